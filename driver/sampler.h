@@ -1,0 +1,36 @@
+// The kernel's interface to the profiling driver. The walking skeleton
+// (driver/skeleton_sampler.cpp) logs raw (CPU, PC, PS) samples; the DCPI
+// driver of §4.2 (hash table, overflow buffers) replaces it behind this API.
+#pragma once
+#include <cstdint>
+
+namespace dcpi::driver {
+
+// DCPI §4.1: the period is uniform in [60K, 64K) cycles, K = 1024, so that
+// 64K = 2^16 is the 21164's 16-bit counter and the reset value
+// 2^16 - period lies in [0, 4K).
+inline constexpr uint32_t kDefaultPeriodBase = 60 * 1024;
+inline constexpr uint32_t kDefaultPeriodRange = 4 * 1024;
+
+struct SamplerConfig {
+  uint32_t period_base = kDefaultPeriodBase;
+  uint32_t period_range = kDefaultPeriodRange;
+};
+
+// Called once per CPU, on that CPU, before start.
+void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config);
+// Program counter 0 with a fresh random period and enable it (this CPU).
+void sampler_start();
+void sampler_stop();
+// The counter-overflow interrupt (IPL 6): record the sample, reload.
+// observed_cycles: cycles from the start of the count to delivery (PALcode).
+void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles);
+
+// For the guest self-tests: the periods drawn and observed on this CPU.
+struct PeriodObservation {
+  uint32_t drawn;
+  uint32_t observed;
+};
+uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace);
+
+}  // namespace dcpi::driver

@@ -1,0 +1,83 @@
+/* The interface between our PALcode and the kernel (OSF/1 conventions where
+ * OSF/1 defines one). Plain #defines: included by PALcode assembly and C++. */
+#ifndef DCPI_FIRMWARE_PAL_ABI_H
+#define DCPI_FIRMWARE_PAL_ABI_H
+
+/* Kernel entry frame that PALcode pushes on the kernel stack (OSF/1). */
+#define PAL_FRAME_PS 0
+#define PAL_FRAME_PC 8
+#define PAL_FRAME_GP 16
+#define PAL_FRAME_A0 24
+#define PAL_FRAME_A1 32
+#define PAL_FRAME_A2 40
+#define PAL_FRAME_SIZE 48
+
+/* Processor status. */
+#define PS_IPL_MASK 7
+#define PS_USER_MODE 8
+
+/* Interrupt levels our PALcode raises the PS to when it delivers. */
+#define IPL_DEVICE 4
+#define IPL_CLOCK 5
+#define IPL_IPI 5 /* DESIGN §5: atomic with respect to the counter interrupt */
+#define IPL_PERFCTR 6
+#define IPL_HIGH 7
+
+/* wrent classes (a1). */
+#define ENT_INT 0
+#define ENT_ARITH 1
+#define ENT_MM 2
+#define ENT_IF 3
+#define ENT_UNA 4
+#define ENT_SYS 5
+
+/* Interrupt types in a0 at the interrupt entry (OSF/1). */
+#define INT_IPI 0
+#define INT_CLOCK 1
+#define INT_MCHK 2
+#define INT_DEVICE 3
+#define INT_PERFCTR 4
+
+/* Instruction-fault types in a0 at the IF entry (OSF/1). */
+#define IF_BPT 0
+#define IF_BUGCHK 1
+#define IF_GENTRAP 2
+#define IF_FEN 3
+#define IF_OPCDEC 4
+
+/* cserve (CALL_PAL 0x09) functions: our platform services. */
+#define CSERVE_START_CPU 1 /* a1 cpu, a2 entry pc, a3 stack, a4 argument */
+#define CSERVE_SET_TICK 2  /* a1 tick interval in ns (0 disables) */
+#define CSERVE_VMTIME 3    /* v0 = virtual clock in ns */
+
+/* wrperfmon (CALL_PAL 0x39) functions: EV5/OSF function codes. */
+#define PERFMON_DISABLE 0
+#define PERFMON_ENABLE 1
+#define PERFMON_MUX 2
+#define PERFMON_OPTIONS 3
+#define PERFMON_FREQ 4
+#define PERFMON_READ 5
+#define PERFMON_WRITE 6
+#define PERFMON_ENABLE_CLEAR 7
+/* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */
+#define PERFMON_CTR0_SHIFT 48
+#define PERFMON_CTR0_WIDTH 16
+/* Mux (function 2): bit 0 selects counter 0's event: 0 cycles, 1 issues.
+ * Under icount both are the instruction count. Any other bit asks for an
+ * event QEMU cannot count and is refused (v0 = PERFMON_REFUSED). */
+#define PERFMON_MUX_CTR0_ISSUES 1
+/* Options (function 3): counting in some modes only cannot be done by a
+ * virtual clock; only 0 (count in all modes) is accepted. */
+#define PERFMON_REFUSED (-1)
+
+/* Typhoon CCHIP (physical). */
+#define TYPHOON_CCHIP_PHYS_HI 0x400d /* << 29 = 0x801a0000000 */
+#define TYPHOON_MISC 0x80
+#define MISC_ITINTR_SHIFT 4
+#define MISC_IPINTR_SHIFT 8
+#define MISC_IPREQ_SHIFT 12
+
+#define KSEG_BASE 0xfffffc0000000000
+#define COM1_KSEG 0xfffffd01fc0003f8
+
+#endif

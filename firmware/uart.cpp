@@ -1,0 +1,27 @@
+#include "firmware/uart.h"
+
+#include "firmware/pal_abi.h"
+
+namespace firmware {
+namespace {
+
+volatile uint8_t* const com1 = reinterpret_cast<volatile uint8_t*>(COM1_KSEG);
+constexpr int kLineStatus = 5;
+constexpr uint8_t kTransmitterEmpty = 0x20;
+
+}  // namespace
+
+void uart_put_char(char c) {
+  while ((com1[kLineStatus] & kTransmitterEmpty) == 0) {
+  }
+  com1[0] = static_cast<uint8_t>(c);
+}
+
+void uart_write(const char* text, uint64_t length) {
+  for (uint64_t i = 0; i < length; ++i) {
+    if (text[i] == '\n') uart_put_char('\r');
+    uart_put_char(text[i]);
+  }
+}
+
+}  // namespace firmware

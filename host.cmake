@@ -1,0 +1,23 @@
+# Host half of the build (native). Builds the guest half as an ExternalProject.
+include(ExternalProject)
+if(NOT CMAKE_BUILD_TYPE)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo)
+endif()
+add_compile_options(-Wall -Wextra)
+
+set(DCPI_GUEST_BINARY_DIR ${CMAKE_BINARY_DIR}/guest)
+ExternalProject_Add(guest
+  SOURCE_DIR ${CMAKE_SOURCE_DIR}
+  BINARY_DIR ${DCPI_GUEST_BINARY_DIR}
+  CMAKE_ARGS -DCMAKE_TOOLCHAIN_FILE=${CMAKE_SOURCE_DIR}/toolchain/alpha-freestanding.cmake
+             -DCMAKE_BUILD_TYPE=Release
+  INSTALL_COMMAND ""
+  BUILD_ALWAYS ON
+  USES_TERMINAL_BUILD ON)
+set(DCPI_PALCODE_ELF ${DCPI_GUEST_BINARY_DIR}/palcode/palcode.elf)
+set(DCPI_KERNEL_ELF ${DCPI_GUEST_BINARY_DIR}/kernel/kernel.elf)
+
+enable_testing()
+add_subdirectory(hostdump)
+add_subdirectory(analysis)
+add_subdirectory(tests)

@@ -1,0 +1,148 @@
+#include "kernel/console.h"
+
+#include "firmware/pal_abi.h"
+#include "firmware/uart.h"
+#include "kernel/palcalls.h"
+#include "kernel/spinlock.h"
+
+namespace kernel {
+namespace {
+
+SpinLock console_lock;
+
+// Formats into a line buffer so that one kprintf is one UART burst.
+class LineBuffer {
+ public:
+  void put(char c) {
+    if (length_ == sizeof(text_)) flush();
+    text_[length_++] = c;
+  }
+  void put(const char* s) {
+    while (*s) put(*s++);
+  }
+  void flush() {
+    firmware::uart_write(text_, length_);
+    length_ = 0;
+  }
+
+ private:
+  char text_[256];
+  uint64_t length_ = 0;
+};
+
+// Alpha has no divide instruction (glibc supplies __divqu); divide by ten
+// with a multiply-high by 2^67 / 10 instead.
+uint64_t divide_by_ten(uint64_t value) {
+  return __builtin_alpha_umulh(value, 0xcccccccccccccccdull) >> 3;
+}
+
+void put_unsigned(LineBuffer& out, uint64_t value, unsigned base, int width, char pad) {
+  char digits[24];
+  int count = 0;
+  do {
+    uint64_t digit;
+    if (base == 16) {
+      digit = value & 15;
+      value >>= 4;
+    } else {
+      const uint64_t quotient = divide_by_ten(value);
+      digit = value - quotient * 10;
+      value = quotient;
+    }
+    digits[count++] = static_cast<char>(digit < 10 ? '0' + digit : 'a' + digit - 10);
+  } while (value != 0);
+  for (int i = count; i < width; ++i) out.put(pad);
+  while (count > 0) out.put(digits[--count]);
+}
+
+void put_signed(LineBuffer& out, int64_t value, int width) {
+  if (value < 0) {
+    out.put('-');
+    put_unsigned(out, static_cast<uint64_t>(-value), 10, width > 0 ? width - 1 : 0, ' ');
+  } else {
+    put_unsigned(out, static_cast<uint64_t>(value), 10, width, ' ');
+  }
+}
+
+void format(LineBuffer& out, const char* f, va_list args) {
+  for (; *f; ++f) {
+    if (*f != '%') {
+      out.put(*f);
+      continue;
+    }
+    ++f;
+    const char pad = (*f == '0') ? '0' : ' ';
+    int width = 0;
+    while (*f >= '0' && *f <= '9') width = width * 10 + (*f++ - '0');
+    bool is_long = false;
+    while (*f == 'l') {
+      is_long = true;
+      ++f;
+    }
+    switch (*f) {
+      case 'd':
+        put_signed(out, is_long ? va_arg(args, int64_t) : va_arg(args, int), width);
+        break;
+      case 'u':
+        put_unsigned(out, is_long ? va_arg(args, uint64_t) : va_arg(args, unsigned), 10, width, pad);
+        break;
+      case 'x':
+        put_unsigned(out, is_long ? va_arg(args, uint64_t) : va_arg(args, unsigned), 16, width, pad);
+        break;
+      case 'p':
+        out.put("0x");
+        put_unsigned(out, reinterpret_cast<uint64_t>(va_arg(args, void*)), 16, 16, '0');
+        break;
+      case 's': {
+        const char* s = va_arg(args, const char*);
+        out.put(s ? s : "(null)");
+        break;
+      }
+      case 'c':
+        out.put(static_cast<char>(va_arg(args, int)));
+        break;
+      case '%':
+        out.put('%');
+        break;
+      default:
+        out.put('%');
+        out.put(*f);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+void kvprintf(const char* f, va_list args) {
+  LineBuffer out;
+  format(out, f, args);
+  // Printing from an interrupt handler must not deadlock on a lock that its
+  // own CPU holds at a lower level: hold the lock at the highest IPL.
+  const uint64_t ipl = pal::swpipl(IPL_HIGH);
+  console_lock.lock();
+  out.flush();
+  console_lock.unlock();
+  pal::swpipl(ipl);
+}
+
+void kprintf(const char* f, ...) {
+  va_list args;
+  va_start(args, f);
+  kvprintf(f, args);
+  va_end(args);
+}
+
+void panic(const char* f, ...) {
+  va_list args;
+  va_start(args, f);
+  kprintf("panic: ");
+  kvprintf(f, args);
+  va_end(args);
+  kprintf("\n");
+  pal::halt();
+  for (;;) {
+  }
+}
+
+}  // namespace kernel

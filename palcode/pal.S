@@ -1,0 +1,795 @@
+/* PALcode for DCPI on QEMU's emulated Alpha (machine clipper, Typhoon).
+ *
+ * Written for QEMU's "emulation PALcode" model (hw_mfpr/hw_mtpr numbers of
+ * DESIGN §3): OSF/1 calling conventions toward the kernel, plus the emulated
+ * performance counter of DESIGN §4. The 21164's counters are hardware; QEMU
+ * has none, so counter 0 is built on the per-CPU ALARM, which under
+ * `-icount shift=2` fires after an exact number of instructions. See
+ * palcode/README.md for every deviation from the 21164.
+ *
+ * Register use inside PALcode: p0-p7 are the PAL shadow registers
+ * ($8-$14, $25), so nothing of the interrupted context needs saving.
+ */
+#include "firmware/pal_abi.h"
+
+	.set	noat
+	.set	nomacro
+	.text
+
+#define v0	$0
+#define a0	$16
+#define a1	$17
+#define a2	$18
+#define a3	$19
+#define a4	$20
+#define p0	$8
+#define p1	$9
+#define p2	$10
+#define p3	$11
+#define p4	$12
+#define p5	$13
+#define p6	$14
+#define p7	$25
+
+/* QEMU processor registers (DESIGN §3). */
+#define prPS		0
+#define prFEN		1
+#define prTrapArg0	3
+#define prTrapArg1	4
+#define prTrapArg2	5
+#define prExcAddr	6
+#define prPtbr		8
+#define prVptptr	9
+#define prUnique	10
+#define prUsp		12
+#define prVmtime	249
+#define prAlarm		251
+#define prHalt		252
+#define prWait		253
+#define prTbis		254
+#define prTbia		255
+
+/* PAL scratch registers 40-63: this CPU's PAL state. */
+#define ptEntInt	40
+#define ptEntArith	41
+#define ptEntMM		42
+#define ptEntIF		43
+#define ptEntUna	44
+#define ptEntSys	45
+#define ptKgp		46
+#define ptKsp		47
+#define ptCpu		48
+#define ptPcbb		49
+#define ptTickInterval	50	/* ns; 0 = scheduler tick off */
+#define ptTickDeadline	51	/* absolute virtual ns; 0 = off */
+#define ptCtrDeadline	52	/* absolute virtual ns of counter 0 overflow; 0 = counter disabled */
+#define ptCtrStart	53	/* virtual ns when the current count began */
+#define ptCtrValue	54	/* counter 0 while disabled (16 bits) */
+#define ptCtrMux	55
+#define ptMces		56
+
+#define mfpr	hw_mfpr
+#define mtpr	hw_mtpr
+#define hw_rei	hw_ret ($31)
+
+/* One counter-0 wrap (2^16 cycles) in virtual ns: 65536 * 4 = 0x40000. */
+#define CTR0_WRAP_NS_HI	4	/* ldah: 4 << 16 */
+
+/* reg <- physical address of the Typhoon CCHIP (0x801a0000000). */
+.macro	CCHIP	reg
+	lda	\reg, TYPHOON_CCHIP_PHYS_HI($31)
+	sll	\reg, 29, \reg
+.endm
+
+/* Push the OSF/1 kernel entry frame; switch to the kernel stack when the
+ * interrupted context was in user mode. ps/pc are PAL registers. */
+.macro	KERNEL_FRAME ps, pc, tmp
+	and	\ps, PS_USER_MODE, \tmp
+	beq	\tmp, 1f
+	mtpr	$30, prUsp
+	mfpr	$30, ptKsp
+1:	lda	$30, -PAL_FRAME_SIZE($30)
+	stq	\ps, PAL_FRAME_PS($30)
+	stq	\pc, PAL_FRAME_PC($30)
+	stq	$29, PAL_FRAME_GP($30)
+	stq	a0, PAL_FRAME_A0($30)
+	stq	a1, PAL_FRAME_A1($30)
+	stq	a2, PAL_FRAME_A2($30)
+.endm
+
+/* Enter the kernel at entry point `ent` (a scratch register number) in
+ * kernel mode at interrupt level `ipl`, with the kernel's gp. */
+.macro	ENTER_KERNEL ent, ipl, tmp
+	lda	\tmp, \ipl($31)
+	mtpr	\tmp, prPS
+	mfpr	$29, ptKgp
+	mfpr	\tmp, \ent
+	hw_ret	(\tmp)
+.endm
+
+/* ------------------------------------------------------------------ */
+/* Hardware entry points (offsets from palbr, DESIGN §3).              */
+/* ------------------------------------------------------------------ */
+
+	.org	0x0000
+	.globl	pal_reset
+pal_reset:
+	br	$31, pal_reset_body
+
+	.org	0x0080
+pal_machine_check:
+	br	$31, pal_machine_check_body
+
+	.org	0x0100
+pal_interprocessor_interrupt:
+	br	$31, pal_ipi_body
+
+	.org	0x0180
+pal_clock_interrupt:
+	mfpr	p0, prVmtime		/* first: the time of delivery */
+	br	$31, pal_clock_body
+
+	.org	0x0200
+pal_device_interrupt:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, INT_DEVICE($31)
+	mov	$31, a1
+	mov	$31, a2
+	ENTER_KERNEL ptEntInt, IPL_DEVICE, p2
+
+	.org	0x0280
+pal_memory_fault:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	blbs	p6, pal_fault_in_pal
+	KERNEL_FRAME p0, p6, p2
+	mfpr	a0, prTrapArg0		/* faulting address */
+	mfpr	a1, prTrapArg1		/* MMCSR: TNV, ACV, FOR, FOE, FOW */
+	mfpr	a2, prTrapArg2		/* -1 exec, 0 read, 1 write */
+	ENTER_KERNEL ptEntMM, IPL_HIGH, p2
+
+	.org	0x0300
+pal_unaligned:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	blbs	p6, pal_fault_in_pal
+	addq	p6, 4, p6		/* OSF/1: resume after the fixed-up access */
+	KERNEL_FRAME p0, p6, p2
+	mfpr	a0, prTrapArg0		/* address */
+	mfpr	a1, prTrapArg1		/* opcode */
+	mfpr	a2, prTrapArg2		/* register */
+	ENTER_KERNEL ptEntUna, IPL_HIGH, p2
+
+	.org	0x0380
+pal_illegal_opcode:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	blbs	p6, pal_fault_in_pal
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, IF_OPCDEC($31)
+	ENTER_KERNEL ptEntIF, IPL_HIGH, p2
+
+	.org	0x0400
+pal_arithmetic:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	blbs	p6, pal_fault_in_pal
+	KERNEL_FRAME p0, p6, p2
+	mfpr	a0, prTrapArg0		/* exception summary */
+	mfpr	a1, prTrapArg1		/* register write mask */
+	ENTER_KERNEL ptEntArith, IPL_HIGH, p2
+
+	.org	0x0480
+pal_fp_disabled:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	blbs	p6, pal_fault_in_pal
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, IF_FEN($31)
+	ENTER_KERNEL ptEntIF, IPL_HIGH, p2
+
+/* ------------------------------------------------------------------ */
+/* Privileged CALL_PAL entries: 0x1000 + 64 * n.                        */
+/* ------------------------------------------------------------------ */
+#define CALL_PAL_PRIV(n)	.org 0x1000 + 64 * (n)
+#define CALL_PAL_UNPRIV(n)	.org 0x2000 + 64 * ((n) - 0x80)
+
+	CALL_PAL_PRIV(0x00)
+pal_halt:
+	mtpr	a0, prHalt		/* a0 = 0: power off; 1: reset */
+	br	$31, pal_halt
+
+	CALL_PAL_PRIV(0x01)
+pal_cflush:
+	hw_rei
+
+	CALL_PAL_PRIV(0x02)
+pal_draina:
+	hw_rei				/* QEMU has no write buffer to drain */
+
+	CALL_PAL_PRIV(0x09)
+pal_cserve:
+	br	$31, pal_cserve_body
+
+	CALL_PAL_PRIV(0x0d)
+pal_wripir:				/* a0 = target CPU */
+	and	a0, 3, p1
+	lda	p2, (1 << MISC_IPREQ_SHIFT)($31)
+	sll	p2, p1, p2
+	CCHIP	p3
+	hw_stq/p p2, TYPHOON_MISC(p3)
+	hw_rei
+
+	CALL_PAL_PRIV(0x10)
+pal_rdmces:
+	mfpr	v0, ptMces
+	hw_rei
+
+	CALL_PAL_PRIV(0x11)
+pal_wrmces:
+	mtpr	a0, ptMces
+	hw_rei
+
+	CALL_PAL_PRIV(0x2b)
+pal_wrfen:
+	and	a0, 1, p1
+	mtpr	p1, prFEN
+	hw_rei
+
+	CALL_PAL_PRIV(0x2d)
+pal_wrvptptr:
+	mtpr	a0, prVptptr
+	hw_rei
+
+	CALL_PAL_PRIV(0x30)
+pal_swpctx:
+	br	$31, pal_swpctx_body
+
+	CALL_PAL_PRIV(0x31)
+pal_wrval:
+	hw_rei
+
+	CALL_PAL_PRIV(0x32)
+pal_rdval:
+	mov	$31, v0
+	hw_rei
+
+	CALL_PAL_PRIV(0x33)
+pal_tbi:				/* a0: -2 tbia, -1 tbiap, 1-3 one VA in a1 */
+	blt	a0, 1f
+	mtpr	a1, prTbis
+	hw_rei
+1:	mtpr	$31, prTbia
+	hw_rei
+
+	CALL_PAL_PRIV(0x34)
+pal_wrent:				/* a0 = entry address, a1 = class */
+	br	$31, pal_wrent_body
+
+	CALL_PAL_PRIV(0x35)
+pal_swpipl:
+	mfpr	v0, prPS
+	and	v0, PS_IPL_MASK, v0
+	and	a0, PS_IPL_MASK, p1
+	mtpr	p1, prPS
+	hw_rei
+
+	CALL_PAL_PRIV(0x36)
+pal_rdps:
+	mfpr	v0, prPS
+	hw_rei
+
+	CALL_PAL_PRIV(0x37)
+pal_wrkgp:
+	mtpr	a0, ptKgp
+	hw_rei
+
+	CALL_PAL_PRIV(0x38)
+pal_wrusp:
+	mtpr	a0, prUsp
+	hw_rei
+
+	CALL_PAL_PRIV(0x39)
+pal_wrperfmon:
+	br	$31, pal_wrperfmon_body
+
+	CALL_PAL_PRIV(0x3a)
+pal_rdusp:
+	mfpr	v0, prUsp
+	hw_rei
+
+	CALL_PAL_PRIV(0x3c)
+pal_whami:
+	mfpr	v0, ptCpu
+	hw_rei
+
+	CALL_PAL_PRIV(0x3d)
+pal_retsys:				/* back to user mode after callsys */
+	ldq	p5, PAL_FRAME_PC($30)
+	ldq	$29, PAL_FRAME_GP($30)
+	lda	$30, PAL_FRAME_SIZE($30)
+	mtpr	$30, ptKsp
+	lda	p1, PS_USER_MODE($31)
+	mtpr	p1, prPS
+	mfpr	$30, prUsp
+	hw_ret	(p5)
+
+	CALL_PAL_PRIV(0x3e)
+pal_wtint:
+	mtpr	$31, prWait		/* sleep until an interrupt is pending */
+	mov	$31, v0
+	hw_rei
+
+	CALL_PAL_PRIV(0x3f)
+pal_rti:
+	ldq	p4, PAL_FRAME_PS($30)
+	ldq	p5, PAL_FRAME_PC($30)
+	ldq	$29, PAL_FRAME_GP($30)
+	ldq	a0, PAL_FRAME_A0($30)
+	ldq	a1, PAL_FRAME_A1($30)
+	ldq	a2, PAL_FRAME_A2($30)
+	lda	$30, PAL_FRAME_SIZE($30)
+	and	p4, PS_USER_MODE, p3
+	bne	p3, pal_rti_to_user
+	and	p4, PS_IPL_MASK, p4
+	mtpr	p4, prPS
+	hw_ret	(p5)
+
+/* ------------------------------------------------------------------ */
+/* Unprivileged CALL_PAL entries: 0x2000 + 64 * (n - 0x80).             */
+/* ------------------------------------------------------------------ */
+
+	CALL_PAL_UNPRIV(0x80)
+pal_bpt:
+	lda	p5, IF_BPT($31)
+	br	$31, pal_instruction_fault
+
+	CALL_PAL_UNPRIV(0x81)
+pal_bugchk:
+	lda	p5, IF_BUGCHK($31)
+	br	$31, pal_instruction_fault
+
+	CALL_PAL_UNPRIV(0x83)
+pal_callsys:
+	mfpr	p0, prPS
+	and	p0, PS_USER_MODE, p1
+	beq	p1, pal_callsys_from_kernel
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	ENTER_KERNEL ptEntSys, 0, p2
+
+	CALL_PAL_UNPRIV(0x86)
+pal_imb:
+	hw_rei				/* QEMU keeps translations coherent itself */
+
+	CALL_PAL_UNPRIV(0x9e)
+pal_rduniq:
+	mfpr	v0, prUnique
+	hw_rei
+
+	CALL_PAL_UNPRIV(0x9f)
+pal_wruniq:
+	mtpr	a0, prUnique
+	hw_rei
+
+	CALL_PAL_UNPRIV(0xaa)
+pal_gentrap:
+	lda	p5, IF_GENTRAP($31)
+	br	$31, pal_instruction_fault
+
+/* ------------------------------------------------------------------ */
+/* Bodies.                                                              */
+/* ------------------------------------------------------------------ */
+	.org	0x3000
+
+/* Reset: every CPU arrives here in PALmode with palbr = pal_reset. */
+pal_reset_body:
+	CCHIP	p3
+	hw_ldq/p p1, TYPHOON_MISC(p3)
+	and	p1, 3, p1		/* MISC<1:0>: this CPU's number */
+	mtpr	p1, ptCpu
+	lda	p2, IPL_HIGH($31)
+	mtpr	p2, prPS
+	mtpr	$31, prAlarm
+	mtpr	$31, ptTickInterval
+	mtpr	$31, ptTickDeadline
+	mtpr	$31, ptCtrDeadline
+	mtpr	$31, ptCtrValue
+	mtpr	$31, ptCtrMux
+	mtpr	$31, ptMces
+	bne	p1, pal_park
+	/* Boot CPU: a0 = memory size, a1 = CPU count, a2 = 0 (CPU number). */
+	mfpr	p0, prTrapArg1		/* kernel entry */
+	beq	p0, pal_no_kernel
+	mfpr	a0, prTrapArg0
+	mfpr	a1, prTrapArg2
+	and	a1, 0x3f, a1
+	mov	$31, a2
+	mov	$31, $30
+	mov	p0, $27
+	hw_ret	(p0)
+
+/* Secondary CPUs wait here until the kernel starts them (cserve 1). */
+pal_park:
+	mtpr	$31, prWait
+	bsr	p7, pal_ack_ipi
+	mfpr	p1, ptCpu
+	br	p3, 1f
+1:	lda	p3, (pal_mailbox - 1b)(p3)
+	s4addq	p1, 0, p2		/* 32 bytes a CPU */
+	s8addq	p2, p3, p3
+	ldq	p0, 0(p3)		/* entry pc */
+	beq	p0, pal_park
+	ldq	$30, 8(p3)
+	ldq	a0, 16(p3)
+	stq	$31, 0(p3)
+	mov	p0, $27
+	hw_ret	(p0)
+
+/* No -kernel given: say so on COM1 (KSEG 0xfffffd01fc0003f8) and power off. */
+pal_no_kernel:
+	br	p4, 1f
+1:	lda	p4, (pal_no_kernel_message - 1b)(p4)
+	lda	p3, -1($31)
+	sll	p3, 42, p3		/* KSEG base 0xfffffc0000000000 */
+	lda	p5, 0x101f($31)
+	sll	p5, 28, p5
+	addq	p3, p5, p3
+	ldah	p3, 0xc00(p3)
+	lda	p3, 0x3f8(p3)
+2:	ldbu	p1, 0(p4)
+	beq	p1, 3f
+	stb	p1, 0(p3)
+	addq	p4, 1, p4
+	br	$31, 2b
+3:	mtpr	$31, prHalt
+	br	$31, 3b
+
+/* p7 = return: clear this CPU's interprocessor-interrupt flag. */
+pal_ack_ipi:
+	mfpr	p1, ptCpu
+	lda	p2, (1 << MISC_IPINTR_SHIFT)($31)
+	sll	p2, p1, p2
+	CCHIP	p3
+	hw_stq/p p2, TYPHOON_MISC(p3)
+	ret	$31, (p7)
+
+pal_ipi_body:
+	bsr	p7, pal_ack_ipi
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, INT_IPI($31)
+	mov	$31, a1
+	mov	$31, a2
+	ENTER_KERNEL ptEntInt, IPL_IPI, p2
+
+pal_machine_check_body:
+	mfpr	p6, prExcAddr
+	blbs	p6, pal_fault_in_pal
+	mfpr	p1, ptEntInt
+	beq	p1, pal_fault_in_pal
+	mfpr	p0, prPS
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, INT_MCHK($31)
+	mov	$31, a1
+	mov	$31, a2
+	ENTER_KERNEL ptEntInt, IPL_HIGH, p2
+
+/* A fault inside PALcode is a PALcode bug: power off rather than loop. */
+pal_fault_in_pal:
+	lda	p1, 0($31)
+	mtpr	p1, prHalt
+	br	$31, pal_fault_in_pal
+
+/* p7 = return. Arm ALARM with the earlier of the two logical timers'
+ * deadlines (DESIGN §4). Clobbers p1-p3. A deadline already past makes
+ * QEMU raise the clock interrupt again as soon as it can be taken. */
+pal_rearm_alarm:
+	mfpr	p1, ptCtrDeadline
+	mfpr	p2, ptTickDeadline
+	bne	p1, 1f
+	mov	p2, p1
+1:	beq	p2, 2f
+	cmpult	p2, p1, p3
+	cmovne	p3, p2, p1
+2:	mtpr	p1, prAlarm
+	ret	$31, (p7)
+
+/* The ALARM fired: p0 = virtual time at delivery. Acknowledge the Typhoon
+ * timer flag (it stays asserted until cleared), then deliver whichever
+ * logical timer expired; the counter first (higher IPL). If both expired,
+ * the ALARM is re-armed in the past and the tick follows after the rti. */
+pal_clock_body:
+	mfpr	p1, ptCpu
+	lda	p2, (1 << MISC_ITINTR_SHIFT)($31)
+	sll	p2, p1, p2
+	CCHIP	p3
+	hw_stq/p p2, TYPHOON_MISC(p3)
+	mfpr	p1, ptCtrDeadline
+	beq	p1, 1f
+	cmpule	p1, p0, p2
+	bne	p2, pal_counter_overflow
+1:	mfpr	p1, ptTickDeadline
+	beq	p1, pal_spurious_clock
+	cmpule	p1, p0, p2
+	beq	p2, pal_spurious_clock
+	mfpr	p3, ptTickInterval
+	addq	p1, p3, p1		/* next tick; skip ticks missed at high IPL */
+	cmpule	p1, p0, p2
+	addq	p0, p3, p4
+	cmovne	p2, p4, p1
+	mtpr	p1, ptTickDeadline
+	bsr	p7, pal_rearm_alarm
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, INT_CLOCK($31)
+	mov	$31, a1
+	mov	$31, a2
+	ENTER_KERNEL ptEntInt, IPL_CLOCK, p2
+
+pal_spurious_clock:
+	bsr	p7, pal_rearm_alarm
+	hw_rei
+
+/* Counter 0 overflowed: p0 = now, p1 = overflow time. The counter wraps and
+ * keeps counting, as on the 21164, unless the handler writes a new value.
+ * a2 = cycles from the start of this count to delivery (the observed
+ * period; larger than the programmed one when the overflow was held back
+ * in PALmode or at high IPL — DCPI's blind spots). */
+pal_counter_overflow:
+	mfpr	p3, ptCtrStart
+	subq	p0, p3, p4
+	srl	p4, 2, p4		/* ns -> cycles: icount shift=2 */
+	mtpr	p1, ptCtrStart
+	ldah	p3, CTR0_WRAP_NS_HI($31)
+	addq	p1, p3, p3
+	mtpr	p3, ptCtrDeadline
+	bsr	p7, pal_rearm_alarm
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, INT_PERFCTR($31)
+	mov	$31, a1			/* counter 0 */
+	mov	p4, a2
+	ENTER_KERNEL ptEntInt, IPL_PERFCTR, p2
+
+pal_rti_to_user:
+	mtpr	p3, prPS		/* user mode, IPL 0 */
+	mtpr	$30, ptKsp
+	mfpr	$30, prUsp
+	hw_ret	(p5)
+
+/* bpt, bugchk, gentrap: p5 = instruction-fault type. */
+pal_instruction_fault:
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	mov	p5, a0
+	ENTER_KERNEL ptEntIF, IPL_HIGH, p2
+
+pal_callsys_from_kernel:		/* OSF/1: callsys is for user mode only */
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, IF_OPCDEC($31)
+	ENTER_KERNEL ptEntIF, IPL_HIGH, p2
+
+pal_wrent_body:
+	cmpule	a1, ENT_SYS, p1
+	beq	p1, 9f
+	br	p2, 1f
+1:	s4addq	a1, 0, p1		/* 16 bytes (4 instructions) a class */
+	s4addq	p1, p2, p2
+	lda	p2, (2f - 1b)(p2)
+	jmp	$31, (p2)
+2:	mtpr	a0, ptEntInt
+	hw_rei
+	nop
+	nop
+	mtpr	a0, ptEntArith
+	hw_rei
+	nop
+	nop
+	mtpr	a0, ptEntMM
+	hw_rei
+	nop
+	nop
+	mtpr	a0, ptEntIF
+	hw_rei
+	nop
+	nop
+	mtpr	a0, ptEntUna
+	hw_rei
+	nop
+	nop
+	mtpr	a0, ptEntSys
+	hw_rei
+9:	hw_rei
+
+/* swpctx: a0 = KSEG address of the new process control block (OSF/1
+ * layout: ksp, usp, ptbr, pcc/asn, unique, fen). v0 = the old one. */
+pal_swpctx_body:
+	mfpr	v0, ptPcbb
+	beq	v0, 1f
+	stq	$30, 0(v0)
+	mfpr	p1, prUsp
+	stq	p1, 8(v0)
+	mfpr	p1, prUnique
+	stq	p1, 32(v0)
+1:	mtpr	a0, ptPcbb
+	ldq	$30, 0(a0)
+	ldq	p1, 8(a0)
+	mtpr	p1, prUsp
+	ldq	p1, 16(a0)
+	mfpr	p2, prPtbr
+	mtpr	p1, prPtbr
+	cmpeq	p1, p2, p2
+	bne	p2, 2f
+	mtpr	$31, prTbia		/* new address space: no ASNs yet */
+2:	ldq	p1, 32(a0)
+	mtpr	p1, prUnique
+	ldq	p1, 40(a0)
+	and	p1, 1, p1
+	mtpr	p1, prFEN
+	hw_rei
+
+/* cserve: platform services (firmware/pal_abi.h). */
+pal_cserve_body:
+	cmpeq	a0, CSERVE_START_CPU, p1
+	bne	p1, pal_start_cpu
+	cmpeq	a0, CSERVE_SET_TICK, p1
+	bne	p1, pal_set_tick
+	cmpeq	a0, CSERVE_VMTIME, p1
+	bne	p1, pal_read_vmtime
+	lda	v0, -1($31)
+	hw_rei
+
+pal_read_vmtime:
+	mfpr	v0, prVmtime
+	hw_rei
+
+/* a1 = CPU, a2 = entry, a3 = stack, a4 = argument (in a0 at entry). */
+pal_start_cpu:
+	and	a1, 3, p1
+	br	p3, 1f
+1:	lda	p3, (pal_mailbox - 1b)(p3)
+	s4addq	p1, 0, p2
+	s8addq	p2, p3, p3
+	stq	a3, 8(p3)
+	stq	a4, 16(p3)
+	stq	a2, 0(p3)		/* the entry last: it releases the CPU */
+	lda	p2, (1 << MISC_IPREQ_SHIFT)($31)
+	sll	p2, p1, p2
+	CCHIP	p3
+	hw_stq/p p2, TYPHOON_MISC(p3)
+	mov	$31, v0
+	hw_rei
+
+/* a1 = tick interval in ns; 0 stops the tick. */
+pal_set_tick:
+	mtpr	a1, ptTickInterval
+	mov	$31, p1
+	beq	a1, 1f
+	mfpr	p1, prVmtime
+	addq	p1, a1, p1
+1:	mtpr	p1, ptTickDeadline
+	bsr	p7, pal_rearm_alarm
+	mov	$31, v0
+	hw_rei
+
+/* wrperfmon: a0 = function, a1 = argument (EV5/OSF function codes). Only
+ * counter 0 exists; it counts cycles (= instructions under icount). */
+pal_wrperfmon_body:
+	mov	$31, v0
+	mfpr	p0, prVmtime
+	cmpeq	a0, PERFMON_WRITE, p1	/* the hot path: DCPI writes on every interrupt */
+	bne	p1, pal_perfmon_write
+	cmpeq	a0, PERFMON_READ, p1
+	bne	p1, pal_perfmon_read
+	cmpeq	a0, PERFMON_ENABLE, p1
+	bne	p1, pal_perfmon_enable
+	cmpeq	a0, PERFMON_ENABLE_CLEAR, p1
+	bne	p1, pal_perfmon_enable_clear
+	cmpeq	a0, PERFMON_DISABLE, p1
+	bne	p1, pal_perfmon_disable
+	cmpeq	a0, PERFMON_MUX, p1
+	bne	p1, pal_perfmon_mux
+	cmpeq	a0, PERFMON_OPTIONS, p1
+	bne	p1, pal_perfmon_options
+	cmpeq	a0, PERFMON_FREQ, p1
+	bne	p1, pal_perfmon_freq
+pal_perfmon_refuse:
+	lda	v0, PERFMON_REFUSED($31)
+	hw_rei
+
+/* Counter 0 <- a1<63:48>: it overflows after 2^16 - value cycles. */
+pal_perfmon_write:
+	srl	a1, PERFMON_CTR0_SHIFT, p1
+	mfpr	p2, ptCtrDeadline
+	beq	p2, 1f
+	lda	p2, 1($31)
+	sll	p2, PERFMON_CTR0_WIDTH, p2
+	subq	p2, p1, p2		/* cycles to overflow */
+	s4addq	p2, p0, p2		/* now + cycles * 4 ns */
+	mtpr	p0, ptCtrStart
+	mtpr	p2, ptCtrDeadline
+	bsr	p7, pal_rearm_alarm
+	hw_rei
+1:	mtpr	p1, ptCtrValue
+	hw_rei
+
+pal_perfmon_read:
+	mfpr	p2, ptCtrDeadline
+	mfpr	v0, ptCtrValue
+	beq	p2, 1f
+	subq	p2, p0, p2		/* ns until overflow */
+	srl	p2, 2, p2
+	lda	v0, 1($31)
+	sll	v0, PERFMON_CTR0_WIDTH, v0
+	subq	v0, p2, v0
+1:	zapnot	v0, 3, v0
+	sll	v0, PERFMON_CTR0_SHIFT, v0
+	hw_rei
+
+pal_perfmon_enable_clear:
+	blbc	a1, pal_perfmon_done
+	mtpr	$31, ptCtrValue
+	mtpr	$31, ptCtrDeadline
+	/* fall through */
+pal_perfmon_enable:
+	blbc	a1, pal_perfmon_done
+	mfpr	p2, ptCtrDeadline
+	bne	p2, pal_perfmon_done	/* already counting */
+	mfpr	p1, ptCtrValue
+	lda	p2, 1($31)
+	sll	p2, PERFMON_CTR0_WIDTH, p2
+	subq	p2, p1, p2
+	s4addq	p2, p0, p2
+	mtpr	p0, ptCtrStart
+	mtpr	p2, ptCtrDeadline
+	bsr	p7, pal_rearm_alarm
+	hw_rei
+
+pal_perfmon_disable:
+	blbc	a1, pal_perfmon_done
+	mfpr	p2, ptCtrDeadline
+	beq	p2, pal_perfmon_done
+	subq	p2, p0, p2
+	srl	p2, 2, p2
+	lda	p1, 1($31)
+	sll	p1, PERFMON_CTR0_WIDTH, p1
+	subq	p1, p2, p1
+	zapnot	p1, 3, p1
+	mtpr	p1, ptCtrValue
+	mtpr	$31, ptCtrDeadline
+	bsr	p7, pal_rearm_alarm
+pal_perfmon_done:
+	hw_rei
+
+pal_perfmon_mux:
+	bic	a1, PERFMON_MUX_CTR0_ISSUES, p1
+	bne	p1, pal_perfmon_refuse	/* an event QEMU cannot count */
+	mtpr	a1, ptCtrMux
+	hw_rei
+
+pal_perfmon_options:
+	bne	a1, pal_perfmon_refuse	/* per-mode counting: not on a virtual clock */
+	hw_rei
+
+pal_perfmon_freq:
+	bne	a1, pal_perfmon_refuse	/* only the full 16-bit counter */
+	hw_rei
+
+pal_no_kernel_message:
+	.asciz	"palcode: no kernel (-kernel) given; powering off\r\n"
+
+/* Start-up mailboxes for the secondary CPUs: entry, stack, argument. */
+	.align	6
+pal_mailbox:
+	.skip	32 * 4
+
+	.globl	pal_end
+pal_end:

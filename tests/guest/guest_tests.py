@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Guest tests: boot our PALcode and kernel under QEMU and assert on what
+the guest prints (kernel/selftest.cpp). Usage: guest_tests.py BUILD_GUEST_DIR CASE
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
+import machine  # noqa: E402
+
+GUEST = sys.argv[1]
+PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
+KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+
+# A chi-square quantile (Wilson–Hilferty); z = 3.29 is the 0.9995 normal quantile.
+Z_SIGNIFICANCE = 3.29
+
+
+def chi_square_critical(dof, z=Z_SIGNIFICANCE):
+    return dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3
+
+
+def chi_square(observed, expected):
+    return sum((o - e) ** 2 / e for o, e in zip(observed, expected))
+
+
+def boot(cpus, append):
+    return machine.run_to_completion(PALCODE, KERNEL, cpus, append)
+
+
+def values(text, pattern):
+    return [m.groupdict() for m in re.finditer(pattern, text)]
+
+
+def expect(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print("ok:", message)
+
+
+def assert_booted(text, cpus):
+    expect(f"DCPI-TEST boot cpus_online={cpus}" in text, f"{cpus} CPUs came online")
+    expect("DCPI-TEST done" in text, "the self-test ran to completion")
+
+
+def case_boot(cpus):
+    assert_booted(boot(cpus, "test=boot"), cpus)
+
+
+def case_ipi():
+    text = boot(4, "test=ipi")
+    assert_booted(text, 4)
+    trips = values(text, r"DCPI-TEST ipi from=0 to=(?P<to>\d) (?P<status>\w+)")
+    expect(sorted(int(t["to"]) for t in trips) == [1, 2, 3], "an IPI round trip to every other CPU")
+    expect(all(t["status"] == "ok" for t in trips), "every CPU answered its IPI")
+
+
+def case_period():
+    text = boot(2, "test=period samples=3000")
+    rows = values(text, r"DCPI-TEST period drawn=(?P<drawn>\d+) observed=(?P<observed>\d+)")
+    drawn = [int(r["drawn"]) for r in rows]
+    observed = [int(r["observed"]) for r in rows]
+    expect(len(drawn) >= 3000, f"{len(drawn)} periods traced")
+    low, high = 60 * 1024, 64 * 1024
+    expect(all(low <= d < high for d in drawn), "every drawn period lies in [60K, 64K)")
+    latency = {o - d for o, d in zip(observed, drawn)}
+    # Under icount the delivery latency is an exact, constant instruction count.
+    expect(len(latency) == 1 and 0 <= min(latency) <= 2,
+           f"observed period = drawn + constant delivery latency {sorted(latency)}")
+    expect(all(low <= o - min(latency) < high for o in observed),
+           "every observed period (less the latency) lies in [60K, 64K)")
+    bins = 16
+    counts = [0] * bins
+    for d in drawn:
+        counts[(d - low) * bins // (high - low)] += 1
+    statistic = chi_square(counts, [len(drawn) / bins] * bins)
+    critical = chi_square_critical(bins - 1)
+    expect(statistic < critical, f"periods uniform: chi2={statistic:.1f} < {critical:.1f} ({bins} bins)")
+
+
+def histogram(text, name):
+    rows = values(text, rf"DCPI-TEST {name} offset=(?P<offset>\d+) samples=(?P<samples>\d+)")
+    total = values(text, rf"DCPI-TEST {name} total=(?P<total>\d+) outside=(?P<outside>\d+)")[0]
+    return [int(r["samples"]) for r in rows], int(total["total"]), int(total["outside"])
+
+
+def case_spread():
+    counts, total, outside = histogram(boot(1, "test=spread samples=4000"), "spread")
+    expect(len(counts) == 8 and total >= 4000, f"{total} samples over the 8-instruction loop")
+    expect(outside == 0, "no samples outside the loop")
+    expect(all(c > 0 for c in counts), "every instruction of the loop was sampled")
+    statistic = chi_square(counts, [total / len(counts)] * len(counts))
+    critical = chi_square_critical(len(counts) - 1)
+    expect(statistic < critical, f"samples uniform over the loop: chi2={statistic:.1f} < {critical:.1f}")
+
+
+def pal_path_length(symbol):
+    """Instructions from a PALcode entry up to and including its hw_ret."""
+    dump = subprocess.run(["alpha-linux-gnu-objdump", "-d", PALCODE], capture_output=True,
+                          text=True, check=True).stdout
+    body = dump.split(f"<{symbol}>:\n", 1)[1].splitlines()
+    length = 0
+    for line in body:
+        fields = line.split("\t")
+        if len(fields) < 2:
+            continue
+        word = int("".join(reversed(fields[1].split())), 16)
+        length += 1
+        if word >> 26 == 0x1E:  # HW_RET
+            return length
+    raise AssertionError(f"no hw_ret after {symbol}")
+
+
+def case_blindspot():
+    counts, total, outside = histogram(boot(1, "test=blindspot samples=6000"), "blindspot")
+    pal = pal_path_length("pal_rdmces")
+    loop = len(counts)
+    after_pal = 2  # instruction index after `call_pal 0x10` (kernel/selftest_loops.S)
+    expect(outside == 0, "no samples inside PALcode or outside the loop")
+    # A period ending on one of the `pal` PALcode instructions is delivered
+    # after hw_rei, on the next instruction: it gets (1 + pal) shares of
+    # (loop + pal), every other instruction one share.
+    expected = [total * (1 + pal if i == after_pal else 1) / (loop + pal) for i in range(loop)]
+    excess = counts[after_pal] / (sum(counts) - counts[after_pal]) * (loop - 1)
+    expect(abs(excess - (1 + pal)) < 0.5,
+           f"excess on the instruction after CALL_PAL is {excess:.2f}x, expected {1 + pal}x (PAL path {pal})")
+    statistic = chi_square(counts, expected)
+    critical = chi_square_critical(loop - 1)
+    expect(statistic < critical, f"histogram fits the blind-spot model: chi2={statistic:.1f} < {critical:.1f}")
+    uniform = chi_square(counts, [total / loop] * loop)
+    expect(uniform > critical, f"and is not uniform: chi2={uniform:.1f} > {critical:.1f}")
+
+
+def case_bad_input():
+    for palcode, kernel, wanted in (
+        ("/nonexistent/palcode.elf", KERNEL, "PALcode (-bios) not found"),
+        (PALCODE, "/nonexistent/kernel.elf", "kernel (-kernel) not found"),
+        (PALCODE, __file__, "kernel (-kernel) is not an Alpha ELF"),
+    ):
+        try:
+            machine.run_to_completion(palcode, kernel, 1, "test=boot", timeout=30)
+        except machine.BootError as e:
+            expect(wanted in str(e), f"clear error: {e}")
+        else:
+            raise AssertionError(f"no error for {palcode} {kernel}")
+
+
+CASES = {
+    "boot1": lambda: case_boot(1),
+    "boot2": lambda: case_boot(2),
+    "boot4": lambda: case_boot(4),
+    "ipi": case_ipi,
+    "period": case_period,
+    "spread": case_spread,
+    "blindspot": case_blindspot,
+    "bad_input": case_bad_input,
+}
+
+if __name__ == "__main__":
+    try:
+        CASES[sys.argv[2]]()
+    except (AssertionError, machine.BootError) as e:
+        print("FAILED:", e)
+        sys.exit(1)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs everything the project needs on Debian 12 (bookworm) or 13 (trixie).
+# Idempotent: packages already present are left alone.
+set -euo pipefail
+
+need_root() { if [ "$(id -u)" -ne 0 ]; then exec sudo -E "$0" "$@"; fi; }
+need_root "$@"
+
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+export DEBIAN_FRONTEND=noninteractive
+
+# DESIGN §3: QEMU 10.0 — from bookworm-backports on Debian 12, plain on Debian 13.
+if [ "$codename" = bookworm ]; then
+  list=/etc/apt/sources.list.d/bookworm-backports.sources
+  if [ ! -f "$list" ]; then
+    cat >"$list" <<'SRC'
+Types: deb deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  fi
+  qemu_target=(-t bookworm-backports)
+else
+  qemu_target=()
+fi
+
+packages=(
+  build-essential cmake ninja-build pkg-config git cpio python3
+  binutils-alpha-linux-gnu gcc-alpha-linux-gnu g++-alpha-linux-gnu
+  newlib-source gdb-multiarch
+  libgtest-dev libgmock-dev googletest
+  libelf-dev libdw-dev elfutils
+  libprotobuf-dev protobuf-compiler zlib1g-dev
+  clang-format clang-tidy
+)
+
+missing=()
+for p in "${packages[@]}" qemu-system-misc; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+qemu_ok() { command -v qemu-system-alpha >/dev/null && qemu-system-alpha --version | grep -Eq 'version (1[0-9]|[2-9][0-9])\.'; }
+if [ ${#missing[@]} -eq 0 ] && qemu_ok; then
+  echo "install-deps: everything is installed"
+  exit 0
+fi
+
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${packages[@]}"
+apt-get install -y -q --no-install-recommends "${qemu_target[@]}" qemu-system-misc
+qemu_ok || { echo "install-deps: qemu-system-alpha >= 10 is required" >&2; exit 1; }
+echo "install-deps: done ($(qemu-system-alpha --version | head -1))"

@@ -30,6 +30,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git cpio python3
   binutils-alpha-linux-gnu gcc-alpha-linux-gnu g++-alpha-linux-gnu
   newlib-source gdb-multiarch
+  qemu-user                       # qemu-alpha: tests/newlib runs its programs in user mode
   libgtest-dev libgmock-dev googletest
   libelf-dev libdw-dev elfutils
   libprotobuf-dev protobuf-compiler zlib1g-dev

@@ -1,0 +1,39 @@
+// Minimal option parsing shared by the dcpi subcommands: "--name value",
+// "--name=value" and boolean "--flag". Unknown options are errors.
+#pragma once
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dcpi {
+
+// The command line itself is wrong; the caller prints usage help.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+  std::set<std::string> with_value;  // names without "--"
+  std::set<std::string> flags;
+};
+
+class ParsedOptions {
+ public:
+  ParsedOptions(const std::vector<std::string>& arguments, const OptionSpec& spec);
+
+  std::optional<std::string> value(const std::string& name) const;
+  std::string required(const std::string& name) const;
+  bool flag(const std::string& name) const { return flags_.count(name) != 0; }
+  // A positive number of seconds, e.g. "5" or "0.5".
+  double seconds(const std::string& name, double default_seconds) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::set<std::string> flags_;
+};
+
+}  // namespace dcpi

@@ -1,0 +1,21 @@
+// The dcpi subcommands. Each takes the arguments after its name, writes its
+// report to stdout, throws UsageError for a bad command line and any other
+// exception for a failure; dcpi_main turns those into one line on stderr.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dcpi {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  std::string_view usage;
+  int (*run)(const std::vector<std::string>& arguments);
+};
+
+int run_samples_command(const std::vector<std::string>& arguments);
+extern const std::string_view kSamplesUsage;
+
+}  // namespace dcpi

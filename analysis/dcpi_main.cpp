@@ -1,0 +1,89 @@
+// dcpi: the command-line front end. Subcommands live in a table so that new
+// tools (prof, list, calc, ...) are one entry each.
+#include <array>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "analysis/cli_options.h"
+#include "analysis/commands.h"
+
+namespace {
+
+using dcpi::Command;
+
+int run_help(const std::vector<std::string>& arguments);
+
+const std::array kCommands = {
+    Command{"samples", "per-function profile of the sample logs in a running QEMU",
+            dcpi::kSamplesUsage, dcpi::run_samples_command},
+    Command{"help", "show this list, or a command's usage: dcpi help COMMAND",
+            "usage: dcpi help [COMMAND]\n", run_help},
+};
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+const Command* find_command(std::string_view name) {
+  for (const Command& command : kCommands)
+    if (command.name == name) return &command;
+  return nullptr;
+}
+
+void print_overview(std::ostream& out) {
+  out << "usage: dcpi COMMAND [OPTIONS]\n\ncommands:\n";
+  for (const Command& command : kCommands)
+    out << "  " << command.name << std::string(10 - command.name.size(), ' ') << command.summary
+        << '\n';
+}
+
+int run_help(const std::vector<std::string>& arguments) {
+  if (arguments.empty()) {
+    print_overview(std::cout);
+    return 0;
+  }
+  const Command* command = find_command(arguments[0]);
+  if (!command) throw dcpi::UsageError("no command named '" + arguments[0] + "'");
+  std::cout << command->usage;
+  return 0;
+}
+
+bool asks_for_help(const std::vector<std::string>& arguments) {
+  for (const std::string& argument : arguments)
+    if (argument == "--help" || argument == "-h") return true;
+  return false;
+}
+
+int run_command(const Command& command, const std::vector<std::string>& arguments) {
+  const std::string prefix = "dcpi " + std::string(command.name) + ": ";
+  if (asks_for_help(arguments)) {
+    std::cout << command.usage;
+    return 0;
+  }
+  try {
+    return command.run(arguments);
+  } catch (const dcpi::UsageError& error) {
+    std::cerr << prefix << error.what() << " (see 'dcpi help " << command.name << "')\n";
+    return kExitUsage;
+  } catch (const std::exception& error) {
+    std::cerr << prefix << error.what() << '\n';
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h") {
+    print_overview(arguments.empty() ? std::cerr : std::cout);
+    return arguments.empty() ? kExitUsage : 0;
+  }
+  const Command* command = find_command(arguments[0]);
+  if (!command) {
+    std::cerr << "dcpi: unknown command '" << arguments[0] << "' (see 'dcpi help')\n";
+    return kExitUsage;
+  }
+  return run_command(*command, {arguments.begin() + 1, arguments.end()});
+}

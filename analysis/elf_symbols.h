@@ -1,0 +1,65 @@
+// Symbol table of an ELF file (read with elfutils libelf): name -> address,
+// address -> containing function, and the GNU build-id. The whole table is
+// copied out at open time so lookups never touch libelf again.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dcpi {
+
+// Missing file, not an ELF, no symbol table, malformed contents, or a lookup
+// that failed; the message names the file.
+class ElfError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ElfSymbol {
+  std::string name;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  bool is_function = false;
+};
+
+// An allocated, executable section: where code can be.
+struct CodeRange {
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+};
+
+class ElfSymbols {
+ public:
+  // Throws ElfError with a message naming `path`.
+  static ElfSymbols open(const std::string& path);
+
+  // Throws ElfError "symbol 'x' not found in FILE".
+  const ElfSymbol& lookup(std::string_view name) const;
+  const ElfSymbol* find(std::string_view name) const;
+
+  // The function containing `address`: by symbol size, or the nearest
+  // preceding function when its size is 0. Only inside executable sections.
+  const ElfSymbol* function_containing(uint64_t address) const;
+
+  // Functions sorted by address.
+  const std::vector<ElfSymbol>& functions() const { return functions_; }
+  const std::vector<ElfSymbol>& symbols() const { return symbols_; }
+  // Lower-case hex of the NT_GNU_BUILD_ID note, if the file has one.
+  const std::optional<std::string>& build_id() const { return build_id_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  friend class ElfReader;
+  bool in_code(uint64_t address) const;
+
+  std::string path_;
+  std::vector<ElfSymbol> symbols_;    // every named symbol, file order
+  std::vector<ElfSymbol> functions_;  // STT_FUNC, by address
+  std::vector<CodeRange> code_ranges_;
+  std::optional<std::string> build_id_;
+};
+
+}  // namespace dcpi

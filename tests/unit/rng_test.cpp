@@ -1,0 +1,79 @@
+// Park–Miller minimal standard generator (driver/park_miller.h), checked
+// against the published values and a plain 64-bit modulo reference.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "driver/park_miller.h"
+
+namespace dcpi {
+namespace {
+
+uint32_t reference_next(uint32_t seed) {
+  return static_cast<uint32_t>(uint64_t{16807} * seed % 2147483647u);
+}
+
+TEST(Rng, FirstValuesFromSeedOneMatchPublishedSequence) {
+  const uint32_t expected[] = {16807,     282475249, 1622650073, 984943658,
+                               1144108930, 470211272, 101027544,  1457850878};
+  uint32_t value = 1;
+  for (uint32_t want : expected) {
+    value = park_miller_next(value);
+    EXPECT_EQ(value, want);
+  }
+}
+
+// Park & Miller (1988): "z_10001 = 1043618065" starting from z_1 = 1.
+TEST(Rng, TenThousandStepsFromSeedOneGivePublishedCheckValue) {
+  uint32_t value = 1;
+  for (int i = 0; i < 10000; ++i) value = park_miller_next(value);
+  EXPECT_EQ(value, 1043618065u);
+}
+
+TEST(Rng, CartaFormMatchesModuloReferenceForRandomSeeds) {
+  std::mt19937 random(12345);
+  std::uniform_int_distribution<uint32_t> seeds(1, kParkMillerModulus - 1);
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t seed = seeds(random);
+    ASSERT_EQ(park_miller_next(seed), reference_next(seed)) << "seed " << seed;
+  }
+}
+
+TEST(Rng, CartaFormMatchesReferenceAtRangeEdges) {
+  for (uint32_t seed : {1u, 2u, 127773u, 127774u, kParkMillerModulus - 2, kParkMillerModulus - 1})
+    EXPECT_EQ(park_miller_next(seed), reference_next(seed)) << "seed " << seed;
+}
+
+TEST(Rng, SanitizeSeedAvoidsFixedPoints) {
+  EXPECT_EQ(sanitize_seed(0), 1u);
+  EXPECT_EQ(sanitize_seed(kParkMillerModulus), 1u);
+  EXPECT_EQ(sanitize_seed(0x80000000u), 1u);
+  EXPECT_EQ(sanitize_seed(42), 42u);
+}
+
+TEST(Rng, ScaleToRangeStaysInRange) {
+  for (uint32_t range : {1u, 2u, 7u, 4096u, 65536u, 1000000u}) {
+    EXPECT_EQ(scale_to_range(1, range), 0u);
+    EXPECT_LT(scale_to_range(kParkMillerModulus - 1, range), range);
+    uint32_t value = 1;
+    for (int i = 0; i < 20000; ++i) {
+      value = park_miller_next(value);
+      ASSERT_LT(scale_to_range(value, range), range);
+    }
+  }
+}
+
+// DCPI's default period is uniform in [60K, 64K): every residue is reachable.
+TEST(Rng, ScaleToRangeCoversSmallRangeEvenly) {
+  constexpr uint32_t kRange = 16;
+  std::vector<int> counts(kRange);
+  uint32_t value = 1;
+  for (int i = 0; i < 160000; ++i) {
+    value = park_miller_next(value);
+    ++counts[scale_to_range(value, kRange)];
+  }
+  for (int count : counts) EXPECT_NEAR(count, 10000, 500);
+}
+
+}  // namespace
+}  // namespace dcpi

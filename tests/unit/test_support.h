@@ -1,0 +1,38 @@
+// Shared helpers for the unit tests: fixtures, temporary files, running dcpi.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dcpi::testing {
+
+// Path of a built Alpha fixture, or empty if the cross binutils were missing.
+std::string fixture_path(const std::string& name);
+
+std::vector<uint8_t> read_file(const std::string& path);
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
+
+// A directory removed with its contents at the end of the test.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+// Runs the dcpi binary with `arguments` (each shell-quoted); a hang is cut
+// off by timeout(1) after 30 s so a broken build cannot stall the suite.
+CommandResult run_dcpi(const std::vector<std::string>& arguments);
+
+}  // namespace dcpi::testing

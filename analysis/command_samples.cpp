@@ -44,8 +44,8 @@ struct SamplesRequest {
 };
 
 SamplesRequest parse_request(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments, {{"kernel", "gdb", "palcode", "timeout"},
-                                          {"json", "resume", "no-resume"}});
+  const ParsedOptions options(
+      arguments, {{"kernel", "gdb", "palcode", "timeout"}, {"json", "resume", "no-resume"}});
   if (options.flag("resume") && options.flag("no-resume"))
     throw UsageError("--resume and --no-resume exclude each other");
   SamplesRequest request;

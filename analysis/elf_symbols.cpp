@@ -31,7 +31,7 @@ std::string hex_string(std::span<const uint8_t> bytes) {
 std::vector<char> read_whole_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw ElfError("cannot open " + path + ": " + std::strerror(errno));
-  struct stat info{};
+  struct stat info {};
   if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
     throw ElfError(path + " is not a regular file");
@@ -107,8 +107,7 @@ class ElfReader {
     if (is_code && header.sh_addr + header.sh_size >= header.sh_addr)
       result.code_ranges_.push_back({header.sh_addr, header.sh_addr + header.sh_size});
     if (header.sh_type == SHT_NOTE && !result.build_id_) result.build_id_ = read_build_id(section);
-    if (header.sh_type == SHT_SYMTAB ||
-        (header.sh_type == SHT_DYNSYM && !symbol_table))
+    if (header.sh_type == SHT_SYMTAB || (header.sh_type == SHT_DYNSYM && !symbol_table))
       symbol_table = section;
   }
 

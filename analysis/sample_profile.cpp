@@ -39,11 +39,11 @@ SampleProfile build_sample_profile(const SampleLogSnapshot& snapshot,
     profile.total_samples += cpu.records.size();
     for (const SampleRecord& record : cpu.records) ++by_function[symbolizer.name_for(record.pc)];
   }
-  for (const auto& [function, samples] : by_function) profile.functions.push_back({function, samples});
-  std::stable_sort(profile.functions.begin(), profile.functions.end(),
-                   [](const FunctionSamples& a, const FunctionSamples& b) {
-                     return a.samples > b.samples;
-                   });
+  for (const auto& [function, samples] : by_function)
+    profile.functions.push_back({function, samples});
+  std::stable_sort(
+      profile.functions.begin(), profile.functions.end(),
+      [](const FunctionSamples& a, const FunctionSamples& b) { return a.samples > b.samples; });
   return profile;
 }
 
@@ -70,8 +70,8 @@ void print_profile_json(const SampleProfile& profile, std::ostream& out) {
   out << "{\n  \"total_samples\": " << profile.total_samples << ",\n  \"cpus\": [";
   for (size_t i = 0; i < profile.cpus.size(); ++i) {
     const CpuSampleSummary& cpu = profile.cpus[i];
-    out << (i ? ",\n    " : "\n    ") << "{\"cpu\": " << cpu.cpu << ", \"samples\": "
-        << cpu.samples << ", \"dropped\": " << cpu.dropped << "}";
+    out << (i ? ",\n    " : "\n    ") << "{\"cpu\": " << cpu.cpu << ", \"samples\": " << cpu.samples
+        << ", \"dropped\": " << cpu.dropped << "}";
   }
   out << (profile.cpus.empty() ? "],\n" : "\n  ],\n") << "  \"uninitialised_slots\": [";
   for (size_t i = 0; i < profile.uninitialised_slots.size(); ++i)
@@ -84,8 +84,8 @@ void print_profile_json(const SampleProfile& profile, std::ostream& out) {
     out << (i ? ",\n    " : "\n    ") << "{\"function\": " << json_quote(entry.function)
         << ", \"samples\": " << entry.samples
         << ", \"percent\": " << percent_text(percent(entry.samples, profile.total_samples))
-        << ", \"cumulative_percent\": "
-        << percent_text(percent(cumulative, profile.total_samples)) << "}";
+        << ", \"cumulative_percent\": " << percent_text(percent(cumulative, profile.total_samples))
+        << "}";
   }
   out << (profile.functions.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }

@@ -15,8 +15,8 @@ inline constexpr uint32_t kParkMillerMultiplier = 16807u;
 // 16807·s ≡ hi + lo; one conditional subtraction finishes the reduction.
 constexpr uint32_t park_miller_next(uint32_t seed) {
   const uint64_t product = uint64_t{kParkMillerMultiplier} * seed;
-  uint32_t sum = static_cast<uint32_t>(product & kParkMillerModulus) +
-                 static_cast<uint32_t>(product >> 31);
+  uint32_t sum =
+      static_cast<uint32_t>(product & kParkMillerModulus) + static_cast<uint32_t>(product >> 31);
   if (sum & 0x80000000u) sum = (sum & kParkMillerModulus) + 1;
   return sum;
 }

@@ -63,8 +63,7 @@ GdbClient::GdbClient(const StubAddress& address, std::chrono::milliseconds timeo
 void GdbClient::negotiate() {
   const std::string features = request("qSupported");
   packet_size_ = std::max(packet_size_from_features(features), kPacketOverhead * 2);
-  if (features.find("QStartNoAckMode+") != std::string::npos &&
-      request("QStartNoAckMode") == "OK")
+  if (features.find("QStartNoAckMode+") != std::string::npos && request("QStartNoAckMode") == "OK")
     ack_mode_ = false;
   stop_reply_ = request("?");
   if (!gdb::is_stop_reply(stop_reply_))
@@ -100,8 +99,8 @@ void GdbClient::await_ack(std::string_view framed) {
       throw gdb::ProtocolError(description() + " sent '" + std::string(1, ack) +
                                "' instead of an acknowledgement");
     if (++resends > kMaxResends)
-      throw gdb::ProtocolError(description() + " rejected a packet " +
-                               std::to_string(kMaxResends) + " times");
+      throw gdb::ProtocolError(description() + " rejected a packet " + std::to_string(kMaxResends) +
+                               " times");
     connection_.send_all(framed);
   }
 }
@@ -150,8 +149,7 @@ char GdbClient::next_byte(TcpConnection::Clock::time_point deadline) {
       throw gdb::ProtocolError(description() + " does not support " + std::string(what));
     default:
       throw gdb::ProtocolError(description() + " gave an unexpected reply '" +
-                               std::string(reply.data.substr(0, 40)) + "' to " +
-                               std::string(what));
+                               std::string(reply.data.substr(0, 40)) + "' to " + std::string(what));
   }
 }
 

@@ -11,9 +11,7 @@ constexpr uint8_t kEscapeXor = 0x20;
 // "X* " means X four times: the count character minus 29 extra copies.
 constexpr int kRunLengthBias = 29;
 
-bool needs_escape(char c) {
-  return c == '$' || c == '#' || c == kEscape || c == kRunLength;
-}
+bool needs_escape(char c) { return c == '$' || c == '#' || c == kEscape || c == kRunLength; }
 
 int hex_digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -73,8 +71,7 @@ std::string decode_payload(std::string_view raw) {
       out.push_back(c);
       continue;
     }
-    if (i + 1 == raw.size())
-      throw ProtocolError(std::string("payload ends with '") + c + "'");
+    if (i + 1 == raw.size()) throw ProtocolError(std::string("payload ends with '") + c + "'");
     const char next = raw[++i];
     if (c == kEscape)
       out.push_back(static_cast<char>(next ^ kEscapeXor));
@@ -111,8 +108,8 @@ Reply classify_reply(std::string_view payload) {
 }
 
 bool is_stop_reply(std::string_view payload) {
-  return !payload.empty() && (payload[0] == 'S' || payload[0] == 'T' || payload[0] == 'W' ||
-                              payload[0] == 'X');
+  return !payload.empty() &&
+         (payload[0] == 'S' || payload[0] == 'T' || payload[0] == 'W' || payload[0] == 'X');
 }
 
 std::string detach_packet(std::string_view stop_reply) {

@@ -32,8 +32,8 @@ std::string decode_payload(std::string_view raw);
 
 // A complete frame found in a byte stream.
 struct ParsedFrame {
-  std::string payload;   // decoded (unescaped, run-length expanded)
-  size_t consumed = 0;   // bytes of the input up to and including the checksum
+  std::string payload;  // decoded (unescaped, run-length expanded)
+  size_t consumed = 0;  // bytes of the input up to and including the checksum
 };
 
 // Parses the frame that must start at bytes[0] ('$'). Returns consumed == 0 if

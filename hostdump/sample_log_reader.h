@@ -38,7 +38,7 @@ struct CpuSamples {
 };
 
 struct SampleLogSnapshot {
-  std::vector<CpuSamples> cpus;             // slots whose magic is set
+  std::vector<CpuSamples> cpus;  // slots whose magic is set
   std::vector<uint32_t> uninitialised_slots;
 };
 

@@ -27,15 +27,14 @@ AddrInfoList resolve(const std::string& host, uint16_t port, const std::string& 
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* list = nullptr;
   const int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &list);
-  if (rc != 0)
-    throw ConnectionError("cannot resolve " + description + ": " + gai_strerror(rc));
+  if (rc != 0) throw ConnectionError("cannot resolve " + description + ": " + gai_strerror(rc));
   return AddrInfoList(list);
 }
 
 // Rounded up: poll() must not give up before the deadline.
 int remaining_ms(TcpConnection::Clock::time_point deadline) {
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-      deadline - TcpConnection::Clock::now());
+  const auto left =
+      std::chrono::ceil<std::chrono::milliseconds>(deadline - TcpConnection::Clock::now());
   return left.count() < 0 ? 0 : static_cast<int>(left.count());
 }
 

@@ -84,10 +84,12 @@ void format(LineBuffer& out, const char* f, va_list args) {
         put_signed(out, is_long ? va_arg(args, int64_t) : va_arg(args, int), width);
         break;
       case 'u':
-        put_unsigned(out, is_long ? va_arg(args, uint64_t) : va_arg(args, unsigned), 10, width, pad);
+        put_unsigned(out, is_long ? va_arg(args, uint64_t) : va_arg(args, unsigned), 10, width,
+                     pad);
         break;
       case 'x':
-        put_unsigned(out, is_long ? va_arg(args, uint64_t) : va_arg(args, unsigned), 16, width, pad);
+        put_unsigned(out, is_long ? va_arg(args, uint64_t) : va_arg(args, unsigned), 16, width,
+                     pad);
         break;
       case 'p':
         out.put("0x");

@@ -7,22 +7,19 @@
 
 namespace kernel::pal {
 
-#define DCPI_CALL_PAL_0(code)                                          \
-  ({                                                                   \
-    register uint64_t v0_ asm("$0");                                   \
-    asm volatile("call_pal %1" : "=r"(v0_) : "i"(code) : "memory");    \
-    v0_;                                                               \
+#define DCPI_CALL_PAL_0(code)                                       \
+  ({                                                                \
+    register uint64_t v0_ asm("$0");                                \
+    asm volatile("call_pal %1" : "=r"(v0_) : "i"(code) : "memory"); \
+    v0_;                                                            \
   })
-#define DCPI_CALL_PAL_2(code, x, y)                                    \
-  ({                                                                   \
-    register uint64_t v0_ asm("$0");                                   \
-    register uint64_t a0_ asm("$16") = (x);                            \
-    register uint64_t a1_ asm("$17") = (y);                            \
-    asm volatile("call_pal %3"                                         \
-                 : "=r"(v0_), "+r"(a0_), "+r"(a1_)                     \
-                 : "i"(code)                                           \
-                 : "memory");                                          \
-    v0_;                                                               \
+#define DCPI_CALL_PAL_2(code, x, y)                                                       \
+  ({                                                                                      \
+    register uint64_t v0_ asm("$0");                                                      \
+    register uint64_t a0_ asm("$16") = (x);                                               \
+    register uint64_t a1_ asm("$17") = (y);                                               \
+    asm volatile("call_pal %3" : "=r"(v0_), "+r"(a0_), "+r"(a1_) : "i"(code) : "memory"); \
+    v0_;                                                                                  \
   })
 
 inline void halt() { DCPI_CALL_PAL_2(0x00, 0, 0); }

@@ -37,7 +37,8 @@ void print_histogram(const char* name, const uint32_t* begin, const uint32_t* en
   uint64_t outside = 0;
   for (const uint32_t* insn = begin; insn < end; ++insn) {
     uint64_t hits = 0;
-    for (uint64_t i = 0; i < log.written; ++i) hits += log.records[i].pc == reinterpret_cast<uint64_t>(insn);
+    for (uint64_t i = 0; i < log.written; ++i)
+      hits += log.records[i].pc == reinterpret_cast<uint64_t>(insn);
     kprintf("DCPI-TEST %s offset=%lu samples=%lu\n", name, (insn - begin) * 4ul, hits);
   }
   for (uint64_t i = 0; i < log.written; ++i) {
@@ -52,15 +53,18 @@ void test_ipi() {
   for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
     if (cpu == self || !smp::cpus[cpu].online) continue;
     const uint64_t cycles = smp::ipi_round_trip(cpu);
-    kprintf("DCPI-TEST ipi from=%u to=%u %s cycles=%lu\n", self, cpu, cycles ? "ok" : "timeout", cycles);
+    kprintf("DCPI-TEST ipi from=%u to=%u %s cycles=%lu\n", self, cpu, cycles ? "ok" : "timeout",
+            cycles);
   }
 }
 
 void test_period(uint64_t samples) {
   sample_loop(spread_loop, samples);
   const dcpi::driver::PeriodObservation* trace;
-  const uint64_t n = dcpi::driver::sampler_period_trace(static_cast<uint32_t>(pal::whami()), &trace);
-  for (uint64_t i = 0; i < n; ++i) kprintf("DCPI-TEST period drawn=%u observed=%u\n", trace[i].drawn, trace[i].observed);
+  const uint64_t n =
+      dcpi::driver::sampler_period_trace(static_cast<uint32_t>(pal::whami()), &trace);
+  for (uint64_t i = 0; i < n; ++i)
+    kprintf("DCPI-TEST period drawn=%u observed=%u\n", trace[i].drawn, trace[i].observed);
   kprintf("DCPI-TEST period count=%lu\n", n);
 }
 

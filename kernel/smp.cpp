@@ -34,7 +34,8 @@ void start_secondaries(uint64_t cpu_count) {
   for (uint32_t cpu = 1; cpu < cpu_count && cpu < kMaxCpus; ++cpu) {
     const uint64_t stack_top = reinterpret_cast<uint64_t>(boot_stacks) + (cpu + 1) * kStackBytes;
     pal::start_cpu(cpu, secondary_entry, stack_top, cpu);
-    if (!wait_until_nonzero(cpus[cpu].online, kWaitCycles)) panic("cpu %u did not come online", cpu);
+    if (!wait_until_nonzero(cpus[cpu].online, kWaitCycles))
+      panic("cpu %u did not come online", cpu);
   }
 }
 

@@ -51,11 +51,13 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFr
   }
 }
 
-extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t, TrapFrame* frame) {
+extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t,
+                                       TrapFrame* frame) {
   panic("arithmetic trap in kernel: summary %lx mask %lx pc %lx", summary, mask, frame->pc);
 }
 
-extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t cause, TrapFrame* frame) {
+extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t cause,
+                                    TrapFrame* frame) {
   panic("memory fault in kernel: address %lx mmcsr %lu cause %ld pc %lx", address, mmcsr,
         static_cast<int64_t>(cause), frame->pc);
 }

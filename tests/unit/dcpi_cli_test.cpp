@@ -35,9 +35,8 @@ TEST(DcpiCli, MissingKernelFile) {
 }
 
 TEST(DcpiCli, SymbolNotInKernel) {
-  expect_one_line_failure(
-      run_dcpi({"samples", "--kernel", DCPI_BINARY, "--gdb", "127.0.0.1:1"}),
-      std::string("symbol 'dcpi_sample_logs' not found in ") + DCPI_BINARY);
+  expect_one_line_failure(run_dcpi({"samples", "--kernel", DCPI_BINARY, "--gdb", "127.0.0.1:1"}),
+                          std::string("symbol 'dcpi_sample_logs' not found in ") + DCPI_BINARY);
 }
 
 TEST(DcpiCli, NothingListeningOnPort) {
@@ -54,8 +53,7 @@ TEST(DcpiCli, StubThatNeverAnswersTimesOut) {
   const std::string port = std::to_string(listener.port());
   const testing::CommandResult result = run_dcpi(
       {"samples", "--kernel", kernel_fixture(), "--gdb", "127.0.0.1:" + port, "--timeout", "1"});
-  expect_one_line_failure(result,
-                          "gdb stub at 127.0.0.1:" + port + " did not answer within 1 s");
+  expect_one_line_failure(result, "gdb stub at 127.0.0.1:" + port + " did not answer within 1 s");
   EXPECT_LT(result.seconds, 5.0);
 }
 
@@ -103,8 +101,8 @@ TEST_F(DcpiSamplesTest, PrintsTableAndDetaches) {
 }
 
 TEST_F(DcpiSamplesTest, JsonWithPalcodeNames) {
-  const testing::CommandResult result = run_dcpi(
-      arguments({"--json", "--palcode", testing::fixture_path("fake_palcode.elf")}));
+  const testing::CommandResult result =
+      run_dcpi(arguments({"--json", "--palcode", testing::fixture_path("fake_palcode.elf")}));
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("\"total_samples\": 6"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("{\"cpu\": 1, \"samples\": 2, \"dropped\": 3}"), std::string::npos)

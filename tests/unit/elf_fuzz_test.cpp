@@ -29,7 +29,8 @@ std::vector<uint8_t> flip_bits(std::vector<uint8_t> bytes, std::mt19937& random,
                                size_t limit) {
   std::uniform_int_distribution<size_t> position(0, std::min(limit, bytes.size()) - 1);
   std::uniform_int_distribution<int> bit(0, 7);
-  for (int i = 0; i < flips; ++i) bytes[position(random)] ^= static_cast<uint8_t>(1u << bit(random));
+  for (int i = 0; i < flips; ++i)
+    bytes[position(random)] ^= static_cast<uint8_t>(1u << bit(random));
   return bytes;
 }
 
@@ -57,9 +58,7 @@ TEST(ElfFuzz, DamagedCopiesOfAlphaKernelFixture) {
   fuzz(testing::read_file(fixture), 400, 1);
 }
 
-TEST(ElfFuzz, DamagedCopiesOfThisTestBinary) {
-  fuzz(testing::read_file("/proc/self/exe"), 40, 2);
-}
+TEST(ElfFuzz, DamagedCopiesOfThisTestBinary) { fuzz(testing::read_file("/proc/self/exe"), 40, 2); }
 
 TEST(ElfFuzz, EveryPrefixOfTheHeaderRegion) {
   const std::string fixture = testing::fixture_path("fake_kernel.elf");
@@ -67,7 +66,8 @@ TEST(ElfFuzz, EveryPrefixOfTheHeaderRegion) {
       testing::read_file(fixture.empty() ? "/proc/self/exe" : fixture);
   testing::TempDir dir;
   for (size_t length = 0; length <= std::min<size_t>(original.size(), 600); ++length) {
-    testing::write_file(dir.file("prefix.elf"), {original.begin(), original.begin() + static_cast<long>(length)});
+    testing::write_file(dir.file("prefix.elf"),
+                        {original.begin(), original.begin() + static_cast<long>(length)});
     open_damaged(dir.file("prefix.elf"));
   }
 }

@@ -1,16 +1,15 @@
 // ElfSymbols on this test binary (/proc/self/exe) and on Alpha fixtures.
+#include "analysis/elf_symbols.h"
+
 #include <gtest/gtest.h>
 
 #include <regex>
 
 #include "analysis/demangle.h"
-#include "analysis/elf_symbols.h"
 #include "test_support.h"
 
 // Known functions in this binary; noinline and extern "C" keep their names.
-extern "C" __attribute__((noinline, used)) int dcpi_test_marker_alpha(int x) {
-  return x * 3 + 1;
-}
+extern "C" __attribute__((noinline, used)) int dcpi_test_marker_alpha(int x) { return x * 3 + 1; }
 extern "C" __attribute__((noinline, used)) int dcpi_test_marker_beta(int x) {
   return dcpi_test_marker_alpha(x) ^ 0x55;
 }

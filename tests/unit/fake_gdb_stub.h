@@ -29,9 +29,9 @@ uint16_t unused_port();
 
 struct FakeStubOptions {
   bool offer_no_ack = true;
-  unsigned packet_size = 0x1000;   // advertised PacketSize
-  size_t max_read_reply = 0;       // > 0: answer `m` with at most this many bytes
-  int corrupt_replies = 0;         // first N replies sent with a bad checksum
+  unsigned packet_size = 0x1000;  // advertised PacketSize
+  size_t max_read_reply = 0;      // > 0: answer `m` with at most this many bytes
+  int corrupt_replies = 0;        // first N replies sent with a bad checksum
 };
 
 class FakeGdbStub {
@@ -55,8 +55,7 @@ class FakeGdbStub {
   std::string read_reply(const std::string& arguments);
   std::string write_reply(const std::string& arguments);
   std::string registers_reply() const;
-  const std::vector<uint8_t>* region_for(uint64_t address, size_t length,
-                                         uint64_t& offset) const;
+  const std::vector<uint8_t>* region_for(uint64_t address, size_t length, uint64_t& offset) const;
 
   FakeStubOptions options_;
   int listen_fd_ = -1;

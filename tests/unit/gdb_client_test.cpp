@@ -1,7 +1,9 @@
 // GdbClient against a scripted fake stub, and its failure modes: a stub that
 // never answers, nothing listening, a stub that hangs up.
-#include <gtest/gtest.h>
+#include "hostdump/gdb_client.h"
+
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <thread>
 
 #include "fake_gdb_stub.h"
-#include "hostdump/gdb_client.h"
 
 namespace dcpi {
 namespace {
@@ -81,7 +82,8 @@ TEST(GdbClient, ReadMemoryContinuesAfterShortReplies) {
   GdbClient client(loopback(stub.port()), 2s);
   client.set_physical_memory_mode(true);
   const std::vector<uint8_t> all = counting_bytes(100);
-  EXPECT_EQ(client.read_memory(0x2000 + 3, 50), std::vector<uint8_t>(all.begin() + 3, all.begin() + 53));
+  EXPECT_EQ(client.read_memory(0x2000 + 3, 50),
+            std::vector<uint8_t>(all.begin() + 3, all.begin() + 53));
 }
 
 TEST(GdbClient, ReadMemoryErrorNamesAddressAndCode) {
@@ -147,9 +149,9 @@ TEST(ClientTimeout, SilentStubFailsWithinTimeoutWithClearMessage) {
     GdbClient client(loopback(listener.port()), 300ms);
     FAIL() << "expected a timeout";
   } catch (const TimeoutError& error) {
-    EXPECT_EQ(std::string(error.what()), "gdb stub at 127.0.0.1:" +
-                                             std::to_string(listener.port()) +
-                                             " did not answer within 0.3 s");
+    EXPECT_EQ(std::string(error.what()),
+              "gdb stub at 127.0.0.1:" + std::to_string(listener.port()) +
+                  " did not answer within 0.3 s");
   }
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_GE(elapsed, 300ms);
@@ -181,7 +183,8 @@ TEST(ClientTimeout, StubThatHangsUpIsReported) {
   ASSERT_EQ(listen(server, 1), 0);
   ASSERT_EQ(getsockname(server, reinterpret_cast<sockaddr*>(&address), &length), 0);
   std::thread hang_up([server] { close(accept(server, nullptr, nullptr)); });
-  const std::string description = "gdb stub at 127.0.0.1:" + std::to_string(ntohs(address.sin_port));
+  const std::string description =
+      "gdb stub at 127.0.0.1:" + std::to_string(ntohs(address.sin_port));
   try {
     GdbClient client(loopback(ntohs(address.sin_port)), 2s);
     ADD_FAILURE() << "expected an error";

@@ -1,7 +1,7 @@
 // GDB remote serial protocol codec (hostdump/gdb_packet.h).
-#include <gtest/gtest.h>
-
 #include "hostdump/gdb_packet.h"
+
+#include <gtest/gtest.h>
 
 namespace dcpi::gdb {
 namespace {
@@ -20,7 +20,11 @@ TEST(GdbPacket, FrameAddsDollarHashAndChecksum) {
 }
 
 TEST(GdbPacket, EscapesReservedBytes) {
-  EXPECT_EQ(escape("a$b#c}d*e"), "a}\x04" "b}\x03" "c}]d}\x0a" "e");
+  EXPECT_EQ(escape("a$b#c}d*e"),
+            "a}\x04"
+            "b}\x03"
+            "c}]d}\x0a"
+            "e");
   EXPECT_EQ(escape("plain"), "plain");
 }
 
@@ -37,10 +41,10 @@ TEST(GdbPacket, FrameChecksumCoversEscapedBytes) {
 }
 
 TEST(GdbPacket, RunLengthDecoding) {
-  EXPECT_EQ(decode_payload("0* "), "0000");       // ' ' = 32: 3 more copies
-  EXPECT_EQ(decode_payload("x*!y"), "xxxxxy");    // '!' = 33: 4 more
+  EXPECT_EQ(decode_payload("0* "), "0000");         // ' ' = 32: 3 more copies
+  EXPECT_EQ(decode_payload("x*!y"), "xxxxxy");      // '!' = 33: 4 more
   EXPECT_EQ(decode_payload("ab*\"c"), "abbbbbbc");  // '"' = 34: 5 more
-  EXPECT_EQ(decode_payload("}]*!"), "}}}}}");     // repeat of an escaped byte
+  EXPECT_EQ(decode_payload("}]*!"), "}}}}}");       // repeat of an escaped byte
 }
 
 TEST(GdbPacket, RunLengthOfQemuStyleZeroRegisters) {
@@ -49,9 +53,9 @@ TEST(GdbPacket, RunLengthOfQemuStyleZeroRegisters) {
 }
 
 TEST(GdbPacket, MalformedRunLengthAndEscapesRejected) {
-  EXPECT_THROW(decode_payload("*!"), ProtocolError);   // nothing to repeat
-  EXPECT_THROW(decode_payload("a*"), ProtocolError);   // count missing
-  EXPECT_THROW(decode_payload("a}"), ProtocolError);   // dangling escape
+  EXPECT_THROW(decode_payload("*!"), ProtocolError);      // nothing to repeat
+  EXPECT_THROW(decode_payload("a*"), ProtocolError);      // count missing
+  EXPECT_THROW(decode_payload("a}"), ProtocolError);      // dangling escape
   EXPECT_THROW(decode_payload("a*\x05"), ProtocolError);  // control char count
 }
 
@@ -72,10 +76,10 @@ TEST(GdbPacket, ParseFrameAcceptsUpperCaseChecksum) {
 }
 
 TEST(GdbPacket, MalformedFramesRejected) {
-  EXPECT_THROW(parse_frame("OK#9a"), ProtocolError);      // no '$'
-  EXPECT_THROW(parse_frame("$OK#9b"), ProtocolError);     // wrong checksum
-  EXPECT_THROW(parse_frame("$OK#zz"), ProtocolError);     // checksum not hex
-  EXPECT_THROW(parse_frame("$O$K#9a"), ProtocolError);    // '$' inside
+  EXPECT_THROW(parse_frame("OK#9a"), ProtocolError);    // no '$'
+  EXPECT_THROW(parse_frame("$OK#9b"), ProtocolError);   // wrong checksum
+  EXPECT_THROW(parse_frame("$OK#zz"), ProtocolError);   // checksum not hex
+  EXPECT_THROW(parse_frame("$O$K#9a"), ProtocolError);  // '$' inside
   EXPECT_THROW(parse_frame(""), ProtocolError);
 }
 

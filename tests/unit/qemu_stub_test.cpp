@@ -1,8 +1,8 @@
 // GdbClient and `dcpi samples` against a real qemu-system-alpha (its bundled
 // PALcode, no kernel): the QEMU-specific behaviour the fake stub cannot
 // vouch for. Skipped when QEMU or the Alpha fixtures are missing.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -29,9 +29,23 @@ class QemuProcess {
  public:
   QemuProcess() : port_(testing::unused_port()) {
     const std::string gdb = "tcp:127.0.0.1:" + std::to_string(port_);
-    std::vector<std::string> arguments = {
-        DCPI_QEMU_ALPHA, "-M", "clipper", "-vga", "none", "-nic", "none", "-display", "none",
-        "-serial", "null", "-monitor", "none", "-gdb", gdb, "-icount", "shift=2,sleep=off"};
+    std::vector<std::string> arguments = {DCPI_QEMU_ALPHA,
+                                          "-M",
+                                          "clipper",
+                                          "-vga",
+                                          "none",
+                                          "-nic",
+                                          "none",
+                                          "-display",
+                                          "none",
+                                          "-serial",
+                                          "null",
+                                          "-monitor",
+                                          "none",
+                                          "-gdb",
+                                          gdb,
+                                          "-icount",
+                                          "shift=2,sleep=off"};
     std::vector<char*> argv;
     for (std::string& argument : arguments) argv.push_back(argument.data());
     argv.push_back(nullptr);

@@ -14,7 +14,7 @@ uint32_t reference_next(uint32_t seed) {
 }
 
 TEST(Rng, FirstValuesFromSeedOneMatchPublishedSequence) {
-  const uint32_t expected[] = {16807,     282475249, 1622650073, 984943658,
+  const uint32_t expected[] = {16807,      282475249, 1622650073, 984943658,
                                1144108930, 470211272, 101027544,  1457850878};
   uint32_t value = 1;
   for (uint32_t want : expected) {

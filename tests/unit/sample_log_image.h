@@ -14,7 +14,8 @@ inline std::vector<uint8_t> empty_sample_logs(uint32_t slots) {
 }
 
 inline void store_le64(std::vector<uint8_t>& bytes, size_t offset, uint64_t value) {
-  for (int i = 0; i < 8; ++i) bytes[offset + static_cast<size_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    bytes[offset + static_cast<size_t>(i)] = static_cast<uint8_t>(value >> (8 * i));
 }
 
 // Fills slot `slot` as the guest would after recording `pcs` on CPU `cpu`.

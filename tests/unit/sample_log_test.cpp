@@ -83,9 +83,8 @@ constexpr uint64_t kEntry = 0xfffffc0000310000ull;
 constexpr uint64_t kIdle = kEntry + 16;
 
 TEST_F(SampleProfileTest, CountsPerFunctionMostSampledFirst) {
-  const SampleProfile profile =
-      build_sample_profile(snapshot({kIdle, kIdle + 4, kEntry}, {kIdle + 8, 0x104}),
-                           symbolizer(false));
+  const SampleProfile profile = build_sample_profile(
+      snapshot({kIdle, kIdle + 4, kEntry}, {kIdle + 8, 0x104}), symbolizer(false));
   EXPECT_EQ(profile.total_samples, 5u);
   ASSERT_EQ(profile.functions.size(), 3u);
   EXPECT_EQ(profile.functions[0].function, "idle_loop");
@@ -118,9 +117,7 @@ TEST_F(SampleProfileTest, TableAndJsonShowPercentages) {
       << json.str();
 }
 
-TEST(SampleLog, JsonQuoteEscapes) {
-  EXPECT_EQ(json_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
-}
+TEST(SampleLog, JsonQuoteEscapes) { EXPECT_EQ(json_quote("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\""); }
 
 }  // namespace
 }  // namespace dcpi

@@ -3,8 +3,5 @@
 # workload under QEMU on 4 CPUs with profiling on, and show the report.
 set -euo pipefail
 cd "$(dirname "$0")"
-bash toolchain/install-deps.sh
-bash toolchain/build-newlib.sh >/dev/null
-cmake -S . -B build -G Ninja >/dev/null
-cmake --build build
+toolchain/setup.sh
 python3 qemu/run_profile.py --build build "$@"

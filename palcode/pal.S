@@ -81,6 +81,16 @@
 	sll	\reg, 29, \reg
 .endm
 
+/* Write 1 << (shift + this CPU) to the Typhoon MISC register: clears this
+ * CPU's timer or IPI flag (write-1-to-clear). Clobbers p1-p3. */
+.macro	ACK_MISC shift
+	mfpr	p1, ptCpu
+	lda	p2, (1 << \shift)($31)
+	sll	p2, p1, p2
+	CCHIP	p3
+	hw_stq/p p2, TYPHOON_MISC(p3)
+.endm
+
 /* Push the OSF/1 kernel entry frame; switch to the kernel stack when the
  * interrupted context was in user mode. ps/pc are PAL registers. */
 .macro	KERNEL_FRAME ps, pc, tmp
@@ -449,11 +459,7 @@ pal_no_kernel:
 
 /* p7 = return: clear this CPU's interprocessor-interrupt flag. */
 pal_ack_ipi:
-	mfpr	p1, ptCpu
-	lda	p2, (1 << MISC_IPINTR_SHIFT)($31)
-	sll	p2, p1, p2
-	CCHIP	p3
-	hw_stq/p p2, TYPHOON_MISC(p3)
+	ACK_MISC MISC_IPINTR_SHIFT
 	ret	$31, (p7)
 
 pal_ipi_body:
@@ -503,11 +509,7 @@ pal_rearm_alarm:
  * logical timer expired; the counter first (higher IPL). If both expired,
  * the ALARM is re-armed in the past and the tick follows after the rti. */
 pal_clock_body:
-	mfpr	p1, ptCpu
-	lda	p2, (1 << MISC_ITINTR_SHIFT)($31)
-	sll	p2, p1, p2
-	CCHIP	p3
-	hw_stq/p p2, TYPHOON_MISC(p3)
+	ACK_MISC MISC_ITINTR_SHIFT
 	mfpr	p1, ptCtrDeadline
 	beq	p1, 1f
 	cmpule	p1, p0, p2

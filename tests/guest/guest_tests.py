@@ -146,6 +146,15 @@ def case_bad_input():
             expect(wanted in str(e), f"clear error: {e}")
         else:
             raise AssertionError(f"no error for {palcode} {kernel}")
+    installed, machine.QEMU = machine.QEMU, "qemu-system-alpha-not-installed"
+    try:
+        machine.run_to_completion(PALCODE, KERNEL, 1, "test=boot", timeout=30)
+    except machine.BootError as e:
+        expect("is not installed" in str(e), f"clear error: {e}")
+    else:
+        raise AssertionError("no error when QEMU is missing")
+    finally:
+        machine.QEMU = installed
 
 
 CASES = {

@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
 #include "kernel/smp.h"
+#include "kernel/traps.h"
 
 extern "C" {
 void spread_loop(uint64_t iterations);
@@ -12,6 +13,8 @@ void callpal_loop(uint64_t iterations);
 extern const uint32_t spread_loop_body[], spread_loop_end[];
 extern const uint32_t callpal_loop_body[], callpal_loop_end[];
 extern dcpi::SampleLog dcpi_sample_logs[];
+void trigger_traps();
+extern const uint32_t trap_bpt[], trap_opcdec[], trap_arith[], trap_fen[];
 }
 
 namespace kernel::selftest {
@@ -68,6 +71,25 @@ void test_period(uint64_t samples) {
   kprintf("DCPI-TEST period count=%lu\n", n);
 }
 
+// Runs trigger_traps with the recorder armed and prints, for each trap,
+// the entry PALcode used, a0, and the frame PC as an offset into
+// trigger_traps (tests/guest compares it with the trapping instructions).
+void test_traps() {
+  TrapRecord records[8];
+  arm_trap_recorder(records, 8);
+  trigger_traps();
+  const uint64_t n = disarm_trap_recorder();
+  const uint64_t base = reinterpret_cast<uint64_t>(trigger_traps);
+  for (uint64_t i = 0; i < n; ++i) {
+    kprintf("DCPI-TEST trap entry=%lu a0=%lx pc_offset=%lu\n", records[i].entry, records[i].a0,
+            records[i].pc - base);
+  }
+  const uint32_t* const sites[] = {trap_bpt, trap_opcdec, trap_arith, trap_fen};
+  for (const uint32_t* site : sites)
+    kprintf("DCPI-TEST trap site_offset=%lu\n", reinterpret_cast<uint64_t>(site) - base);
+  kprintf("DCPI-TEST traps count=%lu\n", n);
+}
+
 }  // namespace
 
 void run(const char* name, uint64_t samples) {
@@ -79,6 +101,8 @@ void run(const char* name, uint64_t samples) {
   } else if (equals(name, "spread")) {
     sample_loop(spread_loop, samples);
     print_histogram("spread", spread_loop_body, spread_loop_end);
+  } else if (equals(name, "traps")) {
+    test_traps();
   } else if (equals(name, "blindspot")) {
     sample_loop(callpal_loop, samples);
     print_histogram("blindspot", callpal_loop_body, callpal_loop_end);

@@ -42,3 +42,29 @@ callpal_loop_after_pal:
 callpal_loop_end:
 	ret	$31, ($26)
 	.end	callpal_loop
+
+/* One trapping instruction each, for the trap-delivery self-test. Each
+ * label marks the instruction that traps; the kernel's handlers, in
+ * self-test mode, record what PALcode delivered and resume. */
+	.align	4
+	.globl	trap_bpt, trap_opcdec, trap_arith, trap_fen
+	.globl	trigger_traps
+	.ent	trigger_traps
+trigger_traps:
+trap_bpt:
+	call_pal 0x80
+trap_opcdec:
+	.long	0x04000000		/* opcode 0x01: reserved */
+	lda	$3, -1($31)
+	srl	$3, 1, $3		/* INT64_MAX */
+trap_arith:
+	addqv	$3, $3, $4		/* overflow trap */
+	trapb
+	mov	0, $16
+	call_pal 0x2b			/* wrfen 0 */
+trap_fen:
+	cpys	$f31, $f31, $f1		/* FP is disabled: FEN trap */
+	mov	1, $16
+	call_pal 0x2b			/* wrfen 1 */
+	ret	$31, ($26)
+	.end	trigger_traps

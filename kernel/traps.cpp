@@ -30,9 +30,35 @@ void install_trap_entries() {
   pal::wrent(entry_system_call, ENT_SYS);
 }
 
+namespace {
+TrapRecord* recorder = nullptr;
+uint64_t recorder_capacity = 0;
+uint64_t recorded = 0;
+}  // namespace
+
+void arm_trap_recorder(TrapRecord* records, uint64_t capacity) {
+  recorded = 0;
+  recorder_capacity = capacity;
+  recorder = records;
+}
+
+uint64_t disarm_trap_recorder() {
+  recorder = nullptr;
+  return recorded;
+}
+
+// Returns true if the trap was recorded; the frame then resumes at `resume`.
+bool record_trap(uint64_t entry, uint64_t a0, TrapFrame* frame, uint64_t resume) {
+  if (recorder == nullptr || recorded == recorder_capacity) return false;
+  recorder[recorded++] = TrapRecord{entry, a0, frame->pc};
+  frame->pc = resume;
+  return true;
+}
+
 }  // namespace kernel
 
 using kernel::panic;
+using kernel::record_trap;
 using kernel::TrapFrame;
 
 extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFrame* frame) {
@@ -51,8 +77,10 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFr
   }
 }
 
+// Arithmetic traps are imprecise: the frame's PC is already past the trap.
 extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t,
                                        TrapFrame* frame) {
+  if (record_trap(ENT_ARITH, summary, frame, frame->pc)) return;
   panic("arithmetic trap in kernel: summary %lx mask %lx pc %lx", summary, mask, frame->pc);
 }
 
@@ -62,11 +90,16 @@ extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t c
         static_cast<int64_t>(cause), frame->pc);
 }
 
+// On QEMU every instruction fault (bpt, OPCDEC, FEN, ...) arrives with the
+// PC of the next instruction (measured by the guest_traps test).
 extern "C" void handle_instruction_fault(uint64_t kind, uint64_t, uint64_t, TrapFrame* frame) {
+  if (record_trap(ENT_IF, kind, frame, frame->pc)) return;
   panic("instruction fault %lu in kernel at pc %lx", kind, frame->pc);
 }
 
+// PALcode already advanced the PC past the unaligned access (OSF/1).
 extern "C" void handle_unaligned(uint64_t address, uint64_t opcode, uint64_t, TrapFrame* frame) {
+  if (record_trap(ENT_UNA, address, frame, frame->pc)) return;
   panic("unaligned access in kernel: address %lx opcode %lx pc %lx", address, opcode, frame->pc);
 }
 

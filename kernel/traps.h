@@ -18,4 +18,15 @@ static_assert(sizeof(TrapFrame) == 160 + PAL_FRAME_SIZE);
 
 void install_trap_entries();
 
+// Self-test support: while armed, a trap in the kernel is recorded (its
+// entry, a0, and the PC in the frame) and the kernel resumes after the
+// trapping instruction instead of panicking.
+struct TrapRecord {
+  uint64_t entry;  // ENT_* class
+  uint64_t a0;
+  uint64_t pc;
+};
+void arm_trap_recorder(TrapRecord* records, uint64_t capacity);
+uint64_t disarm_trap_recorder();
+
 }  // namespace kernel

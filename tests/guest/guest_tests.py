@@ -134,6 +134,23 @@ def case_blindspot():
     expect(uniform > critical, f"and is not uniform: chi2={uniform:.1f} > {critical:.1f}")
 
 
+def case_traps():
+    """PALcode delivers each trap to the right wrent entry with the OSF/1 a0."""
+    text = boot(1, "test=traps")
+    traps = values(text, r"DCPI-TEST trap entry=(?P<entry>\d+) a0=(?P<a0>[0-9a-f]+) pc_offset=(?P<pc>\d+)")
+    sites = [int(v["site"]) for v in values(text, r"DCPI-TEST trap site_offset=(?P<site>\d+)")]
+    ENT_ARITH, ENT_IF = 1, 3  # firmware/pal_abi.h
+    IF_BPT, IF_OPCDEC, IF_FEN = 0, 4, 3
+    EXC_IOV = 0x40  # exception summary: integer overflow
+    wanted = [("bpt", ENT_IF, IF_BPT), ("opcdec", ENT_IF, IF_OPCDEC),
+              ("integer overflow", ENT_ARITH, EXC_IOV), ("fen", ENT_IF, IF_FEN)]
+    expect(len(traps) == len(wanted) == len(sites), f"{len(traps)} traps delivered")
+    for (name, entry, a0), trap, site in zip(wanted, traps, sites):
+        expect(int(trap["entry"]) == entry and int(trap["a0"], 16) == a0,
+               f"{name}: entry class {entry}, a0 {a0:#x}")
+        expect(int(trap["pc"]) == site + 4, f"{name}: frame PC is the next instruction")
+
+
 def case_bad_input():
     for palcode, kernel, wanted in (
         ("/nonexistent/palcode.elf", KERNEL, "PALcode (-bios) not found"),
@@ -165,6 +182,7 @@ CASES = {
     "period": case_period,
     "spread": case_spread,
     "blindspot": case_blindspot,
+    "traps": case_traps,
     "bad_input": case_bad_input,
 }
 

@@ -91,6 +91,23 @@
 	hw_stq/p p2, TYPHOON_MISC(p3)
 .endm
 
+/* Counter 0 <-> its overflow deadline, with p0 = now (virtual ns): the
+ * counter overflows after 2^16 - count cycles of 4 ns. */
+.macro	CTR0_DEADLINE count, out
+	lda	\out, 1($31)
+	sll	\out, PERFMON_CTR0_WIDTH, \out
+	subq	\out, \count, \out		/* cycles to overflow */
+	s4addq	\out, p0, \out		/* now + cycles * 4 ns */
+.endm
+
+.macro	CTR0_COUNT deadline, out
+	subq	\deadline, p0, \deadline	/* ns until overflow */
+	srl	\deadline, 2, \deadline
+	lda	\out, 1($31)
+	sll	\out, PERFMON_CTR0_WIDTH, \out
+	subq	\out, \deadline, \out
+.endm
+
 /* Push the OSF/1 kernel entry frame; switch to the kernel stack when the
  * interrupted context was in user mode. ps/pc are PAL registers. */
 .macro	KERNEL_FRAME ps, pc, tmp
@@ -712,10 +729,7 @@ pal_perfmon_write:
 	srl	a1, PERFMON_CTR0_SHIFT, p1
 	mfpr	p2, ptCtrDeadline
 	beq	p2, 1f
-	lda	p2, 1($31)
-	sll	p2, PERFMON_CTR0_WIDTH, p2
-	subq	p2, p1, p2		/* cycles to overflow */
-	s4addq	p2, p0, p2		/* now + cycles * 4 ns */
+	CTR0_DEADLINE p1, p2
 	mtpr	p0, ptCtrStart
 	mtpr	p2, ptCtrDeadline
 	bsr	p7, pal_rearm_alarm
@@ -727,11 +741,7 @@ pal_perfmon_read:
 	mfpr	p2, ptCtrDeadline
 	mfpr	v0, ptCtrValue
 	beq	p2, 1f
-	subq	p2, p0, p2		/* ns until overflow */
-	srl	p2, 2, p2
-	lda	v0, 1($31)
-	sll	v0, PERFMON_CTR0_WIDTH, v0
-	subq	v0, p2, v0
+	CTR0_COUNT p2, v0
 1:	zapnot	v0, 3, v0
 	sll	v0, PERFMON_CTR0_SHIFT, v0
 	hw_rei
@@ -746,10 +756,7 @@ pal_perfmon_enable:
 	mfpr	p2, ptCtrDeadline
 	bne	p2, pal_perfmon_done	/* already counting */
 	mfpr	p1, ptCtrValue
-	lda	p2, 1($31)
-	sll	p2, PERFMON_CTR0_WIDTH, p2
-	subq	p2, p1, p2
-	s4addq	p2, p0, p2
+	CTR0_DEADLINE p1, p2
 	mtpr	p0, ptCtrStart
 	mtpr	p2, ptCtrDeadline
 	bsr	p7, pal_rearm_alarm
@@ -759,11 +766,7 @@ pal_perfmon_disable:
 	blbc	a1, pal_perfmon_done
 	mfpr	p2, ptCtrDeadline
 	beq	p2, pal_perfmon_done
-	subq	p2, p0, p2
-	srl	p2, 2, p2
-	lda	p1, 1($31)
-	sll	p1, PERFMON_CTR0_WIDTH, p1
-	subq	p1, p2, p1
+	CTR0_COUNT p2, p1
 	zapnot	p1, 3, p1
 	mtpr	p1, ptCtrValue
 	mtpr	$31, ptCtrDeadline

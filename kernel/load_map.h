@@ -1,0 +1,50 @@
+// Image-load notifications (DCPI §4.3.2: the modified loader tells the daemon
+// where each image lands). The kernel appends one record per exec, one per
+// process exit, and one each for itself and the PALcode at boot; the driver's
+// daemon forwards them through the transfer ring (kLoadMap records). Layout
+// written once for the guest (writer) and hostdump (reader).
+#pragma once
+#include <cstdint>
+
+namespace dcpi {
+
+inline constexpr uint64_t kLoadMapMagic = 0x50414d4c49504344ull;  // "DCPILMAP"
+inline constexpr uint32_t kLoadMapCapacity = 4096;
+inline constexpr uint32_t kBuildIdMax = 32;
+inline constexpr uint32_t kImagePathMax = 168;
+
+enum class LoadKind : uint32_t {
+  kExec = 1,     // a user image mapped for pid
+  kExit = 2,     // pid exited (status in exit_status); its images are gone
+  kKernel = 3,   // the kernel image (pid 0, valid for every pid)
+  kPalcode = 4,  // the PALcode image (pid 0, valid for every pid)
+};
+
+// A PC in [load_address, load_address + size) of process pid (any pid for
+// kKernel/kPalcode) lies in this image at ELF virtual address
+// pc - load_address + link_address.
+struct LoadMapRecord {
+  uint32_t kind;  // LoadKind
+  uint32_t pid;
+  uint64_t load_address;
+  uint64_t size;
+  uint64_t link_address;
+  uint64_t time;  // RPCC when recorded
+  int64_t exit_status;
+  uint32_t parent_pid;
+  uint32_t build_id_bytes;  // 0 if the image has no NT_GNU_BUILD_ID note
+  uint8_t build_id[kBuildIdMax];
+  char path[kImagePathMax];  // NUL-terminated
+};
+static_assert(sizeof(LoadMapRecord) == 256);
+
+// At kernel symbol `dcpi_load_map`: record i is records[i % capacity].
+struct alignas(64) LoadMap {
+  uint64_t magic;
+  uint64_t capacity;  // kLoadMapCapacity
+  uint64_t count;     // records ever appended
+  uint64_t reserved[5];
+  LoadMapRecord records[kLoadMapCapacity];
+};
+
+}  // namespace dcpi

@@ -26,6 +26,12 @@ void sampler_stop();
 // observed_cycles: cycles from the start of the count to delivery (PALcode).
 void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles);
 
+// The scheduler tells the driver which process now runs on this CPU (called
+// with interrupts at IPL >= 5 on every context switch; pid 0 = kernel/idle).
+// DCPI §4.2: the handler reads the PID from its per-CPU line, not from shared
+// scheduler state.
+void sampler_context_switch(uint32_t pid);
+
 // For the guest self-tests: the periods drawn and observed on this CPU.
 struct PeriodObservation {
   uint32_t drawn;

@@ -65,6 +65,8 @@ void sampler_start() {
   kernel::pal::wrperfmon(PERFMON_ENABLE, 1);
 }
 
+void sampler_context_switch(uint32_t) {}
+
 void sampler_stop() { kernel::pal::wrperfmon(PERFMON_DISABLE, 1); }
 
 void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles) {

@@ -98,6 +98,9 @@ static inline struct dcpi_sysret dcpi_syscall6(long nr, long a0, long a1, long a
 /* Converts a Linux/Alpha errno to newlib's numbering. */
 int dcpi_errno_from_linux(long linux_errno);
 
+/* Sets errno (newlib numbering) for newlib's wrappers and for user code. */
+void dcpi_set_errno(int e);
+
 /* Performs a system call; on error sets errno (newlib numbering) and
    returns -1, else returns the result. */
 long dcpi_syscall(long nr, long a0, long a1, long a2, long a3);

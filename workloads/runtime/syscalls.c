@@ -13,8 +13,17 @@
 
 #include "linux_alpha.h"
 
+/* Two errno variables: newlib's reentrant wrappers (_write_r, ...) clear
+   the global `errno`, call _write and copy it into the reentrancy structure
+   that the errno macro reads.  Functions that user code calls directly
+   (dcpi_spawn, ...) must set the latter: dcpi_set_errno sets both. */
 #undef errno
 extern int errno;
+
+void dcpi_set_errno(int e) {
+  errno = e;
+  *__errno() = e;
+}
 
 int dcpi_errno_from_linux(long e) {
   /* 1..34 agree except 11 (Alpha: EDEADLK); the rest that matter here. */
@@ -39,7 +48,7 @@ int dcpi_errno_from_linux(long e) {
 long dcpi_syscall(long nr, long a0, long a1, long a2, long a3) {
   struct dcpi_sysret r = dcpi_syscall6(nr, a0, a1, a2, a3, 0, 0);
   if (r.error) {
-    errno = dcpi_errno_from_linux(r.value);
+    dcpi_set_errno(dcpi_errno_from_linux(r.value));
     return -1;
   }
   return r.value;
@@ -96,7 +105,7 @@ int _stat(const char *path, struct stat *st) {
   int r = _fstat(fd, st);
   int saved = errno;
   _close(fd);
-  errno = saved;
+  dcpi_set_errno(saved);
   return r;
 }
 
@@ -105,7 +114,7 @@ int _isatty(int fd) {
   struct stat st;
   if (_fstat(fd, &st) < 0) return 0;
   if (!S_ISCHR(st.st_mode)) {
-    errno = ENOTTY;
+    dcpi_set_errno(ENOTTY);
     return 0;
   }
   return 1;
@@ -118,7 +127,7 @@ void *_sbrk(ptrdiff_t incr) {
   if (current == 0) {
     struct dcpi_sysret r = dcpi_syscall6(SYS_DCPI_BRK, 0, 0, 0, 0, 0, 0);
     if (r.error || r.value == 0) {
-      errno = ENOMEM;
+      dcpi_set_errno(ENOMEM);
       return (void *)-1;
     }
     current = (uintptr_t)r.value;
@@ -126,12 +135,12 @@ void *_sbrk(ptrdiff_t incr) {
   uintptr_t old = current, want = old + (uintptr_t)incr;
   if (incr == 0) return (void *)old;
   if (incr < 0 ? want > old : want < old) { /* wrapped around */
-    errno = ENOMEM;
+    dcpi_set_errno(ENOMEM);
     return (void *)-1;
   }
   struct dcpi_sysret r = dcpi_syscall6(SYS_DCPI_BRK, (long)want, 0, 0, 0, 0, 0);
   if (r.error || (uintptr_t)r.value != want) {
-    errno = ENOMEM;
+    dcpi_set_errno(ENOMEM);
     return (void *)-1;
   }
   current = want;
@@ -168,7 +177,7 @@ clock_t _times(struct tms *t) {
   struct linux_tms lt;
   struct dcpi_sysret r = dcpi_syscall6(SYS_DCPI_TIMES, (long)&lt, 0, 0, 0, 0, 0);
   if (r.error) {
-    errno = dcpi_errno_from_linux(r.value);
+    dcpi_set_errno(dcpi_errno_from_linux(r.value));
     return (clock_t)-1;
   }
   if (t) {
@@ -184,18 +193,18 @@ clock_t _times(struct tms *t) {
 int _link(const char *old, const char *new_) {
   (void)old;
   (void)new_;
-  errno = ENOSYS;
+  dcpi_set_errno(ENOSYS);
   return -1;
 }
 
 int _unlink(const char *path) {
   (void)path;
-  errno = ENOSYS;
+  dcpi_set_errno(ENOSYS);
   return -1;
 }
 
 int _fork(void) {
-  errno = ENOSYS;
+  dcpi_set_errno(ENOSYS);
   return -1;
 }
 
@@ -203,7 +212,7 @@ int _execve(const char *path, char *const argv[], char *const envp[]) {
   (void)path;
   (void)argv;
   (void)envp;
-  errno = ENOSYS;
+  dcpi_set_errno(ENOSYS);
   return -1;
 }
 

@@ -16,9 +16,15 @@ ExternalProject_Add(guest
   USES_TERMINAL_BUILD ON)
 set(DCPI_PALCODE_ELF ${DCPI_GUEST_BINARY_DIR}/palcode/palcode.elf)
 set(DCPI_KERNEL_ELF ${DCPI_GUEST_BINARY_DIR}/kernel/kernel.elf)
+# The workloads: Alpha ELFs (unstripped, with build-ids) and the initrd that
+# carries them (/bin/<workload>, /etc/*.mix); native builds for comparison.
+set(DCPI_WORKLOADS_ALPHA_DIR ${DCPI_GUEST_BINARY_DIR}/workloads)
+set(DCPI_INITRD ${DCPI_WORKLOADS_ALPHA_DIR}/initrd.cpio)
+set(DCPI_WORKLOADS_NATIVE_DIR ${CMAKE_BINARY_DIR}/workloads/native)
 
 enable_testing()
 add_subdirectory(qemu)
 add_subdirectory(hostdump)
 add_subdirectory(analysis)
+add_subdirectory(workloads)
 add_subdirectory(tests)

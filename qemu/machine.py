@@ -49,7 +49,11 @@ def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=Non
     ]
     if serial2_port is not None:
         command += ["-serial", f"tcp:127.0.0.1:{serial2_port}"]
-    if initrd:
+    if initrd is not None:
+        # QEMU puts it at the top of RAM; its address and size follow the
+        # command line (DESIGN §3). build/guest/workloads/initrd.cpio (newc).
+        if not os.path.isfile(initrd):
+            raise BootError(f"initrd not found: {initrd}")
         command += ["-initrd", initrd]
     if append:
         command += ["-append", append]
@@ -58,10 +62,10 @@ def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=Non
     return command
 
 
-def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300):
+def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300, initrd=None):
     """Boots, waits for the guest to power off, returns its console text."""
     check_inputs(palcode, kernel)
-    command = qemu_command(palcode, kernel, cpus, append)
+    command = qemu_command(palcode, kernel, cpus, append, initrd=initrd)
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, errors="replace", timeout=timeout)

@@ -53,13 +53,13 @@ TEST(QemuMachine, AgreesWithThePythonHarness) {
   MachineConfig config;
   config.palcode = "p.elf";
   config.kernel = "k.elf";
-  config.initrd = "i.cpio";
+  config.initrd = DCPI_SOURCE_DIR "/README.md";  // machine.py checks it exists
   config.cpus = 2;
   config.append = "init=/bin/init";
   config.gdb_port = 1234;
   config.serial2_port = 5678;
   EXPECT_EQ(python_command("'p.elf', 'k.elf', 2, 'init=/bin/init', gdb_port=1234, "
-                           "initrd='i.cpio', serial2_port=5678"),
+                           "initrd='" DCPI_SOURCE_DIR "/README.md', serial2_port=5678"),
             joined(qemu_command(config)));
 }
 

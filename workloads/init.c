@@ -1,0 +1,135 @@
+/* init: the first process.  Runs the workload script named by argv[1]
+   (default /etc/default.mix), one command per line:
+
+     # comment                (blank lines and comments are skipped)
+     /bin/copy                run and wait for it
+     /bin/stream 5 &          run in the background
+     wait                     wait for every background child
+
+   For each child that ends it prints `init: <prog> pid N exit S` (or
+   `signal S`), and `init: done` at the end, after waiting for any
+   background child still running.  Exit status 0 if every child exited 0,
+   1 otherwise (or if a spawn failed, or the script cannot be read). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "dcpi_user.h"
+
+#define MAX_ARGS 32
+#define MAX_CHILDREN 64
+
+struct child {
+  int pid;
+  char prog[64];
+};
+
+static struct child running[MAX_CHILDREN];
+static int nrunning, failures;
+
+static void report(int pid, int status) {
+  const char *prog = "?";
+  for (int i = 0; i < nrunning; i++)
+    if (running[i].pid == pid) {
+      static char name[64];
+      strcpy(name, running[i].prog);
+      prog = name;
+      running[i] = running[--nrunning];
+      break;
+    }
+  if (WIFEXITED(status)) {
+    printf("init: %s pid %d exit %d\n", prog, pid, WEXITSTATUS(status));
+    if (WEXITSTATUS(status) != 0) failures++;
+  } else {
+    printf("init: %s pid %d signal %d\n", prog, pid, WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+    failures++;
+  }
+  fflush(stdout);
+}
+
+static void wait_for(int pid) {
+  for (;;) {
+    int status = 0, got = dcpi_wait(pid, &status);
+    if (got < 0) {
+      if (errno != ECHILD) {
+        printf("init: wait failed: %s\n", strerror(errno));
+        failures++;
+      }
+      return;
+    }
+    report(got, status);
+    if (got == pid) return;
+  }
+}
+
+static void wait_all(void) {
+  while (nrunning > 0) {
+    int before = nrunning;
+    wait_for(-1);
+    if (nrunning == before) { /* the kernel has no child left we know of */
+      printf("init: %d background children lost\n", nrunning);
+      failures += nrunning;
+      nrunning = 0;
+    }
+  }
+}
+
+static void run_line(char *line) {
+  char *argv[MAX_ARGS + 1];
+  int argc = 0, background = 0;
+  for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+    if (tok[0] == '#') break;
+    size_t len = strlen(tok);
+    if (strcmp(tok, "&") == 0) {
+      background = 1;
+      continue;
+    }
+    if (len > 1 && tok[len - 1] == '&') {
+      tok[len - 1] = '\0';
+      background = 1;
+    }
+    if (argc < MAX_ARGS) argv[argc++] = tok;
+  }
+  argv[argc] = NULL;
+  if (argc == 0) return;
+  if (strcmp(argv[0], "wait") == 0) {
+    wait_all();
+    return;
+  }
+  if (nrunning == MAX_CHILDREN) wait_all();
+  int pid = dcpi_spawn(argv[0], argv);
+  if (pid < 0) {
+    printf("init: %s spawn failed: %s\n", argv[0], strerror(errno));
+    fflush(stdout);
+    failures++;
+    return;
+  }
+  const char *base = strrchr(argv[0], '/');
+  base = base ? base + 1 : argv[0];
+  running[nrunning].pid = pid;
+  snprintf(running[nrunning].prog, sizeof running[nrunning].prog, "%s", base);
+  nrunning++;
+  if (!background) wait_for(pid);
+}
+
+int main(int argc, char **argv) {
+  const char *script = argc > 1 ? argv[1] : "/etc/default.mix";
+  FILE *f = fopen(script, "r");
+  if (!f) {
+    printf("init: cannot open %s: %s\n", script, strerror(errno));
+    printf("init: done\n");
+    return 1;
+  }
+  printf("init: running %s on %s\n", script, dcpi_platform());
+  fflush(stdout);
+  char line[512];
+  while (fgets(line, sizeof line, f)) run_line(line);
+  fclose(f);
+  wait_all();
+  printf("init: %d failed\n", failures);
+  printf("init: done\n");
+  fflush(stdout);
+  return failures == 0 ? 0 : 1;
+}

@@ -54,7 +54,7 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
 }
 
 // Records one sample of `event` at `pc` for the running process.
-inline void record(CpuHot& hot, uint64_t pc, uint32_t event) {
+[[gnu::always_inline]] inline void record(CpuHot& hot, uint64_t pc, uint32_t event) {
   DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
   const uint32_t pid_event = hot.pid | event << 16;
   if (hot.flushing) [[unlikely]] {
@@ -86,7 +86,7 @@ inline void record(CpuHot& hot, uint64_t pc, uint32_t event) {
 }
 
 // DCPI §4.1.1: a fresh pseudo-random period on every interrupt.
-inline uint32_t reload(CpuHot& hot) {
+[[gnu::always_inline]] inline uint32_t reload(CpuHot& hot) {
   hot.seed = park_miller_next(hot.seed);
   const uint32_t period = hot.period_base + scale_to_range(hot.seed, hot.period_range);
   const uint64_t reset_value = (uint64_t{1} << PERFMON_CTR0_WIDTH) - period;

@@ -48,7 +48,7 @@ void sample_loop(void (*loop)(uint64_t), uint64_t samples, drv::Variant variant)
   drv::sampler_init_cpu(cpu, 12345 + cpu, config);
   drv::sampler_start();
   while (__atomic_load_n(&dcpi_driver_stats[cpu].interrupts, __ATOMIC_RELAXED) < samples)
-    loop(10'000);
+    loop(100'000);
   drv::sampler_stop();
 }
 
@@ -247,6 +247,7 @@ void mix_worker() {
   for (uint64_t i = 0; i < bench_iterations; ++i) sink = workload::mix_iteration(cpu, sink);
   drv::sampler_stop();
   __atomic_store_n(&bench_done[cpu], 1, __ATOMIC_RELEASE);
+  if (cpu != 0) pal::wripir(0);  // wake the boot CPU waiting in wtint
 }
 
 // The mix on every online CPU; returns elapsed cycles until all finished.
@@ -258,10 +259,15 @@ uint64_t run_mix_everywhere(bool profiled) {
   const uint64_t start = pal::rpcc();
   smp::run_on_secondaries(mix_worker);
   mix_worker();
+  // Halted, not spinning, while the others finish: the virtual clock then
+  // advances only by instructions that the workload (and sampling) executed.
+  const uint64_t ipl = pal::swpipl(IPL_IPI);
   for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu)
-    while (smp::cpus[cpu].online && !__atomic_load_n(&bench_done[cpu], __ATOMIC_ACQUIRE)) {
-    }
-  return pal::rpcc() - start;
+    while (smp::cpus[cpu].online && !__atomic_load_n(&bench_done[cpu], __ATOMIC_ACQUIRE))
+      pal::wtint();
+  const uint64_t elapsed = pal::rpcc() - start;
+  pal::swpipl(ipl);
+  return elapsed;
 }
 
 // A synthetic loop on this CPU: spread_loop chunks, optionally with a new PID

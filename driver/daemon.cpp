@@ -54,13 +54,13 @@ bool initialised(uint32_t cpu) { return cpu < daemon.cpu_count && g_aux[cpu].ini
 // Sends `count` entries in records of kRecordEntries.
 void emit_samples(uint32_t cpu, SamplesReason reason, const SampleEntry* entries, uint64_t count) {
   for (uint64_t done = 0; done < count;) {
-    const uint32_t n = count - done < kRecordEntries ? static_cast<uint32_t>(count - done)
-                                                     : kRecordEntries;
+    const uint32_t n =
+        count - done < kRecordEntries ? static_cast<uint32_t>(count - done) : kRecordEntries;
     uint64_t samples = 0;
     for (uint32_t i = 0; i < n; ++i) samples += entries[done + i].count;
     const uint32_t bytes = sizeof(SamplesPayload) + n * sizeof(SampleEntry);
-    uint8_t* payload = ring.begin(RecordType::kSamples, static_cast<uint16_t>(cpu), bytes,
-                                  daemon.epoch, samples);
+    uint8_t* payload =
+        ring.begin(RecordType::kSamples, static_cast<uint16_t>(cpu), bytes, daemon.epoch, samples);
     if (payload != nullptr) {
       const SamplesPayload head{static_cast<uint32_t>(reason), n, 0};
       __builtin_memcpy(payload, &head, sizeof head);
@@ -120,8 +120,8 @@ void flush_cpu(uint32_t cpu) {
 
 void emit_stats(uint32_t cpu) {
   const DriverCpuStats stats = read_stats(cpu);
-  uint8_t* payload = ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats,
-                                daemon.epoch, 0);
+  uint8_t* payload =
+      ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
   if (payload == nullptr) return;
   __builtin_memcpy(payload, &stats, sizeof stats);
   ring.commit();
@@ -144,8 +144,7 @@ void forward_load_map() {
   if (count - daemon.load_map_forwarded > kLoadMapCapacity)
     daemon.load_map_forwarded = count - kLoadMapCapacity;  // overwritten before we saw them
   for (; daemon.load_map_forwarded < count; ++daemon.load_map_forwarded) {
-    const LoadMapRecord& record =
-        map.records[daemon.load_map_forwarded & (kLoadMapCapacity - 1)];
+    const LoadMapRecord& record = map.records[daemon.load_map_forwarded & (kLoadMapCapacity - 1)];
     uint8_t* payload = ring.begin(RecordType::kLoadMap, 0xffff, sizeof record, daemon.epoch, 0);
     if (payload == nullptr) continue;
     __builtin_memcpy(payload, &record, sizeof record);

@@ -4,11 +4,10 @@
 #pragma once
 #include <cstdint>
 
+#include "driver/control_block.h"
 #include "driver/events.h"
 #include "driver/sampler.h"
 #include "driver/transfer_ring.h"
-
-#include "driver/control_block.h"
 
 // Kernel symbols the host reads (and writes: ring tail, control block).
 extern "C" {

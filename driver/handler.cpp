@@ -135,8 +135,7 @@ void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed) {
   }
   CpuAux& aux = g_aux[hot.cpu];
   if (aux.traced < kTraceCapacity) {
-    aux.trace[aux.traced++] =
-        PeriodObservation{aux.last_period, static_cast<uint32_t>(observed)};
+    aux.trace[aux.traced++] = PeriodObservation{aux.last_period, static_cast<uint32_t>(observed)};
   }
   aux.last_period = reload(hot);
 }

@@ -54,8 +54,8 @@ struct GlobalConfig {
   uint32_t period_base;
   uint32_t period_range;
   EventSet events;
-  uint32_t mux;           // 1: time-multiplex the events on counter 0
-  Variant base_variant;   // cycles, trace or value when not multiplexing
+  uint32_t mux;          // 1: time-multiplex the events on counter 0
+  Variant base_variant;  // cycles, trace or value when not multiplexing
   uint32_t mux_count;
   uint8_t mux_events[kMaxMuxEvents];
 };

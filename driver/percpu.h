@@ -37,22 +37,22 @@ using Handler = void (*)(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observe
 inline constexpr uint32_t kMaxMuxEvents = 4;
 
 struct alignas(64) CpuHot {
-  SampleEntry* table;     // this CPU's hash table (kBuckets buckets)
-  SampleEntry* cursor;    // next free slot of the active overflow buffer
-  SampleEntry* limit;     // end of the active overflow buffer
-  Handler handler;        // the specialized variant now in use
-  uint32_t seed;          // Park–Miller state (DCPI §4.1.1)
-  uint32_t bucket_mask;   // read-only copy: kBuckets - 1
-  uint32_t period_base;   // read-only copy: period = base + [0, range)
-  uint32_t period_range;  //
-  uint16_t pid;           // the running process (sampler_context_switch)
-  uint16_t event;         // event counter 0 counts now (dcpi::Event)
-  uint8_t flushing;       // the table is being flushed: append to the buffer
-  uint8_t active;         // overflow buffer in use: 0 or 1
-  uint8_t other_pending;  // the other buffer is still the daemon's
-  uint8_t evict;          // mod-4 round-robin eviction counter
-  uint8_t mux_index;      // position in mux_events
-  uint8_t mux_count;      // read-only copy: events in the mux list
+  SampleEntry* table;                 // this CPU's hash table (kBuckets buckets)
+  SampleEntry* cursor;                // next free slot of the active overflow buffer
+  SampleEntry* limit;                 // end of the active overflow buffer
+  Handler handler;                    // the specialized variant now in use
+  uint32_t seed;                      // Park–Miller state (DCPI §4.1.1)
+  uint32_t bucket_mask;               // read-only copy: kBuckets - 1
+  uint32_t period_base;               // read-only copy: period = base + [0, range)
+  uint32_t period_range;              //
+  uint16_t pid;                       // the running process (sampler_context_switch)
+  uint16_t event;                     // event counter 0 counts now (dcpi::Event)
+  uint8_t flushing;                   // the table is being flushed: append to the buffer
+  uint8_t active;                     // overflow buffer in use: 0 or 1
+  uint8_t other_pending;              // the other buffer is still the daemon's
+  uint8_t evict;                      // mod-4 round-robin eviction counter
+  uint8_t mux_index;                  // position in mux_events
+  uint8_t mux_count;                  // read-only copy: events in the mux list
   uint8_t mux_events[kMaxMuxEvents];  // read-only copy of the mux list
   uint8_t cpu;
   uint8_t spare;

@@ -54,8 +54,8 @@ class RingWriter {
       return nullptr;
     }
     if (pad != 0) {
-      uint8_t* payload = start(RecordType::kPad, 0xffff, static_cast<uint32_t>(pad - sizeof(RecordHeader)),
-                               epoch);
+      uint8_t* payload =
+          start(RecordType::kPad, 0xffff, static_cast<uint32_t>(pad - sizeof(RecordHeader)), epoch);
       for (uint64_t i = 0; i < pad - sizeof(RecordHeader); ++i) payload[i] = 0;
       commit();
     }
@@ -65,7 +65,8 @@ class RingWriter {
   // Checksums the record begun last and publishes it (head).
   void commit() {
     TransferRingHeader& h = ring_.header;
-    auto* header = reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
+    auto* header =
+        reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
     header->crc = 0;
     uint32_t crc = crc32c(header, sizeof(RecordHeader));
     crc = crc32c_update(crc, header + 1, header->payload_bytes);
@@ -80,7 +81,8 @@ class RingWriter {
  private:
   uint8_t* start(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch) {
     TransferRingHeader& h = ring_.header;
-    auto* header = reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
+    auto* header =
+        reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
     header->magic = kRecordMagic;
     header->type = static_cast<uint16_t>(type);
     header->cpu = cpu;

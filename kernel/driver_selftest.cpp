@@ -129,9 +129,10 @@ Totals account(const char* when) {
     t.to_daemon += s.samples_to_daemon;
     t.dropped += dropped;
   }
-  kprintf("DCPI-TEST conservation %s total interrupts=%lu table=%lu buffers=%lu to_daemon=%lu "
-          "dropped=%lu\n",
-          when, t.interrupts, t.table, t.buffers, t.to_daemon, t.dropped);
+  kprintf(
+      "DCPI-TEST conservation %s total interrupts=%lu table=%lu buffers=%lu to_daemon=%lu "
+      "dropped=%lu\n",
+      when, t.interrupts, t.table, t.buffers, t.to_daemon, t.dropped);
   return t;
 }
 
@@ -159,10 +160,11 @@ void check_ring() {
     position += dcpi::record_span(h->payload_bytes);
   }
   const drv::RingTotals totals = drv::ring_totals();
-  kprintf("DCPI-TEST ring records=%lu bad=%lu gaps=%lu samples_in_ring=%lu written=%lu "
-          "samples_written=%lu records_dropped=%lu samples_dropped=%lu\n",
-          records, bad, gaps, samples, totals.records_written, totals.samples_written,
-          totals.records_dropped, totals.samples_dropped);
+  kprintf(
+      "DCPI-TEST ring records=%lu bad=%lu gaps=%lu samples_in_ring=%lu written=%lu "
+      "samples_written=%lu records_dropped=%lu samples_dropped=%lu\n",
+      records, bad, gaps, samples, totals.records_written, totals.samples_written,
+      totals.records_dropped, totals.samples_dropped);
 }
 
 void test_conservation(uint64_t guest_instructions) {
@@ -201,7 +203,8 @@ void test_control() {
   using dcpi::ControlCommand;
   const uint64_t imiss = dcpi::event_bit(dcpi::Event::kIMiss);
   const uint64_t cycles = dcpi::event_bit(dcpi::Event::kCycles);
-  kprintf("DCPI-TEST control events=imiss status=%ld\n", control(ControlCommand::kSetEvents, imiss));
+  kprintf("DCPI-TEST control events=imiss status=%ld\n",
+          control(ControlCommand::kSetEvents, imiss));
   kprintf("DCPI-TEST control events=cycles+imiss mux=1 status=%ld\n",
           control(ControlCommand::kSetEvents, cycles | imiss, 1));
   kprintf("DCPI-TEST control period=100 status=%ld\n", control(ControlCommand::kSetPeriod, 100, 0));
@@ -217,8 +220,8 @@ void test_control() {
   while (dcpi_driver_stats[cpu].interrupts < 500) spread_loop(1000);
   control(ControlCommand::kStop);
   const dcpi::DriverCpuStats s = drv::read_stats(cpu);
-  kprintf("DCPI-TEST control mux interrupts=%lu to_daemon=%lu variant=%u event=%u\n",
-          s.interrupts, s.samples_to_daemon, static_cast<uint32_t>(drv::variant_of(cpu)),
+  kprintf("DCPI-TEST control mux interrupts=%lu to_daemon=%lu variant=%u event=%u\n", s.interrupts,
+          s.samples_to_daemon, static_cast<uint32_t>(drv::variant_of(cpu)),
           dcpi_cpu_hot[cpu].event);
   // The same through the control block, as the host would do it.
   dcpi::ControlBlock& block = dcpi_control;
@@ -293,9 +296,10 @@ void bench_synthetic(const char* name, uint64_t chunks, bool churn) {
   drv::sampler_stop();
   const uint64_t on = pal::rpcc() - start;
   const dcpi::DriverCpuStats& s = dcpi_driver_stats[cpu];
-  kprintf("DCPI-TEST bench synthetic=%s off=%lu on=%lu interrupts=%lu hits=%lu misses=%lu "
-          "evictions=%lu handler_cycles=%lu\n",
-          name, off, on, s.interrupts, s.hits, s.misses, s.evictions, s.handler_cycles);
+  kprintf(
+      "DCPI-TEST bench synthetic=%s off=%lu on=%lu interrupts=%lu hits=%lu misses=%lu "
+      "evictions=%lu handler_cycles=%lu\n",
+      name, off, on, s.interrupts, s.hits, s.misses, s.evictions, s.handler_cycles);
 }
 
 void test_bench(uint64_t iterations) {
@@ -322,12 +326,13 @@ void test_bench(uint64_t iterations) {
     total.overflow_switches += s.overflow_switches;
     for (uint32_t d = 0; d < dcpi::kDropReasons; ++d) total.dropped[d] += s.dropped[d];
   }
-  kprintf("DCPI-TEST bench mix cpus=%u iterations=%lu off=%lu on=%lu interrupts=%lu hits=%lu "
-          "misses=%lu evictions=%lu handler_cycles=%lu samples_to_daemon=%lu "
-          "entries_to_daemon=%lu switches=%lu dropped=%lu\n",
-          cpus, iterations, off, on, total.interrupts, total.hits, total.misses, total.evictions,
-          total.handler_cycles, total.samples_to_daemon, total.entries_to_daemon,
-          total.overflow_switches, total.dropped[dcpi::kDropBothBuffersFull]);
+  kprintf(
+      "DCPI-TEST bench mix cpus=%u iterations=%lu off=%lu on=%lu interrupts=%lu hits=%lu "
+      "misses=%lu evictions=%lu handler_cycles=%lu samples_to_daemon=%lu "
+      "entries_to_daemon=%lu switches=%lu dropped=%lu\n",
+      cpus, iterations, off, on, total.interrupts, total.hits, total.misses, total.evictions,
+      total.handler_cycles, total.samples_to_daemon, total.entries_to_daemon,
+      total.overflow_switches, total.dropped[dcpi::kDropBothBuffersFull]);
 }
 
 }  // namespace

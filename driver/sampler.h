@@ -12,9 +12,21 @@ namespace dcpi::driver {
 inline constexpr uint32_t kDefaultPeriodBase = 60 * 1024;
 inline constexpr uint32_t kDefaultPeriodRange = 4 * 1024;
 
+// Handler variants (DCPI §4.2: "we switch dynamically among specialized
+// versions of the interrupt handler"), selected by a pointer in the per-CPU
+// line (driver/percpu.h), never by testing flags on every interrupt.
+enum class Variant : uint32_t {
+  kCycles = 0,  // one event (cycles): hash table only
+  kMux = 1,     // time-multiplexed events: rotates counter 0's event (DCPI §4.1)
+  kValue = 2,   // value-sampling hook (seed 001): the cycles path plus a count, for now
+  kTrace = 3,   // cycles path + raw (PC, PS) sample log + period trace (skeleton tools, tests)
+  kCount = 4,
+};
+
 struct SamplerConfig {
   uint32_t period_base = kDefaultPeriodBase;
   uint32_t period_range = kDefaultPeriodRange;
+  Variant variant = Variant::kCycles;
 };
 
 // Called once per CPU, on that CPU, before start.

@@ -39,23 +39,29 @@ uint64_t samples_wanted;
 // Weights: copy 2, checksum 1, multiply 1, spread_loop 1 (by instructions).
 void run_mix() {
   const uint32_t cpu = static_cast<uint32_t>(pal::whami());
-  dcpi::driver::sampler_init_cpu(cpu, 4242 + cpu, dcpi::driver::SamplerConfig{});
+  dcpi::driver::SamplerConfig config;
+  config.variant = dcpi::driver::Variant::kTrace;  // also the raw log `dcpi samples` reads
+  dcpi::driver::sampler_init_cpu(cpu, 4242 + cpu, config);
   dcpi::driver::sampler_start();
-  uint64_t* a = buffers[cpu][0];
-  uint64_t* b = buffers[cpu][1];
   uint64_t sink = cpu;
-  while (__atomic_load_n(&dcpi_sample_logs[cpu].written, __ATOMIC_RELAXED) < samples_wanted) {
-    for (int r = 0; r < 8; ++r) copy_words(a, b, kBufferWords);
-    for (int r = 0; r < 4; ++r) sink += checksum_words(a, kBufferWords);
-    sink = multiply_chain(sink, 10000);
-    spread_loop(10000);
-    b[sink % kBufferWords] = sink;
-  }
+  while (__atomic_load_n(&dcpi_sample_logs[cpu].written, __ATOMIC_RELAXED) < samples_wanted)
+    sink = mix_iteration(cpu, sink);
   dcpi::driver::sampler_stop();
   __atomic_store_n(&finished[cpu], 1, __ATOMIC_RELEASE);
 }
 
 }  // namespace
+
+uint64_t mix_iteration(uint32_t cpu, uint64_t sink) {
+  uint64_t* a = buffers[cpu][0];
+  uint64_t* b = buffers[cpu][1];
+  for (int r = 0; r < 8; ++r) copy_words(a, b, kBufferWords);
+  for (int r = 0; r < 4; ++r) sink += checksum_words(a, kBufferWords);
+  sink = multiply_chain(sink, 10000);
+  spread_loop(10000);
+  b[sink % kBufferWords] = sink;
+  return sink;
+}
 
 void profile_all_cpus(uint64_t samples) {
   samples_wanted = samples;

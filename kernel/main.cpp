@@ -1,5 +1,6 @@
 // Kernel entry on the boot CPU: traps, secondary CPUs, then the job the
 // command line asks for (a guest self-test, or the default profiled run).
+#include "driver/driver.h"
 #include "kernel/console.h"
 #include "kernel/kernel_workload.h"
 #include "kernel/palcalls.h"
@@ -62,6 +63,7 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
   kprintf("dcpi-kernel: %lu CPUs, %lu MB, command line '%s'\n", cpu_count, memory_bytes >> 20,
           command_line);
   const BootOptions options = parse_command_line(command_line);
+  dcpi::driver::driver_init(static_cast<uint32_t>(cpu_count), 0);
   smp::start_secondaries(cpu_count);
   pal::set_tick(smp::kTickNs);
   pal::swpipl(0);
@@ -71,6 +73,12 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
     pal::halt();
   }
   workload::profile_all_cpus(options.samples);
+  dcpi::driver::flush_all();  // the profile so far into the transfer ring
   kprintf("DCPI-READY\n");
-  for (;;) pal::wtint();
+  // The DCPI daemon runs in the boot CPU's idle loop until kernel threads
+  // exist: woken by the tick, a full-buffer IPI, or any other interrupt.
+  for (;;) {
+    pal::wtint();
+    dcpi::driver::daemon_step();
+  }
 }

@@ -1,18 +1,12 @@
 #include "kernel/selftest.h"
 
-#include "driver/sample_log.h"
-#include "driver/sampler.h"
 #include "kernel/console.h"
+#include "kernel/driver_selftest.h"
 #include "kernel/palcalls.h"
 #include "kernel/smp.h"
 #include "kernel/traps.h"
 
 extern "C" {
-void spread_loop(uint64_t iterations);
-void callpal_loop(uint64_t iterations);
-extern const uint32_t spread_loop_body[], spread_loop_end[];
-extern const uint32_t callpal_loop_body[], callpal_loop_end[];
-extern dcpi::SampleLog dcpi_sample_logs[];
 void trigger_traps();
 extern const uint32_t trap_bpt[], trap_opcdec[], trap_arith[], trap_fen[];
 }
@@ -25,32 +19,6 @@ bool equals(const char* a, const char* b) {
   return *a == *b;
 }
 
-// Runs `loop` on this CPU with sampling on until `samples` were taken.
-void sample_loop(void (*loop)(uint64_t), uint64_t samples) {
-  const uint32_t cpu = static_cast<uint32_t>(pal::whami());
-  dcpi::driver::sampler_init_cpu(cpu, 12345 + cpu, dcpi::driver::SamplerConfig{});
-  dcpi::driver::sampler_start();
-  while (__atomic_load_n(&dcpi_sample_logs[cpu].written, __ATOMIC_RELAXED) < samples) loop(100'000);
-  dcpi::driver::sampler_stop();
-}
-
-// Samples per instruction of [begin, end): one line each.
-void print_histogram(const char* name, const uint32_t* begin, const uint32_t* end) {
-  const dcpi::SampleLog& log = dcpi_sample_logs[pal::whami()];
-  uint64_t outside = 0;
-  for (const uint32_t* insn = begin; insn < end; ++insn) {
-    uint64_t hits = 0;
-    for (uint64_t i = 0; i < log.written; ++i)
-      hits += log.records[i].pc == reinterpret_cast<uint64_t>(insn);
-    kprintf("DCPI-TEST %s offset=%lu samples=%lu\n", name, (insn - begin) * 4ul, hits);
-  }
-  for (uint64_t i = 0; i < log.written; ++i) {
-    const uint64_t pc = log.records[i].pc;
-    outside += pc < reinterpret_cast<uint64_t>(begin) || pc >= reinterpret_cast<uint64_t>(end);
-  }
-  kprintf("DCPI-TEST %s total=%lu outside=%lu\n", name, log.written, outside);
-}
-
 void test_ipi() {
   const uint32_t self = static_cast<uint32_t>(pal::whami());
   for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
@@ -59,16 +27,6 @@ void test_ipi() {
     kprintf("DCPI-TEST ipi from=%u to=%u %s cycles=%lu\n", self, cpu, cycles ? "ok" : "timeout",
             cycles);
   }
-}
-
-void test_period(uint64_t samples) {
-  sample_loop(spread_loop, samples);
-  const dcpi::driver::PeriodObservation* trace;
-  const uint64_t n =
-      dcpi::driver::sampler_period_trace(static_cast<uint32_t>(pal::whami()), &trace);
-  for (uint64_t i = 0; i < n; ++i)
-    kprintf("DCPI-TEST period drawn=%u observed=%u\n", trace[i].drawn, trace[i].observed);
-  kprintf("DCPI-TEST period count=%lu\n", n);
 }
 
 // Runs trigger_traps with the recorder armed and prints, for each trap,
@@ -96,16 +54,10 @@ void run(const char* name, uint64_t samples) {
   kprintf("DCPI-TEST boot cpus_online=%lu\n", smp::online_count());
   if (equals(name, "ipi")) {
     test_ipi();
-  } else if (equals(name, "period")) {
-    test_period(samples);
-  } else if (equals(name, "spread")) {
-    sample_loop(spread_loop, samples);
-    print_histogram("spread", spread_loop_body, spread_loop_end);
+  } else if (driver_selftest::run(name, samples)) {
+    // period, spread, blindspot, iplspot, conservation, control, bench
   } else if (equals(name, "traps")) {
     test_traps();
-  } else if (equals(name, "blindspot")) {
-    sample_loop(callpal_loop, samples);
-    print_histogram("blindspot", callpal_loop_body, callpal_loop_end);
   } else if (!equals(name, "boot")) {
     kprintf("DCPI-TEST unknown test '%s'\n", name);
   }

@@ -1,5 +1,6 @@
 #include "kernel/smp.h"
 
+#include "driver/driver.h"
 #include "firmware/pal_abi.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
@@ -62,6 +63,7 @@ void handle_ipi() {
   __atomic_fetch_add(&self.ipis_received, 1, __ATOMIC_ACQ_REL);
   const uint64_t reply_to = __atomic_exchange_n(&self.reply_to, 0, __ATOMIC_ACQ_REL);
   if (reply_to != 0) pal::wripir(reply_to - 1);
+  dcpi::driver::sampler_ipi();  // requests from the DCPI daemon (driver/sync.cpp)
 }
 
 void run_on_secondaries(void (*job)()) {

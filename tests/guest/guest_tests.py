@@ -134,6 +134,112 @@ def case_blindspot():
     expect(uniform > critical, f"and is not uniform: chi2={uniform:.1f} > {critical:.1f}")
 
 
+def case_iplspot():
+    """Overflows at IPL 6 are deferred to the instruction after the swpipl
+    that lowers the IPL (DCPI §4.1.3); QEMU executes swpipl inline."""
+    counts, total, outside = histogram(boot(1, "test=iplspot samples=6000"), "iplspot")
+    loop = len(counts)  # kernel/driver_loops.S: 11 instructions
+    masked = range(2, 8)  # the four addq, the lda, and the lowering swpipl run at IPL 6
+    landing = 8  # the instruction after swpipl(0)
+    expect(loop == 11 and outside == 0, f"{total} samples, all inside the 11-instruction loop")
+    expect(all(counts[i] == 0 for i in masked),
+           f"no sample on the {len(masked)} instructions that run at IPL 6: {counts[2:8]}")
+    expected = [total * (1 + len(masked) if i == landing else 0 if i in masked else 1) / loop
+                for i in range(loop)]
+    excess = counts[landing] / (sum(counts) - counts[landing]) * (loop - len(masked) - 1)
+    expect(abs(excess - (1 + len(masked))) < 0.6,
+           f"the instruction after swpipl(0) gets {excess:.2f}x, expected {1 + len(masked)}x")
+    kept = [i for i in range(loop) if i not in masked]
+    statistic = chi_square([counts[i] for i in kept], [expected[i] for i in kept])
+    critical = chi_square_critical(len(kept) - 1)
+    expect(statistic < critical, f"histogram fits the deferral model: chi2={statistic:.1f} < {critical:.1f}")
+
+
+def case_conservation():
+    """4 CPUs, period 1K-2K, flush every 3 ms, PID churn: every delivered
+    interrupt is in a table, in an overflow buffer, handed to the daemon, or
+    counted as dropped, exactly; and the transfer ring agrees."""
+    text = boot(4, "test=conservation samples=1000000000")
+    assert_booted(text, 4)
+    elapsed = int(values(text, r"conservation elapsed_cycles=(?P<e>\d+)")[0]["e"])
+    expect(elapsed >= 1_000_000_000, f"{elapsed} guest instructions (virtual cycles) in total")
+    fields = "interrupts table buffers to_daemon dropped hits misses evictions switches flushes".split()
+    pattern = (r"conservation (?P<when>stopped|flushed) cpu=(?P<cpu>\d) "
+               + " ".join(f"{f}=(?P<{f}>\\d+)" for f in fields))
+    rows = values(text, pattern)
+    expect(len(rows) == 8, "accounting printed for 4 CPUs, stopped and after the final flush")
+    for r in rows:
+        n = {f: int(r[f]) for f in fields}
+        expect(n["interrupts"] == n["table"] + n["buffers"] + n["to_daemon"] + n["dropped"],
+               f"cpu {r['cpu']} {r['when']}: {n['interrupts']} interrupts = {n['table']} in table + "
+               f"{n['buffers']} in buffers + {n['to_daemon']} to daemon + {n['dropped']} dropped")
+        expect(n["hits"] + n["misses"] <= n["interrupts"], f"cpu {r['cpu']}: hits + misses <= interrupts")
+        if r["when"] == "flushed":
+            expect(n["table"] == 0 and n["buffers"] == 0, f"cpu {r['cpu']}: the final flush emptied the driver")
+    flushed = [{f: int(r[f]) for f in fields} for r in rows if r["when"] == "flushed"]
+    expect(sum(r["interrupts"] for r in flushed) > 100_000, "many interrupts delivered")
+    expect(sum(r["evictions"] for r in flushed) > 0 and sum(r["switches"] for r in flushed) > 0,
+           "evictions and overflow-buffer switches happened")
+    expect(all(r["flushes"] >= 2 for r in flushed), "every CPU was flushed at least twice")
+    ring = values(text, r"ring records=(?P<records>\d+) bad=(?P<bad>\d+) gaps=(?P<gaps>\d+) "
+                        r"samples_in_ring=(?P<in_ring>\d+) written=(?P<written>\d+) "
+                        r"samples_written=(?P<sw>\d+) records_dropped=(?P<rd>\d+) samples_dropped=(?P<sd>\d+)")[0]
+    ring = {k: int(v) for k, v in ring.items()}
+    expect(ring["bad"] == 0 and ring["records"] == ring["written"] > 0,
+           f"{ring['records']} ring records, every magic and CRC-32C good")
+    expect(ring["in_ring"] == ring["sw"], "samples in the ring = samples the daemon wrote")
+    expect(ring["gaps"] <= ring["rd"], "sequence gaps only where records were dropped")
+    to_daemon = sum(r["to_daemon"] for r in flushed)
+    expect(to_daemon == ring["sw"] + ring["sd"],
+           f"samples handed to the daemon {to_daemon} = in ring {ring['sw']} + dropped at the ring {ring['sd']}")
+
+
+def case_control():
+    text = boot(1, "test=control")
+    assert_booted(text, 1)
+    status = {m.group(1): int(m.group(2)) for m in re.finditer(r"DCPI-TEST control (.*?) status=(-?\d+)", text)}
+    uncountable, bad, unknown = -2, -3, -1  # driver/control_block.h
+    expect(status["events=imiss"] == uncountable, "IMISS refused: QEMU cannot count it")
+    expect(status["events=cycles+imiss mux=1"] == uncountable, "mux with an uncountable event refused")
+    expect(status["period=100"] == bad and status["period=65000+4096"] == bad, "bad periods refused")
+    expect(status["command=99"] == unknown, "unknown command refused")
+    expect(status["events=cycles mux=1"] == 0, "mux over the countable events (cycles) accepted")
+    mux = values(text, r"control mux interrupts=(?P<i>\d+) to_daemon=(?P<d>\d+) variant=(?P<v>\d+) event=(?P<e>\d+)")[0]
+    expect(mux["v"] == "1" and mux["e"] == "0", "the mux handler variant ran, counting cycles")
+    expect(mux["i"] == mux["d"], "stop flushed every mux sample to the daemon")
+    block = values(text, r"control block done=(?P<d>\d+) requested=(?P<r>\d+) status=(?P<s>-?\d+)")[0]
+    expect(block["d"] == block["r"] and int(block["s"]) == uncountable,
+           "the control block request was performed by the daemon, with the same refusal")
+
+
+def case_layout():
+    """Per-CPU driver structures are 64-byte aligned and share no cache line
+    with any other symbol (checked in the kernel ELF's symbol table)."""
+    nm = subprocess.run(["alpha-linux-gnu-nm", "-S", "-C", KERNEL], capture_output=True, text=True,
+                        check=True).stdout
+    symbols = []
+    for line in nm.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[2].lower() in "bdrs":
+            symbols.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
+    per_cpu = {"dcpi_cpu_hot": 64, "dcpi_driver_stats": 128, "dcpi_sample_memory": 512 * 1024,
+               "dcpi::driver::g_mailbox": 64, "dcpi::driver::g_request": 64}
+    for name, stride in per_cpu.items():
+        found = [s for s in symbols if s[2] == name]
+        expect(len(found) == 1, f"{name} in the symbol table")
+        address, size, _ = found[0]
+        expect(address % 64 == 0 and stride % 64 == 0 and size == 4 * stride,
+               f"{name}: address {address:#x} 64-byte aligned, 4 CPUs x {stride} bytes (whole lines)")
+        first, last = address & ~63, (address + size + 63) & ~63
+        neighbours = [s[2] for s in symbols if s[2] != name and s[1] > 0
+                      and s[0] < last and s[0] + s[1] > first]
+        expect(not neighbours, f"{name}: no other symbol on its cache lines {neighbours}")
+    sections = subprocess.run(["alpha-linux-gnu-readelf", "-SW", KERNEL], capture_output=True,
+                              text=True, check=True).stdout
+    bss = [l for l in sections.splitlines() if " .bss " in l][0].split()
+    expect(int(bss[-1]) >= 64, f".bss is aligned to {bss[-1]} bytes")
+
+
 def case_traps():
     """PALcode delivers each trap to the right wrent entry with the OSF/1 a0."""
     text = boot(1, "test=traps")
@@ -182,6 +288,10 @@ CASES = {
     "period": case_period,
     "spread": case_spread,
     "blindspot": case_blindspot,
+    "iplspot": case_iplspot,
+    "conservation": case_conservation,
+    "control": case_control,
+    "layout": case_layout,
     "traps": case_traps,
     "bad_input": case_bad_input,
 }

@@ -1,0 +1,309 @@
+// The in-kernel daemon (DCPI §4.3.1; DESIGN §6): drains full overflow
+// buffers and periodic IPI-synchronized flushes of every CPU's hash table
+// into the transfer ring, forwards image-load records, emits per-CPU
+// statistics and epoch markers, and performs control commands. One pass is
+// daemon_step(); today the boot CPU's idle loop runs it, later a kernel
+// thread can. Everything here runs at IPL < 5 under one lock.
+#include "driver/control_block.h"
+#include "driver/driver.h"
+#include "driver/internal.h"
+#include "driver/ring_writer.h"
+#include "kernel/console.h"
+#include "kernel/load_map.h"
+#include "kernel/palcalls.h"
+#include "kernel/spinlock.h"
+
+extern "C" {
+alignas(64) dcpi::TransferRing dcpi_transfer_ring;  // declared in driver/driver.h
+alignas(64) dcpi::ControlBlock dcpi_control;
+// Defined by the kernel's loader when it exists; forwarding is skipped if not.
+extern dcpi::LoadMap dcpi_load_map __attribute__((weak));
+}
+
+namespace dcpi::driver {
+namespace {
+
+// Samples records carry at most this many entries (16 KB), so a flush is a
+// run of small records and a full ring loses little at a time.
+constexpr uint32_t kRecordEntries = 1024;
+
+struct alignas(64) DaemonCounts {  // written by the daemon only
+  uint64_t samples_to_daemon;
+  uint64_t entries_to_daemon;
+  uint64_t flushes;
+  uint64_t reserved[5];
+};
+
+struct Daemon {
+  kernel::SpinLock lock;
+  uint32_t cpu_count = 0;
+  uint64_t epoch = 0;
+  uint64_t flush_interval = kDefaultFlushIntervalCycles;
+  uint64_t last_flush = 0;
+  uint64_t load_map_forwarded = 0;
+  uint64_t samples_written = 0;
+  DaemonCounts counts[kMaxCpus] = {};
+  SampleEntry staging[kRecordEntries] = {};
+};
+
+constinit Daemon daemon;
+constinit RingWriter ring(dcpi_transfer_ring);
+
+bool initialised(uint32_t cpu) { return cpu < daemon.cpu_count && g_aux[cpu].initialised; }
+
+// Sends `count` entries in records of kRecordEntries.
+void emit_samples(uint32_t cpu, SamplesReason reason, const SampleEntry* entries, uint64_t count) {
+  for (uint64_t done = 0; done < count;) {
+    const uint32_t n =
+        count - done < kRecordEntries ? static_cast<uint32_t>(count - done) : kRecordEntries;
+    uint64_t samples = 0;
+    for (uint32_t i = 0; i < n; ++i) samples += entries[done + i].count;
+    const uint32_t bytes = sizeof(SamplesPayload) + n * sizeof(SampleEntry);
+    uint8_t* payload =
+        ring.begin(RecordType::kSamples, static_cast<uint16_t>(cpu), bytes, daemon.epoch, samples);
+    if (payload != nullptr) {
+      const SamplesPayload head{static_cast<uint32_t>(reason), n, 0};
+      __builtin_memcpy(payload, &head, sizeof head);
+      __builtin_memcpy(payload + sizeof head, entries + done, n * sizeof(SampleEntry));
+      ring.commit();
+      daemon.samples_written += samples;
+    }
+    DaemonCounts& counts = daemon.counts[cpu];
+    counts.samples_to_daemon += samples;
+    counts.entries_to_daemon += n;
+    done += n;
+  }
+}
+
+// Copies the buffers the mailbox says are the daemon's; returns their mask.
+// Call only after a request round trip (the mailbox is then current).
+uint32_t copy_full_buffers(uint32_t cpu, SamplesReason reason) {
+  const CpuMailbox& mailbox = g_mailbox[cpu];
+  const CpuHot& hot = dcpi_cpu_hot[cpu];
+  const uint32_t mask = mailbox.full_mask;
+  for (uint32_t b = 0; b < 2; ++b)
+    if (mask & (1u << b)) emit_samples(cpu, reason, buffer_base(hot, b), mailbox.filled[b]);
+  return mask;
+}
+
+void drain_full_buffers(uint32_t cpu) {
+  if (__atomic_load_n(&g_mailbox[cpu].full_mask, __ATOMIC_RELAXED) == 0) return;
+  if (!request(cpu, 0, 0)) return;  // round trip: the buffer contents are visible
+  const uint32_t mask = copy_full_buffers(cpu, SamplesReason::kOverflowBuffer);
+  if (mask != 0) request(cpu, kOpRelease, mask);
+}
+
+// DCPI §4.2.3: IPI to set the flushing flag, copy the table out, IPI to
+// clear it; the partial overflow buffer is handed off the same way.
+void flush_cpu(uint32_t cpu) {
+  if (!request(cpu, kOpFlushBegin, 0)) return;
+  const uint32_t released = copy_full_buffers(cpu, SamplesReason::kOverflowBuffer);
+  SampleEntry* table = dcpi_cpu_hot[cpu].table;
+  uint32_t staged = 0;
+  for (uint32_t i = 0; i < kTableEntries; ++i) {
+    if (table[i].count == 0) continue;
+    daemon.staging[staged++] = table[i];
+    table[i] = SampleEntry{};
+    if (staged == kRecordEntries) {
+      emit_samples(cpu, SamplesReason::kFlush, daemon.staging, staged);
+      staged = 0;
+    }
+  }
+  emit_samples(cpu, SamplesReason::kFlush, daemon.staging, staged);
+  if (!request(cpu, kOpRelease | kOpFlushEnd | kOpSwap, released)) return;
+  if (g_mailbox[cpu].swapped) {
+    const uint32_t swapped = copy_full_buffers(cpu, SamplesReason::kFlush);
+    request(cpu, kOpRelease, swapped);
+  }
+  ++daemon.counts[cpu].flushes;
+}
+
+void emit_stats(uint32_t cpu) {
+  const DriverCpuStats stats = read_stats(cpu);
+  uint8_t* payload =
+      ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
+  if (payload == nullptr) return;
+  __builtin_memcpy(payload, &stats, sizeof stats);
+  ring.commit();
+}
+
+void emit_epoch() {
+  const EpochPayload epoch{daemon.epoch, kernel::pal::rpcc()};
+  uint8_t* payload = ring.begin(RecordType::kEpoch, 0xffff, sizeof epoch, daemon.epoch, 0);
+  if (payload == nullptr) return;
+  __builtin_memcpy(payload, &epoch, sizeof epoch);
+  ring.commit();
+}
+
+void forward_load_map() {
+  if (&dcpi_load_map == nullptr) return;
+  const LoadMap& map = dcpi_load_map;
+  if (__atomic_load_n(&map.magic, __ATOMIC_ACQUIRE) != kLoadMapMagic) return;
+  static_assert((kLoadMapCapacity & (kLoadMapCapacity - 1)) == 0);
+  const uint64_t count = __atomic_load_n(&map.count, __ATOMIC_ACQUIRE);
+  if (count - daemon.load_map_forwarded > kLoadMapCapacity)
+    daemon.load_map_forwarded = count - kLoadMapCapacity;  // overwritten before we saw them
+  for (; daemon.load_map_forwarded < count; ++daemon.load_map_forwarded) {
+    const LoadMapRecord& record = map.records[daemon.load_map_forwarded & (kLoadMapCapacity - 1)];
+    uint8_t* payload = ring.begin(RecordType::kLoadMap, 0xffff, sizeof record, daemon.epoch, 0);
+    if (payload == nullptr) continue;
+    __builtin_memcpy(payload, &record, sizeof record);
+    ring.commit();
+  }
+}
+
+void flush_all_locked() {
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    if (initialised(cpu)) flush_cpu(cpu);
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    if (initialised(cpu)) emit_stats(cpu);
+  daemon.last_flush = kernel::pal::rpcc();
+}
+
+void request_all(uint32_t ops) {
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    if (initialised(cpu)) request(cpu, ops, 0);
+}
+
+int64_t set_period(uint64_t base, uint64_t range) {
+  if (base < kMinPeriod || range > kMaxPeriod || base + range > kMaxPeriod)
+    return kControlBadArgument;
+  g_config.period_base = static_cast<uint32_t>(base);
+  g_config.period_range = static_cast<uint32_t>(range);
+  request_all(kOpConfigure);
+  return kControlOk;
+}
+
+// DCPI's configurations: "cycles" (one event), "default" (cycles + imiss),
+// "mux" (cycles + a rotation of others). On QEMU only cycles is countable
+// (driver/events.h): anything else is refused, never faked.
+int64_t set_events(uint64_t events, uint64_t mux) {
+  if (events == 0 || events >> static_cast<uint32_t>(Event::kCount) != 0)
+    return kControlBadArgument;
+  if (events & ~uint64_t{kCountableOnQemu}) return kControlUncountableEvent;
+  uint32_t n = 0;
+  uint8_t list[kMaxMuxEvents] = {};
+  for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e) {
+    if (!(events & (uint64_t{1} << e))) continue;
+    if (n == kMaxMuxEvents) return kControlBadArgument;
+    list[n++] = static_cast<uint8_t>(e);
+  }
+  // Counter 0 counts one event at a time: several without mux cannot be done.
+  if (n > 1 && !mux) return kControlUncountableEvent;
+  g_config.events = static_cast<EventSet>(events);
+  g_config.mux = mux ? 1 : 0;
+  g_config.mux_count = n;
+  for (uint32_t i = 0; i < kMaxMuxEvents; ++i) g_config.mux_events[i] = i < n ? list[i] : list[0];
+  request_all(kOpConfigure);
+  return kControlOk;
+}
+
+int64_t perform_locked(uint32_t command, const uint64_t args[3]) {
+  switch (static_cast<ControlCommand>(command)) {
+    case ControlCommand::kNone:
+      return kControlOk;
+    case ControlCommand::kStart:
+      request_all(kOpConfigure | kOpStart);
+      return kControlOk;
+    case ControlCommand::kStop:
+      request_all(kOpStop);
+      flush_all_locked();
+      return kControlOk;
+    case ControlCommand::kFlush:
+      flush_all_locked();
+      return kControlOk;
+    case ControlCommand::kNewEpoch:
+      flush_all_locked();
+      daemon.epoch = args[0] != 0 ? args[0] : daemon.epoch + 1;
+      emit_epoch();
+      return kControlOk;
+    case ControlCommand::kSetPeriod:
+      return set_period(args[0], args[1]);
+    case ControlCommand::kSetEvents:
+      return set_events(args[0], args[1]);
+  }
+  return kControlUnknownCommand;
+}
+
+void poll_control_block() {
+  ControlBlock& block = dcpi_control;
+  const uint64_t requested = __atomic_load_n(&block.request_sequence, __ATOMIC_ACQUIRE);
+  if (requested == block.done_sequence) return;
+  const uint64_t args[3] = {block.args[0], block.args[1], block.args[2]};
+  block.status = perform_locked(block.command, args);
+  __atomic_store_n(&block.done_sequence, requested, __ATOMIC_RELEASE);
+}
+
+}  // namespace
+
+void driver_init(uint32_t cpu_count, uint32_t daemon_cpu) {
+  daemon.cpu_count = cpu_count < kMaxCpus ? cpu_count : kMaxCpus;
+  g_daemon_cpu = daemon_cpu;
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    sampler_init_cpu(cpu, 0x5eed + 977 * cpu, SamplerConfig{});
+  ring.init();
+  emit_epoch();
+  dcpi_control.request_sequence = dcpi_control.done_sequence = 0;
+  dcpi_control.status = kControlOk;
+  __atomic_store_n(&dcpi_control.magic, kControlMagic, __ATOMIC_RELEASE);
+  daemon.last_flush = kernel::pal::rpcc();
+}
+
+void daemon_step() {
+  kernel::LockGuard guard(daemon.lock);
+  poll_control_block();
+  forward_load_map();
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    if (initialised(cpu)) drain_full_buffers(cpu);
+  if (daemon.flush_interval != 0 &&
+      kernel::pal::rpcc() - daemon.last_flush >= daemon.flush_interval)
+    flush_all_locked();
+}
+
+void set_flush_interval(uint64_t cycles) {
+  kernel::LockGuard guard(daemon.lock);
+  daemon.flush_interval = cycles;
+  daemon.last_flush = kernel::pal::rpcc();
+}
+
+void flush_all() {
+  kernel::LockGuard guard(daemon.lock);
+  flush_all_locked();
+}
+
+void start_all() {
+  kernel::LockGuard guard(daemon.lock);
+  request_all(kOpConfigure | kOpStart);
+}
+
+void stop_all() {
+  kernel::LockGuard guard(daemon.lock);
+  request_all(kOpStop);
+}
+
+int64_t control_from_user(uint32_t command, const uint64_t args[3]) {
+  kernel::LockGuard guard(daemon.lock);
+  return perform_locked(command, args);
+}
+
+DriverCpuStats read_stats(uint32_t cpu) {
+  DriverCpuStats stats = dcpi_driver_stats[cpu];
+  stats.cpu = cpu;
+  stats.samples_to_daemon = daemon.counts[cpu].samples_to_daemon;
+  stats.entries_to_daemon = daemon.counts[cpu].entries_to_daemon;
+  stats.flushes = daemon.counts[cpu].flushes;
+  return stats;
+}
+
+RingTotals ring_totals() {
+  const TransferRingHeader& h = dcpi_transfer_ring.header;
+  return RingTotals{ring.records_written(), daemon.samples_written, h.records_dropped,
+                    h.samples_dropped};
+}
+
+void ring_consume_all() {
+  __atomic_store_n(&dcpi_transfer_ring.header.tail, dcpi_transfer_ring.header.head,
+                   __ATOMIC_RELEASE);
+}
+
+}  // namespace dcpi::driver

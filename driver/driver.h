@@ -1,0 +1,83 @@
+// The DCPI driver's kernel-facing API beyond the hot path (driver/sampler.h):
+// boot-time setup, the IPI hook, the daemon, the control path, accounting.
+// Design and synchronization argument: driver/README.md.
+#pragma once
+#include <cstdint>
+
+#include "driver/control_block.h"
+#include "driver/events.h"
+#include "driver/sampler.h"
+#include "driver/transfer_ring.h"
+
+// Kernel symbols the host reads (and writes: ring tail, control block).
+extern "C" {
+extern dcpi::TransferRing dcpi_transfer_ring;
+extern dcpi::ControlBlock dcpi_control;
+}
+
+namespace dcpi::driver {
+
+// DCPI §4.3.1: the daemon drains the driver periodically (every five minutes
+// there); here the host pulls often, so the default is one second of guest
+// time (250M cycles at the emulated 250 MHz). Configurable.
+inline constexpr uint64_t kDefaultFlushIntervalCycles = 250'000'000;
+// Shortest period accepted: the handler path is ~100-200 instructions.
+inline constexpr uint32_t kMinPeriod = 512;
+// Counter 0 is 16 bits (DCPI §4.1.1): at most 64K cycles a period.
+inline constexpr uint32_t kMaxPeriod = 1u << 16;
+
+// Once, on the boot CPU, before any CPU samples: the ring header, the
+// control block, every CPU's memory; `daemon_cpu` receives the wake-ups.
+void driver_init(uint32_t cpu_count, uint32_t daemon_cpu);
+
+// The kernel's interprocessor-interrupt handler calls this (IPL 5) on every
+// IPI; it performs any driver request addressed to this CPU.
+void sampler_ipi();
+
+// One daemon pass: the control block, new load-map records, full overflow
+// buffers, and the periodic flush when it is due. Run it from the daemon's
+// loop (today the boot CPU's idle loop; later a kernel thread). Never call
+// it at IPL >= 5: it waits for IPIs.
+void daemon_step();
+void set_flush_interval(uint64_t cycles);  // 0 = no periodic flush
+// IPI-synchronized flush of every initialised CPU (DCPI §4.2.3) into the
+// transfer ring, followed by one kStats record per CPU.
+void flush_all();
+// Start or stop sampling on every initialised CPU (by IPI).
+void start_all();
+void stop_all();
+
+// The control path (driver/control_block.h) for system call 1001.
+int64_t control_from_user(uint32_t command, const uint64_t args[3]);
+
+// Statistics of `cpu`: the handler's counters plus the daemon's.
+DriverCpuStats read_stats(uint32_t cpu);
+
+// Samples still inside the driver for `cpu` (hash table + overflow
+// buffers). Exact only while that CPU does not sample (tests).
+struct Census {
+  uint64_t table_samples;
+  uint64_t table_entries;
+  uint64_t buffer_samples;
+  uint64_t buffer_entries;
+};
+Census census(uint32_t cpu);
+
+// Transfer-ring totals as the daemon wrote them (tests).
+struct RingTotals {
+  uint64_t records_written;
+  uint64_t samples_written;
+  uint64_t records_dropped;
+  uint64_t samples_dropped;
+};
+RingTotals ring_totals();
+// Tests only: discard the ring's contents as if the host had read them.
+void ring_consume_all();
+
+// The handler variant `cpu` runs now.
+Variant variant_of(uint32_t cpu);
+
+// Value-sampling hook calls on `cpu` (Variant::kValue).
+uint64_t value_hook_calls(uint32_t cpu);
+
+}  // namespace dcpi::driver

@@ -1,0 +1,212 @@
+// The counter-overflow interrupt handler (DCPI §4.2.1–§4.2.3), IPL 6.
+//
+// Lines the cycles variant touches on a hash hit: this CPU's CpuHot line, one
+// 64-byte bucket, and this CPU's DriverCpuStats (two lines, written by no
+// other CPU). A miss that evicts adds one overflow-buffer line. Nothing is
+// shared with another CPU; no locks, no memory barriers (DCPI §4.2.3): the
+// daemon synchronizes with the handler only through IPIs (driver/sync.cpp).
+#include "driver/driver.h"
+#include "driver/internal.h"
+#include "driver/park_miller.h"
+#include "firmware/pal_abi.h"
+#include "kernel/palcalls.h"
+
+extern "C" {
+alignas(64) dcpi::driver::CpuHot dcpi_cpu_hot[dcpi::kMaxCpus];
+alignas(64) dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
+alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
+// The skeleton's raw sample log, kept for Variant::kTrace (dcpi samples).
+alignas(64) dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
+}
+
+namespace dcpi::driver {
+
+alignas(64) CpuAux g_aux[kMaxCpus];
+
+namespace {
+
+// Bucket of (PID, PC, EVENT) (DCPI §4.2.1). Consecutive instructions of one
+// process fall in consecutive buckets; the PID and EVENT are spread by an
+// odd multiplier so that processes running the same image do not collide.
+inline uint32_t bucket_of(uint64_t pc, uint32_t pid_event, uint32_t mask) {
+  uint64_t h = (pc >> 2) + uint64_t{pid_event} * 0x9e3779b1u;
+  h ^= h >> 12;
+  return static_cast<uint32_t>(h) & mask;
+}
+
+// PID and EVENT as one 32-bit word (SampleEntry bytes 12..15).
+inline uint32_t pid_event_of(const SampleEntry& e) {
+  uint32_t word;
+  __builtin_memcpy(&word, &e.pid, sizeof word);
+  return word;
+}
+
+// Appends one entry to the active overflow buffer; false (and nothing
+// stored) when it is full and the daemon still holds the other one.
+inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry) {
+  if (hot.cursor == hot.limit) [[unlikely]] {
+    if (hot.other_pending) return false;
+    hand_off_active(hot, kBufferEntries);
+    ++stats.overflow_switches;
+  }
+  *hot.cursor++ = entry;
+  return true;
+}
+
+// Records one sample of `event` at `pc` for the running process.
+[[gnu::always_inline]] inline void record(CpuHot& hot, uint64_t pc, uint32_t event) {
+  DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
+  const uint32_t pid_event = hot.pid | event << 16;
+  if (hot.flushing) [[unlikely]] {
+    // DCPI §4.2.3: while the daemon copies the table, go straight to the buffer.
+    const SampleEntry entry{pc, 1, hot.pid, static_cast<uint16_t>(event)};
+    if (!append(hot, stats, entry)) ++stats.dropped[kDropBothBuffersFull];
+    return;
+  }
+  SampleEntry* bucket = hot.table + (bucket_of(pc, pid_event, hot.bucket_mask) << 2);
+  for (uint32_t i = 0; i < kBucketEntries; ++i) {
+    if (bucket[i].pc == pc && pid_event_of(bucket[i]) == pid_event) {
+      ++bucket[i].count;
+      ++stats.hits;
+      return;
+    }
+  }
+  // Miss: the mod-4 round-robin counter picks the victim (DCPI §4.2.1).
+  ++stats.misses;
+  SampleEntry& victim = bucket[hot.evict];
+  if (victim.count != 0) {
+    if (!append(hot, stats, victim)) {
+      ++stats.dropped[kDropBothBuffersFull];
+      return;
+    }
+    ++stats.evictions;
+  }
+  hot.evict = (hot.evict + 1) & (kBucketEntries - 1);
+  victim = SampleEntry{pc, 1, hot.pid, static_cast<uint16_t>(event)};
+}
+
+// DCPI §4.1.1: a fresh pseudo-random period on every interrupt.
+[[gnu::always_inline]] inline uint32_t reload(CpuHot& hot) {
+  hot.seed = park_miller_next(hot.seed);
+  const uint32_t period = hot.period_base + scale_to_range(hot.seed, hot.period_range);
+  const uint64_t reset_value = (uint64_t{1} << PERFMON_CTR0_WIDTH) - period;
+  kernel::pal::wrperfmon(PERFMON_WRITE, reset_value << PERFMON_CTR0_SHIFT);
+  return period;
+}
+
+void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+  record(hot, pc, hot.event);
+  reload(hot);
+}
+
+// Time multiplexing (DCPI §4.1): the sample belongs to the event that was
+// counting; then counter 0 moves on to the next event of the list.
+void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+  record(hot, pc, hot.event);
+  uint32_t next = hot.mux_index + 1u;
+  if (next == hot.mux_count) next = 0;
+  hot.mux_index = static_cast<uint8_t>(next);
+  const uint16_t event = hot.mux_events[next];
+  if (event != hot.event) {
+    kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
+    hot.event = event;
+  }
+  reload(hot);
+}
+
+// Seed 001's value sampling will interpret instructions here; until then the
+// hook only counts its calls and takes the cycles path.
+void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+  ++g_aux[hot.cpu].value_calls;
+  record(hot, pc, hot.event);
+  reload(hot);
+}
+
+// The skeleton's tools and the period/e2e tests: cycles path plus the raw
+// (PC, PS) log and the drawn/observed period trace.
+void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed) {
+  record(hot, pc, hot.event);
+  SampleLog& log = dcpi_sample_logs[hot.cpu];
+  if (log.written < kSampleLogCapacity) {
+    log.records[log.written] = SampleRecord{pc, ps};
+    ++log.written;
+  } else {
+    ++log.dropped;
+  }
+  CpuAux& aux = g_aux[hot.cpu];
+  if (aux.traced < kTraceCapacity) {
+    aux.trace[aux.traced++] = PeriodObservation{aux.last_period, static_cast<uint32_t>(observed)};
+  }
+  aux.last_period = reload(hot);
+}
+
+constexpr Handler kHandlers[] = {cycles_handler, mux_handler, value_handler, trace_handler};
+static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == static_cast<uint32_t>(Variant::kCount));
+
+}  // namespace
+
+void hand_off_active(CpuHot& hot, uint32_t entries) {
+  CpuMailbox& mailbox = g_mailbox[hot.cpu];
+  mailbox.filled[hot.active] = entries;
+  mailbox.full_mask |= 1u << hot.active;
+  hot.active ^= 1;
+  hot.other_pending = 1;
+  hot.cursor = buffer_base(hot, hot.active);
+  hot.limit = hot.cursor + kBufferEntries;
+  // Tell the daemon (DCPI §4.3.1: "the driver signals a full overflow
+  // buffer"); it drains after an IPI round trip, so no barrier here.
+  if (g_daemon_cpu != hot.cpu) kernel::pal::wripir(g_daemon_cpu);
+}
+
+uint64_t mux_code(uint16_t event) {
+  return event == static_cast<uint16_t>(Event::kIssues) ? PERFMON_MUX_CTR0_ISSUES : 0;
+}
+
+void apply_config(CpuHot& hot) {
+  hot.bucket_mask = kBuckets - 1;
+  hot.period_base = g_config.period_base;
+  hot.period_range = g_config.period_range;
+  hot.mux_count = static_cast<uint8_t>(g_config.mux_count);
+  for (uint32_t i = 0; i < kMaxMuxEvents; ++i) hot.mux_events[i] = g_config.mux_events[i];
+  hot.mux_index = 0;
+  const uint16_t event = hot.mux_events[0];
+  if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
+  hot.event = event;
+  const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
+  hot.handler = kHandlers[static_cast<uint32_t>(variant)];
+}
+
+void counter_start(CpuHot& hot) {
+  g_aux[hot.cpu].last_period = reload(hot);  // with the counter off: just loads it
+  kernel::pal::wrperfmon(PERFMON_ENABLE, 1);
+}
+
+// The entry from the kernel's interrupt dispatch. RPCC at entry and exit:
+// under icount it counts instructions exactly (handler_cycles).
+void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles) {
+  const uint64_t start = kernel::pal::rpcc();
+  CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
+  hot.handler(hot, pc, ps, observed_cycles);
+  DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
+  ++stats.interrupts;
+  stats.handler_cycles += kernel::pal::rpcc() - start;
+}
+
+void sampler_context_switch(uint32_t pid) {
+  dcpi_cpu_hot[kernel::pal::whami()].pid = static_cast<uint16_t>(pid);
+}
+
+uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {
+  *trace = g_aux[cpu].trace;
+  return g_aux[cpu].traced;
+}
+
+Variant variant_of(uint32_t cpu) {
+  for (uint32_t v = 0; v < static_cast<uint32_t>(Variant::kCount); ++v)
+    if (dcpi_cpu_hot[cpu].handler == kHandlers[v]) return static_cast<Variant>(v);
+  return Variant::kCount;
+}
+
+uint64_t value_hook_calls(uint32_t cpu) { return g_aux[cpu].value_calls; }
+
+}  // namespace dcpi::driver

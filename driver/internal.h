@@ -1,0 +1,87 @@
+// Shared between the driver's translation units (handler, sync, daemon).
+// Not part of the kernel's interface.
+#pragma once
+#include <cstdint>
+
+#include "driver/percpu.h"
+#include "driver/sampler.h"
+
+namespace dcpi::driver {
+
+// Written only by the owning CPU (its handler or its IPI handler); read by
+// the daemon after an IPI round trip (the IPI handler's mb orders them).
+struct alignas(64) CpuMailbox {
+  uint32_t filled[2];     // entries in overflow buffer b when handed off
+  uint32_t full_mask;     // bit b: buffer b belongs to the daemon
+  uint32_t swapped;       // last kOpSwap handed off a buffer (1) or not (0)
+  uint64_t ack_sequence;  // last request sequence performed
+  uint64_t reserved[5];
+};
+static_assert(sizeof(CpuMailbox) == 64);
+
+// Written only by the requester (the daemon, under the daemon lock).
+enum RequestOp : uint32_t {
+  kOpRelease = 1u << 0,     // buffers in release_mask are drained: reuse them
+  kOpFlushEnd = 1u << 1,    // table copied: clear the flushing flag
+  kOpSwap = 1u << 2,        // hand the partial active buffer to the daemon
+  kOpFlushBegin = 1u << 3,  // set the flushing flag (the table is the daemon's)
+  kOpConfigure = 1u << 4,   // copy the global configuration into the hot line
+  kOpStart = 1u << 5,       // counter on
+  kOpStop = 1u << 6,        // counter off
+};
+struct alignas(64) CpuRequest {
+  uint64_t sequence;
+  uint32_t ops;
+  uint32_t release_mask;
+  uint64_t reply_to;  // CPU to wake with an IPI once the request is done
+  uint64_t reserved[5];
+};
+static_assert(sizeof(CpuRequest) == 64);
+
+// Touched only by the non-default variants (trace, value) and init.
+inline constexpr uint64_t kTraceCapacity = 8192;
+struct alignas(64) CpuAux {
+  uint32_t last_period;  // period drawn for the count now running (trace)
+  uint32_t initialised;
+  uint64_t traced;
+  uint64_t value_calls;
+  uint64_t reserved[5];
+  PeriodObservation trace[kTraceCapacity];
+};
+
+// The global configuration; CpuHot holds read-only copies (DCPI §4.2.2).
+struct GlobalConfig {
+  uint32_t period_base;
+  uint32_t period_range;
+  EventSet events;
+  uint32_t mux;          // 1: time-multiplex the events on counter 0
+  Variant base_variant;  // cycles, trace or value when not multiplexing
+  uint32_t mux_count;
+  uint8_t mux_events[kMaxMuxEvents];
+};
+
+extern GlobalConfig g_config;
+extern CpuMailbox g_mailbox[kMaxCpus];
+extern CpuRequest g_request[kMaxCpus];
+extern CpuAux g_aux[kMaxCpus];
+extern uint32_t g_daemon_cpu;
+
+inline SampleEntry* buffer_base(const CpuHot& hot, uint32_t buffer) {
+  return hot.table + kTableEntries + buffer * kBufferEntries;
+}
+
+// Hands the active overflow buffer (with `entries` filled) to the daemon and
+// makes the other one active. Caller: this CPU at IPL 6 (handler or IPI op),
+// and only when !hot.other_pending.
+void hand_off_active(CpuHot& hot, uint32_t entries);
+// Copies g_config into this CPU's hot line and selects the variant.
+void apply_config(CpuHot& hot);
+// Counter 0 on/off for this CPU.
+void counter_start(CpuHot& hot);
+// Sends `ops` to `cpu` by IPI (or performs them at IPL 6 when cpu is this
+// CPU) and waits for the acknowledgement. Daemon side, IPL < 5.
+bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask);
+// The mux select code for wrperfmon function 2 (palcode/README.md).
+uint64_t mux_code(uint16_t event);
+
+}  // namespace dcpi::driver

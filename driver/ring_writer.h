@@ -1,0 +1,100 @@
+// Appends records to the transfer ring (driver/transfer_ring.h): header,
+// payload, CRC-32C, sequence numbers, pad records at the end of the ring.
+// Single writer (the daemon, under its lock). Header-only and free of kernel
+// dependencies so host tests can exercise it.
+//
+// Rules the reader can rely on:
+// - every record, pad records included, takes the next sequence number; a
+//   record that does not fit (the host has not advanced tail) is dropped,
+//   counted in records_dropped / samples_dropped, and still consumes its
+//   sequence number, so the reader sees the gap;
+// - a pad record fills the ring up to its end when the next record would
+//   straddle it; its payload is zeros and is covered by the CRC like any
+//   other payload;
+// - head is advanced (after a write barrier) only once a record is complete.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "driver/crc32c.h"
+#include "driver/transfer_ring.h"
+
+namespace dcpi {
+
+class RingWriter {
+ public:
+  static_assert((kTransferRingBytes & (kTransferRingBytes - 1)) == 0);
+
+  constexpr explicit RingWriter(TransferRing& ring) : ring_(ring) {}
+
+  void init() {
+    TransferRingHeader& h = ring_.header;
+    h.version = kTransferFormatVersion;
+    h.header_bytes = sizeof(TransferRingHeader);
+    h.capacity = kTransferRingBytes;
+    h.head = h.tail = h.next_sequence = 0;
+    h.records_dropped = h.samples_dropped = 0;
+    __atomic_store_n(&h.magic, kTransferRingMagic, __ATOMIC_RELEASE);
+  }
+
+  // Reserves a record; returns its payload (payload_bytes to fill, then
+  // commit()), or nullptr if it does not fit (counted, `samples` with it).
+  uint8_t* begin(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch,
+                 uint64_t samples) {
+    TransferRingHeader& h = ring_.header;
+    const uint64_t span = record_span(payload_bytes);
+    const uint64_t tail = __atomic_load_n(&h.tail, __ATOMIC_ACQUIRE);
+    const uint64_t free_bytes = kTransferRingBytes - (h.head - tail);
+    const uint64_t offset = h.head & (kTransferRingBytes - 1);
+    const uint64_t pad = offset + span > kTransferRingBytes ? kTransferRingBytes - offset : 0;
+    if (span > kTransferRingBytes || pad + span > free_bytes) {
+      ++h.records_dropped;
+      h.samples_dropped += samples;
+      ++h.next_sequence;
+      return nullptr;
+    }
+    if (pad != 0) {
+      uint8_t* payload =
+          start(RecordType::kPad, 0xffff, static_cast<uint32_t>(pad - sizeof(RecordHeader)), epoch);
+      for (uint64_t i = 0; i < pad - sizeof(RecordHeader); ++i) payload[i] = 0;
+      commit();
+    }
+    return start(type, cpu, payload_bytes, epoch);
+  }
+
+  // Checksums the record begun last and publishes it (head).
+  void commit() {
+    TransferRingHeader& h = ring_.header;
+    auto* header =
+        reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
+    header->crc = 0;
+    uint32_t crc = crc32c(header, sizeof(RecordHeader));
+    crc = crc32c_update(crc, header + 1, header->payload_bytes);
+    header->crc = crc;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);  // record before head (wmb)
+    __atomic_store_n(&h.head, h.head + record_span(header->payload_bytes), __ATOMIC_RELEASE);
+    ++records_written_;
+  }
+
+  uint64_t records_written() const { return records_written_; }
+
+ private:
+  uint8_t* start(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch) {
+    TransferRingHeader& h = ring_.header;
+    auto* header =
+        reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
+    header->magic = kRecordMagic;
+    header->type = static_cast<uint16_t>(type);
+    header->cpu = cpu;
+    header->payload_bytes = payload_bytes;
+    header->crc = 0;
+    header->sequence = h.next_sequence++;
+    header->epoch = epoch;
+    return reinterpret_cast<uint8_t*>(header + 1);
+  }
+
+  TransferRing& ring_;
+  uint64_t records_written_ = 0;
+};
+
+}  // namespace dcpi

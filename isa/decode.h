@@ -70,8 +70,7 @@ constexpr int32_t sign_extend(uint32_t value, unsigned bits) {
 }
 
 constexpr bool is_reserved_pal_opcode(unsigned opcode) {
-  return opcode == 0x19 || opcode == 0x1b || opcode == 0x1d || opcode == 0x1e ||
-         opcode == 0x1f;
+  return opcode == 0x19 || opcode == 0x1b || opcode == 0x1d || opcode == 0x1e || opcode == 0x1f;
 }
 
 // Field constraints of each shape beyond the opcode/function match.
@@ -213,7 +212,8 @@ constexpr Instruction decode(uint32_t word, DecodeMode mode = DecodeMode::kUser)
         in.displacement = detail::sign_extend(word, 12);
       }
       op = detail::find_operation(in.opcode, in.function, false, 0);
-      if (op == Operation::kInvalid || !detail::fields_allowed(in, kOperations[static_cast<size_t>(op)].shape)) {
+      if (op == Operation::kInvalid ||
+          !detail::fields_allowed(in, kOperations[static_cast<size_t>(op)].shape)) {
         // objdump falls back to the reserved-opcode spelling.
         in.pal_function = word & 0x3ffffff;
         in.operation = Operation::kPalReserved;
@@ -221,7 +221,8 @@ constexpr Instruction decode(uint32_t word, DecodeMode mode = DecodeMode::kUser)
       }
       break;
   }
-  if (op != Operation::kInvalid && !detail::fields_allowed(in, kOperations[static_cast<size_t>(op)].shape)) {
+  if (op != Operation::kInvalid &&
+      !detail::fields_allowed(in, kOperations[static_cast<size_t>(op)].shape)) {
     op = Operation::kInvalid;
   }
   in.operation = op;

@@ -108,9 +108,8 @@ constexpr Ev5Class ev5_class(const Instruction& in) {
 // (define_bypass 3 "ev5_ld,...,ev5_ilogcmp" "ev5_imul*": 3 instead of 1-2).
 constexpr uint8_t ev5_latency(Ev5Class producer, Ev5Class consumer) {
   const Ev5Timing p = ev5_timing(producer);
-  const bool consumer_multiplies = consumer == Ev5Class::kImull ||
-                                   consumer == Ev5Class::kImulq ||
-                                   consumer == Ev5Class::kImulh;
+  const bool consumer_multiplies =
+      consumer == Ev5Class::kImull || consumer == Ev5Class::kImulq || consumer == Ev5Class::kImulh;
   if (consumer_multiplies) {
     switch (producer) {
       case Ev5Class::kImull:

@@ -36,7 +36,8 @@ static_assert(operands(decode(0xb43e0008)).read.integer == ((1u << 1) | (1u << 3
 extern "C" size_t dcpi_isa_disassemble(uint32_t word, uint64_t pc, char* buffer, size_t capacity,
                                        bool palcode) {
   using namespace dcpi::isa;
-  return disassemble(word, pc, buffer, capacity, palcode ? DecodeMode::kPalcode : DecodeMode::kUser);
+  return disassemble(word, pc, buffer, capacity,
+                     palcode ? DecodeMode::kPalcode : DecodeMode::kUser);
 }
 
 extern "C" uint32_t dcpi_isa_integer_reads(uint32_t word) {

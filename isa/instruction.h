@@ -26,32 +26,32 @@ enum class Format : uint8_t {
 // How the operand fields are used: validity constraints (fields that must be
 // R31) and the printed operand list both follow from it.
 enum class Shape : uint8_t {
-  kPal,                        // call_pal function
-  kMemory,                     // Ra, disp(Rb)
-  kMemoryFp,                   // Fa, disp(Rb)
-  kBranch,                     // Ra, target
-  kBranchFp,                   // Fa, target
-  kOperate,                    // Ra, Rb|#lit, Rc
-  kOperateRegisterOnly,        // Ra, Rb, Rc (no literal form)
-  kOperateUnary,               // Ra = R31; Rb|#lit, Rc
-  kOperateUnaryRegisterOnly,   // Ra = R31; Rb, Rc (no literal form)
-  kImplver,                    // Ra = R31, literal 1; Rc
-  kFpOperate,                  // Fa, Fb, Fc
-  kFpUnary,                    // Fa = F31; Fb, Fc
-  kIntToFp,                    // Ra, Rb = 31, Fc
-  kFpToInt,                    // Fa, Rb = 31, Rc
-  kFpcr,                       // Fa = Fb = Fc
-  kMiscNone,                   // no operands (Ra, Rb ignored)
-  kMiscRb,                     // Ra = R31; (Rb)
-  kMiscRa,                     // Ra, Rb ignored
-  kMiscRpcc,                   // Ra [, Rb]
-  kJump,                       // Ra, (Rb), hint as a target address
-  kReturn,                     // Ra, (Rb), hint as a number
-  kHwMfpr,                     // Ra, index (Rb = 31)
-  kHwMtpr,                     // Rb, index (Ra = 31)
-  kHwMemory,                   // Ra, disp12(Rb)
-  kHwJump,                     // (Rb), hint as a target address (Ra = 31)
-  kHwReturn,                   // (Rb) (Ra = 31)
+  kPal,                       // call_pal function
+  kMemory,                    // Ra, disp(Rb)
+  kMemoryFp,                  // Fa, disp(Rb)
+  kBranch,                    // Ra, target
+  kBranchFp,                  // Fa, target
+  kOperate,                   // Ra, Rb|#lit, Rc
+  kOperateRegisterOnly,       // Ra, Rb, Rc (no literal form)
+  kOperateUnary,              // Ra = R31; Rb|#lit, Rc
+  kOperateUnaryRegisterOnly,  // Ra = R31; Rb, Rc (no literal form)
+  kImplver,                   // Ra = R31, literal 1; Rc
+  kFpOperate,                 // Fa, Fb, Fc
+  kFpUnary,                   // Fa = F31; Fb, Fc
+  kIntToFp,                   // Ra, Rb = 31, Fc
+  kFpToInt,                   // Fa, Rb = 31, Rc
+  kFpcr,                      // Fa = Fb = Fc
+  kMiscNone,                  // no operands (Ra, Rb ignored)
+  kMiscRb,                    // Ra = R31; (Rb)
+  kMiscRa,                    // Ra, Rb ignored
+  kMiscRpcc,                  // Ra [, Rb]
+  kJump,                      // Ra, (Rb), hint as a target address
+  kReturn,                    // Ra, (Rb), hint as a number
+  kHwMfpr,                    // Ra, index (Rb = 31)
+  kHwMtpr,                    // Rb, index (Ra = 31)
+  kHwMemory,                  // Ra, disp12(Rb)
+  kHwJump,                    // (Rb), hint as a target address (Ra = 31)
+  kHwReturn,                  // (Rb) (Ra = 31)
 };
 
 // What an instruction does, coarsely: the class the analysis tools group by.
@@ -71,12 +71,12 @@ enum class Kind : uint8_t {
   kStore,
   kStoreConditional,
   kConditionalBranch,
-  kBranch,             // br
-  kBranchSubroutine,   // bsr
-  kJump,               // jmp, hw_jmp
-  kJumpSubroutine,     // jsr, hw_jsr
-  kReturn,             // ret, hw_ret
-  kCoroutine,          // jsr_coroutine, hw_jcr
+  kBranch,            // br
+  kBranchSubroutine,  // bsr
+  kJump,              // jmp, hw_jmp
+  kJumpSubroutine,    // jsr, hw_jsr
+  kReturn,            // ret, hw_ret
+  kCoroutine,         // jsr_coroutine, hw_jcr
   kFpArithmetic,
   kFpMultiply,
   kFpDivide,
@@ -89,7 +89,7 @@ enum class Kind : uint8_t {
   kIntegerToFp,
   kFpToInteger,
   kCallPal,
-  kBarrier,  // trapb, excb, mb, wmb
+  kBarrier,   // trapb, excb, mb, wmb
   kPrefetch,  // fetch, fetch_m, ecb, wh64, wh64en
   kCycleCounter,
   kInterruptFlag,  // rc, rs
@@ -101,12 +101,37 @@ enum class Kind : uint8_t {
 // ev5.md; pipes and latencies are in isa/ev5.h.
 enum class Ev5Class : uint8_t {
   kNone,
-  kIld, kFld, kIst, kFst, kLdL, kStC, kMb,
-  kIbr, kFbr, kJsr, kCallPal,
-  kIadd, kIlog, kIcmp, kShift, kIcmov, kMvi,
-  kImull, kImulq, kImulh,
-  kFadd, kFmul, kFcpys, kFcmov, kFdivS, kFdivT, kFsqrtS, kFsqrtT,
-  kItof, kFtoi, kMisc,
+  kIld,
+  kFld,
+  kIst,
+  kFst,
+  kLdL,
+  kStC,
+  kMb,
+  kIbr,
+  kFbr,
+  kJsr,
+  kCallPal,
+  kIadd,
+  kIlog,
+  kIcmp,
+  kShift,
+  kIcmov,
+  kMvi,
+  kImull,
+  kImulq,
+  kImulh,
+  kFadd,
+  kFmul,
+  kFcpys,
+  kFcmov,
+  kFdivS,
+  kFdivT,
+  kFsqrtS,
+  kFsqrtT,
+  kItof,
+  kFtoi,
+  kMisc,
 };
 
 // Which trap/rounding qualifier combinations an FP operation has; bit
@@ -114,15 +139,15 @@ enum class Ev5Class : uint8_t {
 // matched exactly.
 enum class Qualifiers : uint8_t {
   kExact,
-  kIeee,            // /c /m /d, /u, /su, /sui and their combinations
-  kIeeeCompare,     // plain and /su
-  kIeeeToInteger,   // like kIeee, spelled with v: /v /sv /svi
-  kIntegerToIeee,   // plain and /sui, all roundings
-  kCvtst,           // cvtst, cvtst/s
-  kVax,             // /c, /u, /s, /su and /uc /sc /suc
-  kVaxCompare,      // plain and /s
-  kVaxToInteger,    // like kVax, spelled with v
-  kIntegerToVax,    // plain and /c
+  kIeee,           // /c /m /d, /u, /su, /sui and their combinations
+  kIeeeCompare,    // plain and /su
+  kIeeeToInteger,  // like kIeee, spelled with v: /v /sv /svi
+  kIntegerToIeee,  // plain and /sui, all roundings
+  kCvtst,          // cvtst, cvtst/s
+  kVax,            // /c, /u, /s, /su and /uc /sc /suc
+  kVaxCompare,     // plain and /s
+  kVaxToInteger,   // like kVax, spelled with v
+  kIntegerToVax,   // plain and /c
 };
 
 // Architecture extension an operation belongs to (AMASK bits; kPal: 21264
@@ -152,8 +177,8 @@ struct OpInfo {
 };
 
 inline constexpr OpInfo kOperations[kOperationCount] = {
-#define DCPI_ISA_ROW(id, name, opc, fn, shape, kind, ev5, bytes, quals, ext)                     \
-  {name,        opc,        fn, Shape::shape, Kind::kind, Ev5Class::ev5, bytes, Qualifiers::quals, \
+#define DCPI_ISA_ROW(id, name, opc, fn, shape, kind, ev5, bytes, quals, ext)                  \
+  {name,          opc, fn, Shape::shape, Kind::kind, Ev5Class::ev5, bytes, Qualifiers::quals, \
    Extension::ext},
     DCPI_ISA_OPERATIONS(DCPI_ISA_ROW)
 #undef DCPI_ISA_ROW
@@ -178,10 +203,10 @@ struct Instruction {
   uint8_t ra = 31, rb = 31, rc = 31;  // raw fields (Fa/Fb/Fc for FP operations)
   bool has_literal = false;           // operate format: Rb replaced by an 8-bit literal
   uint8_t literal = 0;
-  uint8_t fp_trap = 0;      // FP opcodes 0x14-0x16: qualifier bits 15:13
-  uint8_t fp_rounding = 2;  // FP opcodes 0x14-0x16: bits 12:11 (FpRounding)
-  uint16_t function = 0;    // the format's function field (operate 7, FP 11, misc 16 bits,
-                            // jump 2, hw_ld/hw_st 4, hw_jmp 3)
+  uint8_t fp_trap = 0;        // FP opcodes 0x14-0x16: qualifier bits 15:13
+  uint8_t fp_rounding = 2;    // FP opcodes 0x14-0x16: bits 12:11 (FpRounding)
+  uint16_t function = 0;      // the format's function field (operate 7, FP 11, misc 16 bits,
+                              // jump 2, hw_ld/hw_st 4, hw_jmp 3)
   uint32_t pal_function = 0;  // CALL_PAL and reserved PAL opcodes: bits 25:0; hw_m[ft]pr index
   // Signed byte offset: memory displacement; branch displacement (target =
   // pc + 4 + displacement); jmp/jsr and hw_jmp/hw_jsr hint offset likewise.
@@ -191,7 +216,10 @@ struct Instruction {
 
   constexpr bool valid() const { return operation < Operation::kCount; }
   constexpr const OpInfo& info() const { return kOperations[static_cast<size_t>(operation)]; }
-  constexpr Kind kind() const { return valid() ? info().kind : (operation == Operation::kPalReserved ? Kind::kPalReserved : Kind::kInvalid); }
+  constexpr Kind kind() const {
+    return valid() ? info().kind
+                   : (operation == Operation::kPalReserved ? Kind::kPalReserved : Kind::kInvalid);
+  }
   constexpr Shape shape() const { return info().shape; }
   constexpr bool is(Operation op) const { return operation == op; }
 };

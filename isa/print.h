@@ -68,25 +68,25 @@ class TextBuffer {
 
  private:
   static constexpr uint64_t kPowersOfTen[20] = {1ull,
-                                                 10ull,
-                                                 100ull,
-                                                 1000ull,
-                                                 10000ull,
-                                                 100000ull,
-                                                 1000000ull,
-                                                 10000000ull,
-                                                 100000000ull,
-                                                 1000000000ull,
-                                                 10000000000ull,
-                                                 100000000000ull,
-                                                 1000000000000ull,
-                                                 10000000000000ull,
-                                                 100000000000000ull,
-                                                 1000000000000000ull,
-                                                 10000000000000000ull,
-                                                 100000000000000000ull,
-                                                 1000000000000000000ull,
-                                                 10000000000000000000ull};
+                                                10ull,
+                                                100ull,
+                                                1000ull,
+                                                10000ull,
+                                                100000ull,
+                                                1000000ull,
+                                                10000000ull,
+                                                100000000ull,
+                                                1000000000ull,
+                                                10000000000ull,
+                                                100000000000ull,
+                                                1000000000000ull,
+                                                10000000000000ull,
+                                                100000000000000ull,
+                                                1000000000000000ull,
+                                                10000000000000000ull,
+                                                100000000000000000ull,
+                                                1000000000000000000ull,
+                                                10000000000000000000ull};
   char* data_;
   size_t capacity_;
   size_t length_ = 0;
@@ -221,7 +221,8 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
     case Operation::kSubt: {
       if (!za || in.fp_rounding != static_cast<uint8_t>(FpRounding::kNormal)) return false;
       const bool vax = in.opcode == 0x15;
-      const bool named = in.fp_trap == 0 || (vax ? in.fp_trap == 4 : (in.fp_trap == 5 || in.fp_trap == 7));
+      const bool named =
+          in.fp_trap == 0 || (vax ? in.fp_trap == 4 : (in.fp_trap == 5 || in.fp_trap == 7));
       if (!named) return false;
       out.put(op == Operation::kSubf   ? "negf"
               : op == Operation::kSubg ? "negg"

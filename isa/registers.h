@@ -9,8 +9,8 @@ inline constexpr unsigned kZeroRegister = 31;  // R31 and F31 read as zero, writ
 
 // OSF/1 software names, the ones objdump uses for integer registers.
 inline constexpr const char* kIntegerRegisterNames[32] = {
-    "v0", "t0", "t1", "t2",  "t3", "t4",  "t5", "t6", "t7", "s0", "s1",
-    "s2", "s3", "s4", "s5",  "fp", "a0",  "a1", "a2", "a3", "a4", "a5",
+    "v0", "t0", "t1",  "t2",  "t3", "t4",  "t5", "t6", "t7", "s0",  "s1",
+    "s2", "s3", "s4",  "s5",  "fp", "a0",  "a1", "a2", "a3", "a4",  "a5",
     "t8", "t9", "t10", "t11", "ra", "t12", "at", "gp", "sp", "zero"};
 
 // objdump prints FP registers with a dollar sign: $f0 .. $f31.

@@ -24,6 +24,7 @@ set(DCPI_WORKLOADS_NATIVE_DIR ${CMAKE_BINARY_DIR}/workloads/native)
 
 enable_testing()
 add_subdirectory(qemu)
+add_subdirectory(isa)
 add_subdirectory(hostdump)
 add_subdirectory(analysis)
 add_subdirectory(workloads)

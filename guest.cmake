@@ -3,3 +3,4 @@
 enable_language(ASM)
 add_subdirectory(palcode)
 add_subdirectory(kernel)
+add_subdirectory(tests/guest/user)

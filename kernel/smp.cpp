@@ -3,6 +3,7 @@
 #include "firmware/pal_abi.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
+#include "kernel/scheduler.h"
 #include "kernel/traps.h"
 
 extern "C" {
@@ -81,11 +82,13 @@ void clock_tick() { ++cpus[pal::whami()].ticks; }
 extern "C" void secondary_main(uint64_t cpu) {
   using namespace kernel;
   install_trap_entries();
+  sched::init_cpu(static_cast<uint32_t>(cpu));
   pal::set_tick(smp::kTickNs);
   __atomic_store_n(&smp::cpus[cpu].online, 1, __ATOMIC_RELEASE);
   pal::swpipl(0);
   for (;;) {
     pal::wtint();
     if (auto job = __atomic_exchange_n(&smp::cpus[cpu].job, nullptr, __ATOMIC_ACQ_REL)) job();
+    sched::idle_step();  // this CPU's idle thread: run queued processes
   }
 }

@@ -36,7 +36,7 @@ def check_inputs(palcode, kernel):
             raise BootError(f"{role} is not an Alpha ELF file: {path}")
 
 
-def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=None):
+def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=None, initrd=None):
     command = [
         QEMU, "-M", "clipper", "-smp", str(cpus), "-m", str(memory_mb),
         "-icount", "shift=2,sleep=off",
@@ -46,15 +46,19 @@ def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=Non
     ]
     if append:
         command += ["-append", append]
+    if initrd:
+        command += ["-initrd", initrd]
     if gdb_port is not None:
         command += ["-gdb", f"tcp:127.0.0.1:{gdb_port}"]
     return command
 
 
-def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300):
+def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300, initrd=None):
     """Boots, waits for the guest to power off, returns its console text."""
     check_inputs(palcode, kernel)
-    command = qemu_command(palcode, kernel, cpus, append)
+    if initrd is not None and not os.path.isfile(initrd):
+        raise BootError(f"initrd (-initrd) not found: {initrd}")
+    command = qemu_command(palcode, kernel, cpus, append, initrd=initrd)
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, errors="replace", timeout=timeout)

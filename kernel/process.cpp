@@ -246,10 +246,10 @@ void exit_current(int64_t wait_status) {
   panic("a zombie ran again");
 }
 
-void kill_current(int signal, const char* what, uint64_t va, uint64_t pc) {
+void kill_current(int signal, const char* what, const char* label, uint64_t value, uint64_t pc) {
   Process* self = current();
-  kprintf("dcpi-kernel: pid %u (%s) killed: %s at va 0x%lx pc 0x%lx\n", self->pid, self->name,
-          what, va, pc);
+  kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->pid, self->name,
+          what, label, value, pc);
   exit_current(signal);
 }
 

@@ -71,8 +71,11 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
 // Ends the current process with a Linux wait status (code << 8, or a signal
 // number); never returns.
 [[noreturn]] void exit_current(int64_t wait_status);
-// Kills the current user process after a fault it caused (SIGSEGV, ...).
-[[noreturn]] void kill_current(int signal, const char* what, uint64_t va, uint64_t pc);
+// Kills the current user process after a fault it caused (SIGSEGV, ...):
+// "dcpi-kernel: pid 7 (/bin/bad) killed: memory fault at va 0x0 pc 0x...".
+// `label` names `value` ("va", or "summary" for an arithmetic trap).
+[[noreturn]] void kill_current(int signal, const char* what, const char* label, uint64_t value,
+                               uint64_t pc);
 
 // wait4: the pid reaped (status stored), 0 with WNOHANG and nothing to
 // reap, or -errno.

@@ -3,10 +3,11 @@
 #include "sys.h"
 
 int main(void) {
-  long best = 0;
-  for (long i = 0; i < 2000000 && best < 4; ++i) {
+  long best = 0, extra = 20000;  // keep running a while so the others see 4 too
+  for (long i = 0; i < 2000000 && extra > 0; ++i) {
     long n = sys1(SYS_kinfo, 2);
     if (n > best) best = n;
+    if (best == 4) --extra;
   }
   long pid = sys0(SYS_getxpid);
   put("spin: pid ");

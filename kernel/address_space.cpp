@@ -115,8 +115,7 @@ bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, u
   return true;
 }
 
-int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va,
-                         uint64_t capacity) {
+int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va, uint64_t capacity) {
   for (uint64_t n = 0; n < capacity; ++n) {
     const uint64_t source = translate_user(space, from_va + n, false);
     if (source == 0) return -1;

@@ -43,7 +43,6 @@ bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint6
 bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes);
 // Copies a NUL-terminated string of at most `capacity` bytes including the
 // NUL; returns its length, or -1 on a fault or if it does not fit.
-int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va,
-                         uint64_t capacity);
+int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va, uint64_t capacity);
 
 }  // namespace kernel

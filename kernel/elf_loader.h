@@ -9,9 +9,9 @@ namespace kernel {
 
 struct LoadedImage {
   uint64_t entry;
-  uint64_t low;        // lowest PT_LOAD vaddr (load = link address: ET_EXEC)
-  uint64_t high;       // end of the highest PT_LOAD (memsz)
-  uint64_t phdr;       // user VA of the program headers (0 if not mapped)
+  uint64_t low;   // lowest PT_LOAD vaddr (load = link address: ET_EXEC)
+  uint64_t high;  // end of the highest PT_LOAD (memsz)
+  uint64_t phdr;  // user VA of the program headers (0 if not mapped)
   uint16_t phnum;
   uint32_t build_id_bytes;
   uint8_t build_id[32];

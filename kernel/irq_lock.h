@@ -12,9 +12,7 @@ namespace kernel {
 
 class IrqLockGuard {
  public:
-  explicit IrqLockGuard(SpinLock& lock) : lock_(lock), ipl_(pal::swpipl(IPL_HIGH)) {
-    lock_.lock();
-  }
+  explicit IrqLockGuard(SpinLock& lock) : lock_(lock), ipl_(pal::swpipl(IPL_HIGH)) { lock_.lock(); }
   ~IrqLockGuard() {
     lock_.unlock();
     pal::swpipl(ipl_);

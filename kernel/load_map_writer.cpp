@@ -39,9 +39,9 @@ void load_map_init() {
   kernel.kind = static_cast<uint32_t>(dcpi::LoadKind::kKernel);
   kernel.load_address = kernel.link_address = reinterpret_cast<uint64_t>(__kernel_start);
   kernel.size = static_cast<uint64_t>(__kernel_end - __kernel_start);
-  kernel.build_id_bytes = elf::find_build_id(
-      __build_id_start, static_cast<uint64_t>(__build_id_end - __build_id_start), kernel.build_id,
-      dcpi::kBuildIdMax);
+  kernel.build_id_bytes =
+      elf::find_build_id(__build_id_start, static_cast<uint64_t>(__build_id_end - __build_id_start),
+                         kernel.build_id, dcpi::kBuildIdMax);
   copy_name(kernel.path, sizeof kernel.path, "kernel.elf");
   load_map_append(kernel);
 
@@ -90,10 +90,11 @@ void load_map_print() {
       id[2 * k + 1] = digits[r.build_id[k] & 15];
     }
     id[2 * r.build_id_bytes] = 0;
-    kprintf("dcpi-kernel: loadmap %lu %s pid=%u parent=%u load=0x%lx size=0x%lx link=0x%lx "
-            "status=%ld build-id=%s path=%s\n",
-            i, kinds[r.kind <= 4 ? r.kind : 0], r.pid, r.parent_pid, r.load_address, r.size,
-            r.link_address, r.exit_status, r.build_id_bytes ? id : "-", r.path);
+    kprintf(
+        "dcpi-kernel: loadmap %lu %s pid=%u parent=%u load=0x%lx size=0x%lx link=0x%lx "
+        "status=%ld build-id=%s path=%s\n",
+        i, kinds[r.kind <= 4 ? r.kind : 0], r.pid, r.parent_pid, r.load_address, r.size,
+        r.link_address, r.exit_status, r.build_id_bytes ? id : "-", r.path);
   }
 }
 

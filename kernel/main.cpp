@@ -82,8 +82,8 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
   kprintf("dcpi-kernel: %lu CPUs, %lu MB, command line '%s'\n", cpu_count, memory_bytes >> 20,
           command_line);
   const BootOptions options = parse_command_line(command_line);
-  const uint64_t initrd_address = *reinterpret_cast<const uint64_t*>(command_line_address +
-                                                                       kInitrdAddressOffset);
+  const uint64_t initrd_address =
+      *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdAddressOffset);
   const uint64_t initrd_bytes =
       *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdSizeOffset);
   const uint64_t files = initrd::init(initrd_address, initrd_bytes);

@@ -7,7 +7,7 @@ namespace kernel::pages {
 namespace {
 
 constexpr uint64_t kMaxPages = (uint64_t{4} << 30) >> kPageShift;  // 4 GB of RAM
-uint64_t bitmap[kMaxPages / 64];  // 1 = in use
+uint64_t bitmap[kMaxPages / 64];                                   // 1 = in use
 uint64_t first_page = 0;
 uint64_t end_page = 0;
 uint64_t next_hint = 0;

@@ -102,9 +102,9 @@ uint64_t build_user_stack(Process* p, const char* const* argv, uint64_t argc,
   }
   vector[n++] = 0;  // end of argv
   vector[n++] = 0;  // end of envp
-  const uint64_t aux[][2] = {{kAtPhdr, image.phdr},     {kAtPhent, 56},
-                             {kAtPhnum, image.phnum},   {kAtPagesz, pages::kPageBytes},
-                             {kAtEntry, image.entry},   {kAtNull, 0}};
+  const uint64_t aux[][2] = {{kAtPhdr, image.phdr},   {kAtPhent, 56},
+                             {kAtPhnum, image.phnum}, {kAtPagesz, pages::kPageBytes},
+                             {kAtEntry, image.entry}, {kAtNull, 0}};
   for (const auto& pair : aux) {
     vector[n++] = pair[0];
     vector[n++] = pair[1];
@@ -248,8 +248,8 @@ void exit_current(int64_t wait_status) {
 
 void kill_current(int signal, const char* what, const char* label, uint64_t value, uint64_t pc) {
   Process* self = current();
-  kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->pid, self->name,
-          what, label, value, pc);
+  kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->pid, self->name, what,
+          label, value, pc);
   exit_current(signal);
 }
 

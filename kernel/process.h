@@ -41,8 +41,8 @@ struct alignas(64) Process {
   ProcessState state;
   bool kernel_thread;
   bool idle;
-  bool waiting;  // blocked in wait4
-  Process* next;  // run queue link
+  bool waiting;           // blocked in wait4
+  Process* next;          // run queue link
   uint64_t kernel_stack;  // KSEG base of kKernelStackPages pages
   AddressSpace space;
   uint64_t brk_start, brk;

@@ -99,10 +99,17 @@ int64_t sys_lseek(Process* self, uint64_t fd, int64_t offset, uint64_t whence) {
   if (f->kind == OpenFile::kConsole) return error(ESPIPE);
   int64_t base;
   switch (whence) {
-    case 0: base = 0; break;
-    case 1: base = static_cast<int64_t>(f->offset); break;
-    case 2: base = static_cast<int64_t>(f->file.size); break;
-    default: return error(EINVAL);
+    case 0:
+      base = 0;
+      break;
+    case 1:
+      base = static_cast<int64_t>(f->offset);
+      break;
+    case 2:
+      base = static_cast<int64_t>(f->file.size);
+      break;
+    default:
+      return error(EINVAL);
   }
   if (base + offset < 0) return error(EINVAL);
   f->offset = static_cast<uint64_t>(base + offset);
@@ -219,13 +226,21 @@ int64_t sys_dcpi_control(Process* self, uint64_t request_va) {
 
 int64_t sys_kernel_info(Process* self, uint64_t what) {
   switch (what) {
-    case kInfoFreePages: return static_cast<int64_t>(pages::free_count());
-    case kInfoCpu: return static_cast<int64_t>(pal::whami());
-    case kInfoCpusRunningUser: return static_cast<int64_t>(cpus_running_user());
-    case kInfoLoadMapCount: return static_cast<int64_t>(load_map_count());
-    case kInfoPrintLoadMap: load_map_print(); return static_cast<int64_t>(load_map_count());
-    case kInfoCpuMask: return static_cast<int64_t>(self->cpu_mask);
-    default: return error(EINVAL);
+    case kInfoFreePages:
+      return static_cast<int64_t>(pages::free_count());
+    case kInfoCpu:
+      return static_cast<int64_t>(pal::whami());
+    case kInfoCpusRunningUser:
+      return static_cast<int64_t>(cpus_running_user());
+    case kInfoLoadMapCount:
+      return static_cast<int64_t>(load_map_count());
+    case kInfoPrintLoadMap:
+      load_map_print();
+      return static_cast<int64_t>(load_map_count());
+    case kInfoCpuMask:
+      return static_cast<int64_t>(self->cpu_mask);
+    default:
+      return error(EINVAL);
   }
 }
 
@@ -239,26 +254,55 @@ void dispatch(TrapFrame* frame) {
   int64_t result;
   switch (number) {
     case kExit:
-    case kExitGroup: exit_current(static_cast<int64_t>((a0 & 0xff) << 8));
-    case kRead: result = sys_read(self, a0, a1, a2); break;
-    case kWrite: result = sys_write(self, a0, a1, a2); break;
-    case kClose: result = sys_close(self, a0); break;
-    case kBrk: result = sys_brk(self, a0); break;
-    case kLseek: result = sys_lseek(self, a0, static_cast<int64_t>(a1), a2); break;
+    case kExitGroup:
+      exit_current(static_cast<int64_t>((a0 & 0xff) << 8));
+    case kRead:
+      result = sys_read(self, a0, a1, a2);
+      break;
+    case kWrite:
+      result = sys_write(self, a0, a1, a2);
+      break;
+    case kClose:
+      result = sys_close(self, a0);
+      break;
+    case kBrk:
+      result = sys_brk(self, a0);
+      break;
+    case kLseek:
+      result = sys_lseek(self, a0, static_cast<int64_t>(a1), a2);
+      break;
     case kGetxpid:
       frame->reg(20) = self->parent_pid;
       result = self->pid;
       break;
-    case kOpen: result = sys_open(self, a0, static_cast<int64_t>(a1)); break;
-    case kFstat: result = sys_fstat(self, a0, a1); break;
-    case kTimes: result = sys_times(self, a0); break;
-    case kGettimeofday: result = sys_gettimeofday(self, a0, a1); break;
-    case kWait4: result = sys_wait4(self, static_cast<int64_t>(a0), a1, a2); break;
-    case kSpawn: result = sys_spawn(self, a0, a1); break;
-    case kDcpiControl: result = sys_dcpi_control(self, a0); break;
-    case kKernelInfo: result = sys_kernel_info(self, a0); break;
+    case kOpen:
+      result = sys_open(self, a0, static_cast<int64_t>(a1));
+      break;
+    case kFstat:
+      result = sys_fstat(self, a0, a1);
+      break;
+    case kTimes:
+      result = sys_times(self, a0);
+      break;
+    case kGettimeofday:
+      result = sys_gettimeofday(self, a0, a1);
+      break;
+    case kWait4:
+      result = sys_wait4(self, static_cast<int64_t>(a0), a1, a2);
+      break;
+    case kSpawn:
+      result = sys_spawn(self, a0, a1);
+      break;
+    case kDcpiControl:
+      result = sys_dcpi_control(self, a0);
+      break;
+    case kKernelInfo:
+      result = sys_kernel_info(self, a0);
+      break;
     case kKill:
-    default: result = error(ENOSYS); break;
+    default:
+      result = error(ENOSYS);
+      break;
   }
   (void)a3;
   if (result < 0) {

@@ -33,11 +33,11 @@ inline constexpr uint64_t kKernelInfo = 1002;   // (what) -> value, for tests
 
 // kKernelInfo selectors.
 inline constexpr uint64_t kInfoFreePages = 0;
-inline constexpr uint64_t kInfoCpu = 1;             // CPU the caller runs on
-inline constexpr uint64_t kInfoCpusRunningUser = 2; // CPUs running a user process now
+inline constexpr uint64_t kInfoCpu = 1;              // CPU the caller runs on
+inline constexpr uint64_t kInfoCpusRunningUser = 2;  // CPUs running a user process now
 inline constexpr uint64_t kInfoLoadMapCount = 3;
-inline constexpr uint64_t kInfoPrintLoadMap = 4;    // console dump, returns the count
-inline constexpr uint64_t kInfoCpuMask = 5;         // CPUs the caller has run on
+inline constexpr uint64_t kInfoPrintLoadMap = 4;  // console dump, returns the count
+inline constexpr uint64_t kInfoCpuMask = 5;       // CPUs the caller has run on
 
 // Clock ticks of times(): 1000 per second (newlib's CLOCKS_PER_SEC), from
 // the 250 MHz cycle counter.

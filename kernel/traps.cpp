@@ -93,7 +93,8 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFr
 // Arithmetic traps are imprecise: the frame's PC is already past the trap.
 extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t,
                                        TrapFrame* frame) {
-  if (from_user(frame)) kernel::kill_current(kSigFpe, "arithmetic trap", "summary", summary, frame->pc);
+  if (from_user(frame))
+    kernel::kill_current(kSigFpe, "arithmetic trap", "summary", summary, frame->pc);
   if (record_trap(ENT_ARITH, summary, frame, frame->pc)) return;
   panic("arithmetic trap in kernel: summary %lx mask %lx pc %lx", summary, mask, frame->pc);
 }
@@ -112,10 +113,14 @@ extern "C" void handle_instruction_fault(uint64_t kind, uint64_t, uint64_t, Trap
     const uint64_t pc = frame->pc - 4;
     switch (kind) {
       case IF_BPT:
-      case IF_BUGCHK: kernel::kill_current(kSigTrap, "breakpoint", "va", pc, pc);
-      case IF_GENTRAP: kernel::kill_current(kSigFpe, "gentrap", "va", pc, pc);
-      case IF_FEN: kernel::kill_current(kSigIll, "floating point disabled", "va", pc, pc);
-      default: kernel::kill_current(kSigIll, "illegal instruction", "va", pc, pc);
+      case IF_BUGCHK:
+        kernel::kill_current(kSigTrap, "breakpoint", "va", pc, pc);
+      case IF_GENTRAP:
+        kernel::kill_current(kSigFpe, "gentrap", "va", pc, pc);
+      case IF_FEN:
+        kernel::kill_current(kSigIll, "floating point disabled", "va", pc, pc);
+      default:
+        kernel::kill_current(kSigIll, "illegal instruction", "va", pc, pc);
     }
   }
   if (record_trap(ENT_IF, kind, frame, frame->pc)) return;
@@ -124,7 +129,8 @@ extern "C" void handle_instruction_fault(uint64_t kind, uint64_t, uint64_t, Trap
 
 // PALcode already advanced the PC past the unaligned access (OSF/1).
 extern "C" void handle_unaligned(uint64_t address, uint64_t opcode, uint64_t, TrapFrame* frame) {
-  if (from_user(frame)) kernel::kill_current(kSigBus, "unaligned access", "va", address, frame->pc - 4);
+  if (from_user(frame))
+    kernel::kill_current(kSigBus, "unaligned access", "va", address, frame->pc - 4);
   if (record_trap(ENT_UNA, address, frame, frame->pc)) return;
   panic("unaligned access in kernel: address %lx opcode %lx pc %lx", address, opcode, frame->pc);
 }

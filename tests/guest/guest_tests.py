@@ -153,6 +153,20 @@ def case_traps():
         expect(int(trap["pc"]) == site + 4, f"{name}: frame PC is the next instruction")
 
 
+def case_kthreads():
+    text = boot(4, "test=kthreads")
+    assert_booted(text, 4)
+    threads = values(text, r"DCPI-TEST kthread spawned=(?P<spawned>\d+) ran=(?P<ran>\d) pid=(?P<pid>\d+) cpu=(?P<cpu>\d)")
+    summary = values(text, r"DCPI-TEST kthreads done=(?P<done>\d+) cpu_mask=(?P<mask>[0-9a-f]+) "
+                           r"free_before=(?P<before>\d+) free_after=(?P<after>\d+)")[0]
+    expect(len(threads) == 8 and all(t["ran"] == "1" for t in threads), "8 kernel threads ran")
+    pids = [int(t["pid"]) for t in threads]
+    expect(pids == [int(t["spawned"]) for t in threads] and pids == sorted(set(pids)) and min(pids) > 0,
+           f"each has its own, increasing pid: {pids}")
+    expect(int(summary["mask"], 16) != 1, f"threads ran on more than the boot CPU (mask {summary['mask']})")
+    expect(summary["before"] == summary["after"], "exited threads were reaped: no page leaked")
+
+
 def case_bad_input():
     for palcode, kernel, wanted in (
         ("/nonexistent/palcode.elf", KERNEL, "PALcode (-bios) not found"),
@@ -313,6 +327,7 @@ CASES = {
     "blindspot": case_blindspot,
     "traps": case_traps,
     "bad_input": case_bad_input,
+    "kthreads": case_kthreads,
     "user_hello": case_user_hello,
     "user_faults": case_user_faults,
     "user_files": case_user_files,

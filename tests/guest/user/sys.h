@@ -15,8 +15,8 @@ static inline long sys6(long n, long x0, long x1, long x2, long x3) {
   __asm__ volatile("callsys"
                    : "+r"(v0), "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3), "=r"(a4)
                    :
-                   : "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$21", "$22", "$23",
-                     "$24", "$25", "$27", "$28", "memory");
+                   : "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$21", "$22", "$23", "$24",
+                     "$25", "$27", "$28", "memory");
   return a3 ? -v0 : v0;
 }
 #define sys0(n) sys6(n, 0, 0, 0, 0)
@@ -25,9 +25,21 @@ static inline long sys6(long n, long x0, long x1, long x2, long x3) {
 #define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0)
 
 enum {
-  SYS_exit = 1, SYS_read = 3, SYS_write = 4, SYS_close = 6, SYS_brk = 17, SYS_lseek = 19,
-  SYS_getxpid = 20, SYS_kill = 37, SYS_open = 45, SYS_fstat = 91, SYS_times = 323,
-  SYS_gettimeofday = 359, SYS_wait4 = 365, SYS_spawn = 1000, SYS_dcpi_control = 1001,
+  SYS_exit = 1,
+  SYS_read = 3,
+  SYS_write = 4,
+  SYS_close = 6,
+  SYS_brk = 17,
+  SYS_lseek = 19,
+  SYS_getxpid = 20,
+  SYS_kill = 37,
+  SYS_open = 45,
+  SYS_fstat = 91,
+  SYS_times = 323,
+  SYS_gettimeofday = 359,
+  SYS_wait4 = 365,
+  SYS_spawn = 1000,
+  SYS_dcpi_control = 1001,
   SYS_kinfo = 1002
 };
 
@@ -67,4 +79,6 @@ static inline u64 parse_hex(const char* s) {
 static inline long spawn(const char* path, const char* const* argv) {
   return sys2(SYS_spawn, path, argv);
 }
-static inline long wait_pid(long pid, int* status) { return sys6(SYS_wait4, pid, (long)status, 0, 0); }
+static inline long wait_pid(long pid, int* status) {
+  return sys6(SYS_wait4, pid, (long)status, 0, 0);
+}

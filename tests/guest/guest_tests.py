@@ -290,6 +290,14 @@ def case_user_smp():
     expect(text.count("init: spin status 0x0\n") == 4, "all 4 exited with status 0")
 
 
+def case_user_fp():
+    """3 FP processes on 1 CPU preempt each other: FP state must follow them."""
+    text = boot_user(1, "fp")
+    expect(text.count("fpsum: k ") == 3 and "WRONG" not in text, "3 exact FP sums")
+    expect(text.count("init: fpsum status 0x0\n") == 3, "all exited 0")
+    expect(len(re.findall(r"dcpi-kernel: pid \d+ .*killed", text)) == 0, "no FP-disabled faults")
+
+
 def case_user_loadmap():
     text = boot_user(1, "loadmap")
     rows = values(text, r"dcpi-kernel: loadmap (?P<i>\d+) (?P<kind>\w+) pid=(?P<pid>\d+) parent=(?P<parent>\d+) "
@@ -334,6 +342,7 @@ CASES = {
     "user_leak": case_user_leak,
     "user_smp": case_user_smp,
     "user_loadmap": case_user_loadmap,
+    "user_fp": case_user_fp,
 }
 
 if __name__ == "__main__":

@@ -94,6 +94,20 @@ int main(int argc, char** argv) {
     sys1(SYS_kinfo, 4);
     return 0;
   }
+  if (str_eq(name, "fp")) {
+    static const char* const args[][3] = {
+        {"/bin/fpsum", "0", 0}, {"/bin/fpsum", "1", 0}, {"/bin/fpsum", "2", 0}};
+    long pids[3];
+    for (int k = 0; k < 3; ++k) pids[k] = spawn("/bin/fpsum", args[k]);
+    for (int k = 0; k < 3; ++k) {
+      int status = -1;
+      wait_pid(pids[k], &status);
+      put("init: fpsum status 0x");
+      put_num(status, 16);
+      put("\n");
+    }
+    return 0;
+  }
   if (str_eq(name, "files")) {
     const char* const args[] = {"/bin/files", 0};
     run("/bin/files", args);

@@ -49,6 +49,7 @@
 #define CSERVE_START_CPU 1 /* a1 cpu, a2 entry pc, a3 stack, a4 argument */
 #define CSERVE_SET_TICK 2  /* a1 tick interval in ns (0 disables) */
 #define CSERVE_VMTIME 3    /* v0 = virtual clock in ns */
+#define CSERVE_PAL_IMAGE 4 /* v0 = KSEG address of {start, end, build-id note start, end} */
 
 /* wrperfmon (CALL_PAL 0x39) functions: EV5/OSF function codes. */
 #define PERFMON_DISABLE 0

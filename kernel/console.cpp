@@ -128,6 +128,14 @@ void kvprintf(const char* f, va_list args) {
   pal::swpipl(ipl);
 }
 
+void console_write(const char* text, uint64_t length) {
+  const uint64_t ipl = pal::swpipl(IPL_HIGH);
+  console_lock.lock();
+  firmware::uart_write(text, length);
+  console_lock.unlock();
+  pal::swpipl(ipl);
+}
+
 void kprintf(const char* f, ...) {
   va_list args;
   va_start(args, f);

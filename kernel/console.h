@@ -8,6 +8,8 @@ namespace kernel {
 // Supports %d %u %x %s %c %p with optional l/ll and a field width ("%8u").
 void kprintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char* format, va_list args);
+// Raw bytes (a user write to fd 1 or 2), in one burst.
+void console_write(const char* text, uint64_t length);
 [[noreturn]] void panic(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace kernel

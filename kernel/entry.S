@@ -1,15 +1,18 @@
 /* Kernel entry points: the boot CPU's start, a secondary CPU's start, and
  * the trap/interrupt entries registered with wrent. PALcode has already
  * pushed the OSF/1 frame (PS, PC, GP, a0-a2) and loaded the kernel gp; the
- * stubs save the other caller-saved registers, call C++, and return with
- * rti. Callee-saved registers are preserved by the C++ code itself. */
+ * stubs save every other integer register except sp ($30, the user's is in
+ * the PAL usp register) into a full TrapFrame (kernel/traps.h), call C++,
+ * and return with rti. The callee-saved s0-s6 are saved too, so that the
+ * frame holds the complete user register state (new processes start from a
+ * built frame; value sampling reads registers from it). */
 #include "firmware/pal_abi.h"
 
 	.set	noat
 	.section .text.entry, "ax"
 
 #define STACK_BYTES	16384
-#define SAVE_BYTES	160	/* $0-$8 and $19-$28, 16-byte aligned */
+#define SAVE_BYTES	208	/* $0-$15 and $19-$28: kernel/traps.h TrapFrame */
 
 /* Boot CPU: a0 = memory size, a1 = CPU count, a2 = 0; $27 = _start. */
 	.globl	_start
@@ -30,7 +33,7 @@ secondary_entry:
 	call_pal 0x00
 	.end	secondary_entry
 
-.macro	SAVE_CALLER_SAVED
+.macro	SAVE_ALL
 	lda	$30, -SAVE_BYTES($30)
 	stq	$0, 0($30)
 	stq	$1, 8($30)
@@ -41,19 +44,26 @@ secondary_entry:
 	stq	$6, 48($30)
 	stq	$7, 56($30)
 	stq	$8, 64($30)
-	stq	$19, 72($30)
-	stq	$20, 80($30)
-	stq	$21, 88($30)
-	stq	$22, 96($30)
-	stq	$23, 104($30)
-	stq	$24, 112($30)
-	stq	$25, 120($30)
-	stq	$26, 128($30)
-	stq	$27, 136($30)
-	stq	$28, 144($30)
+	stq	$9, 72($30)
+	stq	$10, 80($30)
+	stq	$11, 88($30)
+	stq	$12, 96($30)
+	stq	$13, 104($30)
+	stq	$14, 112($30)
+	stq	$15, 120($30)
+	stq	$19, 128($30)
+	stq	$20, 136($30)
+	stq	$21, 144($30)
+	stq	$22, 152($30)
+	stq	$23, 160($30)
+	stq	$24, 168($30)
+	stq	$25, 176($30)
+	stq	$26, 184($30)
+	stq	$27, 192($30)
+	stq	$28, 200($30)
 .endm
 
-.macro	RESTORE_CALLER_SAVED
+.macro	RESTORE_ALL
 	ldq	$0, 0($30)
 	ldq	$1, 8($30)
 	ldq	$2, 16($30)
@@ -63,16 +73,23 @@ secondary_entry:
 	ldq	$6, 48($30)
 	ldq	$7, 56($30)
 	ldq	$8, 64($30)
-	ldq	$19, 72($30)
-	ldq	$20, 80($30)
-	ldq	$21, 88($30)
-	ldq	$22, 96($30)
-	ldq	$23, 104($30)
-	ldq	$24, 112($30)
-	ldq	$25, 120($30)
-	ldq	$26, 128($30)
-	ldq	$27, 136($30)
-	ldq	$28, 144($30)
+	ldq	$9, 72($30)
+	ldq	$10, 80($30)
+	ldq	$11, 88($30)
+	ldq	$12, 96($30)
+	ldq	$13, 104($30)
+	ldq	$14, 112($30)
+	ldq	$15, 120($30)
+	ldq	$19, 128($30)
+	ldq	$20, 136($30)
+	ldq	$21, 144($30)
+	ldq	$22, 152($30)
+	ldq	$23, 160($30)
+	ldq	$24, 168($30)
+	ldq	$25, 176($30)
+	ldq	$26, 184($30)
+	ldq	$27, 192($30)
+	ldq	$28, 200($30)
 	lda	$30, SAVE_BYTES($30)
 .endm
 
@@ -82,15 +99,24 @@ secondary_entry:
 	.align	4
 	.ent	\name
 \name:
-	SAVE_CALLER_SAVED
+	SAVE_ALL
 	mov	$30, $19
 	jsr	$26, \handler
-	RESTORE_CALLER_SAVED
-	call_pal 0x3f
+	br	$31, trap_return
 	.end	\name
 .endm
 
 	.text
+/* Unwinds a TrapFrame at sp and returns from the trap (to user mode if the
+ * frame says so). New user processes start here (kernel/switch.S). */
+	.globl	trap_return
+	.align	4
+	.ent	trap_return
+trap_return:
+	RESTORE_ALL
+	call_pal 0x3f
+	.end	trap_return
+
 	TRAP_ENTRY entry_interrupt, handle_interrupt
 	TRAP_ENTRY entry_arithmetic, handle_arithmetic_trap
 	TRAP_ENTRY entry_memory_fault, handle_memory_fault

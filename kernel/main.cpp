@@ -2,24 +2,42 @@
 // command line asks for (a guest self-test, or the default profiled run).
 #include "driver/driver.h"
 #include "kernel/console.h"
+#include "kernel/initrd.h"
 #include "kernel/kernel_workload.h"
+#include "kernel/load_map_writer.h"
+#include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/process.h"
+#include "kernel/profiler.h"
+#include "kernel/scheduler.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/traps.h"
 
-extern "C" char __kernel_start[];
+extern "C" char __kernel_start[], __kernel_end[];
 
 namespace kernel {
 namespace {
 
 constexpr uint64_t kCommandLineOffset = 0x6000;  // DESIGN §3: below the kernel
 constexpr uint64_t kCommandLineBytes = 0x100;
+constexpr uint64_t kInitrdAddressOffset = 0x100;  // DESIGN §3: after the command line
+constexpr uint64_t kInitrdSizeOffset = 0x108;
 
 struct BootOptions {
   char test[32] = "";
   uint64_t samples = 2000;
+  char init[96] = "/bin/init";
+  char script[96] = "/etc/default.mix";
+  bool halt = false;
+  profiler::Options profiler;
 };
+
+void copy_value(char* to, uint64_t capacity, const char* value, uint64_t length) {
+  uint64_t n = 0;
+  for (; n < length && n + 1 < capacity; ++n) to[n] = value[n];
+  to[n] = 0;
+}
 
 bool starts_with(const char* s, const char* prefix) {
   while (*prefix)
@@ -27,7 +45,15 @@ bool starts_with(const char* s, const char* prefix) {
   return true;
 }
 
-// "key=value key=value": test=NAME, samples=N.
+uint64_t parse_number(const char* digits, uint64_t length) {
+  uint64_t n = 0;
+  for (uint64_t k = 0; k < length && digits[k] >= '0' && digits[k] <= '9'; ++k)
+    n = n * 10 + static_cast<uint64_t>(digits[k] - '0');
+  return n;
+}
+
+// "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
+// halt=1, profile=0|1, period=CYCLES, period_range=CYCLES.
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
   for (uint64_t i = 0; i < kCommandLineBytes && line[i];) {
@@ -35,9 +61,19 @@ BootOptions parse_command_line(const char* line) {
     uint64_t length = 0;
     while (i + length < kCommandLineBytes && word[length] && word[length] != ' ') ++length;
     if (starts_with(word, "test=")) {
-      uint64_t n = 0;
-      for (; n + 5 < length && n + 1 < sizeof(options.test); ++n) options.test[n] = word[5 + n];
-      options.test[n] = 0;
+      copy_value(options.test, sizeof options.test, word + 5, length - 5);
+    } else if (starts_with(word, "init=")) {
+      copy_value(options.init, sizeof options.init, word + 5, length - 5);
+    } else if (starts_with(word, "script=")) {
+      copy_value(options.script, sizeof options.script, word + 7, length - 7);
+    } else if (starts_with(word, "halt=")) {
+      options.halt = length > 5 && word[5] == '1';
+    } else if (starts_with(word, "profile=")) {
+      options.profiler.enabled = !(length > 8 && word[8] == '0');
+    } else if (starts_with(word, "period=")) {
+      options.profiler.period_base = static_cast<uint32_t>(parse_number(word + 7, length - 7));
+    } else if (starts_with(word, "period_range=")) {
+      options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "samples=")) {
       options.samples = 0;
       for (uint64_t k = 8; k < length && word[k] >= '0' && word[k] <= '9'; ++k)
@@ -63,7 +99,19 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
   kprintf("dcpi-kernel: %lu CPUs, %lu MB, command line '%s'\n", cpu_count, memory_bytes >> 20,
           command_line);
   const BootOptions options = parse_command_line(command_line);
-  dcpi::driver::driver_init(static_cast<uint32_t>(cpu_count), 0);
+  dcpi::driver::driver_init(static_cast<uint32_t>(cpu_count), profiler::kDaemonCpu);
+  const uint64_t initrd_address =
+      *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdAddressOffset);
+  const uint64_t initrd_bytes =
+      *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdSizeOffset);
+  const uint64_t files = initrd::init(initrd_address, initrd_bytes);
+  pages::init(pages::kseg_to_phys(reinterpret_cast<uint64_t>(__kernel_end)),
+              initrd::present() ? initrd::start_phys() : memory_bytes);
+  load_map_init();
+  sched::init_cpu(0);
+  if (initrd_bytes != 0)
+    kprintf("dcpi-kernel: initrd %lu bytes, %lu files; %lu pages free\n", initrd_bytes, files,
+            pages::free_count());
   smp::start_secondaries(cpu_count);
   pal::set_tick(smp::kTickNs);
   pal::swpipl(0);
@@ -71,6 +119,14 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
   if (options.test[0]) {
     selftest::run(options.test, options.samples);
     pal::halt();
+  }
+  if (initrd::present()) {
+    const char* argv[] = {options.init, options.script};
+    const int64_t pid = spawn_user(options.init, argv, 2, 0);
+    if (pid < 0) panic("cannot start init %s: error %ld", options.init, -pid);
+    set_init_pid(static_cast<uint32_t>(pid), options.halt);
+    profiler::start(options.profiler);
+    sched::idle_loop();
   }
   workload::profile_all_cpus(options.samples);
   dcpi::driver::flush_all();  // the profile so far into the transfer ring

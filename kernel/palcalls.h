@@ -37,6 +37,8 @@ inline int64_t wrperfmon(uint64_t function, uint64_t argument) {
   return static_cast<int64_t>(DCPI_CALL_PAL_2(0x39, function, argument));
 }
 inline uint64_t vmtime_ns() { return DCPI_CALL_PAL_2(0x09, CSERVE_VMTIME, 0); }
+inline uint64_t pal_image() { return DCPI_CALL_PAL_2(0x09, CSERVE_PAL_IMAGE, 0); }
+inline uint64_t rdusp() { return DCPI_CALL_PAL_0(0x3a); }
 inline void set_tick(uint64_t interval_ns) { DCPI_CALL_PAL_2(0x09, CSERVE_SET_TICK, interval_ns); }
 
 inline void start_cpu(uint64_t cpu, void (*entry)(), uint64_t stack, uint64_t argument) {

@@ -2,7 +2,9 @@
 
 #include "kernel/console.h"
 #include "kernel/driver_selftest.h"
+#include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/process.h"
 #include "kernel/smp.h"
 #include "kernel/traps.h"
 
@@ -48,6 +50,47 @@ void test_traps() {
   kprintf("DCPI-TEST traps count=%lu\n", n);
 }
 
+// Kernel threads: each records its pid and CPU, then returns (= exits).
+// The boot CPU's idle context waits by sleeping; ticks run the threads.
+struct ThreadResult {
+  uint64_t ran;
+  uint64_t pid;
+  uint64_t cpu;
+};
+ThreadResult thread_results[8];
+
+void test_thread(void* arg) {
+  ThreadResult& r = *static_cast<ThreadResult*>(arg);
+  r.pid = current_pid();
+  r.cpu = pal::whami();
+  for (uint64_t spin = 0; spin < 200'000; ++spin) asm volatile("");
+  __atomic_store_n(&r.ran, 1, __ATOMIC_RELEASE);
+}
+
+void test_kernel_threads() {
+  const uint64_t free_before = pages::free_count();
+  uint64_t pids[8];
+  for (uint64_t i = 0; i < 8; ++i)
+    pids[i] = spawn_kernel_thread(test_thread, &thread_results[i], "selftest");
+  const uint64_t start = pal::rpcc();
+  uint64_t done = 0;
+  while (done < 8 && pal::rpcc() - start < 500'000'000) {
+    pal::wtint();
+    done = 0;
+    for (const ThreadResult& r : thread_results) done += __atomic_load_n(&r.ran, __ATOMIC_ACQUIRE);
+  }
+  // Let the last ones exit and be reaped.
+  for (uint64_t t = 0; t < 20 && pages::free_count() != free_before; ++t) pal::wtint();
+  uint64_t cpu_mask = 0;
+  for (uint64_t i = 0; i < 8; ++i) {
+    kprintf("DCPI-TEST kthread spawned=%lu ran=%lu pid=%lu cpu=%lu\n", pids[i],
+            thread_results[i].ran, thread_results[i].pid, thread_results[i].cpu);
+    cpu_mask |= uint64_t{1} << thread_results[i].cpu;
+  }
+  kprintf("DCPI-TEST kthreads done=%lu cpu_mask=%lx free_before=%lu free_after=%lu\n", done,
+          cpu_mask, free_before, pages::free_count());
+}
+
 }  // namespace
 
 void run(const char* name, uint64_t samples) {
@@ -58,6 +101,8 @@ void run(const char* name, uint64_t samples) {
     // period, spread, blindspot, iplspot, conservation, control, bench
   } else if (equals(name, "traps")) {
     test_traps();
+  } else if (equals(name, "kthreads")) {
+    test_kernel_threads();
   } else if (!equals(name, "boot")) {
     kprintf("DCPI-TEST unknown test '%s'\n", name);
   }

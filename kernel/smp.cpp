@@ -4,6 +4,8 @@
 #include "firmware/pal_abi.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
+#include "kernel/profiler.h"
+#include "kernel/scheduler.h"
 #include "kernel/traps.h"
 
 extern "C" {
@@ -64,6 +66,7 @@ void handle_ipi() {
   const uint64_t reply_to = __atomic_exchange_n(&self.reply_to, 0, __ATOMIC_ACQ_REL);
   if (reply_to != 0) pal::wripir(reply_to - 1);
   dcpi::driver::sampler_ipi();  // requests from the DCPI daemon (driver/sync.cpp)
+  profiler::ipi();
 }
 
 void run_on_secondaries(void (*job)()) {
@@ -83,11 +86,13 @@ void clock_tick() { ++cpus[pal::whami()].ticks; }
 extern "C" void secondary_main(uint64_t cpu) {
   using namespace kernel;
   install_trap_entries();
+  sched::init_cpu(static_cast<uint32_t>(cpu));
   pal::set_tick(smp::kTickNs);
   __atomic_store_n(&smp::cpus[cpu].online, 1, __ATOMIC_RELEASE);
   pal::swpipl(0);
   for (;;) {
     pal::wtint();
     if (auto job = __atomic_exchange_n(&smp::cpus[cpu].job, nullptr, __ATOMIC_ACQ_REL)) job();
+    sched::idle_step();  // this CPU's idle thread: run queued processes
   }
 }

@@ -4,7 +4,11 @@
 #include "driver/sampler.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
+#include "kernel/process.h"
+#include "kernel/profiler.h"
+#include "kernel/scheduler.h"
 #include "kernel/smp.h"
+#include "kernel/syscalls.h"
 
 extern "C" {
 void entry_interrupt();
@@ -61,6 +65,15 @@ using kernel::panic;
 using kernel::record_trap;
 using kernel::TrapFrame;
 
+namespace {
+
+// Linux signal numbers for the wait status of a process killed by a fault.
+constexpr int kSigIll = 4, kSigTrap = 5, kSigBus = 7, kSigFpe = 8, kSigSegv = 11;
+
+bool from_user(const TrapFrame* frame) { return (frame->ps & PS_USER_MODE) != 0; }
+
+}  // namespace
+
 extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFrame* frame) {
   switch (type) {
     case INT_PERFCTR:
@@ -68,6 +81,8 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFr
       return;
     case INT_CLOCK:
       kernel::smp::clock_tick();
+      kernel::profiler::tick();
+      kernel::sched::tick(frame);
       return;
     case INT_IPI:
       kernel::smp::handle_ipi();
@@ -80,12 +95,15 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFr
 // Arithmetic traps are imprecise: the frame's PC is already past the trap.
 extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t,
                                        TrapFrame* frame) {
+  if (from_user(frame))
+    kernel::kill_current(kSigFpe, "arithmetic trap", "summary", summary, frame->pc);
   if (record_trap(ENT_ARITH, summary, frame, frame->pc)) return;
   panic("arithmetic trap in kernel: summary %lx mask %lx pc %lx", summary, mask, frame->pc);
 }
 
 extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t cause,
                                     TrapFrame* frame) {
+  if (from_user(frame)) kernel::kill_current(kSigSegv, "memory fault", "va", address, frame->pc);
   panic("memory fault in kernel: address %lx mmcsr %lu cause %ld pc %lx", address, mmcsr,
         static_cast<int64_t>(cause), frame->pc);
 }
@@ -93,16 +111,32 @@ extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t c
 // On QEMU every instruction fault (bpt, OPCDEC, FEN, ...) arrives with the
 // PC of the next instruction (measured by the guest_traps test).
 extern "C" void handle_instruction_fault(uint64_t kind, uint64_t, uint64_t, TrapFrame* frame) {
+  if (from_user(frame)) {
+    const uint64_t pc = frame->pc - 4;
+    switch (kind) {
+      case IF_BPT:
+      case IF_BUGCHK:
+        kernel::kill_current(kSigTrap, "breakpoint", "va", pc, pc);
+      case IF_GENTRAP:
+        kernel::kill_current(kSigFpe, "gentrap", "va", pc, pc);
+      case IF_FEN:
+        kernel::kill_current(kSigIll, "floating point disabled", "va", pc, pc);
+      default:
+        kernel::kill_current(kSigIll, "illegal instruction", "va", pc, pc);
+    }
+  }
   if (record_trap(ENT_IF, kind, frame, frame->pc)) return;
   panic("instruction fault %lu in kernel at pc %lx", kind, frame->pc);
 }
 
 // PALcode already advanced the PC past the unaligned access (OSF/1).
 extern "C" void handle_unaligned(uint64_t address, uint64_t opcode, uint64_t, TrapFrame* frame) {
+  if (from_user(frame))
+    kernel::kill_current(kSigBus, "unaligned access", "va", address, frame->pc - 4);
   if (record_trap(ENT_UNA, address, frame, frame->pc)) return;
   panic("unaligned access in kernel: address %lx opcode %lx pc %lx", address, opcode, frame->pc);
 }
 
 extern "C" void handle_system_call(uint64_t, uint64_t, uint64_t, TrapFrame* frame) {
-  panic("system call with no user processes, pc %lx", frame->pc);
+  kernel::sys::dispatch(frame);
 }

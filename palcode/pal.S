@@ -663,7 +663,14 @@ pal_cserve_body:
 	bne	p1, pal_set_tick
 	cmpeq	a0, CSERVE_VMTIME, p1
 	bne	p1, pal_read_vmtime
+	cmpeq	a0, CSERVE_PAL_IMAGE, p1
+	bne	p1, pal_read_image
 	lda	v0, -1($31)
+	hw_rei
+
+pal_read_image:
+	br	v0, 1f
+1:	lda	v0, (pal_image_info - 1b)(v0)
 	hw_rei
 
 pal_read_vmtime:
@@ -790,6 +797,12 @@ pal_perfmon_freq:
 
 pal_no_kernel_message:
 	.asciz	"palcode: no kernel (-kernel) given; powering off\r\n"
+
+/* For the kernel's load map (cserve CSERVE_PAL_IMAGE): this image's KSEG
+ * extent and its NT_GNU_BUILD_ID note (palcode/palcode.ld). */
+	.align	3
+pal_image_info:
+	.quad	pal_reset, pal_image_end, pal_build_id_start, pal_build_id_end
 
 /* Start-up mailboxes for the secondary CPUs: entry, stack, argument. */
 	.align	6

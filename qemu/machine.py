@@ -65,6 +65,8 @@ def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=Non
 def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300, initrd=None):
     """Boots, waits for the guest to power off, returns its console text."""
     check_inputs(palcode, kernel)
+    if initrd is not None and not os.path.isfile(initrd):
+        raise BootError(f"initrd (-initrd) not found: {initrd}")
     command = qemu_command(palcode, kernel, cpus, append, initrd=initrd)
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,

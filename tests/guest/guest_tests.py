@@ -14,6 +14,8 @@ import machine  # noqa: E402
 GUEST = sys.argv[1]
 PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
 KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+USER = os.path.join(GUEST, "tests", "guest", "user")
+TEST_INITRD = os.path.join(USER, "test_initrd.cpio")
 
 # A chi-square quantile (Wilson–Hilferty); z = 3.29 is the 0.9995 normal quantile.
 Z_SIGNIFICANCE = 3.29
@@ -66,11 +68,19 @@ def case_period():
     expect(len(drawn) >= 3000, f"{len(drawn)} periods traced")
     low, high = 60 * 1024, 64 * 1024
     expect(all(low <= d < high for d in drawn), "every drawn period lies in [60K, 64K)")
-    latency = {o - d for o, d in zip(observed, drawn)}
-    # Under icount the delivery latency is an exact, constant instruction count.
-    expect(len(latency) == 1 and 0 <= min(latency) <= 2,
-           f"observed period = drawn + constant delivery latency {sorted(latency)}")
-    expect(all(low <= o - min(latency) < high for o in observed),
+    latencies = [o - d for o, d in zip(observed, drawn)]
+    # Under icount the delivery latency is an exact, constant instruction
+    # count, except when the overflow fell inside code running at IPL 5 or
+    # above (the scheduler tick handler): then it is delivered late (a blind spot), never early.
+    usual = max(set(latencies), key=latencies.count)
+    deferred = [l for l in latencies if l != usual]
+    expect(0 <= usual <= 2 and latencies.count(usual) >= 0.99 * len(latencies),
+           f"observed period = drawn + constant delivery latency {usual} "
+           f"({latencies.count(usual)} of {len(latencies)})")
+    expect(all(usual < l < 2000 for l in deferred),
+           f"the {len(deferred)} other deliveries were deferred, by less than a tick handler: "
+           f"{sorted(deferred)[:10]}")
+    expect(all(low <= o - usual < high for o, l in zip(observed, latencies) if l == usual),
            "every observed period (less the latency) lies in [60K, 64K)")
     bins = 16
     counts = [0] * bins
@@ -257,6 +267,20 @@ def case_traps():
         expect(int(trap["pc"]) == site + 4, f"{name}: frame PC is the next instruction")
 
 
+def case_kthreads():
+    text = boot(4, "test=kthreads")
+    assert_booted(text, 4)
+    threads = values(text, r"DCPI-TEST kthread spawned=(?P<spawned>\d+) ran=(?P<ran>\d) pid=(?P<pid>\d+) cpu=(?P<cpu>\d)")
+    summary = values(text, r"DCPI-TEST kthreads done=(?P<done>\d+) cpu_mask=(?P<mask>[0-9a-f]+) "
+                           r"free_before=(?P<before>\d+) free_after=(?P<after>\d+)")[0]
+    expect(len(threads) == 8 and all(t["ran"] == "1" for t in threads), "8 kernel threads ran")
+    pids = [int(t["pid"]) for t in threads]
+    expect(pids == [int(t["spawned"]) for t in threads] and pids == sorted(set(pids)) and min(pids) > 0,
+           f"each has its own, increasing pid: {pids}")
+    expect(int(summary["mask"], 16) != 1, f"threads ran on more than the boot CPU (mask {summary['mask']})")
+    expect(summary["before"] == summary["after"], "exited threads were reaped: no page leaked")
+
+
 def case_bad_input():
     for palcode, kernel, wanted in (
         ("/nonexistent/palcode.elf", KERNEL, "PALcode (-bios) not found"),
@@ -280,6 +304,141 @@ def case_bad_input():
         machine.QEMU = installed
 
 
+def boot_user(cpus, script):
+    """Boots with the test initrd; tests/guest/user/testinit.c runs `script`."""
+    text = machine.run_to_completion(PALCODE, KERNEL, cpus,
+                                     f"init=/bin/testinit script={script} halt=1",
+                                     initrd=TEST_INITRD, timeout=120)
+    expect("DCPI-DONE" in text, "init ran to completion and the kernel said DCPI-DONE")
+    expect("panic" not in text, "no kernel panic")
+    return text
+
+
+def reaped(text, path):
+    rows = values(text, rf"init: {re.escape(path)} pid (?P<pid>\d+) reaped (?P<got>\d+) status 0x(?P<status>[0-9a-f]+)")
+    expect(len(rows) >= 1 and all(r["pid"] == r["got"] for r in rows), f"{path} was spawned and reaped")
+    return int(rows[0]["status"], 16)
+
+
+def symbol(elf, name):
+    out = subprocess.run(["alpha-linux-gnu-nm", elf], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[2] == name:
+            return int(fields[0], 16)
+    raise AssertionError(f"no symbol {name} in {elf}")
+
+
+def build_id(elf):
+    out = subprocess.run(["alpha-linux-gnu-readelf", "-n", elf], capture_output=True, text=True,
+                         check=True).stdout
+    return re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
+
+
+def lowest_load(elf):
+    out = subprocess.run(["alpha-linux-gnu-readelf", "-lW", elf], capture_output=True, text=True,
+                         check=True).stdout
+    loads = [l.split() for l in out.splitlines() if l.strip().startswith("LOAD")]
+    low = min(int(f[2], 16) for f in loads)
+    high = max(int(f[2], 16) + int(f[5], 16) for f in loads)
+    return low, high - low
+
+
+def case_user_hello():
+    text = boot_user(1, "hello")
+    expect(re.search(r"hello: pid \d+ argc 3 \[/bin/hello\] \[one\] \[two words\]", text),
+           "argv reaches the child through the Linux/Alpha initial stack")
+    expect(reaped(text, "/bin/hello") == 6 << 8, "wait4 reports exit code 6 as 0x600")
+    expect("dcpi-kernel: init exited with status 5" in text, "the kernel reports init's exit status")
+
+
+def case_user_faults():
+    load_map = symbol(KERNEL, "dcpi_load_map")
+    text = boot_user(1, f"faults:{load_map:#x}")
+    SIGILL, SIGBUS, SIGFPE, SIGSEGV = 4, 7, 8, 11
+    for path, signal, what in (("/bin/null", SIGSEGV, "memory fault at va 0x0 "),
+                               ("/bin/illegal", SIGILL, "illegal instruction"),
+                               ("/bin/unaligned", SIGBUS, "unaligned access"),
+                               ("/bin/overflow", SIGFPE, "arithmetic trap at summary 0x40"),
+                               ("/bin/peek", SIGSEGV, f"memory fault at va {load_map:#x} ")):
+        expect(reaped(text, path) == signal, f"{path} killed by signal {signal}")
+        expect(re.search(rf"dcpi-kernel: pid \d+ \({re.escape(path)}\) killed: {re.escape(what)}", text),
+               f"console says why {path} died")
+    expect("peek: read the kernel's memory" not in text, "user mode cannot read the profiler's memory")
+    expect("unaligned: plain ldq gave" not in text, "a user-mode unaligned ldq traps on QEMU")
+    for call in ("write(kernel pointer)", "write(unmapped)", "open(kernel pointer)",
+                 "spawn(kernel argv)", "wait4(kernel status)"):
+        expect(f"efault: {call} = -14" in text, f"{call} fails with EFAULT")
+    expect(reaped(text, "/bin/efault") == 0, "bad pointers do not kill the caller")
+    expect("init: spawn badelf = -8" in text, "a malformed ELF file: spawn fails with ENOEXEC")
+    expect("init: spawn missing = -2" in text, "a missing file: spawn fails with ENOENT")
+    expect("[/bin/hello] [still] [running]" in text, "the system keeps running programs afterwards")
+
+
+def case_user_files():
+    text = boot_user(1, "files")
+    wanted = {"open": "3", "fstat": "0", "size": str(len("Welcome to DCPI on QEMU Alpha.\n")),
+              "regular": "1", "first5": "Welco", "lseek_end": "31", "read_at_end": "0",
+              "close": "0", "read_closed": "-9", "open_missing": "-2", "open_write": "-30",
+              "fstat_console_chr": "1", "read_console": "0", "brk_grew": "100000", "heap_ok": "7",
+              "brk_too_far": "1", "gettimeofday": "0", "usec_ok": "1", "times_ok": "1",
+              "kill": "-1", "wait_nochild": "-10", "bad_syscall": "-78"}
+    for key, value in wanted.items():
+        expect(f"files: {key} = {value}\n" in text, f"files: {key} = {value}")
+
+
+def case_user_leak():
+    text = boot_user(1, "leak")
+    failures = int(values(text, r"init: leak failures (?P<n>\d+)")[0]["n"])
+    before = int(values(text, r"init: leak free_before (?P<n>\d+)")[0]["n"])
+    after = int(values(text, r"init: leak free_after (?P<n>\d+)")[0]["n"])
+    expect(failures == 0, "1000 spawn + wait4 in a row, all exit 0")
+    expect(before == after and before > 0, f"no page leaked: {before} free before, {after} after")
+
+
+def case_user_smp():
+    text = boot_user(4, "smp")
+    spins = values(text, r"spin: pid (?P<pid>\d+) cpu (?P<cpu>\d) max_concurrent (?P<n>\d)")
+    expect(len(spins) == 4, "4 spinning processes reported")
+    expect(all(s["n"] == "4" for s in spins), "each saw 4 CPUs running user processes at once")
+    expect(text.count("init: spin status 0x0\n") == 4, "all 4 exited with status 0")
+
+
+def case_user_fp():
+    """3 FP processes on 1 CPU preempt each other: FP state must follow them."""
+    text = boot_user(1, "fp")
+    expect(text.count("fpsum: k ") == 3 and "WRONG" not in text, "3 exact FP sums")
+    expect(text.count("init: fpsum status 0x0\n") == 3, "all exited 0")
+    expect(len(re.findall(r"dcpi-kernel: pid \d+ .*killed", text)) == 0, "no FP-disabled faults")
+
+
+def case_user_loadmap():
+    text = boot_user(1, "loadmap")
+    rows = values(text, r"dcpi-kernel: loadmap (?P<i>\d+) (?P<kind>\w+) pid=(?P<pid>\d+) parent=(?P<parent>\d+) "
+                        r"load=0x(?P<load>[0-9a-f]+) size=0x(?P<size>[0-9a-f]+) link=0x(?P<link>[0-9a-f]+) "
+                        r"status=(?P<status>-?\d+) build-id=(?P<id>\S+) path=(?P<path>\S+)")
+    expect([int(r["i"]) for r in rows] == list(range(len(rows))), "records are in order")
+    kinds = [r["kind"] for r in rows]
+    expect(kinds == ["kernel", "palcode", "exec", "exec", "exit", "exec", "exit"],
+           f"kernel, PALcode, then one exec per spawn and one exit per exit: {kinds}")
+    kernel, pal = rows[0], rows[1]
+    expect(kernel["id"] == build_id(KERNEL), "kernel build-id matches readelf -n")
+    expect(int(kernel["load"], 16) == symbol(KERNEL, "__kernel_start"), "kernel load address")
+    expect(pal["id"] == build_id(PALCODE), "PALcode build-id matches readelf -n")
+    expect(int(pal["load"], 16) == symbol(PALCODE, "pal_reset"), "PALcode load address")
+    hello = os.path.join(USER, "bin", "hello")
+    low, span = lowest_load(hello)
+    for r in rows[3], rows[5]:
+        expect(r["path"] == "/bin/hello" and r["id"] == build_id(hello),
+               f"pid {r['pid']}: /bin/hello with its build-id")
+        expect(int(r["load"], 16) == low == int(r["link"], 16) and int(r["size"], 16) == span,
+               f"pid {r['pid']}: load address {low:#x}, size {span:#x}")
+        expect(r["parent"] == "1", "spawned by init")
+    expect(rows[2]["path"] == "/bin/testinit" and rows[2]["pid"] == "1", "init is pid 1")
+    expect(rows[4]["pid"] == rows[3]["pid"] and rows[4]["status"] == str(4 << 8),
+           "exit record with the wait status")
+
+
 CASES = {
     "boot1": lambda: case_boot(1),
     "boot2": lambda: case_boot(2),
@@ -294,6 +453,14 @@ CASES = {
     "layout": case_layout,
     "traps": case_traps,
     "bad_input": case_bad_input,
+    "kthreads": case_kthreads,
+    "user_hello": case_user_hello,
+    "user_faults": case_user_faults,
+    "user_files": case_user_files,
+    "user_leak": case_user_leak,
+    "user_smp": case_user_smp,
+    "user_loadmap": case_user_loadmap,
+    "user_fp": case_user_fp,
 }
 
 if __name__ == "__main__":

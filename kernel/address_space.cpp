@@ -1,0 +1,128 @@
+#include "kernel/address_space.h"
+
+#include "kernel/page_alloc.h"
+
+namespace kernel {
+namespace {
+
+constexpr uint64_t kEntries = 1024;
+constexpr uint64_t kTableBits = kPteValid | kPteKre;  // L1/L2: valid, kernel-readable
+
+uint64_t* table_at(uint64_t phys) { return reinterpret_cast<uint64_t*>(pages::phys_to_kseg(phys)); }
+uint64_t pte_phys(uint64_t pte) { return (pte >> 32) << pages::kPageShift; }
+uint64_t make_pte(uint64_t kseg, uint64_t bits) {
+  return ((pages::kseg_to_phys(kseg) >> pages::kPageShift) << 32) | bits;
+}
+uint64_t index(uint64_t va, unsigned level) {  // level 1, 2, 3
+  return (va >> (pages::kPageShift + 10 * (3 - level))) & (kEntries - 1);
+}
+
+// The L3 PTE slot for `va`, allocating L2/L3 tables when `create`.
+uint64_t* l3_slot(const AddressSpace& space, uint64_t va, bool create) {
+  uint64_t* table = table_at(space.l1_phys);
+  for (unsigned level = 1; level < 3; ++level) {
+    uint64_t& pte = table[index(va, level)];
+    if (!(pte & kPteValid)) {
+      if (!create) return nullptr;
+      const uint64_t page = pages::allocate();
+      if (page == 0) return nullptr;
+      pte = make_pte(page, kTableBits);
+    }
+    table = table_at(pte_phys(pte));
+  }
+  return &table[index(va, 3)];
+}
+
+bool user_address(uint64_t va) { return va >= kUserBottom && va < kUserTop; }
+
+}  // namespace
+
+bool address_space_create(AddressSpace& space) {
+  const uint64_t l1 = pages::allocate();
+  if (l1 == 0) return false;
+  space.l1_phys = pages::kseg_to_phys(l1);
+  space.pages = 0;
+  return true;
+}
+
+void address_space_destroy(AddressSpace& space) {
+  if (space.l1_phys == 0) return;
+  uint64_t* l1 = table_at(space.l1_phys);
+  for (uint64_t i = 0; i < kEntries; ++i) {
+    if (!(l1[i] & kPteValid)) continue;
+    uint64_t* l2 = table_at(pte_phys(l1[i]));
+    for (uint64_t j = 0; j < kEntries; ++j) {
+      if (!(l2[j] & kPteValid)) continue;
+      uint64_t* l3 = table_at(pte_phys(l2[j]));
+      for (uint64_t k = 0; k < kEntries; ++k)
+        if (l3[k] & kPteValid) pages::release(pages::phys_to_kseg(pte_phys(l3[k])));
+      pages::release(reinterpret_cast<uint64_t>(l3));
+    }
+    pages::release(reinterpret_cast<uint64_t>(l2));
+  }
+  pages::release(reinterpret_cast<uint64_t>(l1));
+  space.l1_phys = 0;
+  space.pages = 0;
+}
+
+uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable) {
+  if (!user_address(va) || (va & (pages::kPageBytes - 1))) return 0;
+  uint64_t* slot = l3_slot(space, va, true);
+  if (slot == nullptr) return 0;
+  const uint64_t bits = kPteValid | kPteKre | kPteUre | (writable ? kPteKwe | kPteUwe : 0);
+  if (*slot & kPteValid) {
+    *slot |= bits;
+    return pages::phys_to_kseg(pte_phys(*slot));
+  }
+  const uint64_t page = pages::allocate();
+  if (page == 0) return 0;
+  *slot = make_pte(page, bits);
+  ++space.pages;
+  return page;
+}
+
+uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write) {
+  if (!user_address(va) || space.l1_phys == 0) return 0;
+  const uint64_t* slot = l3_slot(space, va, false);
+  if (slot == nullptr || !(*slot & kPteValid)) return 0;
+  if (!(*slot & (write ? kPteUwe : kPteUre))) return 0;
+  return pages::phys_to_kseg(pte_phys(*slot)) + (va & (pages::kPageBytes - 1));
+}
+
+bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes) {
+  auto* out = static_cast<char*>(to);
+  while (bytes > 0) {
+    const uint64_t source = translate_user(space, from_va, false);
+    if (source == 0) return false;
+    uint64_t chunk = pages::kPageBytes - (from_va & (pages::kPageBytes - 1));
+    if (chunk > bytes) chunk = bytes;
+    __builtin_memcpy(out, reinterpret_cast<const void*>(source), chunk);
+    out += chunk, from_va += chunk, bytes -= chunk;
+  }
+  return true;
+}
+
+bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes) {
+  auto* in = static_cast<const char*>(from);
+  while (bytes > 0) {
+    const uint64_t target = translate_user(space, to_va, true);
+    if (target == 0) return false;
+    uint64_t chunk = pages::kPageBytes - (to_va & (pages::kPageBytes - 1));
+    if (chunk > bytes) chunk = bytes;
+    __builtin_memcpy(reinterpret_cast<void*>(target), in, chunk);
+    in += chunk, to_va += chunk, bytes -= chunk;
+  }
+  return true;
+}
+
+int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va, uint64_t capacity) {
+  for (uint64_t n = 0; n < capacity; ++n) {
+    const uint64_t source = translate_user(space, from_va + n, false);
+    if (source == 0) return -1;
+    to[n] = *reinterpret_cast<const char*>(source);
+    if (to[n] == 0) return static_cast<int64_t>(n);
+  }
+  return -1;
+}
+
+}  // namespace kernel

@@ -1,0 +1,48 @@
+// Per-process address spaces: OSF/1-style three-level page tables that
+// QEMU walks from ptbr itself (target/alpha/helper.c): 8 KB pages, 1024
+// 8-byte PTEs a table, VA bits 42:33 / 32:23 / 22:13 index L1 / L2 / L3, the
+// PFN in PTE bits 63:32. ptbr holds the *physical byte address* of the L1
+// table (QEMU uses it as is). User mappings live below kUserTop; the kernel
+// runs in KSEG, which user mode can never reach, so no kernel or profiler
+// memory is ever in a user page table.
+#pragma once
+#include <cstdint>
+
+namespace kernel {
+
+// PTE bits (QEMU target/alpha/cpu.h, Alpha SRM).
+inline constexpr uint64_t kPteValid = 0x0001;
+inline constexpr uint64_t kPteKre = 0x0100;
+inline constexpr uint64_t kPteUre = 0x0200;
+inline constexpr uint64_t kPteKwe = 0x1000;
+inline constexpr uint64_t kPteUwe = 0x2000;
+
+inline constexpr uint64_t kUserBottom = 0x10000;
+inline constexpr uint64_t kUserTop = uint64_t{1} << 42;  // VA bit 42 clear: user half
+
+struct AddressSpace {
+  uint64_t l1_phys = 0;  // 0 = none
+  uint64_t pages = 0;    // user pages mapped (not counting page tables)
+};
+
+// Allocates an empty L1 table; false if out of memory.
+bool address_space_create(AddressSpace& space);
+// Frees every mapped page and page table.
+void address_space_destroy(AddressSpace& space);
+// Maps a fresh zeroed page at `va` (page aligned) for user read (and write
+// if `writable`); if already mapped, upgrades to writable when asked.
+// Returns the page's KSEG address or 0 (out of memory or bad address).
+uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable);
+// KSEG address that user `va` maps to, if user mode may access it (write
+// access when `write`); 0 otherwise.
+uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);
+
+// Copies between kernel memory and user memory of `space`, checking every
+// page as user mode would; false (EFAULT) on any unmapped or forbidden byte.
+bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes);
+bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes);
+// Copies a NUL-terminated string of at most `capacity` bytes including the
+// NUL; returns its length, or -1 on a fault or if it does not fit.
+int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va, uint64_t capacity);
+
+}  // namespace kernel

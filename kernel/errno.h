@@ -1,0 +1,26 @@
+// Linux errno values (the user ABI: a3 = 1, v0 = errno).
+#pragma once
+
+namespace kernel {
+
+inline constexpr int EPERM = 1;
+inline constexpr int ENOENT = 2;
+inline constexpr int ESRCH = 3;
+inline constexpr int EIO = 5;
+inline constexpr int E2BIG = 7;
+inline constexpr int ENOEXEC = 8;
+inline constexpr int EBADF = 9;
+inline constexpr int ECHILD = 10;
+inline constexpr int EAGAIN = 35;  // Linux/Alpha value (OSF numbering)
+inline constexpr int ENOMEM = 12;
+inline constexpr int EACCES = 13;
+inline constexpr int EFAULT = 14;
+inline constexpr int EISDIR = 21;
+inline constexpr int EINVAL = 22;
+inline constexpr int EMFILE = 24;
+inline constexpr int ESPIPE = 29;
+inline constexpr int EROFS = 30;
+inline constexpr int ENAMETOOLONG = 63;  // Linux/Alpha value (OSF numbering)
+inline constexpr int ENOSYS = 78;        // Linux/Alpha value (OSF numbering)
+
+}  // namespace kernel

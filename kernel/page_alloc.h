@@ -1,0 +1,22 @@
+// Physical page allocator: 8 KB pages handed out as KSEG addresses, one bit
+// per page, contiguous runs on request (kernel stacks), zeroed on allocation.
+#pragma once
+#include <cstdint>
+
+namespace kernel::pages {
+
+inline constexpr uint64_t kPageBytes = 8192;
+inline constexpr uint64_t kPageShift = 13;
+
+// Pages in [first_free_phys, end_phys) become allocatable.
+void init(uint64_t first_free_phys, uint64_t end_phys);
+// `count` contiguous zeroed pages; returns their KSEG address or 0.
+uint64_t allocate(uint64_t count = 1);
+void release(uint64_t kseg_address, uint64_t count = 1);
+uint64_t free_count();
+uint64_t total_count();
+
+inline uint64_t kseg_to_phys(uint64_t kseg) { return kseg - 0xfffffc0000000000ull; }
+inline uint64_t phys_to_kseg(uint64_t phys) { return phys + 0xfffffc0000000000ull; }
+
+}  // namespace kernel::pages

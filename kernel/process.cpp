@@ -1,0 +1,290 @@
+#include "kernel/process.h"
+
+#include "kernel/console.h"
+#include "kernel/elf_loader.h"
+#include "kernel/errno.h"
+#include "kernel/irq_lock.h"
+#include "kernel/load_map.h"
+#include "kernel/load_map_writer.h"
+#include "kernel/page_alloc.h"
+#include "kernel/palcalls.h"
+#include "kernel/profiler.h"
+#include "kernel/scheduler.h"
+
+extern "C" {
+void user_thread_start();
+void kernel_thread_start();
+}
+
+namespace kernel {
+namespace {
+
+constexpr uint32_t kMaxProcesses = 64;
+constexpr uint64_t kSwitchFrameBytes = 64;  // kernel/switch.S
+constexpr uint64_t kFpcrDynNormal = 0x0800000000000000ull;
+constexpr uint64_t kMaxArgBytes = 16384;
+constexpr int64_t kWnohang = 1;
+
+// Linux/Alpha auxiliary vector tags.
+constexpr uint64_t kAtNull = 0, kAtPhdr = 3, kAtPhent = 4, kAtPhnum = 5, kAtPagesz = 6,
+                   kAtEntry = 9;
+
+Process table[kMaxProcesses];
+uint32_t next_pid = 1;
+uint32_t init_pid = 0;
+bool halt_after_init = false;
+
+void copy_name(char* to, uint64_t capacity, const char* from) {
+  uint64_t n = 0;
+  for (; n + 1 < capacity && from[n]; ++n) to[n] = from[n];
+  to[n] = 0;
+}
+
+uint64_t string_length(const char* s) {
+  uint64_t n = 0;
+  while (s[n]) ++n;
+  return n;
+}
+
+// A free slot with a kernel stack, marked blocked (not yet runnable).
+Process* allocate_slot() {
+  const uint64_t stack = pages::allocate(kKernelStackPages);
+  if (stack == 0) return nullptr;
+  IrqLockGuard guard(sched::lock);
+  for (Process& p : table) {
+    if (p.state != ProcessState::kFree) continue;
+    p = Process{};
+    p.state = ProcessState::kBlocked;
+    p.kernel_stack = stack;
+    return &p;
+  }
+  pages::release(stack, kKernelStackPages);
+  return nullptr;
+}
+
+void release_slot(Process* p) {
+  address_space_destroy(p->space);
+  if (p->kernel_stack) pages::release(p->kernel_stack, kKernelStackPages);
+  p->kernel_stack = 0;
+  p->state = ProcessState::kFree;
+}
+
+uint64_t stack_top(const Process* p) {
+  return p->kernel_stack + (kKernelStackPages << pages::kPageShift);
+}
+
+// Switch frame (s0-s6, ra) at `at`: the thread starts in `start`.
+void build_switch_frame(Process* p, uint64_t at, void (*start)(), uint64_t s0, uint64_t s1) {
+  auto* frame = reinterpret_cast<uint64_t*>(at);
+  for (int i = 0; i < 8; ++i) frame[i] = 0;
+  frame[0] = s0;
+  frame[1] = s1;
+  frame[7] = reinterpret_cast<uint64_t>(start);
+  p->pcb.ksp = at;
+}
+
+// Linux/Alpha initial stack: argc, argv[], NULL, envp[] (none), NULL, auxv
+// pairs ending with AT_NULL; the strings above. Returns the user sp or 0.
+uint64_t build_user_stack(Process* p, const char* const* argv, uint64_t argc,
+                          const LoadedImage& image) {
+  static char strings[kMaxArgBytes];  // under spawn_lock
+  uint64_t string_bytes = 0;
+  for (uint64_t i = 0; i < argc; ++i) string_bytes += string_length(argv[i]) + 1;
+  if (string_bytes > kMaxArgBytes) return 0;
+  const uint64_t strings_va = (kUserStackTop - string_bytes) & ~uint64_t{15};
+  uint64_t vector[2 + 64 + 12];
+  uint64_t n = 0, offset = 0;
+  vector[n++] = argc;
+  for (uint64_t i = 0; i < argc; ++i) {
+    vector[n++] = strings_va + offset;
+    const uint64_t length = string_length(argv[i]) + 1;
+    __builtin_memcpy(strings + offset, argv[i], length);
+    offset += length;
+  }
+  vector[n++] = 0;  // end of argv
+  vector[n++] = 0;  // end of envp
+  const uint64_t aux[][2] = {{kAtPhdr, image.phdr},   {kAtPhent, 56},
+                             {kAtPhnum, image.phnum}, {kAtPagesz, pages::kPageBytes},
+                             {kAtEntry, image.entry}, {kAtNull, 0}};
+  for (const auto& pair : aux) {
+    vector[n++] = pair[0];
+    vector[n++] = pair[1];
+  }
+  const uint64_t sp = (strings_va - n * 8) & ~uint64_t{15};
+  if (!copy_to_user(p->space, strings_va, strings, string_bytes) ||
+      !copy_to_user(p->space, sp, vector, n * 8))
+    return 0;
+  return sp;
+}
+
+SpinLock spawn_lock;  // the argument staging buffer
+
+}  // namespace
+
+namespace sched {
+void reap_locked(Process* p) { release_slot(p); }
+}  // namespace sched
+
+void set_init_pid(uint32_t pid, bool halt_when_done) {
+  init_pid = pid;
+  halt_after_init = halt_when_done;
+}
+
+uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
+  Process* p = allocate_slot();
+  if (p == nullptr) return 0;
+  p->kernel_thread = true;
+  p->pcb.ptbr = sched::kernel_ptbr();
+  copy_name(p->name, sizeof p->name, name);
+  build_switch_frame(p, stack_top(p) - kSwitchFrameBytes, kernel_thread_start,
+                     reinterpret_cast<uint64_t>(fn), reinterpret_cast<uint64_t>(arg));
+  IrqLockGuard guard(sched::lock);
+  p->pid = next_pid++;
+  p->parent_pid = 0;
+  sched::make_ready_locked(p);
+  return p->pid;
+}
+
+int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent) {
+  initrd::File file;
+  if (!initrd::find(path, &file)) return -ENOENT;
+  if (argc > 64) return -E2BIG;
+  Process* p = allocate_slot();
+  if (p == nullptr) return -EAGAIN;
+  LoadedImage image;
+  int error = address_space_create(p->space) ? 0 : ENOMEM;
+  if (error == 0)
+    error = load_elf(p->space, reinterpret_cast<const uint8_t*>(file.data), file.size, &image);
+  for (uint64_t va = kUserStackTop - kUserStackBytes; error == 0 && va < kUserStackTop;
+       va += pages::kPageBytes)
+    if (map_user_page(p->space, va, true) == 0) error = ENOMEM;
+  uint64_t usp = 0;
+  if (error == 0) {
+    LockGuard guard(spawn_lock);
+    usp = build_user_stack(p, argv, argc, image);
+    if (usp == 0) error = E2BIG;
+  }
+  if (error != 0) {
+    IrqLockGuard guard(sched::lock);
+    release_slot(p);
+    return -error;
+  }
+  p->brk_start = p->brk = (image.high + pages::kPageBytes - 1) & ~(pages::kPageBytes - 1);
+  p->files[0].kind = p->files[1].kind = p->files[2].kind = OpenFile::kConsole;
+  copy_name(p->name, sizeof p->name, path);
+  p->fp[32] = kFpcrDynNormal;
+  p->pcb.ptbr = p->space.l1_phys;
+  p->pcb.usp = usp;
+  p->pcb.fen = 1;  // newlib code uses the FPU; FP state is switched with the process
+
+  // The user context it starts in: a trap frame that returns to the entry.
+  const uint64_t frame_at = stack_top(p) - sizeof(TrapFrame);
+  auto* frame = reinterpret_cast<TrapFrame*>(frame_at);
+  *frame = TrapFrame{};
+  frame->ps = PS_USER_MODE;
+  frame->pc = image.entry;
+  frame->reg(27) = image.entry;
+  build_switch_frame(p, frame_at - kSwitchFrameBytes, user_thread_start, 0, 0);
+
+  uint32_t pid;
+  {
+    IrqLockGuard guard(sched::lock);
+    pid = p->pid = next_pid++;
+    p->parent_pid = parent;
+  }
+  dcpi::LoadMapRecord record{};
+  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kExec);
+  record.pid = pid;
+  record.parent_pid = parent;
+  record.load_address = record.link_address = image.low;
+  record.size = image.high - image.low;
+  record.build_id_bytes = image.build_id_bytes;
+  for (uint32_t i = 0; i < image.build_id_bytes; ++i) record.build_id[i] = image.build_id[i];
+  copy_name(record.path, sizeof record.path, path);
+  load_map_append(record);
+  {
+    IrqLockGuard guard(sched::lock);
+    sched::make_ready_locked(p);
+  }
+  return pid;
+}
+
+void exit_current(int64_t wait_status) {
+  Process* self = current();
+  if (self->idle) panic("the idle thread tried to exit");
+  dcpi::LoadMapRecord record{};
+  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kExit);
+  record.pid = self->pid;
+  record.parent_pid = self->parent_pid;
+  record.exit_status = wait_status;
+  copy_name(record.path, sizeof record.path, self->name);
+  load_map_append(record);
+  if (self->pid == init_pid && init_pid != 0) {
+    profiler::finish();  // the whole profile into the transfer ring before DCPI-DONE
+    const int64_t code = (wait_status & 0x7f) ? wait_status & 0x7f : (wait_status >> 8) & 0xff;
+    kprintf("dcpi-kernel: init exited with status %ld%s\n", code,
+            (wait_status & 0x7f) ? " (killed by a signal)" : "");
+    kprintf("dcpi-kernel: %lu of %lu pages free\n", pages::free_count(), pages::total_count());
+    kprintf("DCPI-DONE\n");
+    if (halt_after_init) pal::halt();
+  }
+  IrqLockGuard guard(sched::lock);
+  for (Process& child : table) {
+    if (child.state == ProcessState::kFree || child.parent_pid != self->pid || &child == self)
+      continue;
+    child.parent_pid = 0;
+    if (child.state == ProcessState::kZombie) release_slot(&child);
+  }
+  self->wait_status = wait_status;
+  self->state = ProcessState::kZombie;
+  for (Process& parent : table) {
+    if (parent.state == ProcessState::kBlocked && parent.waiting &&
+        parent.pid == self->parent_pid) {
+      parent.waiting = false;
+      sched::make_ready_locked(&parent);
+    }
+  }
+  sched::schedule_locked();
+  panic("a zombie ran again");
+}
+
+void kill_current(int signal, const char* what, const char* label, uint64_t value, uint64_t pc) {
+  Process* self = current();
+  kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->pid, self->name, what,
+          label, value, pc);
+  exit_current(signal);
+}
+
+bool process_exists(uint32_t pid) {
+  IrqLockGuard guard(sched::lock);
+  for (const Process& p : table)
+    if (p.state != ProcessState::kFree && p.pid == pid) return true;
+  return false;
+}
+
+int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
+  Process* self = current();
+  IrqLockGuard guard(sched::lock);
+  for (;;) {
+    bool any = false;
+    for (Process& child : table) {
+      if (child.state == ProcessState::kFree || child.parent_pid != self->pid || child.pid == 0)
+        continue;
+      if (pid != -1 && static_cast<int64_t>(child.pid) != pid) continue;
+      any = true;
+      if (child.state != ProcessState::kZombie) continue;
+      const int64_t reaped = child.pid;
+      *status = child.wait_status;
+      self->child_cycles += child.run_cycles + child.child_cycles;
+      release_slot(&child);
+      return reaped;
+    }
+    if (!any) return -ECHILD;
+    if (options & kWnohang) return 0;
+    self->waiting = true;
+    self->state = ProcessState::kBlocked;
+    sched::schedule_locked();
+  }
+}
+
+}  // namespace kernel

@@ -1,0 +1,87 @@
+#include "kernel/profiler.h"
+
+#include "driver/driver.h"
+#include "kernel/console.h"
+#include "kernel/irq_lock.h"
+#include "kernel/palcalls.h"
+#include "kernel/process.h"
+#include "kernel/scheduler.h"
+#include "kernel/smp.h"
+
+namespace kernel::profiler {
+namespace {
+
+// The daemon looks at the control block and the periodic flush at least this
+// often (scheduler ticks of 10 ms of guest time); full overflow buffers wake
+// it at once through the handler's IPI.
+constexpr uint64_t kWakeEveryTicks = 5;
+
+Process* daemon_thread = nullptr;  // guarded by sched::lock
+bool wake_pending = false;
+bool running = false;
+uint64_t ticks = 0;
+
+void daemon_main(void*) {
+  for (;;) {
+    dcpi::driver::daemon_step();
+    IrqLockGuard guard(sched::lock);
+    if (!wake_pending) {
+      Process* self = current();
+      daemon_thread = self;
+      self->state = ProcessState::kBlocked;
+      sched::schedule_locked();
+    }
+    wake_pending = false;
+  }
+}
+
+}  // namespace
+
+void start(const Options& options) {
+  if (options.period_base != 0) {
+    const uint64_t args[3] = {options.period_base, options.period_range, 0};
+    const int64_t status = dcpi::driver::control_from_user(
+        static_cast<uint32_t>(dcpi::ControlCommand::kSetPeriod), args);
+    if (status != dcpi::kControlOk)
+      kprintf("dcpi-kernel: period %u+%u refused (status %ld); keeping the default\n",
+              options.period_base, options.period_range, status);
+  }
+  if (spawn_kernel_thread(daemon_main, nullptr, "dcpid") == 0) panic("cannot start dcpid");
+  if (options.enabled) dcpi::driver::start_all();
+  __atomic_store_n(&running, true, __ATOMIC_RELEASE);
+  kprintf("dcpi-kernel: profiler %s\n", options.enabled ? "sampling on every CPU" : "off");
+}
+
+void wake() {
+  if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) return;
+  IrqLockGuard guard(sched::lock);
+  wake_pending = true;
+  if (daemon_thread != nullptr && daemon_thread->state == ProcessState::kBlocked) {
+    sched::make_ready_locked(daemon_thread);
+  }
+}
+
+void ipi() {
+  if (pal::whami() == kDaemonCpu) wake();
+}
+
+void tick() {
+  if (pal::whami() == kDaemonCpu && ++ticks % kWakeEveryTicks == 0) wake();
+}
+
+void finish() {
+  if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) return;
+  dcpi::driver::stop_all();
+  dcpi::driver::flush_all();
+  for (uint32_t cpu = 0; cpu < smp::online_count(); ++cpu) {
+    const dcpi::DriverCpuStats s = dcpi::driver::read_stats(cpu);
+    kprintf("dcpi-kernel: cpu %u interrupts %lu hits %lu misses %lu to_daemon %lu dropped %lu\n",
+            cpu, s.interrupts, s.hits, s.misses, s.samples_to_daemon,
+            s.dropped[dcpi::kDropBothBuffersFull] + s.dropped[dcpi::kDropUncountedEvent]);
+  }
+  const dcpi::driver::RingTotals ring = dcpi::driver::ring_totals();
+  kprintf("dcpi-kernel: ring records %lu samples %lu dropped records %lu samples %lu\n",
+          ring.records_written, ring.samples_written, ring.records_dropped, ring.samples_dropped);
+}
+
+}  // namespace kernel::profiler

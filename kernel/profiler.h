@@ -1,0 +1,33 @@
+// The profiler in the running system: boot-time configuration of the DCPI
+// driver from the command line, the daemon as a kernel thread (DCPI §4.3:
+// the daemon drains the driver; here it drains into the transfer ring the
+// host reads), and the final flush when init exits.
+#pragma once
+#include <cstdint>
+
+namespace kernel::profiler {
+
+// The CPU the driver's handlers IPI when an overflow buffer fills; its IPI
+// handler wakes the daemon thread (which may then run on any CPU).
+inline constexpr uint32_t kDaemonCpu = 0;
+
+struct Options {
+  bool enabled = true;        // profile=0 turns sampling off (unprofiled baselines)
+  uint32_t period_base = 0;   // period=N: 0 keeps the driver's default (60K)
+  uint32_t period_range = 0;  // period_range=N
+};
+
+// After the scheduler and secondary CPUs are up: configure, start sampling
+// on every CPU, and start the daemon thread.
+void start(const Options& options);
+// Wakes the daemon (interrupt context is fine: IPL 5 handlers call it).
+void wake();
+// Every interprocessor interrupt: on kDaemonCpu it may be a full-buffer wake-up.
+void ipi();
+// Called on every scheduler tick on each CPU: wakes the daemon periodically.
+void tick();
+// Init exited: stop sampling, flush everything into the ring and print the
+// per-CPU totals the host checks its database against.
+void finish();
+
+}  // namespace kernel::profiler

@@ -1,0 +1,168 @@
+#include "kernel/scheduler.h"
+
+#include "driver/sampler.h"
+#include "kernel/console.h"
+#include "kernel/irq_lock.h"
+#include "kernel/page_alloc.h"
+#include "kernel/palcalls.h"
+#include "kernel/smp.h"
+
+extern "C" {
+void switch_context(kernel::Pcb* next);
+void adopt_context(kernel::Pcb* self);
+void fp_save(uint64_t* area);
+void fp_restore(const uint64_t* area);
+}
+
+namespace kernel {
+namespace sched {
+
+SpinLock lock;
+
+namespace {
+
+Process idle_threads[smp::kMaxCpus];
+Process* running[smp::kMaxCpus];   // what each CPU runs
+Process* previous[smp::kMaxCpus];  // what it ran before the last switch
+Process* queue_head = nullptr;
+Process* queue_tail = nullptr;
+uint64_t shared_kernel_ptbr = 0;
+
+Process* dequeue_locked() {
+  Process* p = queue_head;
+  if (p != nullptr) {
+    queue_head = p->next;
+    if (queue_head == nullptr) queue_tail = nullptr;
+    p->next = nullptr;
+  }
+  return p;
+}
+
+bool uses_fp(const Process* p) { return !p->kernel_thread && !p->idle; }
+
+}  // namespace
+
+void reap_locked(Process* p);  // kernel/process.cpp
+
+uint64_t kernel_ptbr() { return shared_kernel_ptbr; }
+
+void init_cpu(uint32_t cpu) {
+  if (shared_kernel_ptbr == 0) {
+    const uint64_t l1 = pages::allocate();
+    if (l1 == 0) panic("no memory for the kernel page table");
+    shared_kernel_ptbr = pages::kseg_to_phys(l1);
+  }
+  Process& idle = idle_threads[cpu];
+  idle.pid = 0;
+  idle.state = ProcessState::kRunning;
+  idle.kernel_thread = true;
+  idle.idle = true;
+  idle.pcb.ptbr = shared_kernel_ptbr;
+  idle.cpu_mask = uint64_t{1} << cpu;
+  const char name[] = "idle";
+  for (unsigned i = 0; i < sizeof name; ++i) idle.name[i] = name[i];
+  running[cpu] = &idle;
+  adopt_context(&idle.pcb);
+}
+
+Process* current_locked_unsafe(uint32_t cpu) { return running[cpu]; }
+
+void make_ready_locked(Process* p) {
+  p->state = ProcessState::kReady;
+  p->next = nullptr;
+  if (queue_tail != nullptr)
+    queue_tail->next = p;
+  else
+    queue_head = p;
+  queue_tail = p;
+  // Wake an idle CPU rather than let it sleep until its next tick.
+  const uint32_t self = static_cast<uint32_t>(pal::whami());
+  for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
+    if (cpu != self && running[cpu] != nullptr && running[cpu]->idle) {
+      pal::wripir(cpu);
+      break;
+    }
+  }
+}
+
+// The second half of every switch, run by the thread switched to (lock held).
+void finish_switch() {
+  const uint32_t cpu = static_cast<uint32_t>(pal::whami());
+  Process* before = previous[cpu];
+  previous[cpu] = nullptr;
+  Process* self = running[cpu];
+  self->switched_in = pal::rpcc();
+  if (before != nullptr && before->state == ProcessState::kZombie && before->parent_pid == 0)
+    reap_locked(before);  // nobody will wait for it
+  if (uses_fp(self)) fp_restore(self->fp);
+}
+
+void schedule_locked() {
+  const uint32_t cpu = static_cast<uint32_t>(pal::whami());
+  Process* prev = running[cpu];
+  if (prev->state == ProcessState::kRunning && !prev->idle) make_ready_locked(prev);
+  Process* next = dequeue_locked();
+  if (next == nullptr) next = prev->state == ProcessState::kRunning ? prev : &idle_threads[cpu];
+  if (next == prev) {
+    prev->state = ProcessState::kRunning;
+    return;
+  }
+  const uint64_t now = pal::rpcc();
+  prev->run_cycles += now - prev->switched_in;
+  next->state = ProcessState::kRunning;
+  next->cpu_mask |= uint64_t{1} << cpu;
+  running[cpu] = next;
+  previous[cpu] = prev;
+  if (uses_fp(prev)) fp_save(prev->fp);
+  dcpi::driver::sampler_context_switch(next->pid);
+  switch_context(&next->pcb);
+  finish_switch();
+}
+
+void tick(const TrapFrame* frame) {
+  if ((frame->ps & PS_IPL_MASK) != 0) return;  // never preempt raised-IPL code
+  IrqLockGuard guard(lock);
+  if (queue_head != nullptr) schedule_locked();
+}
+
+void idle_step() {
+  IrqLockGuard guard(lock);
+  if (queue_head != nullptr) schedule_locked();
+}
+
+void idle_loop() {
+  for (;;) {
+    idle_step();
+    pal::wtint();
+  }
+}
+
+}  // namespace sched
+
+Process* current() { return sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami())); }
+uint32_t current_pid() { return current()->pid; }
+
+uint64_t cpus_running_user() {
+  uint64_t n = 0;
+  for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
+    const Process* p = __atomic_load_n(&sched::running[cpu], __ATOMIC_RELAXED);
+    n += p != nullptr && !p->kernel_thread;
+  }
+  return n;
+}
+
+}  // namespace kernel
+
+// First run of a new thread, right after switch_context (kernel/switch.S).
+extern "C" void user_thread_first_run() {
+  kernel::sched::finish_switch();
+  kernel::sched::lock.unlock();  // IPL stays 7 until the rti to user mode
+}
+
+extern "C" void kernel_thread_main(void (*fn)(void*), void* arg) {
+  kernel::sched::finish_switch();
+  kernel::sched::lock.unlock();
+  kernel::pal::swpipl(0);
+  fn(arg);
+  kernel::exit_current(0);
+}

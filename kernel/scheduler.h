@@ -1,0 +1,34 @@
+// One run queue for all CPUs under one spin lock (held at IPL 7, also
+// across the context switch: the thread switched to releases it, as in
+// xv6). Round robin, preempted by the PALcode scheduler tick (10 ms) when
+// the tick interrupts IPL 0 code (user mode, kernel threads, idle loops).
+#pragma once
+#include <cstdint>
+
+#include "kernel/process.h"
+#include "kernel/spinlock.h"
+
+namespace kernel::sched {
+
+extern SpinLock lock;
+
+// Per CPU, at boot: the boot context becomes this CPU's idle thread.
+void init_cpu(uint32_t cpu);
+// The shared kernel-only page table that kernel threads run on.
+uint64_t kernel_ptbr();
+
+// With `lock` held (IPL 7).
+void make_ready_locked(Process* p);
+// Gives the CPU away: re-queues the current thread if it is still running,
+// switches to the next one. Returns (with `lock` held) when it runs again.
+void schedule_locked();
+// The scheduler tick: preempt if the interrupted code ran at IPL 0.
+void tick(const TrapFrame* frame);
+// Each CPU's idle loop (never returns); idle_step runs queued work once.
+[[noreturn]] void idle_loop();
+void idle_step();
+void finish_switch();
+
+Process* current_locked_unsafe(uint32_t cpu);
+
+}  // namespace kernel::sched

@@ -4,19 +4,19 @@
 // magnitude"), and the unknown-sample fraction of a synthetic stream with
 // process exits and PID reuse. Synthetic, but over real ELF images: samples
 // fall on real functions with a Zipf-like skew and hot loops inside them.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <map>
 #include <optional>
-#include <iostream>
 #include <random>
 #include <sstream>
-
-#include <unistd.h>
 
 #include "analysis/cli_options.h"
 #include "analysis/commands.h"
@@ -56,7 +56,7 @@ constexpr double kWildFraction = 0.0005;  // PCs in no image at all (e.g. a JIT'
 struct Image {
   ElfSymbols symbols;
   uint64_t file_bytes = 0;
-  uint64_t low = 0, high = 0;  // span of its functions
+  uint64_t low = 0, high = 0;             // span of its functions
   std::vector<double> cumulative_weight;  // per function, Zipf over a random rank
 };
 
@@ -73,7 +73,8 @@ Image load_image(const std::string& path, double coverage, std::mt19937_64& rand
   double sum = 0;
   for (size_t i = 0; i < functions.size(); ++i) {
     const ElfSymbol& f = functions[i];
-    const bool runs = rank[i] < 16 || std::uniform_real_distribution<double>(0, 1)(random) < coverage;
+    const bool runs =
+        rank[i] < 16 || std::uniform_real_distribution<double>(0, 1)(random) < coverage;
     if (f.size >= 4 && runs) {
       image.low = std::min(image.low, f.address);
       image.high = std::max(image.high, f.address + f.size);
@@ -96,8 +97,8 @@ uint64_t sample_pc(const Image& image, std::mt19937_64& random) {
   const ElfSymbol& f = image.symbols.functions()[std::min(index, weights.size() - 1)];
   const uint64_t instructions = std::max<uint64_t>(1, f.size / 4);
   const uint64_t loop_start = (f.address / 4 * 2654435761u) % instructions;  // fixed per function
-  uint64_t slot = unit(random) < 0.8 ? (loop_start + random() % 16) % instructions
-                                     : random() % instructions;
+  uint64_t slot =
+      unit(random) < 0.8 ? (loop_start + random() % 16) % instructions : random() % instructions;
   return f.address + 4 * slot;
 }
 
@@ -135,13 +136,15 @@ struct Results {
 }  // namespace
 
 int run_bench_db_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments, {{"images", "entries", "updates", "dir", "json", "seed", "coverage"}, {}});
+  const ParsedOptions options(
+      arguments, {{"images", "entries", "updates", "dir", "json", "seed", "coverage"}, {}});
   std::vector<std::string> paths;
   std::stringstream list(options.required("images"));
   for (std::string path; std::getline(list, path, ',');)
     if (!path.empty()) paths.push_back(path);
   const uint64_t total_entries = std::stoull(options.value("entries").value_or("20000000"));
-  const uint64_t updates = std::max<uint64_t>(1, std::stoull(options.value("updates").value_or("5")));
+  const uint64_t updates =
+      std::max<uint64_t>(1, std::stoull(options.value("updates").value_or("5")));
   std::mt19937_64 random(std::stoull(options.value("seed").value_or("1")));
 
   std::vector<Image> images;
@@ -182,8 +185,7 @@ int run_bench_db_command(const std::vector<std::string>& arguments) {
     if (have_programs)
       for (uint32_t pid = 10; pid < 10 + kProcesses; ++pid)
         builder.load_map().apply(exec_record(LoadKind::kExec, pid,
-                                             images[1 + pid % (images.size() - 1)],
-                                             kUserLoadBase));
+                                             images[1 + pid % (images.size() - 1)], kUserLoadBase));
     constexpr size_t kChunk = 8192;  // one overflow buffer (DESIGN §5)
     const uint64_t per_update = total_entries / updates;
     size_t offset = 0;

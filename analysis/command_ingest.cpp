@@ -83,8 +83,8 @@ DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
     client.set_physical_memory_mode(true);
     if (options.flag("flush")) {
       ControlChannel control(client, physical_address_of(kernel, "dcpi_control"));
-      const int64_t status =
-          control.execute(ControlCommand::kFlush, 0, 0, milliseconds(options.seconds("timeout", 5)));
+      const int64_t status = control.execute(ControlCommand::kFlush, 0, 0,
+                                             milliseconds(options.seconds("timeout", 5)));
       if (status != kControlOk)
         throw GuestStateError("the driver refused to flush: " + control_status_text(status));
     }
@@ -131,15 +131,15 @@ void print_summary(const std::string& db, const IngestTotals& totals, const Deco
     return;
   }
   std::cout << "ingested " << totals.records << " records (" << totals.entries << " entries, "
-            << totals.samples << " samples, " << totals.unknown_samples << " unknown = "
-            << unknown_percent << "%) into " << db << '\n'
+            << totals.samples << " samples, " << totals.unknown_samples
+            << " unknown = " << unknown_percent << "%) into " << db << '\n'
             << "rejected " << stats.rejected() << " records (bad magic " << stats.bad_magic
-            << ", bad crc " << stats.bad_crc << ", truncated " << stats.truncated
-            << ", oversized " << stats.oversized << ", bad size " << stats.bad_payload_size
-            << ", unknown type " << stats.unknown_type << "), lost " << stats.lost_records
-            << ", duplicates " << stats.duplicates << ", skipped " << stats.skipped_bytes
-            << " bytes; load map " << totals.load_map_records << " records ("
-            << totals.load_map_rejected << " rejected)\n";
+            << ", bad crc " << stats.bad_crc << ", truncated " << stats.truncated << ", oversized "
+            << stats.oversized << ", bad size " << stats.bad_payload_size << ", unknown type "
+            << stats.unknown_type << "), lost " << stats.lost_records << ", duplicates "
+            << stats.duplicates << ", skipped " << stats.skipped_bytes << " bytes; load map "
+            << totals.load_map_records << " records (" << totals.load_map_rejected
+            << " rejected)\n";
 }
 
 }  // namespace

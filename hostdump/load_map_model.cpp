@@ -37,18 +37,16 @@ void LoadMapModel::insert_mapping(std::vector<Mapping>& mappings, const Mapping&
   std::erase_if(mappings, [&](const Mapping& old) {
     return old.load_address < mapping.end && mapping.load_address < old.end;
   });
-  const auto at = std::lower_bound(
-      mappings.begin(), mappings.end(), mapping.load_address,
-      [](const Mapping& m, uint64_t address) { return m.load_address < address; });
+  const auto at =
+      std::lower_bound(mappings.begin(), mappings.end(), mapping.load_address,
+                       [](const Mapping& m, uint64_t address) { return m.load_address < address; });
   mappings.insert(at, mapping);
 }
 
-const LoadMapModel::Mapping* LoadMapModel::find(const std::vector<Mapping>& mappings,
-                                                uint64_t pc) {
-  auto after = std::upper_bound(mappings.begin(), mappings.end(), pc,
-                                [](uint64_t address, const Mapping& m) {
-                                  return address < m.load_address;
-                                });
+const LoadMapModel::Mapping* LoadMapModel::find(const std::vector<Mapping>& mappings, uint64_t pc) {
+  auto after =
+      std::upper_bound(mappings.begin(), mappings.end(), pc,
+                       [](uint64_t address, const Mapping& m) { return address < m.load_address; });
   if (after == mappings.begin()) return nullptr;
   const Mapping& candidate = *(after - 1);
   return pc < candidate.end ? &candidate : nullptr;
@@ -64,14 +62,14 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   const bool known_kind =
       kind == LoadKind::kExec || kind == LoadKind::kKernel || kind == LoadKind::kPalcode;
   const bool range_ok = record.size != 0 && record.load_address + record.size > record.load_address;
-  const bool strings_ok = strnlen(record.path, kImagePathMax) < kImagePathMax &&
-                          record.build_id_bytes <= kBuildIdMax;
+  const bool strings_ok =
+      strnlen(record.path, kImagePathMax) < kImagePathMax && record.build_id_bytes <= kBuildIdMax;
   if (!known_kind || !range_ok || !strings_ok) {
     ++rejected_records_;
     return false;
   }
-  const Mapping mapping{record.load_address, record.load_address + record.size,
-                        record.link_address, intern_image(record)};
+  const Mapping mapping{record.load_address, record.load_address + record.size, record.link_address,
+                        intern_image(record)};
   if (kind == LoadKind::kExec) {
     Process& process = processes_[record.pid];
     if (process.exited) process = {};  // the PID was reused

@@ -60,7 +60,7 @@ class LoadMapModel {
 
   std::vector<ImageIdentity> images_;
   std::map<std::pair<std::string, std::string>, uint32_t> image_ids_;  // (build-id, path)
-  std::vector<Mapping> global_;  // kernel and PALcode
+  std::vector<Mapping> global_;                                        // kernel and PALcode
   std::unordered_map<uint32_t, Process> processes_;
   uint64_t rejected_records_ = 0;
   uint64_t applied_records_ = 0;

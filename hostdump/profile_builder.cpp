@@ -33,8 +33,8 @@ void ProfileBuilder::add_samples(uint64_t number, uint16_t cpu,
     if (entry.count == 0) continue;  // an empty hash slot
     const std::optional<Placement> placement = load_map_.place(entry.pid, entry.pc);
     const ProfileKey key{placement ? placement->image_id : kUnknownImageId, entry.event};
-    profile(pending, key).add(entry.pid, cpu, placement ? placement->address : entry.pc,
-                              entry.count);
+    profile(pending, key)
+        .add(entry.pid, cpu, placement ? placement->address : entry.pc, entry.count);
     metadata.samples += entry.count;
     if (!placement) metadata.unknown_samples += entry.count;
     ++metadata.entries;

@@ -52,8 +52,7 @@ ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults fa
   const fs::path lock = directory_ / kLockName;
   FileDescriptor fd(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
   if (fd.get() < 0)
-    throw ProfileDatabaseError("cannot open lock file " + lock.string() + ": " +
-                               errno_text(errno));
+    throw ProfileDatabaseError("cannot open lock file " + lock.string() + ": " + errno_text(errno));
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     const int flock_error = errno;
     char owner[32] = {};
@@ -61,10 +60,9 @@ ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults fa
     std::string who(owner, strnlen(owner, sizeof owner));
     while (!who.empty() && who.back() == '\n') who.pop_back();
     if (flock_error == EWOULDBLOCK)
-      throw ProfileDatabaseError("profile database " + directory_.string() +
-                                 " is locked by another writer" +
-                                 (who.empty() ? "" : " (pid " + who + ")") +
-                                 "; wait for it to finish");
+      throw ProfileDatabaseError(
+          "profile database " + directory_.string() + " is locked by another writer" +
+          (who.empty() ? "" : " (pid " + who + ")") + "; wait for it to finish");
     throw ProfileDatabaseError("cannot lock " + lock.string() + ": " + errno_text(flock_error));
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
@@ -104,15 +102,14 @@ void ProfileDatabaseWriter::write_atomically(const fs::path& file, const void* d
     throw ProfileDatabaseError("cannot " + what + " " + file.string() + ": " + errno_text(error) +
                                " (the previous version, if any, is intact)");
   };
-  FileDescriptor fd(
-      ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  FileDescriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (fd.get() < 0) fail("create a temporary file for", errno);
   const auto* bytes = static_cast<const uint8_t*>(data);
   for (size_t done = 0; done < size;) {
     size_t chunk = size - done;
     if (bytes_written_ + chunk > faults_.fail_after_bytes) {
-      chunk = faults_.fail_after_bytes > bytes_written_ ? faults_.fail_after_bytes - bytes_written_
-                                                        : 0;
+      chunk =
+          faults_.fail_after_bytes > bytes_written_ ? faults_.fail_after_bytes - bytes_written_ : 0;
       if (chunk == 0) fail("write", ENOSPC);
     }
     const ssize_t wrote = ::write(fd.get(), bytes + done, chunk);
@@ -159,8 +156,8 @@ void ProfileDatabaseWriter::merge_profile(uint64_t epoch, const ImageIdentity& i
     const ImageIdentity& old = existing.info.image;
     if (old.build_id != image.build_id || old.path != image.path || old.unknown != image.unknown ||
         existing.info.event != event)
-      throw ProfileDatabaseError(file.string() + " belongs to another image or event (" +
-                                 old.path + " " + old.build_id + "): file name collision");
+      throw ProfileDatabaseError(file.string() + " belongs to another image or event (" + old.path +
+                                 " " + old.build_id + "): file name collision");
     info.image.image_size = std::max(old.image_size, image.image_size);
     merged = merge_sorted_rows(existing.rows, rows);
   } else {
@@ -190,10 +187,10 @@ void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {
   metadata.records += update.records;
   metadata.records_rejected += update.records_rejected;
   metadata.records_lost += update.records_lost;
-  metadata.ring_records_dropped = std::max(metadata.ring_records_dropped,
-                                           update.ring_records_dropped);
-  metadata.ring_samples_dropped = std::max(metadata.ring_samples_dropped,
-                                           update.ring_samples_dropped);
+  metadata.ring_records_dropped =
+      std::max(metadata.ring_records_dropped, update.ring_records_dropped);
+  metadata.ring_samples_dropped =
+      std::max(metadata.ring_samples_dropped, update.ring_samples_dropped);
   metadata.updates += 1;
   for (const auto& [cpu, stats] : update.cpu_stats) metadata.cpu_stats[cpu] = stats;
   const std::string text = encode_epoch_metadata(metadata);

@@ -106,8 +106,8 @@ uint64_t ControlChannel::submit(ControlCommand command, uint64_t arg0, uint64_t 
     uint32_t reserved;
     uint64_t args[3];
   } fields{static_cast<uint32_t>(command), 0, {arg0, arg1, arg2}};
-  static_assert(sizeof fields == offsetof(ControlBlock, done_sequence) -
-                                     offsetof(ControlBlock, command));
+  static_assert(sizeof fields ==
+                offsetof(ControlBlock, done_sequence) - offsetof(ControlBlock, command));
   client_.write_memory(address_ + offsetof(ControlBlock, command),
                        {reinterpret_cast<const uint8_t*>(&fields), sizeof fields});
   const uint64_t sequence = block.request_sequence + 1;

@@ -25,11 +25,11 @@ class GuestStateError : public std::runtime_error {
 };
 
 struct RingPull {
-  TransferRingHeader header{};     // as read, before the tail update
+  TransferRingHeader header{};  // as read, before the tail update
   std::vector<TransferRecord> records;
-  DecodeStats stats;               // this pull only
+  DecodeStats stats;  // this pull only
   uint64_t bytes_read = 0;
-  bool initialised = true;         // false: magic not set yet (guest still booting)
+  bool initialised = true;  // false: magic not set yet (guest still booting)
 };
 
 // Decodes a ring header read from memory; throws GuestStateError if it is
@@ -63,8 +63,7 @@ class ControlChannel {
   ControlBlock read();
   // Fills command and args, then bumps request_sequence (two writes, in that
   // order). VM stopped. Returns the request's sequence number.
-  uint64_t submit(ControlCommand command, uint64_t arg0 = 0, uint64_t arg1 = 0,
-                  uint64_t arg2 = 0);
+  uint64_t submit(ControlCommand command, uint64_t arg0 = 0, uint64_t arg1 = 0, uint64_t arg2 = 0);
   // The status once done_sequence has reached `sequence`.
   std::optional<int64_t> poll(uint64_t sequence);
   // submit(), then let the VM run in slices of `slice` until the daemon has

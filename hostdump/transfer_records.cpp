@@ -116,8 +116,8 @@ uint32_t record_crc(const RecordHeader& header, std::span<const uint8_t> payload
   return crc32c_update(crc32c(&zeroed, sizeof zeroed), payload.data(), payload.size());
 }
 
-std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t sequence,
-                                   uint64_t epoch, std::span<const uint8_t> payload) {
+std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t sequence, uint64_t epoch,
+                                   std::span<const uint8_t> payload) {
   RecordHeader header{};
   header.magic = kRecordMagic;
   header.type = static_cast<uint16_t>(type);

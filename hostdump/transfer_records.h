@@ -26,17 +26,17 @@ struct TransferRecord {
 
 // Counts of everything the decoders saw. Cumulative across calls.
 struct DecodeStats {
-  uint64_t records = 0;           // valid records returned (pads excluded)
-  uint64_t pads = 0;              // kPad records skipped
-  uint64_t bad_magic = 0;         // a record was expected here but the magic was wrong
-  uint64_t bad_crc = 0;           // header and payload did not match the CRC
-  uint64_t truncated = 0;         // the record runs past the readable bytes (ring head, end of stream)
-  uint64_t oversized = 0;         // payload larger than the ring / the space to its end
+  uint64_t records = 0;    // valid records returned (pads excluded)
+  uint64_t pads = 0;       // kPad records skipped
+  uint64_t bad_magic = 0;  // a record was expected here but the magic was wrong
+  uint64_t bad_crc = 0;    // header and payload did not match the CRC
+  uint64_t truncated = 0;  // the record runs past the readable bytes (ring head, end of stream)
+  uint64_t oversized = 0;  // payload larger than the ring / the space to its end
   uint64_t bad_payload_size = 0;  // payload size inconsistent with the type (e.g. samples count)
   uint64_t unknown_type = 0;
-  uint64_t duplicates = 0;        // sequence below the expected one: already seen, ignored
-  uint64_t lost_records = 0;      // sum of sequence gaps
-  uint64_t skipped_bytes = 0;     // bytes passed over while resynchronising
+  uint64_t duplicates = 0;     // sequence below the expected one: already seen, ignored
+  uint64_t lost_records = 0;   // sum of sequence gaps
+  uint64_t skipped_bytes = 0;  // bytes passed over while resynchronising
 
   uint64_t rejected() const {
     return bad_magic + bad_crc + truncated + oversized + bad_payload_size + unknown_type;
@@ -55,8 +55,8 @@ uint32_t record_crc(const RecordHeader& header, std::span<const uint8_t> payload
 
 // Builds a record's bytes (header with the right CRC, payload, zero padding to
 // kRecordAlignment): used by tests, the benchmark and recorded-file tools.
-std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t sequence,
-                                   uint64_t epoch, std::span<const uint8_t> payload);
+std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t sequence, uint64_t epoch,
+                                   std::span<const uint8_t> payload);
 
 // Accepts records in sequence order: a jump forward counts the gap as lost, a
 // step back is a duplicate. The first record seen sets the baseline (records
@@ -83,8 +83,9 @@ struct RingDecodeResult {
 // order, already unwrapped. Records never straddle the end of the ring; a
 // kPad record fills the rest of it. After a bad record the decoder resumes at
 // the next kRecordAlignment boundary that holds kRecordMagic.
-RingDecodeResult decode_ring_window(std::span<const uint8_t> window, uint64_t tail, uint64_t capacity,
-                                    SequenceTracker& sequence, DecodeStats& stats);
+RingDecodeResult decode_ring_window(std::span<const uint8_t> window, uint64_t tail,
+                                    uint64_t capacity, SequenceTracker& sequence,
+                                    DecodeStats& stats);
 
 // The serial transport: records back to back (each padded to
 // kRecordAlignment, as in the ring), possibly with garbage between them (line
@@ -103,7 +104,7 @@ class StreamDecoder {
   void skip(size_t bytes);
 
   std::vector<uint8_t> buffer_;
-  size_t start_ = 0;  // first unconsumed byte of buffer_
+  size_t start_ = 0;          // first unconsumed byte of buffer_
   bool synchronised_ = true;  // at a record boundary (false: after a bad record or garbage)
   bool at_end_ = false;       // inside finish(): no more bytes will come
   SequenceTracker sequence_;

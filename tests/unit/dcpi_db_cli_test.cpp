@@ -43,9 +43,9 @@ TEST(DcpiIngest, FromStreamFileThenCheckAndShow) {
       << result.out;
   EXPECT_NE(result.out.find("bad magic 1"), std::string::npos) << result.out;
   // Twice: merged, not replaced.
-  ASSERT_EQ(run_dcpi({"ingest", "--from-file", dir.file("serial.bin"), "--db", dir.file("db")})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_dcpi({"ingest", "--from-file", dir.file("serial.bin"), "--db", dir.file("db")}).exit_code,
+      0);
   const auto check = run_dcpi({"db", "check", dir.file("db")});
   EXPECT_EQ(check.exit_code, 0) << check.out;
   EXPECT_NE(check.out.find("OK (1 epochs, 3 profiles, 3 rows, 32 samples)"), std::string::npos)
@@ -66,8 +66,8 @@ TEST(DcpiIngest, FromRingImage) {
   ring.append(RecordType::kSamples, testing::samples_payload({{kKernelBase, 7, 0, 0}}), 1);
   ring.header.records_dropped = 2;
   testing::write_file(dir.file("ring.bin"), ring.image());
-  const auto result = run_dcpi({"ingest", "--from-file", dir.file("ring.bin"), "--db",
-                                dir.file("db"), "--json"});
+  const auto result =
+      run_dcpi({"ingest", "--from-file", dir.file("ring.bin"), "--db", dir.file("db"), "--json"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("\"samples\": 7, \"unknown_samples\": 0"), std::string::npos)
       << result.out;
@@ -78,9 +78,9 @@ TEST(DcpiIngest, FromRingImage) {
 TEST(DcpiDbCheck, ReportsEachDamagedFileAndTotals) {
   testing::TempDir dir;
   testing::write_file(dir.file("serial.bin"), recorded_stream().bytes);
-  ASSERT_EQ(run_dcpi({"ingest", "--from-file", dir.file("serial.bin"), "--db", dir.file("db")})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      run_dcpi({"ingest", "--from-file", dir.file("serial.bin"), "--db", dir.file("db")}).exit_code,
+      0);
   const fs::path epoch = fs::path(dir.file("db")) / "epoch-00000001";
   std::vector<fs::path> profiles;
   for (const auto& entry : fs::directory_iterator(epoch))
@@ -89,7 +89,7 @@ TEST(DcpiDbCheck, ReportsEachDamagedFileAndTotals) {
   std::vector<uint8_t> bytes = testing::read_file(profiles[0]);
   bytes[bytes.size() - 12] ^= 1;  // in the rows: checksum
   testing::write_file(profiles[0], bytes);
-  fs::remove(profiles[1]);        // totals no longer add up
+  fs::remove(profiles[1]);  // totals no longer add up
   const auto check = run_dcpi({"db", "check", dir.file("db")});
   EXPECT_EQ(check.exit_code, 1);
   EXPECT_NE(check.out.find(profiles[0].string() + ": at offset"), std::string::npos) << check.out;
@@ -118,8 +118,7 @@ TEST(DcpiIngest, LockedDatabaseIsRefusedAndUntouched) {
 
 TEST(DcpiIngest, UsageErrors) {
   EXPECT_EQ(run_dcpi({"ingest", "--db", "/tmp/x"}).exit_code, 2);
-  EXPECT_EQ(run_dcpi({"ingest", "--db", "/tmp/x", "--from-file", "a", "--gdb", ":1"}).exit_code,
-            2);
+  EXPECT_EQ(run_dcpi({"ingest", "--db", "/tmp/x", "--from-file", "a", "--gdb", ":1"}).exit_code, 2);
   const auto missing = run_dcpi({"ingest", "--db", "/tmp/x", "--from-file", "/nonexistent"});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("cannot open /nonexistent"), std::string::npos);
@@ -129,8 +128,8 @@ TEST(DcpiBenchDb, RunsOnAnAlphaFixtureAndWritesJson) {
   const std::string fixture = testing::fixture_path("fake_kernel.elf");
   if (fixture.empty()) GTEST_SKIP() << "no Alpha binutils";
   testing::TempDir dir;
-  const auto result = run_dcpi({"bench-db", "--images", fixture, "--entries", "200000",
-                                "--json", dir.file("bench.json")});
+  const auto result = run_dcpi(
+      {"bench-db", "--images", fixture, "--entries", "200000", "--json", dir.file("bench.json")});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("entries ingested                         200000"), std::string::npos)
       << result.out;

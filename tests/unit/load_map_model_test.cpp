@@ -36,7 +36,7 @@ TEST(LoadMapModel, KernelAndPalcodeServeEveryPid) {
   }
   const auto pal = model.place(3, 0xfffffc0000000100);
   ASSERT_TRUE(pal);
-  EXPECT_EQ(pal->address, 0x100u);  // PALcode linked at 0
+  EXPECT_EQ(pal->address, 0x100u);                      // PALcode linked at 0
   EXPECT_FALSE(model.place(0, kKernelBase + 0x10000));  // one past the end
 }
 
@@ -87,7 +87,9 @@ TEST(ProfileBuilder, RecordsToDatabaseWithUnknownProfile) {
   testing::RecordStream stream;
   stream.load(load_record(LoadKind::kKernel, 0, kKernelBase, 0x10000, kKernelBase, "/k", {1}));
   stream.load(load_record(LoadKind::kExec, 4, 0x120000000, 0x4000, 0x120000000, "/bin/a"));
-  stream.samples({{kKernelBase + 8, 3, 4, 0}, {0x120000010, 2, 4, 0}, {0x5, 1, 4, 0},
+  stream.samples({{kKernelBase + 8, 3, 4, 0},
+                  {0x120000010, 2, 4, 0},
+                  {0x5, 1, 4, 0},
                   {kKernelBase + 8, 0, 4, 0}},
                  /*cpu=*/2);
   StreamDecoder decoder;
@@ -103,8 +105,7 @@ TEST(ProfileBuilder, RecordsToDatabaseWithUnknownProfile) {
   const auto profiles = db.profiles(1);
   ASSERT_EQ(profiles.size(), 3u);  // /bin/a, /k, [unknown]
   EXPECT_EQ(profiles[0].image.path, "/bin/a");
-  EXPECT_EQ(db.read_profile(profiles[0]).rows,
-            (std::vector<ProfileRow>{{4, 2, 0x120000010, 2}}));
+  EXPECT_EQ(db.read_profile(profiles[0]).rows, (std::vector<ProfileRow>{{4, 2, 0x120000010, 2}}));
   EXPECT_EQ(profiles[2].image.path, "[unknown]");
   EXPECT_TRUE(profiles[2].image.unknown);
   EXPECT_EQ(db.read_profile(profiles[2]).rows, (std::vector<ProfileRow>{{4, 2, 0x5, 1}}));

@@ -1,15 +1,16 @@
 // The profile database: round trip, merge on update, epochs and metadata,
 // one writer at a time, atomic replacement under write failures, and a reader
 // that reports (never crashes on) damaged files.
+#include "analysis/profile_db.h"
+
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
-#include "analysis/profile_db.h"
 #include "analysis/profile_format.h"
 #include "driver/crc32c.h"
 #include "hostdump/profile_db_writer.h"
@@ -122,8 +123,8 @@ TEST(ProfileDatabase, SecondWriterGetsClearError) {
     ProfileDatabaseWriter second(dir.file("db"));
     FAIL() << "two writers";
   } catch (const ProfileDatabaseError& error) {
-    EXPECT_NE(std::string(error.what()).find("is locked by another writer (pid " +
-                                             std::to_string(getpid()) + ")"),
+    EXPECT_NE(std::string(error.what())
+                  .find("is locked by another writer (pid " + std::to_string(getpid()) + ")"),
               std::string::npos)
         << error.what();
   }
@@ -154,8 +155,8 @@ TEST(ProfileDatabase, WriteFailureKeepsTheOldFile) {
   TempDir dir;
   const fs::path db = dir.file("db");
   { ProfileDatabaseWriter(db).merge_profile(1, kKernel, 0, sample_rows()); }
-  const fs::path file = db / "epoch-00000001" /
-                        profile_format::profile_file_name(kKernel, "cycles");
+  const fs::path file =
+      db / "epoch-00000001" / profile_format::profile_file_name(kKernel, "cycles");
   const std::vector<uint8_t> before = testing::read_file(file);
   ProfileDatabaseWriter writer(db, {.fail_after_bytes = 10});
   try {
@@ -175,8 +176,7 @@ TEST(ProfileDatabase, RealFullDiskOnSmallTmpfs) {
   TempDir dir;
   const std::string mount_point = dir.file("small");
   fs::create_directories(mount_point);
-  if (geteuid() != 0 ||
-      mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=64k") != 0)
+  if (geteuid() != 0 || mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=64k") != 0)
     GTEST_SKIP() << "cannot mount a small tmpfs here (needs root / CAP_SYS_ADMIN)";
   struct Unmount {
     std::string path;
@@ -185,8 +185,8 @@ TEST(ProfileDatabase, RealFullDiskOnSmallTmpfs) {
   const fs::path db = mount_point + "/db";
   std::vector<ProfileRow> small = {{1, 0, 0x1000, 1}};
   { ProfileDatabaseWriter(db).merge_profile(1, kProgram, 0, small); }
-  const fs::path file = db / "epoch-00000001" /
-                        profile_format::profile_file_name(kProgram, "cycles");
+  const fs::path file =
+      db / "epoch-00000001" / profile_format::profile_file_name(kProgram, "cycles");
   const std::vector<uint8_t> before = testing::read_file(file);
   std::vector<ProfileRow> big;
   for (uint64_t i = 0; i < 100000; ++i) big.push_back({2, 0, 0x1000 + i * 4096, 1000 + i});
@@ -200,8 +200,8 @@ TEST(ProfileDatabase, DamagedExistingFileIsNeverOverwritten) {
   TempDir dir;
   const fs::path db = dir.file("db");
   { ProfileDatabaseWriter(db).merge_profile(1, kKernel, 0, sample_rows()); }
-  const fs::path file = db / "epoch-00000001" /
-                        profile_format::profile_file_name(kKernel, "cycles");
+  const fs::path file =
+      db / "epoch-00000001" / profile_format::profile_file_name(kKernel, "cycles");
   std::vector<uint8_t> bytes = testing::read_file(file);
   bytes[bytes.size() / 2] ^= 0x40;
   testing::write_file(file, bytes);
@@ -240,7 +240,8 @@ TEST(ProfileReader, ErrorsNameFileAndOffset) {
     profile_format::decode_profile(bytes, "/db/x.prof");
     FAIL();
   } catch (const ProfileFormatError& error) {
-    EXPECT_EQ(std::string(error.what()), "/db/x.prof: at offset 0: bad magic: not a dcpi profile file");
+    EXPECT_EQ(std::string(error.what()),
+              "/db/x.prof: at offset 0: bad magic: not a dcpi profile file");
     EXPECT_EQ(error.offset(), 0u);
   }
 }
@@ -264,7 +265,8 @@ TEST(ProfileReaderFuzz, DamagedFilesFailCleanly) {
   std::mt19937 random(3);
   for (uint32_t pid = 0; pid < 4; ++pid)
     for (uint64_t a = 0; a < 200; ++a)
-      if (random() % 3 == 0) rows.push_back({pid, pid % 2, 0x120000000 + 4 * a, 1 + random() % 5000});
+      if (random() % 3 == 0)
+        rows.push_back({pid, pid % 2, 0x120000000 + 4 * a, 1 + random() % 5000});
   ProfileInfo info{"", 0, kKernel, 0, "cycles", 0, 0};
   const std::vector<uint8_t> original = profile_format::encode_profile(info, rows);
   int rejected = 0;

@@ -119,7 +119,7 @@ TEST(ControlChannel, ExecuteWaitsForTheGuestDaemon) {
     std::memcpy(&block, bytes.data(), sizeof block);
     block.done_sequence = block.request_sequence;
     block.status = block.command == uint32_t(ControlCommand::kSetEvents) ? kControlUncountableEvent
-                                                                          : kControlOk;
+                                                                         : kControlOk;
     self.poke(kControlAddress, testing::bytes_of(block));
   }});
   stub.add_memory(kControlAddress, testing::bytes_of(ready_block()));

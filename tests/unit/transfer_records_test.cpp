@@ -21,8 +21,7 @@ constexpr uint64_t kSmallRing = 4096;
 
 std::vector<SampleEntry> entries(int count, uint16_t pid = 7) {
   std::vector<SampleEntry> out;
-  for (int i = 0; i < count; ++i)
-    out.push_back({0x120000000ull + 4u * i, uint32_t(i + 1), pid, 0});
+  for (int i = 0; i < count; ++i) out.push_back({0x120000000ull + 4u * i, uint32_t(i + 1), pid, 0});
   return out;
 }
 
@@ -82,8 +81,8 @@ TEST(RingDecode, BadMagicBadCrcAndResync) {
   const uint64_t third = ring.header.head;
   ring.append(RecordType::kSamples, samples_payload(entries(2)), 2);
   ring.append(RecordType::kSamples, samples_payload(entries(1)), 3);
-  ring.data[second] ^= 0xff;     // magic
-  ring.data[third + 40] ^= 1;    // payload bit: CRC (found while resynchronising)
+  ring.data[second] ^= 0xff;   // magic
+  ring.data[third + 40] ^= 1;  // payload bit: CRC (found while resynchronising)
   DecodeStats stats;
   const RingDecodeResult result = decode(ring, stats);
   ASSERT_EQ(result.records.size(), 2u);
@@ -157,7 +156,8 @@ TEST(StreamDecode, AnySplitOfTheStreamGivesTheSameRecords) {
 TEST(StreamDecode, ResynchronisesAfterGarbage) {
   RecordStream a;
   a.samples(entries(2));
-  std::vector<uint8_t> bytes = {'b', 'o', 'o', 't', '\n', 'D', 'C', 'P'};  // includes a magic prefix
+  std::vector<uint8_t> bytes = {'b',  'o', 'o', 't',
+                                '\n', 'D', 'C', 'P'};  // includes a magic prefix
   bytes.insert(bytes.end(), a.bytes.begin(), a.bytes.end());
   const char noise[] = "kernel: hello DCPR world";
   bytes.insert(bytes.end(), noise, noise + sizeof noise);
@@ -169,8 +169,8 @@ TEST(StreamDecode, ResynchronisesAfterGarbage) {
   for (auto& r : decoder.finish()) records.push_back(r);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].header.sequence, 1u);
-  EXPECT_EQ(decoder.stats().bad_magic, 2u);      // at the start, after record 0
-  EXPECT_GE(decoder.stats().rejected(), 3u);     // plus the fake "DCPR" candidate
+  EXPECT_EQ(decoder.stats().bad_magic, 2u);   // at the start, after record 0
+  EXPECT_GE(decoder.stats().rejected(), 3u);  // plus the fake "DCPR" candidate
   EXPECT_GT(decoder.stats().skipped_bytes, sizeof noise);
   EXPECT_EQ(decoder.stats().lost_records, 0u);
 }
@@ -207,7 +207,8 @@ std::vector<uint8_t> mutate(std::vector<uint8_t> bytes, std::mt19937& random) {
   std::uniform_int_distribution<size_t> at(0, bytes.size() - 1);
   switch (kind(random)) {
     case 0:
-      for (int i = 0; i < 1 + int(random() % 6); ++i) bytes[at(random)] ^= uint8_t(1u << random() % 8);
+      for (int i = 0; i < 1 + int(random() % 6); ++i)
+        bytes[at(random)] ^= uint8_t(1u << random() % 8);
       break;
     case 1: {
       const size_t start = at(random);

@@ -17,5 +17,11 @@ struct Command {
 
 int run_samples_command(const std::vector<std::string>& arguments);
 extern const std::string_view kSamplesUsage;
+int run_ingest_command(const std::vector<std::string>& arguments);
+extern const std::string_view kIngestUsage;
+int run_db_command(const std::vector<std::string>& arguments);
+extern const std::string_view kDbUsage;
+int run_bench_db_command(const std::vector<std::string>& arguments);
+extern const std::string_view kBenchDbUsage;
 
 }  // namespace dcpi

@@ -18,6 +18,12 @@ int run_help(const std::vector<std::string>& arguments);
 const std::array kCommands = {
     Command{"samples", "per-function profile of the sample logs in a running QEMU",
             dcpi::kSamplesUsage, dcpi::run_samples_command},
+    Command{"ingest", "transfer records (live or recorded) into the profile database",
+            dcpi::kIngestUsage, dcpi::run_ingest_command},
+    Command{"db", "check or show a profile database: dcpi db check|show DIR", dcpi::kDbUsage,
+            dcpi::run_db_command},
+    Command{"bench-db", "benchmark ingestion and database size on synthetic profiles",
+            dcpi::kBenchDbUsage, dcpi::run_bench_db_command},
     Command{"help", "show this list, or a command's usage: dcpi help COMMAND",
             "usage: dcpi help [COMMAND]\n", run_help},
 };

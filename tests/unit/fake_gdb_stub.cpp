@@ -75,6 +75,15 @@ std::vector<uint8_t> FakeGdbStub::memory(uint64_t physical_address, size_t lengt
           region->begin() + static_cast<long>(offset + length)};
 }
 
+void FakeGdbStub::poke(uint64_t physical_address, const std::vector<uint8_t>& bytes) {
+  std::lock_guard lock(mutex_);
+  uint64_t offset = 0;
+  auto* region =
+      const_cast<std::vector<uint8_t>*>(region_for(physical_address, bytes.size(), offset));
+  if (!region) throw std::out_of_range("poke outside the fake stub's memory");
+  std::copy(bytes.begin(), bytes.end(), region->begin() + static_cast<long>(offset));
+}
+
 std::vector<std::string> FakeGdbStub::packets() const {
   std::lock_guard lock(mutex_);
   return packets_;
@@ -155,7 +164,10 @@ std::string FakeGdbStub::reply_to(const std::string& payload) {
   if (payload[0] == 'm') return read_reply(payload.substr(1));
   if (payload[0] == 'M') return write_reply(payload.substr(1));
   if (payload == "g") return registers_reply();
-  if (payload == "c") running_ = true;
+  if (payload == "c") {
+    running_ = true;
+    if (options_.on_resume) options_.on_resume(*this);
+  }
   if (payload == "D") detached_ = true;
   return payload == "D" ? "OK" : "";
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,11 +28,16 @@ class SilentListener {
 // A port on which nothing listens (bound once, then released).
 uint16_t unused_port();
 
+class FakeGdbStub;
+
 struct FakeStubOptions {
   bool offer_no_ack = true;
   unsigned packet_size = 0x1000;  // advertised PacketSize
   size_t max_read_reply = 0;      // > 0: answer `m` with at most this many bytes
   int corrupt_replies = 0;        // first N replies sent with a bad checksum
+  // Runs on every `c` (resume): plays the guest, e.g. a daemon answering the
+  // control block. Called on the stub's thread; may use poke()/memory().
+  std::function<void(FakeGdbStub&)> on_resume = nullptr;
 };
 
 class FakeGdbStub {
@@ -42,6 +48,8 @@ class FakeGdbStub {
 
   void add_memory(uint64_t physical_address, std::vector<uint8_t> bytes);
   std::vector<uint8_t> memory(uint64_t physical_address, size_t length) const;
+  // Overwrites bytes inside a region added with add_memory().
+  void poke(uint64_t physical_address, const std::vector<uint8_t>& bytes);
   std::vector<std::string> packets() const;  // payloads received, in order
   bool detached() const { return detached_; }
   bool physical_mode() const { return physical_mode_; }

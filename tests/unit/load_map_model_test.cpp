@@ -1,0 +1,119 @@
+// Attribution rules (DCPI §4.3.2; hostdump/load_map_model.h) and the
+// builder that turns records into per-image profiles.
+#include "hostdump/load_map_model.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/profile_db.h"
+#include "hostdump/profile_builder.h"
+#include "hostdump/profile_db_writer.h"
+#include "test_support.h"
+#include "transfer_fixtures.h"
+
+namespace dcpi {
+namespace {
+
+using testing::load_record;
+
+constexpr uint64_t kKernelBase = 0xfffffc0000310000;
+
+LoadMapModel booted() {
+  LoadMapModel model;
+  model.apply(load_record(LoadKind::kKernel, 0, kKernelBase, 0x10000, kKernelBase,
+                          "/boot/kernel.elf", {0x01, 0x23, 0xab}));
+  model.apply(load_record(LoadKind::kPalcode, 0, 0xfffffc0000000000, 0x8000, 0, "palcode.elf"));
+  return model;
+}
+
+TEST(LoadMapModel, KernelAndPalcodeServeEveryPid) {
+  const LoadMapModel model = booted();
+  for (uint32_t pid : {0u, 5u, 999u}) {
+    const auto placed = model.place(pid, kKernelBase + 0x44);
+    ASSERT_TRUE(placed);
+    EXPECT_EQ(model.images()[placed->image_id].path, "/boot/kernel.elf");
+    EXPECT_EQ(model.images()[placed->image_id].build_id, "0123ab");
+    EXPECT_EQ(placed->address, kKernelBase + 0x44);
+  }
+  const auto pal = model.place(3, 0xfffffc0000000100);
+  ASSERT_TRUE(pal);
+  EXPECT_EQ(pal->address, 0x100u);                      // PALcode linked at 0
+  EXPECT_FALSE(model.place(0, kKernelBase + 0x10000));  // one past the end
+}
+
+TEST(LoadMapModel, ExecImagesArePerPidWithLinkAddress) {
+  LoadMapModel model = booted();
+  model.apply(load_record(LoadKind::kExec, 7, 0x200000000, 0x4000, 0x120000000, "/bin/a"));
+  model.apply(load_record(LoadKind::kExec, 8, 0x200000000, 0x4000, 0x120000000, "/bin/b"));
+  EXPECT_EQ(model.images()[model.place(7, 0x200000010)->image_id].path, "/bin/a");
+  EXPECT_EQ(model.images()[model.place(8, 0x200000010)->image_id].path, "/bin/b");
+  EXPECT_EQ(model.place(7, 0x200000010)->address, 0x120000010u);
+  EXPECT_FALSE(model.place(9, 0x200000010));  // no such process
+}
+
+TEST(LoadMapModel, ExitedMappingsServeLateSamplesUntilPidReuse) {
+  LoadMapModel model = booted();
+  model.apply(load_record(LoadKind::kExec, 7, 0x120000000, 0x4000, 0x120000000, "/bin/a"));
+  LoadMapRecord exit{};
+  exit.kind = static_cast<uint32_t>(LoadKind::kExit);
+  exit.pid = 7;
+  model.apply(exit);
+  EXPECT_TRUE(model.has_exited(7));
+  // A lazily flushed sample of the dead process still lands in /bin/a.
+  EXPECT_EQ(model.images()[model.place(7, 0x120000100)->image_id].path, "/bin/a");
+  // The PID is reused by another program: the old mapping goes.
+  model.apply(load_record(LoadKind::kExec, 7, 0x120000000, 0x2000, 0x120000000, "/bin/c"));
+  EXPECT_EQ(model.images()[model.place(7, 0x120000100)->image_id].path, "/bin/c");
+  EXPECT_FALSE(model.place(7, 0x120003000));
+}
+
+TEST(LoadMapModel, MalformedRecordsAreCountedAndIgnored) {
+  LoadMapModel model;
+  LoadMapRecord bad = load_record(LoadKind::kExec, 1, 0x1000, 0, 0, "/x");  // empty
+  EXPECT_FALSE(model.apply(bad));
+  bad = load_record(LoadKind::kExec, 1, ~0ull - 10, 0x100, 0, "/x");  // wraps
+  EXPECT_FALSE(model.apply(bad));
+  bad = load_record(LoadKind::kExec, 1, 0x1000, 0x100, 0, "/x");
+  bad.kind = 77;
+  EXPECT_FALSE(model.apply(bad));
+  bad = load_record(LoadKind::kExec, 1, 0x1000, 0x100, 0, "/x");
+  std::memset(bad.path, 'a', sizeof bad.path);  // no NUL
+  EXPECT_FALSE(model.apply(bad));
+  EXPECT_EQ(model.rejected_records(), 4u);
+  EXPECT_FALSE(model.place(1, 0x1000));
+}
+
+TEST(ProfileBuilder, RecordsToDatabaseWithUnknownProfile) {
+  testing::TempDir dir;
+  testing::RecordStream stream;
+  stream.load(load_record(LoadKind::kKernel, 0, kKernelBase, 0x10000, kKernelBase, "/k", {1}));
+  stream.load(load_record(LoadKind::kExec, 4, 0x120000000, 0x4000, 0x120000000, "/bin/a"));
+  stream.samples({{kKernelBase + 8, 3, 4, 0},
+                  {0x120000010, 2, 4, 0},
+                  {0x5, 1, 4, 0},
+                  {kKernelBase + 8, 0, 4, 0}},
+                 /*cpu=*/2);
+  StreamDecoder decoder;
+  ProfileBuilder builder;
+  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
+  {
+    ProfileDatabaseWriter writer(dir.file("db"));
+    builder.flush(writer);
+  }
+  EXPECT_EQ(builder.totals().samples, 6u);
+  EXPECT_EQ(builder.totals().unknown_samples, 1u);
+  const ProfileDatabase db = ProfileDatabase::open(dir.file("db"));
+  const auto profiles = db.profiles(1);
+  ASSERT_EQ(profiles.size(), 3u);  // /bin/a, /k, [unknown]
+  EXPECT_EQ(profiles[0].image.path, "/bin/a");
+  EXPECT_EQ(db.read_profile(profiles[0]).rows, (std::vector<ProfileRow>{{4, 2, 0x120000010, 2}}));
+  EXPECT_EQ(profiles[2].image.path, "[unknown]");
+  EXPECT_TRUE(profiles[2].image.unknown);
+  EXPECT_EQ(db.read_profile(profiles[2]).rows, (std::vector<ProfileRow>{{4, 2, 0x5, 1}}));
+  const EpochMetadata meta = db.epoch_metadata(1);
+  EXPECT_EQ(meta.samples, 6u);
+  EXPECT_EQ(meta.unknown_samples, 1u);
+  EXPECT_EQ(meta.records, 3u);
+}
+
+}  // namespace
+}  // namespace dcpi

@@ -197,11 +197,11 @@ RingDecodeResult decode_ring_window(std::span<const uint8_t> window, uint64_t ta
     }
     resynchronising = false;
     position += span;
+    if (!sequence.accept(header.sequence, stats)) continue;
     if (header.type == static_cast<uint16_t>(RecordType::kPad)) {
-      ++stats.pads;  // pads carry no sequence number
+      ++stats.pads;  // pads take a sequence number like every record
       continue;
     }
-    if (!sequence.accept(header.sequence, stats)) continue;
     ++stats.records;
     result.records.push_back({header, {payload.begin(), payload.end()}});
   }
@@ -275,11 +275,11 @@ std::vector<TransferRecord> StreamDecoder::feed(std::span<const uint8_t> bytes) 
       continue;
     }
     start_ += span;
+    if (!sequence_.accept(header.sequence, stats_)) continue;
     if (header.type == static_cast<uint16_t>(RecordType::kPad)) {
-      ++stats_.pads;
+      ++stats_.pads;  // pads take a sequence number like every record
       continue;
     }
-    if (!sequence_.accept(header.sequence, stats_)) continue;
     ++stats_.records;
     records.push_back({header, {payload.begin(), payload.end()}});
   }

@@ -80,6 +80,7 @@ struct RingImage {
     header.capacity = capacity;
     header.head = header.tail = tail;
   }
+  uint64_t pads = 0;  // pad records written so far
   void put(const std::vector<uint8_t>& bytes) {
     for (size_t i = 0; i < bytes.size(); ++i) data[(header.head + i) % data.size()] = bytes[i];
     header.head += bytes.size();
@@ -88,11 +89,14 @@ struct RingImage {
               uint16_t cpu = 0, uint64_t epoch = 1) {
     const uint64_t span = record_span(static_cast<uint32_t>(payload.size()));
     const uint64_t space = data.size() - header.head % data.size();
+    // Like the guest's writer, a pad takes a sequence number of its own: the
+    // records after it are numbered on from there.
     if (span > space) {
-      put(encode_record(RecordType::kPad, 0xffff, 0, epoch,
+      put(encode_record(RecordType::kPad, 0xffff, sequence + pads, epoch,
                         std::vector<uint8_t>(space - sizeof(RecordHeader), 0)));
+      ++pads;
     }
-    put(encode_record(type, cpu, sequence, epoch, payload));
+    put(encode_record(type, cpu, sequence + pads, epoch, payload));
   }
   // [tail, head) unwrapped.
   std::vector<uint8_t> window() const {

@@ -66,7 +66,7 @@ TEST(RingDecode, WrapsAroundAndSkipsPad) {
   DecodeStats stats;
   const RingDecodeResult result = decode(ring, stats);
   ASSERT_EQ(result.records.size(), 2u);
-  EXPECT_EQ(result.records[1].header.sequence, 11u);
+  EXPECT_EQ(result.records[1].header.sequence, 12u);  // the pad took 11
   EXPECT_EQ(stats.pads, 1u);
   EXPECT_EQ(stats.lost_records, 0u);
   EXPECT_EQ(result.consumed_to, ring.header.head);

@@ -1,0 +1,94 @@
+#include "analysis/calc/cfg.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace dcpi::calc {
+
+BlockId ControlFlowGraph::add_block(BasicBlock block) {
+  block.incoming.clear();
+  block.outgoing.clear();
+  blocks_.push_back(std::move(block));
+  return blocks_.size() - 1;
+}
+
+EdgeId ControlFlowGraph::add_edge(BlockId from, BlockId to, EdgeKind kind) {
+  edges_.push_back(CfgEdge{from, to, kind});
+  const EdgeId id = edges_.size() - 1;
+  blocks_[from].outgoing.push_back(id);
+  blocks_[to].incoming.push_back(id);
+  return id;
+}
+
+BlockId ControlFlowGraph::block_at(uint64_t address) const {
+  for (BlockId id = 0; id < blocks_.size(); ++id) {
+    if (blocks_[id].start <= address && address < blocks_[id].end) return id;
+  }
+  return blocks_.size();
+}
+
+namespace {
+
+bool ends_block(ControlFlow flow) { return flow != ControlFlow::kNone; }
+
+bool falls_through(ControlFlow flow) {
+  return flow == ControlFlow::kNone || flow == ControlFlow::kConditionalBranch ||
+         flow == ControlFlow::kCall;
+}
+
+bool has_local_target(const InstructionRecord& insn) {
+  return (insn.control_flow == ControlFlow::kConditionalBranch ||
+          insn.control_flow == ControlFlow::kUnconditionalBranch) &&
+         insn.branch_target.has_value();
+}
+
+}  // namespace
+
+ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure) {
+  ControlFlowGraph cfg;
+  if (procedure.empty()) return cfg;
+  const uint64_t first = procedure.front().address;
+  const uint64_t end = procedure.back().address + 4;
+  auto inside = [&](uint64_t address) { return first <= address && address < end; };
+
+  std::set<uint64_t> leaders{first};
+  for (size_t i = 0; i < procedure.size(); ++i) {
+    const InstructionRecord& insn = procedure[i];
+    if (has_local_target(insn) && inside(*insn.branch_target)) leaders.insert(*insn.branch_target);
+    if (ends_block(insn.control_flow) && i + 1 < procedure.size())
+      leaders.insert(procedure[i + 1].address);
+  }
+
+  std::vector<BasicBlock> blocks;
+  for (const InstructionRecord& insn : procedure) {
+    if (leaders.count(insn.address)) blocks.push_back(BasicBlock{.start = insn.address});
+    blocks.back().instructions.push_back(insn);
+    blocks.back().end = insn.address + 4;
+  }
+  for (size_t id = 0; id < blocks.size(); ++id) {
+    const InstructionRecord& last = blocks[id].instructions.back();
+    const bool leaves_by_branch = has_local_target(last) && !inside(*last.branch_target);
+    const bool runs_off_end = falls_through(last.control_flow) && id + 1 == blocks.size();
+    blocks[id].leaves_procedure = leaves_by_branch || runs_off_end ||
+                                  last.control_flow == ControlFlow::kReturn ||
+                                  last.control_flow == ControlFlow::kHalt;
+  }
+  for (BasicBlock& block : blocks) cfg.add_block(std::move(block));
+
+  for (BlockId id = 0; id < cfg.blocks().size(); ++id) {
+    const InstructionRecord& last = cfg.block(id).instructions.back();
+    const bool has_next = id + 1 < cfg.blocks().size();
+    const bool fall = falls_through(last.control_flow) && has_next;
+    if (last.control_flow == ControlFlow::kIndirectJump) cfg.mark_missing_edges();
+    if (has_local_target(last) && inside(*last.branch_target)) {
+      const BlockId taken = cfg.block_at(*last.branch_target);
+      // A conditional branch to the next instruction is one edge, not two.
+      if (!(fall && taken == id + 1)) cfg.add_edge(id, taken, EdgeKind::kTaken);
+    }
+    if (fall) cfg.add_edge(id, id + 1, EdgeKind::kFallThrough);
+  }
+  return cfg;
+}
+
+}  // namespace dcpi::calc

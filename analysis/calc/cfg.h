@@ -1,0 +1,66 @@
+// The control-flow graph of one procedure (DCPI §6.1.1): basic blocks of
+// instruction records and the edges between them. A CFG whose indirect jumps
+// could not be resolved is marked as missing edges; §6.1.2 then gives every
+// block and edge its own frequency class.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "analysis/calc/instruction_record.h"
+
+namespace dcpi::calc {
+
+using BlockId = size_t;
+using EdgeId = size_t;
+
+struct BasicBlock {
+  uint64_t start = 0;  // address of the first instruction
+  uint64_t end = 0;    // one past the last instruction
+  std::vector<InstructionRecord> instructions;
+  std::vector<EdgeId> incoming;
+  std::vector<EdgeId> outgoing;
+  bool leaves_procedure = false;  // ends in a return, a halt or a branch out of the procedure
+};
+
+enum class EdgeKind : uint8_t { kFallThrough, kTaken };
+
+struct CfgEdge {
+  BlockId from = 0;
+  BlockId to = 0;
+  EdgeKind kind = EdgeKind::kFallThrough;
+};
+
+class ControlFlowGraph {
+ public:
+  // For tests and for callers that build blocks themselves. Returns the id.
+  BlockId add_block(BasicBlock block);
+  EdgeId add_edge(BlockId from, BlockId to, EdgeKind kind = EdgeKind::kTaken);
+  void mark_missing_edges() { missing_edges_ = true; }
+
+  const std::vector<BasicBlock>& blocks() const { return blocks_; }
+  const std::vector<CfgEdge>& edges() const { return edges_; }
+  const BasicBlock& block(BlockId id) const { return blocks_[id]; }
+  const CfgEdge& edge(EdgeId id) const { return edges_[id]; }
+  // An unresolved indirect jump: the edges out of it are unknown (§6.1.1).
+  bool missing_edges() const { return missing_edges_; }
+  BlockId entry() const { return 0; }
+  // The block holding `address`, or blocks().size() if none does.
+  BlockId block_at(uint64_t address) const;
+
+ private:
+  std::vector<BasicBlock> blocks_;
+  std::vector<CfgEdge> edges_;
+  bool missing_edges_ = false;
+};
+
+// Splits a procedure's instructions (consecutive, ascending addresses, 4 bytes
+// apart) into basic blocks at branch targets and after every control
+// transfer, and connects them. Calls end a block and fall through (the
+// callee returns); branches that leave [first, last] end the procedure; an
+// indirect jump marks the CFG as missing edges (§6.1.1: we do not yet
+// analyse the instructions before it to find its targets).
+ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure);
+
+}  // namespace dcpi::calc

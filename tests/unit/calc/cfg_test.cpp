@@ -1,0 +1,56 @@
+// Building CFGs from instruction records (DCPI §6.1.1).
+#include "analysis/calc/cfg.h"
+
+#include <gtest/gtest.h>
+
+#include "copy_loop_fixture.h"
+
+namespace dcpi::calc {
+namespace {
+
+using testing::branch;
+using testing::op;
+
+InstructionRecord add(uint64_t address) { return op(address, IssueClass::kIntAdd, 1, 2, 3); }
+
+TEST(BuildCfg, LoopWithExitSplitsAtTheTargetAndAfterBranches) {
+  // 0x100 add; 0x104 add (loop head); 0x108 bne → 0x104; 0x10c ret
+  const std::vector<InstructionRecord> code = {
+      add(0x100), add(0x104), branch(0x108, ControlFlow::kConditionalBranch, 0x104, 1),
+      branch(0x10c, ControlFlow::kReturn, std::nullopt)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  ASSERT_EQ(cfg.blocks().size(), 3u);
+  EXPECT_EQ(cfg.block(1).start, 0x104u);
+  EXPECT_EQ(cfg.block(1).end, 0x10cu);
+  EXPECT_EQ(cfg.edges().size(), 3u);  // 0→1, 1→1 (taken), 1→2 (fall through)
+  EXPECT_TRUE(cfg.block(2).leaves_procedure);
+  EXPECT_FALSE(cfg.missing_edges());
+}
+
+TEST(BuildCfg, IndirectJumpMarksMissingEdges) {
+  const std::vector<InstructionRecord> code = {
+      add(0x100), branch(0x104, ControlFlow::kIndirectJump, std::nullopt), add(0x108)};
+  EXPECT_TRUE(build_cfg(code).missing_edges());
+}
+
+TEST(BuildCfg, BranchOutOfTheProcedureLeavesIt) {
+  const std::vector<InstructionRecord> code = {
+      add(0x100), branch(0x104, ControlFlow::kUnconditionalBranch, 0x9000)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  ASSERT_EQ(cfg.blocks().size(), 1u);
+  EXPECT_TRUE(cfg.block(0).leaves_procedure);
+  EXPECT_TRUE(cfg.edges().empty());
+}
+
+TEST(BuildCfg, CallsEndABlockAndFallThrough) {
+  const std::vector<InstructionRecord> code = {
+      add(0x100), branch(0x104, ControlFlow::kCall, 0x9000), add(0x108),
+      branch(0x10c, ControlFlow::kReturn, std::nullopt)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  ASSERT_EQ(cfg.blocks().size(), 2u);
+  ASSERT_EQ(cfg.edges().size(), 1u);
+  EXPECT_EQ(cfg.edge(0).kind, EdgeKind::kFallThrough);
+}
+
+}  // namespace
+}  // namespace dcpi::calc

@@ -18,6 +18,8 @@ struct Command {
 int run_samples_command(const std::vector<std::string>& arguments);
 extern const std::string_view kSamplesUsage;
 int run_ingest_command(const std::vector<std::string>& arguments);
+int run_run_command(const std::vector<std::string>& arguments);
+extern const std::string_view kRunUsage;
 extern const std::string_view kIngestUsage;
 int run_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kDbUsage;

@@ -16,6 +16,8 @@ using dcpi::Command;
 int run_help(const std::vector<std::string>& arguments);
 
 const std::array kCommands = {
+    Command{"run", "boot workloads under QEMU, profile them, store the profile database",
+            dcpi::kRunUsage, dcpi::run_run_command},
     Command{"samples", "per-function profile of the sample logs in a running QEMU",
             dcpi::kSamplesUsage, dcpi::run_samples_command},
     Command{"ingest", "transfer records (live or recorded) into the profile database",

@@ -8,6 +8,7 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/ring_writer.h"
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/load_map.h"
 #include "kernel/palcalls.h"
@@ -128,7 +129,7 @@ void emit_stats(uint32_t cpu) {
 }
 
 void emit_epoch() {
-  const EpochPayload epoch{daemon.epoch, kernel::pal::rpcc()};
+  const EpochPayload epoch{daemon.epoch, kernel::clock::cycles()};
   uint8_t* payload = ring.begin(RecordType::kEpoch, 0xffff, sizeof epoch, daemon.epoch, 0);
   if (payload == nullptr) return;
   __builtin_memcpy(payload, &epoch, sizeof epoch);
@@ -157,7 +158,7 @@ void flush_all_locked() {
     if (initialised(cpu)) flush_cpu(cpu);
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
     if (initialised(cpu)) emit_stats(cpu);
-  daemon.last_flush = kernel::pal::rpcc();
+  daemon.last_flush = kernel::clock::cycles();
 }
 
 void request_all(uint32_t ops) {
@@ -246,7 +247,7 @@ void driver_init(uint32_t cpu_count, uint32_t daemon_cpu) {
   dcpi_control.request_sequence = dcpi_control.done_sequence = 0;
   dcpi_control.status = kControlOk;
   __atomic_store_n(&dcpi_control.magic, kControlMagic, __ATOMIC_RELEASE);
-  daemon.last_flush = kernel::pal::rpcc();
+  daemon.last_flush = kernel::clock::cycles();
 }
 
 void daemon_step() {
@@ -256,14 +257,14 @@ void daemon_step() {
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
     if (initialised(cpu)) drain_full_buffers(cpu);
   if (daemon.flush_interval != 0 &&
-      kernel::pal::rpcc() - daemon.last_flush >= daemon.flush_interval)
+      kernel::clock::cycles() - daemon.last_flush >= daemon.flush_interval)
     flush_all_locked();
 }
 
 void set_flush_interval(uint64_t cycles) {
   kernel::LockGuard guard(daemon.lock);
   daemon.flush_interval = cycles;
-  daemon.last_flush = kernel::pal::rpcc();
+  daemon.last_flush = kernel::clock::cycles();
 }
 
 void flush_all() {

@@ -189,7 +189,7 @@ void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles) {
   hot.handler(hot, pc, ps, observed_cycles);
   DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
   ++stats.interrupts;
-  stats.handler_cycles += kernel::pal::rpcc() - start;
+  stats.handler_cycles += static_cast<uint32_t>(kernel::pal::rpcc() - start);  // RPCC: 32 bits
 }
 
 void sampler_context_switch(uint32_t pid) {

@@ -105,7 +105,7 @@ bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask) {
   const uint64_t start = kernel::pal::rpcc();
   bool answered = true;
   while (__atomic_load_n(&g_mailbox[cpu].ack_sequence, __ATOMIC_ACQUIRE) != sequence) {
-    if (kernel::pal::rpcc() - start > kAckTimeoutCycles) {
+    if (static_cast<uint32_t>(kernel::pal::rpcc() - start) > kAckTimeoutCycles) {  // 32-bit RPCC
       answered = false;
       break;
     }

@@ -43,8 +43,9 @@ void ProfileBuilder::add_samples(uint64_t number, uint16_t cpu,
 }
 
 void ProfileBuilder::add_record(const TransferRecord& record) {
-  current_epoch_ = record.header.epoch;
-  PendingEpoch& pending = epoch(record.header.epoch);
+  const uint64_t record_epoch = epoch_base_ + record.header.epoch;
+  current_epoch_ = record_epoch;
+  PendingEpoch& pending = epoch(record_epoch);
   ++pending.metadata.records;
   ++totals_.records;
   const uint8_t* payload = record.payload.data();
@@ -54,7 +55,7 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       std::memcpy(&header, payload, sizeof header);
       std::vector<SampleEntry> entries(header.count);
       std::memcpy(entries.data(), payload + sizeof header, entries.size() * sizeof(SampleEntry));
-      add_samples(record.header.epoch, record.header.cpu, entries);
+      add_samples(record_epoch, record.header.cpu, entries);
       break;
     }
     case RecordType::kLoadMap: {
@@ -79,7 +80,7 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       EpochPayload begin;
       std::memcpy(&begin, payload, sizeof begin);
       // The payload names the epoch that begins with the next record.
-      EpochMetadata& next = epoch(begin.epoch).metadata;
+      EpochMetadata& next = epoch(epoch_base_ + begin.epoch).metadata;
       if (next.start_time == 0) next.start_time = begin.time;
       break;
     }

@@ -46,6 +46,13 @@ class ProfileBuilder {
   // exception nothing is forgotten, so the caller may retry.
   void flush(ProfileDatabaseWriter& writer);
 
+  // Database epoch = base + the guest's epoch number, so that a new run can
+  // start after the epochs a database already holds (dcpi run). Default 0.
+  void set_epoch_base(uint64_t base) {
+    epoch_base_ = base;
+    current_epoch_ = base;  // decode counts before the first record belong here
+  }
+
   LoadMapModel& load_map() { return load_map_; }
   const IngestTotals& totals() const { return totals_; }
   uint64_t current_epoch() const { return current_epoch_; }
@@ -69,6 +76,7 @@ class ProfileBuilder {
   LoadMapModel load_map_;
   std::map<uint64_t, PendingEpoch> epochs_;
   uint64_t current_epoch_ = 0;
+  uint64_t epoch_base_ = 0;
   IngestTotals totals_;
   // One-entry caches for the inner loop: consecutive entries mostly share them.
   PendingEpoch* cached_epoch_ = nullptr;

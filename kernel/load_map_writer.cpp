@@ -1,5 +1,6 @@
 #include "kernel/load_map_writer.h"
 
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/elf.h"
 #include "kernel/irq_lock.h"
@@ -64,7 +65,7 @@ void load_map_append(const dcpi::LoadMapRecord& record) {
   dcpi::LoadMapRecord& slot =
       dcpi_load_map.records[dcpi_load_map.count & (dcpi::kLoadMapCapacity - 1)];
   slot = record;
-  slot.time = pal::rpcc();
+  slot.time = clock::cycles();
   __atomic_store_n(&dcpi_load_map.count, dcpi_load_map.count + 1, __ATOMIC_RELEASE);
 }
 

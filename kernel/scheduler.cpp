@@ -1,6 +1,7 @@
 #include "kernel/scheduler.h"
 
 #include "driver/sampler.h"
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/irq_lock.h"
 #include "kernel/page_alloc.h"
@@ -91,7 +92,7 @@ void finish_switch() {
   Process* before = previous[cpu];
   previous[cpu] = nullptr;
   Process* self = running[cpu];
-  self->switched_in = pal::rpcc();
+  self->switched_in = clock::cycles();
   if (before != nullptr && before->state == ProcessState::kZombie && before->parent_pid == 0)
     reap_locked(before);  // nobody will wait for it
   if (uses_fp(self)) fp_restore(self->fp);
@@ -107,7 +108,7 @@ void schedule_locked() {
     prev->state = ProcessState::kRunning;
     return;
   }
-  const uint64_t now = pal::rpcc();
+  const uint64_t now = clock::cycles();
   prev->run_cycles += now - prev->switched_in;
   next->state = ProcessState::kRunning;
   next->cpu_mask |= uint64_t{1} << cpu;

@@ -2,6 +2,7 @@
 #include "kernel/syscalls.h"
 
 #include "driver/control_block.h"
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/errno.h"
 #include "kernel/load_map_writer.h"
@@ -19,7 +20,7 @@ __attribute__((weak)) int64_t control_from_user(uint32_t command, const uint64_t
 namespace kernel::sys {
 namespace {
 
-constexpr uint64_t kCyclesPerSecond = 250'000'000;  // RPCC: virtual ns / 4
+using clock::kCyclesPerSecond;  // RPCC: virtual ns / 4
 constexpr uint64_t kMaxPath = 256;
 constexpr uint64_t kMaxArgs = 64;
 constexpr uint64_t kArgPages = 2;  // 16 KB of argument strings
@@ -149,7 +150,7 @@ uint64_t cycles_to_ticks(uint64_t cycles) {
 }
 
 int64_t sys_times(Process* self, uint64_t buffer) {
-  const uint64_t now = pal::rpcc();
+  const uint64_t now = clock::cycles();
   const uint64_t tms[4] = {cycles_to_ticks(self->run_cycles + (now - self->switched_in)), 0,
                            cycles_to_ticks(self->child_cycles), 0};
   if (buffer != 0 && !copy_to_user(self->space, buffer, tms, sizeof tms)) return error(EFAULT);
@@ -157,7 +158,7 @@ int64_t sys_times(Process* self, uint64_t buffer) {
 }
 
 int64_t sys_gettimeofday(Process* self, uint64_t tv, uint64_t tz) {
-  const uint64_t usec_total = udiv(pal::rpcc(), kCyclesPerSecond / 1'000'000);
+  const uint64_t usec_total = udiv(clock::cycles(), kCyclesPerSecond / 1'000'000);
   uint64_t usec;
   const uint64_t sec = udiv(usec_total, 1'000'000, &usec);
   const uint64_t timeval[2] = {sec, usec};

@@ -6,6 +6,10 @@
      /bin/stream 5 &          run in the background
      wait                     wait for every background child
 
+   An argument that does not start with '/' is a comma-separated list of
+   programs in /bin run one after the other (`copy,stream` runs /bin/copy,
+   then /bin/stream): what `dcpi run --workloads` passes.
+
    For each child that ends it prints `init: <prog> pid N exit S` (or
    `signal S`), and `init: done` at the end, after waiting for any
    background child still running.  Exit status 0 if every child exited 0,
@@ -114,8 +118,29 @@ static void run_line(char *line) {
   if (!background) wait_for(pid);
 }
 
+static void run_list(const char *list) {
+  printf("init: running %s on %s\n", list, dcpi_platform());
+  fflush(stdout);
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", list);
+  char *save = NULL;
+  for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    char line[600];
+    snprintf(line, sizeof line, "/bin/%s", name);
+    run_line(line);
+  }
+}
+
 int main(int argc, char **argv) {
   const char *script = argc > 1 ? argv[1] : "/etc/default.mix";
+  if (script[0] != '/') {
+    run_list(script);
+    wait_all();
+    printf("init: %d failed\n", failures);
+    printf("init: done\n");
+    fflush(stdout);
+    return failures == 0 ? 0 : 1;
+  }
   FILE *f = fopen(script, "r");
   if (!f) {
     printf("init: cannot open %s: %s\n", script, strerror(errno));

@@ -1,0 +1,190 @@
+#include "analysis/run_session.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "analysis/elf_symbols.h"
+#include "analysis/profile_db.h"
+#include "hostdump/gdb_client.h"
+#include "hostdump/ingest.h"
+#include "hostdump/profile_db_writer.h"
+#include "hostdump/ring_puller.h"
+#include "hostdump/sample_log_reader.h"
+#include "qemu/qemu_process.h"
+
+namespace dcpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::string_view kDoneMarker = "DCPI-DONE";
+constexpr std::chrono::milliseconds kStubTimeout{10'000};
+constexpr double kStubConnectSeconds = 10;
+constexpr double kProgressEverySeconds = 2;
+
+uint16_t free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  close(fd);
+  if (!ok) throw std::runtime_error("no free loopback port for QEMU's GDB stub");
+  return ntohs(address.sin_port);
+}
+
+uint64_t physical_address_of(const ElfSymbols& kernel, const char* name) {
+  const ElfSymbol& symbol = kernel.lookup(name);
+  if (!is_kseg_address(symbol.address))
+    throw std::runtime_error(std::string(name) + " is not a KSEG address in " + kernel.path());
+  return kseg_to_physical(symbol.address);
+}
+
+// The database epoch of the run's first guest epoch (the guest starts at 0).
+uint64_t choose_epoch_base(const RunOptions& options) {
+  if (options.epoch) return *options.epoch;
+  if (!std::filesystem::exists(options.database / "FORMAT")) return 1;
+  const std::vector<uint64_t> epochs = ProfileDatabase::open(options.database).epochs();
+  return epochs.empty() ? 1 : epochs.back() + 1;
+}
+
+std::string last_lines(const std::string& text, size_t lines) {
+  size_t start = text.size();
+  if (start > 0 && text[start - 1] == '\n') --start;  // the final newline ends the last line
+  for (size_t n = 0; n < lines && start > 0; ++n) {
+    const size_t newline = text.rfind('\n', start - 1);
+    start = newline == std::string::npos ? 0 : newline;
+  }
+  return text.substr(start > 0 ? start + 1 : 0);
+}
+
+[[noreturn]] void fail_with_console(const std::string& what, qemu::QemuProcess& qemu) {
+  qemu.pump(0.2);
+  throw std::runtime_error(what + "; last console lines:\n" + last_lines(qemu.console(), 6));
+}
+
+std::unique_ptr<GdbClient> connect_stub(uint16_t port, qemu::QemuProcess& qemu) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(kStubConnectSeconds);
+  for (;;) {
+    try {
+      return std::make_unique<GdbClient>(StubAddress{"127.0.0.1", port}, kStubTimeout);
+    } catch (const std::exception& error) {
+      if (!qemu.running())
+        fail_with_console("QEMU " + qemu.exit_description() + " before its GDB stub answered",
+                          qemu);
+      if (Clock::now() > deadline)
+        fail_with_console(std::string("QEMU's GDB stub did not answer: ") + error.what(), qemu);
+      qemu.pump(0.05);
+    }
+  }
+}
+
+uint64_t read_u64(GdbClient& client, uint64_t physical_address) {
+  const std::vector<uint8_t> bytes = client.read_memory(physical_address, 8);
+  uint64_t value = 0;
+  std::memcpy(&value, bytes.data(), sizeof value);
+  return value;
+}
+
+void pull_until_done(const RunOptions& options, qemu::QemuProcess& qemu, GdbClient& stub,
+                     RingPuller& puller, uint64_t cycles_address, ProfileBuilder& builder,
+                     ProfileDatabaseWriter& writer, RunResult& result) {
+  const auto start = Clock::now();
+  auto last_progress = start;
+  bool done = false;
+  for (;;) {
+    const RingPull pull = puller.pull();  // the VM is stopped here
+    ingest_pull(pull, builder);
+    builder.flush(writer);  // nothing waits in memory: a crash loses nothing pulled
+    ++result.pulls;
+    result.guest_cycles = read_u64(stub, cycles_address);
+    result.totals = builder.totals();
+    result.decode = puller.total_stats();
+    result.ring_records_dropped = pull.header.records_dropped;
+    result.ring_samples_dropped = pull.header.samples_dropped;
+    if (options.progress && (done || Clock::now() - last_progress >
+                                         std::chrono::duration<double>(kProgressEverySeconds))) {
+      last_progress = Clock::now();
+      const double virtual_seconds = double(result.guest_cycles) / 250e6;
+      *options.progress << "dcpi run: " << result.guest_cycles << " guest cycles ("
+                        << virtual_seconds << " s virtual), " << result.totals.samples
+                        << " samples stored, "
+                        << (virtual_seconds > 0 ? double(result.totals.samples) / virtual_seconds
+                                                : 0.0)
+                        << " samples per virtual second\n";
+    }
+    if (done) break;
+    stub.resume();
+    const bool finished = qemu.wait_for(kDoneMarker, options.pull_interval_seconds);
+    if (!qemu.running())
+      fail_with_console("QEMU " + qemu.exit_description() + " before the workload finished (" +
+                            std::to_string(result.totals.samples) +
+                            " samples pulled before are in the database)",
+                        qemu);
+    if (std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds)
+      fail_with_console("the workload did not finish within " +
+                            std::to_string(int(options.timeout_seconds)) + " s",
+                        qemu);
+    stub.interrupt();
+    done = finished;
+  }
+}
+
+}  // namespace
+
+std::string kernel_command_line(const RunOptions& options) {
+  std::string line = "init=/bin/init script=" + options.script;
+  if (!options.profile) line += " profile=0";
+  if (options.period_base != 0) {
+    line += " period=" + std::to_string(options.period_base);
+    line += " period_range=" + std::to_string(options.period_range);
+  }
+  return line;
+}
+
+RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
+  RunResult local;
+  RunResult& result = partial ? *partial : local;
+  result.epoch_base = choose_epoch_base(options);
+  qemu::MachineConfig machine = options.machine;
+  machine.append = kernel_command_line(options);
+  machine.gdb_port = options.gdb_port ? *options.gdb_port : free_loopback_port();
+  qemu::check_machine_config(machine);
+  const ElfSymbols kernel = ElfSymbols::open(machine.kernel);
+  const uint64_t ring_address = physical_address_of(kernel, "dcpi_transfer_ring");
+  const uint64_t cycles_address = physical_address_of(kernel, "dcpi_guest_cycles");
+
+  ProfileDatabaseWriter writer(options.database);  // lock before the guest runs
+  ProfileBuilder builder;
+  builder.set_epoch_base(result.epoch_base);
+  qemu::QemuProcess qemu(qemu::qemu_command(machine), options.console);
+  std::unique_ptr<GdbClient> client = connect_stub(*machine.gdb_port, qemu);
+  client->set_physical_memory_mode(true);
+  RingPuller puller(*client, ring_address);
+
+  try {
+    pull_until_done(options, qemu, *client, puller, cycles_address, builder, writer, result);
+  } catch (const std::exception& error) {
+    // A stub error is usually QEMU dying: say that, it is the cause.
+    if (qemu.wait_exit(1.0))
+      fail_with_console("QEMU " + qemu.exit_description() + " before the workload finished (" +
+                            std::to_string(result.totals.samples) +
+                            " samples pulled before are in the database)",
+                        qemu);
+    throw;
+  }
+  qemu.pump(0.1);
+  result.console = qemu.console();
+  qemu.kill();
+  return result;
+}
+
+}  // namespace dcpi

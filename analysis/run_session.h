@@ -1,0 +1,52 @@
+// One profiled run (DCPI's daemon moved to the host, DESIGN §6): boot QEMU
+// with the workloads, pull the transfer ring through the GDB stub while the
+// guest runs, attribute and merge into the profile database after every
+// pull, and stop when the guest says DCPI-DONE (init exited, final flush
+// done). Whatever happens, everything pulled so far is in the database.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "hostdump/profile_builder.h"
+#include "hostdump/transfer_records.h"
+#include "qemu/machine_config.h"
+
+namespace dcpi {
+
+struct RunOptions {
+  qemu::MachineConfig machine;  // palcode, kernel, initrd, cpus, memory
+  std::string script;           // /etc/NAME.mix, or "copy,stream" (init runs /bin/copy, ...)
+  std::filesystem::path database;
+  std::optional<uint64_t> epoch;  // database epoch of this run; default: after the last one
+  uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
+  uint32_t period_range = 0;
+  bool profile = true;  // false: an unprofiled run (overhead baselines)
+  double pull_interval_seconds = 0.5;
+  double timeout_seconds = 900;
+  std::optional<uint16_t> gdb_port;  // default: a free loopback port
+  std::ostream* console = nullptr;   // echo of the guest console
+  std::ostream* progress = nullptr;  // progress lines
+};
+
+struct RunResult {
+  uint64_t epoch_base = 0;  // database epoch = epoch_base + guest epoch
+  uint64_t pulls = 0;
+  uint64_t guest_cycles = 0;  // at the last pull (all CPUs' instructions under icount)
+  IngestTotals totals;
+  DecodeStats decode;
+  uint64_t ring_records_dropped = 0;
+  uint64_t ring_samples_dropped = 0;
+  std::string console;  // everything the guest printed
+};
+
+// Throws std::runtime_error (QEMU failed or died, timeout, stub error) after
+// storing what was pulled; `partial` (if given) then holds what was done.
+RunResult run_profiled_workload(const RunOptions& options, RunResult* partial = nullptr);
+
+// The kernel command line for `options` (tests check it).
+std::string kernel_command_line(const RunOptions& options);
+
+}  // namespace dcpi

@@ -1,0 +1,29 @@
+#include "kernel/clock.h"
+
+#include "kernel/palcalls.h"
+
+namespace kernel::clock {
+namespace {
+
+constexpr uint64_t kLowMask = 0xffffffffull;
+constexpr uint64_t kWrap = uint64_t{1} << 32;
+
+uint64_t latest = 0;  // the largest value any CPU has returned
+
+}  // namespace
+
+uint64_t cycles() {
+  const uint64_t low = pal::rpcc() & kLowMask;
+  uint64_t seen = __atomic_load_n(&latest, __ATOMIC_ACQUIRE);
+  for (;;) {
+    uint64_t now = (seen & ~kLowMask) | low;
+    // Behind `seen` by more than half a wrap: the low word wrapped since.
+    // Behind by less: another CPU stored a later reading after ours.
+    if (now < seen && seen - now >= kWrap / 2) now += kWrap;
+    if (now <= seen) return now;
+    if (__atomic_compare_exchange_n(&latest, &seen, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return now;
+  }
+}
+
+}  // namespace kernel::clock

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""End to end through `dcpi run` (issue 5): QEMU boots the workloads, the
+host pulls the transfer ring over the GDB stub into a profile database.
+
+  e2e_run.py BUILD_DIR copy     the copy workload on 1 CPU: the database holds
+                                exactly the samples the driver delivered, the
+                                copy program is the hottest user image, and
+                                `dcpi db check` passes
+  e2e_run.py BUILD_DIR errors   usage and environment errors: uncountable
+                                events, bad options, missing images, a GDB port
+                                already in use, an unwritable or locked database
+  e2e_run.py BUILD_DIR killed   QEMU killed mid-run: dcpi run fails clearly,
+                                the database is consistent and keeps what was
+                                pulled before the kill
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+BUILD, CASE = sys.argv[1], sys.argv[2]
+DCPI = os.path.join(BUILD, "dcpi")
+failures = []
+
+
+def expect(ok, message):
+    print("ok:" if ok else "FAILED:", message)
+    if not ok:
+        failures.append(message)
+
+
+def db_show(db):
+    return subprocess.run([DCPI, "db", "show", db], capture_output=True, text=True).stdout
+
+
+def image_samples(show_text):
+    return {m[1]: int(m[2]) for m in re.finditer(r"cycles (\S+) \[[0-9a-f]*\]: (\d+) samples", show_text)}
+
+
+def case_copy(db):
+    done = subprocess.run([DCPI, "run", "--workloads", "copy", "--cpus", "1", "--db", db, "--json"],
+                          capture_output=True, text=True, timeout=600)
+    expect(done.returncode == 0, f"dcpi run exits 0 ({done.stderr[-300:]!r})")
+    summary = json.loads(done.stdout)
+    console = done.stderr
+    expect("checksum copy 0xcb24511ba819bfb9" in console, "the copy workload ran to its checksum")
+    interrupts = sum(int(n) for n in re.findall(r"cpu \d interrupts (\d+)", console))
+    dropped = sum(int(n) for n in re.findall(r"cpu \d interrupts .* dropped (\d+)", console))
+    expect(interrupts > 1000, f"the driver delivered {interrupts} samples")
+    expect(summary["samples"] == interrupts - dropped and dropped == 0,
+           f"database samples {summary['samples']} = delivered {interrupts} - dropped {dropped}")
+    expect(summary["records_rejected"] == 0 and summary["records_lost"] == 0,
+           "no transfer record rejected or lost")
+    expect(summary["unknown_samples"] * 2000 <= summary["samples"], "unknown samples < 0.05 %")
+    images = image_samples(db_show(db))
+    user = {k: v for k, v in images.items() if k.startswith("/bin/")}
+    expect(max(user, key=user.get) == "/bin/copy", f"/bin/copy is the hottest user image {user}")
+    expect(sum(images.values()) == summary["samples"], "per-image totals add up to the run's samples")
+    check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
+    expect(check.returncode == 0, f"dcpi db check passes: {check.stdout.strip()}")
+
+
+def qemu_children(parent):
+    out = subprocess.run(["ps", "-o", "pid=,comm=", "--ppid", str(parent)],
+                         capture_output=True, text=True).stdout
+    return [int(line.split()[0]) for line in out.splitlines() if "qemu" in line]
+
+
+def case_killed(db):
+    run = subprocess.Popen([DCPI, "run", "--cpus", "2", "--db", db, "--interval", "0.2"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_lines = []
+    threading.Thread(target=lambda: err_lines.extend(run.stderr), daemon=True).start()
+    deadline = time.time() + 120
+    while time.time() < deadline and not any("samples stored" in l and not " 0 samples" in l
+                                             for l in err_lines):
+        time.sleep(0.2)
+    victims = qemu_children(run.pid)
+    expect(len(victims) == 1, "dcpi run started one QEMU")
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    out, _ = run.communicate(timeout=60)
+    time.sleep(0.2)
+    stderr = "".join(err_lines)
+    expect(run.returncode == 1, f"dcpi run exits 1 when QEMU dies (got {run.returncode})")
+    expect("QEMU killed by signal 9 before the workload finished" in stderr,
+           "the error says QEMU died and why")
+    stored = re.findall(r"(\d+) samples stored", stderr)
+    pulled = int(stored[-1]) if stored else 0
+    images = image_samples(db_show(db))
+    expect(pulled > 0 and sum(images.values()) >= pulled,
+           f"the database keeps the {pulled} samples pulled before the kill ({sum(images.values())})")
+    check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
+    expect(check.returncode == 0, f"dcpi db check passes after the kill: {check.stdout.strip()}")
+
+
+def run_dcpi(*args, timeout=120):
+    return subprocess.run([DCPI, "run", "--quiet", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def case_errors(db):
+    import socket
+    for args, code, text in (
+            (["--events", "dmiss"], 2, "cannot count 'dmiss'"),
+            (["--events", "bogus"], 2, "unknown event 'bogus'"),
+            (["--cpus", "5"], 2, "--cpus must be a number from 1 to 4"),
+            (["--mix", "../etc"], 2, "--mix takes a mix name"),
+            (["--period", "70000"], 2, "--period must be a number"),
+            (["--kernel", "/nonexistent.elf"], 1, "kernel (-kernel) not found"),
+    ):
+        done = run_dcpi("--db", db, *args)
+        expect(done.returncode == code and text in done.stderr,
+               f"dcpi run {' '.join(args)}: exit {code}, says '{text}' ({done.stderr.strip()!r})")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = run_dcpi("--db", db, "--workloads", "copy", "--cpus", "1", "--gdb-port", str(port))
+        expect(done.returncode == 1 and "QEMU exited" in done.stderr and
+               "Address already in use" in done.stderr,
+               f"a GDB port in use: clear error ({done.stderr.strip()[-200:]!r})")
+    os.makedirs(db, exist_ok=True)
+    os.chmod(db, 0o500)
+    if os.geteuid() != 0:  # root writes anyway
+        done = run_dcpi("--db", os.path.join(db, "sub"), "--workloads", "copy")
+        expect(done.returncode == 1, "unwritable database directory: exit 1")
+    os.chmod(db, 0o700)
+    with open(os.path.join(db, "FORMAT"), "w") as f:
+        f.write("dcpi profile database 1\n")
+    import fcntl
+    with open(os.path.join(db, "LOCK"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = run_dcpi("--db", db, "--workloads", "copy", "--cpus", "1")
+        expect(done.returncode == 1 and "lock" in done.stderr.lower(),
+               f"a database locked by another writer: clear error ({done.stderr.strip()!r})")
+        expect(not qemu_children(os.getpid()), "no QEMU left behind")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        {"copy": case_copy, "killed": case_killed, "errors": case_errors}[CASE](os.path.join(tmp, "db"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -36,7 +36,10 @@ def check_inputs(palcode, kernel):
             raise BootError(f"{role} is not an Alpha ELF file: {path}")
 
 
-def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=None):
+def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=None,
+                 initrd=None, serial2_port=None):
+    """The same argv as the host tools' dcpi::qemu::qemu_command (qemu/machine_config.cpp);
+    tests/unit/qemu_machine_test.cpp checks that the two agree."""
     command = [
         QEMU, "-M", "clipper", "-smp", str(cpus), "-m", str(memory_mb),
         "-icount", "shift=2,sleep=off",
@@ -44,6 +47,10 @@ def qemu_command(palcode, kernel, cpus=1, append="", memory_mb=256, gdb_port=Non
         "-monitor", "none", "-serial", "stdio", "-no-reboot",
         "-bios", palcode, "-kernel", kernel,
     ]
+    if serial2_port is not None:
+        command += ["-serial", f"tcp:127.0.0.1:{serial2_port}"]
+    if initrd:
+        command += ["-initrd", initrd]
     if append:
         command += ["-append", append]
     if gdb_port is not None:

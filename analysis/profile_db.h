@@ -4,6 +4,7 @@
 // docs/profile-db.md.
 //
 //   DIR/                       the database (a user-chosen directory)
+//     FORMAT                   "dcpi profile database 1": marks the directory
 //     LOCK                     flock()ed by the one writer; readers never lock
 //     epoch-00000001/          one subdirectory per epoch (DCPI: nonoverlapping
 //       epoch.meta               time intervals); its metadata (text, checksummed)

@@ -2,9 +2,11 @@
 // shared by the reader (analysis/profile_db.h) and the writer
 // (hostdump/profile_db_writer.h). Pure functions over byte buffers.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/profile_db.h"
@@ -22,6 +24,9 @@ inline constexpr size_t kMaxStringBytes = 4096;
 inline constexpr const char* kEpochMetaName = "epoch.meta";
 inline constexpr const char* kEpochMetaMagicLine = "dcpi-epoch-meta 1";
 inline constexpr const char* kLockName = "LOCK";
+// Marks a directory as a database (and its format version).
+inline constexpr const char* kFormatName = "FORMAT";
+inline constexpr const char* kFormatText = "dcpi profile database 1\n";
 inline constexpr const char* kProfileSuffix = ".prof";
 
 // Fixed part of the header, little-endian on disk (the host is little-endian;

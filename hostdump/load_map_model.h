@@ -1,0 +1,72 @@
+// Attribution (DCPI §4.3.1-4.3.2): which image a (PID, PC) falls in, from the
+// kernel's image-load notifications (kernel/load_map.h, kLoadMap records).
+//
+// Rules (docs/profile-db.md, "Attribution"):
+//  - kKernel and kPalcode images are valid for every PID (kernel text is
+//    shared by all processes); a PID's own images are tried first.
+//  - kExec adds an image to its PID; an image overlapping an earlier one of
+//    the same live PID replaces it (exec over an old address space).
+//  - kExit only marks the PID as exited. Its mappings are KEPT, because the
+//    driver flushes its hash tables lazily (DCPI §4.2.3): samples of a
+//    process can arrive after its exit record. A later kExec for an exited
+//    PID means the PID was reused, and the old mappings are dropped then.
+//  - Whatever cannot be placed goes to the unknown profile, counted.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/profile_db.h"
+#include "kernel/load_map.h"
+
+namespace dcpi {
+
+struct Placement {
+  uint32_t image_id = 0;  // index into LoadMapModel::images()
+  uint64_t address = 0;   // ELF virtual address: pc - load_address + link_address
+};
+
+class LoadMapModel {
+ public:
+  // Applies one record; a malformed one (bad kind, empty or wrapping range,
+  // unterminated path, oversized build-id) is counted and ignored: false.
+  bool apply(const LoadMapRecord& record);
+
+  std::optional<Placement> place(uint32_t pid, uint64_t pc) const;
+
+  const std::vector<ImageIdentity>& images() const { return images_; }
+  uint64_t rejected_records() const { return rejected_records_; }
+  uint64_t applied_records() const { return applied_records_; }
+  bool has_exited(uint32_t pid) const;
+
+ private:
+  struct Mapping {
+    uint64_t load_address = 0;
+    uint64_t end = 0;  // exclusive
+    uint64_t link_address = 0;
+    uint32_t image_id = 0;
+  };
+  struct Process {
+    std::vector<Mapping> mappings;  // sorted by load_address, disjoint
+    bool exited = false;
+  };
+
+  uint32_t intern_image(const LoadMapRecord& record);
+  static void insert_mapping(std::vector<Mapping>& mappings, const Mapping& mapping);
+  static const Mapping* find(const std::vector<Mapping>& mappings, uint64_t pc);
+
+  std::vector<ImageIdentity> images_;
+  std::map<std::pair<std::string, std::string>, uint32_t> image_ids_;  // (build-id, path)
+  std::vector<Mapping> global_;  // kernel and PALcode
+  std::unordered_map<uint32_t, Process> processes_;
+  uint64_t rejected_records_ = 0;
+  uint64_t applied_records_ = 0;
+};
+
+// Lower-case hex of the build-id bytes of a record.
+std::string build_id_hex(const LoadMapRecord& record);
+
+}  // namespace dcpi

@@ -1,0 +1,132 @@
+#include "hostdump/profile_builder.h"
+
+#include <cstring>
+
+#include "analysis/profile_format.h"
+#include "hostdump/profile_db_writer.h"
+#include "kernel/load_map.h"
+
+namespace dcpi {
+
+ProfileBuilder::PendingEpoch& ProfileBuilder::epoch(uint64_t number) {
+  if (cached_epoch_ && cached_epoch_number_ == number) return *cached_epoch_;
+  PendingEpoch& pending = epochs_[number];
+  pending.metadata.epoch = number;
+  cached_epoch_ = &pending;
+  cached_epoch_number_ = number;
+  cached_profile_ = nullptr;
+  return pending;
+}
+
+RowAccumulator& ProfileBuilder::profile(PendingEpoch& pending, ProfileKey key) {
+  if (cached_profile_ && cached_key_ == key) return *cached_profile_;
+  cached_profile_ = &pending.profiles[key];
+  cached_key_ = key;
+  return *cached_profile_;
+}
+
+void ProfileBuilder::add_samples(uint64_t number, uint16_t cpu,
+                                 std::span<const SampleEntry> entries) {
+  PendingEpoch& pending = epoch(number);
+  EpochMetadata& metadata = pending.metadata;
+  for (const SampleEntry& entry : entries) {
+    if (entry.count == 0) continue;  // an empty hash slot
+    const std::optional<Placement> placement = load_map_.place(entry.pid, entry.pc);
+    const ProfileKey key{placement ? placement->image_id : kUnknownImageId, entry.event};
+    profile(pending, key).add(entry.pid, cpu, placement ? placement->address : entry.pc,
+                              entry.count);
+    metadata.samples += entry.count;
+    if (!placement) metadata.unknown_samples += entry.count;
+    ++metadata.entries;
+  }
+  totals_.entries += entries.size();
+}
+
+void ProfileBuilder::add_record(const TransferRecord& record) {
+  current_epoch_ = record.header.epoch;
+  PendingEpoch& pending = epoch(record.header.epoch);
+  ++pending.metadata.records;
+  ++totals_.records;
+  const uint8_t* payload = record.payload.data();
+  switch (record.type()) {
+    case RecordType::kSamples: {
+      SamplesPayload header;
+      std::memcpy(&header, payload, sizeof header);
+      std::vector<SampleEntry> entries(header.count);
+      std::memcpy(entries.data(), payload + sizeof header, entries.size() * sizeof(SampleEntry));
+      add_samples(record.header.epoch, record.header.cpu, entries);
+      break;
+    }
+    case RecordType::kLoadMap: {
+      LoadMapRecord map;
+      std::memcpy(&map, payload, sizeof map);
+      ++totals_.load_map_records;
+      if (!load_map_.apply(map)) ++totals_.load_map_rejected;
+      break;
+    }
+    case RecordType::kStats: {
+      DriverCpuStats stats;
+      std::memcpy(&stats, payload, sizeof stats);
+      uint64_t values[sizeof stats / sizeof(uint64_t)];
+      std::memcpy(values, &stats, sizeof values);
+      CpuStats named;
+      const auto& names = profile_format::driver_stat_names();
+      for (size_t i = 0; i < names.size(); ++i) named[names[i]] = values[i];
+      pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
+      break;
+    }
+    case RecordType::kEpoch: {
+      EpochPayload begin;
+      std::memcpy(&begin, payload, sizeof begin);
+      // The payload names the epoch that begins with the next record.
+      EpochMetadata& next = epoch(begin.epoch).metadata;
+      if (next.start_time == 0) next.start_time = begin.time;
+      break;
+    }
+    case RecordType::kValues:
+      ++totals_.values_records;
+      break;
+    case RecordType::kPad:
+      break;
+  }
+}
+
+void ProfileBuilder::add_decode_stats(const DecodeStats& delta) {
+  EpochMetadata& metadata = epoch(current_epoch_).metadata;
+  metadata.records_rejected += delta.rejected();
+  metadata.records_lost += delta.lost_records;
+}
+
+void ProfileBuilder::note_ring_drops(uint64_t records_dropped, uint64_t samples_dropped) {
+  EpochMetadata& metadata = epoch(current_epoch_).metadata;
+  metadata.ring_records_dropped = std::max(metadata.ring_records_dropped, records_dropped);
+  metadata.ring_samples_dropped = std::max(metadata.ring_samples_dropped, samples_dropped);
+}
+
+void ProfileBuilder::flush(ProfileDatabaseWriter& writer) {
+  static const ImageIdentity kUnknown{"", "[unknown]", 0, true};
+  // Each epoch leaves the pending set once fully stored, and each profile once
+  // written, so a retry after a failure never adds anything twice.
+  for (auto it = epochs_.begin(); it != epochs_.end();) {
+    const uint64_t number = it->first;
+    PendingEpoch& pending = it->second;
+    for (auto& [key, rows] : pending.profiles) {
+      if (rows.empty()) continue;
+      const ImageIdentity& image =
+          key.image_id == kUnknownImageId ? kUnknown : load_map_.images()[key.image_id];
+      writer.merge_profile(number, image, key.event, rows.sorted_rows());
+      rows = RowAccumulator();
+    }
+    writer.merge_epoch_metadata(pending.metadata);
+    totals_.samples += pending.metadata.samples;
+    totals_.unknown_samples += pending.metadata.unknown_samples;
+    cached_epoch_ = nullptr;
+    cached_profile_ = nullptr;
+    it = epochs_.erase(it);
+  }
+  epochs_.clear();
+  cached_epoch_ = nullptr;
+  cached_profile_ = nullptr;
+}
+
+}  // namespace dcpi

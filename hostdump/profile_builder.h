@@ -1,0 +1,80 @@
+// The daemon's sample processing (DCPI §4.3.1): transfer records in, per
+// (epoch, image, event) aggregates out, merged into the profile database by
+// flush(). Load-map records feed the attribution model (load_map_model.h),
+// sample records are placed with it, statistics records and decode counts go
+// to the epoch's metadata.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "analysis/profile_db.h"
+#include "driver/transfer_ring.h"
+#include "hostdump/load_map_model.h"
+#include "hostdump/row_accumulator.h"
+#include "hostdump/transfer_records.h"
+
+namespace dcpi {
+
+class ProfileDatabaseWriter;
+
+// What ingestion did, for the command's summary line.
+struct IngestTotals {
+  uint64_t records = 0;
+  uint64_t entries = 0;
+  uint64_t samples = 0;
+  uint64_t unknown_samples = 0;
+  uint64_t load_map_records = 0;
+  uint64_t load_map_rejected = 0;
+  uint64_t values_records = 0;  // passed over: value sampling is another issue
+};
+
+class ProfileBuilder {
+ public:
+  // One validated record (from decode_ring_window or StreamDecoder).
+  void add_record(const TransferRecord& record);
+  // Sample entries of one CPU in one epoch (the body of a kSamples record).
+  void add_samples(uint64_t epoch, uint16_t cpu, std::span<const SampleEntry> entries);
+  // Decoder counts since the last call, charged to the current epoch.
+  void add_decode_stats(const DecodeStats& delta);
+  // The guest ring's own drop counters (cumulative since boot).
+  void note_ring_drops(uint64_t records_dropped, uint64_t samples_dropped);
+
+  // Merges everything pending into the database and forgets it. On an
+  // exception nothing is forgotten, so the caller may retry.
+  void flush(ProfileDatabaseWriter& writer);
+
+  LoadMapModel& load_map() { return load_map_; }
+  const IngestTotals& totals() const { return totals_; }
+  uint64_t current_epoch() const { return current_epoch_; }
+  bool pending() const { return !epochs_.empty(); }
+
+ private:
+  struct ProfileKey {
+    uint32_t image_id;  // kUnknownImageId for the unknown profile
+    uint16_t event;
+    auto operator<=>(const ProfileKey&) const = default;
+  };
+  struct PendingEpoch {
+    std::map<ProfileKey, RowAccumulator> profiles;
+    EpochMetadata metadata;
+  };
+  static constexpr uint32_t kUnknownImageId = UINT32_MAX;
+
+  PendingEpoch& epoch(uint64_t number);
+  RowAccumulator& profile(PendingEpoch& pending, ProfileKey key);
+
+  LoadMapModel load_map_;
+  std::map<uint64_t, PendingEpoch> epochs_;
+  uint64_t current_epoch_ = 0;
+  IngestTotals totals_;
+  // One-entry caches for the inner loop: consecutive entries mostly share them.
+  PendingEpoch* cached_epoch_ = nullptr;
+  uint64_t cached_epoch_number_ = 0;
+  RowAccumulator* cached_profile_ = nullptr;
+  ProfileKey cached_key_{0, 0};
+};
+
+}  // namespace dcpi

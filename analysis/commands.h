@@ -18,4 +18,16 @@ struct Command {
 int run_samples_command(const std::vector<std::string>& arguments);
 extern const std::string_view kSamplesUsage;
 
+// Reports over the profile database (DCPI §3; docs/reports.md).
+int run_prof_command(const std::vector<std::string>& arguments);
+extern const std::string_view kProfUsage;
+int run_list_command(const std::vector<std::string>& arguments);
+extern const std::string_view kListUsage;
+int run_stats_command(const std::vector<std::string>& arguments);
+extern const std::string_view kStatsUsage;
+int run_diff_command(const std::vector<std::string>& arguments);
+extern const std::string_view kDiffUsage;
+int run_export_command(const std::vector<std::string>& arguments);
+extern const std::string_view kExportUsage;
+
 }  // namespace dcpi

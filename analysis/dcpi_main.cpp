@@ -18,6 +18,16 @@ int run_help(const std::vector<std::string>& arguments);
 const std::array kCommands = {
     Command{"samples", "per-function profile of the sample logs in a running QEMU",
             dcpi::kSamplesUsage, dcpi::run_samples_command},
+    Command{"prof", "samples per procedure or image, with % and cumulative % (dcpiprof)",
+            dcpi::kProfUsage, dcpi::run_prof_command},
+    Command{"list", "a procedure's instructions annotated with samples (dcpilist)",
+            dcpi::kListUsage, dcpi::run_list_command},
+    Command{"stats", "per-procedure variation across runs or epochs (dcpistats)", dcpi::kStatsUsage,
+            dcpi::run_stats_command},
+    Command{"diff", "two profiles side by side, biggest shifts first", dcpi::kDiffUsage,
+            dcpi::run_diff_command},
+    Command{"export", "write samples as pprof profile.proto (gzipped) or JSON", dcpi::kExportUsage,
+            dcpi::run_export_command},
     Command{"help", "show this list, or a command's usage: dcpi help COMMAND",
             "usage: dcpi help [COMMAND]\n", run_help},
 };

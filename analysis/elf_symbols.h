@@ -47,6 +47,8 @@ class ElfSymbols {
   // Functions sorted by address.
   const std::vector<ElfSymbol>& functions() const { return functions_; }
   const std::vector<ElfSymbol>& symbols() const { return symbols_; }
+  // Allocated, executable sections (empty if the file has no section headers).
+  const std::vector<CodeRange>& code_ranges() const { return code_ranges_; }
   // Lower-case hex of the NT_GNU_BUILD_ID note, if the file has one.
   const std::optional<std::string>& build_id() const { return build_id_; }
   const std::string& path() const { return path_; }

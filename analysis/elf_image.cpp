@@ -115,7 +115,7 @@ class ElfImageReader {
 };
 
 ElfImage ElfImage::open(const std::string& path) {
-  ElfImage image(ElfSymbols::open(path));
+  ElfImage image(ElfSymbols::open(path, /*allow_stripped=*/true));
   for (const ElfSymbol& symbol : image.symbols_.symbols())
     if (image.code_range_of(symbol.address)) image.code_symbols_.push_back(symbol);
   std::sort(image.code_symbols_.begin(), image.code_symbols_.end(),

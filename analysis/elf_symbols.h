@@ -33,8 +33,10 @@ struct CodeRange {
 
 class ElfSymbols {
  public:
-  // Throws ElfError with a message naming `path`.
-  static ElfSymbols open(const std::string& path);
+  // Throws ElfError with a message naming `path`. A stripped file (no
+  // symbol table) is an error unless `allow_stripped`: then it opens with no
+  // symbols, and callers fall back to addresses.
+  static ElfSymbols open(const std::string& path, bool allow_stripped = false);
 
   // Throws ElfError "symbol 'x' not found in FILE".
   const ElfSymbol& lookup(std::string_view name) const;

@@ -85,7 +85,7 @@ std::shared_ptr<const ElfImage> ImageResolver::find_by_build_id(const std::strin
       walk(directory, [&](const fs::path& file) {
         if (!is_elf_file(file)) return;
         try {
-          const ElfSymbols symbols = ElfSymbols::open(file.string());
+          const ElfSymbols symbols = ElfSymbols::open(file.string(), true);
           if (symbols.build_id()) build_id_index_.emplace(*symbols.build_id(), file);
         } catch (const ElfError&) {  // not every ELF in a build tree is readable; skip it
         }

@@ -15,10 +15,10 @@
 namespace dcpi {
 
 struct SampleFilter {
-  std::optional<std::vector<uint64_t>> epochs;  // nullopt: every epoch
-  std::optional<std::string> image;             // guest path or its last component
-  std::optional<uint32_t> pid;
-  std::optional<uint32_t> cpu;
+  std::optional<std::vector<uint64_t>> epochs = {};  // nullopt: every epoch
+  std::optional<std::string> image = {};             // guest path or its last component
+  std::optional<uint32_t> pid = {};
+  std::optional<uint32_t> cpu = {};
 };
 
 struct SampleSet {

@@ -65,7 +65,7 @@ int run_diff_command(const std::vector<std::string>& arguments) {
   std::vector<std::string> rest = arguments;
   const std::vector<std::string> databases = take_repeated_option(rest, "db");
   const ParsedOptions options(
-      rest, {{"images", "event", "image", "pid", "cpu", "epochs", "limit"}, {"json"}});
+      rest, {{"images", "event", "image", "pid", "cpu", "epoch", "epochs", "limit"}, {"json"}});
   const auto epochs = options.value("epochs");
   if (epochs ? databases.size() != 1 : databases.size() != 2)
     throw UsageError("give two --db, or one --db with --epochs BEFORE,AFTER");

@@ -63,21 +63,16 @@ void print_listing(const ProcedureListing& listing, bool show_source, std::ostre
     columns.push_back({"%"});
   }
   columns.push_back({"instruction", true});
-  // Printed block by block: a source line starts a new block.
-  auto flush = [&](TextTable& table) { table.print(out); };
   TextTable table(columns);
-  bool table_has_rows = false;
   for (const ListedInstruction& instruction : listing.instructions) {
     const bool new_line = show_source && instruction.source &&
                           (!previous || previous->file != instruction.source->file ||
                            previous->line != instruction.source->line);
     if (new_line) {
-      if (table_has_rows) flush(table);
-      table = TextTable(columns);
-      table_has_rows = false;
       const std::string& text = sources.line(instruction.source->file, instruction.source->line);
-      out << "    " << instruction.source->file << ":" << instruction.source->line
-          << (text.empty() ? "" : ":  ") << text << '\n';
+      table.add_banner("    " + instruction.source->file + ":" +
+                       std::to_string(instruction.source->line) + (text.empty() ? "" : ":  ") +
+                       text);
       previous = instruction.source;
     }
     std::vector<std::string> cells{hex_address(instruction.address)};
@@ -87,9 +82,8 @@ void print_listing(const ProcedureListing& listing, bool show_source, std::ostre
     }
     cells.push_back(instruction.text);
     table.add_row(std::move(cells));
-    table_has_rows = true;
   }
-  if (table_has_rows) flush(table);
+  table.print(out);
   if (listing.samples_outside)
     out << listing.samples_outside << " samples at unaligned addresses inside the procedure\n";
   out << '\n';

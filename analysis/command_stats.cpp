@@ -82,7 +82,7 @@ int run_stats_command(const std::vector<std::string>& arguments) {
   std::vector<std::string> rest = arguments;
   const std::vector<std::string> databases = take_repeated_option(rest, "db");
   const ParsedOptions options(
-      rest, {{"images", "event", "image", "pid", "cpu", "epochs", "limit"}, {"json"}});
+      rest, {{"images", "event", "image", "pid", "cpu", "epoch", "epochs", "limit"}, {"json"}});
   if (databases.empty()) throw UsageError("give --db at least once");
   if (databases.size() < 2 && !options.value("epochs"))
     throw UsageError("compare several --db, or the --epochs of one");

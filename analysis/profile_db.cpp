@@ -18,8 +18,7 @@ constexpr std::string_view kEpochPrefix = "epoch-";
 
 std::vector<uint8_t> read_whole_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
+  if (!in) throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
   std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
   if (in.bad()) throw ProfileDatabaseError("cannot read " + file.string());
   return bytes;
@@ -28,8 +27,7 @@ std::vector<uint8_t> read_whole_file(const fs::path& file) {
 // The fixed header plus the longest strings it can announce.
 std::vector<uint8_t> read_file_prefix(const fs::path& file, size_t limit) {
   std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
+  if (!in) throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
   std::vector<uint8_t> bytes(limit);
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(limit));
   bytes.resize(static_cast<size_t>(in.gcount()));

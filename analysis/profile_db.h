@@ -105,13 +105,13 @@ using CpuStats = std::map<std::string, uint64_t>;
 
 struct EpochMetadata {
   uint64_t epoch = 0;
-  uint64_t start_time = 0;       // guest RPCC when the epoch began (EpochPayload), 0 if unseen
-  uint64_t samples = 0;          // all samples stored in this epoch, unknown included
-  uint64_t unknown_samples = 0;  // of those, in the unknown profiles
-  uint64_t entries = 0;          // sample entries (hash/overflow entries) merged
-  uint64_t records = 0;          // valid transfer records of this epoch
-  uint64_t records_rejected = 0;  // bad magic/CRC/size/type while this epoch was current
-  uint64_t records_lost = 0;      // sequence gaps
+  uint64_t start_time = 0;            // guest RPCC when the epoch began (EpochPayload), 0 if unseen
+  uint64_t samples = 0;               // all samples stored in this epoch, unknown included
+  uint64_t unknown_samples = 0;       // of those, in the unknown profiles
+  uint64_t entries = 0;               // sample entries (hash/overflow entries) merged
+  uint64_t records = 0;               // valid transfer records of this epoch
+  uint64_t records_rejected = 0;      // bad magic/CRC/size/type while this epoch was current
+  uint64_t records_lost = 0;          // sequence gaps
   uint64_t ring_records_dropped = 0;  // guest could not fit them in the ring
   uint64_t ring_samples_dropped = 0;
   uint64_t updates = 0;  // merges into this epoch so far

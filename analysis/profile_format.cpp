@@ -87,9 +87,9 @@ bool is_hex(std::string_view text) {
 
 FixedHeader decode_fixed_header(std::span<const uint8_t> bytes, const std::string& path) {
   if (bytes.size() < kFixedHeaderBytes)
-    throw ProfileFormatError(path, bytes.size(),
-                             "file too short for a profile header (" +
-                                 std::to_string(bytes.size()) + " bytes)");
+    throw ProfileFormatError(
+        path, bytes.size(),
+        "file too short for a profile header (" + std::to_string(bytes.size()) + " bytes)");
   const auto header = load<FixedHeader>(bytes, 0);
   if (std::memcmp(header.magic, kProfileMagic, sizeof kProfileMagic) != 0)
     throw ProfileFormatError(path, 0, "bad magic: not a dcpi profile file");
@@ -101,9 +101,9 @@ FixedHeader decode_fixed_header(std::span<const uint8_t> bytes, const std::strin
   const uint64_t strings =
       uint64_t{header.build_id_chars} + header.path_bytes + header.event_name_bytes;
   if (header.header_bytes != kFixedHeaderBytes + strings)
-    throw ProfileFormatError(path, 12,
-                             "header size " + std::to_string(header.header_bytes) +
-                                 " does not match its strings");
+    throw ProfileFormatError(
+        path, 12,
+        "header size " + std::to_string(header.header_bytes) + " does not match its strings");
   if (header.header_bytes > bytes.size())
     throw ProfileFormatError(path, bytes.size(), "truncated header strings");
   if (header.flags & ~kFlagUnknownImage)
@@ -143,8 +143,8 @@ std::vector<uint8_t> encode_profile(const ProfileInfo& info, std::span<const Pro
   const std::string& name = info.event_name;
   if (build_id.size() > kMaxStringBytes || path.size() > kMaxStringBytes ||
       name.size() > kMaxStringBytes)
-    throw std::length_error("profile header string longer than " +
-                            std::to_string(kMaxStringBytes) + " bytes");
+    throw std::length_error("profile header string longer than " + std::to_string(kMaxStringBytes) +
+                            " bytes");
   FixedHeader header{};
   std::memcpy(header.magic, kProfileMagic, sizeof kProfileMagic);
   header.version = kProfileVersion;
@@ -162,16 +162,15 @@ std::vector<uint8_t> encode_profile(const ProfileInfo& info, std::span<const Pro
   body.reserve(rows.size() * 3 + 16);
   for (size_t i = 0; i < rows.size();) {
     size_t end = i + 1;
-    while (end < rows.size() && rows[end].pid == rows[i].pid && rows[end].cpu == rows[i].cpu)
-      ++end;
+    while (end < rows.size() && rows[end].pid == rows[i].pid && rows[end].cpu == rows[i].cpu) ++end;
     put_varint(body, rows[i].pid);
     put_varint(body, rows[i].cpu);
     put_varint(body, end - i);
     uint64_t previous = 0;
     for (size_t r = i; r < end; ++r) {
       if (rows[r].count == 0 || (r > i && rows[r].address <= previous) ||
-          (i > 0 && r == i && std::tie(rows[i - 1].pid, rows[i - 1].cpu) >=
-                                  std::tie(rows[i].pid, rows[i].cpu)))
+          (i > 0 && r == i &&
+           std::tie(rows[i - 1].pid, rows[i - 1].cpu) >= std::tie(rows[i].pid, rows[i].cpu)))
         throw std::logic_error("encode_profile: rows not sorted, unique and non-zero");
       put_varint(body, rows[r].address - previous);
       put_varint(body, rows[r].count);
@@ -317,9 +316,11 @@ std::string hex32(uint32_t value) {
 std::string encode_epoch_metadata(const EpochMetadata& metadata) {
   std::ostringstream out;
   out << kEpochMetaMagicLine << '\n';
-  for (const MetaField& field : kMetaFields) out << field.name << ' ' << metadata.*field.field << '\n';
+  for (const MetaField& field : kMetaFields)
+    out << field.name << ' ' << metadata.*field.field << '\n';
   for (const auto& [cpu, stats] : metadata.cpu_stats)
-    for (const auto& [name, value] : stats) out << "cpu " << cpu << ' ' << name << ' ' << value << '\n';
+    for (const auto& [name, value] : stats)
+      out << "cpu " << cpu << ' ' << name << ' ' << value << '\n';
   std::string text = out.str();
   return text + "crc32c " + hex32(crc32c(text.data(), text.size())) + '\n';
 }
@@ -364,7 +365,8 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
       if (ok) metadata.cpu_stats[static_cast<uint32_t>(cpu)][std::string(words[2])] = value;
     }
     if (!ok)
-      throw ProfileFormatError(path, position, "bad line '" + std::string(line.substr(0, 80)) + "'");
+      throw ProfileFormatError(path, position,
+                               "bad line '" + std::string(line.substr(0, 80)) + "'");
     position = end + 1;
   }
   for (size_t i = 0; i < seen.size(); ++i)

@@ -31,9 +31,9 @@ std::string hex_address(uint64_t address) {
 void TextTable::print(std::ostream& out) const {
   std::vector<size_t> widths(columns_.size());
   for (size_t c = 0; c < columns_.size(); ++c) widths[c] = columns_[c].header.size();
-  for (const auto& row : rows_)
-    for (size_t c = 0; c < row.size() && c < widths.size(); ++c)
-      widths[c] = std::max(widths[c], row[c].size());
+  for (const Row& row : rows_)
+    for (size_t c = 0; !row.banner && c < row.cells.size() && c < widths.size(); ++c)
+      widths[c] = std::max(widths[c], row.cells[c].size());
   auto print_row = [&](auto cell_of) {
     std::string line;
     for (size_t c = 0; c < columns_.size(); ++c) {
@@ -46,8 +46,12 @@ void TextTable::print(std::ostream& out) const {
     out << line << '\n';
   };
   print_row([&](size_t c) { return columns_[c].header; });
-  for (const auto& row : rows_)
-    print_row([&](size_t c) { return c < row.size() ? row[c] : std::string(); });
+  for (const Row& row : rows_) {
+    if (row.banner)
+      out << row.cells[0] << '\n';
+    else
+      print_row([&](size_t c) { return c < row.cells.size() ? row.cells[c] : std::string(); });
+  }
 }
 
 void JsonWriter::before_value() {

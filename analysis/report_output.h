@@ -23,12 +23,19 @@ class TextTable {
     bool left = false;
   };
   explicit TextTable(std::vector<Column> columns) : columns_(std::move(columns)) {}
-  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  void add_row(std::vector<std::string> cells) { rows_.push_back({std::move(cells), false}); }
+  // A line printed as it is between rows (e.g. a source line in a listing);
+  // it does not widen the columns.
+  void add_banner(std::string text) { rows_.push_back({{std::move(text)}, true}); }
   void print(std::ostream& out) const;
 
  private:
   std::vector<Column> columns_;
-  std::vector<std::vector<std::string>> rows_;
+  struct Row {
+    std::vector<std::string> cells;
+    bool banner = false;
+  };
+  std::vector<Row> rows_;
 };
 
 // Writes syntactically valid JSON: commas and nesting are tracked, strings escaped.

@@ -43,7 +43,8 @@ void write_report_database(const std::string& directory, const std::string& work
 }
 
 std::string make_image_directory(const std::string& directory, bool stripped) {
-  const std::string kernel = fixture_path(stripped ? "fake_kernel_stripped.elf" : "fake_kernel.elf");
+  const std::string kernel =
+      fixture_path(stripped ? "fake_kernel_stripped.elf" : "fake_kernel.elf");
   const std::string workload =
       fixture_path(stripped ? "dwarf_workload_stripped.elf" : "dwarf_workload.elf");
   if (kernel.empty() || workload.empty() || !fs::exists(workload)) return "";

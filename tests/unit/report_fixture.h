@@ -18,8 +18,8 @@
 namespace dcpi::testing {
 
 inline constexpr uint64_t kKernelText = 0xfffffc0000310000;  // fake_kernel.S linked here
-inline constexpr uint64_t kKernelEntry = kKernelText;         // 16 bytes
-inline constexpr uint64_t kIdleLoop = kKernelText + 0x10;     // 12 bytes, then a 20-byte gap
+inline constexpr uint64_t kKernelEntry = kKernelText;        // 16 bytes
+inline constexpr uint64_t kIdleLoop = kKernelText + 0x10;    // 12 bytes, then a 20-byte gap
 inline constexpr uint64_t kIdleGap = kKernelText + 0x20;
 inline constexpr uint64_t kUnsizedTail = kKernelText + 0x30;
 inline constexpr uint64_t kUserText = 0x120000000;  // dwarf_workload.c linked here

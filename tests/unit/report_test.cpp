@@ -223,7 +223,7 @@ TEST_F(ReportTest, ListingCountsEveryInstructionAndKnowsSourceLines) {
   EXPECT_EQ(listing.instructions[4].source->line, 8);
   EXPECT_TRUE(listing.instructions[4].source->file.ends_with("dwarf_workload.c"));
   ASSERT_TRUE(listing.instructions[4].word);
-  EXPECT_EQ(*listing.instructions[4].word, 0xa4410000u);  // ldq t1,0(t0)
+  EXPECT_EQ(*listing.instructions[4].word, 0xa4410000u);        // ldq t1,0(t0)
   EXPECT_EQ(listing.instructions[9].text, ".long 0x6bfa8001");  // ret, until isa/ is merged
 }
 

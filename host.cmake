@@ -19,6 +19,7 @@ set(DCPI_KERNEL_ELF ${DCPI_GUEST_BINARY_DIR}/kernel/kernel.elf)
 
 enable_testing()
 add_subdirectory(qemu)
+add_subdirectory(isa)
 add_subdirectory(hostdump)
 add_subdirectory(analysis)
 add_subdirectory(tests)

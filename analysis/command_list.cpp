@@ -142,9 +142,8 @@ int run_list_command(const std::vector<std::string>& arguments) {
   const std::string name = options.required("procedure");
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const SampleSet samples = load_samples(database, parse_sample_filter(options));
-  const auto printer = make_instruction_printer();
   std::vector<std::string> warnings;
-  const auto listings = list_procedure(samples, resolver, name, *printer, warnings);
+  const auto listings = list_procedure(samples, resolver, name, nullptr, warnings);
   if (options.flag("json")) {
     print_json(listings, warnings, std::cout);
     return 0;

@@ -65,7 +65,7 @@ ProcedureListing list_procedure_in_image(const SampleSet& samples, const ImageId
 
 std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageResolver& resolver,
                                              const std::string& name,
-                                             const InstructionPrinter& printer,
+                                             const InstructionPrinter* printer,
                                              std::vector<std::string>& warnings) {
   std::vector<ProcedureListing> listings;
   std::set<ImageIdentity> images;
@@ -77,9 +77,11 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
       if (!resolved.warning.empty()) warnings.push_back(resolved.warning);
       continue;
     }
-    if (auto procedure = resolved.elf->procedure_named(name))
-      listings.push_back(
-          list_procedure_in_image(samples, image, *resolved.elf, *procedure, printer));
+    const auto procedure = resolved.elf->procedure_named(name);
+    if (!procedure) continue;
+    const auto image_printer = make_instruction_printer(image.path, &resolved.elf->symbols());
+    listings.push_back(list_procedure_in_image(samples, image, *resolved.elf, *procedure,
+                                               printer ? *printer : *image_printer));
   }
   if (listings.empty())
     throw std::runtime_error(

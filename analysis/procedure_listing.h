@@ -37,11 +37,12 @@ struct ProcedureListing {
 
 // Listings of every procedure called `name` in the images of `samples`
 // (filtered by the caller); an image resolved without an ELF is skipped with
-// its warning added to `warnings`. Throws std::runtime_error if no image has
-// such a procedure.
+// its warning added to `warnings`. Instructions are printed with `printer`,
+// or, when it is null, with isa/'s printer for each image. Throws
+// std::runtime_error if no image has such a procedure.
 std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageResolver& resolver,
                                              const std::string& name,
-                                             const InstructionPrinter& printer,
+                                             const InstructionPrinter* printer,
                                              std::vector<std::string>& warnings);
 
 // Listing of one known procedure of one image.

@@ -207,9 +207,8 @@ TEST_F(ReportTest, DiffOrdersByAbsoluteChangeOfShare) {
 
 TEST_F(ReportTest, ListingCountsEveryInstructionAndKnowsSourceLines) {
   ImageResolver resolver({images_});
-  const auto printer = make_instruction_printer();
   std::vector<std::string> warnings;
-  const auto listings = list_procedure(load(), resolver, "accumulate", *printer, warnings);
+  const auto listings = list_procedure(load(), resolver, "accumulate", nullptr, warnings);
   ASSERT_EQ(listings.size(), 1u);
   const ProcedureListing& listing = listings[0];
   EXPECT_EQ(listing.procedure.start, testing::kAccumulate);
@@ -224,15 +223,19 @@ TEST_F(ReportTest, ListingCountsEveryInstructionAndKnowsSourceLines) {
   EXPECT_TRUE(listing.instructions[4].source->file.ends_with("dwarf_workload.c"));
   ASSERT_TRUE(listing.instructions[4].word);
   EXPECT_EQ(*listing.instructions[4].word, 0xa4410000u);        // ldq t1,0(t0)
-  EXPECT_EQ(listing.instructions[9].text, ".long 0x6bfa8001");  // ret, until isa/ is merged
+  EXPECT_EQ(listing.instructions[4].text, "ldq     t1,0(t0)");  // objdump's text, isa/ printer
+  EXPECT_EQ(listing.instructions[9].text, "ret");
+  EXPECT_EQ(listing.instructions[8].text.substr(0, 19), "beq     t1,12000001");
+  const RawWordPrinter raw;
+  const auto raw_listings = list_procedure(load(), resolver, "accumulate", &raw, warnings);
+  EXPECT_EQ(raw_listings[0].instructions[9].text, ".long 0x6bfa8001");
 }
 
 TEST_F(ReportTest, ListingOfUnknownProcedureIsAClearError) {
   ImageResolver resolver({images_});
-  const auto printer = make_instruction_printer();
   std::vector<std::string> warnings;
   try {
-    list_procedure(load(), resolver, "no_such_function", *printer, warnings);
+    list_procedure(load(), resolver, "no_such_function", nullptr, warnings);
     FAIL() << "expected an error";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("no procedure named 'no_such_function'"),

@@ -1,0 +1,49 @@
+// Guest build of isa/: instantiates the decoder, operand analysis and printer
+// freestanding (the value-sampling interpreter will use them in the kernel),
+// and checks a few encodings at compile time with the Alpha compiler itself.
+#include <cstddef>
+#include <cstdint>
+
+#include "isa/isa.h"
+
+namespace dcpi::isa {
+namespace {
+
+constexpr bool prints_as(uint32_t word, uint64_t pc, const char* expected,
+                         DecodeMode mode = DecodeMode::kUser) {
+  char text[64] = {};
+  disassemble(word, pc, text, sizeof text, mode);
+  for (size_t i = 0;; ++i) {
+    if (text[i] != expected[i]) return false;
+    if (text[i] == '\0') return true;
+  }
+}
+
+static_assert(prints_as(0x40220401, 0, "addq\tt0,t1,t0"));
+static_assert(prints_as(0x47ff041f, 0, "nop\t"));
+static_assert(prints_as(0x6bfa8001, 0, "ret"));
+static_assert(prints_as(0xa43ffff0, 0, "ldq\tt0,-16(zero)"));
+static_assert(prints_as(0xc3fffff0, 0x1000, "br\tfc4"));
+static_assert(prints_as(0x643f00f9, 0, "hw_mfpr\tt0,0xf9", DecodeMode::kPalcode));
+static_assert(prints_as(0x643f00f9, 0, "pal19\t0x3f00f9"));
+static_assert(operands(decode(0xb43e0008)).read.integer == ((1u << 1) | (1u << 30)));
+
+}  // namespace
+}  // namespace dcpi::isa
+
+// Out-of-line entry points so the code is really generated (and linked
+// against nothing) in the guest build.
+extern "C" size_t dcpi_isa_disassemble(uint32_t word, uint64_t pc, char* buffer, size_t capacity,
+                                       bool palcode) {
+  using namespace dcpi::isa;
+  return disassemble(word, pc, buffer, capacity,
+                     palcode ? DecodeMode::kPalcode : DecodeMode::kUser);
+}
+
+extern "C" uint32_t dcpi_isa_integer_reads(uint32_t word) {
+  return dcpi::isa::operands(dcpi::isa::decode(word)).read.integer;
+}
+
+extern "C" unsigned dcpi_isa_ev5_latency(uint32_t word) {
+  return dcpi::isa::ev5_timing(dcpi::isa::ev5_class(dcpi::isa::decode(word))).latency;
+}

@@ -26,4 +26,16 @@ extern const std::string_view kDbUsage;
 int run_bench_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kBenchDbUsage;
 
+// Reports over the profile database (DCPI §3; docs/reports.md).
+int run_prof_command(const std::vector<std::string>& arguments);
+extern const std::string_view kProfUsage;
+int run_list_command(const std::vector<std::string>& arguments);
+extern const std::string_view kListUsage;
+int run_stats_command(const std::vector<std::string>& arguments);
+extern const std::string_view kStatsUsage;
+int run_diff_command(const std::vector<std::string>& arguments);
+extern const std::string_view kDiffUsage;
+int run_export_command(const std::vector<std::string>& arguments);
+extern const std::string_view kExportUsage;
+
 }  // namespace dcpi

@@ -70,7 +70,7 @@ class ElfReader {
   ElfReader(const ElfReader&) = delete;
   ElfReader& operator=(const ElfReader&) = delete;
 
-  ElfSymbols read() {
+  ElfSymbols read(bool allow_stripped) {
     ElfSymbols result;
     result.path_ = path_;
     size_t section_count = 0;
@@ -78,7 +78,10 @@ class ElfReader {
     Elf_Scn* symbol_table = nullptr;
     for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf_, section));)
       visit_section(section, result, symbol_table);
-    if (!symbol_table) fail_plain(path_ + " has no symbol table");
+    if (!symbol_table) {
+      if (allow_stripped) return result;
+      fail_plain(path_ + " has no symbol table");
+    }
     read_symbols(symbol_table, result);
     return result;
   }
@@ -156,7 +159,9 @@ class ElfReader {
   Elf* elf_ = nullptr;
 };
 
-ElfSymbols ElfSymbols::open(const std::string& path) { return ElfReader(path).read(); }
+ElfSymbols ElfSymbols::open(const std::string& path, bool allow_stripped) {
+  return ElfReader(path).read(allow_stripped);
+}
 
 const ElfSymbol* ElfSymbols::find(std::string_view name) const {
   for (const ElfSymbol& symbol : symbols_)

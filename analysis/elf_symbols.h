@@ -33,8 +33,10 @@ struct CodeRange {
 
 class ElfSymbols {
  public:
-  // Throws ElfError with a message naming `path`.
-  static ElfSymbols open(const std::string& path);
+  // Throws ElfError with a message naming `path`. A stripped file (no
+  // symbol table) is an error unless `allow_stripped`: then it opens with no
+  // symbols, and callers fall back to addresses.
+  static ElfSymbols open(const std::string& path, bool allow_stripped = false);
 
   // Throws ElfError "symbol 'x' not found in FILE".
   const ElfSymbol& lookup(std::string_view name) const;
@@ -47,6 +49,8 @@ class ElfSymbols {
   // Functions sorted by address.
   const std::vector<ElfSymbol>& functions() const { return functions_; }
   const std::vector<ElfSymbol>& symbols() const { return symbols_; }
+  // Allocated, executable sections (empty if the file has no section headers).
+  const std::vector<CodeRange>& code_ranges() const { return code_ranges_; }
   // Lower-case hex of the NT_GNU_BUILD_ID note, if the file has one.
   const std::optional<std::string>& build_id() const { return build_id_; }
   const std::string& path() const { return path_; }

@@ -1,0 +1,157 @@
+// `dcpi list`: one procedure's instructions annotated with their samples,
+// with source lines interleaved where DWARF has them (DCPI §3: the tools that
+// "annotate source and assembly code with sample counts").
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "analysis/cli_options.h"
+#include "analysis/commands.h"
+#include "analysis/procedure_listing.h"
+#include "analysis/report_output.h"
+
+namespace dcpi {
+
+const std::string_view kListUsage =
+    "usage: dcpi list --db DIR --procedure NAME [--images DIR[:DIR...]] [--image NAME]\n"
+    "                 [--pid N] [--cpu N] [--epoch N[,N...]|all] [--no-source] [--json]\n"
+    "\n"
+    "The procedure's instructions with the samples at each one and their share of\n"
+    "the procedure's samples; source lines are interleaved when the image has\n"
+    "DWARF line information. On QEMU one cycle is one instruction, so samples are\n"
+    "proportional to execution counts; there are no stalls to show.\n"
+    "  --procedure  function name (or, in assembly without .type, a label)\n"
+    "  --images     directories holding the ELF files (required for names)\n"
+    "  --image      only this image, when several have the procedure\n"
+    "  --no-source  do not interleave source lines\n"
+    "  --json       JSON: {listings: [{image, procedure, instructions: [...]}]}\n";
+
+namespace {
+
+class SourceFiles {
+ public:
+  // The text of `line` in `file`, or empty if the file cannot be read.
+  const std::string& line(const std::string& file, int line) {
+    auto [entry, added] = files_.try_emplace(file);
+    if (added) {
+      std::ifstream in(file);
+      for (std::string text; std::getline(in, text);) entry->second.push_back(text);
+    }
+    static const std::string kNone;
+    const auto& lines = entry->second;
+    return line >= 1 && static_cast<size_t>(line) <= lines.size() ? lines[line - 1] : kNone;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+void print_listing(const ProcedureListing& listing, bool show_source, std::ostream& out) {
+  out << "Procedure " << listing.procedure.name << " in " << listing.image_path << " ["
+      << hex_address(listing.procedure.start) << ", " << hex_address(listing.end) << ")";
+  if (listing.procedure.source == ProcedureSource::kNearestSymbol)
+    out << " (no function symbol: bounded by the next symbol)";
+  out << "\nTotal samples in procedure:";
+  for (size_t e = 0; e < listing.events.size(); ++e)
+    out << (e ? ", " : " ") << listing.events[e] << " = " << listing.totals[e];
+  out << "\n\n";
+  SourceFiles sources;
+  std::optional<SourceLocation> previous;
+  std::vector<TextTable::Column> columns{{"address"}};
+  for (const std::string& event : listing.events) {
+    columns.push_back({event});
+    columns.push_back({"%"});
+  }
+  columns.push_back({"instruction", true});
+  TextTable table(columns);
+  for (const ListedInstruction& instruction : listing.instructions) {
+    const bool new_line = show_source && instruction.source &&
+                          (!previous || previous->file != instruction.source->file ||
+                           previous->line != instruction.source->line);
+    if (new_line) {
+      const std::string& text = sources.line(instruction.source->file, instruction.source->line);
+      table.add_banner("    " + instruction.source->file + ":" +
+                       std::to_string(instruction.source->line) + (text.empty() ? "" : ":  ") +
+                       text);
+      previous = instruction.source;
+    }
+    std::vector<std::string> cells{hex_address(instruction.address)};
+    for (size_t e = 0; e < listing.events.size(); ++e) {
+      cells.push_back(std::to_string(instruction.samples[e]));
+      cells.push_back(percent_text(percent_of(instruction.samples[e], listing.totals[e])));
+    }
+    cells.push_back(instruction.text);
+    table.add_row(std::move(cells));
+  }
+  table.print(out);
+  if (listing.samples_outside)
+    out << listing.samples_outside << " samples at unaligned addresses inside the procedure\n";
+  out << '\n';
+}
+
+void print_json(const std::vector<ProcedureListing>& listings,
+                const std::vector<std::string>& warnings, std::ostream& out) {
+  JsonWriter json(out);
+  json.begin_object().key("listings").begin_array();
+  for (const ProcedureListing& listing : listings) {
+    json.begin_object();
+    json.field("image", listing.image).field("image_path", listing.image_path);
+    json.field("procedure", listing.procedure.name);
+    json.field("start", hex_address(listing.procedure.start));
+    json.field("end", hex_address(listing.end));
+    json.key("totals").begin_object();
+    for (size_t e = 0; e < listing.events.size(); ++e)
+      json.field(listing.events[e], listing.totals[e]);
+    json.end_object();
+    json.key("instructions").begin_array();
+    for (const ListedInstruction& instruction : listing.instructions) {
+      json.begin_object();
+      json.field("address", hex_address(instruction.address));
+      json.key("word");
+      instruction.word ? json.value(uint64_t{*instruction.word}) : json.null();
+      json.field("text", instruction.text);
+      json.field("samples", instruction.samples[0]);
+      json.field("percent", percent_of(instruction.samples[0], listing.totals[0]), 4);
+      json.key("events").begin_object();
+      for (size_t e = 0; e < listing.events.size(); ++e)
+        json.field(listing.events[e], instruction.samples[e]);
+      json.end_object();
+      if (instruction.source)
+        json.key("source")
+            .begin_object()
+            .field("file", instruction.source->file)
+            .field("line", instruction.source->line)
+            .end_object();
+      json.end_object();
+    }
+    json.end_array().end_object();
+  }
+  json.end_array();
+  json.key("warnings").begin_array();
+  for (const std::string& warning : warnings) json.value(warning);
+  json.end_array().end_object();
+}
+
+}  // namespace
+
+int run_list_command(const std::vector<std::string>& arguments) {
+  const ParsedOptions options(
+      arguments,
+      {{"db", "procedure", "images", "image", "pid", "cpu", "epoch"}, {"json", "no-source"}});
+  const ProfileDatabase database = ProfileDatabase::open(options.required("db"));
+  const std::string name = options.required("procedure");
+  ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
+  const SampleSet samples = load_samples(database, parse_sample_filter(options));
+  std::vector<std::string> warnings;
+  const auto listings = list_procedure(samples, resolver, name, nullptr, warnings);
+  if (options.flag("json")) {
+    print_json(listings, warnings, std::cout);
+    return 0;
+  }
+  for (const std::string& warning : warnings) std::cerr << "dcpi list: " << warning << '\n';
+  for (const ProcedureListing& listing : listings)
+    print_listing(listing, !options.flag("no-source"), std::cout);
+  return 0;
+}
+
+}  // namespace dcpi

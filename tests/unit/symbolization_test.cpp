@@ -1,0 +1,136 @@
+// ElfImage (symbols + DWARF lines + code bytes) and ImageResolver on the
+// Alpha fixtures: procedure fallbacks, line lookups, stripped files, and how
+// the resolver finds (or refuses) an ELF for a profile's image identity.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "analysis/elf_image.h"
+#include "analysis/image_resolver.h"
+#include "report_fixture.h"
+#include "test_support.h"
+
+namespace dcpi {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::fixture_path;
+using testing::TempDir;
+
+std::string workload_fixture() {
+  const std::string path = fixture_path("dwarf_workload.elf");
+  return path;
+}
+
+TEST(ElfImage, LinesAndProceduresFromDwarfFixture) {
+  const std::string path = workload_fixture();
+  if (path.empty()) GTEST_SKIP() << "no Alpha cross compiler";
+  const ElfImage image = ElfImage::open(path);
+  EXPECT_EQ(image.build_id(), testing::kWorkloadBuildId);
+  ASSERT_TRUE(image.has_line_info()) << image.dwarf_problem();
+  const auto hot = image.source_at(testing::kAccumulate + 0x10);
+  ASSERT_TRUE(hot);
+  EXPECT_EQ(hot->line, 8);
+  EXPECT_TRUE(hot->file.ends_with("fixtures/dwarf_workload.c")) << hot->file;
+  EXPECT_EQ(image.source_at(testing::kAccumulate + 0x18)->line, 7);
+  EXPECT_EQ(image.source_at(testing::kCopyWords)->line, 13);
+  EXPECT_FALSE(image.source_at(0x1000));
+  const auto procedure = image.procedure_at(testing::kAccumulate + 0x24);
+  ASSERT_TRUE(procedure);
+  EXPECT_EQ(procedure->name, "accumulate");
+  EXPECT_EQ(procedure->source, ProcedureSource::kFunctionSymbol);
+  EXPECT_EQ(procedure->size, 0x28u);
+  EXPECT_EQ(image.procedure_end(*procedure), testing::kCopyWords);
+  EXPECT_EQ(image.instruction_at(testing::kAccumulate + 0x10), 0xa4410000u);
+  EXPECT_FALSE(image.instruction_at(0x120010008));  // .bss: no bytes in the file
+  EXPECT_FALSE(image.procedure_at(0x120010008));    // and no code
+}
+
+TEST(ElfImage, NearestSymbolFallbackAndNoDwarf) {
+  const std::string path = fixture_path("fake_kernel.elf");
+  if (path.empty()) GTEST_SKIP() << "no Alpha binutils";
+  const ElfImage image = ElfImage::open(path);
+  EXPECT_FALSE(image.has_line_info());
+  EXPECT_NE(image.dwarf_problem(), "");
+  EXPECT_FALSE(image.source_at(testing::kKernelEntry));
+  const auto gap = image.procedure_at(testing::kIdleGap);
+  ASSERT_TRUE(gap);
+  EXPECT_EQ(gap->name, "idle_loop");
+  EXPECT_EQ(gap->source, ProcedureSource::kNearestSymbol);
+  const auto tail = image.procedure_at(testing::kUnsizedTail + 8);
+  ASSERT_TRUE(tail);
+  EXPECT_EQ(tail->name, "unsized_tail");
+  EXPECT_EQ(image.procedure_end(*tail), testing::kUnsizedTail + 16);  // end of .text
+  EXPECT_FALSE(image.procedure_at(testing::kKernelText - 4));
+  ASSERT_TRUE(image.procedure_named("kernel_entry"));
+  EXPECT_FALSE(image.procedure_named("dcpi_sample_logs"));  // data, not code
+}
+
+TEST(ElfImage, StrippedFileOpensWithoutNames) {
+  const std::string path = fixture_path("dwarf_workload_stripped.elf");
+  if (path.empty()) GTEST_SKIP() << "no Alpha cross compiler";
+  const ElfImage image = ElfImage::open(path);
+  EXPECT_TRUE(image.symbols().functions().empty());
+  EXPECT_FALSE(image.procedure_at(testing::kAccumulate));
+  EXPECT_FALSE(image.has_line_info());
+  EXPECT_EQ(image.build_id(), testing::kWorkloadBuildId);  // strip keeps the note
+  EXPECT_EQ(image.instruction_at(testing::kAccumulate + 0x10), 0xa4410000u);
+}
+
+TEST(ElfImage, NonElfIsAClearError) {
+  TempDir dir;
+  testing::write_file(dir.file("text"), {'h', 'e', 'l', 'l', 'o'});
+  EXPECT_THROW(ElfImage::open(dir.file("text")), ElfError);
+  EXPECT_THROW(ElfImage::open(dir.file("missing")), ElfError);
+}
+
+TEST(ImageResolver, SearchPathParsing) {
+  EXPECT_EQ(ImageResolver::parse_search_path("a:b::c/d"), (std::vector<fs::path>{"a", "b", "c/d"}));
+  EXPECT_TRUE(ImageResolver::parse_search_path("").empty());
+}
+
+TEST(ImageResolver, FindsByNameDeepInTheTreeAndByBuildId) {
+  const std::string kernel = fixture_path("fake_kernel.elf");
+  const std::string workload = workload_fixture();
+  if (kernel.empty() || workload.empty()) GTEST_SKIP() << "no Alpha cross toolchain";
+  TempDir dir;
+  fs::create_directories(dir.file("guest/kernel"));
+  fs::copy_file(kernel, dir.file("guest/kernel/kernel.elf"));  // like build/guest/kernel/kernel.elf
+  fs::copy_file(workload, dir.file("guest/renamed.bin"));      // found by build-id only
+  ImageResolver resolver({dir.file("guest")});
+  const ResolvedImage& by_name = resolver.resolve(testing::kernel_identity());
+  ASSERT_TRUE(by_name.elf) << by_name.warning;
+  EXPECT_TRUE(by_name.elf->path().ends_with("guest/kernel/kernel.elf"));
+  const ResolvedImage& by_id = resolver.resolve(testing::workload_identity());
+  ASSERT_TRUE(by_id.elf) << by_id.warning;
+  EXPECT_TRUE(by_id.elf->path().ends_with("renamed.bin"));
+  EXPECT_TRUE(by_id.warning.empty());
+}
+
+TEST(ImageResolver, MismatchAndMalformedFilesWarn) {
+  const std::string workload = workload_fixture();
+  if (workload.empty()) GTEST_SKIP() << "no Alpha cross compiler";
+  TempDir dir;
+  fs::create_directories(dir.file("images/bin"));
+  fs::copy_file(workload, dir.file("images/bin/dwarf_workload"));
+  ImageResolver resolver({dir.file("images")});
+  const ResolvedImage& mismatch = resolver.resolve(testing::workload_identity("00ff"));
+  EXPECT_FALSE(mismatch.elf);
+  EXPECT_NE(mismatch.warning.find("build-id mismatch"), std::string::npos) << mismatch.warning;
+  EXPECT_NE(mismatch.warning.find("the profile has 00ff"), std::string::npos);
+
+  std::vector<uint8_t> broken = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  broken.resize(40, 0xee);
+  testing::write_file(dir.file("images/kernel"), broken);
+  const ResolvedImage& malformed = resolver.resolve(testing::kernel_identity());
+  EXPECT_FALSE(malformed.elf);
+  EXPECT_NE(malformed.warning.find("showing addresses only"), std::string::npos);
+  EXPECT_NE(malformed.warning.find("kernel"), std::string::npos) << malformed.warning;
+
+  const ResolvedImage& absent = resolver.resolve({"", "/bin/absent", 0, false});
+  EXPECT_NE(absent.warning.find("no ELF file found"), std::string::npos) << absent.warning;
+  EXPECT_TRUE(resolver.resolve(testing::unknown_identity()).warning.empty());
+}
+
+}  // namespace
+}  // namespace dcpi

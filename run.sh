@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # The main job: install what is needed, build everything, boot the default
-# workload under QEMU on 4 CPUs with profiling on, and show the report.
+# workload mix under QEMU on 4 CPUs with the DCPI profiler on, store the
+# profile database, and show the per-procedure report.
+# Options go to `dcpi run` (e.g. ./run.sh --cpus 2 --workloads copy,stream).
+# The latest run's database is left in build/last-run.db (replaced each time;
+# use `build/dcpi run --db DIR` to keep several runs as epochs of one database).
 set -euo pipefail
 cd "$(dirname "$0")"
 toolchain/setup.sh
-python3 qemu/run_profile.py --build build "$@"
+db=build/last-run.db
+rm -rf "$db"
+build/dcpi run --db "$db" "$@"
+images=build/guest/workloads:build/guest/kernel:build/guest/palcode
+echo
+build/dcpi prof --db "$db" --images "$images" --limit 25

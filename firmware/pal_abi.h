@@ -86,5 +86,6 @@
 
 #define KSEG_BASE 0xfffffc0000000000
 #define COM1_KSEG 0xfffffd01fc0003f8
+#define COM2_KSEG 0xfffffd01fc0002f8 /* the serial transport (docs/transfer-format.md) */
 
 #endif

@@ -324,8 +324,8 @@ void set_serial_transport(bool on) {
   // Records committed before (the boot epoch record): send them first.
   TransferRingHeader& h = dcpi_transfer_ring.header;
   for (uint64_t at = h.tail; at != h.head;) {
-    const auto* header = reinterpret_cast<const RecordHeader*>(
-        dcpi_transfer_ring.data + (at & (kTransferRingBytes - 1)));
+    const auto* header = reinterpret_cast<const RecordHeader*>(dcpi_transfer_ring.data +
+                                                               (at & (kTransferRingBytes - 1)));
     const uint64_t span = record_span(header->payload_bytes);
     if (header->type != static_cast<uint16_t>(RecordType::kPad))
       firmware::uart2_write_bytes(reinterpret_cast<const uint8_t*>(header), span);

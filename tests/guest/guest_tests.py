@@ -439,6 +439,40 @@ def case_user_loadmap():
            "exit record with the wait status")
 
 
+def case_mpcounter():
+    """Counter 0 is built on the virtual-clock ALARM; with -icount in
+    round-robin mode the virtual clock advances with every CPU's
+    instructions. So on N busy CPUs a CPU is interrupted every ~period
+    cycles of virtual time (cycles are time, as on a real machine), while it
+    retires only its share of those cycles: about period/N of its own
+    instructions per interrupt (docs/qemu-deviations.md)."""
+    chunk = 8008  # spread_loop(1000): 8000 + call/return + the loop's rpcc test
+    mean_period = 62 * 1024
+    for cpus in (1, 4):
+        rows = [{k: int(v) for k, v in r.items()} for r in values(
+            boot(cpus, "test=mpcounter samples=16"),
+            r"DCPI-TEST mpcounter cpu=(?P<cpu>\d+) chunks=(?P<chunks>\d+) "
+            r"elapsed=(?P<elapsed>\d+) interrupts=(?P<interrupts>\d+)")]
+        expect(len(rows) == cpus and all(r["interrupts"] > 100 for r in rows),
+               f"{cpus} CPU(s) sampled busy loops")
+        per_interrupt = [r["elapsed"] / r["interrupts"] for r in rows]
+        # Virtual time between interrupts: the period (plus the handler), and
+        # on several CPUs a delivery can wait for the other vCPUs' round-robin slice.
+        expect(all(mean_period <= p <= 1.12 * mean_period for p in per_interrupt),
+               f"{cpus} CPU(s): RPCC cycles per interrupt ~ the period: "
+               f"{[round(p) for p in per_interrupt]}")
+        elapsed = sum(r["elapsed"] for r in rows) / cpus
+        own = sum(r["chunks"] * chunk for r in rows)
+        expect(0.97 <= own / elapsed <= 1.03,
+               f"{cpus} CPU(s): the virtual clock counts all CPUs' instructions "
+               f"(sum of own instructions / elapsed = {own / elapsed:.3f})")
+        own_per_interrupt = own / sum(r["interrupts"] for r in rows)
+        ratio = own_per_interrupt * cpus / (sum(per_interrupt) / cpus)
+        expect(0.9 <= ratio <= 1.1,
+               f"{cpus} CPU(s): own instructions per interrupt {own_per_interrupt:.0f} "
+               f"~ period / {cpus} (ratio {ratio:.3f})")
+
+
 def case_serial():
     """Issue 5: transport=serial sends every ring record on COM2 (a TCP
     listener here); `dcpi ingest --from-file` decodes the capture. Every
@@ -530,6 +564,7 @@ CASES = {
     "user_loadmap": case_user_loadmap,
     "user_fp": case_user_fp,
     "serial": case_serial,
+    "mpcounter": case_mpcounter,
 }
 
 if __name__ == "__main__":

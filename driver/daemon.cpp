@@ -9,6 +9,7 @@
 #include "driver/internal.h"
 #include "driver/ring_writer.h"
 #include "kernel/clock.h"
+#include "firmware/uart.h"
 #include "kernel/console.h"
 #include "kernel/load_map.h"
 #include "kernel/palcalls.h"
@@ -305,6 +306,33 @@ RingTotals ring_totals() {
 void ring_consume_all() {
   __atomic_store_n(&dcpi_transfer_ring.header.tail, dcpi_transfer_ring.header.head,
                    __ATOMIC_RELEASE);
+}
+
+namespace {
+// The serial transport: every record the daemon commits to the ring, pads
+// excepted, goes out on COM2 verbatim (docs/transfer-format.md "Serial
+// stream"); the ring then only stages it, so the daemon consumes it at once
+// (the host does not pull the ring in this mode and it never fills).
+void send_on_com2(const uint8_t* record, uint64_t bytes) {
+  firmware::uart2_write_bytes(record, bytes);
+  ring_consume_all();
+}
+}  // namespace
+
+void set_serial_transport(bool on) {
+  ring.set_mirror(on ? send_on_com2 : nullptr);
+  if (!on) return;
+  // Records committed before (the boot epoch record): send them first.
+  TransferRingHeader& h = dcpi_transfer_ring.header;
+  for (uint64_t at = h.tail; at != h.head;) {
+    const auto* header = reinterpret_cast<const RecordHeader*>(dcpi_transfer_ring.data +
+                                                               (at & (kTransferRingBytes - 1)));
+    const uint64_t span = record_span(header->payload_bytes);
+    if (header->type != static_cast<uint16_t>(RecordType::kPad))
+      firmware::uart2_write_bytes(reinterpret_cast<const uint8_t*>(header), span);
+    at += span;
+  }
+  ring_consume_all();
 }
 
 }  // namespace dcpi::driver

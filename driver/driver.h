@@ -74,6 +74,10 @@ RingTotals ring_totals();
 // Tests only: discard the ring's contents as if the host had read them.
 void ring_consume_all();
 
+// transport=serial: also send every committed record (pads excepted) on COM2
+// and consume it from the ring at once (docs/transfer-format.md).
+void set_serial_transport(bool on);
+
 // The handler variant `cpu` runs now.
 Variant variant_of(uint32_t cpu);
 

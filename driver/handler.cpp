@@ -10,8 +10,14 @@
 #include "driver/park_miller.h"
 #include "firmware/pal_abi.h"
 #include "kernel/palcalls.h"
+#include "kernel/traps.h"
 
 extern "C" {
+// The variants' entries (driver/fast_handler.S).
+void dcpi_entry_cycles();
+void dcpi_entry_mux();
+void dcpi_entry_value();
+void dcpi_entry_trace();
 alignas(64) dcpi::driver::CpuHot dcpi_cpu_hot[dcpi::kMaxCpus];
 alignas(64) dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
@@ -94,14 +100,16 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
   return period;
 }
 
-void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+// The C++ form of dcpi_entry_cycles (driver/fast_handler.S); the fast path
+// hands it the samples it does not do itself (flushing, full buffer).
+void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
   record(hot, pc, hot.event);
   reload(hot);
 }
 
 // Time multiplexing (DCPI §4.1): the sample belongs to the event that was
 // counting; then counter 0 moves on to the next event of the list.
-void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
   record(hot, pc, hot.event);
   uint32_t next = hot.mux_index + 1u;
   if (next == hot.mux_count) next = 0;
@@ -114,9 +122,11 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
   reload(hot);
 }
 
-// Seed 001's value sampling will interpret instructions here; until then the
-// hook only counts its calls and takes the cycles path.
-void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+// Seed 001's value sampling will interpret instructions here, reading the
+// interrupted context's registers from `frame` (the full TrapFrame saved by
+// kernel/entry.S entry_counter_full); until then the hook only counts its
+// calls and takes the cycles path.
+void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
   ++g_aux[hot.cpu].value_calls;
   record(hot, pc, hot.event);
   reload(hot);
@@ -124,7 +134,7 @@ void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
 
 // The skeleton's tools and the period/e2e tests: cycles path plus the raw
 // (PC, PS) log and the drawn/observed period trace.
-void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed) {
+void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed, kernel::TrapFrame*) {
   record(hot, pc, hot.event);
   SampleLog& log = dcpi_sample_logs[hot.cpu];
   if (log.written < kSampleLogCapacity) {
@@ -142,6 +152,10 @@ void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed) {
 
 constexpr Handler kHandlers[] = {cycles_handler, mux_handler, value_handler, trace_handler};
 static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == static_cast<uint32_t>(Variant::kCount));
+// What CpuHot::handler points at, by Variant (DCPI §4.2 "specialized versions").
+constexpr HandlerEntry kEntries[] = {dcpi_entry_cycles, dcpi_entry_mux, dcpi_entry_value,
+                                     dcpi_entry_trace};
+static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<uint32_t>(Variant::kCount));
 
 }  // namespace
 
@@ -173,24 +187,32 @@ void apply_config(CpuHot& hot) {
   if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
   hot.event = event;
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
-  hot.handler = kHandlers[static_cast<uint32_t>(variant)];
+  hot.handler = kEntries[static_cast<uint32_t>(variant)];
 }
 
 void counter_start(CpuHot& hot) {
+  // PALcode delivers this line in a1 with every overflow (palcode/README.md).
+  kernel::pal::wrperfmon(PERFMON_SET_CONTEXT, reinterpret_cast<uint64_t>(&hot));
   g_aux[hot.cpu].last_period = reload(hot);  // with the counter off: just loads it
   kernel::pal::wrperfmon(PERFMON_ENABLE, 1);
 }
 
-// The entry from the kernel's interrupt dispatch. RPCC at entry and exit:
-// under icount it counts instructions exactly (handler_cycles).
-void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles) {
+}  // namespace dcpi::driver
+
+// The counter interrupt for the C++ variants, with the full TrapFrame
+// (kernel/entry.S entry_counter_full). RPCC at entry and exit: under icount
+// it counts instructions exactly (handler_cycles).
+extern "C" void dcpi_counter_interrupt(uint64_t variant, dcpi::driver::CpuHot* hot,
+                                       uint64_t observed, kernel::TrapFrame* frame) {
+  using namespace dcpi::driver;
   const uint64_t start = kernel::pal::rpcc();
-  CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
-  hot.handler(hot, pc, ps, observed_cycles);
-  DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
+  kHandlers[variant](*hot, frame->pc, frame->ps, observed, frame);
+  dcpi::DriverCpuStats& stats = dcpi_driver_stats[hot->cpu];
   ++stats.interrupts;
   stats.handler_cycles += static_cast<uint32_t>(kernel::pal::rpcc() - start);  // RPCC: 32 bits
 }
+
+namespace dcpi::driver {
 
 void sampler_context_switch(uint32_t pid) {
   dcpi_cpu_hot[kernel::pal::whami()].pid = static_cast<uint16_t>(pid);
@@ -203,7 +225,7 @@ uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {
 
 Variant variant_of(uint32_t cpu) {
   for (uint32_t v = 0; v < static_cast<uint32_t>(Variant::kCount); ++v)
-    if (dcpi_cpu_hot[cpu].handler == kHandlers[v]) return static_cast<Variant>(v);
+    if (dcpi_cpu_hot[cpu].handler == kEntries[v]) return static_cast<Variant>(v);
   return Variant::kCount;
 }
 

@@ -11,9 +11,14 @@
 #include <cstdint>
 
 #include "driver/events.h"
+#include "driver/hot_layout.h"
 #include "driver/sample_log.h"
 #include "driver/sampler.h"
 #include "driver/transfer_ring.h"
+
+namespace kernel {
+struct TrapFrame;
+}
 
 namespace dcpi::driver {
 
@@ -30,7 +35,14 @@ static_assert(kCpuEntries * sizeof(SampleEntry) == 512 * 1024);
 static_assert((kBuckets & (kBuckets - 1)) == 0, "bucket index is hash & mask");
 
 struct CpuHot;
-using Handler = void (*)(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed);
+// A C++ handler variant, called from the full-frame path (kernel/entry.S
+// entry_counter_full) with the interrupted context's complete TrapFrame
+// (value sampling reads registers from it).
+using Handler = void (*)(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed,
+                         kernel::TrapFrame* frame);
+// What CpuHot::handler points at: an assembly entry (driver/fast_handler.S)
+// that the kernel's interrupt entry jumps to with a1 = &CpuHot.
+using HandlerEntry = void (*)();
 
 // Mux list length held in the hot line (events.h has 8 events; the 21164's
 // mux configuration rotated a handful of them on one counter, DCPI §4.1).
@@ -40,7 +52,7 @@ struct alignas(64) CpuHot {
   SampleEntry* table;                 // this CPU's hash table (kBuckets buckets)
   SampleEntry* cursor;                // next free slot of the active overflow buffer
   SampleEntry* limit;                 // end of the active overflow buffer
-  Handler handler;                    // the specialized variant now in use
+  HandlerEntry handler;               // the specialized variant now in use (its entry)
   uint32_t seed;                      // Park–Miller state (DCPI §4.1.1)
   uint32_t bucket_mask;               // read-only copy: kBuckets - 1
   uint32_t period_base;               // read-only copy: period = base + [0, range)
@@ -59,6 +71,33 @@ struct alignas(64) CpuHot {
 };
 static_assert(sizeof(CpuHot) == 64, "one cache line per CPU (DCPI §4.2.2)");
 static_assert(alignof(CpuHot) == 64, "aligned to a cache line (DCPI §4.2.2)");
+// The assembly fast path's view (driver/hot_layout.h).
+static_assert(offsetof(CpuHot, table) == HOT_TABLE);
+static_assert(offsetof(CpuHot, cursor) == HOT_CURSOR);
+static_assert(offsetof(CpuHot, limit) == HOT_LIMIT);
+static_assert(offsetof(CpuHot, handler) == HOT_HANDLER);
+static_assert(offsetof(CpuHot, seed) == HOT_SEED);
+static_assert(offsetof(CpuHot, bucket_mask) == HOT_BUCKET_MASK);
+static_assert(offsetof(CpuHot, period_base) == HOT_PERIOD_BASE);
+static_assert(offsetof(CpuHot, period_range) == HOT_PERIOD_RANGE);
+static_assert(offsetof(CpuHot, pid) == HOT_PID_EVENT &&
+              offsetof(CpuHot, event) == HOT_PID_EVENT + 2);
+static_assert(offsetof(CpuHot, flushing) == HOT_FLUSHING);
+static_assert(offsetof(CpuHot, evict) == HOT_EVICT);
+static_assert(offsetof(CpuHot, cpu) == HOT_CPU);
+static_assert(sizeof(DriverCpuStats) == 1u << STATS_SHIFT);
+static_assert(offsetof(DriverCpuStats, interrupts) == STATS_INTERRUPTS);
+static_assert(offsetof(DriverCpuStats, hits) == STATS_HITS);
+static_assert(offsetof(DriverCpuStats, misses) == STATS_MISSES);
+static_assert(offsetof(DriverCpuStats, evictions) == STATS_EVICTIONS);
+static_assert(offsetof(DriverCpuStats, handler_cycles) == STATS_HANDLER_CYCLES);
+static_assert(offsetof(SampleEntry, pc) == ENTRY_PC && offsetof(SampleEntry, count) == ENTRY_COUNT);
+static_assert(offsetof(SampleEntry, pid) == ENTRY_PID_EVENT &&
+              offsetof(SampleEntry, event) == ENTRY_PID_EVENT + 2);
+static_assert(static_cast<uint32_t>(Variant::kCycles) == VARIANT_CYCLES &&
+              static_cast<uint32_t>(Variant::kMux) == VARIANT_MUX &&
+              static_cast<uint32_t>(Variant::kValue) == VARIANT_VALUE &&
+              static_cast<uint32_t>(Variant::kTrace) == VARIANT_TRACE);
 
 }  // namespace dcpi::driver
 

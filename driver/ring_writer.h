@@ -72,11 +72,20 @@ class RingWriter {
     crc = crc32c_update(crc, header + 1, header->payload_bytes);
     header->crc = crc;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);  // record before head (wmb)
-    __atomic_store_n(&h.head, h.head + record_span(header->payload_bytes), __ATOMIC_RELEASE);
+    const uint64_t span = record_span(header->payload_bytes);
+    const bool pad = header->type == static_cast<uint16_t>(RecordType::kPad);
+    __atomic_store_n(&h.head, h.head + span, __ATOMIC_RELEASE);
     ++records_written_;
+    if (mirror_ != nullptr && !pad) mirror_(reinterpret_cast<const uint8_t*>(header), span);
   }
 
   uint64_t records_written() const { return records_written_; }
+
+  // Called with every committed record except pads (header + payload,
+  // padded to kRecordAlignment, exactly the ring bytes): the serial
+  // transport (docs/transfer-format.md "Serial stream").
+  using Mirror = void (*)(const uint8_t* record, uint64_t bytes);
+  void set_mirror(Mirror mirror) { mirror_ = mirror; }
 
  private:
   uint8_t* start(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch) {
@@ -95,6 +104,7 @@ class RingWriter {
 
   TransferRing& ring_;
   uint64_t records_written_ = 0;
+  Mirror mirror_ = nullptr;
 };
 
 }  // namespace dcpi

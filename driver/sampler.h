@@ -34,9 +34,10 @@ void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config);
 // Program counter 0 with a fresh random period and enable it (this CPU).
 void sampler_start();
 void sampler_stop();
-// The counter-overflow interrupt (IPL 6): record the sample, reload.
-// observed_cycles: cycles from the start of the count to delivery (PALcode).
-void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles);
+// The counter-overflow interrupt (IPL 6) does not come through here: the
+// kernel's interrupt entry jumps to the handler entry named in this CPU's
+// line (driver/fast_handler.S; the C++ variants via kernel/entry.S
+// entry_counter_full and dcpi_counter_interrupt in driver/handler.cpp).
 
 // The scheduler tells the driver which process now runs on this CPU (called
 // with interrupts at IPL >= 5 on every context switch; pid 0 = kernel/idle).

@@ -60,6 +60,12 @@
 #define PERFMON_READ 5
 #define PERFMON_WRITE 6
 #define PERFMON_ENABLE_CLEAR 7
+/* Ours (palcode/README.md): a1 = a per-CPU context (the driver's CpuHot
+ * line) that PALcode delivers in a1 with counter 0's overflow interrupt. */
+#define PERFMON_SET_CONTEXT 8
+/* CALL_PAL rtiperf (ours): a0 = cycles until counter 0's next overflow;
+ * re-arms counter 0 and returns from the interrupt frame like rti. */
+#define CALL_PAL_RTIPERF 0x3b
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */
 #define PERFMON_CTR0_SHIFT 48
 #define PERFMON_CTR0_WIDTH 16
@@ -80,5 +86,6 @@
 
 #define KSEG_BASE 0xfffffc0000000000
 #define COM1_KSEG 0xfffffd01fc0003f8
+#define COM2_KSEG 0xfffffd01fc0002f8 /* the serial transport (docs/transfer-format.md) */
 
 #endif

@@ -6,6 +6,7 @@ namespace firmware {
 namespace {
 
 volatile uint8_t* const com1 = reinterpret_cast<volatile uint8_t*>(COM1_KSEG);
+volatile uint8_t* const com2 = reinterpret_cast<volatile uint8_t*>(COM2_KSEG);
 constexpr int kLineStatus = 5;
 constexpr uint8_t kTransmitterEmpty = 0x20;
 
@@ -21,6 +22,14 @@ void uart_write(const char* text, uint64_t length) {
   for (uint64_t i = 0; i < length; ++i) {
     if (text[i] == '\n') uart_put_char('\r');
     uart_put_char(text[i]);
+  }
+}
+
+void uart2_write_bytes(const uint8_t* bytes, uint64_t length) {
+  for (uint64_t i = 0; i < length; ++i) {
+    while ((com2[kLineStatus] & kTransmitterEmpty) == 0) {
+    }
+    com2[0] = bytes[i];
   }
 }
 

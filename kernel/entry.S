@@ -6,6 +6,7 @@
  * and return with rti. The callee-saved s0-s6 are saved too, so that the
  * frame holds the complete user register state (new processes start from a
  * built frame; value sampling reads registers from it). */
+#include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
 
 	.set	noat
@@ -117,7 +118,43 @@ trap_return:
 	call_pal 0x3f
 	.end	trap_return
 
-	TRAP_ENTRY entry_interrupt, handle_interrupt
+/* Interrupts. The performance counter (a0 == INT_PERFCTR) is tested first
+ * and goes, before anything is saved, to the driver's handler entry that its
+ * per-CPU line names (a1 = that CpuHot, registered with wrperfmon 8): the
+ * cycles variant is an assembly fast path that saves only what it uses
+ * (driver/fast_handler.S); the others come back to entry_counter_full. */
+	.globl	entry_interrupt
+	.align	4
+	.ent	entry_interrupt
+entry_interrupt:
+	subq	$16, INT_PERFCTR, $16
+	beq	$16, 1f
+	addq	$16, INT_PERFCTR, $16
+	SAVE_ALL
+	mov	$30, $19
+	jsr	$26, handle_interrupt
+	br	$31, trap_return
+1:	ldq	$16, HOT_HANDLER($17)
+	jmp	$31, ($16)
+	.end	entry_interrupt
+
+/* The counter interrupt with the full TrapFrame, for the C++ variants (and
+ * the cycles fast path's rare cases): a0 = variant, a1 = CpuHot, a2 =
+ * observed period; gp may have been used as a scratch register. Calls
+ * dcpi_counter_interrupt(variant, hot, observed, frame) (driver/handler.cpp);
+ * value sampling reads the interrupted registers from the frame. */
+	.globl	entry_counter_full
+	.align	4
+	.ent	entry_counter_full
+entry_counter_full:
+	br	$29, 1f
+1:	ldgp	$29, 0($29)
+	SAVE_ALL
+	mov	$30, $19
+	jsr	$26, dcpi_counter_interrupt
+	br	$31, trap_return
+	.end	entry_counter_full
+
 	TRAP_ENTRY entry_arithmetic, handle_arithmetic_trap
 	TRAP_ENTRY entry_memory_fault, handle_memory_fault
 	TRAP_ENTRY entry_instruction_fault, handle_instruction_fault

@@ -53,7 +53,7 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 }
 
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
-// halt=1, profile=0|1, period=CYCLES, period_range=CYCLES.
+// halt=1, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial.
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
   for (uint64_t i = 0; i < kCommandLineBytes && line[i];) {
@@ -72,6 +72,8 @@ BootOptions parse_command_line(const char* line) {
       options.profiler.enabled = !(length > 8 && word[8] == '0');
     } else if (starts_with(word, "period=")) {
       options.profiler.period_base = static_cast<uint32_t>(parse_number(word + 7, length - 7));
+    } else if (starts_with(word, "transport=")) {
+      options.profiler.serial = starts_with(word + 10, "serial");
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "samples=")) {

@@ -53,6 +53,7 @@ void start(const Options& options) {
       kprintf("dcpi-kernel: period %u+%u refused (status %ld); keeping the default\n",
               options.period_base, options.period_range, status);
   }
+  if (options.serial) dcpi::driver::set_serial_transport(true);
   if (spawn_kernel_thread(daemon_main, nullptr, "dcpid") == 0) panic("cannot start dcpid");
   if (options.enabled) dcpi::driver::start_all();
   __atomic_store_n(&running, true, __ATOMIC_RELEASE);

@@ -15,6 +15,7 @@ struct Options {
   bool enabled = true;        // profile=0 turns sampling off (unprofiled baselines)
   uint32_t period_base = 0;   // period=N: 0 keeps the driver's default (60K)
   uint32_t period_range = 0;  // period_range=N
+  bool serial = false;        // transport=serial: records also go out on COM2
 };
 
 // After the scheduler and secondary CPUs are up: configure, start sampling

@@ -98,7 +98,7 @@ void run(const char* name, uint64_t samples) {
   if (equals(name, "ipi")) {
     test_ipi();
   } else if (driver_selftest::run(name, samples)) {
-    // period, spread, blindspot, iplspot, conservation, control, bench
+    // period, spread, blindspot, iplspot, conservation, control, bench, mpcounter
   } else if (equals(name, "traps")) {
     test_traps();
   } else if (equals(name, "kthreads")) {

@@ -67,6 +67,10 @@
 #define ptCtrValue	54	/* counter 0 while disabled (16 bits) */
 #define ptCtrMux	55
 #define ptMces		56
+#define ptPerfCtx	57	/* wrperfmon 8: delivered in a1 with counter 0's overflow */
+#define ptTimerAck	58	/* 1 << (MISC_ITINTR_SHIFT + cpu): this CPU's timer flag */
+#define ptMiscAddr	59	/* physical address of the Typhoon MISC register */
+#define ptAlarmStale	60	/* nonzero: ALARM not re-armed since a counter delivery */
 
 #define mfpr	hw_mfpr
 #define mtpr	hw_mtpr
@@ -152,9 +156,33 @@ pal_interprocessor_interrupt:
 	br	$31, pal_ipi_body
 
 	.org	0x0180
+/* The counter-0 overflow is the hot path (DCPI §4.1: "this path must be
+ * cheap"), tested first and delivered from here: acknowledge the timer flag,
+ * restart the count at the overflow time with the wrap deadline, push the
+ * OSF/1 frame, enter the kernel. The ALARM is NOT re-armed here: the
+ * handler runs at IPL 6, where no clock interrupt can be taken anyway, and
+ * ends either with rtiperf (which re-arms with the new period) or with a
+ * wrperfmon write and rti, both of which re-arm; ptAlarmStale makes a plain
+ * rti re-arm too, so a handler that does not reload still sees the counter
+ * wrap and keep counting (palcode/README.md). */
 pal_clock_interrupt:
 	mfpr	p0, prVmtime		/* first: the time of delivery */
-	br	$31, pal_clock_body
+	mfpr	p1, ptCtrDeadline
+	beq	p1, pal_clock_body	/* counter 0 disabled */
+	cmpule	p1, p0, p2
+	beq	p2, pal_clock_body	/* not the counter: the tick */
+	mfpr	p2, ptTimerAck
+	mfpr	p3, ptMiscAddr
+	hw_stq/p p2, 0(p3)		/* the flag stays asserted until cleared */
+	mfpr	p3, ptCtrStart
+	mtpr	p1, ptCtrStart		/* the counter wraps and keeps counting */
+	subq	p0, p3, p4		/* ns since the count began */
+	ldah	p3, CTR0_WRAP_NS_HI(p1)
+	mtpr	p3, ptCtrDeadline
+	mtpr	p3, ptAlarmStale
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	br	$31, pal_counter_deliver
 
 	.org	0x0200
 pal_device_interrupt:
@@ -327,6 +355,26 @@ pal_rdusp:
 	mfpr	v0, prUsp
 	hw_rei
 
+/* rtiperf (ours, palcode/README.md): a wrperfmon write and an rti in one
+ * PAL entry, for the driver's counter-interrupt fast path. a0 = cycles until
+ * counter 0's next overflow (1 .. 2^16 = 2^16 - the 21164 reset value); the
+ * count starts now. Re-arms the ALARM, then returns from the frame as rti. */
+	CALL_PAL_PRIV(0x3b)
+pal_rtiperf:
+	mfpr	p0, prVmtime
+	mfpr	p1, ptCtrDeadline
+	beq	p1, pal_rti_rearm	/* counter disabled meanwhile: a plain rti */
+	s4addq	a0, p0, p1		/* now + cycles * 4 ns */
+	mtpr	p0, ptCtrStart
+	mtpr	p1, ptCtrDeadline
+	mfpr	p2, ptTickDeadline
+	beq	p2, 1f
+	cmpult	p2, p1, p3
+	cmovne	p3, p2, p1
+1:	mtpr	p1, prAlarm
+	mtpr	$31, ptAlarmStale
+	br	$31, pal_rti_frame
+
 	CALL_PAL_PRIV(0x3c)
 pal_whami:
 	mfpr	v0, ptCpu
@@ -351,6 +399,9 @@ pal_wtint:
 
 	CALL_PAL_PRIV(0x3f)
 pal_rti:
+	mfpr	p4, ptAlarmStale
+	bne	p4, pal_rti_rearm
+pal_rti_frame:
 	ldq	p4, PAL_FRAME_PS($30)
 	ldq	p5, PAL_FRAME_PC($30)
 	ldq	$29, PAL_FRAME_GP($30)
@@ -426,6 +477,14 @@ pal_reset_body:
 	mtpr	$31, ptCtrValue
 	mtpr	$31, ptCtrMux
 	mtpr	$31, ptMces
+	mtpr	$31, ptPerfCtx
+	mtpr	$31, ptAlarmStale
+	lda	p2, (1 << MISC_ITINTR_SHIFT)($31)
+	sll	p2, p1, p2
+	mtpr	p2, ptTimerAck
+	CCHIP	p3
+	lda	p3, TYPHOON_MISC(p3)
+	mtpr	p3, ptMiscAddr
 	bne	p1, pal_park
 	/* Boot CPU: a0 = memory size, a1 = CPU count, a2 = 0 (CPU number). */
 	mfpr	p0, prTrapArg1		/* kernel entry */
@@ -519,19 +578,17 @@ pal_rearm_alarm:
 	cmpult	p2, p1, p3
 	cmovne	p3, p2, p1
 2:	mtpr	p1, prAlarm
+	mtpr	$31, ptAlarmStale
 	ret	$31, (p7)
 
-/* The ALARM fired: p0 = virtual time at delivery. Acknowledge the Typhoon
- * timer flag (it stays asserted until cleared), then deliver whichever
- * logical timer expired; the counter first (higher IPL). If both expired,
- * the ALARM is re-armed in the past and the tick follows after the rti. */
+/* The ALARM fired and counter 0 is not due (pal_clock_interrupt delivers it
+ * first, at the higher IPL): p0 = virtual time at delivery. Acknowledge the
+ * Typhoon timer flag, then deliver the tick if it expired. If both expired,
+ * the counter went first and the re-arm at its rti/rtiperf sets the ALARM in
+ * the past, so the tick follows as soon as the IPL drops. */
 pal_clock_body:
 	ACK_MISC MISC_ITINTR_SHIFT
-	mfpr	p1, ptCtrDeadline
-	beq	p1, 1f
-	cmpule	p1, p0, p2
-	bne	p2, pal_counter_overflow
-1:	mfpr	p1, ptTickDeadline
+	mfpr	p1, ptTickDeadline
 	beq	p1, pal_spurious_clock
 	cmpule	p1, p0, p2
 	beq	p2, pal_spurious_clock
@@ -554,27 +611,23 @@ pal_spurious_clock:
 	bsr	p7, pal_rearm_alarm
 	hw_rei
 
-/* Counter 0 overflowed: p0 = now, p1 = overflow time. The counter wraps and
- * keeps counting, as on the 21164, unless the handler writes a new value.
- * a2 = cycles from the start of this count to delivery (the observed
- * period; larger than the programmed one when the overflow was held back
- * in PALmode or at high IPL — DCPI's blind spots). */
-pal_counter_overflow:
-	mfpr	p3, ptCtrStart
-	subq	p0, p3, p4
-	srl	p4, 2, p4		/* ns -> cycles: icount shift=2 */
-	mtpr	p1, ptCtrStart
-	ldah	p3, CTR0_WRAP_NS_HI($31)
-	addq	p1, p3, p3
-	mtpr	p3, ptCtrDeadline
-	bsr	p7, pal_rearm_alarm
-	mfpr	p0, prPS
-	mfpr	p6, prExcAddr
+/* Counter 0 overflowed (from pal_clock_interrupt): p0 = PS, p6 = exc_addr,
+ * p4 = ns from the start of the count to delivery. a1 = the context the
+ * kernel registered with wrperfmon 8 (its per-CPU driver line; counter 0 is
+ * the only counter). a2 = the observed period in cycles: larger than the
+ * programmed one when the overflow was held back in PALmode or at high IPL
+ * (DCPI's blind spots). */
+pal_counter_deliver:
 	KERNEL_FRAME p0, p6, p2
 	lda	a0, INT_PERFCTR($31)
-	mov	$31, a1			/* counter 0 */
-	mov	p4, a2
+	mfpr	a1, ptPerfCtx
+	srl	p4, 2, a2		/* ns -> cycles: icount shift=2 */
 	ENTER_KERNEL ptEntInt, IPL_PERFCTR, p2
+
+/* rti after a counter delivery whose handler did not reload: re-arm. */
+pal_rti_rearm:
+	bsr	p7, pal_rearm_alarm
+	br	$31, pal_rti_frame
 
 pal_rti_to_user:
 	mtpr	p3, prPS		/* user mode, IPL 0 */
@@ -727,6 +780,8 @@ pal_wrperfmon_body:
 	bne	p1, pal_perfmon_options
 	cmpeq	a0, PERFMON_FREQ, p1
 	bne	p1, pal_perfmon_freq
+	cmpeq	a0, PERFMON_SET_CONTEXT, p1
+	bne	p1, pal_perfmon_set_context
 pal_perfmon_refuse:
 	lda	v0, PERFMON_REFUSED($31)
 	hw_rei
@@ -793,6 +848,10 @@ pal_perfmon_options:
 
 pal_perfmon_freq:
 	bne	a1, pal_perfmon_refuse	/* only the full 16-bit counter */
+	hw_rei
+
+pal_perfmon_set_context:		/* ours: a1 is delivered in a1 on overflow */
+	mtpr	a1, ptPerfCtx
 	hw_rei
 
 pal_no_kernel_message:

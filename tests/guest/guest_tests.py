@@ -439,6 +439,108 @@ def case_user_loadmap():
            "exit record with the wait status")
 
 
+def case_mpcounter():
+    """Counter 0 is built on the virtual-clock ALARM; with -icount in
+    round-robin mode the virtual clock advances with every CPU's
+    instructions. So on N busy CPUs a CPU is interrupted every ~period
+    cycles of virtual time (cycles are time, as on a real machine), while it
+    retires only its share of those cycles: about period/N of its own
+    instructions per interrupt (docs/qemu-deviations.md)."""
+    chunk = 8008  # spread_loop(1000): 8000 + call/return + the loop's rpcc test
+    mean_period = 62 * 1024
+    for cpus in (1, 4):
+        rows = [{k: int(v) for k, v in r.items()} for r in values(
+            boot(cpus, "test=mpcounter samples=16"),
+            r"DCPI-TEST mpcounter cpu=(?P<cpu>\d+) chunks=(?P<chunks>\d+) "
+            r"elapsed=(?P<elapsed>\d+) interrupts=(?P<interrupts>\d+)")]
+        expect(len(rows) == cpus and all(r["interrupts"] > 100 for r in rows),
+               f"{cpus} CPU(s) sampled busy loops")
+        per_interrupt = [r["elapsed"] / r["interrupts"] for r in rows]
+        # Virtual time between interrupts: the period (plus the handler), and
+        # on several CPUs a delivery can wait for the other vCPUs' round-robin slice.
+        expect(all(mean_period <= p <= 1.12 * mean_period for p in per_interrupt),
+               f"{cpus} CPU(s): RPCC cycles per interrupt ~ the period: "
+               f"{[round(p) for p in per_interrupt]}")
+        elapsed = sum(r["elapsed"] for r in rows) / cpus
+        own = sum(r["chunks"] * chunk for r in rows)
+        expect(0.97 <= own / elapsed <= 1.03,
+               f"{cpus} CPU(s): the virtual clock counts all CPUs' instructions "
+               f"(sum of own instructions / elapsed = {own / elapsed:.3f})")
+        own_per_interrupt = own / sum(r["interrupts"] for r in rows)
+        ratio = own_per_interrupt * cpus / (sum(per_interrupt) / cpus)
+        expect(0.9 <= ratio <= 1.1,
+               f"{cpus} CPU(s): own instructions per interrupt {own_per_interrupt:.0f} "
+               f"~ period / {cpus} (ratio {ratio:.3f})")
+
+
+def case_serial():
+    """Issue 5: transport=serial sends every ring record on COM2 (a TCP
+    listener here); `dcpi ingest --from-file` decodes the capture. Every
+    record must be accepted and the samples must add up to what the kernel
+    says it handed to the daemon and wrote (kernel/profiler.cpp finish)."""
+    import socket
+    import tempfile
+    import threading
+    build = os.path.dirname(os.path.abspath(GUEST))
+    initrd = os.path.join(GUEST, "workloads", "initrd.cpio")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    captured = bytearray()
+
+    def receive():
+        connection, _ = listener.accept()
+        with connection:
+            while chunk := connection.recv(1 << 16):
+                captured.extend(chunk)
+
+    reader = threading.Thread(target=receive, daemon=True)
+    reader.start()
+    command = machine.qemu_command(PALCODE, KERNEL, 2,
+                                   "init=/bin/init script=/etc/copy.mix halt=1 transport=serial "
+                                   "period=4096 period_range=1024",
+                                   initrd=initrd, serial2_port=port)
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          errors="replace", timeout=240)
+    reader.join(timeout=30)
+    listener.close()
+    text = done.stdout.replace("\r\n", "\n")
+    expect(done.returncode == 0 and "DCPI-DONE" in text, "the copy mix ran with transport=serial")
+    cpus = values(text, r"dcpi-kernel: cpu (?P<cpu>\d+) interrupts (?P<interrupts>\d+) hits \d+ "
+                        r"misses \d+ to_daemon (?P<to_daemon>\d+) dropped (?P<dropped>\d+)")
+    ring = values(text, r"dcpi-kernel: ring records (?P<records>\d+) samples (?P<samples>\d+) "
+                        r"dropped records (?P<drecords>\d+) samples (?P<dsamples>\d+)")
+    expect(len(cpus) == 2 and len(ring) == 1, "the kernel printed its per-CPU and ring totals")
+    to_daemon = sum(int(c["to_daemon"]) for c in cpus)
+    interrupts = sum(int(c["interrupts"]) for c in cpus)
+    dropped = sum(int(c["dropped"]) for c in cpus)
+    expect(interrupts > 1000 and interrupts == to_daemon + dropped,
+           f"all {interrupts} samples reached the daemon after the final flush")
+    expect(int(ring[0]["dsamples"]) == 0 and int(ring[0]["samples"]) == to_daemon,
+           "the daemon wrote every sample (nothing dropped at the ring)")
+    expect(len(captured) > 0 and captured[:4] == b"DCPR", f"{len(captured)} bytes captured on COM2")
+    with tempfile.TemporaryDirectory() as tmp:
+        capture = os.path.join(tmp, "com2.bin")
+        with open(capture, "wb") as f:
+            f.write(captured)
+        out = subprocess.run([os.path.join(build, "dcpi"), "ingest", "--from-file", capture,
+                              "--db", os.path.join(tmp, "db"), "--json"],
+                             capture_output=True, text=True, timeout=120)
+        expect(out.returncode == 0, f"dcpi ingest accepted the capture: {out.stderr.strip()[-200:]}")
+        import json
+        summary = json.loads(out.stdout)
+    print("ingest:", summary)
+    rejected = {k: v for k, v in summary.items()
+                if k in ("records_rejected", "load_map_rejected", "bad_magic", "bad_crc", "truncated",
+                         "oversized", "bad_payload_size", "unknown_type", "records_lost",
+                         "duplicates", "skipped_bytes")}
+    expect(len(rejected) == 11, "ingest reported every rejection counter")
+    expect(all(v == 0 for v in rejected.values()), f"no rejected, lost or skipped records: {rejected}")
+    expect(summary.get("samples") == to_daemon,
+           f"ingested samples {summary.get('samples')} = the kernel's total {to_daemon}")
+
+
 CASES = {
     "boot1": lambda: case_boot(1),
     "boot2": lambda: case_boot(2),
@@ -461,6 +563,8 @@ CASES = {
     "user_smp": case_user_smp,
     "user_loadmap": case_user_loadmap,
     "user_fp": case_user_fp,
+    "serial": case_serial,
+    "mpcounter": case_mpcounter,
 }
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
     "                [--period CYCLES [--period-range CYCLES]] [--events cycles] [--no-profile]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
-    "                [--interval SECONDS] [--timeout SECONDS] [--gdb-port PORT] [--quiet] "
-    "[--json]\n"
+    "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
+    "[--gdb-port PORT] [--json]\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -33,6 +33,8 @@ const std::string_view kRunUsage =
     "  --period-range  width of the uniform random period (default 4096 = 4K)\n"
     "  --events     what to count; the emulated machine counts only cycles\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
+    "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
+    "               sends the same records on its second serial port (COM2)\n"
     "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
     "  --quiet      do not echo the guest console or progress\n";
 
@@ -105,6 +107,10 @@ RunOptions parse_run_options(const ParsedOptions& options) {
   run.profile = !options.flag("no-profile");
   run.pull_interval_seconds = options.seconds("interval", 0.5);
   run.timeout_seconds = options.seconds("timeout", 900);
+  const std::string transport = options.value("transport").value_or("gdb");
+  if (transport != "gdb" && transport != "serial")
+    throw UsageError("--transport is gdb or serial, not '" + transport + "'");
+  run.transport = transport == "serial" ? Transport::kSerial : Transport::kGdb;
   if (options.value("gdb-port"))
     run.gdb_port = static_cast<uint16_t>(parse_count(options, "gdb-port", 0, 1024, 65535));
   return run;
@@ -128,9 +134,12 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
   }
   std::cout << "dcpi run: " << t.samples << " samples (" << t.entries << " entries, "
             << t.unknown_samples << " unknown = " << unknown << "%) from " << run.machine.cpus
-            << " CPUs in " << result.guest_cycles << " guest cycles, stored in "
-            << run.database.string() << " epoch " << result.epoch_base << "\n"
-            << "dcpi run: " << t.records << " records in " << result.pulls << " pulls; rejected "
+            << " CPUs"
+            << (result.guest_cycles ? " in " + std::to_string(result.guest_cycles) + " guest cycles"
+                                    : std::string())
+            << ", stored in " << run.database.string() << " epoch " << result.epoch_base << "\n"
+            << "dcpi run: " << t.records << " records in " << result.pulls
+            << (run.transport == Transport::kSerial ? " reads" : " pulls") << "; rejected "
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
             << result.ring_samples_dropped << " samples)\n";
@@ -139,10 +148,11 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
 }  // namespace
 
 int run_run_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments, {{"mix", "workloads", "cpus", "db", "epoch", "period",
-                                           "period-range", "events", "build", "palcode", "kernel",
-                                           "initrd", "memory", "interval", "timeout", "gdb-port"},
-                                          {"no-profile", "quiet", "json"}});
+  const ParsedOptions options(
+      arguments,
+      {{"mix", "workloads", "cpus", "db", "epoch", "period", "period-range", "events", "build",
+        "palcode", "kernel", "initrd", "memory", "interval", "timeout", "gdb-port", "transport"},
+       {"no-profile", "quiet", "json"}});
   RunOptions run = parse_run_options(options);
   if (!options.flag("quiet")) {
     run.console = &std::cerr;

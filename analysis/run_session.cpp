@@ -1,6 +1,7 @@
 #include "analysis/run_session.h"
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -138,11 +139,107 @@ void pull_until_done(const RunOptions& options, qemu::QemuProcess& qemu, GdbClie
   }
 }
 
+// The serial transport: QEMU's COM2 connects to our listener and the guest's
+// daemon sends every record there (docs/transfer-format.md, serial framing).
+class SerialListener {
+ public:
+  SerialListener() {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        listen(listen_fd_, 1) != 0 ||
+        getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw std::runtime_error(std::string("cannot listen for COM2: ") + std::strerror(errno));
+    port_ = ntohs(address.sin_port);
+  }
+  ~SerialListener() {
+    if (fd_ >= 0) close(fd_);
+    if (listen_fd_ >= 0) close(listen_fd_);
+  }
+  uint16_t port() const { return port_; }
+  // Waits up to `seconds` for bytes (accepting QEMU's connection first);
+  // returns them, empty on timeout, and sets `closed` at end of stream.
+  std::vector<uint8_t> read(double seconds, bool& closed) {
+    pollfd p{fd_ >= 0 ? fd_ : listen_fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(seconds * 1000)) <= 0) return {};
+    if (fd_ < 0) {
+      fd_ = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      return {};
+    }
+    std::vector<uint8_t> bytes(1 << 16);
+    const ssize_t n = ::read(fd_, bytes.data(), bytes.size());
+    closed = n <= 0;
+    bytes.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return bytes;
+  }
+
+ private:
+  int listen_fd_ = -1;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+};
+
+RunResult& run_over_serial(const RunOptions& options, RunResult& result) {
+  result.epoch_base = choose_epoch_base(options);
+  SerialListener listener;
+  qemu::MachineConfig machine = options.machine;
+  machine.append = kernel_command_line(options);
+  machine.serial2_port = listener.port();
+  qemu::check_machine_config(machine);
+  ProfileDatabaseWriter writer(options.database);
+  ProfileBuilder builder;
+  builder.set_epoch_base(result.epoch_base);
+  StreamDecoder decoder;
+  qemu::QemuProcess qemu(qemu::qemu_command(machine), options.console);
+  const auto start = Clock::now();
+  bool done = false, closed = false;
+  auto quiet_since = Clock::now();
+  auto last_merge = Clock::now();
+  while (!closed) {
+    const std::vector<uint8_t> bytes = listener.read(0.05, closed);
+    for (const TransferRecord& record : decoder.feed(bytes)) builder.add_record(record);
+    if (!bytes.empty()) {
+      ++result.pulls;
+      quiet_since = Clock::now();
+    }
+    // Merged about every interval: little waits in memory, few rewrites.
+    if (Clock::now() - last_merge > std::chrono::duration<double>(options.pull_interval_seconds)) {
+      builder.flush(writer);
+      last_merge = Clock::now();
+    }
+    qemu.pump(0);
+    done = done || qemu.console().find(kDoneMarker) != std::string::npos;
+    // After DCPI-DONE the final flush is on its way; stop once the line is quiet.
+    if (done && Clock::now() - quiet_since > std::chrono::milliseconds(500)) break;
+    if (!qemu.running() ||
+        std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds) {
+      builder.flush(writer);
+      fail_with_console(qemu.running() ? "the workload did not finish in time"
+                                       : "QEMU " + qemu.exit_description() +
+                                             " before the workload finished (everything "
+                                             "received before is in the database)",
+                        qemu);
+    }
+  }
+  for (const TransferRecord& record : decoder.finish()) builder.add_record(record);
+  builder.add_decode_stats(decoder.stats());
+  builder.flush(writer);
+  result.totals = builder.totals();
+  result.decode = decoder.stats();
+  result.console = qemu.console();
+  qemu.kill();
+  return result;
+}
+
 }  // namespace
 
 std::string kernel_command_line(const RunOptions& options) {
   std::string line = "init=/bin/init script=" + options.script;
   if (!options.profile) line += " profile=0";
+  if (options.transport == Transport::kSerial) line += " transport=serial";
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);
     line += " period_range=" + std::to_string(options.period_range);
@@ -153,6 +250,7 @@ std::string kernel_command_line(const RunOptions& options) {
 RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
   RunResult local;
   RunResult& result = partial ? *partial : local;
+  if (options.transport == Transport::kSerial) return run_over_serial(options, result);
   result.epoch_base = choose_epoch_base(options);
   qemu::MachineConfig machine = options.machine;
   machine.append = kernel_command_line(options);

@@ -16,6 +16,10 @@
 
 namespace dcpi {
 
+// How profile records leave the guest (docs/transfer-format.md): the GDB
+// stub reading the ring in memory, or the second serial port (COM2).
+enum class Transport { kGdb, kSerial };
+
 struct RunOptions {
   qemu::MachineConfig machine;  // palcode, kernel, initrd, cpus, memory
   std::string script;           // /etc/NAME.mix, or "copy,stream" (init runs /bin/copy, ...)
@@ -26,14 +30,15 @@ struct RunOptions {
   bool profile = true;  // false: an unprofiled run (overhead baselines)
   double pull_interval_seconds = 0.5;
   double timeout_seconds = 900;
+  Transport transport = Transport::kGdb;
   std::optional<uint16_t> gdb_port;  // default: a free loopback port
   std::ostream* console = nullptr;   // echo of the guest console
   std::ostream* progress = nullptr;  // progress lines
 };
 
 struct RunResult {
-  uint64_t epoch_base = 0;  // database epoch = epoch_base + guest epoch
-  uint64_t pulls = 0;
+  uint64_t epoch_base = 0;    // database epoch = epoch_base + guest epoch
+  uint64_t pulls = 0;         // GDB pulls, or serial reads
   uint64_t guest_cycles = 0;  // at the last pull (all CPUs' instructions under icount)
   IngestTotals totals;
   DecodeStats decode;

@@ -8,8 +8,8 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/ring_writer.h"
-#include "kernel/clock.h"
 #include "firmware/uart.h"
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/load_map.h"
 #include "kernel/palcalls.h"
@@ -309,8 +309,8 @@ void ring_consume_all() {
 }
 
 namespace {
-// The serial transport: every record the daemon commits to the ring, pads
-// excepted, goes out on COM2 verbatim (docs/transfer-format.md "Serial
+// The serial transport: every record the daemon commits to the ring goes
+// out on COM2 verbatim (a pad as its header alone) (docs/transfer-format.md "Serial
 // stream"); the ring then only stages it, so the daemon consumes it at once
 // (the host does not pull the ring in this mode and it never fills).
 void send_on_com2(const uint8_t* record, uint64_t bytes) {
@@ -328,8 +328,9 @@ void set_serial_transport(bool on) {
     const auto* header = reinterpret_cast<const RecordHeader*>(dcpi_transfer_ring.data +
                                                                (at & (kTransferRingBytes - 1)));
     const uint64_t span = record_span(header->payload_bytes);
-    if (header->type != static_cast<uint16_t>(RecordType::kPad))
-      firmware::uart2_write_bytes(reinterpret_cast<const uint8_t*>(header), span);
+    RingWriter::mirror_record(*header, span,
+                              header->type == static_cast<uint16_t>(RecordType::kPad),
+                              firmware::uart2_write_bytes);
     at += span;
   }
   ring_consume_all();

@@ -76,14 +76,30 @@ class RingWriter {
     const bool pad = header->type == static_cast<uint16_t>(RecordType::kPad);
     __atomic_store_n(&h.head, h.head + span, __ATOMIC_RELEASE);
     ++records_written_;
-    if (mirror_ != nullptr && !pad) mirror_(reinterpret_cast<const uint8_t*>(header), span);
+    if (mirror_ != nullptr) mirror_record(*header, span, pad, mirror_);
+  }
+
+  // Sends one committed record to `mirror`. A pad goes as its header alone
+  // (payload_bytes 0, its own CRC): it fills nothing on a stream, but its
+  // sequence number keeps the numbering contiguous for the reader.
+  static void mirror_record(const RecordHeader& header, uint64_t span, bool pad,
+                            void (*mirror)(const uint8_t*, uint64_t)) {
+    if (!pad) {
+      mirror(reinterpret_cast<const uint8_t*>(&header), span);
+      return;
+    }
+    RecordHeader stub = header;
+    stub.payload_bytes = 0;
+    stub.crc = 0;
+    stub.crc = crc32c(&stub, sizeof stub);
+    mirror(reinterpret_cast<const uint8_t*>(&stub), sizeof stub);
   }
 
   uint64_t records_written() const { return records_written_; }
 
-  // Called with every committed record except pads (header + payload,
-  // padded to kRecordAlignment, exactly the ring bytes): the serial
-  // transport (docs/transfer-format.md "Serial stream").
+  // Called with every committed record (header + payload, padded to
+  // kRecordAlignment, exactly the ring bytes; pads as their header alone):
+  // the serial transport (docs/transfer-format.md "Serial stream").
   using Mirror = void (*)(const uint8_t* record, uint64_t bytes);
   void set_mirror(Mirror mirror) { mirror_ = mirror; }
 

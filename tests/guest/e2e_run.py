@@ -6,6 +6,7 @@ host pulls the transfer ring over the GDB stub into a profile database.
                                 exactly the samples the driver delivered, the
                                 copy program is the hottest user image, and
                                 `dcpi db check` passes
+  e2e_run.py BUILD_DIR serial   the copy case over the serial transport (COM2)
   e2e_run.py BUILD_DIR errors   usage and environment errors: uncountable
                                 events, bad options, missing images, a GDB port
                                 already in use, an unwritable or locked database
@@ -42,9 +43,9 @@ def image_samples(show_text):
     return {m[1]: int(m[2]) for m in re.finditer(r"cycles (\S+) \[[0-9a-f]*\]: (\d+) samples", show_text)}
 
 
-def case_copy(db):
-    done = subprocess.run([DCPI, "run", "--workloads", "copy", "--cpus", "1", "--db", db, "--json"],
-                          capture_output=True, text=True, timeout=600)
+def case_copy(db, extra=(), cpus="1"):
+    done = subprocess.run([DCPI, "run", "--workloads", "copy", "--cpus", cpus, "--db", db, "--json",
+                           *extra], capture_output=True, text=True, timeout=600)
     expect(done.returncode == 0, f"dcpi run exits 0 ({done.stderr[-300:]!r})")
     summary = json.loads(done.stdout)
     console = done.stderr
@@ -63,6 +64,19 @@ def case_copy(db):
     expect(sum(images.values()) == summary["samples"], "per-image totals add up to the run's samples")
     check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
     expect(check.returncode == 0, f"dcpi db check passes: {check.stdout.strip()}")
+    images = ":".join(os.path.join(BUILD, "guest", d) for d in ("workloads", "kernel", "palcode"))
+    prof = subprocess.run([DCPI, "prof", "--db", db, "--images", images, "--json"],
+                          capture_output=True, text=True)
+    rows = json.loads(prof.stdout)["rows"] if prof.returncode == 0 else []
+    user_rows = [r for r in rows if r["image_path"].startswith("/bin/")]
+    expect(user_rows and user_rows[0]["procedure"].startswith("copy_loop"),
+           f"dcpi prof puts the copy loop on top of the user procedures "
+           f"({[(r['procedure'], r['samples']) for r in user_rows[:3]]})")
+
+
+def case_serial(db):
+    """The same through the second transport: records on COM2."""
+    case_copy(db, ("--transport", "serial"), cpus="2")
 
 
 def qemu_children(parent):
@@ -144,7 +158,7 @@ def case_errors(db):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        {"copy": case_copy, "killed": case_killed, "errors": case_errors}[CASE](os.path.join(tmp, "db"))
+        {"copy": case_copy, "killed": case_killed, "errors": case_errors, "serial": case_serial}[CASE](os.path.join(tmp, "db"))
     return 1 if failures else 0
 
 

@@ -23,5 +23,11 @@ int run_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kDbUsage;
 int run_bench_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kBenchDbUsage;
+int run_calc_command(const std::vector<std::string>& arguments);
+extern const std::string_view kCalcUsage;
+int run_score_command(const std::vector<std::string>& arguments);
+extern const std::string_view kScoreUsage;
+int run_bench_calc_command(const std::vector<std::string>& arguments);
+extern const std::string_view kBenchCalcUsage;
 
 }  // namespace dcpi

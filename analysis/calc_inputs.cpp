@@ -52,8 +52,10 @@ bool names_image(const ImageIdentity& identity, const std::string& name) {
 // file name in the --images directories, checked by build-id.
 std::string find_elf(const ImageIdentity& identity, const std::string& directories) {
   for (const std::string& directory : split(directories, ':')) {
-    const fs::path candidate = fs::path(directory) / basename(identity.path);
-    if (fs::is_regular_file(candidate)) return candidate.string();
+    for (const std::string& name : {basename(identity.path), basename(identity.path) + ".elf"}) {
+      const fs::path candidate = fs::path(directory) / name;
+      if (fs::is_regular_file(candidate)) return candidate.string();
+    }
   }
   throw std::runtime_error("no ELF file for " + identity.path +
                            ": give its path as --image or its directory with --images DIR[:DIR]");
@@ -105,7 +107,13 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
   if (!found)
     throw std::runtime_error("no cycles samples for image '" + image + "' in " +
                              db.directory().string() + " (see 'dcpi db show')");
-  if (!code) code = CodeImage::open(find_elf(samples.identity, options.value("images").value_or(".")), mode);
+  if (!code) {
+    code = CodeImage::open(find_elf(samples.identity, options.value("images").value_or(".")), mode);
+    if (!same_image(samples.identity, *code))
+      throw std::runtime_error(code->path() + " is not the image profiled as " +
+                               samples.identity.path + " (build-id " + samples.identity.build_id +
+                               " expected)");
+  }
   samples.epochs = epochs;
   samples.cpus = cpus.size();
 

@@ -21,7 +21,7 @@ CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode
   image.path_ = path;
   const std::string base = path.substr(path.find_last_of('/') + 1);
   image.mode_ = mode.value_or(base.find("palcode") != std::string::npos ? isa::DecodeMode::kPalcode
-                                                                         : isa::DecodeMode::kUser);
+                                                                        : isa::DecodeMode::kUser);
   for (CodeSection& section : read_code_sections(path)) {
     image.code_bytes_ += 4 * section.words.size();
     image.sections_.push_back({section.address, std::move(section.words)});
@@ -89,8 +89,8 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
     if (procedure.start < s.address || procedure.end > s.address + 4 * s.words.size()) continue;
     const size_t first = (procedure.start - s.address) / 4;
     const size_t count = (procedure.end - procedure.start) / 4;
-    result.records = calc::decode_records(
-        std::span<const uint32_t>(s.words).subspan(first, count), procedure.start, mode_);
+    result.records = calc::decode_records(std::span<const uint32_t>(s.words).subspan(first, count),
+                                          procedure.start, mode_);
     break;
   }
   result.indirect_jumps = calc::resolve_indirect_jumps(result.records);

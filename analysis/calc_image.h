@@ -27,7 +27,7 @@ struct ProcedureRange {
 
 struct ProcedureCode {
   ProcedureRange range;
-  std::vector<calc::InstructionRecord> records;   // tail calls already rewritten
+  std::vector<calc::InstructionRecord> records;    // tail calls already rewritten
   std::vector<calc::IndirectJump> indirect_jumps;  // every jmp, classified
   std::vector<uint64_t> extra_entries;             // e.g. the entry after the ldgp prologue
 };

@@ -68,9 +68,12 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
   const std::string image = options.required("image");
   std::optional<isa::DecodeMode> mode;
   if (const auto m = options.value("mode")) {
-    if (*m == "pal") mode = isa::DecodeMode::kPalcode;
-    else if (*m == "user") mode = isa::DecodeMode::kUser;
-    else throw UsageError("--mode must be pal or user, not '" + *m + "'");
+    if (*m == "pal")
+      mode = isa::DecodeMode::kPalcode;
+    else if (*m == "user")
+      mode = isa::DecodeMode::kUser;
+    else
+      throw UsageError("--mode must be pal or user, not '" + *m + "'");
   }
 
   std::vector<uint64_t> epochs = db.epochs();

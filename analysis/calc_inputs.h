@@ -20,11 +20,11 @@ namespace dcpi {
 double default_mean_period();
 
 struct ImageSamples {
-  ImageIdentity identity;           // the image in the database
-  std::vector<uint64_t> epochs;     // epochs read
-  calc::SamplesByAddress cycles;    // CYCLES samples per ELF address, all PIDs and CPUs
-  double total = 0;                 // in the image
-  size_t cpus = 0;                  // CPUs with driver statistics in those epochs
+  ImageIdentity identity;         // the image in the database
+  std::vector<uint64_t> epochs;   // epochs read
+  calc::SamplesByAddress cycles;  // CYCLES samples per ELF address, all PIDs and CPUs
+  double total = 0;               // in the image
+  size_t cpus = 0;                // CPUs with driver statistics in those epochs
 };
 
 struct CalcInputs {

@@ -115,8 +115,8 @@ std::string json_address(uint64_t value) { return "\"0x" + hex(value) + "\""; }
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
   out << "image:  " << context.db_image;
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
-  out << "\nmodel:  " << model << "\nepochs: " << context.epochs
-      << "; mean sampling period " << fixed(context.period, 1) << " cycles";
+  out << "\nmodel:  " << model << "\nepochs: " << context.epochs << "; mean sampling period "
+      << fixed(context.period, 1) << " cycles";
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
   if (context.qemu_model && context.cpus > 1)
@@ -149,9 +149,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     out << "\n*** Block " << b << " [" << hex(block.start) << ", " << hex(block.end) << "): " << n
         << " instructions, class " << block.frequency_class;
     if (block.frequency) {
-      out << ", frequency " << fixed(*block.frequency, 1) << " ("
-          << to_string(block.confidence) << ", " << block.method << ") = "
-          << fixed(*block.frequency * context.period, 0) << " executions\n";
+      out << ", frequency " << fixed(*block.frequency, 1) << " (" << to_string(block.confidence)
+          << ", " << block.method << ") = " << fixed(*block.frequency * context.period, 0)
+          << " executions\n";
     } else {
       out << ", frequency unknown\n";
     }
@@ -171,7 +171,11 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
       out << pad(hex(line.address), 10) << "  " << pad(untab(line.text), 30)
           << rpad(fixed(line.samples, 0), 8)
           << rpad(block.frequency ? fixed(*block.frequency, 1) : "-", 10)
-          << rpad(line.cpi ? fixed(*line.cpi, 1) + "cy" : "-", 9) << "  ";
+          << rpad(line.head_cycles == 0 && line.samples == 0 ? ""
+                  : line.cpi                                 ? fixed(*line.cpi, 1) + "cy"
+                                                             : "-",
+                  9)
+          << "  ";
       if (line.head_cycles == 0) out << "(dual issue)";
       for (uint64_t culprit : line.culprits) out << hex(culprit) << ' ';
       out << '\n';
@@ -205,8 +209,8 @@ void print_calc_summary(const CalcReport& report, std::ostream& out) {
       << "\n***\n";
   for (const char* name : kStaticOrder) {
     const auto found = s.static_stalls.find(name);
-    out << "*** " << pad(name, 20) << percent(found == s.static_stalls.end() ? 0 : found->second, total)
-        << '\n';
+    out << "*** " << pad(name, 20)
+        << percent(found == s.static_stalls.end() ? 0 : found->second, total) << '\n';
   }
   out << "*** -----\n*** " << pad("Subtotal static", 20) << percent(s.static_total, total) << '\n';
   out << "*** -----\n*** " << pad("Total stall", 20)
@@ -225,8 +229,8 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   out << "{\n  \"procedure\": " << json_quote(report.procedure)
       << ",\n  \"image\": " << json_quote(context.image)
       << ",\n  \"db_image\": " << json_quote(context.db_image)
-      << ",\n  \"model\": " << json_quote(report.model)
-      << ",\n  \"model_has_dynamic_stalls\": " << (report.model_has_dynamic_stalls ? "true" : "false")
+      << ",\n  \"model\": " << json_quote(report.model) << ",\n  \"model_has_dynamic_stalls\": "
+      << (report.model_has_dynamic_stalls ? "true" : "false")
       << ",\n  \"note\": " << json_quote(report.no_dynamic_stalls_note)
       << ",\n  \"epochs\": " << json_quote(context.epochs)
       << ",\n  \"period\": " << json_number(context.period) << ",\n  \"cpus\": " << context.cpus
@@ -235,8 +239,8 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   for (size_t k = 0; k < report.indirect_jumps.size(); ++k) {
     const IndirectJump& j = report.indirect_jumps[k];
     out << (k ? ", " : "") << "{\"address\": " << json_address(j.address)
-        << ", \"kind\": " << json_quote(to_string(j.kind)) << ", \"table_load\": "
-        << (j.table_load ? json_address(*j.table_load) : "null") << "}";
+        << ", \"kind\": " << json_quote(to_string(j.kind))
+        << ", \"table_load\": " << (j.table_load ? json_address(*j.table_load) : "null") << "}";
   }
   out << "],\n  \"summary\": {\"samples\": " << json_number(s.samples)
       << ", \"image_samples\": " << json_number(s.image_samples)
@@ -250,8 +254,8 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
       << ", \"net_sampling_error\": " << json_number(s.net_sampling_error) << ", \"dynamic\": {";
   bool first = true;
   for (const auto& [cause, range] : s.dynamic) {
-    out << (first ? "" : ", ") << json_quote(cause_name(cause)) << ": ["
-        << json_number(range.first) << ", " << json_number(range.second) << "]";
+    out << (first ? "" : ", ") << json_quote(cause_name(cause)) << ": [" << json_number(range.first)
+        << ", " << json_number(range.second) << "]";
     first = false;
   }
   out << "}, \"static\": {";
@@ -305,8 +309,8 @@ void print_calc_overview(const std::vector<CalcOverviewRow>& rows, const CalcCon
                          const std::string& model, std::ostream& out) {
   print_calc_header(context, model, out);
   out << '\n'
-      << rpad("Samples", 10) << rpad("Best CPI", 10) << rpad("Actual CPI", 12)
-      << rpad("Blocks", 8) << "  Procedure\n";
+      << rpad("Samples", 10) << rpad("Best CPI", 10) << rpad("Actual CPI", 12) << rpad("Blocks", 8)
+      << "  Procedure\n";
   for (const CalcOverviewRow& row : rows) {
     const bool known = row.instructions > 0;
     out << rpad(fixed(row.samples, 0), 10)

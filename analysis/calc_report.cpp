@@ -99,7 +99,8 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
   }
   if (half_cycle_lines) {
     line.static_half_cycles = static_half_cycles(analysis.schedules[b], i);
-    if (line.static_half_cycles > 0 && line.static_letters.empty()) line.static_letters.push_back('s');
+    if (line.static_half_cycles > 0 && line.static_letters.empty())
+      line.static_letters.push_back('s');
   }
   if (stall) {
     line.dynamic_cycles = stall->cycles;
@@ -115,34 +116,46 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
 }
 
 std::string method_of(const ProcedureAnalysis& analysis, ClassId c) {
-  if (analysis.frequencies.propagated[c]) return std::string(to_string(EstimateMethod::kPropagation));
+  if (analysis.frequencies.propagated[c])
+    return std::string(to_string(EstimateMethod::kPropagation));
   return std::string(to_string(analysis.class_estimates[c].method));
 }
 
-void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, BlockId b,
-                    const std::vector<const DynamicStall*>& stalls) {
-  const std::optional<double> f = analysis.block_frequency(b);
+// Figure 4's tallies for one block, in samples (cycles × F). Static stalls
+// are counted as the listing draws them, half a cycle per bubble line, so a
+// lost dual-issue slot costs half a cycle.
+void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, const CalcBlock& out,
+                    BlockId b, const std::vector<const DynamicStall*>& stalls) {
+  const std::optional<double> f = out.frequency;
   if (!f || *f <= 0) return;
   const BlockSchedule& schedule = analysis.schedules[b];
   summary.best_case += *f * schedule.best_case_cycles;
   summary.instructions += *f * schedule.instructions.size();
   for (size_t i = 0; i < schedule.instructions.size(); ++i) {
-    for (const StaticStall& s : schedule.instructions[i].stalls) {
-      if (s.cycles == 0) continue;  // a lost issue slot costs no cycle of its own
-      summary.static_stalls[static_name(s)] += *f * s.cycles;
-      summary.static_total += *f * s.cycles;
+    const CalcInstruction& line = out.instructions[i];
+    if (line.static_half_cycles > 0) {
+      const StaticStall* first =
+          schedule.instructions[i].stalls.empty() ? nullptr : &schedule.instructions[i].stalls[0];
+      const double cycles = *f * line.static_half_cycles / 2.0;
+      summary.static_stalls[first ? static_name(*first) : "Slotting"] += cycles;
+      summary.static_total += cycles;
     }
-    if (const DynamicStall* stall = stalls[i]) {
-      const double cycles = *f * stall->cycles;
-      summary.dynamic_total += cycles;
-      if (stall->unexplained()) summary.unexplained_stall += cycles;
-      for (const CulpritCandidate& c : stall->candidates) {
-        auto& [low, high] = summary.dynamic[c.cause];
-        const double bound =
-            c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;
-        high += bound;
-        if (stall->candidates.size() == 1) low += bound;
-      }
+    const DynamicStall* stall = stalls[i];
+    if (!stall) continue;
+    const double cycles = *f * stall->cycles;
+    summary.dynamic_total += cycles;
+    if (stall->unexplained()) summary.unexplained_stall += cycles;
+    // One share per cause, however many instructions it points at.
+    std::map<DynamicStallCause, double> bounds;
+    for (const CulpritCandidate& c : stall->candidates) {
+      const double bound =
+          c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;
+      bounds[c.cause] = std::max(bounds[c.cause], bound);
+    }
+    for (const auto& [cause, bound] : bounds) {
+      auto& [low, high] = summary.dynamic[cause];
+      high += bound;
+      if (bounds.size() == 1) low += bound;
     }
   }
 }
@@ -180,7 +193,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
       out.samples += analysis.samples[b][i];
     }
     summary.samples += out.samples;
-    add_to_summary(summary, analysis, b, stalls);
+    add_to_summary(summary, analysis, out, b, stalls);
     // Unexplained gain: only where the machine can stall at all (§6.3); on
     // QEMU every deviation from F·M_i is sampling error.
     if (report.model_has_dynamic_stalls && out.frequency && *out.frequency > 0) {

@@ -25,14 +25,14 @@ struct CalcInstruction {
   uint64_t address = 0;
   std::string text;
   double samples = 0;
-  uint32_t head_cycles = 0;            // M_i (0: issued with its predecessor)
-  std::optional<double> cpi;           // C_i = S_i / F
-  std::string static_letters;          // why it waited statically (or could not pair)
-  int static_half_cycles = 0;          // half-cycle lines for static stalls / lost slots
-  std::string dynamic_letters;         // the culprits of its dynamic stall
-  double dynamic_cycles = 0;           // per execution, beyond M_i (0 if none)
-  std::vector<uint64_t> culprits;      // instructions that may have caused a stall
-  bool unexplained = false;            // a dynamic stall with every cause ruled out
+  uint32_t head_cycles = 0;        // M_i (0: issued with its predecessor)
+  std::optional<double> cpi;       // C_i = S_i / F
+  std::string static_letters;      // why it waited statically (or could not pair)
+  int static_half_cycles = 0;      // half-cycle lines for static stalls / lost slots
+  std::string dynamic_letters;     // the culprits of its dynamic stall
+  double dynamic_cycles = 0;       // per execution, beyond M_i (0 if none)
+  std::vector<uint64_t> culprits;  // instructions that may have caused a stall
+  bool unexplained = false;        // a dynamic stall with every cause ruled out
 };
 
 struct CalcBlock {
@@ -59,14 +59,14 @@ struct CalcClass {
 // a stall with one remaining candidate counts in both, one with several only
 // in the max of each.
 struct CalcSummary {
-  double samples = 0;             // in the procedure
-  double image_samples = 0;       // in the whole image (for "% of all samples")
-  double best_case = 0;           // Σ F·M_i
-  double instructions = 0;        // Σ F·n (executed instructions per period)
+  double samples = 0;        // in the procedure
+  double image_samples = 0;  // in the whole image (for "% of all samples")
+  double best_case = 0;      // Σ F·M_i
+  double instructions = 0;   // Σ F·n (executed instructions per period)
   std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;
   double unexplained_stall = 0;
-  double unexplained_gain = 0;    // samples below F·M_i (≤ 0)
-  double dynamic_total = 0;       // stalls + gain
+  double unexplained_gain = 0;                  // samples below F·M_i (≤ 0)
+  double dynamic_total = 0;                     // stalls + gain
   std::map<std::string, double> static_stalls;  // "Slotting", "Ra dependency", ...
   double static_total = 0;
   double execution = 0;           // best case minus static stalls

@@ -102,8 +102,9 @@ int run_bench_calc_command(const std::vector<std::string>& arguments) {
           << ", \"instructions\": " << r.instructions
           << ", \"procedures_missing_edges\": " << r.missing_edges
           << ", \"load_seconds\": " << r.load_seconds
-          << ", \"analysis_seconds\": " << r.analysis_seconds << ", \"seconds_per_mb\": "
-          << (mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0) << "}";
+          << ", \"analysis_seconds\": " << r.analysis_seconds
+          << ", \"seconds_per_mb\": " << (mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0)
+          << "}";
     }
     out << "]}\n";
     if (!out) throw std::runtime_error("cannot write " + *path);

@@ -96,8 +96,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     std::cout << "]}\n";
   } else {
     print_calc_overview(rows, context, std::string(inputs.model->name()), std::cout);
-    std::cout << "(" << inputs.code.procedures().size() << " procedures analysed, "
-              << rows.size() << " with samples)\n";
+    std::cout << "(" << inputs.code.procedures().size() << " procedures analysed, " << rows.size()
+              << " with samples)\n";
   }
   return 0;
 }

@@ -51,8 +51,8 @@ void print_histogram_json(const calc::ErrorHistogram& h, std::ostream& out) {
         << h.weight(bucket);
     first = false;
   }
-  out << "}, \"within_5\": " << h.fraction_within(5) << ", \"within_10\": "
-      << h.fraction_within(10) << ", \"within_15\": " << h.fraction_within(15) << "}";
+  out << "}, \"within_5\": " << h.fraction_within(5) << ", \"within_10\": " << h.fraction_within(10)
+      << ", \"within_15\": " << h.fraction_within(15) << "}";
 }
 
 }  // namespace
@@ -70,7 +70,8 @@ int run_score_command(const std::vector<std::string>& arguments) {
   std::ifstream in(counts_path);
   if (!in) throw std::runtime_error("cannot open " + counts_path);
   std::string error;
-  if (!calc::read_ground_truth(in, truth, error)) throw std::runtime_error(counts_path + ": " + error);
+  if (!calc::read_ground_truth(in, truth, error))
+    throw std::runtime_error(counts_path + ": " + error);
 
   std::vector<const ProcedureRange*> procedures;
   if (const auto name = options.value("procedure")) {

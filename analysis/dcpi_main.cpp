@@ -28,8 +28,8 @@ const std::array kCommands = {
             dcpi::kCalcUsage, dcpi::run_calc_command},
     Command{"score", "frequency estimates against exact counts (Figures 8 and 9)",
             dcpi::kScoreUsage, dcpi::run_score_command},
-    Command{"bench-calc", "benchmark dcpi calc's analysis per MB of code",
-            dcpi::kBenchCalcUsage, dcpi::run_bench_calc_command},
+    Command{"bench-calc", "benchmark dcpi calc's analysis per MB of code", dcpi::kBenchCalcUsage,
+            dcpi::run_bench_calc_command},
     Command{"help", "show this list, or a command's usage: dcpi help COMMAND",
             "usage: dcpi help [COMMAND]\n", run_help},
 };

@@ -3,7 +3,9 @@
 // assembled copy loop (fixtures/copy_fig2.S).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 
 #include "analysis/calc_inputs.h"
 #include "calc/copy_loop_fixture.h"
@@ -21,12 +23,15 @@ class CalcCli : public ::testing::Test {
     elf_ = testing::fixture_path("copy_fig2.elf");
     if (elf_.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";
     ProfileDatabaseWriter writer(db());
-    const ImageIdentity image{.build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
+    const ImageIdentity image{
+        .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
     std::vector<ProfileRow> rows;
     const std::vector<double> samples = calc::testing::copy_loop_samples();
     for (size_t i = 0; i < samples.size(); ++i)
       if (samples[i] > 0)
-        rows.push_back({.pid = 7, .cpu = 0, .address = 0x9810 + 4 * i,
+        rows.push_back({.pid = 7,
+                        .cpu = 0,
+                        .address = 0x9810 + 4 * i,
                         .count = static_cast<uint64_t>(samples[i])});
     writer.merge_profile(1, image, 0, rows);
     EpochMetadata meta{.epoch = 1};
@@ -43,9 +48,10 @@ class CalcCli : public ::testing::Test {
 };
 
 TEST_F(CalcCli, Ev5ListingHasFigure2sBestCaseBubblesAndCulprits) {
-  const auto r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2",
-                           "--model", "ev5"});
+  const auto r = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--model", "ev5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;  // the example in docs/calc.md
   EXPECT_NE(r.out.find("model:  alpha-21164 (EV5)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("*** Best-case 8/13 = 0.62CPI"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(dual issue)"), std::string::npos);
@@ -53,7 +59,8 @@ TEST_F(CalcCli, Ev5ListingHasFigure2sBestCaseBubblesAndCulprits) {
   // write-buffer bubbles shortened to three lines.
   const size_t at = r.out.find("9834        stq");
   ASSERT_NE(at, std::string::npos) << r.out;
-  const std::string before = r.out.substr(r.out.rfind("9830        stq", at), at - r.out.rfind("9830        stq", at));
+  const std::string before =
+      r.out.substr(r.out.rfind("9830        stq", at), at - r.out.rfind("9830        stq", at));
   EXPECT_NE(before.find("\n          s\n"), std::string::npos) << before;
   EXPECT_NE(before.find("          dDw ... "), std::string::npos) << before;
   EXPECT_NE(r.out.substr(at, r.out.find('\n', at) - at).find("981c"), std::string::npos);

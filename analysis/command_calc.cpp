@@ -8,6 +8,7 @@
 #include "analysis/calc_inputs.h"
 #include "analysis/calc_render.h"
 #include "analysis/commands.h"
+#include "analysis/demangle.h"
 #include "analysis/sample_profile.h"
 
 namespace dcpi {
@@ -56,7 +57,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         analyze_code(inputs.code, *procedure, *inputs.model, inputs.samples.cycles);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
     const CalcReport report =
-        build_calc_report(procedure->name, result.analysis, culprits, *inputs.model,
+        build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
@@ -74,7 +75,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
     if (report.summary.samples <= 0) continue;
-    rows.push_back({.procedure = procedure.name,
+    rows.push_back({.procedure = demangle(procedure.name),
                     .samples = report.summary.samples,
                     .best_case = report.summary.best_case,
                     .instructions = report.summary.instructions,

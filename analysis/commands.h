@@ -25,6 +25,12 @@ int run_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kDbUsage;
 int run_bench_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kBenchDbUsage;
+int run_calc_command(const std::vector<std::string>& arguments);
+extern const std::string_view kCalcUsage;
+int run_score_command(const std::vector<std::string>& arguments);
+extern const std::string_view kScoreUsage;
+int run_bench_calc_command(const std::vector<std::string>& arguments);
+extern const std::string_view kBenchCalcUsage;
 
 // Reports over the profile database (DCPI §3; docs/reports.md).
 int run_prof_command(const std::vector<std::string>& arguments);

@@ -36,6 +36,12 @@ const std::array kCommands = {
             dcpi::run_diff_command},
     Command{"export", "write samples as pprof profile.proto (gzipped) or JSON", dcpi::kExportUsage,
             dcpi::run_export_command},
+    Command{"calc", "per-instruction frequency, CPI, stalls and culprits of a procedure",
+            dcpi::kCalcUsage, dcpi::run_calc_command},
+    Command{"score", "frequency estimates against exact counts (Figures 8 and 9)",
+            dcpi::kScoreUsage, dcpi::run_score_command},
+    Command{"bench-calc", "benchmark dcpi calc's analysis per MB of code", dcpi::kBenchCalcUsage,
+            dcpi::run_bench_calc_command},
     Command{"help", "show this list, or a command's usage: dcpi help COMMAND",
             "usage: dcpi help [COMMAND]\n", run_help},
 };

@@ -45,7 +45,8 @@ bool has_local_target(const InstructionRecord& insn) {
 
 }  // namespace
 
-ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure) {
+ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
+                           std::span<const uint64_t> extra_entries) {
   ControlFlowGraph cfg;
   if (procedure.empty()) return cfg;
   const uint64_t first = procedure.front().address;
@@ -53,6 +54,8 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure) {
   auto inside = [&](uint64_t address) { return first <= address && address < end; };
 
   std::set<uint64_t> leaders{first};
+  for (uint64_t address : extra_entries)
+    if (inside(address) && address % 4 == first % 4) leaders.insert(address);
   for (size_t i = 0; i < procedure.size(); ++i) {
     const InstructionRecord& insn = procedure[i];
     if (has_local_target(insn) && inside(*insn.branch_target)) leaders.insert(*insn.branch_target);
@@ -75,6 +78,11 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure) {
                                   last.control_flow == ControlFlow::kHalt;
   }
   for (BasicBlock& block : blocks) cfg.add_block(std::move(block));
+  for (uint64_t address : extra_entries) {
+    const BlockId b = cfg.block_at(address);
+    if (b != cfg.entry() && b < cfg.blocks().size() && cfg.block(b).start == address)
+      cfg.add_entry(b);
+  }
 
   for (BlockId id = 0; id < cfg.blocks().size(); ++id) {
     const InstructionRecord& last = cfg.block(id).instructions.back();

@@ -38,6 +38,10 @@ class ControlFlowGraph {
   BlockId add_block(BasicBlock block);
   EdgeId add_edge(BlockId from, BlockId to, EdgeKind kind = EdgeKind::kTaken);
   void mark_missing_edges() { missing_edges_ = true; }
+  // A second way in besides entry(), e.g. Alpha's local entry point after the
+  // ldgp prologue (callers in the same image bsr to procedure + 8). Its
+  // callers are outside the CFG, like the entry's.
+  void add_entry(BlockId block) { extra_entries_.push_back(block); }
 
   const std::vector<BasicBlock>& blocks() const { return blocks_; }
   const std::vector<CfgEdge>& edges() const { return edges_; }
@@ -46,6 +50,7 @@ class ControlFlowGraph {
   // An unresolved indirect jump: the edges out of it are unknown (§6.1.1).
   bool missing_edges() const { return missing_edges_; }
   BlockId entry() const { return 0; }
+  const std::vector<BlockId>& extra_entries() const { return extra_entries_; }
   // The block holding `address`, or blocks().size() if none does.
   BlockId block_at(uint64_t address) const;
 
@@ -53,6 +58,7 @@ class ControlFlowGraph {
   std::vector<BasicBlock> blocks_;
   std::vector<CfgEdge> edges_;
   bool missing_edges_ = false;
+  std::vector<BlockId> extra_entries_;
 };
 
 // Splits a procedure's instructions (consecutive, ascending addresses, 4 bytes
@@ -60,7 +66,9 @@ class ControlFlowGraph {
 // transfer, and connects them. Calls end a block and fall through (the
 // callee returns); branches that leave [first, last] end the procedure; an
 // indirect jump marks the CFG as missing edges (§6.1.1: we do not yet
-// analyse the instructions before it to find its targets).
-ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure);
+// analyse the instructions before it to find its targets). `extra_entries`
+// are addresses where control also enters from outside (they start blocks).
+ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
+                           std::span<const uint64_t> extra_entries = {});
 
 }  // namespace dcpi::calc

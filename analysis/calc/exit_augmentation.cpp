@@ -60,8 +60,11 @@ ExitAugmentation augment_for_exit(const ControlFlowGraph& cfg) {
   const size_t n = cfg.blocks().size();
   if (n == 0) return result;
   result.from_virtual_start.push_back(cfg.entry());
+  for (BlockId b : cfg.extra_entries())
+    if (!result.has_virtual_predecessor(b)) result.from_virtual_start.push_back(b);
   for (BlockId b = 0; b < n; ++b) {
-    if (b != cfg.entry() && cfg.block(b).incoming.empty()) result.from_virtual_start.push_back(b);
+    if (!result.has_virtual_predecessor(b) && cfg.block(b).incoming.empty())
+      result.from_virtual_start.push_back(b);
     if (cfg.block(b).leaves_procedure || cfg.block(b).outgoing.empty())
       result.to_virtual_end.push_back(b);
   }

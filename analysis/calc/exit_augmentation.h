@@ -14,7 +14,8 @@
 namespace dcpi::calc {
 
 struct ExitAugmentation {
-  std::vector<BlockId> from_virtual_start;  // entry first, then blocks without predecessors
+  std::vector<BlockId>
+      from_virtual_start;               // entry first, extra entries, blocks without predecessors
   std::vector<BlockId> to_virtual_end;  // blocks that leave, dead ends, then one per infinite loop
   std::vector<BlockId>
       infinite_loop_exits;  // the subset of to_virtual_end added for infinite loops

@@ -1,0 +1,70 @@
+// The code of one executable image as dcpicalc needs it (DCPI §6.1.1: "the
+// CFG is built by extracting the code for a procedure from the executable
+// image"): procedures from the ELF symbol table, their words decoded into
+// InstructionRecords by analysis/calc/isa_adapter.h.
+//
+// Deliberately small: procedures and code only. Symbolization with source
+// lines and image lookup by build-id belong to the report tools' image
+// resolver; this interface can sit on top of it later.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/calc/instruction_record.h"
+#include "analysis/calc/isa_adapter.h"
+#include "isa/instruction.h"
+
+namespace dcpi {
+
+struct ProcedureRange {
+  std::string name;
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+};
+
+struct ProcedureCode {
+  ProcedureRange range;
+  std::vector<calc::InstructionRecord> records;    // tail calls already rewritten
+  std::vector<calc::IndirectJump> indirect_jumps;  // every jmp, classified
+  std::vector<uint64_t> extra_entries;             // e.g. the entry after the ldgp prologue
+};
+
+class CodeImage {
+ public:
+  // Reads the ELF file's code sections and symbols (throws ElfError).
+  // `mode`: isa::DecodeMode::kPalcode for the PALcode image; by default it is
+  // chosen from the file name ("palcode" in it) — PALcode mode is what GNU as
+  // -m21264 emitted there (isa/README).
+  static CodeImage open(const std::string& path, std::optional<isa::DecodeMode> mode = {});
+
+  const std::string& path() const { return path_; }
+  isa::DecodeMode mode() const { return mode_; }
+  const std::optional<std::string>& build_id() const { return build_id_; }
+  // Procedures by address: STT_FUNC symbols, or, in an image without any
+  // (hand-written PALcode), every named code label. A procedure without a size
+  // ends at the next one or at the end of its section.
+  const std::vector<ProcedureRange>& procedures() const { return procedures_; }
+  // By exact name, or the one GCC clone of it (NAME.constprop.0, NAME.isra.0).
+  const ProcedureRange* find(std::string_view name) const;
+  const ProcedureRange* containing(uint64_t address) const;
+  uint64_t code_bytes() const { return code_bytes_; }
+
+  ProcedureCode code(const ProcedureRange& procedure) const;
+
+ private:
+  struct Section {
+    uint64_t address = 0;
+    std::vector<uint32_t> words;
+  };
+  std::string path_;
+  isa::DecodeMode mode_ = isa::DecodeMode::kUser;
+  std::optional<std::string> build_id_;
+  std::vector<Section> sections_;
+  std::vector<ProcedureRange> procedures_;
+  uint64_t code_bytes_ = 0;
+};
+
+}  // namespace dcpi

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""dcpi calc and dcpi score on a real profile (DCPI §6.1–6.2, issue 7).
+
+Boots the copy workload (DCPI Figure 2's McCalpin copy loop) on 1 CPU with
+the exec_counts plugin (exact counts, our dcpix) and QEMU's GDB stub; after
+DCPI-DONE pulls the profile with `dcpi ingest`, quits QEMU (SIGTERM: the
+plugin writes its file at exit), then runs `dcpi calc --json` on copy_loop
+of /bin/copy and `dcpi score`.
+
+The bound (QEMU model): every instruction costs one cycle, so a frequency
+class's estimate F is its samples per instruction, and F x mean period
+estimates the class's executions. Samples are a binomial draw, so the
+relative standard error of a class with S samples is 1/sqrt(S). Every class
+with S >= 100 samples must match the plugin's exact count within 3 sigma:
+|estimate / exact - 1| <= 3 / sqrt(S). (Exact counts are per virtual PC; init
+shares the user address range but runs a few thousand instructions, far below
+that bound. The mean period is the driver's default, 61440 + 4095 / 2.)
+
+Usage: calc_copy.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
+"""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
+import machine  # noqa: E402
+
+BUILD, PLUGIN = sys.argv[1], sys.argv[2]
+GUEST = os.path.join(BUILD, "guest")
+PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
+KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+INITRD = os.path.join(GUEST, "workloads", "initrd.cpio")
+COPY_ELF = os.path.join(GUEST, "workloads", "copy")
+DCPI = os.path.join(BUILD, "dcpi")
+MIN_SAMPLES = 100
+SIGMAS = 3.0
+failures = []
+
+
+def expect(condition, message):
+    print("ok:" if condition else "FAILED:", message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+def wait_for(process, marker, timeout):
+    seen, done = [], threading.Event()
+
+    def reader():
+        for line in process.stdout:
+            seen.append(line)
+            if marker in line:
+                done.set()
+        done.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    done.wait(timeout)
+    return "".join(seen)
+
+
+def dcpi(*args):
+    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise AssertionError(f"dcpi {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def read_counts(path):
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[0] == "insn":
+                counts[int(fields[1], 16)] = int(fields[2])
+    return counts
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        if len(sys.argv) > 3:  # keep the database and counts for a look afterwards
+            tmp = sys.argv[3]
+            os.makedirs(tmp, exist_ok=True)
+        db, counts_path = os.path.join(tmp, "db"), os.path.join(tmp, "counts.txt")
+        port = machine.free_port()
+        command = machine.qemu_command(PALCODE, KERNEL, 1, "init=/bin/init script=/etc/copy.mix",
+                                       gdb_port=port, initrd=INITRD)
+        command += ["-plugin", f"file={PLUGIN},out={counts_path}"]
+        qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        try:
+            console = wait_for(qemu, "DCPI-DONE", 240)
+            expect("DCPI-DONE" in console, "the copy workload ran and the profile was flushed")
+            expect("checksum copy 0xcb24511ba819bfb9" in console, "copy printed its checksum")
+            ingest = json.loads(dcpi("ingest", "--gdb", f"127.0.0.1:{port}", "--kernel", KERNEL,
+                                     "--db", db, "--json"))
+            print("ingest:", json.dumps(ingest)[:300])
+        finally:
+            qemu.send_signal(signal.SIGTERM)  # a clean exit: the plugin writes its counts
+            try:
+                qemu.wait(30)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+                qemu.wait()
+        expect(os.path.isfile(counts_path), "the exec_counts plugin wrote its file at exit")
+        exact = read_counts(counts_path)
+
+        report = json.loads(dcpi("calc", "--db", db, "--image", COPY_ELF, "--procedure",
+                                 "copy_loop", "--json"))
+        expect(report["model"].startswith("qemu"), f"the QEMU model is the default ({report['model']})")
+        expect(report["cpus"] == 1, "the database says 1 CPU")
+        expect(not report["model_has_dynamic_stalls"] and report["summary"]["dynamic_total"] == 0,
+               "no dynamic stalls under the QEMU model")
+        expect(all(not i["dynamic"] for b in report["blocks"] for i in b["instructions"]),
+               "no dynamic culprit letters")
+        period = report["period"]
+        checked = 0
+        for c in report["classes"]:
+            if c["samples"] < MIN_SAMPLES or c["frequency"] is None:
+                continue
+            addresses = [int(i["address"], 16) for b in c["blocks"]
+                         for i in report["blocks"][b]["instructions"]]
+            truth = sum(exact.get(a, 0) for a in addresses) / len(addresses)
+            estimate = c["frequency"] * period
+            error = estimate / truth - 1 if truth else float("inf")
+            bound = SIGMAS / math.sqrt(c["samples"])
+            expect(abs(error) <= bound,
+                   f"class {c['id']} ({len(addresses)} instructions, {c['samples']:.0f} samples): "
+                   f"estimate {estimate:.0f} vs exact {truth:.0f} executions, error {100 * error:+.2f}% "
+                   f"(bound {100 * bound:.2f}% = 3/sqrt(S))")
+            checked += 1
+        expect(checked >= 1, f"{checked} frequency classes with >= {MIN_SAMPLES} samples checked")
+
+        text = dcpi("calc", "--db", db, "--image", COPY_ELF, "--procedure", "copy_loop")
+        expect("Best-case" in text and "Net sampling error" in text and "qemu" in text,
+               "the text report has block CPIs, the summary and the model")
+        print(text)
+
+        score = json.loads(dcpi("score", "--db", db, "--counts", counts_path, "--image", COPY_ELF,
+                                "--procedure", "copy_loop", "--json"))
+        within = score["instructions"]["within_5"]
+        expect(score["instructions_scored"] > 0 and within >= 0.9,
+               f"Figure 8 for copy_loop: {100 * within:.1f}% of samples within 5% (>= 90%)")
+        print(dcpi("score", "--db", db, "--counts", counts_path, "--image", COPY_ELF))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

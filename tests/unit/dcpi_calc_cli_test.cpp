@@ -1,0 +1,125 @@
+// `dcpi calc` and `dcpi score` on a synthetic profile database (written with
+// hostdump's ProfileDatabaseWriter) holding DCPI Figure 2's samples for the
+// assembled copy loop (fixtures/copy_fig2.S).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/calc_inputs.h"
+#include "calc/copy_loop_fixture.h"
+#include "hostdump/profile_db_writer.h"
+#include "test_support.h"
+
+namespace dcpi {
+namespace {
+
+using testing::run_dcpi;
+
+class CalcCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    elf_ = testing::fixture_path("copy_fig2.elf");
+    if (elf_.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";
+    ProfileDatabaseWriter writer(db());
+    const ImageIdentity image{
+        .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
+    std::vector<ProfileRow> rows;
+    const std::vector<double> samples = calc::testing::copy_loop_samples();
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (samples[i] > 0)
+        rows.push_back({.pid = 7,
+                        .cpu = 0,
+                        .address = 0x9810 + 4 * i,
+                        .count = static_cast<uint64_t>(samples[i])});
+    writer.merge_profile(1, image, 0, rows);
+    EpochMetadata meta{.epoch = 1};
+    for (const ProfileRow& row : rows) meta.samples += row.count;
+    meta.cpu_stats[0] = {{"interrupts", meta.samples}};
+    writer.merge_epoch_metadata(meta);
+    for (double s : samples) total_ += s;
+  }
+  std::string db() const { return dir_.file("db"); }
+
+  testing::TempDir dir_;
+  std::string elf_;
+  double total_ = 0;
+};
+
+TEST_F(CalcCli, Ev5ListingHasFigure2sBestCaseBubblesAndCulprits) {
+  const auto r = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--model", "ev5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;  // the example in docs/calc.md
+  EXPECT_NE(r.out.find("model:  alpha-21164 (EV5)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("*** Best-case 8/13 = 0.62CPI"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(dual issue)"), std::string::npos);
+  // The stq at 9834: a slotting line, then D-cache (the ldq at 981c), DTB and
+  // write-buffer bubbles shortened to three lines.
+  const size_t at = r.out.find("9834        stq");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string before =
+      r.out.substr(r.out.rfind("9830        stq", at), at - r.out.rfind("9830        stq", at));
+  EXPECT_NE(before.find("\n          s\n"), std::string::npos) << before;
+  EXPECT_NE(before.find("          dDw ... "), std::string::npos) << before;
+  EXPECT_NE(r.out.substr(at, r.out.find('\n', at) - at).find("981c"), std::string::npos);
+  EXPECT_NE(r.out.find("*** D-cache miss"), std::string::npos);
+  EXPECT_NE(r.out.find("*** Slotting"), std::string::npos);
+  EXPECT_NE(r.out.find("*** Total tallied       100.0%"), std::string::npos) << r.out;
+}
+
+TEST_F(CalcCli, QemuModelIsTheDefaultAndInventsNoStalls) {
+  const auto r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model:  qemu-icount"), std::string::npos);
+  EXPECT_NE(r.out.find("1 CPU"), std::string::npos);
+  EXPECT_NE(r.out.find("*** Best-case 13/13 = 1.00CPI"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("*** No dynamic stalls"), std::string::npos);
+  EXPECT_NE(r.out.find("*** Subtotal dynamic    0.0%"), std::string::npos);
+  EXPECT_EQ(r.out.find("\n          d"), std::string::npos) << "no bubble lines under QEMU";
+  EXPECT_EQ(r.out.find("D-cache"), std::string::npos);
+
+  const auto j = run_dcpi({"calc", "--db", db(), "--image", "copy_fig2", "--images",
+                           elf_.substr(0, elf_.rfind('/')), "--procedure", "copy_fig2", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"model_has_dynamic_stalls\": false"), std::string::npos);
+  EXPECT_NE(j.out.find("\"dynamic_total\": 0,"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"address\": \"0x9834\""), std::string::npos);
+}
+
+TEST_F(CalcCli, ScoreBucketsEstimatesAgainstExactCounts) {
+  // Under the QEMU model the loop's frequency is its samples per instruction.
+  const double executions = total_ / 13 * default_mean_period();
+  for (const auto& [factor, bucket] : {std::pair{1.0, "+5%"}, std::pair{1.12, "+15%"}}) {
+    std::ofstream counts(dir_.file("counts.txt"));
+    counts << "dcpi-exec-counts 1\n";
+    for (uint64_t a = 0x9810; a < 0x9844; a += 4)
+      counts << "insn " << std::hex << a << std::dec << ' '
+             << static_cast<uint64_t>(executions / factor) << '\n';
+    counts.close();
+    const auto r = run_dcpi({"score", "--db", db(), "--counts", dir_.file("counts.txt"), "--image",
+                             elf_, "--procedure", "copy_fig2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string line = std::string(bucket) + "  100.0%";
+    EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(CalcCli, ErrorsNameTheProblem) {
+  auto r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "nope"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no procedure 'nope'"), std::string::npos) << r.err;
+  EXPECT_EQ(run_dcpi({"calc", "--db", db(), "--image", elf_}).exit_code, 2);
+  r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--all", "--model", "ev6"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_dcpi({"calc", "--db", db(), "--image", "/bin/other", "--all"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no cycles samples for image"), std::string::npos) << r.err;
+  r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--all"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("copy_fig2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dcpi

@@ -8,6 +8,7 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/park_miller.h"
+#include "driver/value_sampler.h"
 #include "firmware/pal_abi.h"
 #include "kernel/palcalls.h"
 
@@ -94,14 +95,14 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
   return period;
 }
 
-void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
   record(hot, pc, hot.event);
   reload(hot);
 }
 
 // Time multiplexing (DCPI §4.1): the sample belongs to the event that was
 // counting; then counter 0 moves on to the next event of the list.
-void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
   record(hot, pc, hot.event);
   uint32_t next = hot.mux_index + 1u;
   if (next == hot.mux_count) next = 0;
@@ -114,17 +115,20 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
   reload(hot);
 }
 
-// Seed 001's value sampling will interpret instructions here; until then the
-// hook only counts its calls and takes the cycles path.
-void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t) {
+// Seed 001 §2.1.2: the cycles path, then on every k-th interrupt the
+// interpreter runs the next N instructions of the interrupted user context
+// (driver/value_sampler.cpp), which resumes at the advanced PC.
+void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame* frame) {
   ++g_aux[hot.cpu].value_calls;
   record(hot, pc, hot.event);
   reload(hot);
+  value_sample(hot, frame);
 }
 
 // The skeleton's tools and the period/e2e tests: cycles path plus the raw
 // (PC, PS) log and the drawn/observed period trace.
-void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed) {
+void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed,
+                   kernel::TrapFrame*) {
   record(hot, pc, hot.event);
   SampleLog& log = dcpi_sample_logs[hot.cpu];
   if (log.written < kSampleLogCapacity) {
@@ -172,6 +176,7 @@ void apply_config(CpuHot& hot) {
   const uint16_t event = hot.mux_events[0];
   if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
   hot.event = event;
+  value_apply(hot.cpu);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kHandlers[static_cast<uint32_t>(variant)];
 }
@@ -183,10 +188,11 @@ void counter_start(CpuHot& hot) {
 
 // The entry from the kernel's interrupt dispatch. RPCC at entry and exit:
 // under icount it counts instructions exactly (handler_cycles).
-void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles) {
+void sampler_overflow(uint64_t pc, uint64_t ps, uint64_t observed_cycles,
+                      kernel::TrapFrame* frame) {
   const uint64_t start = kernel::pal::rpcc();
   CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
-  hot.handler(hot, pc, ps, observed_cycles);
+  hot.handler(hot, pc, ps, observed_cycles, frame);
   DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
   ++stats.interrupts;
   stats.handler_cycles += kernel::pal::rpcc() - start;

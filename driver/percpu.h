@@ -15,6 +15,10 @@
 #include "driver/sampler.h"
 #include "driver/transfer_ring.h"
 
+namespace kernel {
+struct TrapFrame;
+}
+
 namespace dcpi::driver {
 
 // DCPI §4.2.1: 16K-entry hash table of 4-entry, 64-byte buckets; two overflow
@@ -30,7 +34,10 @@ static_assert(kCpuEntries * sizeof(SampleEntry) == 512 * 1024);
 static_assert((kBuckets & (kBuckets - 1)) == 0, "bucket index is hash & mask");
 
 struct CpuHot;
-using Handler = void (*)(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed);
+// frame: the interrupted context's full TrapFrame (kernel/traps.h); only the
+// value variant reads or writes it (seed 001 §2.1.2).
+using Handler = void (*)(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed,
+                         kernel::TrapFrame* frame);
 
 // Mux list length held in the hot line (events.h has 8 events; the 21164's
 // mux configuration rotated a handful of them on one counter, DCPI §4.1).

@@ -77,7 +77,7 @@ bool from_user(const TrapFrame* frame) { return (frame->ps & PS_USER_MODE) != 0;
 extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t a2, TrapFrame* frame) {
   switch (type) {
     case INT_PERFCTR:
-      dcpi::driver::sampler_overflow(frame->pc, frame->ps, a2);
+      dcpi::driver::sampler_overflow(frame->pc, frame->ps, a2, frame);
       return;
     case INT_CLOCK:
       kernel::smp::clock_tick();

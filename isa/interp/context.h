@@ -20,14 +20,14 @@ struct Context {
 // interpreter gives up when it encounters" traps, IPL changes, writes to the
 // kernel stack pointer; plus what we choose not to emulate).
 enum class Stop : uint8_t {
-  kNone = 0,        // the instruction completed
-  kCallPal,         // CALL_PAL (IPL changes, system calls, PALcode state)
-  kMemoryFault,     // the memory callback refused the access (not mapped / protection)
-  kUnaligned,       // an access that would take the unaligned trap
-  kArithmetic,      // an integer /V overflow or an FP exception that traps
-  kStackPointer,    // write to the kernel stack pointer (kernel contexts)
-  kStoreConditional,// stl_c/stq_c: the lock flag is hardware state (see README)
-  kUnimplemented,   // VAX FP, rc/rs, PALmode/reserved opcodes, invalid encodings
+  kNone = 0,          // the instruction completed
+  kCallPal,           // CALL_PAL (IPL changes, system calls, PALcode state)
+  kMemoryFault,       // the memory callback refused the access (not mapped / protection)
+  kUnaligned,         // an access that would take the unaligned trap
+  kArithmetic,        // an integer /V overflow or an FP exception that traps
+  kStackPointer,      // write to the kernel stack pointer (kernel contexts)
+  kStoreConditional,  // stl_c/stq_c: the lock flag is hardware state (see README)
+  kUnimplemented,     // VAX FP, rc/rs, PALmode/reserved opcodes, invalid encodings
   kCount,
 };
 
@@ -39,12 +39,12 @@ struct Step {
   uint8_t opcode;
   bool has_memory;  // va is meaningful
   bool load;
-  bool fp_operands; // a/b/result are FP register images
-  uint64_t a;       // Ra/Fa value read (0 if none)
-  uint64_t b;       // Rb/Fb value or literal (0 if none)
-  uint64_t result;  // value written (register) or stored (memory)
-  uint64_t va;      // effective address of a load/store
-  uint64_t latency; // cycle-counter delta around the access (0 on the host)
+  bool fp_operands;  // a/b/result are FP register images
+  uint64_t a;        // Ra/Fa value read (0 if none)
+  uint64_t b;        // Rb/Fb value or literal (0 if none)
+  uint64_t result;   // value written (register) or stored (memory)
+  uint64_t va;       // effective address of a load/store
+  uint64_t latency;  // cycle-counter delta around the access (0 on the host)
 };
 
 }  // namespace dcpi::isa::interp

@@ -33,7 +33,9 @@ inline constexpr int kFpcrStatusShift = 52;
 
 namespace detail {
 
-inline uint64_t sext32(uint64_t v) { return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v))); }
+inline uint64_t sext32(uint64_t v) {
+  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
+}
 inline uint64_t byte_mask(uint64_t bits) {
   uint64_t m = 0;
   for (int i = 0; i < 8; ++i)
@@ -43,7 +45,9 @@ inline uint64_t byte_mask(uint64_t bits) {
 inline uint64_t zapnot(uint64_t v, uint64_t bits) { return v & byte_mask(bits & 0xff); }
 inline uint64_t zap(uint64_t v, uint64_t bits) { return v & ~byte_mask(bits & 0xff); }
 
-inline uint64_t ext_low(uint64_t a, uint64_t b, uint64_t mask) { return zapnot(a >> ((b & 7) * 8), mask); }
+inline uint64_t ext_low(uint64_t a, uint64_t b, uint64_t mask) {
+  return zapnot(a >> ((b & 7) * 8), mask);
+}
 inline uint64_t ext_high(uint64_t a, uint64_t b, uint64_t mask) {
   return zapnot(a << ((64 - (b & 7) * 8) & 63), mask);
 }
@@ -56,8 +60,12 @@ inline uint64_t ins_high(uint64_t a, uint64_t b, uint64_t mask) {
   if ((bm >> 8) == 0) return 0;
   return zapnot(a >> ((64 - (b & 7) * 8) & 63), bm >> 8);
 }
-inline uint64_t msk_low(uint64_t a, uint64_t b, uint64_t mask) { return zap(a, (mask << (b & 7)) & 0xff); }
-inline uint64_t msk_high(uint64_t a, uint64_t b, uint64_t mask) { return zap(a, (mask << (b & 7)) >> 8); }
+inline uint64_t msk_low(uint64_t a, uint64_t b, uint64_t mask) {
+  return zap(a, (mask << (b & 7)) & 0xff);
+}
+inline uint64_t msk_high(uint64_t a, uint64_t b, uint64_t mask) {
+  return zap(a, (mask << (b & 7)) >> 8);
+}
 
 inline uint64_t byte_of(uint64_t v, int i) { return (v >> (i * 8)) & 0xff; }
 inline uint64_t word_of(uint64_t v, int i) { return (v >> (i * 16)) & 0xffff; }
@@ -80,9 +88,24 @@ inline uint64_t minmax(uint64_t a, uint64_t b) {
   return r;
 }
 
-inline int popcount(uint64_t v) { return __builtin_popcountll(v); }
-inline int clz(uint64_t v) { return v ? __builtin_clzll(v) : 64; }
-inline int ctz(uint64_t v) { return v ? __builtin_ctzll(v) : 64; }
+// Bit counts in plain integer code: the guest kernel is built for the base
+// ISA (no CIX), and __builtin_popcount & co. would become libgcc calls.
+inline int popcount(uint64_t v) {
+  v = v - ((v >> 1) & 0x5555555555555555ull);
+  v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+  v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((v * 0x0101010101010101ull) >> 56);
+}
+inline int clz(uint64_t v) {
+  int n = 0;
+  for (int shift = 32; shift > 0; shift >>= 1)
+    if ((v >> (64 - shift)) == 0) {
+      n += shift;
+      v <<= shift;
+    }
+  return v ? n : 64;
+}
+inline int ctz(uint64_t v) { return v ? 63 - clz(v & (0 - v)) : 64; }
 
 // FP condition on a register image, -0 treated as +0 (QEMU gen_fold_mzero).
 inline bool fp_condition(unsigned opcode_low3, uint64_t v) {
@@ -198,7 +221,9 @@ Stop step(Context& c, Memory& mem, Step& out) {
     set_fp(result);
     return Stop::kNone;
   };
-  auto fp_ftz = [&]() { return !(in.fp_trap & 1) || ((c.fpcr & kFpcrUnfd) && (c.fpcr & kFpcrUndz)); };
+  auto fp_ftz = [&]() {
+    return !(in.fp_trap & 1) || ((c.fpcr & kFpcrUnfd) && (c.fpcr & kFpcrUndz));
+  };
   const bool sw = in.fp_trap & 4;
 
   switch (in.operation) {
@@ -235,7 +260,8 @@ Stop step(Context& c, Memory& mem, Step& out) {
       out.va = va;
       if (in.operation == Operation::kLdl || in.operation == Operation::kLdlL) v = sext32(v);
       if (in.operation == Operation::kLds || in.operation == Operation::kLdt) {
-        if (in.operation == Operation::kLds) v = fp::s_register_from_float32(static_cast<uint32_t>(v));
+        if (in.operation == Operation::kLds)
+          v = fp::s_register_from_float32(static_cast<uint32_t>(v));
         write_fp = in.ra;
         out.fp_operands = true;
       } else {
@@ -275,18 +301,42 @@ Stop step(Context& c, Memory& mem, Step& out) {
       return Stop::kStoreConditional;
 
     // ---- integer arithmetic
-    case Operation::kAddl: set_int(sext32(ra + rb)); break;
-    case Operation::kS4addl: set_int(sext32((ra << 2) + rb)); break;
-    case Operation::kS8addl: set_int(sext32((ra << 3) + rb)); break;
-    case Operation::kSubl: set_int(sext32(ra - rb)); break;
-    case Operation::kS4subl: set_int(sext32((ra << 2) - rb)); break;
-    case Operation::kS8subl: set_int(sext32((ra << 3) - rb)); break;
-    case Operation::kAddq: set_int(ra + rb); break;
-    case Operation::kS4addq: set_int((ra << 2) + rb); break;
-    case Operation::kS8addq: set_int((ra << 3) + rb); break;
-    case Operation::kSubq: set_int(ra - rb); break;
-    case Operation::kS4subq: set_int((ra << 2) - rb); break;
-    case Operation::kS8subq: set_int((ra << 3) - rb); break;
+    case Operation::kAddl:
+      set_int(sext32(ra + rb));
+      break;
+    case Operation::kS4addl:
+      set_int(sext32((ra << 2) + rb));
+      break;
+    case Operation::kS8addl:
+      set_int(sext32((ra << 3) + rb));
+      break;
+    case Operation::kSubl:
+      set_int(sext32(ra - rb));
+      break;
+    case Operation::kS4subl:
+      set_int(sext32((ra << 2) - rb));
+      break;
+    case Operation::kS8subl:
+      set_int(sext32((ra << 3) - rb));
+      break;
+    case Operation::kAddq:
+      set_int(ra + rb);
+      break;
+    case Operation::kS4addq:
+      set_int((ra << 2) + rb);
+      break;
+    case Operation::kS8addq:
+      set_int((ra << 3) + rb);
+      break;
+    case Operation::kSubq:
+      set_int(ra - rb);
+      break;
+    case Operation::kS4subq:
+      set_int((ra << 2) - rb);
+      break;
+    case Operation::kS8subq:
+      set_int((ra << 3) - rb);
+      break;
     case Operation::kAddlV: {
       const uint64_t wide = sext32(ra) + sext32(rb);
       if (overflow32(wide)) return Stop::kArithmetic;
@@ -317,21 +367,47 @@ Stop step(Context& c, Memory& mem, Step& out) {
       set_int(r);
       break;
     }
-    case Operation::kCmpult: set_int(ra < rb); break;
-    case Operation::kCmpule: set_int(ra <= rb); break;
-    case Operation::kCmpeq: set_int(ra == rb); break;
-    case Operation::kCmplt: set_int(static_cast<int64_t>(ra) < static_cast<int64_t>(rb)); break;
-    case Operation::kCmple: set_int(static_cast<int64_t>(ra) <= static_cast<int64_t>(rb)); break;
+    case Operation::kCmpult:
+      set_int(ra < rb);
+      break;
+    case Operation::kCmpule:
+      set_int(ra <= rb);
+      break;
+    case Operation::kCmpeq:
+      set_int(ra == rb);
+      break;
+    case Operation::kCmplt:
+      set_int(static_cast<int64_t>(ra) < static_cast<int64_t>(rb));
+      break;
+    case Operation::kCmple:
+      set_int(static_cast<int64_t>(ra) <= static_cast<int64_t>(rb));
+      break;
 
     // ---- logical, conditional move
-    case Operation::kAnd: set_int(ra & rb); break;
-    case Operation::kBic: set_int(ra & ~rb); break;
-    case Operation::kBis: set_int(ra | rb); break;
-    case Operation::kOrnot: set_int(ra | ~rb); break;
-    case Operation::kXor: set_int(ra ^ rb); break;
-    case Operation::kEqv: set_int(ra ^ ~rb); break;
-    case Operation::kAmask: set_int(rb & ~kAmaskImplemented); break;
-    case Operation::kImplver: set_int(kImplver); break;
+    case Operation::kAnd:
+      set_int(ra & rb);
+      break;
+    case Operation::kBic:
+      set_int(ra & ~rb);
+      break;
+    case Operation::kBis:
+      set_int(ra | rb);
+      break;
+    case Operation::kOrnot:
+      set_int(ra | ~rb);
+      break;
+    case Operation::kXor:
+      set_int(ra ^ rb);
+      break;
+    case Operation::kEqv:
+      set_int(ra ^ ~rb);
+      break;
+    case Operation::kAmask:
+      set_int(rb & ~kAmaskImplemented);
+      break;
+    case Operation::kImplver:
+      set_int(kImplver);
+      break;
     case Operation::kCmovlbs:
     case Operation::kCmovlbc:
     case Operation::kCmoveq:
@@ -343,50 +419,122 @@ Stop step(Context& c, Memory& mem, Step& out) {
       const int64_t s = static_cast<int64_t>(ra);
       bool cond = false;
       switch (in.operation) {
-        case Operation::kCmovlbs: cond = ra & 1; break;
-        case Operation::kCmovlbc: cond = !(ra & 1); break;
-        case Operation::kCmoveq: cond = s == 0; break;
-        case Operation::kCmovne: cond = s != 0; break;
-        case Operation::kCmovlt: cond = s < 0; break;
-        case Operation::kCmovge: cond = s >= 0; break;
-        case Operation::kCmovle: cond = s <= 0; break;
-        default: cond = s > 0; break;
+        case Operation::kCmovlbs:
+          cond = ra & 1;
+          break;
+        case Operation::kCmovlbc:
+          cond = !(ra & 1);
+          break;
+        case Operation::kCmoveq:
+          cond = s == 0;
+          break;
+        case Operation::kCmovne:
+          cond = s != 0;
+          break;
+        case Operation::kCmovlt:
+          cond = s < 0;
+          break;
+        case Operation::kCmovge:
+          cond = s >= 0;
+          break;
+        case Operation::kCmovle:
+          cond = s <= 0;
+          break;
+        default:
+          cond = s > 0;
+          break;
       }
       set_int(cond ? rb : c.r[in.rc]);
       break;
     }
 
     // ---- shifts and byte manipulation
-    case Operation::kSll: set_int(ra << (rb & 63)); break;
-    case Operation::kSrl: set_int(ra >> (rb & 63)); break;
-    case Operation::kSra: set_int(static_cast<uint64_t>(static_cast<int64_t>(ra) >> (rb & 63))); break;
-    case Operation::kZap: set_int(zap(ra, rb)); break;
-    case Operation::kZapnot: set_int(zapnot(ra, rb)); break;
-    case Operation::kExtbl: set_int(ext_low(ra, rb, 0x01)); break;
-    case Operation::kExtwl: set_int(ext_low(ra, rb, 0x03)); break;
-    case Operation::kExtll: set_int(ext_low(ra, rb, 0x0f)); break;
-    case Operation::kExtql: set_int(ext_low(ra, rb, 0xff)); break;
-    case Operation::kExtwh: set_int(ext_high(ra, rb, 0x03)); break;
-    case Operation::kExtlh: set_int(ext_high(ra, rb, 0x0f)); break;
-    case Operation::kExtqh: set_int(ext_high(ra, rb, 0xff)); break;
-    case Operation::kInsbl: set_int(ins_low(ra, rb, 0x01)); break;
-    case Operation::kInswl: set_int(ins_low(ra, rb, 0x03)); break;
-    case Operation::kInsll: set_int(ins_low(ra, rb, 0x0f)); break;
-    case Operation::kInsql: set_int(ins_low(ra, rb, 0xff)); break;
-    case Operation::kInswh: set_int(ins_high(ra, rb, 0x03)); break;
-    case Operation::kInslh: set_int(ins_high(ra, rb, 0x0f)); break;
-    case Operation::kInsqh: set_int(ins_high(ra, rb, 0xff)); break;
-    case Operation::kMskbl: set_int(msk_low(ra, rb, 0x01)); break;
-    case Operation::kMskwl: set_int(msk_low(ra, rb, 0x03)); break;
-    case Operation::kMskll: set_int(msk_low(ra, rb, 0x0f)); break;
-    case Operation::kMskql: set_int(msk_low(ra, rb, 0xff)); break;
-    case Operation::kMskwh: set_int(msk_high(ra, rb, 0x03)); break;
-    case Operation::kMsklh: set_int(msk_high(ra, rb, 0x0f)); break;
-    case Operation::kMskqh: set_int(msk_high(ra, rb, 0xff)); break;
+    case Operation::kSll:
+      set_int(ra << (rb & 63));
+      break;
+    case Operation::kSrl:
+      set_int(ra >> (rb & 63));
+      break;
+    case Operation::kSra:
+      set_int(static_cast<uint64_t>(static_cast<int64_t>(ra) >> (rb & 63)));
+      break;
+    case Operation::kZap:
+      set_int(zap(ra, rb));
+      break;
+    case Operation::kZapnot:
+      set_int(zapnot(ra, rb));
+      break;
+    case Operation::kExtbl:
+      set_int(ext_low(ra, rb, 0x01));
+      break;
+    case Operation::kExtwl:
+      set_int(ext_low(ra, rb, 0x03));
+      break;
+    case Operation::kExtll:
+      set_int(ext_low(ra, rb, 0x0f));
+      break;
+    case Operation::kExtql:
+      set_int(ext_low(ra, rb, 0xff));
+      break;
+    case Operation::kExtwh:
+      set_int(ext_high(ra, rb, 0x03));
+      break;
+    case Operation::kExtlh:
+      set_int(ext_high(ra, rb, 0x0f));
+      break;
+    case Operation::kExtqh:
+      set_int(ext_high(ra, rb, 0xff));
+      break;
+    case Operation::kInsbl:
+      set_int(ins_low(ra, rb, 0x01));
+      break;
+    case Operation::kInswl:
+      set_int(ins_low(ra, rb, 0x03));
+      break;
+    case Operation::kInsll:
+      set_int(ins_low(ra, rb, 0x0f));
+      break;
+    case Operation::kInsql:
+      set_int(ins_low(ra, rb, 0xff));
+      break;
+    case Operation::kInswh:
+      set_int(ins_high(ra, rb, 0x03));
+      break;
+    case Operation::kInslh:
+      set_int(ins_high(ra, rb, 0x0f));
+      break;
+    case Operation::kInsqh:
+      set_int(ins_high(ra, rb, 0xff));
+      break;
+    case Operation::kMskbl:
+      set_int(msk_low(ra, rb, 0x01));
+      break;
+    case Operation::kMskwl:
+      set_int(msk_low(ra, rb, 0x03));
+      break;
+    case Operation::kMskll:
+      set_int(msk_low(ra, rb, 0x0f));
+      break;
+    case Operation::kMskql:
+      set_int(msk_low(ra, rb, 0xff));
+      break;
+    case Operation::kMskwh:
+      set_int(msk_high(ra, rb, 0x03));
+      break;
+    case Operation::kMsklh:
+      set_int(msk_high(ra, rb, 0x0f));
+      break;
+    case Operation::kMskqh:
+      set_int(msk_high(ra, rb, 0xff));
+      break;
 
     // ---- multiply
-    case Operation::kMull: set_int(sext32(ra * rb)); break;
-    case Operation::kMulq: set_int(ra * rb); break;
+    case Operation::kMull:
+      set_int(sext32(ra * rb));
+      break;
+    case Operation::kMulq:
+      set_int(ra * rb);
+      break;
     case Operation::kUmulh:
       set_int(static_cast<uint64_t>((static_cast<unsigned __int128>(ra) * rb) >> 64));
       break;
@@ -409,11 +557,21 @@ Stop step(Context& c, Memory& mem, Step& out) {
     }
 
     // ---- BWX, CIX, MVI
-    case Operation::kSextb: set_int(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(rb)))); break;
-    case Operation::kSextw: set_int(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(rb)))); break;
-    case Operation::kCtpop: set_int(static_cast<uint64_t>(popcount(rb))); break;
-    case Operation::kCtlz: set_int(static_cast<uint64_t>(clz(rb))); break;
-    case Operation::kCttz: set_int(static_cast<uint64_t>(ctz(rb))); break;
+    case Operation::kSextb:
+      set_int(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(rb))));
+      break;
+    case Operation::kSextw:
+      set_int(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(rb))));
+      break;
+    case Operation::kCtpop:
+      set_int(static_cast<uint64_t>(popcount(rb)));
+      break;
+    case Operation::kCtlz:
+      set_int(static_cast<uint64_t>(clz(rb)));
+      break;
+    case Operation::kCttz:
+      set_int(static_cast<uint64_t>(ctz(rb)));
+      break;
     case Operation::kPerr: {
       uint64_t sum = 0;
       for (int i = 0; i < 8; ++i) {
@@ -423,22 +581,42 @@ Stop step(Context& c, Memory& mem, Step& out) {
       set_int(sum);
       break;
     }
-    case Operation::kPklb: set_int(byte_of(rb, 0) | byte_of(rb, 4) << 8); break;
+    case Operation::kPklb:
+      set_int(byte_of(rb, 0) | byte_of(rb, 4) << 8);
+      break;
     case Operation::kPkwb:
       set_int(byte_of(rb, 0) | byte_of(rb, 2) << 8 | byte_of(rb, 4) << 16 | byte_of(rb, 6) << 24);
       break;
-    case Operation::kUnpkbl: set_int(byte_of(rb, 0) | byte_of(rb, 1) << 32); break;
+    case Operation::kUnpkbl:
+      set_int(byte_of(rb, 0) | byte_of(rb, 1) << 32);
+      break;
     case Operation::kUnpkbw:
       set_int(byte_of(rb, 0) | byte_of(rb, 1) << 16 | byte_of(rb, 2) << 32 | byte_of(rb, 3) << 48);
       break;
-    case Operation::kMinsb8: set_int(minmax<false, true, 8>(ra, rb)); break;
-    case Operation::kMinsw4: set_int(minmax<false, true, 16>(ra, rb)); break;
-    case Operation::kMinub8: set_int(minmax<false, false, 8>(ra, rb)); break;
-    case Operation::kMinuw4: set_int(minmax<false, false, 16>(ra, rb)); break;
-    case Operation::kMaxsb8: set_int(minmax<true, true, 8>(ra, rb)); break;
-    case Operation::kMaxsw4: set_int(minmax<true, true, 16>(ra, rb)); break;
-    case Operation::kMaxub8: set_int(minmax<true, false, 8>(ra, rb)); break;
-    case Operation::kMaxuw4: set_int(minmax<true, false, 16>(ra, rb)); break;
+    case Operation::kMinsb8:
+      set_int(minmax<false, true, 8>(ra, rb));
+      break;
+    case Operation::kMinsw4:
+      set_int(minmax<false, true, 16>(ra, rb));
+      break;
+    case Operation::kMinub8:
+      set_int(minmax<false, false, 8>(ra, rb));
+      break;
+    case Operation::kMinuw4:
+      set_int(minmax<false, false, 16>(ra, rb));
+      break;
+    case Operation::kMaxsb8:
+      set_int(minmax<true, true, 8>(ra, rb));
+      break;
+    case Operation::kMaxsw4:
+      set_int(minmax<true, true, 16>(ra, rb));
+      break;
+    case Operation::kMaxub8:
+      set_int(minmax<true, false, 8>(ra, rb));
+      break;
+    case Operation::kMaxuw4:
+      set_int(minmax<true, false, 16>(ra, rb));
+      break;
 
     // ---- FIX
     case Operation::kItofs:
@@ -497,7 +675,8 @@ Stop step(Context& c, Memory& mem, Step& out) {
       if (!t) {
         x = fp::float32_from_s_register(fa);
         y = fp::float32_from_s_register(fb);
-        if (fp::unpack(x, f).cls == fp::Class::kDenormal || fp::unpack(y, f).cls == fp::Class::kDenormal)
+        if (fp::unpack(x, f).cls == fp::Class::kDenormal ||
+            fp::unpack(y, f).cls == fp::Class::kDenormal)
           return Stop::kArithmetic;
       }
       const fp::Round rm = rounding(in, c.fpcr);
@@ -505,10 +684,18 @@ Stop step(Context& c, Memory& mem, Step& out) {
       uint32_t flags = 0;
       uint64_t r = 0;
       switch (in.function & 0x3) {
-        case 0: r = fp::add(f, rm, ftz, x, y, false, flags); break;
-        case 1: r = fp::add(f, rm, ftz, x, y, true, flags); break;
-        case 2: r = fp::mul(f, rm, ftz, x, y, flags); break;
-        default: r = fp::div(f, rm, ftz, x, y, flags); break;
+        case 0:
+          r = fp::add(f, rm, ftz, x, y, false, flags);
+          break;
+        case 1:
+          r = fp::add(f, rm, ftz, x, y, true, flags);
+          break;
+        case 2:
+          r = fp::mul(f, rm, ftz, x, y, flags);
+          break;
+        default:
+          r = fp::div(f, rm, ftz, x, y, flags);
+          break;
       }
       if (!t) r = fp::s_register_from_float32(static_cast<uint32_t>(r));
       if (const Stop st = fp_finish(flags, r, true); st != Stop::kNone) return st;
@@ -532,7 +719,8 @@ Stop step(Context& c, Memory& mem, Step& out) {
       if (!ieee_input_ok(fb, sw, false)) return Stop::kArithmetic;
       uint32_t flags = 0;
       const uint64_t r = fp::t_to_s(rounding(in, c.fpcr), fp_ftz(), fb, flags);
-      if (const Stop st = fp_finish(flags, fp::s_register_from_float32(static_cast<uint32_t>(r)), true);
+      if (const Stop st =
+              fp_finish(flags, fp::s_register_from_float32(static_cast<uint32_t>(r)), true);
           st != Stop::kNone)
         return st;
       break;
@@ -591,8 +779,12 @@ Stop step(Context& c, Memory& mem, Step& out) {
       set_fp(r);
       break;
     }
-    case Operation::kCpys: set_fp((fa & (uint64_t{1} << 63)) | (fb & ~(uint64_t{1} << 63))); break;
-    case Operation::kCpysn: set_fp((~fa & (uint64_t{1} << 63)) | (fb & ~(uint64_t{1} << 63))); break;
+    case Operation::kCpys:
+      set_fp((fa & (uint64_t{1} << 63)) | (fb & ~(uint64_t{1} << 63)));
+      break;
+    case Operation::kCpysn:
+      set_fp((~fa & (uint64_t{1} << 63)) | (fb & ~(uint64_t{1} << 63)));
+      break;
     case Operation::kCpyse:
       set_fp((fa & 0xfff0000000000000ull) | (fb & 0x000fffffffffffffull));
       break;
@@ -654,14 +846,30 @@ Stop step(Context& c, Memory& mem, Step& out) {
       const int64_t s = static_cast<int64_t>(ra);
       bool taken = false;
       switch (in.operation) {
-        case Operation::kBlbc: taken = !(ra & 1); break;
-        case Operation::kBeq: taken = s == 0; break;
-        case Operation::kBlt: taken = s < 0; break;
-        case Operation::kBle: taken = s <= 0; break;
-        case Operation::kBlbs: taken = ra & 1; break;
-        case Operation::kBne: taken = s != 0; break;
-        case Operation::kBge: taken = s >= 0; break;
-        default: taken = s > 0; break;
+        case Operation::kBlbc:
+          taken = !(ra & 1);
+          break;
+        case Operation::kBeq:
+          taken = s == 0;
+          break;
+        case Operation::kBlt:
+          taken = s < 0;
+          break;
+        case Operation::kBle:
+          taken = s <= 0;
+          break;
+        case Operation::kBlbs:
+          taken = ra & 1;
+          break;
+        case Operation::kBne:
+          taken = s != 0;
+          break;
+        case Operation::kBge:
+          taken = s >= 0;
+          break;
+        default:
+          taken = s > 0;
+          break;
       }
       out.result = taken;
       if (taken) next = pc + 4 + disp;

@@ -56,7 +56,8 @@ inline Unpacked unpack(uint64_t bits, const Format& f) {
   const int width = f.frac_bits + (f.frac_bits == 52 ? 12 : 9);
   Unpacked u{};
   u.sign = (bits >> (width - 1)) & 1;
-  const int32_t exp = static_cast<int32_t>((bits >> f.frac_bits) & static_cast<uint64_t>(f.exp_max));
+  const int32_t exp =
+      static_cast<int32_t>((bits >> f.frac_bits) & static_cast<uint64_t>(f.exp_max));
   const uint64_t frac = bits & ((uint64_t{1} << f.frac_bits) - 1);
   u.frac = frac;
   if (exp == 0) {
@@ -408,8 +409,7 @@ inline bool compare(Compare c, uint64_t abits, uint64_t bbits, uint32_t& flags) 
   const bool both_zero = a.cls == Class::kZero && b.cls == Class::kZero;
   // Sign-magnitude to an ordered integer key.
   auto key = [](uint64_t v) -> int64_t {
-    return (v >> 63) ? -static_cast<int64_t>(v & 0x7fffffffffffffffull)
-                     : static_cast<int64_t>(v);
+    return (v >> 63) ? -static_cast<int64_t>(v & 0x7fffffffffffffffull) : static_cast<int64_t>(v);
   };
   const int64_t ka = both_zero ? 0 : key(abits), kb = both_zero ? 0 : key(bbits);
   switch (c) {

@@ -44,13 +44,13 @@ constexpr uint64_t kTextBase = 0x10000000;
 constexpr uint64_t kSlotBytes = 4096;
 constexpr uint64_t kBodyOffset = 640;
 constexpr uint64_t kDataBase = 0x20000000;
-constexpr uint64_t kScratch = kDataBase;        // 256 bytes
-constexpr uint64_t kOut = kDataBase + 0x100;    // 66 quadwords
-constexpr uint64_t kMemBase = kScratch + 128;   // r30 during the body
+constexpr uint64_t kScratch = kDataBase;       // 256 bytes
+constexpr uint64_t kOut = kDataBase + 0x100;   // 66 quadwords
+constexpr uint64_t kMemBase = kScratch + 128;  // r30 during the body
 constexpr uint64_t kInBase = kDataBase + 0x1000;
 constexpr uint64_t kBlock = 1024;
-constexpr uint32_t kNop = 0x47ff041f;           // bis $31,$31,$31
-constexpr int kResultQuads = 98;                // 32 int, 32 fp, fpcr, pad, 32 scratch
+constexpr uint32_t kNop = 0x47ff041f;  // bis $31,$31,$31
+constexpr int kResultQuads = 98;       // 32 int, 32 fp, fpcr, pad, 32 scratch
 
 struct Case {
   uint64_t r[32]{};
@@ -194,30 +194,49 @@ struct Generator {
   }
   uint64_t int_value() {
     switch (below(6)) {
-      case 0: return below(256);
-      case 1: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(bits())));
-      case 2: return kMemBase + 8 * (below(32) - 16);
-      case 3: return static_cast<uint64_t>(-static_cast<int64_t>(below(16)));
-      default: return bits();
+      case 0:
+        return below(256);
+      case 1:
+        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(bits())));
+      case 2:
+        return kMemBase + 8 * (below(32) - 16);
+      case 3:
+        return static_cast<uint64_t>(-static_cast<int64_t>(below(16)));
+      default:
+        return bits();
     }
   }
   uint64_t fp_value() {
-    static const uint64_t special[] = {
-        0, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
-        0x7ff8000000000000ull, 0xfff8000000000001ull, 0x7ff4000000000000ull,
-        0x0000000000000001ull, 0x000fffffffffffffull, 0x0010000000000000ull,
-        0x7fefffffffffffffull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
-        0x4000000000000000ull, 0x3fe0000000000000ull, 0x43e0000000000000ull,
-        0xc3e0000000000000ull, 0x3810000000000000ull, 0x47efffffe0000000ull,
-        0x7ff8000000000123ull};
+    static const uint64_t special[] = {0,
+                                       0x8000000000000000ull,
+                                       0x7ff0000000000000ull,
+                                       0xfff0000000000000ull,
+                                       0x7ff8000000000000ull,
+                                       0xfff8000000000001ull,
+                                       0x7ff4000000000000ull,
+                                       0x0000000000000001ull,
+                                       0x000fffffffffffffull,
+                                       0x0010000000000000ull,
+                                       0x7fefffffffffffffull,
+                                       0x3ff0000000000000ull,
+                                       0xbff0000000000000ull,
+                                       0x4000000000000000ull,
+                                       0x3fe0000000000000ull,
+                                       0x43e0000000000000ull,
+                                       0xc3e0000000000000ull,
+                                       0x3810000000000000ull,
+                                       0x47efffffe0000000ull,
+                                       0x7ff8000000000123ull};
     switch (below(8)) {
-      case 0: return special[below(sizeof special / sizeof special[0])];
+      case 0:
+        return special[below(sizeof special / sizeof special[0])];
       case 1: {  // an S-representable value
         const uint64_t exp = 0x380 + 1 + below(253);
         return uint64_t{below(2)} << 63 | exp << 52 | (bits() & 0xfffffe0000000ull);
       }
       case 2: {  // near 1
-        return uint64_t{below(2)} << 63 | uint64_t{1023 - 4 + below(8)} << 52 | (bits() & 0xfffffffffffffull);
+        return uint64_t{below(2)} << 63 | uint64_t{1023 - 4 + below(8)} << 52 |
+               (bits() & 0xfffffffffffffull);
       }
       case 3: {  // small integers as doubles
         const double d = static_cast<double>(static_cast<int>(below(2001)) - 1000);
@@ -229,7 +248,8 @@ struct Generator {
         const uint64_t exp = below(2) ? 1 + below(64) : 2046 - below(64);
         return uint64_t{below(2)} << 63 | exp << 52 | (bits() & 0xfffffffffffffull);
       }
-      case 5: return bits();
+      case 5:
+        return bits();
       default: {
         const uint64_t exp = 900 + below(250);
         return uint64_t{below(2)} << 63 | exp << 52 | (bits() & 0xfffffffffffffull);
@@ -237,12 +257,12 @@ struct Generator {
     }
   }
   uint64_t fpcr() {
-    uint64_t v = uint64_t{below(4)} << 58;           // dynamic rounding
-    if (below(2)) v |= uint64_t{1} << 61;             // UNFD
-    if (below(2)) v |= uint64_t{1} << 60;             // UNDZ
-    if (below(4) == 0) v |= (bits() & 0x3f) << 52;    // sticky status bits
-    v |= uint64_t{0x7} << 49;                         // INVD DZED OVFD
-    if (below(2)) v |= uint64_t{1} << 62;             // INED
+    uint64_t v = uint64_t{below(4)} << 58;          // dynamic rounding
+    if (below(2)) v |= uint64_t{1} << 61;           // UNFD
+    if (below(2)) v |= uint64_t{1} << 60;           // UNDZ
+    if (below(4) == 0) v |= (bits() & 0x3f) << 52;  // sticky status bits
+    v |= uint64_t{0x7} << 49;                       // INVD DZED OVFD
+    if (below(2)) v |= uint64_t{1} << 62;           // INED
     return v;
   }
 
@@ -274,9 +294,13 @@ struct Generator {
         }
         case Shape::kBranch:
         case Shape::kBranchFp: {
-          const unsigned ra = info.shape == Shape::kBranchFp ? below(32) : (op == Operation::kBr || op == Operation::kBsr ? dest() : below(32));
+          const unsigned ra =
+              info.shape == Shape::kBranchFp
+                  ? below(32)
+                  : (op == Operation::kBr || op == Operation::kBsr ? dest() : below(32));
           const size_t remaining = length - index;  // targets index+1 .. length (epilogue)
-          const int disp = static_cast<int>(below(static_cast<unsigned>(std::min<size_t>(remaining, 12))));
+          const int disp =
+              static_cast<int>(below(static_cast<unsigned>(std::min<size_t>(remaining, 12))));
           w = branch(info.opcode, ra, disp);
           break;
         }
@@ -288,8 +312,8 @@ struct Generator {
               info.shape == Shape::kOperateUnaryRegisterOnly || info.shape == Shape::kImplver)
             ra = 31;
           if (info.shape == Shape::kFpcr) rb = ra;
-          const bool fp_dest = info.opcode >= 0x14 && info.opcode <= 0x17 &&
-                               info.shape != Shape::kFpToInt;
+          const bool fp_dest =
+              info.opcode >= 0x14 && info.opcode <= 0x17 && info.shape != Shape::kFpToInt;
           if (fp_dest) rc = info.shape == Shape::kFpcr ? ra : below(32);
           if (info.opcode >= 0x14 && info.opcode <= 0x17) {
             unsigned fn = info.function;
@@ -308,8 +332,10 @@ struct Generator {
             w = (w & ~(0x7fu << 5)) | (info.function & 0x7f) << 5;
           }
           if (info.shape == Shape::kImplver) w = operate_lit(0x11, 31, 1, info.function, dest());
-          if (info.shape == Shape::kIntToFp) w = operate(info.opcode, dest(), 31, 0, below(32)) | (info.function & 0x7ff) << 5;
-          if (info.opcode == 0x18) w = (0x18u << 26) | below(32) << 21 | below(32) << 16 | info.function;
+          if (info.shape == Shape::kIntToFp)
+            w = operate(info.opcode, dest(), 31, 0, below(32)) | (info.function & 0x7ff) << 5;
+          if (info.opcode == 0x18)
+            w = (0x18u << 26) | below(32) << 21 | below(32) << 16 | info.function;
           break;
         }
       }
@@ -340,7 +366,8 @@ struct Generator {
       if (below(24) == 0 && i + 3 < length) {
         // Computed jump pattern: bsr $k,+0; lda $k,D($k); jmp/jsr/ret $m,($k).
         const unsigned k = dest() == 31 ? 1 : dest();
-        const size_t target = i + 3 + below(static_cast<unsigned>(std::min<size_t>(length - (i + 2), 8)));
+        const size_t target =
+            i + 3 + below(static_cast<unsigned>(std::min<size_t>(length - (i + 2), 8)));
         c.body[i] = branch(0x34, k, 0);
         c.body[i + 1] = memory(0x08, k, k, static_cast<int>((target - (i + 1)) * 4));
         c.body[i + 2] = 0x1au << 26 | dest() << 21 | k << 16 | below(4) << 14 | below(0x4000);
@@ -360,7 +387,8 @@ struct Generator {
 Case real_case(Generator& g, const std::vector<uint32_t>& text, size_t length) {
   Case c = g.make_case(0);
   const size_t start = g.below(static_cast<unsigned>(text.size() - length));
-  c.body.assign(text.begin() + static_cast<long>(start), text.begin() + static_cast<long>(start + length));
+  c.body.assign(text.begin() + static_cast<long>(start),
+                text.begin() + static_cast<long>(start + length));
   for (size_t i = 0; i < length; ++i) {
     const auto in = dcpi::isa::decode(c.body[i]);
     const auto deps = dcpi::isa::operands(in);
@@ -371,7 +399,8 @@ Case real_case(Generator& g, const std::vector<uint32_t>& text, size_t length) {
     if (in.format == dcpi::isa::Format::kJump) c.body[i] = kNop;
     if (in.format == dcpi::isa::Format::kBranch) {
       const int64_t target = static_cast<int64_t>(i) + 1 + in.displacement / 4;
-      if (target <= static_cast<int64_t>(i) || target > static_cast<int64_t>(length)) c.body[i] = kNop;
+      if (target <= static_cast<int64_t>(i) || target > static_cast<int64_t>(length))
+        c.body[i] = kNop;
     }
   }
   return c;
@@ -388,8 +417,8 @@ void emit_case(std::vector<uint32_t>& code, const Case& c, size_t k, size_t case
     code.push_back(memory(0x29, 0, 30, 66 * 8 + 8 * i));
     code.push_back(memory(0x2d, 0, 1, 8 * i));
   }
-  code.push_back(memory(0x23, 0, 30, 64 * 8));                        // ldt $f0, fpcr
-  code.push_back(operate(0x17, 0, 0, 0, 0) | 0x024u << 5);           // mt_fpcr $f0
+  code.push_back(memory(0x23, 0, 30, 64 * 8));              // ldt $f0, fpcr
+  code.push_back(operate(0x17, 0, 0, 0, 0) | 0x024u << 5);  // mt_fpcr $f0
   for (int i = 0; i < 31; ++i) code.push_back(memory(0x23, i, 30, 8 * (32 + i)));
   for (int i = 0; i < 30; ++i) code.push_back(memory(0x29, i, 30, 8 * i));
   load_constant(code, 30, kMemBase);
@@ -398,7 +427,7 @@ void emit_case(std::vector<uint32_t>& code, const Case& c, size_t k, size_t case
   // Epilogue: registers to the OUT area (r30-relative), then OUT + scratch
   // to the case's result block.
   for (int i = 0; i < 31; ++i) code.push_back(memory(0x27, i, 30, rel(kOut + 8 * (32 + i))));
-  code.push_back(operate(0x17, 0, 0, 0, 0) | 0x025u << 5);           // mf_fpcr $f0
+  code.push_back(operate(0x17, 0, 0, 0, 0) | 0x025u << 5);  // mf_fpcr $f0
   code.push_back(memory(0x27, 0, 30, rel(kOut + 8 * 64)));
   for (int i = 0; i < 30; ++i) code.push_back(memory(0x2d, i, 30, rel(kOut + 8 * i)));
   load_constant(code, 1, result);
@@ -408,7 +437,7 @@ void emit_case(std::vector<uint32_t>& code, const Case& c, size_t k, size_t case
     code.push_back(memory(0x2d, 0, 1, 8 * q));
   }
   load_constant(code, 27, k + 1 < cases ? slot_address(k + 1) : kTextBase + 0x100);
-  code.push_back(0x1au << 26 | 31u << 21 | 27u << 16);               // jmp ($27)
+  code.push_back(0x1au << 26 | 31u << 21 | 27u << 16);  // jmp ($27)
 }
 
 // The program as raw text and data images included with .incbin, so that the
@@ -477,13 +506,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--seed") seed = std::stoull(next());
-    else if (a == "--programs") programs = std::stoi(next());
-    else if (a == "--cases") cases_per_program = std::stoi(next());
-    else if (a == "--length") length = std::stoul(next());
-    else if (a == "--real") real.push_back(next());
-    else if (a == "--workdir") workdir = next();
-    else if (a == "--quiet") quiet = true;
+    if (a == "--seed")
+      seed = std::stoull(next());
+    else if (a == "--programs")
+      programs = std::stoi(next());
+    else if (a == "--cases")
+      cases_per_program = std::stoi(next());
+    else if (a == "--length")
+      length = std::stoul(next());
+    else if (a == "--real")
+      real.push_back(next());
+    else if (a == "--workdir")
+      workdir = next();
+    else if (a == "--quiet")
+      quiet = true;
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
@@ -503,9 +539,8 @@ int main(int argc, char** argv) {
   for (int p = 0; p < programs; ++p) {
     std::vector<Case> cases;
     for (int k = 0; k < cases_per_program; ++k) {
-      Case c = (!real_text.empty() && real_text.size() > length)
-                   ? real_case(gen, real_text, length)
-                   : gen.make_case(length);
+      Case c = (!real_text.empty() && real_text.size() > length) ? real_case(gen, real_text, length)
+                                                                 : gen.make_case(length);
       if (!settle(c, cases.size(), stops)) continue;
       cases.push_back(std::move(c));
     }
@@ -522,7 +557,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::ifstream out(base + ".out", std::ios::binary);
-    std::vector<uint8_t> results((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> results((std::istreambuf_iterator<char>(out)),
+                                 std::istreambuf_iterator<char>());
     if (results.size() != cases.size() * kBlock) {
       std::fprintf(stderr, "short output: %zu bytes for %zu cases\n", results.size(), cases.size());
       return 2;
@@ -536,16 +572,19 @@ int main(int argc, char** argv) {
       for (int i = 0; i < 30 && !bad; ++i)
         if (q[i] != c.final.r[i]) {
           bad = true;
-          std::snprintf(what, sizeof what, "r%d qemu %016" PRIx64 " interp %016" PRIx64, i, q[i], c.final.r[i]);
+          std::snprintf(what, sizeof what, "r%d qemu %016" PRIx64 " interp %016" PRIx64, i, q[i],
+                        c.final.r[i]);
         }
       for (int i = 0; i < 31 && !bad; ++i)
         if (q[32 + i] != c.final.f[i]) {
           bad = true;
-          std::snprintf(what, sizeof what, "f%d qemu %016" PRIx64 " interp %016" PRIx64, i, q[32 + i], c.final.f[i]);
+          std::snprintf(what, sizeof what, "f%d qemu %016" PRIx64 " interp %016" PRIx64, i,
+                        q[32 + i], c.final.f[i]);
         }
       if (!bad && q[64] != c.final.fpcr) {
         bad = true;
-        std::snprintf(what, sizeof what, "fpcr qemu %016" PRIx64 " interp %016" PRIx64, q[64], c.final.fpcr);
+        std::snprintf(what, sizeof what, "fpcr qemu %016" PRIx64 " interp %016" PRIx64, q[64],
+                      c.final.fpcr);
       }
       if (!bad && std::memcmp(q + 66, c.final_scratch, 256) != 0) {
         bad = true;
@@ -571,14 +610,16 @@ int main(int argc, char** argv) {
   if (!quiet) {
     std::printf("coverage by operation (instructions interpreted and compared):\n");
     for (const auto& [op, n] : coverage)
-      std::printf("  %-10s %8" PRIu64 "\n", dcpi::isa::kOperations[static_cast<size_t>(op)].mnemonic, n);
-    static const char* kStopNames[] = {"none", "call_pal", "memory fault", "unaligned", "arithmetic",
-                                       "stack pointer", "store conditional", "unimplemented"};
+      std::printf("  %-10s %8" PRIu64 "\n",
+                  dcpi::isa::kOperations[static_cast<size_t>(op)].mnemonic, n);
+    static const char* kStopNames[] = {
+        "none",       "call_pal",      "memory fault",      "unaligned",
+        "arithmetic", "stack pointer", "store conditional", "unimplemented"};
     std::printf("give-ups replaced by nops:\n");
     for (const auto& [why, n] : stops) std::printf("  %-18s %8" PRIu64 "\n", kStopNames[why], n);
   }
-  std::printf("interp_diff: %" PRIu64 " cases, %" PRIu64 " instructions compared, %zu operations covered, %" PRIu64
-              " mismatches\n",
+  std::printf("interp_diff: %" PRIu64 " cases, %" PRIu64
+              " instructions compared, %zu operations covered, %" PRIu64 " mismatches\n",
               case_count, compared, coverage.size(), mismatches);
   run("rm -rf " + workdir);
   return mismatches == 0 && compared > 0 ? 0 : 1;

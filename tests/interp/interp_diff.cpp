@@ -376,6 +376,14 @@ struct Generator {
       }
       const Operation op = ops[below(static_cast<unsigned>(ops.size()))];
       c.body[i] = instruction(op, i, length);
+      if (op == Operation::kMtFpcr && i + 1 < length) {
+        // QEMU caches the flush-to-zero mode per translation block and
+        // mt_fpcr does not invalidate it (translate.c resets only the
+        // rounding mode), so FP ops after mt_fpcr in the same block use the
+        // old UNFD/UNDZ. End the block with a branch, as real code's
+        // mt_fpcr (in a library call) always does.
+        c.body[++i] = branch(0x30, 31, 0);
+      }
     }
     return c;
   }

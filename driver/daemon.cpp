@@ -10,6 +10,7 @@
 #include "driver/ring_writer.h"
 #include "firmware/uart.h"
 #include "kernel/clock.h"
+#include "driver/value_sampler.h"
 #include "kernel/console.h"
 #include "kernel/load_map.h"
 #include "kernel/palcalls.h"
@@ -154,7 +155,25 @@ void forward_load_map() {
   }
 }
 
+// Seed 001 §2.4: tuple sequences go to the user-mode side (here: the ring,
+// then hostdump) for reduction; one kValues record per CPU per pass.
+void emit_values(uint32_t cpu) {
+  static ValueTuple staging[512];
+  uint64_t dropped = 0;
+  const uint32_t n = value_take(cpu, staging, 512, &dropped);
+  if (n == 0 && dropped == 0) return;
+  const uint32_t bytes = sizeof(ValuesPayload) + n * sizeof(ValueTuple);
+  uint8_t* payload = ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
+  if (payload == nullptr) return;
+  const ValuesPayload header{n, sizeof(ValueTuple), dropped};
+  __builtin_memcpy(payload, &header, sizeof header);
+  __builtin_memcpy(payload + sizeof header, staging, n * sizeof(ValueTuple));
+  ring.commit();
+}
+
 void flush_all_locked() {
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    if (initialised(cpu)) emit_values(cpu);
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
     if (initialised(cpu)) flush_cpu(cpu);
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
@@ -165,6 +184,16 @@ void flush_all_locked() {
 void request_all(uint32_t ops) {
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
     if (initialised(cpu)) request(cpu, ops, 0);
+}
+
+// Seed 001 §3.4: interpret N instructions on every k-th interrupt; N = 0
+// goes back to the cycles variant.
+int64_t set_values(uint64_t length, uint64_t every) {
+  if (length > kMaxValueLength || every == 0 || every > 1024) return kControlBadArgument;
+  value_configure(static_cast<uint32_t>(length), static_cast<uint32_t>(every));
+  g_config.base_variant = length == 0 ? Variant::kCycles : Variant::kValue;
+  request_all(kOpConfigure);
+  return kControlOk;
 }
 
 int64_t set_period(uint64_t base, uint64_t range) {
@@ -223,6 +252,8 @@ int64_t perform_locked(uint32_t command, const uint64_t args[3]) {
       return set_period(args[0], args[1]);
     case ControlCommand::kSetEvents:
       return set_events(args[0], args[1]);
+    case ControlCommand::kSetValues:
+      return set_values(args[0], args[1]);
   }
   return kControlUnknownCommand;
 }
@@ -256,7 +287,10 @@ void daemon_step() {
   poll_control_block();
   forward_load_map();
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
-    if (initialised(cpu)) drain_full_buffers(cpu);
+    if (initialised(cpu)) {
+      drain_full_buffers(cpu);
+      emit_values(cpu);
+    }
   if (daemon.flush_interval != 0 &&
       kernel::clock::cycles() - daemon.last_flush >= daemon.flush_interval)
     flush_all_locked();

@@ -8,6 +8,7 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/park_miller.h"
+#include "driver/value_sampler.h"
 #include "firmware/pal_abi.h"
 #include "kernel/palcalls.h"
 #include "kernel/traps.h"
@@ -122,14 +123,14 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame
   reload(hot);
 }
 
-// Seed 001's value sampling will interpret instructions here, reading the
-// interrupted context's registers from `frame` (the full TrapFrame saved by
-// kernel/entry.S entry_counter_full); until then the hook only counts its
-// calls and takes the cycles path.
-void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
+// Seed 001 §2.1.2: the cycles path, then on every k-th interrupt the
+// interpreter runs the next N instructions of the interrupted user context
+// (driver/value_sampler.cpp), which resumes at the advanced PC.
+void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame* frame) {
   ++g_aux[hot.cpu].value_calls;
   record(hot, pc, hot.event);
   reload(hot);
+  value_sample(hot, frame);
 }
 
 // The skeleton's tools and the period/e2e tests: cycles path plus the raw
@@ -186,6 +187,7 @@ void apply_config(CpuHot& hot) {
   const uint16_t event = hot.mux_events[0];
   if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
   hot.event = event;
+  value_apply(hot.cpu);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kEntries[static_cast<uint32_t>(variant)];
 }

@@ -4,6 +4,10 @@
 #pragma once
 #include <cstdint>
 
+namespace kernel {
+struct TrapFrame;
+}
+
 namespace dcpi::driver {
 
 // DCPI §4.1: the period is uniform in [60K, 64K) cycles, K = 1024, so that
@@ -18,7 +22,7 @@ inline constexpr uint32_t kDefaultPeriodRange = 4 * 1024;
 enum class Variant : uint32_t {
   kCycles = 0,  // one event (cycles): hash table only
   kMux = 1,     // time-multiplexed events: rotates counter 0's event (DCPI §4.1)
-  kValue = 2,   // value-sampling hook (seed 001): the cycles path plus a count, for now
+  kValue = 2,   // cycles path + the value-sampling interpreter (seed 001, driver/value_sampler.h)
   kTrace = 3,   // cycles path + raw (PC, PS) sample log + period trace (skeleton tools, tests)
   kCount = 4,
 };

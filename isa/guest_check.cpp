@@ -47,3 +47,26 @@ extern "C" uint32_t dcpi_isa_integer_reads(uint32_t word) {
 extern "C" unsigned dcpi_isa_ev5_latency(uint32_t word) {
   return dcpi::isa::ev5_timing(dcpi::isa::ev5_class(dcpi::isa::decode(word))).latency;
 }
+
+// The value-sampling interpreter (isa/interp) compiled freestanding: one
+// instantiation with a trivial memory policy, so the no-undefined-symbols
+// check covers its softfloat (no __multi3, no __udivti3, no FPU use).
+#include "isa/interp/interpreter.h"
+namespace {
+uint64_t g_check_memory[64];
+struct CheckMemory {
+  bool load(uint64_t va, unsigned, uint64_t& value) {
+    value = g_check_memory[(va >> 3) & 63];
+    return (va & 1) == 0;
+  }
+  bool store(uint64_t va, unsigned, uint64_t value) {
+    g_check_memory[(va >> 3) & 63] = value;
+    return true;
+  }
+  uint64_t cycles() { return g_check_memory[0]; }
+};
+}  // namespace
+extern "C" int dcpi_isa_interp_step(dcpi::isa::interp::Context* c, dcpi::isa::interp::Step* s) {
+  CheckMemory m;
+  return static_cast<int>(dcpi::isa::interp::step(*c, m, *s));
+}

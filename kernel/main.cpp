@@ -74,6 +74,14 @@ BootOptions parse_command_line(const char* line) {
       options.profiler.period_base = static_cast<uint32_t>(parse_number(word + 7, length - 7));
     } else if (starts_with(word, "transport=")) {
       options.profiler.serial = starts_with(word + 10, "serial");
+    } else if (starts_with(word, "values=")) {
+      // values=N/k (seed 001 §3.4: 4/2 is the paper's vprof configuration)
+      uint64_t slash = 7;
+      while (slash < length && word[slash] != '/') ++slash;
+      options.profiler.value_length = static_cast<uint32_t>(parse_number(word + 7, slash - 7));
+      if (slash + 1 < length)
+        options.profiler.value_every =
+            static_cast<uint32_t>(parse_number(word + slash + 1, length - slash - 1));
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "samples=")) {

@@ -1,6 +1,7 @@
 #include "kernel/profiler.h"
 
 #include "driver/driver.h"
+#include "driver/value_sampler.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/irq_lock.h"
@@ -16,6 +17,10 @@ volatile uint64_t dcpi_guest_cycles = 0;
 }
 
 namespace kernel::profiler {
+
+namespace {
+uint32_t value_length_ = 0;  // value sampling configured at boot (values=N/k)
+}  // namespace
 namespace {
 
 // The daemon looks at the control block and the periodic flush at least this
@@ -54,6 +59,19 @@ void start(const Options& options) {
               options.period_base, options.period_range, status);
   }
   if (options.serial) dcpi::driver::set_serial_transport(true);
+  if (options.value_length != 0) {
+    const uint64_t args[3] = {options.value_length, options.value_every, 0};
+    const int64_t status = dcpi::driver::control_from_user(
+        static_cast<uint32_t>(dcpi::ControlCommand::kSetValues), args);
+    if (status == dcpi::kControlOk) {
+      value_length_ = options.value_length;
+      kprintf("dcpi-kernel: value sampling %u instructions on every %u-th interrupt\n",
+              options.value_length, options.value_every);
+    } else {
+      kprintf("dcpi-kernel: values=%u/%u refused (status %ld)\n", options.value_length,
+              options.value_every, status);
+    }
+  }
   if (spawn_kernel_thread(daemon_main, nullptr, "dcpid") == 0) panic("cannot start dcpid");
   if (options.enabled) dcpi::driver::start_all();
   __atomic_store_n(&running, true, __ATOMIC_RELEASE);
@@ -80,8 +98,15 @@ void tick() {
 }
 
 void finish() {
-  if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) return;
+  if (!__atomic_exchange_n(&running, false, __ATOMIC_ACQ_REL)) return;  // no more wake-ups
   dcpi::driver::stop_all();
+  // The run is over: no periodic flushes of empty tables while the guest
+  // idles (with sleep=off idle virtual time races ahead of the host).
+  dcpi::driver::set_flush_interval(0);
+  // Everything the daemon would still send, here and now, before DCPI-DONE:
+  // load-map records (init's own exit), full buffers, value tuples, then
+  // the tables and the statistics.
+  dcpi::driver::daemon_step();
   dcpi::driver::flush_all();
   for (uint32_t cpu = 0; cpu < smp::online_count(); ++cpu) {
     const dcpi::DriverCpuStats s = dcpi::driver::read_stats(cpu);
@@ -89,10 +114,16 @@ void finish() {
             cpu, s.interrupts, s.hits, s.misses, s.samples_to_daemon,
             s.dropped[dcpi::kDropBothBuffersFull] + s.dropped[dcpi::kDropUncountedEvent]);
   }
-  // The run is over: no periodic flushes of empty tables while the guest
-  // idles (with sleep=off idle virtual time races ahead of the host).
-  dcpi::driver::set_flush_interval(0);
-  __atomic_store_n(&running, false, __ATOMIC_RELEASE);
+  if (value_length_ != 0) {
+    for (uint32_t cpu = 0; cpu < smp::online_count(); ++cpu) {
+      const dcpi::ValueStats& v = dcpi::driver::value_stats(cpu);
+      kprintf(
+          "dcpi-kernel: cpu %u value runs %lu interpreted %lu kernel %lu stops call_pal %lu "
+          "fault %lu unaligned %lu arith %lu stc %lu unimpl %lu tuples_dropped %lu\n",
+          cpu, v.runs, v.interpreted, v.skipped_kernel, v.stops[1], v.stops[2], v.stops[3],
+          v.stops[4], v.stops[6], v.stops[7], v.tuples_dropped);
+    }
+  }
   const dcpi::driver::RingTotals ring = dcpi::driver::ring_totals();
   kprintf("dcpi-kernel: ring records %lu samples %lu dropped records %lu samples %lu\n",
           ring.records_written, ring.samples_written, ring.records_dropped, ring.samples_dropped);

@@ -16,6 +16,8 @@ struct Options {
   uint32_t period_base = 0;   // period=N: 0 keeps the driver's default (60K)
   uint32_t period_range = 0;  // period_range=N
   bool serial = false;        // transport=serial: records also go out on COM2
+  uint32_t value_length = 0;  // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
+  uint32_t value_every = 2;   // ... on every k-th interrupt
 };
 
 // After the scheduler and secondary CPUs are up: configure, start sampling

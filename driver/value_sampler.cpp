@@ -1,0 +1,197 @@
+// The value-sampling interpreter hook (seed 001 §2.1.2, §2.3). Runs at IPL 6
+// inside the counter-overflow handler, on the interrupted context's full
+// TrapFrame (kernel/traps.h). Only user-mode contexts are interpreted: the
+// kernel stack is the one this code runs on (seed 001: "a change to the
+// kernel stack pointer" is a give-up), and user memory is reached through
+// the page tables (translate_user), never by a faulting access.
+//
+// FP state: user FP registers are live in the FPU while the process runs
+// (kernel/scheduler.cpp switches them eagerly with the process, FEN on), and
+// the kernel is built -mno-fp-regs, so the handler copies them out with
+// fp_save (kernel/switch.S) before a run and back with fp_restore after it
+// (fp_save itself clobbers $f0, so the restore is unconditional). The
+// interpreter computes FP results in integer software (isa/interp/softfloat.h).
+#include "driver/value_sampler.h"
+
+#include "driver/internal.h"
+#include "driver/percpu.h"
+#include "isa/interp/interpreter.h"
+#include "kernel/address_space.h"
+#include "kernel/palcalls.h"
+#include "kernel/process.h"
+#include "kernel/traps.h"
+
+extern "C" {
+void fp_save(uint64_t* area);
+void fp_restore(const uint64_t* area);
+}
+
+namespace dcpi::driver {
+namespace {
+
+struct alignas(64) ValueBuffer {
+  uint64_t head;  // written by the owning CPU's handler
+  uint64_t pad0[7];
+  uint64_t tail;  // written by the daemon
+  uint64_t dropped_taken;
+  uint64_t pad1[6];
+  uint32_t length, every, tick, pad2;
+  uint64_t pad3[6];
+  ValueStats stats;
+  ValueTuple tuples[kValueBufferTuples];
+};
+
+ValueBuffer g_values[kMaxCpus];
+uint32_t g_length = kDefaultValueLength, g_every = kDefaultValueEvery;
+
+// User memory through the page tables of the interrupted process: a page
+// that is not present or not accessible stops the run (seed 001 §2.1.2).
+struct UserMemory {
+  const kernel::AddressSpace* space;
+  bool load(uint64_t va, unsigned bytes, uint64_t& value) {
+    const uint64_t k = kernel::translate_user(*space, va, false);
+    if (k == 0) return false;
+    switch (bytes) {
+      case 1:
+        value = *reinterpret_cast<const volatile uint8_t*>(k);
+        break;
+      case 2:
+        value = *reinterpret_cast<const volatile uint16_t*>(k);
+        break;
+      case 4:
+        value = *reinterpret_cast<const volatile uint32_t*>(k);
+        break;
+      default:
+        value = *reinterpret_cast<const volatile uint64_t*>(k);
+        break;
+    }
+    return true;
+  }
+  bool store(uint64_t va, unsigned bytes, uint64_t value) {
+    const uint64_t k = kernel::translate_user(*space, va, true);
+    if (k == 0) return false;
+    switch (bytes) {
+      case 1:
+        *reinterpret_cast<volatile uint8_t*>(k) = static_cast<uint8_t>(value);
+        break;
+      case 2:
+        *reinterpret_cast<volatile uint16_t*>(k) = static_cast<uint16_t>(value);
+        break;
+      case 4:
+        *reinterpret_cast<volatile uint32_t*>(k) = static_cast<uint32_t>(value);
+        break;
+      default:
+        *reinterpret_cast<volatile uint64_t*>(k) = value;
+        break;
+    }
+    return true;
+  }
+  uint64_t cycles() { return kernel::pal::rpcc(); }
+};
+
+inline void wrusp(uint64_t value) { DCPI_CALL_PAL_2(0x38, value, 0); }
+
+}  // namespace
+
+void value_configure(uint32_t length, uint32_t every) {
+  g_length = length > kMaxValueLength ? kMaxValueLength : length;
+  g_every = every == 0 ? 1 : every;
+}
+
+void value_apply(uint32_t cpu) {
+  g_values[cpu].length = g_length;
+  g_values[cpu].every = g_every;
+  g_values[cpu].tick = 0;
+  g_values[cpu].stats.cpu = cpu;
+}
+
+void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
+  ValueBuffer& vb = g_values[hot.cpu];
+  if (++vb.tick < vb.every) return;
+  vb.tick = 0;
+  if (frame == nullptr || !(frame->ps & PS_USER_MODE)) {
+    ++vb.stats.skipped_kernel;
+    return;
+  }
+  kernel::Process* process = kernel::current();
+  if (process == nullptr) return;
+  ++vb.stats.runs;
+  isa::interp::Context ctx;
+  for (unsigned i = 0; i < 31; ++i) ctx.r[i] = i == 30 ? kernel::pal::rdusp() : frame->reg(i);
+  ctx.r[31] = 0;
+  alignas(8) uint64_t fp_area[33];
+  fp_save(fp_area);
+  for (unsigned i = 0; i < 31; ++i) ctx.f[i] = fp_area[i];
+  ctx.f[31] = 0;
+  ctx.fpcr = fp_area[32];
+  ctx.pc = frame->pc;
+  ctx.kernel_mode = false;
+  ctx.fp_touched = false;
+  const uint64_t usp = ctx.r[30];
+  UserMemory mem{&process->space};
+  uint64_t stack_top = 0;
+  if ((usp & 7) == 0 && !mem.load(usp, 8, stack_top)) stack_top = 0;
+  const uint64_t ra = ctx.r[26];
+
+  isa::interp::Step steps[kMaxValueLength];
+  isa::interp::Stop why;
+  const uint32_t done = isa::interp::run(ctx, mem, vb.length, steps, &why);
+  ++vb.stats.stops[static_cast<uint32_t>(why) & 7];
+  vb.stats.interpreted += done;
+
+  // The context really advanced: write it back (seed 001 §2.1.2).
+  for (unsigned i = 0; i < 30; ++i) frame->reg(i) = ctx.r[i];
+  if (ctx.r[30] != usp) wrusp(ctx.r[30]);
+  frame->pc = ctx.pc;
+  if (ctx.fp_touched) {
+    for (unsigned i = 0; i < 31; ++i) fp_area[i] = ctx.f[i];
+    fp_area[32] = ctx.fpcr;
+  }
+  fp_restore(fp_area);
+
+  const uint64_t tail = __atomic_load_n(&vb.tail, __ATOMIC_ACQUIRE);
+  uint64_t head = vb.head;
+  for (uint32_t i = 0; i < done; ++i) {
+    if (head - tail >= kValueBufferTuples) {
+      ++vb.stats.tuples_dropped;
+      continue;
+    }
+    const isa::interp::Step& s = steps[i];
+    ValueTuple& t = vb.tuples[head & (kValueBufferTuples - 1)];
+    t.pc = s.pc;
+    t.word = s.word;
+    t.latency = static_cast<uint32_t>(s.latency);
+    t.pid = hot.pid;
+    t.flags = static_cast<uint8_t>((s.has_memory ? kTupleMemory : 0) | (s.load ? kTupleLoad : 0) |
+                                   (s.fp_operands ? kTupleFp : 0) | (i == 0 ? kTupleFirst : 0));
+    t.index = static_cast<uint8_t>(i);
+    t.reserved = 0;
+    t.a = s.a;
+    t.b = s.b;
+    t.result = s.result;
+    t.va = s.va;
+    t.ra = ra;
+    t.stack_top = stack_top;
+    ++head;
+  }
+  __asm__ volatile("wmb" ::: "memory");
+  __atomic_store_n(&vb.head, head, __ATOMIC_RELAXED);
+}
+
+uint32_t value_take(uint32_t cpu, ValueTuple* out, uint32_t capacity, uint64_t* dropped) {
+  ValueBuffer& vb = g_values[cpu];
+  const uint64_t head = __atomic_load_n(&vb.head, __ATOMIC_ACQUIRE);
+  __asm__ volatile("mb" ::: "memory");
+  uint64_t tail = vb.tail;
+  uint32_t n = 0;
+  while (tail != head && n < capacity) out[n++] = vb.tuples[tail++ & (kValueBufferTuples - 1)];
+  __asm__ volatile("mb" ::: "memory");
+  __atomic_store_n(&vb.tail, tail, __ATOMIC_RELEASE);
+  *dropped = vb.stats.tuples_dropped - vb.dropped_taken;
+  vb.dropped_taken += *dropped;
+  return n;
+}
+
+const ValueStats& value_stats(uint32_t cpu) { return g_values[cpu].stats; }
+
+}  // namespace dcpi::driver

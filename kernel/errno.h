@@ -22,5 +22,6 @@ inline constexpr int ESPIPE = 29;
 inline constexpr int EROFS = 30;
 inline constexpr int ENAMETOOLONG = 63;  // Linux/Alpha value (OSF numbering)
 inline constexpr int ENOSYS = 78;        // Linux/Alpha value (OSF numbering)
+inline constexpr int EOPNOTSUPP = 45;    // Linux/Alpha value (OSF numbering)
 
 }  // namespace kernel

@@ -222,7 +222,19 @@ int64_t sys_dcpi_control(Process* self, uint64_t request_va) {
   dcpi::ControlBlock request;
   if (!copy_from_user(self->space, &request, request_va, sizeof request)) return error(EFAULT);
   if (&dcpi::driver::control_from_user == nullptr) return error(ENOSYS);
-  return dcpi::driver::control_from_user(request.command, request.args);
+  // The driver's exact status goes back in the block (driver/control_block.h);
+  // the call's result is 0 or the nearest errno.
+  request.status = dcpi::driver::control_from_user(request.command, request.args);
+  request.done_sequence = request.request_sequence;
+  if (!copy_to_user(self->space, request_va, &request, sizeof request)) return error(EFAULT);
+  switch (request.status) {
+    case dcpi::kControlOk:
+      return 0;
+    case dcpi::kControlUncountableEvent:
+      return error(EOPNOTSUPP);  // the machine cannot count it: not a bad request
+    default:
+      return error(EINVAL);
+  }
 }
 
 int64_t sys_kernel_info(Process* self, uint64_t what) {

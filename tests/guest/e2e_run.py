@@ -7,6 +7,8 @@ host pulls the transfer ring over the GDB stub into a profile database.
                                 copy program is the hottest user image, and
                                 `dcpi db check` passes
   e2e_run.py BUILD_DIR serial   the copy case over the serial transport (COM2)
+  e2e_run.py BUILD_DIR control  the control path from a user program: a new
+                                epoch, an uncountable event refused
   e2e_run.py BUILD_DIR errors   usage and environment errors: uncountable
                                 events, bad options, missing images, a GDB port
                                 already in use, an unwritable or locked database
@@ -77,6 +79,26 @@ def case_copy(db, extra=(), cpus="1"):
 def case_serial(db):
     """The same through the second transport: records on COM2."""
     case_copy(db, ("--transport", "serial"), cpus="2")
+
+
+def case_control(db):
+    """The control path from a user program (dcpictl, system call 1001)."""
+    done = subprocess.run([DCPI, "run", "--db", db, "--mix", "control", "--cpus", "1"],
+                          capture_output=True, text=True, timeout=600)
+    console = done.stderr
+    expect("dcpictl: epoch: ok" in console, "a user program starts a new epoch")
+    expect("dcpictl: events: refused: the machine cannot count that event" in console,
+           "an uncountable event is refused, not faked")
+    expect("dcpictl: events: ok" in console and "dcpictl: flush: ok" in console,
+           "cycles with mux and a flush are accepted")
+    text = db_show(db)
+    epochs = re.split(r"^epoch ", text, flags=re.M)[1:]
+    expect(len(epochs) == 2, f"two epochs in the database ({len(epochs)})")
+    if len(epochs) == 2:
+        first, second = image_samples(epochs[0]), image_samples(epochs[1])
+        expect("/bin/copy" in first and "/bin/matmul" not in first, "copy ran in the first epoch")
+        expect("/bin/matmul" in second and "/bin/copy" not in second,
+               "matmul ran in the second epoch")
 
 
 def qemu_children(parent):
@@ -158,7 +180,7 @@ def case_errors(db):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        {"copy": case_copy, "killed": case_killed, "errors": case_errors, "serial": case_serial}[CASE](os.path.join(tmp, "db"))
+        {"copy": case_copy, "killed": case_killed, "errors": case_errors, "serial": case_serial, "control": case_control}[CASE](os.path.join(tmp, "db"))
     return 1 if failures else 0
 
 

@@ -3,9 +3,12 @@
 // the magic numbers agree.
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 
+#include "dcpi_events.h"
 #include "dcpi_user.h"
 #include "driver/control_block.h"
+#include "driver/events.h"
 
 using Block = dcpi::ControlBlock;
 using Request = dcpi_control_request;
@@ -25,6 +28,15 @@ int main() {
     std::printf("FAIL: DCPI_CONTROL_MAGIC differs from dcpi::kControlMagic\n");
     return 1;
   }
+  static_assert(DCPI_EVENT_COUNT == static_cast<size_t>(dcpi::Event::kCount));
+  for (size_t i = 0; i < DCPI_EVENT_COUNT; ++i)
+    if (std::strcmp(dcpi_event_names[i], dcpi::kEventNames[i]) != 0) {
+      std::printf("FAIL: event %zu is '%s' in dcpi_events.h, '%s' in driver/events.h\n", i,
+                  dcpi_event_names[i], dcpi::kEventNames[i]);
+      return 1;
+    }
+  static_assert(DCPI_CONTROL_SET_EVENTS == static_cast<int>(dcpi::ControlCommand::kSetEvents));
+  static_assert(DCPI_CONTROL_NEW_EPOCH == static_cast<int>(dcpi::ControlCommand::kNewEpoch));
   std::printf("ok: dcpi_control_request matches dcpi::ControlBlock (%zu bytes)\n", sizeof(Request));
   return 0;
 }

@@ -170,6 +170,22 @@ TEST_F(IsaOracle, PalcodeImageBothModes) {
   expect_elf_walk_matches(DCPI_PALCODE_ELF, DecodeMode::kPalcode);
 }
 
+// Every newlib-linked workload the build puts in the initrd.
+TEST_F(IsaOracle, WorkloadImages) {
+  size_t images = 0, instructions = 0;
+  for (const auto& entry : fs::directory_iterator(DCPI_WORKLOADS_ALPHA_DIR)) {
+    if (!entry.is_regular_file() ||
+        (entry.status().permissions() & fs::perms::owner_exec) == fs::perms::none)
+      continue;
+    const Comparison c = compare_file(entry.path().string(), DecodeMode::kUser);
+    EXPECT_EQ(c.mismatches, 0u) << entry.path();
+    instructions += c.instructions;
+    ++images;
+  }
+  EXPECT_GE(images, 10u) << "workload executables in " << DCPI_WORKLOADS_ALPHA_DIR;
+  EXPECT_GT(instructions, 100000u);
+}
+
 TEST_F(IsaOracle, NewlibLibraries) {
   const std::string prefix = newlib_prefix();
   ASSERT_FALSE(prefix.empty());

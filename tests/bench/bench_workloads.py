@@ -10,6 +10,8 @@ workload on 1 and 4 CPUs, `dcpi run` it with the profiler off
   miss rate     hash-table misses / interrupts (DCPI Table VI);
   samples/entry samples handed to the daemon per entry handed over (the
                 aggregation factor, DCPI §5.2);
+  db ratio      bytes of the profiled images (the ELF files the database's
+                profiles belong to) over bytes of the database (issue 5: >= 10x);
   hit / miss    handler instructions from PAL entry to return, from the
                 driver microbenchmark (tests/bench/results.json, bench_driver.py).
 
@@ -27,6 +29,25 @@ WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "man
              "parallel4"]
 
 
+def image_file(build, path):
+    """The ELF file of a database image path ("/bin/copy", "kernel.elf", ...)."""
+    guest = os.path.join(build, "guest")
+    for candidate in (os.path.join(guest, "workloads", os.path.basename(path)),
+                      os.path.join(guest, "kernel", path), os.path.join(guest, "palcode", path)):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def database_ratio(dcpi, db):
+    show = subprocess.run([dcpi, "db", "show", db], capture_output=True, text=True).stdout
+    paths = set(re.findall(r"^\s+\S+ (\S+) \[[0-9a-f]*\]:", show, flags=re.M))
+    build = os.path.dirname(dcpi)
+    images = sum(os.path.getsize(f) for f in filter(None, (image_file(build, p) for p in paths)))
+    size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(db) for f in files)
+    return images / size if size else 0.0
+
+
 def run(dcpi, workload, cpus, profile):
     with tempfile.TemporaryDirectory() as tmp:
         args = [dcpi, "run", "--workloads", workload, "--cpus", str(cpus),
@@ -34,13 +55,16 @@ def run(dcpi, workload, cpus, profile):
         if not profile:
             args.append("--no-profile")
         done = subprocess.run(args, capture_output=True, text=True, timeout=900)
+        ratio = database_ratio(dcpi, os.path.join(tmp, "db")) if profile else 0.0
     if done.returncode != 0:
         raise RuntimeError(f"dcpi run {workload} on {cpus} CPUs failed: {done.stderr[-500:]}")
     console = done.stderr
     cycles = int(re.search(r"init ran (\d+) cycles", console).group(1))
     stats = [tuple(map(int, m)) for m in re.findall(
         r"cpu \d interrupts (\d+) hits (\d+) misses (\d+) to_daemon (\d+) dropped (\d+)", console)]
-    return cycles, stats, json.loads(done.stdout)
+    summary = json.loads(done.stdout)
+    summary["db_ratio"] = ratio
+    return cycles, stats, summary
 
 
 def measure(dcpi, workload, cpus):
@@ -55,6 +79,7 @@ def measure(dcpi, workload, cpus):
         "interrupts": interrupts,
         "miss_rate_percent": 100.0 * misses / interrupts if interrupts else 0.0,
         "samples_per_entry": summary["samples"] / summary["entries"] if summary["entries"] else 0.0,
+        "images_over_database": summary["db_ratio"],
     }
 
 
@@ -78,11 +103,11 @@ def main():
     rows = [measure(dcpi, w, int(c)) for c in args.cpus.split(",")
             for w in args.workloads.split(",")]
     print(f"{'workload':<10} {'cpus':>4} {'slowdown':>9} {'miss rate':>9} {'samples/entry':>13}"
-          f" {'interrupts':>10}")
+          f" {'interrupts':>10} {'db ratio':>8}")
     for r in rows:
         print(f"{r['workload']:<10} {r['cpus']:>4} {r['slowdown_percent']:>8.3f}%"
               f" {r['miss_rate_percent']:>8.2f}% {r['samples_per_entry']:>13.1f}"
-              f" {r['interrupts']:>10}")
+              f" {r['interrupts']:>10} {r['images_over_database']:>7.0f}x")
     if handler:
         print(f"handler instructions, PAL entry to return (bench_driver.py): hit {handler['hit']}, "
               f"miss {handler['miss']}")

@@ -63,6 +63,15 @@ std::string find_elf(const ImageIdentity& identity, const std::string& directori
 
 }  // namespace
 
+CalcContext calc_context(const CalcInputs& inputs) {
+  return CalcContext{.image = inputs.code.path(),
+                     .db_image = inputs.samples.identity.path,
+                     .epochs = inputs.epochs_text,
+                     .period = inputs.period,
+                     .cpus = inputs.samples.cpus,
+                     .qemu_model = inputs.qemu_model};
+}
+
 CalcInputs load_calc_inputs(const ParsedOptions& options) {
   const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
   const std::string image = options.required("image");

@@ -11,6 +11,7 @@
 #include "analysis/calc/procedure_analysis.h"
 #include "analysis/calc/processor_model.h"
 #include "analysis/calc_image.h"
+#include "analysis/calc_render.h"
 #include "analysis/cli_options.h"
 #include "analysis/profile_db.h"
 
@@ -40,6 +41,8 @@ struct CalcInputs {
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
                                                            "epoch", "period", "mode"};
 CalcInputs load_calc_inputs(const ParsedOptions& options);
+// The report header both commands print.
+CalcContext calc_context(const CalcInputs& inputs);
 
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);
 

@@ -43,12 +43,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   if (all == name.has_value()) throw UsageError("give exactly one of --procedure NAME and --all");
 
   const CalcInputs inputs = load_calc_inputs(options);
-  const CalcContext context{.image = inputs.code.path(),
-                            .db_image = inputs.samples.identity.path,
-                            .epochs = inputs.epochs_text,
-                            .period = inputs.period,
-                            .cpus = inputs.samples.cpus,
-                            .qemu_model = inputs.qemu_model};
+  const CalcContext context = calc_context(inputs);
   if (!all) {
     const ProcedureRange* procedure = inputs.code.find(*name);
     if (!procedure)

@@ -74,16 +74,9 @@ int run_diff_command(const std::vector<std::string>& arguments) {
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const DiffReport report =
       diff_sets(sets[0], sets[1], resolver, options.value("event").value_or("cycles"));
-  std::optional<uint64_t> limit;
-  if (const auto text = options.value("limit")) limit = parse_number(*text, "limit");
-  if (options.flag("json")) {
-    print_json(report, limit, std::cout);
-  } else {
-    for (const std::string& warning : report.warnings)
-      std::cerr << "dcpi diff: " << warning << '\n';
-    print_text(report, limit, std::cout);
-  }
-  return 0;
+  return emit_report(
+      report, options, "diff", [&](auto limit) { print_json(report, limit, std::cout); },
+      [&](auto limit) { print_text(report, limit, std::cout); });
 }
 
 }  // namespace dcpi

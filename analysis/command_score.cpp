@@ -94,12 +94,7 @@ int run_score_command(const std::vector<std::string>& arguments) {
   const calc::ErrorHistogram by_samples = calc::score(instructions);
   const calc::ErrorHistogram by_executions = calc::score(edges);
 
-  const CalcContext context{.image = inputs.code.path(),
-                            .db_image = inputs.samples.identity.path,
-                            .epochs = inputs.epochs_text,
-                            .period = inputs.period,
-                            .cpus = inputs.samples.cpus,
-                            .qemu_model = inputs.qemu_model};
+  const CalcContext context = calc_context(inputs);
   if (options.flag("json")) {
     std::cout << "{\"image\": " << json_quote(context.image)
               << ", \"model\": " << json_quote(inputs.model->name())

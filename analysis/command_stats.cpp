@@ -91,16 +91,9 @@ int run_stats_command(const std::vector<std::string>& arguments) {
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const VariationReport report =
       compare_sets(sets, resolver, options.value("event").value_or("cycles"));
-  std::optional<uint64_t> limit;
-  if (const auto text = options.value("limit")) limit = parse_number(*text, "limit");
-  if (options.flag("json")) {
-    print_json(report, limit, std::cout);
-  } else {
-    for (const std::string& warning : report.warnings)
-      std::cerr << "dcpi stats: " << warning << '\n';
-    print_text(report, limit, std::cout);
-  }
-  return 0;
+  return emit_report(
+      report, options, "stats", [&](auto limit) { print_json(report, limit, std::cout); },
+      [&](auto limit) { print_text(report, limit, std::cout); });
 }
 
 }  // namespace dcpi

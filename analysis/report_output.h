@@ -3,10 +3,15 @@
 // (every command has --json for scripts and tests).
 #pragma once
 #include <cstdint>
+#include <iostream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "analysis/cli_options.h"
+#include "analysis/sample_set.h"
 
 namespace dcpi {
 
@@ -73,5 +78,22 @@ class JsonWriter {
   std::vector<bool> depth_;  // per open container: has it had an element yet?
   bool after_key_ = false;
 };
+
+// The common tail of a report command: --limit, then JSON, or the report's
+// warnings on stderr ("dcpi COMMAND: ...") and the text table.
+template <typename Report, typename PrintJson, typename PrintText>
+int emit_report(const Report& report, const ParsedOptions& options, std::string_view command,
+                PrintJson print_json, PrintText print_text) {
+  std::optional<uint64_t> limit;
+  if (const auto text = options.value("limit")) limit = parse_number(*text, "limit");
+  if (options.flag("json")) {
+    print_json(limit);
+    return 0;
+  }
+  for (const std::string& warning : report.warnings)
+    std::cerr << "dcpi " << command << ": " << warning << '\n';
+  print_text(limit);
+  return 0;
+}
 
 }  // namespace dcpi

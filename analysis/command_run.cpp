@@ -168,10 +168,10 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
 
 int run_run_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments,
-      {{"mix", "workloads", "cpus", "db", "epoch", "period", "period-range", "events", "build",
-        "palcode", "kernel", "initrd", "memory", "interval", "timeout", "gdb-port", "transport", "values", "values-module"},
-       {"no-profile", "quiet", "json"}});
+      arguments, {{"mix", "workloads", "cpus", "db", "epoch", "period", "period-range", "events",
+                   "build", "palcode", "kernel", "initrd", "memory", "interval", "timeout",
+                   "gdb-port", "transport", "values", "values-module"},
+                  {"no-profile", "quiet", "json"}});
   RunOptions run = parse_run_options(options);
   if (!options.flag("quiet")) {
     run.console = &std::cerr;

@@ -213,10 +213,9 @@ void text_rows(const std::vector<Row>& rows, Symbols& symbols, const Formatter& 
 }  // namespace
 
 int run_values_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments,
-                              {{"db", "image", "procedure", "images", "kind", "top", "min-samples",
-                                "threshold", "limit", "values-module"},
-                               {"json", "invariant"}});
+  const ParsedOptions options(arguments, {{"db", "image", "procedure", "images", "kind", "top",
+                                           "min-samples", "threshold", "limit", "values-module"},
+                                          {"json", "invariant"}});
   const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
   const std::vector<std::string> kinds = split(options.value("kind").value_or(""));
   const std::vector<MergedKind> merged = load_values(db, options.value("image"), kinds);

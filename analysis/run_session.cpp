@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "analysis/elf_symbols.h"
-#include "analysis/values/customization_module.h"
 #include "analysis/profile_db.h"
+#include "analysis/values/customization_module.h"
 #include "hostdump/gdb_client.h"
 #include "hostdump/ingest.h"
 #include "hostdump/profile_db_writer.h"

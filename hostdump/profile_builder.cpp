@@ -87,8 +87,8 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
     case RecordType::kValues: {
       ++totals_.values_records;
       // Tuple PCs are attributed like samples: the load map, per PID.
-      const auto place = [this](uint32_t pid, uint64_t pc)
-          -> std::optional<std::pair<uint32_t, uint64_t>> {
+      const auto place = [this](uint32_t pid,
+                                uint64_t pc) -> std::optional<std::pair<uint32_t, uint64_t>> {
         const std::optional<Placement> placement = load_map_.place(pid, pc);
         if (!placement) return std::nullopt;
         return std::pair{placement->image_id, placement->address};

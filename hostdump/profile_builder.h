@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analysis/profile_db.h"
-#include "driver/transfer_ring.h"
 #include "analysis/values/value_reducer.h"
+#include "driver/transfer_ring.h"
 #include "hostdump/load_map_model.h"
 #include "hostdump/row_accumulator.h"
 #include "hostdump/transfer_records.h"

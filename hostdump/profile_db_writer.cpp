@@ -188,8 +188,10 @@ void ProfileDatabaseWriter::merge_values(uint64_t epoch, const values::ValueFile
     if (old.image.build_id != info.image.build_id || old.image.path != info.image.path ||
         old.image.unknown != info.image.unknown || old.kind != info.kind ||
         old.capacity != info.capacity || old.shrink_factor != info.shrink_factor)
-      throw ProfileDatabaseError(file.string() + " belongs to another image, kind or hotlist "
-                                 "size (" + old.image.path + " " + old.kind + ")");
+      throw ProfileDatabaseError(file.string() +
+                                 " belongs to another image, kind or hotlist "
+                                 "size (" +
+                                 old.image.path + " " + old.kind + ")");
     info.image.image_size = std::max(old.image.image_size, info.image.image_size);
     merged = values::merge_hotlists(info, existing.hotlists, hotlists);
   } else {

@@ -63,9 +63,9 @@ class OperandModule final : public CustomizationModule {
   enum Kind : uint32_t { kResult, kA, kB, kFpResult, kFpA, kFpB };
   std::string name() const override { return "operands"; }
   std::vector<ValueKind> kinds() const override {
-    return {{"result", ValueFormat::kHex},       {"a", ValueFormat::kHex},
-            {"b", ValueFormat::kHex},            {"fp_result", ValueFormat::kDouble},
-            {"fp_a", ValueFormat::kDouble},      {"fp_b", ValueFormat::kDouble}};
+    return {{"result", ValueFormat::kHex},  {"a", ValueFormat::kHex},
+            {"b", ValueFormat::kHex},       {"fp_result", ValueFormat::kDouble},
+            {"fp_a", ValueFormat::kDouble}, {"fp_b", ValueFormat::kDouble}};
   }
   void transform(TupleSequence sequence, ValueEmitter& emit) override {
     for (const ValueTuple& t : sequence) {

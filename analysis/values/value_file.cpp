@@ -287,7 +287,8 @@ ValueFileInfo read_value_file_info(const fs::path& file) {
 std::vector<ValueFileInfo> list_value_files(const ProfileDatabase& db, uint64_t epoch) {
   std::vector<ValueFileInfo> files;
   std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(db.epoch_directory(epoch), error)) {
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(db.epoch_directory(epoch), error)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || name.starts_with(".") || !name.ends_with(kValueSuffix))
       continue;

@@ -24,10 +24,10 @@ inline constexpr uint32_t kValueFixedHeaderBytes = 72;
 inline constexpr const char* kValueSuffix = ".vals";
 
 struct PcHotlist {
-  uint64_t address = 0;  // ELF virtual address in the image (raw PC if unknown)
-  uint64_t seen = 0;     // values offered to this hotlist (>= 1)
-  double probability = 1.0;       // p, in (0, 1]
-  std::vector<HotValue> values;   // sorted by value; count >= 1; estimate = count / p
+  uint64_t address = 0;          // ELF virtual address in the image (raw PC if unknown)
+  uint64_t seen = 0;             // values offered to this hotlist (>= 1)
+  double probability = 1.0;      // p, in (0, 1]
+  std::vector<HotValue> values;  // sorted by value; count >= 1; estimate = count / p
 };
 
 struct ValueFileInfo {
@@ -37,7 +37,7 @@ struct ValueFileInfo {
   std::string kind;    // "result", "fp_a", "address", ...
   std::string module;  // the customization module that defined the kind
   ValueFormat format = ValueFormat::kHex;
-  uint32_t capacity = kHotlistCapacity;  // N
+  uint32_t capacity = kHotlistCapacity;         // N
   double shrink_factor = kHotlistShrinkFactor;  // f
   uint64_t pc_count = 0;
   uint64_t seen_total = 0;   // sum of the hotlists' seen

@@ -71,9 +71,8 @@ class Collector final : public ValueEmitter {
     auto it = lists.find(placed->second);
     if (it == lists.end())
       it = lists
-               .emplace(placed->second,
-                        ConciseSample(hotlist_seed(placed->second,
-                                                   reducer_.kinds()[global].name, epoch_)))
+               .emplace(placed->second, ConciseSample(hotlist_seed(
+                                            placed->second, reducer_.kinds()[global].name, epoch_)))
                .first;
     it->second.add(value);
   }

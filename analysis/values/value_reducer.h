@@ -21,11 +21,11 @@
 namespace dcpi::values {
 
 struct ValueTotals {
-  uint64_t tuples = 0;        // tuples decoded
-  uint64_t sequences = 0;     // interpretation runs
-  uint64_t pairs = 0;         // (PC, kind, value) pairs emitted by the modules
-  uint64_t unplaced = 0;      // pairs whose PC no image claimed (dropped)
-  uint64_t dropped_guest = 0; // tuples the guest dropped (buffer full), from the payloads
+  uint64_t tuples = 0;         // tuples decoded
+  uint64_t sequences = 0;      // interpretation runs
+  uint64_t pairs = 0;          // (PC, kind, value) pairs emitted by the modules
+  uint64_t unplaced = 0;       // pairs whose PC no image claimed (dropped)
+  uint64_t dropped_guest = 0;  // tuples the guest dropped (buffer full), from the payloads
 };
 
 class ValueReducer {

@@ -1,6 +1,8 @@
 // Value hotlists in the profile database (seed 001 §2.2, §2.4): concise-sample
 // merge, the .vals codec and its fuzzed reader, the reducer over tuple
 // sequences, the customization module plug-in, and the writer's merge.
+#include "analysis/values/value_file.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 
 #include "analysis/values/concise_sample.h"
 #include "analysis/values/customization_module.h"
-#include "analysis/values/value_file.h"
 #include "analysis/values/value_reducer.h"
 #include "driver/crc32c.h"
 #include "hostdump/profile_db_writer.h"
@@ -68,7 +69,7 @@ TEST(ConciseSampleMerge, UnbiasedAndBounded) {
   constexpr int kRuns = 300;
   for (int run = 0; run < kRuns; ++run) {
     ConciseSample a(run), b(run + 10'000);
-    for (int i = 0; i < 600; ++i) a.add(i % 3 ? 5 : 100 + i);  // 400 fives, 200 cold
+    for (int i = 0; i < 600; ++i) a.add(i % 3 ? 5 : 100 + i);   // 400 fives, 200 cold
     for (int i = 0; i < 300; ++i) b.add(i % 2 ? 5 : 1000 + i);  // 150 fives
     const double pa = a.probability(), pb = b.probability();
     a.merge(b);
@@ -124,8 +125,8 @@ TEST(ValueReaderFuzz, DamagedFilesFailCleanly) {
 TEST(ValueReaderFuzz, ChecksummedButInconsistentBodies) {
   const std::vector<uint8_t> good = encode_value_file(sample_info(), sample_hotlists(3));
   const ValueFileInfo info = decode_value_file_info(good, "f");
-  const size_t body = kValueFixedHeaderBytes + info.image.build_id.size() +
-                      info.image.path.size() + info.kind.size() + info.module.size();
+  const size_t body = kValueFixedHeaderBytes + info.image.build_id.size() + info.image.path.size() +
+                      info.kind.size() + info.module.size();
   std::mt19937 random(11);
   int rejected = 0;
   for (int round = 0; round < 2000; ++round) {
@@ -162,8 +163,8 @@ TEST(ValueReducer, OperandModuleAndPlacement) {
     tuples.push_back(tuple(0x1004, 1, 7, false));
     tuples.push_back(tuple(0x9999, 2, 7, false));  // no image: dropped, counted
   }
-  const ValueReducer::Placer place = [](uint32_t pid, uint64_t pc)
-      -> std::optional<std::pair<uint32_t, uint64_t>> {
+  const ValueReducer::Placer place =
+      [](uint32_t pid, uint64_t pc) -> std::optional<std::pair<uint32_t, uint64_t>> {
     if (pid != 3 || pc >= 0x2000) return std::nullopt;
     return std::pair<uint32_t, uint64_t>{0, pc + 0x120000000};
   };
@@ -203,7 +204,8 @@ TEST(ValueFileWriter, MergesUpdatesAndCheckPasses) {
     writer.merge_values(1, info, sample_hotlists(4));
     writer.merge_values(1, info, sample_hotlists(5));
   }
-  const ValueFile file = read_value_file(dir / "epoch-00000001" / value_file_name(info.image, "fp_a"));
+  const ValueFile file =
+      read_value_file(dir / "epoch-00000001" / value_file_name(info.image, "fp_a"));
   uint64_t seen = 0;
   for (const PcHotlist& list : sample_hotlists(4)) seen += list.seen;
   for (const PcHotlist& list : sample_hotlists(5)) seen += list.seen;

@@ -8,6 +8,7 @@
 #include "analysis/commands.h"
 #include "analysis/profile_db.h"
 #include "analysis/profile_format.h"
+#include "analysis/values/value_file.h"
 
 namespace dcpi {
 
@@ -17,7 +18,8 @@ const std::string_view kDbUsage =
     "\n"
     "check  validates every file of the profile database DIR (docs/profile-db.md):\n"
     "       magic, version, checksum, sorted and unique rows, varint bounds, file\n"
-    "       names, and the profile totals against each epoch's metadata. Prints one\n"
+    "       names, the profile totals against each epoch's metadata, and the value\n"
+    "       hotlist files (.vals). Prints one\n"
     "       line per problem; exit status 0 if none, 1 otherwise.\n"
     "show   prints each epoch's metadata and its profiles (image, event, rows, samples).\n";
 
@@ -29,7 +31,7 @@ using namespace profile_format;
 int check_database(const fs::path& directory) {
   std::vector<std::string> problems;
   const ProfileDatabase db = ProfileDatabase::open(directory);
-  uint64_t files = 0, rows = 0, samples = 0;
+  uint64_t files = 0, rows = 0, samples = 0, value_files = 0;
   for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
     const std::string name = entry.path().filename().string();
     if (name == kFormatName || name == kLockName || name.starts_with("epoch-")) continue;
@@ -50,6 +52,20 @@ int check_database(const fs::path& directory) {
       if (name.starts_with(".tmp-")) {
         problems.push_back(entry.path().string() +
                            ": leftover temporary file of an interrupted write (safe to delete)");
+        continue;
+      }
+      if (name.ends_with(values::kValueSuffix)) {
+        // Value hotlists (seed 001 §2.2): structure, checksum and file name.
+        try {
+          const values::ValueFile file = values::read_value_file(entry.path());
+          ++value_files;
+          if (name != values::value_file_name(file.info.image, file.info.kind))
+            problems.push_back(entry.path().string() + ": file name does not match its image (" +
+                               file.info.image.path + ") and kind; expected " +
+                               values::value_file_name(file.info.image, file.info.kind));
+        } catch (const std::runtime_error& error) {
+          problems.push_back(error.what());
+        }
         continue;
       }
       if (!name.ends_with(kProfileSuffix)) {
@@ -90,7 +106,8 @@ int check_database(const fs::path& directory) {
     return 1;
   }
   std::cout << directory.string() << ": OK (" << db.epochs().size() << " epochs, " << files
-            << " profiles, " << rows << " rows, " << samples << " samples)\n";
+            << " profiles, " << rows << " rows, " << samples << " samples, " << value_files
+            << " value files)\n";
   return 0;
 }
 

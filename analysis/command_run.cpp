@@ -19,6 +19,7 @@ const std::string_view kRunUsage =
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
+    "                [--values N/k [--values-module M.so]]\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -33,6 +34,10 @@ const std::string_view kRunUsage =
     "  --period-range  width of the uniform random period (default 4096 = 4K)\n"
     "  --events     what to count; the emulated machine counts only cycles\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
+    "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
+    "               interrupt of user code and store value hotlists (see dcpi values)\n"
+    "  --values-module  a customization module plug-in (shared object) whose kinds are\n"
+    "               stored besides the built-in operand values\n"
     "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
     "               sends the same records on its second serial port (COM2)\n"
     "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
@@ -105,6 +110,20 @@ RunOptions parse_run_options(const ParsedOptions& options) {
     throw UsageError("period + range must fit the 16-bit counter (at most 65536)");
   check_events(options.value("events").value_or("cycles"));
   run.profile = !options.flag("no-profile");
+  if (const auto values = options.value("values")) {
+    // N/k: interpret N instructions on every k-th interrupt (seed 001 §3.4).
+    const size_t slash = values->find('/');
+    auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 4 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (slash == std::string::npos || !digits(values->substr(0, slash)) ||
+        !digits(values->substr(slash + 1)) || std::stoul(values->substr(0, slash)) == 0 ||
+        std::stoul(values->substr(slash + 1)) == 0)
+      throw UsageError("--values takes N/k, e.g. 4/2 (N instructions every k-th interrupt)");
+    if (!run.profile) throw UsageError("--values needs profiling (drop --no-profile)");
+    run.values = *values;
+  }
+  if (const auto module = options.value("values-module")) run.value_modules.push_back(*module);
   run.pull_interval_seconds = options.seconds("interval", 0.5);
   run.timeout_seconds = options.seconds("timeout", 900);
   const std::string transport = options.value("transport").value_or("gdb");
@@ -149,10 +168,10 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
 
 int run_run_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments,
-      {{"mix", "workloads", "cpus", "db", "epoch", "period", "period-range", "events", "build",
-        "palcode", "kernel", "initrd", "memory", "interval", "timeout", "gdb-port", "transport"},
-       {"no-profile", "quiet", "json"}});
+      arguments, {{"mix", "workloads", "cpus", "db", "epoch", "period", "period-range", "events",
+                   "build", "palcode", "kernel", "initrd", "memory", "interval", "timeout",
+                   "gdb-port", "transport", "values", "values-module"},
+                  {"no-profile", "quiet", "json"}});
   RunOptions run = parse_run_options(options);
   if (!options.flag("quiet")) {
     run.console = &std::cerr;

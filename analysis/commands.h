@@ -41,6 +41,8 @@ int run_stats_command(const std::vector<std::string>& arguments);
 extern const std::string_view kStatsUsage;
 int run_diff_command(const std::vector<std::string>& arguments);
 extern const std::string_view kDiffUsage;
+int run_values_command(const std::vector<std::string>& arguments);
+extern const std::string_view kValuesUsage;
 int run_export_command(const std::vector<std::string>& arguments);
 extern const std::string_view kExportUsage;
 

@@ -36,6 +36,8 @@ const std::array kCommands = {
             dcpi::run_diff_command},
     Command{"export", "write samples as pprof profile.proto (gzipped) or JSON", dcpi::kExportUsage,
             dcpi::run_export_command},
+    Command{"values", "value hotlists per instruction; --invariant finds semi-invariants",
+            dcpi::kValuesUsage, dcpi::run_values_command},
     Command{"calc", "per-instruction frequency, CPI, stalls and culprits of a procedure",
             dcpi::kCalcUsage, dcpi::run_calc_command},
     Command{"score", "frequency estimates against exact counts (Figures 8 and 9)",

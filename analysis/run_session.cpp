@@ -12,6 +12,7 @@
 
 #include "analysis/elf_symbols.h"
 #include "analysis/profile_db.h"
+#include "analysis/values/customization_module.h"
 #include "hostdump/gdb_client.h"
 #include "hostdump/ingest.h"
 #include "hostdump/profile_db_writer.h"
@@ -192,6 +193,8 @@ RunResult& run_over_serial(const RunOptions& options, RunResult& result) {
   ProfileDatabaseWriter writer(options.database);
   ProfileBuilder builder;
   builder.set_epoch_base(result.epoch_base);
+  for (const std::string& module : options.value_modules)
+    builder.values().add_module(values::load_module(module));
   StreamDecoder decoder;
   qemu::QemuProcess qemu(qemu::qemu_command(machine), options.console);
   const auto start = Clock::now();
@@ -239,6 +242,7 @@ RunResult& run_over_serial(const RunOptions& options, RunResult& result) {
 std::string kernel_command_line(const RunOptions& options) {
   std::string line = "init=/bin/init script=" + options.script;
   if (!options.profile) line += " profile=0";
+  if (!options.values.empty()) line += " values=" + options.values;
   if (options.transport == Transport::kSerial) line += " transport=serial";
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);
@@ -263,6 +267,8 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
   ProfileDatabaseWriter writer(options.database);  // lock before the guest runs
   ProfileBuilder builder;
   builder.set_epoch_base(result.epoch_base);
+  for (const std::string& module : options.value_modules)
+    builder.values().add_module(values::load_module(module));
   qemu::QemuProcess qemu(qemu::qemu_command(machine), options.console);
   std::unique_ptr<GdbClient> client = connect_stub(*machine.gdb_port, qemu);
   client->set_physical_memory_mode(true);

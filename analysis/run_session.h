@@ -28,6 +28,8 @@ struct RunOptions {
   uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
   uint32_t period_range = 0;
   bool profile = true;  // false: an unprofiled run (overhead baselines)
+  std::string values;   // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
+  std::vector<std::string> value_modules;  // customization module plug-ins (seed 001 §2.4)
   double pull_interval_seconds = 0.5;
   double timeout_seconds = 900;
   Transport transport = Transport::kGdb;

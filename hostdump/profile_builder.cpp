@@ -84,9 +84,18 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       if (next.start_time == 0) next.start_time = begin.time;
       break;
     }
-    case RecordType::kValues:
+    case RecordType::kValues: {
       ++totals_.values_records;
+      // Tuple PCs are attributed like samples: the load map, per PID.
+      const auto place = [this](uint32_t pid,
+                                uint64_t pc) -> std::optional<std::pair<uint32_t, uint64_t>> {
+        const std::optional<Placement> placement = load_map_.place(pid, pc);
+        if (!placement) return std::nullopt;
+        return std::pair{placement->image_id, placement->address};
+      };
+      if (!values_.add_payload(record_epoch, record.payload, place)) ++totals_.values_rejected;
       break;
+    }
     case RecordType::kPad:
       break;
   }
@@ -104,6 +113,25 @@ void ProfileBuilder::note_ring_drops(uint64_t records_dropped, uint64_t samples_
   metadata.ring_samples_dropped = std::max(metadata.ring_samples_dropped, samples_dropped);
 }
 
+void ProfileBuilder::flush_values(ProfileDatabaseWriter& writer, uint64_t number) {
+  auto& pending = values_.pending();
+  for (auto it = pending.lower_bound({number, 0, 0});
+       it != pending.end() && it->first.epoch == number;) {
+    const auto& kind = values_.kinds()[it->first.kind];
+    values::ValueFileInfo info;
+    info.image = load_map_.images()[it->first.image_id];
+    info.kind = kind.name;
+    info.module = kind.module;
+    info.format = kind.format;
+    std::vector<values::PcHotlist> hotlists;
+    hotlists.reserve(it->second.size());
+    for (const auto& [address, sample] : it->second)
+      hotlists.push_back(values::hotlist_of(address, sample));
+    writer.merge_values(number, info, hotlists);
+    it = pending.erase(it);
+  }
+}
+
 void ProfileBuilder::flush(ProfileDatabaseWriter& writer) {
   static const ImageIdentity kUnknown{"", "[unknown]", 0, true};
   // Each epoch leaves the pending set once fully stored, and each profile once
@@ -118,6 +146,7 @@ void ProfileBuilder::flush(ProfileDatabaseWriter& writer) {
       writer.merge_profile(number, image, key.event, rows.sorted_rows());
       rows = RowAccumulator();
     }
+    flush_values(writer, number);
     writer.merge_epoch_metadata(pending.metadata);
     totals_.samples += pending.metadata.samples;
     totals_.unknown_samples += pending.metadata.unknown_samples;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/profile_db.h"
+#include "analysis/values/value_reducer.h"
 #include "driver/transfer_ring.h"
 #include "hostdump/load_map_model.h"
 #include "hostdump/row_accumulator.h"
@@ -28,7 +29,8 @@ struct IngestTotals {
   uint64_t unknown_samples = 0;
   uint64_t load_map_records = 0;
   uint64_t load_map_rejected = 0;
-  uint64_t values_records = 0;  // passed over: value sampling is another issue
+  uint64_t values_records = 0;   // kValues records (seed 001 §2.1.2)
+  uint64_t values_rejected = 0;  // of those, malformed payloads
 };
 
 class ProfileBuilder {
@@ -54,6 +56,8 @@ class ProfileBuilder {
   }
 
   LoadMapModel& load_map() { return load_map_; }
+  // Value-tuple reduction (seed 001 §2.2, §2.4): add plug-in modules here.
+  values::ValueReducer& values() { return values_; }
   const IngestTotals& totals() const { return totals_; }
   uint64_t current_epoch() const { return current_epoch_; }
   bool pending() const { return !epochs_.empty(); }
@@ -71,9 +75,11 @@ class ProfileBuilder {
   static constexpr uint32_t kUnknownImageId = UINT32_MAX;
 
   PendingEpoch& epoch(uint64_t number);
+  void flush_values(ProfileDatabaseWriter& writer, uint64_t number);
   RowAccumulator& profile(PendingEpoch& pending, ProfileKey key);
 
   LoadMapModel load_map_;
+  values::ValueReducer values_;
   std::map<uint64_t, PendingEpoch> epochs_;
   uint64_t current_epoch_ = 0;
   uint64_t epoch_base_ = 0;

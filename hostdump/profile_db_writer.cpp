@@ -167,6 +167,40 @@ void ProfileDatabaseWriter::merge_profile(uint64_t epoch, const ImageIdentity& i
   write_atomically(file, bytes.data(), bytes.size());
 }
 
+void ProfileDatabaseWriter::merge_values(uint64_t epoch, const values::ValueFileInfo& update,
+                                         const std::vector<values::PcHotlist>& hotlists) {
+  if (hotlists.empty()) return;
+  const fs::path file =
+      ensure_epoch_directory(epoch) / values::value_file_name(update.image, update.kind);
+  values::ValueFileInfo info = update;
+  info.epoch = epoch;
+  std::vector<values::PcHotlist> merged;
+  if (fs::exists(file)) {
+    values::ValueFile existing;
+    try {
+      existing = values::read_value_file(file);
+    } catch (const ProfileFormatError& error) {
+      throw ProfileDatabaseError(std::string("existing value file is damaged, not overwriting "
+                                             "it: ") +
+                                 error.what() + " (see dcpi db check)");
+    }
+    const values::ValueFileInfo& old = existing.info;
+    if (old.image.build_id != info.image.build_id || old.image.path != info.image.path ||
+        old.image.unknown != info.image.unknown || old.kind != info.kind ||
+        old.capacity != info.capacity || old.shrink_factor != info.shrink_factor)
+      throw ProfileDatabaseError(file.string() +
+                                 " belongs to another image, kind or hotlist "
+                                 "size (" +
+                                 old.image.path + " " + old.kind + ")");
+    info.image.image_size = std::max(old.image.image_size, info.image.image_size);
+    merged = values::merge_hotlists(info, existing.hotlists, hotlists);
+  } else {
+    merged = hotlists;
+  }
+  const std::vector<uint8_t> bytes = values::encode_value_file(info, merged);
+  write_atomically(file, bytes.data(), bytes.size());
+}
+
 void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {
   const fs::path file = ensure_epoch_directory(update.epoch) / kEpochMetaName;
   EpochMetadata metadata;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/profile_db.h"
+#include "analysis/values/value_file.h"
 
 namespace dcpi {
 
@@ -35,6 +36,12 @@ class ProfileDatabaseWriter {
   // profile of `epoch`: read the file if there is one, add, write atomically.
   void merge_profile(uint64_t epoch, const ImageIdentity& image, uint16_t event,
                      const std::vector<ProfileRow>& rows);
+
+  // Merges per-PC value hotlists into the (image, kind) value file of `epoch`
+  // (seed 001 §2.2; the merge rule is ConciseSample::merge). `info` names the
+  // image, kind, module, format, N and f; its counts are recomputed.
+  void merge_values(uint64_t epoch, const values::ValueFileInfo& info,
+                    const std::vector<values::PcHotlist>& hotlists);
 
   // Folds an update into epoch.meta: counts add up (samples, records, ...),
   // guest counters that are cumulative (ring drops, per-CPU driver stats)

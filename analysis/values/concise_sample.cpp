@@ -40,6 +40,48 @@ void ConciseSample::shrink_until_fits() {
   }
 }
 
+ConciseSample ConciseSample::restore(uint64_t seed, double probability, uint64_t seen,
+                                     const std::vector<HotValue>& values, uint32_t capacity,
+                                     double shrink_factor) {
+  ConciseSample sample(seed, capacity, shrink_factor);
+  if (!(probability > 0.0 && probability <= 1.0))
+    throw std::invalid_argument("hotlist probability outside (0, 1]");
+  if (values.size() > capacity) throw std::invalid_argument("hotlist longer than its capacity");
+  uint64_t total = 0;
+  for (const HotValue& h : values) {
+    if (h.count == 0) throw std::invalid_argument("hotlist value with a zero count");
+    if (sample.find(h.value)) throw std::invalid_argument("hotlist value listed twice");
+    if (h.count > seen - std::min(seen, total))
+      throw std::invalid_argument("hotlist counts exceed the occurrences seen");
+    total += h.count;
+    sample.entries_.push_back(Entry{h.value, h.count});
+  }
+  sample.probability_ = probability;
+  sample.seen_ = seen;
+  return sample;
+}
+
+void ConciseSample::merge(const ConciseSample& other) {
+  const double p = std::min(probability_, other.probability_);
+  auto thin = [&](uint64_t count, double from) {
+    if (from <= p) return count;
+    return std::binomial_distribution<uint64_t>(count, p / from)(random_);
+  };
+  for (Entry& e : entries_) e.count = thin(e.count, probability_);
+  for (const Entry& o : other.entries_) {
+    const uint64_t kept = thin(o.count, other.probability_);
+    if (kept == 0) continue;
+    if (Entry* e = find(o.value))
+      e->count += kept;
+    else
+      entries_.push_back(Entry{o.value, kept});
+  }
+  std::erase_if(entries_, [](const Entry& e) { return e.count == 0; });
+  probability_ = p;
+  seen_ += other.seen_;
+  if (entries_.size() > capacity_) shrink_until_fits();
+}
+
 std::vector<HotValue> ConciseSample::hotlist() const {
   std::vector<HotValue> list;
   list.reserve(entries_.size());

@@ -20,10 +20,47 @@ struct HotValue {
   double estimate;  // C[v] / p: unbiased estimate of occurrences seen
 };
 
+// A small deterministic generator (SplitMix64): the per-PC hotlists of a
+// profile are many, so each carries 8 bytes of state, not a Mersenne twister.
+class SplitMix64 {
+ public:
+  using result_type = uint64_t;
+  explicit SplitMix64(uint64_t seed) : state_(seed) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return UINT64_MAX; }
+  result_type operator()() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  uint64_t state_;
+};
+
 class ConciseSample {
  public:
   explicit ConciseSample(uint64_t seed, uint32_t capacity = kHotlistCapacity,
                          double shrink_factor = kHotlistShrinkFactor);
+
+  // A hotlist as stored in the profile database (values with their retained
+  // counts C[v], the probability p, and the occurrences seen). Throws
+  // std::invalid_argument if it is inconsistent (p outside (0, 1], a zero
+  // count, counts above `seen`, duplicate values, more than `capacity`).
+  static ConciseSample restore(uint64_t seed, double probability, uint64_t seen,
+                               const std::vector<HotValue>& values,
+                               uint32_t capacity = kHotlistCapacity,
+                               double shrink_factor = kHotlistShrinkFactor);
+
+  // Folds `other` (the same stream kind, e.g. a later update of the same PC)
+  // into this sample. Rule (docs/profile-db.md, "Value files"): let
+  // p = min(p_this, p_other); thin each side's counts binomially with
+  // probability p / p_side, so every occurrence of either stream is retained
+  // independently with probability p; add the counts per value; add `seen`;
+  // then shrink by f as in add() until at most N values remain. C[v] / p stays
+  // an unbiased estimate of the merged stream's occurrences of v.
+  void merge(const ConciseSample& other);
 
   void add(uint64_t value);
   // Occurrences offered so far (exact: every add counts here).
@@ -47,7 +84,7 @@ class ConciseSample {
   double probability_ = 1.0;
   uint64_t seen_ = 0;
   std::vector<Entry> entries_;  // at most capacity_ entries between calls
-  std::mt19937_64 random_;
+  SplitMix64 random_;
 };
 
 }  // namespace dcpi::values

@@ -48,7 +48,7 @@ TEST(DcpiIngest, FromStreamFileThenCheckAndShow) {
       0);
   const auto check = run_dcpi({"db", "check", dir.file("db")});
   EXPECT_EQ(check.exit_code, 0) << check.out;
-  EXPECT_NE(check.out.find("OK (1 epochs, 3 profiles, 3 rows, 32 samples)"), std::string::npos)
+  EXPECT_NE(check.out.find("OK (1 epochs, 3 profiles, 3 rows, 32 samples, 0 value files)"), std::string::npos)
       << check.out;
   const auto show = run_dcpi({"db", "show", dir.file("db")});
   EXPECT_NE(show.out.find("cycles /boot/kernel.elf [abcd]: 20 samples in 1 rows"),

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Value sampling end to end (seed 001 §2, §3.4): mathcall on 1 CPU with
+`dcpi run --values 4/2`, then `dcpi values`.
+
+mathcall calls poly_exp(x) with x = 1.25 in 90 % of the calls. The first
+instruction of poly_exp that reads x ($f16, `divt $f16,$f10,$f11`) must show
+1.25 at the top of its fp_a hotlist with a share of 0.9 within 3 sigma of the
+binomial over the tuples seen there (sigma = sqrt(0.9 * 0.1 / vtot)), and the
+semi-invariant finder must list that instruction with 1.25. `dcpi db check`
+must accept the database with its .vals files, and the address plug-in
+module must have stored load/store addresses.
+
+  values_mathcall.py BUILD_DIR
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+BUILD = sys.argv[1]
+DCPI = os.path.join(BUILD, "dcpi")
+MODULE = os.path.join(BUILD, "libdcpi_values_address.so")
+IMAGES = os.path.join(BUILD, "guest")
+failures = []
+
+
+def expect(ok, message):
+    print("ok:" if ok else "FAILED:", message)
+    if not ok:
+        failures.append(message)
+
+
+def dcpi(*args):
+    result = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        print(result.stdout, result.stderr)
+        raise SystemExit(f"dcpi {' '.join(args)} failed with {result.returncode}")
+    return result.stdout
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    db = os.path.join(tmp, "db")
+    # A shorter sampling period than the default 60K gives more tuples per PC.
+    dcpi("run", "--workloads", "mathcall", "--cpus", "1", "--values", "4/2", "--period", "1024",
+         "--values-module", MODULE, "--db", db, "--quiet")
+    check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
+    expect(check.returncode == 0 and "value files" in check.stdout,
+           f"dcpi db check passes: {check.stdout.strip()}")
+
+    listing = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--procedure",
+                              "poly_exp", "--images", IMAGES, "--kind", "fp_a", "--json"))
+    rows = [r for r in listing["rows"] if "$f16" in r["instruction"]]
+    expect(len(rows) > 0, "a poly_exp instruction reading $f16 (x) has an fp_a hotlist")
+    if rows:
+        row = min(rows, key=lambda r: int(r["address"], 16))
+        top = row["values"][0]
+        n = row["vtot"]
+        sigma = math.sqrt(0.9 * 0.1 / n)
+        print(f"{row['address']} {row['instruction']}: vtot {n}, thld {row['thld']}, "
+              f"top {top['value']} share {row['top_fraction']:.4f} "
+              f"(expected 0.9 +- {3 * sigma:.4f} = 3 sigma)")
+        expect(top["value"] == "1.25", f"1.25 is the hottest value of x (got {top['value']})")
+        expect(n >= 100, f"enough tuples for a meaningful bound (vtot {n})")
+        expect(abs(row["top_fraction"] - 0.9) <= 3 * sigma,
+               f"share {row['top_fraction']:.4f} within 3 sigma ({3 * sigma:.4f}) of 0.9")
+
+    invariant = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--images", IMAGES,
+                                "--invariant", "--min-samples", "50", "--threshold", "0.8",
+                                "--kind", "fp_a", "--limit", "1000", "--json"))
+    found = [r for r in invariant["rows"]
+             if r["procedure"] == "poly_exp" and "$f16" in r["instruction"]
+             and r["values"][0]["value"] == "1.25"]
+    expect(len(found) > 0, "the semi-invariant finder reports x = 1.25 in poly_exp")
+    expect(all(r["top_fraction"] >= 0.8 and r["vtot"] >= 50 for r in invariant["rows"]),
+           "every reported row passes the threshold and the minimum")
+
+    addresses = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "address",
+                                "--values-module", MODULE, "--json"))
+    expect(len(addresses["rows"]) > 0 and
+           all(v["value"].startswith("0x") for r in addresses["rows"] for v in r["values"]),
+           f"the address plug-in stored load/store addresses ({len(addresses['rows'])} PCs)")
+
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("values_mathcall: all checks passed")

@@ -19,8 +19,8 @@ void dcpi_entry_cycles();
 void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
-alignas(64) dcpi::driver::CpuHot dcpi_cpu_hot[dcpi::kMaxCpus];
-alignas(64) dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
+// dcpi_cpu_hot and dcpi_driver_stats are defined in driver/fast_handler.S,
+// adjacent (HOT_TO_STATS).
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
 // The skeleton's raw sample log, kept for Variant::kTrace (dcpi samples).
 alignas(64) dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
@@ -35,10 +35,12 @@ namespace {
 // Bucket of (PID, PC, EVENT) (DCPI §4.2.1). Consecutive instructions of one
 // process fall in consecutive buckets; the PID and EVENT are spread by an
 // odd multiplier so that processes running the same image do not collide.
-inline uint32_t bucket_of(uint64_t pc, uint32_t pid_event, uint32_t mask) {
-  uint64_t h = (pc >> 2) + uint64_t{pid_event} * 0x9e3779b1u;
+// The fast path adds the cached CpuHot::pe_hash instead of multiplying;
+// only the low 24 bits of h matter, so both agree.
+inline uint32_t bucket_of(uint64_t pc, uint32_t pid_event) {
+  uint64_t h = (pc >> 2) + uint64_t{pid_event} * kHashMultiplier;
   h ^= h >> 12;
-  return static_cast<uint32_t>(h) & mask;
+  return static_cast<uint32_t>(h) & (kBuckets - 1);
 }
 
 // PID and EVENT as one 32-bit word (SampleEntry bytes 12..15).
@@ -70,7 +72,7 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
     if (!append(hot, stats, entry)) ++stats.dropped[kDropBothBuffersFull];
     return;
   }
-  SampleEntry* bucket = hot.table + (bucket_of(pc, pid_event, hot.bucket_mask) << 2);
+  SampleEntry* bucket = hot.table + (bucket_of(pc, pid_event) << 2);
   for (uint32_t i = 0; i < kBucketEntries; ++i) {
     if (bucket[i].pc == pc && pid_event_of(bucket[i]) == pid_event) {
       ++bucket[i].count;
@@ -118,7 +120,7 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame
   const uint16_t event = hot.mux_events[next];
   if (event != hot.event) {
     kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
-    hot.event = event;
+    set_pid_event(hot, hot.pid, event);
   }
   reload(hot);
 }
@@ -178,7 +180,6 @@ uint64_t mux_code(uint16_t event) {
 }
 
 void apply_config(CpuHot& hot) {
-  hot.bucket_mask = kBuckets - 1;
   hot.period_base = g_config.period_base;
   hot.period_range = g_config.period_range;
   hot.mux_count = static_cast<uint8_t>(g_config.mux_count);
@@ -186,7 +187,7 @@ void apply_config(CpuHot& hot) {
   hot.mux_index = 0;
   const uint16_t event = hot.mux_events[0];
   if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
-  hot.event = event;
+  set_pid_event(hot, hot.pid, event);
   value_apply(hot.cpu);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kEntries[static_cast<uint32_t>(variant)];
@@ -217,7 +218,8 @@ extern "C" void dcpi_counter_interrupt(uint64_t variant, dcpi::driver::CpuHot* h
 namespace dcpi::driver {
 
 void sampler_context_switch(uint32_t pid) {
-  dcpi_cpu_hot[kernel::pal::whami()].pid = static_cast<uint16_t>(pid);
+  CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
+  set_pid_event(hot, static_cast<uint16_t>(pid), hot.event);
 }
 
 uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {

@@ -18,12 +18,14 @@
  * form) and leaves through CALL_PAL rtiperf, which reloads counter 0 and
  * returns from PalSave in one PAL entry. Semantics are those of the C++
  * cycles handler (driver/handler.cpp record() and reload()) exactly; the
- * rare cases that need C++ (the flushing flag set, or an eviction into a
- * full overflow buffer: buffer switch, daemon IPI, or drop) are detected
- * before anything is written and handed to the C++ cycles handler: CALL_PAL
+ * rare case that needs C++ (an eviction into a full overflow buffer: buffer
+ * switch, daemon IPI, or drop) is detected before anything is written and
+ * handed to the C++ cycles handler: CALL_PAL
  * perfframe turns the delivery into a classic one (OSF/1 frame on the kernel
  * stack, observed period in a2, kernel gp), then the full-frame path.
  *
+ * While the table is being flushed, CpuHot::handler is
+ * dcpi_entry_cycles_flushing, which is the C++ cycles handler outright.
  * The other variants (mux, value, trace) always take that way: perfframe,
  * then kernel/entry.S entry_counter_full saves the complete TrapFrame and
  * calls dcpi_counter_interrupt(variant, hot, observed, frame)
@@ -76,8 +78,9 @@ dcpi_entry_cycles:
 	stq	$1, HOT_SAVE_R1(HOT)
 	stq	$2, HOT_SAVE_R2(HOT)
 	rpcc	$0				/* handler cycles from here */
-	ldbu	T, HOT_FLUSHING(HOT)
-	bne	T, bail				/* DCPI §4.2.3: the C++ path appends to the buffer */
+	/* No flushing test: while this CPU's table is being flushed (DCPI
+	 * §4.2.3) CpuHot::handler is dcpi_entry_cycles_flushing instead
+	 * (driver/handler.cpp select_entry). */
 	ldl	$1, HOT_PID_EVENT(HOT)		/* pid | event << 16 */
 	/* Bucket of (PID, PC, EVENT), as driver/handler.cpp bucket_of:
 	 * h = (pc >> 2) + pid_event * 0x9e3779b1; h ^= h >> 12; h & 4095.
@@ -104,8 +107,8 @@ hit:	/* $2 = the matching entry */
 	addl	T, 1, T
 	stl	T, ENTRY_COUNT($2)
 	INC64	STATS_HITS
-reload:
-	INC64	STATS_INTERRUPTS
+reload:	/* No interrupts count: read_stats derives it (hits + misses +
+	 * flushing_samples, the last counted by the C++ path). */
 	/* DCPI §4.1.1: a fresh period, base + (seed * range) >> 31. */
 	ldl	$1, HOT_SEED(HOT)
 	PARK_MILLER $1, T
@@ -195,6 +198,7 @@ bail:
 	br	$31, entry_counter_full
 	.end	\name
 .endm
+	FULL_FRAME_VARIANT dcpi_entry_cycles_flushing, VARIANT_CYCLES
 	FULL_FRAME_VARIANT dcpi_entry_mux, VARIANT_MUX
 	FULL_FRAME_VARIANT dcpi_entry_value, VARIANT_VALUE
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE

@@ -19,6 +19,7 @@ void dcpi_entry_cycles();
 void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
+void dcpi_entry_cycles_flushing();
 // dcpi_cpu_hot and dcpi_driver_stats are defined in driver/fast_handler.S,
 // adjacent (HOT_TO_STATS).
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
@@ -69,6 +70,7 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
   if (hot.flushing) [[unlikely]] {
     // DCPI §4.2.3: while the daemon copies the table, go straight to the buffer.
     const SampleEntry entry{pc, 1, hot.pid, static_cast<uint16_t>(event)};
+    ++stats.flushing_samples;  // interrupts = hits + misses + flushing_samples
     if (!append(hot, stats, entry)) ++stats.dropped[kDropBothBuffersFull];
     return;
   }
@@ -162,6 +164,16 @@ static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<uint32_t>(Va
 
 }  // namespace
 
+// DCPI §4.2: "we switch dynamically among specialized versions". While the
+// table is being flushed the cycles variant's entry is the full-frame one
+// (every sample goes to the overflow buffer, in C++), so the assembly fast
+// path never has to test the flushing flag. Called on this CPU at IPL 6
+// whenever the flag or the variant changes.
+void select_entry(CpuHot& hot) {
+  if (hot.flushing && hot.handler == dcpi_entry_cycles) hot.handler = dcpi_entry_cycles_flushing;
+  if (!hot.flushing && hot.handler == dcpi_entry_cycles_flushing) hot.handler = dcpi_entry_cycles;
+}
+
 void hand_off_active(CpuHot& hot, uint32_t entries) {
   CpuMailbox& mailbox = g_mailbox[hot.cpu];
   mailbox.filled[hot.active] = entries;
@@ -191,6 +203,7 @@ void apply_config(CpuHot& hot) {
   value_apply(hot.cpu);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kEntries[static_cast<uint32_t>(variant)];
+  select_entry(hot);
 }
 
 void counter_start(CpuHot& hot) {
@@ -211,7 +224,6 @@ extern "C" void dcpi_counter_interrupt(uint64_t variant, dcpi::driver::CpuHot* h
   const uint64_t start = kernel::pal::rpcc();
   kHandlers[variant](*hot, frame->pc, frame->ps, observed, frame);
   dcpi::DriverCpuStats& stats = dcpi_driver_stats[hot->cpu];
-  ++stats.interrupts;
   stats.handler_cycles += static_cast<uint32_t>(kernel::pal::rpcc() - start);  // RPCC: 32 bits
 }
 
@@ -230,7 +242,14 @@ uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {
 Variant variant_of(uint32_t cpu) {
   for (uint32_t v = 0; v < static_cast<uint32_t>(Variant::kCount); ++v)
     if (dcpi_cpu_hot[cpu].handler == kEntries[v]) return static_cast<Variant>(v);
+  if (dcpi_cpu_hot[cpu].handler == dcpi_entry_cycles_flushing) return Variant::kCycles;
   return Variant::kCount;
+}
+
+uint64_t interrupts_of(uint32_t cpu) {
+  const DriverCpuStats& s = dcpi_driver_stats[cpu];
+  return __atomic_load_n(&s.hits, __ATOMIC_RELAXED) + __atomic_load_n(&s.misses, __ATOMIC_RELAXED) +
+         __atomic_load_n(&s.flushing_samples, __ATOMIC_RELAXED);
 }
 
 uint64_t value_hook_calls(uint32_t cpu) { return g_aux[cpu].value_calls; }

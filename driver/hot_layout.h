@@ -31,7 +31,6 @@
  * distance from its CpuHot, so the fast path needs no pointer for them. */
 #define HOT_TO_STATS (4 * HOT_SIZE)
 #define STATS_SHIFT 7 /* sizeof(DriverCpuStats) == 128 */
-#define STATS_INTERRUPTS 8
 #define STATS_HITS 16
 #define STATS_MISSES 24
 #define STATS_EVICTIONS 32

@@ -125,7 +125,6 @@ inline void set_pid_event(CpuHot& hot, uint16_t pid, uint16_t event) {
   __builtin_memcpy(&hot.pid, &word, sizeof word);
 }
 static_assert(sizeof(DriverCpuStats) == 1u << STATS_SHIFT);
-static_assert(offsetof(DriverCpuStats, interrupts) == STATS_INTERRUPTS);
 static_assert(offsetof(DriverCpuStats, hits) == STATS_HITS);
 static_assert(offsetof(DriverCpuStats, misses) == STATS_MISSES);
 static_assert(offsetof(DriverCpuStats, evictions) == STATS_EVICTIONS);

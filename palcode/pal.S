@@ -61,7 +61,7 @@
 #define ptCpu		48
 #define ptPcbb		49
 #define ptTickInterval	50	/* ns; 0 = scheduler tick off */
-#define ptTickDeadline	51	/* absolute virtual ns; 0 = off */
+#define ptTickDeadline	51	/* absolute virtual ns; all ones = off (never earlier) */
 #define ptCtrDeadline	52	/* absolute virtual ns of counter 0 overflow; 0 = counter disabled */
 #define ptCtrStart	53	/* virtual ns when the current count began */
 #define ptCtrValue	54	/* counter 0 while disabled (16 bits) */
@@ -373,19 +373,18 @@ pal_rdusp:
  * reset value); the count starts now. a1 = the context. Re-arms the ALARM
  * with the earlier deadline, then restores a0-a2, PS and PC from the save
  * area. The counter cannot have been disabled since the delivery: only this
- * CPU can disable it, and the fast path does not (so no test here). Exactly
- * 16 instructions: it fits its CALL_PAL slot, no branch. */
+ * CPU can disable it, and the fast path does not (so no test here). 15
+ * instructions: it fits its CALL_PAL slot, no branch. */
 	CALL_PAL_PRIV(0x3b)
 pal_rtiperf:
 	mfpr	p0, prVmtime
 	s4addq	a0, p0, p1		/* now + cycles * 4 ns */
 	mtpr	p0, ptCtrStart
 	mtpr	p1, ptCtrDeadline
-	mfpr	p2, ptTickDeadline
-	beq	p2, 1f
+	mfpr	p2, ptTickDeadline	/* all ones when off: never the earlier */
 	cmpult	p2, p1, p3
 	cmovne	p3, p2, p1
-1:	mtpr	p1, prAlarm
+	mtpr	p1, prAlarm
 	ldq	p4, PERF_CTX_SAVE_PS(a1)
 	ldq	p5, PERF_CTX_SAVE_PC(a1)
 	ldq	a0, PERF_CTX_SAVE_A0(a1)
@@ -491,7 +490,8 @@ pal_reset_body:
 	mtpr	p2, prPS
 	mtpr	$31, prAlarm
 	mtpr	$31, ptTickInterval
-	mtpr	$31, ptTickDeadline
+	lda	p2, -1($31)
+	mtpr	p2, ptTickDeadline	/* off */
 	mtpr	$31, ptCtrDeadline
 	mtpr	$31, ptCtrValue
 	mtpr	$31, ptCtrMux
@@ -590,14 +590,15 @@ pal_fault_in_pal:
  * deadlines (DESIGN §4). Clobbers p1-p3. A deadline already past makes
  * QEMU raise the clock interrupt again as soon as it can be taken. */
 pal_rearm_alarm:
-	mfpr	p1, ptCtrDeadline
-	mfpr	p2, ptTickDeadline
+	mfpr	p1, ptCtrDeadline	/* 0 = counter off */
+	mfpr	p2, ptTickDeadline	/* all ones = tick off */
 	bne	p1, 1f
 	mov	p2, p1
-1:	beq	p2, 2f
-	cmpult	p2, p1, p3
+1:	cmpult	p2, p1, p3
 	cmovne	p3, p2, p1
-2:	mtpr	p1, prAlarm
+	addq	p1, 1, p3		/* both off: ALARM 0 (off), not all ones (QEMU: the past) */
+	cmoveq	p3, $31, p1
+	mtpr	p1, prAlarm
 	mtpr	$31, ptAlarmStale
 	ret	$31, (p7)
 
@@ -609,8 +610,7 @@ pal_rearm_alarm:
 pal_clock_body:
 	ACK_MISC MISC_ITINTR_SHIFT
 	mfpr	p1, ptTickDeadline
-	beq	p1, pal_spurious_clock
-	cmpule	p1, p0, p2
+	cmpule	p1, p0, p2		/* all ones (off) is never due */
 	beq	p2, pal_spurious_clock
 	mfpr	p3, ptTickInterval
 	addq	p1, p3, p1		/* next tick; skip ticks missed at high IPL */
@@ -789,7 +789,7 @@ pal_start_cpu:
 /* a1 = tick interval in ns; 0 stops the tick. */
 pal_set_tick:
 	mtpr	a1, ptTickInterval
-	mov	$31, p1
+	lda	p1, -1($31)		/* off */
 	beq	a1, 1f
 	mfpr	p1, prVmtime
 	addq	p1, a1, p1

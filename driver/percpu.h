@@ -13,11 +13,11 @@
 #include <cstdint>
 
 #include "driver/events.h"
-#include "firmware/pal_abi.h"
 #include "driver/hot_layout.h"
 #include "driver/sample_log.h"
 #include "driver/sampler.h"
 #include "driver/transfer_ring.h"
+#include "firmware/pal_abi.h"
 
 namespace kernel {
 struct TrapFrame;

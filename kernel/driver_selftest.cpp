@@ -47,8 +47,7 @@ void sample_loop(void (*loop)(uint64_t), uint64_t samples, drv::Variant variant)
   config.variant = variant;
   drv::sampler_init_cpu(cpu, 12345 + cpu, config);
   drv::sampler_start();
-  while (drv::interrupts_of(cpu) < samples)
-    loop(100'000);
+  while (drv::interrupts_of(cpu) < samples) loop(100'000);
   drv::sampler_stop();
 }
 

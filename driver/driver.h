@@ -52,9 +52,6 @@ int64_t control_from_user(uint32_t command, const uint64_t args[3]);
 
 // Statistics of `cpu`: the handler's counters plus the daemon's.
 DriverCpuStats read_stats(uint32_t cpu);
-// Counter interrupts handled on `cpu` so far: hits + misses + flushing_samples
-// (no separate count on the fast path; any CPU may call it).
-uint64_t interrupts_of(uint32_t cpu);
 
 // Samples still inside the driver for `cpu` (hash table + overflow
 // buffers). Exact only while that CPU does not sample (tests).

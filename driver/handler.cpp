@@ -246,12 +246,6 @@ Variant variant_of(uint32_t cpu) {
   return Variant::kCount;
 }
 
-uint64_t interrupts_of(uint32_t cpu) {
-  const DriverCpuStats& s = dcpi_driver_stats[cpu];
-  return __atomic_load_n(&s.hits, __ATOMIC_RELAXED) + __atomic_load_n(&s.misses, __ATOMIC_RELAXED) +
-         __atomic_load_n(&s.flushing_samples, __ATOMIC_RELAXED);
-}
-
 uint64_t value_hook_calls(uint32_t cpu) { return g_aux[cpu].value_calls; }
 
 }  // namespace dcpi::driver

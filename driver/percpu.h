@@ -147,3 +147,17 @@ extern dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
 extern dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
 extern dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
 }
+
+namespace dcpi::driver {
+
+// Counter interrupts handled on `cpu` so far: hits + misses +
+// flushing_samples (the fast path keeps no separate count; driver/README.md).
+// Any CPU may call it; inline, so that polling loops (kernel/driver_selftest)
+// add few instructions outside the code they sample.
+inline uint64_t interrupts_of(uint32_t cpu) {
+  const DriverCpuStats& s = dcpi_driver_stats[cpu];
+  return __atomic_load_n(&s.hits, __ATOMIC_RELAXED) + __atomic_load_n(&s.misses, __ATOMIC_RELAXED) +
+         __atomic_load_n(&s.flushing_samples, __ATOMIC_RELAXED);
+}
+
+}  // namespace dcpi::driver

@@ -325,6 +325,7 @@ int64_t control_from_user(uint32_t command, const uint64_t args[3]) {
 DriverCpuStats read_stats(uint32_t cpu) {
   DriverCpuStats stats = dcpi_driver_stats[cpu];
   stats.cpu = cpu;
+  stats.interrupts = interrupts_of(cpu);
   stats.samples_to_daemon = daemon.counts[cpu].samples_to_daemon;
   stats.entries_to_daemon = daemon.counts[cpu].entries_to_daemon;
   stats.flushes = daemon.counts[cpu].flushes;

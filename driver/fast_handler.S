@@ -2,30 +2,38 @@
  * variant; CpuHot::handler points at one of them (DCPI §4.2: "we switch
  * dynamically among specialized versions of the interrupt handler").
  *
- * The kernel's interrupt entry (kernel/entry.S entry_interrupt) jumps here
- * for a0 == INT_PERFCTR, before saving anything, with the OSF/1 frame that
- * PALcode pushed at sp (PS, PC, GP, a0-a2) and
- *   a1 = this CPU's CpuHot line (registered with wrperfmon 8),
- *   a2 = the observed period in cycles,
- *   a0, gp: free (the frame holds the interrupted values; rti restores them).
+ * PALcode's dedicated counter delivery (palcode/pal.S pal_clock_interrupt,
+ * palcode/README.md) jumps here through CpuHot::handler (quadword 0 of the
+ * context registered with wrperfmon 8) in kernel mode at IPL 6, with
+ *   a1 = this CPU's CpuHot,
+ *   a2 = the interrupted PC,
+ * the interrupted PS, PC and a0-a2 saved in CpuHot line 1 (PalSave), and
+ * every other register, sp and gp included, the interrupted context's. No
+ * frame was pushed and the stack was not switched: sp may be a user stack,
+ * so nothing here touches it.
  *
- * dcpi_entry_cycles is the default variant in assembly: it saves only the
- * four registers it needs besides a0-a2 and gp, records the sample in the
- * hash table, draws the next period with Park-Miller (Carta's form) and
- * leaves through CALL_PAL rtiperf, which reloads counter 0 and returns from
- * the frame in one PAL entry (palcode/README.md). Semantics are those of the
- * C++ cycles handler (driver/handler.cpp record() and reload()) exactly;
- * the rare cases that need C++ (the flushing flag set, or an eviction into a
- * full overflow buffer: buffer switch, daemon IPI, or drop) are detected
- * before anything is written and handed to the C++ cycles handler through
- * the full-frame path, which then does all of the work for that sample.
+ * dcpi_entry_cycles is the default variant in assembly: it saves its three
+ * scratch registers in PalSave (a0 is free: PALcode saved it), records the
+ * sample in the hash table, draws the next period with Park-Miller (Carta's
+ * form) and leaves through CALL_PAL rtiperf, which reloads counter 0 and
+ * returns from PalSave in one PAL entry. Semantics are those of the C++
+ * cycles handler (driver/handler.cpp record() and reload()) exactly; the
+ * rare case that needs C++ (an eviction into a full overflow buffer: buffer
+ * switch, daemon IPI, or drop) is detected before anything is written and
+ * handed to the C++ cycles handler: CALL_PAL
+ * perfframe turns the delivery into a classic one (OSF/1 frame on the kernel
+ * stack, observed period in a2, kernel gp), then the full-frame path.
  *
- * The other variants (mux, value, trace) always take the full-frame path:
- * kernel/entry.S entry_counter_full saves the complete TrapFrame and calls
- * dcpi_counter_interrupt(variant, hot, observed, frame) (driver/handler.cpp).
+ * While the table is being flushed, CpuHot::handler is
+ * dcpi_entry_cycles_flushing, which is the C++ cycles handler outright.
+ * The other variants (mux, value, trace) always take that way: perfframe,
+ * then kernel/entry.S entry_counter_full saves the complete TrapFrame and
+ * calls dcpi_counter_interrupt(variant, hot, observed, frame)
+ * (driver/handler.cpp), which reloads with wrperfmon and returns with rti.
  *
  * No locks, no memory barriers (DCPI §4.2.3). Lines touched on a hit: the
- * CpuHot line, one bucket, this CPU's DriverCpuStats.
+ * two CpuHot lines (state, save area), one bucket, this CPU's
+ * DriverCpuStats (at the fixed distance HOT_TO_STATS: no pointer to load).
  */
 #include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
@@ -34,9 +42,9 @@
 	.text
 
 #define HOT	$17	/* a1: this CPU's CpuHot */
-#define PC	$18	/* a2: the sampled PC (the observed period is not used here) */
-#define STATS	$29	/* gp: this CPU's DriverCpuStats */
-#define SAVED	32	/* $0-$3 below the PAL frame */
+#define PC	$18	/* a2: the sampled PC */
+#define T	$16	/* a0: scratch (PAL saved it), the period for rtiperf at the end */
+#define STATS(f)	(HOT_TO_STATS + (f))(HOT)	/* this CPU's DriverCpuStats field */
 
 /* Park-Miller "minimal standard" (16807, 2^31 - 1) in Carta's form, as
  * driver/park_miller.h: p = 16807 s; sum = (p & M) + (p >> 31); then
@@ -54,88 +62,79 @@
 	srl	\seed, 33, \seed
 .endm
 
+.macro	INC64 field
+	ldq	T, STATS(\field)
+	addq	T, 1, T
+	stq	T, STATS(\field)
+.endm
+
 	.globl	dcpi_entry_cycles
 	.align	4
 	.ent	dcpi_entry_cycles
 dcpi_entry_cycles:
-	.frame	$30, SAVED + PAL_FRAME_SIZE, $31, 0
+	.frame	$30, 0, $31, 0
 	.prologue 0
-	lda	$30, -SAVED($30)
-	stq	$0, 0($30)
-	stq	$1, 8($30)
-	stq	$2, 16($30)
-	stq	$3, 24($30)
+	stq	$0, HOT_SAVE_R0(HOT)
+	stq	$1, HOT_SAVE_R1(HOT)
+	stq	$2, HOT_SAVE_R2(HOT)
 	rpcc	$0				/* handler cycles from here */
-	ldbu	$2, HOT_FLUSHING(HOT)
-	bne	$2, bail			/* DCPI §4.2.3: the C++ path appends to the buffer */
-	ldq	PC, SAVED + PAL_FRAME_PC($30)
+	/* No flushing test: while this CPU's table is being flushed (DCPI
+	 * §4.2.3) CpuHot::handler is dcpi_entry_cycles_flushing instead
+	 * (driver/handler.cpp select_entry). */
 	ldl	$1, HOT_PID_EVENT(HOT)		/* pid | event << 16 */
 	/* Bucket of (PID, PC, EVENT), as driver/handler.cpp bucket_of:
-	 * h = (pc >> 2) + pid_event * 0x9e3779b1; h ^= h >> 12; h & mask.
-	 * The multiplier is sign-extended here; only bits 0-23 of h matter. */
-	ldah	$2, -25033($31)			/* 0x9e37 - 0x10000 */
-	lda	$2, 0x79b1($2)
-	mulq	$1, $2, $2
-	srl	PC, 2, $3
-	addq	$3, $2, $2
-	srl	$2, 12, $3
-	xor	$2, $3, $2
-	ldl	$3, HOT_BUCKET_MASK(HOT)
-	and	$2, $3, $2
-	ldq	$3, HOT_TABLE(HOT)
-	sll	$2, 6, $2
-	addq	$3, $2, $2			/* $2 = the 64-byte bucket */
-	ldbu	$3, HOT_CPU(HOT)
-	lda	STATS, dcpi_driver_stats
-	sll	$3, STATS_SHIFT, $3
-	addq	STATS, $3, STATS
+	 * h = (pc >> 2) + pid_event * 0x9e3779b1; h ^= h >> 12; h & 4095.
+	 * The product is cached in the line (pe_hash, set with the PID and
+	 * event); only bits 0-23 of h matter, so its sign extension does not. */
+	ldl	T, HOT_PE_HASH(HOT)
+	srl	PC, 2, $2
+	addq	$2, T, T
+	srl	T, 12, $2
+	xor	T, $2, T
+	sll	T, 64 - BUCKET_BITS, T
+	srl	T, 64 - BUCKET_BITS - 6, T	/* (h & 4095) * 64 */
+	ldq	$2, HOT_TABLE(HOT)
+	addq	$2, T, $2			/* $2 = the 64-byte bucket */
 	/* Entry 0, then 1-3 out of line. */
-	ldq	$3, ENTRY_PC($2)
-	xor	$3, PC, $3
-	bne	$3, probe1
-	ldl	$3, ENTRY_PID_EVENT($2)
-	xor	$3, $1, $3
-	bne	$3, probe1
+	ldq	T, ENTRY_PC($2)
+	xor	T, PC, T
+	bne	T, probe1
+	ldl	T, ENTRY_PID_EVENT($2)
+	xor	T, $1, T
+	bne	T, probe1
 hit:	/* $2 = the matching entry */
-	ldl	$3, ENTRY_COUNT($2)
-	addl	$3, 1, $3
-	stl	$3, ENTRY_COUNT($2)
-	ldq	$3, STATS_HITS(STATS)
-	addq	$3, 1, $3
-	stq	$3, STATS_HITS(STATS)
-reload:
-	ldq	$3, STATS_INTERRUPTS(STATS)
-	addq	$3, 1, $3
-	stq	$3, STATS_INTERRUPTS(STATS)
+	ldl	T, ENTRY_COUNT($2)
+	addl	T, 1, T
+	stl	T, ENTRY_COUNT($2)
+	INC64	STATS_HITS
+reload:	/* No interrupts count: read_stats derives it (hits + misses +
+	 * flushing_samples, the last counted by the C++ path). */
 	/* DCPI §4.1.1: a fresh period, base + (seed * range) >> 31. */
 	ldl	$1, HOT_SEED(HOT)
-	PARK_MILLER $1, $3
+	PARK_MILLER $1, T
 	stl	$1, HOT_SEED(HOT)
-	ldl	$3, HOT_PERIOD_RANGE(HOT)
-	mulq	$1, $3, $1
+	ldl	T, HOT_PERIOD_RANGE(HOT)
+	mulq	$1, T, $1
 	srl	$1, 31, $1
-	ldl	$3, HOT_PERIOD_BASE(HOT)
-	addq	$1, $3, $16			/* a0 = the period, for rtiperf */
-	rpcc	$3
-	subq	$3, $0, $3
-	zapnot	$3, 0x0f, $3			/* RPCC counts in 32 bits: a wrap-safe delta */
-	ldq	$1, STATS_HANDLER_CYCLES(STATS)
-	addq	$1, $3, $1
-	stq	$1, STATS_HANDLER_CYCLES(STATS)
-	ldq	$0, 0($30)
-	ldq	$1, 8($30)
-	ldq	$2, 16($30)
-	ldq	$3, 24($30)
-	lda	$30, SAVED($30)
-	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/gp, return */
+	ldl	T, HOT_PERIOD_BASE(HOT)
+	addq	$1, T, T			/* a0 = the period, for rtiperf */
+	rpcc	$1
+	subl	$1, $0, $1			/* RPCC counts in 32 bits: the delta, sign-extended (< 2^31) */
+	ldq	$0, STATS(STATS_HANDLER_CYCLES)
+	addq	$0, $1, $0
+	stq	$0, STATS(STATS_HANDLER_CYCLES)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
+	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 
 .macro	PROBE offset, next
-	ldq	$3, ENTRY_PC + \offset($2)
-	xor	$3, PC, $3
-	bne	$3, \next
-	ldl	$3, ENTRY_PID_EVENT + \offset($2)
-	xor	$3, $1, $3
-	bne	$3, \next
+	ldq	T, ENTRY_PC + \offset($2)
+	xor	T, PC, T
+	bne	T, \next
+	ldl	T, ENTRY_PID_EVENT + \offset($2)
+	xor	T, $1, T
+	bne	T, \next
 	lda	$2, \offset($2)
 	br	$31, hit
 .endm
@@ -143,63 +142,78 @@ probe1:	PROBE	16, probe2
 probe2:	PROBE	32, probe3
 probe3:	PROBE	48, miss
 
-	/* Miss: the mod-4 round-robin counter picks the victim (DCPI §4.2.1). */
+	/* Miss: the mod-4 round-robin counter picks the victim (DCPI §4.2.1).
+	 * $1 (pid_event) serves as a scratch register and is reloaded. */
 miss:
-	ldbu	$16, HOT_EVICT(HOT)
-	sll	$16, 4, $3
-	addq	$2, $3, $2			/* $2 = the victim */
-	ldl	$3, ENTRY_COUNT($2)
-	beq	$3, fill			/* an empty slot: nothing to evict */
-	ldq	$3, HOT_CURSOR(HOT)
-	ldq	$16, HOT_LIMIT(HOT)
-	cmpeq	$3, $16, $16
-	bne	$16, bail			/* buffer full: switch or drop, in C++ */
-	ldq	$16, 0($2)			/* append the victim to the overflow buffer */
-	stq	$16, 0($3)
-	ldq	$16, 8($2)
-	stq	$16, 8($3)
-	lda	$3, 16($3)
-	stq	$3, HOT_CURSOR(HOT)
-	ldq	$3, STATS_EVICTIONS(STATS)
-	addq	$3, 1, $3
-	stq	$3, STATS_EVICTIONS(STATS)
-	ldbu	$16, HOT_EVICT(HOT)
-fill:	/* $16 = the eviction counter */
-	addq	$16, 1, $16
-	and	$16, 3, $16
-	stb	$16, HOT_EVICT(HOT)
+	ldbu	T, HOT_EVICT(HOT)
+	sll	T, 4, T
+	addq	$2, T, $2			/* $2 = the victim */
+	ldl	T, ENTRY_COUNT($2)
+	beq	T, fill				/* an empty slot: nothing to evict */
+	ldq	T, HOT_CURSOR(HOT)
+	ldq	$1, HOT_LIMIT(HOT)
+	cmpeq	T, $1, $1
+	bne	$1, bail			/* buffer full: switch or drop, in C++ */
+	ldq	$1, 0($2)			/* append the victim to the overflow buffer */
+	stq	$1, 0(T)
+	ldq	$1, 8($2)
+	stq	$1, 8(T)
+	lda	T, 16(T)
+	stq	T, HOT_CURSOR(HOT)
+	INC64	STATS_EVICTIONS
+fill:
+	ldbu	T, HOT_EVICT(HOT)
+	addq	T, 1, T
+	and	T, 3, T
+	stb	T, HOT_EVICT(HOT)
 	stq	PC, ENTRY_PC($2)		/* {pc, count 1, pid, event} */
-	sll	$1, 32, $3
-	addq	$3, 1, $3
-	stq	$3, ENTRY_COUNT($2)
-	ldq	$3, STATS_MISSES(STATS)
-	addq	$3, 1, $3
-	stq	$3, STATS_MISSES(STATS)
+	ldl	$1, HOT_PID_EVENT(HOT)
+	sll	$1, 32, $1
+	addq	$1, 1, $1
+	stq	$1, ENTRY_COUNT($2)
+	INC64	STATS_MISSES
 	br	$31, reload
 
-	/* Nothing written yet: undo the saves and let the C++ cycles handler
-	 * do this sample with the full frame. HOT is intact. */
+	/* Nothing written yet: restore the scratch registers and let the C++
+	 * cycles handler do this sample with the full frame. HOT is intact;
+	 * perfframe reloads a0 and a2 from PalSave. */
 bail:
-	ldq	$0, 0($30)
-	ldq	$1, 8($30)
-	ldq	$2, 16($30)
-	ldq	$3, 24($30)
-	lda	$30, SAVED($30)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
+	call_pal CALL_PAL_PERFFRAME
 	lda	$16, VARIANT_CYCLES($31)
-	mov	$31, $18			/* the cycles handler ignores the observed period */
 	br	$31, entry_counter_full
 	.end	dcpi_entry_cycles
 
-/* The C++ variants: the full frame, then dcpi_counter_interrupt. */
+/* The C++ variants: the classic delivery (perfframe), the full frame, then
+ * dcpi_counter_interrupt. */
 .macro	FULL_FRAME_VARIANT name, variant
 	.globl	\name
 	.align	4
 	.ent	\name
 \name:
+	call_pal CALL_PAL_PERFFRAME
 	lda	$16, \variant($31)
 	br	$31, entry_counter_full
 	.end	\name
 .endm
+	FULL_FRAME_VARIANT dcpi_entry_cycles_flushing, VARIANT_CYCLES
 	FULL_FRAME_VARIANT dcpi_entry_mux, VARIANT_MUX
 	FULL_FRAME_VARIANT dcpi_entry_value, VARIANT_VALUE
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE
+
+/* The per-CPU lines (driver/percpu.h), here so that their order is fixed:
+ * dcpi_driver_stats starts HOT_TO_STATS bytes after dcpi_cpu_hot. */
+	.section .bss.dcpi_percpu, "aw", @nobits
+	.align	6
+	.globl	dcpi_cpu_hot
+	.type	dcpi_cpu_hot, @object
+	.size	dcpi_cpu_hot, HOT_TO_STATS
+dcpi_cpu_hot:
+	.skip	HOT_TO_STATS
+	.globl	dcpi_driver_stats
+	.type	dcpi_driver_stats, @object
+	.size	dcpi_driver_stats, 4 << STATS_SHIFT
+dcpi_driver_stats:
+	.skip	4 << STATS_SHIFT

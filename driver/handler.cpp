@@ -19,8 +19,9 @@ void dcpi_entry_cycles();
 void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
-alignas(64) dcpi::driver::CpuHot dcpi_cpu_hot[dcpi::kMaxCpus];
-alignas(64) dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
+void dcpi_entry_cycles_flushing();
+// dcpi_cpu_hot and dcpi_driver_stats are defined in driver/fast_handler.S,
+// adjacent (HOT_TO_STATS).
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
 // The skeleton's raw sample log, kept for Variant::kTrace (dcpi samples).
 alignas(64) dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
@@ -35,10 +36,12 @@ namespace {
 // Bucket of (PID, PC, EVENT) (DCPI §4.2.1). Consecutive instructions of one
 // process fall in consecutive buckets; the PID and EVENT are spread by an
 // odd multiplier so that processes running the same image do not collide.
-inline uint32_t bucket_of(uint64_t pc, uint32_t pid_event, uint32_t mask) {
-  uint64_t h = (pc >> 2) + uint64_t{pid_event} * 0x9e3779b1u;
+// The fast path adds the cached CpuHot::pe_hash instead of multiplying;
+// only the low 24 bits of h matter, so both agree.
+inline uint32_t bucket_of(uint64_t pc, uint32_t pid_event) {
+  uint64_t h = (pc >> 2) + uint64_t{pid_event} * kHashMultiplier;
   h ^= h >> 12;
-  return static_cast<uint32_t>(h) & mask;
+  return static_cast<uint32_t>(h) & (kBuckets - 1);
 }
 
 // PID and EVENT as one 32-bit word (SampleEntry bytes 12..15).
@@ -67,10 +70,11 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
   if (hot.flushing) [[unlikely]] {
     // DCPI §4.2.3: while the daemon copies the table, go straight to the buffer.
     const SampleEntry entry{pc, 1, hot.pid, static_cast<uint16_t>(event)};
+    ++stats.flushing_samples;  // interrupts = hits + misses + flushing_samples
     if (!append(hot, stats, entry)) ++stats.dropped[kDropBothBuffersFull];
     return;
   }
-  SampleEntry* bucket = hot.table + (bucket_of(pc, pid_event, hot.bucket_mask) << 2);
+  SampleEntry* bucket = hot.table + (bucket_of(pc, pid_event) << 2);
   for (uint32_t i = 0; i < kBucketEntries; ++i) {
     if (bucket[i].pc == pc && pid_event_of(bucket[i]) == pid_event) {
       ++bucket[i].count;
@@ -118,7 +122,7 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame
   const uint16_t event = hot.mux_events[next];
   if (event != hot.event) {
     kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
-    hot.event = event;
+    set_pid_event(hot, hot.pid, event);
   }
   reload(hot);
 }
@@ -160,6 +164,16 @@ static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<uint32_t>(Va
 
 }  // namespace
 
+// DCPI §4.2: "we switch dynamically among specialized versions". While the
+// table is being flushed the cycles variant's entry is the full-frame one
+// (every sample goes to the overflow buffer, in C++), so the assembly fast
+// path never has to test the flushing flag. Called on this CPU at IPL 6
+// whenever the flag or the variant changes.
+void select_entry(CpuHot& hot) {
+  if (hot.flushing && hot.handler == dcpi_entry_cycles) hot.handler = dcpi_entry_cycles_flushing;
+  if (!hot.flushing && hot.handler == dcpi_entry_cycles_flushing) hot.handler = dcpi_entry_cycles;
+}
+
 void hand_off_active(CpuHot& hot, uint32_t entries) {
   CpuMailbox& mailbox = g_mailbox[hot.cpu];
   mailbox.filled[hot.active] = entries;
@@ -178,7 +192,6 @@ uint64_t mux_code(uint16_t event) {
 }
 
 void apply_config(CpuHot& hot) {
-  hot.bucket_mask = kBuckets - 1;
   hot.period_base = g_config.period_base;
   hot.period_range = g_config.period_range;
   hot.mux_count = static_cast<uint8_t>(g_config.mux_count);
@@ -186,10 +199,11 @@ void apply_config(CpuHot& hot) {
   hot.mux_index = 0;
   const uint16_t event = hot.mux_events[0];
   if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
-  hot.event = event;
+  set_pid_event(hot, hot.pid, event);
   value_apply(hot.cpu);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kEntries[static_cast<uint32_t>(variant)];
+  select_entry(hot);
 }
 
 void counter_start(CpuHot& hot) {
@@ -210,14 +224,14 @@ extern "C" void dcpi_counter_interrupt(uint64_t variant, dcpi::driver::CpuHot* h
   const uint64_t start = kernel::pal::rpcc();
   kHandlers[variant](*hot, frame->pc, frame->ps, observed, frame);
   dcpi::DriverCpuStats& stats = dcpi_driver_stats[hot->cpu];
-  ++stats.interrupts;
   stats.handler_cycles += static_cast<uint32_t>(kernel::pal::rpcc() - start);  // RPCC: 32 bits
 }
 
 namespace dcpi::driver {
 
 void sampler_context_switch(uint32_t pid) {
-  dcpi_cpu_hot[kernel::pal::whami()].pid = static_cast<uint16_t>(pid);
+  CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
+  set_pid_event(hot, static_cast<uint16_t>(pid), hot.event);
 }
 
 uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {
@@ -228,6 +242,7 @@ uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {
 Variant variant_of(uint32_t cpu) {
   for (uint32_t v = 0; v < static_cast<uint32_t>(Variant::kCount); ++v)
     if (dcpi_cpu_hot[cpu].handler == kEntries[v]) return static_cast<Variant>(v);
+  if (dcpi_cpu_hot[cpu].handler == dcpi_entry_cycles_flushing) return Variant::kCycles;
   return Variant::kCount;
 }
 

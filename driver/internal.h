@@ -76,6 +76,8 @@ inline SampleEntry* buffer_base(const CpuHot& hot, uint32_t buffer) {
 void hand_off_active(CpuHot& hot, uint32_t entries);
 // Copies g_config into this CPU's hot line and selects the variant.
 void apply_config(CpuHot& hot);
+// Cycles variant: the full-frame entry while flushing, else the fast path.
+void select_entry(CpuHot& hot);
 // Counter 0 on/off for this CPU.
 void counter_start(CpuHot& hot);
 // Sends `ops` to `cpu` by IPI (or performs them at IPL 6 when cpu is this

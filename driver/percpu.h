@@ -1,9 +1,11 @@
 // The DCPI driver's per-CPU data (DCPI §4.2.1, §4.2.2; DESIGN §5). Guest only.
 //
 // Every variable the counter-overflow handler touches on this CPU lives in
-// one 64-byte, 64-byte-aligned CpuHot line (DCPI §4.2.2: "we pack the private
-// state variables and read-only copies of the global variables into a
-// 64-byte-per-processor data structure"). The table and overflow buffers are
+// one 64-byte, 64-byte-aligned line, line 0 of CpuHot (DCPI §4.2.2: "we pack
+// the private state variables and read-only copies of the global variables
+// into a 64-byte-per-processor data structure"). Line 1 is the interrupt's
+// save area, which PALcode's dedicated counter delivery fills instead of an
+// OSF/1 frame on the stack (palcode/README.md). The table and overflow buffers are
 // one 512 KB block per CPU; statistics are a separate DriverCpuStats (two
 // lines) written only by that CPU's handler.
 #pragma once
@@ -15,6 +17,7 @@
 #include "driver/sample_log.h"
 #include "driver/sampler.h"
 #include "driver/transfer_ring.h"
+#include "firmware/pal_abi.h"
 
 namespace kernel {
 struct TrapFrame;
@@ -48,17 +51,26 @@ using HandlerEntry = void (*)();
 // mux configuration rotated a handful of them on one counter, DCPI §4.1).
 inline constexpr uint32_t kMaxMuxEvents = 4;
 
+// Line 1 of CpuHot: written by PALcode at delivery (PS, PC, a0-a2: the
+// interrupted values, restored by rtiperf or copied into the OSF/1 frame by
+// perfframe) and by the fast path (its three scratch registers).
+struct PalSave {
+  uint64_t ps, pc, a0, a1, a2;
+  uint64_t r0, r1, r2;
+};
+
 struct alignas(64) CpuHot {
+  // Line 0: the handler's state.
+  HandlerEntry handler;               // the specialized variant now in use (PAL jumps to it)
   SampleEntry* table;                 // this CPU's hash table (kBuckets buckets)
   SampleEntry* cursor;                // next free slot of the active overflow buffer
   SampleEntry* limit;                 // end of the active overflow buffer
-  HandlerEntry handler;               // the specialized variant now in use (its entry)
   uint32_t seed;                      // Park–Miller state (DCPI §4.1.1)
-  uint32_t bucket_mask;               // read-only copy: kBuckets - 1
   uint32_t period_base;               // read-only copy: period = base + [0, range)
-  uint32_t period_range;              //
   uint16_t pid;                       // the running process (sampler_context_switch)
   uint16_t event;                     // event counter 0 counts now (dcpi::Event)
+  uint32_t pe_hash;                   // (pid | event << 16) * kHashMultiplier (set_pid_event)
+  uint32_t period_range;              // read-only copy
   uint8_t flushing;                   // the table is being flushed: append to the buffer
   uint8_t active;                     // overflow buffer in use: 0 or 1
   uint8_t other_pending;              // the other buffer is still the daemon's
@@ -68,16 +80,26 @@ struct alignas(64) CpuHot {
   uint8_t mux_events[kMaxMuxEvents];  // read-only copy of the mux list
   uint8_t cpu;
   uint8_t spare;
+  // Line 1: the delivery's save area (PERF_CTX_SAVE_*).
+  PalSave save;
 };
-static_assert(sizeof(CpuHot) == 64, "one cache line per CPU (DCPI §4.2.2)");
+static_assert(sizeof(CpuHot) == HOT_SIZE && HOT_SIZE == 1u << HOT_SIZE_SHIFT);
+static_assert(offsetof(CpuHot, save) == 64, "handler state: one line (DCPI §4.2.2)");
 static_assert(alignof(CpuHot) == 64, "aligned to a cache line (DCPI §4.2.2)");
+// The PAL delivery's view (firmware/pal_abi.h).
+static_assert(offsetof(CpuHot, handler) == PERF_CTX_ENTRY);
+static_assert(offsetof(CpuHot, save) + offsetof(PalSave, ps) == PERF_CTX_SAVE_PS &&
+              offsetof(CpuHot, save) + offsetof(PalSave, pc) == PERF_CTX_SAVE_PC &&
+              offsetof(CpuHot, save) + offsetof(PalSave, a0) == PERF_CTX_SAVE_A0 &&
+              offsetof(CpuHot, save) + offsetof(PalSave, a1) == PERF_CTX_SAVE_A1 &&
+              offsetof(CpuHot, save) + offsetof(PalSave, a2) == PERF_CTX_SAVE_A2);
 // The assembly fast path's view (driver/hot_layout.h).
+static_assert(offsetof(CpuHot, handler) == HOT_HANDLER);
 static_assert(offsetof(CpuHot, table) == HOT_TABLE);
 static_assert(offsetof(CpuHot, cursor) == HOT_CURSOR);
 static_assert(offsetof(CpuHot, limit) == HOT_LIMIT);
-static_assert(offsetof(CpuHot, handler) == HOT_HANDLER);
 static_assert(offsetof(CpuHot, seed) == HOT_SEED);
-static_assert(offsetof(CpuHot, bucket_mask) == HOT_BUCKET_MASK);
+static_assert(offsetof(CpuHot, pe_hash) == HOT_PE_HASH);
 static_assert(offsetof(CpuHot, period_base) == HOT_PERIOD_BASE);
 static_assert(offsetof(CpuHot, period_range) == HOT_PERIOD_RANGE);
 static_assert(offsetof(CpuHot, pid) == HOT_PID_EVENT &&
@@ -85,8 +107,24 @@ static_assert(offsetof(CpuHot, pid) == HOT_PID_EVENT &&
 static_assert(offsetof(CpuHot, flushing) == HOT_FLUSHING);
 static_assert(offsetof(CpuHot, evict) == HOT_EVICT);
 static_assert(offsetof(CpuHot, cpu) == HOT_CPU);
+static_assert(offsetof(CpuHot, save) + offsetof(PalSave, r0) == HOT_SAVE_R0 &&
+              offsetof(CpuHot, save) + offsetof(PalSave, r1) == HOT_SAVE_R1 &&
+              offsetof(CpuHot, save) + offsetof(PalSave, r2) == HOT_SAVE_R2);
+static_assert(HOT_TO_STATS == kMaxCpus * sizeof(CpuHot), "stats follow the hot lines");
+static_assert(kBuckets == 1u << BUCKET_BITS, "the fast path's bucket index is 12 bits");
+
+// The odd multiplier that spreads PIDs and events over the buckets.
+inline constexpr uint32_t kHashMultiplier = 0x9e3779b1u;
+// Sets the running process and event, and the hash of the pair the fast
+// path adds to the PC (so it needs no multiply).
+// One 64-bit store, so a counter interrupt never sees a PID without its hash.
+inline void set_pid_event(CpuHot& hot, uint16_t pid, uint16_t event) {
+  const uint32_t pid_event = pid | uint32_t{event} << 16;
+  const uint64_t word = pid_event | uint64_t{pid_event * kHashMultiplier} << 32;
+  static_assert(HOT_PE_HASH == HOT_PID_EVENT + 4 && HOT_PID_EVENT % 8 == 0);
+  __builtin_memcpy(&hot.pid, &word, sizeof word);
+}
 static_assert(sizeof(DriverCpuStats) == 1u << STATS_SHIFT);
-static_assert(offsetof(DriverCpuStats, interrupts) == STATS_INTERRUPTS);
 static_assert(offsetof(DriverCpuStats, hits) == STATS_HITS);
 static_assert(offsetof(DriverCpuStats, misses) == STATS_MISSES);
 static_assert(offsetof(DriverCpuStats, evictions) == STATS_EVICTIONS);
@@ -109,3 +147,17 @@ extern dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
 extern dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
 extern dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
 }
+
+namespace dcpi::driver {
+
+// Counter interrupts handled on `cpu` so far: hits + misses +
+// flushing_samples (the fast path keeps no separate count; driver/README.md).
+// Any CPU may call it; inline, so that polling loops (kernel/driver_selftest)
+// add few instructions outside the code they sample.
+inline uint64_t interrupts_of(uint32_t cpu) {
+  const DriverCpuStats& s = dcpi_driver_stats[cpu];
+  return __atomic_load_n(&s.hits, __ATOMIC_RELAXED) + __atomic_load_n(&s.misses, __ATOMIC_RELAXED) +
+         __atomic_load_n(&s.flushing_samples, __ATOMIC_RELAXED);
+}
+
+}  // namespace dcpi::driver

@@ -60,6 +60,7 @@ void perform(CpuHot& hot, uint32_t ops, uint32_t release_mask) {
     }
   }
   if (ops & kOpFlushBegin) hot.flushing = 1;
+  select_entry(hot);
   if (ops & kOpConfigure) apply_config(hot);
   if (ops & kOpStop) kernel::pal::wrperfmon(PERFMON_DISABLE, 1);
   if (ops & kOpStart) counter_start(hot);

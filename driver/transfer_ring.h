@@ -75,7 +75,10 @@ enum DropReason : uint32_t {
 // in-kernel counters themselves. Samples are counts (sums of entry counts).
 struct DriverCpuStats {
   uint64_t cpu;
-  uint64_t interrupts;             // counter overflows delivered to the handler
+  uint64_t interrupts;             // counter overflows delivered to the handler: read_stats()
+                                   // derives it as hits + misses + flushing_samples (every
+                                   // interrupt records exactly one sample, in exactly one of
+                                   // the three ways); 0 in dcpi_driver_stats itself
   uint64_t hits;                   // samples that incremented an existing entry
   uint64_t misses;                 // samples that needed a new entry
   uint64_t evictions;              // entries moved from the table to an overflow buffer
@@ -85,7 +88,8 @@ struct DriverCpuStats {
   uint64_t dropped[kDropReasons];  // samples lost, by DropReason
   uint64_t handler_cycles;         // RPCC cycles inside the handler (= instructions on QEMU)
   uint64_t flushes;                // IPI-synchronized flushes of this CPU's table
-  uint64_t reserved[2];
+  uint64_t flushing_samples;       // samples recorded while the table was being flushed
+  uint64_t reserved;
 };
 static_assert(sizeof(DriverCpuStats) == 128);
 

@@ -60,12 +60,31 @@
 #define PERFMON_READ 5
 #define PERFMON_WRITE 6
 #define PERFMON_ENABLE_CLEAR 7
-/* Ours (palcode/README.md): a1 = a per-CPU context (the driver's CpuHot
- * line) that PALcode delivers in a1 with counter 0's overflow interrupt. */
+/* Ours (palcode/README.md): a1 = a per-CPU context (the driver's CpuHot)
+ * for the dedicated counter-0 overflow delivery. PALcode saves the
+ * interrupted PS, PC and a0-a2 into the context's save area (no OSF/1
+ * frame, no stack switch), then jumps to the address in its quadword 0 in
+ * kernel mode at IPL 6 with a1 = the context, a2 = the interrupted PC; sp
+ * and gp are the interrupted ones. */
 #define PERFMON_SET_CONTEXT 8
-/* CALL_PAL rtiperf (ours): a0 = cycles until counter 0's next overflow;
- * re-arms counter 0 and returns from the interrupt frame like rti. */
+#define PERF_CTX_ENTRY 0    /* quadword: the handler entry PALcode jumps to */
+#define PERF_CTX_SAVE_PS 64 /* the save area, filled by the delivery */
+#define PERF_CTX_SAVE_PC 72
+#define PERF_CTX_SAVE_A0 80
+#define PERF_CTX_SAVE_A1 88
+#define PERF_CTX_SAVE_A2 96
+/* CALL_PAL rtiperf (ours): a0 = cycles until counter 0's next overflow,
+ * a1 = the context. Starts the count, re-arms the ALARM and returns to the
+ * interrupted context from the save area (restores a0-a2, PS, PC). Only
+ * valid as the return from the dedicated delivery. */
 #define CALL_PAL_RTIPERF 0x3b
+/* CALL_PAL perfframe (ours): a1 = the context, still holding a fresh
+ * delivery. Turns it into a classic one: pushes the OSF/1 frame (switching
+ * to the kernel stack if the interrupted context was in user mode), restarts
+ * counter 0 at the overflow time, and returns to the caller with
+ * a0 = INT_PERFCTR, a1 = the context, a2 = the observed period in cycles,
+ * gp = the kernel's. The handler then ends with rti (after any wrperfmon). */
+#define CALL_PAL_PERFFRAME 0x2c
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */
 #define PERFMON_CTR0_SHIFT 48
 #define PERFMON_CTR0_WIDTH 16

@@ -47,8 +47,7 @@ void sample_loop(void (*loop)(uint64_t), uint64_t samples, drv::Variant variant)
   config.variant = variant;
   drv::sampler_init_cpu(cpu, 12345 + cpu, config);
   drv::sampler_start();
-  while (__atomic_load_n(&dcpi_driver_stats[cpu].interrupts, __ATOMIC_RELAXED) < samples)
-    loop(100'000);
+  while (drv::interrupts_of(cpu) < samples) loop(100'000);
   drv::sampler_stop();
 }
 
@@ -70,7 +69,7 @@ void print_histogram(const char* name, const uint32_t* begin, const uint32_t* en
     inside += hits;
     kprintf("DCPI-TEST %s offset=%lu samples=%lu\n", name, (insn - begin) * 4ul, hits);
   }
-  const uint64_t total = dcpi_driver_stats[cpu].interrupts;
+  const uint64_t total = drv::interrupts_of(cpu);
   kprintf("DCPI-TEST %s total=%lu outside=%lu in_driver=%lu\n", name, total, total - inside,
           census.table_samples + census.buffer_samples);
 }
@@ -217,7 +216,7 @@ void test_control() {
   control(ControlCommand::kSetPeriod, 4096, 1024);
   control(ControlCommand::kStart);
   const uint32_t cpu = this_cpu();
-  while (dcpi_driver_stats[cpu].interrupts < 500) spread_loop(1000);
+  while (drv::interrupts_of(cpu) < 500) spread_loop(1000);
   control(ControlCommand::kStop);
   const dcpi::DriverCpuStats s = drv::read_stats(cpu);
   kprintf("DCPI-TEST control mux interrupts=%lu to_daemon=%lu variant=%u event=%u\n", s.interrupts,
@@ -295,7 +294,7 @@ void bench_synthetic(const char* name, uint64_t chunks, bool churn) {
   synthetic(chunks, churn);
   drv::sampler_stop();
   const uint64_t on = pal::rpcc() - start;
-  const dcpi::DriverCpuStats& s = dcpi_driver_stats[cpu];
+  const dcpi::DriverCpuStats s = drv::read_stats(cpu);
   kprintf(
       "DCPI-TEST bench synthetic=%s off=%lu on=%lu interrupts=%lu hits=%lu misses=%lu "
       "evictions=%lu handler_cycles=%lu\n",
@@ -385,7 +384,7 @@ void test_mpcounter(uint64_t millions) {
   pal::swpipl(ipl);
   for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
     if (!smp::cpus[cpu].online) continue;
-    const dcpi::DriverCpuStats& s = dcpi_driver_stats[cpu];
+    const dcpi::DriverCpuStats s = drv::read_stats(cpu);
     // Own instructions: 8003 a chunk (spread_loop(1000) and its call) plus
     // the loop's rpcc test (~5); the handler's are in `handler`.
     kprintf("DCPI-TEST mpcounter cpu=%u chunks=%lu elapsed=%lu interrupts=%lu handler=%lu\n", cpu,

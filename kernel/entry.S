@@ -6,7 +6,6 @@
  * and return with rti. The callee-saved s0-s6 are saved too, so that the
  * frame holds the complete user register state (new processes start from a
  * built frame; value sampling reads registers from it). */
-#include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
 
 	.set	noat
@@ -118,29 +117,22 @@ trap_return:
 	call_pal 0x3f
 	.end	trap_return
 
-/* Interrupts. The performance counter (a0 == INT_PERFCTR) is tested first
- * and goes, before anything is saved, to the driver's handler entry that its
- * per-CPU line names (a1 = that CpuHot, registered with wrperfmon 8): the
- * cycles variant is an assembly fast path that saves only what it uses
- * (driver/fast_handler.S); the others come back to entry_counter_full. */
+/* Interrupts. The performance counter never comes here: PALcode's dedicated
+ * counter delivery jumps straight to the driver's handler entry that the
+ * per-CPU context names (wrperfmon 8; driver/fast_handler.S). */
 	.globl	entry_interrupt
 	.align	4
 	.ent	entry_interrupt
 entry_interrupt:
-	subq	$16, INT_PERFCTR, $16
-	beq	$16, 1f
-	addq	$16, INT_PERFCTR, $16
 	SAVE_ALL
 	mov	$30, $19
 	jsr	$26, handle_interrupt
 	br	$31, trap_return
-1:	ldq	$16, HOT_HANDLER($17)
-	jmp	$31, ($16)
 	.end	entry_interrupt
 
 /* The counter interrupt with the full TrapFrame, for the C++ variants (and
- * the cycles fast path's rare cases): a0 = variant, a1 = CpuHot, a2 =
- * observed period; gp may have been used as a scratch register. Calls
+ * the cycles fast path's rare cases), after CALL_PAL perfframe has pushed
+ * the OSF/1 frame: a0 = variant, a1 = CpuHot, a2 = observed period. Calls
  * dcpi_counter_interrupt(variant, hot, observed, frame) (driver/handler.cpp);
  * value sampling reads the interrupted registers from the frame. */
 	.globl	entry_counter_full

@@ -61,7 +61,7 @@
 #define ptCpu		48
 #define ptPcbb		49
 #define ptTickInterval	50	/* ns; 0 = scheduler tick off */
-#define ptTickDeadline	51	/* absolute virtual ns; 0 = off */
+#define ptTickDeadline	51	/* absolute virtual ns; all ones = off (never earlier) */
 #define ptCtrDeadline	52	/* absolute virtual ns of counter 0 overflow; 0 = counter disabled */
 #define ptCtrStart	53	/* virtual ns when the current count began */
 #define ptCtrValue	54	/* counter 0 while disabled (16 bits) */
@@ -71,6 +71,7 @@
 #define ptTimerAck	58	/* 1 << (MISC_ITINTR_SHIFT + cpu): this CPU's timer flag */
 #define ptMiscAddr	59	/* physical address of the Typhoon MISC register */
 #define ptAlarmStale	60	/* nonzero: ALARM not re-armed since a counter delivery */
+#define ptCtrDelivered	61	/* virtual ns of the last counter-0 delivery (for perfframe) */
 
 #define mfpr	hw_mfpr
 #define mtpr	hw_mtpr
@@ -157,14 +158,16 @@ pal_interprocessor_interrupt:
 
 	.org	0x0180
 /* The counter-0 overflow is the hot path (DCPI §4.1: "this path must be
- * cheap"), tested first and delivered from here: acknowledge the timer flag,
- * restart the count at the overflow time with the wrap deadline, push the
- * OSF/1 frame, enter the kernel. The ALARM is NOT re-armed here: the
- * handler runs at IPL 6, where no clock interrupt can be taken anyway, and
- * ends either with rtiperf (which re-arms with the new period) or with a
- * wrperfmon write and rti, both of which re-arm; ptAlarmStale makes a plain
- * rti re-arm too, so a handler that does not reload still sees the counter
- * wrap and keep counting (palcode/README.md). */
+ * cheap"), tested first and delivered from here by a dedicated delivery
+ * (palcode/README.md): acknowledge the timer flag, save the interrupted PS,
+ * PC and a0-a2 in the per-CPU context's save area (wrperfmon 8), and jump to
+ * the handler entry in the context's quadword 0 at IPL 6 with a1 = the
+ * context and a2 = the PC. No OSF/1 frame, no stack switch, no kernel gp,
+ * no count restart: the handler either returns with rtiperf (reload and
+ * return in one PAL entry) or calls perfframe, which builds the classic
+ * delivery (frame, restart at the overflow time, observed period) from
+ * what is saved here. The ALARM is not re-armed: no clock interrupt can be
+ * taken at IPL 6, and both ways out re-arm. */
 pal_clock_interrupt:
 	mfpr	p0, prVmtime		/* first: the time of delivery */
 	mfpr	p1, ptCtrDeadline
@@ -174,15 +177,20 @@ pal_clock_interrupt:
 	mfpr	p2, ptTimerAck
 	mfpr	p3, ptMiscAddr
 	hw_stq/p p2, 0(p3)		/* the flag stays asserted until cleared */
-	mfpr	p3, ptCtrStart
-	mtpr	p1, ptCtrStart		/* the counter wraps and keeps counting */
-	subq	p0, p3, p4		/* ns since the count began */
-	ldah	p3, CTR0_WRAP_NS_HI(p1)
-	mtpr	p3, ptCtrDeadline
-	mtpr	p3, ptAlarmStale
-	mfpr	p0, prPS
-	mfpr	p6, prExcAddr
-	br	$31, pal_counter_deliver
+	mtpr	p0, ptCtrDelivered	/* for the observed period (perfframe) */
+	mfpr	p4, ptPerfCtx
+	mfpr	p5, prPS
+	stq	a0, PERF_CTX_SAVE_A0(p4)	/* PALmode: kernel translation (KSEG) */
+	stq	a1, PERF_CTX_SAVE_A1(p4)
+	stq	a2, PERF_CTX_SAVE_A2(p4)
+	mfpr	a2, prExcAddr		/* a2 = the interrupted PC */
+	stq	p5, PERF_CTX_SAVE_PS(p4)
+	stq	a2, PERF_CTX_SAVE_PC(p4)
+	lda	p2, IPL_PERFCTR($31)	/* kernel mode, IPL 6 */
+	mtpr	p2, prPS
+	mov	p4, a1			/* a1 = the context */
+	ldq	p5, PERF_CTX_ENTRY(p4)	/* the driver's variant pointer */
+	hw_ret	(p5)
 
 	.org	0x0200
 pal_device_interrupt:
@@ -293,6 +301,10 @@ pal_wrfen:
 	mtpr	p1, prFEN
 	hw_rei
 
+	CALL_PAL_PRIV(0x2c)
+pal_perfframe:
+	br	$31, pal_perfframe_body
+
 	CALL_PAL_PRIV(0x2d)
 pal_wrvptptr:
 	mtpr	a0, prVptptr
@@ -355,25 +367,31 @@ pal_rdusp:
 	mfpr	v0, prUsp
 	hw_rei
 
-/* rtiperf (ours, palcode/README.md): a wrperfmon write and an rti in one
- * PAL entry, for the driver's counter-interrupt fast path. a0 = cycles until
- * counter 0's next overflow (1 .. 2^16 = 2^16 - the 21164 reset value); the
- * count starts now. Re-arms the ALARM, then returns from the frame as rti. */
+/* rtiperf (ours, palcode/README.md): the reload and the return of the
+ * dedicated counter delivery in one PAL entry, for the driver's fast path.
+ * a0 = cycles until counter 0's next overflow (1 .. 2^16 = 2^16 - the 21164
+ * reset value); the count starts now. a1 = the context. Re-arms the ALARM
+ * with the earlier deadline, then restores a0-a2, PS and PC from the save
+ * area. The counter cannot have been disabled since the delivery: only this
+ * CPU can disable it, and the fast path does not (so no test here). 15
+ * instructions: it fits its CALL_PAL slot, no branch. */
 	CALL_PAL_PRIV(0x3b)
 pal_rtiperf:
 	mfpr	p0, prVmtime
-	mfpr	p1, ptCtrDeadline
-	beq	p1, pal_rti_rearm	/* counter disabled meanwhile: a plain rti */
 	s4addq	a0, p0, p1		/* now + cycles * 4 ns */
 	mtpr	p0, ptCtrStart
 	mtpr	p1, ptCtrDeadline
-	mfpr	p2, ptTickDeadline
-	beq	p2, 1f
+	mfpr	p2, ptTickDeadline	/* all ones when off: never the earlier */
 	cmpult	p2, p1, p3
 	cmovne	p3, p2, p1
-1:	mtpr	p1, prAlarm
-	mtpr	$31, ptAlarmStale
-	br	$31, pal_rti_frame
+	mtpr	p1, prAlarm
+	ldq	p4, PERF_CTX_SAVE_PS(a1)
+	ldq	p5, PERF_CTX_SAVE_PC(a1)
+	ldq	a0, PERF_CTX_SAVE_A0(a1)
+	ldq	a2, PERF_CTX_SAVE_A2(a1)
+	ldq	a1, PERF_CTX_SAVE_A1(a1)
+	mtpr	p4, prPS		/* as saved: mode and IPL (no stack was switched) */
+	hw_ret	(p5)
 
 	CALL_PAL_PRIV(0x3c)
 pal_whami:
@@ -472,13 +490,15 @@ pal_reset_body:
 	mtpr	p2, prPS
 	mtpr	$31, prAlarm
 	mtpr	$31, ptTickInterval
-	mtpr	$31, ptTickDeadline
+	lda	p2, -1($31)
+	mtpr	p2, ptTickDeadline	/* off */
 	mtpr	$31, ptCtrDeadline
 	mtpr	$31, ptCtrValue
 	mtpr	$31, ptCtrMux
 	mtpr	$31, ptMces
 	mtpr	$31, ptPerfCtx
 	mtpr	$31, ptAlarmStale
+	mtpr	$31, ptCtrDelivered
 	lda	p2, (1 << MISC_ITINTR_SHIFT)($31)
 	sll	p2, p1, p2
 	mtpr	p2, ptTimerAck
@@ -570,14 +590,15 @@ pal_fault_in_pal:
  * deadlines (DESIGN §4). Clobbers p1-p3. A deadline already past makes
  * QEMU raise the clock interrupt again as soon as it can be taken. */
 pal_rearm_alarm:
-	mfpr	p1, ptCtrDeadline
-	mfpr	p2, ptTickDeadline
+	mfpr	p1, ptCtrDeadline	/* 0 = counter off */
+	mfpr	p2, ptTickDeadline	/* all ones = tick off */
 	bne	p1, 1f
 	mov	p2, p1
-1:	beq	p2, 2f
-	cmpult	p2, p1, p3
+1:	cmpult	p2, p1, p3
 	cmovne	p3, p2, p1
-2:	mtpr	p1, prAlarm
+	addq	p1, 1, p3		/* both off: ALARM 0 (off), not all ones (QEMU: the past) */
+	cmoveq	p3, $31, p1
+	mtpr	p1, prAlarm
 	mtpr	$31, ptAlarmStale
 	ret	$31, (p7)
 
@@ -589,8 +610,7 @@ pal_rearm_alarm:
 pal_clock_body:
 	ACK_MISC MISC_ITINTR_SHIFT
 	mfpr	p1, ptTickDeadline
-	beq	p1, pal_spurious_clock
-	cmpule	p1, p0, p2
+	cmpule	p1, p0, p2		/* all ones (off) is never due */
 	beq	p2, pal_spurious_clock
 	mfpr	p3, ptTickInterval
 	addq	p1, p3, p1		/* next tick; skip ticks missed at high IPL */
@@ -611,18 +631,37 @@ pal_spurious_clock:
 	bsr	p7, pal_rearm_alarm
 	hw_rei
 
-/* Counter 0 overflowed (from pal_clock_interrupt): p0 = PS, p6 = exc_addr,
- * p4 = ns from the start of the count to delivery. a1 = the context the
- * kernel registered with wrperfmon 8 (its per-CPU driver line; counter 0 is
- * the only counter). a2 = the observed period in cycles: larger than the
- * programmed one when the overflow was held back in PALmode or at high IPL
- * (DCPI's blind spots). */
-pal_counter_deliver:
+/* perfframe (ours): a1 = the context of a dedicated counter delivery not
+ * yet returned from. Does what a classic delivery does: restart the count at
+ * the overflow time (the counter wraps and keeps counting), push the OSF/1
+ * frame of the interrupted context (switching to the kernel stack from user
+ * mode), and return to the caller with a0 = INT_PERFCTR, a1 = the context,
+ * a2 = the observed period in cycles (larger than the programmed one when
+ * the overflow was held back in PALmode or at high IPL: DCPI's blind spots),
+ * gp = the kernel's. The caller's sp, gp, a0 and a2 must be the interrupted
+ * ones except as saved in the context. The ALARM stays stale until the
+ * handler's wrperfmon write or rti re-arms it. */
+pal_perfframe_body:
+	mfpr	p0, ptCtrDelivered
+	mfpr	p1, ptCtrDeadline
+	mfpr	p3, ptCtrStart
+	mtpr	p1, ptCtrStart		/* the counter wraps and keeps counting */
+	subq	p0, p3, p4		/* ns from the start of the count to delivery */
+	ldah	p3, CTR0_WRAP_NS_HI(p1)
+	mtpr	p3, ptCtrDeadline
+	mtpr	p3, ptAlarmStale
+	mov	a1, p7
+	ldq	p0, PERF_CTX_SAVE_PS(p7)
+	ldq	p6, PERF_CTX_SAVE_PC(p7)
+	ldq	a0, PERF_CTX_SAVE_A0(p7)
+	ldq	a1, PERF_CTX_SAVE_A1(p7)
+	ldq	a2, PERF_CTX_SAVE_A2(p7)
 	KERNEL_FRAME p0, p6, p2
 	lda	a0, INT_PERFCTR($31)
-	mfpr	a1, ptPerfCtx
+	mov	p7, a1
 	srl	p4, 2, a2		/* ns -> cycles: icount shift=2 */
-	ENTER_KERNEL ptEntInt, IPL_PERFCTR, p2
+	mfpr	$29, ptKgp
+	hw_rei
 
 /* rti after a counter delivery whose handler did not reload: re-arm. */
 pal_rti_rearm:
@@ -750,7 +789,7 @@ pal_start_cpu:
 /* a1 = tick interval in ns; 0 stops the tick. */
 pal_set_tick:
 	mtpr	a1, ptTickInterval
-	mov	$31, p1
+	lda	p1, -1($31)		/* off */
 	beq	a1, 1f
 	mfpr	p1, prVmtime
 	addq	p1, a1, p1

@@ -11,10 +11,10 @@ the exact number of instructions sampling added. Reported:
 - hash miss rate, samples per entry handed to the daemon (aggregation);
 - per-interrupt cost on a hash hit and on a miss, from PAL entry to return:
   (on - off) / interrupts over a synthetic loop (spread_loop; for misses a
-  new PID before every chunk, so every sample misses). It includes PALcode
-  delivery, the kernel entry stub, dispatch, the handler, the counter
-  reload (wrperfmon) and rti. `handler` is the part inside
-  sampler_overflow, measured with RPCC at its entry and exit.
+  new PID before every chunk, so every sample misses). It includes PALcode's
+  counter delivery, the handler, and the reload and return (`rtiperf` on the
+  cycles fast path). `handler` is the part between the fast path's two RPCC
+  reads (driver/README.md), summed in DriverCpuStats::handler_cycles.
 
 Usage: bench_driver.py BUILD_GUEST_DIR [--smoke] [--json FILE]
 """

@@ -8,9 +8,9 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/ring_writer.h"
+#include "driver/value_sampler.h"
 #include "firmware/uart.h"
 #include "kernel/clock.h"
-#include "driver/value_sampler.h"
 #include "kernel/console.h"
 #include "kernel/load_map.h"
 #include "kernel/palcalls.h"
@@ -82,7 +82,7 @@ void emit_samples(uint32_t cpu, SamplesReason reason, const SampleEntry* entries
 // Call only after a request round trip (the mailbox is then current).
 uint32_t copy_full_buffers(uint32_t cpu, SamplesReason reason) {
   const CpuMailbox& mailbox = g_mailbox[cpu];
-  const CpuHot& hot = dcpi_cpu_hot[cpu];
+  const CpuHot& hot = cpu_hot(cpu);
   const uint32_t mask = mailbox.full_mask;
   for (uint32_t b = 0; b < 2; ++b)
     if (mask & (1u << b)) emit_samples(cpu, reason, buffer_base(hot, b), mailbox.filled[b]);
@@ -101,7 +101,7 @@ void drain_full_buffers(uint32_t cpu) {
 void flush_cpu(uint32_t cpu) {
   if (!request(cpu, kOpFlushBegin, 0)) return;
   const uint32_t released = copy_full_buffers(cpu, SamplesReason::kOverflowBuffer);
-  SampleEntry* table = dcpi_cpu_hot[cpu].table;
+  SampleEntry* table = cpu_hot(cpu).table;
   uint32_t staged = 0;
   for (uint32_t i = 0; i < kTableEntries; ++i) {
     if (table[i].count == 0) continue;
@@ -163,7 +163,8 @@ void emit_values(uint32_t cpu) {
   const uint32_t n = value_take(cpu, staging, 512, &dropped);
   if (n == 0 && dropped == 0) return;
   const uint32_t bytes = sizeof(ValuesPayload) + n * sizeof(ValueTuple);
-  uint8_t* payload = ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
+  uint8_t* payload =
+      ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
   if (payload == nullptr) return;
   const ValuesPayload header{n, sizeof(ValueTuple), dropped};
   __builtin_memcpy(payload, &header, sizeof header);

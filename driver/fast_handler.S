@@ -204,13 +204,13 @@ bail:
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE
 
 /* The per-CPU lines (driver/percpu.h), here so that their order is fixed:
- * dcpi_driver_stats starts HOT_TO_STATS bytes after dcpi_cpu_hot. */
+ * dcpi_driver_stats starts HOT_TO_STATS bytes after dcpi_cpu_slots. */
 	.section .bss.dcpi_percpu, "aw", @nobits
 	.align	6
-	.globl	dcpi_cpu_hot
-	.type	dcpi_cpu_hot, @object
-	.size	dcpi_cpu_hot, HOT_TO_STATS
-dcpi_cpu_hot:
+	.globl	dcpi_cpu_slots
+	.type	dcpi_cpu_slots, @object
+	.size	dcpi_cpu_slots, HOT_TO_STATS
+dcpi_cpu_slots:
 	.skip	HOT_TO_STATS
 	.globl	dcpi_driver_stats
 	.type	dcpi_driver_stats, @object

@@ -20,7 +20,7 @@ void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
 void dcpi_entry_cycles_flushing();
-// dcpi_cpu_hot and dcpi_driver_stats are defined in driver/fast_handler.S,
+// dcpi_cpu_slots and dcpi_driver_stats are defined in driver/fast_handler.S,
 // adjacent (HOT_TO_STATS).
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
 // The skeleton's raw sample log, kept for Variant::kTrace (dcpi samples).
@@ -230,7 +230,7 @@ extern "C" void dcpi_counter_interrupt(uint64_t variant, dcpi::driver::CpuHot* h
 namespace dcpi::driver {
 
 void sampler_context_switch(uint32_t pid) {
-  CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
+  CpuHot& hot = cpu_hot(kernel::pal::whami());
   set_pid_event(hot, static_cast<uint16_t>(pid), hot.event);
 }
 
@@ -241,8 +241,8 @@ uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace) {
 
 Variant variant_of(uint32_t cpu) {
   for (uint32_t v = 0; v < static_cast<uint32_t>(Variant::kCount); ++v)
-    if (dcpi_cpu_hot[cpu].handler == kEntries[v]) return static_cast<Variant>(v);
-  if (dcpi_cpu_hot[cpu].handler == dcpi_entry_cycles_flushing) return Variant::kCycles;
+    if (cpu_hot(cpu).handler == kEntries[v]) return static_cast<Variant>(v);
+  if (cpu_hot(cpu).handler == dcpi_entry_cycles_flushing) return Variant::kCycles;
   return Variant::kCount;
 }
 

@@ -26,7 +26,7 @@
 #define HOT_SIZE 128
 #define HOT_SIZE_SHIFT 7
 
-/* dcpi_driver_stats[4] follows dcpi_cpu_hot[4] directly (both are defined in
+/* dcpi_driver_stats[4] follows dcpi_cpu_slots[4] directly (both are defined in
  * driver/fast_handler.S, in that order): CPU i's statistics are at a fixed
  * distance from its CpuHot, so the fast path needs no pointer for them. */
 #define HOT_TO_STATS (4 * HOT_SIZE)

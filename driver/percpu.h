@@ -51,7 +51,7 @@ using HandlerEntry = void (*)();
 // mux configuration rotated a handful of them on one counter, DCPI §4.1).
 inline constexpr uint32_t kMaxMuxEvents = 4;
 
-// Line 1 of CpuHot: written by PALcode at delivery (PS, PC, a0-a2: the
+// The line after each CpuHot (CpuSlot::save): written by PALcode at delivery (PS, PC, a0-a2: the
 // interrupted values, restored by rtiperf or copied into the OSF/1 frame by
 // perfframe) and by the fast path (its three scratch registers).
 struct PalSave {
@@ -80,19 +80,26 @@ struct alignas(64) CpuHot {
   uint8_t mux_events[kMaxMuxEvents];  // read-only copy of the mux list
   uint8_t cpu;
   uint8_t spare;
-  // Line 1: the delivery's save area (PERF_CTX_SAVE_*).
+};
+static_assert(sizeof(CpuHot) == 64, "the handler's state: one line (DCPI §4.2.2)");
+static_assert(alignof(CpuHot) == 64, "aligned to a cache line (DCPI §4.2.2)");
+
+// Per CPU, the DCPI state line and, right after it, the line PALcode saves
+// the interrupted PS, PC and a0-a2 in at delivery: what the OSF/1 frame on
+// the kernel stack was for the 21164's handler, a private line per CPU.
+struct alignas(64) CpuSlot {
+  CpuHot hot;
   PalSave save;
 };
-static_assert(sizeof(CpuHot) == HOT_SIZE && HOT_SIZE == 1u << HOT_SIZE_SHIFT);
-static_assert(offsetof(CpuHot, save) == 64, "handler state: one line (DCPI §4.2.2)");
-static_assert(alignof(CpuHot) == 64, "aligned to a cache line (DCPI §4.2.2)");
+static_assert(sizeof(CpuSlot) == HOT_SIZE && HOT_SIZE == 1u << HOT_SIZE_SHIFT);
+static_assert(offsetof(CpuSlot, save) == 64);
 // The PAL delivery's view (firmware/pal_abi.h).
 static_assert(offsetof(CpuHot, handler) == PERF_CTX_ENTRY);
-static_assert(offsetof(CpuHot, save) + offsetof(PalSave, ps) == PERF_CTX_SAVE_PS &&
-              offsetof(CpuHot, save) + offsetof(PalSave, pc) == PERF_CTX_SAVE_PC &&
-              offsetof(CpuHot, save) + offsetof(PalSave, a0) == PERF_CTX_SAVE_A0 &&
-              offsetof(CpuHot, save) + offsetof(PalSave, a1) == PERF_CTX_SAVE_A1 &&
-              offsetof(CpuHot, save) + offsetof(PalSave, a2) == PERF_CTX_SAVE_A2);
+static_assert(offsetof(CpuSlot, save) + offsetof(PalSave, ps) == PERF_CTX_SAVE_PS &&
+              offsetof(CpuSlot, save) + offsetof(PalSave, pc) == PERF_CTX_SAVE_PC &&
+              offsetof(CpuSlot, save) + offsetof(PalSave, a0) == PERF_CTX_SAVE_A0 &&
+              offsetof(CpuSlot, save) + offsetof(PalSave, a1) == PERF_CTX_SAVE_A1 &&
+              offsetof(CpuSlot, save) + offsetof(PalSave, a2) == PERF_CTX_SAVE_A2);
 // The assembly fast path's view (driver/hot_layout.h).
 static_assert(offsetof(CpuHot, handler) == HOT_HANDLER);
 static_assert(offsetof(CpuHot, table) == HOT_TABLE);
@@ -107,10 +114,10 @@ static_assert(offsetof(CpuHot, pid) == HOT_PID_EVENT &&
 static_assert(offsetof(CpuHot, flushing) == HOT_FLUSHING);
 static_assert(offsetof(CpuHot, evict) == HOT_EVICT);
 static_assert(offsetof(CpuHot, cpu) == HOT_CPU);
-static_assert(offsetof(CpuHot, save) + offsetof(PalSave, r0) == HOT_SAVE_R0 &&
-              offsetof(CpuHot, save) + offsetof(PalSave, r1) == HOT_SAVE_R1 &&
-              offsetof(CpuHot, save) + offsetof(PalSave, r2) == HOT_SAVE_R2);
-static_assert(HOT_TO_STATS == kMaxCpus * sizeof(CpuHot), "stats follow the hot lines");
+static_assert(offsetof(CpuSlot, save) + offsetof(PalSave, r0) == HOT_SAVE_R0 &&
+              offsetof(CpuSlot, save) + offsetof(PalSave, r1) == HOT_SAVE_R1 &&
+              offsetof(CpuSlot, save) + offsetof(PalSave, r2) == HOT_SAVE_R2);
+static_assert(HOT_TO_STATS == kMaxCpus * sizeof(CpuSlot), "stats follow the slots");
 static_assert(kBuckets == 1u << BUCKET_BITS, "the fast path's bucket index is 12 bits");
 
 // The odd multiplier that spreads PIDs and events over the buckets.
@@ -142,7 +149,7 @@ static_assert(static_cast<uint32_t>(Variant::kCycles) == VARIANT_CYCLES &&
 // Kernel symbols (host tests check their alignment and that no two CPUs
 // share a line: tests/guest/layout_test.py).
 extern "C" {
-extern dcpi::driver::CpuHot dcpi_cpu_hot[dcpi::kMaxCpus];
+extern dcpi::driver::CpuSlot dcpi_cpu_slots[dcpi::kMaxCpus];
 extern dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
 extern dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
 extern dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
@@ -160,4 +167,9 @@ inline uint64_t interrupts_of(uint32_t cpu) {
          __atomic_load_n(&s.flushing_samples, __ATOMIC_RELAXED);
 }
 
+}  // namespace dcpi::driver
+
+namespace dcpi::driver {
+// This CPU's DCPI state line.
+inline CpuHot& cpu_hot(uint32_t cpu) { return dcpi_cpu_slots[cpu].hot; }
 }  // namespace dcpi::driver

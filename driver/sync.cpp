@@ -75,7 +75,7 @@ void sampler_ipi() {
   const uint64_t sequence = __atomic_load_n(&request.sequence, __ATOMIC_ACQUIRE);
   if (sequence == mailbox.ack_sequence) return;  // an IPI for someone else
   const uint64_t ipl = kernel::pal::swpipl(IPL_PERFCTR);
-  perform(dcpi_cpu_hot[cpu], request.ops, request.release_mask);
+  perform(cpu_hot(cpu), request.ops, request.release_mask);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);  // mb: our stores before the ack
   __atomic_store_n(&mailbox.ack_sequence, sequence, __ATOMIC_RELEASE);
   kernel::pal::wripir(request.reply_to);
@@ -87,7 +87,7 @@ void sampler_ipi() {
 bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask) {
   if (cpu == kernel::pal::whami()) {
     const uint64_t ipl = kernel::pal::swpipl(IPL_PERFCTR);
-    perform(dcpi_cpu_hot[cpu], ops, release_mask);
+    perform(cpu_hot(cpu), ops, release_mask);
     kernel::pal::swpipl(ipl);
     return true;
   }
@@ -122,7 +122,7 @@ bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask) {
 }
 
 void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config) {
-  CpuHot& hot = dcpi_cpu_hot[cpu];
+  CpuHot& hot = cpu_hot(cpu);
   g_config.period_base = config.period_base;
   g_config.period_range = config.period_range;
   g_config.base_variant = config.variant;
@@ -155,7 +155,7 @@ void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config) 
 }
 
 void sampler_start() {
-  CpuHot& hot = dcpi_cpu_hot[kernel::pal::whami()];
+  CpuHot& hot = cpu_hot(kernel::pal::whami());
   kernel::pal::wrperfmon(PERFMON_DISABLE, 1);
   counter_start(hot);
 }
@@ -164,7 +164,7 @@ void sampler_stop() { kernel::pal::wrperfmon(PERFMON_DISABLE, 1); }
 
 Census census(uint32_t cpu) {
   Census c{};
-  const CpuHot& hot = dcpi_cpu_hot[cpu];
+  const CpuHot& hot = cpu_hot(cpu);
   if (hot.table == nullptr) return c;
   for (uint32_t i = 0; i < kTableEntries; ++i) {
     c.table_samples += hot.table[i].count;

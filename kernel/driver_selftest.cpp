@@ -221,7 +221,7 @@ void test_control() {
   const dcpi::DriverCpuStats s = drv::read_stats(cpu);
   kprintf("DCPI-TEST control mux interrupts=%lu to_daemon=%lu variant=%u event=%u\n", s.interrupts,
           s.samples_to_daemon, static_cast<uint32_t>(drv::variant_of(cpu)),
-          dcpi_cpu_hot[cpu].event);
+          drv::cpu_hot(cpu).event);
   // The same through the control block, as the host would do it.
   dcpi::ControlBlock& block = dcpi_control;
   block.command = static_cast<uint32_t>(ControlCommand::kSetEvents);

@@ -232,7 +232,7 @@ def case_layout():
         parts = line.split(None, 3)
         if len(parts) == 4 and parts[2].lower() in "bdrs":
             symbols.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
-    per_cpu = {"dcpi_cpu_hot": 128, "dcpi_driver_stats": 128, "dcpi_sample_memory": 512 * 1024,
+    per_cpu = {"dcpi_cpu_slots": 128, "dcpi_driver_stats": 128, "dcpi_sample_memory": 512 * 1024,
                "dcpi::driver::g_mailbox": 64, "dcpi::driver::g_request": 64}
     for name, stride in per_cpu.items():
         found = [s for s in symbols if s[2] == name]

@@ -34,6 +34,28 @@ TEST(TransferCrc, MatchesTheCastagnoliCheckValue) {
   EXPECT_EQ(crc32c("123456789", 9), 0xE3069283u);
 }
 
+// Slicing-by-8 against the bit-at-a-time definition, at every alignment and
+// length around the 8-byte steps, whole and split at every point.
+TEST(TransferCrc, SlicingBy8EqualsTheBitwiseDefinition) {
+  auto bitwise = [](const uint8_t* p, size_t n) {
+    uint32_t crc = ~0u;
+    for (size_t i = 0; i < n; ++i) {
+      crc ^= p[i];
+      for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+  };
+  alignas(8) uint8_t buffer[80];
+  for (size_t i = 0; i < sizeof buffer; ++i) buffer[i] = static_cast<uint8_t>(i * 131 + 7);
+  for (size_t offset = 0; offset < 8; ++offset)
+    for (size_t length = 0; length + offset <= sizeof buffer; ++length) {
+      const uint8_t* p = buffer + offset;
+      ASSERT_EQ(crc32c(p, length), bitwise(p, length)) << offset << "+" << length;
+      for (size_t split = 0; split <= length; split += 5)
+        ASSERT_EQ(crc32c_update(crc32c(p, split), p + split, length - split), bitwise(p, length));
+    }
+}
+
 TEST(TransferRecords, PayloadSizeRulesPerType) {
   EXPECT_EQ(check_payload_size(RecordType::kSamples, 16 + 16 * 3), "");
   EXPECT_NE(check_payload_size(RecordType::kSamples, 16 + 8), "");

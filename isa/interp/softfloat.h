@@ -2,15 +2,20 @@
 // interpreter (seed 001 §2.1.2: "a complete interpreter for the Alpha
 // instruction set"). Freestanding: the guest kernel is built -mno-fp-regs,
 // so the interpreter may not touch the FPU; the host builds the very same
-// code, which is what the differential test (tests/unit/interp_diff_test)
+// code, which is what the differential test (tests/interp/interp_diff.cpp)
 // checks against QEMU. No division, no libcalls: 64x64->128 products use
 // unsigned __int128 (mulq/umulh on Alpha), quotients and square roots are
 // computed bit by bit.
 //
 // Semantics follow QEMU's target/alpha (fpu_helper.c, translate.c) on top of
 // softfloat, because QEMU is the machine we run on: round-to-nearest-even,
-// chopped, minus and plus infinity; flush-to-zero of tiny results (before
-// rounding) when /U is absent; x87-style NaN selection (larger significand,
+// chopped, minus and plus infinity; flush-to-zero of tiny results when /U
+// is absent or FPCR.UNFD and UNDZ are both set (translate.c
+// gen_qual_flushzero), decided before rounding and without flags (QEMU 10
+// keeps float_ftz_before_rounding for Alpha, target/alpha/cpu.c, although
+// AARM 4.7.7.11 would flush after rounding; softfloat's "output denormal
+// flushed" flag has no FPCR bit); otherwise tininess after rounding (AARM
+// 4.7.5, softfloat's default); x87-style NaN selection (larger significand,
 // then the positive one); default NaN never needed (every invalid operation
 // traps, see interpreter.h). Overflow never produces a result here: OVF is
 // never ignored, so the interpreter gives up before writing it.

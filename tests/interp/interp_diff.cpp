@@ -17,7 +17,7 @@
 // interpreter completes. Many cases share one qemu-alpha process.
 //
 // Usage: interp_diff [--seed S] [--programs P] [--cases C] [--length N]
-//                    [--real ELF]... [--workdir DIR] [--quiet]
+//                    [--real ELF]... [--workdir DIR] [--quiet] [--qemu PATH]
 #include <unistd.h>
 
 #include <cinttypes>
@@ -379,10 +379,17 @@ struct Generator {
       if (op == Operation::kMtFpcr && i + 1 < length) {
         // QEMU caches the flush-to-zero mode per translation block and
         // mt_fpcr does not invalidate it (translate.c resets only the
-        // rounding mode), so FP ops after mt_fpcr in the same block use the
-        // old UNFD/UNDZ. End the block with a branch, as real code's
-        // mt_fpcr (in a library call) always does.
-        c.body[++i] = branch(0x30, 31, 0);
+        // rounding mode), so /U ops after mt_fpcr in the same block use the
+        // old UNFD/UNDZ. End the block with a taken branch over a nop, as
+        // real code's mt_fpcr (in a library call) always does. Not "br +0":
+        // QEMU's gen_bdirect treats a branch to the next instruction as a
+        // plain PC read and keeps translating the same block.
+        if (i + 2 < length) {
+          c.body[++i] = branch(0x30, 31, 1);
+          c.body[++i] = kNop;
+        } else {
+          c.body[++i] = kNop;  // only the epilogue follows: no FP arithmetic
+        }
       }
     }
     return c;
@@ -492,6 +499,18 @@ bool write_program(const std::string& path, const std::vector<Case>& cases) {
 
 int run(const std::string& cmd) { return std::system(cmd.c_str()); }
 
+// A case's body (nops left out), with the FP registers it reads and the FPCR.
+void print_body(const Case& c) {
+  for (uint32_t w : c.body) {
+    char text[96];
+    dcpi::isa::disassemble(w, 0, text, sizeof text);
+    if (w != kNop) std::printf("\n    %08x  %s", w, text);
+  }
+  std::printf("\n  fpcr in %016" PRIx64 "\n  f in:", c.fpcr);
+  for (int i = 0; i < 31; ++i) std::printf("%s f%d=%016" PRIx64, i % 4 ? "" : "\n   ", i, c.f[i]);
+  std::printf("\n");
+}
+
 std::vector<uint32_t> read_text(const std::string& elf, const std::string& dir) {
   const std::string bin = dir + "/text.bin";
   if (run("alpha-linux-gnu-objcopy -O binary -j .text '" + elf + "' " + bin) != 0) return {};
@@ -509,6 +528,7 @@ int main(int argc, char** argv) {
   int programs = 4, cases_per_program = 1000;
   size_t length = 48;
   bool quiet = false;
+  std::string qemu = "qemu-alpha";  // --qemu: another build (e.g. a newer QEMU)
   std::vector<std::string> real;
   std::string workdir = "/tmp/interp_diff." + std::to_string(getpid());
   for (int i = 1; i < argc; ++i) {
@@ -528,6 +548,8 @@ int main(int argc, char** argv) {
       workdir = next();
     else if (a == "--quiet")
       quiet = true;
+    else if (a == "--qemu")
+      qemu = next();
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
@@ -553,16 +575,91 @@ int main(int argc, char** argv) {
       cases.push_back(std::move(c));
     }
     const std::string base = workdir + "/p" + std::to_string(p);
-    if (!write_program(base + ".s", cases)) {
-      std::fprintf(stderr, "program emission failed\n");
-      return 2;
-    }
-    if (run("alpha-linux-gnu-as -o " + base + ".o " + base + ".s") != 0 ||
-        run("alpha-linux-gnu-ld -Ttext=0x10000000 -Tdata=0x20000000 -e _start -o " + base +
-            ".elf " + base + ".o") != 0 ||
-        run("qemu-alpha " + base + ".elf > " + base + ".out") != 0) {
-      std::fprintf(stderr, "assemble/link/run failed for %s\n", base.c_str());
-      return 2;
+    const auto build_and_run = [&](const std::vector<Case>& these) {
+      if (!write_program(base + ".s", these)) return 2;
+      if (run("alpha-linux-gnu-as -o " + base + ".o " + base + ".s") != 0 ||
+          run("alpha-linux-gnu-ld -Ttext=0x10000000 -Tdata=0x20000000 -e _start -o " + base +
+              ".elf " + base + ".o") != 0)
+        return 2;
+      return run(qemu + " " + base + ".elf > " + base + ".out 2>/dev/null") != 0 ? 1 : 0;
+    };
+    if (const int status = build_and_run(cases); status != 0) {
+      if (status == 2) {
+        std::fprintf(stderr, "assemble/link failed for %s\n", base.c_str());
+        return 2;
+      }
+      // QEMU died, almost always a SIGFPE: an FP trap the interpreter did not
+      // predict (it would have given up, and the instruction would be a nop).
+      // Every case is a mismatch then; find the first one by bisecting on
+      // prefixes (slot addresses, hence results, do not depend on the count).
+      size_t good = 0, bad = cases.size();
+      while (bad - good > 1) {
+        const size_t mid = good + (bad - good) / 2;
+        const std::vector<Case> prefix(cases.begin(), cases.begin() + static_cast<long>(mid));
+        (build_and_run(prefix) == 0 ? good : bad) = mid;
+      }
+      std::printf(
+          "MISMATCH program %d case %zu: qemu-alpha died (trap the interpreter did "
+          "not predict)\n  body:",
+          p, bad - 1);
+      print_body(cases[bad - 1]);
+      // The trapping instruction: the shortest body prefix (rest nops) that
+      // still dies, alone in slot 0 (only relative addressing matters here).
+      Case one = cases[bad - 1];
+      if (build_and_run({one}) == 1) {
+        size_t lo = 0, hi = one.body.size();
+        while (hi - lo > 1) {
+          const size_t mid = lo + (hi - lo) / 2;
+          Case cut = one;
+          for (size_t i = mid; i < cut.body.size(); ++i) cut.body[i] = kNop;
+          (build_and_run({cut}) == 0 ? lo : hi) = mid;
+        }
+        // Do QEMU and the interpreter agree just before it?
+        Case before = one;
+        for (size_t i = hi - 1; i < before.body.size(); ++i) before.body[i] = kNop;
+        std::map<int, uint64_t> ignored;
+        if (settle(before, 0, ignored) && build_and_run({before}) == 0) {
+          std::ifstream o(base + ".out", std::ios::binary);
+          uint64_t q[kResultQuads]{};
+          o.read(reinterpret_cast<char*>(q), sizeof q);
+          for (int i = 0; i < 31; ++i)
+            if (q[32 + i] != before.final.f[i])
+              std::printf("  before it: f%d qemu %016" PRIx64 " interp %016" PRIx64 "\n", i,
+                          q[32 + i], before.final.f[i]);
+          if (q[64] != before.final.fpcr)
+            std::printf("  before it: fpcr qemu %016" PRIx64 " interp %016" PRIx64 "\n", q[64],
+                        before.final.fpcr);
+        }
+        // The interpreter's state just before it.
+        interp::Context ctx{};
+        std::memcpy(ctx.r, one.r, sizeof ctx.r);
+        std::memcpy(ctx.f, one.f, sizeof ctx.f);
+        ctx.r[30] = kMemBase;
+        ctx.f[31] = 0;
+        ctx.fpcr = one.fpcr;
+        const uint64_t body_pc = slot_address(0) + kBodyOffset;
+        ctx.pc = body_pc;
+        uint8_t mem_bytes[256];
+        std::memcpy(mem_bytes, one.scratch, 256);
+        HostMemory mem{mem_bytes, &one.body, body_pc};
+        for (int n = 0; n < 100000 && ctx.pc != body_pc + 4 * (hi - 1); ++n) {
+          interp::Step st;
+          if (interp::step(ctx, mem, st) != interp::Stop::kNone) break;
+        }
+        char text[96];
+        dcpi::isa::disassemble(one.body[hi - 1], 0, text, sizeof text);
+        std::printf("  trapping instruction %zu: %08x  %s\n  fpcr %016" PRIx64 "\n  f now:", hi - 1,
+                    one.body[hi - 1], text, ctx.fpcr);
+        for (int i = 0; i < 31; ++i)
+          std::printf("%s f%d=%016" PRIx64, i % 4 ? "" : "\n   ", i, ctx.f[i]);
+        std::printf("\n");
+        // Leave the shortest dying program behind for inspection.
+        Case cut = one;
+        for (size_t i = hi; i < cut.body.size(); ++i) cut.body[i] = kNop;
+        build_and_run({cut});
+        std::printf("  reproducer: %s.elf\n", base.c_str());
+      }
+      return 1;
     }
     std::ifstream out(base + ".out", std::ios::binary);
     std::vector<uint8_t> results((std::istreambuf_iterator<char>(out)),
@@ -605,12 +702,7 @@ int main(int argc, char** argv) {
         ++mismatches;
         if (mismatches <= 10) {
           std::printf("MISMATCH program %d case %zu: %s\n  body:", p, k, what);
-          for (uint32_t w : c.body) {
-            char text[96];
-            dcpi::isa::disassemble(w, 0, text, sizeof text);
-            if (w != kNop) std::printf("\n    %08x  %s", w, text);
-          }
-          std::printf("\n  fpcr in %016" PRIx64 "\n", c.fpcr);
+          print_body(c);
         }
       }
     }

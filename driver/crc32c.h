@@ -44,7 +44,9 @@ inline uint32_t crc32c_update(uint32_t crc, const void* data, size_t bytes) {
     --bytes;
   }
   for (; bytes >= 8; bytes -= 8, p += 8) {
-    const uint64_t word = *reinterpret_cast<const uint64_t*>(p) ^ crc;  // little-endian
+    uint64_t word;
+    __builtin_memcpy(&word, p, sizeof word);  // aligned: one ldq; memcpy keeps aliasing rules
+    word ^= crc;                              // little-endian: the first byte is the low one
     crc = t[7][word & 0xff] ^ t[6][(word >> 8) & 0xff] ^ t[5][(word >> 16) & 0xff] ^
           t[4][(word >> 24) & 0xff] ^ t[3][(word >> 32) & 0xff] ^ t[2][(word >> 40) & 0xff] ^
           t[1][(word >> 48) & 0xff] ^ t[0][word >> 56];

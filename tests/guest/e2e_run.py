@@ -111,7 +111,8 @@ def case_killed(db):
     run = subprocess.Popen([DCPI, "run", "--cpus", "2", "--db", db, "--interval", "0.2"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err_lines = []
-    threading.Thread(target=lambda: err_lines.extend(run.stderr), daemon=True).start()
+    reader = threading.Thread(target=lambda: err_lines.extend(run.stderr), daemon=True)
+    reader.start()
     deadline = time.time() + 120
     while time.time() < deadline and not any("samples stored" in l and not " 0 samples" in l
                                              for l in err_lines):
@@ -120,8 +121,8 @@ def case_killed(db):
     expect(len(victims) == 1, "dcpi run started one QEMU")
     for pid in victims:
         os.kill(pid, signal.SIGKILL)
-    out, _ = run.communicate(timeout=60)
-    time.sleep(0.2)
+    run.wait(timeout=60)
+    reader.join(timeout=10)  # the only reader of stderr: it sees the final error line
     stderr = "".join(err_lines)
     expect(run.returncode == 1, f"dcpi run exits 1 when QEMU dies (got {run.returncode})")
     expect("QEMU killed by signal 9 before the workload finished" in stderr,

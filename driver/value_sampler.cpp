@@ -175,7 +175,13 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
     ++head;
   }
   __asm__ volatile("wmb" ::: "memory");
+  const uint64_t before = vb.head;
   __atomic_store_n(&vb.head, head, __ATOMIC_RELAXED);
+  // Half full: wake the daemon now rather than at its next periodic pass,
+  // as a full overflow buffer does (DCPI §4.2.2); once per crossing. On the
+  // daemon CPU itself the IPI is taken when the IPL drops below 5.
+  constexpr uint64_t kWakeLevel = kValueBufferTuples / 2;
+  if (before - tail < kWakeLevel && head - tail >= kWakeLevel) kernel::pal::wripir(g_daemon_cpu);
 }
 
 uint32_t value_take(uint32_t cpu, ValueTuple* out, uint32_t capacity, uint64_t* dropped) {

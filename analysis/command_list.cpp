@@ -1,6 +1,7 @@
 // `dcpi list`: one procedure's instructions annotated with their samples,
 // with source lines interleaved where DWARF has them (DCPI §3: the tools that
 // "annotate source and assembly code with sample counts").
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -9,12 +10,15 @@
 #include "analysis/commands.h"
 #include "analysis/procedure_listing.h"
 #include "analysis/report_output.h"
+#include "analysis/value_hotlists.h"
+#include "analysis/values/customization_module.h"
 
 namespace dcpi {
 
 const std::string_view kListUsage =
     "usage: dcpi list --db DIR --procedure NAME [--images DIR[:DIR...]] [--image NAME]\n"
-    "                 [--pid N] [--cpu N] [--epoch N[,N...]|all] [--no-source] [--json]\n"
+    "                 [--pid N] [--cpu N] [--epoch N[,N...]|all] [--no-source] [--values]\n"
+    "                 [--json]\n"
     "\n"
     "The procedure's instructions with the samples at each one and their share of\n"
     "the procedure's samples; source lines are interleaved when the image has\n"
@@ -24,9 +28,51 @@ const std::string_view kListUsage =
     "  --images     directories holding the ELF files (required for names)\n"
     "  --image      only this image, when several have the procedure\n"
     "  --no-source  do not interleave source lines\n"
+    "  --values     add each instruction's value hotlist (runs with dcpi run --values;\n"
+    "               seed 001 §2.4): the kind seen most there, its top values and shares\n"
     "  --json       JSON: {listings: [{image, procedure, instructions: [...]}]}\n";
 
 namespace {
+
+// Value hotlists by (guest image path, address): for each instruction the
+// kind with the most values seen there (seed 001 §2.4: "report the most
+// frequent values associated with each instruction").
+class ValueAnnotations {
+ public:
+  ValueAnnotations(const ProfileDatabase& db, bool enabled) {
+    if (enabled) kinds_ = load_value_hotlists(db, std::nullopt, {});
+  }
+  bool enabled() const { return !kinds_.empty(); }
+  struct Best {
+    const MergedKind* kind = nullptr;
+    const values::PcHotlist* list = nullptr;
+  };
+  Best at(const std::string& image_path, uint64_t address) const {
+    Best best;
+    for (const MergedKind& kind : kinds_) {
+      if (kind.info.image.path != image_path) continue;
+      const auto it = std::lower_bound(
+          kind.hotlists.begin(), kind.hotlists.end(), address,
+          [](const values::PcHotlist& list, uint64_t a) { return list.address < a; });
+      if (it == kind.hotlists.end() || it->address != address) continue;
+      if (!best.list || it->seen > best.list->seen) best = {&kind, &*it};
+    }
+    return best;
+  }
+  // "fp_a: 1.25 91.2%, 0.5 3.1%" (the top `top` values).
+  static std::string text(const Best& best, size_t top) {
+    if (!best.list) return "";
+    std::string out = best.kind->info.kind + ":";
+    const auto hot = values_by_count(*best.list);
+    for (size_t i = 0; i < hot.size() && i < top; ++i)
+      out += (i ? ", " : " ") + values::format_value(best.kind->info.format, hot[i].value) + " " +
+             percent_text(100 * value_share(hot[i], *best.list));
+    return out;
+  }
+
+ private:
+  std::vector<MergedKind> kinds_;
+};
 
 class SourceFiles {
  public:
@@ -46,7 +92,8 @@ class SourceFiles {
   std::map<std::string, std::vector<std::string>> files_;
 };
 
-void print_listing(const ProcedureListing& listing, bool show_source, std::ostream& out) {
+void print_listing(const ProcedureListing& listing, bool show_source,
+                   const ValueAnnotations& values, std::ostream& out) {
   out << "Procedure " << listing.procedure.name << " in " << listing.image_path << " ["
       << hex_address(listing.procedure.start) << ", " << hex_address(listing.end) << ")";
   if (listing.procedure.source == ProcedureSource::kNearestSymbol)
@@ -63,6 +110,7 @@ void print_listing(const ProcedureListing& listing, bool show_source, std::ostre
     columns.push_back({"%"});
   }
   columns.push_back({"instruction", true});
+  if (values.enabled()) columns.push_back({"values (kind: top values, share)", true});
   TextTable table(columns);
   for (const ListedInstruction& instruction : listing.instructions) {
     const bool new_line = show_source && instruction.source &&
@@ -81,6 +129,9 @@ void print_listing(const ProcedureListing& listing, bool show_source, std::ostre
       cells.push_back(percent_text(percent_of(instruction.samples[e], listing.totals[e])));
     }
     cells.push_back(instruction.text);
+    if (values.enabled())
+      cells.push_back(
+          ValueAnnotations::text(values.at(listing.image_path, instruction.address), 3));
     table.add_row(std::move(cells));
   }
   table.print(out);
@@ -90,7 +141,8 @@ void print_listing(const ProcedureListing& listing, bool show_source, std::ostre
 }
 
 void print_json(const std::vector<ProcedureListing>& listings,
-                const std::vector<std::string>& warnings, std::ostream& out) {
+                const std::vector<std::string>& warnings, const ValueAnnotations& values,
+                std::ostream& out) {
   JsonWriter json(out);
   json.begin_object().key("listings").begin_array();
   for (const ProcedureListing& listing : listings) {
@@ -116,6 +168,19 @@ void print_json(const std::vector<ProcedureListing>& listings,
       for (size_t e = 0; e < listing.events.size(); ++e)
         json.field(listing.events[e], instruction.samples[e]);
       json.end_object();
+      if (values.enabled()) {
+        const auto best = values.at(listing.image_path, instruction.address);
+        if (best.list) {
+          json.key("values").begin_object().field("kind", best.kind->info.kind);
+          json.field("vtot", best.list->seen).key("top").begin_array();
+          for (const auto& v : values_by_count(*best.list))
+            json.begin_object()
+                .field("value", values::format_value(best.kind->info.format, v.value))
+                .field("fraction", value_share(v, *best.list), 6)
+                .end_object();
+          json.end_array().end_object();
+        }
+      }
       if (instruction.source)
         json.key("source")
             .begin_object()
@@ -135,22 +200,25 @@ void print_json(const std::vector<ProcedureListing>& listings,
 }  // namespace
 
 int run_list_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(
-      arguments,
-      {{"db", "procedure", "images", "image", "pid", "cpu", "epoch"}, {"json", "no-source"}});
+  const ParsedOptions options(arguments,
+                              {{"db", "procedure", "images", "image", "pid", "cpu", "epoch"},
+                               {"json", "no-source", "values"}});
   const ProfileDatabase database = ProfileDatabase::open(options.required("db"));
   const std::string name = options.required("procedure");
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const SampleSet samples = load_samples(database, parse_sample_filter(options));
   std::vector<std::string> warnings;
   const auto listings = list_procedure(samples, resolver, name, nullptr, warnings);
+  const ValueAnnotations values(database, options.flag("values"));
+  if (options.flag("values") && !values.enabled())
+    warnings.push_back("no value samples in the database (run with dcpi run --values N/k)");
   if (options.flag("json")) {
-    print_json(listings, warnings, std::cout);
+    print_json(listings, warnings, values, std::cout);
     return 0;
   }
   for (const std::string& warning : warnings) std::cerr << "dcpi list: " << warning << '\n';
   for (const ProcedureListing& listing : listings)
-    print_listing(listing, !options.flag("no-source"), std::cout);
+    print_listing(listing, !options.flag("no-source"), values, std::cout);
   return 0;
 }
 

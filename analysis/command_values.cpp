@@ -15,6 +15,7 @@
 #include "analysis/image_resolver.h"
 #include "analysis/instruction_printer.h"
 #include "analysis/report_output.h"
+#include "analysis/value_hotlists.h"
 #include "analysis/values/value_file.h"
 
 namespace dcpi {
@@ -45,11 +46,6 @@ using values::PcHotlist;
 using values::ValueFile;
 using values::ValueFileInfo;
 
-struct MergedKind {
-  ValueFileInfo info;
-  std::vector<PcHotlist> hotlists;
-};
-
 struct Row {
   const MergedKind* kind;
   const PcHotlist* list;
@@ -67,45 +63,10 @@ std::vector<std::string> split(const std::string& text) {
   return parts;
 }
 
-bool image_matches(const ImageIdentity& image, const std::optional<std::string>& name) {
-  return !name || image_display_name(image) == *name || image.path == *name;
-}
-
-// (image, kind) -> hotlists merged over every epoch.
-std::vector<MergedKind> load_values(const ProfileDatabase& db,
-                                    const std::optional<std::string>& image,
-                                    const std::vector<std::string>& kinds) {
-  std::map<std::tuple<std::string, std::string, std::string>, MergedKind> merged;
-  for (uint64_t epoch : db.epochs())
-    for (const ValueFileInfo& info : values::list_value_files(db, epoch)) {
-      if (!image_matches(info.image, image)) continue;
-      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), info.kind) == kinds.end())
-        continue;
-      ValueFile file = values::read_value_file(info.file);
-      file.info.epoch = epoch;
-      auto [it, added] = merged.try_emplace({info.image.path, info.image.build_id, info.kind});
-      if (added) {
-        it->second = MergedKind{file.info, std::move(file.hotlists)};
-      } else {
-        it->second.hotlists =
-            values::merge_hotlists(it->second.info, it->second.hotlists, file.hotlists);
-      }
-    }
-  std::vector<MergedKind> out;
-  for (auto& [key, kind] : merged) out.push_back(std::move(kind));
-  return out;
-}
-
-std::vector<values::HotValue> by_count(const PcHotlist& list) {
-  std::vector<values::HotValue> hot = list.values;
-  std::sort(hot.begin(), hot.end(), [](const values::HotValue& a, const values::HotValue& b) {
-    return a.count != b.count ? a.count > b.count : a.value < b.value;
-  });
-  return hot;
-}
+std::vector<values::HotValue> by_count(const PcHotlist& list) { return values_by_count(list); }
 
 double share(const values::HotValue& value, const PcHotlist& list) {
-  return value.estimate / static_cast<double>(list.seen);
+  return value_share(value, list);
 }
 
 // One standard deviation of the top value's share, from the binomial with
@@ -218,7 +179,7 @@ int run_values_command(const std::vector<std::string>& arguments) {
                                           {"json", "invariant"}});
   const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
   const std::vector<std::string> kinds = split(options.value("kind").value_or(""));
-  const std::vector<MergedKind> merged = load_values(db, options.value("image"), kinds);
+  const std::vector<MergedKind> merged = load_value_hotlists(db, options.value("image"), kinds);
   Symbols symbols{
       ImageResolver(ImageResolver::parse_search_path(options.value("images").value_or(""))), {}};
   const Formatter format(options.value("values-module")

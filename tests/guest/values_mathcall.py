@@ -76,6 +76,14 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(all(r["top_fraction"] >= 0.8 and r["vtot"] >= 50 for r in invariant["rows"]),
            "every reported row passes the threshold and the minimum")
 
+    # dcpi list --values: the same hotlist next to the instruction in the listing.
+    listed = json.loads(dcpi("list", "--db", db, "--images", IMAGES, "--procedure", "poly_exp",
+                             "--image", "mathcall", "--values", "--json"))
+    annotated = [i for l in listed["listings"] for i in l["instructions"]
+                 if "$f16" in i["text"] and i.get("values", {}).get("kind") == "fp_a"]
+    expect(annotated and annotated[0]["values"]["top"][0]["value"] == "1.25",
+           "dcpi list --values shows x = 1.25 next to the instruction reading $f16")
+
     addresses = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "address",
                                 "--values-module", MODULE, "--json"))
     expect(len(addresses["rows"]) > 0 and

@@ -214,9 +214,14 @@ RunResult& run_over_serial(const RunOptions& options, RunResult& result) {
       last_merge = Clock::now();
     }
     qemu.pump(0);
-    done = done || qemu.console().find(kDoneMarker) != std::string::npos;
+    if (!done && qemu.console().find(kDoneMarker) != std::string::npos) {
+      done = true;
+      // The console and COM2 are separate channels and QEMU may still be
+      // sending COM2's last bytes: the quiet period starts no earlier than now.
+      quiet_since = Clock::now();
+    }
     // After DCPI-DONE the final flush is on its way; stop once the line is quiet.
-    if (done && Clock::now() - quiet_since > std::chrono::milliseconds(500)) break;
+    if (done && Clock::now() - quiet_since > std::chrono::seconds(1)) break;
     if (!qemu.running() ||
         std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds) {
       builder.flush(writer);

@@ -172,6 +172,16 @@ inline uint64_t pack_nan(const Format& f, const Unpacked& n) {
 
 inline bool is_nan(const Unpacked& u) { return u.cls == Class::kQnan || u.cls == Class::kSnan; }
 
+// A NaN operand of add, mul or div: a signalling NaN raises invalid (with
+// result 0), a quiet one propagates (pick_nan chooses which).
+inline uint64_t nan_result(const Format& f, const Unpacked& a, const Unpacked& b, uint32_t& flags) {
+  if (a.cls == Class::kSnan || b.cls == Class::kSnan) {
+    flags |= kInv;
+    return 0;
+  }
+  return pack_nan(f, pick_nan(a, b));
+}
+
 inline uint64_t zero_of_sum(const Format& f, Round rm, bool sa, bool sb) {
   if (sa == sb) return pack_raw(f, sa, 0, 0);
   return pack_raw(f, rm == Round::kDown, 0, 0);
@@ -181,13 +191,7 @@ inline uint64_t zero_of_sum(const Format& f, Round rm, bool sa, bool sb) {
 inline uint64_t add(const Format& f, Round rm, bool ftz, uint64_t abits, uint64_t bbits,
                     bool subtract, uint32_t& flags) {
   Unpacked a = unpack(abits, f), b = unpack(bbits, f);
-  if (is_nan(a) || is_nan(b)) {
-    if (a.cls == Class::kSnan || b.cls == Class::kSnan) {
-      flags |= kInv;
-      return 0;
-    }
-    return pack_nan(f, pick_nan(a, b));
-  }
+  if (is_nan(a) || is_nan(b)) return nan_result(f, a, b, flags);
   if (subtract) b.sign = !b.sign;
   if (a.cls == Class::kInf || b.cls == Class::kInf) {
     if (a.cls == Class::kInf && b.cls == Class::kInf && a.sign != b.sign) {
@@ -215,13 +219,7 @@ inline uint64_t add(const Format& f, Round rm, bool ftz, uint64_t abits, uint64_
 inline uint64_t mul(const Format& f, Round rm, bool ftz, uint64_t abits, uint64_t bbits,
                     uint32_t& flags) {
   const Unpacked a = unpack(abits, f), b = unpack(bbits, f);
-  if (is_nan(a) || is_nan(b)) {
-    if (a.cls == Class::kSnan || b.cls == Class::kSnan) {
-      flags |= kInv;
-      return 0;
-    }
-    return pack_nan(f, pick_nan(a, b));
-  }
+  if (is_nan(a) || is_nan(b)) return nan_result(f, a, b, flags);
   const bool s = a.sign != b.sign;
   if (a.cls == Class::kInf || b.cls == Class::kInf) {
     if (a.cls == Class::kZero || b.cls == Class::kZero) {
@@ -240,13 +238,7 @@ inline uint64_t mul(const Format& f, Round rm, bool ftz, uint64_t abits, uint64_
 inline uint64_t div(const Format& f, Round rm, bool ftz, uint64_t abits, uint64_t bbits,
                     uint32_t& flags) {
   const Unpacked a = unpack(abits, f), b = unpack(bbits, f);
-  if (is_nan(a) || is_nan(b)) {
-    if (a.cls == Class::kSnan || b.cls == Class::kSnan) {
-      flags |= kInv;
-      return 0;
-    }
-    return pack_nan(f, pick_nan(a, b));
-  }
+  if (is_nan(a) || is_nan(b)) return nan_result(f, a, b, flags);
   const bool s = a.sign != b.sign;
   if (a.cls == Class::kInf) {
     if (b.cls == Class::kInf) {

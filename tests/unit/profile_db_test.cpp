@@ -272,12 +272,7 @@ TEST(ProfileReaderFuzz, DamagedFilesFailCleanly) {
   int rejected = 0;
   for (int round = 0; round < 4000; ++round) {
     std::vector<uint8_t> bytes = original;
-    if (round % 3 == 0) {
-      bytes.resize(random() % bytes.size());
-    } else {
-      for (int i = 0; i < 1 + round % 5; ++i)
-        bytes[random() % bytes.size()] ^= uint8_t(1u << random() % 8);
-    }
+    testing::damage(bytes, random, round);
     try {
       (void)profile_format::decode_profile_info(bytes, "f");
       const Profile profile = profile_format::decode_profile(bytes, "f");

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,17 @@ struct CommandResult {
   std::string err;
   double seconds = 0;
 };
+
+// One mutation of a valid file for the reader fuzz tests: every third round
+// truncates it, the others flip 1 to 5 bits.
+inline void damage(std::vector<uint8_t>& bytes, std::mt19937& random, int round) {
+  if (round % 3 == 0) {
+    bytes.resize(random() % bytes.size());
+    return;
+  }
+  for (int i = 0; i < 1 + round % 5; ++i)
+    bytes[random() % bytes.size()] ^= uint8_t(1u << random() % 8);
+}
 
 // Runs the dcpi binary with `arguments` (each shell-quoted); a hang is cut
 // off by timeout(1) after 30 s so a broken build cannot stall the suite.

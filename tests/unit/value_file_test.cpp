@@ -15,6 +15,7 @@
 #include "analysis/values/value_reducer.h"
 #include "driver/crc32c.h"
 #include "hostdump/profile_db_writer.h"
+#include "test_support.h"
 
 namespace dcpi::values {
 namespace {
@@ -103,12 +104,7 @@ TEST(ValueReaderFuzz, DamagedFilesFailCleanly) {
   int rejected = 0;
   for (int round = 0; round < 3000; ++round) {
     std::vector<uint8_t> bytes = original;
-    if (round % 3 == 0) {
-      bytes.resize(random() % bytes.size());
-    } else {
-      for (int i = 0; i < 1 + round % 5; ++i)
-        bytes[random() % bytes.size()] ^= uint8_t(1u << random() % 8);
-    }
+    testing::damage(bytes, random, round);
     try {
       (void)decode_value_file_info(bytes, "f");
       const ValueFile file = decode_value_file(bytes, "f");

@@ -11,6 +11,7 @@
 #include "analysis/cli_options.h"
 #include "analysis/commands.h"
 #include "analysis/elf_symbols.h"
+#include "analysis/kernel_symbols.h"
 #include "hostdump/gdb_client.h"
 #include "hostdump/ingest.h"
 #include "hostdump/profile_db_writer.h"
@@ -49,14 +50,6 @@ std::vector<uint8_t> read_input(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
-uint64_t physical_address_of(const ElfSymbols& kernel, const char* name) {
-  const ElfSymbol& symbol = kernel.lookup(name);
-  if (!is_kseg_address(symbol.address))
-    throw std::runtime_error(std::string(name) + " in " + kernel.path() + " is at 0x" +
-                             gdb::to_hex(symbol.address) + ", not a KSEG address");
-  return kseg_to_physical(symbol.address);
-}
-
 std::chrono::milliseconds milliseconds(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
@@ -64,7 +57,7 @@ std::chrono::milliseconds milliseconds(double seconds) {
 DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
                         ProfileDatabaseWriter& writer) {
   const ElfSymbols kernel = ElfSymbols::open(options.required("kernel"));
-  const uint64_t ring_address = physical_address_of(kernel, "dcpi_transfer_ring");
+  const uint64_t ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring");
   StubAddress stub;
   try {
     stub = parse_stub_address(options.required("gdb"));
@@ -82,7 +75,7 @@ DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
   try {
     client.set_physical_memory_mode(true);
     if (options.flag("flush")) {
-      ControlChannel control(client, physical_address_of(kernel, "dcpi_control"));
+      ControlChannel control(client, kernel_symbol_physical(kernel, "dcpi_control"));
       const int64_t status = control.execute(ControlCommand::kFlush, 0, 0,
                                              milliseconds(options.seconds("timeout", 5)));
       if (status != kControlOk)

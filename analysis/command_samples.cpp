@@ -7,6 +7,7 @@
 #include "analysis/cli_options.h"
 #include "analysis/commands.h"
 #include "analysis/elf_symbols.h"
+#include "analysis/kernel_symbols.h"
 #include "analysis/pc_symbolizer.h"
 #include "analysis/sample_profile.h"
 #include "driver/sample_log.h"
@@ -71,10 +72,7 @@ struct LogLocation {
 // The symbol is a KSEG address; its size (if recorded) bounds the CPU count.
 LogLocation locate_logs(const ElfSymbols& kernel) {
   const ElfSymbol& symbol = kernel.lookup(kLogSymbol);
-  if (!is_kseg_address(symbol.address))
-    throw std::runtime_error(std::string(kLogSymbol) + " in " + kernel.path() + " is at 0x" +
-                             gdb::to_hex(symbol.address) +
-                             ", not a KSEG address (0xfffffc0000000000 + physical)");
+  const uint64_t physical_address = kernel_symbol_physical(kernel, symbol);
   uint32_t slots = kMaxCpus;
   if (symbol.size != 0) {
     slots = static_cast<uint32_t>(std::min<uint64_t>(kMaxCpus, symbol.size / sizeof(SampleLog)));
@@ -82,7 +80,7 @@ LogLocation locate_logs(const ElfSymbols& kernel) {
       throw std::runtime_error(std::string(kLogSymbol) + " in " + kernel.path() +
                                " is smaller than one SampleLog: kernel and dcpi disagree");
   }
-  return {kseg_to_physical(symbol.address), slots};
+  return {physical_address, slots};
 }
 
 // Restores virtual addressing (what a later debugger expects) and detaches,

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "analysis/elf_symbols.h"
+#include "analysis/kernel_symbols.h"
 #include "analysis/profile_db.h"
 #include "analysis/values/customization_module.h"
 #include "hostdump/gdb_client.h"
@@ -43,13 +44,6 @@ uint16_t free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-uint64_t physical_address_of(const ElfSymbols& kernel, const char* name) {
-  const ElfSymbol& symbol = kernel.lookup(name);
-  if (!is_kseg_address(symbol.address))
-    throw std::runtime_error(std::string(name) + " is not a KSEG address in " + kernel.path());
-  return kseg_to_physical(symbol.address);
-}
-
 // The database epoch of the run's first guest epoch (the guest starts at 0).
 uint64_t choose_epoch_base(const RunOptions& options) {
   if (options.epoch) return *options.epoch;
@@ -71,6 +65,14 @@ std::string last_lines(const std::string& text, size_t lines) {
 [[noreturn]] void fail_with_console(const std::string& what, qemu::QemuProcess& qemu) {
   qemu.pump(0.2);
   throw std::runtime_error(what + "; last console lines:\n" + last_lines(qemu.console(), 6));
+}
+
+// QEMU ended before DCPI-DONE; what was stored before stays stored.
+[[noreturn]] void fail_qemu_died(qemu::QemuProcess& qemu, uint64_t samples_stored) {
+  fail_with_console("QEMU " + qemu.exit_description() + " before the workload finished (" +
+                        std::to_string(samples_stored) +
+                        " samples pulled before are in the database)",
+                    qemu);
 }
 
 std::unique_ptr<GdbClient> connect_stub(uint16_t port, qemu::QemuProcess& qemu) {
@@ -126,11 +128,7 @@ void pull_until_done(const RunOptions& options, qemu::QemuProcess& qemu, GdbClie
     if (done) break;
     stub.resume();
     const bool finished = qemu.wait_for(kDoneMarker, options.pull_interval_seconds);
-    if (!qemu.running())
-      fail_with_console("QEMU " + qemu.exit_description() + " before the workload finished (" +
-                            std::to_string(result.totals.samples) +
-                            " samples pulled before are in the database)",
-                        qemu);
+    if (!qemu.running()) fail_qemu_died(qemu, result.totals.samples);
     if (std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds)
       fail_with_console("the workload did not finish within " +
                             std::to_string(int(options.timeout_seconds)) + " s",
@@ -225,11 +223,8 @@ RunResult& run_over_serial(const RunOptions& options, RunResult& result) {
     if (!qemu.running() ||
         std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds) {
       builder.flush(writer);
-      fail_with_console(qemu.running() ? "the workload did not finish in time"
-                                       : "QEMU " + qemu.exit_description() +
-                                             " before the workload finished (everything "
-                                             "received before is in the database)",
-                        qemu);
+      if (!qemu.running()) fail_qemu_died(qemu, builder.totals().samples);
+      fail_with_console("the workload did not finish in time", qemu);
     }
   }
   for (const TransferRecord& record : decoder.finish()) builder.add_record(record);
@@ -266,8 +261,8 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
   machine.gdb_port = options.gdb_port ? *options.gdb_port : free_loopback_port();
   qemu::check_machine_config(machine);
   const ElfSymbols kernel = ElfSymbols::open(machine.kernel);
-  const uint64_t ring_address = physical_address_of(kernel, "dcpi_transfer_ring");
-  const uint64_t cycles_address = physical_address_of(kernel, "dcpi_guest_cycles");
+  const uint64_t ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring");
+  const uint64_t cycles_address = kernel_symbol_physical(kernel, "dcpi_guest_cycles");
 
   ProfileDatabaseWriter writer(options.database);  // lock before the guest runs
   ProfileBuilder builder;
@@ -283,11 +278,7 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
     pull_until_done(options, qemu, *client, puller, cycles_address, builder, writer, result);
   } catch (const std::exception& error) {
     // A stub error is usually QEMU dying: say that, it is the cause.
-    if (qemu.wait_exit(1.0))
-      fail_with_console("QEMU " + qemu.exit_description() + " before the workload finished (" +
-                            std::to_string(result.totals.samples) +
-                            " samples pulled before are in the database)",
-                        qemu);
+    if (qemu.wait_exit(1.0)) fail_qemu_died(qemu, result.totals.samples);
     throw;
   }
   qemu.pump(0.1);

@@ -30,18 +30,28 @@ constexpr std::chrono::milliseconds kStubTimeout{10'000};
 constexpr double kStubConnectSeconds = 10;
 constexpr double kProgressEverySeconds = 2;
 
-uint16_t free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+// A TCP socket bound to a free 127.0.0.1 port (the kernel picks it); throws
+// std::runtime_error naming `what` the port is for.
+int bind_loopback(uint16_t& port, const char* what) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof address;
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  close(fd);
-  if (!ok) throw std::runtime_error("no free loopback port for QEMU's GDB stub");
-  return ntohs(address.sin_port);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) close(fd);
+    throw std::runtime_error(std::string("no free loopback port for ") + what + ": " + reason);
+  }
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
+uint16_t free_loopback_port() {
+  uint16_t port = 0;
+  close(bind_loopback(port, "QEMU's GDB stub"));
+  return port;
 }
 
 // The database epoch of the run's first guest epoch (the guest starts at 0).
@@ -143,16 +153,12 @@ void pull_until_done(const RunOptions& options, qemu::QemuProcess& qemu, GdbClie
 class SerialListener {
  public:
   SerialListener() {
-    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        listen(listen_fd_, 1) != 0 ||
-        getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
-      throw std::runtime_error(std::string("cannot listen for COM2: ") + std::strerror(errno));
-    port_ = ntohs(address.sin_port);
+    listen_fd_ = bind_loopback(port_, "COM2");
+    if (listen(listen_fd_, 1) != 0) {
+      const std::string reason = std::strerror(errno);
+      close(listen_fd_);  // the destructor does not run for a throwing constructor
+      throw std::runtime_error("cannot listen for COM2: " + reason);
+    }
   }
   ~SerialListener() {
     if (fd_ >= 0) close(fd_);

@@ -85,9 +85,7 @@ BootOptions parse_command_line(const char* line) {
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "samples=")) {
-      options.samples = 0;
-      for (uint64_t k = 8; k < length && word[k] >= '0' && word[k] <= '9'; ++k)
-        options.samples = options.samples * 10 + static_cast<uint64_t>(word[k] - '0');
+      options.samples = parse_number(word + 8, length - 8);
     }
     i += length;
     while (i < kCommandLineBytes && line[i] == ' ') ++i;

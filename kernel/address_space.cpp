@@ -33,6 +33,19 @@ uint64_t* l3_slot(const AddressSpace& space, uint64_t va, bool create) {
   return &table[index(va, 3)];
 }
 
+// The read-only walk (no allocation): what translate_user needs on every
+// access the value sampler's interpreter makes at IPL 6 (seed 001 §2.1.2),
+// so kept to three loads and no calls.
+inline const uint64_t* find_l3_slot(const AddressSpace& space, uint64_t va) {
+  const uint64_t* table = table_at(space.l1_phys);
+  const uint64_t l1 = table[index(va, 1)];
+  if (!(l1 & kPteValid)) return nullptr;
+  table = table_at(pte_phys(l1));
+  const uint64_t l2 = table[index(va, 2)];
+  if (!(l2 & kPteValid)) return nullptr;
+  return &table_at(pte_phys(l2))[index(va, 3)];
+}
+
 bool user_address(uint64_t va) { return va >= kUserBottom && va < kUserTop; }
 
 }  // namespace
@@ -83,7 +96,7 @@ uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable) {
 
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write) {
   if (!user_address(va) || space.l1_phys == 0) return 0;
-  const uint64_t* slot = l3_slot(space, va, false);
+  const uint64_t* slot = find_l3_slot(space, va);
   if (slot == nullptr || !(*slot & kPteValid)) return 0;
   if (!(*slot & (write ? kPteUwe : kPteUre))) return 0;
   return pages::phys_to_kseg(pte_phys(*slot)) + (va & (pages::kPageBytes - 1));

@@ -10,11 +10,13 @@ namespace dcpi::isa::interp {
 struct Context {
   uint64_t r[32];
   uint64_t f[32];
-  uint64_t fpcr;
+  uint64_t
+      fpcr;  // right after f[]: the guest's fp_save/fp_restore fill f[0..30] and fpcr in one go
   uint64_t pc;
   bool kernel_mode;  // writes to r30 (the kernel stack pointer) give up
   bool fp_touched;   // an instruction read or wrote f[] or the FPCR
 };
+static_assert(__builtin_offsetof(Context, fpcr) == __builtin_offsetof(Context, f) + 32 * 8);
 
 // Why a run stopped before its instruction budget (seed 001 §2.1.2: "the
 // interpreter gives up when it encounters" traps, IPL changes, writes to the

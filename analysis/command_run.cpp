@@ -9,6 +9,7 @@
 #include "analysis/cli_options.h"
 #include "analysis/commands.h"
 #include "analysis/run_session.h"
+#include "analysis/values/value_capture.h"
 #include "driver/events.h"
 
 namespace dcpi {
@@ -19,7 +20,7 @@ const std::string_view kRunUsage =
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
-    "                [--values N/k [--values-module M.so]]\n"
+    "                [--values N/k [--values-module M.so] [--values-capture SPEC]]\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -38,6 +39,10 @@ const std::string_view kRunUsage =
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
     "  --values-module  a customization module plug-in (shared object) whose kinds are\n"
     "               stored besides the built-in operand values\n"
+    "  --values-capture  more for the interpreter to record than the modules ask for:\n"
+    "               FIELDS[,XX=FIELDS...][,ctx][,reg=N], FIELDS letters of t (PC, word),\n"
+    "               o (operands), r (result), a (address), l (latency), n (register N);\n"
+    "               XX a major opcode in hex; ctx: ra and top of stack per run\n"
     "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
     "               sends the same records on its second serial port (COM2)\n"
     "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
@@ -49,6 +54,24 @@ std::filesystem::path default_build_directory() {
   std::error_code error;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
   return error ? std::filesystem::current_path() : exe.parent_path();
+}
+
+// Seed 001 §2.4: what the interpreter records is what the loaded modules
+// (the built-in operand module and any plug-in) ask for, plus --values-capture.
+std::string capture_spec_for(const RunOptions& run, const std::optional<std::string>& extra) {
+  std::vector<values::CaptureRequest> requests{values::make_operand_module()->capture()};
+  try {
+    for (const std::string& path : run.value_modules)
+      requests.push_back(values::load_module(path)->capture());
+    if (extra) requests.push_back(values::request_from_spec(*extra));
+    const std::string spec = values::format_capture_spec(values::combine_captures(requests));
+    if (spec.size() > 100)
+      throw std::invalid_argument("the value capture '" + spec +
+                                  "' is too long for the kernel command line (100 characters)");
+    return spec;
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
 }
 
 uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint32_t fallback,
@@ -124,6 +147,10 @@ RunOptions parse_run_options(const ParsedOptions& options) {
     run.values = *values;
   }
   if (const auto module = options.value("values-module")) run.value_modules.push_back(*module);
+  if (!run.values.empty())
+    run.value_capture = capture_spec_for(run, options.value("values-capture"));
+  else if (options.value("values-capture"))
+    throw UsageError("--values-capture needs --values");
   run.pull_interval_seconds = options.seconds("interval", 0.5);
   run.timeout_seconds = options.seconds("timeout", 900);
   const std::string transport = options.value("transport").value_or("gdb");
@@ -168,9 +195,10 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
 
 int run_run_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments, {{"mix", "workloads", "cpus", "db", "epoch", "period", "period-range", "events",
-                   "build", "palcode", "kernel", "initrd", "memory", "interval", "timeout",
-                   "gdb-port", "transport", "values", "values-module"},
+      arguments, {{"mix",           "workloads",     "cpus",    "db",       "epoch",     "period",
+                   "period-range",  "events",        "build",   "palcode",  "kernel",    "initrd",
+                   "memory",        "interval",      "timeout", "gdb-port", "transport", "values",
+                   "values-module", "values-capture"},
                   {"no-profile", "quiet", "json"}});
   RunOptions run = parse_run_options(options);
   if (!options.flag("quiet")) {

@@ -249,6 +249,8 @@ std::string kernel_command_line(const RunOptions& options) {
   std::string line = "init=/bin/init script=" + options.script;
   if (!options.profile) line += " profile=0";
   if (!options.values.empty()) line += " values=" + options.values;
+  if (!options.values.empty() && !options.value_capture.empty())
+    line += " vcapture=" + options.value_capture;
   if (options.transport == Transport::kSerial) line += " transport=serial";
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);

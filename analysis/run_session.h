@@ -30,6 +30,7 @@ struct RunOptions {
   bool profile = true;  // false: an unprofiled run (overhead baselines)
   std::string values;   // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
   std::vector<std::string> value_modules;  // customization module plug-ins (seed 001 §2.4)
+  std::string value_capture;  // kernel vcapture= spec (values/value_capture.h); empty: default
   double pull_interval_seconds = 0.5;
   double timeout_seconds = 900;
   Transport transport = Transport::kGdb;

@@ -158,17 +158,17 @@ void forward_load_map() {
 // Seed 001 §2.4: tuple sequences go to the user-mode side (here: the ring,
 // then hostdump) for reduction; one kValues record per CPU per pass.
 void emit_values(uint32_t cpu) {
-  static ValueTuple staging[512];
-  uint64_t dropped = 0;
-  const uint32_t n = value_take(cpu, staging, 512, &dropped);
-  if (n == 0 && dropped == 0) return;
-  const uint32_t bytes = sizeof(ValuesPayload) + n * sizeof(ValueTuple);
+  bool dropped_since = false;
+  const uint32_t words = value_pending_words(cpu, &dropped_since);
+  if (words == 0 && !dropped_since) return;
+  const uint32_t bytes = sizeof(ValuesPayload) + words * sizeof(uint64_t);
   uint8_t* payload =
       ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
   if (payload == nullptr) return;
-  const ValuesPayload header{n, sizeof(ValueTuple), dropped};
+  // One copy, straight from the CPU's run buffer into the ring record.
+  auto* runs = reinterpret_cast<uint64_t*>(payload + sizeof(ValuesPayload));
+  const ValuesPayload header{words, kValuesFormat, value_take(cpu, runs, words)};
   __builtin_memcpy(payload, &header, sizeof header);
-  __builtin_memcpy(payload + sizeof header, staging, n * sizeof(ValueTuple));
   ring.commit();
 }
 

@@ -29,20 +29,44 @@ void fp_restore(const uint64_t* area);
 namespace dcpi::driver {
 namespace {
 
+// Per CPU: a single-producer (this CPU's handler), single-consumer (the
+// daemon) ring of quadwords holding whole runs in their wire form
+// (driver/value_tuples.h), so the daemon moves them into the transfer ring
+// with one copy.
 struct alignas(64) ValueBuffer {
-  uint64_t head;  // written by the owning CPU's handler
+  uint64_t head;  // quadwords; written by the owning CPU's handler
   uint64_t pad0[7];
   uint64_t tail;  // written by the daemon
   uint64_t dropped_taken;
   uint64_t pad1[6];
   uint32_t length, every, tick, pad2;
-  uint64_t pad3[6];
+  ValueCapture capture;
   ValueStats stats;
-  ValueTuple tuples[kValueBufferTuples];
+  uint64_t words[kValueBufferWords];
 };
+static_assert((kValueBufferWords & (kValueBufferWords - 1)) == 0);
 
 ValueBuffer g_values[kMaxCpus];
 uint32_t g_length = kDefaultValueLength, g_every = kDefaultValueEvery;
+ValueCapture g_capture = default_value_capture();
+
+// Quadwords after the tuple head, by ValueField bits (no per-tuple branches).
+constexpr auto kFieldWords = [] {
+  struct {
+    uint8_t words[64];
+  } table{};
+  for (uint32_t f = 0; f < 64; ++f) table.words[f] = static_cast<uint8_t>(field_words(f));
+  return table;
+}();
+
+// What to record for one interpreted instruction (0: nothing).
+inline uint8_t fields_of(const ValueCapture& capture, const isa::interp::Step& s) {
+  uint8_t f = capture.fields[s.opcode & 63];
+  if (!(f & kFieldTuple)) return 0;
+  if (!s.has_memory) f &= static_cast<uint8_t>(~(kFieldAddress | kFieldLatency));
+  if (!s.load) f &= static_cast<uint8_t>(~kFieldLatency);
+  return f;
+}
 
 // User memory through the page tables of the interrupted process: a page
 // that is not present or not accessible stops the run (seed 001 §2.1.2).
@@ -120,10 +144,13 @@ void value_configure(uint32_t length, uint32_t every) {
   g_every = every == 0 ? 1 : every;
 }
 
+void value_set_capture(const ValueCapture& capture) { g_capture = capture; }
+
 void value_apply(uint32_t cpu) {
   g_values[cpu].length = g_length;
   g_values[cpu].every = g_every;
   g_values[cpu].tick = 0;
+  g_values[cpu].capture = g_capture;
   g_values[cpu].stats.cpu = cpu;
 }
 
@@ -148,13 +175,14 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
   ctx.fp_touched = false;
   const uint64_t usp = ctx.r[30];
   UserMemory mem{&process->space};
+  const ValueCapture& capture = vb.capture;
   uint64_t stack_top = 0;
-  if ((usp & 7) == 0 && !mem.load(usp, 8, stack_top)) stack_top = 0;
+  if (capture.context && (usp & 7) == 0 && !mem.load(usp, 8, stack_top)) stack_top = 0;
   const uint64_t ra = ctx.r[26];
 
   isa::interp::Step steps[kMaxValueLength];
   isa::interp::Stop why;
-  const uint32_t done = isa::interp::run(ctx, mem, vb.length, steps, &why);
+  const uint32_t done = isa::interp::run(ctx, mem, vb.length, steps, &why, capture.named_register);
   ++vb.stats.stops[static_cast<uint32_t>(why) & 7];
   vb.stats.interpreted += done;
 
@@ -164,53 +192,70 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
   frame->pc = ctx.pc;
   fp_restore(ctx.f);  // unconditional: fp_save clobbered $f0
 
-  const uint64_t tail = __atomic_load_n(&vb.tail, __ATOMIC_ACQUIRE);
-  uint64_t head = vb.head;
+  // The run in its wire form: sized first, then written whole or dropped
+  // whole, so the daemon only ever sees complete runs.
+  uint8_t fields[kMaxValueLength];
+  uint32_t words = 1 + (capture.context ? 2 : 0), tuples = 0;
   for (uint32_t i = 0; i < done; ++i) {
-    if (head - tail >= kValueBufferTuples) {
-      ++vb.stats.tuples_dropped;
-      continue;
-    }
+    fields[i] = fields_of(capture, steps[i]);
+    if (fields[i] != 0) words += 2 + kFieldWords.words[fields[i]], ++tuples;
+  }
+  if (tuples == 0) return;
+  const uint64_t tail = __atomic_load_n(&vb.tail, __ATOMIC_ACQUIRE);
+  const uint64_t before = vb.head;
+  if (before - tail + words > kValueBufferWords) {
+    vb.stats.tuples_dropped += tuples;
+    return;
+  }
+  vb.stats.tuples += tuples;
+  uint64_t head = before;
+  auto put = [&vb, &head](uint64_t word) { vb.words[head++ & (kValueBufferWords - 1)] = word; };
+  put(uint64_t{hot.pid} | uint64_t{tuples} << 16 |
+      uint64_t{capture.context ? uint32_t{kRunContext} : 0u} << 24 | uint64_t{done} << 32 |
+      uint64_t{static_cast<uint8_t>(why)} << 40);
+  if (capture.context) put(ra), put(stack_top);
+  for (uint32_t i = 0; i < done; ++i) {
+    const uint8_t f = fields[i];
+    if (f == 0) continue;
     const isa::interp::Step& s = steps[i];
-    ValueTuple& t = vb.tuples[head & (kValueBufferTuples - 1)];
-    t.pc = s.pc;
-    t.word = s.word;
-    t.latency = static_cast<uint32_t>(s.latency);
-    t.pid = hot.pid;
-    t.flags = static_cast<uint8_t>((s.has_memory ? kTupleMemory : 0) | (s.load ? kTupleLoad : 0) |
-                                   (s.fp_operands ? kTupleFp : 0) | (i == 0 ? kTupleFirst : 0));
-    t.index = static_cast<uint8_t>(i);
-    t.reserved = 0;
-    t.a = s.a;
-    t.b = s.b;
-    t.result = s.result;
-    t.va = s.va;
-    t.ra = ra;
-    t.stack_top = stack_top;
-    ++head;
+    const uint32_t flags = (s.has_memory ? kTupleMemory : 0) | (s.load ? kTupleLoad : 0) |
+                           (s.fp_operands ? kTupleFp : 0);
+    put(s.pc);
+    put(uint64_t{s.word} | uint64_t{flags} << 32 | uint64_t{f} << 40 | uint64_t{i} << 48);
+    if (f & kFieldOperands) put(s.a), put(s.b);
+    if (f & kFieldResult) put(s.result);
+    if (f & kFieldAddress) put(s.va);
+    if (f & kFieldLatency) put(s.latency);
+    if (f & kFieldRegister) put(s.named);
   }
   __asm__ volatile("wmb" ::: "memory");
-  const uint64_t before = vb.head;
   __atomic_store_n(&vb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now rather than at its next periodic pass,
   // as a full overflow buffer does (DCPI §4.2.2); once per crossing. On the
   // daemon CPU itself the IPI is taken when the IPL drops below 5.
-  constexpr uint64_t kWakeLevel = kValueBufferTuples / 2;
+  constexpr uint64_t kWakeLevel = kValueBufferWords / 2;
   if (before - tail < kWakeLevel && head - tail >= kWakeLevel) kernel::pal::wripir(g_daemon_cpu);
 }
 
-uint32_t value_take(uint32_t cpu, ValueTuple* out, uint32_t capacity, uint64_t* dropped) {
+uint32_t value_pending_words(uint32_t cpu, bool* dropped_since) {
+  const ValueBuffer& vb = g_values[cpu];
+  *dropped_since = vb.stats.tuples_dropped != vb.dropped_taken;
+  return static_cast<uint32_t>(__atomic_load_n(&vb.head, __ATOMIC_ACQUIRE) - vb.tail);
+}
+
+uint64_t value_take(uint32_t cpu, uint64_t* out, uint32_t words) {
   ValueBuffer& vb = g_values[cpu];
-  const uint64_t head = __atomic_load_n(&vb.head, __ATOMIC_ACQUIRE);
+  __asm__ volatile("mb" ::: "memory");  // the handler's words before our reads (head was read)
+  const uint64_t tail = vb.tail;
+  const uint32_t offset = static_cast<uint32_t>(tail & (kValueBufferWords - 1));
+  const uint32_t first = words < kValueBufferWords - offset ? words : kValueBufferWords - offset;
+  __builtin_memcpy(out, &vb.words[offset], first * sizeof(uint64_t));
+  __builtin_memcpy(out + first, &vb.words[0], (words - first) * sizeof(uint64_t));
   __asm__ volatile("mb" ::: "memory");
-  uint64_t tail = vb.tail;
-  uint32_t n = 0;
-  while (tail != head && n < capacity) out[n++] = vb.tuples[tail++ & (kValueBufferTuples - 1)];
-  __asm__ volatile("mb" ::: "memory");
-  __atomic_store_n(&vb.tail, tail, __ATOMIC_RELEASE);
-  *dropped = vb.stats.tuples_dropped - vb.dropped_taken;
-  vb.dropped_taken += *dropped;
-  return n;
+  __atomic_store_n(&vb.tail, tail + words, __ATOMIC_RELEASE);
+  const uint64_t dropped = vb.stats.tuples_dropped - vb.dropped_taken;
+  vb.dropped_taken += dropped;
+  return dropped;
 }
 
 const ValueStats& value_stats(uint32_t cpu) { return g_values[cpu].stats; }

@@ -1,7 +1,7 @@
 // Value sampling in the interrupt handler (seed 001 §2.1.2): the `value`
 // handler variant interprets the next N instructions of the interrupted user
-// context on every k-th interrupt and records one ValueTuple per instruction
-// (driver/value_tuples.h). Guest only.
+// context on every k-th interrupt and records the run's tuples in a per-CPU
+// buffer, in their wire form (driver/value_tuples.h). Guest only.
 #pragma once
 #include <cstdint>
 
@@ -20,15 +20,20 @@ struct CpuHot;
 inline constexpr uint32_t kDefaultValueLength = 4;
 inline constexpr uint32_t kDefaultValueEvery = 2;
 inline constexpr uint32_t kMaxValueLength = 64;
-inline constexpr uint32_t kValueBufferTuples = 2048;  // per CPU (144 KB)
+inline constexpr uint32_t kValueBufferWords = 16 * 1024;  // per CPU (128 KB)
 
 // From the value handler (IPL 6): maybe interpret, advancing `frame`.
 void value_sample(CpuHot& hot, kernel::TrapFrame* frame);
 // Configuration (copied into each CPU's auxiliary line by apply_config).
 void value_configure(uint32_t length, uint32_t every);
+void value_set_capture(const ValueCapture& capture);  // seed 001 §2.4: what to record
 void value_apply(uint32_t cpu);
-// The daemon: moves up to `capacity` tuples of `cpu` out of its buffer.
-uint32_t value_take(uint32_t cpu, ValueTuple* out, uint32_t capacity, uint64_t* dropped);
+// The daemon: quadwords of complete runs waiting in `cpu`'s buffer (and
+// whether tuples were dropped since the last take); then
+// moves exactly that many (fewer than waiting is fine, more is not) to
+// `out` and returns the tuples dropped since the previous take.
+uint32_t value_pending_words(uint32_t cpu, bool* dropped_since);
+uint64_t value_take(uint32_t cpu, uint64_t* out, uint32_t words);
 const ValueStats& value_stats(uint32_t cpu);
 
 }  // namespace dcpi::driver

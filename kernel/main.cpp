@@ -53,7 +53,8 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 }
 
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
-// halt=1, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial.
+// halt=1, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial,
+// values=N/k, vcapture=SPEC.
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
   for (uint64_t i = 0; i < kCommandLineBytes && line[i];) {
@@ -82,6 +83,12 @@ BootOptions parse_command_line(const char* line) {
       if (slash + 1 < length)
         options.profiler.value_every =
             static_cast<uint32_t>(parse_number(word + slash + 1, length - slash - 1));
+    } else if (starts_with(word, "vcapture=")) {
+      // seed 001 §2.4: what the interpreter records (driver/value_tuples.h)
+      options.profiler.value_capture_bad =
+          !dcpi::parse_capture_spec(word + 9, length - 9, options.profiler.value_capture);
+      if (options.profiler.value_capture_bad)
+        options.profiler.value_capture = dcpi::default_value_capture();
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "samples=")) {

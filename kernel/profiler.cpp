@@ -59,7 +59,10 @@ void start(const Options& options) {
               options.period_base, options.period_range, status);
   }
   if (options.serial) dcpi::driver::set_serial_transport(true);
+  if (options.value_capture_bad)
+    kprintf("dcpi-kernel: vcapture= not understood; capturing the default (tor)\n");
   if (options.value_length != 0) {
+    dcpi::driver::value_set_capture(options.value_capture);
     const uint64_t args[3] = {options.value_length, options.value_every, 0};
     const int64_t status = dcpi::driver::control_from_user(
         static_cast<uint32_t>(dcpi::ControlCommand::kSetValues), args);
@@ -119,9 +122,9 @@ void finish() {
       const dcpi::ValueStats& v = dcpi::driver::value_stats(cpu);
       kprintf(
           "dcpi-kernel: cpu %u value runs %lu interpreted %lu kernel %lu stops call_pal %lu "
-          "fault %lu unaligned %lu arith %lu stc %lu unimpl %lu tuples_dropped %lu\n",
+          "fault %lu unaligned %lu arith %lu stc %lu unimpl %lu tuples %lu tuples_dropped %lu\n",
           cpu, v.runs, v.interpreted, v.skipped_kernel, v.stops[1], v.stops[2], v.stops[3],
-          v.stops[4], v.stops[6], v.stops[7], v.tuples_dropped);
+          v.stops[4], v.stops[6], v.stops[7], v.tuples, v.tuples_dropped);
     }
   }
   const dcpi::driver::RingTotals ring = dcpi::driver::ring_totals();

@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 
+#include "driver/value_tuples.h"
+
 namespace kernel::profiler {
 
 // The CPU the driver's handlers IPI when an overflow buffer fills; its IPI
@@ -18,6 +20,8 @@ struct Options {
   bool serial = false;        // transport=serial: records also go out on COM2
   uint32_t value_length = 0;  // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
   uint32_t value_every = 2;   // ... on every k-th interrupt
+  dcpi::ValueCapture value_capture = dcpi::default_value_capture();  // vcapture=SPEC
+  bool value_capture_bad = false;                                    // vcapture= did not parse
 };
 
 // After the scheduler and secondary CPUs are up: configure, start sampling

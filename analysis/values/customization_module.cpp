@@ -67,12 +67,17 @@ class OperandModule final : public CustomizationModule {
             {"b", ValueFormat::kHex},       {"fp_result", ValueFormat::kDouble},
             {"fp_a", ValueFormat::kDouble}, {"fp_b", ValueFormat::kDouble}};
   }
+  CaptureRequest capture() const override {
+    return CaptureRequest::everywhere(kFieldTuple | kFieldOperands | kFieldResult);
+  }
   void transform(TupleSequence sequence, ValueEmitter& emit) override {
     for (const ValueTuple& t : sequence) {
       const uint32_t base = (t.flags & kTupleFp) ? kFpResult : kResult;
-      emit.emit(t.pc, base + 0, t.result);
-      emit.emit(t.pc, base + 1, t.a);
-      emit.emit(t.pc, base + 2, t.b);
+      if (t.fields & kFieldResult) emit.emit(t.pc, base + 0, t.result);
+      if (t.fields & kFieldOperands) {
+        emit.emit(t.pc, base + 1, t.a);
+        emit.emit(t.pc, base + 2, t.b);
+      }
     }
   }
 };

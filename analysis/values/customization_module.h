@@ -10,8 +10,10 @@
 //   extern "C" dcpi::values::CustomizationModule* dcpi_values_module_create();
 // The object must be built from the same headers (C++ ABI of this class).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,7 +22,7 @@
 
 namespace dcpi::values {
 
-inline constexpr int kModuleAbiVersion = 1;
+inline constexpr int kModuleAbiVersion = 2;  // 2: capture(), variable tuples
 inline constexpr const char* kModuleAbiSymbol = "dcpi_values_module_abi";
 inline constexpr const char* kModuleCreateSymbol = "dcpi_values_module_create";
 
@@ -46,11 +48,30 @@ class ValueEmitter {
   virtual void emit(uint64_t pc, uint32_t kind, uint64_t value) = 0;
 };
 
+// What a module needs the in-kernel interpreter to record (seed 001 §2.4:
+// "users may specify what should be captured by the interpreter for each
+// instruction opcode"). The requests of all loaded modules are combined
+// (value_capture.h) into the run's vcapture= configuration.
+struct CaptureRequest {
+  std::array<uint8_t, 64> fields{};       // ValueField bits by major opcode (driver/value_tuples.h)
+  bool context = false;                   // ra and top of stack per run (§2.3)
+  std::optional<uint8_t> named_register;  // for kFieldRegister
+  static CaptureRequest everywhere(uint8_t fields) {
+    CaptureRequest request;
+    request.fields.fill(fields);
+    return request;
+  }
+};
+
 class CustomizationModule {
  public:
   virtual ~CustomizationModule() = default;
   virtual std::string name() const = 0;
   virtual std::vector<ValueKind> kinds() const = 0;
+  // Default: PC and instruction word of every instruction. A field a module
+  // did not ask for may still be present (another module did) or absent
+  // (ValueTuple::fields says which).
+  virtual CaptureRequest capture() const { return CaptureRequest::everywhere(kFieldTuple); }
   virtual void transform(TupleSequence sequence, ValueEmitter& emit) = 0;
   // Default: by the kind's ValueFormat.
   virtual std::string format(uint32_t kind, uint64_t value) const;
@@ -62,8 +83,8 @@ const char* value_format_name(ValueFormat format);
 bool valid_kind_name(const std::string& name);
 
 // The built-in module "operands": for every tuple, the instruction's result
-// and its operands a and b (kinds result/a/b; fp_result/fp_a/fp_b for FP
-// instructions, printed as doubles).
+// and its operands a and b (captures "tor" everywhere) (kinds result/a/b; fp_result/fp_a/fp_b for
+// FP instructions, printed as doubles).
 std::shared_ptr<CustomizationModule> make_operand_module();
 
 // dlopen()s a plug-in; throws std::runtime_error naming the path and the

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "analysis/values/value_payload.h"
+
 namespace dcpi::values {
 
 uint64_t hotlist_seed(uint64_t address, const std::string& kind, uint64_t epoch) {
@@ -31,18 +33,10 @@ void ValueReducer::add_module(std::shared_ptr<CustomizationModule> module) {
 
 bool ValueReducer::add_payload(uint64_t epoch, std::span<const uint8_t> payload,
                                const Placer& place) {
-  ValuesPayload header;
-  if (payload.size() < sizeof header) return false;
-  std::memcpy(&header, payload.data(), sizeof header);
-  if (header.tuple_bytes < sizeof(ValueTuple) ||
-      (payload.size() - sizeof header) / header.tuple_bytes < header.count)
-    return false;
-  totals_.dropped_guest += header.dropped;
-  std::vector<ValueTuple> tuples(header.count);
-  for (uint32_t i = 0; i < header.count; ++i)
-    std::memcpy(&tuples[i], payload.data() + sizeof header + size_t{i} * header.tuple_bytes,
-                sizeof(ValueTuple));
-  add_tuples(epoch, tuples, place);
+  DecodedValues decoded;
+  if (!decode_values_payload(payload, decoded)) return false;
+  totals_.dropped_guest += decoded.dropped;
+  add_tuples(epoch, decoded.tuples, place);
   return true;
 }
 
@@ -92,12 +86,11 @@ void ValueReducer::add_tuples(uint64_t epoch, std::span<const ValueTuple> tuples
                               const Placer& place) {
   totals_.tuples += tuples.size();
   Collector collector(*this, pending_, totals_, place, epoch);
-  // A sequence starts at a kTupleFirst tuple (index 0) and runs while the
-  // PID stays the same and the index keeps counting up.
+  // A sequence (one interpretation run) starts at a kTupleFirst tuple.
   for (size_t begin = 0; begin < tuples.size();) {
     size_t end = begin + 1;
     while (end < tuples.size() && !(tuples[end].flags & kTupleFirst) &&
-           tuples[end].pid == tuples[begin].pid && tuples[end].index == tuples[end - 1].index + 1)
+           tuples[end].pid == tuples[begin].pid)
       ++end;
     ++totals_.sequences;
     const TupleSequence sequence = tuples.subspan(begin, end - begin);

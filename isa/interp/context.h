@@ -47,6 +47,7 @@ struct Step {
   uint64_t result;   // value written (register) or stored (memory)
   uint64_t va;       // effective address of a load/store
   uint64_t latency;  // cycle-counter delta around the access (0 on the host)
+  uint64_t named;    // the run's named register before the instruction (seed 001 §2.4)
 };
 
 }  // namespace dcpi::isa::interp

@@ -927,13 +927,18 @@ Stop step(Context& c, Memory& mem, Step& out) {
 // Runs up to `count` instructions, recording each completed one in
 // steps[0..]. Returns the number completed; *why is the reason it stopped
 // early (Stop::kNone if it ran them all).
+// Step::named is integer register `named_register` before each instruction
+// (31, the default, reads as zero).
 template <class Memory>
-uint32_t run(Context& c, Memory& mem, uint32_t count, Step* steps, Stop* why) {
+uint32_t run(Context& c, Memory& mem, uint32_t count, Step* steps, Stop* why,
+             unsigned named_register = 31) {
   uint32_t done = 0;
   Stop stop = Stop::kNone;
   while (done < count) {
+    const uint64_t named = c.r[named_register & 31];
     stop = step(c, mem, steps[done]);
     if (stop != Stop::kNone) break;
+    steps[done].named = named;
     ++done;
   }
   *why = stop;

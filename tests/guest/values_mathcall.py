@@ -4,8 +4,9 @@
 
 mathcall calls poly_exp(x) with x = 1.25 in 90 % of the calls. The first
 instruction of poly_exp that reads x ($f16, `divt $f16,$f10,$f11`) must show
-1.25 at the top of its fp_a hotlist with a share of 0.9 within 3 sigma of the
-binomial over the tuples seen there (sigma = sqrt(0.9 * 0.1 / vtot)), and the
+1.25 at the top of its fp_a hotlist with a share of 0.9 within 3 sigma (the
+binomial over the vtot tuples seen there plus the concise sample's thinning at
+probability thld: sigma^2 = 0.09/vtot + 0.9 (1 - thld) / (thld vtot)), and the
 semi-invariant finder must list that instruction with 1.25. `dcpi db check`
 must accept the database with its .vals files, and the address plug-in
 module must have stored load/store addresses.
@@ -57,7 +58,12 @@ with tempfile.TemporaryDirectory() as tmp:
         row = min(rows, key=lambda r: int(r["address"], 16))
         top = row["values"][0]
         n = row["vtot"]
-        sigma = math.sqrt(0.9 * 0.1 / n)
+        # Two sources of error: the workload's own draw (binomial over the n
+        # tuples seen) and the concise sample, which keeps each occurrence
+        # with probability p = thld, so its estimate C/p of the 0.9 n
+        # occurrences has variance 0.9 n (1 - p) / p.
+        p = row["thld"]
+        sigma = math.sqrt(0.9 * 0.1 / n + 0.9 * (1 - p) / (p * n))
         print(f"{row['address']} {row['instruction']}: vtot {n}, thld {row['thld']}, "
               f"top {top['value']} share {row['top_fraction']:.4f} "
               f"(expected 0.9 +- {3 * sigma:.4f} = 3 sigma)")

@@ -16,10 +16,18 @@ class AddressModule final : public CustomizationModule {
   std::vector<ValueKind> kinds() const override {
     return {{"address", ValueFormat::kAddress}, {"ra", ValueFormat::kAddress}};
   }
+  // The address of every memory access (other opcodes: the tuple head, so
+  // runs stay whole) and the run context (Table 2(a) "with context").
+  CaptureRequest capture() const override {
+    CaptureRequest request = CaptureRequest::everywhere(dcpi::kFieldTuple | dcpi::kFieldAddress);
+    request.context = true;
+    return request;
+  }
   void transform(TupleSequence sequence, ValueEmitter& emit) override {
     for (const dcpi::ValueTuple& t : sequence) {
-      if (t.flags & dcpi::kTupleMemory) emit.emit(t.pc, 0, t.va);
-      if (t.flags & dcpi::kTupleFirst) emit.emit(t.pc, 1, t.ra);
+      if ((t.flags & dcpi::kTupleMemory) && (t.fields & dcpi::kFieldAddress))
+        emit.emit(t.pc, 0, t.va);
+      if ((t.flags & dcpi::kTupleFirst) && t.has_context) emit.emit(t.pc, 1, t.ra);
     }
   }
 };

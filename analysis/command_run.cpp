@@ -141,8 +141,10 @@ RunOptions parse_run_options(const ParsedOptions& options) {
     };
     if (slash == std::string::npos || !digits(values->substr(0, slash)) ||
         !digits(values->substr(slash + 1)) || std::stoul(values->substr(0, slash)) == 0 ||
-        std::stoul(values->substr(slash + 1)) == 0)
-      throw UsageError("--values takes N/k, e.g. 4/2 (N instructions every k-th interrupt)");
+        std::stoul(values->substr(0, slash)) > 64 || std::stoul(values->substr(slash + 1)) == 0 ||
+        std::stoul(values->substr(slash + 1)) > 255)
+      throw UsageError(
+          "--values takes N/k, e.g. 4/2 (N <= 64 instructions every k-th interrupt, k <= 255)");
     if (!run.profile) throw UsageError("--values needs profiling (drop --no-profile)");
     run.values = *values;
   }

@@ -17,7 +17,8 @@ enum class ControlCommand : uint32_t {
   kNewEpoch = 4,   // flush, then start a new epoch (args[0] = epoch number, 0 = next)
   kSetPeriod = 5,  // args[0] = period base, args[1] = range (cycles)
   kSetEvents = 6,  // args[0] = EventSet, args[1] = 1 to time-multiplex
-  kSetValues = 7,  // value sampling (seed 001): args[0] = N instructions (0 = off), args[1] = every k-th interrupt
+  kSetValues = 7,  // value sampling (seed 001): args[0] = N instructions (0 = off), args[1] = every
+                   // k-th interrupt
 };
 
 enum ControlStatus : int64_t {

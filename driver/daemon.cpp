@@ -190,7 +190,7 @@ void request_all(uint32_t ops) {
 // Seed 001 §3.4: interpret N instructions on every k-th interrupt; N = 0
 // goes back to the cycles variant.
 int64_t set_values(uint64_t length, uint64_t every) {
-  if (length > kMaxValueLength || every == 0 || every > 1024) return kControlBadArgument;
+  if (length > kMaxValueLength || every == 0 || every > kMaxValueEvery) return kControlBadArgument;
   value_configure(static_cast<uint32_t>(length), static_cast<uint32_t>(every));
   g_config.base_variant = length == 0 ? Variant::kCycles : Variant::kValue;
   request_all(kOpConfigure);

@@ -82,6 +82,5 @@ void set_serial_transport(bool on);
 Variant variant_of(uint32_t cpu);
 
 // Value-sampling hook calls on `cpu` (Variant::kValue).
-uint64_t value_hook_calls(uint32_t cpu);
 
 }  // namespace dcpi::driver

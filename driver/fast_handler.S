@@ -26,7 +26,15 @@
  *
  * While the table is being flushed, CpuHot::handler is
  * dcpi_entry_cycles_flushing, which is the C++ cycles handler outright.
- * The other variants (mux, value, trace) always take that way: perfframe,
+ *
+ * dcpi_entry_value (seed 001 §3.4: interpret on every k-th interrupt) counts
+ * CpuHot::value_countdown down and takes the cycles fast path on the other
+ * interrupts; on the k-th it takes the full-frame path to the C++ value
+ * handler, which records the sample, reloads, resets the countdown and runs
+ * the interpreter on the frame. While flushing it is
+ * dcpi_entry_value_flushing, the full-frame path on every interrupt.
+ *
+ * The other variants (mux, trace) always take the full-frame way: perfframe,
  * then kernel/entry.S entry_counter_full saves the complete TrapFrame and
  * calls dcpi_counter_interrupt(variant, hot, observed, frame)
  * (driver/handler.cpp), which reloads with wrperfmon and returns with rti.
@@ -200,8 +208,27 @@ bail:
 .endm
 	FULL_FRAME_VARIANT dcpi_entry_cycles_flushing, VARIANT_CYCLES
 	FULL_FRAME_VARIANT dcpi_entry_mux, VARIANT_MUX
-	FULL_FRAME_VARIANT dcpi_entry_value, VARIANT_VALUE
+	FULL_FRAME_VARIANT dcpi_entry_value_flushing, VARIANT_VALUE
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE
+
+	/* Only the k-th interrupt needs the frame and C++ (the interpreter);
+	 * the others are plain cycles samples. T (a0) is free: PAL saved it. */
+	.globl	dcpi_entry_value
+	.align	4
+	.ent	dcpi_entry_value
+dcpi_entry_value:
+	.frame	$30, 0, $31, 0
+	.prologue 0
+	ldbu	T, HOT_VALUE_COUNTDOWN(HOT)
+	subq	T, 1, T
+	ble	T, interpret
+	stb	T, HOT_VALUE_COUNTDOWN(HOT)
+	br	$31, dcpi_entry_cycles
+interpret:
+	call_pal CALL_PAL_PERFFRAME
+	lda	$16, VARIANT_VALUE($31)
+	br	$31, entry_counter_full
+	.end	dcpi_entry_value
 
 /* The per-CPU lines (driver/percpu.h), here so that their order is fixed:
  * dcpi_driver_stats starts HOT_TO_STATS bytes after dcpi_cpu_slots. */

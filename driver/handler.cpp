@@ -20,6 +20,7 @@ void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
 void dcpi_entry_cycles_flushing();
+void dcpi_entry_value_flushing();
 // dcpi_cpu_slots and dcpi_driver_stats are defined in driver/fast_handler.S,
 // adjacent (HOT_TO_STATS).
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
@@ -129,11 +130,17 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame
 
 // Seed 001 §2.1.2: the cycles path, then on every k-th interrupt the
 // interpreter runs the next N instructions of the interrupted user context
-// (driver/value_sampler.cpp), which resumes at the advanced PC.
+// (driver/value_sampler.cpp), which resumes at the advanced PC. The
+// assembly entry counts the other interrupts down; while flushing, every
+// interrupt comes here.
 void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame* frame) {
-  ++g_aux[hot.cpu].value_calls;
   record(hot, pc, hot.event);
   reload(hot);
+  if (hot.value_countdown > 1) {
+    --hot.value_countdown;
+    return;
+  }
+  hot.value_countdown = static_cast<uint8_t>(value_every(hot.cpu));
   value_sample(hot, frame);
 }
 
@@ -172,6 +179,8 @@ static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<uint32_t>(Va
 void select_entry(CpuHot& hot) {
   if (hot.flushing && hot.handler == dcpi_entry_cycles) hot.handler = dcpi_entry_cycles_flushing;
   if (!hot.flushing && hot.handler == dcpi_entry_cycles_flushing) hot.handler = dcpi_entry_cycles;
+  if (hot.flushing && hot.handler == dcpi_entry_value) hot.handler = dcpi_entry_value_flushing;
+  if (!hot.flushing && hot.handler == dcpi_entry_value_flushing) hot.handler = dcpi_entry_value;
 }
 
 void hand_off_active(CpuHot& hot, uint32_t entries) {
@@ -201,6 +210,7 @@ void apply_config(CpuHot& hot) {
   if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
   set_pid_event(hot, hot.pid, event);
   value_apply(hot.cpu);
+  hot.value_countdown = static_cast<uint8_t>(value_every(hot.cpu));
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kEntries[static_cast<uint32_t>(variant)];
   select_entry(hot);
@@ -243,9 +253,8 @@ Variant variant_of(uint32_t cpu) {
   for (uint32_t v = 0; v < static_cast<uint32_t>(Variant::kCount); ++v)
     if (cpu_hot(cpu).handler == kEntries[v]) return static_cast<Variant>(v);
   if (cpu_hot(cpu).handler == dcpi_entry_cycles_flushing) return Variant::kCycles;
+  if (cpu_hot(cpu).handler == dcpi_entry_value_flushing) return Variant::kValue;
   return Variant::kCount;
 }
-
-uint64_t value_hook_calls(uint32_t cpu) { return g_aux[cpu].value_calls; }
 
 }  // namespace dcpi::driver

@@ -18,6 +18,7 @@
 #define HOT_FLUSHING 52
 #define HOT_EVICT 55
 #define HOT_CPU 62
+#define HOT_VALUE_COUNTDOWN 63 /* interrupts until the next interpretation run */
 /* Line 1: the save area of the PAL delivery (PS, PC, a0-a2 at
  * PERF_CTX_SAVE_*) and the fast path's three scratch registers. */
 #define HOT_SAVE_R0 104

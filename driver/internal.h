@@ -44,8 +44,7 @@ struct alignas(64) CpuAux {
   uint32_t last_period;  // period drawn for the count now running (trace)
   uint32_t initialised;
   uint64_t traced;
-  uint64_t value_calls;
-  uint64_t reserved[5];
+  uint64_t reserved[6];
   PeriodObservation trace[kTraceCapacity];
 };
 

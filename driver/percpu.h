@@ -79,7 +79,7 @@ struct alignas(64) CpuHot {
   uint8_t mux_count;                  // read-only copy: events in the mux list
   uint8_t mux_events[kMaxMuxEvents];  // read-only copy of the mux list
   uint8_t cpu;
-  uint8_t spare;
+  uint8_t value_countdown;  // value variant: interrupts until the next interpretation (1: this one)
 };
 static_assert(sizeof(CpuHot) == 64, "the handler's state: one line (DCPI §4.2.2)");
 static_assert(alignof(CpuHot) == 64, "aligned to a cache line (DCPI §4.2.2)");
@@ -114,6 +114,7 @@ static_assert(offsetof(CpuHot, pid) == HOT_PID_EVENT &&
 static_assert(offsetof(CpuHot, flushing) == HOT_FLUSHING);
 static_assert(offsetof(CpuHot, evict) == HOT_EVICT);
 static_assert(offsetof(CpuHot, cpu) == HOT_CPU);
+static_assert(offsetof(CpuHot, value_countdown) == HOT_VALUE_COUNTDOWN);
 static_assert(offsetof(CpuSlot, save) + offsetof(PalSave, r0) == HOT_SAVE_R0 &&
               offsetof(CpuSlot, save) + offsetof(PalSave, r1) == HOT_SAVE_R1 &&
               offsetof(CpuSlot, save) + offsetof(PalSave, r2) == HOT_SAVE_R2);

@@ -144,7 +144,6 @@ void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config) 
   dcpi_driver_stats[cpu].cpu = cpu;
   CpuAux& aux = g_aux[cpu];
   aux.traced = 0;
-  aux.value_calls = 0;
   aux.initialised = 1;
   SampleLog& log = dcpi_sample_logs[cpu];
   log.cpu = cpu;

@@ -17,6 +17,7 @@
 #include "driver/percpu.h"
 #include "isa/interp/interpreter.h"
 #include "kernel/address_space.h"
+#include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
 #include "kernel/process.h"
 #include "kernel/traps.h"
@@ -39,7 +40,7 @@ struct alignas(64) ValueBuffer {
   uint64_t tail;  // written by the daemon
   uint64_t dropped_taken;
   uint64_t pad1[6];
-  uint32_t length, every, tick, pad2;
+  uint32_t length, every;
   ValueCapture capture;
   ValueStats stats;
   uint64_t words[kValueBufferWords];
@@ -72,8 +73,20 @@ inline uint8_t fields_of(const ValueCapture& capture, const isa::interp::Step& s
 // that is not present or not accessible stops the run (seed 001 §2.1.2).
 struct UserMemory {
   const kernel::AddressSpace* space;
-  bool load(uint64_t va, unsigned bytes, uint64_t& value) {
+  // The last page read: a run's instruction fetches are almost always on
+  // one page, so they walk the page table once (reads only; nothing in the
+  // run can change the mapping).
+  uint64_t read_page = ~uint64_t{0};
+  uint64_t read_kseg = 0;
+  uint64_t readable(uint64_t va) {
+    constexpr uint64_t kOffset = kernel::pages::kPageBytes - 1;
+    if ((va & ~kOffset) == read_page) return read_kseg + (va & kOffset);
     const uint64_t k = kernel::translate_user(*space, va, false);
+    if (k != 0) read_page = va & ~kOffset, read_kseg = k & ~kOffset;
+    return k;
+  }
+  bool load(uint64_t va, unsigned bytes, uint64_t& value) {
+    const uint64_t k = readable(va);
     if (k == 0) return false;
     switch (bytes) {
       case 1:
@@ -118,22 +131,29 @@ inline void wrusp(uint64_t value) { DCPI_CALL_PAL_2(0x38, value, 0); }
 // Whole-block copies between the trap frame's layout (kernel/traps.h) and
 // the interpreter's register file: per-register reg(n) lookups were a
 // third of the interpreter's cost. r30 (usp) and r31 are not in the frame.
-void load_integer_registers(const kernel::TrapFrame& frame, isa::interp::Context& ctx) {
-  __builtin_memcpy(&ctx.r[0], frame.r0_to_r15, sizeof frame.r0_to_r15);
+// Unrolled loads and stores: GCC would otherwise call memcpy for the blocks.
+[[gnu::optimize("no-tree-loop-distribute-patterns")]] void load_integer_registers(
+    const kernel::TrapFrame& frame, isa::interp::Context& ctx) {
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < 16; ++i) ctx.r[i] = frame.r0_to_r15[i];
   ctx.r[16] = frame.a0;
   ctx.r[17] = frame.a1;
   ctx.r[18] = frame.a2;
-  __builtin_memcpy(&ctx.r[19], frame.r19_to_r28, sizeof frame.r19_to_r28);
+#pragma GCC unroll 10
+  for (unsigned i = 0; i < 10; ++i) ctx.r[19 + i] = frame.r19_to_r28[i];
   ctx.r[29] = frame.gp;
   ctx.r[31] = 0;
 }
 
-void store_integer_registers(const isa::interp::Context& ctx, kernel::TrapFrame& frame) {
-  __builtin_memcpy(frame.r0_to_r15, &ctx.r[0], sizeof frame.r0_to_r15);
+[[gnu::optimize("no-tree-loop-distribute-patterns")]] void store_integer_registers(
+    const isa::interp::Context& ctx, kernel::TrapFrame& frame) {
+#pragma GCC unroll 16
+  for (unsigned i = 0; i < 16; ++i) frame.r0_to_r15[i] = ctx.r[i];
   frame.a0 = ctx.r[16];
   frame.a1 = ctx.r[17];
   frame.a2 = ctx.r[18];
-  __builtin_memcpy(frame.r19_to_r28, &ctx.r[19], sizeof frame.r19_to_r28);
+#pragma GCC unroll 10
+  for (unsigned i = 0; i < 10; ++i) frame.r19_to_r28[i] = ctx.r[19 + i];
   frame.gp = ctx.r[29];
 }
 
@@ -149,15 +169,14 @@ void value_set_capture(const ValueCapture& capture) { g_capture = capture; }
 void value_apply(uint32_t cpu) {
   g_values[cpu].length = g_length;
   g_values[cpu].every = g_every;
-  g_values[cpu].tick = 0;
   g_values[cpu].capture = g_capture;
   g_values[cpu].stats.cpu = cpu;
 }
 
+uint32_t value_every(uint32_t cpu) { return g_values[cpu].every; }
+
 void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
   ValueBuffer& vb = g_values[hot.cpu];
-  if (++vb.tick < vb.every) return;
-  vb.tick = 0;
   if (frame == nullptr || !(frame->ps & PS_USER_MODE)) {
     ++vb.stats.skipped_kernel;
     return;

@@ -20,10 +20,13 @@ struct CpuHot;
 inline constexpr uint32_t kDefaultValueLength = 4;
 inline constexpr uint32_t kDefaultValueEvery = 2;
 inline constexpr uint32_t kMaxValueLength = 64;
+inline constexpr uint32_t kMaxValueEvery = 255;           // CpuHot::value_countdown is a byte
 inline constexpr uint32_t kValueBufferWords = 16 * 1024;  // per CPU (128 KB)
 
-// From the value handler (IPL 6): maybe interpret, advancing `frame`.
+// From the value handler (IPL 6) on every k-th interrupt (the handler
+// counts, CpuHot::value_countdown): interpret, advancing `frame`.
 void value_sample(CpuHot& hot, kernel::TrapFrame* frame);
+uint32_t value_every(uint32_t cpu);  // k
 // Configuration (copied into each CPU's auxiliary line by apply_config).
 void value_configure(uint32_t length, uint32_t every);
 void value_set_capture(const ValueCapture& capture);  // seed 001 §2.4: what to record

@@ -20,7 +20,7 @@ const std::string_view kRunUsage =
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
-    "                [--values N/k [--values-module M.so] [--values-capture SPEC]]\n"
+    "                [--values N/k [--values-module M.so,...] [--values-capture SPEC]]\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -37,8 +37,8 @@ const std::string_view kRunUsage =
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
-    "  --values-module  a customization module plug-in (shared object) whose kinds are\n"
-    "               stored besides the built-in operand values\n"
+    "  --values-module  customization module plug-ins (shared objects, comma-separated)\n"
+    "               whose kinds are stored besides the built-in operand values\n"
     "  --values-capture  more for the interpreter to record than the modules ask for:\n"
     "               FIELDS[,XX=FIELDS...][,ctx][,reg=N], FIELDS letters of t (PC, word),\n"
     "               o (operands), r (result), a (address), l (latency), n (register N);\n"
@@ -148,7 +148,11 @@ RunOptions parse_run_options(const ParsedOptions& options) {
     if (!run.profile) throw UsageError("--values needs profiling (drop --no-profile)");
     run.values = *values;
   }
-  if (const auto module = options.value("values-module")) run.value_modules.push_back(*module);
+  if (const auto modules = options.value("values-module")) {
+    std::stringstream list(*modules);  // A.so,B.so
+    for (std::string module; std::getline(list, module, ',');)
+      if (!module.empty()) run.value_modules.push_back(module);
+  }
   if (!run.values.empty())
     run.value_capture = capture_spec_for(run, options.value("values-capture"));
   else if (options.value("values-capture"))

@@ -8,8 +8,10 @@ instruction of poly_exp that reads x ($f16, `divt $f16,$f10,$f11`) must show
 binomial over the vtot tuples seen there plus the concise sample's thinning at
 probability thld: sigma^2 = 0.09/vtot + 0.9 (1 - thld) / (thld vtot)), and the
 semi-invariant finder must list that instruction with 1.25. `dcpi db check`
-must accept the database with its .vals files, and the address plug-in
-module must have stored load/store addresses.
+must accept the database with its .vals files, the address plug-in module
+must have stored load/store addresses and return addresses (the per-run
+context), and the latency plug-in one (constant: QEMU has no caches) latency
+per load.
 
   values_mathcall.py BUILD_DIR
 """
@@ -23,6 +25,7 @@ import tempfile
 BUILD = sys.argv[1]
 DCPI = os.path.join(BUILD, "dcpi")
 MODULE = os.path.join(BUILD, "libdcpi_values_address.so")
+LATENCY = os.path.join(BUILD, "libdcpi_values_latency.so")
 IMAGES = os.path.join(BUILD, "guest")
 failures = []
 
@@ -45,7 +48,7 @@ with tempfile.TemporaryDirectory() as tmp:
     db = os.path.join(tmp, "db")
     # A shorter sampling period than the default 60K gives more tuples per PC.
     dcpi("run", "--workloads", "mathcall", "--cpus", "1", "--values", "4/2", "--period", "1024",
-         "--values-module", MODULE, "--db", db, "--quiet")
+         "--values-module", f"{MODULE},{LATENCY}", "--db", db, "--quiet")
     check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
     expect(check.returncode == 0 and "value files" in check.stdout,
            f"dcpi db check passes: {check.stdout.strip()}")
@@ -95,6 +98,25 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(len(addresses["rows"]) > 0 and
            all(v["value"].startswith("0x") for r in addresses["rows"] for v in r["values"]),
            f"the address plug-in stored load/store addresses ({len(addresses['rows'])} PCs)")
+
+    # The run context (ra once per run) went through: the address module's
+    # "ra" kind holds return addresses inside mathcall's text.
+    ras = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "ra",
+                          "--values-module", MODULE, "--json"))
+    expect(len(ras["rows"]) > 0, f"the run context reached the host ({len(ras['rows'])} PCs "
+           "with an ra hotlist)")
+
+    # Load latencies (seed 001 §3.3) through the latency plug-in, captured on
+    # load opcodes only. QEMU has no memory hierarchy: the interpreter's
+    # timed access path costs the same number of instructions every time.
+    latency = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "latency",
+                              "--images", IMAGES, "--json"))
+    seen = {v["value"] for r in latency["rows"] for v in r["values"]}
+    expect(len(latency["rows"]) > 0 and len(seen) <= 2,
+           f"load latencies are (nearly) constant under QEMU: {sorted(seen)} over "
+           f"{len(latency['rows'])} loads")
+    expect(all(r["instruction"].startswith("ld") for r in latency["rows"]),
+           "only loads carry a latency")
 
 if failures:
     print(f"{len(failures)} failure(s)")

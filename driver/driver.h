@@ -33,6 +33,10 @@ void driver_init(uint32_t cpu_count, uint32_t daemon_cpu);
 // The kernel's interprocessor-interrupt handler calls this (IPL 5) on every
 // IPI; it performs any driver request addressed to this CPU.
 void sampler_ipi();
+// On the daemon CPU's interprocessor interrupt: whether a handler asked for
+// the daemon (full overflow buffer, value buffer half full) since the last
+// call. Other IPIs (scheduler wake-ups, flush replies) need no daemon.
+bool take_daemon_signal();
 
 // One daemon pass: the control block, new load-map records, full overflow
 // buffers, and the periodic flush when it is due. Run it from the daemon's

@@ -31,6 +31,7 @@ alignas(64) dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
 namespace dcpi::driver {
 
 alignas(64) CpuAux g_aux[kMaxCpus];
+uint32_t g_daemon_signal;  // a handler asked for the daemon (signal_daemon)
 
 namespace {
 
@@ -193,8 +194,15 @@ void hand_off_active(CpuHot& hot, uint32_t entries) {
   hot.limit = hot.cursor + kBufferEntries;
   // Tell the daemon (DCPI §4.3.1: "the driver signals a full overflow
   // buffer"); it drains after an IPI round trip, so no barrier here.
-  if (g_daemon_cpu != hot.cpu) kernel::pal::wripir(g_daemon_cpu);
+  signal_daemon(hot.cpu, false);
 }
+
+void signal_daemon(uint32_t from_cpu, bool ipi_self) {
+  __atomic_store_n(&g_daemon_signal, 1, __ATOMIC_RELEASE);
+  if (ipi_self || g_daemon_cpu != from_cpu) kernel::pal::wripir(g_daemon_cpu);
+}
+
+bool take_daemon_signal() { return __atomic_exchange_n(&g_daemon_signal, 0, __ATOMIC_ACQ_REL); }
 
 uint64_t mux_code(uint16_t event) {
   return event == static_cast<uint16_t>(Event::kIssues) ? PERFMON_MUX_CTR0_ISSUES : 0;

@@ -64,6 +64,11 @@ extern CpuMailbox g_mailbox[kMaxCpus];
 extern CpuRequest g_request[kMaxCpus];
 extern CpuAux g_aux[kMaxCpus];
 extern uint32_t g_daemon_cpu;
+extern uint32_t g_daemon_signal;
+
+// From a handler (IPL 6): asks the daemon CPU to wake the daemon thread,
+// by IPI (to this CPU too if `ipi_self`: taken once the IPL drops).
+void signal_daemon(uint32_t from_cpu, bool ipi_self);
 
 inline SampleEntry* buffer_base(const CpuHot& hot, uint32_t buffer) {
   return hot.table + kTableEntries + buffer * kBufferEntries;

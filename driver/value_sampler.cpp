@@ -253,7 +253,7 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
   // as a full overflow buffer does (DCPI §4.2.2); once per crossing. On the
   // daemon CPU itself the IPI is taken when the IPL drops below 5.
   constexpr uint64_t kWakeLevel = kValueBufferWords / 2;
-  if (before - tail < kWakeLevel && head - tail >= kWakeLevel) kernel::pal::wripir(g_daemon_cpu);
+  if (before - tail < kWakeLevel && head - tail >= kWakeLevel) signal_daemon(hot.cpu, true);
 }
 
 uint32_t value_pending_words(uint32_t cpu, bool* dropped_since) {

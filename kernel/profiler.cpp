@@ -91,7 +91,9 @@ void wake() {
 }
 
 void ipi() {
-  if (pal::whami() == kDaemonCpu) wake();
+  // Only the driver's requests: wake() takes the scheduler lock, and most
+  // IPIs to this CPU are the scheduler's own.
+  if (pal::whami() == kDaemonCpu && dcpi::driver::take_daemon_signal()) wake();
 }
 
 void tick() {

@@ -238,7 +238,7 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
     if (f == 0) continue;
     const isa::interp::Step& s = steps[i];
     const uint32_t flags = (s.has_memory ? kTupleMemory : 0) | (s.load ? kTupleLoad : 0) |
-                           (s.fp_operands ? kTupleFp : 0);
+                           uint32_t{s.fp_values} << kTupleFpShift;
     put(s.pc);
     put(uint64_t{s.word} | uint64_t{flags} << 32 | uint64_t{f} << 40 | uint64_t{i} << 48);
     if (f & kFieldOperands) put(s.a), put(s.b);

@@ -78,11 +78,14 @@ struct ValueRunHeader {
 static_assert(sizeof(ValueRunHeader) == 8);
 
 enum ValueTupleFlags : uint8_t {
-  kTupleMemory = 1u << 0,  // the instruction accessed memory
-  kTupleLoad = 1u << 1,    // the access was a load
-  kTupleFp = 1u << 2,      // a, b, result are FP register images (print as FP)
-  kTupleFirst = 1u << 3,   // decoded form: first tuple of its run
+  kTupleMemory = 1u << 0,    // the instruction accessed memory
+  kTupleLoad = 1u << 1,      // the access was a load
+  kTupleFirst = 1u << 3,     // decoded form: first tuple of its run
+  kTupleFpA = 1u << 4,       // a is an FP register image (print as FP)
+  kTupleFpB = 1u << 5,       // b is
+  kTupleFpResult = 1u << 6,  // result is
 };
+inline constexpr uint32_t kTupleFpShift = 4;  // isa::interp::Step::fp_values << this
 
 // One tuple: this head, then field_words(fields) quadwords, in ValueField
 // bit order (a, b | result | va | latency | register). 16 bytes.

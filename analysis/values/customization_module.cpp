@@ -71,12 +71,14 @@ class OperandModule final : public CustomizationModule {
     return CaptureRequest::everywhere(kFieldTuple | kFieldOperands | kFieldResult);
   }
   void transform(TupleSequence sequence, ValueEmitter& emit) override {
+    // Each value under its FP kind only if it is an FP register image: an
+    // FP load's base register is an integer, a cvttq's result too.
     for (const ValueTuple& t : sequence) {
-      const uint32_t base = (t.flags & kTupleFp) ? kFpResult : kResult;
-      if (t.fields & kFieldResult) emit.emit(t.pc, base + 0, t.result);
+      if (t.fields & kFieldResult)
+        emit.emit(t.pc, (t.flags & kTupleFpResult) ? kFpResult : kResult, t.result);
       if (t.fields & kFieldOperands) {
-        emit.emit(t.pc, base + 1, t.a);
-        emit.emit(t.pc, base + 2, t.b);
+        emit.emit(t.pc, (t.flags & kTupleFpA) ? kFpA : kA, t.a);
+        emit.emit(t.pc, (t.flags & kTupleFpB) ? kFpB : kB, t.b);
       }
     }
   }

@@ -6,7 +6,8 @@ namespace dcpi::values {
 namespace {
 
 constexpr uint32_t kMaxRunLength = 64;  // the guest's kMaxValueLength
-constexpr uint8_t kKnownTupleFlags = kTupleMemory | kTupleLoad | kTupleFp;
+constexpr uint8_t kKnownTupleFlags =
+    kTupleMemory | kTupleLoad | kTupleFpA | kTupleFpB | kTupleFpResult;
 
 class WordReader {
  public:

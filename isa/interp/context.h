@@ -35,19 +35,23 @@ enum class Stop : uint8_t {
 
 // One interpreted instruction, for the tuples (seed 001 §2.4): the operand
 // values it read, the value it produced, the memory address it touched.
+// Step::fp_values bits: the values to print as floating point (seed 001
+// §2.4) -- for an FP load only the result, for a cvt only one side.
+inline constexpr uint8_t kFpA = 1, kFpB = 2, kFpResult = 4;
+
 struct Step {
   uint64_t pc;
   uint32_t word;
   uint8_t opcode;
   bool has_memory;  // va is meaningful
   bool load;
-  bool fp_operands;  // a/b/result are FP register images
-  uint64_t a;        // Ra/Fa value read (0 if none)
-  uint64_t b;        // Rb/Fb value or literal (0 if none)
-  uint64_t result;   // value written (register) or stored (memory)
-  uint64_t va;       // effective address of a load/store
-  uint64_t latency;  // cycle-counter delta around the access (0 on the host)
-  uint64_t named;    // the run's named register before the instruction (seed 001 §2.4)
+  uint8_t fp_values;  // which of a (kFpA), b (kFpB), result (kFpResult) are FP register images
+  uint64_t a;         // Ra/Fa value read (0 if none)
+  uint64_t b;         // Rb/Fb value or literal (0 if none)
+  uint64_t result;    // value written (register) or stored (memory)
+  uint64_t va;        // effective address of a load/store
+  uint64_t latency;   // cycle-counter delta around the access (0 on the host)
+  uint64_t named;     // the run's named register before the instruction (seed 001 §2.4)
 };
 
 }  // namespace dcpi::isa::interp

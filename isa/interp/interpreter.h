@@ -198,7 +198,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
   auto set_fp = [&](uint64_t v) {
     write_fp = in.rc;
     value = v;
-    out.fp_operands = true;
+    out.fp_values = kFpA | kFpB | kFpResult;
     out.a = fa;
     out.b = fb;
   };
@@ -263,7 +263,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
         if (in.operation == Operation::kLds)
           v = fp::s_register_from_float32(static_cast<uint32_t>(v));
         write_fp = in.ra;
-        out.fp_operands = true;
+        out.fp_values = kFpResult;  // a is the destination, b the integer base
       } else {
         write_int = in.ra;
       }
@@ -285,7 +285,8 @@ Stop step(Context& c, Memory& mem, Step& out) {
       if (in.operation == Operation::kSts) v = fp::float32_from_s_register(fa);
       if (in.operation == Operation::kStt) v = fa;
       if (in.operation == Operation::kSts || in.operation == Operation::kStt) {
-        out.fp_operands = true;
+        out.fp_values = kFpA | kFpResult;  // Fa and the value stored; b is the integer base
+        out.a = fa;
         c.fp_touched = true;
       }
       const uint64_t t0 = mem.cycles();
@@ -623,21 +624,23 @@ Stop step(Context& c, Memory& mem, Step& out) {
       set_fp(fp::s_register_from_float32(static_cast<uint32_t>(ra)));
       write_fp = in.rc;
       out.a = ra;
+      out.fp_values = kFpResult;
       break;
     case Operation::kItoft:
       set_fp(ra);
       out.a = ra;
+      out.fp_values = kFpResult;
       break;
     case Operation::kFtoit:
       set_int(fa);
-      out.fp_operands = true;
+      out.fp_values = kFpA;
       out.a = fa;
       c.fp_touched = true;
       break;
     case Operation::kFtois: {
       const uint32_t s = fp::float32_from_s_register(fa);
       set_int(sext32(s));
-      out.fp_operands = true;
+      out.fp_values = kFpA;
       out.a = fa;
       c.fp_touched = true;
       break;
@@ -739,6 +742,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
       uint32_t flags = 0;
       const uint64_t r = fp::t_to_int(rounding(in, c.fpcr), fb, flags);
       if (const Stop st = fp_finish(flags, r, true); st != Stop::kNone) return st;
+      out.fp_values = kFpB;  // the result is a quadword integer in Fc
       break;
     }
     case Operation::kCvtqs:
@@ -753,6 +757,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
         r = fp::s_register_from_float32(static_cast<uint32_t>(fp::from_int(fp::kS, rm, fb, flags)));
       }
       if (const Stop st = fp_finish(flags, r, (in.fp_trap & 2) != 0); st != Stop::kNone) return st;
+      out.fp_values = kFpResult;  // Fb holds a quadword integer
       break;
     }
 
@@ -760,6 +765,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
     case Operation::kCvtlq:
       set_fp((static_cast<uint64_t>(static_cast<int64_t>(fb) >> 32) & ~uint64_t{0x3fffffff}) |
              ((fb >> 29) & 0x3fffffff));
+      out.fp_values = 0;  // integer formats in FP registers
       break;
     case Operation::kCvtql:
     case Operation::kCvtqlV:
@@ -777,6 +783,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
         new_fpcr = c.fpcr | uint64_t{flags} << kFpcrStatusShift;
       }
       set_fp(r);
+      out.fp_values = 0;  // integer formats in FP registers
       break;
     }
     case Operation::kCpys:
@@ -791,7 +798,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
     case Operation::kMtFpcr:
       write_fpcr = true;
       new_fpcr = fa & 0xffffffff00000000ull;  // QEMU keeps FPCR<63:32> only
-      out.fp_operands = true;
+      out.fp_values = 0;                      // FPCR bits, not numbers
       out.a = fa;
       out.result = new_fpcr;
       c.fp_touched = true;
@@ -799,7 +806,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
     case Operation::kMfFpcr:
       write_fp = in.ra;
       value = c.fpcr;
-      out.fp_operands = true;
+      out.fp_values = 0;  // FPCR bits, not numbers
       break;
     case Operation::kFcmoveq:
     case Operation::kFcmovne:
@@ -883,7 +890,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
     case Operation::kFbgt: {
       static constexpr unsigned kCond[] = {0, 0, 1, 2, 0, 3, 4, 5};  // by opcode & 7
       const bool taken = fp_condition(kCond[in.opcode & 7], fa);
-      out.fp_operands = true;
+      out.fp_values = kFpA;  // the result is taken/untaken
       out.a = fa;
       out.result = taken;
       c.fp_touched = true;

@@ -118,6 +118,17 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(all(r["instruction"].startswith("ld") for r in latency["rows"]),
            "only loads carry a latency")
 
+    # FP loads and stores: the base register is an integer (kind b, hex),
+    # never printed as a double (fp_b).
+    fp_b = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "fp_b",
+                           "--images", IMAGES, "--limit", "100000", "--json"))
+    int_b = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "b",
+                            "--images", IMAGES, "--limit", "100000", "--json"))
+    fp_memory = ("ldt", "lds", "stt", "sts")
+    expect(not any(r["instruction"].startswith(fp_memory) for r in fp_b["rows"]) and
+           any(r["instruction"].startswith(fp_memory) for r in int_b["rows"]),
+           "FP loads/stores keep their integer base register out of the FP kinds")
+
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -144,7 +144,8 @@ ValueTuple tuple(uint64_t pc, uint8_t index, uint64_t a, bool fp) {
   t.pc = pc;
   t.pid = 3;
   t.index = index;
-  t.flags = static_cast<uint8_t>((index == 0 ? kTupleFirst : 0) | (fp ? kTupleFp : 0));
+  t.flags = static_cast<uint8_t>((index == 0 ? kTupleFirst : 0) |
+                                 (fp ? kTupleFpA | kTupleFpB | kTupleFpResult : 0));
   t.fields = kFieldTuple | kFieldOperands | kFieldResult;
   t.a = a;
   t.b = 2;

@@ -70,7 +70,8 @@ PayloadEncoder two_runs() {
           .latency = 5,
           .named = 9}},
         context);
-  e.run(8, 1, 2, {{.pc = 0x3000, .flags = kTupleFp, .fields = kFieldTuple, .index = 0}});
+  e.run(8, 1, 2,
+        {{.pc = 0x3000, .flags = kTupleFpA | kTupleFpResult, .fields = kFieldTuple, .index = 0}});
   return e;
 }
 

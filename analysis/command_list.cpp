@@ -39,8 +39,9 @@ namespace {
 // frequent values associated with each instruction").
 class ValueAnnotations {
  public:
-  ValueAnnotations(const ProfileDatabase& db, bool enabled) {
-    if (enabled) kinds_ = load_value_hotlists(db, std::nullopt, {});
+  ValueAnnotations(const ProfileDatabase& db, bool enabled,
+                   const std::optional<std::vector<uint64_t>>& epochs) {
+    if (enabled) kinds_ = load_value_hotlists(db, std::nullopt, {}, epochs);
   }
   bool enabled() const { return !kinds_.empty(); }
   struct Best {
@@ -206,10 +207,11 @@ int run_list_command(const std::vector<std::string>& arguments) {
   const ProfileDatabase database = ProfileDatabase::open(options.required("db"));
   const std::string name = options.required("procedure");
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
-  const SampleSet samples = load_samples(database, parse_sample_filter(options));
+  const SampleFilter filter = parse_sample_filter(options);
+  const SampleSet samples = load_samples(database, filter);
   std::vector<std::string> warnings;
   const auto listings = list_procedure(samples, resolver, name, nullptr, warnings);
-  const ValueAnnotations values(database, options.flag("values"));
+  const ValueAnnotations values(database, options.flag("values"), filter.epochs);
   if (options.flag("values") && !values.enabled())
     warnings.push_back("no value samples in the database (run with dcpi run --values N/k)");
   if (options.flag("json")) {

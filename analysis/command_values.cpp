@@ -22,7 +22,8 @@ namespace dcpi {
 
 const std::string_view kValuesUsage =
     "usage: dcpi values --db DIR [--image NAME] [--procedure NAME] [--images DIR[:DIR...]]\n"
-    "                   [--kind K[,K...]] [--top N] [--values-module M.so] [--json]\n"
+    "                   [--kind K[,K...]] [--epoch N[,N...]|all] [--top N] [--values-module M.so]\n"
+    "                   [--json]\n"
     "       dcpi values --db DIR --invariant [--min-samples N] [--threshold F] [--image NAME]\n"
     "                   [--kind K[,K...]] [--limit N] [--json]\n"
     "\n"
@@ -32,6 +33,7 @@ const std::string_view kValuesUsage =
     "share of vtot. Kinds of the built-in module: result, a, b (integer) and\n"
     "fp_result, fp_a, fp_b (FP instructions, printed as doubles).\n"
     "  --image       only this image (display name such as mathcall, or guest path)\n"
+    "  --epoch       merge only these epochs (default: all)\n"
     "  --procedure   only instructions of this procedure (needs --images)\n"
     "  --images      directories holding the ELF files (names and disassembly)\n"
     "  --top         values shown per row in text output (default 4; JSON has all)\n"
@@ -174,12 +176,17 @@ void text_rows(const std::vector<Row>& rows, Symbols& symbols, const Formatter& 
 }  // namespace
 
 int run_values_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments, {{"db", "image", "procedure", "images", "kind", "top",
-                                           "min-samples", "threshold", "limit", "values-module"},
-                                          {"json", "invariant"}});
+  const ParsedOptions options(
+      arguments, {{"db", "image", "procedure", "images", "kind", "top", "min-samples", "threshold",
+                   "limit", "values-module", "epoch"},
+                  {"json", "invariant"}});
   const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
   const std::vector<std::string> kinds = split(options.value("kind").value_or(""));
-  const std::vector<MergedKind> merged = load_value_hotlists(db, options.value("image"), kinds);
+  std::optional<std::vector<uint64_t>> epochs;
+  if (const auto epoch = options.value("epoch"); epoch && *epoch != "all")
+    epochs = parse_number_list(*epoch, "epoch");
+  const std::vector<MergedKind> merged =
+      load_value_hotlists(db, options.value("image"), kinds, epochs);
   Symbols symbols{
       ImageResolver(ImageResolver::parse_search_path(options.value("images").value_or(""))), {}};
   const Formatter format(options.value("values-module")

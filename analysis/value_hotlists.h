@@ -17,11 +17,13 @@ struct MergedKind {
   std::vector<values::PcHotlist> hotlists;
 };
 
-// Every (image, kind) of the database, merged over all epochs; `image` (a
-// display name or guest path) and `kinds` (empty: all) filter.
+// Every (image, kind) of the database, merged over `epochs` (nullopt: all;
+// an epoch the database lacks is an error); `image` (a display name or guest
+// path) and `kinds` (empty: all) filter.
 std::vector<MergedKind> load_value_hotlists(const ProfileDatabase& db,
                                             const std::optional<std::string>& image,
-                                            const std::vector<std::string>& kinds);
+                                            const std::vector<std::string>& kinds,
+                                            const std::optional<std::vector<uint64_t>>& epochs);
 
 // A hotlist's values by decreasing count.
 std::vector<values::HotValue> values_by_count(const values::PcHotlist& list);

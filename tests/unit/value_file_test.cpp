@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "analysis/value_hotlists.h"
 #include "analysis/values/concise_sample.h"
 #include "analysis/values/customization_module.h"
 #include "analysis/values/value_reducer.h"
@@ -210,6 +211,31 @@ TEST(ValueFileWriter, MergesUpdatesAndCheckPasses) {
   EXPECT_EQ(file.info.seen_total, seen);
   EXPECT_EQ(file.hotlists.size(), 40u);
   for (const PcHotlist& list : file.hotlists) EXPECT_LE(list.values.size(), kHotlistCapacity);
+  fs::remove_all(dir);
+}
+
+TEST(ValueHotlists, EpochSelection) {
+  const fs::path dir = fs::temp_directory_path() / ("dcpi_epochs_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const ValueFileInfo info = sample_info();
+  {
+    ProfileDatabaseWriter writer(dir);
+    writer.merge_values(1, info, sample_hotlists(4));
+    writer.merge_values(2, info, sample_hotlists(5));
+  }
+  auto seen = [](const std::vector<PcHotlist>& lists) {
+    uint64_t n = 0;
+    for (const PcHotlist& list : lists) n += list.seen;
+    return n;
+  };
+  const ProfileDatabase db = ProfileDatabase::open(dir);
+  auto loaded = [&](std::optional<std::vector<uint64_t>> epochs) {
+    const auto merged = load_value_hotlists(db, std::nullopt, {"fp_a"}, epochs);
+    return merged.size() == 1 ? seen(merged[0].hotlists) : 0;
+  };
+  EXPECT_EQ(loaded(std::vector<uint64_t>{2}), seen(sample_hotlists(5)));
+  EXPECT_EQ(loaded(std::nullopt), seen(sample_hotlists(4)) + seen(sample_hotlists(5)));
+  EXPECT_THROW(loaded(std::vector<uint64_t>{3}), std::runtime_error);
   fs::remove_all(dir);
 }
 

@@ -119,7 +119,7 @@ class CulpritFinder {
   std::vector<CulpritCandidate> loads_feeding(BlockId b, size_t i) const {
     std::vector<CulpritCandidate> result;
     const InstructionRecord& me = insn(b, i);
-    for (const auto& source : {me.source_a, me.source_b}) {
+    for (const auto& source : {me.source_a, me.source_b, me.source_c}) {
       if (!source || source->reg.is_zero()) continue;
       std::optional<size_t> producer;
       for (size_t k = i; k-- > 0;) {

@@ -142,7 +142,7 @@ class BlockScheduler {
         r.binding = reason;
       }
     };
-    for (const auto& source : {insn.source_a, insn.source_b}) {
+    for (const auto& source : {insn.source_a, insn.source_b, insn.source_c}) {
       if (!source || source->reg.is_zero()) continue;
       const size_t p = producer_[register_slot(source->reg)];
       if (p == kNoProducer) continue;  // produced before the block: assumed ready

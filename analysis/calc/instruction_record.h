@@ -82,7 +82,10 @@ struct InstructionRecord {
   IssueClass issue_class = IssueClass::kIntAdd;
   std::optional<SourceOperand> source_a;  // read from Ra (or Fa)
   std::optional<SourceOperand> source_b;  // read from Rb (or Fb); literals are not registers
-  std::optional<Register> destination;    // written (Ra for loads/lda/br/jsr, Rc for operates)
+  // Read from Rc (or Fc): a conditional move that does not move keeps the old
+  // value, so the destination is also a source (a dependency on its producer).
+  std::optional<SourceOperand> source_c;
+  std::optional<Register> destination;  // written (Ra for loads/lda/br/jsr, Rc for operates)
   ControlFlow control_flow = ControlFlow::kNone;
   std::optional<uint64_t> branch_target;  // for direct branches and bsr
 };

@@ -168,6 +168,8 @@ void fill_operands(const isa::Instruction& in, InstructionRecord& r) {
     case Shape::kMiscNone:
       break;
   }
+  if (kind == Kind::kIntegerConditionalMove) r.source_c = source(in.rc, false, OperandField::kRc);
+  if (kind == Kind::kFpConditionalMove) r.source_c = source(in.rc, true, OperandField::kRc);
 }
 
 constexpr uint32_t kPalHalt = 0x0000;

@@ -88,6 +88,31 @@ TEST(CalcIsaAdapter, OperandsAndControlFlowOfOtherFormats) {
   EXPECT_EQ(neg.source_b->reg, int_register(2));
 }
 
+TEST(CalcIsaAdapter, ConditionalMovesReadTheirDestination) {
+  // cmoveq t0, t1, t2 and fcmoveq $f1, $f2, $f3 (encodings checked with objdump):
+  // when the move does not happen Rc keeps its value, so Rc is a source.
+  const InstructionRecord cmov = decode_record(0x44220483, 0x1000);
+  ASSERT_TRUE(cmov.source_c.has_value());
+  EXPECT_EQ(cmov.source_c->reg, int_register(3));
+  EXPECT_EQ(cmov.source_c->field, OperandField::kRc);
+  EXPECT_EQ(cmov.destination, int_register(3));
+  const InstructionRecord fcmov = decode_record(0x5c220543, 0x1004);
+  ASSERT_TRUE(fcmov.source_c.has_value());
+  EXPECT_EQ(fcmov.source_c->reg, fp_register(3));
+  EXPECT_FALSE(decode_record(0x4ca60003, 0x1008).source_c.has_value());  // mull: no
+  // mull t4, t5, t2 then cmoveq t0, t1, t2: the cmov waits for the multiply
+  // through Rc (EV5: 8 cycles for mull), and the stall names Rc.
+  const std::vector<InstructionRecord> block = {decode_record(0x4ca60003, 0x2000),
+                                                decode_record(0x44220483, 0x2004)};
+  const BlockSchedule s = Ev5Model().schedule_block(block);
+  EXPECT_EQ(s.instructions[1].issue_cycle, 8u);
+  bool rc_stall = false;
+  for (const StaticStall& stall : s.instructions[1].stalls)
+    rc_stall |=
+        stall.reason == StaticStallReason::kDependency && stall.operand == OperandField::kRc;
+  EXPECT_TRUE(rc_stall);
+}
+
 TEST(CalcIsaAdapter, JumpTablesAreMarkedTailCallsLeaveLdgpGivesASecondEntry) {
   const std::string elf = dcpi::testing::fixture_path("copy_fig2.elf");
   if (elf.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";

@@ -314,6 +314,8 @@ static_assert(kDecodeTables.complete,
         return in;
       }
       break;
+    default:
+      __builtin_unreachable();  // the format table holds Format values only
   }
   if (op == Operation::kInvalid) {
     in.format = Format::kInvalid;

@@ -2,7 +2,9 @@
 // a linear scan over the op_list.h rows of its opcode comparing function
 // fields and FP qualifier masks. Kept verbatim (names aside) as the oracle of
 // isa_decode_test.cpp, which requires decode() to agree with it on every
-// field for every word in both decode modes.
+// field for every word in both decode modes. New op_list.h rows reach both
+// through kOperations; a new Qualifiers value or a deliberate change to what
+// decode does with the fields must be made in both.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // decode() against the linear-scan decoder it replaced (isa_decode_reference.h):
 // every field of the decoded Instruction must agree, in both decode modes, on
-// every opcode x every value of the low 16 bits (all function, qualifier,
-// hint and displacement-function fields) x a grid of Ra/Rb values, and on
+// every opcode x every value of the low 16 bits (every function and qualifier
+// field, the low bits of displacements and hints) x a grid of Ra/Rb values, and on
 // random words. IsaDecodeTable.DISABLED_AllWords covers all 2^32 words; run it
 // with --gtest_also_run_disabled_tests after changing decode.h or op_list.h.
 #include <gtest/gtest.h>

@@ -13,7 +13,75 @@ namespace dcpi {
 namespace fs = std::filesystem;
 
 double default_mean_period() {
-  return driver::kDefaultPeriodBase + (driver::kDefaultPeriodRange - 1) / 2.0;
+  return mean_period(driver::kDefaultPeriodBase, driver::kDefaultPeriodRange);
+}
+
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option) {
+  if (option) return {.mean = *option, .source = "option", .description = "--period", .notes = {}};
+  const SamplingPeriod fallback{driver::kDefaultPeriodBase, driver::kDefaultPeriodRange, false};
+  // Only epochs where the image has samples weigh in (all of them if none has).
+  std::vector<EpochPeriod> used;
+  for (const EpochPeriod& e : epochs)
+    if (e.samples > 0) used.push_back(e);
+  if (used.empty()) used = epochs;
+
+  std::string unknown, changed, periods;
+  std::optional<SamplingPeriod> common;
+  bool several = false;
+  double weighted = 0, weight = 0;
+  for (const EpochPeriod& e : used) {
+    const std::string epoch = std::to_string(e.epoch);
+    if (!e.period.known()) {
+      unknown += (unknown.empty() ? "" : ", ") + epoch;
+    } else {
+      periods +=
+          (periods.empty() ? "epoch " : "; epoch ") + epoch + " " + period_interval_text(e.period);
+      if (e.period.changed)
+        changed += (changed.empty() ? "" : ", ") + epoch + " (periods in " +
+                   period_interval_text(e.period) + ")";
+      if (common && *common != e.period) several = true;
+      if (!common) common = e.period;
+    }
+    const double mean = e.period.known() ? e.period.mean() : fallback.mean();
+    weighted += mean * std::max(e.samples, 0.0);
+    weight += std::max(e.samples, 0.0);
+  }
+  PeriodChoice choice;
+  const std::string default_text = period_interval_text(fallback);
+  if (!common) {
+    choice.mean = fallback.mean();
+    choice.source = "default";
+    choice.description = "driver default " + default_text + ", not recorded";
+    choice.notes.push_back(
+        "the database does not record the sampling period (written before it "
+        "was); the driver's default " +
+        default_text + " is assumed: give --period if the run used another");
+    return choice;
+  }
+  if (unknown.empty() && !several && !common->changed) {
+    choice.mean = common->mean();
+    choice.source = "recorded";
+    choice.description = "recorded " + period_interval_text(*common);
+    return choice;
+  }
+  choice.mean = weight > 0 ? weighted / weight : common->mean();
+  choice.source = "mixed";
+  choice.description = several || !unknown.empty()
+                           ? "epochs' periods weighted by the image's samples"
+                           : "middle of " + period_interval_text(*common) + ": the period changed";
+  if (several || !unknown.empty())
+    choice.notes.push_back("the epochs were sampled with different periods (" + periods +
+                           "): F x period uses their means weighted by the image's samples");
+  if (!unknown.empty())
+    choice.notes.push_back("epoch(s) " + unknown +
+                           " do not record the period: the driver's default " + default_text +
+                           " is assumed for them");
+  if (!changed.empty())
+    choice.notes.push_back("the period changed during epoch(s) " + changed +
+                           ": the middle of that interval is only a guess; analyse one epoch "
+                           "with one period or give --period");
+  return choice;
 }
 
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {
@@ -68,6 +136,9 @@ CalcContext calc_context(const CalcInputs& inputs) {
                      .db_image = inputs.samples.identity.path,
                      .epochs = inputs.epochs_text,
                      .period = inputs.period,
+                     .period_description = inputs.period_choice.description,
+                     .period_source = inputs.period_choice.source,
+                     .period_notes = inputs.period_choice.notes,
                      .cpus = inputs.samples.cpus,
                      .qemu_model = inputs.qemu_model};
 }
@@ -100,7 +171,11 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
   std::set<uint32_t> cpus;
   bool found = false;
   for (uint64_t epoch : epochs) {
-    for (const auto& [cpu, stats] : db.epoch_metadata(epoch).cpu_stats) cpus.insert(cpu);
+    const EpochMetadata metadata = db.epoch_metadata(epoch);
+    for (const auto& [cpu, stats] : metadata.cpu_stats) cpus.insert(cpu);
+    EpochPeriod& period = samples.periods.emplace_back();
+    period.epoch = epoch;
+    period.period = metadata.period;
     for (const ProfileInfo& info : db.profiles(epoch)) {
       if (info.image.unknown || info.event_name != "cycles") continue;
       const bool match = code ? same_image(info.image, *code) : names_image(info.image, image);
@@ -113,6 +188,7 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
       for (const ProfileRow& row : db.read_profile(info).rows) {
         samples.cycles[row.address] += static_cast<double>(row.count);
         samples.total += static_cast<double>(row.count);
+        period.samples += static_cast<double>(row.count);
       }
     }
   }
@@ -133,12 +209,14 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
   CalcInputs inputs{.code = std::move(*code),
                     .samples = std::move(samples),
                     .model = make_model(model_name),
-                    .qemu_model = model_name == "qemu",
-                    .period = default_mean_period()};
+                    .qemu_model = model_name == "qemu"};
+  std::optional<double> period_option;
   if (const auto p = options.value("period")) {
-    inputs.period = std::stod(*p);
-    if (!(inputs.period > 0)) throw UsageError("--period must be a positive number of cycles");
+    period_option = std::stod(*p);
+    if (!(*period_option > 0)) throw UsageError("--period must be a positive number of cycles");
   }
+  inputs.period_choice = choose_mean_period(inputs.samples.periods, period_option);
+  inputs.period = inputs.period_choice.mean;
   std::string list;
   for (uint64_t e : epochs) list += (list.empty() ? "" : ", ") + std::to_string(e);
   inputs.epochs_text = options.value("epoch") ? list : "all (" + list + ")";

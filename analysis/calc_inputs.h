@@ -20,12 +20,33 @@ namespace dcpi {
 // driver/sampler.h: periods uniform in [base, base + range), mean base + (range − 1)/2.
 double default_mean_period();
 
+// The mean sampling period F × period uses (docs/calc.md): --period if given,
+// else what the database recorded for the analysed epochs.
+struct EpochPeriod {
+  uint64_t epoch = 0;
+  SamplingPeriod period;  // from epoch.meta; unknown in databases from before it was recorded
+  double samples = 0;     // the image's CYCLES samples in this epoch
+};
+struct PeriodChoice {
+  double mean = 0;
+  // "option" (--period), "recorded" (one period in every epoch with samples),
+  // "mixed" (several periods, a period change within an epoch, or epochs that
+  // do not record theirs: the epochs' means weighted by the image's samples in
+  // each), "default" (nothing recorded: the driver's default).
+  std::string source;
+  std::string description;         // for the header: "recorded [8192, 9216)", ...
+  std::vector<std::string> notes;  // what the user should know (changed, unknown, mixed)
+};
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option);
+
 struct ImageSamples {
-  ImageIdentity identity;         // the image in the database
-  std::vector<uint64_t> epochs;   // epochs read
-  calc::SamplesByAddress cycles;  // CYCLES samples per ELF address, all PIDs and CPUs
-  double total = 0;               // in the image
-  size_t cpus = 0;                // CPUs with driver statistics in those epochs
+  ImageIdentity identity;            // the image in the database
+  std::vector<uint64_t> epochs;      // epochs read
+  calc::SamplesByAddress cycles;     // CYCLES samples per ELF address, all PIDs and CPUs
+  double total = 0;                  // in the image
+  size_t cpus = 0;                   // CPUs with driver statistics in those epochs
+  std::vector<EpochPeriod> periods;  // per epoch read: its recorded period and the image's samples
 };
 
 struct CalcInputs {
@@ -34,6 +55,7 @@ struct CalcInputs {
   std::unique_ptr<calc::ProcessorModel> model;
   bool qemu_model = true;
   double period = 0;
+  PeriodChoice period_choice;
   std::string epochs_text;
 };
 

@@ -117,8 +117,10 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
   out << "\nmodel:  " << model << "\nepochs: " << context.epochs << "; mean sampling period "
       << fixed(context.period, 1) << " cycles";
+  if (!context.period_description.empty()) out << " (" << context.period_description << ")";
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
+  for (const std::string& note : context.period_notes) out << "note:   " << note << '\n';
   if (context.qemu_model && context.cpus > 1)
     out << "note:   " << context.cpus
         << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
@@ -233,7 +235,12 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
       << (report.model_has_dynamic_stalls ? "true" : "false")
       << ",\n  \"note\": " << json_quote(report.no_dynamic_stalls_note)
       << ",\n  \"epochs\": " << json_quote(context.epochs)
-      << ",\n  \"period\": " << json_number(context.period) << ",\n  \"cpus\": " << context.cpus
+      << ",\n  \"period\": " << json_number(context.period)
+      << ",\n  \"period_source\": " << json_quote(context.period_source)
+      << ",\n  \"period_notes\": [";
+  for (size_t k = 0; k < context.period_notes.size(); ++k)
+    out << (k ? ", " : "") << json_quote(context.period_notes[k]);
+  out << "],\n  \"cpus\": " << context.cpus
       << ",\n  \"missing_edges\": " << (report.missing_edges ? "true" : "false")
       << ",\n  \"indirect_jumps\": [";
   for (size_t k = 0; k < report.indirect_jumps.size(); ++k) {

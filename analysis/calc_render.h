@@ -15,11 +15,14 @@ namespace dcpi {
 
 // Where the numbers came from, for the header.
 struct CalcContext {
-  std::string image;     // the ELF file analysed
-  std::string db_image;  // the image's path in the profile database
-  std::string epochs;    // "all (1, 2)" or "3"
-  double period = 0;     // mean sampling period in cycles
-  size_t cpus = 0;       // CPUs that reported driver statistics; 0 if unknown
+  std::string image;                      // the ELF file analysed
+  std::string db_image;                   // the image's path in the profile database
+  std::string epochs;                     // "all (1, 2)" or "3"
+  double period = 0;                      // mean sampling period in cycles
+  std::string period_description;         // where it came from ("recorded [8192, 9216)", ...)
+  std::string period_source;              // PeriodChoice::source (calc_inputs.h)
+  std::vector<std::string> period_notes;  // printed as note: lines
+  size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
   bool qemu_model = true;
 };
 

@@ -29,7 +29,8 @@ const std::string_view kCalcUsage =
     "  --model      qemu (default: QEMU under -icount retires one instruction per cycle\n"
     "               and never stalls) or ev5 (the 21164 of the paper)\n"
     "  --epoch      one epoch (default: all epochs together)\n"
-    "  --period     mean sampling period in cycles (default: the driver's, 63487.5)\n"
+    "  --period     mean sampling period in cycles (default: the one the database recorded\n"
+    "               for the epochs; the driver's default 63487.5 if it recorded none)\n"
     "  --mode       pal decodes PALcode (hw_* instructions); default: by file name\n"
     "  --json       machine-readable output\n";
 

@@ -118,7 +118,7 @@ int show_database(const fs::path& directory) {
     std::cout << "epoch " << epoch << ": " << meta.samples << " samples (" << meta.unknown_samples
               << " unknown), " << meta.entries << " entries, " << meta.records << " records, "
               << meta.records_rejected << " rejected, " << meta.records_lost << " lost, "
-              << meta.updates << " updates\n";
+              << meta.updates << " updates, period " << to_string(meta.period) << '\n';
     for (const ProfileInfo& info : db.profiles(epoch))
       std::cout << "  " << info.event_name << ' ' << info.image.path
                 << (info.image.build_id.empty() ? "" : " [" + info.image.build_id + "]") << ": "

@@ -98,7 +98,9 @@ int run_score_command(const std::vector<std::string>& arguments) {
   if (options.flag("json")) {
     std::cout << "{\"image\": " << json_quote(context.image)
               << ", \"model\": " << json_quote(inputs.model->name())
-              << ", \"period\": " << inputs.period << ", \"procedures\": " << procedures.size()
+              << ", \"period\": " << inputs.period
+              << ", \"period_source\": " << json_quote(inputs.period_choice.source)
+              << ", \"procedures\": " << procedures.size()
               << ", \"instructions_scored\": " << instructions.size()
               << ", \"edges_scored\": " << edges.size() << ",\n \"instructions\": ";
     print_histogram_json(by_samples, std::cout);

@@ -27,7 +27,7 @@ void print_text(const VariationReport& report, std::optional<uint64_t> limit, st
   out << "Number of samples of type " << report.event << '\n';
   for (size_t s = 0; s < report.sets.size(); ++s)
     out << "set " << s + 1 << " (" << report.sets[s].label << ") = " << report.sets[s].samples
-        << '\n';
+        << "  period " << periods_text(report.sets[s].periods) << '\n';
   out << "TOTAL: " << report.total
       << "\n\nStatistics using the sample counts for each procedure from " << report.sets.size()
       << " sample set(s)\n\n";
@@ -56,8 +56,22 @@ void print_json(const VariationReport& report, std::optional<uint64_t> limit, st
   JsonWriter json(out);
   json.begin_object().field("event", report.event).field("total", report.total);
   json.key("sets").begin_array();
-  for (const SetTotal& set : report.sets)
-    json.begin_object().field("label", set.label).field("samples", set.samples).end_object();
+  for (const SetTotal& set : report.sets) {
+    json.begin_object().field("label", set.label).field("samples", set.samples);
+    // Per epoch of the set: its sampling period (docs/profile-db.md epoch.meta).
+    json.key("periods").begin_array();
+    for (const auto& [epoch, period] : set.periods) {
+      json.begin_object().field("epoch", epoch);
+      if (period.known())
+        json.field("base", period.base)
+            .field("range", period.range)
+            .field("mean", period.mean(), 1);
+      else
+        json.key("base").null().key("range").null().key("mean").null();
+      json.field("changed", period.changed).end_object();
+    }
+    json.end_array().end_object();
+  }
   json.end_array().key("rows").begin_array();
   const size_t shown = limit ? std::min<size_t>(*limit, report.rows.size()) : report.rows.size();
   for (size_t r = 0; r < shown; ++r) {

@@ -46,6 +46,42 @@ bool parse_epoch_directory(const std::string& name, uint64_t& epoch) {
 
 }  // namespace
 
+double mean_period(uint64_t base, uint64_t range) {
+  return range <= 1 ? static_cast<double>(base)
+                    : static_cast<double>(base) + static_cast<double>(range - 1) / 2.0;
+}
+
+std::string period_interval_text(const SamplingPeriod& period) {
+  if (period.range <= 1) return std::to_string(period.base);
+  return "[" + std::to_string(period.base) + ", " + std::to_string(period.base + period.range) +
+         ")";
+}
+
+std::string to_string(const SamplingPeriod& period) {
+  if (!period.known()) return "unknown";
+  return (period.changed ? "changed, within " : "") + period_interval_text(period);
+}
+
+double SamplingPeriod::mean() const { return known() ? mean_period(base, range) : 0.0; }
+
+void SamplingPeriod::merge(const SamplingPeriod& other) {
+  if (!other.known()) return;
+  if (!known()) {
+    *this = other;
+    return;
+  }
+  if (base == other.base && range == other.range) {
+    changed = changed || other.changed;
+    return;
+  }
+  // A range of 0 draws `base` only: the interval [base, base + 1).
+  const uint64_t end = std::max(base + std::max<uint64_t>(range, 1),
+                                other.base + std::max<uint64_t>(other.range, 1));
+  base = std::min(base, other.base);
+  range = end - base;
+  changed = true;
+}
+
 std::string epoch_directory_name(uint64_t epoch) {
   std::string digits = std::to_string(epoch);
   if (digits.size() < 8) digits.insert(0, 8 - digits.size(), '0');

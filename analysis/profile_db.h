@@ -103,6 +103,35 @@ struct Profile {
 // docs/profile-db.md ("interrupts", "hits", "misses", "dropped_both_buffers_full", ...).
 using CpuStats = std::map<std::string, uint64_t>;
 
+// The sampling period an epoch's samples were taken with (DCPI §4.1.1: each
+// period uniform in [base, base + range)), from the guest's kStats records
+// (docs/transfer-format.md). base 0 = unknown (a database or guest from
+// before the period was recorded, or an epoch in which no CPU sampled).
+// When the epoch saw several periods, `changed` is set and [base, base +
+// range) is the smallest interval holding every period drawn.
+struct SamplingPeriod {
+  uint64_t base = 0;
+  uint64_t range = 0;
+  bool changed = false;
+
+  bool known() const { return base != 0; }
+  // The mean period: base + (range - 1) / 2 (base when range <= 1); 0 if unknown.
+  double mean() const;
+  // Adds the periods of `other` (the epoch.meta merge rule, docs/profile-db.md):
+  // unknown adds nothing; a different period sets `changed` and widens the interval.
+  void merge(const SamplingPeriod& other);
+
+  auto operator<=>(const SamplingPeriod&) const = default;
+};
+
+// Mean of a period uniform in [base, base + range) as the driver draws it
+// (driver/park_miller.h scale_to_range: base + [0, range - 1]; range 0 = base).
+double mean_period(uint64_t base, uint64_t range);
+// "[8192, 9216)", or "8192" when range <= 1 (the interval only).
+std::string period_interval_text(const SamplingPeriod& period);
+// For reports: "unknown", "[8192, 9216)", or "changed, within [8192, 65536)".
+std::string to_string(const SamplingPeriod& period);
+
 struct EpochMetadata {
   uint64_t epoch = 0;
   uint64_t start_time = 0;            // guest RPCC when the epoch began (EpochPayload), 0 if unseen
@@ -114,7 +143,8 @@ struct EpochMetadata {
   uint64_t records_lost = 0;          // sequence gaps
   uint64_t ring_records_dropped = 0;  // guest could not fit them in the ring
   uint64_t ring_samples_dropped = 0;
-  uint64_t updates = 0;  // merges into this epoch so far
+  uint64_t updates = 0;   // merges into this epoch so far
+  SamplingPeriod period;  // keys period_base, period_range, period_changed (optional)
   std::map<uint32_t, CpuStats> cpu_stats;
 };
 

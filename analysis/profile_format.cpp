@@ -299,6 +299,10 @@ constexpr MetaField kMetaFields[] = {
     {"updates", &EpochMetadata::updates},
 };
 
+// Optional keys (absent in databases written before the period was recorded:
+// then the period is unknown).
+constexpr const char* kPeriodFields[] = {"period_base", "period_range", "period_changed"};
+
 bool parse_u64(std::string_view text, uint64_t& value) {
   const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
   return !text.empty() && result.ec == std::errc() && result.ptr == text.data() + text.size();
@@ -318,6 +322,9 @@ std::string encode_epoch_metadata(const EpochMetadata& metadata) {
   out << kEpochMetaMagicLine << '\n';
   for (const MetaField& field : kMetaFields)
     out << field.name << ' ' << metadata.*field.field << '\n';
+  out << kPeriodFields[0] << ' ' << metadata.period.base << '\n'
+      << kPeriodFields[1] << ' ' << metadata.period.range << '\n'
+      << kPeriodFields[2] << ' ' << (metadata.period.changed ? 1 : 0) << '\n';
   for (const auto& [cpu, stats] : metadata.cpu_stats)
     for (const auto& [name, value] : stats)
       out << "cpu " << cpu << ' ' << name << ' ' << value << '\n';
@@ -338,6 +345,8 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
 
   EpochMetadata metadata;
   std::vector<bool> seen(std::size(kMetaFields), false);
+  uint64_t period[std::size(kPeriodFields)] = {};
+  bool period_seen[std::size(kPeriodFields)] = {};
   size_t position = magic_line.size() + 1;
   while (position < crc_line) {
     const size_t end = text.find('\n', position);
@@ -355,6 +364,11 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
         if (words[0] == kMetaFields[i].name && !seen[i] && parse_u64(words[1], value)) {
           metadata.*kMetaFields[i].field = value;
           seen[i] = ok = true;
+        }
+      for (size_t i = 0; i < std::size(kPeriodFields); ++i)
+        if (words[0] == kPeriodFields[i] && !period_seen[i] && parse_u64(words[1], value)) {
+          period[i] = value;
+          period_seen[i] = ok = true;
         }
     } else if (words.size() == 4 && words[0] == "cpu") {
       uint64_t cpu = 0;
@@ -375,6 +389,15 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
                                std::string("missing field '") + kMetaFields[i].name + "'");
   if (metadata.unknown_samples > metadata.samples)
     throw ProfileFormatError(path, 0, "unknown_samples exceeds samples");
+  if (period_seen[0] != period_seen[1] || period_seen[0] != period_seen[2])
+    throw ProfileFormatError(path, crc_line,
+                             "period_base, period_range and period_changed come together");
+  if (period[2] > 1) throw ProfileFormatError(path, 0, "period_changed must be 0 or 1");
+  if (period[0] == 0 && (period[1] != 0 || period[2] != 0))
+    throw ProfileFormatError(path, 0, "period_range or period_changed without a period_base");
+  if (period[1] > std::numeric_limits<uint64_t>::max() - period[0])
+    throw ProfileFormatError(path, 0, "period_base + period_range overflows 64 bits");
+  metadata.period = SamplingPeriod{period[0], period[1], period[2] == 1};
   return metadata;
 }
 

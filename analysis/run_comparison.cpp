@@ -38,6 +38,19 @@ SetCounts count_procedures(const SampleSet& set, ImageResolver& resolver, const 
 
 }  // namespace
 
+std::string periods_text(const std::map<uint64_t, SamplingPeriod>& periods) {
+  if (periods.empty()) return "unknown";
+  const SamplingPeriod& first = periods.begin()->second;
+  if (std::all_of(periods.begin(), periods.end(),
+                  [&](const auto& entry) { return entry.second == first; }))
+    return to_string(first);
+  std::string text;
+  for (const auto& [epoch, period] : periods)
+    text +=
+        (text.empty() ? "epoch " : "; epoch ") + std::to_string(epoch) + " " + to_string(period);
+  return text;
+}
+
 VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& resolver,
                              const std::string& event) {
   VariationReport report;
@@ -48,9 +61,27 @@ VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& 
   std::vector<SetCounts> counts;
   for (const SampleSet& set : sets) {
     counts.push_back(count_procedures(set, resolver, event, names, warnings, has_event));
-    report.sets.push_back({set.label, counts.back().total});
+    report.sets.push_back({set.label, counts.back().total, set.periods});
     report.total += counts.back().total;
   }
+  // Sample counts scale with 1 / period: sets sampled at different rates are
+  // not comparable count for count.
+  std::set<SamplingPeriod> known;
+  bool unknown = false;
+  for (const SetTotal& set : report.sets)
+    for (const auto& [epoch, period] : set.periods) {
+      if (!period.known())
+        unknown = true;
+      else
+        known.insert(period);
+    }
+  if (known.size() > 1 || (!known.empty() && known.begin()->changed))
+    warnings.insert(
+        "the sets were not all sampled with one period (see each set's period): sample "
+        "counts scale with 1/period, so compare them only between sets of equal period");
+  else if (!known.empty() && unknown)
+    warnings.insert(
+        "some sets do not record their sampling period: their counts may not be comparable");
   report.warnings.assign(warnings.begin(), warnings.end());
   const bool any_samples = std::any_of(sets.begin(), sets.end(),
                                        [](const SampleSet& set) { return !set.profiles.empty(); });

@@ -4,6 +4,7 @@
 // profiles" (§3). A sample set is one run (database) or one epoch.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,12 @@ namespace dcpi {
 struct SetTotal {
   std::string label;
   uint64_t samples = 0;
+  std::map<uint64_t, SamplingPeriod> periods = {};  // the set's epochs and their sampling periods
 };
+
+// "[8192, 9216)", "changed, within [8192, 65536)" (several periods in the
+// epoch), or "unknown"; epochs of different periods: "epoch 1 ...; epoch 2 ...".
+std::string periods_text(const std::map<uint64_t, SamplingPeriod>& periods);
 
 // One procedure across S sets. A set where the procedure has no samples
 // counts as 0 in mean, std-dev, min and max (it was measured and got none);

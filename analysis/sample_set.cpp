@@ -33,12 +33,14 @@ SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filt
     if (!std::binary_search(present.begin(), present.end(), epoch))
       throw std::runtime_error(database.directory().string() + " has no epoch " +
                                std::to_string(epoch));
-  for (uint64_t epoch : epochs)
+  for (uint64_t epoch : epochs) {
+    set.periods[epoch] = database.epoch_metadata(epoch).period;
     for (const ProfileInfo& info : database.profiles(epoch)) {
       if (filter.image && !image_matches(info.image, *filter.image)) continue;
       Profile profile = filter_rows(database.read_profile(info), filter);
       if (!profile.rows.empty()) set.profiles.push_back(std::move(profile));
     }
+  }
   return set;
 }
 

@@ -5,6 +5,7 @@
 // hand-built profiles.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct SampleFilter {
 struct SampleSet {
   std::string label;              // what the set is called in reports ("prof.db", "epoch 2")
   std::vector<Profile> profiles;  // rows already filtered; profiles left with no rows dropped
+  std::map<uint64_t, SamplingPeriod> periods = {};  // per epoch read, from its epoch.meta
 };
 
 bool image_matches(const ImageIdentity& image, const std::string& wanted);

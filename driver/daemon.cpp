@@ -34,8 +34,12 @@ struct alignas(64) DaemonCounts {  // written by the daemon only
   uint64_t samples_to_daemon;
   uint64_t entries_to_daemon;
   uint64_t flushes;
-  uint64_t reserved[5];
+  uint64_t interrupts_reported;  // interrupts in the last kStats record the ring took
+  uint64_t reserved[4];
 };
+static_assert(sizeof(DaemonCounts) == 64);
+// DriverCpuStats::period_range is 16 bits wide.
+static_assert(kMaxPeriod - kMinPeriod <= 0xffff);
 
 struct Daemon {
   kernel::SpinLock lock;
@@ -128,6 +132,7 @@ void emit_stats(uint32_t cpu) {
   if (payload == nullptr) return;
   __builtin_memcpy(payload, &stats, sizeof stats);
   ring.commit();
+  daemon.counts[cpu].interrupts_reported = stats.interrupts;
 }
 
 void emit_epoch() {
@@ -200,6 +205,10 @@ int64_t set_values(uint64_t length, uint64_t every) {
 int64_t set_period(uint64_t base, uint64_t range) {
   if (base < kMinPeriod || range > kMaxPeriod || base + range > kMaxPeriod)
     return kControlBadArgument;
+  // Ship everything sampled with the old period, and a kStats record saying
+  // which period that was, before the new one applies: no interval between
+  // two kStats records of a CPU mixes two periods (docs/transfer-format.md).
+  if (base != g_config.period_base || range != g_config.period_range) flush_all_locked();
   g_config.period_base = static_cast<uint32_t>(base);
   g_config.period_range = static_cast<uint32_t>(range);
   request_all(kOpConfigure);
@@ -330,6 +339,11 @@ DriverCpuStats read_stats(uint32_t cpu) {
   stats.samples_to_daemon = daemon.counts[cpu].samples_to_daemon;
   stats.entries_to_daemon = daemon.counts[cpu].entries_to_daemon;
   stats.flushes = daemon.counts[cpu].flushes;
+  const CpuHot& hot = cpu_hot(cpu);
+  stats.period_base = hot.period_base;
+  stats.period_range = static_cast<uint16_t>(hot.period_range);
+  stats.period_flags =
+      stats.interrupts != daemon.counts[cpu].interrupts_reported ? kPeriodSampled : 0;
   return stats;
 }
 

@@ -5,6 +5,7 @@
 // for the guest (writer) and the host (reader). Documented in
 // docs/transfer-format.md.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "driver/sample_log.h"
@@ -89,9 +90,27 @@ struct DriverCpuStats {
   uint64_t handler_cycles;         // RPCC cycles inside the handler (= instructions on QEMU)
   uint64_t flushes;                // IPI-synchronized flushes of this CPU's table
   uint64_t flushing_samples;       // samples recorded while the table was being flushed
-  uint64_t reserved;
+  // The sampling period this CPU draws from (DCPI §4.1.1): uniform in
+  // [period_base, period_base + period_range), period_base when the range is 0.
+  // Zero in a record from a guest that predates these fields (then: unknown).
+  uint32_t period_base;
+  uint16_t period_range;  // ≤ kMaxPeriod - kMinPeriod (driver/driver.h), fits 16 bits
+  uint16_t period_flags;  // PeriodFlags
 };
 static_assert(sizeof(DriverCpuStats) == 128);
+static_assert(offsetof(DriverCpuStats, flushing_samples) == 112);
+static_assert(offsetof(DriverCpuStats, period_base) == 120);
+static_assert(offsetof(DriverCpuStats, period_range) == 124);
+static_assert(offsetof(DriverCpuStats, period_flags) == 126);
+
+// DriverCpuStats::period_flags.
+enum PeriodFlags : uint16_t {
+  // The CPU took samples since its previous kStats record, all of them with
+  // this period: the daemon flushes every CPU before it applies a new period
+  // (kSetPeriod), so no shipped interval mixes two periods (up to the sample
+  // or two in flight on each CPU while the new period is being installed).
+  kPeriodSampled = 1,
+};
 
 // At symbol `dcpi_transfer_ring`. Positions are byte counts since boot; the
 // offset in data[] is position % kTransferRingBytes. The guest only writes

@@ -74,6 +74,10 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       const auto& names = profile_format::driver_stat_names();
       for (size_t i = 0; i < names.size(); ++i) named[names[i]] = values[i];
       pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
+      // The period of the samples this CPU shipped since its previous kStats
+      // record (all taken with it: the driver flushes before a period change).
+      if ((stats.period_flags & kPeriodSampled) && stats.period_base != 0)
+        pending.metadata.period.merge({stats.period_base, stats.period_range, false});
       break;
     }
     case RecordType::kEpoch: {

@@ -226,6 +226,7 @@ void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {
   metadata.ring_samples_dropped =
       std::max(metadata.ring_samples_dropped, update.ring_samples_dropped);
   metadata.updates += 1;
+  metadata.period.merge(update.period);
   for (const auto& [cpu, stats] : update.cpu_stats) metadata.cpu_stats[cpu] = stats;
   const std::string text = encode_epoch_metadata(metadata);
   write_atomically(file, text.data(), text.size());

@@ -14,7 +14,8 @@ relative standard error of a class with S samples is 1/sqrt(S). Every class
 with S >= 100 samples must match the plugin's exact count within 3 sigma:
 |estimate / exact - 1| <= 3 / sqrt(S). (Exact counts are per virtual PC; init
 shares the user address range but runs a few thousand instructions, far below
-that bound. The mean period is the driver's default, 61440 + 4095 / 2.)
+that bound. The mean period is the one the database recorded: the driver's
+default, 61440 + 4095 / 2.)
 
 Usage: calc_copy.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
 """
@@ -118,6 +119,8 @@ def main():
         expect(all(not i["dynamic"] for b in report["blocks"] for i in b["instructions"]),
                "no dynamic culprit letters")
         period = report["period"]
+        expect(period == 61440 + 4095 / 2 and report["period_source"] == "recorded",
+               f"the mean period is the recorded default ({period}, {report['period_source']})")
         checked = 0
         for c in report["classes"]:
             if c["samples"] < MIN_SAMPLES or c["frequency"] is None:

@@ -8,7 +8,11 @@ host pulls the transfer ring over the GDB stub into a profile database.
                                 `dcpi db check` passes
   e2e_run.py BUILD_DIR serial   the copy case over the serial transport (COM2)
   e2e_run.py BUILD_DIR control  the control path from a user program: a new
-                                epoch, an uncountable event refused
+                                period (recorded as a change in the first epoch),
+                                a new epoch, an uncountable event refused
+  e2e_run.py BUILD_DIR period   the copy workload at a non-default period
+                                (--period 8192 --period-range 1024): the database
+                                records it and dcpi calc uses it
   e2e_run.py BUILD_DIR errors   usage and environment errors: uncountable
                                 events, bad options, missing images, a GDB port
                                 already in use, an unwritable or locked database
@@ -76,6 +80,57 @@ def case_copy(db, extra=(), cpus="1"):
            f"({[(r['procedure'], r['samples']) for r in user_rows[:3]]})")
 
 
+def epoch_meta(db):
+    """Every epoch.meta of the database as {epoch: {key: value}} (cpu lines left out)."""
+    metas = {}
+    for name in sorted(os.listdir(db)):
+        if name.startswith("epoch-"):
+            with open(os.path.join(db, name, "epoch.meta")) as f:
+                pairs = [line.split() for line in f]
+            metas[int(name[6:])] = {p[0]: p[1] for p in pairs if len(p) == 2}
+    return metas
+
+
+def case_period(db):
+    """A non-default period goes from the kernel command line into epoch.meta
+    (through the kStats records), `dcpi stats` and `dcpi calc`."""
+    done = subprocess.run([DCPI, "run", "--workloads", "copy", "--cpus", "1", "--period", "8192",
+                           "--period-range", "1024", "--db", db, "--json"],
+                          capture_output=True, text=True, timeout=600)
+    expect(done.returncode == 0, f"dcpi run exits 0 ({done.stderr[-300:]!r})")
+    metas = epoch_meta(db)
+    expect(len(metas) == 1, f"one epoch ({sorted(metas)})")
+    for epoch, meta in metas.items():
+        got = (meta.get("period_base"), meta.get("period_range"), meta.get("period_changed"))
+        expect(got == ("8192", "1024", "0"),
+               f"epoch {epoch}: epoch.meta says period_base 8192, period_range 1024, "
+               f"period_changed 0 ({got})")
+    stats = subprocess.run([DCPI, "stats", "--db", db, "--epochs", "each", "--json"],
+                           capture_output=True, text=True)
+    periods = [p for s in json.loads(stats.stdout)["sets"] for p in s["periods"]] \
+        if stats.returncode == 0 else []
+    expect([(p["base"], p["range"], p["changed"], p["mean"]) for p in periods] ==
+           [(8192, 1024, False, 8703.5)], f"dcpi stats --json shows the period ({periods})")
+    copy_elf = os.path.join(BUILD, "guest", "workloads", "copy")
+    calc = subprocess.run([DCPI, "calc", "--db", db, "--image", copy_elf, "--procedure",
+                           "copy_loop", "--json"], capture_output=True, text=True)
+    report = json.loads(calc.stdout) if calc.returncode == 0 else {}
+    expect(report.get("period") == 8703.5 and report.get("period_source") == "recorded",
+           f"dcpi calc uses the recorded mean period 8192 + 1023/2 "
+           f"({report.get('period')}, {report.get('period_source')})")
+    # copy_loop's body runs N x REPS = 2,000,000 x 20 times (workloads/copy.c):
+    # F x period must find that within 3/sqrt(S), which the default period
+    # (7.3 times too long) would miss by far.
+    hot = max(report.get("classes", []), key=lambda c: c["samples"], default=None)
+    if hot is None or not hot["executions"]:
+        expect(False, "calc reports the copy loop's class")
+        return
+    error = hot["executions"] / 40_000_000 - 1
+    bound = 3 / hot["samples"] ** 0.5
+    expect(abs(error) <= bound, f"copy loop: {hot['executions']:.0f} estimated executions vs "
+           f"40000000, error {100 * error:+.2f}% (bound {100 * bound:.2f}%)")
+
+
 def case_serial(db):
     """The same through the second transport: records on COM2."""
     case_copy(db, ("--transport", "serial"), cpus="2")
@@ -99,6 +154,13 @@ def case_control(db):
         expect("/bin/copy" in first and "/bin/matmul" not in first, "copy ran in the first epoch")
         expect("/bin/matmul" in second and "/bin/copy" not in second,
                "matmul ran in the second epoch")
+    # dcpictl period 8192 1024 ran after copy in the first epoch: that epoch
+    # saw two periods and says so; the second saw only the new one.
+    metas = epoch_meta(db)
+    got = [(m.get("period_base"), m.get("period_range"), m.get("period_changed"))
+           for _, m in sorted(metas.items())]
+    expect(got == [("8192", str(65536 - 8192), "1"), ("8192", "1024", "0")],
+           f"epoch periods: the first changed within [8192, 65536), the second 8192 + 1024 ({got})")
 
 
 def qemu_children(parent):
@@ -181,7 +243,8 @@ def case_errors(db):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        {"copy": case_copy, "killed": case_killed, "errors": case_errors, "serial": case_serial, "control": case_control}[CASE](os.path.join(tmp, "db"))
+        {"copy": case_copy, "killed": case_killed, "errors": case_errors, "serial": case_serial, "control": case_control,
+         "period": case_period}[CASE](os.path.join(tmp, "db"))
     return 1 if failures else 0
 
 

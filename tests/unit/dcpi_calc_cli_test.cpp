@@ -121,5 +121,90 @@ TEST_F(CalcCli, ErrorsNameTheProblem) {
   EXPECT_NE(r.out.find("copy_fig2"), std::string::npos);
 }
 
+// A database written before the period was recorded: the driver's default,
+// and the header says it is an assumption.
+TEST_F(CalcCli, UnrecordedPeriodFallsBackToTheDefaultAndSaysSo) {
+  const auto r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mean sampling period 63487.5 cycles (driver default [61440, 65536), not "
+                       "recorded)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("note:   the database does not record the sampling period"),
+            std::string::npos)
+      << r.out;
+  const auto j =
+      run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"period\": 63487.5,\n  \"period_source\": \"default\""), std::string::npos)
+      << j.out;
+}
+
+TEST_F(CalcCli, RecordedPeriodIsUsedAndPeriodOptionOverridesIt) {
+  {
+    ProfileDatabaseWriter writer(db());
+    writer.merge_epoch_metadata(EpochMetadata{.epoch = 1, .period = {8192, 1024, false}});
+  }
+  auto r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mean sampling period 8703.5 cycles (recorded [8192, 9216))"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("note:"), std::string::npos) << r.out;
+  // F x period: the loop's executions at the recorded period.
+  const double executions = total_ / 13 * 8703.5;
+  EXPECT_NE(r.out.find("= " + std::to_string(static_cast<long>(executions + 0.5)) + " executions"),
+            std::string::npos)
+      << r.out;
+  r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--json"});
+  EXPECT_NE(r.out.find("\"period\": 8703.5,\n  \"period_source\": \"recorded\",\n  "
+                       "\"period_notes\": []"),
+            std::string::npos)
+      << r.out;
+  r = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--period", "9000"});
+  EXPECT_NE(r.out.find("mean sampling period 9000.0 cycles (--period)"), std::string::npos)
+      << r.out;
+  // A period change inside the epoch is reported, not hidden.
+  {
+    ProfileDatabaseWriter writer(db());
+    writer.merge_epoch_metadata(EpochMetadata{.epoch = 1, .period = {61440, 4096, false}});
+  }
+  r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--json"});
+  EXPECT_NE(r.out.find("\"period_source\": \"mixed\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the period changed during epoch(s) 1 (periods in [8192, 65536))"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CalcPeriod, ChoiceFromTheEpochsPeriods) {
+  const SamplingPeriod fast{8192, 1024, false}, slow{61440, 4096, false};
+  // --period wins.
+  EXPECT_EQ(choose_mean_period({{1, fast, 10}}, 5000.0).mean, 5000.0);
+  EXPECT_EQ(choose_mean_period({{1, fast, 10}}, 5000.0).source, "option");
+  // One period everywhere the image has samples (epoch 2 has none of them).
+  PeriodChoice c = choose_mean_period({{1, fast, 10}, {2, slow, 0}, {3, fast, 5}}, std::nullopt);
+  EXPECT_EQ(c.mean, 8703.5);
+  EXPECT_EQ(c.source, "recorded");
+  EXPECT_TRUE(c.notes.empty());
+  // Different periods: weighted by the image's samples, and said so.
+  c = choose_mean_period({{1, fast, 30}, {2, slow, 10}}, std::nullopt);
+  EXPECT_DOUBLE_EQ(c.mean, (30 * 8703.5 + 10 * 63487.5) / 40);
+  EXPECT_EQ(c.source, "mixed");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("epoch 1 [8192, 9216); epoch 2 [61440, 65536)"), std::string::npos)
+      << c.notes[0];
+  // An epoch without a record counts at the default, and is named.
+  c = choose_mean_period({{1, fast, 10}, {2, SamplingPeriod{}, 10}}, std::nullopt);
+  EXPECT_DOUBLE_EQ(c.mean, (8703.5 + default_mean_period()) / 2);
+  EXPECT_EQ(c.source, "mixed");
+  EXPECT_EQ(c.notes.size(), 2u);
+  // Nothing recorded: the default.
+  c = choose_mean_period({{1, SamplingPeriod{}, 10}}, std::nullopt);
+  EXPECT_EQ(c.mean, default_mean_period());
+  EXPECT_EQ(c.source, "default");
+  EXPECT_EQ(c.notes.size(), 1u);
+}
+
 }  // namespace
 }  // namespace dcpi

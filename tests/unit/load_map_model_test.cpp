@@ -115,5 +115,58 @@ TEST(ProfileBuilder, RecordsToDatabaseWithUnknownProfile) {
   EXPECT_EQ(meta.records, 3u);
 }
 
+// The period of each epoch comes from the kStats records that say their CPU
+// sampled since its previous one (docs/transfer-format.md).
+TEST(ProfileBuilder, EpochPeriodFromStatsRecords) {
+  const auto stats = [](uint16_t cpu, uint32_t base, uint16_t range, uint16_t flags) {
+    DriverCpuStats s{};
+    s.cpu = cpu;
+    s.interrupts = 10;
+    s.period_base = base;
+    s.period_range = range;
+    s.period_flags = flags;
+    return testing::bytes_of(s);
+  };
+  testing::TempDir dir;
+  testing::RecordStream stream;
+  // Epoch 1: CPU 0 sampled at 8192 + [0, 1024); CPU 1 did not sample (its
+  // default period does not count).
+  stream.add(RecordType::kStats, stats(0, 8192, 1024, kPeriodSampled), 0, 1);
+  stream.add(RecordType::kStats, stats(1, 61440, 4096, 0), 1, 1);
+  // Epoch 2: the period changed (the driver flushed and reported the old one first).
+  stream.add(RecordType::kStats, stats(0, 8192, 1024, kPeriodSampled), 0, 2);
+  stream.add(RecordType::kStats, stats(0, 4096, 0, kPeriodSampled), 0, 2);
+  // Epoch 3: only records from a guest that predates the period fields.
+  stream.add(RecordType::kStats, stats(0, 0, 0, 0), 0, 3);
+  StreamDecoder decoder;
+  ProfileBuilder builder;
+  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
+  {
+    ProfileDatabaseWriter writer(dir.file("db"));
+    builder.flush(writer);
+  }
+  const ProfileDatabase db = ProfileDatabase::open(dir.file("db"));
+  EXPECT_EQ(db.epoch_metadata(1).period, (SamplingPeriod{8192, 1024, false}));
+  EXPECT_EQ(db.epoch_metadata(2).period, (SamplingPeriod{4096, 9216 - 4096, true}));
+  EXPECT_FALSE(db.epoch_metadata(3).period.known());
+  // The per-CPU statistics lines do not change (the period is not a counter).
+  EXPECT_EQ(db.epoch_metadata(1).cpu_stats.at(0).count("period_base"), 0u);
+
+  // A later session adds to the same epochs: epoch 1 keeps one period,
+  // epoch 3 learns its period.
+  testing::RecordStream later(stream.bytes.size() / 32);
+  later.add(RecordType::kStats, stats(0, 8192, 1024, kPeriodSampled), 0, 1);
+  later.add(RecordType::kStats, stats(0, 8192, 1024, kPeriodSampled), 0, 3);
+  StreamDecoder decoder2;
+  ProfileBuilder builder2;
+  for (const TransferRecord& record : decoder2.feed(later.bytes)) builder2.add_record(record);
+  {
+    ProfileDatabaseWriter writer(dir.file("db"));
+    builder2.flush(writer);
+  }
+  EXPECT_EQ(db.epoch_metadata(1).period, (SamplingPeriod{8192, 1024, false}));
+  EXPECT_EQ(db.epoch_metadata(3).period, (SamplingPeriod{8192, 1024, false}));
+}
+
 }  // namespace
 }  // namespace dcpi

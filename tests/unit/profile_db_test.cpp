@@ -232,6 +232,153 @@ TEST(ProfileDatabase, EpochMetadataRoundTripAndDamage) {
                ProfileFormatError);
 }
 
+// An epoch.meta as written before the sampling period was recorded: the
+// same text without the period lines, checksummed again.
+std::string without_period_lines(const std::string& text) {
+  std::string body;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = text.find('\n', at) + 1;
+    const std::string line = text.substr(at, end - at);
+    at = end;
+    if (line.starts_with("crc32c ")) break;
+    if (!line.starts_with("period_")) body += line;
+  }
+  char crc[9];
+  std::snprintf(crc, sizeof crc, "%08x", crc32c(body.data(), body.size()));
+  return body + "crc32c " + crc + "\n";
+}
+
+TEST(SamplingPeriod, MeanIsWhatTheDriverDraws) {
+  // scale_to_range gives base + [0, range - 1]; range 0 always gives base.
+  EXPECT_EQ(mean_period(61440, 4096), 63487.5);
+  EXPECT_EQ(mean_period(8192, 1024), 8703.5);
+  EXPECT_EQ(mean_period(8192, 0), 8192.0);
+  EXPECT_EQ(mean_period(8192, 1), 8192.0);
+  EXPECT_EQ((SamplingPeriod{8192, 1024, false}.mean()), 8703.5);
+  EXPECT_EQ(SamplingPeriod{}.mean(), 0.0);
+  EXPECT_FALSE(SamplingPeriod{}.known());
+  EXPECT_EQ(to_string(SamplingPeriod{}), "unknown");
+  EXPECT_EQ(to_string(SamplingPeriod{8192, 1024, false}), "[8192, 9216)");
+  EXPECT_EQ(to_string(SamplingPeriod{8192, 0, false}), "8192");
+  EXPECT_EQ(to_string(SamplingPeriod{4096, 5120, true}), "changed, within [4096, 9216)");
+}
+
+TEST(SamplingPeriod, MergeRule) {
+  const SamplingPeriod a{8192, 1024, false}, b{61440, 4096, false}, fixed{4096, 0, false};
+  SamplingPeriod p;
+  p.merge(SamplingPeriod{});  // unknown adds nothing
+  EXPECT_EQ(p, SamplingPeriod{});
+  p.merge(a);  // unknown + known = known
+  EXPECT_EQ(p, a);
+  p.merge(a);  // the same period again: unchanged
+  EXPECT_EQ(p, a);
+  p.merge(SamplingPeriod{});
+  EXPECT_EQ(p, a);
+  p.merge(b);  // another: changed, the interval holding both
+  EXPECT_EQ(p, (SamplingPeriod{8192, 65536 - 8192, true}));
+  // Order does not matter; a range of 0 counts as the one period `base`.
+  SamplingPeriod q = b;
+  q.merge(fixed);
+  q.merge(a);
+  SamplingPeriod r = fixed;
+  r.merge(a);
+  r.merge(b);
+  EXPECT_EQ(q, r);
+  EXPECT_EQ(q, (SamplingPeriod{4096, 65536 - 4096, true}));
+  SamplingPeriod s = fixed;
+  s.merge(SamplingPeriod{5000, 0, false});
+  EXPECT_EQ(s, (SamplingPeriod{4096, 905, true}));
+  // A changed epoch stays changed, even when merged with a period it holds.
+  SamplingPeriod t = a;
+  t.merge(SamplingPeriod{8192, 1024, true});
+  EXPECT_TRUE(t.changed);
+}
+
+TEST(ProfileDatabase, EpochMetadataPeriodRoundTripAndOldFormat) {
+  EpochMetadata meta;
+  meta.epoch = 4;
+  meta.samples = 10;
+  meta.period = {8192, 1024, false};
+  const std::string text = profile_format::encode_epoch_metadata(meta);
+  EXPECT_NE(text.find("\nperiod_base 8192\nperiod_range 1024\nperiod_changed 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(profile_format::decode_epoch_metadata(text, "m").period, meta.period);
+  meta.period = {4096, 61440, true};
+  EXPECT_EQ(profile_format::decode_epoch_metadata(profile_format::encode_epoch_metadata(meta), "m")
+                .period,
+            meta.period);
+  // Unknown is written as zeros and read back as unknown.
+  meta.period = {};
+  const std::string unknown = profile_format::encode_epoch_metadata(meta);
+  EXPECT_NE(unknown.find("\nperiod_base 0\n"), std::string::npos);
+  EXPECT_FALSE(profile_format::decode_epoch_metadata(unknown, "m").period.known());
+
+  // A database from before the period was recorded: no period keys at all.
+  const std::string old = without_period_lines(text);
+  ASSERT_EQ(old.find("period"), std::string::npos) << old;
+  const EpochMetadata back = profile_format::decode_epoch_metadata(old, "m");
+  EXPECT_EQ(back.samples, 10u);
+  EXPECT_FALSE(back.period.known());
+
+  // Malformed period keys are rejected like any other field.
+  const auto with_lines = [&](const std::string& lines) {
+    std::string body = old.substr(0, old.rfind("crc32c "));
+    body += lines;
+    char crc[9];
+    std::snprintf(crc, sizeof crc, "%08x", crc32c(body.data(), body.size()));
+    return body + "crc32c " + crc + "\n";
+  };
+  EXPECT_NO_THROW(profile_format::decode_epoch_metadata(
+      with_lines("period_base 512\nperiod_range 0\nperiod_changed 0\n"), "m"));
+  for (const char* bad : {"period_base 8192\n",  // the three come together
+                          "period_base 8192\nperiod_range 1\nperiod_changed 2\n",
+                          "period_base 0\nperiod_range 1024\nperiod_changed 0\n",
+                          "period_base 8192\nperiod_range 1\nperiod_changed 0\n"
+                          "period_base 8192\n",
+                          "period_base x\nperiod_range 1\nperiod_changed 0\n"})
+    EXPECT_THROW(profile_format::decode_epoch_metadata(with_lines(bad), "m"), ProfileFormatError)
+        << bad;
+}
+
+TEST(ProfileDatabase, PeriodMergesAcrossUpdatesAndIntoOldMetadata) {
+  TempDir dir;
+  const fs::path db = dir.file("db");
+  ProfileDatabaseWriter writer(db);
+  EpochMetadata meta;
+  meta.epoch = 1;
+  writer.merge_epoch_metadata(meta);  // nothing known yet
+  meta.period = {8192, 1024, false};
+  writer.merge_epoch_metadata(meta);
+  meta.period = {};
+  writer.merge_epoch_metadata(meta);  // an update that saw no kStats keeps it
+  meta.period = {8192, 1024, false};
+  writer.merge_epoch_metadata(meta);
+  EXPECT_EQ(ProfileDatabase::open(db).epoch_metadata(1).period,
+            (SamplingPeriod{8192, 1024, false}));
+  meta.period = {61440, 4096, false};
+  writer.merge_epoch_metadata(meta);  // a second period: changed, never averaged away
+  EXPECT_EQ(ProfileDatabase::open(db).epoch_metadata(1).period,
+            (SamplingPeriod{8192, 65536 - 8192, true}));
+
+  // An old epoch.meta (no period keys) loads as unknown and takes the period
+  // of the next update.
+  meta.epoch = 2;
+  meta.period = {};
+  writer.merge_epoch_metadata(meta);
+  const fs::path file = db / "epoch-00000002" / profile_format::kEpochMetaName;
+  const std::vector<uint8_t> bytes = testing::read_file(file);
+  const std::string old = without_period_lines(std::string(bytes.begin(), bytes.end()));
+  testing::write_file(file, std::vector<uint8_t>(old.begin(), old.end()));
+  EXPECT_FALSE(ProfileDatabase::open(db).epoch_metadata(2).period.known());
+  meta.period = {4096, 0, false};
+  writer.merge_epoch_metadata(meta);
+  const EpochMetadata merged = ProfileDatabase::open(db).epoch_metadata(2);
+  EXPECT_EQ(merged.period, (SamplingPeriod{4096, 0, false}));
+  EXPECT_EQ(merged.updates, 2u);
+}
+
 TEST(ProfileReader, ErrorsNameFileAndOffset) {
   ProfileInfo info{"", 0, kKernel, 0, "cycles", 0, 0};
   std::vector<uint8_t> bytes = profile_format::encode_profile(info, sample_rows());

@@ -120,12 +120,43 @@ TEST_F(ReportCliTest, ListWithoutSymbolsExplainsWhy) {
 TEST_F(ReportCliTest, StatsAcrossEpochs) {
   const auto result = run({"stats", "--db", db_, "--epochs", "each", "--images", images_});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(contains(result.out, "set 1 (epoch 1) = 100\nset 2 (epoch 2) = 100\nTOTAL: 200"))
+  // The fixture's metadata records no period (a database from before it was).
+  EXPECT_TRUE(contains(result.out,
+                       "set 1 (epoch 1) = 100  period unknown\nset 2 (epoch 2) = 100  period "
+                       "unknown\nTOTAL: 200"))
       << result.out;
   EXPECT_TRUE(std::regex_search(
       result.out,
       std::regex(R"(\n +20\.5% +83 +41\.5% +2 +42 +12\.02 +33 +50 +idle_loop +/kernel\n)")))
       << result.out;
+}
+
+TEST_F(ReportCliTest, StatsShowsEachEpochsPeriod) {
+  {
+    ProfileDatabaseWriter writer(db_);
+    writer.merge_epoch_metadata(EpochMetadata{.epoch = 1, .period = {8192, 1024, false}});
+    writer.merge_epoch_metadata(EpochMetadata{.epoch = 2, .period = {61440, 4096, false}});
+  }
+  auto result = run({"stats", "--db", db_, "--epochs", "each", "--images", images_});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(contains(result.out, "set 1 (epoch 1) = 100  period [8192, 9216)\n")) << result.out;
+  EXPECT_TRUE(contains(result.out, "set 2 (epoch 2) = 100  period [61440, 65536)\n")) << result.out;
+  // Counts at different periods are not comparable count for count: said so.
+  EXPECT_TRUE(contains(result.err, "not all sampled with one period")) << result.err;
+  result = run({"stats", "--db", db_, "--epochs", "1,2", "--json", "--limit", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(contains(result.out,
+                       R"("periods":[{"epoch":1,"base":8192,"range":1024,"mean":8703.5,)"
+                       R"("changed":false}])"))
+      << result.out;
+  // One database over both epochs: the period of each.
+  const std::string second = dir_.file("second.db");
+  testing::write_report_database(second);
+  result = run({"stats", "--db", db_, "--db", second, "--images", images_});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(contains(result.out, "period epoch 1 [8192, 9216); epoch 2 [61440, 65536)\n"))
+      << result.out;
+  EXPECT_TRUE(contains(result.out, "period unknown\n")) << result.out;
 }
 
 TEST_F(ReportCliTest, StatsAcrossDatabases) {

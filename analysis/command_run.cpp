@@ -64,12 +64,14 @@ std::string capture_spec_for(const RunOptions& run, const std::optional<std::str
     for (const std::string& path : run.value_modules)
       requests.push_back(values::load_module(path)->capture());
     if (extra) requests.push_back(values::request_from_spec(*extra));
-    const std::string spec = values::format_capture_spec(values::combine_captures(requests));
+    std::string spec = values::format_capture_spec(values::combine_captures(requests));
     if (spec.size() > 100)
       throw std::invalid_argument("the value capture '" + spec +
                                   "' is too long for the kernel command line (100 characters)");
     return spec;
-  } catch (const std::invalid_argument& error) {
+  } catch (const std::invalid_argument& error) {  // a bad spec, conflicting modules
+    throw UsageError(error.what());
+  } catch (const std::runtime_error& error) {  // a module that does not load: before booting
     throw UsageError(error.what());
   }
 }

@@ -67,6 +67,21 @@ TEST(DcpiCli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(run_dcpi({"help", "samples"}).exit_code, 0);
 }
 
+// Value-sampling options are checked before anything boots.
+TEST(DcpiCli, ValueOptionErrorsExitWithTwo) {
+  auto fails_with = [](std::vector<std::string> arguments, const std::string& message) {
+    const testing::CommandResult r = run_dcpi(arguments);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  };
+  fails_with({"run", "--values", "4/256"}, "k <= 255");
+  fails_with({"run", "--values", "65/2"}, "N <= 64");
+  fails_with({"run", "--values-capture", "tor"}, "--values-capture needs --values");
+  fails_with({"run", "--values", "4/2", "--values-capture", "tor,zz"}, "value capture 'tor,zz'");
+  fails_with({"run", "--values", "4/2", "--values-module", "/nonexistent.so"},
+             "cannot load value module /nonexistent.so");
+}
+
 class DcpiSamplesTest : public ::testing::Test {
  protected:
   void SetUp() override {

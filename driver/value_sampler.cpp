@@ -54,18 +54,21 @@ ValueCapture g_capture = default_value_capture();
 // Quadwords after the tuple head, by ValueField bits (no per-tuple branches).
 constexpr auto kFieldWords = [] {
   struct {
-    uint8_t words[64];
+    uint8_t words[128];
   } table{};
-  for (uint32_t f = 0; f < 64; ++f) table.words[f] = static_cast<uint8_t>(field_words(f));
+  for (uint32_t f = 0; f < 128; ++f) table.words[f] = static_cast<uint8_t>(field_words(f));
   return table;
 }();
 
 // What to record for one interpreted instruction (0: nothing).
 inline uint8_t fields_of(const ValueCapture& capture, const isa::interp::Step& s) {
-  uint8_t f = capture.fields[s.opcode & 63];
+  uint8_t f = capture.fields[s.word >> 26];
   if (!(f & kFieldTuple)) return 0;
   if (!s.has_memory) f &= static_cast<uint8_t>(~(kFieldAddress | kFieldLatency));
   if (!s.load) f &= static_cast<uint8_t>(~kFieldLatency);
+  // Operands the instruction does not read are not operands (isa::fields_read).
+  if (!(s.reads & isa::kReadsA)) f &= static_cast<uint8_t>(~kFieldA);
+  if (!(s.reads & isa::kReadsB)) f &= static_cast<uint8_t>(~kFieldB);
   return f;
 }
 
@@ -241,7 +244,8 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
                            uint32_t{s.fp_values} << kTupleFpShift;
     put(s.pc);
     put(uint64_t{s.word} | uint64_t{flags} << 32 | uint64_t{f} << 40 | uint64_t{i} << 48);
-    if (f & kFieldOperands) put(s.a), put(s.b);
+    if (f & kFieldA) put(s.a);
+    if (f & kFieldB) put(s.b);
     if (f & kFieldResult) put(s.result);
     if (f & kFieldAddress) put(s.va);
     if (f & kFieldLatency) put(s.latency);

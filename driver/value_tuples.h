@@ -19,21 +19,24 @@
 namespace dcpi {
 
 // What to capture for one major opcode (ValueCapture::fields).
+// One quadword each after the tuple head, in bit order. The configuration
+// asks for both operands (kFieldOperands); the handler keeps only those the
+// instruction reads (isa::fields_read: a load's Ra is its destination).
 enum ValueField : uint8_t {
   kFieldTuple = 1u << 0,     // PC and instruction word; without it, nothing for this opcode
-  kFieldOperands = 1u << 1,  // a, b: the Ra/Fa and Rb/Fb (or literal) values read
-  kFieldResult = 1u << 2,    // the value written, stored, or 1/0 for a taken/untaken branch
-  kFieldAddress = 1u << 3,   // va: the effective address (memory instructions only)
-  kFieldLatency = 1u << 4,   // RPCC cycles around the access (loads only)
-  kFieldRegister = 1u << 5,  // the named register (ValueCapture::named_register) before it ran
-  kFieldAll = 0x3f,
+  kFieldA = 1u << 1,         // a: the Ra/Fa value read
+  kFieldB = 1u << 2,         // b: the Rb/Fb value read, or the literal
+  kFieldResult = 1u << 3,    // the value written, stored, or 1/0 for a taken/untaken branch
+  kFieldAddress = 1u << 4,   // va: the effective address (memory instructions only)
+  kFieldLatency = 1u << 5,   // RPCC cycles around the access (loads only)
+  kFieldRegister = 1u << 6,  // the named register (ValueCapture::named_register) before it ran
+  kFieldOperands = kFieldA | kFieldB,
+  kFieldAll = 0x7f,
 };
 
-// Quadwords each present field adds after the tuple head, in bit order.
+// Quadwords the present fields add after the tuple head.
 constexpr uint32_t field_words(uint8_t fields) {
-  return ((fields & kFieldOperands) ? 2u : 0u) + ((fields & kFieldResult) ? 1u : 0u) +
-         ((fields & kFieldAddress) ? 1u : 0u) + ((fields & kFieldLatency) ? 1u : 0u) +
-         ((fields & kFieldRegister) ? 1u : 0u);
+  return static_cast<uint32_t>(__builtin_popcount(fields & kFieldAll & ~kFieldTuple));
 }
 
 // The interpreter's capture configuration (kernel command line vcapture=,

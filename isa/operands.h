@@ -126,6 +126,64 @@ constexpr Operands operands(const Instruction& in) {
   return o;
 }
 
+// Which of the Ra/Fa and Rb/Fb fields an operation reads as operands (a
+// literal counts as Rb): what value sampling calls "the instruction's
+// operands" (seed 001 §2.4). A load's Ra is its destination and a branch's
+// Rb bits are displacement, so neither is an operand; fields that must be
+// R31 (unary forms) are not read either.
+inline constexpr uint8_t kReadsA = 1, kReadsB = 2;
+constexpr uint8_t fields_read(const OpInfo& op) {
+  const bool store = op.kind == Kind::kStore || op.kind == Kind::kStoreConditional;
+  switch (op.shape) {
+    case Shape::kMemory:
+    case Shape::kMemoryFp:
+    case Shape::kHwMemory:
+      return static_cast<uint8_t>(kReadsB | (store ? kReadsA : 0));
+    case Shape::kBranch:
+      return op.kind == Kind::kConditionalBranch ? kReadsA : 0;
+    case Shape::kBranchFp:
+    case Shape::kIntToFp:
+    case Shape::kFpToInt:
+      return kReadsA;
+    case Shape::kOperate:
+    case Shape::kOperateRegisterOnly:
+    case Shape::kFpOperate:
+      return kReadsA | kReadsB;
+    case Shape::kOperateUnary:
+    case Shape::kOperateUnaryRegisterOnly:
+    case Shape::kFpUnary:
+    case Shape::kMiscRb:
+    case Shape::kHwMtpr:
+    case Shape::kJump:
+    case Shape::kReturn:
+    case Shape::kHwJump:
+    case Shape::kHwReturn:
+      return kReadsB;
+    case Shape::kFpcr:
+      return op.function == kOperations[static_cast<size_t>(Operation::kMtFpcr)].function ? kReadsA
+                                                                                          : 0;
+    default:  // call_pal, implver, rpcc, rc/rs, mf_fpcr, hw_mfpr: no register operands
+      return 0;
+  }
+}
+
+namespace detail {
+consteval auto build_fields_read() {
+  struct Table {
+    uint8_t reads[kOperationCount];
+  } table{};
+  for (size_t i = 0; i < kOperationCount; ++i) table.reads[i] = fields_read(kOperations[i]);
+  return table;
+}
+inline constexpr auto kFieldsRead = build_fields_read();
+}  // namespace detail
+
+constexpr uint8_t fields_read(Operation operation) {
+  return static_cast<size_t>(operation) < kOperationCount
+             ? detail::kFieldsRead.reads[static_cast<size_t>(operation)]
+             : 0;
+}
+
 // Where control can go after this instruction, for CFG building.
 enum class ControlFlow : uint8_t {
   kFallThrough,        // ordinary instruction

@@ -76,10 +76,8 @@ class OperandModule final : public CustomizationModule {
     for (const ValueTuple& t : sequence) {
       if (t.fields & kFieldResult)
         emit.emit(t.pc, (t.flags & kTupleFpResult) ? kFpResult : kResult, t.result);
-      if (t.fields & kFieldOperands) {
-        emit.emit(t.pc, (t.flags & kTupleFpA) ? kFpA : kA, t.a);
-        emit.emit(t.pc, (t.flags & kTupleFpB) ? kFpB : kB, t.b);
-      }
+      if (t.fields & kFieldA) emit.emit(t.pc, (t.flags & kTupleFpA) ? kFpA : kA, t.a);
+      if (t.fields & kFieldB) emit.emit(t.pc, (t.flags & kTupleFpB) ? kFpB : kB, t.b);
     }
   }
 };

@@ -25,7 +25,8 @@ ValueCapture combine_captures(std::span<const CaptureRequest> requests) {
   std::optional<uint8_t> named;
   for (const CaptureRequest& request : requests) {
     for (size_t op = 0; op < 64; ++op) {
-      const uint8_t asked = request.fields[op];
+      uint8_t asked = request.fields[op];
+      if (asked & kFieldOperands) asked |= kFieldOperands;  // configured as one field
       // Any field implies the tuple head it hangs off.
       capture.fields[op] |= static_cast<uint8_t>(asked | (asked != 0 ? kFieldTuple : 0));
     }

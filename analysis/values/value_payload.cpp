@@ -35,8 +35,8 @@ bool decode_tuple(WordReader& in, uint32_t length, int previous_index, ValueTupl
   if ((head >> 56) != 0 || (t.flags & ~kKnownTupleFlags) || !(t.fields & kFieldTuple) ||
       (t.fields & ~kFieldAll) || t.index >= length || int{t.index} <= previous_index)
     return false;
-  if (t.fields & kFieldOperands)
-    if (!in.next(t.a) || !in.next(t.b)) return false;
+  if ((t.fields & kFieldA) && !in.next(t.a)) return false;
+  if ((t.fields & kFieldB) && !in.next(t.b)) return false;
   if ((t.fields & kFieldResult) && !in.next(t.result)) return false;
   if ((t.fields & kFieldAddress) && !in.next(t.va)) return false;
   if ((t.fields & kFieldLatency) && !in.next(t.latency)) return false;

@@ -41,10 +41,10 @@ inline constexpr uint8_t kFpA = 1, kFpB = 2, kFpResult = 4;
 
 struct Step {
   uint64_t pc;
-  uint32_t word;
-  uint8_t opcode;
+  uint32_t word;    // (the major opcode is word >> 26)
   bool has_memory;  // va is meaningful
   bool load;
+  uint8_t reads;      // isa::kReadsA / kReadsB: which of a, b the instruction reads
   uint8_t fp_values;  // which of a (kFpA), b (kFpB), result (kFpResult) are FP register images
   uint64_t a;         // Ra/Fa value read (0 if none)
   uint64_t b;         // Rb/Fb value or literal (0 if none)
@@ -53,5 +53,6 @@ struct Step {
   uint64_t latency;   // cycle-counter delta around the access (0 on the host)
   uint64_t named;     // the run's named register before the instruction (seed 001 §2.4)
 };
+static_assert(sizeof(Step) == 64, "16-byte head: zeroed per step without a memset call");
 
 }  // namespace dcpi::isa::interp

@@ -17,6 +17,7 @@
 #include "isa/decode.h"
 #include "isa/interp/context.h"
 #include "isa/interp/softfloat.h"
+#include "isa/operands.h"
 
 namespace dcpi::isa::interp {
 
@@ -177,7 +178,7 @@ Stop step(Context& c, Memory& mem, Step& out) {
   out = Step{};
   out.pc = pc;
   out.word = word;
-  out.opcode = in.opcode;
+  out.reads = fields_read(in.operation);
   uint64_t next = pc + 4;
   const uint64_t ra = c.r[in.ra], rb_reg = c.r[in.rb];
   const uint64_t rb = in.has_literal ? in.literal : rb_reg;

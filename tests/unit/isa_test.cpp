@@ -256,6 +256,31 @@ TEST(IsaEv5, ClassesAndLatencies) {
   EXPECT_EQ(ev5_latency(Ev5Class::kImulq, Ev5Class::kIadd), 12);
 }
 
+// What value sampling records as "the instruction's operands".
+TEST(IsaOperands, FieldsReadAsOperands) {
+  EXPECT_EQ(fields_read(Operation::kLdq), kReadsB);  // Ra is the destination
+  EXPECT_EQ(fields_read(Operation::kLdt), kReadsB);
+  EXPECT_EQ(fields_read(Operation::kStq), kReadsA | kReadsB);
+  EXPECT_EQ(fields_read(Operation::kStt), kReadsA | kReadsB);
+  EXPECT_EQ(fields_read(Operation::kLda), kReadsB);
+  EXPECT_EQ(fields_read(Operation::kBeq), kReadsA);  // Rb bits are displacement
+  EXPECT_EQ(fields_read(Operation::kFbne), kReadsA);
+  EXPECT_EQ(fields_read(Operation::kBr), 0);
+  EXPECT_EQ(fields_read(Operation::kBsr), 0);
+  EXPECT_EQ(fields_read(Operation::kAddq), kReadsA | kReadsB);
+  EXPECT_EQ(fields_read(Operation::kAddt), kReadsA | kReadsB);
+  EXPECT_EQ(fields_read(Operation::kSextb), kReadsB);  // Ra must be R31
+  EXPECT_EQ(fields_read(Operation::kCvttq), kReadsB);
+  EXPECT_EQ(fields_read(Operation::kItoft), kReadsA);
+  EXPECT_EQ(fields_read(Operation::kFtoit), kReadsA);
+  EXPECT_EQ(fields_read(Operation::kMtFpcr), kReadsA);
+  EXPECT_EQ(fields_read(Operation::kMfFpcr), 0);
+  EXPECT_EQ(fields_read(Operation::kJmp), kReadsB);
+  EXPECT_EQ(fields_read(Operation::kRpcc), 0);
+  EXPECT_EQ(fields_read(Operation::kCallPal), 0);
+  EXPECT_EQ(fields_read(Operation::kInvalid), 0);
+}
+
 TEST(IsaDisassembler, SymbolSuffixOnTargets) {
   // Without an ELF: the plain objdump address.
   EXPECT_EQ(disassemble_word(0xd3400010, 0x1000), "bsr\tra,1044");

@@ -31,7 +31,8 @@ class PayloadEncoder {
       put(t.pc);
       put(0x47ff041fu | uint64_t(t.flags) << 32 | uint64_t(t.fields) << 40 |
           uint64_t(t.index) << 48);
-      if (t.fields & kFieldOperands) put(t.a), put(t.b);
+      if (t.fields & kFieldA) put(t.a);
+      if (t.fields & kFieldB) put(t.b);
       if (t.fields & kFieldResult) put(t.result);
       if (t.fields & kFieldAddress) put(t.va);
       if (t.fields & kFieldLatency) put(t.latency);
@@ -64,8 +65,9 @@ PayloadEncoder two_runs() {
           .result = 3},
          {.pc = 0x1008,
           .flags = kTupleMemory | kTupleLoad,
-          .fields = kFieldTuple | kFieldAddress | kFieldLatency | kFieldRegister,
+          .fields = kFieldTuple | kFieldB | kFieldAddress | kFieldLatency | kFieldRegister,
           .index = 2,
+          .b = 0x1ff0,
           .va = 0x2000,
           .latency = 5,
           .named = 9}},
@@ -94,7 +96,8 @@ TEST(ValuePayload, DecodesRunsFieldsAndContext) {
   EXPECT_EQ(load.va, 0x2000u);
   EXPECT_EQ(load.latency, 5u);
   EXPECT_EQ(load.named, 9u);
-  EXPECT_EQ(load.a, 0u);  // not captured
+  EXPECT_EQ(load.a, 0u);  // a load's Ra is its destination: not captured
+  EXPECT_EQ(load.b, 0x1ff0u);
   EXPECT_EQ(load.stack_top, 0x11fffe000u);
   EXPECT_FALSE(out.tuples[2].has_context);
   EXPECT_EQ(out.tuples[2].pid, 8);
@@ -130,7 +133,7 @@ TEST(ValuePayload, MalformedPayloadsAreRejected) {
   const size_t second = 16 + 8 * (1 + 2 + 5) + 8;
   EXPECT_TRUE(rejects(patched(second, uint64_t(kFieldTuple) << 40)));  // index 0 after 0
   EXPECT_TRUE(rejects(patched(second, uint64_t(kFieldOperands) << 40 | uint64_t(2) << 48)));
-  EXPECT_TRUE(rejects(patched(second, uint64_t(0x40 | kFieldTuple) << 40 | uint64_t(2) << 48)));
+  EXPECT_TRUE(rejects(patched(second, uint64_t(0x80 | kFieldTuple) << 40 | uint64_t(2) << 48)));
   EXPECT_TRUE(rejects(patched(second, uint64_t(0x80) << 32 | uint64_t(1) << 40 | 2ull << 48)));
 }
 
@@ -174,10 +177,15 @@ TEST(ValueCaptureSpec, FormatRoundTripsThroughTheGuestParser) {
   std::mt19937 random(5);
   for (int round = 0; round < 2000; ++round) {
     ValueCapture c{};
-    const uint8_t common = uint8_t(random() % 64) | kFieldTuple;
+    // Operands are configured as one field (a and b together).
+    auto fields = [&random] {
+      uint8_t f = uint8_t(random() % 128) | kFieldTuple;
+      return (f & kFieldOperands) ? uint8_t(f | kFieldOperands) : f;
+    };
+    const uint8_t common = fields();
     for (uint8_t& f : c.fields) {
       f = common;
-      if (random() % 16 == 0) f = random() % 2 ? 0 : uint8_t(random() % 64) | kFieldTuple;
+      if (random() % 16 == 0) f = random() % 2 ? 0 : fields();
     }
     c.context = random() % 2;
     c.named_register = uint8_t(random() % 32);

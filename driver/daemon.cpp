@@ -167,6 +167,9 @@ void emit_values(uint32_t cpu) {
   const uint32_t words = value_pending_words(cpu, &dropped_since);
   if (words == 0 && !dropped_since) return;
   const uint32_t bytes = sizeof(ValuesPayload) + words * sizeof(uint64_t);
+  // The runs can wait in their buffer (it counts what it must drop) until
+  // the host has drained the ring: no record, no sequence gap, no loss.
+  if (!ring.fits(bytes)) return;
   uint8_t* payload =
       ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
   if (payload == nullptr) return;

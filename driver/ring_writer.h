@@ -37,17 +37,18 @@ class RingWriter {
     __atomic_store_n(&h.magic, kTransferRingMagic, __ATOMIC_RELEASE);
   }
 
+  // Whether a record of payload_bytes (and the pad before it, if any) fits
+  // now. Lets a writer whose data can wait (value runs stay in their
+  // per-CPU buffer) skip a pass instead of dropping a record.
+  bool fits(uint32_t payload_bytes) const { return place(payload_bytes).fits; }
+
   // Reserves a record; returns its payload (payload_bytes to fill, then
   // commit()), or nullptr if it does not fit (counted, `samples` with it).
   uint8_t* begin(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch,
                  uint64_t samples) {
     TransferRingHeader& h = ring_.header;
-    const uint64_t span = record_span(payload_bytes);
-    const uint64_t tail = __atomic_load_n(&h.tail, __ATOMIC_ACQUIRE);
-    const uint64_t free_bytes = kTransferRingBytes - (h.head - tail);
-    const uint64_t offset = h.head & (kTransferRingBytes - 1);
-    const uint64_t pad = offset + span > kTransferRingBytes ? kTransferRingBytes - offset : 0;
-    if (span > kTransferRingBytes || pad + span > free_bytes) {
+    const auto [pad, fits] = place(payload_bytes);
+    if (!fits) {
       ++h.records_dropped;
       h.samples_dropped += samples;
       ++h.next_sequence;
@@ -104,6 +105,20 @@ class RingWriter {
   void set_mirror(Mirror mirror) { mirror_ = mirror; }
 
  private:
+  struct Placement {
+    uint64_t pad;  // bytes of pad record needed first (the record would straddle the end)
+    bool fits;     // pad and record fit in the free space
+  };
+  Placement place(uint32_t payload_bytes) const {
+    const TransferRingHeader& h = ring_.header;
+    const uint64_t span = record_span(payload_bytes);
+    const uint64_t tail = __atomic_load_n(&h.tail, __ATOMIC_ACQUIRE);
+    const uint64_t free_bytes = kTransferRingBytes - (h.head - tail);
+    const uint64_t offset = h.head & (kTransferRingBytes - 1);
+    const uint64_t pad = offset + span > kTransferRingBytes ? kTransferRingBytes - offset : 0;
+    return {pad, span <= kTransferRingBytes && pad + span <= free_bytes};
+  }
+
   uint8_t* start(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch) {
     TransferRingHeader& h = ring_.header;
     auto* header =

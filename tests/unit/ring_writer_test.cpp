@@ -51,6 +51,24 @@ TEST(RingWriter, DroppedRecordsStillConsumeSequenceNumbers) {
   EXPECT_EQ(ring->header.magic, kTransferRingMagic);
 }
 
+// fits() answers exactly what begin() would do, without dropping anything or
+// taking a sequence number (the value-run writer waits instead of dropping).
+TEST(RingWriter, FitsAgreesWithBeginAndCostsNothing) {
+  auto ring = std::make_unique<TransferRing>();
+  RingWriter writer(*ring);
+  writer.init();
+  for (int i = 0; i < 40; ++i) {
+    const uint64_t sequence = ring->header.next_sequence;
+    const bool fits = writer.fits(64 * 1024);
+    EXPECT_EQ(ring->header.next_sequence, sequence);
+    uint8_t* p = writer.begin(RecordType::kSamples, 0, 64 * 1024, 7, 10);
+    EXPECT_EQ(fits, p != nullptr) << i;
+    if (p != nullptr) writer.commit();
+    if (i == 35) ring->header.tail = ring->header.head - 100 * 1024;  // the host read some
+  }
+  EXPECT_FALSE(writer.fits(uint32_t{3} << 20));  // larger than the ring
+}
+
 TEST(RingWriter, FullRingDropsAndCounts) {
   auto ring = std::make_unique<TransferRing>();
   RingWriter writer(*ring);

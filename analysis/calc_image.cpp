@@ -22,9 +22,20 @@ CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode
   const std::string base = path.substr(path.find_last_of('/') + 1);
   image.mode_ = mode.value_or(base.find("palcode") != std::string::npos ? isa::DecodeMode::kPalcode
                                                                         : isa::DecodeMode::kUser);
-  for (CodeSection& section : read_code_sections(path)) {
-    image.code_bytes_ += 4 * section.words.size();
-    image.sections_.push_back({section.address, std::move(section.words)});
+  for (LoadedSection& loaded : read_loaded_sections(path)) {
+    if (loaded.executable) {
+      Section section{.address = loaded.address};
+      const std::vector<uint8_t>& p = loaded.bytes;
+      for (size_t i = 0; i + 4 <= p.size(); i += 4)
+        section.words.push_back(uint32_t{p[i]} | uint32_t{p[i + 1]} << 8 |
+                                uint32_t{p[i + 2]} << 16 | uint32_t{p[i + 3]} << 24);
+      image.code_bytes_ += 4 * section.words.size();
+      image.sections_.push_back(std::move(section));
+    }
+    // Switch tables live in .rodata; the GOT of these static images is
+    // filled by the linker and never rewritten (no dynamic loader).
+    if (!loaded.writable || loaded.name == ".got")
+      image.constant_data_.add(loaded.address, std::move(loaded.bytes));
   }
   const ElfSymbols symbols = ElfSymbols::open(path);
   image.build_id_ = symbols.build_id();
@@ -96,6 +107,9 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
   result.indirect_jumps = calc::resolve_indirect_jumps(result.records);
   if (const auto entry = calc::local_entry_point(result.records))
     result.extra_entries.push_back(*entry);
+  if (!result.indirect_jumps.empty())
+    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_,
+                              result.indirect_jumps);
   return result;
 }
 

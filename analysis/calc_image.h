@@ -3,6 +3,9 @@
 // image"): procedures from the ELF symbol table, their words decoded into
 // InstructionRecords by analysis/calc/isa_adapter.h.
 //
+// The image's constant data (.rodata, the GOT) is kept for reading switch
+// tables (analysis/calc/jump_tables.h).
+//
 // Deliberately small: procedures and code only. Symbolization with source
 // lines and image lookup by build-id belong to the report tools' image
 // resolver; this interface can sit on top of it later.
@@ -27,7 +30,7 @@ struct ProcedureRange {
 
 struct ProcedureCode {
   ProcedureRange range;
-  std::vector<calc::InstructionRecord> records;    // tail calls already rewritten
+  std::vector<calc::InstructionRecord> records;    // tail calls rewritten, jump tables read
   std::vector<calc::IndirectJump> indirect_jumps;  // every jmp, classified
   std::vector<uint64_t> extra_entries;             // e.g. the entry after the ldgp prologue
 };
@@ -63,6 +66,7 @@ class CodeImage {
   isa::DecodeMode mode_ = isa::DecodeMode::kUser;
   std::optional<std::string> build_id_;
   std::vector<Section> sections_;
+  calc::ImageData constant_data_;  // read-only sections and the GOT
   std::vector<ProcedureRange> procedures_;
   uint64_t code_bytes_ = 0;
 };

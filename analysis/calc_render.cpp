@@ -139,11 +139,18 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
            "  w write buffer, M IMUL busy, F FDIV busy, ? unexplained\n";
   else
     out << "no bubbles: " << report.no_dynamic_stalls_note << "; one line per cycle\n";
-  for (const IndirectJump& jump : report.indirect_jumps)
-    if (jump.kind != IndirectJumpKind::kTailCall)
-      out << "missing edges: jmp at " << hex(jump.address) << " is a " << to_string(jump.kind)
-          << (jump.table_load ? " (entry loaded at " + hex(*jump.table_load) + ")" : "")
-          << "; every block and edge gets its own frequency class (DCPI 6.1.2)\n";
+  for (const IndirectJump& jump : report.indirect_jumps) {
+    if (jump.kind == IndirectJumpKind::kTailCall) continue;
+    if (jump.table) {
+      out << "jump table: jmp at " << hex(jump.address) << " reads " << jump.table->entries
+          << " entries at " << hex(jump.table->table) << " (+ gp " << hex(jump.table->base)
+          << "): " << jump.table->targets.size() << " targets, CFG edges\n";
+      continue;
+    }
+    out << "missing edges: jmp at " << hex(jump.address) << " is a " << describe(jump)
+        << (jump.table_load ? " (entry loaded at " + hex(*jump.table_load) + ")" : "")
+        << "; every block and edge gets its own frequency class (DCPI 6.1.2)\n";
+  }
 
   for (size_t b = 0; b < report.blocks.size(); ++b) {
     const CalcBlock& block = report.blocks[b];
@@ -247,7 +254,18 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
     const IndirectJump& j = report.indirect_jumps[k];
     out << (k ? ", " : "") << "{\"address\": " << json_address(j.address)
         << ", \"kind\": " << json_quote(to_string(j.kind))
-        << ", \"table_load\": " << (j.table_load ? json_address(*j.table_load) : "null") << "}";
+        << ", \"table_load\": " << (j.table_load ? json_address(*j.table_load) : "null");
+    if (j.table) {
+      out << ", \"table\": {\"address\": " << json_address(j.table->table)
+          << ", \"entries\": " << j.table->entries << ", \"gp\": " << json_address(j.table->base)
+          << ", \"targets\": [";
+      for (size_t t = 0; t < j.table->targets.size(); ++t)
+        out << (t ? ", " : "") << json_address(j.table->targets[t]);
+      out << "]}";
+    } else if (!j.problem.empty()) {
+      out << ", \"problem\": " << json_quote(j.problem);
+    }
+    out << "}";
   }
   out << "],\n  \"summary\": {\"samples\": " << json_number(s.samples)
       << ", \"image_samples\": " << json_number(s.image_samples)

@@ -31,6 +31,7 @@ struct BenchRow {
   std::string image;
   double code_bytes = 0;
   size_t procedures = 0, instructions = 0, missing_edges = 0;
+  size_t jumps = 0, tables_read = 0;  // indirect jumps other than tail calls; tables resolved
   double load_seconds = 0, analysis_seconds = 0;
 };
 
@@ -57,6 +58,10 @@ BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model)
     AnalyzedProcedure result = analyze_code(image, p, model, samples);
     row.instructions += result.code.records.size();
     row.missing_edges += result.analysis.cfg.missing_edges();
+    for (const calc::IndirectJump& jump : result.code.indirect_jumps) {
+      row.jumps += jump.kind != calc::IndirectJumpKind::kTailCall;
+      row.tables_read += jump.table.has_value();
+    }
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, model);
     const CalcReport report = build_calc_report(p.name, result.analysis, culprits, model,
                                                 std::move(result.code.indirect_jumps), 1);
@@ -83,13 +88,15 @@ int run_bench_calc_command(const std::vector<std::string>& arguments) {
   std::vector<BenchRow> rows;
   for (const std::string& image : images) rows.push_back(bench_image(image, *model));
 
-  std::printf("model: %s\n%-40s %9s %6s %8s %8s %9s %9s\n", std::string(model->name()).c_str(),
-              "image", "code KB", "procs", "insns", "missing", "seconds", "s/MB");
+  std::printf("model: %s\n%-40s %9s %6s %8s %8s %7s %9s %9s\n", std::string(model->name()).c_str(),
+              "image", "code KB", "procs", "insns", "missing", "tables", "seconds", "s/MB");
   for (const BenchRow& r : rows) {
     const double mb = r.code_bytes / (1024.0 * 1024.0);
     const double total = r.load_seconds + r.analysis_seconds;
-    std::printf("%-40s %9.1f %6zu %8zu %8zu %9.3f %9.3f\n", r.image.c_str(), r.code_bytes / 1024,
-                r.procedures, r.instructions, r.missing_edges, total, mb > 0 ? total / mb : 0);
+    const std::string tables = std::to_string(r.tables_read) + "/" + std::to_string(r.jumps);
+    std::printf("%-40s %9.1f %6zu %8zu %8zu %7s %9.3f %9.3f\n", r.image.c_str(),
+                r.code_bytes / 1024, r.procedures, r.instructions, r.missing_edges, tables.c_str(),
+                total, mb > 0 ? total / mb : 0);
   }
   if (const auto path = options.value("json")) {
     std::ofstream out(*path);
@@ -101,6 +108,7 @@ int run_bench_calc_command(const std::vector<std::string>& arguments) {
           << ", \"code_bytes\": " << r.code_bytes << ", \"procedures\": " << r.procedures
           << ", \"instructions\": " << r.instructions
           << ", \"procedures_missing_edges\": " << r.missing_edges
+          << ", \"indirect_jumps\": " << r.jumps << ", \"jump_tables_read\": " << r.tables_read
           << ", \"load_seconds\": " << r.load_seconds
           << ", \"analysis_seconds\": " << r.analysis_seconds
           << ", \"seconds_per_mb\": " << (mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0)

@@ -41,7 +41,7 @@ std::string disassemble_word(uint32_t word, uint64_t address, isa::DecodeMode mo
   return text_of(isa::decode(word, mode), address, symbols);
 }
 
-std::vector<CodeSection> read_code_sections(const std::string& path) {
+std::vector<LoadedSection> read_loaded_sections(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw ElfError("cannot open " + path);
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -54,19 +54,34 @@ std::vector<CodeSection> read_code_sections(const std::string& path) {
   size_t names_index = 0;
   if (elf_getshdrstrndx(elf.get(), &names_index) != 0) throw ElfError(path + ": no section names");
 
-  std::vector<CodeSection> sections;
+  std::vector<LoadedSection> sections;
   for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf.get(), scn));) {
     GElf_Shdr shdr;
     if (!gelf_getshdr(scn, &shdr)) throw ElfError(path + ": bad section header");
-    if (shdr.sh_type != SHT_PROGBITS || (shdr.sh_flags & SHF_EXECINSTR) == 0) continue;
-    CodeSection section;
+    if (shdr.sh_type != SHT_PROGBITS || (shdr.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == 0)
+      continue;
+    LoadedSection section;
     const char* name = elf_strptr(elf.get(), names_index, shdr.sh_name);
     section.name = name != nullptr ? name : "";
     section.address = shdr.sh_addr;
+    section.executable = (shdr.sh_flags & SHF_EXECINSTR) != 0;
+    section.writable = (shdr.sh_flags & SHF_WRITE) != 0;
     Elf_Data* data = elf_rawdata(scn, nullptr);
     if (data == nullptr || data->d_buf == nullptr) continue;
-    const auto* p = static_cast<const unsigned char*>(data->d_buf);
-    for (size_t i = 0; i + 4 <= data->d_size; i += 4) {
+    const auto* p = static_cast<const uint8_t*>(data->d_buf);
+    section.bytes.assign(p, p + data->d_size);
+    sections.push_back(std::move(section));
+  }
+  return sections;
+}
+
+std::vector<CodeSection> read_code_sections(const std::string& path) {
+  std::vector<CodeSection> sections;
+  for (const LoadedSection& loaded : read_loaded_sections(path)) {
+    if (!loaded.executable) continue;
+    CodeSection section{.name = loaded.name, .address = loaded.address};
+    const std::vector<uint8_t>& p = loaded.bytes;
+    for (size_t i = 0; i + 4 <= p.size(); i += 4) {
       section.words.push_back(uint32_t{p[i]} | uint32_t{p[i + 1]} << 8 | uint32_t{p[i + 2]} << 16 |
                               uint32_t{p[i + 3]} << 24);
     }

@@ -33,6 +33,17 @@ struct CodeSection {
 };
 std::vector<CodeSection> read_code_sections(const std::string& path);
 
+// Every allocated or executable section with file contents (SHT_PROGBITS),
+// in file order: code, read-only data, the GOT, data. Throws ElfError.
+struct LoadedSection {
+  std::string name;
+  uint64_t address = 0;
+  bool executable = false;
+  bool writable = false;
+  std::vector<uint8_t> bytes;
+};
+std::vector<LoadedSection> read_loaded_sections(const std::string& path);
+
 // Every instruction in the code sections of `path`.
 std::vector<DisassembledInstruction> disassemble_elf(const std::string& path,
                                                      isa::DecodeMode mode = isa::DecodeMode::kUser,

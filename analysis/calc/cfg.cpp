@@ -59,6 +59,9 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
   for (size_t i = 0; i < procedure.size(); ++i) {
     const InstructionRecord& insn = procedure[i];
     if (has_local_target(insn) && inside(*insn.branch_target)) leaders.insert(*insn.branch_target);
+    if (insn.control_flow == ControlFlow::kIndirectJump)
+      for (uint64_t target : insn.jump_targets)
+        if (inside(target) && target % 4 == first % 4) leaders.insert(target);
     if (ends_block(insn.control_flow) && i + 1 < procedure.size())
       leaders.insert(procedure[i + 1].address);
   }
@@ -88,7 +91,20 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
     const InstructionRecord& last = cfg.block(id).instructions.back();
     const bool has_next = id + 1 < cfg.blocks().size();
     const bool fall = falls_through(last.control_flow) && has_next;
-    if (last.control_flow == ControlFlow::kIndirectJump) cfg.mark_missing_edges();
+    if (last.control_flow == ControlFlow::kIndirectJump) {
+      // A resolved jump table: one edge per distinct target (jump_tables.h).
+      // Otherwise the targets are unknown (§6.1.1).
+      std::set<BlockId> targets;
+      bool known = !last.jump_targets.empty();
+      for (uint64_t target : last.jump_targets) {
+        if (inside(target) && target % 4 == first % 4)
+          targets.insert(cfg.block_at(target));
+        else
+          known = false;
+      }
+      if (!known) cfg.mark_missing_edges();
+      for (BlockId target : targets) cfg.add_edge(id, target, EdgeKind::kTaken);
+    }
     if (has_local_target(last) && inside(*last.branch_target)) {
       const BlockId taken = cfg.block_at(*last.branch_target);
       // A conditional branch to the next instruction is one edge, not two.

@@ -24,7 +24,7 @@ struct BasicBlock {
   bool leaves_procedure = false;  // ends in a return, a halt or a branch out of the procedure
 };
 
-enum class EdgeKind : uint8_t { kFallThrough, kTaken };
+enum class EdgeKind : uint8_t { kFallThrough, kTaken };  // kTaken: also a jump table's edges
 
 struct CfgEdge {
   BlockId from = 0;
@@ -65,9 +65,10 @@ class ControlFlowGraph {
 // apart) into basic blocks at branch targets and after every control
 // transfer, and connects them. Calls end a block and fall through (the
 // callee returns); branches that leave [first, last] end the procedure; an
-// indirect jump marks the CFG as missing edges (§6.1.1: we do not yet
-// analyse the instructions before it to find its targets). `extra_entries`
-// are addresses where control also enters from outside (they start blocks).
+// indirect jump goes to its jump_targets (a switch table that
+// jump_tables.h resolved), or, without them, marks the CFG as missing edges
+// (§6.1.1). `extra_entries` are addresses where control also enters from
+// outside (they start blocks).
 ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
                            std::span<const uint64_t> extra_entries = {});
 

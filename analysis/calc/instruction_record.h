@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dcpi::calc {
 
@@ -61,7 +62,7 @@ enum class ControlFlow : uint8_t {
   kConditionalBranch,    // target or fall through
   kUnconditionalBranch,  // br: always the target
   kCall,                 // bsr / jsr: returns to the next instruction
-  kIndirectJump,         // jmp: targets unknown unless resolved (missing edges)
+  kIndirectJump,         // jmp: jump_targets if resolved (a jump table), else missing edges
   kReturn,               // ret: leaves the procedure
   kHalt,                 // never falls through (e.g. call_pal halt)
 };
@@ -88,6 +89,9 @@ struct InstructionRecord {
   std::optional<Register> destination;  // written (Ra for loads/lda/br/jsr, Rc for operates)
   ControlFlow control_flow = ControlFlow::kNone;
   std::optional<uint64_t> branch_target;  // for direct branches and bsr
+  // A resolved indirect jump's targets (a switch table, jump_tables.h):
+  // distinct, inside the procedure. Empty: unknown (missing edges).
+  std::vector<uint64_t> jump_targets;
 };
 
 }  // namespace dcpi::calc

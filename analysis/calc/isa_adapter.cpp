@@ -241,9 +241,33 @@ std::string_view to_string(IndirectJumpKind kind) {
     case IndirectJumpKind::kTailCall:
       return "tail call through pv";
     case IndirectJumpKind::kJumpTable:
-      return "jump table (targets not read)";
+      return "jump table";
   }
   return "?";
+}
+
+std::string describe(const IndirectJump& jump) {
+  std::string text(to_string(jump.kind));
+  if (jump.table) {
+    text += " (" + std::to_string(jump.table->entries) + " entries, " +
+            std::to_string(jump.table->targets.size()) + " targets)";
+  } else if (jump.kind == IndirectJumpKind::kJumpTable) {
+    text += " (not read: " + (jump.problem.empty() ? "unknown" : jump.problem) + ")";
+  }
+  return text;
+}
+
+void resolve_jump_tables(std::vector<InstructionRecord>& procedure,
+                         std::span<const uint64_t> extra_entries, const ImageData& data,
+                         std::vector<IndirectJump>& jumps) {
+  for (JumpTableOutcome& outcome : resolve_jump_tables(procedure, extra_entries, data)) {
+    for (IndirectJump& jump : jumps) {
+      if (jump.address != outcome.jump) continue;
+      if (outcome.table) jump.kind = IndirectJumpKind::kJumpTable;
+      jump.table = std::move(outcome.table);
+      jump.problem = std::move(outcome.problem);
+    }
+  }
 }
 
 namespace {

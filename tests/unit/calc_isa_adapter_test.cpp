@@ -127,12 +127,17 @@ TEST(CalcIsaAdapter, JumpTablesAreMarkedTailCallsLeaveLdgpGivesASecondEntry) {
   ASSERT_EQ(code.indirect_jumps.size(), 2u);
   EXPECT_EQ(code.indirect_jumps[0].kind, IndirectJumpKind::kJumpTable);
   EXPECT_EQ(code.indirect_jumps[0].table_load, sw->start + 20);  // the ldl
+  // The "table" is at gp itself, outside every section: it cannot be read.
+  EXPECT_FALSE(code.indirect_jumps[0].table.has_value());
+  EXPECT_NE(code.indirect_jumps[0].problem.find("not in the image's read-only data"),
+            std::string::npos)
+      << code.indirect_jumps[0].problem;
   EXPECT_EQ(code.indirect_jumps[1].kind, IndirectJumpKind::kTailCall);
   EXPECT_EQ(code.records.back().control_flow, ControlFlow::kReturn);
   EXPECT_EQ(code.extra_entries, (std::vector<uint64_t>{sw->start + 8}));
 
   const ControlFlowGraph cfg = build_cfg(code.records, code.extra_entries);
-  EXPECT_TRUE(cfg.missing_edges());  // the jump table's targets are not read
+  EXPECT_TRUE(cfg.missing_edges());  // the jump table's targets are unknown
   ASSERT_EQ(cfg.extra_entries().size(), 1u);
   EXPECT_EQ(cfg.block(cfg.extra_entries()[0]).start, sw->start + 8);
   EXPECT_EQ(image.containing(sw->start + 12), sw);

@@ -33,6 +33,31 @@ TEST(BuildCfg, IndirectJumpMarksMissingEdges) {
   EXPECT_TRUE(build_cfg(code).missing_edges());
 }
 
+TEST(BuildCfg, ResolvedJumpTableGivesOneEdgePerDistinctTarget) {
+  // 0x100 add; 0x104 jmp → {0x10c, 0x114}; 0x108 ret; 0x10c add; 0x110 ret; 0x114 ret
+  InstructionRecord jump = branch(0x104, ControlFlow::kIndirectJump, std::nullopt);
+  jump.jump_targets = {0x10c, 0x114};
+  const std::vector<InstructionRecord> code = {add(0x100),
+                                               jump,
+                                               branch(0x108, ControlFlow::kReturn, std::nullopt),
+                                               add(0x10c),
+                                               branch(0x110, ControlFlow::kReturn, std::nullopt),
+                                               branch(0x114, ControlFlow::kReturn, std::nullopt)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  EXPECT_FALSE(cfg.missing_edges());
+  ASSERT_EQ(cfg.blocks().size(), 4u);  // [100,108) [108] [10c,114) [114]
+  const BasicBlock& dispatch = cfg.block(0);
+  ASSERT_EQ(dispatch.outgoing.size(), 2u);
+  EXPECT_EQ(cfg.block(cfg.edge(dispatch.outgoing[0]).to).start, 0x10cu);
+  EXPECT_EQ(cfg.block(cfg.edge(dispatch.outgoing[1]).to).start, 0x114u);
+  EXPECT_TRUE(cfg.block(1).incoming.empty());  // the ret after the jmp is not fallen into
+
+  jump.jump_targets = {0x10c, 0x9000};  // a target outside: the edges are not all known
+  const std::vector<InstructionRecord> outside = {
+      add(0x100), jump, branch(0x108, ControlFlow::kReturn, std::nullopt), add(0x10c)};
+  EXPECT_TRUE(build_cfg(outside).missing_edges());
+}
+
 TEST(BuildCfg, BranchOutOfTheProcedureLeavesIt) {
   const std::vector<InstructionRecord> code = {
       add(0x100), branch(0x104, ControlFlow::kUnconditionalBranch, 0x9000)};

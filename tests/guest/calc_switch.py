@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""dcpi calc on a procedure with jump tables, against exact counts (DCPI §6.1-6.2).
+
+The callpal workload makes 1,000,000 getxpid system calls; each goes through
+the kernel's system call dispatcher, kernel::sys::dispatch, whose switch on
+the call number GCC compiles into a 46-entry jump table (and a second one of
+6 entries for the control calls). With the tables read
+(analysis/calc/jump_tables.h) the procedure's CFG has no missing edges, so
+cycle equivalence can put blocks on either side of a call in one frequency
+class (DCPI §6.1.2) instead of giving every block its own.
+
+Boots /etc/callpal.mix on 1 CPU at a mean period of 8703.5 cycles (period=8192
+period_range=1024 on the kernel command line) with the exec_counts plugin,
+pulls the profile with `dcpi ingest`, quits QEMU (the plugin writes its file
+at exit), then checks `dcpi calc --json` and `dcpi score` on the dispatcher:
+
+- both jmps are read as jump tables (46 and 6 entries) and the CFG has no
+  missing edges;
+- every frequency class with S >= 100 samples matches the plugin's exact
+  count within 3/sqrt(S) (3 sigma of binomial sampling, as in calc_copy.py),
+  among them the getxpid case, reached only through the table;
+- Figure 8: >= 90 % of the dispatcher's samples within 5 %.
+
+Usage: calc_switch.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
+"""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
+import machine  # noqa: E402
+
+BUILD, PLUGIN = sys.argv[1], sys.argv[2]
+GUEST = os.path.join(BUILD, "guest")
+PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
+KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+INITRD = os.path.join(GUEST, "workloads", "initrd.cpio")
+DCPI = os.path.join(BUILD, "dcpi")
+DISPATCH = "_ZN6kernel3sys8dispatchEPNS_9TrapFrameE"
+MIN_SAMPLES = 100
+SIGMAS = 3.0
+failures = []
+
+
+def expect(condition, message):
+    print("ok:" if condition else "FAILED:", message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+def wait_for(process, marker, timeout):
+    seen, done = [], threading.Event()
+
+    def reader():
+        for line in process.stdout:
+            seen.append(line)
+            if marker in line:
+                done.set()
+        done.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    done.wait(timeout)
+    return "".join(seen)
+
+
+def dcpi(*args):
+    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise AssertionError(f"dcpi {' '.join(args)} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def read_counts(path):
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[0] == "insn":
+                counts[int(fields[1], 16)] = int(fields[2])
+    return counts
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        if len(sys.argv) > 3:  # keep the database and counts for a look afterwards
+            tmp = sys.argv[3]
+            os.makedirs(tmp, exist_ok=True)
+        db, counts_path = os.path.join(tmp, "db"), os.path.join(tmp, "counts.txt")
+        port = machine.free_port()
+        command = machine.qemu_command(
+            PALCODE, KERNEL, 1,
+            "init=/bin/init script=/etc/callpal.mix period=8192 period_range=1024",
+            gdb_port=port, initrd=INITRD)
+        command += ["-plugin", f"file={PLUGIN},out={counts_path}"]
+        qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        try:
+            console = wait_for(qemu, "DCPI-DONE", 240)
+            expect("DCPI-DONE" in console, "the callpal workload ran and the profile was flushed")
+            expect("callpal: callsys, 1000000 callsys" in console, "callpal made 1,000,000 calls")
+            ingest = json.loads(dcpi("ingest", "--gdb", f"127.0.0.1:{port}", "--kernel", KERNEL,
+                                     "--db", db, "--json"))
+            print("ingest:", json.dumps(ingest)[:300])
+        finally:
+            qemu.send_signal(signal.SIGTERM)  # a clean exit: the plugin writes its counts
+            try:
+                qemu.wait(30)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+                qemu.wait()
+        expect(os.path.isfile(counts_path), "the exec_counts plugin wrote its file at exit")
+        exact = read_counts(counts_path)
+
+        report = json.loads(dcpi("calc", "--db", db, "--image", KERNEL, "--procedure", DISPATCH,
+                                 "--json"))
+        tables = [j["table"] for j in report["indirect_jumps"] if "table" in j]
+        expect(sorted(t["entries"] for t in tables) == [6, 46] and
+               len(tables) == len(report["indirect_jumps"]),
+               f"both jmps are jump tables with 46 and 6 entries "
+               f"({[t['entries'] for t in tables]})")
+        expect(not report["missing_edges"], "the dispatcher's CFG has no missing edges")
+        targets = {int(a, 16) for t in tables for a in t["targets"]}
+        period = report["period"]
+        expect(period == 8192 + 1023 / 2, f"the mean period is the recorded 8703.5 ({period})")
+        checked, through_table = 0, 0
+        for c in report["classes"]:
+            if c["samples"] < MIN_SAMPLES or c["frequency"] is None:
+                continue
+            addresses = [int(i["address"], 16) for b in c["blocks"]
+                         for i in report["blocks"][b]["instructions"]]
+            truth = sum(exact.get(a, 0) for a in addresses) / len(addresses)
+            estimate = c["frequency"] * period
+            error = estimate / truth - 1 if truth else float("inf")
+            bound = SIGMAS / math.sqrt(c["samples"])
+            starts = {int(report["blocks"][b]["start"], 16) for b in c["blocks"]}
+            case = bool(starts & targets)
+            expect(abs(error) <= bound,
+                   f"class {c['id']} ({len(addresses)} instructions, {c['samples']:.0f} samples"
+                   f"{', a jump table target' if case else ''}): estimate {estimate:.0f} vs "
+                   f"exact {truth:.0f} executions, error {100 * error:+.2f}% "
+                   f"(bound {100 * bound:.2f}% = 3/sqrt(S))")
+            checked += 1
+            through_table += case
+        expect(checked >= 3, f"{checked} frequency classes with >= {MIN_SAMPLES} samples checked")
+        expect(through_table >= 1, f"{through_table} of them start at a jump table target")
+
+        text = dcpi("calc", "--db", db, "--image", KERNEL, "--procedure", DISPATCH)
+        expect("jump table: jmp at" in text and "missing edges" not in text,
+               "the text report lists the jump tables and no missing edges")
+        print("\n".join(text.splitlines()[:8]))
+
+        score = json.loads(dcpi("score", "--db", db, "--counts", counts_path, "--image", KERNEL,
+                                "--procedure", DISPATCH, "--json"))
+        within = score["instructions"]["within_5"]
+        expect(score["instructions_scored"] > 0 and within >= 0.9,
+               f"Figure 8 for the dispatcher: {100 * within:.1f}% of samples within 5% (>= 90%)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -20,65 +20,18 @@ default, 61440 + 4095 / 2.)
 Usage: calc_copy.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
 """
 import json
-import math
 import os
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
-import machine  # noqa: E402
+from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes
 
 BUILD, PLUGIN = sys.argv[1], sys.argv[2]
-GUEST = os.path.join(BUILD, "guest")
-PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
-KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
-INITRD = os.path.join(GUEST, "workloads", "initrd.cpio")
-COPY_ELF = os.path.join(GUEST, "workloads", "copy")
-DCPI = os.path.join(BUILD, "dcpi")
-MIN_SAMPLES = 100
-SIGMAS = 3.0
-failures = []
-
-
-def expect(condition, message):
-    print("ok:" if condition else "FAILED:", message, flush=True)
-    if not condition:
-        failures.append(message)
-
-
-def wait_for(process, marker, timeout):
-    seen, done = [], threading.Event()
-
-    def reader():
-        for line in process.stdout:
-            seen.append(line)
-            if marker in line:
-                done.set()
-        done.set()
-
-    threading.Thread(target=reader, daemon=True).start()
-    done.wait(timeout)
-    return "".join(seen)
-
-
-def dcpi(*args):
-    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise AssertionError(f"dcpi {' '.join(args)} failed: {done.stderr.strip()}")
-    return done.stdout
-
-
-def read_counts(path):
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if fields and fields[0] == "insn":
-                counts[int(fields[1], 16)] = int(fields[2])
-    return counts
+GUEST = Guest(BUILD)
+KERNEL = GUEST.kernel
+COPY_ELF = os.path.join(GUEST.guest, "workloads", "copy")
+CHECKS = Checks()
+expect, dcpi = CHECKS.expect, GUEST.dcpi
 
 
 def main():
@@ -87,28 +40,11 @@ def main():
             tmp = sys.argv[3]
             os.makedirs(tmp, exist_ok=True)
         db, counts_path = os.path.join(tmp, "db"), os.path.join(tmp, "counts.txt")
-        port = machine.free_port()
-        command = machine.qemu_command(PALCODE, KERNEL, 1, "init=/bin/init script=/etc/copy.mix",
-                                       gdb_port=port, initrd=INITRD)
-        command += ["-plugin", f"file={PLUGIN},out={counts_path}"]
-        qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, errors="replace")
-        try:
-            console = wait_for(qemu, "DCPI-DONE", 240)
-            expect("DCPI-DONE" in console, "the copy workload ran and the profile was flushed")
-            expect("checksum copy 0xcb24511ba819bfb9" in console, "copy printed its checksum")
-            ingest = json.loads(dcpi("ingest", "--gdb", f"127.0.0.1:{port}", "--kernel", KERNEL,
-                                     "--db", db, "--json"))
-            print("ingest:", json.dumps(ingest)[:300])
-        finally:
-            qemu.send_signal(signal.SIGTERM)  # a clean exit: the plugin writes its counts
-            try:
-                qemu.wait(30)
-            except subprocess.TimeoutExpired:
-                qemu.kill()
-                qemu.wait()
-        expect(os.path.isfile(counts_path), "the exec_counts plugin wrote its file at exit")
-        exact = read_counts(counts_path)
+        console, exact = GUEST.profile_with_exact_counts(
+            PLUGIN, "init=/bin/init script=/etc/copy.mix", db, counts_path)
+        expect("DCPI-DONE" in console, "the copy workload ran and the profile was flushed")
+        expect("checksum copy 0xcb24511ba819bfb9" in console, "copy printed its checksum")
+        expect(exact is not None, "the exec_counts plugin wrote its file at exit")
 
         report = json.loads(dcpi("calc", "--db", db, "--image", COPY_ELF, "--procedure",
                                  "copy_loop", "--json"))
@@ -122,15 +58,7 @@ def main():
         expect(period == 61440 + 4095 / 2 and report["period_source"] == "recorded",
                f"the mean period is the recorded default ({period}, {report['period_source']})")
         checked = 0
-        for c in report["classes"]:
-            if c["samples"] < MIN_SAMPLES or c["frequency"] is None:
-                continue
-            addresses = [int(i["address"], 16) for b in c["blocks"]
-                         for i in report["blocks"][b]["instructions"]]
-            truth = sum(exact.get(a, 0) for a in addresses) / len(addresses)
-            estimate = c["frequency"] * period
-            error = estimate / truth - 1 if truth else float("inf")
-            bound = SIGMAS / math.sqrt(c["samples"])
+        for c, addresses, estimate, truth, error, bound in checked_classes(report, exact or {}):
             expect(abs(error) <= bound,
                    f"class {c['id']} ({len(addresses)} instructions, {c['samples']:.0f} samples): "
                    f"estimate {estimate:.0f} vs exact {truth:.0f} executions, error {100 * error:+.2f}% "
@@ -149,7 +77,7 @@ def main():
         expect(score["instructions_scored"] > 0 and within >= 0.9,
                f"Figure 8 for copy_loop: {100 * within:.1f}% of samples within 5% (>= 90%)")
         print(dcpi("score", "--db", db, "--counts", counts_path, "--image", COPY_ELF))
-    return 1 if failures else 0
+    return 1 if CHECKS.failures else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,110 @@
+"""What the guest tests of dcpi calc share (calc_copy.py, calc_switch.py):
+boot one workload on 1 CPU under the exec_counts plugin (exact counts, our
+dcpix) with QEMU's GDB stub, pull the profile with `dcpi ingest` after
+DCPI-DONE, quit QEMU (SIGTERM: the plugin writes its file at exit), and
+compare a calc report's frequency classes with the exact counts."""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
+import machine  # noqa: E402
+
+MIN_SAMPLES = 100
+SIGMAS = 3.0
+
+
+class Checks:
+    def __init__(self):
+        self.failures = []
+
+    def expect(self, condition, message):
+        print("ok:" if condition else "FAILED:", message, flush=True)
+        if not condition:
+            self.failures.append(message)
+
+
+class Guest:
+    def __init__(self, build):
+        self.guest = os.path.join(build, "guest")
+        self.palcode = os.path.join(self.guest, "palcode", "palcode.elf")
+        self.kernel = os.path.join(self.guest, "kernel", "kernel.elf")
+        self.initrd = os.path.join(self.guest, "workloads", "initrd.cpio")
+        self.dcpi_path = os.path.join(build, "dcpi")
+
+    def dcpi(self, *args):
+        done = subprocess.run([self.dcpi_path, *args], capture_output=True, text=True,
+                              timeout=120)
+        if done.returncode != 0:
+            raise AssertionError(f"dcpi {' '.join(args)} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def profile_with_exact_counts(self, plugin, append, db, counts_path):
+        """Boots with `append`, ingests into `db` after DCPI-DONE; returns the
+        console text and the plugin's exact counts {pc: executions} (None if
+        the plugin wrote nothing)."""
+        port = machine.free_port()
+        command = machine.qemu_command(self.palcode, self.kernel, 1, append, gdb_port=port,
+                                       initrd=self.initrd)
+        command += ["-plugin", f"file={plugin},out={counts_path}"]
+        qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace")
+        try:
+            console = wait_for(qemu, "DCPI-DONE", 240)
+            if "DCPI-DONE" in console:
+                ingest = json.loads(self.dcpi("ingest", "--gdb", f"127.0.0.1:{port}", "--kernel",
+                                              self.kernel, "--db", db, "--json"))
+                print("ingest:", json.dumps(ingest)[:300])
+        finally:
+            qemu.send_signal(signal.SIGTERM)
+            try:
+                qemu.wait(30)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+                qemu.wait()
+        return console, read_counts(counts_path) if os.path.isfile(counts_path) else None
+
+
+def wait_for(process, marker, timeout):
+    seen, done = [], threading.Event()
+
+    def reader():
+        for line in process.stdout:
+            seen.append(line)
+            if marker in line:
+                done.set()
+        done.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    done.wait(timeout)
+    return "".join(seen)
+
+
+def read_counts(path):
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[0] == "insn":
+                counts[int(fields[1], 16)] = int(fields[2])
+    return counts
+
+
+def checked_classes(report, exact):
+    """The report's frequency classes with >= MIN_SAMPLES samples, each with
+    its estimated and exact executions, the relative error and the 3-sigma
+    bound 3/sqrt(S) (a binomial draw of S samples)."""
+    period = report["period"]
+    for c in report["classes"]:
+        if c["samples"] < MIN_SAMPLES or c["frequency"] is None:
+            continue
+        addresses = [int(i["address"], 16) for b in c["blocks"]
+                     for i in report["blocks"][b]["instructions"]]
+        truth = sum(exact.get(a, 0) for a in addresses) / len(addresses)
+        estimate = c["frequency"] * period
+        error = estimate / truth - 1 if truth else float("inf")
+        yield c, addresses, estimate, truth, error, SIGMAS / math.sqrt(c["samples"])

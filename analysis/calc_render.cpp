@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/sample_profile.h"
+#include "analysis/source_files.h"
 
 namespace dcpi {
 
@@ -55,6 +56,18 @@ void print_bubbles(const CalcInstruction& line, std::ostream& out) {
   out << kBubbleIndent << letters << '\n';
   out << kBubbleIndent << letters << " ... " << fixed(line.cpi.value_or(0), 1) << "cy\n";
   out << kBubbleIndent << letters << '\n';
+}
+
+// "    file:line:  text" where the line changes, as dcpi list interleaves it.
+void print_source_line(const CalcInstruction& line, std::optional<SourceLocation>& previous,
+                       SourceFiles& sources, std::ostream& out) {
+  if (!line.source ||
+      (previous && previous->file == line.source->file && previous->line == line.source->line))
+    return;
+  const std::string& text = sources.line(line.source->file, line.source->line);
+  out << "    " << line.source->file << ':' << line.source->line << (text.empty() ? "" : ":  ")
+      << text << '\n';
+  previous = line.source;
 }
 
 std::string pad(std::string text, size_t width) {
@@ -152,6 +165,8 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
         << "; every block and edge gets its own frequency class (DCPI 6.1.2)\n";
   }
 
+  SourceFiles sources;
+  std::optional<SourceLocation> previous_source;
   for (size_t b = 0; b < report.blocks.size(); ++b) {
     const CalcBlock& block = report.blocks[b];
     const size_t n = block.instructions.size();
@@ -176,6 +191,7 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8)
         << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
+      print_source_line(line, previous_source, sources, out);
       print_bubbles(line, out);
       out << pad(hex(line.address), 10) << "  " << pad(untab(line.text), 30)
           << rpad(fixed(line.samples, 0), 8)
@@ -323,7 +339,11 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
           << ", \"dynamic_cycles\": " << json_number(line.dynamic_cycles) << ", \"culprits\": [";
       for (size_t k = 0; k < line.culprits.size(); ++k)
         out << (k ? ", " : "") << json_address(line.culprits[k]);
-      out << "]}";
+      out << "]";
+      if (line.source)
+        out << ", \"source\": {\"file\": " << json_quote(line.source->file)
+            << ", \"line\": " << line.source->line << "}";
+      out << "}";
     }
     out << "]}";
   }

@@ -11,6 +11,7 @@
 #include "analysis/calc/culprits.h"
 #include "analysis/calc/isa_adapter.h"
 #include "analysis/calc/procedure_analysis.h"
+#include "analysis/elf_image.h"
 
 namespace dcpi {
 
@@ -25,14 +26,15 @@ struct CalcInstruction {
   uint64_t address = 0;
   std::string text;
   double samples = 0;
-  uint32_t head_cycles = 0;        // M_i (0: issued with its predecessor)
-  std::optional<double> cpi;       // C_i = S_i / F
-  std::string static_letters;      // why it waited statically (or could not pair)
-  int static_half_cycles = 0;      // half-cycle lines for static stalls / lost slots
-  std::string dynamic_letters;     // the culprits of its dynamic stall
-  double dynamic_cycles = 0;       // per execution, beyond M_i (0 if none)
-  std::vector<uint64_t> culprits;  // instructions that may have caused a stall
-  bool unexplained = false;        // a dynamic stall with every cause ruled out
+  uint32_t head_cycles = 0;              // M_i (0: issued with its predecessor)
+  std::optional<double> cpi;             // C_i = S_i / F
+  std::string static_letters;            // why it waited statically (or could not pair)
+  int static_half_cycles = 0;            // half-cycle lines for static stalls / lost slots
+  std::string dynamic_letters;           // the culprits of its dynamic stall
+  double dynamic_cycles = 0;             // per execution, beyond M_i (0 if none)
+  std::vector<uint64_t> culprits;        // instructions that may have caused a stall
+  bool unexplained = false;              // a dynamic stall with every cause ruled out
+  std::optional<SourceLocation> source;  // DWARF line, when the image has it
 };
 
 struct CalcBlock {

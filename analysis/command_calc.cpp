@@ -16,7 +16,7 @@ namespace dcpi {
 const std::string_view kCalcUsage =
     "usage: dcpi calc --db DIR --image PATH_OR_NAME (--procedure NAME | --all)\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
-    "                 [--mode user|pal] [--json]\n"
+    "                 [--mode user|pal] [--no-source] [--json]\n"
     "\n"
     "Estimates how often each basic block of a procedure ran and how many cycles each\n"
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
@@ -32,10 +32,26 @@ const std::string_view kCalcUsage =
     "  --period     mean sampling period in cycles (default: the one the database recorded\n"
     "               for the epochs; the driver's default 63487.5 if it recorded none)\n"
     "  --mode       pal decodes PALcode (hw_* instructions); default: by file name\n"
+    "  --no-source  do not interleave source lines (shown where the image has DWARF)\n"
     "  --json       machine-readable output\n";
 
+namespace {
+
+// DWARF lines for the listing, as dcpi list shows them; an image without
+// line information (or one elfutils cannot read) just has none.
+void attach_source_lines(const std::string& image_path, CalcReport& report) {
+  try {
+    const ElfImage elf = ElfImage::open(image_path);
+    for (CalcBlock& block : report.blocks)
+      for (CalcInstruction& line : block.instructions) line.source = elf.source_at(line.address);
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace
+
 int run_calc_command(const std::vector<std::string>& arguments) {
-  OptionSpec spec{.flags = {"json", "all"}};
+  OptionSpec spec{.flags = {"json", "all", "no-source"}};
   for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
   spec.with_value.insert("procedure");
   const ParsedOptions options(arguments, spec);
@@ -52,9 +68,10 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     AnalyzedProcedure result =
         analyze_code(inputs.code, *procedure, *inputs.model, inputs.samples.cycles);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
-    const CalcReport report =
+    CalcReport report =
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
+    if (!options.flag("no-source")) attach_source_lines(inputs.code.path(), report);
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else

@@ -10,6 +10,7 @@
 #include "analysis/commands.h"
 #include "analysis/procedure_listing.h"
 #include "analysis/report_output.h"
+#include "analysis/source_files.h"
 #include "analysis/value_hotlists.h"
 #include "analysis/values/customization_module.h"
 
@@ -73,24 +74,6 @@ class ValueAnnotations {
 
  private:
   std::vector<MergedKind> kinds_;
-};
-
-class SourceFiles {
- public:
-  // The text of `line` in `file`, or empty if the file cannot be read.
-  const std::string& line(const std::string& file, int line) {
-    auto [entry, added] = files_.try_emplace(file);
-    if (added) {
-      std::ifstream in(file);
-      for (std::string text; std::getline(in, text);) entry->second.push_back(text);
-    }
-    static const std::string kNone;
-    const auto& lines = entry->second;
-    return line >= 1 && static_cast<size_t>(line) <= lines.size() ? lines[line - 1] : kNone;
-  }
-
- private:
-  std::map<std::string, std::vector<std::string>> files_;
 };
 
 void print_listing(const ProcedureListing& listing, bool show_source,

@@ -69,6 +69,14 @@ def main():
         text = dcpi("calc", "--db", db, "--image", COPY_ELF, "--procedure", "copy_loop")
         expect("Best-case" in text and "Net sampling error" in text and "qemu" in text,
                "the text report has block CPIs, the summary and the model")
+        # Source lines from the image's DWARF, interleaved as dcpi list does.
+        lines = {i["source"]["line"] for b in report["blocks"] for i in b["instructions"]
+                 if i.get("source", {}).get("file", "").endswith("workloads/copy.c")}
+        expect("dst[i] = src[i]" in text and lines,
+               f"copy.c's loop line is interleaved in the listing (lines {sorted(lines)})")
+        plain = dcpi("calc", "--db", db, "--image", COPY_ELF, "--procedure", "copy_loop",
+                     "--no-source")
+        expect("copy.c:" not in plain, "--no-source leaves them out")
         print(text)
 
         score = json.loads(dcpi("score", "--db", db, "--counts", counts_path, "--image", COPY_ELF,

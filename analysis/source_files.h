@@ -1,0 +1,29 @@
+// Source text for listings that interleave source lines (dcpi list, dcpi
+// calc): each file read once, on first use.
+#pragma once
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dcpi {
+
+class SourceFiles {
+ public:
+  // The text of `line` in `file`, or empty if the file cannot be read.
+  const std::string& line(const std::string& file, int line) {
+    auto [entry, added] = files_.try_emplace(file);
+    if (added) {
+      std::ifstream in(file);
+      for (std::string text; std::getline(in, text);) entry->second.push_back(text);
+    }
+    static const std::string kNone;
+    const auto& lines = entry->second;
+    return line >= 1 && static_cast<size_t>(line) <= lines.size() ? lines[line - 1] : kNone;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> files_;
+};
+
+}  // namespace dcpi

@@ -3,7 +3,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -116,6 +118,24 @@ class PprofBuilder {
 
 }  // namespace
 
+// pprof has one period per profile: written only when every exported epoch
+// recorded the same unchanged period (its mean, rounded; the interval goes in
+// a comment), never guessed.
+void set_period(const SampleSet& samples, PprofBuilder& builder, pb::Profile& profile) {
+  std::optional<SamplingPeriod> common;
+  for (const auto& [epoch, period] : samples.periods) {
+    if (!period.known() || period.changed || (common && *common != period)) return;
+    common = period;
+  }
+  if (!common || samples.profiles.empty()) return;
+  pb::ValueType* type = profile.mutable_period_type();
+  type->set_type(builder.strings().index("cycles"));
+  type->set_unit(builder.strings().index("count"));
+  profile.set_period(std::llround(common->mean()));
+  profile.add_comment(builder.strings().index("sampling period uniform in " +
+                                              period_interval_text(*common) + " cycles"));
+}
+
 std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
                         std::vector<std::string>& warnings) {
   pb::Profile profile;
@@ -155,6 +175,7 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
   }
   for (pb::Mapping& mapping : *profile.mutable_mapping())
     if (mapping.memory_start() > mapping.memory_limit()) mapping.set_memory_start(0);
+  set_period(samples, builder, profile);
   profile.add_comment(builder.strings().index(
       "dcpi export: values are samples (one per counter overflow); on QEMU cycles = instructions"));
   std::string bytes;

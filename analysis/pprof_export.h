@@ -2,10 +2,10 @@
 // (gzipped perftools.profiles.Profile, analysis/proto/profile.proto) and a
 // flat JSON list. Every stored row becomes one pprof sample labelled with its
 // pid, cpu and epoch; locations carry the procedure and, with DWARF, the
-// source line. Nothing is invented: no period is written (pprof has one per
-// profile; the database records one per epoch, which may differ or change) and
-// no time (the database records none; DESIGN §3: on QEMU a cycle is an
-// instruction).
+// source line. Nothing is invented: the period is written only when every
+// exported epoch recorded the same one (pprof has one per profile; the
+// database records one per epoch, which may differ or change), and no time
+// (the database records none; DESIGN §3: on QEMU a cycle is an instruction).
 #pragma once
 #include <filesystem>
 #include <ostream>

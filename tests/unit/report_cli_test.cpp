@@ -210,6 +210,38 @@ TEST_F(ReportCliTest, ExportPprofDecodesWithProtocAndTotalsMatch) {
   EXPECT_TRUE(contains(text, "string_table: \"epoch\"")) << text.substr(0, 2000);
   EXPECT_TRUE(contains(text, "string_table: \"feedc0de12345678\""));
   EXPECT_TRUE(contains(text, "has_line_numbers: true"));
+  // The fixture records no period: none is written.
+  EXPECT_FALSE(contains(text, "\nperiod:")) << text.substr(text.size() - 500);
+}
+
+TEST_F(ReportCliTest, ExportPprofWritesTheRecordedPeriodOnlyWhenItIsOne) {
+  if (std::string(DCPI_PROTOC).empty()) GTEST_SKIP() << "protoc not installed";
+  auto decoded_period = [&](const std::vector<std::string>& extra) {
+    const std::string output = dir_.file("p.pb.gz");
+    std::vector<std::string> args{"export",   "--format", "pprof", "--db", db_,
+                                  "--images", images_,    "-o",    output};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(run(args).exit_code, 0);
+    const std::string raw = read_gzip_file(output);
+    testing::write_file(dir_.file("p.pb"), {raw.begin(), raw.end()});
+    const std::string command =
+        std::string(DCPI_PROTOC) + " --decode perftools.profiles.Profile -I " +
+        std::filesystem::path(DCPI_PROFILE_PROTO).parent_path().string() + " profile.proto < " +
+        dir_.file("p.pb") + " > " + dir_.file("p.txt");
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    std::ifstream in(dir_.file("p.txt"));
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    const size_t at = text.find("\nperiod: ");
+    return at == std::string::npos ? std::string()
+                                   : text.substr(at + 9, text.find('\n', at + 1) - at - 9);
+  };
+  {
+    ProfileDatabaseWriter writer(db_);
+    writer.merge_epoch_metadata(EpochMetadata{.epoch = 1, .period = {8192, 1024, false}});
+    writer.merge_epoch_metadata(EpochMetadata{.epoch = 2, .period = {61440, 4096, false}});
+  }
+  EXPECT_EQ(decoded_period({}), "");                    // two periods: pprof cannot say
+  EXPECT_EQ(decoded_period({"--epoch", "1"}), "8704");  // mean 8703.5, rounded
 }
 
 TEST_F(ReportCliTest, ExportJson) {

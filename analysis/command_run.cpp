@@ -11,6 +11,7 @@
 #include "analysis/run_session.h"
 #include "analysis/values/value_capture.h"
 #include "driver/events.h"
+#include "driver/value_tuples.h"
 
 namespace dcpi {
 
@@ -143,10 +144,12 @@ RunOptions parse_run_options(const ParsedOptions& options) {
     };
     if (slash == std::string::npos || !digits(values->substr(0, slash)) ||
         !digits(values->substr(slash + 1)) || std::stoul(values->substr(0, slash)) == 0 ||
-        std::stoul(values->substr(0, slash)) > 64 || std::stoul(values->substr(slash + 1)) == 0 ||
-        std::stoul(values->substr(slash + 1)) > 255)
+        std::stoul(values->substr(0, slash)) > kMaxValueLength ||
+        std::stoul(values->substr(slash + 1)) == 0 ||
+        std::stoul(values->substr(slash + 1)) > kMaxValueEvery)
       throw UsageError(
-          "--values takes N/k, e.g. 4/2 (N <= 64 instructions every k-th interrupt, k <= 255)");
+          "--values takes N/k, e.g. 4/2 (N <= " + std::to_string(kMaxValueLength) +
+          " instructions every k-th interrupt, k <= " + std::to_string(kMaxValueEvery) + ")");
     if (!run.profile) throw UsageError("--values needs profiling (drop --no-profile)");
     run.values = *values;
   }

@@ -19,8 +19,6 @@ struct CpuHot;
 // of every two interrupts".
 inline constexpr uint32_t kDefaultValueLength = 4;
 inline constexpr uint32_t kDefaultValueEvery = 2;
-inline constexpr uint32_t kMaxValueLength = 64;
-inline constexpr uint32_t kMaxValueEvery = 255;           // CpuHot::value_countdown is a byte
 inline constexpr uint32_t kValueBufferWords = 16 * 1024;  // per CPU (128 KB)
 
 // From the value handler (IPL 6) on every k-th interrupt (the handler

@@ -34,6 +34,11 @@ enum ValueField : uint8_t {
   kFieldAll = 0x7f,
 };
 
+// Limits of values=N/k (kSetValues), shared by the driver, `dcpi run`'s
+// option check and the payload decoder.
+inline constexpr uint32_t kMaxValueLength = 64;  // N: instructions interpreted per run
+inline constexpr uint32_t kMaxValueEvery = 255;  // k: CpuHot::value_countdown is a byte
+
 // Quadwords the present fields add after the tuple head.
 constexpr uint32_t field_words(uint8_t fields) {
   return static_cast<uint32_t>(__builtin_popcount(fields & kFieldAll & ~kFieldTuple));

@@ -5,7 +5,6 @@
 namespace dcpi::values {
 namespace {
 
-constexpr uint32_t kMaxRunLength = 64;  // the guest's kMaxValueLength
 constexpr uint8_t kKnownTupleFlags =
     kTupleMemory | kTupleLoad | kTupleFpA | kTupleFpB | kTupleFpResult;
 
@@ -50,7 +49,7 @@ bool decode_run(WordReader& in, DecodedValues& out) {
   const uint16_t pid = static_cast<uint16_t>(header);
   const uint32_t tuples = (header >> 16) & 0xff, flags = (header >> 24) & 0xff,
                  length = (header >> 32) & 0xff, stop = (header >> 40) & 0xff;
-  if (tuples == 0 || tuples > length || length > kMaxRunLength || (flags & ~kRunContext) ||
+  if (tuples == 0 || tuples > length || length > kMaxValueLength || (flags & ~kRunContext) ||
       stop >= 8 || (header >> 48) != 0)
     return false;
   uint64_t ra = 0, stack_top = 0;

@@ -182,11 +182,8 @@ int run_values_command(const std::vector<std::string>& arguments) {
                   {"json", "invariant"}});
   const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
   const std::vector<std::string> kinds = split(options.value("kind").value_or(""));
-  std::optional<std::vector<uint64_t>> epochs;
-  if (const auto epoch = options.value("epoch"); epoch && *epoch != "all")
-    epochs = parse_number_list(*epoch, "epoch");
   const std::vector<MergedKind> merged =
-      load_value_hotlists(db, options.value("image"), kinds, epochs);
+      load_value_hotlists(db, options.value("image"), kinds, parse_epoch_option(options));
   Symbols symbols{
       ImageResolver(ImageResolver::parse_search_path(options.value("images").value_or(""))), {}};
   const Formatter format(options.value("values-module")

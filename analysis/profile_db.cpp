@@ -133,6 +133,16 @@ std::vector<uint64_t> ProfileDatabase::epochs() const {
   return epochs;
 }
 
+std::vector<uint64_t> ProfileDatabase::select_epochs(
+    const std::optional<std::vector<uint64_t>>& chosen) const {
+  const std::vector<uint64_t> present = epochs();
+  if (!chosen) return present;
+  for (uint64_t epoch : *chosen)
+    if (!std::binary_search(present.begin(), present.end(), epoch))
+      throw ProfileDatabaseError(directory_.string() + " has no epoch " + std::to_string(epoch));
+  return *chosen;
+}
+
 fs::path ProfileDatabase::epoch_directory(uint64_t epoch) const {
   return directory_ / epoch_directory_name(epoch);
 }

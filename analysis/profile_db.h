@@ -156,6 +156,9 @@ class ProfileDatabase {
   const std::filesystem::path& directory() const { return directory_; }
   // Epoch numbers present, ascending.
   std::vector<uint64_t> epochs() const;
+  // `chosen` (nullopt: every epoch present); throws ProfileDatabaseError
+  // naming the first one the database lacks.
+  std::vector<uint64_t> select_epochs(const std::optional<std::vector<uint64_t>>& chosen) const;
   std::filesystem::path epoch_directory(uint64_t epoch) const;
   // Throws ProfileFormatError if epoch.meta is malformed, ProfileDatabaseError if absent.
   EpochMetadata epoch_metadata(uint64_t epoch) const;

@@ -27,13 +27,7 @@ SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filt
   SampleSet set;
   set.label = database.directory().filename().string();
   if (set.label.empty()) set.label = database.directory().string();
-  const std::vector<uint64_t> present = database.epochs();
-  std::vector<uint64_t> epochs = filter.epochs.value_or(present);
-  for (uint64_t epoch : epochs)
-    if (!std::binary_search(present.begin(), present.end(), epoch))
-      throw std::runtime_error(database.directory().string() + " has no epoch " +
-                               std::to_string(epoch));
-  for (uint64_t epoch : epochs) {
+  for (uint64_t epoch : database.select_epochs(filter.epochs)) {
     set.periods[epoch] = database.epoch_metadata(epoch).period;
     for (const ProfileInfo& info : database.profiles(epoch)) {
       if (filter.image && !image_matches(info.image, *filter.image)) continue;
@@ -117,9 +111,14 @@ SampleFilter parse_sample_filter(const ParsedOptions& options) {
   };
   filter.pid = small_number("pid");
   filter.cpu = small_number("cpu");
-  if (const auto epoch = options.value("epoch"); epoch && *epoch != "all")
-    filter.epochs = parse_number_list(*epoch, "epoch");
+  filter.epochs = parse_epoch_option(options);
   return filter;
+}
+
+std::optional<std::vector<uint64_t>> parse_epoch_option(const ParsedOptions& options) {
+  const auto epoch = options.value("epoch");
+  if (!epoch || *epoch == "all") return std::nullopt;
+  return parse_number_list(*epoch, "epoch");
 }
 
 }  // namespace dcpi

@@ -48,6 +48,8 @@ Profile filter_rows(Profile profile, const SampleFilter& filter);
 // "--epoch all" (the default) selects every epoch; "--epoch N" one; with
 // allow_list "--epochs a,b,c" also parses.
 SampleFilter parse_sample_filter(const ParsedOptions& options);
+// --epoch N[,N...] or all (nullopt).
+std::optional<std::vector<uint64_t>> parse_epoch_option(const ParsedOptions& options);
 std::vector<uint64_t> parse_number_list(const std::string& text, const std::string& option);
 uint64_t parse_number(const std::string& text, const std::string& option);
 

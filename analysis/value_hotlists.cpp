@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 #include <tuple>
 
 #include "analysis/image_resolver.h"
@@ -20,12 +19,8 @@ std::vector<MergedKind> load_value_hotlists(const ProfileDatabase& db,
                                             const std::optional<std::string>& image,
                                             const std::vector<std::string>& kinds,
                                             const std::optional<std::vector<uint64_t>>& epochs) {
-  const std::vector<uint64_t> present = db.epochs();
-  for (uint64_t epoch : epochs.value_or(present))
-    if (!std::binary_search(present.begin(), present.end(), epoch))
-      throw std::runtime_error(db.directory().string() + " has no epoch " + std::to_string(epoch));
   std::map<std::tuple<std::string, std::string, std::string>, MergedKind> merged;
-  for (uint64_t epoch : epochs.value_or(present))
+  for (uint64_t epoch : db.select_epochs(epochs))
     for (const values::ValueFileInfo& info : values::list_value_files(db, epoch)) {
       if (!image_matches(info.image, image)) continue;
       if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), info.kind) == kinds.end())

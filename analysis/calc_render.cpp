@@ -58,18 +58,6 @@ void print_bubbles(const CalcInstruction& line, std::ostream& out) {
   out << kBubbleIndent << letters << '\n';
 }
 
-// "    file:line:  text" where the line changes, as dcpi list interleaves it.
-void print_source_line(const CalcInstruction& line, std::optional<SourceLocation>& previous,
-                       SourceFiles& sources, std::ostream& out) {
-  if (!line.source ||
-      (previous && previous->file == line.source->file && previous->line == line.source->line))
-    return;
-  const std::string& text = sources.line(line.source->file, line.source->line);
-  out << "    " << line.source->file << ':' << line.source->line << (text.empty() ? "" : ":  ")
-      << text << '\n';
-  previous = line.source;
-}
-
 std::string pad(std::string text, size_t width) {
   if (text.size() < width) text += std::string(width - text.size(), ' ');
   return text;
@@ -165,8 +153,7 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
         << "; every block and edge gets its own frequency class (DCPI 6.1.2)\n";
   }
 
-  SourceFiles sources;
-  std::optional<SourceLocation> previous_source;
+  SourceFiles sources;  // source lines interleaved where they change, as dcpi list does
   for (size_t b = 0; b < report.blocks.size(); ++b) {
     const CalcBlock& block = report.blocks[b];
     const size_t n = block.instructions.size();
@@ -191,7 +178,7 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8)
         << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
-      print_source_line(line, previous_source, sources, out);
+      if (const auto banner = sources.banner(line.source)) out << *banner << '\n';
       print_bubbles(line, out);
       out << pad(hex(line.address), 10) << "  " << pad(untab(line.text), 30)
           << rpad(fixed(line.samples, 0), 8)

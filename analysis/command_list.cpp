@@ -87,7 +87,6 @@ void print_listing(const ProcedureListing& listing, bool show_source,
     out << (e ? ", " : " ") << listing.events[e] << " = " << listing.totals[e];
   out << "\n\n";
   SourceFiles sources;
-  std::optional<SourceLocation> previous;
   std::vector<TextTable::Column> columns{{"address"}};
   for (const std::string& event : listing.events) {
     columns.push_back({event});
@@ -97,16 +96,8 @@ void print_listing(const ProcedureListing& listing, bool show_source,
   if (values.enabled()) columns.push_back({"values (kind: top values, share)", true});
   TextTable table(columns);
   for (const ListedInstruction& instruction : listing.instructions) {
-    const bool new_line = show_source && instruction.source &&
-                          (!previous || previous->file != instruction.source->file ||
-                           previous->line != instruction.source->line);
-    if (new_line) {
-      const std::string& text = sources.line(instruction.source->file, instruction.source->line);
-      table.add_banner("    " + instruction.source->file + ":" +
-                       std::to_string(instruction.source->line) + (text.empty() ? "" : ":  ") +
-                       text);
-      previous = instruction.source;
-    }
+    if (show_source)
+      if (const auto banner = sources.banner(instruction.source)) table.add_banner(*banner);
     std::vector<std::string> cells{hex_address(instruction.address)};
     for (size_t e = 0; e < listing.events.size(); ++e) {
       cells.push_back(std::to_string(instruction.samples[e]));

@@ -3,8 +3,11 @@
 #pragma once
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "analysis/elf_image.h"
 
 namespace dcpi {
 
@@ -22,8 +25,19 @@ class SourceFiles {
     return line >= 1 && static_cast<size_t>(line) <= lines.size() ? lines[line - 1] : kNone;
   }
 
+  // "    file:line:  text" for an instruction whose source line differs from
+  // the previous instruction's that had one; nullopt otherwise.
+  std::optional<std::string> banner(const std::optional<SourceLocation>& at) {
+    if (!at || (previous_ && previous_->file == at->file && previous_->line == at->line))
+      return std::nullopt;
+    previous_ = at;
+    const std::string& text = line(at->file, at->line);
+    return "    " + at->file + ":" + std::to_string(at->line) + (text.empty() ? "" : ":  ") + text;
+  }
+
  private:
   std::map<std::string, std::vector<std::string>> files_;
+  std::optional<SourceLocation> previous_;
 };
 
 }  // namespace dcpi

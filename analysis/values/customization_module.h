@@ -83,8 +83,8 @@ const char* value_format_name(ValueFormat format);
 bool valid_kind_name(const std::string& name);
 
 // The built-in module "operands": for every tuple, the instruction's result
-// and its operands a and b (captures "tor" everywhere) (kinds result/a/b; fp_result/fp_a/fp_b for
-// FP instructions, printed as doubles).
+// and the operands a and b it reads (kinds result/a/b, or fp_result/fp_a/fp_b
+// for FP register images, printed as doubles); it captures "tor" everywhere.
 std::shared_ptr<CustomizationModule> make_operand_module();
 
 // dlopen()s a plug-in; throws std::runtime_error naming the path and the

@@ -52,7 +52,7 @@ CaptureRequest request_from_spec(const std::string& spec) {
   CaptureRequest request;
   std::copy(std::begin(parsed.fields), std::end(parsed.fields), request.fields.begin());
   request.context = parsed.context != 0;
-  if (spec.find("reg=") != std::string::npos) request.named_register = parsed.named_register;
+  if (parsed.named_register != 31) request.named_register = parsed.named_register;  // r31: none
   return request;
 }
 

@@ -10,8 +10,8 @@ namespace dcpi::isa::interp {
 struct Context {
   uint64_t r[32];
   uint64_t f[32];
-  uint64_t
-      fpcr;  // right after f[]: the guest's fp_save/fp_restore fill f[0..30] and fpcr in one go
+  // Right after f[]: the guest's fp_save/fp_restore fill f[0..30] and fpcr in one go.
+  uint64_t fpcr;
   uint64_t pc;
   bool kernel_mode;  // writes to r30 (the kernel stack pointer) give up
   bool fp_touched;   // an instruction read or wrote f[] or the FPCR

@@ -3,12 +3,14 @@ boot one workload on 1 CPU under the exec_counts plugin (exact counts, our
 dcpix) with QEMU's GDB stub, pull the profile with `dcpi ingest` after
 DCPI-DONE, quit QEMU (SIGTERM: the plugin writes its file at exit), and
 compare a calc report's frequency classes with the exact counts."""
+import contextlib
 import json
 import math
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
@@ -67,6 +69,17 @@ class Guest:
                 qemu.kill()
                 qemu.wait()
         return console, read_counts(counts_path) if os.path.isfile(counts_path) else None
+
+
+@contextlib.contextmanager
+def work_files(keep_dir=None):
+    """(database, counts file) paths in a temporary directory, or in
+    `keep_dir` (kept for a look afterwards)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        if keep_dir:
+            tmp = keep_dir
+            os.makedirs(tmp, exist_ok=True)
+        yield os.path.join(tmp, "db"), os.path.join(tmp, "counts.txt")
 
 
 def wait_for(process, marker, timeout):

@@ -26,9 +26,8 @@ Usage: calc_switch.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
 import json
 import os
 import sys
-import tempfile
 
-from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes
+from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes, work_files
 
 BUILD, PLUGIN = sys.argv[1], sys.argv[2]
 GUEST = Guest(BUILD)
@@ -39,11 +38,7 @@ expect, dcpi = CHECKS.expect, GUEST.dcpi
 
 
 def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        if len(sys.argv) > 3:  # keep the database and counts for a look afterwards
-            tmp = sys.argv[3]
-            os.makedirs(tmp, exist_ok=True)
-        db, counts_path = os.path.join(tmp, "db"), os.path.join(tmp, "counts.txt")
+    with work_files(sys.argv[3] if len(sys.argv) > 3 else None) as (db, counts_path):
         console, exact = GUEST.profile_with_exact_counts(
             PLUGIN, "init=/bin/init script=/etc/callpal.mix period=8192 period_range=1024", db,
             counts_path)

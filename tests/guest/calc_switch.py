@@ -24,7 +24,6 @@ at exit), then checks `dcpi calc --json` and `dcpi score` on the dispatcher:
 Usage: calc_switch.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
 """
 import json
-import os
 import sys
 
 from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes, work_files

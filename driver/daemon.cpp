@@ -4,7 +4,7 @@
 // statistics and epoch markers, and performs control commands. One pass is
 // daemon_step(); today the boot CPU's idle loop runs it, later a kernel
 // thread can. Everything here runs at IPL < 5 under one lock.
-#include "driver/control_block.h"
+#include "firmware/control_block.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/ring_writer.h"
@@ -12,7 +12,7 @@
 #include "firmware/uart.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
-#include "kernel/load_map.h"
+#include "firmware/load_map.h"
 #include "kernel/palcalls.h"
 #include "kernel/spinlock.h"
 
@@ -220,7 +220,7 @@ int64_t set_period(uint64_t base, uint64_t range) {
 
 // DCPI's configurations: "cycles" (one event), "default" (cycles + imiss),
 // "mux" (cycles + a rotation of others). On QEMU only cycles is countable
-// (driver/events.h): anything else is refused, never faked.
+// (firmware/events.h): anything else is refused, never faked.
 int64_t set_events(uint64_t events, uint64_t mux) {
   if (events == 0 || events >> static_cast<uint32_t>(Event::kCount) != 0)
     return kControlBadArgument;

@@ -4,10 +4,10 @@
 #pragma once
 #include <cstdint>
 
-#include "driver/control_block.h"
-#include "driver/events.h"
+#include "firmware/control_block.h"
+#include "firmware/events.h"
 #include "driver/sampler.h"
-#include "driver/transfer_ring.h"
+#include "firmware/transfer_ring.h"
 
 // Kernel symbols the host reads (and writes: ring tail, control block).
 extern "C" {
@@ -51,7 +51,7 @@ void flush_all();
 void start_all();
 void stop_all();
 
-// The control path (driver/control_block.h) for system call 1001.
+// The control path (firmware/control_block.h) for system call 1001.
 int64_t control_from_user(uint32_t command, const uint64_t args[3]);
 
 // Statistics of `cpu`: the handler's counters plus the daemon's.

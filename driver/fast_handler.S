@@ -55,7 +55,7 @@
 #define STATS(f)	(HOT_TO_STATS + (f))(HOT)	/* this CPU's DriverCpuStats field */
 
 /* Park-Miller "minimal standard" (16807, 2^31 - 1) in Carta's form, as
- * driver/park_miller.h: p = 16807 s; sum = (p & M) + (p >> 31); then
+ * firmware/park_miller.h: p = 16807 s; sum = (p & M) + (p >> 31); then
  * sum = (sum + (sum >> 31)) & M. sum < 2^31 + 16807, so the fold is exact. */
 .macro	PARK_MILLER seed, tmp
 	lda	\tmp, 16807($31)

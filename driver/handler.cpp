@@ -7,7 +7,7 @@
 // daemon synchronizes with the handler only through IPIs (driver/sync.cpp).
 #include "driver/driver.h"
 #include "driver/internal.h"
-#include "driver/park_miller.h"
+#include "firmware/park_miller.h"
 #include "driver/value_sampler.h"
 #include "firmware/pal_abi.h"
 #include "kernel/palcalls.h"

@@ -12,11 +12,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "driver/events.h"
+#include "firmware/events.h"
 #include "driver/hot_layout.h"
 #include "driver/sample_log.h"
 #include "driver/sampler.h"
-#include "driver/transfer_ring.h"
+#include "firmware/transfer_ring.h"
 #include "firmware/pal_abi.h"
 
 namespace kernel {

@@ -1,4 +1,4 @@
-// Appends records to the transfer ring (driver/transfer_ring.h): header,
+// Appends records to the transfer ring (firmware/transfer_ring.h): header,
 // payload, CRC-32C, sequence numbers, pad records at the end of the ring.
 // Single writer (the daemon, under its lock). Header-only and free of kernel
 // dependencies so host tests can exercise it.
@@ -16,8 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "driver/crc32c.h"
-#include "driver/transfer_ring.h"
+#include "firmware/crc32c.h"
+#include "firmware/transfer_ring.h"
 
 namespace dcpi {
 

@@ -21,7 +21,7 @@
 // barrier.
 #include "driver/driver.h"
 #include "driver/internal.h"
-#include "driver/park_miller.h"
+#include "firmware/park_miller.h"
 #include "firmware/pal_abi.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"

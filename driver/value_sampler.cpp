@@ -32,7 +32,7 @@ namespace {
 
 // Per CPU: a single-producer (this CPU's handler), single-consumer (the
 // daemon) ring of quadwords holding whole runs in their wire form
-// (driver/value_tuples.h), so the daemon moves them into the transfer ring
+// (firmware/value_tuples.h), so the daemon moves them into the transfer ring
 // with one copy.
 struct alignas(64) ValueBuffer {
   uint64_t head;  // quadwords; written by the owning CPU's handler

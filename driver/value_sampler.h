@@ -1,11 +1,11 @@
 // Value sampling in the interrupt handler (seed 001 §2.1.2): the `value`
 // handler variant interprets the next N instructions of the interrupted user
 // context on every k-th interrupt and records the run's tuples in a per-CPU
-// buffer, in their wire form (driver/value_tuples.h). Guest only.
+// buffer, in their wire form (firmware/value_tuples.h). Guest only.
 #pragma once
 #include <cstdint>
 
-#include "driver/value_tuples.h"
+#include "firmware/value_tuples.h"
 
 namespace kernel {
 struct TrapFrame;

@@ -1,5 +1,5 @@
 // Attribution (DCPI §4.3.1-4.3.2): which image a (PID, PC) falls in, from the
-// kernel's image-load notifications (kernel/load_map.h, kLoadMap records).
+// kernel's image-load notifications (firmware/load_map.h, kLoadMap records).
 //
 // Rules (docs/profile-db.md, "Attribution"):
 //  - kKernel and kPalcode images are valid for every PID (kernel text is
@@ -19,8 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analysis/profile_db.h"
-#include "kernel/load_map.h"
+#include "hostdump/profiledb/profile_db.h"
+#include "firmware/load_map.h"
 
 namespace dcpi {
 

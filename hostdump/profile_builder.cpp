@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "analysis/profile_format.h"
-#include "hostdump/profile_db_writer.h"
-#include "kernel/load_map.h"
+#include "hostdump/profiledb/profile_format.h"
+#include "hostdump/profiledb/profile_db_writer.h"
+#include "firmware/load_map.h"
 
 namespace dcpi {
 

@@ -10,9 +10,9 @@
 #include <span>
 #include <vector>
 
-#include "analysis/profile_db.h"
-#include "analysis/values/value_reducer.h"
-#include "driver/transfer_ring.h"
+#include "hostdump/profiledb/profile_db.h"
+#include "hostdump/values/value_reducer.h"
+#include "firmware/transfer_ring.h"
 #include "hostdump/load_map_model.h"
 #include "hostdump/row_accumulator.h"
 #include "hostdump/transfer_records.h"

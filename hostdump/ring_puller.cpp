@@ -4,7 +4,7 @@
 #include <cstring>
 #include <thread>
 
-#include "hostdump/gdb_client.h"
+#include "hostdump/gdb/gdb_client.h"
 
 namespace dcpi {
 namespace {

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "driver/control_block.h"
-#include "driver/transfer_ring.h"
+#include "firmware/control_block.h"
+#include "firmware/transfer_ring.h"
 #include "hostdump/transfer_records.h"
 
 namespace dcpi {
@@ -55,7 +55,7 @@ class RingPuller {
   DecodeStats total_;
 };
 
-// The control block at kernel symbol `dcpi_control` (driver/control_block.h).
+// The control block at kernel symbol `dcpi_control` (firmware/control_block.h).
 class ControlChannel {
  public:
   ControlChannel(GdbClient& client, uint64_t control_physical_address);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/profile_db.h"
+#include "hostdump/profiledb/profile_db.h"
 
 namespace dcpi {
 

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <stdexcept>
 
-#include "hostdump/gdb_client.h"
-#include "hostdump/gdb_packet.h"
+#include "hostdump/gdb/gdb_client.h"
+#include "hostdump/gdb/gdb_packet.h"
 
 namespace dcpi {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "driver/crc32c.h"
-#include "kernel/load_map.h"
+#include "firmware/crc32c.h"
+#include "firmware/load_map.h"
 
 namespace dcpi {
 namespace {

@@ -1,4 +1,4 @@
-// Decoding of transfer records (driver/transfer_ring.h, docs/transfer-format.md)
+// Decoding of transfer records (firmware/transfer_ring.h, docs/transfer-format.md)
 // from the two transports of DESIGN §6: the in-memory ring read through the
 // GDB stub, and the same records back to back on the second serial port.
 // Nothing from the guest is trusted: every record is checked (magic, CRC-32C,
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/transfer_ring.h"
+#include "firmware/transfer_ring.h"
 
 namespace dcpi {
 

@@ -4,8 +4,8 @@
 // guest never divides (no __divqu): ratios are computed on the host.
 #include "kernel/driver_selftest.h"
 
-#include "driver/control_block.h"
-#include "driver/crc32c.h"
+#include "firmware/control_block.h"
+#include "firmware/crc32c.h"
 #include "driver/driver.h"
 #include "driver/percpu.h"
 #include "driver/sampler.h"

@@ -1,10 +1,10 @@
-// The kernel's side of the load map (kernel/load_map.h, symbol
+// The kernel's side of the load map (firmware/load_map.h, symbol
 // `dcpi_load_map`): appends in order under a spin lock at IPL 7 (never from
 // the counter interrupt), and the boot records for kernel and PALcode.
 #pragma once
 #include <cstdint>
 
-#include "kernel/load_map.h"
+#include "firmware/load_map.h"
 
 namespace kernel {
 

@@ -84,7 +84,7 @@ BootOptions parse_command_line(const char* line) {
         options.profiler.value_every =
             static_cast<uint32_t>(parse_number(word + slash + 1, length - slash - 1));
     } else if (starts_with(word, "vcapture=")) {
-      // seed 001 §2.4: what the interpreter records (driver/value_tuples.h)
+      // seed 001 §2.4: what the interpreter records (firmware/value_tuples.h)
       options.profiler.value_capture_bad =
           !dcpi::parse_capture_spec(word + 9, length - 9, options.profiler.value_capture);
       if (options.profiler.value_capture_bad)

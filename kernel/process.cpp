@@ -5,7 +5,7 @@
 #include "kernel/elf_loader.h"
 #include "kernel/errno.h"
 #include "kernel/irq_lock.h"
-#include "kernel/load_map.h"
+#include "firmware/load_map.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"

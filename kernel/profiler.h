@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "driver/value_tuples.h"
+#include "firmware/value_tuples.h"
 
 namespace kernel::profiler {
 

@@ -1,7 +1,7 @@
 // System call dispatch (ABI in kernel/syscalls.h, table in kernel/README.md).
 #include "kernel/syscalls.h"
 
-#include "driver/control_block.h"
+#include "firmware/control_block.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/errno.h"
@@ -222,7 +222,7 @@ int64_t sys_dcpi_control(Process* self, uint64_t request_va) {
   dcpi::ControlBlock request;
   if (!copy_from_user(self->space, &request, request_va, sizeof request)) return error(EFAULT);
   if (&dcpi::driver::control_from_user == nullptr) return error(ENOSYS);
-  // The driver's exact status goes back in the block (driver/control_block.h);
+  // The driver's exact status goes back in the block (firmware/control_block.h);
   // the call's result is 0 or the nearest errno.
   request.status = dcpi::driver::control_from_user(request.command, request.args);
   request.done_sequence = request.request_sequence;

@@ -1,5 +1,5 @@
 /* dcpictl: the profiler's control path from a user program (system call
-   1001, driver/control_block.h), like DCPI's dcpid control commands.
+   1001, firmware/control_block.h), like DCPI's dcpid control commands.
 
      dcpictl start | stop | flush
      dcpictl epoch [N]              new epoch (N, or the next one)

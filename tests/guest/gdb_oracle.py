@@ -26,7 +26,7 @@ KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
 PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
 INITRD = os.path.join(GUEST, "workloads", "initrd.cpio")
 DCPI = os.path.join(BUILD, "dcpi")
-RING_BYTES = 64 + (2 << 20)  # TransferRingHeader + data (driver/transfer_ring.h)
+RING_BYTES = 64 + (2 << 20)  # TransferRingHeader + data (firmware/transfer_ring.h)
 failures = []
 
 

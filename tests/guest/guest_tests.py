@@ -208,7 +208,7 @@ def case_control():
     text = boot(1, "test=control")
     assert_booted(text, 1)
     status = {m.group(1): int(m.group(2)) for m in re.finditer(r"DCPI-TEST control (.*?) status=(-?\d+)", text)}
-    uncountable, bad, unknown = -2, -3, -1  # driver/control_block.h
+    uncountable, bad, unknown = -2, -3, -1  # firmware/control_block.h
     expect(status["events=imiss"] == uncountable, "IMISS refused: QEMU cannot count it")
     expect(status["events=cycles+imiss mux=1"] == uncountable, "mux with an uncountable event refused")
     expect(status["period=100"] == bad and status["period=65000+4096"] == bad, "bad periods refused")

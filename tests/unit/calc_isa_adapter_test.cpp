@@ -7,8 +7,8 @@
 #include "analysis/calc/cfg.h"
 #include "analysis/calc/ev5_model.h"
 #include "analysis/calc/isa_adapter.h"
-#include "analysis/calc_image.h"
-#include "analysis/disassembler.h"
+#include "analysis/symbols/calc_image.h"
+#include "analysis/symbols/disassembler.h"
 #include "calc/copy_loop_fixture.h"
 #include "test_support.h"
 

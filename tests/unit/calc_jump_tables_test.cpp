@@ -15,9 +15,9 @@
 #include "analysis/calc/cfg.h"
 #include "analysis/calc/isa_adapter.h"
 #include "analysis/calc/jump_tables.h"
-#include "analysis/calc_image.h"
-#include "analysis/disassembler.h"
-#include "analysis/elf_symbols.h"
+#include "analysis/symbols/calc_image.h"
+#include "analysis/symbols/disassembler.h"
+#include "analysis/symbols/elf_symbols.h"
 #include "test_support.h"
 
 namespace dcpi {

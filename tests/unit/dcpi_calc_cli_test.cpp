@@ -7,9 +7,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "analysis/calc_inputs.h"
+#include "analysis/calc/inputs.h"
 #include "calc/copy_loop_fixture.h"
-#include "hostdump/profile_db_writer.h"
+#include "hostdump/profiledb/profile_db_writer.h"
 #include "test_support.h"
 
 namespace dcpi {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "analysis/elf_symbols.h"
+#include "analysis/symbols/elf_symbols.h"
 #include "fake_gdb_stub.h"
 #include "hostdump/sample_log_reader.h"
 #include "sample_log_image.h"

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "analysis/profile_db.h"
-#include "hostdump/profile_db_writer.h"
+#include "hostdump/profiledb/profile_db.h"
+#include "hostdump/profiledb/profile_db_writer.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"
 

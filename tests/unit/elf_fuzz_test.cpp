@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "analysis/elf_symbols.h"
+#include "analysis/symbols/elf_symbols.h"
 #include "test_support.h"
 
 namespace dcpi {

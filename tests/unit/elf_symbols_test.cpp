@@ -1,11 +1,11 @@
 // ElfSymbols on this test binary (/proc/self/exe) and on Alpha fixtures.
-#include "analysis/elf_symbols.h"
+#include "analysis/symbols/elf_symbols.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "analysis/demangle.h"
+#include "analysis/symbols/demangle.h"
 #include "test_support.h"
 
 // Known functions in this binary; noinline and extern "C" keep their names.

@@ -8,7 +8,7 @@
 
 #include <stdexcept>
 
-#include "hostdump/gdb_packet.h"
+#include "hostdump/gdb/gdb_packet.h"
 
 namespace dcpi::testing {
 namespace {

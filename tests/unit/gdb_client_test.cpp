@@ -1,6 +1,6 @@
 // GdbClient against a scripted fake stub, and its failure modes: a stub that
 // never answers, nothing listening, a stub that hangs up.
-#include "hostdump/gdb_client.h"
+#include "hostdump/gdb/gdb_client.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// GDB remote serial protocol codec (hostdump/gdb_packet.h).
-#include "hostdump/gdb_packet.h"
+// GDB remote serial protocol codec (hostdump/gdb/gdb_packet.h).
+#include "hostdump/gdb/gdb_packet.h"
 
 #include <gtest/gtest.h>
 

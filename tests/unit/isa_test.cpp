@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "analysis/disassembler.h"
+#include "analysis/symbols/disassembler.h"
 
 namespace dcpi::isa {
 namespace {

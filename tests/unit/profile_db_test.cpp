@@ -1,7 +1,7 @@
 // The profile database: round trip, merge on update, epochs and metadata,
 // one writer at a time, atomic replacement under write failures, and a reader
 // that reports (never crashes on) damaged files.
-#include "analysis/profile_db.h"
+#include "hostdump/profiledb/profile_db.h"
 
 #include <gtest/gtest.h>
 #include <sys/mount.h>
@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <random>
 
-#include "analysis/profile_format.h"
-#include "driver/crc32c.h"
-#include "hostdump/profile_db_writer.h"
+#include "hostdump/profiledb/profile_format.h"
+#include "firmware/crc32c.h"
+#include "hostdump/profiledb/profile_db_writer.h"
 #include "hostdump/row_accumulator.h"
 #include "test_support.h"
 

@@ -10,9 +10,9 @@
 #include <chrono>
 #include <thread>
 
-#include "analysis/elf_symbols.h"
+#include "analysis/symbols/elf_symbols.h"
 #include "fake_gdb_stub.h"
-#include "hostdump/gdb_client.h"
+#include "hostdump/gdb/gdb_client.h"
 #include "hostdump/sample_log_reader.h"
 #include "sample_log_image.h"
 #include "test_support.h"

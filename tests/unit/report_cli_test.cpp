@@ -7,8 +7,8 @@
 #include <fstream>
 #include <regex>
 
-#include "analysis/pprof_export.h"
-#include "hostdump/profile_db_writer.h"
+#include "analysis/reports/pprof_export.h"
+#include "hostdump/profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

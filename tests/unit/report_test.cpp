@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "analysis/procedure_listing.h"
-#include "analysis/procedure_report.h"
-#include "analysis/run_comparison.h"
-#include "hostdump/profile_db_writer.h"
+#include "analysis/reports/procedure_listing.h"
+#include "analysis/reports/procedure_report.h"
+#include "analysis/reports/run_comparison.h"
+#include "hostdump/profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

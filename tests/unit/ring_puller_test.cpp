@@ -9,7 +9,7 @@
 #include <cstddef>
 
 #include "fake_gdb_stub.h"
-#include "hostdump/gdb_client.h"
+#include "hostdump/gdb/gdb_client.h"
 #include "transfer_fixtures.h"
 
 namespace dcpi {

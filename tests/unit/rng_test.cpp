@@ -1,10 +1,10 @@
-// Park–Miller minimal standard generator (driver/park_miller.h), checked
+// Park–Miller minimal standard generator (firmware/park_miller.h), checked
 // against the published values and a plain 64-bit modulo reference.
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "driver/park_miller.h"
+#include "firmware/park_miller.h"
 
 namespace dcpi {
 namespace {

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <sstream>
 
-#include "analysis/sample_profile.h"
+#include "analysis/reports/sample_profile.h"
 #include "fake_gdb_stub.h"
-#include "hostdump/gdb_client.h"
+#include "hostdump/gdb/gdb_client.h"
 #include "hostdump/sample_log_reader.h"
 #include "sample_log_image.h"
 #include "test_support.h"

@@ -1,13 +1,13 @@
 // Builders for transfer records and rings in tests: what the guest daemon
-// would write (driver/transfer_ring.h), byte for byte.
+// would write (firmware/transfer_ring.h), byte for byte.
 #pragma once
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "driver/transfer_ring.h"
+#include "firmware/transfer_ring.h"
 #include "hostdump/transfer_records.h"
-#include "kernel/load_map.h"
+#include "firmware/load_map.h"
 
 namespace dcpi::testing {
 

@@ -7,7 +7,7 @@
 
 #include <random>
 
-#include "driver/crc32c.h"
+#include "firmware/crc32c.h"
 #include "transfer_fixtures.h"
 
 namespace dcpi {

@@ -1,14 +1,14 @@
 // kValues payloads (format 2, docs/transfer-format.md) and vcapture= specs
-// (driver/value_tuples.h, analysis/values/value_capture.h). The encoder here
+// (firmware/value_tuples.h, hostdump/values/value_capture.h). The encoder here
 // is written from the documented layout, independently of the guest writer.
-#include "analysis/values/value_payload.h"
+#include "hostdump/values/value_payload.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 
-#include "analysis/values/value_capture.h"
+#include "hostdump/values/value_capture.h"
 #include "tests/unit/test_support.h"
 
 namespace dcpi::values {

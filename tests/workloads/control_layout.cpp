@@ -1,4 +1,4 @@
-// dcpi_user.h (C, user programs) mirrors driver/control_block.h (C++,
+// dcpi_user.h (C, user programs) mirrors firmware/control_block.h (C++,
 // driver and host): the compiler checks the layout, the run checks that
 // the magic numbers agree.
 #include <cstddef>
@@ -7,8 +7,8 @@
 
 #include "dcpi_events.h"
 #include "dcpi_user.h"
-#include "driver/control_block.h"
-#include "driver/events.h"
+#include "firmware/control_block.h"
+#include "firmware/events.h"
 
 using Block = dcpi::ControlBlock;
 using Request = dcpi_control_request;
@@ -31,7 +31,7 @@ int main() {
   static_assert(DCPI_EVENT_COUNT == static_cast<size_t>(dcpi::Event::kCount));
   for (size_t i = 0; i < DCPI_EVENT_COUNT; ++i)
     if (std::strcmp(dcpi_event_names[i], dcpi::kEventNames[i]) != 0) {
-      std::printf("FAIL: event %zu is '%s' in dcpi_events.h, '%s' in driver/events.h\n", i,
+      std::printf("FAIL: event %zu is '%s' in dcpi_events.h, '%s' in firmware/events.h\n", i,
                   dcpi_event_names[i], dcpi::kEventNames[i]);
       return 1;
     }

@@ -1,4 +1,4 @@
-/* Event names in dcpi::Event order (driver/events.h is C++; user programs
+/* Event names in dcpi::Event order (firmware/events.h is C++; user programs
    are C). tests/workloads/control_layout.cpp checks that the two agree. */
 #ifndef DCPI_EVENTS_H
 #define DCPI_EVENTS_H

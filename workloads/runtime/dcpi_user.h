@@ -23,7 +23,7 @@ int dcpi_spawn(const char *path, char *const argv[]);
    (ECHILD: no such child). */
 int dcpi_wait(int pid, int *status);
 
-/* A request to the profiler (the layout of driver/control_block.h's
+/* A request to the profiler (the layout of firmware/control_block.h's
    dcpi::ControlBlock; a host test checks the two agree). */
 struct dcpi_control_request {
   uint64_t magic; /* DCPI_CONTROL_MAGIC once the driver is ready */

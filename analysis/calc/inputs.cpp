@@ -1,0 +1,246 @@
+#include "analysis/calc/inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "analysis/calc/ev5_model.h"
+#include "analysis/calc/qemu_icount_model.h"
+#include "driver/sampler.h"
+
+namespace dcpi {
+
+namespace fs = std::filesystem;
+
+double default_mean_period() {
+  return mean_period(driver::kDefaultPeriodBase, driver::kDefaultPeriodRange);
+}
+
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option) {
+  if (option) return {.mean = *option, .source = "option", .description = "--period", .notes = {}};
+  const SamplingPeriod fallback{driver::kDefaultPeriodBase, driver::kDefaultPeriodRange, false};
+  // Only epochs where the image has samples weigh in (all of them if none has).
+  std::vector<EpochPeriod> used;
+  for (const EpochPeriod& e : epochs)
+    if (e.samples > 0) used.push_back(e);
+  if (used.empty()) used = epochs;
+
+  std::string unknown, changed, periods;
+  std::optional<SamplingPeriod> common;
+  bool several = false;
+  double weighted = 0, weight = 0;
+  for (const EpochPeriod& e : used) {
+    const std::string epoch = std::to_string(e.epoch);
+    if (!e.period.known()) {
+      unknown += (unknown.empty() ? "" : ", ") + epoch;
+    } else {
+      periods +=
+          (periods.empty() ? "epoch " : "; epoch ") + epoch + " " + period_interval_text(e.period);
+      if (e.period.changed)
+        changed += (changed.empty() ? "" : ", ") + epoch + " (periods in " +
+                   period_interval_text(e.period) + ")";
+      if (common && *common != e.period) several = true;
+      if (!common) common = e.period;
+    }
+    const double mean = e.period.known() ? e.period.mean() : fallback.mean();
+    weighted += mean * std::max(e.samples, 0.0);
+    weight += std::max(e.samples, 0.0);
+  }
+  PeriodChoice choice;
+  const std::string default_text = period_interval_text(fallback);
+  if (!common) {
+    choice.mean = fallback.mean();
+    choice.source = "default";
+    choice.description = "driver default " + default_text + ", not recorded";
+    choice.notes.push_back(
+        "the database does not record the sampling period (written before it "
+        "was); the driver's default " +
+        default_text + " is assumed: give --period if the run used another");
+    return choice;
+  }
+  if (unknown.empty() && !several && !common->changed) {
+    choice.mean = common->mean();
+    choice.source = "recorded";
+    choice.description = "recorded " + period_interval_text(*common);
+    return choice;
+  }
+  choice.mean = weight > 0 ? weighted / weight : common->mean();
+  choice.source = "mixed";
+  choice.description = several || !unknown.empty()
+                           ? "epochs' periods weighted by the image's samples"
+                           : "middle of " + period_interval_text(*common) + ": the period changed";
+  if (several || !unknown.empty())
+    choice.notes.push_back("the epochs were sampled with different periods (" + periods +
+                           "): F x period uses their means weighted by the image's samples");
+  if (!unknown.empty())
+    choice.notes.push_back("epoch(s) " + unknown +
+                           " do not record the period: the driver's default " + default_text +
+                           " is assumed for them");
+  if (!changed.empty())
+    choice.notes.push_back("the period changed during epoch(s) " + changed +
+                           ": the middle of that interval is only a guess; analyse one epoch "
+                           "with one period or give --period");
+  return choice;
+}
+
+std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {
+  if (name == "qemu") return std::make_unique<calc::QemuIcountModel>();
+  if (name == "ev5") return std::make_unique<calc::Ev5Model>();
+  throw UsageError("--model must be qemu or ev5, not '" + name + "'");
+}
+
+namespace {
+
+std::string basename(const std::string& path) { return fs::path(path).filename().string(); }
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(separator, start), text.size());
+    if (end > start) parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+// Which database image an ELF file is: same build-id, or (for images without
+// one) the same file name.
+bool same_image(const ImageIdentity& identity, const CodeImage& elf) {
+  if (!identity.build_id.empty() && elf.build_id()) return identity.build_id == *elf.build_id();
+  return basename(identity.path) == basename(elf.path());
+}
+
+bool names_image(const ImageIdentity& identity, const std::string& name) {
+  return identity.path == name || basename(identity.path) == name;
+}
+
+// The host ELF of a database image named on the command line: looked up by
+// file name in the --images directories, checked by build-id.
+std::string find_elf(const ImageIdentity& identity, const std::string& directories) {
+  for (const std::string& directory : split(directories, ':')) {
+    for (const std::string& name : {basename(identity.path), basename(identity.path) + ".elf"}) {
+      const fs::path candidate = fs::path(directory) / name;
+      if (fs::is_regular_file(candidate)) return candidate.string();
+    }
+  }
+  throw std::runtime_error("no ELF file for " + identity.path +
+                           ": give its path as --image or its directory with --images DIR[:DIR]");
+}
+
+}  // namespace
+
+CalcContext calc_context(const CalcInputs& inputs) {
+  return CalcContext{.image = inputs.code.path(),
+                     .db_image = inputs.samples.identity.path,
+                     .epochs = inputs.epochs_text,
+                     .period = inputs.period,
+                     .period_description = inputs.period_choice.description,
+                     .period_source = inputs.period_choice.source,
+                     .period_notes = inputs.period_choice.notes,
+                     .cpus = inputs.samples.cpus,
+                     .qemu_model = inputs.qemu_model};
+}
+
+CalcInputs load_calc_inputs(const ParsedOptions& options) {
+  const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
+  const std::string image = options.required("image");
+  std::optional<isa::DecodeMode> mode;
+  if (const auto m = options.value("mode")) {
+    if (*m == "pal")
+      mode = isa::DecodeMode::kPalcode;
+    else if (*m == "user")
+      mode = isa::DecodeMode::kUser;
+    else
+      throw UsageError("--mode must be pal or user, not '" + *m + "'");
+  }
+
+  std::vector<uint64_t> epochs = db.epochs();
+  if (const auto e = options.value("epoch")) {
+    const uint64_t wanted = std::stoull(*e);
+    if (std::find(epochs.begin(), epochs.end(), wanted) == epochs.end())
+      throw std::runtime_error("the database has no epoch " + *e);
+    epochs = {wanted};
+  }
+  if (epochs.empty()) throw std::runtime_error("the database has no epochs");
+
+  std::optional<CodeImage> code;
+  if (fs::is_regular_file(image)) code = CodeImage::open(image, mode);
+  ImageSamples samples;
+  std::set<uint32_t> cpus;
+  bool found = false;
+  for (uint64_t epoch : epochs) {
+    const EpochMetadata metadata = db.epoch_metadata(epoch);
+    for (const auto& [cpu, stats] : metadata.cpu_stats) cpus.insert(cpu);
+    EpochPeriod& period = samples.periods.emplace_back();
+    period.epoch = epoch;
+    period.period = metadata.period;
+    for (const ProfileInfo& info : db.profiles(epoch)) {
+      if (info.image.unknown || info.event_name != "cycles") continue;
+      const bool match = code ? same_image(info.image, *code) : names_image(info.image, image);
+      if (!match) continue;
+      if (found && info.image != samples.identity)
+        throw std::runtime_error("'" + image + "' matches two images in the database: " +
+                                 samples.identity.path + " and " + info.image.path);
+      found = true;
+      samples.identity = info.image;
+      for (const ProfileRow& row : db.read_profile(info).rows) {
+        samples.cycles[row.address] += static_cast<double>(row.count);
+        samples.total += static_cast<double>(row.count);
+        period.samples += static_cast<double>(row.count);
+      }
+    }
+  }
+  if (!found)
+    throw std::runtime_error("no cycles samples for image '" + image + "' in " +
+                             db.directory().string() + " (see 'dcpi db show')");
+  if (!code) {
+    code = CodeImage::open(find_elf(samples.identity, options.value("images").value_or(".")), mode);
+    if (!same_image(samples.identity, *code))
+      throw std::runtime_error(code->path() + " is not the image profiled as " +
+                               samples.identity.path + " (build-id " + samples.identity.build_id +
+                               " expected)");
+  }
+  samples.epochs = epochs;
+  samples.cpus = cpus.size();
+
+  const std::string model_name = options.value("model").value_or("qemu");
+  CalcInputs inputs{.code = std::move(*code),
+                    .samples = std::move(samples),
+                    .model = make_model(model_name),
+                    .qemu_model = model_name == "qemu"};
+  std::optional<double> period_option;
+  if (const auto p = options.value("period")) {
+    period_option = std::stod(*p);
+    if (!(*period_option > 0)) throw UsageError("--period must be a positive number of cycles");
+  }
+  inputs.period_choice = choose_mean_period(inputs.samples.periods, period_option);
+  inputs.period = inputs.period_choice.mean;
+  std::string list;
+  for (uint64_t e : epochs) list += (list.empty() ? "" : ", ") + std::to_string(e);
+  inputs.epochs_text = options.value("epoch") ? list : "all (" + list + ")";
+  return inputs;
+}
+
+}  // namespace dcpi
+
+namespace dcpi {
+
+AnalyzedProcedure analyze_code(const CodeImage& image, const ProcedureRange& procedure,
+                               const calc::ProcessorModel& model,
+                               const calc::SamplesByAddress& samples) {
+  ProcedureCode code = image.code(procedure);
+  calc::ControlFlowGraph cfg = calc::build_cfg(code.records, code.extra_entries);
+  calc::ProcedureAnalysis analysis = calc::analyze_procedure(std::move(cfg), model, samples);
+  return {std::move(code), std::move(analysis)};
+}
+
+double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end) {
+  double total = 0;
+  for (uint64_t address = start; address < end; address += 4)
+    if (const auto found = samples.find(address); found != samples.end()) total += found->second;
+  return total;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,88 @@
+// Inputs shared by `dcpi calc` and `dcpi score`: the image's ELF, its CYCLES
+// samples from the profile database (DCPI §4.3.3), the processor model and
+// the mean sampling period.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/calc/procedure_analysis.h"
+#include "analysis/calc/processor_model.h"
+#include "analysis/symbols/calc_image.h"
+#include "analysis/calc/render.h"
+#include "analysis/cli/cli_options.h"
+#include "hostdump/profiledb/profile_db.h"
+
+namespace dcpi {
+
+// driver/sampler.h: periods uniform in [base, base + range), mean base + (range − 1)/2.
+double default_mean_period();
+
+// The mean sampling period F × period uses (docs/calc.md): --period if given,
+// else what the database recorded for the analysed epochs.
+struct EpochPeriod {
+  uint64_t epoch = 0;
+  SamplingPeriod period;  // from epoch.meta; unknown in databases from before it was recorded
+  double samples = 0;     // the image's CYCLES samples in this epoch
+};
+struct PeriodChoice {
+  double mean = 0;
+  // "option" (--period), "recorded" (one period in every epoch with samples),
+  // "mixed" (several periods, a period change within an epoch, or epochs that
+  // do not record theirs: the epochs' means weighted by the image's samples in
+  // each), "default" (nothing recorded: the driver's default).
+  std::string source;
+  std::string description;         // for the header: "recorded [8192, 9216)", ...
+  std::vector<std::string> notes;  // what the user should know (changed, unknown, mixed)
+};
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option);
+
+struct ImageSamples {
+  ImageIdentity identity;            // the image in the database
+  std::vector<uint64_t> epochs;      // epochs read
+  calc::SamplesByAddress cycles;     // CYCLES samples per ELF address, all PIDs and CPUs
+  double total = 0;                  // in the image
+  size_t cpus = 0;                   // CPUs with driver statistics in those epochs
+  std::vector<EpochPeriod> periods;  // per epoch read: its recorded period and the image's samples
+};
+
+struct CalcInputs {
+  CodeImage code;
+  ImageSamples samples;
+  std::unique_ptr<calc::ProcessorModel> model;
+  bool qemu_model = true;
+  double period = 0;
+  PeriodChoice period_choice;
+  std::string epochs_text;
+};
+
+// The options both commands take; `options` must have been parsed with them.
+inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
+                                                           "epoch", "period", "mode"};
+CalcInputs load_calc_inputs(const ParsedOptions& options);
+// The report header both commands print.
+CalcContext calc_context(const CalcInputs& inputs);
+
+std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);
+
+}  // namespace dcpi
+
+namespace dcpi {
+
+struct AnalyzedProcedure {
+  ProcedureCode code;
+  calc::ProcedureAnalysis analysis;
+};
+
+// DCPI §6.1 for one procedure: decode, CFG, classes, estimates, propagation.
+AnalyzedProcedure analyze_code(const CodeImage& image, const ProcedureRange& procedure,
+                               const calc::ProcessorModel& model,
+                               const calc::SamplesByAddress& samples);
+
+// The samples that fall inside [start, end).
+double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end);
+
+}  // namespace dcpi

@@ -1,0 +1,46 @@
+// Rendering `dcpi calc` reports: the text listing of Figure 2 (per block
+// best-case and actual CPI, one line per instruction, stall bubbles on
+// half-cycle lines) followed by the procedure summary of Figure 4; or the
+// same facts as JSON.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/calc/report.h"
+
+namespace dcpi {
+
+// Where the numbers came from, for the header.
+struct CalcContext {
+  std::string image;                      // the ELF file analysed
+  std::string db_image;                   // the image's path in the profile database
+  std::string epochs;                     // "all (1, 2)" or "3"
+  double period = 0;                      // mean sampling period in cycles
+  std::string period_description;         // where it came from ("recorded [8192, 9216)", ...)
+  std::string period_source;              // PeriodChoice::source (calc_inputs.h)
+  std::vector<std::string> period_notes;  // printed as note: lines
+  size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
+  bool qemu_model = true;
+};
+
+void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out);
+void print_calc_text(const CalcReport& report, const CalcContext& context, std::ostream& out);
+// Figure 4 only.
+void print_calc_summary(const CalcReport& report, std::ostream& out);
+void print_calc_json(const CalcReport& report, const CalcContext& context, std::ostream& out);
+
+// One line per procedure for `dcpi calc --all`.
+struct CalcOverviewRow {
+  std::string procedure;
+  double samples = 0;
+  double best_case = 0, instructions = 0;
+  size_t blocks = 0;
+  bool missing_edges = false;
+};
+void print_calc_overview(const std::vector<CalcOverviewRow>& rows, const CalcContext& context,
+                         const std::string& model, std::ostream& out);
+
+}  // namespace dcpi

@@ -1,0 +1,51 @@
+#include "analysis/cli/cli_options.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace dcpi {
+
+ParsedOptions::ParsedOptions(const std::vector<std::string>& arguments, const OptionSpec& spec) {
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    if (!argument.starts_with("--")) throw UsageError("unexpected argument '" + argument + "'");
+    std::string name = argument.substr(2);
+    std::optional<std::string> inline_value;
+    if (const size_t equals = name.find('='); equals != std::string::npos) {
+      inline_value = name.substr(equals + 1);
+      name.resize(equals);
+    }
+    if (spec.flags.count(name) && !inline_value) {
+      flags_.insert(name);
+    } else if (spec.with_value.count(name)) {
+      if (!inline_value && i + 1 == arguments.size())
+        throw UsageError("option --" + name + " needs a value");
+      values_[name] = inline_value ? *inline_value : arguments[++i];
+    } else {
+      throw UsageError("unknown option '" + argument + "'");
+    }
+  }
+}
+
+std::optional<std::string> ParsedOptions::value(const std::string& name) const {
+  const auto found = values_.find(name);
+  if (found == values_.end()) return std::nullopt;
+  return found->second;
+}
+
+std::string ParsedOptions::required(const std::string& name) const {
+  if (auto found = value(name)) return *found;
+  throw UsageError("missing required option --" + name);
+}
+
+double ParsedOptions::seconds(const std::string& name, double default_seconds) const {
+  const std::optional<std::string> text = value(name);
+  if (!text) return default_seconds;
+  char* end = nullptr;
+  const double parsed = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || !std::isfinite(parsed) || parsed <= 0 || parsed > 86400)
+    throw UsageError("option --" + name + " needs a number of seconds, not '" + *text + "'");
+  return parsed;
+}
+
+}  // namespace dcpi

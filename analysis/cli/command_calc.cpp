@@ -1,0 +1,119 @@
+// `dcpi calc`: dcpicalc (DCPI §3.2, §6) — per-instruction frequency, CPI and
+// culprits of one procedure, Figure 2's listing with stall bubbles and
+// Figure 4's summary; `--all` gives one line per procedure of the image.
+#include <algorithm>
+#include <iostream>
+
+#include "analysis/calc/culprits.h"
+#include "analysis/calc/inputs.h"
+#include "analysis/calc/render.h"
+#include "analysis/cli/commands.h"
+#include "analysis/symbols/demangle.h"
+#include "analysis/reports/sample_profile.h"
+
+namespace dcpi {
+
+const std::string_view kCalcUsage =
+    "usage: dcpi calc --db DIR --image PATH_OR_NAME (--procedure NAME | --all)\n"
+    "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
+    "                 [--mode user|pal] [--no-source] [--json]\n"
+    "\n"
+    "Estimates how often each basic block of a procedure ran and how many cycles each\n"
+    "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
+    "  --db         the profile database (docs/profile-db.md)\n"
+    "  --image      the ELF file (matched to the database by build-id), or the image's\n"
+    "               name in the database (e.g. /bin/copy or kernel.elf) with --images\n"
+    "  --images     directories to find the ELF of a named image in (default .)\n"
+    "  --procedure  the procedure (ELF symbol) to analyse\n"
+    "  --all        analyse every procedure; one line each, by samples\n"
+    "  --model      qemu (default: QEMU under -icount retires one instruction per cycle\n"
+    "               and never stalls) or ev5 (the 21164 of the paper)\n"
+    "  --epoch      one epoch (default: all epochs together)\n"
+    "  --period     mean sampling period in cycles (default: the one the database recorded\n"
+    "               for the epochs; the driver's default 63487.5 if it recorded none)\n"
+    "  --mode       pal decodes PALcode (hw_* instructions); default: by file name\n"
+    "  --no-source  do not interleave source lines (shown where the image has DWARF)\n"
+    "  --json       machine-readable output\n";
+
+namespace {
+
+// DWARF lines for the listing, as dcpi list shows them; an image without
+// line information (or one elfutils cannot read) just has none.
+void attach_source_lines(const std::string& image_path, CalcReport& report) {
+  try {
+    const ElfImage elf = ElfImage::open(image_path);
+    for (CalcBlock& block : report.blocks)
+      for (CalcInstruction& line : block.instructions) line.source = elf.source_at(line.address);
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace
+
+int run_calc_command(const std::vector<std::string>& arguments) {
+  OptionSpec spec{.flags = {"json", "all", "no-source"}};
+  for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
+  spec.with_value.insert("procedure");
+  const ParsedOptions options(arguments, spec);
+  const bool all = options.flag("all");
+  const std::optional<std::string> name = options.value("procedure");
+  if (all == name.has_value()) throw UsageError("give exactly one of --procedure NAME and --all");
+
+  const CalcInputs inputs = load_calc_inputs(options);
+  const CalcContext context = calc_context(inputs);
+  if (!all) {
+    const ProcedureRange* procedure = inputs.code.find(*name);
+    if (!procedure)
+      throw std::runtime_error("no procedure '" + *name + "' in " + inputs.code.path());
+    AnalyzedProcedure result =
+        analyze_code(inputs.code, *procedure, *inputs.model, inputs.samples.cycles);
+    const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
+    CalcReport report =
+        build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
+                          std::move(result.code.indirect_jumps), inputs.samples.total);
+    if (!options.flag("no-source")) attach_source_lines(inputs.code.path(), report);
+    if (options.flag("json"))
+      print_calc_json(report, context, std::cout);
+    else
+      print_calc_text(report, context, std::cout);
+    return 0;
+  }
+
+  std::vector<CalcOverviewRow> rows;
+  for (const ProcedureRange& procedure : inputs.code.procedures()) {
+    AnalyzedProcedure result =
+        analyze_code(inputs.code, procedure, *inputs.model, inputs.samples.cycles);
+    const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
+    const CalcReport report =
+        build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
+                          std::move(result.code.indirect_jumps), inputs.samples.total);
+    if (report.summary.samples <= 0) continue;
+    rows.push_back({.procedure = demangle(procedure.name),
+                    .samples = report.summary.samples,
+                    .best_case = report.summary.best_case,
+                    .instructions = report.summary.instructions,
+                    .blocks = report.blocks.size(),
+                    .missing_edges = report.missing_edges});
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  if (options.flag("json")) {
+    std::cout << "{\"image\": " << json_quote(context.image)
+              << ", \"procedures_analysed\": " << inputs.code.procedures().size()
+              << ", \"procedures\": [";
+    for (size_t k = 0; k < rows.size(); ++k)
+      std::cout << (k ? ",\n  " : "\n  ") << "{\"procedure\": " << json_quote(rows[k].procedure)
+                << ", \"samples\": " << rows[k].samples << ", \"best_case\": " << rows[k].best_case
+                << ", \"instructions\": " << rows[k].instructions
+                << ", \"blocks\": " << rows[k].blocks
+                << ", \"missing_edges\": " << (rows[k].missing_edges ? "true" : "false") << "}";
+    std::cout << "]}\n";
+  } else {
+    print_calc_overview(rows, context, std::string(inputs.model->name()), std::cout);
+    std::cout << "(" << inputs.code.procedures().size() << " procedures analysed, " << rows.size()
+              << " with samples)\n";
+  }
+  return 0;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,60 @@
+// `dcpi export`: the database's samples for other tools — pprof's
+// profile.proto (gzipped; opens in `pprof`, speedscope, ...) or flat JSON.
+// The counterpart of DCPI's translation of profiles "into pixie format" (§3).
+#include <fstream>
+#include <iostream>
+
+#include "analysis/cli/cli_options.h"
+#include "analysis/cli/commands.h"
+#include "analysis/reports/pprof_export.h"
+
+namespace dcpi {
+
+const std::string_view kExportUsage =
+    "usage: dcpi export --format pprof|json --db DIR [-o FILE | --output FILE]\n"
+    "                   [--images DIR[:DIR...]] [--image NAME] [--pid N] [--cpu N]\n"
+    "                   [--epoch N[,N...]|all]\n"
+    "\n"
+    "  pprof  gzipped perftools.profiles.Profile (analysis/reports/proto/profile.proto): one\n"
+    "         sample per stored row, labels pid/cpu/epoch, one value per event\n"
+    "         (unit: count of samples); --output is required\n"
+    "  json   {samples: [{epoch, event, image, pid, cpu, address, count, procedure,\n"
+    "         file, line}]}; to --output, or stdout\n";
+
+int run_export_command(const std::vector<std::string>& arguments) {
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < arguments.size(); ++i)  // "-o FILE" is the one short option
+    rest.push_back(arguments[i] == "-o" ? "--output" : arguments[i]);
+  const ParsedOptions options(
+      rest, {{"format", "db", "output", "images", "image", "pid", "cpu", "epoch"}, {}});
+  const std::string format = options.required("format");
+  if (format != "pprof" && format != "json")
+    throw UsageError("--format wants 'pprof' or 'json', not '" + format + "'");
+  const auto output = options.value("output");
+  if (format == "pprof" && !output) throw UsageError("--format pprof needs -o FILE.pb.gz");
+  const ProfileDatabase database = ProfileDatabase::open(options.required("db"));
+  const SampleSet samples = load_samples(database, parse_sample_filter(options));
+  ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
+  if (format == "json") {
+    if (!output) {
+      write_samples_json(samples, resolver, std::cout);
+      return 0;
+    }
+    std::ofstream out(*output);
+    if (!out) throw std::runtime_error("cannot create " + *output);
+    write_samples_json(samples, resolver, out);
+    if (!out.flush()) throw std::runtime_error("cannot write " + *output);
+    return 0;
+  }
+  std::vector<std::string> warnings;
+  const std::string bytes = build_pprof(samples, resolver, warnings);
+  for (const std::string& warning : warnings) std::cerr << "dcpi export: " << warning << '\n';
+  write_gzip_file(*output, bytes);
+  uint64_t total = 0;
+  for (const Profile& profile : samples.profiles)
+    for (const ProfileRow& row : profile.rows) total += row.count;
+  std::cerr << "dcpi export: wrote " << *output << " (" << total << " samples)\n";
+  return 0;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,165 @@
+// `dcpi ingest`: transfer records -> attribution -> profile database (DCPI
+// §4.3), from the live guest (QEMU's GDB stub) or from a recorded file.
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <thread>
+
+#include "analysis/cli/cli_options.h"
+#include "analysis/cli/commands.h"
+#include "analysis/symbols/elf_symbols.h"
+#include "analysis/symbols/kernel_symbols.h"
+#include "hostdump/gdb/gdb_client.h"
+#include "hostdump/ingest.h"
+#include "hostdump/profiledb/profile_db_writer.h"
+#include "hostdump/sample_log_reader.h"
+
+namespace dcpi {
+
+const std::string_view kIngestUsage =
+    "usage: dcpi ingest --db DIR (--gdb HOST:PORT --kernel KERNEL.elf | --from-file FILE)\n"
+    "                   [--flush] [--interval SECONDS --duration SECONDS]\n"
+    "                   [--timeout SECONDS] [--no-resume] [--json]\n"
+    "\n"
+    "Reads transfer records (docs/transfer-format.md), places every sample in its image\n"
+    "with the guest's load map, and merges the counts into the profile database DIR\n"
+    "(docs/profile-db.md), creating it if needed.\n"
+    "  --db         the profile database directory\n"
+    "  --gdb        QEMU's stub (-gdb tcp:HOST:PORT); the ring is the kernel symbol\n"
+    "               dcpi_transfer_ring, its tail is advanced after reading\n"
+    "  --kernel     the kernel ELF QEMU runs (for the symbol addresses)\n"
+    "  --from-file  a ring image (starts with the ring magic) or a serial-stream capture\n"
+    "  --flush      first ask the driver to flush its hash tables (control block\n"
+    "               dcpi_control, command flush) and wait for it\n"
+    "  --interval   with --duration: pull every SECONDS, letting the VM run in between\n"
+    "  --duration   total seconds to keep pulling (default: one pull)\n"
+    "  --timeout    seconds to wait for any answer from the stub (default 5)\n"
+    "  --no-resume  leave the VM stopped afterwards\n"
+    "  --json       print the summary as JSON\n";
+
+namespace {
+
+constexpr double kDefaultTimeoutSeconds = 5.0;
+
+std::vector<uint8_t> read_input(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::chrono::milliseconds milliseconds(double seconds) {
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
+                        ProfileDatabaseWriter& writer) {
+  const ElfSymbols kernel = ElfSymbols::open(options.required("kernel"));
+  const uint64_t ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring");
+  StubAddress stub;
+  try {
+    stub = parse_stub_address(options.required("gdb"));
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+  const double duration = options.value("duration") ? options.seconds("duration", 0) : 0;
+  const double interval = options.seconds("interval", 1.0);
+  GdbClient client(stub, milliseconds(options.seconds("timeout", kDefaultTimeoutSeconds)));
+  auto leave = [&] {
+    if (!client.healthy()) return;
+    client.set_physical_memory_mode(false);
+    if (!options.flag("no-resume")) client.detach();
+  };
+  try {
+    client.set_physical_memory_mode(true);
+    if (options.flag("flush")) {
+      ControlChannel control(client, kernel_symbol_physical(kernel, "dcpi_control"));
+      const int64_t status = control.execute(ControlCommand::kFlush, 0, 0,
+                                             milliseconds(options.seconds("timeout", 5)));
+      if (status != kControlOk)
+        throw GuestStateError("the driver refused to flush: " + control_status_text(status));
+    }
+    RingPuller puller(client, ring_address);
+    const auto end = std::chrono::steady_clock::now() + milliseconds(duration);
+    for (;;) {
+      const RingPull pull = puller.pull();
+      ingest_pull(pull, builder);
+      builder.flush(writer);  // merged to disk after every pull: nothing waits in memory
+      if (std::chrono::steady_clock::now() + milliseconds(interval) > end) break;
+      client.resume();
+      std::this_thread::sleep_for(milliseconds(interval));
+      client.interrupt();
+    }
+    leave();
+    return puller.total_stats();
+  } catch (...) {
+    try {
+      leave();
+    } catch (...) {  // the original error is the one to report
+    }
+    throw;
+  }
+}
+
+void print_summary(const std::string& db, const IngestTotals& totals, const DecodeStats& stats,
+                   bool json) {
+  const double unknown_percent =
+      totals.samples ? 100.0 * double(totals.unknown_samples) / double(totals.samples) : 0.0;
+  if (json) {
+    std::cout << "{\"records\": " << totals.records << ", \"entries\": " << totals.entries
+              << ", \"samples\": " << totals.samples
+              << ", \"unknown_samples\": " << totals.unknown_samples
+              << ", \"load_map_records\": " << totals.load_map_records
+              << ", \"load_map_rejected\": " << totals.load_map_rejected
+              << ", \"records_rejected\": " << stats.rejected()
+              << ", \"bad_magic\": " << stats.bad_magic << ", \"bad_crc\": " << stats.bad_crc
+              << ", \"truncated\": " << stats.truncated << ", \"oversized\": " << stats.oversized
+              << ", \"bad_payload_size\": " << stats.bad_payload_size
+              << ", \"unknown_type\": " << stats.unknown_type
+              << ", \"records_lost\": " << stats.lost_records
+              << ", \"duplicates\": " << stats.duplicates
+              << ", \"skipped_bytes\": " << stats.skipped_bytes << "}\n";
+    return;
+  }
+  std::cout << "ingested " << totals.records << " records (" << totals.entries << " entries, "
+            << totals.samples << " samples, " << totals.unknown_samples
+            << " unknown = " << unknown_percent << "%) into " << db << '\n'
+            << "rejected " << stats.rejected() << " records (bad magic " << stats.bad_magic
+            << ", bad crc " << stats.bad_crc << ", truncated " << stats.truncated << ", oversized "
+            << stats.oversized << ", bad size " << stats.bad_payload_size << ", unknown type "
+            << stats.unknown_type << "), lost " << stats.lost_records << ", duplicates "
+            << stats.duplicates << ", skipped " << stats.skipped_bytes << " bytes; load map "
+            << totals.load_map_records << " records (" << totals.load_map_rejected
+            << " rejected)\n";
+}
+
+}  // namespace
+
+int run_ingest_command(const std::vector<std::string>& arguments) {
+  const ParsedOptions options(
+      arguments, {{"db", "gdb", "kernel", "from-file", "interval", "duration", "timeout"},
+                  {"flush", "no-resume", "json"}});
+  const std::string db = options.required("db");
+  const bool live = options.value("gdb").has_value();
+  if (live == options.value("from-file").has_value())
+    throw UsageError("give exactly one of --gdb and --from-file");
+  if (!live && (options.flag("flush") || options.value("interval") || options.value("duration")))
+    throw UsageError("--flush, --interval and --duration need --gdb");
+  ProfileBuilder builder;
+  DecodeStats stats;
+  if (live) {
+    ProfileDatabaseWriter writer(db);
+    stats = ingest_live(options, builder, writer);
+  } else {
+    const std::vector<uint8_t> bytes = read_input(*options.value("from-file"));
+    stats = ingest_recorded(bytes, builder);
+    ProfileDatabaseWriter writer(db);
+    builder.flush(writer);
+  }
+  print_summary(db, builder.totals(), stats, options.flag("json"));
+  return 0;
+}
+
+}  // namespace dcpi

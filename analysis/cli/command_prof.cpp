@@ -1,0 +1,158 @@
+// `dcpi prof`: samples per image or per procedure, most sampled first, with
+// percent and cumulative percent and one column pair per event (DCPI §3.1,
+// Figure 1). Samples no image could claim form their own "[unknown]" row and
+// count toward the totals, so the percentages add up to 100.
+#include <iostream>
+
+#include "analysis/cli/cli_options.h"
+#include "analysis/cli/commands.h"
+#include "analysis/reports/procedure_report.h"
+#include "analysis/reports/report_output.h"
+
+namespace dcpi {
+
+const std::string_view kProfUsage =
+    "usage: dcpi prof --db DIR [--images DIR[:DIR...]] [--by procedure|image]\n"
+    "                 [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
+    "                 [--limit N] [--json]\n"
+    "\n"
+    "Samples per procedure (or per image), most sampled first, like dcpiprof.\n"
+    "  --db      the profile database directory\n"
+    "  --images  directories holding the ELF files (kernel, PALcode, workloads);\n"
+    "            without them procedures are shown as image+0xADDRESS\n"
+    "  --by      procedure (default) or image\n"
+    "  --image   only this image (guest path or file name; '[unknown]' too)\n"
+    "  --pid, --cpu   only samples of this process / CPU\n"
+    "  --epoch   epochs to add up (default: all)\n"
+    "  --limit   print at most N rows (totals still cover everything)\n"
+    "  --json    JSON: {events, totals, rows: [{image, procedure, samples, percent, ...}]}\n";
+
+namespace {
+
+struct ProfRequest {
+  std::string database;
+  std::string images;
+  Grouping grouping = Grouping::kProcedure;
+  SampleFilter filter;
+  std::optional<uint64_t> limit;
+  bool json = false;
+};
+
+ProfRequest parse_request(const std::vector<std::string>& arguments) {
+  const ParsedOptions options(
+      arguments, {{"db", "images", "by", "image", "pid", "cpu", "epoch", "limit"}, {"json"}});
+  ProfRequest request;
+  request.database = options.required("db");
+  request.images = options.value("images").value_or("");
+  const std::string by = options.value("by").value_or("procedure");
+  if (by == "image")
+    request.grouping = Grouping::kImage;
+  else if (by != "procedure")
+    throw UsageError("--by wants 'procedure' or 'image', not '" + by + "'");
+  request.filter = parse_sample_filter(options);
+  if (const auto limit = options.value("limit")) request.limit = parse_number(*limit, "limit");
+  request.json = options.flag("json");
+  return request;
+}
+
+size_t shown_rows(const ProfileReport& report, std::optional<uint64_t> limit) {
+  return limit ? std::min<size_t>(report.rows.size(), *limit) : report.rows.size();
+}
+
+void print_text(const ProfileReport& report, const ProfRequest& request, std::ostream& out) {
+  for (const std::string& warning : report.warnings) std::cerr << "dcpi prof: " << warning << '\n';
+  if (report.events.empty()) {
+    out << "No samples (empty database, or nothing matches the filters).\n";
+    return;
+  }
+  out << "Total samples for event type";
+  for (size_t e = 0; e < report.events.size(); ++e)
+    out << (e ? ", " : " ") << report.events[e] << " = " << report.totals[e];
+  out << "\n\nThe counts given below are the number of samples for each listed event type.\n\n";
+  std::vector<TextTable::Column> columns;
+  for (size_t e = 0; e < report.events.size(); ++e) {
+    columns.push_back({report.events[e]});
+    columns.push_back({"%"});
+    if (e == 0) columns.push_back({"cum%"});
+  }
+  const bool by_procedure = request.grouping == Grouping::kProcedure;
+  if (by_procedure) columns.push_back({"procedure", true});
+  columns.push_back({"image", true});
+  TextTable table(std::move(columns));
+  uint64_t cumulative = 0;
+  for (size_t r = 0; r < shown_rows(report, request.limit); ++r) {
+    const ReportRow& row = report.rows[r];
+    std::vector<std::string> cells;
+    for (size_t e = 0; e < report.events.size(); ++e) {
+      cells.push_back(std::to_string(row.samples[e]));
+      cells.push_back(percent_text(percent_of(row.samples[e], report.totals[e])));
+      if (e == 0) {
+        cumulative += row.samples[0];
+        cells.push_back(percent_text(percent_of(cumulative, report.totals[0])));
+      }
+    }
+    if (by_procedure) cells.push_back(row.procedure);
+    cells.push_back(row.image_path);
+    table.add_row(std::move(cells));
+  }
+  table.print(out);
+  if (shown_rows(report, request.limit) < report.rows.size())
+    out << "(" << report.rows.size() - shown_rows(report, request.limit)
+        << " more rows; --limit)\n";
+}
+
+void print_json(const ProfileReport& report, const ProfRequest& request, std::ostream& out) {
+  JsonWriter json(out);
+  json.begin_object();
+  json.field("by", request.grouping == Grouping::kImage ? "image" : "procedure");
+  json.key("events").begin_array();
+  for (const std::string& event : report.events) json.value(event);
+  json.end_array();
+  json.key("totals").begin_object();
+  for (size_t e = 0; e < report.events.size(); ++e) json.field(report.events[e], report.totals[e]);
+  json.end_object();
+  json.field("unknown_samples", report.unknown_samples);
+  json.field("row_count", uint64_t{report.rows.size()});
+  json.key("rows").begin_array();
+  uint64_t cumulative = 0;
+  for (size_t r = 0; r < shown_rows(report, request.limit); ++r) {
+    const ReportRow& row = report.rows[r];
+    cumulative += row.samples[0];
+    json.begin_object();
+    json.field("image", row.image).field("image_path", row.image_path);
+    if (request.grouping == Grouping::kProcedure) {
+      json.field("procedure", row.procedure);
+      json.key("start");
+      row.start ? json.value(hex_address(*row.start)) : json.null();
+    }
+    json.field("samples", row.samples[0]);
+    json.field("percent", percent_of(row.samples[0], report.totals[0]), 4);
+    json.field("cumulative_percent", percent_of(cumulative, report.totals[0]), 4);
+    json.key("events").begin_object();
+    for (size_t e = 0; e < report.events.size(); ++e) json.field(report.events[e], row.samples[e]);
+    json.end_object();
+    json.end_object();
+  }
+  json.end_array();
+  json.key("warnings").begin_array();
+  for (const std::string& warning : report.warnings) json.value(warning);
+  json.end_array();
+  json.end_object();
+}
+
+}  // namespace
+
+int run_prof_command(const std::vector<std::string>& arguments) {
+  const ProfRequest request = parse_request(arguments);
+  const ProfileDatabase database = ProfileDatabase::open(request.database);
+  ImageResolver resolver(ImageResolver::parse_search_path(request.images));
+  const ProfileReport report =
+      build_report(load_samples(database, request.filter), resolver, request.grouping);
+  if (request.json)
+    print_json(report, request, std::cout);
+  else
+    print_text(report, request, std::cout);
+  return 0;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,225 @@
+// `dcpi run`: boot the workloads under QEMU with the profiler on, pull the
+// samples while they run, and leave a profile database (DESIGN §6).
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/cli/cli_options.h"
+#include "analysis/cli/commands.h"
+#include "analysis/cli/run_session.h"
+#include "hostdump/values/value_capture.h"
+#include "firmware/events.h"
+#include "firmware/value_tuples.h"
+
+namespace dcpi {
+
+const std::string_view kRunUsage =
+    "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
+    "                [--period CYCLES [--period-range CYCLES]] [--events cycles] [--no-profile]\n"
+    "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
+    "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
+    "[--gdb-port PORT] [--json]\n"
+    "                [--values N/k [--values-module M.so,...] [--values-capture SPEC]]\n"
+    "\n"
+    "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
+    "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
+    "every CPU, pulls the transfer ring through QEMU's GDB stub (loopback only) every\n"
+    "--interval seconds, and merges the samples into the profile database.\n"
+    "  --mix        run /etc/NAME.mix from the initrd (default: default)\n"
+    "  --workloads  run these programs of /bin one after the other instead\n"
+    "  --cpus       1 to 4 (default 4)\n"
+    "  --db         the profile database directory (default: dcpi.db)\n"
+    "  --epoch      database epoch for this run (default: one after the last stored)\n"
+    "  --period     sampling period base in cycles (default 61440 = 60K)\n"
+    "  --period-range  width of the uniform random period (default 4096 = 4K)\n"
+    "  --events     what to count; the emulated machine counts only cycles\n"
+    "  --no-profile run with sampling off (for overhead baselines)\n"
+    "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
+    "               interrupt of user code and store value hotlists (see dcpi values)\n"
+    "  --values-module  customization module plug-ins (shared objects, comma-separated)\n"
+    "               whose kinds are stored besides the built-in operand values\n"
+    "  --values-capture  more for the interpreter to record than the modules ask for:\n"
+    "               FIELDS[,XX=FIELDS...][,ctx][,reg=N], FIELDS letters of t (PC, word),\n"
+    "               o (operands), r (result), a (address), l (latency), n (register N);\n"
+    "               XX a major opcode in hex; ctx: ra and top of stack per run\n"
+    "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
+    "               sends the same records on its second serial port (COM2)\n"
+    "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
+    "  --quiet      do not echo the guest console or progress\n";
+
+namespace {
+
+std::filesystem::path default_build_directory() {
+  std::error_code error;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::current_path() : exe.parent_path();
+}
+
+// Seed 001 §2.4: what the interpreter records is what the loaded modules
+// (the built-in operand module and any plug-in) ask for, plus --values-capture.
+std::string capture_spec_for(const RunOptions& run, const std::optional<std::string>& extra) {
+  std::vector<values::CaptureRequest> requests{values::make_operand_module()->capture()};
+  try {
+    for (const std::string& path : run.value_modules)
+      requests.push_back(values::load_module(path)->capture());
+    if (extra) requests.push_back(values::request_from_spec(*extra));
+    std::string spec = values::format_capture_spec(values::combine_captures(requests));
+    if (spec.size() > 100)
+      throw std::invalid_argument("the value capture '" + spec +
+                                  "' is too long for the kernel command line (100 characters)");
+    return spec;
+  } catch (const std::invalid_argument& error) {  // a bad spec, conflicting modules
+    throw UsageError(error.what());
+  } catch (const std::runtime_error& error) {  // a module that does not load: before booting
+    throw UsageError(error.what());
+  }
+}
+
+uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint32_t fallback,
+                     uint32_t low, uint32_t high) {
+  const auto text = options.value(name);
+  if (!text) return fallback;
+  try {
+    const unsigned long value = std::stoul(*text);
+    if (value >= low && value <= high) return static_cast<uint32_t>(value);
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--" + name + " must be a number from " + std::to_string(low) + " to " +
+                   std::to_string(high));
+}
+
+void check_events(const std::string& events) {
+  std::stringstream list(events);
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    if (name == kEventNames[0]) continue;
+    bool known = false;
+    for (const char* event : kEventNames) known |= name == event;
+    if (known)
+      throw UsageError("the emulated Alpha cannot count '" + name +
+                       "': QEMU has no caches or pipeline events, only cycles "
+                       "(one per instruction under icount); see docs/qemu-deviations.md");
+    throw UsageError("unknown event '" + name + "'");
+  }
+}
+
+RunOptions parse_run_options(const ParsedOptions& options) {
+  RunOptions run;
+  const std::filesystem::path build = options.value("build")
+                                          ? std::filesystem::path(*options.value("build"))
+                                          : default_build_directory();
+  const std::filesystem::path guest = build / "guest";
+  run.machine.palcode = options.value("palcode").value_or(guest / "palcode/palcode.elf");
+  run.machine.kernel = options.value("kernel").value_or(guest / "kernel/kernel.elf");
+  run.machine.initrd = options.value("initrd").value_or(guest / "workloads/initrd.cpio");
+  run.machine.cpus = parse_count(options, "cpus", 4, 1, qemu::kMaxCpus);
+  run.machine.memory_mb = parse_count(options, "memory", 256, 64, 2048);
+  if (options.value("mix") && options.value("workloads"))
+    throw UsageError("give --mix or --workloads, not both");
+  if (const auto list = options.value("workloads")) {
+    if (list->empty() || list->find_first_of(" /") != std::string::npos)
+      throw UsageError("--workloads takes program names separated by commas, e.g. copy,stream");
+    run.script = *list;
+  } else {
+    const std::string mix = options.value("mix").value_or("default");
+    if (mix.empty() || mix.find_first_of(" /") != std::string::npos)
+      throw UsageError("--mix takes a mix name such as default or copy");
+    run.script = "/etc/" + mix + ".mix";
+  }
+  run.database = options.value("db").value_or("dcpi.db");
+  if (options.value("epoch")) run.epoch = parse_count(options, "epoch", 1, 1, 99'999'999);
+  run.period_base = parse_count(options, "period", 0, 512, 65536);
+  run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
+  if (run.period_base && run.period_base + run.period_range > 65536)
+    throw UsageError("period + range must fit the 16-bit counter (at most 65536)");
+  check_events(options.value("events").value_or("cycles"));
+  run.profile = !options.flag("no-profile");
+  if (const auto values = options.value("values")) {
+    // N/k: interpret N instructions on every k-th interrupt (seed 001 §3.4).
+    const size_t slash = values->find('/');
+    auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 4 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (slash == std::string::npos || !digits(values->substr(0, slash)) ||
+        !digits(values->substr(slash + 1)) || std::stoul(values->substr(0, slash)) == 0 ||
+        std::stoul(values->substr(0, slash)) > kMaxValueLength ||
+        std::stoul(values->substr(slash + 1)) == 0 ||
+        std::stoul(values->substr(slash + 1)) > kMaxValueEvery)
+      throw UsageError(
+          "--values takes N/k, e.g. 4/2 (N <= " + std::to_string(kMaxValueLength) +
+          " instructions every k-th interrupt, k <= " + std::to_string(kMaxValueEvery) + ")");
+    if (!run.profile) throw UsageError("--values needs profiling (drop --no-profile)");
+    run.values = *values;
+  }
+  if (const auto modules = options.value("values-module")) {
+    std::stringstream list(*modules);  // A.so,B.so
+    for (std::string module; std::getline(list, module, ',');)
+      if (!module.empty()) run.value_modules.push_back(module);
+  }
+  if (!run.values.empty())
+    run.value_capture = capture_spec_for(run, options.value("values-capture"));
+  else if (options.value("values-capture"))
+    throw UsageError("--values-capture needs --values");
+  run.pull_interval_seconds = options.seconds("interval", 0.5);
+  run.timeout_seconds = options.seconds("timeout", 900);
+  const std::string transport = options.value("transport").value_or("gdb");
+  if (transport != "gdb" && transport != "serial")
+    throw UsageError("--transport is gdb or serial, not '" + transport + "'");
+  run.transport = transport == "serial" ? Transport::kSerial : Transport::kGdb;
+  if (options.value("gdb-port"))
+    run.gdb_port = static_cast<uint16_t>(parse_count(options, "gdb-port", 0, 1024, 65535));
+  return run;
+}
+
+void print_summary(const RunOptions& run, const RunResult& result, bool json) {
+  const IngestTotals& t = result.totals;
+  const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
+  if (json) {
+    std::cout << "{\"database\": \"" << run.database.string()
+              << "\", \"epoch_base\": " << result.epoch_base << ", \"cpus\": " << run.machine.cpus
+              << ", \"pulls\": " << result.pulls << ", \"guest_cycles\": " << result.guest_cycles
+              << ", \"records\": " << t.records << ", \"entries\": " << t.entries
+              << ", \"samples\": " << t.samples << ", \"unknown_samples\": " << t.unknown_samples
+              << ", \"load_map_records\": " << t.load_map_records
+              << ", \"records_rejected\": " << result.decode.rejected()
+              << ", \"records_lost\": " << result.decode.lost_records
+              << ", \"ring_records_dropped\": " << result.ring_records_dropped
+              << ", \"ring_samples_dropped\": " << result.ring_samples_dropped << "}\n";
+    return;
+  }
+  std::cout << "dcpi run: " << t.samples << " samples (" << t.entries << " entries, "
+            << t.unknown_samples << " unknown = " << unknown << "%) from " << run.machine.cpus
+            << " CPUs"
+            << (result.guest_cycles ? " in " + std::to_string(result.guest_cycles) + " guest cycles"
+                                    : std::string())
+            << ", stored in " << run.database.string() << " epoch " << result.epoch_base << "\n"
+            << "dcpi run: " << t.records << " records in " << result.pulls
+            << (run.transport == Transport::kSerial ? " reads" : " pulls") << "; rejected "
+            << result.decode.rejected() << ", lost " << result.decode.lost_records
+            << ", dropped in the guest ring " << result.ring_records_dropped << " ("
+            << result.ring_samples_dropped << " samples)\n";
+}
+
+}  // namespace
+
+int run_run_command(const std::vector<std::string>& arguments) {
+  const ParsedOptions options(
+      arguments, {{"mix",           "workloads",     "cpus",    "db",       "epoch",     "period",
+                   "period-range",  "events",        "build",   "palcode",  "kernel",    "initrd",
+                   "memory",        "interval",      "timeout", "gdb-port", "transport", "values",
+                   "values-module", "values-capture"},
+                  {"no-profile", "quiet", "json"}});
+  RunOptions run = parse_run_options(options);
+  if (!options.flag("quiet")) {
+    run.console = &std::cerr;
+    run.progress = &std::cerr;
+  }
+  RunResult result;
+  run_profiled_workload(run, &result);
+  print_summary(run, result, options.flag("json"));
+  return 0;
+}
+
+}  // namespace dcpi

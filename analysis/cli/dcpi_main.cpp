@@ -1,0 +1,115 @@
+// dcpi: the command-line front end. Subcommands live in a table so that new
+// tools (prof, list, calc, ...) are one entry each.
+#include <array>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "analysis/cli/cli_options.h"
+#include "analysis/cli/commands.h"
+
+namespace {
+
+using dcpi::Command;
+
+int run_help(const std::vector<std::string>& arguments);
+
+const std::array kCommands = {
+    Command{"run", "boot workloads under QEMU, profile them, store the profile database",
+            dcpi::kRunUsage, dcpi::run_run_command},
+    Command{"samples", "per-function profile of the sample logs in a running QEMU",
+            dcpi::kSamplesUsage, dcpi::run_samples_command},
+    Command{"ingest", "transfer records (live or recorded) into the profile database",
+            dcpi::kIngestUsage, dcpi::run_ingest_command},
+    Command{"db", "check or show a profile database: dcpi db check|show DIR", dcpi::kDbUsage,
+            dcpi::run_db_command},
+    Command{"bench-db", "benchmark ingestion and database size on synthetic profiles",
+            dcpi::kBenchDbUsage, dcpi::run_bench_db_command},
+    Command{"prof", "samples per procedure or image, with % and cumulative % (dcpiprof)",
+            dcpi::kProfUsage, dcpi::run_prof_command},
+    Command{"list", "a procedure's instructions annotated with samples (dcpilist)",
+            dcpi::kListUsage, dcpi::run_list_command},
+    Command{"stats", "per-procedure variation across runs or epochs (dcpistats)", dcpi::kStatsUsage,
+            dcpi::run_stats_command},
+    Command{"diff", "two profiles side by side, biggest shifts first", dcpi::kDiffUsage,
+            dcpi::run_diff_command},
+    Command{"export", "write samples as pprof profile.proto (gzipped) or JSON", dcpi::kExportUsage,
+            dcpi::run_export_command},
+    Command{"values", "value hotlists per instruction; --invariant finds semi-invariants",
+            dcpi::kValuesUsage, dcpi::run_values_command},
+    Command{"calc", "per-instruction frequency, CPI, stalls and culprits of a procedure",
+            dcpi::kCalcUsage, dcpi::run_calc_command},
+    Command{"score", "frequency estimates against exact counts (Figures 8 and 9)",
+            dcpi::kScoreUsage, dcpi::run_score_command},
+    Command{"bench-calc", "benchmark dcpi calc's analysis per MB of code", dcpi::kBenchCalcUsage,
+            dcpi::run_bench_calc_command},
+    Command{"help", "show this list, or a command's usage: dcpi help COMMAND",
+            "usage: dcpi help [COMMAND]\n", run_help},
+};
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+const Command* find_command(std::string_view name) {
+  for (const Command& command : kCommands)
+    if (command.name == name) return &command;
+  return nullptr;
+}
+
+void print_overview(std::ostream& out) {
+  out << "usage: dcpi COMMAND [OPTIONS]\n\ncommands:\n";
+  for (const Command& command : kCommands)
+    out << "  " << command.name << std::string(10 - command.name.size(), ' ') << command.summary
+        << '\n';
+}
+
+int run_help(const std::vector<std::string>& arguments) {
+  if (arguments.empty()) {
+    print_overview(std::cout);
+    return 0;
+  }
+  const Command* command = find_command(arguments[0]);
+  if (!command) throw dcpi::UsageError("no command named '" + arguments[0] + "'");
+  std::cout << command->usage;
+  return 0;
+}
+
+bool asks_for_help(const std::vector<std::string>& arguments) {
+  for (const std::string& argument : arguments)
+    if (argument == "--help" || argument == "-h") return true;
+  return false;
+}
+
+int run_command(const Command& command, const std::vector<std::string>& arguments) {
+  const std::string prefix = "dcpi " + std::string(command.name) + ": ";
+  if (asks_for_help(arguments)) {
+    std::cout << command.usage;
+    return 0;
+  }
+  try {
+    return command.run(arguments);
+  } catch (const dcpi::UsageError& error) {
+    std::cerr << prefix << error.what() << " (see 'dcpi help " << command.name << "')\n";
+    return kExitUsage;
+  } catch (const std::exception& error) {
+    std::cerr << prefix << error.what() << '\n';
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h") {
+    print_overview(arguments.empty() ? std::cerr : std::cout);
+    return arguments.empty() ? kExitUsage : 0;
+  }
+  const Command* command = find_command(arguments[0]);
+  if (!command) {
+    std::cerr << "dcpi: unknown command '" << arguments[0] << "' (see 'dcpi help')\n";
+    return kExitUsage;
+  }
+  return run_command(*command, {arguments.begin() + 1, arguments.end()});
+}

@@ -1,0 +1,95 @@
+#include "analysis/reports/procedure_listing.h"
+
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace dcpi {
+namespace {
+
+// A cap on the listing length: an unsized symbol at the end of a huge section
+// must not turn into a million-line listing.
+constexpr uint64_t kMaxListedBytes = 1 << 20;
+
+std::map<uint16_t, std::string> events_of(const SampleSet& samples) {
+  std::map<uint16_t, std::string> events;
+  for (const Profile& profile : samples.profiles)
+    events.emplace(profile.info.event, profile.info.event_name);
+  if (events.empty()) events.emplace(0, "cycles");  // an empty listing still has a column
+  return events;
+}
+
+}  // namespace
+
+ProcedureListing list_procedure_in_image(const SampleSet& samples, const ImageIdentity& image,
+                                         const ElfImage& elf, const Procedure& procedure,
+                                         const InstructionPrinter& printer) {
+  ProcedureListing listing;
+  listing.image = image_display_name(image);
+  listing.image_path = image.path;
+  listing.procedure = procedure;
+  listing.end = std::max(elf.procedure_end(procedure), procedure.start);
+  listing.end = std::min(listing.end, procedure.start + kMaxListedBytes);
+  std::map<uint16_t, size_t> column_of;
+  for (const auto& [number, name] : events_of(samples)) {
+    column_of[number] = listing.events.size();
+    listing.events.push_back(name);
+  }
+  listing.totals.assign(listing.events.size(), 0);
+
+  const uint64_t first = procedure.start & ~uint64_t{3};  // Alpha instructions are 4-byte aligned
+  for (uint64_t address = first; address < listing.end; address += 4) {
+    ListedInstruction instruction;
+    instruction.address = address;
+    instruction.word = elf.instruction_at(address);
+    instruction.text = instruction.word ? printer.format(*instruction.word, address) : "??";
+    instruction.samples.assign(listing.events.size(), 0);
+    instruction.source = elf.source_at(address);
+    listing.instructions.push_back(std::move(instruction));
+  }
+  for (const Profile& profile : samples.profiles) {
+    if (profile.info.image != image) continue;
+    const size_t column = column_of.at(profile.info.event);
+    for (const ProfileRow& row : profile.rows) {
+      if (row.address < first || row.address >= listing.end) continue;
+      listing.totals[column] += row.count;
+      if (row.address % 4 != 0) {  // a PC the hardware could not have had
+        if (column == 0) listing.samples_outside += row.count;
+        continue;
+      }
+      listing.instructions[(row.address - first) / 4].samples[column] += row.count;
+    }
+  }
+  return listing;
+}
+
+std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageResolver& resolver,
+                                             const std::string& name,
+                                             const InstructionPrinter* printer,
+                                             std::vector<std::string>& warnings) {
+  std::vector<ProcedureListing> listings;
+  std::set<ImageIdentity> images;
+  for (const Profile& profile : samples.profiles)
+    if (!profile.info.image.unknown) images.insert(profile.info.image);
+  for (const ImageIdentity& image : images) {
+    const ResolvedImage& resolved = resolver.resolve(image);
+    if (!resolved.elf) {
+      if (!resolved.warning.empty()) warnings.push_back(resolved.warning);
+      continue;
+    }
+    const auto procedure = resolved.elf->procedure_named(name);
+    if (!procedure) continue;
+    const auto image_printer = make_instruction_printer(image.path, &resolved.elf->symbols());
+    listings.push_back(list_procedure_in_image(samples, image, *resolved.elf, *procedure,
+                                               printer ? *printer : *image_printer));
+  }
+  if (listings.empty())
+    throw std::runtime_error(
+        "no procedure named '" + name + "' in " +
+        (images.empty() ? std::string("any sampled image (no samples match)")
+                        : std::to_string(images.size()) + " sampled image(s) with symbols") +
+        (warnings.empty() ? "" : "; " + warnings.front()));
+  return listings;
+}
+
+}  // namespace dcpi

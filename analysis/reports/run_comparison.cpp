@@ -1,0 +1,159 @@
+#include "analysis/reports/run_comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "analysis/reports/report_output.h"
+
+namespace dcpi {
+namespace {
+
+struct SetCounts {
+  uint64_t total = 0;
+  std::map<std::string, uint64_t> by_key;  // row_key -> samples of the event
+};
+
+// Per-procedure counts of one set for one event; names shared through `names`.
+SetCounts count_procedures(const SampleSet& set, ImageResolver& resolver, const std::string& event,
+                           std::map<std::string, std::pair<std::string, std::string>>& names,
+                           std::set<std::string>& warnings, bool& has_event) {
+  const ProfileReport report = build_report(set, resolver, Grouping::kProcedure);
+  warnings.insert(report.warnings.begin(), report.warnings.end());
+  SetCounts counts;
+  const auto column = event_column(report, event);
+  if (!column) return counts;
+  has_event = true;
+  counts.total = report.totals[*column];
+  for (const ReportRow& row : report.rows) {
+    if (row.samples[*column] == 0) continue;
+    const std::string key = row_key(row);
+    counts.by_key[key] += row.samples[*column];
+    names.emplace(key, std::make_pair(row.image_path, row.procedure));
+  }
+  return counts;
+}
+
+}  // namespace
+
+std::string periods_text(const std::map<uint64_t, SamplingPeriod>& periods) {
+  if (periods.empty()) return "unknown";
+  const SamplingPeriod& first = periods.begin()->second;
+  if (std::all_of(periods.begin(), periods.end(),
+                  [&](const auto& entry) { return entry.second == first; }))
+    return to_string(first);
+  std::string text;
+  for (const auto& [epoch, period] : periods)
+    text +=
+        (text.empty() ? "epoch " : "; epoch ") + std::to_string(epoch) + " " + to_string(period);
+  return text;
+}
+
+VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& resolver,
+                             const std::string& event) {
+  VariationReport report;
+  report.event = event;
+  std::map<std::string, std::pair<std::string, std::string>> names;
+  std::set<std::string> warnings;
+  bool has_event = false;
+  std::vector<SetCounts> counts;
+  for (const SampleSet& set : sets) {
+    counts.push_back(count_procedures(set, resolver, event, names, warnings, has_event));
+    report.sets.push_back({set.label, counts.back().total, set.periods});
+    report.total += counts.back().total;
+  }
+  // Sample counts scale with 1 / period: sets sampled at different rates are
+  // not comparable count for count.
+  std::set<SamplingPeriod> known;
+  bool unknown = false;
+  for (const SetTotal& set : report.sets)
+    for (const auto& [epoch, period] : set.periods) {
+      if (!period.known())
+        unknown = true;
+      else
+        known.insert(period);
+    }
+  if (known.size() > 1 || (!known.empty() && known.begin()->changed))
+    warnings.insert(
+        "the sets were not all sampled with one period (see each set's period): sample "
+        "counts scale with 1/period, so compare them only between sets of equal period");
+  else if (!known.empty() && unknown)
+    warnings.insert(
+        "some sets do not record their sampling period: their counts may not be comparable");
+  report.warnings.assign(warnings.begin(), warnings.end());
+  const bool any_samples = std::any_of(sets.begin(), sets.end(),
+                                       [](const SampleSet& set) { return !set.profiles.empty(); });
+  if (!has_event && any_samples) throw std::runtime_error("no samples of event '" + event + "'");
+  const double set_count = static_cast<double>(sets.size());
+  for (const auto& [key, name] : names) {
+    ProcedureVariation row;
+    row.image_path = name.first;
+    row.procedure = name.second;
+    for (const SetCounts& set : counts) {
+      const auto found = set.by_key.find(key);
+      row.per_set.push_back(found == set.by_key.end() ? 0 : found->second);
+    }
+    row.min = *std::min_element(row.per_set.begin(), row.per_set.end());
+    row.max = *std::max_element(row.per_set.begin(), row.per_set.end());
+    for (uint64_t samples : row.per_set) {
+      row.sum += samples;
+      row.sets_with_samples += samples != 0;
+    }
+    row.mean = static_cast<double>(row.sum) / set_count;
+    double squares = 0;
+    for (uint64_t samples : row.per_set)
+      squares +=
+          (static_cast<double>(samples) - row.mean) * (static_cast<double>(samples) - row.mean);
+    row.std_dev = sets.size() > 1 ? std::sqrt(squares / (set_count - 1)) : 0.0;
+    row.percent = percent_of(row.sum, report.total);
+    row.range_percent = percent_of(row.max - row.min, row.sum);
+    report.rows.push_back(std::move(row));
+  }
+  std::sort(report.rows.begin(), report.rows.end(),
+            [](const ProcedureVariation& a, const ProcedureVariation& b) {
+              if (a.range_percent != b.range_percent) return a.range_percent > b.range_percent;
+              if (a.sum != b.sum) return a.sum > b.sum;
+              return std::tie(a.image_path, a.procedure) < std::tie(b.image_path, b.procedure);
+            });
+  return report;
+}
+
+DiffReport diff_sets(const SampleSet& before, const SampleSet& after, ImageResolver& resolver,
+                     const std::string& event) {
+  DiffReport report;
+  report.event = event;
+  std::map<std::string, std::pair<std::string, std::string>> names;
+  std::set<std::string> warnings;
+  bool has_event = false;
+  const SetCounts a = count_procedures(before, resolver, event, names, warnings, has_event);
+  const SetCounts b = count_procedures(after, resolver, event, names, warnings, has_event);
+  report.before = {before.label, a.total};
+  report.after = {after.label, b.total};
+  report.warnings.assign(warnings.begin(), warnings.end());
+  if (!has_event && !(before.profiles.empty() && after.profiles.empty()))
+    throw std::runtime_error("no samples of event '" + event + "'");
+  for (const auto& [key, name] : names) {
+    ProcedureShift row;
+    row.image_path = name.first;
+    row.procedure = name.second;
+    if (auto found = a.by_key.find(key); found != a.by_key.end()) row.before = found->second;
+    if (auto found = b.by_key.find(key); found != b.by_key.end()) row.after = found->second;
+    row.before_percent = percent_of(row.before, a.total);
+    row.after_percent = percent_of(row.after, b.total);
+    row.change = row.after_percent - row.before_percent;
+    report.rows.push_back(std::move(row));
+  }
+  std::sort(report.rows.begin(), report.rows.end(),
+            [](const ProcedureShift& x, const ProcedureShift& y) {
+              if (std::abs(x.change) != std::abs(y.change))
+                return std::abs(x.change) > std::abs(y.change);
+              if (x.before + x.after != y.before + y.after)
+                return x.before + x.after > y.before + y.after;
+              return std::tie(x.image_path, x.procedure) < std::tie(y.image_path, y.procedure);
+            });
+  return report;
+}
+
+}  // namespace dcpi

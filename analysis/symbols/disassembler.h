@@ -1,0 +1,52 @@
+// Host-side disassembly of Alpha code with isa/: one word, or every
+// executable section of an ELF image. Text matches alpha-linux-gnu-objdump -d
+// (instruction part); addresses optionally get a " <function+0xoff>" suffix.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/symbols/elf_symbols.h"
+#include "isa/isa.h"
+
+namespace dcpi {
+
+struct DisassembledInstruction {
+  uint64_t address = 0;
+  uint32_t word = 0;
+  isa::Instruction instruction;
+  std::string text;  // e.g. "bsr\tra,fffffc0000310040 <main+0x20>"
+};
+
+// One instruction. With `symbols`, branch targets and jump hints are followed
+// by " <function+0xoff>" the way objdump annotates them.
+std::string disassemble_word(uint32_t word, uint64_t address,
+                             isa::DecodeMode mode = isa::DecodeMode::kUser,
+                             const ElfSymbols* symbols = nullptr);
+
+// The code sections (SHF_EXECINSTR, with contents) of an ELF file, in file
+// order, one entry per 4-byte word. Throws ElfError.
+struct CodeSection {
+  std::string name;
+  uint64_t address = 0;
+  std::vector<uint32_t> words;
+};
+std::vector<CodeSection> read_code_sections(const std::string& path);
+
+// Every allocated or executable section with file contents (SHT_PROGBITS),
+// in file order: code, read-only data, the GOT, data. Throws ElfError.
+struct LoadedSection {
+  std::string name;
+  uint64_t address = 0;
+  bool executable = false;
+  bool writable = false;
+  std::vector<uint8_t> bytes;
+};
+std::vector<LoadedSection> read_loaded_sections(const std::string& path);
+
+// Every instruction in the code sections of `path`.
+std::vector<DisassembledInstruction> disassemble_elf(const std::string& path,
+                                                     isa::DecodeMode mode = isa::DecodeMode::kUser,
+                                                     const ElfSymbols* symbols = nullptr);
+
+}  // namespace dcpi

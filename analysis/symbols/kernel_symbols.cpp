@@ -1,0 +1,23 @@
+#include "analysis/symbols/kernel_symbols.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "hostdump/gdb/gdb_packet.h"
+#include "hostdump/sample_log_reader.h"
+
+namespace dcpi {
+
+uint64_t kernel_symbol_physical(const ElfSymbols& kernel, const ElfSymbol& symbol) {
+  if (!is_kseg_address(symbol.address))
+    throw std::runtime_error(symbol.name + " in " + kernel.path() + " is at 0x" +
+                             gdb::to_hex(symbol.address) +
+                             ", not a KSEG address (0xfffffc0000000000 + physical)");
+  return kseg_to_physical(symbol.address);
+}
+
+uint64_t kernel_symbol_physical(const ElfSymbols& kernel, std::string_view name) {
+  return kernel_symbol_physical(kernel, kernel.lookup(name));
+}
+
+}  // namespace dcpi

@@ -1,0 +1,142 @@
+// The transfer ring: how profile data leaves the guest (DESIGN §6).
+// The in-kernel daemon appends records; hostdump reads them through the GDB
+// stub (kernel symbol `dcpi_transfer_ring`) or receives the same bytes on the
+// second serial port. One record format for both transports, written once
+// for the guest (writer) and the host (reader). Documented in
+// docs/transfer-format.md.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "driver/sample_log.h"
+
+namespace dcpi {
+
+// One sample aggregate: a hash-table entry (DCPI §4.2.1: PID, PC, EVENT and a
+// count in 16 bytes). count == 0 marks an empty hash-table slot.
+struct SampleEntry {
+  uint64_t pc;
+  uint32_t count;
+  uint16_t pid;    // 0 = kernel / no process
+  uint16_t event;  // dcpi::Event
+};
+static_assert(sizeof(SampleEntry) == 16);
+
+inline constexpr uint64_t kTransferRingMagic = 0x474e495249504344ull;  // "DCPIRING"
+inline constexpr uint32_t kTransferFormatVersion = 1;
+inline constexpr uint64_t kTransferRingBytes = uint64_t{2} << 20;
+inline constexpr uint32_t kRecordMagic = 0x52504344u;  // "DCPR"
+inline constexpr uint32_t kRecordAlignment = 32;       // records never straddle the end
+
+enum class RecordType : uint16_t {
+  kPad = 0,      // fills the space up to the end of the ring; skip it
+  kSamples = 1,  // SamplesPayload + SampleEntry[count]
+  kLoadMap = 2,  // one LoadMapRecord (firmware/load_map.h)
+  kStats = 3,    // one DriverCpuStats
+  kEpoch = 4,    // EpochPayload: a new epoch begins with the next record
+  kValues = 5,   // value-sampling tuples (seed 001 §2; format owned by that issue)
+};
+
+// 32 bytes; payload follows; the whole record is padded to kRecordAlignment.
+struct RecordHeader {
+  uint32_t magic;          // kRecordMagic
+  uint16_t type;           // RecordType
+  uint16_t cpu;            // originating CPU, 0xffff if none
+  uint32_t payload_bytes;  // bytes after the header (before padding)
+  uint32_t crc;            // crc32c (firmware/crc32c.h) of header with crc = 0, then payload
+  uint64_t sequence;       // 0, 1, 2, ... in write order; a gap means lost records
+  uint64_t epoch;          // epoch the payload belongs to
+};
+static_assert(sizeof(RecordHeader) == 32);
+
+enum class SamplesReason : uint32_t {
+  kOverflowBuffer = 1,  // a full overflow buffer handed to the daemon (DCPI §4.2.2)
+  kFlush = 2,           // hash table and partial buffer emptied by a flush (DCPI §4.2.3)
+};
+
+struct SamplesPayload {
+  uint32_t reason;  // SamplesReason
+  uint32_t count;   // SampleEntry records that follow
+  uint64_t reserved;
+};
+static_assert(sizeof(SamplesPayload) == 16);
+
+struct EpochPayload {
+  uint64_t epoch;
+  uint64_t time;  // RPCC when it began
+};
+
+enum DropReason : uint32_t {
+  kDropBothBuffersFull = 0,  // the daemon had not drained the other overflow buffer
+  kDropUncountedEvent = 1,   // overflow for an event the configuration does not record
+  kDropReasons = 4,
+};
+
+// Per-CPU driver statistics (DESIGN §5), sent as a kStats record; also the
+// in-kernel counters themselves. Samples are counts (sums of entry counts).
+struct DriverCpuStats {
+  uint64_t cpu;
+  uint64_t interrupts;             // counter overflows delivered to the handler: read_stats()
+                                   // derives it as hits + misses + flushing_samples (every
+                                   // interrupt records exactly one sample, in exactly one of
+                                   // the three ways); 0 in dcpi_driver_stats itself
+  uint64_t hits;                   // samples that incremented an existing entry
+  uint64_t misses;                 // samples that needed a new entry
+  uint64_t evictions;              // entries moved from the table to an overflow buffer
+  uint64_t overflow_switches;      // overflow buffer full -> switched to the other
+  uint64_t samples_to_daemon;      // samples handed to the daemon (buffers + flushes)
+  uint64_t entries_to_daemon;      // entries handed to the daemon
+  uint64_t dropped[kDropReasons];  // samples lost, by DropReason
+  uint64_t handler_cycles;         // RPCC cycles inside the handler (= instructions on QEMU)
+  uint64_t flushes;                // IPI-synchronized flushes of this CPU's table
+  uint64_t flushing_samples;       // samples recorded while the table was being flushed
+  // The sampling period this CPU draws from (DCPI §4.1.1): uniform in
+  // [period_base, period_base + period_range), period_base when the range is 0.
+  // Zero in a record from a guest that predates these fields (then: unknown).
+  uint32_t period_base;
+  uint16_t period_range;  // ≤ kMaxPeriod - kMinPeriod (driver/driver.h), fits 16 bits
+  uint16_t period_flags;  // PeriodFlags
+};
+static_assert(sizeof(DriverCpuStats) == 128);
+static_assert(offsetof(DriverCpuStats, flushing_samples) == 112);
+static_assert(offsetof(DriverCpuStats, period_base) == 120);
+static_assert(offsetof(DriverCpuStats, period_range) == 124);
+static_assert(offsetof(DriverCpuStats, period_flags) == 126);
+
+// DriverCpuStats::period_flags.
+enum PeriodFlags : uint16_t {
+  // The CPU took samples since its previous kStats record, all of them with
+  // this period: the daemon flushes every CPU before it applies a new period
+  // (kSetPeriod), so no shipped interval mixes two periods (up to the sample
+  // or two in flight on each CPU while the new period is being installed).
+  kPeriodSampled = 1,
+};
+
+// At symbol `dcpi_transfer_ring`. Positions are byte counts since boot; the
+// offset in data[] is position % kTransferRingBytes. The guest only writes
+// head (after the record is complete); the host only writes tail (with the
+// VM stopped). A record the daemon cannot fit is dropped and counted.
+struct alignas(64) TransferRingHeader {
+  uint64_t magic;  // kTransferRingMagic once initialised
+  uint32_t version;
+  uint32_t header_bytes;  // sizeof(TransferRingHeader)
+  uint64_t capacity;      // kTransferRingBytes
+  uint64_t head;
+  uint64_t tail;
+  uint64_t next_sequence;
+  uint64_t records_dropped;  // records refused because the ring was full
+  uint64_t samples_dropped;  // samples inside those records
+};
+static_assert(sizeof(TransferRingHeader) == 64);
+
+struct TransferRing {
+  TransferRingHeader header;
+  alignas(64) uint8_t data[kTransferRingBytes];
+};
+
+inline constexpr uint64_t record_span(uint32_t payload_bytes) {
+  return (sizeof(RecordHeader) + payload_bytes + kRecordAlignment - 1) &
+         ~uint64_t{kRecordAlignment - 1};
+}
+
+}  // namespace dcpi

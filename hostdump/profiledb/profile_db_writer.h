@@ -1,0 +1,64 @@
+// Writer of the profile database (DESIGN §6, DCPI §4.3.3; format in
+// docs/profile-db.md, reader in hostdump/profiledb/profile_db.h).
+//
+// Guarantees: one writer at a time (flock on DIR/LOCK; a second writer gets a
+// clear error); every file is replaced atomically (temporary file in the same
+// directory, fsync, rename, fsync of the directory), so a crash or a full
+// disk never leaves a torn profile and never loses what was already stored;
+// an existing file that does not decode is never overwritten.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "hostdump/profiledb/profile_db.h"
+#include "hostdump/profiledb/value_file.h"
+
+namespace dcpi {
+
+// Test hook: simulate a full disk. Writes fail with ENOSPC once this many
+// bytes have been written through this writer.
+struct WriterFaults {
+  uint64_t fail_after_bytes = UINT64_MAX;
+};
+
+class ProfileDatabaseWriter {
+ public:
+  // Creates the database directory if needed and takes the writer lock.
+  // Throws ProfileDatabaseError (unwritable directory, locked, not a database).
+  explicit ProfileDatabaseWriter(std::filesystem::path directory, WriterFaults faults = {});
+  ~ProfileDatabaseWriter();
+  ProfileDatabaseWriter(const ProfileDatabaseWriter&) = delete;
+  ProfileDatabaseWriter& operator=(const ProfileDatabaseWriter&) = delete;
+
+  // Adds `rows` (sorted by (pid, cpu, address), unique) to the (image, event)
+  // profile of `epoch`: read the file if there is one, add, write atomically.
+  void merge_profile(uint64_t epoch, const ImageIdentity& image, uint16_t event,
+                     const std::vector<ProfileRow>& rows);
+
+  // Merges per-PC value hotlists into the (image, kind) value file of `epoch`
+  // (seed 001 §2.2; the merge rule is ConciseSample::merge). `info` names the
+  // image, kind, module, format, N and f; its counts are recomputed.
+  void merge_values(uint64_t epoch, const values::ValueFileInfo& info,
+                    const std::vector<values::PcHotlist>& hotlists);
+
+  // Folds an update into epoch.meta: counts add up (samples, records, ...),
+  // guest counters that are cumulative (ring drops, per-CPU driver stats)
+  // take the newest value, start_time the first non-zero one.
+  void merge_epoch_metadata(const EpochMetadata& update);
+
+  const std::filesystem::path& directory() const { return directory_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  std::filesystem::path ensure_epoch_directory(uint64_t epoch);
+  void write_atomically(const std::filesystem::path& file, const void* data, size_t size);
+
+  std::filesystem::path directory_;
+  WriterFaults faults_;
+  int lock_fd_ = -1;
+  uint64_t bytes_written_ = 0;
+};
+
+}  // namespace dcpi

@@ -1,0 +1,84 @@
+// The byte-level codec of the profile database files (docs/profile-db.md),
+// shared by the reader (hostdump/profiledb/profile_db.h) and the writer
+// (hostdump/profiledb/profile_db_writer.h). Pure functions over byte buffers.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hostdump/profiledb/profile_db.h"
+
+namespace dcpi::profile_format {
+
+inline constexpr char kProfileMagic[8] = {'D', 'C', 'P', 'I', 'P', 'R', 'O', 'F'};
+inline constexpr uint32_t kProfileVersion = 1;
+inline constexpr uint32_t kTrailerMagic = 0x45504344u;  // "DCPE"
+inline constexpr uint32_t kFixedHeaderBytes = 64;
+inline constexpr uint32_t kTrailerBytes = 8;  // crc32c + kTrailerMagic
+inline constexpr uint16_t kFlagUnknownImage = 1;
+inline constexpr size_t kMaxVarintBytes = 10;  // 64 bits in 7-bit groups
+inline constexpr size_t kMaxStringBytes = 4096;
+inline constexpr const char* kEpochMetaName = "epoch.meta";
+inline constexpr const char* kEpochMetaMagicLine = "dcpi-epoch-meta 1";
+inline constexpr const char* kLockName = "LOCK";
+// Marks a directory as a database (and its format version).
+inline constexpr const char* kFormatName = "FORMAT";
+inline constexpr const char* kFormatText = "dcpi profile database 1\n";
+inline constexpr const char* kProfileSuffix = ".prof";
+
+// Fixed part of the header, little-endian on disk (the host is little-endian;
+// checked below). Strings follow it: build-id hex, path, event name.
+struct FixedHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_bytes;  // fixed part + strings: where the rows begin
+  uint16_t event;
+  uint16_t flags;
+  uint32_t reserved;
+  uint64_t image_size;
+  uint64_t row_count;
+  uint64_t total_count;
+  uint64_t group_count;  // runs of rows with the same (pid, cpu)
+  uint16_t build_id_chars;
+  uint16_t path_bytes;
+  uint16_t event_name_bytes;
+  uint16_t reserved2;
+};
+static_assert(sizeof(FixedHeader) == kFixedHeaderBytes);
+static_assert(std::endian::native == std::endian::little, "profile files are little-endian");
+
+// Appends `value` as an LEB128 varint.
+inline void put_varint(std::vector<uint8_t>& out, uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<uint8_t>(value | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(value));
+}
+
+// Encodes a whole file. `rows` must be sorted by (pid, cpu, address), unique,
+// with count >= 1 (the writer guarantees it; checked with std::logic_error).
+std::vector<uint8_t> encode_profile(const ProfileInfo& info, std::span<const ProfileRow> rows);
+
+// Decodes and validates; `path` only names the file in errors.
+Profile decode_profile(std::span<const uint8_t> bytes, const std::string& path);
+// Header only (fixed part + strings); does not verify rows or the checksum.
+ProfileInfo decode_profile_info(std::span<const uint8_t> bytes, const std::string& path);
+
+std::string encode_epoch_metadata(const EpochMetadata& metadata);
+EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& path);
+
+// Stat names in DriverCpuStats order (firmware/transfer_ring.h).
+const std::vector<std::string>& driver_stat_names();
+
+// A file name for (image, event) that is unique per identity and safe:
+// "<basename>-<build-id or path hash>.<event>.prof", "unknown.<event>.prof".
+std::string profile_file_name(const ImageIdentity& image, const std::string& event_name);
+
+// Name of an event number ("cycles", ..., or "event<N>").
+std::string event_name(uint16_t event);
+
+}  // namespace dcpi::profile_format

@@ -43,11 +43,4 @@ DecodeStats ingest_recorded(std::span<const uint8_t> bytes, ProfileBuilder& buil
   return stats;
 }
 
-void ingest_pull(const RingPull& pull, ProfileBuilder& builder) {
-  for (const TransferRecord& record : pull.records) builder.add_record(record);
-  builder.add_decode_stats(pull.stats);
-  if (pull.initialised)
-    builder.note_ring_drops(pull.header.records_dropped, pull.header.samples_dropped);
-}
-
 }  // namespace dcpi

@@ -1,11 +1,11 @@
-// Records -> attribution -> database, for both sources `dcpi ingest` (and
-// later `dcpi run`) reads: a recorded file and the live ring.
+// A recorded file -> attribution (`dcpi ingest --from-file`). Live sources
+// (the ring through the GDB stub, the serial stream) go through the session
+// loop instead (hostdump/session.h).
 #pragma once
 #include <cstdint>
 #include <span>
 
 #include "hostdump/profile_builder.h"
-#include "hostdump/ring_puller.h"
 #include "hostdump/transfer_records.h"
 
 namespace dcpi {
@@ -21,8 +21,5 @@ RecordedFormat detect_recorded_format(std::span<const uint8_t> bytes);
 // charged to the builder's epochs). Throws GuestStateError for an
 // inconsistent ring image header.
 DecodeStats ingest_recorded(std::span<const uint8_t> bytes, ProfileBuilder& builder);
-
-// Feeds one live pull into `builder` (records, decoder counts, ring drops).
-void ingest_pull(const RingPull& pull, ProfileBuilder& builder);
 
 }  // namespace dcpi

@@ -1,6 +1,7 @@
 #include "hostdump/transfer_records.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "firmware/crc32c.h"
@@ -50,6 +51,12 @@ bool record_valid(const RecordHeader& header, std::span<const uint8_t> payload,
     return false;
   }
   return true;
+}
+
+std::string hex(uint64_t value) {
+  char buffer[17];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, 16);
+  return "0x" + std::string(buffer, result.ptr);
 }
 
 }  // namespace
@@ -291,6 +298,31 @@ std::vector<TransferRecord> StreamDecoder::finish() {
   std::vector<TransferRecord> records = feed({});
   at_end_ = false;
   return records;
+}
+
+bool check_ring_header(const TransferRingHeader& header) {
+  if (header.magic != kTransferRingMagic) return false;
+  auto fail = [](const std::string& problem) {
+    throw GuestStateError("transfer ring: " + problem);
+  };
+  if (header.version != kTransferFormatVersion)
+    fail("format version " + std::to_string(header.version) + ", this dcpi reads version " +
+         std::to_string(kTransferFormatVersion) + " (rebuild host and guest together)");
+  if (header.header_bytes != sizeof(TransferRingHeader))
+    fail("header is " + std::to_string(header.header_bytes) + " bytes, expected " +
+         std::to_string(sizeof(TransferRingHeader)));
+  if (header.capacity != kTransferRingBytes)
+    fail("capacity " + std::to_string(header.capacity) + ", expected " +
+         std::to_string(kTransferRingBytes));
+  if (header.head < header.tail)
+    fail("head " + hex(header.head) + " is behind tail " + hex(header.tail));
+  if (header.head - header.tail > header.capacity)
+    fail("head " + hex(header.head) + " is more than the capacity ahead of tail " +
+         hex(header.tail));
+  if (header.head % kRecordAlignment || header.tail % kRecordAlignment)
+    fail("head " + hex(header.head) + " or tail " + hex(header.tail) + " is not " +
+         std::to_string(kRecordAlignment) + "-byte aligned");
+  return true;
 }
 
 }  // namespace dcpi

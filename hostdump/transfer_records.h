@@ -7,12 +7,26 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "firmware/transfer_ring.h"
 
 namespace dcpi {
+
+// The ring or control block in guest memory is not usable (not initialised,
+// impossible positions, wrong version): the message says which and why.
+class GuestStateError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Checks a ring header read from guest memory or a ring image; throws
+// GuestStateError if it is inconsistent (bad version/size/capacity, head <
+// tail, more than capacity pending, misaligned positions). Returns false if
+// the magic is not set yet (the guest is still booting).
+bool check_ring_header(const TransferRingHeader& header);
 
 // Largest payload accepted from either transport: a record must fit the ring.
 inline constexpr uint32_t kMaxRecordPayload = kTransferRingBytes - sizeof(RecordHeader);

@@ -6,16 +6,15 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <thread>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/symbols/elf_symbols.h"
 #include "analysis/symbols/kernel_symbols.h"
 #include "hostdump/gdb/gdb_client.h"
+#include "hostdump/gdb/ring_source.h"
 #include "hostdump/ingest.h"
 #include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/sample_log_reader.h"
 
 namespace dcpi {
 
@@ -54,6 +53,8 @@ std::chrono::milliseconds milliseconds(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
+// The live guest through its GDB stub: the session loop (hostdump/session.h)
+// with the ring source, paced by --interval for --duration.
 DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
                         ProfileDatabaseWriter& writer) {
   const ElfSymbols kernel = ElfSymbols::open(options.required("kernel"));
@@ -81,19 +82,12 @@ DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
       if (status != kControlOk)
         throw GuestStateError("the driver refused to flush: " + control_status_text(status));
     }
-    RingPuller puller(client, ring_address);
-    const auto end = std::chrono::steady_clock::now() + milliseconds(duration);
-    for (;;) {
-      const RingPull pull = puller.pull();
-      ingest_pull(pull, builder);
-      builder.flush(writer);  // merged to disk after every pull: nothing waits in memory
-      if (std::chrono::steady_clock::now() + milliseconds(interval) > end) break;
-      client.resume();
-      std::this_thread::sleep_for(milliseconds(interval));
-      client.interrupt();
-    }
+    GdbRingSource source(client, ring_address);
+    TimedWatch watch(duration, interval);
+    SessionStats stats;
+    run_session(source, watch, builder, writer, {.wait_seconds = interval}, stats);
     leave();
-    return puller.total_stats();
+    return stats.decode;
   } catch (...) {
     try {
       leave();

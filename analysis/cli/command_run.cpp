@@ -22,6 +22,8 @@ const std::string_view kRunUsage =
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
     "                [--values N/k [--values-module M.so,...] [--values-capture SPEC]]\n"
+    "                [--print-qemu-command [--append TEXT] [--plugin ARGS] [--no-gdb]\n"
+    "                 [--no-initrd] [--com2-port PORT]]\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -47,7 +49,15 @@ const std::string_view kRunUsage =
     "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
     "               sends the same records on its second serial port (COM2)\n"
     "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
-    "  --quiet      do not echo the guest console or progress\n";
+    "  --quiet      do not echo the guest console or progress\n"
+    "  --print-qemu-command  print the QEMU command line this run would use, shell-quoted\n"
+    "               on one line, and exit (the Python tests start QEMU with it)\n"
+    "  --append     the kernel command line verbatim, instead of the one built from the\n"
+    "               options (e.g. test=boot for the kernel self-tests)\n"
+    "  --plugin     a TCG plugin and its arguments (QEMU -plugin), e.g. file=P.so,out=F\n"
+    "  --no-gdb     without QEMU's GDB stub (the command line only: a run needs it)\n"
+    "  --no-initrd  without an initrd\n"
+    "  --com2-port  COM2 connects to this loopback port (the command line only)\n";
 
 namespace {
 
@@ -103,6 +113,41 @@ void check_events(const std::string& events) {
                        "(one per instruction under icount); see docs/qemu-deviations.md");
     throw UsageError("unknown event '" + name + "'");
   }
+}
+
+// Options that describe the machine beyond a profiled run (the Python tests'
+// self-test boots, plugins, their own listeners): --print-qemu-command only,
+// except --append, --plugin and --no-initrd, which a run honours too.
+void parse_machine_extras(const ParsedOptions& options, RunOptions& run) {
+  const bool print = options.flag("print-qemu-command");
+  if (!print && (options.flag("no-gdb") || options.value("com2-port")))
+    throw UsageError("--no-gdb and --com2-port go with --print-qemu-command");
+  if (options.value("append")) run.append = *options.value("append");
+  if (const auto plugin = options.value("plugin")) run.machine.plugins.push_back(*plugin);
+  if (options.flag("no-initrd")) run.machine.initrd.clear();
+  run.gdb_stub = !options.flag("no-gdb");
+  if (options.value("com2-port"))
+    run.machine.serial2_port =
+        static_cast<uint16_t>(parse_count(options, "com2-port", 0, 1024, 65535));
+}
+
+// One line a shell (and Python's shlex.split) reads back as the same argv.
+std::string shell_quoted(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& arg : argv) {
+    if (!line.empty()) line += ' ';
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                           "0123456789_-+=/.,:@%") == std::string::npos;
+    if (plain) {
+      line += arg;
+      continue;
+    }
+    line += '\'';
+    for (char c : arg) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
 }
 
 RunOptions parse_run_options(const ParsedOptions& options) {
@@ -170,6 +215,7 @@ RunOptions parse_run_options(const ParsedOptions& options) {
   run.transport = transport == "serial" ? Transport::kSerial : Transport::kGdb;
   if (options.value("gdb-port"))
     run.gdb_port = static_cast<uint16_t>(parse_count(options, "gdb-port", 0, 1024, 65535));
+  parse_machine_extras(options, run);
   return run;
 }
 
@@ -209,9 +255,19 @@ int run_run_command(const std::vector<std::string>& arguments) {
       arguments, {{"mix",           "workloads",     "cpus",    "db",       "epoch",     "period",
                    "period-range",  "events",        "build",   "palcode",  "kernel",    "initrd",
                    "memory",        "interval",      "timeout", "gdb-port", "transport", "values",
-                   "values-module", "values-capture"},
-                  {"no-profile", "quiet", "json"}});
+                   "values-module", "values-capture", "append", "plugin", "com2-port"},
+                  {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
   RunOptions run = parse_run_options(options);
+  if (options.flag("print-qemu-command")) {
+    const qemu::MachineConfig machine = run_machine(run);
+    try {
+      qemu::check_machine_config(machine);
+    } catch (const std::invalid_argument& error) {
+      throw std::runtime_error(error.what());  // not a usage error: a file is missing
+    }
+    std::cout << shell_quoted(qemu::qemu_command(machine)) << '\n';
+    return 0;
+  }
   if (!options.flag("quiet")) {
     run.console = &std::cerr;
     run.progress = &std::cerr;

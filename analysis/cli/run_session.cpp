@@ -1,58 +1,23 @@
 #include "analysis/cli/run_session.h"
 
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstring>
-#include <stdexcept>
-#include <thread>
+#include <memory>
 
 #include "analysis/symbols/elf_symbols.h"
 #include "analysis/symbols/kernel_symbols.h"
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/values/customization_module.h"
 #include "hostdump/gdb/gdb_client.h"
-#include "hostdump/ingest.h"
+#include "hostdump/gdb/ring_source.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/ring_puller.h"
-#include "hostdump/sample_log_reader.h"
-#include "qemu/qemu_process.h"
+#include "hostdump/serial/stream_source.h"
+#include "hostdump/values/customization_module.h"
+#include "qemu/com2_listener.h"
+#include "qemu/loopback.h"
+#include "qemu/qemu_session.h"
 
 namespace dcpi {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-constexpr std::string_view kDoneMarker = "DCPI-DONE";
 constexpr std::chrono::milliseconds kStubTimeout{10'000};
-constexpr double kStubConnectSeconds = 10;
-constexpr double kProgressEverySeconds = 2;
-
-// A TCP socket bound to a free 127.0.0.1 port (the kernel picks it); throws
-// std::runtime_error naming `what` the port is for.
-int bind_loopback(uint16_t& port, const char* what) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) close(fd);
-    throw std::runtime_error(std::string("no free loopback port for ") + what + ": " + reason);
-  }
-  port = ntohs(address.sin_port);
-  return fd;
-}
-
-uint16_t free_loopback_port() {
-  uint16_t port = 0;
-  close(bind_loopback(port, "QEMU's GDB stub"));
-  return port;
-}
 
 // The database epoch of the run's first guest epoch (the guest starts at 0).
 uint64_t choose_epoch_base(const RunOptions& options) {
@@ -62,190 +27,55 @@ uint64_t choose_epoch_base(const RunOptions& options) {
   return epochs.empty() ? 1 : epochs.back() + 1;
 }
 
-std::string last_lines(const std::string& text, size_t lines) {
-  size_t start = text.size();
-  if (start > 0 && text[start - 1] == '\n') --start;  // the final newline ends the last line
-  for (size_t n = 0; n < lines && start > 0; ++n) {
-    const size_t newline = text.rfind('\n', start - 1);
-    start = newline == std::string::npos ? 0 : newline;
-  }
-  return text.substr(start > 0 ? start + 1 : 0);
-}
-
-[[noreturn]] void fail_with_console(const std::string& what, qemu::QemuProcess& qemu) {
-  qemu.pump(0.2);
-  throw std::runtime_error(what + "; last console lines:\n" + last_lines(qemu.console(), 6));
-}
-
-// QEMU ended before DCPI-DONE; what was stored before stays stored.
-[[noreturn]] void fail_qemu_died(qemu::QemuProcess& qemu, uint64_t samples_stored) {
-  fail_with_console("QEMU " + qemu.exit_description() + " before the workload finished (" +
-                        std::to_string(samples_stored) +
-                        " samples pulled before are in the database)",
-                    qemu);
-}
-
-std::unique_ptr<GdbClient> connect_stub(uint16_t port, qemu::QemuProcess& qemu) {
-  const auto deadline = Clock::now() + std::chrono::duration<double>(kStubConnectSeconds);
-  for (;;) {
-    try {
-      return std::make_unique<GdbClient>(StubAddress{"127.0.0.1", port}, kStubTimeout);
-    } catch (const std::exception& error) {
-      if (!qemu.running())
-        fail_with_console("QEMU " + qemu.exit_description() + " before its GDB stub answered",
-                          qemu);
-      if (Clock::now() > deadline)
-        fail_with_console(std::string("QEMU's GDB stub did not answer: ") + error.what(), qemu);
-      qemu.pump(0.05);
-    }
-  }
-}
-
-uint64_t read_u64(GdbClient& client, uint64_t physical_address) {
-  const std::vector<uint8_t> bytes = client.read_memory(physical_address, 8);
-  uint64_t value = 0;
-  std::memcpy(&value, bytes.data(), sizeof value);
-  return value;
-}
-
-void pull_until_done(const RunOptions& options, qemu::QemuProcess& qemu, GdbClient& stub,
-                     RingPuller& puller, uint64_t cycles_address, ProfileBuilder& builder,
-                     ProfileDatabaseWriter& writer, RunResult& result) {
-  const auto start = Clock::now();
-  auto last_progress = start;
-  bool done = false;
-  for (;;) {
-    const RingPull pull = puller.pull();  // the VM is stopped here
-    ingest_pull(pull, builder);
-    builder.flush(writer);  // nothing waits in memory: a crash loses nothing pulled
-    ++result.pulls;
-    result.guest_cycles = read_u64(stub, cycles_address);
-    result.totals = builder.totals();
-    result.decode = puller.total_stats();
-    result.ring_records_dropped = pull.header.records_dropped;
-    result.ring_samples_dropped = pull.header.samples_dropped;
-    if (options.progress && (done || Clock::now() - last_progress >
-                                         std::chrono::duration<double>(kProgressEverySeconds))) {
-      last_progress = Clock::now();
-      const double virtual_seconds = double(result.guest_cycles) / 250e6;
-      *options.progress << "dcpi run: " << result.guest_cycles << " guest cycles ("
-                        << virtual_seconds << " s virtual), " << result.totals.samples
-                        << " samples stored, "
-                        << (virtual_seconds > 0 ? double(result.totals.samples) / virtual_seconds
-                                                : 0.0)
-                        << " samples per virtual second\n";
-    }
-    if (done) break;
-    stub.resume();
-    const bool finished = qemu.wait_for(kDoneMarker, options.pull_interval_seconds);
-    if (!qemu.running()) fail_qemu_died(qemu, result.totals.samples);
-    if (std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds)
-      fail_with_console("the workload did not finish within " +
-                            std::to_string(int(options.timeout_seconds)) + " s",
-                        qemu);
-    stub.interrupt();
-    done = finished;
-  }
-}
-
-// The serial transport: QEMU's COM2 connects to our listener and the guest's
-// daemon sends every record there (docs/transfer-format.md, serial framing).
-class SerialListener {
+// hostdump's view of the QEMU session: the guest finishes at DCPI-DONE.
+class QemuWatch : public GuestWatch {
  public:
-  SerialListener() {
-    listen_fd_ = bind_loopback(port_, "COM2");
-    if (listen(listen_fd_, 1) != 0) {
-      const std::string reason = std::strerror(errno);
-      close(listen_fd_);  // the destructor does not run for a throwing constructor
-      throw std::runtime_error("cannot listen for COM2: " + reason);
-    }
-  }
-  ~SerialListener() {
-    if (fd_ >= 0) close(fd_);
-    if (listen_fd_ >= 0) close(listen_fd_);
-  }
-  uint16_t port() const { return port_; }
-  // Waits up to `seconds` for bytes (accepting QEMU's connection first);
-  // returns them, empty on timeout, and sets `closed` at end of stream.
-  std::vector<uint8_t> read(double seconds, bool& closed) {
-    pollfd p{fd_ >= 0 ? fd_ : listen_fd_, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(seconds * 1000)) <= 0) return {};
-    if (fd_ < 0) {
-      fd_ = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      return {};
-    }
-    std::vector<uint8_t> bytes(1 << 16);
-    const ssize_t n = ::read(fd_, bytes.data(), bytes.size());
-    closed = n <= 0;
-    bytes.resize(n > 0 ? static_cast<size_t>(n) : 0);
-    return bytes;
-  }
+  explicit QemuWatch(qemu::QemuSession& session) : session_(session) {}
+  bool finished() override { return session_.finished(); }
+  void wait(double seconds) override { session_.wait(seconds); }
 
  private:
-  int listen_fd_ = -1;
-  int fd_ = -1;
-  uint16_t port_ = 0;
+  qemu::QemuSession& session_;
 };
 
-RunResult& run_over_serial(const RunOptions& options, RunResult& result) {
-  result.epoch_base = choose_epoch_base(options);
-  SerialListener listener;
-  qemu::MachineConfig machine = options.machine;
-  machine.append = kernel_command_line(options);
-  machine.serial2_port = listener.port();
-  qemu::check_machine_config(machine);
-  ProfileDatabaseWriter writer(options.database);
-  ProfileBuilder builder;
-  builder.set_epoch_base(result.epoch_base);
-  for (const std::string& module : options.value_modules)
-    builder.values().add_module(values::load_module(module));
-  StreamDecoder decoder;
-  qemu::QemuProcess qemu(qemu::qemu_command(machine), options.console);
-  const auto start = Clock::now();
-  bool done = false, closed = false;
-  auto quiet_since = Clock::now();
-  auto last_merge = Clock::now();
-  while (!closed) {
-    const std::vector<uint8_t> bytes = listener.read(0.05, closed);
-    for (const TransferRecord& record : decoder.feed(bytes)) builder.add_record(record);
-    if (!bytes.empty()) {
-      ++result.pulls;
-      quiet_since = Clock::now();
-    }
-    // Merged about every interval: little waits in memory, few rewrites.
-    if (Clock::now() - last_merge > std::chrono::duration<double>(options.pull_interval_seconds)) {
-      builder.flush(writer);
-      last_merge = Clock::now();
-    }
-    qemu.pump(0);
-    if (!done && qemu.console().find(kDoneMarker) != std::string::npos) {
-      done = true;
-      // The console and COM2 are separate channels and QEMU may still be
-      // sending COM2's last bytes: the quiet period starts no earlier than now.
-      quiet_since = Clock::now();
-    }
-    // After DCPI-DONE the final flush is on its way; stop once the line is quiet.
-    if (done && Clock::now() - quiet_since > std::chrono::seconds(1)) break;
-    if (!qemu.running() ||
-        std::chrono::duration<double>(Clock::now() - start).count() > options.timeout_seconds) {
-      builder.flush(writer);
-      if (!qemu.running()) fail_qemu_died(qemu, builder.totals().samples);
-      fail_with_console("the workload did not finish in time", qemu);
-    }
+void print_progress(std::ostream& out, const SessionStats& stats) {
+  const double virtual_seconds = double(stats.guest_cycles) / 250e6;
+  out << "dcpi run: " << stats.guest_cycles << " guest cycles (" << virtual_seconds
+      << " s virtual), " << stats.totals.samples << " samples stored, "
+      << (virtual_seconds > 0 ? double(stats.totals.samples) / virtual_seconds : 0.0)
+      << " samples per virtual second\n";
+}
+
+// Runs the pull loop over `source` while `session` runs the guest.
+void pull_until_done(const RunOptions& options, qemu::QemuSession& session, RecordSource& source,
+                     ProfileBuilder& builder, ProfileDatabaseWriter& writer, RunResult& result) {
+  session.set_stored_note([&result] {
+    return std::to_string(result.totals.samples) + " samples pulled before are in the database";
+  });
+  QemuWatch watch(session);
+  SessionOptions loop;
+  if (options.transport == Transport::kGdb) {
+    loop.wait_seconds = options.pull_interval_seconds;  // merged after every pull
+    if (options.progress)
+      loop.progress = [&options](const SessionStats& stats) {
+        print_progress(*options.progress, stats);
+      };
+  } else {
+    loop.wait_seconds = 0;  // the source's read is the wait
+    loop.merge_seconds = options.pull_interval_seconds;
   }
-  for (const TransferRecord& record : decoder.finish()) builder.add_record(record);
-  builder.add_decode_stats(decoder.stats());
-  builder.flush(writer);
-  result.totals = builder.totals();
-  result.decode = decoder.stats();
-  result.console = qemu.console();
-  qemu.kill();
-  return result;
+  try {
+    run_session(source, watch, builder, writer, loop, result);
+  } catch (const std::exception&) {
+    session.blame_exit();  // a stub error is usually QEMU dying: say that, it is the cause
+    throw;
+  }
 }
 
 }  // namespace
 
 std::string kernel_command_line(const RunOptions& options) {
+  if (options.append) return *options.append;
   std::string line = "init=/bin/init script=" + options.script;
   if (!options.profile) line += " profile=0";
   if (!options.values.empty()) line += " values=" + options.values;
@@ -259,39 +89,52 @@ std::string kernel_command_line(const RunOptions& options) {
   return line;
 }
 
+qemu::MachineConfig run_machine(const RunOptions& options) {
+  qemu::MachineConfig machine = options.machine;
+  machine.append = kernel_command_line(options);
+  if (options.transport == Transport::kGdb && options.gdb_stub)
+    machine.gdb_port = options.gdb_port ? *options.gdb_port : qemu::free_loopback_port();
+  return machine;
+}
+
 RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
   RunResult local;
   RunResult& result = partial ? *partial : local;
-  if (options.transport == Transport::kSerial) return run_over_serial(options, result);
   result.epoch_base = choose_epoch_base(options);
-  qemu::MachineConfig machine = options.machine;
-  machine.append = kernel_command_line(options);
-  machine.gdb_port = options.gdb_port ? *options.gdb_port : free_loopback_port();
+  std::unique_ptr<qemu::Com2Listener> com2;
+  qemu::MachineConfig machine = run_machine(options);
+  if (options.transport == Transport::kSerial) {
+    com2 = std::make_unique<qemu::Com2Listener>();
+    machine.serial2_port = com2->port();
+  }
   qemu::check_machine_config(machine);
-  const ElfSymbols kernel = ElfSymbols::open(machine.kernel);
-  const uint64_t ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring");
-  const uint64_t cycles_address = kernel_symbol_physical(kernel, "dcpi_guest_cycles");
-
+  std::optional<uint64_t> ring_address, cycles_address;
+  if (options.transport == Transport::kGdb) {
+    const ElfSymbols kernel = ElfSymbols::open(machine.kernel);
+    ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring");
+    cycles_address = kernel_symbol_physical(kernel, "dcpi_guest_cycles");
+  }
   ProfileDatabaseWriter writer(options.database);  // lock before the guest runs
   ProfileBuilder builder;
   builder.set_epoch_base(result.epoch_base);
   for (const std::string& module : options.value_modules)
     builder.values().add_module(values::load_module(module));
-  qemu::QemuProcess qemu(qemu::qemu_command(machine), options.console);
-  std::unique_ptr<GdbClient> client = connect_stub(*machine.gdb_port, qemu);
-  client->set_physical_memory_mode(true);
-  RingPuller puller(*client, ring_address);
 
-  try {
-    pull_until_done(options, qemu, *client, puller, cycles_address, builder, writer, result);
-  } catch (const std::exception& error) {
-    // A stub error is usually QEMU dying: say that, it is the cause.
-    if (qemu.wait_exit(1.0)) fail_qemu_died(qemu, result.totals.samples);
-    throw;
+  qemu::QemuSession session(machine, options.console, {options.timeout_seconds});
+  if (com2) {
+    SerialStreamSource source(
+        [&com2](double seconds, bool& closed) { return com2->read(seconds, closed); });
+    pull_until_done(options, session, source, builder, writer, result);
+  } else {
+    const std::unique_ptr<GdbClient> client = session.connect_stub([&machine] {
+      return std::make_unique<GdbClient>(StubAddress{"127.0.0.1", *machine.gdb_port},
+                                         kStubTimeout);
+    });
+    client->set_physical_memory_mode(true);
+    GdbRingSource source(*client, *ring_address, cycles_address);
+    pull_until_done(options, session, source, builder, writer, result);
   }
-  qemu.pump(0.1);
-  result.console = qemu.console();
-  qemu.kill();
+  result.console = session.stop();
   return result;
 }
 

@@ -10,8 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "hostdump/profile_builder.h"
-#include "hostdump/transfer_records.h"
+#include "hostdump/session.h"
 #include "qemu/machine_config.h"
 
 namespace dcpi {
@@ -35,19 +34,16 @@ struct RunOptions {
   double timeout_seconds = 900;
   Transport transport = Transport::kGdb;
   std::optional<uint16_t> gdb_port;  // default: a free loopback port
+  bool gdb_stub = true;              // false: no -gdb (only for --print-qemu-command)
+  std::optional<std::string> append;  // the kernel command line verbatim, instead of
+                                      // the one built from the options above
   std::ostream* console = nullptr;   // echo of the guest console
   std::ostream* progress = nullptr;  // progress lines
 };
 
-struct RunResult {
-  uint64_t epoch_base = 0;    // database epoch = epoch_base + guest epoch
-  uint64_t pulls = 0;         // GDB pulls, or serial reads
-  uint64_t guest_cycles = 0;  // at the last pull (all CPUs' instructions under icount)
-  IngestTotals totals;
-  DecodeStats decode;
-  uint64_t ring_records_dropped = 0;
-  uint64_t ring_samples_dropped = 0;
-  std::string console;  // everything the guest printed
+struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
+  uint64_t epoch_base = 0;  // database epoch = epoch_base + guest epoch
+  std::string console;      // everything the guest printed
 };
 
 // Throws std::runtime_error (QEMU failed or died, timeout, stub error) after
@@ -56,5 +52,9 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial = 
 
 // The kernel command line for `options` (tests check it).
 std::string kernel_command_line(const RunOptions& options);
+
+// The machine `options` describe, with the kernel command line and, for the
+// GDB transport, a stub port (options.gdb_port or a free loopback port).
+qemu::MachineConfig run_machine(const RunOptions& options);
 
 }  // namespace dcpi

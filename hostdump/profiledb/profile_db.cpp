@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_format.h"
 
 namespace dcpi {
@@ -15,24 +16,6 @@ namespace fs = std::filesystem;
 using namespace profile_format;
 
 constexpr std::string_view kEpochPrefix = "epoch-";
-
-std::vector<uint8_t> read_whole_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
-  if (in.bad()) throw ProfileDatabaseError("cannot read " + file.string());
-  return bytes;
-}
-
-// The fixed header plus the longest strings it can announce.
-std::vector<uint8_t> read_file_prefix(const fs::path& file, size_t limit) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
-  std::vector<uint8_t> bytes(limit);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(limit));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  return bytes;
-}
 
 bool parse_epoch_directory(const std::string& name, uint64_t& epoch) {
   if (!name.starts_with(kEpochPrefix) || name.size() == kEpochPrefix.size()) return false;
@@ -90,16 +73,16 @@ std::string epoch_directory_name(uint64_t epoch) {
 
 ProfileInfo read_profile_info(const fs::path& file) {
   const std::vector<uint8_t> bytes =
-      read_file_prefix(file, kFixedHeaderBytes + 3 * size_t{UINT16_MAX});
+      profiledb::read_file_bytes(file, kFixedHeaderBytes + 3 * size_t{UINT16_MAX});
   return decode_profile_info(bytes, file.string());
 }
 
 Profile read_profile_file(const fs::path& file) {
-  return decode_profile(read_whole_file(file), file.string());
+  return decode_profile(profiledb::read_file_bytes(file), file.string());
 }
 
 EpochMetadata read_epoch_metadata(const fs::path& file) {
-  const std::vector<uint8_t> bytes = read_whole_file(file);
+  const std::vector<uint8_t> bytes = profiledb::read_file_bytes(file);
   return decode_epoch_metadata(
       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file.string());
 }

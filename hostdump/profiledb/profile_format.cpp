@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "firmware/crc32c.h"
+#include "hostdump/profiledb/container.h"
 #include "firmware/events.h"
 
 namespace dcpi {
@@ -24,101 +25,31 @@ ProfileFormatError::ProfileFormatError(std::string path, uint64_t offset,
 namespace profile_format {
 namespace {
 
-// Bounds-checked cursor over a file's bytes: every read that would run past
-// `end` becomes a ProfileFormatError at the current offset.
-class Cursor {
- public:
-  Cursor(std::span<const uint8_t> bytes, size_t end, const std::string& path)
-      : bytes_(bytes), end_(end), path_(path) {}
+using namespace profiledb;
 
-  size_t position() const { return position_; }
-  size_t remaining() const { return end_ - position_; }
-
-  [[noreturn]] void fail(size_t offset, const std::string& problem) const {
-    throw ProfileFormatError(path_, offset, problem);
-  }
-
-  uint64_t varint(const char* what) {
-    const size_t start = position_;
-    uint64_t value = 0;
-    for (size_t i = 0;; ++i) {
-      if (position_ >= end_) fail(start, std::string("truncated varint (") + what + ")");
-      const uint8_t byte = bytes_[position_++];
-      if (i == kMaxVarintBytes - 1 && byte > 1)
-        fail(start, std::string("varint overflows 64 bits (") + what + ")");
-      value |= uint64_t{byte & 0x7fu} << (7 * i);
-      if (!(byte & 0x80)) {
-        if (i > 0 && byte == 0) fail(start, std::string("overlong varint (") + what + ")");
-        return value;
-      }
-    }
-  }
-
-  std::string text(size_t length, const char* what) {
-    if (length > remaining()) fail(position_, std::string("truncated ") + what);
-    std::string out(reinterpret_cast<const char*>(bytes_.data() + position_), length);
-    position_ += length;
-    return out;
-  }
-
- private:
-  std::span<const uint8_t> bytes_;
-  size_t end_;
-  const std::string& path_;
-  size_t position_ = 0;
-};
-
-template <typename T>
-T load(std::span<const uint8_t> bytes, size_t offset) {
-  T value;
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
-
-void append_bytes(std::vector<uint8_t>& out, const void* data, size_t length) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + length);
-}
-
-bool is_hex(std::string_view text) {
-  return std::all_of(text.begin(), text.end(),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
+constexpr ContainerKind kProfileKind{"profile", {kProfileMagic, sizeof kProfileMagic},
+                                    kProfileVersion, kTrailerMagic, kFixedHeaderBytes};
 
 FixedHeader decode_fixed_header(std::span<const uint8_t> bytes, const std::string& path) {
-  if (bytes.size() < kFixedHeaderBytes)
-    throw ProfileFormatError(
-        path, bytes.size(),
-        "file too short for a profile header (" + std::to_string(bytes.size()) + " bytes)");
-  const auto header = load<FixedHeader>(bytes, 0);
-  if (std::memcmp(header.magic, kProfileMagic, sizeof kProfileMagic) != 0)
-    throw ProfileFormatError(path, 0, "bad magic: not a dcpi profile file");
-  if (header.version != kProfileVersion)
-    throw ProfileFormatError(path, 8,
-                             "unsupported version " + std::to_string(header.version) +
-                                 " (this dcpi reads version " + std::to_string(kProfileVersion) +
-                                 ")");
-  const uint64_t strings =
-      uint64_t{header.build_id_chars} + header.path_bytes + header.event_name_bytes;
-  if (header.header_bytes != kFixedHeaderBytes + strings)
-    throw ProfileFormatError(
-        path, 12,
-        "header size " + std::to_string(header.header_bytes) + " does not match its strings");
-  if (header.header_bytes > bytes.size())
-    throw ProfileFormatError(path, bytes.size(), "truncated header strings");
+  (void)check_prefix(bytes, path, kProfileKind);
+  FixedHeader header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  check_header_bytes(header.prefix, kProfileKind,
+                     uint64_t{header.build_id_chars} + header.path_bytes + header.event_name_bytes,
+                     bytes, path);
   if (header.flags & ~kFlagUnknownImage)
-    throw ProfileFormatError(path, 18, "unknown flags " + std::to_string(header.flags));
+    throw ProfileFormatError(path, offsetof(FixedHeader, flags),
+                             "unknown flags " + std::to_string(header.flags));
   return header;
 }
 
 ProfileInfo info_from_header(const FixedHeader& header, std::span<const uint8_t> bytes,
                              const std::string& path) {
-  Cursor cursor(bytes, header.header_bytes, path);
-  (void)cursor.text(kFixedHeaderBytes, "header");
+  Cursor cursor(bytes, kFixedHeaderBytes, header.prefix.header_bytes, path);
   ProfileInfo info;
   info.file = path;
   info.image.build_id = cursor.text(header.build_id_chars, "build-id");
-  if (!is_hex(info.image.build_id))
+  if (!is_lower_hex(info.image.build_id))
     cursor.fail(kFixedHeaderBytes, "build-id is not lower-case hex");
   info.image.path = cursor.text(header.path_bytes, "path");
   info.event_name = cursor.text(header.event_name_bytes, "event name");
@@ -146,10 +77,7 @@ std::vector<uint8_t> encode_profile(const ProfileInfo& info, std::span<const Pro
     throw std::length_error("profile header string longer than " + std::to_string(kMaxStringBytes) +
                             " bytes");
   FixedHeader header{};
-  std::memcpy(header.magic, kProfileMagic, sizeof kProfileMagic);
-  header.version = kProfileVersion;
-  header.header_bytes =
-      static_cast<uint32_t>(kFixedHeaderBytes + build_id.size() + path.size() + name.size());
+  header.prefix = make_prefix(kProfileKind, build_id.size() + path.size() + name.size());
   header.event = info.event;
   header.flags = info.image.unknown ? kFlagUnknownImage : 0;
   header.image_size = info.image.image_size;
@@ -182,15 +110,13 @@ std::vector<uint8_t> encode_profile(const ProfileInfo& info, std::span<const Pro
   }
 
   std::vector<uint8_t> out;
-  out.reserve(header.header_bytes + body.size() + kTrailerBytes);
+  out.reserve(header.prefix.header_bytes + body.size() + kTrailerBytes);
   append_bytes(out, &header, sizeof header);
   append_bytes(out, build_id.data(), build_id.size());
   append_bytes(out, path.data(), path.size());
   append_bytes(out, name.data(), name.size());
   out.insert(out.end(), body.begin(), body.end());
-  const uint32_t crc = crc32c(out.data(), out.size());
-  append_bytes(out, &crc, sizeof crc);
-  append_bytes(out, &kTrailerMagic, sizeof kTrailerMagic);
+  seal(out, kProfileKind);
   return out;
 }
 
@@ -202,18 +128,8 @@ Profile decode_profile(std::span<const uint8_t> bytes, const std::string& path) 
   const FixedHeader header = decode_fixed_header(bytes, path);
   Profile profile;
   profile.info = info_from_header(header, bytes, path);
-  if (bytes.size() < size_t{header.header_bytes} + kTrailerBytes)
-    throw ProfileFormatError(path, bytes.size(), "truncated: no room for the trailer");
-  const size_t trailer = bytes.size() - kTrailerBytes;
-  if (load<uint32_t>(bytes, trailer + 4) != kTrailerMagic)
-    throw ProfileFormatError(path, trailer + 4, "bad trailer magic (truncated or torn file?)");
-  const uint32_t stored_crc = load<uint32_t>(bytes, trailer);
-  const uint32_t actual_crc = crc32c(bytes.data(), trailer);
-  if (stored_crc != actual_crc)
-    throw ProfileFormatError(path, trailer, "checksum mismatch (corrupt file)");
-
-  Cursor cursor(bytes, trailer, path);
-  (void)cursor.text(header.header_bytes, "header");
+  const size_t trailer = check_trailer(bytes, header.prefix.header_bytes, path, kProfileKind);
+  Cursor cursor(bytes, header.prefix.header_bytes, trailer, path);
   // Every row takes at least 2 bytes: never trust row_count for the allocation.
   if (header.row_count > cursor.remaining() / 2)
     cursor.fail(32, "row count " + std::to_string(header.row_count) + " exceeds the file size");

@@ -1,6 +1,7 @@
-// The byte-level codec of the profile database files (docs/profile-db.md),
-// shared by the reader (hostdump/profiledb/profile_db.h) and the writer
-// (hostdump/profiledb/profile_db_writer.h). Pure functions over byte buffers.
+// The .prof codec and the epoch.meta text format (docs/profile-db.md), shared
+// by the reader (profile_db.h), the writer (profile_db_writer.h) and the
+// checker (db_check.h). The framing .prof shares with .vals is container.h.
+// Pure functions over byte buffers.
 #pragma once
 #include <bit>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_db.h"
 
 namespace dcpi::profile_format {
@@ -17,10 +19,7 @@ inline constexpr char kProfileMagic[8] = {'D', 'C', 'P', 'I', 'P', 'R', 'O', 'F'
 inline constexpr uint32_t kProfileVersion = 1;
 inline constexpr uint32_t kTrailerMagic = 0x45504344u;  // "DCPE"
 inline constexpr uint32_t kFixedHeaderBytes = 64;
-inline constexpr uint32_t kTrailerBytes = 8;  // crc32c + kTrailerMagic
 inline constexpr uint16_t kFlagUnknownImage = 1;
-inline constexpr size_t kMaxVarintBytes = 10;  // 64 bits in 7-bit groups
-inline constexpr size_t kMaxStringBytes = 4096;
 inline constexpr const char* kEpochMetaName = "epoch.meta";
 inline constexpr const char* kEpochMetaMagicLine = "dcpi-epoch-meta 1";
 inline constexpr const char* kLockName = "LOCK";
@@ -29,12 +28,10 @@ inline constexpr const char* kFormatName = "FORMAT";
 inline constexpr const char* kFormatText = "dcpi profile database 1\n";
 inline constexpr const char* kProfileSuffix = ".prof";
 
-// Fixed part of the header, little-endian on disk (the host is little-endian;
-// checked below). Strings follow it: build-id hex, path, event name.
+// Fixed part of the header, after the container prefix (container.h).
+// Strings follow it: build-id hex, path, event name.
 struct FixedHeader {
-  char magic[8];
-  uint32_t version;
-  uint32_t header_bytes;  // fixed part + strings: where the rows begin
+  profiledb::ContainerPrefix prefix;  // "DCPIPROF", kProfileVersion, header_bytes
   uint16_t event;
   uint16_t flags;
   uint32_t reserved;
@@ -48,16 +45,6 @@ struct FixedHeader {
   uint16_t reserved2;
 };
 static_assert(sizeof(FixedHeader) == kFixedHeaderBytes);
-static_assert(std::endian::native == std::endian::little, "profile files are little-endian");
-
-// Appends `value` as an LEB128 varint.
-inline void put_varint(std::vector<uint8_t>& out, uint64_t value) {
-  while (value >= 0x80) {
-    out.push_back(static_cast<uint8_t>(value | 0x80));
-    value >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(value));
-}
 
 // Encodes a whole file. `rows` must be sorted by (pid, cpu, address), unique,
 // with count >= 1 (the writer guarantees it; checked with std::logic_error).

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_format.h"
 #include "hostdump/values/value_reducer.h"
 #include "firmware/crc32c.h"
@@ -15,17 +16,17 @@ namespace dcpi::values {
 namespace {
 
 namespace fs = std::filesystem;
-using profile_format::put_varint;
+using namespace profiledb;
 
 constexpr uint8_t kFlagUnknownImage = 1;
-constexpr uint32_t kTrailerBytes = 8;
-constexpr size_t kMaxStringBytes = 4096;
 constexpr uint32_t kMaxCapacity = 1024;
+constexpr ContainerKind kValueKind{"value", {kValueMagic, sizeof kValueMagic}, kValueVersion,
+                                   kValueTrailerMagic, kValueFixedHeaderBytes};
 
+// Fixed part of the header, after the container prefix (container.h).
+// Strings follow it: build-id hex, path, kind, module.
 struct FixedHeader {
-  char magic[8];
-  uint32_t version;
-  uint32_t header_bytes;
+  ContainerPrefix prefix;  // "DCPIVALS", kValueVersion, header_bytes
   uint8_t format;
   uint8_t flags;
   uint16_t capacity;
@@ -42,66 +43,13 @@ struct FixedHeader {
 };
 static_assert(sizeof(FixedHeader) == kValueFixedHeaderBytes);
 
-class Reader {
- public:
-  Reader(std::span<const uint8_t> bytes, size_t begin, size_t end, const std::string& path)
-      : bytes_(bytes), position_(begin), end_(end), path_(path) {}
-  [[noreturn]] void fail(size_t offset, const std::string& problem) const {
-    throw ProfileFormatError(path_, offset, problem);
-  }
-  size_t position() const { return position_; }
-  bool done() const { return position_ == end_; }
-  uint64_t varint(const char* what) {
-    const size_t start = position_;
-    uint64_t value = 0;
-    for (size_t i = 0;; ++i) {
-      if (position_ >= end_) fail(start, std::string("truncated varint (") + what + ")");
-      const uint8_t byte = bytes_[position_++];
-      if (i == profile_format::kMaxVarintBytes - 1 && byte > 1)
-        fail(start, std::string("varint overflows 64 bits (") + what + ")");
-      value |= uint64_t{byte & 0x7fu} << (7 * i);
-      if (!(byte & 0x80)) {
-        if (i > 0 && byte == 0) fail(start, std::string("overlong varint (") + what + ")");
-        return value;
-      }
-    }
-  }
-  double f64(const char* what) {
-    if (end_ - position_ < 8) fail(position_, std::string("truncated ") + what);
-    double value;
-    std::memcpy(&value, bytes_.data() + position_, 8);
-    position_ += 8;
-    return value;
-  }
-
- private:
-  std::span<const uint8_t> bytes_;
-  size_t position_;
-  size_t end_;
-  const std::string& path_;
-};
-
-void append(std::vector<uint8_t>& out, const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
-
 FixedHeader decode_header(std::span<const uint8_t> bytes, const std::string& path) {
-  if (bytes.size() < kValueFixedHeaderBytes)
-    throw ProfileFormatError(path, bytes.size(), "file too short for a value file header");
+  (void)check_prefix(bytes, path, kValueKind);
   FixedHeader h;
   std::memcpy(&h, bytes.data(), sizeof h);
-  if (std::memcmp(h.magic, kValueMagic, 8) != 0)
-    throw ProfileFormatError(path, 0, "bad magic: not a dcpi value file");
-  if (h.version != kValueVersion)
-    throw ProfileFormatError(path, 8,
-                             "unsupported value file version " + std::to_string(h.version));
-  const uint64_t strings =
-      uint64_t{h.build_id_chars} + h.path_bytes + h.kind_bytes + h.module_bytes;
-  if (h.header_bytes != kValueFixedHeaderBytes + strings)
-    throw ProfileFormatError(path, 12, "header size does not match its strings");
-  if (h.header_bytes > bytes.size())
-    throw ProfileFormatError(path, bytes.size(), "truncated header strings");
+  check_header_bytes(h.prefix, kValueKind,
+                     uint64_t{h.build_id_chars} + h.path_bytes + h.kind_bytes + h.module_bytes,
+                     bytes, path);
   if (h.format >= kValueFormatCount)
     throw ProfileFormatError(path, 16, "unknown value format " + std::to_string(h.format));
   if (h.flags & ~kFlagUnknownImage)
@@ -117,21 +65,16 @@ ValueFileInfo info_of(const FixedHeader& h, std::span<const uint8_t> bytes,
                       const std::string& path) {
   ValueFileInfo info;
   info.file = path;
-  size_t at = kValueFixedHeaderBytes;
-  auto text = [&](size_t n) {
-    std::string s(reinterpret_cast<const char*>(bytes.data() + at), n);
-    at += n;
-    return s;
-  };
-  info.image.build_id = text(h.build_id_chars);
-  for (char c : info.image.build_id)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      throw ProfileFormatError(path, kValueFixedHeaderBytes, "build-id is not lower-case hex");
-  info.image.path = text(h.path_bytes);
-  info.kind = text(h.kind_bytes);
+  Cursor cursor(bytes, kValueFixedHeaderBytes, h.prefix.header_bytes, path);
+  info.image.build_id = cursor.text(h.build_id_chars, "build-id");
+  if (!is_lower_hex(info.image.build_id))
+    throw ProfileFormatError(path, kValueFixedHeaderBytes, "build-id is not lower-case hex");
+  info.image.path = cursor.text(h.path_bytes, "path");
+  const size_t kind_at = cursor.position();
+  info.kind = cursor.text(h.kind_bytes, "kind");
   if (!valid_kind_name(info.kind))
-    throw ProfileFormatError(path, at - h.kind_bytes, "bad value kind name '" + info.kind + "'");
-  info.module = text(h.module_bytes);
+    throw ProfileFormatError(path, kind_at, "bad value kind name '" + info.kind + "'");
+  info.module = cursor.text(h.module_bytes, "module");
   info.image.image_size = h.image_size;
   info.image.unknown = h.flags & kFlagUnknownImage;
   info.format = static_cast<ValueFormat>(h.format);
@@ -143,16 +86,6 @@ ValueFileInfo info_of(const FixedHeader& h, std::span<const uint8_t> bytes,
   return info;
 }
 
-std::vector<uint8_t> read_bytes(const fs::path& file, size_t limit) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
-  if (limit == SIZE_MAX) return {std::istreambuf_iterator<char>(in), {}};
-  std::vector<uint8_t> bytes(limit);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(limit));
-  bytes.resize(static_cast<size_t>(in.gcount()));
-  return bytes;
-}
-
 }  // namespace
 
 std::vector<uint8_t> encode_value_file(const ValueFileInfo& info,
@@ -162,10 +95,8 @@ std::vector<uint8_t> encode_value_file(const ValueFileInfo& info,
       info.module.size() > kMaxStringBytes || !valid_kind_name(info.kind))
     throw std::length_error("value file header string too long or bad kind name");
   FixedHeader h{};
-  std::memcpy(h.magic, kValueMagic, 8);
-  h.version = kValueVersion;
-  h.header_bytes = static_cast<uint32_t>(kValueFixedHeaderBytes + image.build_id.size() +
-                                         image.path.size() + info.kind.size() + info.module.size());
+  h.prefix = make_prefix(kValueKind, image.build_id.size() + image.path.size() +
+                                         info.kind.size() + info.module.size());
   h.format = static_cast<uint8_t>(info.format);
   h.flags = image.unknown ? kFlagUnknownImage : 0;
   h.capacity = static_cast<uint16_t>(info.capacity);
@@ -185,7 +116,7 @@ std::vector<uint8_t> encode_value_file(const ValueFileInfo& info,
     put_varint(body, list.address - previous);
     previous = list.address;
     put_varint(body, list.seen);
-    append(body, &list.probability, 8);
+    append_bytes(body, &list.probability, sizeof list.probability);
     put_varint(body, list.values.size());
     uint64_t previous_value = 0;
     for (size_t v = 0; v < list.values.size(); ++v) {
@@ -199,15 +130,13 @@ std::vector<uint8_t> encode_value_file(const ValueFileInfo& info,
     h.value_total += list.values.size();
   }
   std::vector<uint8_t> out;
-  append(out, &h, sizeof h);
-  append(out, image.build_id.data(), image.build_id.size());
-  append(out, image.path.data(), image.path.size());
-  append(out, info.kind.data(), info.kind.size());
-  append(out, info.module.data(), info.module.size());
+  append_bytes(out, &h, sizeof h);
+  append_bytes(out, image.build_id.data(), image.build_id.size());
+  append_bytes(out, image.path.data(), image.path.size());
+  append_bytes(out, info.kind.data(), info.kind.size());
+  append_bytes(out, info.module.data(), info.module.size());
   out.insert(out.end(), body.begin(), body.end());
-  const uint32_t crc = crc32c(out.data(), out.size());
-  append(out, &crc, 4);
-  append(out, &kValueTrailerMagic, 4);
+  seal(out, kValueKind);
   return out;
 }
 
@@ -219,17 +148,9 @@ ValueFile decode_value_file(std::span<const uint8_t> bytes, const std::string& p
   const FixedHeader h = decode_header(bytes, path);
   ValueFile file;
   file.info = info_of(h, bytes, path);
-  if (bytes.size() < h.header_bytes + kTrailerBytes)
-    throw ProfileFormatError(path, bytes.size(), "truncated: no room for the trailer");
-  const size_t end = bytes.size() - kTrailerBytes;
-  uint32_t crc, magic;
-  std::memcpy(&crc, bytes.data() + end, 4);
-  std::memcpy(&magic, bytes.data() + end + 4, 4);
-  if (magic != kValueTrailerMagic) throw ProfileFormatError(path, end + 4, "bad trailer magic");
-  if (crc != crc32c(bytes.data(), end))
-    throw ProfileFormatError(path, end, "checksum mismatch: the file is damaged");
-  Reader in(bytes, h.header_bytes, end, path);
-  if (h.pc_count > (end - h.header_bytes) / 12)
+  const size_t end = check_trailer(bytes, h.prefix.header_bytes, path, kValueKind);
+  Cursor in(bytes, h.prefix.header_bytes, end, path);
+  if (h.pc_count > (end - h.prefix.header_bytes) / 12)
     in.fail(56, "PC count larger than the body could hold");
   file.hotlists.reserve(h.pc_count);
   uint64_t address = 0, seen_total = 0, value_total = 0;
@@ -276,11 +197,11 @@ ValueFile decode_value_file(std::span<const uint8_t> bytes, const std::string& p
 }
 
 ValueFile read_value_file(const fs::path& file) {
-  return decode_value_file(read_bytes(file, SIZE_MAX), file.string());
+  return decode_value_file(read_file_bytes(file), file.string());
 }
 
 ValueFileInfo read_value_file_info(const fs::path& file) {
-  return decode_value_file_info(read_bytes(file, kValueFixedHeaderBytes + 4 * size_t{UINT16_MAX}),
+  return decode_value_file_info(read_file_bytes(file, kValueFixedHeaderBytes + 4 * size_t{UINT16_MAX}),
                                 file.string());
 }
 

@@ -24,8 +24,8 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
-import machine  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "guest"))
+import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
 
 
 def parse(text, kind):
@@ -35,9 +35,10 @@ def parse(text, kind):
 
 
 def run(guest, cpus, iterations):
-    text = machine.run_to_completion(os.path.join(guest, "palcode", "palcode.elf"),
-                                     os.path.join(guest, "kernel", "kernel.elf"), cpus,
-                                     f"test=bench samples={iterations}", timeout=300)
+    qemu_run.use_build(guest)
+    text = qemu_run.run_to_completion(os.path.join(guest, "palcode", "palcode.elf"),
+                                      os.path.join(guest, "kernel", "kernel.elf"), cpus,
+                                      f"test=bench samples={iterations}", timeout=300)
     synthetic = {r["synthetic"]: r for r in parse(text, "synthetic")}
     mix = parse(text, "mix")[0]
     result = {"cpus": cpus, "iterations": iterations}

@@ -13,8 +13,7 @@ import sys
 import tempfile
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
-import machine  # noqa: E402
+import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
 
 MIN_SAMPLES = 100
 SIGMAS = 3.0
@@ -37,6 +36,7 @@ class Guest:
         self.kernel = os.path.join(self.guest, "kernel", "kernel.elf")
         self.initrd = os.path.join(self.guest, "workloads", "initrd.cpio")
         self.dcpi_path = os.path.join(build, "dcpi")
+        qemu_run.use_build(self.guest)
 
     def dcpi(self, *args):
         done = subprocess.run([self.dcpi_path, *args], capture_output=True, text=True,
@@ -49,10 +49,10 @@ class Guest:
         """Boots with `append`, ingests into `db` after DCPI-DONE; returns the
         console text and the plugin's exact counts {pc: executions} (None if
         the plugin wrote nothing)."""
-        port = machine.free_port()
-        command = machine.qemu_command(self.palcode, self.kernel, 1, append, gdb_port=port,
-                                       initrd=self.initrd)
-        command += ["-plugin", f"file={plugin},out={counts_path}"]
+        port = qemu_run.free_port()
+        command = qemu_run.qemu_command(self.palcode, self.kernel, 1, append, gdb_port=port,
+                                        initrd=self.initrd,
+                                        plugin=f"file={plugin},out={counts_path}")
         qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, errors="replace")
         try:

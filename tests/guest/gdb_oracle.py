@@ -17,11 +17,11 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
-import machine  # noqa: E402
+import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
 
 BUILD = sys.argv[1]
 GUEST = os.path.join(BUILD, "guest")
+qemu_run.use_build(GUEST)
 KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
 PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
 INITRD = os.path.join(GUEST, "workloads", "initrd.cpio")
@@ -59,9 +59,9 @@ def main():
     if shutil.which("gdb-multiarch") is None:
         print("gdb-multiarch not installed (toolchain/install-deps.sh installs it)")
         return 1
-    port = machine.free_port()
-    command = machine.qemu_command(PALCODE, KERNEL, 1, "init=/bin/init script=copy",
-                                   gdb_port=port, initrd=INITRD)
+    port = qemu_run.free_port()
+    command = qemu_run.qemu_command(PALCODE, KERNEL, 1, "init=/bin/init script=copy",
+                                    gdb_port=port, initrd=INITRD)
     qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
     try:

@@ -8,10 +8,10 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
-import machine  # noqa: E402
+import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
 
 GUEST = sys.argv[1]
+qemu_run.use_build(GUEST)
 PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
 KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
 USER = os.path.join(GUEST, "tests", "guest", "user")
@@ -30,7 +30,7 @@ def chi_square(observed, expected):
 
 
 def boot(cpus, append):
-    return machine.run_to_completion(PALCODE, KERNEL, cpus, append)
+    return qemu_run.run_to_completion(PALCODE, KERNEL, cpus, append)
 
 
 def values(text, pattern):
@@ -288,27 +288,27 @@ def case_bad_input():
         (PALCODE, __file__, "kernel (-kernel) is not an Alpha ELF"),
     ):
         try:
-            machine.run_to_completion(palcode, kernel, 1, "test=boot", timeout=30)
-        except machine.BootError as e:
+            qemu_run.run_to_completion(palcode, kernel, 1, "test=boot", timeout=30)
+        except qemu_run.BootError as e:
             expect(wanted in str(e), f"clear error: {e}")
         else:
             raise AssertionError(f"no error for {palcode} {kernel}")
-    installed, machine.QEMU = machine.QEMU, "qemu-system-alpha-not-installed"
+    installed, qemu_run.QEMU_OVERRIDE = qemu_run.QEMU_OVERRIDE, "qemu-system-alpha-not-installed"
     try:
-        machine.run_to_completion(PALCODE, KERNEL, 1, "test=boot", timeout=30)
-    except machine.BootError as e:
+        qemu_run.run_to_completion(PALCODE, KERNEL, 1, "test=boot", timeout=30)
+    except qemu_run.BootError as e:
         expect("is not installed" in str(e), f"clear error: {e}")
     else:
         raise AssertionError("no error when QEMU is missing")
     finally:
-        machine.QEMU = installed
+        qemu_run.QEMU_OVERRIDE = installed
 
 
 def boot_user(cpus, script):
     """Boots with the test initrd; tests/guest/user/testinit.c runs `script`."""
-    text = machine.run_to_completion(PALCODE, KERNEL, cpus,
-                                     f"init=/bin/testinit script={script} halt=1",
-                                     initrd=TEST_INITRD, timeout=120)
+    text = qemu_run.run_to_completion(PALCODE, KERNEL, cpus,
+                                      f"init=/bin/testinit script={script} halt=1",
+                                      initrd=TEST_INITRD, timeout=120)
     expect("DCPI-DONE" in text, "init ran to completion and the kernel said DCPI-DONE")
     expect("panic" not in text, "no kernel panic")
     return text
@@ -497,10 +497,10 @@ def case_serial():
 
     reader = threading.Thread(target=receive, daemon=True)
     reader.start()
-    command = machine.qemu_command(PALCODE, KERNEL, 2,
-                                   "init=/bin/init script=/etc/copy.mix halt=1 transport=serial "
-                                   "period=4096 period_range=1024",
-                                   initrd=initrd, serial2_port=port)
+    command = qemu_run.qemu_command(PALCODE, KERNEL, 2,
+                                    "init=/bin/init script=/etc/copy.mix halt=1 transport=serial "
+                                    "period=4096 period_range=1024",
+                                    initrd=initrd, serial2_port=port)
     done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           errors="replace", timeout=240)
     reader.join(timeout=30)
@@ -570,6 +570,6 @@ CASES = {
 if __name__ == "__main__":
     try:
         CASES[sys.argv[2]]()
-    except (AssertionError, machine.BootError) as e:
+    except (AssertionError, qemu_run.BootError) as e:
         print("FAILED:", e)
         sys.exit(1)

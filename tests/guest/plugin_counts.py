@@ -15,10 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "qemu"))
-import machine  # noqa: E402
+import qemu_run  # QEMU argv from dcpi run --print-qemu-command
 
 GUEST, PLUGIN = sys.argv[1], sys.argv[2]
+qemu_run.use_build(GUEST)
 PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
 KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
 ITERATIONS_PER_CALL = 100000
@@ -42,9 +42,8 @@ def symbols(elf):
 
 
 def run(cpus, append, counts_path=None):
-    command = machine.qemu_command(PALCODE, KERNEL, cpus, append)
-    if counts_path:
-        command += ["-plugin", f"file={PLUGIN},out={counts_path}"]
+    plugin = f"file={PLUGIN},out={counts_path}" if counts_path else None
+    command = qemu_run.qemu_command(PALCODE, KERNEL, cpus, append, plugin=plugin)
     done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           errors="replace", timeout=300)
     if done.returncode != 0:

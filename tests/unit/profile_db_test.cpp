@@ -36,8 +36,8 @@ std::vector<ProfileRow> sample_rows() {
 TEST(ProfileFormat, VarintBoundaries) {
   for (uint64_t value : {0ull, 127ull, 128ull, 16383ull, 16384ull, ~0ull}) {
     std::vector<uint8_t> bytes;
-    profile_format::put_varint(bytes, value);
-    EXPECT_LE(bytes.size(), profile_format::kMaxVarintBytes);
+    profiledb::put_varint(bytes, value);
+    EXPECT_LE(bytes.size(), profiledb::kMaxVarintBytes);
     ProfileInfo info{"", 0, kProgram, 0, "cycles", 0, 0};
     const std::vector<uint8_t> file =
         profile_format::encode_profile(info, std::vector<ProfileRow>{{0, 0, value, 1}});

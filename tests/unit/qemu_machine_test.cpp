@@ -1,7 +1,6 @@
 // The host's QEMU command line and process handling (qemu/).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -18,19 +17,6 @@ std::string joined(const std::vector<std::string>& argv) {
   return s;
 }
 
-std::string python_command(const std::string& arguments) {
-  const std::string script = "import sys; sys.path.insert(0, '" DCPI_SOURCE_DIR
-                             "/qemu'); import machine; print('\\n'.join(machine.qemu_command(" +
-                             arguments + ")))";
-  FILE* pipe = popen(("python3 -c \"" + script + "\"").c_str(), "r");
-  if (!pipe) return "";
-  std::string out;
-  char buffer[256];
-  while (fgets(buffer, sizeof buffer, pipe)) out += buffer;
-  pclose(pipe);
-  return out;
-}
-
 TEST(QemuMachine, CommandHasIcountAndLoopbackOnly) {
   MachineConfig config;
   config.palcode = "p.elf";
@@ -45,22 +31,6 @@ TEST(QemuMachine, CommandHasIcountAndLoopbackOnly) {
   EXPECT_NE(argv.find("-serial\ntcp:127.0.0.1:5678\n"), std::string::npos);
   EXPECT_NE(argv.find("-initrd\ni.cpio\n"), std::string::npos);
   EXPECT_NE(argv.find("-smp\n4\n"), std::string::npos);
-}
-
-// The Python test harness (qemu/machine.py) and the host tools start the
-// same machine.
-TEST(QemuMachine, AgreesWithThePythonHarness) {
-  MachineConfig config;
-  config.palcode = "p.elf";
-  config.kernel = "k.elf";
-  config.initrd = DCPI_SOURCE_DIR "/README.md";  // machine.py checks it exists
-  config.cpus = 2;
-  config.append = "init=/bin/init";
-  config.gdb_port = 1234;
-  config.serial2_port = 5678;
-  EXPECT_EQ(python_command("'p.elf', 'k.elf', 2, 'init=/bin/init', gdb_port=1234, "
-                           "initrd='" DCPI_SOURCE_DIR "/README.md', serial2_port=5678"),
-            joined(qemu_command(config)));
 }
 
 TEST(QemuMachine, RejectsBadConfigurations) {

@@ -2,7 +2,7 @@
 // come out, tail is written back with an `M` packet, a second pull sees
 // nothing new, bad ring headers are explained; control commands are written
 // in order and their completion awaited.
-#include "hostdump/ring_puller.h"
+#include "hostdump/gdb/ring_puller.h"
 
 #include <gtest/gtest.h>
 

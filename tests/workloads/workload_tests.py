@@ -26,7 +26,7 @@ import sys
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "qemu"))
+sys.path.insert(0, os.path.join(HERE, "..", "guest"))  # qemu_run
 
 SKIP = 77
 CHECKSUM = re.compile(r"^checksum (\S+) (0x[0-9a-f]{16})$", re.M)
@@ -215,7 +215,7 @@ def cmd_initrd(initrd, alpha_dir, mix_dir):
 
 
 def cmd_guest(build_dir, native_dir, cpus, mix):
-    import machine
+    import qemu_run
     guest = os.path.join(build_dir, "guest")
     palcode = os.path.join(guest, "palcode", "palcode.elf")
     kernel = os.path.join(guest, "kernel", "kernel.elf")
@@ -225,10 +225,10 @@ def cmd_guest(build_dir, native_dir, cpus, mix):
     want = {} if self_test else checksums(
         run([os.path.join(native_dir, "init"), mix_source], timeout=600).stdout)
 
-    machine.check_inputs(palcode, kernel)
+    qemu_run.use_build(guest)
     # The kernel runs /bin/init with the script named by script= (see
     # workloads/README.md).
-    command = machine.qemu_command(palcode, kernel, int(cpus), f"init=/bin/init script={mix}", initrd=initrd)
+    command = qemu_run.qemu_command(palcode, kernel, int(cpus), f"init=/bin/init script={mix}", initrd=initrd)
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, errors="replace")
     lines, finished = [], threading.Event()

@@ -17,13 +17,6 @@ namespace dcpi {
 
 class GdbClient;
 
-// The ring or control block in guest memory is not usable (not initialised,
-// impossible positions, wrong version): the message says which and why.
-class GuestStateError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 struct RingPull {
   TransferRingHeader header{};  // as read, before the tail update
   std::vector<TransferRecord> records;
@@ -31,11 +24,6 @@ struct RingPull {
   uint64_t bytes_read = 0;
   bool initialised = true;  // false: magic not set yet (guest still booting)
 };
-
-// Decodes a ring header read from memory; throws GuestStateError if it is
-// inconsistent (bad version/size/capacity, head < tail, more than capacity
-// pending, misaligned positions). Returns false if the magic is not set yet.
-bool check_ring_header(const TransferRingHeader& header);
 
 class RingPuller {
  public:

@@ -1,4 +1,4 @@
-#include "hostdump/ring_puller.h"
+#include "hostdump/gdb/ring_puller.h"
 
 #include <cstddef>
 #include <cstring>
@@ -23,31 +23,6 @@ std::span<const uint8_t> as_bytes(const uint64_t& value) {
 std::string hex(uint64_t value) { return "0x" + gdb::to_hex(value); }
 
 }  // namespace
-
-bool check_ring_header(const TransferRingHeader& header) {
-  if (header.magic != kTransferRingMagic) return false;
-  auto fail = [](const std::string& problem) {
-    throw GuestStateError("transfer ring: " + problem);
-  };
-  if (header.version != kTransferFormatVersion)
-    fail("format version " + std::to_string(header.version) + ", this dcpi reads version " +
-         std::to_string(kTransferFormatVersion) + " (rebuild host and guest together)");
-  if (header.header_bytes != sizeof(TransferRingHeader))
-    fail("header is " + std::to_string(header.header_bytes) + " bytes, expected " +
-         std::to_string(sizeof(TransferRingHeader)));
-  if (header.capacity != kTransferRingBytes)
-    fail("capacity " + std::to_string(header.capacity) + ", expected " +
-         std::to_string(kTransferRingBytes));
-  if (header.head < header.tail)
-    fail("head " + hex(header.head) + " is behind tail " + hex(header.tail));
-  if (header.head - header.tail > header.capacity)
-    fail("head " + hex(header.head) + " is more than the capacity ahead of tail " +
-         hex(header.tail));
-  if (header.head % kRecordAlignment || header.tail % kRecordAlignment)
-    fail("head " + hex(header.head) + " or tail " + hex(header.tail) + " is not " +
-         std::to_string(kRecordAlignment) + "-byte aligned");
-  return true;
-}
 
 RingPuller::RingPuller(GdbClient& client, uint64_t ring_physical_address)
     : client_(client), address_(ring_physical_address) {}

@@ -1,0 +1,86 @@
+#include "hostdump/session.h"
+
+#include <chrono>
+#include <thread>
+
+#include "hostdump/profiledb/profile_db_writer.h"
+
+namespace dcpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point then) {
+  return std::chrono::duration<double>(Clock::now() - then).count();
+}
+
+std::chrono::nanoseconds duration(double seconds) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(seconds));
+}
+
+// Records first, then the decoder counts and ring drops they came with.
+void absorb(const Collected& collected, ProfileBuilder& builder, SessionStats& stats) {
+  for (const TransferRecord& record : collected.records) builder.add_record(record);
+  if (collected.stats) builder.add_decode_stats(*collected.stats);
+  if (collected.ring_drops) {
+    builder.note_ring_drops(collected.ring_drops->first, collected.ring_drops->second);
+    stats.ring_records_dropped = collected.ring_drops->first;
+    stats.ring_samples_dropped = collected.ring_drops->second;
+  }
+  if (collected.guest_cycles) stats.guest_cycles = *collected.guest_cycles;
+  if (collected.delivered) ++stats.pulls;
+}
+
+}  // namespace
+
+TimedWatch::TimedWatch(double duration_seconds, double interval_seconds)
+    : end_(Clock::now() + duration(duration_seconds)), interval_(interval_seconds) {}
+
+// Done when another interval would run past the end.
+bool TimedWatch::finished() { return Clock::now() + duration(interval_) > end_; }
+
+void TimedWatch::wait(double seconds) { std::this_thread::sleep_for(duration(seconds)); }
+
+void run_session(RecordSource& source, GuestWatch& watch, ProfileBuilder& builder,
+                 ProfileDatabaseWriter& writer, const SessionOptions& options,
+                 SessionStats& stats) {
+  auto last_merge = Clock::now();
+  auto last_progress = Clock::now();
+  bool last = watch.finished();
+  try {
+    for (;;) {
+      absorb(source.collect(), builder, stats);
+      // The GDB transport merges after every pull (the VM is stopped anyway);
+      // the serial one about every interval: little waits in memory, few rewrites.
+      if (seconds_since(last_merge) >= options.merge_seconds) {
+        builder.flush(writer);
+        last_merge = Clock::now();
+      }
+      stats.totals = builder.totals();
+      stats.decode = source.total_stats();
+      if (options.progress && (last || seconds_since(last_progress) > options.progress_seconds)) {
+        last_progress = Clock::now();
+        options.progress(stats);
+      }
+      if (source.at_end(last)) break;
+      source.resume();
+      watch.wait(options.wait_seconds);
+      source.pause();
+      last = last || watch.finished();
+    }
+    absorb(source.finish(), builder, stats);
+    builder.flush(writer);
+    stats.totals = builder.totals();
+    stats.decode = source.total_stats();
+  } catch (...) {
+    try {
+      builder.flush(writer);  // keep what was collected
+      stats.totals = builder.totals();
+    } catch (...) {  // the first error is the one to report
+    }
+    throw;
+  }
+}
+
+}  // namespace dcpi

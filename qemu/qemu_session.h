@@ -1,0 +1,84 @@
+// One QEMU run watched to its end, for `dcpi run` (DESIGN §6): start the
+// machine, connect to its GDB stub with retries while it boots, watch the
+// console for the guest's end marker, and give up (with the last console
+// lines) when QEMU dies or the run takes too long. What is pulled from the
+// guest, and how, is hostdump's business; this class knows only the machine.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "qemu/machine_config.h"
+#include "qemu/qemu_process.h"
+
+namespace dcpi::qemu {
+
+// init prints it once every workload has exited and the driver's final flush
+// is done (kernel/ and workloads/init): the last records are on their way.
+inline constexpr std::string_view kDoneMarker = "DCPI-DONE";
+
+struct SessionLimits {
+  double timeout_seconds = 900;      // the whole run, boot included
+  double stub_connect_seconds = 10;  // QEMU opens its GDB stub soon after start
+};
+
+class QemuSession {
+ public:
+  // Checks `machine` (check_machine_config) and starts QEMU; `console` (may
+  // be null) echoes the guest console.
+  QemuSession(const MachineConfig& machine, std::ostream* console, SessionLimits limits);
+
+  // Appended to "QEMU died" messages: what is safe despite the failure (for
+  // dcpi run: how many samples are already in the database).
+  void set_stored_note(std::function<std::string()> note) { stored_note_ = std::move(note); }
+
+  // Calls `connect` until it returns, retrying while QEMU boots; throws (with
+  // the console) if QEMU exits or the stub does not answer in time.
+  template <typename Connect>
+  auto connect_stub(Connect connect) -> decltype(connect());
+
+  // True once the console has shown kDoneMarker.
+  bool finished();
+  // Lets the guest run: reads the console for up to `seconds` (0: what is
+  // there), returning early at kDoneMarker; throws std::runtime_error if
+  // QEMU has exited or the run has passed its timeout.
+  void wait(double seconds);
+  // After an error elsewhere (a stub error is usually QEMU dying): throws
+  // the QEMU exit instead if QEMU ends within a second; returns otherwise.
+  void blame_exit();
+  // Reads the last console output, stops QEMU and returns the whole console.
+  std::string stop();
+
+  [[noreturn]] void fail(const std::string& what);
+
+ private:
+  [[noreturn]] void fail_exited(const std::string& when);
+
+  QemuProcess process_;
+  SessionLimits limits_;
+  std::chrono::steady_clock::time_point start_;
+  std::function<std::string()> stored_note_;
+  size_t searched_ = 0;  // console bytes already searched for kDoneMarker
+  bool finished_ = false;
+};
+
+template <typename Connect>
+auto QemuSession::connect_stub(Connect connect) -> decltype(connect()) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(limits_.stub_connect_seconds);
+  for (;;) {
+    try {
+      return connect();
+    } catch (const std::exception& error) {
+      if (!process_.running()) fail_exited("before its GDB stub answered");
+      if (std::chrono::steady_clock::now() > deadline)
+        fail(std::string("QEMU's GDB stub did not answer: ") + error.what());
+      process_.pump(0.05);
+    }
+  }
+}
+
+}  // namespace dcpi::qemu

@@ -1,0 +1,163 @@
+// The one pull loop (hostdump/session.h) with scripted sources, and
+// `dcpi run --print-qemu-command`, the argv the Python tests boot with.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <filesystem>
+#include <stdexcept>
+
+#include "hostdump/profiledb/profile_db.h"
+#include "hostdump/profiledb/profile_db_writer.h"
+#include "hostdump/serial/stream_source.h"
+#include "hostdump/session.h"
+#include "qemu/machine_config.h"
+#include "test_support.h"
+
+namespace dcpi {
+namespace {
+
+// A guest that finishes after `runs` waits, or throws on wait number `fail_at`.
+class ScriptedWatch : public GuestWatch {
+ public:
+  explicit ScriptedWatch(int runs, int fail_at = -1) : runs_(runs), fail_at_(fail_at) {}
+  bool finished() override { return waits_ >= runs_; }
+  void wait(double) override {
+    if (++waits_ == fail_at_) throw std::runtime_error("QEMU died");
+  }
+  int waits() const { return waits_; }
+
+ private:
+  int runs_;
+  int fail_at_;
+  int waits_ = 0;
+};
+
+// A ring-like source: one epoch record per collection, resumes counted.
+class CountingSource : public RecordSource {
+ public:
+  Collected collect() override {
+    Collected collected;
+    collected.delivered = true;
+    collected.stats = DecodeStats{};
+    collected.guest_cycles = ++collections_ * 1000;
+    return collected;
+  }
+  void resume() override { ++resumes_; }
+  bool at_end(bool guest_done) override { return guest_done; }
+  DecodeStats total_stats() const override { return {}; }
+  int collections_ = 0;
+  int resumes_ = 0;
+};
+
+std::filesystem::path fresh_directory(const char* name) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(path);
+  return path;
+}
+
+TEST(Session, PullsOnceMoreAfterTheGuestFinishes) {
+  ProfileDatabaseWriter writer(fresh_directory("dcpi-session-test-a"));
+  ProfileBuilder builder;
+  CountingSource source;
+  ScriptedWatch watch(3);
+  SessionStats stats;
+  int progress_calls = 0;
+  SessionOptions options;
+  options.wait_seconds = 0;
+  options.progress = [&](const SessionStats&) { ++progress_calls; };
+  run_session(source, watch, builder, writer, options, stats);
+  EXPECT_EQ(source.collections_, 4);  // before each of the 3 waits, and the final pull
+  EXPECT_EQ(source.resumes_, 3);
+  EXPECT_EQ(stats.pulls, 4u);
+  EXPECT_EQ(stats.guest_cycles, 4000u);
+  EXPECT_EQ(progress_calls, 1);  // only the final one within 2 s
+}
+
+TEST(Session, ZeroDurationCollectsOnce) {
+  ProfileDatabaseWriter writer(fresh_directory("dcpi-session-test-b"));
+  ProfileBuilder builder;
+  CountingSource source;
+  TimedWatch watch(0, 1.0);
+  SessionStats stats;
+  run_session(source, watch, builder, writer, {}, stats);
+  EXPECT_EQ(source.collections_, 1);
+  EXPECT_EQ(source.resumes_, 0);
+}
+
+TEST(Session, StoresWhatWasCollectedWhenTheGuestDies) {
+  const auto db = fresh_directory("dcpi-session-test-c");
+  ProfileBuilder builder;
+  // Serial bytes: one valid epoch record, then the watch throws.
+  const std::vector<uint8_t> record =
+      encode_record(RecordType::kEpoch, 0, 0, 0, std::vector<uint8_t>(sizeof(EpochPayload)));
+  std::deque<std::vector<uint8_t>> chunks{record};
+  SerialStreamSource source([&](double, bool&) {
+    if (chunks.empty()) return std::vector<uint8_t>{};
+    auto bytes = chunks.front();
+    chunks.pop_front();
+    return bytes;
+  });
+  ScriptedWatch watch(100, 2);
+  SessionStats stats;
+  SessionOptions options;
+  options.wait_seconds = 0;
+  options.merge_seconds = 3600;  // only the error path merges
+  {
+    ProfileDatabaseWriter writer(db);
+    EXPECT_THROW(run_session(source, watch, builder, writer, options, stats), std::runtime_error);
+  }
+  EXPECT_EQ(stats.pulls, 1u);
+  EXPECT_EQ(stats.totals.records, 1u);
+  EXPECT_FALSE(ProfileDatabase::open(db).epochs().empty());
+}
+
+TEST(Session, SerialStreamEndsWhenClosed) {
+  ProfileDatabaseWriter writer(fresh_directory("dcpi-session-test-d"));
+  ProfileBuilder builder;
+  SerialStreamSource source([](double, bool& closed) {
+    closed = true;
+    return std::vector<uint8_t>{1, 2, 3};  // garbage, then end of stream
+  });
+  ScriptedWatch watch(100);
+  SessionStats stats;
+  SessionOptions options;
+  options.wait_seconds = 0;
+  run_session(source, watch, builder, writer, options, stats);
+  EXPECT_EQ(watch.waits(), 0);
+  EXPECT_EQ(stats.pulls, 1u);
+  EXPECT_EQ(stats.decode.records, 0u);
+}
+
+// The exact argv, shell-quoted, and the same one qemu_command builds.
+TEST(RunCli, PrintsTheQemuCommand) {
+  const std::string palcode = testing::fixture_path("fake_palcode.elf");
+  const std::string kernel = testing::fixture_path("fake_kernel.elf");
+  if (palcode.empty() || kernel.empty()) GTEST_SKIP() << "no Alpha binutils";
+  const testing::CommandResult result = testing::run_dcpi(
+      {"run", "--print-qemu-command", "--palcode", palcode, "--kernel", kernel, "--cpus", "2",
+       "--no-initrd", "--gdb-port", "1234", "--append=test=boot halt=1", "--plugin",
+       "file=x.so,out=y"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  qemu::MachineConfig config;
+  config.palcode = palcode;
+  config.kernel = kernel;
+  config.cpus = 2;
+  config.append = "test=boot halt=1";
+  config.gdb_port = 1234;
+  config.plugins = {"file=x.so,out=y"};
+  std::string expected;
+  for (const std::string& arg : qemu::qemu_command(config))
+    expected += (expected.empty() ? "" : " ") +
+                (arg == config.append ? "'" + arg + "'" : arg);
+  EXPECT_EQ(result.out, expected + "\n");
+}
+
+TEST(RunCli, PrintQemuCommandChecksTheFiles) {
+  const testing::CommandResult result = testing::run_dcpi(
+      {"run", "--print-qemu-command", "--palcode", "/nonexistent/p.elf", "--no-gdb"});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.err.find("PALcode (-bios) not found"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace dcpi

@@ -86,16 +86,15 @@ struct SessionStats {
 };
 
 struct SessionOptions {
-  double wait_seconds = 0.5;   // the guest runs this long between collections
-  double merge_seconds = 0;    // 0: merge into the database after every collection
-  double progress_seconds = 2; // at most one progress call per this, and one at the end
+  double wait_seconds = 0.5;    // the guest runs this long between collections
+  double merge_seconds = 0;     // 0: merge into the database after every collection
+  double progress_seconds = 2;  // at most one progress call per this, and one at the end
   std::function<void(const SessionStats&)> progress;  // may be empty
 };
 
 // Runs the loop; `stats` is kept current, so a caller catching an exception
 // still sees what was stored.
 void run_session(RecordSource& source, GuestWatch& watch, ProfileBuilder& builder,
-                 ProfileDatabaseWriter& writer, const SessionOptions& options,
-                 SessionStats& stats);
+                 ProfileDatabaseWriter& writer, const SessionOptions& options, SessionStats& stats);
 
 }  // namespace dcpi

@@ -1,8 +1,8 @@
 // How QEMU is started for DCPI, for the host tools (dcpi run). DESIGN §3:
 // clipper (DP264/Typhoon), our PALcode as -bios, our kernel as -kernel, an
 // initrd of workloads, and `-icount shift=2,sleep=off` so every guest
-// instruction advances virtual time by exactly 4 ns. The Python tests build
-// the same command with qemu/machine.py; tests/unit checks the two agree.
+// instruction advances virtual time by exactly 4 ns. The Python tests get
+// this same argv from `dcpi run --print-qemu-command` (tests/guest/qemu_run.py).
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -22,8 +22,7 @@ const MachineConfig& checked(const MachineConfig& machine) {
 
 }  // namespace
 
-QemuSession::QemuSession(const MachineConfig& machine, std::ostream* console,
-                         SessionLimits limits)
+QemuSession::QemuSession(const MachineConfig& machine, std::ostream* console, SessionLimits limits)
     : process_(qemu_command(checked(machine)), console), limits_(limits), start_(Clock::now()) {}
 
 bool QemuSession::finished() {

@@ -67,8 +67,8 @@ class QemuSession {
 
 template <typename Connect>
 auto QemuSession::connect_stub(Connect connect) -> decltype(connect()) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(limits_.stub_connect_seconds);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(limits_.stub_connect_seconds);
   for (;;) {
     try {
       return connect();

@@ -9,9 +9,9 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/run_session.h"
-#include "hostdump/values/value_capture.h"
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
+#include "hostdump/values/value_capture.h"
 
 namespace dcpi {
 
@@ -252,10 +252,10 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
 
 int run_run_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments, {{"mix",           "workloads",     "cpus",    "db",       "epoch",     "period",
-                   "period-range",  "events",        "build",   "palcode",  "kernel",    "initrd",
-                   "memory",        "interval",      "timeout", "gdb-port", "transport", "values",
-                   "values-module", "values-capture", "append", "plugin", "com2-port"},
+      arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
+                   "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
+                   "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
+                   "values-module", "values-capture", "append",  "plugin",   "com2-port"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
   RunOptions run = parse_run_options(options);
   if (options.flag("print-qemu-command")) {

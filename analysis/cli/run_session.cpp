@@ -127,8 +127,7 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
     pull_until_done(options, session, source, builder, writer, result);
   } else {
     const std::unique_ptr<GdbClient> client = session.connect_stub([&machine] {
-      return std::make_unique<GdbClient>(StubAddress{"127.0.0.1", *machine.gdb_port},
-                                         kStubTimeout);
+      return std::make_unique<GdbClient>(StubAddress{"127.0.0.1", *machine.gdb_port}, kStubTimeout);
     });
     client->set_physical_memory_mode(true);
     GdbRingSource source(*client, *ring_address, cycles_address);

@@ -33,17 +33,17 @@ struct RunOptions {
   double pull_interval_seconds = 0.5;
   double timeout_seconds = 900;
   Transport transport = Transport::kGdb;
-  std::optional<uint16_t> gdb_port;  // default: a free loopback port
-  bool gdb_stub = true;              // false: no -gdb (only for --print-qemu-command)
+  std::optional<uint16_t> gdb_port;   // default: a free loopback port
+  bool gdb_stub = true;               // false: no -gdb (only for --print-qemu-command)
   std::optional<std::string> append;  // the kernel command line verbatim, instead of
                                       // the one built from the options above
-  std::ostream* console = nullptr;   // echo of the guest console
-  std::ostream* progress = nullptr;  // progress lines
+  std::ostream* console = nullptr;    // echo of the guest console
+  std::ostream* progress = nullptr;   // progress lines
 };
 
 struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
-  uint64_t epoch_base = 0;  // database epoch = epoch_base + guest epoch
-  std::string console;      // everything the guest printed
+  uint64_t epoch_base = 0;         // database epoch = epoch_base + guest epoch
+  std::string console;             // everything the guest printed
 };
 
 // Throws std::runtime_error (QEMU failed or died, timeout, stub error) after

@@ -60,15 +60,15 @@ void check_header_bytes(const ContainerPrefix& prefix, const ContainerKind& kind
                         uint64_t string_bytes, std::span<const uint8_t> bytes,
                         const std::string& path) {
   if (prefix.header_bytes != kind.fixed_header_bytes + string_bytes)
-    throw ProfileFormatError(path, offsetof(ContainerPrefix, header_bytes),
-                             "header size " + std::to_string(prefix.header_bytes) +
-                                 " does not match its strings");
+    throw ProfileFormatError(
+        path, offsetof(ContainerPrefix, header_bytes),
+        "header size " + std::to_string(prefix.header_bytes) + " does not match its strings");
   if (prefix.header_bytes > bytes.size())
     throw ProfileFormatError(path, bytes.size(), "truncated header strings");
 }
 
-size_t check_trailer(std::span<const uint8_t> bytes, uint32_t header_bytes,
-                     const std::string& path, const ContainerKind& kind) {
+size_t check_trailer(std::span<const uint8_t> bytes, uint32_t header_bytes, const std::string& path,
+                     const ContainerKind& kind) {
   if (bytes.size() < size_t{header_bytes} + kTrailerBytes)
     throw ProfileFormatError(path, bytes.size(), "truncated: no room for the trailer");
   const size_t trailer = bytes.size() - kTrailerBytes;

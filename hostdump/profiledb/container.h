@@ -28,9 +28,9 @@ namespace dcpi::profiledb {
 
 static_assert(std::endian::native == std::endian::little, "database files are little-endian");
 
-inline constexpr size_t kTrailerBytes = 8;      // crc32c + trailer magic
-inline constexpr size_t kMaxVarintBytes = 10;   // 64 bits in 7-bit groups
-inline constexpr size_t kMaxStringBytes = 4096; // longest header string a writer accepts
+inline constexpr size_t kTrailerBytes = 8;       // crc32c + trailer magic
+inline constexpr size_t kMaxVarintBytes = 10;    // 64 bits in 7-bit groups
+inline constexpr size_t kMaxStringBytes = 4096;  // longest header string a writer accepts
 
 // One kind of container file: what tells it apart and names it in errors.
 struct ContainerKind {
@@ -67,8 +67,8 @@ void check_header_bytes(const ContainerPrefix& prefix, const ContainerKind& kind
                         uint64_t string_bytes, std::span<const uint8_t> bytes,
                         const std::string& path);
 // Checks the trailer magic and the CRC; returns where the body ends.
-size_t check_trailer(std::span<const uint8_t> bytes, uint32_t header_bytes,
-                     const std::string& path, const ContainerKind& kind);
+size_t check_trailer(std::span<const uint8_t> bytes, uint32_t header_bytes, const std::string& path,
+                     const ContainerKind& kind);
 
 bool is_lower_hex(std::string_view text);
 

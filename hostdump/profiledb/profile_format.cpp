@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "firmware/crc32c.h"
-#include "hostdump/profiledb/container.h"
 #include "firmware/events.h"
+#include "hostdump/profiledb/container.h"
 
 namespace dcpi {
 
@@ -27,8 +27,11 @@ namespace {
 
 using namespace profiledb;
 
-constexpr ContainerKind kProfileKind{"profile", {kProfileMagic, sizeof kProfileMagic},
-                                    kProfileVersion, kTrailerMagic, kFixedHeaderBytes};
+constexpr ContainerKind kProfileKind{"profile",
+                                     {kProfileMagic, sizeof kProfileMagic},
+                                     kProfileVersion,
+                                     kTrailerMagic,
+                                     kFixedHeaderBytes};
 
 FixedHeader decode_fixed_header(std::span<const uint8_t> bytes, const std::string& path) {
   (void)check_prefix(bytes, path, kProfileKind);

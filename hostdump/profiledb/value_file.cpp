@@ -7,10 +7,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "firmware/crc32c.h"
 #include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_format.h"
 #include "hostdump/values/value_reducer.h"
-#include "firmware/crc32c.h"
 
 namespace dcpi::values {
 namespace {
@@ -20,8 +20,11 @@ using namespace profiledb;
 
 constexpr uint8_t kFlagUnknownImage = 1;
 constexpr uint32_t kMaxCapacity = 1024;
-constexpr ContainerKind kValueKind{"value", {kValueMagic, sizeof kValueMagic}, kValueVersion,
-                                   kValueTrailerMagic, kValueFixedHeaderBytes};
+constexpr ContainerKind kValueKind{"value",
+                                   {kValueMagic, sizeof kValueMagic},
+                                   kValueVersion,
+                                   kValueTrailerMagic,
+                                   kValueFixedHeaderBytes};
 
 // Fixed part of the header, after the container prefix (container.h).
 // Strings follow it: build-id hex, path, kind, module.
@@ -95,8 +98,8 @@ std::vector<uint8_t> encode_value_file(const ValueFileInfo& info,
       info.module.size() > kMaxStringBytes || !valid_kind_name(info.kind))
     throw std::length_error("value file header string too long or bad kind name");
   FixedHeader h{};
-  h.prefix = make_prefix(kValueKind, image.build_id.size() + image.path.size() +
-                                         info.kind.size() + info.module.size());
+  h.prefix = make_prefix(kValueKind, image.build_id.size() + image.path.size() + info.kind.size() +
+                                         info.module.size());
   h.format = static_cast<uint8_t>(info.format);
   h.flags = image.unknown ? kFlagUnknownImage : 0;
   h.capacity = static_cast<uint16_t>(info.capacity);
@@ -201,8 +204,8 @@ ValueFile read_value_file(const fs::path& file) {
 }
 
 ValueFileInfo read_value_file_info(const fs::path& file) {
-  return decode_value_file_info(read_file_bytes(file, kValueFixedHeaderBytes + 4 * size_t{UINT16_MAX}),
-                                file.string());
+  return decode_value_file_info(
+      read_file_bytes(file, kValueFixedHeaderBytes + 4 * size_t{UINT16_MAX}), file.string());
 }
 
 std::vector<ValueFileInfo> list_value_files(const ProfileDatabase& db, uint64_t epoch) {

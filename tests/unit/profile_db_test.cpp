@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <random>
 
-#include "hostdump/profiledb/profile_format.h"
 #include "firmware/crc32c.h"
 #include "hostdump/profiledb/profile_db_writer.h"
+#include "hostdump/profiledb/profile_format.h"
 #include "hostdump/row_accumulator.h"
 #include "test_support.h"
 

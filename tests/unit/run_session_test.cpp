@@ -133,10 +133,10 @@ TEST(RunCli, PrintsTheQemuCommand) {
   const std::string palcode = testing::fixture_path("fake_palcode.elf");
   const std::string kernel = testing::fixture_path("fake_kernel.elf");
   if (palcode.empty() || kernel.empty()) GTEST_SKIP() << "no Alpha binutils";
-  const testing::CommandResult result = testing::run_dcpi(
-      {"run", "--print-qemu-command", "--palcode", palcode, "--kernel", kernel, "--cpus", "2",
-       "--no-initrd", "--gdb-port", "1234", "--append=test=boot halt=1", "--plugin",
-       "file=x.so,out=y"});
+  const testing::CommandResult result =
+      testing::run_dcpi({"run", "--print-qemu-command", "--palcode", palcode, "--kernel", kernel,
+                         "--cpus", "2", "--no-initrd", "--gdb-port", "1234",
+                         "--append=test=boot halt=1", "--plugin", "file=x.so,out=y"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   qemu::MachineConfig config;
   config.palcode = palcode;
@@ -147,8 +147,7 @@ TEST(RunCli, PrintsTheQemuCommand) {
   config.plugins = {"file=x.so,out=y"};
   std::string expected;
   for (const std::string& arg : qemu::qemu_command(config))
-    expected += (expected.empty() ? "" : " ") +
-                (arg == config.append ? "'" + arg + "'" : arg);
+    expected += (expected.empty() ? "" : " ") + (arg == config.append ? "'" + arg + "'" : arg);
   EXPECT_EQ(result.out, expected + "\n");
 }
 

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Layering check (issue 13; docs/architecture.md): each room may include only
+the rooms its arrows point to. Scans every #include "room/..." in C, C++ and
+assembly sources and fails, naming file, line and rule, on any other.
+
+Usage: check_layering.py SOURCE_DIR
+       check_layering.py --self-test   (plants violations in a scratch tree)
+"""
+import os
+import re
+import sys
+import tempfile
+
+# room -> rooms it may include (itself always allowed). A room is a path
+# prefix; the longest matching prefix decides. Guest rooms never include a
+# host room; the kernel and the driver meet only through two headers.
+ALLOWED = {
+    "firmware": set(),
+    "palcode": {"firmware"},
+    "isa": set(),
+    "driver": {"firmware", "isa"},
+    "kernel": {"firmware"},
+    "workloads": {"firmware"},
+    "tests/guest": {"firmware", "kernel", "driver", "isa", "workloads", "tests/guest"},
+    "tests/newlib": {"firmware", "workloads"},
+    "qemu/plugins": {"isa", "firmware"},
+    "qemu": {"firmware"},
+    "hostdump": {"firmware", "isa"},
+    "analysis/symbols": {"isa", "firmware", "hostdump"},
+    "analysis/calc": {"isa", "firmware", "hostdump", "analysis/symbols", "analysis/reports"},
+    "analysis/reports": {"isa", "firmware", "hostdump", "analysis/symbols"},
+    "analysis/values": {"isa", "firmware", "hostdump", "analysis/symbols", "analysis/reports"},
+    "analysis/cli": {"isa", "firmware", "hostdump", "qemu", "analysis"},
+    "tests": None,  # host tests may include anything
+}
+# Single headers that open a door between two rooms.
+DOORS = {
+    "kernel": {"driver/driver.h", "driver/kernel_services.h"},
+    "driver": {"driver/kernel_services.h"},
+}
+SOURCE = re.compile(r"\.(c|cc|cpp|h|hpp|S|s|inc)$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def room_of(path):
+    best = None
+    for room in ALLOWED:
+        if path == room or path.startswith(room + "/"):
+            if best is None or len(room) > len(best):
+                best = room
+    return best
+
+
+def target_room(include):
+    return room_of(include) or include.split("/", 1)[0]
+
+
+def allowed(room, target):
+    return any(target == r or target.startswith(r + "/") for r in ALLOWED[room] | {room})
+
+
+def violations(root):
+    for directory, subdirs, files in os.walk(root):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".") and d != "build"]
+        for name in files:
+            if not SOURCE.search(name):
+                continue
+            path = os.path.relpath(os.path.join(directory, name), root)
+            room = room_of(path)
+            if room is None or ALLOWED[room] is None:
+                continue
+            with open(os.path.join(root, path), errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    include = m.group(1)
+                    if include.startswith("."):  # relative: resolve from the file
+                        include = os.path.normpath(os.path.join(os.path.dirname(path), include))
+                    if "/" not in include:
+                        continue
+                    target = target_room(include)
+                    if allowed(room, target):
+                        continue
+                    if include in DOORS.get(room, set()):
+                        continue
+                    if not os.path.exists(os.path.join(root, include)):
+                        continue  # a system or generated header
+                    yield f"{path}:{number}: room {room} must not include {include}"
+
+
+def self_test():
+    """The check must flag each planted crossing and nothing else."""
+    planted = {
+        "driver/handler.cpp": ['#include "kernel/process.h"', '#include "driver/driver.h"'],
+        "kernel/main.cpp": ['#include "driver/percpu.h"', '#include "driver/driver.h"'],
+        "hostdump/ingest.cpp": ['#include "analysis/symbols/elf_image.h"'],
+        "isa/decode.h": ['#include "hostdump/ingest.h"', '#include <cstdint>'],
+        "analysis/reports/sample_set.h": ['#include "analysis/cli/cli_options.h"'],
+        "analysis/cli/prof.cpp": ['#include "analysis/reports/sample_set.h"'],
+        "palcode/pal.S": ['#include "../kernel/process.h"', '#include "firmware/pal_abi.h"'],
+        "firmware/pal_abi.h": [],
+        "kernel/process.h": [], "driver/driver.h": [], "driver/percpu.h": [],
+        "analysis/symbols/elf_image.h": [], "hostdump/ingest.h": [],
+        "analysis/cli/cli_options.h": [],
+    }
+    expected = {"driver/handler.cpp:1", "kernel/main.cpp:1", "hostdump/ingest.cpp:1",
+                "isa/decode.h:1", "analysis/reports/sample_set.h:1", "palcode/pal.S:1"}
+    with tempfile.TemporaryDirectory() as root:
+        for path, lines in planted.items():
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write("\n".join(lines) + "\n")
+        found = {v.split(": ")[0] for v in violations(root)}
+    if found != expected:
+        print(f"layering self-test: expected {sorted(expected)}, found {sorted(found)}")
+        return 1
+    print(f"layering self-test: {len(expected)} planted violations caught, none invented")
+    return 0
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
+        return self_test()
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    found = list(violations(sys.argv[1]))
+    for v in found:
+        print(v)
+    print(f"layering: {len(found)} violation(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,7 +2,9 @@
 // DCPI §6 stall analysis. Numbers follow GCC's gcc/config/alpha/ev5.md and
 // the 21164 hardware reference: two integer pipes (E0, E1), FP add (FA) and
 // multiply (FM) pipes; load-use 2 cycles on a D-cache hit; mull 8, mulq 12,
-// umulh 14; FP add/multiply 4; divs 15, divt 22. Freestanding.
+// umulh 14; FP add/multiply 4; divs 15, divt 22. The one EV5 description:
+// dcpicalc's EV5 model (analysis/calc/ev5_model.cpp) schedules with it, and it
+// is freestanding (no library, constexpr) for the guest and for plugins.
 #pragma once
 #include <cstdint>
 
@@ -93,24 +95,58 @@ constexpr Ev5Timing ev5_timing(Ev5Class c) {
       return {kPipeFA, 4, 0, false, "ftoi"};
     case Ev5Class::kMisc:
       return {kPipeE0, 2, 0, false, "misc"};
-    case Ev5Class::kNone:
+    case Ev5Class::kNone:  // undecodable: scheduled like misc
       break;
   }
-  return {0, 1, 0, false, "none"};
+  return {kPipeE0, 2, 0, false, "none"};
 }
 
 constexpr Ev5Class ev5_class(const Instruction& in) {
   return in.valid() ? in.info().ev5 : Ev5Class::kNone;
 }
 
+constexpr bool ev5_is_load(Ev5Class c) {
+  return c == Ev5Class::kIld || c == Ev5Class::kFld || c == Ev5Class::kLdL;
+}
+// Stores, st_c and mb: the store pipe (E0, never beside a load).
+constexpr bool ev5_is_store(Ev5Class c) { return ev5_timing(c).store_pipe; }
+// A load or a store of data (mb moves none).
+constexpr bool ev5_is_memory_access(Ev5Class c) {
+  return ev5_is_load(c) || (ev5_is_store(c) && c != Ev5Class::kMb);
+}
+
+// The two non-pipelined units: the integer multiplier and the FP divider
+// (which also does the square roots, see above).
+constexpr bool ev5_is_multiply(Ev5Class c) {
+  return c == Ev5Class::kImull || c == Ev5Class::kImulq || c == Ev5Class::kImulh;
+}
+constexpr bool ev5_uses_divider(Ev5Class c) {
+  return c == Ev5Class::kFdivS || c == Ev5Class::kFdivT || c == Ev5Class::kFsqrtS ||
+         c == Ev5Class::kFsqrtT;
+}
+// Cycles the multiplier / divider stays busy after `c` issues (0: not its unit).
+constexpr uint8_t ev5_multiplier_busy(Ev5Class c) {
+  return ev5_is_multiply(c) ? ev5_timing(c).unit_busy : 0;
+}
+constexpr uint8_t ev5_divider_busy(Ev5Class c) {
+  return ev5_uses_divider(c) ? ev5_timing(c).unit_busy : 0;
+}
+
+// ev5.md: "no insn can be issued to E0 exactly two cycles before an integer
+// multiply completes": E0 is taken at issue + latency - 3 for the multiply's
+// write-back.
+constexpr uint8_t ev5_multiply_writeback_offset(Ev5Class multiply) {
+  return static_cast<uint8_t>(ev5_timing(multiply).latency - 3);
+}
+
+// Cycles after `producer` issues until `consumer` may issue when it reads
+// the producer's result.
 // GCC's ev5.md: the integer multiplier cannot take operands from the Ebox
 // bypass, so a multiply consuming an E-box result waits this much longer
 // (define_bypass 3 "ev5_ld,...,ev5_ilogcmp" "ev5_imul*": 3 instead of 1-2).
 constexpr uint8_t ev5_latency(Ev5Class producer, Ev5Class consumer) {
   const Ev5Timing p = ev5_timing(producer);
-  const bool consumer_multiplies =
-      consumer == Ev5Class::kImull || consumer == Ev5Class::kImulq || consumer == Ev5Class::kImulh;
-  if (consumer_multiplies) {
+  if (ev5_is_multiply(consumer)) {
     switch (producer) {
       case Ev5Class::kImull:
       case Ev5Class::kImulq:

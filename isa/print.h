@@ -146,10 +146,22 @@ constexpr void put_memory_operand(int32_t displacement, unsigned rb, TextBuffer&
   out.put(')');
 }
 
-// objdump's pseudo-instructions: prints one and returns true when `in` is
+// Comma-separated operands: put_list(out, "t0", "t1") prints "t0,t1".
+constexpr void put_list(TextBuffer& out, const char* a, const char* b) {
+  out.put(a);
+  out.put(',');
+  out.put(b);
+}
+constexpr void put_list(TextBuffer& out, const char* a, const char* b, const char* c) {
+  put_list(out, a, b);
+  out.put(',');
+  out.put(c);
+}
+
+// objdump's integer pseudo-instructions (sextl, negq, not, mov, nop, clr,
+// unop, lda/ldah without a base): prints one and returns true when `in` is
 // spelled as one.
-constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrinter* printer,
-                          TextBuffer& out) {
+constexpr bool put_integer_pseudo(const Instruction& in, TextBuffer& out) {
   const Operation op = in.operation;
   const bool za = in.ra == 31;
   switch (op) {
@@ -185,12 +197,9 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
         out.put("clr\t");
         out.put(ireg(in.rc));
         return true;
-      } else if (za) {
+      } else if (za || in.ra == in.rb) {
         out.put("mov\t");
         out.put(ireg(in.rb));
-      } else if (in.ra == in.rb) {
-        out.put("mov\t");
-        out.put(ireg(in.ra));
       } else {
         return false;
       }
@@ -210,11 +219,17 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
       if (!za) return false;
       out.put("unop\t");
       return true;
-    case Operation::kBr:
-      if (!za) return false;
-      out.put("br\t");
-      put_address(branch_target(in, pc), printer, out);
-      return true;
+    default:
+      return false;
+  }
+}
+
+// objdump's FP pseudo-instructions (negs/negt/negf/negg, fnop, fclr, fabs,
+// fmov, fneg).
+constexpr bool put_fp_pseudo(const Instruction& in, TextBuffer& out) {
+  const Operation op = in.operation;
+  const bool za = in.ra == 31;
+  switch (op) {
     case Operation::kSubf:
     case Operation::kSubg:
     case Operation::kSubs:
@@ -230,9 +245,7 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
                                        : "negt");
       put_fp_qualifiers(in, out);
       out.put('\t');
-      out.put(freg(in.rb));
-      out.put(',');
-      out.put(freg(in.rc));
+      put_list(out, freg(in.rb), freg(in.rc));
       return true;
     }
     case Operation::kCpys:
@@ -241,16 +254,9 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
       } else if (za && in.rb == 31) {
         out.put("fclr\t");
         out.put(freg(in.rc));
-      } else if (za) {
-        out.put("fabs\t");
-        out.put(freg(in.rb));
-        out.put(',');
-        out.put(freg(in.rc));
-      } else if (in.ra == in.rb) {
-        out.put("fmov\t");
-        out.put(freg(in.ra));
-        out.put(',');
-        out.put(freg(in.rc));
+      } else if (za || in.ra == in.rb) {
+        out.put(za ? "fabs\t" : "fmov\t");
+        put_list(out, freg(in.rb), freg(in.rc));
       } else {
         return false;
       }
@@ -258,9 +264,23 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
     case Operation::kCpysn:
       if (in.ra != in.rb) return false;
       out.put("fneg\t");
-      out.put(freg(in.ra));
-      out.put(',');
-      out.put(freg(in.rc));
+      put_list(out, freg(in.ra), freg(in.rc));
+      return true;
+    default:
+      return false;
+  }
+}
+
+// objdump's control pseudo-instructions (br without a link, jmp and ret
+// without hints, rpcc without Rb) and the named CALL_PALs.
+constexpr bool put_control_pseudo(const Instruction& in, uint64_t pc, const AddressPrinter* printer,
+                                  TextBuffer& out) {
+  const bool za = in.ra == 31;
+  switch (in.operation) {
+    case Operation::kBr:
+      if (!za) return false;
+      out.put("br\t");
+      put_address(branch_target(in, pc), printer, out);
       return true;
     case Operation::kJmp:
       if (!za || in.hint != 0) return false;
@@ -288,6 +308,51 @@ constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrint
   }
 }
 
+// objdump's pseudo-instructions: prints one and returns true when `in` is
+// spelled as one.
+constexpr bool put_pseudo(const Instruction& in, uint64_t pc, const AddressPrinter* printer,
+                          TextBuffer& out) {
+  return put_integer_pseudo(in, out) || put_fp_pseudo(in, out) ||
+         put_control_pseudo(in, pc, printer, out);
+}
+
+// Operands of the register-to-register shapes (integer and FP operate,
+// conversions between the register files, FPCR).
+constexpr void put_operate_operands(const Instruction& in, TextBuffer& out) {
+  switch (in.shape()) {
+    case Shape::kOperate:
+    case Shape::kOperateRegisterOnly:
+      out.put(ireg(in.ra));
+      out.put(',');
+      [[fallthrough]];
+    case Shape::kOperateUnary:
+    case Shape::kOperateUnaryRegisterOnly:
+      put_rb_or_literal(in, out);
+      out.put(',');
+      [[fallthrough]];
+    case Shape::kImplver:
+      out.put(ireg(in.rc));
+      break;
+    case Shape::kFpOperate:
+      put_list(out, freg(in.ra), freg(in.rb), freg(in.rc));
+      break;
+    case Shape::kFpUnary:
+      put_list(out, freg(in.rb), freg(in.rc));
+      break;
+    case Shape::kIntToFp:
+      put_list(out, ireg(in.ra), freg(in.rc));
+      break;
+    case Shape::kFpToInt:
+      put_list(out, freg(in.ra), ireg(in.rc));
+      break;
+    case Shape::kFpcr:
+      out.put(freg(in.ra));
+      break;
+    default:
+      break;
+  }
+}
+
 constexpr void put_operands(const Instruction& in, uint64_t pc, const AddressPrinter* printer,
                             TextBuffer& out) {
   switch (in.shape()) {
@@ -296,12 +361,8 @@ constexpr void put_operands(const Instruction& in, uint64_t pc, const AddressPri
       break;
     case Shape::kMemory:
     case Shape::kHwMemory:
-      out.put(ireg(in.ra));
-      out.put(',');
-      put_memory_operand(in.displacement, in.rb, out);
-      break;
     case Shape::kMemoryFp:
-      out.put(freg(in.ra));
+      out.put(in.shape() == Shape::kMemoryFp ? freg(in.ra) : ireg(in.ra));
       out.put(',');
       put_memory_operand(in.displacement, in.rb, out);
       break;
@@ -310,48 +371,6 @@ constexpr void put_operands(const Instruction& in, uint64_t pc, const AddressPri
       out.put(in.shape() == Shape::kBranch ? ireg(in.ra) : freg(in.ra));
       out.put(',');
       put_address(branch_target(in, pc), printer, out);
-      break;
-    case Shape::kOperate:
-    case Shape::kOperateRegisterOnly:
-      out.put(ireg(in.ra));
-      out.put(',');
-      put_rb_or_literal(in, out);
-      out.put(',');
-      out.put(ireg(in.rc));
-      break;
-    case Shape::kOperateUnary:
-    case Shape::kOperateUnaryRegisterOnly:
-      put_rb_or_literal(in, out);
-      out.put(',');
-      out.put(ireg(in.rc));
-      break;
-    case Shape::kImplver:
-      out.put(ireg(in.rc));
-      break;
-    case Shape::kFpOperate:
-      out.put(freg(in.ra));
-      out.put(',');
-      out.put(freg(in.rb));
-      out.put(',');
-      out.put(freg(in.rc));
-      break;
-    case Shape::kFpUnary:
-      out.put(freg(in.rb));
-      out.put(',');
-      out.put(freg(in.rc));
-      break;
-    case Shape::kIntToFp:
-      out.put(ireg(in.ra));
-      out.put(',');
-      out.put(freg(in.rc));
-      break;
-    case Shape::kFpToInt:
-      out.put(freg(in.ra));
-      out.put(',');
-      out.put(ireg(in.rc));
-      break;
-    case Shape::kFpcr:
-      out.put(freg(in.ra));
       break;
     case Shape::kMiscNone:
       break;
@@ -365,9 +384,7 @@ constexpr void put_operands(const Instruction& in, uint64_t pc, const AddressPri
       out.put(ireg(in.ra));
       break;
     case Shape::kMiscRpcc:
-      out.put(ireg(in.ra));
-      out.put(',');
-      out.put(ireg(in.rb));
+      put_list(out, ireg(in.ra), ireg(in.rb));
       break;
     case Shape::kJump:
     case Shape::kReturn:
@@ -382,12 +399,8 @@ constexpr void put_operands(const Instruction& in, uint64_t pc, const AddressPri
       }
       break;
     case Shape::kHwMfpr:
-      out.put(ireg(in.ra));
-      out.put(',');
-      out.put_c_hex(in.pal_function);
-      break;
     case Shape::kHwMtpr:
-      out.put(ireg(in.rb));
+      out.put(ireg(in.shape() == Shape::kHwMfpr ? in.ra : in.rb));
       out.put(',');
       out.put_c_hex(in.pal_function);
       break;
@@ -396,6 +409,9 @@ constexpr void put_operands(const Instruction& in, uint64_t pc, const AddressPri
       out.put(ireg(in.rb));
       out.put("),");
       put_address(branch_target(in, pc), printer, out);
+      break;
+    default:
+      put_operate_operands(in, out);
       break;
   }
 }

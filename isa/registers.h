@@ -19,6 +19,20 @@ inline constexpr const char* kFpRegisterNames[32] = {
     "$f11", "$f12", "$f13", "$f14", "$f15", "$f16", "$f17", "$f18", "$f19", "$f20", "$f21",
     "$f22", "$f23", "$f24", "$f25", "$f26", "$f27", "$f28", "$f29", "$f30", "$f31"};
 
+// One architectural register: integer R0-R31 or FP F0-F31. R31 and F31 read
+// as zero and discard writes, so they never create a dependency.
+struct Register {
+  uint8_t number = kZeroRegister;
+  bool floating = false;
+
+  constexpr bool is_zero() const { return number == kZeroRegister; }
+  constexpr bool operator==(const Register&) const = default;
+};
+static_assert(sizeof(Register) == 2);
+
+constexpr Register int_register(uint8_t number) { return Register{number, false}; }
+constexpr Register fp_register(uint8_t number) { return Register{number, true}; }
+
 // A set of integer and FP registers, bit n = Rn / Fn. R31 and F31 are never
 // members: they carry no dependency.
 struct RegisterSet {

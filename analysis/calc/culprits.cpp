@@ -2,25 +2,11 @@
 
 #include <algorithm>
 
+#include "isa/ev5.h"
+
 namespace dcpi::calc {
 
 namespace {
-
-bool is_memory_access(IssueClass c) {
-  return c == IssueClass::kIntLoad || c == IssueClass::kFpLoad || c == IssueClass::kIntStore ||
-         c == IssueClass::kFpStore;
-}
-bool is_store(IssueClass c) {
-  return c == IssueClass::kIntStore || c == IssueClass::kFpStore || c == IssueClass::kMemoryBarrier;
-}
-bool is_load(IssueClass c) { return c == IssueClass::kIntLoad || c == IssueClass::kFpLoad; }
-bool is_multiply(IssueClass c) {
-  return c == IssueClass::kIntMultiply32 || c == IssueClass::kIntMultiply64 ||
-         c == IssueClass::kIntMultiplyHigh;
-}
-bool is_divide(IssueClass c) {
-  return c == IssueClass::kFpDivideSingle || c == IssueClass::kFpDivideDouble;
-}
 
 class CulpritFinder {
  public:
@@ -97,17 +83,19 @@ class CulpritFinder {
       case DynamicStallCause::kDCacheMiss:
         return loads_feeding(b, i);
       case DynamicStallCause::kDtbMiss:
-        if (is_memory_access(me.issue_class)) return {{cause}};
+        if (isa::ev5_is_memory_access(me.ev5_class)) return {{cause}};
         return {};
       case DynamicStallCause::kWriteBufferOverflow:
-        if (is_store(me.issue_class)) return {{cause}};
+        if (isa::ev5_is_store(me.ev5_class)) return {{cause}};
         return {};
       case DynamicStallCause::kMultiplierBusy:
-        if (is_multiply(me.issue_class) && earlier_in_block_or_predecessors(b, i, is_multiply))
+        if (isa::ev5_is_multiply(me.ev5_class) &&
+            earlier_in_block_or_predecessors(b, i, isa::ev5_is_multiply))
           return {{cause}};
         return {};
       case DynamicStallCause::kFpDividerBusy:
-        if (is_divide(me.issue_class) && earlier_in_block_or_predecessors(b, i, is_divide))
+        if (isa::ev5_uses_divider(me.ev5_class) &&
+            earlier_in_block_or_predecessors(b, i, isa::ev5_uses_divider))
           return {{cause}};
         return {};
     }
@@ -130,7 +118,7 @@ class CulpritFinder {
       }
       if (!producer) {
         if (may_arrive_loaded(b, source->reg)) result.push_back({DynamicStallCause::kDCacheMiss});
-      } else if (is_load(insn(b, *producer).issue_class)) {
+      } else if (isa::ev5_is_load(insn(b, *producer).ev5_class)) {
         result.push_back({DynamicStallCause::kDCacheMiss, insn(b, *producer).address});
       }
     }
@@ -153,7 +141,7 @@ class CulpritFinder {
       const auto& code = cfg_.block(p).instructions;
       auto writer = std::find_if(code.rbegin(), code.rend(),
                                  [&](const InstructionRecord& x) { return x.destination == reg; });
-      if (writer == code.rend() || is_load(writer->issue_class)) return true;
+      if (writer == code.rend() || isa::ev5_is_load(writer->ev5_class)) return true;
     }
     return false;
   }
@@ -161,11 +149,11 @@ class CulpritFinder {
   template <typename Predicate>
   bool earlier_in_block_or_predecessors(BlockId b, size_t i, Predicate is_kind) const {
     for (size_t k = 0; k < i; ++k)
-      if (is_kind(insn(b, k).issue_class)) return true;
+      if (is_kind(insn(b, k).ev5_class)) return true;
     if (unknown_predecessors(b)) return true;
     for (BlockId p : frequent_predecessors(b))
       for (const InstructionRecord& other : cfg_.block(p).instructions)
-        if (is_kind(other.issue_class)) return true;
+        if (is_kind(other.ev5_class)) return true;
     return false;
   }
 

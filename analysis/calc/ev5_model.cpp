@@ -4,7 +4,7 @@
 #include <array>
 #include <set>
 
-#include "analysis/calc/ev5_timing.h"
+#include "isa/ev5.h"
 
 namespace dcpi::calc {
 
@@ -19,6 +19,12 @@ std::span<const DynamicStallCause> Ev5Model::dynamic_stall_causes() const {
 
 namespace {
 
+using isa::Ev5Class;
+using isa::kPipeE0;
+using isa::kPipeE1;
+using isa::kPipeFA;
+using isa::kPipeFM;
+
 constexpr uint64_t kFetchBlockBytes = 16;
 
 size_t register_slot(Register reg) { return reg.number + (reg.floating ? 32u : 0u); }
@@ -30,7 +36,8 @@ struct GroupPipes {
   int fa_only = 0, fm_only = 0, either_fp = 0;
   bool has_load = false, has_store = false;
 
-  void add(const Ev5ClassTiming& t) {
+  void add(Ev5Class c) {
+    const isa::Ev5Timing t = isa::ev5_timing(c);
     if (t.pipes == kPipeE0)
       ++e0_only;
     else if (t.pipes == kPipeE1)
@@ -43,8 +50,8 @@ struct GroupPipes {
       ++fm_only;
     else
       ++either_fp;
-    has_load |= t.is_load;
-    has_store |= t.is_store;
+    has_load |= isa::ev5_is_load(c);
+    has_store |= isa::ev5_is_store(c);
   }
   bool fits(bool e0_reserved) const {
     const int int_pipes = e0_reserved ? 1 : 2;
@@ -99,14 +106,14 @@ class BlockScheduler {
       }
       why_not_joined.reset();
       GroupPipes pipes;
-      pipes.add(ev5_timing(block_[i].issue_class));
+      pipes.add(block_[i].ev5_class);
       commit(i, issue);
       ++i;
       // Later instructions of the same fetch block join while they can.
       while (i < block_.size() && block_[i].address / kFetchBlockBytes == fetch_block) {
         const Readiness r = readiness(i);
         GroupPipes with = pipes;
-        with.add(ev5_timing(block_[i].issue_class));
+        with.add(block_[i].ev5_class);
         if (!with.fits(e0_reserved_.count(issue) > 0)) {
           why_not_joined = StaticStall{.reason = StaticStallReason::kSlotting};
           break;
@@ -131,7 +138,9 @@ class BlockScheduler {
  private:
   static constexpr size_t kNoProducer = SIZE_MAX;
 
-  bool needs_only_e0(size_t i) const { return ev5_timing(block_[i].issue_class).pipes == kPipeE0; }
+  bool needs_only_e0(size_t i) const {
+    return isa::ev5_timing(block_[i].ev5_class).pipes == kPipeE0;
+  }
 
   Readiness readiness(size_t i) const {
     Readiness r;
@@ -147,15 +156,14 @@ class BlockScheduler {
       const size_t p = producer_[register_slot(source->reg)];
       if (p == kNoProducer) continue;  // produced before the block: assumed ready
       consider(
-          issue_[p] + ev5_operand_latency(block_[p].issue_class, insn.issue_class),
+          issue_[p] + isa::ev5_latency(block_[p].ev5_class, insn.ev5_class),
           StaticStall{
               .reason = StaticStallReason::kDependency, .culprit = p, .operand = source->field});
     }
-    const Ev5ClassTiming timing = ev5_timing(insn.issue_class);
-    if (timing.multiplier_busy)
+    if (isa::ev5_multiplier_busy(insn.ev5_class))
       consider(multiplier_free_, StaticStall{.reason = StaticStallReason::kMultiplierBusy,
                                              .culprit = last_multiply_});
-    if (timing.divider_busy)
+    if (isa::ev5_divider_busy(insn.ev5_class))
       consider(divider_free_,
                StaticStall{.reason = StaticStallReason::kFpDividerBusy, .culprit = last_divide_});
     return r;
@@ -163,18 +171,17 @@ class BlockScheduler {
 
   void commit(size_t i, uint64_t cycle) {
     const InstructionRecord& insn = block_[i];
-    const Ev5ClassTiming timing = ev5_timing(insn.issue_class);
     issue_.resize(std::max(issue_.size(), i + 1));
     issue_[i] = cycle;
     if (insn.destination && !insn.destination->is_zero())
       producer_[register_slot(*insn.destination)] = i;
-    if (timing.multiplier_busy) {
-      multiplier_free_ = cycle + timing.multiplier_busy;
+    if (const uint8_t busy = isa::ev5_multiplier_busy(insn.ev5_class)) {
+      multiplier_free_ = cycle + busy;
       last_multiply_ = i;
-      e0_reserved_.insert(cycle + ev5_multiply_writeback_offset(insn.issue_class));
+      e0_reserved_.insert(cycle + isa::ev5_multiply_writeback_offset(insn.ev5_class));
     }
-    if (timing.divider_busy) {
-      divider_free_ = cycle + timing.divider_busy;
+    if (const uint8_t busy = isa::ev5_divider_busy(insn.ev5_class)) {
+      divider_free_ = cycle + busy;
       last_divide_ = i;
     }
   }

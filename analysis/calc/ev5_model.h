@@ -3,7 +3,7 @@
 // stalls). In-order issue of up to two integer and two FP instructions per
 // cycle from one naturally aligned block of four instructions (16 bytes):
 // the next block is not started until every instruction of the current one
-// has issued. Pipe and latency rules are in ev5_timing.h.
+// has issued. Pipe and latency rules are isa/ev5.h's (the one EV5 description).
 #pragma once
 #include "analysis/calc/processor_model.h"
 

@@ -1,59 +1,24 @@
 // The instruction as dcpicalc sees it (DCPI §6.1.1, §6.3): an opaque record
-// that the ISA decoder (isa/, issue 7) fills and that the CFG builder and the
-// processor models read. Nothing here decodes Alpha bits; the decoder maps
-// each instruction to an issue class, its register operands and its control
-// flow, and the models know the rest.
+// that the ISA adapter (isa_adapter.h) fills from isa/'s decoder and that the
+// CFG builder and the processor models read. Nothing here decodes Alpha bits:
+// the adapter gives each instruction its EV5 class and kind, its register
+// operands and its control flow, and the models know the rest.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "isa/instruction.h"
+#include "isa/registers.h"
+
 namespace dcpi::calc {
 
-// An Alpha register: integer r0–r31 or floating f0–f31. r31 and f31 read as
-// zero and discard writes, so they never create a dependency.
-struct Register {
-  uint8_t number = 31;
-  bool floating = false;
-
-  bool is_zero() const { return number == 31; }
-  bool operator==(const Register&) const = default;
-};
-
-inline Register int_register(uint8_t number) { return Register{number, false}; }
-inline Register fp_register(uint8_t number) { return Register{number, true}; }
-
-// Scheduling class: which pipes an instruction may issue to and which
-// latency its result has. The names follow the instruction types of GCC's
-// alpha.md / ev5.md, which DESIGN §8 cites for the 21164 numbers.
-enum class IssueClass : uint8_t {
-  kIntLoad,          // ldq, ldl, ldbu, ldwu, ldq_u
-  kIntStore,         // stq, stl, stb, stw, stq_u
-  kLoadAddress,      // lda, ldah (an integer add)
-  kIntAdd,           // addq, subq, s4addq, …
-  kIntLogic,         // and, bis, xor, bic, ornot, eqv
-  kIntCompare,       // cmpeq, cmplt, cmpult, cmpbge, …
-  kIntCondMove,      // cmoveq, cmovne, …
-  kIntShift,         // sll, srl, sra, ext*, ins*, msk*, zap, zapnot
-  kIntMultimedia,    // MVI (minub8, perr, …): E0, latency 2
-  kIntMultiply32,    // mull, mullv
-  kIntMultiply64,    // mulq, mulqv
-  kIntMultiplyHigh,  // umulh
-  kBranch,           // beq, bne, blt, br, bsr, …
-  kJump,             // jmp, jsr, ret, jsr_coroutine
-  kCallPal,          // call_pal
-  kFpLoad,           // lds, ldt, ldf, ldg
-  kFpStore,          // sts, stt, stf, stg
-  kFpAdd,            // adds, addt, subt, cmpt*, cvt*, fcmov*
-  kFpMultiply,       // muls, mult
-  kFpCopySign,       // cpys, cpysn, cpyse (also fmov, fneg)
-  kFpDivideSingle,   // divs
-  kFpDivideDouble,   // divt
-  kFpBranch,         // fbeq, fbne, …
-  kMemoryBarrier,    // mb, wmb (issue like a store)
-  kMisc,             // trapb, excb, rpcc, rs/rc, fetch, hw_* …
-};
+// Registers are isa/'s (isa/registers.h); the EV5 scheduling class is
+// isa/'s too (isa/instruction.h, timing in isa/ev5.h).
+using isa::fp_register;
+using isa::int_register;
+using isa::Register;
 
 // How an instruction changes control flow; the CFG builder (§6.1.1) needs
 // only this and the static target.
@@ -78,10 +43,11 @@ struct SourceOperand {
 
 struct InstructionRecord {
   uint64_t address = 0;
-  uint32_t encoding = 0;  // the raw instruction word, for printing
-  std::string text;       // disassembly (isa/ printer), for reports only
-  IssueClass issue_class = IssueClass::kIntAdd;
-  std::optional<SourceOperand> source_a;  // read from Ra (or Fa)
+  uint32_t encoding = 0;                           // the raw instruction word, for printing
+  std::string text;                                // disassembly (isa/ printer), for reports only
+  isa::Ev5Class ev5_class = isa::Ev5Class::kIadd;  // GCC ev5.md type: pipes, latency
+  isa::Kind kind = isa::Kind::kIntegerArithmetic;  // e.g. lda (kLoadAddress) vs. addq
+  std::optional<SourceOperand> source_a;           // read from Ra (or Fa)
   std::optional<SourceOperand> source_b;  // read from Rb (or Fb); literals are not registers
   // Read from Rc (or Fc): a conditional move that does not move keeps the old
   // value, so the destination is also a source (a dependency on its producer).

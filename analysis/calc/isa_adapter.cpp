@@ -6,73 +6,8 @@ namespace dcpi::calc {
 
 namespace {
 
-using isa::Ev5Class;
 using isa::Kind;
 using isa::Shape;
-
-// isa/'s EV5 classes are GCC's ev5.md types; IssueClass names the same
-// types, split where the scheduler needs more (lda vs. add).
-IssueClass issue_class_of(const isa::Instruction& in) {
-  switch (isa::ev5_class(in)) {
-    case Ev5Class::kIld:
-    case Ev5Class::kLdL:
-      return IssueClass::kIntLoad;
-    case Ev5Class::kFld:
-      return IssueClass::kFpLoad;
-    case Ev5Class::kIst:
-    case Ev5Class::kStC:
-      return IssueClass::kIntStore;
-    case Ev5Class::kFst:
-      return IssueClass::kFpStore;
-    case Ev5Class::kMb:
-      return IssueClass::kMemoryBarrier;
-    case Ev5Class::kIbr:
-      return IssueClass::kBranch;
-    case Ev5Class::kFbr:
-      return IssueClass::kFpBranch;
-    case Ev5Class::kJsr:
-      return IssueClass::kJump;
-    case Ev5Class::kCallPal:
-      return IssueClass::kCallPal;
-    case Ev5Class::kIadd:
-      return in.kind() == Kind::kLoadAddress ? IssueClass::kLoadAddress : IssueClass::kIntAdd;
-    case Ev5Class::kIlog:
-      return IssueClass::kIntLogic;
-    case Ev5Class::kIcmp:
-      return IssueClass::kIntCompare;
-    case Ev5Class::kShift:
-      return IssueClass::kIntShift;
-    case Ev5Class::kIcmov:
-      return IssueClass::kIntCondMove;
-    case Ev5Class::kMvi:
-      return IssueClass::kIntMultimedia;
-    case Ev5Class::kImull:
-      return IssueClass::kIntMultiply32;
-    case Ev5Class::kImulq:
-      return IssueClass::kIntMultiply64;
-    case Ev5Class::kImulh:
-      return IssueClass::kIntMultiplyHigh;
-    case Ev5Class::kFadd:
-    case Ev5Class::kFcmov:
-    case Ev5Class::kFtoi:  // no FIX on the 21164: modelled like an FP move (isa/README)
-      return IssueClass::kFpAdd;
-    case Ev5Class::kFmul:
-      return IssueClass::kFpMultiply;
-    case Ev5Class::kFcpys:
-      return IssueClass::kFpCopySign;
-    case Ev5Class::kFdivS:
-    case Ev5Class::kFsqrtS:
-      return IssueClass::kFpDivideSingle;
-    case Ev5Class::kFdivT:
-    case Ev5Class::kFsqrtT:
-      return IssueClass::kFpDivideDouble;
-    case Ev5Class::kItof:
-    case Ev5Class::kMisc:
-    case Ev5Class::kNone:
-      return IssueClass::kMisc;
-  }
-  return IssueClass::kMisc;
-}
 
 std::optional<SourceOperand> source(uint8_t number, bool floating, OperandField field) {
   if (number == 31) return std::nullopt;  // r31/f31 read as zero
@@ -219,7 +154,8 @@ InstructionRecord decode_record(uint32_t word, uint64_t address, isa::DecodeMode
   char text[128];
   isa::print_instruction(in, address, text, sizeof text);
   r.text = text;
-  r.issue_class = issue_class_of(in);
+  r.ev5_class = isa::ev5_class(in);
+  r.kind = in.kind();
   fill_operands(in, r);
   fill_control_flow(in, address, r);
   return r;
@@ -285,8 +221,9 @@ std::optional<size_t> table_load_before(const std::vector<InstructionRecord>& co
     const InstructionRecord& r = code[k];
     if (r.control_flow != ControlFlow::kNone) return std::nullopt;  // left the block
     if (r.destination != target) continue;
-    if (r.issue_class == IssueClass::kIntLoad) return k;
-    if (r.issue_class == IssueClass::kIntAdd && r.source_a && r.source_b) {
+    if (r.ev5_class == isa::Ev5Class::kIld || r.ev5_class == isa::Ev5Class::kLdL) return k;
+    if (r.ev5_class == isa::Ev5Class::kIadd && r.kind != Kind::kLoadAddress && r.source_a &&
+        r.source_b) {
       if (r.source_b->reg == int_register(kGp)) {
         target = r.source_a->reg;
         continue;
@@ -308,10 +245,9 @@ std::optional<uint64_t> local_entry_point(std::span<const InstructionRecord> pro
   const InstructionRecord& high = procedure[0];
   const InstructionRecord& low = procedure[1];
   const Register gp = int_register(kGp);
-  const bool sets_gp = high.issue_class == IssueClass::kLoadAddress && high.destination == gp &&
-                       high.source_b && high.source_b->reg == int_register(kPv) &&
-                       low.issue_class == IssueClass::kLoadAddress && low.destination == gp &&
-                       low.source_b && low.source_b->reg == gp;
+  const bool sets_gp = high.kind == Kind::kLoadAddress && high.destination == gp && high.source_b &&
+                       high.source_b->reg == int_register(kPv) && low.kind == Kind::kLoadAddress &&
+                       low.destination == gp && low.source_b && low.source_b->reg == gp;
   if (!sets_gp) return std::nullopt;
   return procedure[2].address;
 }

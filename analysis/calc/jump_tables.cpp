@@ -274,7 +274,7 @@ Fact evaluate(const isa::Instruction& in, const State& s, const ImageData& data)
 bool is_callee_saved(uint8_t r) { return (r >= 9 && r <= 15) || r == 30 || r == kZero; }
 
 void transfer(State& s, const InstructionRecord& r, const ImageData& data) {
-  if (r.control_flow == ControlFlow::kCall || r.issue_class == IssueClass::kCallPal) {
+  if (r.control_flow == ControlFlow::kCall || r.ev5_class == isa::Ev5Class::kCallPal) {
     // The callee (or PALcode) may change every caller-saved register; s0-s5,
     // fp and sp survive. gp survives a bsr: GCC emits `bsr !samegp`, and the
     // linker turns `jsr` into `bsr callee+8` (deleting the gp reload after

@@ -17,7 +17,7 @@
 // flushed" flag has no FPCR bit); otherwise tininess after rounding (AARM
 // 4.7.5, softfloat's default); x87-style NaN selection (larger significand,
 // then the positive one); default NaN never needed (every invalid operation
-// traps, see interpreter.h). Overflow never produces a result here: OVF is
+// traps, see fp.cpp). Overflow never produces a result here: OVF is
 // never ignored, so the interpreter gives up before writing it.
 #pragma once
 #include <cstdint>
@@ -48,7 +48,7 @@ enum class Class : uint8_t { kZero, kNormal, kDenormal, kInf, kQnan, kSnan };
 
 // A number as sign * m * 2^(e - 62), m normalized with its leading one at
 // bit 62 (for kNormal; denormals are rejected by the interpreter before any
-// arithmetic, see ieee_input in interpreter.h).
+// arithmetic, see ieee_input_ok in fp.cpp).
 struct Unpacked {
   Class cls;
   bool sign;

@@ -33,7 +33,9 @@ TEST(CalcIsaAdapter, Figure2EncodingsGiveTheHandMadeRecords) {
   for (size_t i = 0; i < decoded.size(); ++i) {
     SCOPED_TRACE(expected[i].text);
     EXPECT_EQ(decoded[i].address, expected[i].address);
-    EXPECT_EQ(decoded[i].issue_class, expected[i].issue_class);
+    EXPECT_EQ(decoded[i].ev5_class, expected[i].ev5_class);
+    EXPECT_EQ(decoded[i].kind == isa::Kind::kLoadAddress,
+              expected[i].kind == isa::Kind::kLoadAddress);
     EXPECT_EQ(decoded[i].source_a.has_value(), expected[i].source_a.has_value());
     if (decoded[i].source_a && expected[i].source_a) {
       EXPECT_EQ(decoded[i].source_a->reg, expected[i].source_a->reg);
@@ -69,12 +71,12 @@ TEST(CalcIsaAdapter, Ev5BestCaseOfFigure2Is8CyclesFor13Instructions) {
 TEST(CalcIsaAdapter, OperandsAndControlFlowOfOtherFormats) {
   // stt $f2, 8($30): FP data in Ra, integer base in Rb.
   const InstructionRecord stt = decode_record(0x9c5e0008, 0x1000);
-  EXPECT_EQ(stt.issue_class, IssueClass::kFpStore);
+  EXPECT_EQ(stt.ev5_class, isa::Ev5Class::kFst);
   EXPECT_EQ(stt.source_a->reg, fp_register(2));
   EXPECT_EQ(stt.source_b->reg, int_register(30));
   // mult $f1, $f2, $f3
   const InstructionRecord mult = decode_record(0x58221443, 0x1004);
-  EXPECT_EQ(mult.issue_class, IssueClass::kFpMultiply);
+  EXPECT_EQ(mult.ev5_class, isa::Ev5Class::kFmul);
   EXPECT_EQ(mult.destination, fp_register(3));
   // bsr ra, +16 → a call with a direct target; call_pal halt never falls through.
   const InstructionRecord bsr = decode_record(0xd3400004, 0x2000);

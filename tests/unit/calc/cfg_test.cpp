@@ -11,7 +11,7 @@ namespace {
 using testing::branch;
 using testing::op;
 
-InstructionRecord add(uint64_t address) { return op(address, IssueClass::kIntAdd, 1, 2, 3); }
+InstructionRecord add(uint64_t address) { return op(address, isa::Ev5Class::kIadd, 1, 2, 3); }
 
 TEST(BuildCfg, LoopWithExitSplitsAtTheTargetAndAfterBranches) {
   // 0x100 add; 0x104 add (loop head); 0x108 bne → 0x104; 0x10c ret

@@ -17,7 +17,7 @@ constexpr double kCopyLoopTrueFrequency = 1575.1;  // Figure 7
 constexpr double kCopyLoopPaperEstimate = 1527;    // the paper's heuristic
 
 // Hand-made records for CFG tests.
-InstructionRecord op(uint64_t address, IssueClass c, std::optional<uint8_t> ra,
+InstructionRecord op(uint64_t address, isa::Ev5Class c, std::optional<uint8_t> ra,
                      std::optional<uint8_t> rb, std::optional<uint8_t> dest);
 InstructionRecord branch(uint64_t address, ControlFlow flow, std::optional<uint64_t> target,
                          uint8_t ra = 31);

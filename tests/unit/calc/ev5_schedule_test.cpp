@@ -42,8 +42,8 @@ TEST(Ev5Schedule, CopyLoopAdjacentStoresAreSlottingHazardsAsInFigure2) {
 
 TEST(Ev5Schedule, LoadUseWaitsTwoCyclesAndNamesTheLoad) {
   const std::vector<InstructionRecord> block = {
-      op(0x2000, IssueClass::kIntLoad, std::nullopt, 2, 5),  // ldq r5, 0(r2)
-      op(0x2004, IssueClass::kIntAdd, 5, 1, 6),              // addq r5, r1, r6
+      op(0x2000, isa::Ev5Class::kIld, std::nullopt, 2, 5),  // ldq r5, 0(r2)
+      op(0x2004, isa::Ev5Class::kIadd, 5, 1, 6),            // addq r5, r1, r6
   };
   const BlockSchedule s = Ev5Model().schedule_block(block);
   EXPECT_EQ(head_cycles(s), (std::vector<uint32_t>{1, 2}));
@@ -57,7 +57,7 @@ TEST(Ev5Schedule, LoadUseWaitsTwoCyclesAndNamesTheLoad) {
 
 TEST(Ev5Schedule, CompareFeedsBranchInTheSameCycle) {
   const std::vector<InstructionRecord> block = {
-      op(0x2000, IssueClass::kIntCompare, 1, 2, 3),                         // cmpult r1, r2, r3
+      op(0x2000, isa::Ev5Class::kIcmp, 1, 2, 3),                            // cmpult r1, r2, r3
       testing::branch(0x2004, ControlFlow::kConditionalBranch, 0x1000, 3),  // bne r3
   };
   EXPECT_EQ(Ev5Model().schedule_block(block).best_case_cycles, 1u);
@@ -65,8 +65,8 @@ TEST(Ev5Schedule, CompareFeedsBranchInTheSameCycle) {
 
 TEST(Ev5Schedule, BackToBackMultipliesWaitForTheNonPipelinedMultiplier) {
   const std::vector<InstructionRecord> block = {
-      op(0x2000, IssueClass::kIntMultiply64, 1, 2, 3),  // mulq r1, r2, r3
-      op(0x2004, IssueClass::kIntMultiply64, 4, 5, 6),  // mulq r4, r5, r6 (independent)
+      op(0x2000, isa::Ev5Class::kImulq, 1, 2, 3),  // mulq r1, r2, r3
+      op(0x2004, isa::Ev5Class::kImulq, 4, 5, 6),  // mulq r4, r5, r6 (independent)
   };
   const BlockSchedule s = Ev5Model().schedule_block(block);
   EXPECT_EQ(s.instructions[1].issue_cycle, 8u);  // multiplier busy 8 cycles for mulq
@@ -75,15 +75,15 @@ TEST(Ev5Schedule, BackToBackMultipliesWaitForTheNonPipelinedMultiplier) {
 
 TEST(Ev5Schedule, DependentMultiplyWaitsForTheFullLatency) {
   const std::vector<InstructionRecord> block = {
-      op(0x2000, IssueClass::kIntMultiply32, 1, 2, 3),  // mull r1, r2, r3
-      op(0x2004, IssueClass::kIntAdd, 3, 1, 4),         // addq r3, r1, r4
+      op(0x2000, isa::Ev5Class::kImull, 1, 2, 3),  // mull r1, r2, r3
+      op(0x2004, isa::Ev5Class::kIadd, 3, 1, 4),   // addq r3, r1, r4
   };
   EXPECT_EQ(Ev5Model().schedule_block(block).instructions[1].issue_cycle, 8u);
 }
 
 TEST(Ev5Schedule, DivtKeepsTheDividerBusyFor22Cycles) {
   InstructionRecord first =
-      op(0x2000, IssueClass::kFpDivideDouble, std::nullopt, std::nullopt, std::nullopt);
+      op(0x2000, isa::Ev5Class::kFdivT, std::nullopt, std::nullopt, std::nullopt);
   first.source_a = SourceOperand{fp_register(1), OperandField::kRa};
   first.destination = fp_register(2);
   InstructionRecord second = first;
@@ -96,8 +96,8 @@ TEST(Ev5Schedule, DivtKeepsTheDividerBusyFor22Cycles) {
 
 TEST(Ev5Schedule, ShiftsCannotDualIssueBecauseOnlyE0Shifts) {
   const std::vector<InstructionRecord> block = {
-      op(0x2000, IssueClass::kIntShift, 1, 2, 3),
-      op(0x2004, IssueClass::kIntShift, 4, 5, 6),
+      op(0x2000, isa::Ev5Class::kShift, 1, 2, 3),
+      op(0x2004, isa::Ev5Class::kShift, 4, 5, 6),
   };
   const BlockSchedule s = Ev5Model().schedule_block(block);
   EXPECT_EQ(s.best_case_cycles, 2u);
@@ -105,13 +105,14 @@ TEST(Ev5Schedule, ShiftsCannotDualIssueBecauseOnlyE0Shifts) {
 }
 
 TEST(Ev5Schedule, IntegerAndFloatingPointIssueTogether) {
-  InstructionRecord fadd = op(0x2008, IssueClass::kFpAdd, std::nullopt, std::nullopt, std::nullopt);
+  InstructionRecord fadd =
+      op(0x2008, isa::Ev5Class::kFadd, std::nullopt, std::nullopt, std::nullopt);
   fadd.destination = fp_register(4);
   InstructionRecord fmul =
-      op(0x200c, IssueClass::kFpMultiply, std::nullopt, std::nullopt, std::nullopt);
+      op(0x200c, isa::Ev5Class::kFmul, std::nullopt, std::nullopt, std::nullopt);
   fmul.destination = fp_register(5);
-  const std::vector<InstructionRecord> block = {op(0x2000, IssueClass::kIntAdd, 1, 2, 3),
-                                                op(0x2004, IssueClass::kIntLogic, 4, 5, 6), fadd,
+  const std::vector<InstructionRecord> block = {op(0x2000, isa::Ev5Class::kIadd, 1, 2, 3),
+                                                op(0x2004, isa::Ev5Class::kIlog, 4, 5, 6), fadd,
                                                 fmul};
   EXPECT_EQ(Ev5Model().schedule_block(block).best_case_cycles, 1u);
 }

@@ -74,10 +74,10 @@ TEST(FrequencyEstimate, DependenceWindowRatioIsUsedAfterAStaticStall) {
   // ldq r5; addq; sll; mull r5: the multiply waits for the load, so its
   // ratio sums samples from the instruction after the load (§6.1.3).
   const std::vector<InstructionRecord> stalled = {
-      testing::op(0x2000, IssueClass::kIntLoad, std::nullopt, 2, 5),
-      testing::op(0x2004, IssueClass::kIntAdd, 1, 1, 7),
-      testing::op(0x2008, IssueClass::kIntShift, 1, 1, 8),
-      testing::op(0x200c, IssueClass::kIntMultiply32, 5, 1, 6),
+      testing::op(0x2000, isa::Ev5Class::kIld, std::nullopt, 2, 5),
+      testing::op(0x2004, isa::Ev5Class::kIadd, 1, 1, 7),
+      testing::op(0x2008, isa::Ev5Class::kShift, 1, 1, 8),
+      testing::op(0x200c, isa::Ev5Class::kImull, 5, 1, 6),
   };
   const BlockSchedule s2 = Ev5Model().schedule_block(stalled);
   // mull waits for the load (3 cycles to the multiplier): window = 1 … 3.

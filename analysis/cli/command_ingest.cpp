@@ -15,7 +15,6 @@
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/ingest.h"
 #include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/sample_log_reader.h"
 
 namespace dcpi {
 

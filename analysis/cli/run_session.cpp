@@ -18,7 +18,6 @@
 #include "hostdump/ingest.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "hostdump/ring_puller.h"
-#include "hostdump/sample_log_reader.h"
 #include "qemu/qemu_process.h"
 
 namespace dcpi {

@@ -1,4 +1,4 @@
-// GdbClient and `dcpi samples` against a real qemu-system-alpha (its bundled
+// GdbClient against a real qemu-system-alpha (its bundled
 // PALcode, no kernel): the QEMU-specific behaviour the fake stub cannot
 // vouch for. Skipped when QEMU or the Alpha fixtures are missing.
 #include <fcntl.h>

@@ -7,14 +7,11 @@
 #include "firmware/control_block.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
+#include "driver/kernel_services.h"
 #include "driver/ring_writer.h"
 #include "driver/value_sampler.h"
 #include "firmware/uart.h"
-#include "kernel/clock.h"
-#include "kernel/console.h"
 #include "firmware/load_map.h"
-#include "kernel/palcalls.h"
-#include "kernel/spinlock.h"
 
 extern "C" {
 alignas(64) dcpi::TransferRing dcpi_transfer_ring;  // declared in driver/driver.h
@@ -42,7 +39,7 @@ static_assert(sizeof(DaemonCounts) == 64);
 static_assert(kMaxPeriod - kMinPeriod <= 0xffff);
 
 struct Daemon {
-  kernel::SpinLock lock;
+  SpinLock lock;
   uint32_t cpu_count = 0;
   uint64_t epoch = 0;
   uint64_t flush_interval = kDefaultFlushIntervalCycles;
@@ -296,7 +293,7 @@ void driver_init(uint32_t cpu_count, uint32_t daemon_cpu) {
 }
 
 void daemon_step() {
-  kernel::LockGuard guard(daemon.lock);
+  LockGuard guard(daemon.lock);
   poll_control_block();
   forward_load_map();
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
@@ -310,28 +307,28 @@ void daemon_step() {
 }
 
 void set_flush_interval(uint64_t cycles) {
-  kernel::LockGuard guard(daemon.lock);
+  LockGuard guard(daemon.lock);
   daemon.flush_interval = cycles;
   daemon.last_flush = kernel::clock::cycles();
 }
 
 void flush_all() {
-  kernel::LockGuard guard(daemon.lock);
+  LockGuard guard(daemon.lock);
   flush_all_locked();
 }
 
 void start_all() {
-  kernel::LockGuard guard(daemon.lock);
+  LockGuard guard(daemon.lock);
   request_all(kOpConfigure | kOpStart);
 }
 
 void stop_all() {
-  kernel::LockGuard guard(daemon.lock);
+  LockGuard guard(daemon.lock);
   request_all(kOpStop);
 }
 
 int64_t control_from_user(uint32_t command, const uint64_t args[3]) {
-  kernel::LockGuard guard(daemon.lock);
+  LockGuard guard(daemon.lock);
   return perform_locked(command, args);
 }
 

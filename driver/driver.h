@@ -1,13 +1,17 @@
-// The DCPI driver's kernel-facing API beyond the hot path (driver/sampler.h):
-// boot-time setup, the IPI hook, the daemon, the control path, accounting.
-// Design and synchronization argument: driver/README.md.
+// The DCPI driver's interface to the kernel, and the only driver header the
+// kernel includes (issue 13): per-CPU sampler setup and start/stop, the
+// context-switch and IPI hooks, boot-time setup, the daemon, the control
+// path, accounting. The driver reaches the kernel only through
+// driver/kernel_services.h. Design and synchronization argument:
+// driver/README.md.
 #pragma once
 #include <cstdint>
 
 #include "firmware/control_block.h"
 #include "firmware/events.h"
-#include "driver/sampler.h"
+#include "firmware/memory_map.h"
 #include "firmware/transfer_ring.h"
+#include "firmware/value_tuples.h"
 
 // Kernel symbols the host reads (and writes: ring tail, control block).
 extern "C" {
@@ -16,6 +20,48 @@ extern dcpi::ControlBlock dcpi_control;
 }
 
 namespace dcpi::driver {
+
+// Handler variants (DCPI §4.2: "we switch dynamically among specialized
+// versions of the interrupt handler"), selected by a pointer in the per-CPU
+// line (driver/percpu.h), never by testing flags on every interrupt.
+enum class Variant : uint32_t {
+  kCycles = 0,  // one event (cycles): hash table only
+  kMux = 1,     // time-multiplexed events: rotates counter 0's event (DCPI §4.1)
+  kValue = 2,   // cycles path + the value-sampling interpreter (seed 001, driver/value_sampler.h)
+  kTrace = 3,   // cycles path + drawn/observed period trace (guest self-tests only)
+  kCount = 4,
+};
+
+struct SamplerConfig {
+  uint32_t period_base = kDefaultPeriodBase;  // firmware/control_block.h
+  uint32_t period_range = kDefaultPeriodRange;
+  Variant variant = Variant::kCycles;
+};
+
+// Called once per CPU, on that CPU, before start.
+void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config);
+// Program counter 0 with a fresh random period and enable it (this CPU).
+void sampler_start();
+void sampler_stop();
+// The counter-overflow interrupt (IPL 6) does not come through here: the
+// kernel's interrupt entry jumps to the handler entry named in this CPU's
+// line (driver/fast_handler.S; the C++ variants via kernel/entry.S
+// entry_counter_full and dcpi_counter_interrupt in driver/handler.cpp).
+
+// The scheduler tells the driver which process now runs on this CPU (called
+// with interrupts at IPL >= 5 on every context switch; pid 0 = kernel/idle).
+// DCPI §4.2: the handler reads the PID from its per-CPU line, not from shared
+// scheduler state.
+void sampler_context_switch(uint32_t pid);
+
+// For the guest self-tests (tests/guest/selftest): with Variant::kTrace, the
+// periods drawn and observed (PALcode's count at delivery) on `cpu`, which
+// check DCPI §4.1.1's period distribution and the constant delivery latency.
+struct PeriodObservation {
+  uint32_t drawn;
+  uint32_t observed;
+};
+uint64_t sampler_period_trace(uint32_t cpu, const PeriodObservation** trace);
 
 // DCPI §4.3.1: the daemon drains the driver periodically (every five minutes
 // there); here the host pulls often, so the default is one second of guest
@@ -85,6 +131,9 @@ void set_serial_transport(bool on);
 // The handler variant `cpu` runs now.
 Variant variant_of(uint32_t cpu);
 
-// Value-sampling hook calls on `cpu` (Variant::kValue).
+// Value sampling (seed 001): what the interpreter records (§2.4), set before
+// kSetValues turns it on; and `cpu`'s value-sampling statistics.
+void value_set_capture(const ValueCapture& capture);
+const ValueStats& value_stats(uint32_t cpu);
 
 }  // namespace dcpi::driver

@@ -7,11 +7,9 @@
 // daemon synchronizes with the handler only through IPIs (driver/sync.cpp).
 #include "driver/driver.h"
 #include "driver/internal.h"
+#include "driver/kernel_services.h"
 #include "firmware/park_miller.h"
 #include "driver/value_sampler.h"
-#include "firmware/pal_abi.h"
-#include "kernel/palcalls.h"
-#include "kernel/traps.h"
 
 extern "C" {
 // The variants' entries (driver/fast_handler.S).
@@ -24,8 +22,6 @@ void dcpi_entry_value_flushing();
 // dcpi_cpu_slots and dcpi_driver_stats are defined in driver/fast_handler.S,
 // adjacent (HOT_TO_STATS).
 alignas(64) dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
-// The skeleton's raw sample log, kept for Variant::kTrace (dcpi samples).
-alignas(64) dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
 }
 
 namespace dcpi::driver {
@@ -103,27 +99,27 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
   hot.seed = park_miller_next(hot.seed);
   const uint32_t period = hot.period_base + scale_to_range(hot.seed, hot.period_range);
   const uint64_t reset_value = (uint64_t{1} << PERFMON_CTR0_WIDTH) - period;
-  kernel::pal::wrperfmon(PERFMON_WRITE, reset_value << PERFMON_CTR0_SHIFT);
+  pal::wrperfmon(PERFMON_WRITE, reset_value << PERFMON_CTR0_SHIFT);
   return period;
 }
 
 // The C++ form of dcpi_entry_cycles (driver/fast_handler.S); the fast path
 // hands it the samples it does not do itself (flushing, full buffer).
-void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
+void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame*) {
   record(hot, pc, hot.event);
   reload(hot);
 }
 
 // Time multiplexing (DCPI §4.1): the sample belongs to the event that was
 // counting; then counter 0 moves on to the next event of the list.
-void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame*) {
+void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame*) {
   record(hot, pc, hot.event);
   uint32_t next = hot.mux_index + 1u;
   if (next == hot.mux_count) next = 0;
   hot.mux_index = static_cast<uint8_t>(next);
   const uint16_t event = hot.mux_events[next];
   if (event != hot.event) {
-    kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
+    pal::wrperfmon(PERFMON_MUX, mux_code(event));
     set_pid_event(hot, hot.pid, event);
   }
   reload(hot);
@@ -134,7 +130,7 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame
 // (driver/value_sampler.cpp), which resumes at the advanced PC. The
 // assembly entry counts the other interrupts down; while flushing, every
 // interrupt comes here.
-void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFrame* frame) {
+void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame* frame) {
   record(hot, pc, hot.event);
   reload(hot);
   if (hot.value_countdown > 1) {
@@ -145,17 +141,11 @@ void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, kernel::TrapFra
   value_sample(hot, frame);
 }
 
-// The skeleton's tools and the period/e2e tests: cycles path plus the raw
-// (PC, PS) log and the drawn/observed period trace.
-void trace_handler(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed, kernel::TrapFrame*) {
+// For the guest self-tests only (test=period, tests/guest/selftest): the
+// cycles path plus the drawn/observed period trace, which checks DCPI
+// §4.1.1's uniform period and PALcode's constant delivery latency.
+void trace_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t observed, TrapFrame*) {
   record(hot, pc, hot.event);
-  SampleLog& log = dcpi_sample_logs[hot.cpu];
-  if (log.written < kSampleLogCapacity) {
-    log.records[log.written] = SampleRecord{pc, ps};
-    ++log.written;
-  } else {
-    ++log.dropped;
-  }
   CpuAux& aux = g_aux[hot.cpu];
   if (aux.traced < kTraceCapacity) {
     aux.trace[aux.traced++] = PeriodObservation{aux.last_period, static_cast<uint32_t>(observed)};
@@ -199,7 +189,7 @@ void hand_off_active(CpuHot& hot, uint32_t entries) {
 
 void signal_daemon(uint32_t from_cpu, bool ipi_self) {
   __atomic_store_n(&g_daemon_signal, 1, __ATOMIC_RELEASE);
-  if (ipi_self || g_daemon_cpu != from_cpu) kernel::pal::wripir(g_daemon_cpu);
+  if (ipi_self || g_daemon_cpu != from_cpu) pal::wripir(g_daemon_cpu);
 }
 
 bool take_daemon_signal() { return __atomic_exchange_n(&g_daemon_signal, 0, __ATOMIC_ACQ_REL); }
@@ -215,7 +205,7 @@ void apply_config(CpuHot& hot) {
   for (uint32_t i = 0; i < kMaxMuxEvents; ++i) hot.mux_events[i] = g_config.mux_events[i];
   hot.mux_index = 0;
   const uint16_t event = hot.mux_events[0];
-  if (event != hot.event) kernel::pal::wrperfmon(PERFMON_MUX, mux_code(event));
+  if (event != hot.event) pal::wrperfmon(PERFMON_MUX, mux_code(event));
   set_pid_event(hot, hot.pid, event);
   value_apply(hot.cpu);
   hot.value_countdown = static_cast<uint8_t>(value_every(hot.cpu));
@@ -226,9 +216,9 @@ void apply_config(CpuHot& hot) {
 
 void counter_start(CpuHot& hot) {
   // PALcode delivers this line in a1 with every overflow (palcode/README.md).
-  kernel::pal::wrperfmon(PERFMON_SET_CONTEXT, reinterpret_cast<uint64_t>(&hot));
+  pal::wrperfmon(PERFMON_SET_CONTEXT, reinterpret_cast<uint64_t>(&hot));
   g_aux[hot.cpu].last_period = reload(hot);  // with the counter off: just loads it
-  kernel::pal::wrperfmon(PERFMON_ENABLE, 1);
+  pal::wrperfmon(PERFMON_ENABLE, 1);
 }
 
 }  // namespace dcpi::driver
@@ -237,18 +227,18 @@ void counter_start(CpuHot& hot) {
 // (kernel/entry.S entry_counter_full). RPCC at entry and exit: under icount
 // it counts instructions exactly (handler_cycles).
 extern "C" void dcpi_counter_interrupt(uint64_t variant, dcpi::driver::CpuHot* hot,
-                                       uint64_t observed, kernel::TrapFrame* frame) {
+                                       uint64_t observed, dcpi::TrapFrame* frame) {
   using namespace dcpi::driver;
-  const uint64_t start = kernel::pal::rpcc();
+  const uint64_t start = dcpi::pal::rpcc();
   kHandlers[variant](*hot, frame->pc, frame->ps, observed, frame);
   dcpi::DriverCpuStats& stats = dcpi_driver_stats[hot->cpu];
-  stats.handler_cycles += static_cast<uint32_t>(kernel::pal::rpcc() - start);  // RPCC: 32 bits
+  stats.handler_cycles += static_cast<uint32_t>(dcpi::pal::rpcc() - start);  // RPCC: 32 bits
 }
 
 namespace dcpi::driver {
 
 void sampler_context_switch(uint32_t pid) {
-  CpuHot& hot = cpu_hot(kernel::pal::whami());
+  CpuHot& hot = cpu_hot(pal::whami());
   set_pid_event(hot, static_cast<uint16_t>(pid), hot.event);
 }
 

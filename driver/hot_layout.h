@@ -4,6 +4,8 @@
 #ifndef DCPI_DRIVER_HOT_LAYOUT_H
 #define DCPI_DRIVER_HOT_LAYOUT_H
 
+#include "firmware/memory_map.h" /* DCPI_MAX_CPUS */
+
 /* Line 0: the handler's state (DCPI §4.2.2). handler is quadword 0: the
  * PAL delivery jumps through it (firmware/pal_abi.h PERF_CTX_ENTRY). */
 #define HOT_HANDLER 0
@@ -27,10 +29,10 @@
 #define HOT_SIZE 128
 #define HOT_SIZE_SHIFT 7
 
-/* dcpi_driver_stats[4] follows dcpi_cpu_slots[4] directly (both are defined in
+/* dcpi_driver_stats[DCPI_MAX_CPUS] follows dcpi_cpu_slots[DCPI_MAX_CPUS] directly (both are defined in
  * driver/fast_handler.S, in that order): CPU i's statistics are at a fixed
  * distance from its CpuHot, so the fast path needs no pointer for them. */
-#define HOT_TO_STATS (4 * HOT_SIZE)
+#define HOT_TO_STATS (DCPI_MAX_CPUS * HOT_SIZE)
 #define STATS_SHIFT 7 /* sizeof(DriverCpuStats) == 128 */
 #define STATS_HITS 16
 #define STATS_MISSES 24

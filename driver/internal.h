@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "driver/percpu.h"
-#include "driver/sampler.h"
+#include "driver/driver.h"
 
 namespace dcpi::driver {
 

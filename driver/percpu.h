@@ -14,14 +14,11 @@
 
 #include "firmware/events.h"
 #include "driver/hot_layout.h"
-#include "driver/sample_log.h"
-#include "driver/sampler.h"
+#include "driver/driver.h"
 #include "firmware/transfer_ring.h"
+#include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
-
-namespace kernel {
-struct TrapFrame;
-}
+#include "firmware/trap_frame.h"
 
 namespace dcpi::driver {
 
@@ -40,9 +37,9 @@ static_assert((kBuckets & (kBuckets - 1)) == 0, "bucket index is hash & mask");
 struct CpuHot;
 // A C++ handler variant, called from the full-frame path (kernel/entry.S
 // entry_counter_full) with the interrupted context's complete TrapFrame
-// (value sampling reads registers from it).
+// (firmware/trap_frame.h; value sampling reads registers from it).
 using Handler = void (*)(CpuHot& hot, uint64_t pc, uint64_t ps, uint64_t observed,
-                         kernel::TrapFrame* frame);
+                         TrapFrame* frame);
 // What CpuHot::handler points at: an assembly entry (driver/fast_handler.S)
 // that the kernel's interrupt entry jumps to with a1 = &CpuHot.
 using HandlerEntry = void (*)();
@@ -152,7 +149,6 @@ static_assert(static_cast<uint32_t>(Variant::kCycles) == VARIANT_CYCLES &&
 extern "C" {
 extern dcpi::driver::CpuSlot dcpi_cpu_slots[dcpi::kMaxCpus];
 extern dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];
-extern dcpi::SampleLog dcpi_sample_logs[dcpi::kMaxCpus];
 extern dcpi::SampleEntry dcpi_sample_memory[dcpi::kMaxCpus][dcpi::driver::kCpuEntries];
 }
 
@@ -160,7 +156,7 @@ namespace dcpi::driver {
 
 // Counter interrupts handled on `cpu` so far: hits + misses +
 // flushing_samples (the fast path keeps no separate count; driver/README.md).
-// Any CPU may call it; inline, so that polling loops (kernel/driver_selftest)
+// Any CPU may call it; inline, so that polling loops (tests/guest/selftest)
 // add few instructions outside the code they sample.
 inline uint64_t interrupts_of(uint32_t cpu) {
   const DriverCpuStats& s = dcpi_driver_stats[cpu];

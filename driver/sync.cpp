@@ -21,10 +21,8 @@
 // barrier.
 #include "driver/driver.h"
 #include "driver/internal.h"
+#include "driver/kernel_services.h"
 #include "firmware/park_miller.h"
-#include "firmware/pal_abi.h"
-#include "kernel/console.h"
-#include "kernel/palcalls.h"
 
 namespace dcpi::driver {
 
@@ -62,57 +60,57 @@ void perform(CpuHot& hot, uint32_t ops, uint32_t release_mask) {
   if (ops & kOpFlushBegin) hot.flushing = 1;
   select_entry(hot);
   if (ops & kOpConfigure) apply_config(hot);
-  if (ops & kOpStop) kernel::pal::wrperfmon(PERFMON_DISABLE, 1);
+  if (ops & kOpStop) pal::wrperfmon(PERFMON_DISABLE, 1);
   if (ops & kOpStart) counter_start(hot);
 }
 
 }  // namespace
 
 void sampler_ipi() {
-  const uint32_t cpu = static_cast<uint32_t>(kernel::pal::whami());
+  const uint32_t cpu = static_cast<uint32_t>(pal::whami());
   const CpuRequest& request = g_request[cpu];
   CpuMailbox& mailbox = g_mailbox[cpu];
   const uint64_t sequence = __atomic_load_n(&request.sequence, __ATOMIC_ACQUIRE);
   if (sequence == mailbox.ack_sequence) return;  // an IPI for someone else
-  const uint64_t ipl = kernel::pal::swpipl(IPL_PERFCTR);
+  const uint64_t ipl = pal::swpipl(IPL_PERFCTR);
   perform(cpu_hot(cpu), request.ops, request.release_mask);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);  // mb: our stores before the ack
   __atomic_store_n(&mailbox.ack_sequence, sequence, __ATOMIC_RELEASE);
-  kernel::pal::wripir(request.reply_to);
-  kernel::pal::swpipl(ipl);
+  pal::wripir(request.reply_to);
+  pal::swpipl(ipl);
 }
 
 // Requester side (the daemon, under its lock, at IPL < 5). Returns false on
 // a timeout (reported; the caller skips that CPU).
 bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask) {
-  if (cpu == kernel::pal::whami()) {
-    const uint64_t ipl = kernel::pal::swpipl(IPL_PERFCTR);
+  if (cpu == pal::whami()) {
+    const uint64_t ipl = pal::swpipl(IPL_PERFCTR);
     perform(cpu_hot(cpu), ops, release_mask);
-    kernel::pal::swpipl(ipl);
+    pal::swpipl(ipl);
     return true;
   }
   CpuRequest& r = g_request[cpu];
   r.ops = ops;
   r.release_mask = release_mask;
-  r.reply_to = kernel::pal::whami();
+  r.reply_to = pal::whami();
   const uint64_t sequence = r.sequence + 1;
   __atomic_store_n(&r.sequence, sequence, __ATOMIC_SEQ_CST);
   // Wait with the reply IPI masked, halted in wtint: QEMU runs the vCPUs
   // round-robin, so spinning would keep the target from running for a whole
   // time slice. WTINT returns as soon as the reply is pending (even masked),
   // and the ack is stored before the reply is sent, so no wake-up is lost.
-  const uint64_t ipl = kernel::pal::swpipl(IPL_IPI);
-  kernel::pal::wripir(cpu);
-  const uint64_t start = kernel::pal::rpcc();
+  const uint64_t ipl = pal::swpipl(IPL_IPI);
+  pal::wripir(cpu);
+  const uint64_t start = pal::rpcc();
   bool answered = true;
   while (__atomic_load_n(&g_mailbox[cpu].ack_sequence, __ATOMIC_ACQUIRE) != sequence) {
-    if (static_cast<uint32_t>(kernel::pal::rpcc() - start) > kAckTimeoutCycles) {  // 32-bit RPCC
+    if (static_cast<uint32_t>(pal::rpcc() - start) > kAckTimeoutCycles) {  // 32-bit RPCC
       answered = false;
       break;
     }
-    kernel::pal::wtint();
+    pal::wtint();
   }
-  kernel::pal::swpipl(ipl);
+  pal::swpipl(ipl);
   if (!answered) {
     kernel::kprintf("dcpi-driver: cpu %u did not answer request %lu\n", cpu, sequence);
     return false;
@@ -145,21 +143,15 @@ void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config) 
   CpuAux& aux = g_aux[cpu];
   aux.traced = 0;
   aux.initialised = 1;
-  SampleLog& log = dcpi_sample_logs[cpu];
-  log.cpu = cpu;
-  log.written = 0;
-  log.dropped = 0;
-  log.capacity = kSampleLogCapacity;
-  log.magic = kSampleLogMagic;
 }
 
 void sampler_start() {
-  CpuHot& hot = cpu_hot(kernel::pal::whami());
-  kernel::pal::wrperfmon(PERFMON_DISABLE, 1);
+  CpuHot& hot = cpu_hot(pal::whami());
+  pal::wrperfmon(PERFMON_DISABLE, 1);
   counter_start(hot);
 }
 
-void sampler_stop() { kernel::pal::wrperfmon(PERFMON_DISABLE, 1); }
+void sampler_stop() { pal::wrperfmon(PERFMON_DISABLE, 1); }
 
 Census census(uint32_t cpu) {
   Census c{};

@@ -1,6 +1,6 @@
 // The value-sampling interpreter hook (seed 001 §2.1.2, §2.3). Runs at IPL 6
 // inside the counter-overflow handler, on the interrupted context's full
-// TrapFrame (kernel/traps.h). Only user-mode contexts are interpreted: the
+// TrapFrame (firmware/trap_frame.h). Only user-mode contexts are interpreted: the
 // kernel stack is the one this code runs on (seed 001: "a change to the
 // kernel stack pointer" is a give-up), and user memory is reached through
 // the page tables (translate_user), never by a faulting access.
@@ -14,18 +14,9 @@
 #include "driver/value_sampler.h"
 
 #include "driver/internal.h"
+#include "driver/kernel_services.h"
 #include "driver/percpu.h"
 #include "isa/interp/interpreter.h"
-#include "kernel/address_space.h"
-#include "kernel/page_alloc.h"
-#include "kernel/palcalls.h"
-#include "kernel/process.h"
-#include "kernel/traps.h"
-
-extern "C" {
-void fp_save(uint64_t* area);
-void fp_restore(const uint64_t* area);
-}
 
 namespace dcpi::driver {
 namespace {
@@ -82,7 +73,7 @@ struct UserMemory {
   uint64_t read_page = ~uint64_t{0};
   uint64_t read_kseg = 0;
   uint64_t readable(uint64_t va) {
-    constexpr uint64_t kOffset = kernel::pages::kPageBytes - 1;
+    constexpr uint64_t kOffset = kPageBytes - 1;
     if ((va & ~kOffset) == read_page) return read_kseg + (va & kOffset);
     const uint64_t k = kernel::translate_user(*space, va, false);
     if (k != 0) read_page = va & ~kOffset, read_kseg = k & ~kOffset;
@@ -126,17 +117,15 @@ struct UserMemory {
     }
     return true;
   }
-  uint64_t cycles() { return kernel::pal::rpcc(); }
+  uint64_t cycles() { return pal::rpcc(); }
 };
-
-inline void wrusp(uint64_t value) { DCPI_CALL_PAL_2(0x38, value, 0); }
 
 // Whole-block copies between the trap frame's layout (kernel/traps.h) and
 // the interpreter's register file: per-register reg(n) lookups were a
 // third of the interpreter's cost. r30 (usp) and r31 are not in the frame.
 // Unrolled loads and stores: GCC would otherwise call memcpy for the blocks.
 [[gnu::optimize("no-tree-loop-distribute-patterns")]] void load_integer_registers(
-    const kernel::TrapFrame& frame, isa::interp::Context& ctx) {
+    const TrapFrame& frame, isa::interp::Context& ctx) {
 #pragma GCC unroll 16
   for (unsigned i = 0; i < 16; ++i) ctx.r[i] = frame.r0_to_r15[i];
   ctx.r[16] = frame.a0;
@@ -149,7 +138,7 @@ inline void wrusp(uint64_t value) { DCPI_CALL_PAL_2(0x38, value, 0); }
 }
 
 [[gnu::optimize("no-tree-loop-distribute-patterns")]] void store_integer_registers(
-    const isa::interp::Context& ctx, kernel::TrapFrame& frame) {
+    const isa::interp::Context& ctx, TrapFrame& frame) {
 #pragma GCC unroll 16
   for (unsigned i = 0; i < 16; ++i) frame.r0_to_r15[i] = ctx.r[i];
   frame.a0 = ctx.r[16];
@@ -178,25 +167,25 @@ void value_apply(uint32_t cpu) {
 
 uint32_t value_every(uint32_t cpu) { return g_values[cpu].every; }
 
-void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
+void value_sample(CpuHot& hot, TrapFrame* frame) {
   ValueBuffer& vb = g_values[hot.cpu];
   if (frame == nullptr || !(frame->ps & PS_USER_MODE)) {
     ++vb.stats.skipped_kernel;
     return;
   }
-  kernel::Process* process = kernel::current();
-  if (process == nullptr) return;
+  const kernel::AddressSpace* space = kernel::current_user_space();
+  if (space == nullptr) return;
   ++vb.stats.runs;
   isa::interp::Context ctx;
   load_integer_registers(*frame, ctx);
-  ctx.r[30] = kernel::pal::rdusp();
+  ctx.r[30] = pal::rdusp();
   fp_save(ctx.f);  // f0-f30, then the FPCR into ctx.fpcr (the word after f[31])
   ctx.f[31] = 0;
   ctx.pc = frame->pc;
   ctx.kernel_mode = false;
   ctx.fp_touched = false;
   const uint64_t usp = ctx.r[30];
-  UserMemory mem{&process->space};
+  UserMemory mem{space};
   const ValueCapture& capture = vb.capture;
   uint64_t stack_top = 0;
   if (capture.context && (usp & 7) == 0 && !mem.load(usp, 8, stack_top)) stack_top = 0;
@@ -210,7 +199,7 @@ void value_sample(CpuHot& hot, kernel::TrapFrame* frame) {
 
   // The context really advanced: write it back (seed 001 §2.1.2).
   store_integer_registers(ctx, *frame);
-  if (ctx.r[30] != usp) wrusp(ctx.r[30]);
+  if (ctx.r[30] != usp) pal::wrusp(ctx.r[30]);
   frame->pc = ctx.pc;
   fp_restore(ctx.f);  // unconditional: fp_save clobbered $f0
 

@@ -5,11 +5,9 @@
 #pragma once
 #include <cstdint>
 
+#include "driver/driver.h"
+#include "firmware/trap_frame.h"
 #include "firmware/value_tuples.h"
-
-namespace kernel {
-struct TrapFrame;
-}
 
 namespace dcpi::driver {
 
@@ -23,11 +21,10 @@ inline constexpr uint32_t kValueBufferWords = 16 * 1024;  // per CPU (128 KB)
 
 // From the value handler (IPL 6) on every k-th interrupt (the handler
 // counts, CpuHot::value_countdown): interpret, advancing `frame`.
-void value_sample(CpuHot& hot, kernel::TrapFrame* frame);
+void value_sample(CpuHot& hot, TrapFrame* frame);
 uint32_t value_every(uint32_t cpu);  // k
 // Configuration (copied into each CPU's auxiliary line by apply_config).
 void value_configure(uint32_t length, uint32_t every);
-void value_set_capture(const ValueCapture& capture);  // seed 001 §2.4: what to record
 void value_apply(uint32_t cpu);
 // The daemon: quadwords of complete runs waiting in `cpu`'s buffer (and
 // whether tuples were dropped since the last take); then
@@ -35,6 +32,5 @@ void value_apply(uint32_t cpu);
 // `out` and returns the tuples dropped since the previous take.
 uint32_t value_pending_words(uint32_t cpu, bool* dropped_since);
 uint64_t value_take(uint32_t cpu, uint64_t* out, uint32_t words);
-const ValueStats& value_stats(uint32_t cpu);
 
 }  // namespace dcpi::driver

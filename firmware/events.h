@@ -1,26 +1,52 @@
-// Event numbers carried in every sample (hash entry EVENT field) and in the
-// profile database. The 21164 names come from DCPI §4.1 / Table 1; on QEMU
-// only kCycles exists (under icount one cycle = one retired instruction), and
-// the driver refuses the others with a clear error instead of faking them.
-#pragma once
-#include <cstdint>
+/* Event numbers carried in every sample (hash entry EVENT field) and in the
+ * profile database. The 21164 names come from DCPI §4.1 / Table 1; on QEMU
+ * only cycles exists (under icount one cycle = one retired instruction), and
+ * the driver refuses the others with a clear error instead of faking them.
+ * Written once, in C, for the driver, the host tools and user programs
+ * (workloads/dcpictl.c); the C++ names below are the same things. */
+#ifndef DCPI_FIRMWARE_EVENTS_H
+#define DCPI_FIRMWARE_EVENTS_H
 
+#include <stdint.h>
+
+/* One row per event: name in code, name in text (dcpictl, dcpi run
+ * --events, the database). The enum, the C and the C++ name tables are
+ * derived from it. */
+#define DCPI_EVENT_LIST(X)                                                       \
+  X(CYCLES, "cycles")     /* the one event QEMU can count */                     \
+  X(IMISS, "imiss")       /* instruction-cache misses (21164 only) */            \
+  X(DMISS, "dmiss")                                                              \
+  X(BRANCHMP, "branchmp") /* branch mispredicts */                               \
+  X(ITBMISS, "itbmiss")                                                          \
+  X(DTBMISS, "dtbmiss")                                                          \
+  X(REPLAY, "replay")                                                            \
+  X(ISSUES, "issues")     /* issue-slot counts used by the "default" configuration */
+
+#define DCPI_EVENT_ENUM_(name, text) DCPI_EVENT_##name,
+#define DCPI_EVENT_TEXT_(name, text) text,
+enum { DCPI_EVENT_LIST(DCPI_EVENT_ENUM_) DCPI_EVENT_COUNT };
+
+#ifndef __cplusplus
+static const char* const dcpi_event_names[DCPI_EVENT_COUNT] __attribute__((unused)) = {
+    DCPI_EVENT_LIST(DCPI_EVENT_TEXT_)};
+#endif
+
+#ifdef __cplusplus
 namespace dcpi {
 
 enum class Event : uint16_t {
-  kCycles = 0,      // CYCLES: the one event QEMU can count
-  kIMiss = 1,       // IMISS: instruction-cache misses (21164 only)
-  kDMiss = 2,       // DMISS
-  kBranchMp = 3,    // BRANCHMP: branch mispredicts
-  kItbMiss = 4,     // ITBMISS
-  kDtbMiss = 5,     // DTBMISS
-  kReplayTrap = 6,  // REPLAY
-  kIssues = 7,      // issue-slot counts used by the "default" configuration
-  kCount = 8,
+  kCycles = DCPI_EVENT_CYCLES,
+  kIMiss = DCPI_EVENT_IMISS,
+  kDMiss = DCPI_EVENT_DMISS,
+  kBranchMp = DCPI_EVENT_BRANCHMP,
+  kItbMiss = DCPI_EVENT_ITBMISS,
+  kDtbMiss = DCPI_EVENT_DTBMISS,
+  kReplayTrap = DCPI_EVENT_REPLAY,
+  kIssues = DCPI_EVENT_ISSUES,
+  kCount = DCPI_EVENT_COUNT,
 };
 
-inline constexpr const char* kEventNames[] = {"cycles",  "imiss",   "dmiss",  "branchmp",
-                                              "itbmiss", "dtbmiss", "replay", "issues"};
+inline constexpr const char* kEventNames[] = {DCPI_EVENT_LIST(DCPI_EVENT_TEXT_)};
 static_assert(sizeof(kEventNames) / sizeof(kEventNames[0]) == static_cast<int>(Event::kCount));
 
 // Bit set of events, bit i = Event(i).
@@ -30,3 +56,6 @@ inline constexpr EventSet event_bit(Event e) { return EventSet{1} << static_cast
 inline constexpr EventSet kCountableOnQemu = event_bit(Event::kCycles);
 
 }  // namespace dcpi
+#endif
+
+#endif

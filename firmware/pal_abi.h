@@ -3,6 +3,44 @@
 #ifndef DCPI_FIRMWARE_PAL_ABI_H
 #define DCPI_FIRMWARE_PAL_ABI_H
 
+#include "firmware/memory_map.h" /* KSEG_BASE */
+
+/* CALL_PAL function codes (OSF/1 PALcode; perfframe and rtiperf are ours,
+ * described below). palcode/pal.S places each entry with these, and every
+ * caller (kernel, driver, user runtime, self-tests) names them. 0x00-0x3f
+ * are privileged, 0x80-0xbf unprivileged. */
+#define CALL_PAL_HALT 0x00
+#define CALL_PAL_CFLUSH 0x01
+#define CALL_PAL_DRAINA 0x02
+#define CALL_PAL_CSERVE 0x09
+#define CALL_PAL_WRIPIR 0x0d
+#define CALL_PAL_RDMCES 0x10
+#define CALL_PAL_WRMCES 0x11
+#define CALL_PAL_WRFEN 0x2b
+#define CALL_PAL_WRVPTPTR 0x2d
+#define CALL_PAL_SWPCTX 0x30
+#define CALL_PAL_WRVAL 0x31
+#define CALL_PAL_RDVAL 0x32
+#define CALL_PAL_TBI 0x33
+#define CALL_PAL_WRENT 0x34
+#define CALL_PAL_SWPIPL 0x35
+#define CALL_PAL_RDPS 0x36
+#define CALL_PAL_WRKGP 0x37
+#define CALL_PAL_WRUSP 0x38
+#define CALL_PAL_WRPERFMON 0x39
+#define CALL_PAL_RDUSP 0x3a
+#define CALL_PAL_WHAMI 0x3c
+#define CALL_PAL_RETSYS 0x3d
+#define CALL_PAL_WTINT 0x3e
+#define CALL_PAL_RTI 0x3f
+#define CALL_PAL_BPT 0x80
+#define CALL_PAL_BUGCHK 0x81
+#define CALL_PAL_CALLSYS 0x83
+#define CALL_PAL_IMB 0x86
+#define CALL_PAL_RDUNIQ 0x9e
+#define CALL_PAL_WRUNIQ 0x9f
+#define CALL_PAL_GENTRAP 0xaa
+
 /* Kernel entry frame that PALcode pushes on the kernel stack (OSF/1). */
 #define PAL_FRAME_PS 0
 #define PAL_FRAME_PC 8
@@ -103,7 +141,6 @@
 #define MISC_IPINTR_SHIFT 8
 #define MISC_IPREQ_SHIFT 12
 
-#define KSEG_BASE 0xfffffc0000000000
 #define COM1_KSEG 0xfffffd01fc0003f8
 #define COM2_KSEG 0xfffffd01fc0002f8 /* the serial transport (docs/transfer-format.md) */
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "driver/sample_log.h"
+#include "firmware/memory_map.h"
 
 namespace dcpi {
 

@@ -1,5 +1,6 @@
 #include "kernel/address_space.h"
 
+#include "driver/kernel_services.h"
 #include "kernel/page_alloc.h"
 
 namespace kernel {

@@ -1,5 +1,6 @@
 #include "kernel/clock.h"
 
+#include "driver/kernel_services.h"
 #include "kernel/palcalls.h"
 
 namespace kernel::clock {

@@ -1,5 +1,6 @@
 #include "kernel/console.h"
 
+#include "driver/kernel_services.h"
 #include "firmware/pal_abi.h"
 #include "firmware/uart.h"
 #include "kernel/palcalls.h"

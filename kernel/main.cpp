@@ -1,9 +1,8 @@
 // Kernel entry on the boot CPU: traps, secondary CPUs, then the job the
-// command line asks for (a guest self-test, or the default profiled run).
+// command line asks for (a guest self-test, or init and its profiled run).
 #include "driver/driver.h"
 #include "kernel/console.h"
 #include "kernel/initrd.h"
-#include "kernel/kernel_workload.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
@@ -143,8 +142,8 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
     profiler::start(options.profiler);
     sched::idle_loop();
   }
-  workload::profile_all_cpus(options.samples);
-  dcpi::driver::flush_all();  // the profile so far into the transfer ring
+  // No init to run: idle, with the daemon serving the host (dcpi ingest).
+  kprintf("dcpi-kernel: no initrd and no test: idle\n");
   kprintf("DCPI-READY\n");
   // The DCPI daemon runs in the boot CPU's idle loop until kernel threads
   // exist: woken by the tick, a full-buffer IPI, or any other interrupt.

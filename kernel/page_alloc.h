@@ -3,10 +3,12 @@
 #pragma once
 #include <cstdint>
 
+#include "firmware/memory_map.h"
+
 namespace kernel::pages {
 
-inline constexpr uint64_t kPageBytes = 8192;
-inline constexpr uint64_t kPageShift = 13;
+inline constexpr uint64_t kPageBytes = dcpi::kPageBytes;
+inline constexpr uint64_t kPageShift = dcpi::kPageShift;
 
 // Pages in [first_free_phys, end_phys) become allocatable.
 void init(uint64_t first_free_phys, uint64_t end_phys);
@@ -16,7 +18,7 @@ void release(uint64_t kseg_address, uint64_t count = 1);
 uint64_t free_count();
 uint64_t total_count();
 
-inline uint64_t kseg_to_phys(uint64_t kseg) { return kseg - 0xfffffc0000000000ull; }
-inline uint64_t phys_to_kseg(uint64_t phys) { return phys + 0xfffffc0000000000ull; }
+inline uint64_t kseg_to_phys(uint64_t kseg) { return dcpi::kseg_to_physical(kseg); }
+inline uint64_t phys_to_kseg(uint64_t phys) { return dcpi::physical_to_kseg(phys); }
 
 }  // namespace kernel::pages

@@ -1,7 +1,6 @@
 #include "kernel/profiler.h"
 
 #include "driver/driver.h"
-#include "driver/value_sampler.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/irq_lock.h"

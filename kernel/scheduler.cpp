@@ -1,6 +1,7 @@
 #include "kernel/scheduler.h"
 
-#include "driver/sampler.h"
+#include "driver/driver.h"
+#include "driver/kernel_services.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/irq_lock.h"
@@ -11,8 +12,6 @@
 extern "C" {
 void switch_context(kernel::Pcb* next);
 void adopt_context(kernel::Pcb* self);
-void fp_save(uint64_t* area);
-void fp_restore(const uint64_t* area);
 }
 
 namespace kernel {
@@ -153,6 +152,12 @@ void idle_loop() {
 
 Process* current() { return sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami())); }
 uint32_t current_pid() { return current()->pid; }
+
+// For the driver's value sampler (driver/kernel_services.h).
+const AddressSpace* current_user_space() {
+  const Process* process = current();
+  return process == nullptr ? nullptr : &process->space;
+}
 
 uint64_t cpus_running_user() {
   uint64_t n = 0;

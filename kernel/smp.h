@@ -2,11 +2,11 @@
 #pragma once
 #include <cstdint>
 
-#include "driver/sample_log.h"
+#include "firmware/memory_map.h"
 
 namespace kernel::smp {
 
-inline constexpr uint32_t kMaxCpus = dcpi::kMaxCpus;
+inline constexpr uint32_t kMaxCpus = dcpi::kMaxCpus;  // firmware/memory_map.h
 
 struct alignas(64) CpuState {
   uint64_t online;

@@ -1,32 +1,9 @@
-// A test-and-set spin lock (ldq_l/stq_c through the GCC atomics).
+// The kernel's spin lock is the guest's one lock primitive
+// (firmware/spin_lock.h), shared with the driver.
 #pragma once
-#include <cstdint>
+#include "firmware/spin_lock.h"
 
 namespace kernel {
-
-class SpinLock {
- public:
-  void lock() {
-    while (__atomic_exchange_n(&held_, 1, __ATOMIC_ACQUIRE) != 0) {
-      while (__atomic_load_n(&held_, __ATOMIC_RELAXED) != 0) {
-      }
-    }
-  }
-  void unlock() { __atomic_store_n(&held_, 0, __ATOMIC_RELEASE); }
-
- private:
-  uint64_t held_ = 0;
-};
-
-class LockGuard {
- public:
-  explicit LockGuard(SpinLock& lock) : lock_(lock) { lock_.lock(); }
-  ~LockGuard() { lock_.unlock(); }
-  LockGuard(const LockGuard&) = delete;
-  LockGuard& operator=(const LockGuard&) = delete;
-
- private:
-  SpinLock& lock_;
-};
-
+using dcpi::LockGuard;
+using dcpi::SpinLock;
 }  // namespace kernel

@@ -1,6 +1,7 @@
 // System call dispatch (ABI in kernel/syscalls.h, table in kernel/README.md).
 #include "kernel/syscalls.h"
 
+#include "driver/driver.h"
 #include "firmware/control_block.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
@@ -10,12 +11,6 @@
 #include "kernel/palcalls.h"
 #include "kernel/process.h"
 #include "kernel/udiv.h"
-
-// The driver implements this to act on dcpi_control() requests from user
-// programs; until it does, the call returns ENOSYS.
-namespace dcpi::driver {
-__attribute__((weak)) int64_t control_from_user(uint32_t command, const uint64_t args[3]);
-}
 
 namespace kernel::sys {
 namespace {
@@ -221,7 +216,6 @@ int64_t sys_spawn(Process* self, uint64_t path_va, uint64_t argv_va) {
 int64_t sys_dcpi_control(Process* self, uint64_t request_va) {
   dcpi::ControlBlock request;
   if (!copy_from_user(self->space, &request, request_va, sizeof request)) return error(EFAULT);
-  if (&dcpi::driver::control_from_user == nullptr) return error(ENOSYS);
   // The driver's exact status goes back in the block (firmware/control_block.h);
   // the call's result is 0 or the nearest errno.
   request.status = dcpi::driver::control_from_user(request.command, request.args);

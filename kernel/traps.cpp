@@ -1,7 +1,7 @@
 // Trap and interrupt dispatch: where PALcode's deliveries land in C++.
 #include "kernel/traps.h"
 
-#include "driver/sampler.h"
+#include "driver/driver.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
 #include "kernel/process.h"

@@ -259,24 +259,24 @@ pal_fp_disabled:
 #define CALL_PAL_PRIV(n)	.org 0x1000 + 64 * (n)
 #define CALL_PAL_UNPRIV(n)	.org 0x2000 + 64 * ((n) - 0x80)
 
-	CALL_PAL_PRIV(0x00)
+	CALL_PAL_PRIV(CALL_PAL_HALT)
 pal_halt:
 	mtpr	a0, prHalt		/* a0 = 0: power off; 1: reset */
 	br	$31, pal_halt
 
-	CALL_PAL_PRIV(0x01)
+	CALL_PAL_PRIV(CALL_PAL_CFLUSH)
 pal_cflush:
 	hw_rei
 
-	CALL_PAL_PRIV(0x02)
+	CALL_PAL_PRIV(CALL_PAL_DRAINA)
 pal_draina:
 	hw_rei				/* QEMU has no write buffer to drain */
 
-	CALL_PAL_PRIV(0x09)
+	CALL_PAL_PRIV(CALL_PAL_CSERVE)
 pal_cserve:
 	br	$31, pal_cserve_body
 
-	CALL_PAL_PRIV(0x0d)
+	CALL_PAL_PRIV(CALL_PAL_WRIPIR)
 pal_wripir:				/* a0 = target CPU */
 	and	a0, 3, p1
 	lda	p2, (1 << MISC_IPREQ_SHIFT)($31)
@@ -285,45 +285,45 @@ pal_wripir:				/* a0 = target CPU */
 	hw_stq/p p2, TYPHOON_MISC(p3)
 	hw_rei
 
-	CALL_PAL_PRIV(0x10)
+	CALL_PAL_PRIV(CALL_PAL_RDMCES)
 pal_rdmces:
 	mfpr	v0, ptMces
 	hw_rei
 
-	CALL_PAL_PRIV(0x11)
+	CALL_PAL_PRIV(CALL_PAL_WRMCES)
 pal_wrmces:
 	mtpr	a0, ptMces
 	hw_rei
 
-	CALL_PAL_PRIV(0x2b)
+	CALL_PAL_PRIV(CALL_PAL_WRFEN)
 pal_wrfen:
 	and	a0, 1, p1
 	mtpr	p1, prFEN
 	hw_rei
 
-	CALL_PAL_PRIV(0x2c)
+	CALL_PAL_PRIV(CALL_PAL_PERFFRAME)
 pal_perfframe:
 	br	$31, pal_perfframe_body
 
-	CALL_PAL_PRIV(0x2d)
+	CALL_PAL_PRIV(CALL_PAL_WRVPTPTR)
 pal_wrvptptr:
 	mtpr	a0, prVptptr
 	hw_rei
 
-	CALL_PAL_PRIV(0x30)
+	CALL_PAL_PRIV(CALL_PAL_SWPCTX)
 pal_swpctx:
 	br	$31, pal_swpctx_body
 
-	CALL_PAL_PRIV(0x31)
+	CALL_PAL_PRIV(CALL_PAL_WRVAL)
 pal_wrval:
 	hw_rei
 
-	CALL_PAL_PRIV(0x32)
+	CALL_PAL_PRIV(CALL_PAL_RDVAL)
 pal_rdval:
 	mov	$31, v0
 	hw_rei
 
-	CALL_PAL_PRIV(0x33)
+	CALL_PAL_PRIV(CALL_PAL_TBI)
 pal_tbi:				/* a0: -2 tbia, -1 tbiap, 1-3 one VA in a1 */
 	blt	a0, 1f
 	mtpr	a1, prTbis
@@ -331,11 +331,11 @@ pal_tbi:				/* a0: -2 tbia, -1 tbiap, 1-3 one VA in a1 */
 1:	mtpr	$31, prTbia
 	hw_rei
 
-	CALL_PAL_PRIV(0x34)
+	CALL_PAL_PRIV(CALL_PAL_WRENT)
 pal_wrent:				/* a0 = entry address, a1 = class */
 	br	$31, pal_wrent_body
 
-	CALL_PAL_PRIV(0x35)
+	CALL_PAL_PRIV(CALL_PAL_SWPIPL)
 pal_swpipl:
 	mfpr	v0, prPS
 	and	v0, PS_IPL_MASK, v0
@@ -343,26 +343,26 @@ pal_swpipl:
 	mtpr	p1, prPS
 	hw_rei
 
-	CALL_PAL_PRIV(0x36)
+	CALL_PAL_PRIV(CALL_PAL_RDPS)
 pal_rdps:
 	mfpr	v0, prPS
 	hw_rei
 
-	CALL_PAL_PRIV(0x37)
+	CALL_PAL_PRIV(CALL_PAL_WRKGP)
 pal_wrkgp:
 	mtpr	a0, ptKgp
 	hw_rei
 
-	CALL_PAL_PRIV(0x38)
+	CALL_PAL_PRIV(CALL_PAL_WRUSP)
 pal_wrusp:
 	mtpr	a0, prUsp
 	hw_rei
 
-	CALL_PAL_PRIV(0x39)
+	CALL_PAL_PRIV(CALL_PAL_WRPERFMON)
 pal_wrperfmon:
 	br	$31, pal_wrperfmon_body
 
-	CALL_PAL_PRIV(0x3a)
+	CALL_PAL_PRIV(CALL_PAL_RDUSP)
 pal_rdusp:
 	mfpr	v0, prUsp
 	hw_rei
@@ -375,7 +375,7 @@ pal_rdusp:
  * area. The counter cannot have been disabled since the delivery: only this
  * CPU can disable it, and the fast path does not (so no test here). 15
  * instructions: it fits its CALL_PAL slot, no branch. */
-	CALL_PAL_PRIV(0x3b)
+	CALL_PAL_PRIV(CALL_PAL_RTIPERF)
 pal_rtiperf:
 	mfpr	p0, prVmtime
 	s4addq	a0, p0, p1		/* now + cycles * 4 ns */
@@ -393,12 +393,12 @@ pal_rtiperf:
 	mtpr	p4, prPS		/* as saved: mode and IPL (no stack was switched) */
 	hw_ret	(p5)
 
-	CALL_PAL_PRIV(0x3c)
+	CALL_PAL_PRIV(CALL_PAL_WHAMI)
 pal_whami:
 	mfpr	v0, ptCpu
 	hw_rei
 
-	CALL_PAL_PRIV(0x3d)
+	CALL_PAL_PRIV(CALL_PAL_RETSYS)
 pal_retsys:				/* back to user mode after callsys */
 	ldq	p5, PAL_FRAME_PC($30)
 	ldq	$29, PAL_FRAME_GP($30)
@@ -409,13 +409,13 @@ pal_retsys:				/* back to user mode after callsys */
 	mfpr	$30, prUsp
 	hw_ret	(p5)
 
-	CALL_PAL_PRIV(0x3e)
+	CALL_PAL_PRIV(CALL_PAL_WTINT)
 pal_wtint:
 	mtpr	$31, prWait		/* sleep until an interrupt is pending */
 	mov	$31, v0
 	hw_rei
 
-	CALL_PAL_PRIV(0x3f)
+	CALL_PAL_PRIV(CALL_PAL_RTI)
 pal_rti:
 	mfpr	p4, ptAlarmStale
 	bne	p4, pal_rti_rearm
@@ -437,17 +437,17 @@ pal_rti_frame:
 /* Unprivileged CALL_PAL entries: 0x2000 + 64 * (n - 0x80).             */
 /* ------------------------------------------------------------------ */
 
-	CALL_PAL_UNPRIV(0x80)
+	CALL_PAL_UNPRIV(CALL_PAL_BPT)
 pal_bpt:
 	lda	p5, IF_BPT($31)
 	br	$31, pal_instruction_fault
 
-	CALL_PAL_UNPRIV(0x81)
+	CALL_PAL_UNPRIV(CALL_PAL_BUGCHK)
 pal_bugchk:
 	lda	p5, IF_BUGCHK($31)
 	br	$31, pal_instruction_fault
 
-	CALL_PAL_UNPRIV(0x83)
+	CALL_PAL_UNPRIV(CALL_PAL_CALLSYS)
 pal_callsys:
 	mfpr	p0, prPS
 	and	p0, PS_USER_MODE, p1
@@ -456,21 +456,21 @@ pal_callsys:
 	KERNEL_FRAME p0, p6, p2
 	ENTER_KERNEL ptEntSys, 0, p2
 
-	CALL_PAL_UNPRIV(0x86)
+	CALL_PAL_UNPRIV(CALL_PAL_IMB)
 pal_imb:
 	hw_rei				/* QEMU keeps translations coherent itself */
 
-	CALL_PAL_UNPRIV(0x9e)
+	CALL_PAL_UNPRIV(CALL_PAL_RDUNIQ)
 pal_rduniq:
 	mfpr	v0, prUnique
 	hw_rei
 
-	CALL_PAL_UNPRIV(0x9f)
+	CALL_PAL_UNPRIV(CALL_PAL_WRUNIQ)
 pal_wruniq:
 	mtpr	a0, prUnique
 	hw_rei
 
-	CALL_PAL_UNPRIV(0xaa)
+	CALL_PAL_UNPRIV(CALL_PAL_GENTRAP)
 pal_gentrap:
 	lda	p5, IF_GENTRAP($31)
 	br	$31, pal_instruction_fault
@@ -534,12 +534,18 @@ pal_park:
 	mov	p0, $27
 	hw_ret	(p0)
 
-/* No -kernel given: say so on COM1 (KSEG 0xfffffd01fc0003f8) and power off. */
+/* No -kernel given: say so on COM1 (COM1_KSEG) and power off. */
+.if (-1 << 42) != KSEG_BASE
+.error "pal_no_kernel builds KSEG_BASE as -1 << 42"
+.endif
+.if (-1 << 42) + (0x101f << 28) + (0xc00 << 16) + 0x3f8 != COM1_KSEG
+.error "pal_no_kernel builds COM1_KSEG from KSEG_BASE"
+.endif
 pal_no_kernel:
 	br	p4, 1f
 1:	lda	p4, (pal_no_kernel_message - 1b)(p4)
 	lda	p3, -1($31)
-	sll	p3, 42, p3		/* KSEG base 0xfffffc0000000000 */
+	sll	p3, 42, p3		/* KSEG_BASE (firmware/memory_map.h), checked above */
 	lda	p5, 0x101f($31)
 	sll	p5, 28, p5
 	addq	p3, p5, p3

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "firmware/memory_map.h"
+
 namespace dcpi::qemu {
 
 inline constexpr const char* kQemuBinary = "qemu-system-alpha";
-inline constexpr uint32_t kMaxCpus = 4;  // clipper: up to 4 CPUs
+using dcpi::kMaxCpus;  // clipper: up to 4 CPUs (firmware/memory_map.h)
 
 struct MachineConfig {
   std::string palcode;

@@ -6,20 +6,20 @@
 
 #include "analysis/calc/ev5_model.h"
 #include "analysis/calc/qemu_icount_model.h"
-#include "driver/sampler.h"
+#include "firmware/control_block.h"
 
 namespace dcpi {
 
 namespace fs = std::filesystem;
 
 double default_mean_period() {
-  return mean_period(driver::kDefaultPeriodBase, driver::kDefaultPeriodRange);
+  return mean_period(kDefaultPeriodBase, kDefaultPeriodRange);
 }
 
 PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
                                 std::optional<double> option) {
   if (option) return {.mean = *option, .source = "option", .description = "--period", .notes = {}};
-  const SamplingPeriod fallback{driver::kDefaultPeriodBase, driver::kDefaultPeriodRange, false};
+  const SamplingPeriod fallback{kDefaultPeriodBase, kDefaultPeriodRange, false};
   // Only epochs where the image has samples weigh in (all of them if none has).
   std::vector<EpochPeriod> used;
   for (const EpochPeriod& e : epochs)

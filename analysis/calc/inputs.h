@@ -17,7 +17,7 @@
 
 namespace dcpi {
 
-// driver/sampler.h: periods uniform in [base, base + range), mean base + (range − 1)/2.
+// firmware/control_block.h (the driver's default): periods uniform in [base, base + range), mean base + (range − 1)/2.
 double default_mean_period();
 
 // The mean sampling period F × period uses (docs/calc.md): --period if given,

@@ -5,7 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "analysis/reports/sample_profile.h"
+#include "analysis/reports/report_output.h"
 #include "analysis/symbols/source_files.h"
 
 namespace dcpi {

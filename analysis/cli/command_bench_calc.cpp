@@ -14,7 +14,7 @@
 #include "analysis/calc/report.h"
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
-#include "analysis/reports/sample_profile.h"
+#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 

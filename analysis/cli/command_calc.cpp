@@ -9,7 +9,7 @@
 #include "analysis/calc/render.h"
 #include "analysis/cli/commands.h"
 #include "analysis/symbols/demangle.h"
-#include "analysis/reports/sample_profile.h"
+#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 

@@ -10,7 +10,7 @@
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
 #include "analysis/cli/commands.h"
-#include "analysis/reports/sample_profile.h"
+#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 

@@ -15,8 +15,6 @@ struct Command {
   int (*run)(const std::vector<std::string>& arguments);
 };
 
-int run_samples_command(const std::vector<std::string>& arguments);
-extern const std::string_view kSamplesUsage;
 int run_ingest_command(const std::vector<std::string>& arguments);
 int run_run_command(const std::vector<std::string>& arguments);
 extern const std::string_view kRunUsage;

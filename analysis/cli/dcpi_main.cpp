@@ -18,8 +18,6 @@ int run_help(const std::vector<std::string>& arguments);
 const std::array kCommands = {
     Command{"run", "boot workloads under QEMU, profile them, store the profile database",
             dcpi::kRunUsage, dcpi::run_run_command},
-    Command{"samples", "per-function profile of the sample logs in a running QEMU",
-            dcpi::kSamplesUsage, dcpi::run_samples_command},
     Command{"ingest", "transfer records (live or recorded) into the profile database",
             dcpi::kIngestUsage, dcpi::run_ingest_command},
     Command{"db", "check or show a profile database: dcpi db check|show DIR", dcpi::kDbUsage,

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/reports/sample_profile.h"  // json_quote
 
 namespace dcpi {
 
@@ -124,6 +123,23 @@ JsonWriter& JsonWriter::null() {
   before_value();
   out_ << "null";
   return *this;
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace dcpi

@@ -19,6 +19,8 @@ double percent_of(uint64_t part, uint64_t total);            // 0 when total is 
 std::string percent_text(double percent, int decimals = 1);  // "33.9%"
 std::string fixed_text(double value, int decimals);
 std::string hex_address(uint64_t address);  // "0x120001234"
+// JSON string literal with quotes and escapes.
+std::string json_quote(std::string_view text);
 
 // Columns are right-aligned unless marked left; the last column may be wide.
 class TextTable {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "hostdump/gdb/gdb_packet.h"
-#include "hostdump/sample_log_reader.h"
+#include "firmware/memory_map.h"
 
 namespace dcpi {
 

@@ -31,7 +31,7 @@ from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes, work_files
 BUILD, PLUGIN = sys.argv[1], sys.argv[2]
 GUEST = Guest(BUILD)
 KERNEL = GUEST.kernel
-DISPATCH = "_ZN6kernel3sys8dispatchEPNS_9TrapFrameE"
+DISPATCH = "_ZN6kernel3sys8dispatchEPN4dcpi9TrapFrameE"
 CHECKS = Checks()
 expect, dcpi = CHECKS.expect, GUEST.dcpi
 

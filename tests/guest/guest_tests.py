@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Guest tests: boot our PALcode and kernel under QEMU and assert on what
-the guest prints (kernel/selftest.cpp). Usage: guest_tests.py BUILD_GUEST_DIR CASE
+the guest prints (tests/guest/selftest/selftest.cpp). Usage: guest_tests.py BUILD_GUEST_DIR CASE
 """
 import math
 import os
@@ -128,7 +128,7 @@ def case_blindspot():
     counts, total, outside = histogram(boot(1, "test=blindspot samples=6000"), "blindspot")
     pal = pal_path_length("pal_rdmces")
     loop = len(counts)
-    after_pal = 2  # instruction index after `call_pal 0x10` (kernel/selftest_loops.S)
+    after_pal = 2  # instruction index after `call_pal 0x10` (tests/guest/selftest/selftest_loops.S)
     expect(outside == 0, "no samples inside PALcode or outside the loop")
     # A period ending on one of the `pal` PALcode instructions is delivered
     # after hw_rei, on the next instruction: it gets (1 + pal) shares of
@@ -148,7 +148,7 @@ def case_iplspot():
     """Overflows at IPL 6 are deferred to the instruction after the swpipl
     that lowers the IPL (DCPI §4.1.3); QEMU executes swpipl inline."""
     counts, total, outside = histogram(boot(1, "test=iplspot samples=6000"), "iplspot")
-    loop = len(counts)  # kernel/driver_loops.S: 11 instructions
+    loop = len(counts)  # tests/guest/selftest/driver_loops.S: 11 instructions
     masked = range(2, 8)  # the four addq, the lda, and the lowering swpipl run at IPL 6
     landing = 8  # the instruction after swpipl(0)
     expect(loop == 11 and outside == 0, f"{total} samples, all inside the 11-instruction loop")

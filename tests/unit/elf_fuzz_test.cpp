@@ -17,7 +17,7 @@ void open_damaged(const std::string& path) {
     const ElfSymbols symbols = ElfSymbols::open(path);
     for (const ElfSymbol& function : symbols.functions())
       (void)symbols.function_containing(function.address + function.size / 2);
-    (void)symbols.find("dcpi_sample_logs");
+    (void)symbols.find("dcpi_transfer_ring");
     (void)symbols.function_containing(0);
     (void)symbols.function_containing(~uint64_t{0});
   } catch (const ElfError&) {

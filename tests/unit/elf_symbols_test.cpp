@@ -106,7 +106,7 @@ TEST_F(ElfSymbolsAlpha, NameToAddressAndSize) {
   EXPECT_EQ(kernel_->lookup("kernel_entry").address, kFixtureText);
   EXPECT_EQ(kernel_->lookup("kernel_entry").size, 16u);
   EXPECT_EQ(kernel_->lookup("idle_loop").address, kFixtureText + 16);
-  const ElfSymbol& logs = kernel_->lookup("dcpi_sample_logs");
+  const ElfSymbol& logs = kernel_->lookup("dcpi_transfer_ring");
   EXPECT_FALSE(logs.is_function);
   EXPECT_EQ(logs.size, 4u * 262208u);
   EXPECT_EQ(logs.address % 64, 0u);
@@ -132,7 +132,7 @@ TEST_F(ElfSymbolsAlpha, UnsizedFunctionIsNearestPreceding) {
 TEST_F(ElfSymbolsAlpha, AddressesOutsideCodeHaveNoFunction) {
   EXPECT_EQ(kernel_->function_containing(kFixtureText - 4), nullptr);
   EXPECT_EQ(kernel_->function_containing(kernel_->lookup("unsized_tail").address + 16), nullptr);
-  EXPECT_EQ(kernel_->function_containing(kernel_->lookup("dcpi_sample_logs").address), nullptr);
+  EXPECT_EQ(kernel_->function_containing(kernel_->lookup("dcpi_transfer_ring").address), nullptr);
   EXPECT_EQ(kernel_->function_containing(0x8000), nullptr);
 }
 

@@ -1,4 +1,4 @@
-// GdbClient and `dcpi samples` against a real qemu-system-alpha (its bundled
+// GdbClient against a real qemu-system-alpha (its bundled
 // PALcode, no kernel): the QEMU-specific behaviour the fake stub cannot
 // vouch for. Skipped when QEMU or the Alpha fixtures are missing.
 #include <fcntl.h>
@@ -13,8 +13,7 @@
 #include "analysis/symbols/elf_symbols.h"
 #include "fake_gdb_stub.h"
 #include "hostdump/gdb/gdb_client.h"
-#include "hostdump/sample_log_reader.h"
-#include "sample_log_image.h"
+#include "firmware/memory_map.h"
 #include "test_support.h"
 
 extern char** environ;
@@ -113,30 +112,6 @@ TEST_F(QemuStub, PhysicalMemoryWriteAndReadBack) {
   EXPECT_EQ(client->read_memory(0x500000, bytes.size()), bytes);
   client->set_physical_memory_mode(false);
   client->detach();
-}
-
-TEST_F(QemuStub, DcpiSamplesReadsLogsPlantedInGuestMemory) {
-  const ElfSymbols kernel = ElfSymbols::open(testing::fixture_path("fake_kernel.elf"));
-  const uint64_t idle = kernel.lookup("idle_loop").address;
-  std::vector<uint8_t> image = testing::empty_sample_logs(kMaxCpus);
-  std::vector<uint64_t> pcs(5000, idle + 4);
-  testing::fill_sample_log(image, 0, 0, pcs, 9);
-  {
-    std::unique_ptr<GdbClient> client = qemu_->connect();
-    client->set_physical_memory_mode(true);
-    client->write_memory(kseg_to_physical(kernel.lookup("dcpi_sample_logs").address), image);
-    client->set_physical_memory_mode(false);
-    client->detach();
-  }
-  const testing::CommandResult result =
-      testing::run_dcpi({"samples", "--kernel", testing::fixture_path("fake_kernel.elf"), "--gdb",
-                         "127.0.0.1:" + std::to_string(qemu_->port()), "--json"});
-  ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("{\"cpu\": 0, \"samples\": 5000, \"dropped\": 9}"), std::string::npos)
-      << result.out;
-  EXPECT_NE(result.out.find("\"function\": \"idle_loop\", \"samples\": 5000"), std::string::npos)
-      << result.out;
-  EXPECT_LT(result.seconds, 5.0);
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(ElfImage, NearestSymbolFallbackAndNoDwarf) {
   EXPECT_EQ(image.procedure_end(*tail), testing::kUnsizedTail + 16);  // end of .text
   EXPECT_FALSE(image.procedure_at(testing::kKernelText - 4));
   ASSERT_TRUE(image.procedure_named("kernel_entry"));
-  EXPECT_FALSE(image.procedure_named("dcpi_sample_logs"));  // data, not code
+  EXPECT_FALSE(image.procedure_named("dcpi_transfer_ring"));  // data, not code
 }
 
 TEST(ElfImage, StrippedFileOpensWithoutNames) {

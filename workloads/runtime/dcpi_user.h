@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "firmware/control_block.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,19 +25,9 @@ int dcpi_spawn(const char *path, char *const argv[]);
    (ECHILD: no such child). */
 int dcpi_wait(int pid, int *status);
 
-/* A request to the profiler (the layout of firmware/control_block.h's
-   dcpi::ControlBlock; a host test checks the two agree). */
-struct dcpi_control_request {
-  uint64_t magic; /* DCPI_CONTROL_MAGIC once the driver is ready */
-  uint64_t request_sequence;
-  uint32_t command; /* dcpi::ControlCommand */
-  uint32_t reserved;
-  uint64_t args[3];
-  uint64_t done_sequence;
-  int64_t status; /* dcpi::ControlStatus */
-} __attribute__((aligned(64)));
-
-#define DCPI_CONTROL_MAGIC 0x4c52544349504344ull /* "DCPICTRL" */
+/* A request to the profiler: the control block of firmware/control_block.h,
+   written once for the driver, the host and user programs. */
+#define dcpi_control_request dcpi_control_block
 
 /* Passes a request to the profiler (system call 1001).  Returns the
    driver's result, or -1 with errno set (ENOSYS natively and where the

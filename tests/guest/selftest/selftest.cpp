@@ -1,12 +1,16 @@
+// The guest self-tests (test=NAME on the kernel command line): the kernel's
+// one hook into them is kernel::selftest::run (kernel/selftest.h); this
+// library, linked into kernel.elf, provides it. Each test prints
+// "DCPI-TEST ..." lines that tests/guest asserts on.
 #include "kernel/selftest.h"
 
 #include "kernel/console.h"
-#include "kernel/driver_selftest.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
 #include "kernel/process.h"
 #include "kernel/smp.h"
 #include "kernel/traps.h"
+#include "tests/guest/selftest/driver_selftest.h"
 
 extern "C" {
 void trigger_traps();

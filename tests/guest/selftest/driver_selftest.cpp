@@ -2,17 +2,16 @@
 // handler, hash table, overflow buffers, flush and daemon, and print
 // "DCPI-TEST ..." lines that tests/guest and tests/bench assert on. The
 // guest never divides (no __divqu): ratios are computed on the host.
-#include "kernel/driver_selftest.h"
+#include "tests/guest/selftest/driver_selftest.h"
 
 #include "firmware/control_block.h"
 #include "firmware/crc32c.h"
 #include "driver/driver.h"
 #include "driver/percpu.h"
-#include "driver/sampler.h"
 #include "kernel/console.h"
-#include "kernel/kernel_workload.h"
 #include "kernel/palcalls.h"
 #include "kernel/smp.h"
+#include "tests/guest/selftest/bench_mix.h"
 
 extern "C" {
 void spread_loop(uint64_t iterations);
@@ -246,7 +245,7 @@ void mix_worker() {
   const uint32_t cpu = this_cpu();
   if (bench_profiled) drv::sampler_start();
   uint64_t sink = cpu;
-  for (uint64_t i = 0; i < bench_iterations; ++i) sink = workload::mix_iteration(cpu, sink);
+  for (uint64_t i = 0; i < bench_iterations; ++i) sink = bench_mix::iteration(cpu, sink);
   drv::sampler_stop();
   __atomic_store_n(&bench_done[cpu], 1, __ATOMIC_RELEASE);
   if (cpu != 0) pal::wripir(0);  // wake the boot CPU waiting in wtint

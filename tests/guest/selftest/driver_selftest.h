@@ -1,4 +1,4 @@
-// Guest self-tests of the DCPI driver (kernel/driver_selftest.cpp).
+// Guest self-tests of the DCPI driver (tests/guest/selftest/driver_selftest.cpp).
 #pragma once
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-/* Loops for the DCPI driver's guest self-tests (kernel/driver_selftest.cpp).
+/* Loops for the DCPI driver's guest self-tests (tests/guest/selftest/driver_selftest.cpp).
  *
  * ipl_loop: the IPL blind spot (DCPI §4.1.3). Each iteration raises the IPL
  * to 6 with swpipl, runs four instructions, lowers it to 0, and runs three

@@ -1,0 +1,56 @@
+// Everything the driver uses from the kernel, and nothing else (issue 13):
+// the driver's translation units include this header and no kernel/ one.
+// The kernel implements the functions declared here (kernel/console.cpp,
+// clock.cpp, address_space.cpp, scheduler.cpp, switch.S, each of which
+// includes this header so that the compiler checks the two agree); the
+// other way round the kernel reaches the driver only through
+// driver/driver.h.
+//
+// What the driver needs, by job:
+//   console        kprintf (a CPU that does not answer a request)
+//   clock          the 64-bit cycle count (daemon flush interval, epochs)
+//   locks, IPL,    firmware/spin_lock.h and the CALL_PAL wrappers of
+//   IPIs, counter  firmware/pal_calls.h (swpipl, wripir, wtint, whami,
+//                  rpcc, wrperfmon, rdusp, wrusp): shared with the kernel,
+//                  inline because the handler runs them on every sample
+//   trap frame     firmware/trap_frame.h (the full-frame handler variants
+//                  and the value sampler read and advance it)
+//   value sampler  the interrupted process's address space and user page
+//                  translation (seed 001 §2.1.2: user memory is reached
+//                  through the page tables, never by a faulting access),
+//                  and the FP register save/restore of kernel/switch.S
+// Guest only.
+#pragma once
+#include <cstdint>
+
+#include "firmware/memory_map.h"
+#include "firmware/pal_calls.h"
+#include "firmware/spin_lock.h"
+#include "firmware/trap_frame.h"
+
+namespace kernel {
+
+struct AddressSpace;
+
+// Console on COM1: a small printf, serialized across CPUs.
+void kprintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+namespace clock {
+// Cycles since boot, 64 bits (RPCC extended; kernel/clock.h).
+uint64_t cycles();
+}  // namespace clock
+
+// The address space of the process running on this CPU (nullptr if none).
+// Called at IPL 6, for an interrupted user-mode context.
+const AddressSpace* current_user_space();
+// KSEG address that user `va` maps to if user mode may access it (write
+// access if `write`), else 0. Walks the page table; never faults.
+uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);
+
+}  // namespace kernel
+
+extern "C" {
+// f0-f31 then the FPCR: 33 quadwords (kernel/switch.S). fp_save clobbers f0.
+void fp_save(uint64_t* area);
+void fp_restore(const uint64_t* area);
+}

@@ -145,7 +145,7 @@ static_assert(static_cast<uint32_t>(Variant::kCycles) == VARIANT_CYCLES &&
 }  // namespace dcpi::driver
 
 // Kernel symbols (host tests check their alignment and that no two CPUs
-// share a line: tests/guest/layout_test.py).
+// share a line: tests/guest/guest_tests.py case_layout).
 extern "C" {
 extern dcpi::driver::CpuSlot dcpi_cpu_slots[dcpi::kMaxCpus];
 extern dcpi::DriverCpuStats dcpi_driver_stats[dcpi::kMaxCpus];

@@ -20,6 +20,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/reports/json_writer.h"
 #include "analysis/symbols/elf_symbols.h"
 #include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profile_builder.h"
@@ -251,17 +252,16 @@ int run_bench_db_command(const std::vector<std::string>& arguments) {
     std::cout << "  " << path << ": profile " << sizes.first << " bytes, ELF " << sizes.second
               << " bytes\n";
   if (const auto json_path = options.value("json")) {
-    std::ofstream json(*json_path);
-    json << std::setprecision(6) << "{\"entries\": " << results.entries
-         << ", \"samples\": " << results.samples << ", \"updates\": " << updates
-         << ", \"entries_per_second_memory\": " << memory_rate
-         << ", \"entries_per_second_end_to_end\": " << total_rate
-         << ", \"profiles\": " << results.profiles << ", \"rows\": " << results.rows
-         << ", \"database_bytes\": " << results.database_bytes
-         << ", \"image_bytes\": " << results.image_bytes << ", \"size_ratio\": " << ratio
-         << ", \"unknown_fraction\": " << unknown_percent / 100
-         << ", \"wild_fraction_injected\": " << kWildFraction << "}\n";
-    if (!json) throw std::runtime_error("cannot write " + *json_path);
+    std::ofstream file(*json_path);
+    JsonWriter json(file, JsonWriter::Style::kSpaced);  // doubles at 6 digits, as always
+    json.begin_object().field("entries", results.entries).field("samples", results.samples);
+    json.field("updates", updates).key("entries_per_second_memory").real(memory_rate, 6);
+    json.key("entries_per_second_end_to_end").real(total_rate, 6);
+    json.field("profiles", results.profiles).field("rows", results.rows);
+    json.field("database_bytes", results.database_bytes).field("image_bytes", results.image_bytes);
+    json.key("size_ratio").real(ratio, 6).key("unknown_fraction").real(unknown_percent / 100, 6);
+    json.key("wild_fraction_injected").real(kWildFraction, 6).end_object();
+    if (!file) throw std::runtime_error("cannot write " + *json_path);
   }
   return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
 #include "analysis/symbols/image_resolver.h"
 #include "analysis/symbols/instruction_printer.h"
 #include "analysis/reports/report_output.h"

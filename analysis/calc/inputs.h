@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/calc/code_image.h"
 #include "analysis/calc/procedure_analysis.h"
 #include "analysis/calc/processor_model.h"
-#include "analysis/calc/code_image.h"
 #include "analysis/calc/render.h"
 #include "hostdump/profiledb/profile_db.h"
 
@@ -58,7 +58,7 @@ struct CalcInputs {
   std::string epochs_text;
 };
 
-// What both commands were asked for (parsed by analysis/cli/calc_options.h).
+// What both commands were asked for (parsed by analysis/cli/report_options.h).
 struct CalcRequest {
   std::string db;                       // --db
   std::string image;                    // --image: an ELF file, or an image's name in the db

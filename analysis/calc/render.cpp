@@ -306,7 +306,8 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   JsonWriter json(out, JsonWriter::Style::kSpaced);
   json.begin_object(Break::kLines).field("procedure", report.procedure);
   json.field("image", context.image).field("db_image", context.db_image);
-  json.field("model", report.model).field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
+  json.field("model", report.model)
+      .field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
   json.field("note", report.no_dynamic_stalls_note).field("epochs", context.epochs);
   json.real_field("period", context.period).field("period_source", context.period_source);
   json.key("period_notes").begin_array();

@@ -78,7 +78,8 @@ void write_bench_row(JsonWriter& json, const BenchRow& r) {
   json.begin_object().field("image", r.image).key("code_bytes").real(r.code_bytes, 6);
   json.field("procedures", uint64_t{r.procedures}).field("instructions", uint64_t{r.instructions});
   json.field("procedures_missing_edges", uint64_t{r.missing_edges});
-  json.field("indirect_jumps", uint64_t{r.jumps}).field("jump_tables_read", uint64_t{r.tables_read});
+  json.field("indirect_jumps", uint64_t{r.jumps})
+      .field("jump_tables_read", uint64_t{r.tables_read});
   json.key("load_seconds").real(r.load_seconds, 6);
   json.key("analysis_seconds").real(r.analysis_seconds, 6);
   json.key("seconds_per_mb").real(mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0, 6);

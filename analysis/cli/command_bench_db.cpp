@@ -22,8 +22,8 @@
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"
 #include "analysis/symbols/elf_symbols.h"
-#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profile_builder.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 
 namespace dcpi {

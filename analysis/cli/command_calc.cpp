@@ -9,8 +9,8 @@
 #include "analysis/calc/render.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
-#include "analysis/symbols/demangle.h"
 #include "analysis/reports/json_writer.h"
+#include "analysis/symbols/demangle.h"
 
 namespace dcpi {
 

@@ -6,9 +6,9 @@
 #include <iostream>
 
 #include "analysis/calc/ground_truth.h"
-#include "analysis/calc/scoring.h"
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
+#include "analysis/calc/scoring.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"

@@ -25,8 +25,7 @@ SampleFilter parse_sample_filter(const ParsedOptions& options);
 // --epoch N[,N...] or all (nullopt).
 std::optional<std::vector<uint64_t>> parse_epoch_option(const ParsedOptions& options);
 // stats/diff: --epochs a,b,c or each, which needs exactly one database.
-std::optional<ComparedEpochs> parse_compared_epochs(const ParsedOptions& options,
-                                                    size_t databases);
+std::optional<ComparedEpochs> parse_compared_epochs(const ParsedOptions& options, size_t databases);
 
 // Removes every "--name VALUE" / "--name=VALUE" from `arguments` and returns
 // the values in order (ParsedOptions keeps one value per name; stats and diff

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/calc/cfg.h"
+#include "analysis/calc/code_image.h"
 #include "analysis/calc/ev5_model.h"
 #include "analysis/calc/isa_adapter.h"
-#include "analysis/calc/code_image.h"
 #include "analysis/symbols/elf_image.h"
 #include "calc/copy_loop_fixture.h"
 #include "test_support.h"

@@ -188,7 +188,8 @@ TEST_F(ReportTest, StatsAcrossEpochsMatchHandComputedNumbers) {
 }
 
 TEST_F(ReportTest, DiffOrdersByAbsoluteChangeOfShare) {
-  const auto sets = load_comparison_sets({dir_.file("prof.db")}, ComparedEpochs{.listed = {1, 2}}, {});
+  const auto sets =
+      load_comparison_sets({dir_.file("prof.db")}, ComparedEpochs{.listed = {1, 2}}, {});
   ImageResolver resolver({images_});
   const DiffReport diff = diff_sets(sets[0], sets[1], resolver, "cycles");
   EXPECT_EQ(diff.before.samples, 100u);

@@ -2,6 +2,7 @@
 // memory once and parsed with libelf (sections, symbols, build-id) and, when
 // asked, libdw (line tables). Malformed ELF structure throws ElfError; damaged
 // DWARF is only recorded, since symbols alone are useful.
+#include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <span>
 
@@ -63,6 +65,15 @@ bool address_order(const ElfSymbol& a, const ElfSymbol& b) {
 bool line_order(const ElfImage::LineRow& a, const ElfImage::LineRow& b) {
   if (a.address != b.address) return a.address < b.address;
   return a.end_sequence && !b.end_sequence;  // a sequence ending here yields to one starting
+}
+
+// A file name from a line table, absolute where the unit's compile directory
+// is known: compilers run through ccache with CCACHE_BASEDIR record names
+// relative to it ("../../workloads/copy.c"), which listings could not open.
+std::string source_path(const char* file, const char* comp_dir) {
+  const std::filesystem::path name(file);
+  if (name.is_absolute() || comp_dir == nullptr || *comp_dir != '/') return file;
+  return (std::filesystem::path(comp_dir) / name).lexically_normal().string();
 }
 
 }  // namespace
@@ -228,6 +239,8 @@ class ElfReader {
     Dwarf_Lines* lines = nullptr;
     size_t count = 0;
     if (dwarf_getsrclines(&unit_die, &lines, &count) != 0) return;  // a unit without lines
+    Dwarf_Attribute attribute;
+    const char* comp_dir = dwarf_formstring(dwarf_attr(&unit_die, DW_AT_comp_dir, &attribute));
     for (size_t i = 0; i < count; ++i) {
       Dwarf_Line* line = dwarf_onesrcline(lines, i);
       Dwarf_Addr address = 0;
@@ -237,7 +250,7 @@ class ElfReader {
           dwarf_lineendsequence(line, &end_sequence) != 0)
         continue;
       const char* file = dwarf_linesrc(line, nullptr, nullptr);
-      const std::string name = file ? file : "??";
+      const std::string name = file ? source_path(file, comp_dir) : "??";
       const auto [entry, added] =
           file_indexes.emplace(name, static_cast<uint32_t>(image.source_files_.size()));
       if (added) image.source_files_.push_back(name);

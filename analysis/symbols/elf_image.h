@@ -41,11 +41,12 @@ struct CodeSection {
   std::vector<uint32_t> words;
 };
 
-// What to read besides the symbols: skipping contents and DWARF keeps symbol
-// lookups (ElfSymbols::open) cheap.
+// What to read besides the symbols: skipping contents, DWARF and the
+// procedure index keeps symbol lookups (ElfSymbols::open) cheap.
 struct ElfReadOptions {
   bool section_contents = true;
   bool line_tables = true;
+  bool procedures = true;  // the code-symbol index behind procedure_at and friends
 };
 
 struct SourceLocation {

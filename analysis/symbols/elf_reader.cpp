@@ -110,7 +110,7 @@ class ElfReader {
     else if (header_.e_ident[EI_DATA] != ELFDATA2LSB)
       image.sections_problem_ = "not little-endian";
     if (symbol_table) read_symbols(symbol_table, symbols);
-    index_code_symbols(image);
+    if (options.procedures) index_code_symbols(image);
     if (options.line_tables) read_line_tables(image);
   }
 
@@ -273,7 +273,7 @@ ElfImage ElfImage::open(const std::string& path, ElfReadOptions options) {
 ElfSymbols ElfSymbols::open(const std::string& path, bool allow_stripped) {
   ElfImage image{ElfSymbols{}};
   ElfReader reader(path);
-  reader.read(image, {.section_contents = false, .line_tables = false});
+  reader.read(image, {.section_contents = false, .line_tables = false, .procedures = false});
   if (!image.symbols_.has_symbol_table_ && !allow_stripped)
     reader.fail_plain(path + " has no symbol table");
   return std::move(image.symbols_);

@@ -87,7 +87,7 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {
   if (name == "qemu") return std::make_unique<calc::QemuIcountModel>();
   if (name == "ev5") return std::make_unique<calc::Ev5Model>();
-  throw UsageError("--model must be qemu or ev5, not '" + name + "'");
+  return nullptr;
 }
 
 namespace {
@@ -143,30 +143,24 @@ CalcContext calc_context(const CalcInputs& inputs) {
                      .qemu_model = inputs.qemu_model};
 }
 
-CalcInputs load_calc_inputs(const ParsedOptions& options) {
-  const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
-  const std::string image = options.required("image");
-  std::optional<isa::DecodeMode> mode;
-  if (const auto m = options.value("mode")) {
-    if (*m == "pal")
-      mode = isa::DecodeMode::kPalcode;
-    else if (*m == "user")
-      mode = isa::DecodeMode::kUser;
-    else
-      throw UsageError("--mode must be pal or user, not '" + *m + "'");
-  }
+namespace {
 
+// The epochs asked for, checked against the database.
+std::vector<uint64_t> chosen_epochs(const ProfileDatabase& db, std::optional<uint64_t> wanted) {
   std::vector<uint64_t> epochs = db.epochs();
-  if (const auto e = options.value("epoch")) {
-    const uint64_t wanted = std::stoull(*e);
-    if (std::find(epochs.begin(), epochs.end(), wanted) == epochs.end())
-      throw std::runtime_error("the database has no epoch " + *e);
-    epochs = {wanted};
+  if (wanted) {
+    if (std::find(epochs.begin(), epochs.end(), *wanted) == epochs.end())
+      throw std::runtime_error("the database has no epoch " + std::to_string(*wanted));
+    epochs = {*wanted};
   }
   if (epochs.empty()) throw std::runtime_error("the database has no epochs");
+  return epochs;
+}
 
-  std::optional<CodeImage> code;
-  if (fs::is_regular_file(image)) code = CodeImage::open(image, mode);
+// The image's CYCLES samples in `epochs`: the image is the one `code` is (by
+// build-id), or, without an ELF yet, the one `image` names.
+ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
+                                const std::string& image, const std::optional<CodeImage>& code) {
   ImageSamples samples;
   std::set<uint32_t> cpus;
   bool found = false;
@@ -195,31 +189,36 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
   if (!found)
     throw std::runtime_error("no cycles samples for image '" + image + "' in " +
                              db.directory().string() + " (see 'dcpi db show')");
+  samples.epochs = epochs;
+  samples.cpus = cpus.size();
+  return samples;
+}
+
+}  // namespace
+
+CalcInputs load_calc_inputs(const CalcRequest& request) {
+  const ProfileDatabase db = ProfileDatabase::open(request.db);
+  const std::vector<uint64_t> epochs = chosen_epochs(db, request.epoch);
+  std::optional<CodeImage> code;
+  if (fs::is_regular_file(request.image)) code = CodeImage::open(request.image, request.mode);
+  ImageSamples samples = read_image_samples(db, epochs, request.image, code);
   if (!code) {
-    code = CodeImage::open(find_elf(samples.identity, options.value("images").value_or(".")), mode);
+    code = CodeImage::open(find_elf(samples.identity, request.images), request.mode);
     if (!same_image(samples.identity, *code))
       throw std::runtime_error(code->path() + " is not the image profiled as " +
                                samples.identity.path + " (build-id " + samples.identity.build_id +
                                " expected)");
   }
-  samples.epochs = epochs;
-  samples.cpus = cpus.size();
-
-  const std::string model_name = options.value("model").value_or("qemu");
   CalcInputs inputs{.code = std::move(*code),
                     .samples = std::move(samples),
-                    .model = make_model(model_name),
-                    .qemu_model = model_name == "qemu"};
-  std::optional<double> period_option;
-  if (const auto p = options.value("period")) {
-    period_option = std::stod(*p);
-    if (!(*period_option > 0)) throw UsageError("--period must be a positive number of cycles");
-  }
-  inputs.period_choice = choose_mean_period(inputs.samples.periods, period_option);
+                    .model = make_model(request.model),
+                    .qemu_model = request.model == "qemu"};
+  if (!inputs.model) throw std::invalid_argument("unknown model '" + request.model + "'");
+  inputs.period_choice = choose_mean_period(inputs.samples.periods, request.period);
   inputs.period = inputs.period_choice.mean;
   std::string list;
   for (uint64_t e : epochs) list += (list.empty() ? "" : ", ") + std::to_string(e);
-  inputs.epochs_text = options.value("epoch") ? list : "all (" + list + ")";
+  inputs.epochs_text = request.epoch ? list : "all (" + list + ")";
   return inputs;
 }
 

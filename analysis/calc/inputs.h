@@ -8,11 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/calc/code_image.h"
 #include "analysis/calc/procedure_analysis.h"
 #include "analysis/calc/processor_model.h"
-#include "analysis/symbols/calc_image.h"
 #include "analysis/calc/render.h"
-#include "analysis/cli/cli_options.h"
 #include "hostdump/profiledb/profile_db.h"
 
 namespace dcpi {
@@ -59,13 +58,21 @@ struct CalcInputs {
   std::string epochs_text;
 };
 
-// The options both commands take; `options` must have been parsed with them.
-inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
-                                                           "epoch", "period", "mode"};
-CalcInputs load_calc_inputs(const ParsedOptions& options);
+// What both commands were asked for (parsed by analysis/cli/report_options.h).
+struct CalcRequest {
+  std::string db;                       // --db
+  std::string image;                    // --image: an ELF file, or an image's name in the db
+  std::string images = ".";             // --images DIR[:DIR] to find a named image's ELF in
+  std::optional<isa::DecodeMode> mode;  // --mode; default: decode_mode_for_image
+  std::string model = "qemu";           // --model qemu|ev5
+  std::optional<uint64_t> epoch;        // --epoch; default: every epoch
+  std::optional<double> period;         // --period; default: what the database recorded
+};
+CalcInputs load_calc_inputs(const CalcRequest& request);
 // The report header both commands print.
 CalcContext calc_context(const CalcInputs& inputs);
 
+// "qemu" or "ev5"; nullptr for any other name.
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);
 
 }  // namespace dcpi

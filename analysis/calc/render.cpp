@@ -5,7 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "analysis/reports/report_output.h"
+#include "analysis/reports/json_writer.h"
 #include "analysis/symbols/source_files.h"
 
 namespace dcpi {
@@ -102,14 +102,6 @@ constexpr DynamicStallCause kCauseOrder[] = {
     DynamicStallCause::kMultiplierBusy,      DynamicStallCause::kFpDividerBusy};
 constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb dependency",
                                         "Rc dependency", "FU dependency"};
-
-std::string json_number(std::optional<double> value) {
-  if (!value) return "null";
-  std::ostringstream s;
-  s << std::setprecision(12) << *value;
-  return s.str();
-}
-std::string json_address(uint64_t value) { return "\"0x" + hex(value) + "\""; }
 
 }  // namespace
 
@@ -236,105 +228,100 @@ void print_calc_summary(const CalcReport& report, std::ostream& out) {
       << " of all samples in the image)\n";
 }
 
+namespace {
+
+using Break = JsonWriter::Break;
+
+void write_indirect_jump(JsonWriter& json, const IndirectJump& j) {
+  json.begin_object().address_field("address", j.address).field("kind", to_string(j.kind));
+  json.key("table_load");
+  j.table_load ? json.address(*j.table_load) : json.null();
+  if (j.table) {
+    json.key("table").begin_object().address_field("address", j.table->table);
+    json.field("entries", j.table->entries).address_field("gp", j.table->base);
+    json.key("targets").begin_array();
+    for (uint64_t target : j.table->targets) json.address(target);
+    json.end_array().end_object();
+  } else if (!j.problem.empty()) {
+    json.field("problem", j.problem);
+  }
+  json.end_object();
+}
+
+void write_summary(JsonWriter& json, const CalcSummary& s) {
+  json.key("summary").begin_object();
+  json.real_field("samples", s.samples).real_field("image_samples", s.image_samples);
+  json.real_field("best_case", s.best_case).real_field("instructions", s.instructions);
+  json.real_field("dynamic_total", s.dynamic_total);
+  json.real_field("unexplained_stall", s.unexplained_stall);
+  json.real_field("unexplained_gain", s.unexplained_gain);
+  json.real_field("static_total", s.static_total).real_field("execution", s.execution);
+  json.real_field("net_sampling_error", s.net_sampling_error);
+  json.key("dynamic").begin_object();
+  for (const auto& [cause, range] : s.dynamic)
+    json.key(cause_name(cause)).begin_array().real(range.first).real(range.second).end_array();
+  json.end_object().key("static").begin_object();
+  for (const auto& [name, cycles] : s.static_stalls) json.real_field(name, cycles);
+  json.end_object().end_object();
+}
+
+void write_class(JsonWriter& json, const CalcClass& c, double period) {
+  json.begin_object().field("id", uint64_t{c.id}).real_field("frequency", c.frequency);
+  json.real_field("executions", c.frequency ? std::optional(*c.frequency * period) : std::nullopt);
+  json.field("confidence", to_string(c.confidence)).field("method", c.method);
+  json.real_field("samples", c.samples).key("blocks").begin_array();
+  for (size_t block : c.blocks) json.value(uint64_t{block});
+  json.end_array().end_object();
+}
+
+void write_instruction(JsonWriter& json, const CalcInstruction& line) {
+  json.begin_object().address_field("address", line.address).field("text", untab(line.text));
+  json.real_field("samples", line.samples).field("head_cycles", line.head_cycles);
+  json.real_field("cpi", line.cpi).field("static", line.static_letters);
+  json.field("static_half_cycles", line.static_half_cycles).field("dynamic", line.dynamic_letters);
+  json.real_field("dynamic_cycles", line.dynamic_cycles).key("culprits").begin_array();
+  for (uint64_t culprit : line.culprits) json.address(culprit);
+  json.end_array();
+  if (line.source) {
+    json.key("source").begin_object().field("file", line.source->file);
+    json.field("line", line.source->line).end_object();
+  }
+  json.end_object();
+}
+
+void write_block(JsonWriter& json, const CalcBlock& block) {
+  json.begin_object().address_field("start", block.start).address_field("end", block.end);
+  json.field("class", uint64_t{block.frequency_class}).real_field("frequency", block.frequency);
+  json.field("confidence", to_string(block.confidence)).field("method", block.method);
+  json.field("best_case_cycles", block.best_case_cycles).real_field("samples", block.samples);
+  json.key("instructions").begin_array(Break::kLines);
+  for (const CalcInstruction& line : block.instructions) write_instruction(json, line);
+  json.end_array().end_object();
+}
+
+}  // namespace
+
+// Top-level keys one per line (tests look for "period": ...,\n  "period_source").
 void print_calc_json(const CalcReport& report, const CalcContext& context, std::ostream& out) {
-  const CalcSummary& s = report.summary;
-  out << "{\n  \"procedure\": " << json_quote(report.procedure)
-      << ",\n  \"image\": " << json_quote(context.image)
-      << ",\n  \"db_image\": " << json_quote(context.db_image)
-      << ",\n  \"model\": " << json_quote(report.model) << ",\n  \"model_has_dynamic_stalls\": "
-      << (report.model_has_dynamic_stalls ? "true" : "false")
-      << ",\n  \"note\": " << json_quote(report.no_dynamic_stalls_note)
-      << ",\n  \"epochs\": " << json_quote(context.epochs)
-      << ",\n  \"period\": " << json_number(context.period)
-      << ",\n  \"period_source\": " << json_quote(context.period_source)
-      << ",\n  \"period_notes\": [";
-  for (size_t k = 0; k < context.period_notes.size(); ++k)
-    out << (k ? ", " : "") << json_quote(context.period_notes[k]);
-  out << "],\n  \"cpus\": " << context.cpus
-      << ",\n  \"missing_edges\": " << (report.missing_edges ? "true" : "false")
-      << ",\n  \"indirect_jumps\": [";
-  for (size_t k = 0; k < report.indirect_jumps.size(); ++k) {
-    const IndirectJump& j = report.indirect_jumps[k];
-    out << (k ? ", " : "") << "{\"address\": " << json_address(j.address)
-        << ", \"kind\": " << json_quote(to_string(j.kind))
-        << ", \"table_load\": " << (j.table_load ? json_address(*j.table_load) : "null");
-    if (j.table) {
-      out << ", \"table\": {\"address\": " << json_address(j.table->table)
-          << ", \"entries\": " << j.table->entries << ", \"gp\": " << json_address(j.table->base)
-          << ", \"targets\": [";
-      for (size_t t = 0; t < j.table->targets.size(); ++t)
-        out << (t ? ", " : "") << json_address(j.table->targets[t]);
-      out << "]}";
-    } else if (!j.problem.empty()) {
-      out << ", \"problem\": " << json_quote(j.problem);
-    }
-    out << "}";
-  }
-  out << "],\n  \"summary\": {\"samples\": " << json_number(s.samples)
-      << ", \"image_samples\": " << json_number(s.image_samples)
-      << ", \"best_case\": " << json_number(s.best_case)
-      << ", \"instructions\": " << json_number(s.instructions)
-      << ", \"dynamic_total\": " << json_number(s.dynamic_total)
-      << ", \"unexplained_stall\": " << json_number(s.unexplained_stall)
-      << ", \"unexplained_gain\": " << json_number(s.unexplained_gain)
-      << ", \"static_total\": " << json_number(s.static_total)
-      << ", \"execution\": " << json_number(s.execution)
-      << ", \"net_sampling_error\": " << json_number(s.net_sampling_error) << ", \"dynamic\": {";
-  bool first = true;
-  for (const auto& [cause, range] : s.dynamic) {
-    out << (first ? "" : ", ") << json_quote(cause_name(cause)) << ": [" << json_number(range.first)
-        << ", " << json_number(range.second) << "]";
-    first = false;
-  }
-  out << "}, \"static\": {";
-  first = true;
-  for (const auto& [name, cycles] : s.static_stalls) {
-    out << (first ? "" : ", ") << json_quote(name) << ": " << json_number(cycles);
-    first = false;
-  }
-  out << "}},\n  \"classes\": [";
-  for (size_t k = 0; k < report.classes.size(); ++k) {
-    const CalcClass& c = report.classes[k];
-    out << (k ? ",\n    " : "\n    ") << "{\"id\": " << c.id
-        << ", \"frequency\": " << json_number(c.frequency) << ", \"executions\": "
-        << json_number(c.frequency ? std::optional(*c.frequency * context.period) : std::nullopt)
-        << ", \"confidence\": " << json_quote(to_string(c.confidence))
-        << ", \"method\": " << json_quote(c.method) << ", \"samples\": " << json_number(c.samples)
-        << ", \"blocks\": [";
-    for (size_t b = 0; b < c.blocks.size(); ++b) out << (b ? ", " : "") << c.blocks[b];
-    out << "]}";
-  }
-  out << "],\n  \"blocks\": [";
-  for (size_t b = 0; b < report.blocks.size(); ++b) {
-    const CalcBlock& block = report.blocks[b];
-    out << (b ? ",\n    " : "\n    ") << "{\"start\": " << json_address(block.start)
-        << ", \"end\": " << json_address(block.end) << ", \"class\": " << block.frequency_class
-        << ", \"frequency\": " << json_number(block.frequency)
-        << ", \"confidence\": " << json_quote(to_string(block.confidence))
-        << ", \"method\": " << json_quote(block.method)
-        << ", \"best_case_cycles\": " << block.best_case_cycles
-        << ", \"samples\": " << json_number(block.samples) << ", \"instructions\": [";
-    for (size_t i = 0; i < block.instructions.size(); ++i) {
-      const CalcInstruction& line = block.instructions[i];
-      out << (i ? ",\n      " : "\n      ") << "{\"address\": " << json_address(line.address)
-          << ", \"text\": " << json_quote(untab(line.text))
-          << ", \"samples\": " << json_number(line.samples)
-          << ", \"head_cycles\": " << line.head_cycles << ", \"cpi\": " << json_number(line.cpi)
-          << ", \"static\": " << json_quote(line.static_letters)
-          << ", \"static_half_cycles\": " << line.static_half_cycles
-          << ", \"dynamic\": " << json_quote(line.dynamic_letters)
-          << ", \"dynamic_cycles\": " << json_number(line.dynamic_cycles) << ", \"culprits\": [";
-      for (size_t k = 0; k < line.culprits.size(); ++k)
-        out << (k ? ", " : "") << json_address(line.culprits[k]);
-      out << "]";
-      if (line.source)
-        out << ", \"source\": {\"file\": " << json_quote(line.source->file)
-            << ", \"line\": " << line.source->line << "}";
-      out << "}";
-    }
-    out << "]}";
-  }
-  out << "]\n}\n";
+  JsonWriter json(out, JsonWriter::Style::kSpaced);
+  json.begin_object(Break::kLines).field("procedure", report.procedure);
+  json.field("image", context.image).field("db_image", context.db_image);
+  json.field("model", report.model)
+      .field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
+  json.field("note", report.no_dynamic_stalls_note).field("epochs", context.epochs);
+  json.real_field("period", context.period).field("period_source", context.period_source);
+  json.key("period_notes").begin_array();
+  for (const std::string& note : context.period_notes) json.value(note);
+  json.end_array().field("cpus", uint64_t{context.cpus});
+  json.field("missing_edges", report.missing_edges).key("indirect_jumps").begin_array();
+  for (const IndirectJump& jump : report.indirect_jumps) write_indirect_jump(json, jump);
+  json.end_array();
+  write_summary(json, report.summary);
+  json.key("classes").begin_array(Break::kLines);
+  for (const CalcClass& c : report.classes) write_class(json, c, context.period);
+  json.end_array().key("blocks").begin_array(Break::kLines);
+  for (const CalcBlock& block : report.blocks) write_block(json, block);
+  json.end_array().end_object();
 }
 
 void print_calc_overview(const std::vector<CalcOverviewRow>& rows, const CalcContext& context,

@@ -20,7 +20,7 @@ struct CalcContext {
   std::string epochs;                     // "all (1, 2)" or "3"
   double period = 0;                      // mean sampling period in cycles
   std::string period_description;         // where it came from ("recorded [8192, 9216)", ...)
-  std::string period_source;              // PeriodChoice::source (calc_inputs.h)
+  std::string period_source;              // PeriodChoice::source (inputs.h)
   std::vector<std::string> period_notes;  // printed as note: lines
   size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
   bool qemu_model = true;

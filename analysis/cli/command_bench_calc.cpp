@@ -14,7 +14,7 @@
 #include "analysis/calc/report.h"
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
-#include "analysis/reports/report_output.h"
+#include "analysis/reports/json_writer.h"
 
 namespace dcpi {
 
@@ -72,6 +72,20 @@ BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model)
   return row;
 }
 
+// Doubles at ostream's default 6 significant digits, as the file always had them.
+void write_bench_row(JsonWriter& json, const BenchRow& r) {
+  const double mb = r.code_bytes / (1024.0 * 1024.0);
+  json.begin_object().field("image", r.image).key("code_bytes").real(r.code_bytes, 6);
+  json.field("procedures", uint64_t{r.procedures}).field("instructions", uint64_t{r.instructions});
+  json.field("procedures_missing_edges", uint64_t{r.missing_edges});
+  json.field("indirect_jumps", uint64_t{r.jumps})
+      .field("jump_tables_read", uint64_t{r.tables_read});
+  json.key("load_seconds").real(r.load_seconds, 6);
+  json.key("analysis_seconds").real(r.analysis_seconds, 6);
+  json.key("seconds_per_mb").real(mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0, 6);
+  json.end_object();
+}
+
 }  // namespace
 
 int run_bench_calc_command(const std::vector<std::string>& arguments) {
@@ -83,7 +97,9 @@ int run_bench_calc_command(const std::vector<std::string>& arguments) {
     if (end > start) images.push_back(list.substr(start, end - start));
     start = end + 1;
   }
-  const auto model = make_model(options.value("model").value_or("ev5"));
+  const std::string model_name = options.value("model").value_or("ev5");
+  const auto model = make_model(model_name);
+  if (!model) throw UsageError("--model must be qemu or ev5, not '" + model_name + "'");
 
   std::vector<BenchRow> rows;
   for (const std::string& image : images) rows.push_back(bench_image(image, *model));
@@ -100,21 +116,11 @@ int run_bench_calc_command(const std::vector<std::string>& arguments) {
   }
   if (const auto path = options.value("json")) {
     std::ofstream out(*path);
-    out << "{\"model\": " << json_quote(model->name()) << ", \"images\": [";
-    for (size_t k = 0; k < rows.size(); ++k) {
-      const BenchRow& r = rows[k];
-      const double mb = r.code_bytes / (1024.0 * 1024.0);
-      out << (k ? ",\n  " : "\n  ") << "{\"image\": " << json_quote(r.image)
-          << ", \"code_bytes\": " << r.code_bytes << ", \"procedures\": " << r.procedures
-          << ", \"instructions\": " << r.instructions
-          << ", \"procedures_missing_edges\": " << r.missing_edges
-          << ", \"indirect_jumps\": " << r.jumps << ", \"jump_tables_read\": " << r.tables_read
-          << ", \"load_seconds\": " << r.load_seconds
-          << ", \"analysis_seconds\": " << r.analysis_seconds
-          << ", \"seconds_per_mb\": " << (mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0)
-          << "}";
-    }
-    out << "]}\n";
+    JsonWriter json(out, JsonWriter::Style::kSpaced);
+    json.begin_object().field("model", model->name());
+    json.key("images").begin_array(JsonWriter::Break::kLines);
+    for (const BenchRow& r : rows) write_bench_row(json, r);
+    json.end_array().end_object();
     if (!out) throw std::runtime_error("cannot write " + *path);
   }
   return 0;

@@ -20,9 +20,10 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/reports/json_writer.h"
 #include "analysis/symbols/elf_symbols.h"
-#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profile_builder.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 
 namespace dcpi {
@@ -133,6 +134,31 @@ struct Results {
   std::vector<std::pair<std::string, std::pair<uint64_t, uint64_t>>> per_image;  // profile, ELF
 };
 
+// The stream's building block: 1M entries (re-used across the run, as a
+// long run keeps hitting the same hot PCs). 30% user, 70% kernel if there
+// are programs; counts as after hash-table aggregation (DCPI §4.2.1).
+std::vector<SampleEntry> make_sample_block(const std::vector<Image>& images,
+                                           std::mt19937_64& random) {
+  const bool have_programs = images.size() > 1;
+  constexpr size_t kBlock = 1 << 20;
+  std::vector<SampleEntry> block(kBlock);
+  for (SampleEntry& entry : block) {
+    const uint32_t pid = 10 + static_cast<uint32_t>(random() % kProcesses);
+    entry.pid = static_cast<uint16_t>(pid);
+    entry.event = 0;
+    entry.count = 1 + static_cast<uint32_t>(random() % 40);
+    if (std::uniform_real_distribution<double>(0, 1)(random) < kWildFraction) {
+      entry.pc = 0x7000000000ull + 4 * (random() % 1000);
+    } else if (have_programs && random() % 10 < 3) {
+      const Image& program = images[1 + pid % (images.size() - 1)];
+      entry.pc = sample_pc(program, random) - program.low + kUserLoadBase;
+    } else {
+      entry.pc = sample_pc(images[0], random);
+    }
+  }
+  return block;
+}
+
 }  // namespace
 
 int run_bench_db_command(const std::vector<std::string>& arguments) {
@@ -152,25 +178,7 @@ int run_bench_db_command(const std::vector<std::string>& arguments) {
   for (const std::string& path : paths) images.push_back(load_image(path, coverage, random));
   const bool have_programs = images.size() > 1;
 
-  // The stream's building block: 1M entries (re-used across the run, as a
-  // long run keeps hitting the same hot PCs). 30% user, 70% kernel if there
-  // are programs; counts as after hash-table aggregation (DCPI §4.2.1).
-  constexpr size_t kBlock = 1 << 20;
-  std::vector<SampleEntry> block(kBlock);
-  for (SampleEntry& entry : block) {
-    const uint32_t pid = 10 + static_cast<uint32_t>(random() % kProcesses);
-    entry.pid = static_cast<uint16_t>(pid);
-    entry.event = 0;
-    entry.count = 1 + static_cast<uint32_t>(random() % 40);
-    if (std::uniform_real_distribution<double>(0, 1)(random) < kWildFraction) {
-      entry.pc = 0x7000000000ull + 4 * (random() % 1000);
-    } else if (have_programs && random() % 10 < 3) {
-      const Image& program = images[1 + pid % (images.size() - 1)];
-      entry.pc = sample_pc(program, random) - program.low + kUserLoadBase;
-    } else {
-      entry.pc = sample_pc(images[0], random);
-    }
-  }
+  const std::vector<SampleEntry> block = make_sample_block(images, random);
 
   const bool temporary = !options.value("dir");
   const fs::path directory =
@@ -200,9 +208,9 @@ int run_bench_db_command(const std::vector<std::string>& arguments) {
       }
       const auto start = Clock::now();
       for (uint64_t done = 0; done < per_update;) {
-        const size_t n = std::min<uint64_t>({kChunk, per_update - done, kBlock - offset});
+        const size_t n = std::min<uint64_t>({kChunk, per_update - done, block.size() - offset});
         builder.add_samples(1, static_cast<uint16_t>(cpu++ % kCpus), {block.data() + offset, n});
-        offset = (offset + n) % kBlock;
+        offset = (offset + n) % block.size();
         done += n;
       }
       const auto merged = Clock::now();
@@ -251,17 +259,16 @@ int run_bench_db_command(const std::vector<std::string>& arguments) {
     std::cout << "  " << path << ": profile " << sizes.first << " bytes, ELF " << sizes.second
               << " bytes\n";
   if (const auto json_path = options.value("json")) {
-    std::ofstream json(*json_path);
-    json << std::setprecision(6) << "{\"entries\": " << results.entries
-         << ", \"samples\": " << results.samples << ", \"updates\": " << updates
-         << ", \"entries_per_second_memory\": " << memory_rate
-         << ", \"entries_per_second_end_to_end\": " << total_rate
-         << ", \"profiles\": " << results.profiles << ", \"rows\": " << results.rows
-         << ", \"database_bytes\": " << results.database_bytes
-         << ", \"image_bytes\": " << results.image_bytes << ", \"size_ratio\": " << ratio
-         << ", \"unknown_fraction\": " << unknown_percent / 100
-         << ", \"wild_fraction_injected\": " << kWildFraction << "}\n";
-    if (!json) throw std::runtime_error("cannot write " + *json_path);
+    std::ofstream file(*json_path);
+    JsonWriter json(file, JsonWriter::Style::kSpaced);  // doubles at 6 digits, as always
+    json.begin_object().field("entries", results.entries).field("samples", results.samples);
+    json.field("updates", updates).key("entries_per_second_memory").real(memory_rate, 6);
+    json.key("entries_per_second_end_to_end").real(total_rate, 6);
+    json.field("profiles", results.profiles).field("rows", results.rows);
+    json.field("database_bytes", results.database_bytes).field("image_bytes", results.image_bytes);
+    json.key("size_ratio").real(ratio, 6).key("unknown_fraction").real(unknown_percent / 100, 6);
+    json.key("wild_fraction_injected").real(kWildFraction, 6).end_object();
+    if (!file) throw std::runtime_error("cannot write " + *json_path);
   }
   return 0;
 }

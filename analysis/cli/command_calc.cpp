@@ -8,8 +8,9 @@
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
+#include "analysis/reports/json_writer.h"
 #include "analysis/symbols/demangle.h"
-#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 
@@ -39,13 +40,9 @@ namespace {
 
 // DWARF lines for the listing, as dcpi list shows them; an image without
 // line information (or one elfutils cannot read) just has none.
-void attach_source_lines(const std::string& image_path, CalcReport& report) {
-  try {
-    const ElfImage elf = ElfImage::open(image_path);
-    for (CalcBlock& block : report.blocks)
-      for (CalcInstruction& line : block.instructions) line.source = elf.source_at(line.address);
-  } catch (const std::exception&) {
-  }
+void attach_source_lines(const ElfImage& elf, CalcReport& report) {
+  for (CalcBlock& block : report.blocks)
+    for (CalcInstruction& line : block.instructions) line.source = elf.source_at(line.address);
 }
 
 }  // namespace
@@ -59,7 +56,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   const std::optional<std::string> name = options.value("procedure");
   if (all == name.has_value()) throw UsageError("give exactly one of --procedure NAME and --all");
 
-  const CalcInputs inputs = load_calc_inputs(options);
+  const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   const CalcContext context = calc_context(inputs);
   if (!all) {
     const ProcedureRange* procedure = inputs.code.find(*name);
@@ -71,7 +68,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     CalcReport report =
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
-    if (!options.flag("no-source")) attach_source_lines(inputs.code.path(), report);
+    if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else
@@ -98,16 +95,17 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto& a, const auto& b) { return a.samples > b.samples; });
   if (options.flag("json")) {
-    std::cout << "{\"image\": " << json_quote(context.image)
-              << ", \"procedures_analysed\": " << inputs.code.procedures().size()
-              << ", \"procedures\": [";
-    for (size_t k = 0; k < rows.size(); ++k)
-      std::cout << (k ? ",\n  " : "\n  ") << "{\"procedure\": " << json_quote(rows[k].procedure)
-                << ", \"samples\": " << rows[k].samples << ", \"best_case\": " << rows[k].best_case
-                << ", \"instructions\": " << rows[k].instructions
-                << ", \"blocks\": " << rows[k].blocks
-                << ", \"missing_edges\": " << (rows[k].missing_edges ? "true" : "false") << "}";
-    std::cout << "]}\n";
+    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+    json.begin_object().field("image", context.image);
+    json.field("procedures_analysed", uint64_t{inputs.code.procedures().size()});
+    json.key("procedures").begin_array(JsonWriter::Break::kLines);
+    for (const CalcOverviewRow& row : rows) {
+      json.begin_object().field("procedure", row.procedure).key("samples").real(row.samples, 6);
+      json.key("best_case").real(row.best_case, 6).key("instructions").real(row.instructions, 6);
+      json.field("blocks", uint64_t{row.blocks}).field("missing_edges", row.missing_edges);
+      json.end_object();
+    }
+    json.end_array().end_object();
   } else {
     print_calc_overview(rows, context, std::string(inputs.model->name()), std::cout);
     std::cout << "(" << inputs.code.procedures().size() << " procedures analysed, " << rows.size()

@@ -6,6 +6,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
 #include "analysis/reports/report_output.h"
 #include "analysis/reports/run_comparison.h"
 
@@ -69,7 +70,8 @@ int run_diff_command(const std::vector<std::string>& arguments) {
   const auto epochs = options.value("epochs");
   if (epochs ? databases.size() != 1 : databases.size() != 2)
     throw UsageError("give two --db, or one --db with --epochs BEFORE,AFTER");
-  const auto sets = load_comparison_sets(databases, epochs, parse_sample_filter(options));
+  const auto sets = load_comparison_sets(
+      databases, parse_compared_epochs(options, databases.size()), parse_sample_filter(options));
   if (sets.size() != 2) throw UsageError("--epochs wants exactly two epochs: BEFORE,AFTER");
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const DiffReport report =

@@ -9,6 +9,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/reports/json_writer.h"
 #include "analysis/symbols/elf_symbols.h"
 #include "analysis/symbols/kernel_symbols.h"
 #include "hostdump/gdb/gdb_client.h"
@@ -102,19 +103,17 @@ void print_summary(const std::string& db, const IngestTotals& totals, const Deco
   const double unknown_percent =
       totals.samples ? 100.0 * double(totals.unknown_samples) / double(totals.samples) : 0.0;
   if (json) {
-    std::cout << "{\"records\": " << totals.records << ", \"entries\": " << totals.entries
-              << ", \"samples\": " << totals.samples
-              << ", \"unknown_samples\": " << totals.unknown_samples
-              << ", \"load_map_records\": " << totals.load_map_records
-              << ", \"load_map_rejected\": " << totals.load_map_rejected
-              << ", \"records_rejected\": " << stats.rejected()
-              << ", \"bad_magic\": " << stats.bad_magic << ", \"bad_crc\": " << stats.bad_crc
-              << ", \"truncated\": " << stats.truncated << ", \"oversized\": " << stats.oversized
-              << ", \"bad_payload_size\": " << stats.bad_payload_size
-              << ", \"unknown_type\": " << stats.unknown_type
-              << ", \"records_lost\": " << stats.lost_records
-              << ", \"duplicates\": " << stats.duplicates
-              << ", \"skipped_bytes\": " << stats.skipped_bytes << "}\n";
+    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+    json.begin_object().field("records", totals.records).field("entries", totals.entries);
+    json.field("samples", totals.samples).field("unknown_samples", totals.unknown_samples);
+    json.field("load_map_records", totals.load_map_records);
+    json.field("load_map_rejected", totals.load_map_rejected);
+    json.field("records_rejected", stats.rejected()).field("bad_magic", stats.bad_magic);
+    json.field("bad_crc", stats.bad_crc).field("truncated", stats.truncated);
+    json.field("oversized", stats.oversized).field("bad_payload_size", stats.bad_payload_size);
+    json.field("unknown_type", stats.unknown_type).field("records_lost", stats.lost_records);
+    json.field("duplicates", stats.duplicates).field("skipped_bytes", stats.skipped_bytes);
+    json.end_object();
     return;
   }
   std::cout << "ingested " << totals.records << " records (" << totals.entries << " entries, "

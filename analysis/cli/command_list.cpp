@@ -8,6 +8,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
 #include "analysis/reports/procedure_listing.h"
 #include "analysis/reports/report_output.h"
 #include "analysis/symbols/source_files.h"

@@ -6,6 +6,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
 #include "analysis/reports/procedure_report.h"
 #include "analysis/reports/report_output.h"
 

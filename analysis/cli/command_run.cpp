@@ -9,6 +9,7 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/run_session.h"
+#include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
 #include "hostdump/values/value_capture.h"
@@ -223,16 +224,17 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
   if (json) {
-    std::cout << "{\"database\": \"" << run.database.string()
-              << "\", \"epoch_base\": " << result.epoch_base << ", \"cpus\": " << run.machine.cpus
-              << ", \"pulls\": " << result.pulls << ", \"guest_cycles\": " << result.guest_cycles
-              << ", \"records\": " << t.records << ", \"entries\": " << t.entries
-              << ", \"samples\": " << t.samples << ", \"unknown_samples\": " << t.unknown_samples
-              << ", \"load_map_records\": " << t.load_map_records
-              << ", \"records_rejected\": " << result.decode.rejected()
-              << ", \"records_lost\": " << result.decode.lost_records
-              << ", \"ring_records_dropped\": " << result.ring_records_dropped
-              << ", \"ring_samples_dropped\": " << result.ring_samples_dropped << "}\n";
+    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+    json.begin_object().field("database", run.database.string());
+    json.field("epoch_base", result.epoch_base).field("cpus", run.machine.cpus);
+    json.field("pulls", result.pulls).field("guest_cycles", result.guest_cycles);
+    json.field("records", t.records).field("entries", t.entries).field("samples", t.samples);
+    json.field("unknown_samples", t.unknown_samples);
+    json.field("load_map_records", t.load_map_records);
+    json.field("records_rejected", result.decode.rejected());
+    json.field("records_lost", result.decode.lost_records);
+    json.field("ring_records_dropped", result.ring_records_dropped);
+    json.field("ring_samples_dropped", result.ring_samples_dropped).end_object();
     return;
   }
   std::cout << "dcpi run: " << t.samples << " samples (" << t.entries << " entries, "

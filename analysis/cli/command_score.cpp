@@ -6,11 +6,12 @@
 #include <iostream>
 
 #include "analysis/calc/ground_truth.h"
-#include "analysis/calc/scoring.h"
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
+#include "analysis/calc/scoring.h"
 #include "analysis/cli/commands.h"
-#include "analysis/reports/report_output.h"
+#include "analysis/cli/report_options.h"
+#include "analysis/reports/json_writer.h"
 
 namespace dcpi {
 
@@ -43,16 +44,15 @@ void print_histogram(const char* title, const calc::ErrorHistogram& h, std::ostr
   out << within;
 }
 
-void print_histogram_json(const calc::ErrorHistogram& h, std::ostream& out) {
-  out << "{\"total_weight\": " << h.total_weight() << ", \"buckets\": {";
-  bool first = true;
-  for (int bucket : h.buckets()) {
-    out << (first ? "" : ", ") << json_quote(calc::bucket_label(bucket)) << ": "
-        << h.weight(bucket);
-    first = false;
-  }
-  out << "}, \"within_5\": " << h.fraction_within(5) << ", \"within_10\": " << h.fraction_within(10)
-      << ", \"within_15\": " << h.fraction_within(15) << "}";
+// Doubles at ostream's default 6 significant digits, as score has always printed them.
+void write_histogram(JsonWriter& json, const calc::ErrorHistogram& h) {
+  json.begin_object().key("total_weight").real(h.total_weight(), 6);
+  json.key("buckets").begin_object();
+  for (int bucket : h.buckets()) json.key(calc::bucket_label(bucket)).real(h.weight(bucket), 6);
+  json.end_object();
+  for (int percent : {5, 10, 15})
+    json.key("within_" + std::to_string(percent)).real(h.fraction_within(percent), 6);
+  json.end_object();
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ int run_score_command(const std::vector<std::string>& arguments) {
   spec.with_value.insert("counts");
   const ParsedOptions options(arguments, spec);
   const std::string counts_path = options.required("counts");
-  const CalcInputs inputs = load_calc_inputs(options);
+  const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
 
   calc::GroundTruth truth;
   std::ifstream in(counts_path);
@@ -96,17 +96,17 @@ int run_score_command(const std::vector<std::string>& arguments) {
 
   const CalcContext context = calc_context(inputs);
   if (options.flag("json")) {
-    std::cout << "{\"image\": " << json_quote(context.image)
-              << ", \"model\": " << json_quote(inputs.model->name())
-              << ", \"period\": " << inputs.period
-              << ", \"period_source\": " << json_quote(inputs.period_choice.source)
-              << ", \"procedures\": " << procedures.size()
-              << ", \"instructions_scored\": " << instructions.size()
-              << ", \"edges_scored\": " << edges.size() << ",\n \"instructions\": ";
-    print_histogram_json(by_samples, std::cout);
-    std::cout << ",\n \"edges\": ";
-    print_histogram_json(by_executions, std::cout);
-    std::cout << "}\n";
+    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+    json.begin_object().field("image", context.image).field("model", inputs.model->name());
+    json.key("period").real(inputs.period, 6).field("period_source", inputs.period_choice.source);
+    json.field("procedures", uint64_t{procedures.size()});
+    json.field("instructions_scored", uint64_t{instructions.size()});
+    json.field("edges_scored", uint64_t{edges.size()});
+    json.key("instructions");
+    write_histogram(json, by_samples);
+    json.key("edges");
+    write_histogram(json, by_executions);
+    json.end_object();
     return 0;
   }
   print_calc_header(context, std::string(inputs.model->name()), std::cout);

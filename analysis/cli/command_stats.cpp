@@ -5,6 +5,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
 #include "analysis/reports/report_output.h"
 #include "analysis/reports/run_comparison.h"
 
@@ -100,8 +101,8 @@ int run_stats_command(const std::vector<std::string>& arguments) {
   if (databases.empty()) throw UsageError("give --db at least once");
   if (databases.size() < 2 && !options.value("epochs"))
     throw UsageError("compare several --db, or the --epochs of one");
-  const auto sets =
-      load_comparison_sets(databases, options.value("epochs"), parse_sample_filter(options));
+  const auto sets = load_comparison_sets(
+      databases, parse_compared_epochs(options, databases.size()), parse_sample_filter(options));
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const VariationReport report =
       compare_sets(sets, resolver, options.value("event").value_or("cycles"));

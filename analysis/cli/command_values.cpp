@@ -12,9 +12,10 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/report_options.h"
+#include "analysis/reports/report_output.h"
 #include "analysis/symbols/image_resolver.h"
 #include "analysis/symbols/instruction_printer.h"
-#include "analysis/reports/report_output.h"
 #include "analysis/values/value_hotlists.h"
 #include "hostdump/profiledb/value_file.h"
 

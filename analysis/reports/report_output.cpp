@@ -1,9 +1,7 @@
 #include "analysis/reports/report_output.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-
 
 namespace dcpi {
 
@@ -51,95 +49,6 @@ void TextTable::print(std::ostream& out) const {
     else
       print_row([&](size_t c) { return c < row.cells.size() ? row.cells[c] : std::string(); });
   }
-}
-
-void JsonWriter::before_value() {
-  if (after_key_) {
-    after_key_ = false;
-    return;
-  }
-  if (!depth_.empty()) {
-    if (depth_.back()) out_ << ',';
-    depth_.back() = true;
-  }
-}
-
-JsonWriter& JsonWriter::begin_object() {
-  before_value();
-  out_ << '{';
-  depth_.push_back(false);
-  return *this;
-}
-JsonWriter& JsonWriter::end_object() {
-  depth_.pop_back();
-  out_ << '}';
-  if (depth_.empty()) out_ << '\n';
-  return *this;
-}
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  out_ << '[';
-  depth_.push_back(false);
-  return *this;
-}
-JsonWriter& JsonWriter::end_array() {
-  depth_.pop_back();
-  out_ << ']';
-  if (depth_.empty()) out_ << '\n';
-  return *this;
-}
-JsonWriter& JsonWriter::key(std::string_view name) {
-  before_value();
-  out_ << json_quote(name) << ':';
-  after_key_ = true;
-  return *this;
-}
-JsonWriter& JsonWriter::value(std::string_view text) {
-  before_value();
-  out_ << json_quote(text);
-  return *this;
-}
-JsonWriter& JsonWriter::value(uint64_t number) {
-  before_value();
-  out_ << number;
-  return *this;
-}
-JsonWriter& JsonWriter::value(int64_t number) {
-  before_value();
-  out_ << number;
-  return *this;
-}
-JsonWriter& JsonWriter::value(double number, int decimals) {
-  before_value();
-  out_ << (std::isfinite(number) ? fixed_text(number, decimals) : "null");
-  return *this;
-}
-JsonWriter& JsonWriter::value(bool flag) {
-  before_value();
-  out_ << (flag ? "true" : "false");
-  return *this;
-}
-JsonWriter& JsonWriter::null() {
-  before_value();
-  out_ << "null";
-  return *this;
-}
-
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
-      out += escape;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace dcpi

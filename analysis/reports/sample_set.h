@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "analysis/cli/cli_options.h"
 #include "hostdump/profiledb/profile_db.h"
 
 namespace dcpi {
@@ -35,28 +34,20 @@ bool image_matches(const ImageIdentity& image, const std::string& wanted);
 // the database does not have.
 SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filter);
 
+// Which epochs of a single database `dcpi stats` and `dcpi diff` compare:
+// every one ("--epochs each") or the listed ones ("--epochs a,b,c").
+struct ComparedEpochs {
+  bool each = false;
+  std::vector<uint64_t> listed = {};
+};
+
 // The sample sets `dcpi stats` and `dcpi diff` compare: one per database, or,
-// with `epochs` ("a,b,c" or "each") and a single database, one per epoch.
+// with `epochs` and a single database (the caller checks), one per epoch.
 std::vector<SampleSet> load_comparison_sets(const std::vector<std::string>& databases,
-                                            const std::optional<std::string>& epochs,
+                                            const std::optional<ComparedEpochs>& epochs,
                                             const SampleFilter& filter);
 
 // Applies the PID/CPU filter to rows already in memory (used by load_samples).
 Profile filter_rows(Profile profile, const SampleFilter& filter);
-
-// The filter options every report shares: --image, --pid, --cpu, --epoch.
-// "--epoch all" (the default) selects every epoch; "--epoch N" one; with
-// allow_list "--epochs a,b,c" also parses.
-SampleFilter parse_sample_filter(const ParsedOptions& options);
-// --epoch N[,N...] or all (nullopt).
-std::optional<std::vector<uint64_t>> parse_epoch_option(const ParsedOptions& options);
-std::vector<uint64_t> parse_number_list(const std::string& text, const std::string& option);
-uint64_t parse_number(const std::string& text, const std::string& option);
-
-// Removes every "--name VALUE" / "--name=VALUE" from `arguments` and returns
-// the values in order (ParsedOptions keeps one value per name; stats and diff
-// take several databases).
-std::vector<std::string> take_repeated_option(std::vector<std::string>& arguments,
-                                              const std::string& name);
 
 }  // namespace dcpi

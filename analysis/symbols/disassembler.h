@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/symbols/elf_symbols.h"
+#include "analysis/symbols/elf_image.h"
 #include "isa/isa.h"
 
 namespace dcpi {
@@ -24,27 +24,7 @@ std::string disassemble_word(uint32_t word, uint64_t address,
                              isa::DecodeMode mode = isa::DecodeMode::kUser,
                              const ElfSymbols* symbols = nullptr);
 
-// The code sections (SHF_EXECINSTR, with contents) of an ELF file, in file
-// order, one entry per 4-byte word. Throws ElfError.
-struct CodeSection {
-  std::string name;
-  uint64_t address = 0;
-  std::vector<uint32_t> words;
-};
-std::vector<CodeSection> read_code_sections(const std::string& path);
-
-// Every allocated or executable section with file contents (SHT_PROGBITS),
-// in file order: code, read-only data, the GOT, data. Throws ElfError.
-struct LoadedSection {
-  std::string name;
-  uint64_t address = 0;
-  bool executable = false;
-  bool writable = false;
-  std::vector<uint8_t> bytes;
-};
-std::vector<LoadedSection> read_loaded_sections(const std::string& path);
-
-// Every instruction in the code sections of `path`.
+// Every instruction in the code sections of `path` (ElfImage::code_sections).
 std::vector<DisassembledInstruction> disassemble_elf(const std::string& path,
                                                      isa::DecodeMode mode = isa::DecodeMode::kUser,
                                                      const ElfSymbols* symbols = nullptr);

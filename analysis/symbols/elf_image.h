@@ -1,8 +1,11 @@
-// One ELF image as the report tools see it (DCPI §3: dcpiprof names
-// procedures, dcpilist shows instructions and source): function symbols
-// (libelf, elf_symbols.h), source lines from DWARF (libdw), the bytes of the
-// executable sections, and the GNU build-id. Everything is copied out at open
-// time; lookups never touch elfutils again.
+// The one model of an ELF image that every analysis tool reads (DCPI §3:
+// dcpiprof names procedures, dcpilist shows instructions and source; §6.1.1:
+// dcpicalc "extracts the code for a procedure from the executable image"):
+// symbols (elf_symbols.h), the loaded sections' bytes, the GNU build-id and
+// DWARF line tables. One reader (elf_reader.cpp, libelf + libdw) fills it in a
+// single pass over the file; everything is copied out at open time, so
+// lookups never touch elfutils again. Symbolization, disassembly, listings
+// and calc's CodeImage (analysis/calc/code_image.h) all sit on top of it.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,8 +13,41 @@
 #include <vector>
 
 #include "analysis/symbols/elf_symbols.h"
+#include "isa/isa.h"
 
 namespace dcpi {
+
+// The guess made when nothing says how to decode an image: a file whose name
+// contains "palcode" holds PALcode (the hw_* opcodes; isa/README: what GNU as
+// -m21264 emitted there), anything else user/kernel code. The one place the
+// tools guess from a file name.
+isa::DecodeMode decode_mode_for_image(const std::string& path);
+
+// A section with file contents (SHT_PROGBITS) that is allocated or
+// executable: code, read-only data, the GOT, data.
+struct ElfSection {
+  std::string name;
+  uint64_t address = 0;
+  bool allocated = false;
+  bool executable = false;
+  bool writable = false;
+  std::vector<uint8_t> bytes;
+};
+
+// An executable section as little-endian 32-bit instruction words.
+struct CodeSection {
+  std::string name;
+  uint64_t address = 0;
+  std::vector<uint32_t> words;
+};
+
+// What to read besides the symbols: skipping contents, DWARF and the
+// procedure index keeps symbol lookups (ElfSymbols::open) cheap.
+struct ElfReadOptions {
+  bool section_contents = true;
+  bool line_tables = true;
+  bool procedures = true;  // the code-symbol index behind procedure_at and friends
+};
 
 struct SourceLocation {
   std::string file;  // as DWARF names it (absolute when the compile directory is known)
@@ -32,10 +68,10 @@ struct Procedure {
 
 class ElfImage {
  public:
-  // Throws ElfError for a missing, non-ELF or malformed file. Missing or
-  // damaged DWARF is not an error: has_line_info() is then false and
-  // dwarf_problem() says why.
-  static ElfImage open(const std::string& path);
+  // Throws ElfError for a missing, non-ELF or malformed file. A stripped file
+  // opens with no symbols. Missing or damaged DWARF is not an error:
+  // has_line_info() is then false and dwarf_problem() says why.
+  static ElfImage open(const std::string& path, ElfReadOptions options = {});
 
   const std::string& path() const { return symbols_.path(); }
   const ElfSymbols& symbols() const { return symbols_; }
@@ -55,8 +91,15 @@ class ElfImage {
   std::optional<SourceLocation> source_at(uint64_t address) const;
 
   // The 32-bit instruction word at `address` (little-endian), if it lies in
-  // an executable section with file contents.
+  // an allocated, executable section with file contents.
   std::optional<uint32_t> instruction_at(uint64_t address) const;
+
+  // Every loaded section, in file order (needs section_contents). Throws
+  // ElfError when the contents cannot be read as Alpha code and data: a
+  // big-endian file, or one without section names.
+  const std::vector<ElfSection>& sections() const;
+  // The executable sections as instruction words (for disassembly and calc).
+  std::vector<CodeSection> code_sections() const;
 
   // Internal: one row of the DWARF line table.
   struct LineRow {
@@ -65,13 +108,10 @@ class ElfImage {
     int line = 0;
     bool end_sequence = false;
   };
-  struct CodeBytes {
-    uint64_t start = 0;
-    std::vector<uint8_t> bytes;
-  };
 
  private:
-  friend class ElfImageReader;
+  friend class ElfReader;
+  friend class ElfSymbols;  // ElfSymbols::open reads through an ElfImage
   explicit ElfImage(ElfSymbols symbols) : symbols_(std::move(symbols)) {}
   const CodeRange* code_range_of(uint64_t address) const;
 
@@ -80,7 +120,8 @@ class ElfImage {
   std::vector<LineRow> line_rows_;       // sorted by address, end-of-sequence first
   std::vector<std::string> source_files_;
   std::string dwarf_problem_;
-  std::vector<CodeBytes> code_;
+  std::vector<ElfSection> sections_;
+  std::string sections_problem_;  // why sections() cannot be trusted, if it cannot
 };
 
 }  // namespace dcpi

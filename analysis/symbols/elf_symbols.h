@@ -1,6 +1,7 @@
-// Symbol table of an ELF file (read with elfutils libelf): name -> address,
-// address -> containing function, and the GNU build-id. The whole table is
-// copied out at open time so lookups never touch libelf again.
+// The symbol table part of the ELF image model (elf_image.h): name -> address,
+// address -> containing function, the executable ranges and the GNU build-id.
+// Read by the one ELF reader (elf_reader.cpp) and copied out, so lookups
+// never touch libelf again.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -33,9 +34,10 @@ struct CodeRange {
 
 class ElfSymbols {
  public:
-  // Throws ElfError with a message naming `path`. A stripped file (no
-  // symbol table) is an error unless `allow_stripped`: then it opens with no
-  // symbols, and callers fall back to addresses.
+  // Just the symbols of `path` (ElfImage::open without section contents and
+  // line tables). Throws ElfError with a message naming `path`. A stripped
+  // file (no symbol table) is an error unless `allow_stripped`: then it opens
+  // with no symbols, and callers fall back to addresses.
   static ElfSymbols open(const std::string& path, bool allow_stripped = false);
 
   // Throws ElfError "symbol 'x' not found in FILE".
@@ -54,6 +56,8 @@ class ElfSymbols {
   // Lower-case hex of the NT_GNU_BUILD_ID note, if the file has one.
   const std::optional<std::string>& build_id() const { return build_id_; }
   const std::string& path() const { return path_; }
+  // False for a stripped file (no .symtab or .dynsym).
+  bool has_symbol_table() const { return has_symbol_table_; }
 
  private:
   friend class ElfReader;
@@ -64,6 +68,7 @@ class ElfSymbols {
   std::vector<ElfSymbol> functions_;  // STT_FUNC, by address
   std::vector<CodeRange> code_ranges_;
   std::optional<std::string> build_id_;
+  bool has_symbol_table_ = false;
 };
 
 }  // namespace dcpi

@@ -1,9 +1,9 @@
 #include "analysis/symbols/instruction_printer.h"
 
 #include <cstdio>
-#include <filesystem>
 
 #include "analysis/symbols/disassembler.h"
+#include "analysis/symbols/elf_image.h"
 
 namespace dcpi {
 
@@ -26,10 +26,7 @@ std::string IsaInstructionPrinter::format(uint32_t word, uint64_t address) const
 
 std::unique_ptr<InstructionPrinter> make_instruction_printer(const std::string& guest_path,
                                                              const ElfSymbols* symbols) {
-  const bool palcode =
-      std::filesystem::path(guest_path).filename().string().find("palcode") != std::string::npos;
-  return std::make_unique<IsaInstructionPrinter>(
-      symbols, palcode ? isa::DecodeMode::kPalcode : isa::DecodeMode::kUser);
+  return std::make_unique<IsaInstructionPrinter>(symbols, decode_mode_for_image(guest_path));
 }
 
 }  // namespace dcpi

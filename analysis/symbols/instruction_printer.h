@@ -39,8 +39,8 @@ class IsaInstructionPrinter : public InstructionPrinter {
   isa::DecodeMode mode_;
 };
 
-// The printer for code of the image at `guest_path` with these symbols:
-// PALcode images (file name containing "palcode") decode the hw_* opcodes.
+// The printer for code of the image at `guest_path` with these symbols,
+// decoding as decode_mode_for_image (elf_image.h) guesses from the name.
 std::unique_ptr<InstructionPrinter> make_instruction_printer(const std::string& guest_path,
                                                              const ElfSymbols* symbols);
 

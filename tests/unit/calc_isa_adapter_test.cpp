@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/calc/cfg.h"
+#include "analysis/calc/code_image.h"
 #include "analysis/calc/ev5_model.h"
 #include "analysis/calc/isa_adapter.h"
-#include "analysis/symbols/calc_image.h"
-#include "analysis/symbols/disassembler.h"
+#include "analysis/symbols/elf_image.h"
 #include "calc/copy_loop_fixture.h"
 #include "test_support.h"
 
@@ -18,7 +18,7 @@ namespace {
 using namespace calc;
 
 std::vector<InstructionRecord> figure2_from_elf(const std::string& path) {
-  for (const CodeSection& section : read_code_sections(path))
+  for (const CodeSection& section : ElfImage::open(path).code_sections())
     if (section.address == 0x9810)
       return decode_records(std::span<const uint32_t>(section.words).first(13), 0x9810);
   return {};

@@ -13,10 +13,10 @@
 #include <sstream>
 
 #include "analysis/calc/cfg.h"
+#include "analysis/calc/code_image.h"
 #include "analysis/calc/isa_adapter.h"
 #include "analysis/calc/jump_tables.h"
-#include "analysis/symbols/calc_image.h"
-#include "analysis/symbols/disassembler.h"
+#include "analysis/symbols/elf_image.h"
 #include "analysis/symbols/elf_symbols.h"
 #include "test_support.h"
 
@@ -65,7 +65,8 @@ ObjectOracle read_oracle(const std::string& path) {
 }
 
 uint64_t section_address(const std::string& elf, const std::string& name) {
-  for (const LoadedSection& s : read_loaded_sections(elf))
+  const ElfImage image = ElfImage::open(elf);
+  for (const ElfSection& s : image.sections())
     if (s.name == name) return s.address;
   return 0;
 }

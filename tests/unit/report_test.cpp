@@ -157,7 +157,7 @@ TEST_F(ReportTest, StrippedBinariesGiveAddresses) {
 
 TEST_F(ReportTest, StatsAcrossEpochsMatchHandComputedNumbers) {
   const ProfileDatabase database = ProfileDatabase::open(dir_.file("prof.db"));
-  const auto sets = load_comparison_sets({dir_.file("prof.db")}, "each", {});
+  const auto sets = load_comparison_sets({dir_.file("prof.db")}, ComparedEpochs{.each = true}, {});
   ImageResolver resolver({images_});
   const VariationReport stats = compare_sets(sets, resolver, "cycles");
   ASSERT_EQ(stats.sets.size(), 2u);
@@ -188,7 +188,8 @@ TEST_F(ReportTest, StatsAcrossEpochsMatchHandComputedNumbers) {
 }
 
 TEST_F(ReportTest, DiffOrdersByAbsoluteChangeOfShare) {
-  const auto sets = load_comparison_sets({dir_.file("prof.db")}, "1,2", {});
+  const auto sets =
+      load_comparison_sets({dir_.file("prof.db")}, ComparedEpochs{.listed = {1, 2}}, {});
   ImageResolver resolver({images_});
   const DiffReport diff = diff_sets(sets[0], sets[1], resolver, "cycles");
   EXPECT_EQ(diff.before.samples, 100u);

@@ -1,16 +1,13 @@
-// The code of one executable image as dcpicalc needs it (DCPI §6.1.1: "the
-// CFG is built by extracting the code for a procedure from the executable
-// image"): procedures from the ELF symbol table, their words decoded into
-// InstructionRecords by analysis/calc/isa_adapter.h.
-//
-// The image's constant data (.rodata, the GOT) is kept for reading switch
-// tables (analysis/calc/jump_tables.h).
-//
-// Deliberately small: procedures and code only. Symbolization with source
-// lines and image lookup by build-id belong to the report tools' image
-// resolver; this interface can sit on top of it later.
+// dcpicalc's view of one executable image (DCPI §6.1.1: "the CFG is built by
+// extracting the code for a procedure from the executable image"): procedure
+// ranges from the ELF symbol table, their words decoded into
+// InstructionRecords by analysis/calc/isa_adapter.h. Built on the one ELF
+// model (analysis/symbols/elf_image.h), which also gives calc its source
+// lines; the image's constant data (.rodata, the GOT) is kept for reading
+// switch tables (analysis/calc/jump_tables.h).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +15,7 @@
 
 #include "analysis/calc/instruction_record.h"
 #include "analysis/calc/isa_adapter.h"
+#include "analysis/symbols/elf_image.h"
 #include "isa/instruction.h"
 
 namespace dcpi {
@@ -37,15 +35,16 @@ struct ProcedureCode {
 
 class CodeImage {
  public:
-  // Reads the ELF file's code sections and symbols (throws ElfError).
-  // `mode`: isa::DecodeMode::kPalcode for the PALcode image; by default it is
-  // chosen from the file name ("palcode" in it) — PALcode mode is what GNU as
-  // -m21264 emitted there (isa/README).
+  // Reads the ELF file (throws ElfError, also for a stripped file). `mode`:
+  // isa::DecodeMode::kPalcode for the PALcode image; by default
+  // decode_mode_for_image guesses from the file name.
   static CodeImage open(const std::string& path, std::optional<isa::DecodeMode> mode = {});
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return elf_->path(); }
   isa::DecodeMode mode() const { return mode_; }
-  const std::optional<std::string>& build_id() const { return build_id_; }
+  const std::optional<std::string>& build_id() const { return elf_->build_id(); }
+  // The whole image model: source lines for the listing, symbols.
+  const ElfImage& elf() const { return *elf_; }
   // Procedures by address: STT_FUNC symbols, or, in an image without any
   // (hand-written PALcode), every named code label. A procedure without a size
   // ends at the next one or at the end of its section.
@@ -62,9 +61,8 @@ class CodeImage {
     uint64_t address = 0;
     std::vector<uint32_t> words;
   };
-  std::string path_;
+  std::shared_ptr<const ElfImage> elf_;
   isa::DecodeMode mode_ = isa::DecodeMode::kUser;
-  std::optional<std::string> build_id_;
   std::vector<Section> sections_;
   calc::ImageData constant_data_;  // read-only sections and the GOT
   std::vector<ProcedureRange> procedures_;

@@ -1,9 +1,6 @@
-#include "analysis/symbols/calc_image.h"
+#include "analysis/calc/code_image.h"
 
 #include <algorithm>
-
-#include "analysis/symbols/disassembler.h"
-#include "analysis/symbols/elf_symbols.h"
 
 namespace dcpi {
 
@@ -18,27 +15,20 @@ bool looks_like_label(const std::string& name) {
 
 CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode> mode) {
   CodeImage image;
-  image.path_ = path;
-  const std::string base = path.substr(path.find_last_of('/') + 1);
-  image.mode_ = mode.value_or(base.find("palcode") != std::string::npos ? isa::DecodeMode::kPalcode
-                                                                        : isa::DecodeMode::kUser);
-  for (LoadedSection& loaded : read_loaded_sections(path)) {
-    if (loaded.executable) {
-      Section section{.address = loaded.address};
-      const std::vector<uint8_t>& p = loaded.bytes;
-      for (size_t i = 0; i + 4 <= p.size(); i += 4)
-        section.words.push_back(uint32_t{p[i]} | uint32_t{p[i + 1]} << 8 |
-                                uint32_t{p[i + 2]} << 16 | uint32_t{p[i + 3]} << 24);
-      image.code_bytes_ += 4 * section.words.size();
-      image.sections_.push_back(std::move(section));
-    }
+  image.elf_ = std::make_shared<const ElfImage>(ElfImage::open(path));
+  image.mode_ = mode.value_or(decode_mode_for_image(path));
+  for (CodeSection& code : image.elf_->code_sections()) {
+    image.code_bytes_ += 4 * code.words.size();
+    image.sections_.push_back({.address = code.address, .words = std::move(code.words)});
+  }
+  for (const ElfSection& loaded : image.elf_->sections()) {
     // Switch tables live in .rodata; the GOT of these static images is
     // filled by the linker and never rewritten (no dynamic loader).
     if (!loaded.writable || loaded.name == ".got")
-      image.constant_data_.add(loaded.address, std::move(loaded.bytes));
+      image.constant_data_.add(loaded.address, loaded.bytes);
   }
-  const ElfSymbols symbols = ElfSymbols::open(path);
-  image.build_id_ = symbols.build_id();
+  const ElfSymbols& symbols = image.elf_->symbols();
+  if (!symbols.has_symbol_table()) throw ElfError(path + " has no symbol table");
 
   auto section_of = [&](uint64_t address) -> const Section* {
     for (const Section& s : image.sections_)

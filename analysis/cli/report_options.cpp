@@ -1,0 +1,99 @@
+#include "analysis/cli/report_options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+namespace dcpi {
+
+uint64_t parse_number(const std::string& text, const std::string& option) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty())
+    throw UsageError("--" + option + " wants a non-negative number, not '" + text + "'");
+  return value;
+}
+
+std::vector<uint64_t> parse_number_list(const std::string& text, const std::string& option) {
+  std::vector<uint64_t> numbers;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t end = std::min(text.find(',', begin), text.size());
+    numbers.push_back(parse_number(text.substr(begin, end - begin), option));
+    begin = end + 1;
+  }
+  return numbers;
+}
+
+std::vector<std::string> take_repeated_option(std::vector<std::string>& arguments,
+                                              const std::string& name) {
+  const std::string flag = "--" + name, prefix = flag + "=";
+  std::vector<std::string> values, rest;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i] == flag) {
+      if (i + 1 == arguments.size()) throw UsageError(flag + " needs a value");
+      values.push_back(arguments[++i]);
+    } else if (arguments[i].starts_with(prefix)) {
+      values.push_back(arguments[i].substr(prefix.size()));
+    } else {
+      rest.push_back(arguments[i]);
+    }
+  }
+  arguments = std::move(rest);
+  return values;
+}
+
+SampleFilter parse_sample_filter(const ParsedOptions& options) {
+  SampleFilter filter;
+  filter.image = options.value("image");
+  auto small_number = [&](const std::string& name) -> std::optional<uint32_t> {
+    const auto text = options.value(name);
+    if (!text) return std::nullopt;
+    const uint64_t value = parse_number(*text, name);
+    if (value > UINT32_MAX) throw UsageError("--" + name + " " + *text + " is out of range");
+    return static_cast<uint32_t>(value);
+  };
+  filter.pid = small_number("pid");
+  filter.cpu = small_number("cpu");
+  filter.epochs = parse_epoch_option(options);
+  return filter;
+}
+
+std::optional<std::vector<uint64_t>> parse_epoch_option(const ParsedOptions& options) {
+  const auto epoch = options.value("epoch");
+  if (!epoch || *epoch == "all") return std::nullopt;
+  return parse_number_list(*epoch, "epoch");
+}
+
+std::optional<ComparedEpochs> parse_compared_epochs(const ParsedOptions& options,
+                                                    size_t databases) {
+  const auto epochs = options.value("epochs");
+  if (!epochs) return std::nullopt;
+  if (databases != 1) throw UsageError("--epochs compares epochs of exactly one --db");
+  if (*epochs == "each") return ComparedEpochs{.each = true};
+  return ComparedEpochs{.listed = parse_number_list(*epochs, "epochs")};
+}
+
+CalcRequest parse_calc_request(const ParsedOptions& options) {
+  CalcRequest request{.db = options.required("db"), .image = options.required("image")};
+  request.images = options.value("images").value_or(".");
+  if (const auto m = options.value("mode")) {
+    if (*m == "pal")
+      request.mode = isa::DecodeMode::kPalcode;
+    else if (*m == "user")
+      request.mode = isa::DecodeMode::kUser;
+    else
+      throw UsageError("--mode must be pal or user, not '" + *m + "'");
+  }
+  request.model = options.value("model").value_or("qemu");
+  if (!make_model(request.model))
+    throw UsageError("--model must be qemu or ev5, not '" + request.model + "'");
+  if (const auto e = options.value("epoch")) request.epoch = std::stoull(*e);
+  if (const auto p = options.value("period")) {
+    request.period = std::stod(*p);
+    if (!(*request.period > 0)) throw UsageError("--period must be a positive number of cycles");
+  }
+  return request;
+}
+
+}  // namespace dcpi

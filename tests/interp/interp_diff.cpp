@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -521,9 +522,7 @@ std::vector<uint32_t> read_text(const std::string& elf, const std::string& dir) 
   return words;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   uint64_t seed = 1;
   int programs = 4, cases_per_program = 1000;
   size_t length = 48;
@@ -531,196 +530,228 @@ int main(int argc, char** argv) {
   std::string qemu = "qemu-alpha";  // --qemu: another build (e.g. a newer QEMU)
   std::vector<std::string> real;
   std::string workdir = "/tmp/interp_diff." + std::to_string(getpid());
+};
+
+// False on an unknown argument (reported).
+bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--seed")
-      seed = std::stoull(next());
+      o.seed = std::stoull(next());
     else if (a == "--programs")
-      programs = std::stoi(next());
+      o.programs = std::stoi(next());
     else if (a == "--cases")
-      cases_per_program = std::stoi(next());
+      o.cases_per_program = std::stoi(next());
     else if (a == "--length")
-      length = std::stoul(next());
+      o.length = std::stoul(next());
     else if (a == "--real")
-      real.push_back(next());
+      o.real.push_back(next());
     else if (a == "--workdir")
-      workdir = next();
+      o.workdir = next();
     else if (a == "--quiet")
-      quiet = true;
+      o.quiet = true;
     else if (a == "--qemu")
-      qemu = next();
+      o.qemu = next();
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-      return 2;
+      return false;
     }
   }
-  if (length > 500) length = 500;
-  run("mkdir -p " + workdir);
-  std::vector<uint32_t> real_text;
-  for (const auto& elf : real) {
-    const auto t = read_text(elf, workdir);
-    real_text.insert(real_text.end(), t.begin(), t.end());
+  if (o.length > 500) o.length = 500;
+  return true;
+}
+
+// Assembles, links and runs `cases` under qemu-alpha: 0 ran, 1 QEMU died,
+// 2 assemble/link failed.
+using BuildAndRun = std::function<int(const std::vector<Case>&)>;
+
+// The trapping instruction of a case on which QEMU died: the shortest body
+// prefix (rest nops) that still dies, alone in slot 0 (only relative
+// addressing matters here); prints QEMU's and the interpreter's state just
+// before it and leaves the shortest dying program behind.
+void diagnose_trap(const Case& dying, const std::string& base, const BuildAndRun& build_and_run) {
+  Case one = dying;
+  if (build_and_run({one}) != 1) return;
+  size_t lo = 0, hi = one.body.size();
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    Case cut = one;
+    for (size_t i = mid; i < cut.body.size(); ++i) cut.body[i] = kNop;
+    (build_and_run({cut}) == 0 ? lo : hi) = mid;
   }
-  Generator gen(seed);
+  // Do QEMU and the interpreter agree just before it?
+  Case before = one;
+  for (size_t i = hi - 1; i < before.body.size(); ++i) before.body[i] = kNop;
+  std::map<int, uint64_t> ignored;
+  if (settle(before, 0, ignored) && build_and_run({before}) == 0) {
+    std::ifstream o(base + ".out", std::ios::binary);
+    uint64_t q[kResultQuads]{};
+    o.read(reinterpret_cast<char*>(q), sizeof q);
+    for (int i = 0; i < 31; ++i)
+      if (q[32 + i] != before.final.f[i])
+        std::printf("  before it: f%d qemu %016" PRIx64 " interp %016" PRIx64 "\n", i, q[32 + i],
+                    before.final.f[i]);
+    if (q[64] != before.final.fpcr)
+      std::printf("  before it: fpcr qemu %016" PRIx64 " interp %016" PRIx64 "\n", q[64],
+                  before.final.fpcr);
+  }
+  // The interpreter's state just before it.
+  interp::Context ctx{};
+  std::memcpy(ctx.r, one.r, sizeof ctx.r);
+  std::memcpy(ctx.f, one.f, sizeof ctx.f);
+  ctx.r[30] = kMemBase;
+  ctx.f[31] = 0;
+  ctx.fpcr = one.fpcr;
+  const uint64_t body_pc = slot_address(0) + kBodyOffset;
+  ctx.pc = body_pc;
+  uint8_t mem_bytes[256];
+  std::memcpy(mem_bytes, one.scratch, 256);
+  HostMemory mem{mem_bytes, &one.body, body_pc};
+  for (int n = 0; n < 100000 && ctx.pc != body_pc + 4 * (hi - 1); ++n) {
+    interp::Step st;
+    if (interp::step(ctx, mem, st) != interp::Stop::kNone) break;
+  }
+  char text[96];
+  dcpi::isa::disassemble(one.body[hi - 1], 0, text, sizeof text);
+  std::printf("  trapping instruction %zu: %08x  %s\n  fpcr %016" PRIx64 "\n  f now:", hi - 1,
+              one.body[hi - 1], text, ctx.fpcr);
+  for (int i = 0; i < 31; ++i) std::printf("%s f%d=%016" PRIx64, i % 4 ? "" : "\n   ", i, ctx.f[i]);
+  std::printf("\n");
+  Case cut = one;
+  for (size_t i = hi; i < cut.body.size(); ++i) cut.body[i] = kNop;
+  build_and_run({cut});
+  std::printf("  reproducer: %s.elf\n", base.c_str());
+}
+
+// QEMU's final state of one case against the interpreter's: empty if equal,
+// else what differs first.
+std::string first_difference(const Case& c, const uint64_t* q) {
+  char what[160] = "";
+  for (int i = 0; i < 30; ++i)
+    if (q[i] != c.final.r[i]) {
+      std::snprintf(what, sizeof what, "r%d qemu %016" PRIx64 " interp %016" PRIx64, i, q[i],
+                    c.final.r[i]);
+      return what;
+    }
+  for (int i = 0; i < 31; ++i)
+    if (q[32 + i] != c.final.f[i]) {
+      std::snprintf(what, sizeof what, "f%d qemu %016" PRIx64 " interp %016" PRIx64, i, q[32 + i],
+                    c.final.f[i]);
+      return what;
+    }
+  if (q[64] != c.final.fpcr) {
+    std::snprintf(what, sizeof what, "fpcr qemu %016" PRIx64 " interp %016" PRIx64, q[64],
+                  c.final.fpcr);
+    return what;
+  }
+  if (std::memcmp(q + 66, c.final_scratch, 256) != 0) return "scratch memory differs";
+  return "";
+}
+
+struct Tally {
   std::map<Operation, uint64_t> coverage;
   std::map<int, uint64_t> stops;
   uint64_t compared = 0, mismatches = 0, case_count = 0;
-  for (int p = 0; p < programs; ++p) {
-    std::vector<Case> cases;
-    for (int k = 0; k < cases_per_program; ++k) {
-      Case c = (!real_text.empty() && real_text.size() > length) ? real_case(gen, real_text, length)
-                                                                 : gen.make_case(length);
-      if (!settle(c, cases.size(), stops)) continue;
-      cases.push_back(std::move(c));
-    }
-    const std::string base = workdir + "/p" + std::to_string(p);
-    const auto build_and_run = [&](const std::vector<Case>& these) {
-      if (!write_program(base + ".s", these)) return 2;
-      if (run("alpha-linux-gnu-as -o " + base + ".o " + base + ".s") != 0 ||
-          run("alpha-linux-gnu-ld -Ttext=0x10000000 -Tdata=0x20000000 -e _start -o " + base +
-              ".elf " + base + ".o") != 0)
-        return 2;
-      return run(qemu + " " + base + ".elf > " + base + ".out 2>/dev/null") != 0 ? 1 : 0;
-    };
-    if (const int status = build_and_run(cases); status != 0) {
-      if (status == 2) {
-        std::fprintf(stderr, "assemble/link failed for %s\n", base.c_str());
-        return 2;
-      }
-      // QEMU died, almost always a SIGFPE: an FP trap the interpreter did not
-      // predict (it would have given up, and the instruction would be a nop).
-      // Every case is a mismatch then; find the first one by bisecting on
-      // prefixes (slot addresses, hence results, do not depend on the count).
-      size_t good = 0, bad = cases.size();
-      while (bad - good > 1) {
-        const size_t mid = good + (bad - good) / 2;
-        const std::vector<Case> prefix(cases.begin(), cases.begin() + static_cast<long>(mid));
-        (build_and_run(prefix) == 0 ? good : bad) = mid;
-      }
-      std::printf(
-          "MISMATCH program %d case %zu: qemu-alpha died (trap the interpreter did "
-          "not predict)\n  body:",
-          p, bad - 1);
-      print_body(cases[bad - 1]);
-      // The trapping instruction: the shortest body prefix (rest nops) that
-      // still dies, alone in slot 0 (only relative addressing matters here).
-      Case one = cases[bad - 1];
-      if (build_and_run({one}) == 1) {
-        size_t lo = 0, hi = one.body.size();
-        while (hi - lo > 1) {
-          const size_t mid = lo + (hi - lo) / 2;
-          Case cut = one;
-          for (size_t i = mid; i < cut.body.size(); ++i) cut.body[i] = kNop;
-          (build_and_run({cut}) == 0 ? lo : hi) = mid;
-        }
-        // Do QEMU and the interpreter agree just before it?
-        Case before = one;
-        for (size_t i = hi - 1; i < before.body.size(); ++i) before.body[i] = kNop;
-        std::map<int, uint64_t> ignored;
-        if (settle(before, 0, ignored) && build_and_run({before}) == 0) {
-          std::ifstream o(base + ".out", std::ios::binary);
-          uint64_t q[kResultQuads]{};
-          o.read(reinterpret_cast<char*>(q), sizeof q);
-          for (int i = 0; i < 31; ++i)
-            if (q[32 + i] != before.final.f[i])
-              std::printf("  before it: f%d qemu %016" PRIx64 " interp %016" PRIx64 "\n", i,
-                          q[32 + i], before.final.f[i]);
-          if (q[64] != before.final.fpcr)
-            std::printf("  before it: fpcr qemu %016" PRIx64 " interp %016" PRIx64 "\n", q[64],
-                        before.final.fpcr);
-        }
-        // The interpreter's state just before it.
-        interp::Context ctx{};
-        std::memcpy(ctx.r, one.r, sizeof ctx.r);
-        std::memcpy(ctx.f, one.f, sizeof ctx.f);
-        ctx.r[30] = kMemBase;
-        ctx.f[31] = 0;
-        ctx.fpcr = one.fpcr;
-        const uint64_t body_pc = slot_address(0) + kBodyOffset;
-        ctx.pc = body_pc;
-        uint8_t mem_bytes[256];
-        std::memcpy(mem_bytes, one.scratch, 256);
-        HostMemory mem{mem_bytes, &one.body, body_pc};
-        for (int n = 0; n < 100000 && ctx.pc != body_pc + 4 * (hi - 1); ++n) {
-          interp::Step st;
-          if (interp::step(ctx, mem, st) != interp::Stop::kNone) break;
-        }
-        char text[96];
-        dcpi::isa::disassemble(one.body[hi - 1], 0, text, sizeof text);
-        std::printf("  trapping instruction %zu: %08x  %s\n  fpcr %016" PRIx64 "\n  f now:", hi - 1,
-                    one.body[hi - 1], text, ctx.fpcr);
-        for (int i = 0; i < 31; ++i)
-          std::printf("%s f%d=%016" PRIx64, i % 4 ? "" : "\n   ", i, ctx.f[i]);
-        std::printf("\n");
-        // Leave the shortest dying program behind for inspection.
-        Case cut = one;
-        for (size_t i = hi; i < cut.body.size(); ++i) cut.body[i] = kNop;
-        build_and_run({cut});
-        std::printf("  reproducer: %s.elf\n", base.c_str());
-      }
-      return 1;
-    }
-    std::ifstream out(base + ".out", std::ios::binary);
-    std::vector<uint8_t> results((std::istreambuf_iterator<char>(out)),
-                                 std::istreambuf_iterator<char>());
-    if (results.size() != cases.size() * kBlock) {
-      std::fprintf(stderr, "short output: %zu bytes for %zu cases\n", results.size(), cases.size());
+};
+
+// One generated program: 0 compared (mismatches tallied), 1 QEMU died, 2 tool failure.
+int run_program(const Options& o, int p, Generator& gen, const std::vector<uint32_t>& real_text,
+                Tally& t) {
+  std::vector<Case> cases;
+  for (int k = 0; k < o.cases_per_program; ++k) {
+    Case c = (!real_text.empty() && real_text.size() > o.length)
+                 ? real_case(gen, real_text, o.length)
+                 : gen.make_case(o.length);
+    if (!settle(c, cases.size(), t.stops)) continue;
+    cases.push_back(std::move(c));
+  }
+  const std::string base = o.workdir + "/p" + std::to_string(p);
+  const BuildAndRun build_and_run = [&](const std::vector<Case>& these) {
+    if (!write_program(base + ".s", these)) return 2;
+    if (run("alpha-linux-gnu-as -o " + base + ".o " + base + ".s") != 0 ||
+        run("alpha-linux-gnu-ld -Ttext=0x10000000 -Tdata=0x20000000 -e _start -o " + base +
+            ".elf " + base + ".o") != 0)
+      return 2;
+    return run(o.qemu + " " + base + ".elf > " + base + ".out 2>/dev/null") != 0 ? 1 : 0;
+  };
+  if (const int status = build_and_run(cases); status != 0) {
+    if (status == 2) {
+      std::fprintf(stderr, "assemble/link failed for %s\n", base.c_str());
       return 2;
     }
-    for (size_t k = 0; k < cases.size(); ++k) {
-      const Case& c = cases[k];
-      uint64_t q[kResultQuads];
-      std::memcpy(q, results.data() + k * kBlock, sizeof q);
-      bool bad = false;
-      char what[160] = "";
-      for (int i = 0; i < 30 && !bad; ++i)
-        if (q[i] != c.final.r[i]) {
-          bad = true;
-          std::snprintf(what, sizeof what, "r%d qemu %016" PRIx64 " interp %016" PRIx64, i, q[i],
-                        c.final.r[i]);
-        }
-      for (int i = 0; i < 31 && !bad; ++i)
-        if (q[32 + i] != c.final.f[i]) {
-          bad = true;
-          std::snprintf(what, sizeof what, "f%d qemu %016" PRIx64 " interp %016" PRIx64, i,
-                        q[32 + i], c.final.f[i]);
-        }
-      if (!bad && q[64] != c.final.fpcr) {
-        bad = true;
-        std::snprintf(what, sizeof what, "fpcr qemu %016" PRIx64 " interp %016" PRIx64, q[64],
-                      c.final.fpcr);
-      }
-      if (!bad && std::memcmp(q + 66, c.final_scratch, 256) != 0) {
-        bad = true;
-        std::snprintf(what, sizeof what, "scratch memory differs");
-      }
-      ++case_count;
-      compared += c.executed.size();
-      for (Operation op : c.executed) ++coverage[op];
-      if (bad) {
-        ++mismatches;
-        if (mismatches <= 10) {
-          std::printf("MISMATCH program %d case %zu: %s\n  body:", p, k, what);
-          print_body(c);
-        }
-      }
+    // QEMU died, almost always a SIGFPE: an FP trap the interpreter did not
+    // predict (it would have given up, and the instruction would be a nop).
+    // Every case is a mismatch then; find the first one by bisecting on
+    // prefixes (slot addresses, hence results, do not depend on the count).
+    size_t good = 0, bad = cases.size();
+    while (bad - good > 1) {
+      const size_t mid = good + (bad - good) / 2;
+      const std::vector<Case> prefix(cases.begin(), cases.begin() + static_cast<long>(mid));
+      (build_and_run(prefix) == 0 ? good : bad) = mid;
+    }
+    std::printf(
+        "MISMATCH program %d case %zu: qemu-alpha died (trap the interpreter did "
+        "not predict)\n  body:",
+        p, bad - 1);
+    print_body(cases[bad - 1]);
+    diagnose_trap(cases[bad - 1], base, build_and_run);
+    return 1;
+  }
+  std::ifstream out(base + ".out", std::ios::binary);
+  std::vector<uint8_t> results((std::istreambuf_iterator<char>(out)),
+                               std::istreambuf_iterator<char>());
+  if (results.size() != cases.size() * kBlock) {
+    std::fprintf(stderr, "short output: %zu bytes for %zu cases\n", results.size(), cases.size());
+    return 2;
+  }
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    uint64_t q[kResultQuads];
+    std::memcpy(q, results.data() + k * kBlock, sizeof q);
+    const std::string what = first_difference(c, q);
+    ++t.case_count;
+    t.compared += c.executed.size();
+    for (Operation op : c.executed) ++t.coverage[op];
+    if (!what.empty() && ++t.mismatches <= 10) {
+      std::printf("MISMATCH program %d case %zu: %s\n  body:", p, k, what.c_str());
+      print_body(c);
     }
   }
-  if (!quiet) {
-    std::printf("coverage by operation (instructions interpreted and compared):\n");
-    for (const auto& [op, n] : coverage)
-      std::printf("  %-10s %8" PRIu64 "\n",
-                  dcpi::isa::kOperations[static_cast<size_t>(op)].mnemonic, n);
-    static const char* kStopNames[] = {
-        "none",       "call_pal",      "memory fault",      "unaligned",
-        "arithmetic", "stack pointer", "store conditional", "unimplemented"};
-    std::printf("give-ups replaced by nops:\n");
-    for (const auto& [why, n] : stops) std::printf("  %-18s %8" PRIu64 "\n", kStopNames[why], n);
+  return 0;
+}
+
+void print_coverage(const Tally& t) {
+  std::printf("coverage by operation (instructions interpreted and compared):\n");
+  for (const auto& [op, n] : t.coverage)
+    std::printf("  %-10s %8" PRIu64 "\n", dcpi::isa::kOperations[static_cast<size_t>(op)].mnemonic,
+                n);
+  static const char* kStopNames[] = {
+      "none",       "call_pal",      "memory fault",      "unaligned",
+      "arithmetic", "stack pointer", "store conditional", "unimplemented"};
+  std::printf("give-ups replaced by nops:\n");
+  for (const auto& [why, n] : t.stops) std::printf("  %-18s %8" PRIu64 "\n", kStopNames[why], n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_options(argc, argv, o)) return 2;
+  run("mkdir -p " + o.workdir);
+  std::vector<uint32_t> real_text;
+  for (const auto& elf : o.real) {
+    const auto t = read_text(elf, o.workdir);
+    real_text.insert(real_text.end(), t.begin(), t.end());
   }
+  Generator gen(o.seed);
+  Tally t;
+  for (int p = 0; p < o.programs; ++p)
+    if (const int status = run_program(o, p, gen, real_text, t); status != 0) return status;
+  if (!o.quiet) print_coverage(t);
   std::printf("interp_diff: %" PRIu64 " cases, %" PRIu64
               " instructions compared, %zu operations covered, %" PRIu64 " mismatches\n",
-              case_count, compared, coverage.size(), mismatches);
-  run("rm -rf " + workdir);
-  return mismatches == 0 && compared > 0 ? 0 : 1;
+              t.case_count, t.compared, t.coverage.size(), t.mismatches);
+  run("rm -rf " + o.workdir);
+  return t.mismatches == 0 && t.compared > 0 ? 0 : 1;
 }

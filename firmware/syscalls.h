@@ -1,7 +1,8 @@
 /* The system call ABI between user programs and the kernel, defined once:
  * the kernel's dispatch (kernel/syscalls.cpp), the user runtime
  * (workloads/runtime), the freestanding test programs (tests/guest/user)
- * and the newlib link test all take their numbers from DCPI_SYSCALLS below.
+ * and the newlib link test all take their numbers from DCPI_SYSCALLS below,
+ * and the kernel and the runtime share the Linux/Alpha flags and structures.
  *
  * callsys (firmware/callsys.h): v0 = number, a0-a5 = arguments. On return
  * v0 = result and a3 = 0, or a3 = 1 and v0 = a positive Linux/Alpha errno.
@@ -57,6 +58,58 @@ enum dcpi_syscall : unsigned long { DCPI_SYSCALLS(DCPI_SYSCALL_ENUMERATOR) };
 enum dcpi_syscall { DCPI_SYSCALLS(DCPI_SYSCALL_ENUMERATOR) };
 #endif
 #undef DCPI_SYSCALL_ENUMERATOR
+
+/* Linux/Alpha open(2) flags (asm/fcntl.h). */
+enum {
+  LINUX_O_ACCMODE = 03,
+  LINUX_O_WRONLY = 01,
+  LINUX_O_RDWR = 02,
+  LINUX_O_NONBLOCK = 04,
+  LINUX_O_APPEND = 010,
+  LINUX_O_CREAT = 01000,
+  LINUX_O_TRUNC = 02000,
+  LINUX_O_EXCL = 04000,
+};
+
+/* Linux/Alpha struct stat (asm/stat.h), what fstat fills in. The time
+ * fields end in _ because newlib defines st_atime etc. as macros. */
+struct linux_alpha_stat {
+  unsigned int st_dev;
+  unsigned int st_ino;
+  unsigned int st_mode;
+  unsigned int st_nlink;
+  unsigned int st_uid;
+  unsigned int st_gid;
+  unsigned int st_rdev;
+  unsigned int st_pad; /* named so that the kernel zeroes it */
+  long st_size;
+  unsigned long st_atime_;
+  unsigned long st_mtime_;
+  unsigned long st_ctime_;
+  unsigned int st_blksize;
+  unsigned int st_blocks;
+  unsigned int st_flags;
+  unsigned int st_gen;
+};
+
+struct linux_timeval {
+  long tv_sec;
+  long tv_usec;
+};
+
+struct linux_tms {
+  long tms_utime;
+  long tms_stime;
+  long tms_cutime;
+  long tms_cstime;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(linux_alpha_stat) == 80 &&
+              __builtin_offsetof(linux_alpha_stat, st_size) == 32);
+#else
+_Static_assert(sizeof(struct linux_alpha_stat) == 80, "Linux/Alpha struct stat is 80 bytes");
+#endif
 #endif
 
 #endif

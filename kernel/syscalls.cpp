@@ -19,18 +19,7 @@ using clock::kCyclesPerSecond;  // RPCC: virtual ns / 4
 constexpr uint64_t kMaxPath = 256;
 constexpr uint64_t kMaxArgs = 64;
 constexpr uint64_t kArgPages = 2;  // 16 KB of argument strings
-constexpr int64_t kOpenAccessMask = 3;
-constexpr int64_t kOpenCreate = 01000, kOpenTruncate = 02000;  // Linux/Alpha
 constexpr uint32_t kModeCharDevice = 0020620;
-
-// Linux/Alpha `struct stat` (asm/stat.h), 80 bytes.
-struct LinuxStat {
-  uint32_t st_dev, st_ino, st_mode, st_nlink, st_uid, st_gid, st_rdev, pad;
-  int64_t st_size;
-  uint64_t st_atime, st_mtime, st_ctime;
-  uint32_t st_blksize, st_blocks, st_flags, st_gen;
-};
-static_assert(sizeof(LinuxStat) == 80 && __builtin_offsetof(LinuxStat, st_size) == 32);
 
 int64_t error(int e) { return -static_cast<int64_t>(e); }
 
@@ -71,7 +60,7 @@ int64_t sys_open(Process* self, uint64_t path_va, int64_t flags) {
   if (length < 0) return error(translate_user(self->space, path_va, false) ? ENAMETOOLONG : EFAULT);
   initrd::File file;
   const bool found = initrd::find(path, &file);
-  if ((flags & kOpenAccessMask) != 0 || (flags & (kOpenCreate | kOpenTruncate)))
+  if ((flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC)))
     return error(found ? EROFS : EACCES);
   if (!found) return error(ENOENT);
   for (uint64_t fd = 0; fd < kMaxFiles; ++fd) {
@@ -115,7 +104,7 @@ int64_t sys_lseek(Process* self, uint64_t fd, int64_t offset, uint64_t whence) {
 int64_t sys_fstat(Process* self, uint64_t fd, uint64_t buffer) {
   OpenFile* f = file_of(self, fd);
   if (f == nullptr) return error(EBADF);
-  LinuxStat st{};
+  linux_alpha_stat st{};  // Linux/Alpha layout: firmware/syscalls.h
   st.st_nlink = 1;
   st.st_blksize = pages::kPageBytes;
   if (f->kind == OpenFile::kConsole) {

@@ -21,7 +21,7 @@ _start:
 	ldgp	$29, 0($27)
 	lda	$30, boot_stacks + STACK_BYTES
 	jsr	$26, kernel_main
-	call_pal 0x00
+	call_pal CALL_PAL_HALT
 	.end	_start
 
 /* Secondary CPU (cserve START_CPU): a0 = CPU number, sp set, $27 = entry. */
@@ -30,7 +30,7 @@ _start:
 secondary_entry:
 	ldgp	$29, 0($27)
 	jsr	$26, secondary_main
-	call_pal 0x00
+	call_pal CALL_PAL_HALT
 	.end	secondary_entry
 
 .macro	SAVE_ALL
@@ -114,7 +114,7 @@ secondary_entry:
 	.ent	trap_return
 trap_return:
 	RESTORE_ALL
-	call_pal 0x3f
+	call_pal CALL_PAL_RTI
 	.end	trap_return
 
 /* Interrupts. The performance counter never comes here: PALcode's dedicated

@@ -4,6 +4,8 @@
  * frame (s0-s6, ra) below whatever it was doing; its PCB's ksp points at the
  * frame. swpctx (PALcode) stores sp, usp and unique into the current PCB and
  * loads the next one's, including ptbr and FEN. */
+#include "firmware/pal_abi.h"
+
 	.set	noat
 	.text
 
@@ -23,7 +25,7 @@ switch_context:
 	stq	$14, 40($30)
 	stq	$15, 48($30)
 	stq	$26, 56($30)
-	call_pal 0x30			/* swpctx: a0 = next PCB */
+	call_pal CALL_PAL_SWPCTX	/* a0 = next PCB */
 	ldq	$9, 0($30)
 	ldq	$10, 8($30)
 	ldq	$11, 16($30)
@@ -43,7 +45,7 @@ switch_context:
 	.ent	adopt_context
 adopt_context:
 	stq	$30, 0($16)
-	call_pal 0x30
+	call_pal CALL_PAL_SWPCTX
 	ret	$31, ($26)
 	.end	adopt_context
 
@@ -55,7 +57,7 @@ kernel_thread_start:
 	mov	$9, $16
 	mov	$10, $17
 	jsr	$26, kernel_thread_main		/* never returns */
-	call_pal 0x00
+	call_pal CALL_PAL_HALT
 	.end	kernel_thread_start
 
 /* First run of a user process: a TrapFrame sits right above the switch

@@ -1,4 +1,4 @@
-// System call dispatch (ABI in kernel/syscalls.h, table in kernel/README.md).
+// System call dispatch (numbers in firmware/syscalls.h, semantics in kernel/README.md).
 #include "kernel/syscalls.h"
 
 #include "driver/driver.h"
@@ -19,18 +19,7 @@ using clock::kCyclesPerSecond;  // RPCC: virtual ns / 4
 constexpr uint64_t kMaxPath = 256;
 constexpr uint64_t kMaxArgs = 64;
 constexpr uint64_t kArgPages = 2;  // 16 KB of argument strings
-constexpr int64_t kOpenAccessMask = 3;
-constexpr int64_t kOpenCreate = 01000, kOpenTruncate = 02000;  // Linux/Alpha
 constexpr uint32_t kModeCharDevice = 0020620;
-
-// Linux/Alpha `struct stat` (asm/stat.h), 80 bytes.
-struct LinuxStat {
-  uint32_t st_dev, st_ino, st_mode, st_nlink, st_uid, st_gid, st_rdev, pad;
-  int64_t st_size;
-  uint64_t st_atime, st_mtime, st_ctime;
-  uint32_t st_blksize, st_blocks, st_flags, st_gen;
-};
-static_assert(sizeof(LinuxStat) == 80 && __builtin_offsetof(LinuxStat, st_size) == 32);
 
 int64_t error(int e) { return -static_cast<int64_t>(e); }
 
@@ -71,7 +60,7 @@ int64_t sys_open(Process* self, uint64_t path_va, int64_t flags) {
   if (length < 0) return error(translate_user(self->space, path_va, false) ? ENAMETOOLONG : EFAULT);
   initrd::File file;
   const bool found = initrd::find(path, &file);
-  if ((flags & kOpenAccessMask) != 0 || (flags & (kOpenCreate | kOpenTruncate)))
+  if ((flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC)))
     return error(found ? EROFS : EACCES);
   if (!found) return error(ENOENT);
   for (uint64_t fd = 0; fd < kMaxFiles; ++fd) {
@@ -115,7 +104,7 @@ int64_t sys_lseek(Process* self, uint64_t fd, int64_t offset, uint64_t whence) {
 int64_t sys_fstat(Process* self, uint64_t fd, uint64_t buffer) {
   OpenFile* f = file_of(self, fd);
   if (f == nullptr) return error(EBADF);
-  LinuxStat st{};
+  linux_alpha_stat st{};  // Linux/Alpha layout: firmware/syscalls.h
   st.st_nlink = 1;
   st.st_blksize = pages::kPageBytes;
   if (f->kind == OpenFile::kConsole) {
@@ -233,18 +222,18 @@ int64_t sys_dcpi_control(Process* self, uint64_t request_va) {
 
 int64_t sys_kernel_info(Process* self, uint64_t what) {
   switch (what) {
-    case kInfoFreePages:
+    case DCPI_KINFO_FREE_PAGES:
       return static_cast<int64_t>(pages::free_count());
-    case kInfoCpu:
+    case DCPI_KINFO_CPU:
       return static_cast<int64_t>(pal::whami());
-    case kInfoCpusRunningUser:
+    case DCPI_KINFO_CPUS_RUNNING_USER:
       return static_cast<int64_t>(cpus_running_user());
-    case kInfoLoadMapCount:
+    case DCPI_KINFO_LOAD_MAP_COUNT:
       return static_cast<int64_t>(load_map_count());
-    case kInfoPrintLoadMap:
+    case DCPI_KINFO_PRINT_LOAD_MAP:
       load_map_print();
       return static_cast<int64_t>(load_map_count());
-    case kInfoCpuMask:
+    case DCPI_KINFO_CPU_MASK:
       return static_cast<int64_t>(self->cpu_mask);
     default:
       return error(EINVAL);
@@ -265,60 +254,64 @@ int64_t sys_kill(Process* self, int64_t pid, int64_t signal) {
   exit_current(signal);
 }
 
+// One case for each number of firmware/syscalls.h's table: -Wswitch-enum
+// makes a number without a case a compile error.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch-enum"
 void dispatch(TrapFrame* frame) {
   Process* self = current();
-  const uint64_t number = frame->reg(0);
+  const auto number = static_cast<dcpi_syscall>(frame->reg(0));
   const uint64_t a0 = frame->a0, a1 = frame->a1, a2 = frame->a2;
   const uint64_t a3 = frame->reg(19);
   int64_t result;
   switch (number) {
-    case kExit:
-    case kExitGroup:
+    case SYS_exit:
+    case SYS_exit_group:
       exit_current(static_cast<int64_t>((a0 & 0xff) << 8));
-    case kRead:
+    case SYS_read:
       result = sys_read(self, a0, a1, a2);
       break;
-    case kWrite:
+    case SYS_write:
       result = sys_write(self, a0, a1, a2);
       break;
-    case kClose:
+    case SYS_close:
       result = sys_close(self, a0);
       break;
-    case kBrk:
+    case SYS_brk:
       result = sys_brk(self, a0);
       break;
-    case kLseek:
+    case SYS_lseek:
       result = sys_lseek(self, a0, static_cast<int64_t>(a1), a2);
       break;
-    case kGetxpid:
+    case SYS_getxpid:
       frame->reg(20) = self->parent_pid;
       result = self->pid;
       break;
-    case kOpen:
+    case SYS_open:
       result = sys_open(self, a0, static_cast<int64_t>(a1));
       break;
-    case kFstat:
+    case SYS_fstat:
       result = sys_fstat(self, a0, a1);
       break;
-    case kTimes:
+    case SYS_times:
       result = sys_times(self, a0);
       break;
-    case kGettimeofday:
+    case SYS_gettimeofday:
       result = sys_gettimeofday(self, a0, a1);
       break;
-    case kWait4:
+    case SYS_wait4:
       result = sys_wait4(self, static_cast<int64_t>(a0), a1, a2);
       break;
-    case kSpawn:
+    case SYS_spawn:
       result = sys_spawn(self, a0, a1);
       break;
-    case kDcpiControl:
+    case SYS_dcpi_control:
       result = sys_dcpi_control(self, a0);
       break;
-    case kKernelInfo:
+    case SYS_kinfo:
       result = sys_kernel_info(self, a0);
       break;
-    case kKill:
+    case SYS_kill:
       result = sys_kill(self, static_cast<int64_t>(a0), static_cast<int64_t>(a1));
       break;
     default:
@@ -334,5 +327,6 @@ void dispatch(TrapFrame* frame) {
     frame->reg(19) = 0;
   }
 }
+#pragma GCC diagnostic pop
 
 }  // namespace kernel::sys

@@ -34,7 +34,10 @@
 
 #include "common.h"
 
-#if !defined(__alpha__)
+#if defined(__alpha__)
+#include "firmware/callsys.h"
+#include "firmware/pal_abi.h"
+#else
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -43,14 +46,8 @@
 
 static inline long do_callsys_getxpid(void) {
 #if defined(__alpha__)
-  register long v0 __asm__("$0") = 20; /* getxpid */
-  register long a3 __asm__("$19");
-  __asm__ volatile("callsys"
-                   : "+r"(v0), "=r"(a3)
-                   :
-                   : "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$16", "$17", "$18", "$20",
-                     "$21", "$22", "$23", "$24", "$25", "$27", "$28", "memory");
-  return a3 ? -1 : v0;
+  struct dcpi_sysret r = dcpi_callsys0(SYS_getxpid);
+  return r.error ? -1 : r.value;
 #else
   return syscall(SYS_getpid);
 #endif
@@ -58,7 +55,7 @@ static inline long do_callsys_getxpid(void) {
 
 static inline void do_imb(void) {
 #if defined(__alpha__)
-  __asm__ volatile("call_pal 0x86" ::: "memory"); /* imb: inlined by QEMU */
+  __asm__ volatile("call_pal %0" ::"i"(CALL_PAL_IMB) : "memory"); /* inlined by QEMU */
 #else
   __asm__ volatile("" ::: "memory");
 #endif

@@ -23,7 +23,8 @@ trap 'rm -rf "$out"' EXIT
 
 gcc_inc=$("${cross}gcc" -print-file-name=include)
 cflags=(-mcpu=ev56 -mieee -mlong-double-64 -O2 -g -Wall -Wextra -Werror
-        -nostdinc -isystem "$prefix/include" -isystem "$gcc_inc")
+        -nostdinc -isystem "$prefix/include" -isystem "$gcc_inc"
+        -I "$here/../..")  # firmware/callsys.h
 
 build() { # build OUTPUT MAIN.c [extra cflags...]
   local exe=$1 main=$2; shift 2

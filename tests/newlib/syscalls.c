@@ -6,7 +6,7 @@
    With -DDCPI_LINUX_USER (link-test.sh does this when qemu-alpha is
    available) _write additionally copies the bytes to the real file
    descriptor and _exit ends the process, both through Linux/Alpha system
-   calls (callsys: v0 = number, a0.. = arguments, a3 != 0 on error).  */
+   calls (firmware/callsys.h, the user runtime's callsys).  */
 #include <errno.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -14,6 +14,9 @@
 #include <sys/times.h>
 
 #include "syscalls.h"
+#ifdef DCPI_LINUX_USER
+#include "firmware/callsys.h"
+#endif
 
 #undef errno
 extern int errno;
@@ -22,24 +25,6 @@ static char out_buf[4096];
 static size_t out_len;
 
 const char *stub_output(void) { return out_buf; }
-
-#ifdef DCPI_LINUX_USER
-static long linux_syscall3(long nr, long a0, long a1, long a2)
-{
-  register long v0 __asm__("$0") = nr;
-  register long r16 __asm__("$16") = a0;
-  register long r17 __asm__("$17") = a1;
-  register long r18 __asm__("$18") = a2;
-  register long r19 __asm__("$19");
-  __asm__ volatile("callsys"
-                   : "+r"(v0), "+r"(r16), "+r"(r17), "+r"(r18), "=r"(r19)
-                   :
-                   : "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$20", "$21", "$22",
-                     "$23", "$24", "$25", "$27", "$28", "memory");
-  return r19 ? -v0 : v0;
-}
-enum { LINUX_ALPHA_EXIT = 1, LINUX_ALPHA_WRITE = 4 };
-#endif
 
 int _write(int fd, const void *buf, size_t n)
 {
@@ -51,7 +36,7 @@ int _write(int fd, const void *buf, size_t n)
   for (size_t i = 0; i < n && out_len + 1 < sizeof out_buf; i++)
     out_buf[out_len++] = p[i];
 #ifdef DCPI_LINUX_USER
-  linux_syscall3(LINUX_ALPHA_WRITE, fd, (long)buf, (long)n);
+  dcpi_callsys(SYS_write, fd, (long)buf, (long)n, 0, 0, 0);
 #endif
   return (int)n;
 }
@@ -72,7 +57,7 @@ void *_sbrk(ptrdiff_t incr)
 void _exit(int status)
 {
 #ifdef DCPI_LINUX_USER
-  linux_syscall3(LINUX_ALPHA_EXIT, status, 0, 0);
+  dcpi_callsys(SYS_exit, status, 0, 0, 0, 0, 0);
 #endif
   (void)status;
   for (;;)

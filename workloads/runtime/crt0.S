@@ -14,6 +14,8 @@
    address of _start, so $gp is computed PC-relatively (br + ldgp).  _start
    passes argc, argv and envp to the C part, _dcpi_cstart (crt_start.c).  */
 
+#include "firmware/pal_abi.h"
+
 	.set	noreorder
 	.set	noat
 	.text
@@ -33,7 +35,7 @@ _start:
 	lda	$18, 8($18)
 	bic	$30, 15, $30		/* C wants a 16-byte aligned stack */
 	jsr	$26, _dcpi_cstart	/* never returns */
-	call_pal 0x81			/* bugchk: not reached */
+	call_pal CALL_PAL_BUGCHK	/* not reached */
 	.end	_start
 
 	.section .note.GNU-stack, "", @progbits

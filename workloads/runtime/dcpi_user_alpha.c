@@ -9,19 +9,19 @@
 int dcpi_spawn(const char *path, char *const argv[]) {
   fflush(stdout);
   fflush(stderr);
-  return (int)dcpi_syscall(SYS_DCPI_SPAWN, (long)path, (long)argv, 0, 0);
+  return (int)dcpi_syscall(SYS_spawn, (long)path, (long)argv, 0, 0);
 }
 
 int dcpi_wait(int pid, int *status) {
   int s = 0;
   /* wait4(pid, &status, options = 0, rusage = NULL) */
-  int r = (int)dcpi_syscall(SYS_DCPI_WAIT4, pid, (long)&s, 0, 0);
+  int r = (int)dcpi_syscall(SYS_wait4, pid, (long)&s, 0, 0);
   if (r >= 0 && status) *status = s;
   return r;
 }
 
 long dcpi_control(const struct dcpi_control_request *request) {
-  return dcpi_syscall(SYS_DCPI_CONTROL, (long)request, 0, 0, 0);
+  return dcpi_syscall(SYS_dcpi_control, (long)request, 0, 0, 0);
 }
 
 const char *dcpi_platform(void) { return "dcpi-alpha"; }

@@ -11,6 +11,7 @@
 #include <sys/times.h>
 #include <sys/types.h>
 
+#include "firmware/pal_abi.h"
 #include "linux_alpha.h"
 
 /* Two errno variables: newlib's reentrant wrappers (_write_r, ...) clear
@@ -46,7 +47,7 @@ int dcpi_errno_from_linux(long e) {
 }
 
 long dcpi_syscall(long nr, long a0, long a1, long a2, long a3) {
-  struct dcpi_sysret r = dcpi_syscall6(nr, a0, a1, a2, a3, 0, 0);
+  struct dcpi_sysret r = dcpi_callsys(nr, a0, a1, a2, a3, 0, 0);
   if (r.error) {
     dcpi_set_errno(dcpi_errno_from_linux(r.value));
     return -1;
@@ -55,11 +56,11 @@ long dcpi_syscall(long nr, long a0, long a1, long a2, long a3) {
 }
 
 int _write(int fd, const void *buf, size_t n) {
-  return (int)dcpi_syscall(SYS_DCPI_WRITE, fd, (long)buf, (long)n, 0);
+  return (int)dcpi_syscall(SYS_write, fd, (long)buf, (long)n, 0);
 }
 
 int _read(int fd, void *buf, size_t n) {
-  return (int)dcpi_syscall(SYS_DCPI_READ, fd, (long)buf, (long)n, 0);
+  return (int)dcpi_syscall(SYS_read, fd, (long)buf, (long)n, 0);
 }
 
 int _open(const char *path, int flags, int mode) {
@@ -69,19 +70,19 @@ int _open(const char *path, int flags, int mode) {
   if (flags & O_TRUNC) linux_flags |= LINUX_O_TRUNC;
   if (flags & O_EXCL) linux_flags |= LINUX_O_EXCL;
   if (flags & O_NONBLOCK) linux_flags |= LINUX_O_NONBLOCK;
-  return (int)dcpi_syscall(SYS_DCPI_OPEN, (long)path, linux_flags, mode, 0);
+  return (int)dcpi_syscall(SYS_open, (long)path, linux_flags, mode, 0);
 }
 
-int _close(int fd) { return (int)dcpi_syscall(SYS_DCPI_CLOSE, fd, 0, 0, 0); }
+int _close(int fd) { return (int)dcpi_syscall(SYS_close, fd, 0, 0, 0); }
 
 off_t _lseek(int fd, off_t offset, int whence) {
   /* SEEK_SET/CUR/END are 0/1/2 in both. */
-  return (off_t)dcpi_syscall(SYS_DCPI_LSEEK, fd, (long)offset, whence, 0);
+  return (off_t)dcpi_syscall(SYS_lseek, fd, (long)offset, whence, 0);
 }
 
 int _fstat(int fd, struct stat *st) {
   struct linux_alpha_stat ls;
-  if (dcpi_syscall(SYS_DCPI_FSTAT, fd, (long)&ls, 0, 0) < 0) return -1;
+  if (dcpi_syscall(SYS_fstat, fd, (long)&ls, 0, 0) < 0) return -1;
   memset(st, 0, sizeof *st);
   st->st_dev = ls.st_dev;
   st->st_ino = ls.st_ino;
@@ -125,7 +126,7 @@ int _isatty(int fd) {
 void *_sbrk(ptrdiff_t incr) {
   static uintptr_t current;
   if (current == 0) {
-    struct dcpi_sysret r = dcpi_syscall6(SYS_DCPI_BRK, 0, 0, 0, 0, 0, 0);
+    struct dcpi_sysret r = dcpi_callsys(SYS_brk, 0, 0, 0, 0, 0, 0);
     if (r.error || r.value == 0) {
       dcpi_set_errno(ENOMEM);
       return (void *)-1;
@@ -138,7 +139,7 @@ void *_sbrk(ptrdiff_t incr) {
     dcpi_set_errno(ENOMEM);
     return (void *)-1;
   }
-  struct dcpi_sysret r = dcpi_syscall6(SYS_DCPI_BRK, (long)want, 0, 0, 0, 0, 0);
+  struct dcpi_sysret r = dcpi_callsys(SYS_brk, (long)want, 0, 0, 0, 0, 0);
   if (r.error || (uintptr_t)r.value != want) {
     dcpi_set_errno(ENOMEM);
     return (void *)-1;
@@ -148,22 +149,23 @@ void *_sbrk(ptrdiff_t incr) {
 }
 
 void _exit(int status) {
-  dcpi_syscall6(SYS_DCPI_EXIT_GROUP, status & 0xff, 0, 0, 0, 0, 0);
-  dcpi_syscall6(SYS_DCPI_EXIT, status & 0xff, 0, 0, 0, 0, 0);
-  for (;;) __asm__ volatile("call_pal 0x81"); /* bugchk: the kernel refused to end us */
+  dcpi_callsys(SYS_exit_group, status & 0xff, 0, 0, 0, 0, 0);
+  dcpi_callsys(SYS_exit, status & 0xff, 0, 0, 0, 0, 0);
+  for (;;)
+    __asm__ volatile("call_pal %0" ::"i"(CALL_PAL_BUGCHK)); /* the kernel refused to end us */
 }
 
 int _getpid(void) {
   /* getxpid: pid in v0 (and the parent's in a4). */
-  return (int)dcpi_syscall(SYS_DCPI_GETXPID, 0, 0, 0, 0);
+  return (int)dcpi_syscall(SYS_getxpid, 0, 0, 0, 0);
 }
 
-int _kill(int pid, int sig) { return (int)dcpi_syscall(SYS_DCPI_KILL, pid, sig, 0, 0); }
+int _kill(int pid, int sig) { return (int)dcpi_syscall(SYS_kill, pid, sig, 0, 0); }
 
 int _gettimeofday(struct timeval *tv, void *tz) {
   (void)tz;
   struct linux_timeval lt;
-  if (dcpi_syscall(SYS_DCPI_GETTIMEOFDAY, (long)&lt, 0, 0, 0) < 0) return -1;
+  if (dcpi_syscall(SYS_gettimeofday, (long)&lt, 0, 0, 0) < 0) return -1;
   if (tv) {
     tv->tv_sec = lt.tv_sec;
     tv->tv_usec = lt.tv_usec;
@@ -175,7 +177,7 @@ int _gettimeofday(struct timeval *tv, void *tz) {
    CLOCKS_PER_SEC (1000): the scale error is 2.4 %, acceptable for clock(). */
 clock_t _times(struct tms *t) {
   struct linux_tms lt;
-  struct dcpi_sysret r = dcpi_syscall6(SYS_DCPI_TIMES, (long)&lt, 0, 0, 0, 0, 0);
+  struct dcpi_sysret r = dcpi_callsys(SYS_times, (long)&lt, 0, 0, 0, 0, 0);
   if (r.error) {
     dcpi_set_errno(dcpi_errno_from_linux(r.value));
     return (clock_t)-1;
@@ -218,5 +220,5 @@ int _execve(const char *path, char *const argv[], char *const envp[]) {
 
 int _wait(int *status) {
   /* wait4(-1, status, 0, NULL) */
-  return (int)dcpi_syscall(SYS_DCPI_WAIT4, -1, (long)status, 0, 0);
+  return (int)dcpi_syscall(SYS_wait4, -1, (long)status, 0, 0);
 }

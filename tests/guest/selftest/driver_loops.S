@@ -6,6 +6,8 @@
  * IPL 6 is exactly the instructions between the two swpipl's plus the
  * lowering swpipl itself; counter overflows that fall there are delivered
  * when the IPL drops, on the instruction after the lowering swpipl. */
+#include "firmware/pal_abi.h"
+
 	.set	noat
 	.text
 
@@ -17,13 +19,13 @@ ipl_loop:
 	mov	$16, $17
 ipl_loop_body:
 	lda	$16, 6($31)
-	call_pal 0x35			/* swpipl(6) */
+	call_pal CALL_PAL_SWPIPL	/* 6 */
 	addq	$1, 1, $1
 	addq	$2, 1, $2
 	addq	$3, 1, $3
 	addq	$4, 1, $4
 	lda	$16, 0($31)
-	call_pal 0x35			/* swpipl(0) */
+	call_pal CALL_PAL_SWPIPL	/* 0 */
 	addq	$5, 1, $5
 	subq	$17, 1, $17
 	bne	$17, ipl_loop_body

@@ -1,6 +1,8 @@
 /* Hand-written kernel loops whose every instruction the guest self-tests
  * know: the precision test (samples must spread over all of spread_loop)
  * and the PALcode blind-spot test (callpal_loop). */
+#include "firmware/pal_abi.h"
+
 	.set	noat
 	.text
 
@@ -32,7 +34,7 @@ spread_loop_end:
 callpal_loop:
 callpal_loop_body:
 	addq	$1, 1, $1
-	call_pal 0x10
+	call_pal CALL_PAL_RDMCES
 	.globl	callpal_loop_after_pal
 callpal_loop_after_pal:
 	addq	$2, 1, $2
@@ -52,7 +54,7 @@ callpal_loop_end:
 	.ent	trigger_traps
 trigger_traps:
 trap_bpt:
-	call_pal 0x80
+	call_pal CALL_PAL_BPT
 trap_opcdec:
 	.long	0x04000000		/* opcode 0x01: reserved */
 	lda	$3, -1($31)
@@ -61,10 +63,10 @@ trap_arith:
 	addqv	$3, $3, $4		/* overflow trap */
 	trapb
 	mov	0, $16
-	call_pal 0x2b			/* wrfen 0 */
+	call_pal CALL_PAL_WRFEN	/* 0 */
 trap_fen:
 	cpys	$f31, $f31, $f1		/* FP is disabled: FEN trap */
 	mov	1, $16
-	call_pal 0x2b			/* wrfen 1 */
+	call_pal CALL_PAL_WRFEN	/* 1 */
 	ret	$31, ($26)
 	.end	trigger_traps

@@ -1,5 +1,7 @@
 /* _start for the freestanding test programs: the Linux/Alpha initial stack
  * (argc at sp, argv after it); gp from our own address. */
+#include "firmware/syscalls.h"
+
 	.text
 	.globl	_start
 	.ent	_start
@@ -11,6 +13,6 @@ _start:
 	jsr	$26, main
 	ldgp	$29, 0($26)
 	mov	$0, $16
-	lda	$0, 1($31)		/* exit */
+	lda	$0, SYS_exit($31)
 	callsys
 	.end	_start

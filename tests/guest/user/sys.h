@@ -1,47 +1,20 @@
-/* Minimal system call wrappers for the kernel's test programs (the ABI of
- * kernel/syscalls.h: v0 = number, a0-a5 = arguments; v0 = result, a3 = 1
- * on error with v0 = errno). Returns -errno on error. */
+/* Minimal system call wrappers for the kernel's test programs, on
+ * firmware/callsys.h's callsys with firmware/syscalls.h's numbers (SYS_*,
+ * DCPI_KINFO_*). Returns -errno on error. */
 #pragma once
+
+#include "firmware/callsys.h"
 
 typedef unsigned long u64;
 
 static inline long sys6(long n, long x0, long x1, long x2, long x3) {
-  register long v0 __asm__("$0") = n;
-  register long a0 __asm__("$16") = x0;
-  register long a1 __asm__("$17") = x1;
-  register long a2 __asm__("$18") = x2;
-  register long a3 __asm__("$19") = x3;
-  register long a4 __asm__("$20");
-  __asm__ volatile("callsys"
-                   : "+r"(v0), "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3), "=r"(a4)
-                   :
-                   : "$1", "$2", "$3", "$4", "$5", "$6", "$7", "$8", "$21", "$22", "$23", "$24",
-                     "$25", "$27", "$28", "memory");
-  return a3 ? -v0 : v0;
+  struct dcpi_sysret r = dcpi_callsys(n, x0, x1, x2, x3, 0, 0);
+  return r.error ? -r.value : r.value;
 }
 #define sys0(n) sys6(n, 0, 0, 0, 0)
 #define sys1(n, a) sys6(n, (long)(a), 0, 0, 0)
 #define sys2(n, a, b) sys6(n, (long)(a), (long)(b), 0, 0)
 #define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0)
-
-enum {
-  SYS_exit = 1,
-  SYS_read = 3,
-  SYS_write = 4,
-  SYS_close = 6,
-  SYS_brk = 17,
-  SYS_lseek = 19,
-  SYS_getxpid = 20,
-  SYS_kill = 37,
-  SYS_open = 45,
-  SYS_fstat = 91,
-  SYS_times = 323,
-  SYS_gettimeofday = 359,
-  SYS_wait4 = 365,
-  SYS_spawn = 1000,
-  SYS_dcpi_control = 1001,
-  SYS_kinfo = 1002
-};
 
 static inline u64 str_len(const char* s) {
   u64 n = 0;

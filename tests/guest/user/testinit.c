@@ -61,14 +61,14 @@ int main(int argc, char** argv) {
   if (str_eq(name, "leak")) {
     const char* const args[] = {"/bin/true", 0};
     run("/bin/true", args);  // warm up: first-use allocations
-    long before = sys1(SYS_kinfo, 0);
+    long before = sys1(SYS_kinfo, DCPI_KINFO_FREE_PAGES);
     long failures = 0;
     for (int k = 0; k < 1000; ++k) {
       long pid = spawn("/bin/true", args);
       int status = -1;
       if (pid < 0 || wait_pid(pid, &status) != pid || status != 0) ++failures;
     }
-    long after = sys1(SYS_kinfo, 0);
+    long after = sys1(SYS_kinfo, DCPI_KINFO_FREE_PAGES);
     put_kv("init: leak failures ", failures);
     put_kv("init: leak free_before ", before);
     put_kv("init: leak free_after ", after);
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     const char* const args[] = {"/bin/hello", 0};
     run("/bin/hello", args);
     run("/bin/hello", args);
-    sys1(SYS_kinfo, 4);
+    sys1(SYS_kinfo, DCPI_KINFO_PRINT_LOAD_MAP);
     return 0;
   }
   if (str_eq(name, "fp")) {

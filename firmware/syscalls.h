@@ -1,0 +1,115 @@
+/* The system call ABI between user programs and the kernel, defined once:
+ * the kernel's dispatch (kernel/syscalls.cpp), the user runtime
+ * (workloads/runtime), the freestanding test programs (tests/guest/user)
+ * and the newlib link test all take their numbers from DCPI_SYSCALLS below,
+ * and the kernel and the runtime share the Linux/Alpha flags and structures.
+ *
+ * callsys (firmware/callsys.h): v0 = number, a0-a5 = arguments. On return
+ * v0 = result and a3 = 0, or a3 = 1 and v0 = a positive Linux/Alpha errno.
+ * The kernel may clobber v0, t0-t11, a0-a5, at and pv (the registers glibc's
+ * Alpha syscall stubs declare clobbered) and preserves s0-s6, fp, ra, gp, sp
+ * and the FP registers. Numbers are Linux/Alpha's where Linux has the call,
+ * so the same static binaries run under qemu-alpha user mode; 1000 and up
+ * are ours. Semantics of each call: kernel/README.md. */
+#ifndef DCPI_FIRMWARE_SYSCALLS_H
+#define DCPI_FIRMWARE_SYSCALLS_H
+
+/* X(name, number) for every system call. */
+#define DCPI_SYSCALLS(X)                                                             \
+  X(exit, 1)                                                                         \
+  X(read, 3)                                                                         \
+  X(write, 4)                                                                        \
+  X(close, 6)                                                                        \
+  X(brk, 17)                                                                         \
+  X(lseek, 19)                                                                       \
+  X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                     \
+  X(kill, 37)                                                                        \
+  X(open, 45)                                                                        \
+  X(fstat, 91)                                                                       \
+  X(times, 323)                                                                      \
+  X(gettimeofday, 359)                                                               \
+  X(wait4, 365)                                                                      \
+  X(exit_group, 405)                                                                 \
+  X(spawn, 1000)        /* (path, argv) -> pid */                                    \
+  X(dcpi_control, 1001) /* (struct dcpi_control_block*): firmware/control_block.h */ \
+  X(kinfo, 1002)        /* (DCPI_KINFO_*) -> value, for the guest tests */
+
+/* kinfo selectors (a0). */
+#define DCPI_KINFO_FREE_PAGES 0
+#define DCPI_KINFO_CPU 1               /* CPU the caller runs on */
+#define DCPI_KINFO_CPUS_RUNNING_USER 2 /* CPUs running a user process now */
+#define DCPI_KINFO_LOAD_MAP_COUNT 3
+#define DCPI_KINFO_PRINT_LOAD_MAP 4 /* console dump, returns the count */
+#define DCPI_KINFO_CPU_MASK 5       /* CPUs the caller has run on */
+
+#ifdef __ASSEMBLER__
+/* Assembly: the symbols SYS_<name> (Alpha gas separates statements with ';'). */
+#define DCPI_SYSCALL_EQU(name, number) .equ SYS_##name, number;
+DCPI_SYSCALLS(DCPI_SYSCALL_EQU)
+#undef DCPI_SYSCALL_EQU
+#else
+/* C and C++: enum dcpi_syscall { SYS_exit = 1, ... }. In C++ its type is
+ * the register's width, so the kernel can switch on a whole v0 as this
+ * enum (and have the compiler check that every number is handled). */
+#define DCPI_SYSCALL_ENUMERATOR(name, number) SYS_##name = number,
+#ifdef __cplusplus
+enum dcpi_syscall : unsigned long { DCPI_SYSCALLS(DCPI_SYSCALL_ENUMERATOR) };
+#else
+enum dcpi_syscall { DCPI_SYSCALLS(DCPI_SYSCALL_ENUMERATOR) };
+#endif
+#undef DCPI_SYSCALL_ENUMERATOR
+
+/* Linux/Alpha open(2) flags (asm/fcntl.h). */
+enum {
+  LINUX_O_ACCMODE = 03,
+  LINUX_O_WRONLY = 01,
+  LINUX_O_RDWR = 02,
+  LINUX_O_NONBLOCK = 04,
+  LINUX_O_APPEND = 010,
+  LINUX_O_CREAT = 01000,
+  LINUX_O_TRUNC = 02000,
+  LINUX_O_EXCL = 04000,
+};
+
+/* Linux/Alpha struct stat (asm/stat.h), what fstat fills in. The time
+ * fields end in _ because newlib defines st_atime etc. as macros. */
+struct linux_alpha_stat {
+  unsigned int st_dev;
+  unsigned int st_ino;
+  unsigned int st_mode;
+  unsigned int st_nlink;
+  unsigned int st_uid;
+  unsigned int st_gid;
+  unsigned int st_rdev;
+  unsigned int st_pad; /* named so that the kernel zeroes it */
+  long st_size;
+  unsigned long st_atime_;
+  unsigned long st_mtime_;
+  unsigned long st_ctime_;
+  unsigned int st_blksize;
+  unsigned int st_blocks;
+  unsigned int st_flags;
+  unsigned int st_gen;
+};
+
+struct linux_timeval {
+  long tv_sec;
+  long tv_usec;
+};
+
+struct linux_tms {
+  long tms_utime;
+  long tms_stime;
+  long tms_cutime;
+  long tms_cstime;
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(linux_alpha_stat) == 80 &&
+              __builtin_offsetof(linux_alpha_stat, st_size) == 32);
+#else
+_Static_assert(sizeof(struct linux_alpha_stat) == 80, "Linux/Alpha struct stat is 80 bytes");
+#endif
+#endif
+
+#endif

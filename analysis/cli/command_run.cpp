@@ -9,9 +9,11 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/run_session.h"
+#include "analysis/reports/sample_profile.h"
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
 #include "hostdump/values/value_capture.h"
+#include "qemu/stop_signals.h"
 
 namespace dcpi {
 
@@ -28,7 +30,10 @@ const std::string_view kRunUsage =
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
     "every CPU, pulls the transfer ring through QEMU's GDB stub (loopback only) every\n"
-    "--interval seconds, and merges the samples into the profile database.\n"
+    "--interval seconds, and merges the samples into the profile database. SIGINT,\n"
+    "SIGTERM or SIGHUP stop the run: what was pulled is stored, QEMU is stopped, and\n"
+    "dcpi exits with 128 + the signal; QEMU never outlives dcpi, even after SIGKILL.\n"
+    "A QEMU exit, a guest panic or a timeout fails the run (exit 1) with the reason.\n"
     "  --mix        run /etc/NAME.mix from the initrd (default: default)\n"
     "  --workloads  run these programs of /bin one after the other instead\n"
     "  --cpus       1 to 4 (default 4)\n"
@@ -89,15 +94,7 @@ std::string capture_spec_for(const RunOptions& run, const std::optional<std::str
 
 uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint32_t fallback,
                      uint32_t low, uint32_t high) {
-  const auto text = options.value(name);
-  if (!text) return fallback;
-  try {
-    const unsigned long value = std::stoul(*text);
-    if (value >= low && value <= high) return static_cast<uint32_t>(value);
-  } catch (const std::exception&) {
-  }
-  throw UsageError("--" + name + " must be a number from " + std::to_string(low) + " to " +
-                   std::to_string(high));
+  return static_cast<uint32_t>(options.number(name, fallback, low, high));
 }
 
 void check_events(const std::string& events) {
@@ -223,8 +220,8 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
   if (json) {
-    std::cout << "{\"database\": \"" << run.database.string()
-              << "\", \"epoch_base\": " << result.epoch_base << ", \"cpus\": " << run.machine.cpus
+    std::cout << "{\"database\": " << json_quote(run.database.string())
+              << ", \"epoch_base\": " << result.epoch_base << ", \"cpus\": " << run.machine.cpus
               << ", \"pulls\": " << result.pulls << ", \"guest_cycles\": " << result.guest_cycles
               << ", \"records\": " << t.records << ", \"entries\": " << t.entries
               << ", \"samples\": " << t.samples << ", \"unknown_samples\": " << t.unknown_samples
@@ -273,7 +270,13 @@ int run_run_command(const std::vector<std::string>& arguments) {
     run.progress = &std::cerr;
   }
   RunResult result;
-  run_profiled_workload(run, &result);
+  try {
+    run_profiled_workload(run, &result);
+  } catch (const qemu::Interrupted& stop) {  // the shell's convention: 128 + the signal
+    std::cerr << "dcpi run: " << stop.what() << "; the " << result.totals.samples
+              << " samples pulled before it are stored in " << run.database.string() << '\n';
+    return 128 + stop.signal();
+  }
   print_summary(run, result, options.flag("json"));
   return 0;
 }

@@ -158,7 +158,7 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
 
   std::vector<uint64_t> epochs = db.epochs();
   if (const auto e = options.value("epoch")) {
-    const uint64_t wanted = std::stoull(*e);
+    const uint64_t wanted = options.number("epoch", 0, 0, UINT64_MAX);
     if (std::find(epochs.begin(), epochs.end(), wanted) == epochs.end())
       throw std::runtime_error("the database has no epoch " + *e);
     epochs = {wanted};
@@ -211,10 +211,7 @@ CalcInputs load_calc_inputs(const ParsedOptions& options) {
                     .model = make_model(model_name),
                     .qemu_model = model_name == "qemu"};
   std::optional<double> period_option;
-  if (const auto p = options.value("period")) {
-    period_option = std::stod(*p);
-    if (!(*period_option > 0)) throw UsageError("--period must be a positive number of cycles");
-  }
+  if (options.value("period")) period_option = options.positive("period", 0);
   inputs.period_choice = choose_mean_period(inputs.samples.periods, period_option);
   inputs.period = inputs.period_choice.mean;
   std::string list;

@@ -61,9 +61,15 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   }
   const bool known_kind =
       kind == LoadKind::kExec || kind == LoadKind::kKernel || kind == LoadKind::kPalcode;
-  const bool range_ok = record.size != 0 && record.load_address + record.size > record.load_address;
-  const bool strings_ok =
-      strnlen(record.path, kImagePathMax) < kImagePathMax && record.build_id_bytes <= kBuildIdMax;
+  // Issue 18: every size and path is checked before it names a file or a range.
+  const bool range_ok = record.size != 0 &&
+                        record.load_address + record.size > record.load_address &&
+                        record.link_address + record.size > record.link_address;
+  const size_t path_length = strnlen(record.path, kImagePathMax);
+  bool path_ok = path_length > 0 && path_length < kImagePathMax;
+  for (size_t i = 0; i < path_length; ++i)
+    path_ok &= static_cast<unsigned char>(record.path[i]) >= 0x20 && record.path[i] != 0x7f;
+  const bool strings_ok = path_ok && record.build_id_bytes <= kBuildIdMax;
   if (!known_kind || !range_ok || !strings_ok) {
     ++rejected_records_;
     return false;

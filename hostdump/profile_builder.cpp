@@ -2,9 +2,9 @@
 
 #include <cstring>
 
-#include "hostdump/profiledb/profile_format.h"
-#include "hostdump/profiledb/profile_db_writer.h"
 #include "firmware/load_map.h"
+#include "hostdump/profiledb/profile_db_writer.h"
+#include "hostdump/profiledb/profile_format.h"
 
 namespace dcpi {
 
@@ -42,7 +42,17 @@ void ProfileBuilder::add_samples(uint64_t number, uint16_t cpu,
   totals_.entries += entries.size();
 }
 
+// Issue 18: an epoch no reader can see (beyond kMaxEpoch, or wrapping) is
+// rejected here, at ingestion, and counted against the current epoch.
+bool ProfileBuilder::epoch_in_range(uint64_t guest_epoch) {
+  if (guest_epoch <= kMaxEpoch && epoch_base_ + guest_epoch <= kMaxEpoch) return true;
+  ++totals_.epoch_rejected;
+  ++epoch(current_epoch_).metadata.records_rejected;
+  return false;
+}
+
 void ProfileBuilder::add_record(const TransferRecord& record) {
+  if (!epoch_in_range(record.header.epoch)) return;
   const uint64_t record_epoch = epoch_base_ + record.header.epoch;
   current_epoch_ = record_epoch;
   PendingEpoch& pending = epoch(record_epoch);
@@ -77,12 +87,14 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       // The period of the samples this CPU shipped since its previous kStats
       // record (all taken with it: the driver flushes before a period change).
       if ((stats.period_flags & kPeriodSampled) && stats.period_base != 0)
-        pending.metadata.period.merge({stats.period_base, stats.period_range, false});
+        if (stats.period_base + uint64_t{stats.period_range} <= profile_format::kMaxPeriodCycles)
+          pending.metadata.period.merge({stats.period_base, stats.period_range, false});
       break;
     }
     case RecordType::kEpoch: {
       EpochPayload begin;
       std::memcpy(&begin, payload, sizeof begin);
+      if (!epoch_in_range(begin.epoch)) break;
       // The payload names the epoch that begins with the next record.
       EpochMetadata& next = epoch(epoch_base_ + begin.epoch).metadata;
       if (next.start_time == 0) next.start_time = begin.time;

@@ -10,12 +10,12 @@
 #include <span>
 #include <vector>
 
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/values/value_reducer.h"
 #include "firmware/transfer_ring.h"
 #include "hostdump/load_map_model.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/row_accumulator.h"
 #include "hostdump/transfer_records.h"
+#include "hostdump/values/value_reducer.h"
 
 namespace dcpi {
 
@@ -31,6 +31,7 @@ struct IngestTotals {
   uint64_t load_map_rejected = 0;
   uint64_t values_records = 0;   // kValues records (seed 001 §2.1.2)
   uint64_t values_rejected = 0;  // of those, malformed payloads
+  uint64_t epoch_rejected = 0;   // records naming an epoch beyond kMaxEpoch
 };
 
 class ProfileBuilder {
@@ -75,6 +76,7 @@ class ProfileBuilder {
   static constexpr uint32_t kUnknownImageId = UINT32_MAX;
 
   PendingEpoch& epoch(uint64_t number);
+  bool epoch_in_range(uint64_t guest_epoch);
   void flush_values(ProfileDatabaseWriter& writer, uint64_t number);
   RowAccumulator& profile(PendingEpoch& pending, ProfileKey key);
 

@@ -55,6 +55,7 @@ void run_session(RecordSource& source, GuestWatch& watch, ProfileBuilder& builde
       // the serial one about every interval: little waits in memory, few rewrites.
       if (seconds_since(last_merge) >= options.merge_seconds) {
         builder.flush(writer);
+        source.acknowledge();
         last_merge = Clock::now();
       }
       stats.totals = builder.totals();
@@ -71,13 +72,15 @@ void run_session(RecordSource& source, GuestWatch& watch, ProfileBuilder& builde
     }
     absorb(source.finish(), builder, stats);
     builder.flush(writer);
+    source.acknowledge();
     stats.totals = builder.totals();
     stats.decode = source.total_stats();
   } catch (...) {
     try {
       builder.flush(writer);  // keep what was collected
       stats.totals = builder.totals();
-    } catch (...) {  // the first error is the one to report
+      source.acknowledge();  // the guest (if it still answers) may reuse the space
+    } catch (...) {          // the first error is the one to report
     }
     throw;
   }

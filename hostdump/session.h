@@ -6,7 +6,9 @@
 // started; `dcpi ingest --gdb` with the ring source and a timer.
 //
 // Whatever ends the loop, what was collected is merged before it returns or
-// throws, so the database holds everything pulled so far.
+// throws, so the database holds everything pulled so far; the guest learns
+// that records are taken (RecordSource::acknowledge) only after they are
+// stored and fsync'd, so a failed write loses nothing the guest still has.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -42,6 +44,9 @@ class RecordSource {
   virtual Collected collect() = 0;
   // After the last collect(): what the transport still buffers.
   virtual Collected finish() { return {}; }
+  // Everything collected so far is durably in the database: the guest may
+  // reuse its space (the ring's tail). Never called before that (issue 18).
+  virtual void acknowledge() {}
   // The guest is stopped between resume() and pause() only for the GDB stub.
   virtual void resume() {}
   virtual void pause() {}

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,8 +12,6 @@
 #include <cstring>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace dcpi::qemu {
 namespace {
 
@@ -21,28 +19,57 @@ std::runtime_error system_error(const std::string& what) {
   return std::runtime_error(what + ": " + std::strerror(errno));
 }
 
+// In the child between fork and exec: only async-signal-safe calls. QEMU
+// dies with dcpi, even by SIGKILL (PR_SET_PDEATHSIG); if dcpi is already
+// gone (the parent changed), QEMU must not start at all. An exec failure is
+// reported as its errno through `report` (close-on-exec: EOF means success).
+[[noreturn]] void exec_child(char* const* args, pid_t parent, int console, int report) {
+  int error = 0;
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) error = ESRCH;
+  const int null = error ? -1 : open("/dev/null", O_RDONLY);
+  if (!error && (null < 0 || dup2(null, 0) < 0 || dup2(console, 1) < 0 || dup2(console, 2) < 0))
+    error = errno;
+  if (!error) {
+    execvp(args[0], args);
+    error = errno;
+  }
+  (void)!write(report, &error, sizeof error);
+  _exit(127);
+}
+
 }  // namespace
 
 QemuProcess::QemuProcess(const std::vector<std::string>& argv, std::ostream* echo) : echo_(echo) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw system_error("cannot create the console pipe");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
+  int console[2], report[2];
+  if (pipe2(console, O_CLOEXEC) != 0) throw system_error("cannot create the console pipe");
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    close(console[0]);
+    close(console[1]);
+    throw system_error("cannot create a pipe");
+  }
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const int error = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (error != 0) {
-    close(pipe_fds[0]);
-    errno = error;
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ == 0) exec_child(args.data(), parent, console[1], report[1]);
+  const int fork_error = errno;
+  close(console[1]);
+  close(report[1]);
+  int exec_error = 0;
+  if (pid_ > 0) {
+    while (read(report[0], &exec_error, sizeof exec_error) < 0 && errno == EINTR) {
+    }
+  }
+  close(report[0]);
+  if (pid_ < 0 || exec_error != 0) {
+    close(console[0]);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+    errno = pid_ < 0 ? fork_error : exec_error;
+    pid_ = -1;
     throw system_error("cannot start " + argv[0]);
   }
-  console_fd_ = pipe_fds[0];
+  console_fd_ = console[0];
 }
 
 QemuProcess::~QemuProcess() {

@@ -1,4 +1,5 @@
-// A running QEMU: started with posix_spawn, its console (COM1 on stdio) read
+// A running QEMU: started with fork and exec (it dies with dcpi, even by
+// SIGKILL: PR_SET_PDEATHSIG), its console (COM1 on stdio) read
 // through a pipe into memory and optionally echoed and logged. Destroying it
 // kills QEMU, so a failing `dcpi run` never leaves a machine behind.
 #pragma once

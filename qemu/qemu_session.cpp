@@ -34,11 +34,25 @@ bool QemuSession::finished() {
   return finished_;
 }
 
+// A signal comes first: Ctrl-C also reaches QEMU, whose exit is its effect.
+void QemuSession::check_signals_and_panic() {
+  StopSignals::check();
+  const std::string& console = process_.console();
+  const size_t from =
+      panic_searched_ >= kPanicMarker.size() ? panic_searched_ - kPanicMarker.size() : 0;
+  const size_t at = console.find(kPanicMarker, from);
+  panic_searched_ = console.size();
+  if (at == std::string::npos || (at > 0 && console[at - 1] != '\n')) return;
+  const std::string note = stored_note_ ? " (" + stored_note_() + ")" : "";
+  fail("the guest kernel panicked" + note);
+}
+
 void QemuSession::wait(double seconds) {
   if (seconds > 0)
     process_.wait_for(kDoneMarker, seconds);
   else
     process_.pump(0);
+  check_signals_and_panic();
   if (!process_.running()) fail_exited("before the workload finished");
   if (std::chrono::duration<double>(Clock::now() - start_).count() > limits_.timeout_seconds)
     fail("the workload did not finish within " + std::to_string(int(limits_.timeout_seconds)) +
@@ -46,7 +60,16 @@ void QemuSession::wait(double seconds) {
 }
 
 void QemuSession::blame_exit() {
+  StopSignals::check();
   if (process_.wait_exit(1.0)) fail_exited("before the workload finished");
+  check_signals_and_panic();
+}
+
+void QemuSession::require_finished() {
+  process_.pump(0);
+  if (finished()) return;
+  blame_exit();
+  fail("the transport ended before the workload finished (no " + std::string(kDoneMarker) + ")");
 }
 
 std::string QemuSession::stop() {
@@ -61,7 +84,11 @@ void QemuSession::fail(const std::string& what) {
   throw std::runtime_error(what + "; last console lines:\n" + last_lines(process_.console(), 6));
 }
 
+// A panic halts the machine, and QEMU exits: the panic is the reason.
 void QemuSession::fail_exited(const std::string& when) {
+  process_.pump(0.2);
+  panic_searched_ = 0;
+  check_signals_and_panic();
   const std::string note = stored_note_ ? " (" + stored_note_() + ")" : "";
   fail("QEMU " + process_.exit_description() + " " + when + note);
 }

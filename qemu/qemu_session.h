@@ -13,12 +13,16 @@
 
 #include "qemu/machine_config.h"
 #include "qemu/qemu_process.h"
+#include "qemu/stop_signals.h"
 
 namespace dcpi::qemu {
 
 // init prints it once every workload has exited and the driver's final flush
 // is done (kernel/ and workloads/init): the last records are on their way.
 inline constexpr std::string_view kDoneMarker = "DCPI-DONE";
+// kernel/console.cpp's panic() prints it at the start of a line and halts:
+// the run can only time out after it, so it fails at once (issue 18).
+inline constexpr std::string_view kPanicMarker = "panic: ";
 
 struct SessionLimits {
   double timeout_seconds = 900;      // the whole run, boot included
@@ -44,8 +48,12 @@ class QemuSession {
   bool finished();
   // Lets the guest run: reads the console for up to `seconds` (0: what is
   // there), returning early at kDoneMarker; throws std::runtime_error if
-  // QEMU has exited or the run has passed its timeout.
+  // QEMU has exited, the guest panicked or the run has passed its timeout,
+  // and Interrupted if a StopSignals signal arrived.
   void wait(double seconds);
+  // After the transport has ended: throws unless the guest finished (the
+  // serial stream also ends when QEMU dies).
+  void require_finished();
   // After an error elsewhere (a stub error is usually QEMU dying): throws
   // the QEMU exit instead if QEMU ends within a second; returns otherwise.
   void blame_exit();
@@ -56,12 +64,14 @@ class QemuSession {
 
  private:
   [[noreturn]] void fail_exited(const std::string& when);
+  void check_signals_and_panic();
 
   QemuProcess process_;
   SessionLimits limits_;
   std::chrono::steady_clock::time_point start_;
   std::function<std::string()> stored_note_;
-  size_t searched_ = 0;  // console bytes already searched for kDoneMarker
+  size_t searched_ = 0;        // console bytes already searched for kDoneMarker
+  size_t panic_searched_ = 0;  // and for kPanicMarker
   bool finished_ = false;
 };
 
@@ -70,9 +80,11 @@ auto QemuSession::connect_stub(Connect connect) -> decltype(connect()) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration<double>(limits_.stub_connect_seconds);
   for (;;) {
+    StopSignals::check();
     try {
       return connect();
     } catch (const std::exception& error) {
+      StopSignals::check();
       if (!process_.running()) fail_exited("before its GDB stub answered");
       if (std::chrono::steady_clock::now() > deadline)
         fail(std::string("QEMU's GDB stub did not answer: ") + error.what());

@@ -1,5 +1,6 @@
 #include "analysis/cli/cli_options.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -45,6 +46,38 @@ double ParsedOptions::seconds(const std::string& name, double default_seconds) c
   const double parsed = std::strtod(text->c_str(), &end);
   if (text->empty() || *end != '\0' || !std::isfinite(parsed) || parsed <= 0 || parsed > 86400)
     throw UsageError("option --" + name + " needs a number of seconds, not '" + *text + "'");
+  return parsed;
+}
+
+}  // namespace dcpi
+
+namespace dcpi {
+
+std::optional<uint64_t> parse_whole_number(const std::string& text, uint64_t low, uint64_t high) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end || value < low || value > high)
+    return std::nullopt;
+  return value;
+}
+
+uint64_t ParsedOptions::number(const std::string& name, uint64_t fallback, uint64_t low,
+                               uint64_t high) const {
+  const std::optional<std::string> text = value(name);
+  if (!text) return fallback;
+  if (const auto parsed = parse_whole_number(*text, low, high)) return *parsed;
+  throw UsageError("--" + name + " must be a number from " + std::to_string(low) + " to " +
+                   std::to_string(high) + ", not '" + *text + "'");
+}
+
+double ParsedOptions::positive(const std::string& name, double fallback) const {
+  const std::optional<std::string> text = value(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double parsed = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || !std::isfinite(parsed) || parsed <= 0)
+    throw UsageError("--" + name + " must be a positive number, not '" + *text + "'");
   return parsed;
 }
 

@@ -1,6 +1,7 @@
 // Minimal option parsing shared by the dcpi subcommands: "--name value",
 // "--name=value" and boolean "--flag". Unknown options are errors.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,6 +22,10 @@ struct OptionSpec {
   std::set<std::string> flags;
 };
 
+// Strict parsing of a whole number: every character a digit, within
+// [low, high]; nullopt otherwise.
+std::optional<uint64_t> parse_whole_number(const std::string& text, uint64_t low, uint64_t high);
+
 class ParsedOptions {
  public:
   ParsedOptions(const std::vector<std::string>& arguments, const OptionSpec& spec);
@@ -30,6 +35,11 @@ class ParsedOptions {
   bool flag(const std::string& name) const { return flags_.count(name) != 0; }
   // A positive number of seconds, e.g. "5" or "0.5".
   double seconds(const std::string& name, double default_seconds) const;
+  // A whole number in [low, high], all of the text (no "3abc", "1.5", "-1",
+  // issue 18); `fallback` when the option is absent.
+  uint64_t number(const std::string& name, uint64_t fallback, uint64_t low, uint64_t high) const;
+  // A finite real number > 0, all of the text; `fallback` when absent.
+  double positive(const std::string& name, double fallback) const;
 
  private:
   std::map<std::string, std::string> values_;

@@ -11,14 +11,18 @@
 namespace dcpi {
 
 const std::string_view kDbUsage =
-    "usage: dcpi db check DIR\n"
+    "usage: dcpi db check [--repair] DIR\n"
     "       dcpi db show DIR\n"
     "\n"
     "check  validates every file of the profile database DIR (docs/profile-db.md):\n"
     "       magic, version, checksum, sorted and unique rows, varint bounds, file\n"
     "       names, the profile totals against each epoch's metadata, and the value\n"
     "       hotlist files (.vals). Prints one\n"
-    "       line per problem; exit status 0 if none, 1 otherwise.\n"
+    "       line per problem; exit status 0 if none, 1 otherwise. A writer holding\n"
+    "       the lock is noted and its live temporary files are left alone.\n"
+    "       --repair: with no writer active, removes debris of interrupted writes\n"
+    "       (temporary files, epochs without epoch.meta) and recomputes epoch totals\n"
+    "       that disagree with the profiles, then checks again.\n"
     "show   prints each epoch's metadata and its profiles (image, event, rows, samples).\n";
 
 namespace {
@@ -27,6 +31,7 @@ namespace fs = std::filesystem;
 
 int check_database(const fs::path& directory) {
   const profiledb::CheckReport report = profiledb::check_database(directory);
+  for (const std::string& note : report.notes) std::cout << "note: " << note << '\n';
   for (const std::string& problem : report.problems) std::cout << "problem: " << problem << '\n';
   if (!report.ok()) {
     std::cout << directory.string() << ": " << report.problems.size() << " problem(s)\n";
@@ -57,7 +62,12 @@ int show_database(const fs::path& directory) {
 }  // namespace
 
 int run_db_command(const std::vector<std::string>& arguments) {
-  if (arguments.size() != 2) throw UsageError("expected 'check DIR' or 'show DIR'");
+  if (arguments.size() == 3 && arguments[0] == "check" && arguments[1] == "--repair") {
+    for (const std::string& action : profiledb::repair_database(arguments[2]))
+      std::cout << "repaired: " << action << '\n';
+    return check_database(arguments[2]);
+  }
+  if (arguments.size() != 2) throw UsageError("expected 'check [--repair] DIR' or 'show DIR'");
   if (arguments[0] == "check") return check_database(arguments[1]);
   if (arguments[0] == "show") return show_database(arguments[1]);
   throw UsageError("unknown db subcommand '" + arguments[0] + "'");

@@ -1,20 +1,19 @@
 // `dcpi ingest`: transfer records -> attribution -> profile database (DCPI
 // §4.3), from the live guest (QEMU's GDB stub) or from a recorded file.
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fstream>
+#include <cstdio>
 #include <iostream>
-#include <iterator>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"
 #include "analysis/symbols/elf_symbols.h"
 #include "analysis/symbols/kernel_symbols.h"
+#include "firmware/crc32c.h"
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
 #include "hostdump/ingest.h"
+#include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 
 namespace dcpi {
@@ -44,10 +43,15 @@ namespace {
 
 constexpr double kDefaultTimeoutSeconds = 5.0;
 
+// Names the file in every error; never blocks on a FIFO (issue 18).
 std::vector<uint8_t> read_input(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-  return {std::istreambuf_iterator<char>(in), {}};
+  return profiledb::read_file_bytes(path);
+}
+
+std::string recording_identity(const std::vector<uint8_t>& bytes) {
+  char crc[9];
+  std::snprintf(crc, sizeof crc, "%08x", crc32c_update(0, bytes.data(), bytes.size()));
+  return "crc32c:" + std::string(crc) + " size:" + std::to_string(bytes.size());
 }
 
 std::chrono::milliseconds milliseconds(double seconds) {
@@ -146,10 +150,17 @@ int run_ingest_command(const std::vector<std::string>& arguments) {
     ProfileDatabaseWriter writer(db);
     stats = ingest_live(options, builder, writer);
   } else {
-    const std::vector<uint8_t> bytes = read_input(*options.value("from-file"));
-    stats = ingest_recorded(bytes, builder);
+    const std::string file = *options.value("from-file");
+    const std::vector<uint8_t> bytes = read_input(file);
     ProfileDatabaseWriter writer(db);
+    // A recording is merged once (issue 18): its identity is its content.
+    const std::string identity = recording_identity(bytes);
+    if (writer.has_recording(identity))
+      throw std::runtime_error(file + " (" + identity + ") was already ingested into " + db +
+                               "; ingesting it again would count its samples twice");
+    stats = ingest_recorded(bytes, builder);
     builder.flush(writer);
+    writer.add_recording(identity);
   }
   print_summary(db, builder.totals(), stats, options.flag("json"));
   return 0;

@@ -13,6 +13,7 @@
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
 #include "hostdump/values/value_capture.h"
+#include "qemu/stop_signals.h"
 
 namespace dcpi {
 
@@ -29,7 +30,10 @@ const std::string_view kRunUsage =
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
     "every CPU, pulls the transfer ring through QEMU's GDB stub (loopback only) every\n"
-    "--interval seconds, and merges the samples into the profile database.\n"
+    "--interval seconds, and merges the samples into the profile database. SIGINT,\n"
+    "SIGTERM or SIGHUP stop the run: what was pulled is stored, QEMU is stopped, and\n"
+    "dcpi exits with 128 + the signal; QEMU never outlives dcpi, even after SIGKILL.\n"
+    "A QEMU exit, a guest panic or a timeout fails the run (exit 1) with the reason.\n"
     "  --mix        run /etc/NAME.mix from the initrd (default: default)\n"
     "  --workloads  run these programs of /bin one after the other instead\n"
     "  --cpus       1 to 4 (default 4)\n"
@@ -90,15 +94,7 @@ std::string capture_spec_for(const RunOptions& run, const std::optional<std::str
 
 uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint32_t fallback,
                      uint32_t low, uint32_t high) {
-  const auto text = options.value(name);
-  if (!text) return fallback;
-  try {
-    const unsigned long value = std::stoul(*text);
-    if (value >= low && value <= high) return static_cast<uint32_t>(value);
-  } catch (const std::exception&) {
-  }
-  throw UsageError("--" + name + " must be a number from " + std::to_string(low) + " to " +
-                   std::to_string(high));
+  return static_cast<uint32_t>(options.number(name, fallback, low, high));
 }
 
 void check_events(const std::string& events) {
@@ -275,7 +271,13 @@ int run_run_command(const std::vector<std::string>& arguments) {
     run.progress = &std::cerr;
   }
   RunResult result;
-  run_profiled_workload(run, &result);
+  try {
+    run_profiled_workload(run, &result);
+  } catch (const qemu::Interrupted& stop) {  // the shell's convention: 128 + the signal
+    std::cerr << "dcpi run: " << stop.what() << "; the " << result.totals.samples
+              << " samples pulled before it are stored in " << run.database.string() << '\n';
+    return 128 + stop.signal();
+  }
   print_summary(run, result, options.flag("json"));
   return 0;
 }

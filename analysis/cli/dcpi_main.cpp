@@ -1,6 +1,7 @@
 // dcpi: the command-line front end. Subcommands live in a table so that new
 // tools (prof, list, calc, ...) are one entry each.
 #include <array>
+#include <csignal>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -99,6 +100,9 @@ int run_command(const Command& command, const std::vector<std::string>& argument
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must fail a write with EFBIG, reported and
+  // cleaned up like a full disk, not kill dcpi silently (issue 18).
+  std::signal(SIGXFSZ, SIG_IGN);
   const std::vector<std::string> arguments(argv + 1, argv + argc);
   if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h") {
     print_overview(arguments.empty() ? std::cerr : std::cout);

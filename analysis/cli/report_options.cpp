@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <string>
 
 namespace dcpi {
@@ -88,11 +89,9 @@ CalcRequest parse_calc_request(const ParsedOptions& options) {
   request.model = options.value("model").value_or("qemu");
   if (!make_model(request.model))
     throw UsageError("--model must be qemu or ev5, not '" + request.model + "'");
-  if (const auto e = options.value("epoch")) request.epoch = std::stoull(*e);
-  if (const auto p = options.value("period")) {
-    request.period = std::stod(*p);
-    if (!(*request.period > 0)) throw UsageError("--period must be a positive number of cycles");
-  }
+  // Whole text only: "--epoch 2x" or "--period 4096zz" are usage errors.
+  if (options.value("epoch")) request.epoch = options.number("epoch", 0, 0, UINT64_MAX);
+  if (options.value("period")) request.period = options.positive("period", 0);
   return request;
 }
 

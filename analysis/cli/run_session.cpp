@@ -13,6 +13,7 @@
 #include "qemu/com2_listener.h"
 #include "qemu/loopback.h"
 #include "qemu/qemu_session.h"
+#include "qemu/stop_signals.h"
 
 namespace dcpi {
 namespace {
@@ -70,6 +71,8 @@ void pull_until_done(const RunOptions& options, qemu::QemuSession& session, Reco
     session.blame_exit();  // a stub error is usually QEMU dying: say that, it is the cause
     throw;
   }
+  // The serial stream also ends when QEMU dies: that is a failure too.
+  session.require_finished();
 }
 
 }  // namespace
@@ -98,6 +101,7 @@ qemu::MachineConfig run_machine(const RunOptions& options) {
 }
 
 RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
+  const qemu::StopSignals stop_signals;  // SIGINT/SIGTERM: store, stop QEMU, say so
   RunResult local;
   RunResult& result = partial ? *partial : local;
   result.epoch_base = choose_epoch_base(options);

@@ -46,8 +46,10 @@ struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
   std::string console;             // everything the guest printed
 };
 
-// Throws std::runtime_error (QEMU failed or died, timeout, stub error) after
-// storing what was pulled; `partial` (if given) then holds what was done.
+// Throws std::runtime_error (QEMU failed or died, the guest panicked, timeout,
+// stub error) or qemu::Interrupted (SIGINT, SIGTERM, SIGHUP) after storing
+// what was pulled and stopping QEMU; `partial` (if given) then holds what was
+// done.
 RunResult run_profiled_workload(const RunOptions& options, RunResult* partial = nullptr);
 
 // The kernel command line for `options` (tests check it).

@@ -37,10 +37,15 @@ RingPull RingPuller::pull() {
   }
   const TransferRingHeader& header = pull.header;
   const uint64_t data = address_ + offsetof(TransferRing, data);
-  // [tail, head) unwrapped: up to two reads, split where the ring wraps.
+  // Decoded but not yet acknowledged: [tail, consumed_to_) is still in the
+  // ring, but this host has it. A guest that rebooted starts below it again.
+  uint64_t from = header.tail;
+  if (consumed_to_ && *consumed_to_ > from && *consumed_to_ <= header.head) from = *consumed_to_;
+  acknowledged_ = header.tail;
+  // [from, head) unwrapped: up to two reads, split where the ring wraps.
   std::vector<uint8_t> window;
-  window.reserve(header.head - header.tail);
-  for (uint64_t position = header.tail; position < header.head;) {
+  window.reserve(header.head - from);
+  for (uint64_t position = from; position < header.head;) {
     const uint64_t offset = position % header.capacity;
     const uint64_t length = std::min(header.head - position, header.capacity - offset);
     const std::vector<uint8_t> piece = client_.read_memory(data + offset, length);
@@ -49,13 +54,17 @@ RingPull RingPuller::pull() {
   }
   pull.bytes_read = window.size();
   RingDecodeResult decoded =
-      decode_ring_window(window, header.tail, header.capacity, sequence_, pull.stats);
+      decode_ring_window(window, from, header.capacity, sequence_, pull.stats);
   pull.records = std::move(decoded.records);
-  if (decoded.consumed_to != header.tail)
-    client_.write_memory(address_ + offsetof(TransferRingHeader, tail),
-                         as_bytes(decoded.consumed_to));
+  consumed_to_ = decoded.consumed_to;
   total_ += pull.stats;
   return pull;
+}
+
+void RingPuller::acknowledge() {
+  if (!consumed_to_ || *consumed_to_ == acknowledged_) return;
+  client_.write_memory(address_ + offsetof(TransferRingHeader, tail), as_bytes(*consumed_to_));
+  acknowledged_ = *consumed_to_;
 }
 
 ControlChannel::ControlChannel(GdbClient& client, uint64_t control_physical_address)

@@ -31,8 +31,14 @@ class RingPuller {
   // kernel symbol). The client must be in physical memory mode, VM stopped.
   RingPuller(GdbClient& client, uint64_t ring_physical_address);
 
-  // Reads [tail, head), decodes it, writes the new tail back (`M` packet).
+  // Reads what is new since the last pull (from the guest's tail, or from
+  // where the previous pull stopped if that is further) and decodes it. The
+  // guest's tail is left alone: the guest may reuse the space only once the
+  // records are stored (issue 18), see acknowledge().
   RingPull pull();
+  // Writes the tail up to what the pulls so far decoded (`M` packet), after
+  // the caller has stored their records durably. Nothing to do: no packet.
+  void acknowledge();
 
   const DecodeStats& total_stats() const { return total_; }
 
@@ -41,6 +47,8 @@ class RingPuller {
   uint64_t address_;
   SequenceTracker sequence_;
   DecodeStats total_;
+  std::optional<uint64_t> consumed_to_;  // decoded up to here (ring position)
+  uint64_t acknowledged_ = 0;            // the tail the guest last saw from us
 };
 
 // The control block at kernel symbol `dcpi_control` (firmware/control_block.h).

@@ -27,6 +27,8 @@ Collected GdbRingSource::collect() {
   return collected;
 }
 
+void GdbRingSource::acknowledge() { puller_.acknowledge(); }
+
 void GdbRingSource::resume() { client_.resume(); }
 
 void GdbRingSource::pause() { client_.interrupt(); }

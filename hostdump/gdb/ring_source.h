@@ -1,6 +1,7 @@
 // The GDB-stub transport as a session source (hostdump/session.h): every
 // collect() is one RingPuller pull while the VM is stopped; resume() and
-// pause() let the VM run between pulls (DESIGN §6).
+// pause() let the VM run between pulls (DESIGN §6); the guest's tail moves
+// only at acknowledge(), once the records are stored.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,6 +22,8 @@ class GdbRingSource : public RecordSource {
                 std::optional<uint64_t> cycles_address = std::nullopt);
 
   Collected collect() override;
+  // Advances the guest's tail past what was collected (VM stopped).
+  void acknowledge() override;
   void resume() override;
   void pause() override;
   // The pull after the guest finished is the last: its final flush is in the ring.

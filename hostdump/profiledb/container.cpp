@@ -1,10 +1,12 @@
 #include "hostdump/profiledb/container.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "firmware/crc32c.h"
 
@@ -122,18 +124,45 @@ std::string Cursor::text(size_t length, const char* what) {
   return out;
 }
 
-std::vector<uint8_t> read_file_bytes(const std::filesystem::path& file, size_t limit) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ProfileDatabaseError("cannot open " + file.string() + ": " + std::strerror(errno));
-  if (limit == SIZE_MAX) {
-    std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), {}};
-    if (in.bad()) throw ProfileDatabaseError("cannot read " + file.string());
-    return bytes;
+std::vector<uint8_t> read_file_bytes(const std::filesystem::path& file, size_t limit,
+                                     uint64_t max_size) {
+  const std::string name = file.string();
+  // O_NONBLOCK: a FIFO put in place of a database file must not hang a
+  // reader (issue 18); the type check below then refuses it.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw ProfileDatabaseError("cannot open " + name + ": " + std::strerror(errno));
+  struct stat status {};
+  auto fail = [&](const std::string& problem) {
+    ::close(fd);
+    throw ProfileDatabaseError(name + ": " + problem);
+  };
+  if (::fstat(fd, &status) != 0) fail(std::string("cannot stat: ") + std::strerror(errno));
+  if (!S_ISREG(status.st_mode)) fail("not a regular file (" + file_type_name(status.st_mode) + ")");
+  const uint64_t size = static_cast<uint64_t>(status.st_size);
+  if (size > max_size && limit >= size)
+    fail(std::to_string(size) + " bytes, more than such a file may hold (" +
+         std::to_string(max_size) + ")");
+  std::vector<uint8_t> bytes(static_cast<size_t>(std::min<uint64_t>(size, limit)));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail(std::string("cannot read: ") + std::strerror(errno));
+    if (got == 0) break;  // shrank meanwhile: the decoder reports the truncation
+    done += static_cast<size_t>(got);
   }
-  std::vector<uint8_t> bytes(limit);
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(limit));
-  bytes.resize(static_cast<size_t>(in.gcount()));
+  bytes.resize(done);
+  ::close(fd);
   return bytes;
+}
+
+std::string file_type_name(unsigned mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return S_ISREG(mode) ? "a regular file" : "an unknown file type";
 }
 
 }  // namespace dcpi::profiledb

@@ -95,8 +95,20 @@ class Cursor {
   const std::string& path_;
 };
 
+// The largest database file a reader accepts (issue 18: an 8 GiB sparse file
+// must fail at once, not after reading it). A profile row takes at least 3
+// varint bytes, so 1 GiB is some 300 million rows, far beyond any image the
+// guest can map; epoch.meta and FORMAT are text of a few hundred bytes.
+inline constexpr uint64_t kMaxContainerBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kMaxTextFileBytes = uint64_t{1} << 20;
+
 // The whole file, or its first `limit` bytes (enough for a header and its
-// strings); throws ProfileDatabaseError if it cannot be read.
-std::vector<uint8_t> read_file_bytes(const std::filesystem::path& file, size_t limit = SIZE_MAX);
+// strings). Never blocks (a FIFO is opened non-blocking and refused); throws
+// ProfileDatabaseError naming the file if it cannot be read, is not a regular
+// file, or is larger than `max_size` (checked only when reading it whole).
+std::vector<uint8_t> read_file_bytes(const std::filesystem::path& file, size_t limit = SIZE_MAX,
+                                     uint64_t max_size = kMaxContainerBytes);
+// "a FIFO", "a directory", ... for a st_mode.
+std::string file_type_name(unsigned mode);
 
 }  // namespace dcpi::profiledb

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "hostdump/profiledb/profile_db.h"
+#include "hostdump/profiledb/profile_db_writer.h"
 #include "hostdump/profiledb/profile_format.h"
 #include "hostdump/profiledb/value_file.h"
 
@@ -49,8 +50,11 @@ void check_epoch_entry(const fs::directory_entry& entry, CheckReport& report, Ep
   const std::string name = entry.path().filename().string();
   if (name == kEpochMetaName) return;
   if (name.starts_with(".tmp-")) {
+    if (report.writer) return;  // the live writer's file: deleting it would break the writer
     report.problems.push_back(entry.path().string() +
-                              ": leftover temporary file of an interrupted write (safe to delete)");
+                              ": leftover temporary file of an interrupted write (safe to "
+                              "delete; dcpi db check --repair does)");
+    report.debris.push_back(entry.path());
     return;
   }
   const bool values = name.ends_with(values::kValueSuffix);
@@ -70,6 +74,7 @@ void check_epoch_entry(const fs::directory_entry& entry, CheckReport& report, Ep
 
 void check_epoch(const ProfileDatabase& db, uint64_t epoch, CheckReport& report) {
   const fs::path directory = db.epoch_directory(epoch);
+  const size_t problems_before = report.problems.size();
   std::optional<EpochMetadata> metadata;
   try {
     metadata = db.epoch_metadata(epoch);
@@ -81,30 +86,92 @@ void check_epoch(const ProfileDatabase& db, uint64_t epoch, CheckReport& report)
     check_epoch_entry(entry, report, sums);
   report.samples += sums.samples;
   if (!metadata) return;
+  // Totals are recomputed only from profiles that all decoded.
+  const bool clean = report.problems.size() == problems_before;
+  if (clean && (metadata->samples != sums.samples || metadata->unknown_samples != sums.unknown))
+    report.mismatched_epochs.push_back(epoch);
+  // A live writer updates the profiles first, then epoch.meta: in between
+  // they disagree, and that is no damage.
+  std::vector<std::string>& findings = report.writer ? report.notes : report.problems;
   if (metadata->samples != sums.samples)
-    report.problems.push_back(directory.string() + ": profiles hold " +
-                              std::to_string(sums.samples) + " samples, metadata says " +
-                              std::to_string(metadata->samples));
+    findings.push_back(directory.string() + ": profiles hold " + std::to_string(sums.samples) +
+                       " samples, metadata says " + std::to_string(metadata->samples));
   if (metadata->unknown_samples != sums.unknown)
-    report.problems.push_back(directory.string() + ": unknown profiles hold " +
-                              std::to_string(sums.unknown) + " samples, metadata says " +
-                              std::to_string(metadata->unknown_samples));
+    findings.push_back(directory.string() + ": unknown profiles hold " +
+                       std::to_string(sums.unknown) + " samples, metadata says " +
+                       std::to_string(metadata->unknown_samples));
 }
 
-}  // namespace
-
-CheckReport check_database(const fs::path& directory) {
+// `holding_lock`: the caller is the writer (repair), so nobody else writes.
+CheckReport check(const fs::path& directory, bool holding_lock) {
   CheckReport report;
   const ProfileDatabase db = ProfileDatabase::open(directory);
+  if (!holding_lock) report.writer = active_writer(directory);
+  if (report.writer)
+    report.notes.push_back("a writer (" + *report.writer +
+                           ") holds the lock: its temporary files are not reported, and totals "
+                           "may be between two updates");
+  for (const fs::path& epoch : db.incomplete_epochs()) {
+    if (report.writer) continue;  // it may be creating this epoch right now
+    report.problems.push_back(epoch.string() +
+                              ": epoch directory without epoch.meta, left by an interrupted "
+                              "write (dcpi db check --repair removes it)");
+    report.debris.push_back(epoch);
+  }
   for (const fs::directory_entry& entry : fs::directory_iterator(directory)) {
     const std::string name = entry.path().filename().string();
-    if (name == kFormatName || name == kLockName || name.starts_with("epoch-")) continue;
+    if (name == kFormatName || name == kLockName || name == kRecordingsName ||
+        name.starts_with("epoch-"))
+      continue;
+    if (name.starts_with(".tmp-") && !report.writer) {  // an interrupted RECORDINGS update
+      report.problems.push_back(entry.path().string() +
+                                ": leftover temporary file of an interrupted write (safe to "
+                                "delete; dcpi db check --repair does)");
+      report.debris.push_back(entry.path());
+      continue;
+    }
+    if (name.starts_with(".tmp-")) continue;
     report.problems.push_back(entry.path().string() + ": unexpected entry in the database");
   }
   const std::vector<uint64_t> epochs = db.epochs();
   report.epochs = epochs.size();
   for (uint64_t epoch : epochs) check_epoch(db, epoch, report);
   return report;
+}
+
+}  // namespace
+
+CheckReport check_database(const fs::path& directory) { return check(directory, false); }
+
+std::vector<std::string> repair_database(const fs::path& directory) {
+  ProfileDatabase::open(directory);         // a database, before the writer would create one
+  ProfileDatabaseWriter writer(directory);  // no writer may be active meanwhile
+  const CheckReport report = check(directory, true);
+  std::vector<std::string> done;
+  for (const fs::path& path : report.debris) {
+    std::error_code error;
+    fs::remove_all(path, error);
+    if (error)
+      throw ProfileDatabaseError("cannot remove " + path.string() + ": " + error.message());
+    done.push_back("removed " + path.string());
+  }
+  const ProfileDatabase db = ProfileDatabase::open(directory);
+  for (uint64_t epoch : report.mismatched_epochs) {
+    EpochMetadata metadata = db.epoch_metadata(epoch);
+    uint64_t samples = 0, unknown = 0;
+    for (const ProfileInfo& info : db.profiles(epoch)) {
+      samples += info.total_count;
+      if (info.image.unknown) unknown += info.total_count;
+    }
+    done.push_back("epoch " + std::to_string(epoch) + ": samples " +
+                   std::to_string(metadata.samples) + " -> " + std::to_string(samples) +
+                   ", unknown " + std::to_string(metadata.unknown_samples) + " -> " +
+                   std::to_string(unknown) + " (the profiles' totals)");
+    metadata.samples = samples;
+    metadata.unknown_samples = unknown;
+    writer.replace_epoch_metadata(metadata);
+  }
+  return done;
 }
 
 }  // namespace dcpi::profiledb

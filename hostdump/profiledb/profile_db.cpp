@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_format.h"
@@ -24,10 +22,20 @@ bool parse_epoch_directory(const std::string& name, uint64_t& epoch) {
     if (c < '0' || c > '9' || epoch > (UINT64_MAX - 9) / 10) return false;
     epoch = epoch * 10 + static_cast<uint64_t>(c - '0');
   }
-  return epoch_directory_name(epoch) == name;
+  return epoch <= kMaxEpoch && epoch_directory_name(epoch) == name;
 }
 
 }  // namespace
+
+bool format_file_matches(const fs::path& file) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = profiledb::read_file_bytes(file, 64);  // never blocks: FIFOs are refused
+  } catch (const ProfileDatabaseError&) {
+    return false;
+  }
+  return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()) == kFormatText;
+}
 
 double mean_period(uint64_t base, uint64_t range) {
   return range <= 1 ? static_cast<double>(base)
@@ -82,7 +90,8 @@ Profile read_profile_file(const fs::path& file) {
 }
 
 EpochMetadata read_epoch_metadata(const fs::path& file) {
-  const std::vector<uint8_t> bytes = profiledb::read_file_bytes(file);
+  const std::vector<uint8_t> bytes =
+      profiledb::read_file_bytes(file, SIZE_MAX, profiledb::kMaxTextFileBytes);
   return decode_epoch_metadata(
       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file.string());
 }
@@ -92,28 +101,48 @@ ProfileDatabase ProfileDatabase::open(const fs::path& directory) {
   if (!fs::is_directory(directory, error))
     throw ProfileDatabaseError("profile database " + directory.string() +
                                " does not exist or is not a directory");
-  const fs::path format = directory / kFormatName;
-  std::ifstream in(format, std::ios::binary);
-  const std::string text{std::istreambuf_iterator<char>(in), {}};
-  if (!in.is_open() || text != kFormatText)
+  if (!format_file_matches(directory / kFormatName))
     throw ProfileDatabaseError(directory.string() +
                                " is not a dcpi profile database (missing or unsupported " +
                                kFormatName + " file)");
   return ProfileDatabase(directory);
 }
 
-std::vector<uint64_t> ProfileDatabase::epochs() const {
-  std::vector<uint64_t> epochs;
+namespace {
+
+// Every epoch-N directory, and whether it has its metadata (lstat: a FIFO or
+// a dangling link named epoch.meta counts as present, and fails when read).
+std::vector<std::pair<uint64_t, bool>> list_epochs(const fs::path& directory) {
+  std::vector<std::pair<uint64_t, bool>> epochs;
   std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(directory_, error)) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error)) {
     uint64_t epoch = 0;
-    if (entry.is_directory() && parse_epoch_directory(entry.path().filename().string(), epoch))
-      epochs.push_back(epoch);
+    if (!entry.is_directory() || !parse_epoch_directory(entry.path().filename().string(), epoch))
+      continue;
+    std::error_code missing;
+    const bool meta = fs::exists(fs::symlink_status(entry.path() / kEpochMetaName, missing));
+    epochs.emplace_back(epoch, meta);
   }
   if (error)
-    throw ProfileDatabaseError("cannot list " + directory_.string() + ": " + error.message());
+    throw ProfileDatabaseError("cannot list " + directory.string() + ": " + error.message());
   std::sort(epochs.begin(), epochs.end());
   return epochs;
+}
+
+}  // namespace
+
+std::vector<uint64_t> ProfileDatabase::epochs() const {
+  std::vector<uint64_t> epochs;
+  for (const auto& [epoch, meta] : list_epochs(directory_))
+    if (meta) epochs.push_back(epoch);
+  return epochs;
+}
+
+std::vector<fs::path> ProfileDatabase::incomplete_epochs() const {
+  std::vector<fs::path> debris;
+  for (const auto& [epoch, meta] : list_epochs(directory_))
+    if (!meta) debris.push_back(epoch_directory(epoch));
+  return debris;
 }
 
 std::vector<uint64_t> ProfileDatabase::select_epochs(
@@ -148,8 +177,9 @@ std::vector<ProfileInfo> ProfileDatabase::profiles(uint64_t epoch) const {
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(epoch_directory(epoch), error)) {
     const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.starts_with(".") || !name.ends_with(kProfileSuffix))
-      continue;
+    // Not is_regular_file(): a FIFO, directory or dangling link named *.prof
+    // must not be skipped silently (issue 18); reading it fails, naming it.
+    if (name.starts_with(".") || !name.ends_with(kProfileSuffix)) continue;
     ProfileInfo info = read_profile_info(entry.path());
     info.epoch = epoch;
     profiles.push_back(std::move(info));

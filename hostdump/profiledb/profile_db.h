@@ -154,8 +154,12 @@ class ProfileDatabase {
   static ProfileDatabase open(const std::filesystem::path& directory);
 
   const std::filesystem::path& directory() const { return directory_; }
-  // Epoch numbers present, ascending.
+  // Epoch numbers present, ascending: directories holding an epoch.meta.
   std::vector<uint64_t> epochs() const;
+  // Epoch directories without epoch.meta (debris of a write killed between
+  // creating the directory and its first metadata): skipped by epochs(),
+  // reported by `dcpi db check`, removed by its --repair (issue 18).
+  std::vector<std::filesystem::path> incomplete_epochs() const;
   // `chosen` (nullopt: every epoch present); throws ProfileDatabaseError
   // naming the first one the database lacks.
   std::vector<uint64_t> select_epochs(const std::optional<std::vector<uint64_t>>& chosen) const;
@@ -180,7 +184,15 @@ Profile read_profile_file(const std::filesystem::path& file);
 // Parses an epoch.meta file; throws ProfileFormatError.
 EpochMetadata read_epoch_metadata(const std::filesystem::path& file);
 
+// True if `file` is a regular file holding exactly kFormatText (never blocks).
+bool format_file_matches(const std::filesystem::path& file);
+
 // Name of the subdirectory of an epoch: "epoch-00000001".
 std::string epoch_directory_name(uint64_t epoch);
+
+// The largest epoch a database holds (eight digits, as `dcpi run --epoch`
+// takes): the writer refuses larger ones, ingestion rejects records naming
+// them (issue 18: epoch 2^64-1 was stored where no reader could see it).
+inline constexpr uint64_t kMaxEpoch = 99'999'999;
 
 }  // namespace dcpi

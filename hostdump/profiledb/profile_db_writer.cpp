@@ -10,6 +10,7 @@
 #include <fstream>
 #include <utility>
 
+#include "hostdump/profiledb/container.h"
 #include "hostdump/profiledb/profile_format.h"
 #include "hostdump/row_accumulator.h"
 
@@ -40,7 +41,26 @@ void fsync_directory(const fs::path& directory) {
   if (fd.get() >= 0) ::fsync(fd.get());  // best effort: some filesystems refuse
 }
 
+// The pid a writer left in its lock file, "" if none.
+std::string lock_owner(int fd) {
+  char owner[32] = {};
+  (void)!::pread(fd, owner, sizeof owner - 1, 0);
+  std::string who(owner, strnlen(owner, sizeof owner));
+  while (!who.empty() && who.back() == '\n') who.pop_back();
+  return who;
+}
+
 }  // namespace
+
+std::optional<std::string> active_writer(const fs::path& directory) {
+  const fs::path lock = directory / kLockName;
+  FileDescriptor fd(::open(lock.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;
+  if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) return std::nullopt;  // closing unlocks
+  if (errno != EWOULDBLOCK) return std::nullopt;
+  const std::string who = lock_owner(fd.get());
+  return who.empty() ? "a writer" : "pid " + who;
+}
 
 ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults faults)
     : directory_(std::move(directory)), faults_(faults) {
@@ -55,10 +75,7 @@ ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults fa
     throw ProfileDatabaseError("cannot open lock file " + lock.string() + ": " + errno_text(errno));
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     const int flock_error = errno;
-    char owner[32] = {};
-    (void)!::pread(fd.get(), owner, sizeof owner - 1, 0);
-    std::string who(owner, strnlen(owner, sizeof owner));
-    while (!who.empty() && who.back() == '\n') who.pop_back();
+    const std::string who = lock_owner(fd.get());
     if (flock_error == EWOULDBLOCK)
       throw ProfileDatabaseError(
           "profile database " + directory_.string() + " is locked by another writer" +
@@ -72,10 +89,8 @@ ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults fa
   lock_fd_ = fd.release();
 
   const fs::path format = directory_ / kFormatName;
-  if (fs::exists(format)) {
-    std::ifstream in(format, std::ios::binary);
-    const std::string text{std::istreambuf_iterator<char>(in), {}};
-    if (text != kFormatText) {
+  if (fs::exists(fs::symlink_status(format))) {
+    if (!format_file_matches(format)) {
       ::close(lock_fd_);
       throw ProfileDatabaseError(directory_.string() +
                                  " holds a FORMAT file this dcpi does not understand");
@@ -126,13 +141,32 @@ void ProfileDatabaseWriter::write_atomically(const fs::path& file, const void* d
   fsync_directory(file.parent_path());
 }
 
+// A new epoch directory gets its epoch.meta (all counts zero) at once: no
+// reader ever sees an epoch without one (issue 18). If that first write
+// fails, the directory goes again; only a kill between the two leaves debris,
+// which readers skip and `dcpi db check --repair` removes.
 fs::path ProfileDatabaseWriter::ensure_epoch_directory(uint64_t epoch) {
+  if (epoch > kMaxEpoch)
+    throw ProfileDatabaseError("epoch " + std::to_string(epoch) + " is beyond the largest a " +
+                               "database holds (" + std::to_string(kMaxEpoch) + ")");
   const fs::path directory = directory_ / epoch_directory_name(epoch);
   std::error_code error;
-  fs::create_directory(directory, error);
+  const bool created = fs::create_directory(directory, error);
   if (error || !fs::is_directory(directory))
     throw ProfileDatabaseError("cannot create epoch directory " + directory.string() + ": " +
                                (error ? error.message() : "not a directory"));
+  const fs::path meta = directory / kEpochMetaName;
+  if (!created && fs::exists(fs::symlink_status(meta))) return directory;
+  EpochMetadata empty;
+  empty.epoch = epoch;
+  empty.updates = 0;
+  const std::string text = encode_epoch_metadata(empty);
+  try {
+    write_atomically(meta, text.data(), text.size());
+  } catch (...) {
+    if (created) fs::remove(directory, error);  // empty again: the write cleaned up
+    throw;
+  }
   return directory;
 }
 
@@ -199,6 +233,46 @@ void ProfileDatabaseWriter::merge_values(uint64_t epoch, const values::ValueFile
   }
   const std::vector<uint8_t> bytes = values::encode_value_file(info, merged);
   write_atomically(file, bytes.data(), bytes.size());
+}
+
+namespace {
+
+std::vector<std::string> recording_lines(const fs::path& file) {
+  std::vector<std::string> lines;
+  if (!fs::exists(fs::symlink_status(file))) return lines;
+  const std::vector<uint8_t> bytes =
+      profiledb::read_file_bytes(file, SIZE_MAX, profiledb::kMaxTextFileBytes);
+  std::string line;
+  for (uint8_t byte : bytes) {
+    if (byte != '\n') {
+      line += static_cast<char>(byte);
+      continue;
+    }
+    lines.push_back(line);
+    line.clear();
+  }
+  return lines;
+}
+
+}  // namespace
+
+bool ProfileDatabaseWriter::has_recording(const std::string& identity) const {
+  const std::vector<std::string> lines = recording_lines(directory_ / kRecordingsName);
+  return std::find(lines.begin(), lines.end(), identity) != lines.end();
+}
+
+void ProfileDatabaseWriter::add_recording(const std::string& identity) {
+  const fs::path file = directory_ / kRecordingsName;
+  std::string text;
+  for (const std::string& line : recording_lines(file)) text += line + '\n';
+  text += identity + '\n';
+  write_atomically(file, text.data(), text.size());
+}
+
+void ProfileDatabaseWriter::replace_epoch_metadata(const EpochMetadata& metadata) {
+  const fs::path file = ensure_epoch_directory(metadata.epoch) / kEpochMetaName;
+  const std::string text = encode_epoch_metadata(metadata);
+  write_atomically(file, text.data(), text.size());
 }
 
 void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ namespace dcpi {
 struct WriterFaults {
   uint64_t fail_after_bytes = UINT64_MAX;
 };
+
+// "pid N" (or "a writer") if a writer holds DIR/LOCK now, nullopt if none
+// does. Never blocks and never takes the lock.
+std::optional<std::string> active_writer(const std::filesystem::path& directory);
 
 class ProfileDatabaseWriter {
  public:
@@ -43,10 +48,19 @@ class ProfileDatabaseWriter {
   void merge_values(uint64_t epoch, const values::ValueFileInfo& info,
                     const std::vector<values::PcHotlist>& hotlists);
 
+  // Replaces epoch.meta (`dcpi db check --repair`: totals recomputed from
+  // the profiles).
+  void replace_epoch_metadata(const EpochMetadata& metadata);
+
   // Folds an update into epoch.meta: counts add up (samples, records, ...),
   // guest counters that are cumulative (ring drops, per-CPU driver stats)
   // take the newest value, start_time the first non-zero one.
   void merge_epoch_metadata(const EpochMetadata& update);
+
+  // Recordings merged before (DIR/RECORDINGS): an identity such as
+  // "crc32c:0123abcd size:4096" is added once its records are stored.
+  bool has_recording(const std::string& identity) const;
+  void add_recording(const std::string& identity);
 
   const std::filesystem::path& directory() const { return directory_; }
   uint64_t bytes_written() const { return bytes_written_; }

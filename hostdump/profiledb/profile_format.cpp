@@ -314,8 +314,11 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
   if (period[2] > 1) throw ProfileFormatError(path, 0, "period_changed must be 0 or 1");
   if (period[0] == 0 && (period[1] != 0 || period[2] != 0))
     throw ProfileFormatError(path, 0, "period_range or period_changed without a period_base");
-  if (period[1] > std::numeric_limits<uint64_t>::max() - period[0])
-    throw ProfileFormatError(path, 0, "period_base + period_range overflows 64 bits");
+  // Issue 18: a mean period of 4.6e18 must not flow into stats and calc.
+  if (period[0] > kMaxPeriodCycles || period[1] > kMaxPeriodCycles - period[0])
+    throw ProfileFormatError(path, 0,
+                             "period_base + period_range exceed the 16-bit counter (" +
+                                 std::to_string(kMaxPeriodCycles) + " cycles)");
   metadata.period = SamplingPeriod{period[0], period[1], period[2] == 1};
   return metadata;
 }

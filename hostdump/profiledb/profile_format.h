@@ -23,9 +23,15 @@ inline constexpr uint16_t kFlagUnknownImage = 1;
 inline constexpr const char* kEpochMetaName = "epoch.meta";
 inline constexpr const char* kEpochMetaMagicLine = "dcpi-epoch-meta 1";
 inline constexpr const char* kLockName = "LOCK";
+// Recordings already merged by `dcpi ingest --from-file`, one identity a line
+// (issue 18: ingesting the same recording twice must not double its counts).
+inline constexpr const char* kRecordingsName = "RECORDINGS";
 // Marks a directory as a database (and its format version).
 inline constexpr const char* kFormatName = "FORMAT";
 inline constexpr const char* kFormatText = "dcpi profile database 1\n";
+// Counter 0 is 16 bits (DCPI §4.1.1): a sampling period is at most 64K cycles,
+// so period_base + period_range never exceeds it.
+inline constexpr uint64_t kMaxPeriodCycles = 65536;
 inline constexpr const char* kProfileSuffix = ".prof";
 
 // Fixed part of the header, after the container prefix (container.h).

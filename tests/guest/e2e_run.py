@@ -19,6 +19,13 @@ host pulls the transfer ring over the GDB stub into a profile database.
   e2e_run.py BUILD_DIR killed   QEMU killed mid-run: dcpi run fails clearly,
                                 the database is consistent and keeps what was
                                 pulled before the kill
+  e2e_run.py BUILD_DIR signals  dcpi run itself stopped (issue 18): SIGTERM and
+                                SIGINT store what was pulled, stop QEMU, say so
+                                and exit 128 + the signal; after SIGKILL QEMU
+                                dies too (PR_SET_PDEATHSIG)
+  e2e_run.py BUILD_DIR serial_killed  QEMU killed mid-run over the serial
+                                transport: an error, as with the GDB transport
+  e2e_run.py BUILD_DIR panic    a guest kernel panic: exit 1 at once, the reason
 """
 import json
 import os
@@ -50,10 +57,12 @@ def image_samples(show_text):
 
 
 def case_copy(db, extra=(), cpus="1"):
+    db += '-"quoted"\\'  # --json stays valid JSON (issue 18)
     done = subprocess.run([DCPI, "run", "--workloads", "copy", "--cpus", cpus, "--db", db, "--json",
                            *extra], capture_output=True, text=True, timeout=600)
     expect(done.returncode == 0, f"dcpi run exits 0 ({done.stderr[-300:]!r})")
     summary = json.loads(done.stdout)
+    expect(summary["database"] == db, "the JSON summary names the database, quotes escaped")
     console = done.stderr
     expect("checksum copy 0xcb24511ba819bfb9" in console, "the copy workload ran to its checksum")
     interrupts = sum(int(n) for n in re.findall(r"cpu \d interrupts (\d+)", console))
@@ -198,6 +207,86 @@ def case_killed(db):
     expect(check.returncode == 0, f"dcpi db check passes after the kill: {check.stdout.strip()}")
 
 
+def start_run(db, *extra, ready=None):
+    """dcpi run on the default mix, returned once `ready(stderr lines)` holds
+    (default: a progress line with samples stored)."""
+    run = subprocess.Popen([DCPI, "run", "--cpus", "1", "--db", db, "--interval", "0.2", *extra],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    threading.Thread(target=lambda: lines.extend(run.stderr), daemon=True).start()
+    ready = ready or (lambda ls: any("samples stored" in l and " 0 samples" not in l for l in ls))
+    deadline = time.time() + 120
+    while time.time() < deadline and not ready(lines) and run.poll() is None:
+        time.sleep(0.2)
+    return run, lines
+
+
+def gone(pid, seconds):
+    """True once `pid` has exited (a zombie counts) within `seconds`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split(")")[-1].split()[0] in "ZX":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def case_signals(db):
+    for number, name in ((signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT")):
+        run, lines = start_run(db)
+        victims = qemu_children(run.pid)
+        expect(len(victims) == 1, f"{name}: dcpi run started one QEMU")
+        run.send_signal(number)
+        run.wait(timeout=30)
+        time.sleep(0.3)
+        stderr = "".join(lines)
+        expect(run.returncode == 128 + number,
+               f"{name}: dcpi run exits {128 + number} (got {run.returncode})")
+        expect(f"interrupted by {name}; QEMU stopped" in stderr and "samples pulled before it are "
+               "stored in" in stderr, f"{name}: says it stopped and what it stored "
+               f"({stderr.strip()[-200:]!r})")
+        expect(all(gone(pid, 5) for pid in victims), f"{name}: QEMU does not outlive dcpi")
+        check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
+        expect(check.returncode == 0, f"{name}: dcpi db check passes: {check.stdout.strip()}")
+    run, _ = start_run(db)
+    victims = qemu_children(run.pid)
+    run.kill()
+    run.wait(timeout=10)
+    expect(victims and all(gone(pid, 5) for pid in victims), "SIGKILL: QEMU dies with dcpi run")
+    check = subprocess.run([DCPI, "db", "check", db], capture_output=True, text=True)
+    expect(check.returncode == 0, f"SIGKILL: dcpi db check passes: {check.stdout.strip()}")
+
+
+def case_serial_killed(db):
+    def stored(_):
+        return any(name.endswith(".prof") for _, _, names in os.walk(db) for name in names)
+    run, lines = start_run(db, "--transport", "serial", ready=stored)
+    victims = qemu_children(run.pid)
+    expect(len(victims) == 1, "dcpi run started one QEMU")
+    for pid in victims:
+        os.kill(pid, signal.SIGKILL)
+    run.wait(timeout=60)
+    time.sleep(0.3)
+    stderr = "".join(lines)
+    expect(run.returncode == 1, f"serial: dcpi run exits 1 when QEMU dies (got {run.returncode})")
+    expect("QEMU killed by signal 9 before the workload finished" in stderr,
+           f"serial: the error says QEMU died ({stderr.strip()[-200:]!r})")
+    expect("samples (" not in stderr + run.stdout.read(), "serial: no success summary")
+
+
+def case_panic(db):
+    start = time.time()
+    done = run_dcpi("--db", db, "--append", "init=/bin/no-such-program", "--timeout", "200")
+    expect(done.returncode == 1 and "the guest kernel panicked" in done.stderr and
+           "cannot start init" in done.stderr,
+           f"a kernel panic: exit 1 with the panic line ({done.stderr.strip()[-300:]!r})")
+    expect(time.time() - start < 60, f"at once, not at the timeout ({time.time() - start:.0f} s)")
+
+
 def run_dcpi(*args, timeout=120):
     return subprocess.run([DCPI, "run", "--quiet", *args], capture_output=True, text=True,
                           timeout=timeout)
@@ -243,7 +332,8 @@ def case_errors(db):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        {"copy": case_copy, "killed": case_killed, "errors": case_errors, "serial": case_serial, "control": case_control,
+        {"copy": case_copy, "killed": case_killed, "signals": case_signals,
+         "serial_killed": case_serial_killed, "panic": case_panic, "errors": case_errors, "serial": case_serial, "control": case_control,
          "period": case_period}[CASE](os.path.join(tmp, "db"))
     return 1 if failures else 0
 

@@ -42,13 +42,21 @@ TEST(DcpiIngest, FromStreamFileThenCheckAndShow) {
             std::string::npos)
       << result.out;
   EXPECT_NE(result.out.find("bad magic 1"), std::string::npos) << result.out;
-  // Twice: merged, not replaced.
-  ASSERT_EQ(
-      run_dcpi({"ingest", "--from-file", dir.file("serial.bin"), "--db", dir.file("db")}).exit_code,
-      0);
+  // The same recording again is refused (issue 18: it used to double the
+  // counts); another recording is merged, not replaced.
+  const auto again =
+      run_dcpi({"ingest", "--from-file", dir.file("serial.bin"), "--db", dir.file("db")});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("was already ingested into"), std::string::npos) << again.err;
+  bytes[0] = 'N';  // another capture of the same records
+  testing::write_file(dir.file("serial2.bin"), bytes);
+  ASSERT_EQ(run_dcpi({"ingest", "--from-file", dir.file("serial2.bin"), "--db", dir.file("db")})
+                .exit_code,
+            0);
   const auto check = run_dcpi({"db", "check", dir.file("db")});
   EXPECT_EQ(check.exit_code, 0) << check.out;
-  EXPECT_NE(check.out.find("OK (1 epochs, 3 profiles, 3 rows, 32 samples, 0 value files)"), std::string::npos)
+  EXPECT_NE(check.out.find("OK (1 epochs, 3 profiles, 3 rows, 32 samples, 0 value files)"),
+            std::string::npos)
       << check.out;
   const auto show = run_dcpi({"db", "show", dir.file("db")});
   EXPECT_NE(show.out.find("cycles /boot/kernel.elf [abcd]: 20 samples in 1 rows"),

@@ -337,7 +337,12 @@ TEST(ProfileDatabase, EpochMetadataPeriodRoundTripAndOldFormat) {
                           "period_base 0\nperiod_range 1024\nperiod_changed 0\n",
                           "period_base 8192\nperiod_range 1\nperiod_changed 0\n"
                           "period_base 8192\n",
-                          "period_base x\nperiod_range 1\nperiod_changed 0\n"})
+                          "period_base x\nperiod_range 1\nperiod_changed 0\n",
+                          // issue 18: beyond the 16-bit counter (a mean of 4.6e18 before)
+                          "period_base 65536\nperiod_range 9223372036854775807\n"
+                          "period_changed 0\n",
+                          "period_base 70000\nperiod_range 0\nperiod_changed 0\n",
+                          "period_base 61440\nperiod_range 4097\nperiod_changed 0\n"})
     EXPECT_THROW(profile_format::decode_epoch_metadata(with_lines(bad), "m"), ProfileFormatError)
         << bad;
 }

@@ -28,7 +28,7 @@ uint64_t tail_in(const FakeGdbStub& stub) {
   return tail;
 }
 
-TEST(RingPuller, PullsNewRecordsAndAdvancesTail) {
+TEST(RingPuller, PullsNewRecordsAndAdvancesTailOnlyWhenAcknowledged) {
   testing::RingImage ring(kTransferRingBytes - 64);  // wraps on the second record
   std::vector<SampleEntry> entries = {{0x1000, 3, 1, 0}, {0x1004, 1, 1, 0}};
   ring.append(RecordType::kSamples, testing::samples_payload(entries), 0, 1);
@@ -42,6 +42,12 @@ TEST(RingPuller, PullsNewRecordsAndAdvancesTail) {
   ASSERT_EQ(first.records.size(), 2u);
   EXPECT_EQ(first.records[1].header.cpu, 2u);
   EXPECT_EQ(first.stats.pads, 1u);
+  // Issue 18: the guest's space is released only once the caller has stored
+  // the records; a pull alone leaves the tail.
+  EXPECT_EQ(tail_in(stub), ring.header.tail);
+  EXPECT_TRUE(puller.pull().records.empty());  // not read twice meanwhile
+  EXPECT_EQ(tail_in(stub), ring.header.tail);
+  puller.acknowledge();
   EXPECT_EQ(tail_in(stub), ring.header.head);
   bool wrote_tail = false;
   for (const std::string& packet : stub.packets())

@@ -6,12 +6,17 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "analysis/cli/cli_options.h"
+#include "fake_gdb_stub.h"
+#include "hostdump/gdb/gdb_client.h"
+#include "hostdump/gdb/ring_source.h"
 #include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "hostdump/serial/stream_source.h"
 #include "hostdump/session.h"
 #include "qemu/machine_config.h"
 #include "test_support.h"
+#include "transfer_fixtures.h"
 
 namespace dcpi {
 namespace {
@@ -111,6 +116,45 @@ TEST(Session, StoresWhatWasCollectedWhenTheGuestDies) {
   EXPECT_FALSE(ProfileDatabase::open(db).epochs().empty());
 }
 
+// Issue 18: a write that fails (disk full) must not release the guest's ring
+// space; the records are still there for the next try.
+TEST(Session, RingTailMovesOnlyAfterTheRecordsAreStored) {
+  testing::RingImage ring(4096);
+  const std::vector<SampleEntry> entries = {{0x1000, 3, 1, 0}};
+  ring.append(RecordType::kSamples, testing::samples_payload(entries), 0, 1);
+  testing::FakeGdbStub stub;
+  constexpr uint64_t kRing = 0x400000;
+  stub.add_memory(kRing, ring.image());
+  auto tail = [&] {
+    uint64_t value = 0;
+    std::memcpy(&value, stub.memory(kRing + offsetof(TransferRingHeader, tail), 8).data(), 8);
+    return value;
+  };
+  GdbClient client({"127.0.0.1", stub.port()}, std::chrono::seconds(2));
+  client.set_physical_memory_mode(true);
+  const auto db = fresh_directory("dcpi-session-test-e");
+  { ProfileDatabaseWriter create(db); }
+  SessionOptions options;
+  options.wait_seconds = 0;
+  {
+    ProfileDatabaseWriter full(db, WriterFaults{.fail_after_bytes = 0});
+    GdbRingSource source(client, kRing);
+    ProfileBuilder builder;
+    ScriptedWatch watch(0);
+    SessionStats stats;
+    EXPECT_THROW(run_session(source, watch, builder, full, options, stats), ProfileDatabaseError);
+  }
+  EXPECT_EQ(tail(), ring.header.tail) << "the guest must keep what was not stored";
+  ProfileDatabaseWriter writer(db);
+  GdbRingSource source(client, kRing);
+  ProfileBuilder builder;
+  ScriptedWatch watch(0);
+  SessionStats stats;
+  run_session(source, watch, builder, writer, options, stats);
+  EXPECT_EQ(stats.totals.samples, 3u);
+  EXPECT_EQ(tail(), ring.header.head);
+}
+
 TEST(Session, SerialStreamEndsWhenClosed) {
   ProfileDatabaseWriter writer(fresh_directory("dcpi-session-test-d"));
   ProfileBuilder builder;
@@ -156,6 +200,26 @@ TEST(RunCli, PrintQemuCommandChecksTheFiles) {
       {"run", "--print-qemu-command", "--palcode", "/nonexistent/p.elf", "--no-gdb"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.err.find("PALcode (-bios) not found"), std::string::npos) << result.err;
+}
+
+// Issue 18: numbers with trailing junk, fractions or signs are usage errors.
+TEST(RunCli, NumbersMustBeWholeNumbers) {
+  for (const auto& [option, text] :
+       std::vector<std::pair<std::string, std::string>>{{"--cpus", "3abc"},
+                                                        {"--cpus", "1.5"},
+                                                        {"--cpus", "-1"},
+                                                        {"--period", "4096zz"},
+                                                        {"--memory", "128 "},
+                                                        {"--epoch", "99999999999999999999"},
+                                                        {"--cpus", ""}}) {
+    const testing::CommandResult result =
+        testing::run_dcpi({"run", option, text, "--print-qemu-command"});
+    EXPECT_EQ(result.exit_code, 2) << option << " " << text;
+    EXPECT_NE(result.err.find("must be a number"), std::string::npos) << result.err;
+  }
+  EXPECT_EQ(parse_whole_number("4096", 1, 65536), 4096u);
+  EXPECT_FALSE(parse_whole_number("4096zz", 1, 65536));
+  EXPECT_FALSE(parse_whole_number("+1", 0, 9));
 }
 
 }  // namespace

@@ -129,10 +129,10 @@ void ProfileBuilder::note_ring_drops(uint64_t records_dropped, uint64_t samples_
   metadata.ring_samples_dropped = std::max(metadata.ring_samples_dropped, samples_dropped);
 }
 
-void ProfileBuilder::flush_values(ProfileDatabaseWriter& writer, uint64_t number) {
-  auto& pending = values_.pending();
+void ProfileBuilder::write_values(ProfileDatabaseWriter& writer, uint64_t number) const {
+  const auto& pending = values_.pending();
   for (auto it = pending.lower_bound({number, 0, 0});
-       it != pending.end() && it->first.epoch == number;) {
+       it != pending.end() && it->first.epoch == number; ++it) {
     const auto& kind = values_.kinds()[it->first.kind];
     values::ValueFileInfo info;
     info.image = load_map_.images()[it->first.image_id];
@@ -144,31 +144,39 @@ void ProfileBuilder::flush_values(ProfileDatabaseWriter& writer, uint64_t number
     for (const auto& [address, sample] : it->second)
       hotlists.push_back(values::hotlist_of(address, sample));
     writer.merge_values(number, info, hotlists);
-    it = pending.erase(it);
   }
 }
 
-void ProfileBuilder::flush(ProfileDatabaseWriter& writer) {
+void ProfileBuilder::write_epoch(ProfileDatabaseWriter& writer, uint64_t number,
+                                 const PendingEpoch& pending) const {
   static const ImageIdentity kUnknown{"", "[unknown]", 0, true};
-  // Each epoch leaves the pending set once fully stored, and each profile once
-  // written, so a retry after a failure never adds anything twice.
-  for (auto it = epochs_.begin(); it != epochs_.end();) {
-    const uint64_t number = it->first;
-    PendingEpoch& pending = it->second;
-    for (auto& [key, rows] : pending.profiles) {
-      if (rows.empty()) continue;
-      const ImageIdentity& image =
-          key.image_id == kUnknownImageId ? kUnknown : load_map_.images()[key.image_id];
-      writer.merge_profile(number, image, key.event, rows.sorted_rows());
-      rows = RowAccumulator();
-    }
-    flush_values(writer, number);
-    writer.merge_epoch_metadata(pending.metadata);
+  for (const auto& [key, rows] : pending.profiles) {
+    if (rows.empty()) continue;
+    const ImageIdentity& image =
+        key.image_id == kUnknownImageId ? kUnknown : load_map_.images()[key.image_id];
+    writer.merge_profile(number, image, key.event, rows.sorted_rows());
+  }
+  write_values(writer, number);
+  writer.merge_epoch_metadata(pending.metadata);
+}
+
+void ProfileBuilder::flush(ProfileDatabaseWriter& writer) {
+  // All of it in one batch: nothing is visible until everything is written,
+  // so after a failure the database and this builder are as they were, and a
+  // retry, or the same ring records pulled again, store it exactly once.
+  writer.begin_batch();
+  try {
+    for (const auto& [number, pending] : epochs_) write_epoch(writer, number, pending);
+    writer.commit_batch();
+  } catch (...) {
+    writer.abort_batch();
+    throw;
+  }
+  auto& values = values_.pending();
+  for (const auto& [number, pending] : epochs_) {
     totals_.samples += pending.metadata.samples;
     totals_.unknown_samples += pending.metadata.unknown_samples;
-    cached_epoch_ = nullptr;
-    cached_profile_ = nullptr;
-    it = epochs_.erase(it);
+    values.erase(values.lower_bound({number, 0, 0}), values.lower_bound({number + 1, 0, 0}));
   }
   epochs_.clear();
   cached_epoch_ = nullptr;

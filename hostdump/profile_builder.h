@@ -77,7 +77,9 @@ class ProfileBuilder {
 
   PendingEpoch& epoch(uint64_t number);
   bool epoch_in_range(uint64_t guest_epoch);
-  void flush_values(ProfileDatabaseWriter& writer, uint64_t number);
+  void write_values(ProfileDatabaseWriter& writer, uint64_t number) const;
+  void write_epoch(ProfileDatabaseWriter& writer, uint64_t number,
+                   const PendingEpoch& pending) const;
   RowAccumulator& profile(PendingEpoch& pending, ProfileKey key);
 
   LoadMapModel load_map_;

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "hostdump/profiledb/container.h"
@@ -106,6 +108,7 @@ ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults fa
 }
 
 ProfileDatabaseWriter::~ProfileDatabaseWriter() {
+  if (batching_) abort_batch();  // an exception left the batch open
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
@@ -137,8 +140,58 @@ void ProfileDatabaseWriter::write_atomically(const fs::path& file, const void* d
   }
   if (::fsync(fd.get()) != 0) fail("flush", errno);
   if (::close(fd.release()) != 0) fail("close", errno);
+  if (batching_) {  // renamed by commit_batch
+    const bool again = std::any_of(staged_.begin(), staged_.end(),
+                                   [&](const Staged& s) { return s.file == file; });
+    if (!again) staged_.push_back({temporary, file});
+    return;
+  }
   if (::rename(temporary.c_str(), file.c_str()) != 0) fail("rename into place", errno);
   fsync_directory(file.parent_path());
+}
+
+fs::path ProfileDatabaseWriter::current_version(const fs::path& file) const {
+  for (const Staged& s : staged_)
+    if (s.file == file) return s.temporary;
+  return file;
+}
+
+void ProfileDatabaseWriter::begin_batch() {
+  if (batching_) throw std::logic_error("ProfileDatabaseWriter: batch already open");
+  batching_ = true;
+}
+
+void ProfileDatabaseWriter::remove_staged() {
+  for (const Staged& s : staged_) ::unlink(s.temporary.c_str());
+  staged_.clear();
+}
+
+void ProfileDatabaseWriter::commit_batch() {
+  batching_ = false;
+  std::set<fs::path> directories;
+  for (size_t i = 0; i < staged_.size(); ++i) {
+    const Staged& s = staged_[i];
+    if (::rename(s.temporary.c_str(), s.file.c_str()) != 0) {
+      const int error = errno;
+      staged_.erase(staged_.begin(), staged_.begin() + static_cast<long>(i));
+      remove_staged();
+      epochs_created_.clear();
+      throw ProfileDatabaseError("cannot rename " + s.file.string() + " into place: " +
+                                 errno_text(error) + " (part of this pull is stored)");
+    }
+    directories.insert(s.file.parent_path());
+  }
+  staged_.clear();
+  epochs_created_.clear();
+  for (const fs::path& directory : directories) fsync_directory(directory);
+}
+
+void ProfileDatabaseWriter::abort_batch() {
+  batching_ = false;
+  remove_staged();
+  std::error_code ignored;
+  for (const fs::path& directory : epochs_created_) fs::remove(directory, ignored);
+  epochs_created_.clear();
 }
 
 // A new epoch directory gets its epoch.meta (all counts zero) at once: no
@@ -156,7 +209,8 @@ fs::path ProfileDatabaseWriter::ensure_epoch_directory(uint64_t epoch) {
     throw ProfileDatabaseError("cannot create epoch directory " + directory.string() + ": " +
                                (error ? error.message() : "not a directory"));
   const fs::path meta = directory / kEpochMetaName;
-  if (!created && fs::exists(fs::symlink_status(meta))) return directory;
+  if (!created && fs::exists(fs::symlink_status(current_version(meta)))) return directory;
+  if (created && batching_) epochs_created_.push_back(directory);
   EpochMetadata empty;
   empty.epoch = epoch;
   empty.updates = 0;
@@ -179,10 +233,10 @@ void ProfileDatabaseWriter::merge_profile(uint64_t epoch, const ImageIdentity& i
   info.event = event;
   info.event_name = event_name(event);
   std::vector<ProfileRow> merged;
-  if (fs::exists(file)) {
+  if (fs::exists(current_version(file))) {
     Profile existing;
     try {
-      existing = read_profile_file(file);
+      existing = read_profile_file(current_version(file));
     } catch (const ProfileFormatError& error) {
       throw ProfileDatabaseError(std::string("existing profile is damaged, not overwriting it: ") +
                                  error.what() + " (see dcpi db check)");
@@ -209,10 +263,10 @@ void ProfileDatabaseWriter::merge_values(uint64_t epoch, const values::ValueFile
   values::ValueFileInfo info = update;
   info.epoch = epoch;
   std::vector<values::PcHotlist> merged;
-  if (fs::exists(file)) {
+  if (fs::exists(current_version(file))) {
     values::ValueFile existing;
     try {
-      existing = values::read_value_file(file);
+      existing = values::read_value_file(current_version(file));
     } catch (const ProfileFormatError& error) {
       throw ProfileDatabaseError(std::string("existing value file is damaged, not overwriting "
                                              "it: ") +
@@ -279,9 +333,9 @@ void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {
   const fs::path file = ensure_epoch_directory(update.epoch) / kEpochMetaName;
   EpochMetadata metadata;
   metadata.epoch = update.epoch;
-  if (fs::exists(file)) {
+  if (fs::exists(current_version(file))) {
     try {
-      metadata = read_epoch_metadata(file);
+      metadata = read_epoch_metadata(current_version(file));
     } catch (const ProfileFormatError& error) {
       throw ProfileDatabaseError(std::string("existing epoch metadata is damaged, not "
                                              "overwriting it: ") +

@@ -57,6 +57,19 @@ class ProfileDatabaseWriter {
   // take the newest value, start_time the first non-zero one.
   void merge_epoch_metadata(const EpochMetadata& update);
 
+  // One pull's merge as a unit (DCPI §4.3.1: the daemon merges what it
+  // collected, then releases it). Between begin_batch and commit_batch every
+  // file is written and fsynced beside its final name, and only commit_batch
+  // renames them into place; abort_batch removes them (and the epoch
+  // directories the batch created). A write that fails (full disk, ulimit -f)
+  // then leaves the database as it was before the pull, and the records, still
+  // in the guest's ring, are stored exactly once when pulled again. Only a
+  // rename failing part-way through commit_batch (not a full disk: renames
+  // need no space) can leave part of a batch in place.
+  void begin_batch();
+  void commit_batch();
+  void abort_batch();
+
   // Recordings merged before (DIR/RECORDINGS): an identity such as
   // "crc32c:0123abcd size:4096" is added once its records are stored.
   bool has_recording(const std::string& identity) const;
@@ -68,6 +81,17 @@ class ProfileDatabaseWriter {
  private:
   std::filesystem::path ensure_epoch_directory(uint64_t epoch);
   void write_atomically(const std::filesystem::path& file, const void* data, size_t size);
+  // What a merge reads: the file as staged by the open batch, else as stored.
+  std::filesystem::path current_version(const std::filesystem::path& file) const;
+  void remove_staged();
+
+  struct Staged {
+    std::filesystem::path temporary;
+    std::filesystem::path file;
+  };
+  bool batching_ = false;
+  std::vector<Staged> staged_;
+  std::vector<std::filesystem::path> epochs_created_;  // by the open batch
 
   std::filesystem::path directory_;
   WriterFaults faults_;

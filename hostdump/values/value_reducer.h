@@ -58,6 +58,7 @@ class ValueReducer {
 
   const std::vector<KindInfo>& kinds() const { return kinds_; }
   std::map<Key, Hotlists>& pending() { return pending_; }
+  const std::map<Key, Hotlists>& pending() const { return pending_; }
   const ValueTotals& totals() const { return totals_; }
 
  private:

@@ -225,9 +225,12 @@ TEST(FaultInjection, DiskFullAtEveryWriteThenResume) {
     const uint64_t lost_after_fault = lost_samples(guest, stub, db);
     const bool resumed = session(client, db, {}, 2, -1);
     const uint64_t lost = std::max(lost_after_fault, lost_samples(guest, stub, db));
-    g_figures.duplicated += duplicated_samples(guest, db);
+    const uint64_t duplicated = duplicated_samples(guest, db);
+    g_figures.duplicated += duplicated;
     const bool ok = resumed && consistent(db);
     EXPECT_EQ(lost, 0u) << "limit " << limit;
+    // A pull's merge is one batch: a failed write stores none of it.
+    EXPECT_EQ(duplicated, 0u) << "limit " << limit;
     EXPECT_TRUE(ok) << "limit " << limit << (first ? " (first session passed)" : "");
     tally(ok, lost);
   }
@@ -248,9 +251,11 @@ TEST(FaultInjection, QemuDiesAtEveryPullThenResume) {
     const uint64_t lost_after_death = lost_samples(guest, stub, db);
     const bool resumed = session(client, db, {}, 2, -1);
     const uint64_t lost = std::max(lost_after_death, lost_samples(guest, stub, db));
-    g_figures.duplicated += duplicated_samples(guest, db);
+    const uint64_t duplicated = duplicated_samples(guest, db);
+    g_figures.duplicated += duplicated;
     const bool ok = resumed && consistent(db);
     EXPECT_EQ(lost, 0u) << "died at " << die_at;
+    EXPECT_EQ(duplicated, 0u) << "died at " << die_at;
     EXPECT_TRUE(ok);
     tally(ok, lost);
   }

@@ -168,6 +168,10 @@ void ProfileDatabaseWriter::remove_staged() {
 
 void ProfileDatabaseWriter::commit_batch() {
   batching_ = false;
+  // Profiles before epoch.meta: a crash in between leaves totals behind the
+  // files (db check says so), never ahead, and a new epoch unseen until then.
+  std::stable_partition(staged_.begin(), staged_.end(),
+                        [](const Staged& s) { return s.file.filename() != kEpochMetaName; });
   std::set<fs::path> directories;
   for (size_t i = 0; i < staged_.size(); ++i) {
     const Staged& s = staged_[i];

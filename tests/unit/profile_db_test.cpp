@@ -458,5 +458,49 @@ TEST(ProfileReaderFuzz, ChecksummedButInconsistentBodies) {
   EXPECT_GT(rejected, 500);
 }
 
+
+// epoch.meta is text with a CRC-32C line: damaged copies are rejected or, if
+// the damage misses everything checked, decode to the same metadata; copies
+// whose damaged body is re-sealed with a valid CRC decode only to metadata
+// within the format's bounds (issue 18: every reader has a fuzzer).
+TEST(EpochMetadataFuzz, DamagedAndResealedCopiesFailCleanly) {
+  EpochMetadata meta;
+  meta.epoch = 7;
+  meta.samples = 12345;
+  meta.unknown_samples = 3;
+  meta.records = 40;
+  meta.period = {61440, 4096, false};
+  const std::string text = profile_format::encode_epoch_metadata(meta);
+  const std::string body = text.substr(0, text.rfind("crc32c "));
+  std::mt19937 random(11);
+  int rejected = 0, resealed_rejected = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<uint8_t> bytes(text.begin(), text.end());
+    testing::damage(bytes, random, round);
+    try {
+      const EpochMetadata back =
+          profile_format::decode_epoch_metadata(std::string(bytes.begin(), bytes.end()), "m");
+      EXPECT_EQ(back.samples, meta.samples) << "round " << round;
+      EXPECT_EQ(back.period, meta.period) << "round " << round;
+    } catch (const ProfileFormatError&) {
+      ++rejected;
+    }
+    std::vector<uint8_t> damaged_body(body.begin(), body.end());
+    testing::damage(damaged_body, random, round);
+    std::string resealed(damaged_body.begin(), damaged_body.end());
+    char crc[9];
+    std::snprintf(crc, sizeof crc, "%08x", crc32c(resealed.data(), resealed.size()));
+    resealed += std::string("crc32c ") + crc + "\n";
+    try {
+      const EpochMetadata back = profile_format::decode_epoch_metadata(resealed, "m");
+      if (back.period.known()) EXPECT_LE(back.period.base + back.period.range, 65536u) << round;
+    } catch (const ProfileFormatError&) {
+      ++resealed_rejected;
+    }
+  }
+  EXPECT_GT(rejected, 2900);
+  EXPECT_GT(resealed_rejected, 0);
+}
+
 }  // namespace
 }  // namespace dcpi

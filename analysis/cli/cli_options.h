@@ -17,6 +17,10 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The database every command reads or writes when --db is absent, like
+// perf's perf.data: `dcpi run` then `dcpi prof` with no options.
+inline constexpr const char* kDefaultDatabase = "dcpi.db";
+
 struct OptionSpec {
   std::set<std::string> with_value;  // names without "--"
   std::set<std::string> flags;
@@ -32,6 +36,8 @@ class ParsedOptions {
 
   std::optional<std::string> value(const std::string& name) const;
   std::string required(const std::string& name) const;
+  // --db, or ./dcpi.db when it is absent.
+  std::string database() const { return value("db").value_or(kDefaultDatabase); }
   bool flag(const std::string& name) const { return flags_.count(name) != 0; }
   // A positive number of seconds, e.g. "5" or "0.5".
   double seconds(const std::string& name, double default_seconds) const;

@@ -15,13 +15,13 @@
 namespace dcpi {
 
 const std::string_view kCalcUsage =
-    "usage: dcpi calc --db DIR --image PATH_OR_NAME (--procedure NAME | --all)\n"
+    "usage: dcpi calc [--db DIR] --image PATH_OR_NAME (--procedure NAME | --all)\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
     "                 [--mode user|pal] [--no-source] [--json]\n"
     "\n"
     "Estimates how often each basic block of a procedure ran and how many cycles each\n"
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
-    "  --db         the profile database (docs/profile-db.md)\n"
+    "  --db         the profile database (docs/profile-db.md; default ./dcpi.db)\n"
     "  --image      the ELF file (matched to the database by build-id), or the image's\n"
     "               name in the database (e.g. /bin/copy or kernel.elf) with --images\n"
     "  --images     directories to find the ELF of a named image in (default .)\n"

@@ -11,8 +11,10 @@
 namespace dcpi {
 
 const std::string_view kDbUsage =
-    "usage: dcpi db check [--repair] DIR\n"
-    "       dcpi db show DIR\n"
+    "usage: dcpi db check [--repair] [DIR]\n"
+    "       dcpi db show [DIR]\n"
+    "\n"
+    "DIR defaults to ./dcpi.db, the database dcpi run writes when not given --db.\n"
     "\n"
     "check  validates every file of the profile database DIR (docs/profile-db.md):\n"
     "       magic, version, checksum, sorted and unique rows, varint bounds, file\n"
@@ -62,15 +64,19 @@ int show_database(const fs::path& directory) {
 }  // namespace
 
 int run_db_command(const std::vector<std::string>& arguments) {
-  if (arguments.size() == 3 && arguments[0] == "check" && arguments[1] == "--repair") {
-    for (const std::string& action : profiledb::repair_database(arguments[2]))
-      std::cout << "repaired: " << action << '\n';
-    return check_database(arguments[2]);
+  std::vector<std::string> words = arguments;
+  const bool repair = words.size() >= 2 && words[0] == "check" && words[1] == "--repair";
+  if (repair) words.erase(words.begin() + 1);
+  if (words.size() == 1) words.push_back(kDefaultDatabase);
+  if (words.size() != 2) throw UsageError("expected 'check [--repair] [DIR]' or 'show [DIR]'");
+  if (words[0] == "check") {
+    if (repair)
+      for (const std::string& action : profiledb::repair_database(words[1]))
+        std::cout << "repaired: " << action << '\n';
+    return check_database(words[1]);
   }
-  if (arguments.size() != 2) throw UsageError("expected 'check [--repair] DIR' or 'show DIR'");
-  if (arguments[0] == "check") return check_database(arguments[1]);
-  if (arguments[0] == "show") return show_database(arguments[1]);
-  throw UsageError("unknown db subcommand '" + arguments[0] + "'");
+  if (words[0] == "show") return show_database(words[1]);
+  throw UsageError("unknown db subcommand '" + words[0] + "'");
 }
 
 }  // namespace dcpi

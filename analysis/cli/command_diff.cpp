@@ -13,7 +13,7 @@
 namespace dcpi {
 
 const std::string_view kDiffUsage =
-    "usage: dcpi diff --db BEFORE --db AFTER | --db DIR --epochs BEFORE,AFTER\n"
+    "usage: dcpi diff --db BEFORE --db AFTER | [--db DIR] --epochs BEFORE,AFTER\n"
     "                 [--images DIR[:DIR...]] [--event NAME] [--image NAME] [--pid N]\n"
     "                 [--cpu N] [--limit N] [--json]\n"
     "\n"
@@ -64,7 +64,7 @@ void print_json(const DiffReport& report, std::optional<uint64_t> limit, std::os
 
 int run_diff_command(const std::vector<std::string>& arguments) {
   std::vector<std::string> rest = arguments;
-  const std::vector<std::string> databases = take_repeated_option(rest, "db");
+  const std::vector<std::string> databases = take_databases(rest);
   const ParsedOptions options(
       rest, {{"images", "event", "image", "pid", "cpu", "epoch", "epochs", "limit"}, {"json"}});
   const auto epochs = options.value("epochs");

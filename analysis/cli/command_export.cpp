@@ -12,7 +12,7 @@
 namespace dcpi {
 
 const std::string_view kExportUsage =
-    "usage: dcpi export --format pprof|json --db DIR [-o FILE | --output FILE]\n"
+    "usage: dcpi export --format pprof|json [--db DIR] [-o FILE | --output FILE]\n"
     "                   [--images DIR[:DIR...]] [--image NAME] [--pid N] [--cpu N]\n"
     "                   [--epoch N[,N...]|all]\n"
     "\n"
@@ -33,7 +33,7 @@ int run_export_command(const std::vector<std::string>& arguments) {
     throw UsageError("--format wants 'pprof' or 'json', not '" + format + "'");
   const auto output = options.value("output");
   if (format == "pprof" && !output) throw UsageError("--format pprof needs -o FILE.pb.gz");
-  const ProfileDatabase database = ProfileDatabase::open(options.required("db"));
+  const ProfileDatabase database = ProfileDatabase::open(options.database());
   const SampleSet samples = load_samples(database, parse_sample_filter(options));
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   if (format == "json") {

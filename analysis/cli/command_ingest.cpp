@@ -19,14 +19,14 @@
 namespace dcpi {
 
 const std::string_view kIngestUsage =
-    "usage: dcpi ingest --db DIR (--gdb HOST:PORT --kernel KERNEL.elf | --from-file FILE)\n"
+    "usage: dcpi ingest [--db DIR] (--gdb HOST:PORT --kernel KERNEL.elf | --from-file FILE)\n"
     "                   [--flush] [--interval SECONDS --duration SECONDS]\n"
     "                   [--timeout SECONDS] [--no-resume] [--json]\n"
     "\n"
     "Reads transfer records (docs/transfer-format.md), places every sample in its image\n"
     "with the guest's load map, and merges the counts into the profile database DIR\n"
     "(docs/profile-db.md), creating it if needed.\n"
-    "  --db         the profile database directory\n"
+    "  --db         the profile database directory (default ./dcpi.db)\n"
     "  --gdb        QEMU's stub (-gdb tcp:HOST:PORT); the ring is the kernel symbol\n"
     "               dcpi_transfer_ring, its tail is advanced after reading\n"
     "  --kernel     the kernel ELF QEMU runs (for the symbol addresses)\n"
@@ -138,7 +138,7 @@ int run_ingest_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
       arguments, {{"db", "gdb", "kernel", "from-file", "interval", "duration", "timeout"},
                   {"flush", "no-resume", "json"}});
-  const std::string db = options.required("db");
+  const std::string db = options.database();
   const bool live = options.value("gdb").has_value();
   if (live == options.value("from-file").has_value())
     throw UsageError("give exactly one of --gdb and --from-file");

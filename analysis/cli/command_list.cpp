@@ -18,7 +18,7 @@
 namespace dcpi {
 
 const std::string_view kListUsage =
-    "usage: dcpi list --db DIR --procedure NAME [--images DIR[:DIR...]] [--image NAME]\n"
+    "usage: dcpi list [--db DIR] --procedure NAME [--images DIR[:DIR...]] [--image NAME]\n"
     "                 [--pid N] [--cpu N] [--epoch N[,N...]|all] [--no-source] [--values]\n"
     "                 [--json]\n"
     "\n"
@@ -179,7 +179,7 @@ int run_list_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(arguments,
                               {{"db", "procedure", "images", "image", "pid", "cpu", "epoch"},
                                {"json", "no-source", "values"}});
-  const ProfileDatabase database = ProfileDatabase::open(options.required("db"));
+  const ProfileDatabase database = ProfileDatabase::open(options.database());
   const std::string name = options.required("procedure");
   ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
   const SampleFilter filter = parse_sample_filter(options);

@@ -13,12 +13,12 @@
 namespace dcpi {
 
 const std::string_view kProfUsage =
-    "usage: dcpi prof --db DIR [--images DIR[:DIR...]] [--by procedure|image]\n"
+    "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by procedure|image]\n"
     "                 [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
     "                 [--limit N] [--json]\n"
     "\n"
     "Samples per procedure (or per image), most sampled first, like dcpiprof.\n"
-    "  --db      the profile database directory\n"
+    "  --db      the profile database directory (default ./dcpi.db)\n"
     "  --images  directories holding the ELF files (kernel, PALcode, workloads);\n"
     "            without them procedures are shown as image+0xADDRESS\n"
     "  --by      procedure (default) or image\n"
@@ -43,7 +43,7 @@ ProfRequest parse_request(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
       arguments, {{"db", "images", "by", "image", "pid", "cpu", "epoch", "limit"}, {"json"}});
   ProfRequest request;
-  request.database = options.required("db");
+  request.database = options.database();
   request.images = options.value("images").value_or("");
   const std::string by = options.value("by").value_or("procedure");
   if (by == "image")

@@ -2,9 +2,12 @@
 // samples while they run, and leave a profile database (DESIGN §6).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
@@ -170,7 +173,7 @@ RunOptions parse_run_options(const ParsedOptions& options) {
       throw UsageError("--mix takes a mix name such as default or copy");
     run.script = "/etc/" + mix + ".mix";
   }
-  run.database = options.value("db").value_or("dcpi.db");
+  run.database = options.database();
   if (options.value("epoch")) run.epoch = parse_count(options, "epoch", 1, 1, 99'999'999);
   run.period_base = parse_count(options, "period", 0, 512, 65536);
   run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
@@ -216,6 +219,36 @@ RunOptions parse_run_options(const ParsedOptions& options) {
   return run;
 }
 
+std::string shell_word(const std::string& word) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:+-") ==
+          std::string::npos)
+    return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// What to type next (perf record's habit of naming perf report): the
+// database if it is not the default, and the directories of the images this
+// run booted, so prof finds their symbols.
+std::string next_command(const RunOptions& run) {
+  std::string command = "dcpi prof";
+  if (run.database != kDefaultDatabase) command += " --db " + shell_word(run.database.string());
+  std::vector<std::string> directories;
+  for (const std::string& file : {run.machine.initrd, run.machine.kernel, run.machine.palcode}) {
+    if (file.empty()) continue;
+    const std::string directory = std::filesystem::path(file).parent_path().string();
+    if (!directory.empty() &&
+        std::find(directories.begin(), directories.end(), directory) == directories.end())
+      directories.push_back(directory);
+  }
+  std::string images;
+  for (const std::string& directory : directories) images += (images.empty() ? "" : ":") + directory;
+  if (!images.empty()) command += " --images " + shell_word(images);
+  return command;
+}
+
 void print_summary(const RunOptions& run, const RunResult& result, bool json) {
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
@@ -243,7 +276,8 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
             << (run.transport == Transport::kSerial ? " reads" : " pulls") << "; rejected "
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
-            << result.ring_samples_dropped << " samples)\n";
+            << result.ring_samples_dropped << " samples)\n"
+            << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
 }
 
 }  // namespace

@@ -16,7 +16,7 @@
 namespace dcpi {
 
 const std::string_view kScoreUsage =
-    "usage: dcpi score --db DIR --counts EXEC_COUNTS --image PATH_OR_NAME [--procedure NAME]\n"
+    "usage: dcpi score [--db DIR] --counts EXEC_COUNTS --image PATH_OR_NAME [--procedure NAME]\n"
     "                  [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
     "                  [--mode user|pal] [--json]\n"
     "\n"

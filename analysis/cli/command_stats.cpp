@@ -12,7 +12,7 @@
 namespace dcpi {
 
 const std::string_view kStatsUsage =
-    "usage: dcpi stats --db DIR --db DIR ... | --db DIR --epochs a,b,...|each\n"
+    "usage: dcpi stats --db DIR --db DIR ... | [--db DIR] --epochs a,b,...|each\n"
     "                  [--images DIR[:DIR...]] [--event NAME] [--image NAME] [--pid N]\n"
     "                  [--cpu N] [--limit N] [--json]\n"
     "\n"
@@ -95,10 +95,9 @@ void print_json(const VariationReport& report, std::optional<uint64_t> limit, st
 
 int run_stats_command(const std::vector<std::string>& arguments) {
   std::vector<std::string> rest = arguments;
-  const std::vector<std::string> databases = take_repeated_option(rest, "db");
+  const std::vector<std::string> databases = take_databases(rest);
   const ParsedOptions options(
       rest, {{"images", "event", "image", "pid", "cpu", "epoch", "epochs", "limit"}, {"json"}});
-  if (databases.empty()) throw UsageError("give --db at least once");
   if (databases.size() < 2 && !options.value("epochs"))
     throw UsageError("compare several --db, or the --epochs of one");
   const auto sets = load_comparison_sets(

@@ -22,10 +22,10 @@
 namespace dcpi {
 
 const std::string_view kValuesUsage =
-    "usage: dcpi values --db DIR [--image NAME] [--procedure NAME] [--images DIR[:DIR...]]\n"
+    "usage: dcpi values [--db DIR] [--image NAME] [--procedure NAME] [--images DIR[:DIR...]]\n"
     "                   [--kind K[,K...]] [--epoch N[,N...]|all] [--top N] [--values-module M.so]\n"
     "                   [--json]\n"
-    "       dcpi values --db DIR --invariant [--min-samples N] [--threshold F] [--image NAME]\n"
+    "       dcpi values [--db DIR] --invariant [--min-samples N] [--threshold F] [--image NAME]\n"
     "                   [--kind K[,K...]] [--limit N] [--json]\n"
     "\n"
     "Value hotlists (seed 001 §2.2) per instruction: vtot = values seen there,\n"
@@ -181,7 +181,7 @@ int run_values_command(const std::vector<std::string>& arguments) {
       arguments, {{"db", "image", "procedure", "images", "kind", "top", "min-samples", "threshold",
                    "limit", "values-module", "epoch"},
                   {"json", "invariant"}});
-  const ProfileDatabase db = ProfileDatabase::open(options.required("db"));
+  const ProfileDatabase db = ProfileDatabase::open(options.database());
   const std::vector<std::string> kinds = split(options.value("kind").value_or(""));
   const std::vector<MergedKind> merged =
       load_value_hotlists(db, options.value("image"), kinds, parse_epoch_option(options));

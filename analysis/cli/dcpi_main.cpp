@@ -21,7 +21,7 @@ const std::array kCommands = {
             dcpi::kRunUsage, dcpi::run_run_command},
     Command{"ingest", "transfer records (live or recorded) into the profile database",
             dcpi::kIngestUsage, dcpi::run_ingest_command},
-    Command{"db", "check or show a profile database: dcpi db check|show DIR", dcpi::kDbUsage,
+    Command{"db", "check or show a profile database: dcpi db check|show [DIR]", dcpi::kDbUsage,
             dcpi::run_db_command},
     Command{"bench-db", "benchmark ingestion and database size on synthetic profiles",
             dcpi::kBenchDbUsage, dcpi::run_bench_db_command},

@@ -44,6 +44,12 @@ std::vector<std::string> take_repeated_option(std::vector<std::string>& argument
   return values;
 }
 
+std::vector<std::string> take_databases(std::vector<std::string>& arguments) {
+  std::vector<std::string> databases = take_repeated_option(arguments, "db");
+  if (databases.empty()) databases.push_back(kDefaultDatabase);
+  return databases;
+}
+
 SampleFilter parse_sample_filter(const ParsedOptions& options) {
   SampleFilter filter;
   filter.image = options.value("image");
@@ -76,7 +82,7 @@ std::optional<ComparedEpochs> parse_compared_epochs(const ParsedOptions& options
 }
 
 CalcRequest parse_calc_request(const ParsedOptions& options) {
-  CalcRequest request{.db = options.required("db"), .image = options.required("image")};
+  CalcRequest request{.db = options.database(), .image = options.required("image")};
   request.images = options.value("images").value_or(".");
   if (const auto m = options.value("mode")) {
     if (*m == "pal")

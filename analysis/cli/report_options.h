@@ -32,6 +32,9 @@ std::optional<ComparedEpochs> parse_compared_epochs(const ParsedOptions& options
 // take several databases).
 std::vector<std::string> take_repeated_option(std::vector<std::string>& arguments,
                                               const std::string& name);
+// The --db values given (repeatable for stats and diff), or the default
+// database (kDefaultDatabase) when none is; takes them out of `arguments`.
+std::vector<std::string> take_databases(std::vector<std::string>& arguments);
 
 // The options `dcpi calc` and `dcpi score` both take, and their request.
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",

@@ -30,6 +30,7 @@ host pulls the transfer ring over the GDB stub into a profile database.
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -155,6 +156,15 @@ def case_control(db):
            "an uncountable event is refused, not faked")
     expect("dcpictl: events: ok" in console and "dcpictl: flush: ok" in console,
            "cycles with mux and a flush are accepted")
+    # The summary ends with the command to type next (issue 16): it works as printed.
+    nexts = [line.split(": ", 2)[2] for line in done.stdout.splitlines()
+             if line.startswith("dcpi run: next")]
+    expect(len(nexts) == 1 and nexts[0].startswith("dcpi prof --db "),
+           f"dcpi run names the next command ({nexts})")
+    if nexts:
+        prof = subprocess.run([DCPI, *shlex.split(nexts[0])[1:]], capture_output=True, text=True)
+        expect(prof.returncode == 0 and "copy_loop" in prof.stdout,
+               f"the printed command runs and finds copy's symbols ({prof.stderr[-200:]!r})")
     text = db_show(db)
     epochs = re.split(r"^epoch ", text, flags=re.M)[1:]
     expect(len(epochs) == 2, f"two epochs in the database ({len(epochs)})")

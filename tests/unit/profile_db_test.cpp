@@ -493,7 +493,9 @@ TEST(EpochMetadataFuzz, DamagedAndResealedCopiesFailCleanly) {
     resealed += std::string("crc32c ") + crc + "\n";
     try {
       const EpochMetadata back = profile_format::decode_epoch_metadata(resealed, "m");
-      if (back.period.known()) EXPECT_LE(back.period.base + back.period.range, 65536u) << round;
+      if (back.period.known()) {
+        EXPECT_LE(back.period.base + back.period.range, 65536u) << round;
+      }
     } catch (const ProfileFormatError&) {
       ++resealed_rejected;
     }

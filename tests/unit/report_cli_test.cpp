@@ -306,4 +306,33 @@ TEST(ReportCliErrors, CorruptProfileFileIsNamed) {
 }
 
 }  // namespace
+// Issue 16 point 2: with no --db every report reads ./dcpi.db, like perf's
+// perf.data; a missing default says which database it looked for.
+TEST_F(ReportCliTest, ReportsReadTheDefaultDatabaseWithoutDb) {
+  const std::string work = dir_.file("work");
+  std::filesystem::create_directories(work);
+  std::filesystem::copy(db_, work + "/dcpi.db", std::filesystem::copy_options::recursive);
+  const auto explicit_db = run({"prof", "--db", db_, "--images", images_, "--epoch", "1"});
+  const auto by_default = testing::run_dcpi_in(work, {"prof", "--images", images_, "--epoch", "1"});
+  ASSERT_EQ(explicit_db.exit_code, 0) << explicit_db.err;
+  EXPECT_EQ(by_default.exit_code, 0) << by_default.err;
+  EXPECT_EQ(by_default.out, explicit_db.out);
+  const auto show = testing::run_dcpi_in(work, {"db", "show"});
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_TRUE(contains(show.out, "epoch 1:")) << show.out;
+  const auto check = testing::run_dcpi_in(work, {"db", "check", "--repair"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_TRUE(contains(check.out, "dcpi.db: OK")) << check.out;
+
+  const std::string empty = dir_.file("empty");
+  std::filesystem::create_directories(empty);
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"prof"}, {"list", "--procedure", "main"}, {"db", "show"},
+        {"stats", "--epochs", "each"}}) {
+    const auto missing = testing::run_dcpi_in(empty, command);
+    EXPECT_NE(missing.exit_code, 0) << command[0];
+    EXPECT_TRUE(contains(missing.err, "dcpi.db")) << command[0] << ": " << missing.err;
+  }
+}
+
 }  // namespace dcpi

@@ -54,8 +54,13 @@ TempDir::~TempDir() {
 }
 
 CommandResult run_dcpi(const std::vector<std::string>& arguments) {
+  return run_dcpi_in("", arguments);
+}
+
+CommandResult run_dcpi_in(const std::string& directory, const std::vector<std::string>& arguments) {
   const TempDir dir;
-  std::string command = "timeout 30 " + shell_quote(DCPI_BINARY);
+  std::string command = directory.empty() ? "" : "cd " + shell_quote(directory) + " && ";
+  command += "timeout 30 " + shell_quote(DCPI_BINARY);
   for (const std::string& argument : arguments) command += " " + shell_quote(argument);
   command += " >" + shell_quote(dir.file("out")) + " 2>" + shell_quote(dir.file("err"));
   const auto start = std::chrono::steady_clock::now();

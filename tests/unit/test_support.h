@@ -46,5 +46,7 @@ inline void damage(std::vector<uint8_t>& bytes, std::mt19937& random, int round)
 // Runs the dcpi binary with `arguments` (each shell-quoted); a hang is cut
 // off by timeout(1) after 30 s so a broken build cannot stall the suite.
 CommandResult run_dcpi(const std::vector<std::string>& arguments);
+// The same, run from `directory` (for the default ./dcpi.db).
+CommandResult run_dcpi_in(const std::string& directory, const std::vector<std::string>& arguments);
 
 }  // namespace dcpi::testing

@@ -219,22 +219,12 @@ RunOptions parse_run_options(const ParsedOptions& options) {
   return run;
 }
 
-std::string shell_word(const std::string& word) {
-  if (!word.empty() &&
-      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:+-") ==
-          std::string::npos)
-    return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 // What to type next (perf record's habit of naming perf report): the
 // database if it is not the default, and the directories of the images this
 // run booted, so prof finds their symbols.
 std::string next_command(const RunOptions& run) {
-  std::string command = "dcpi prof";
-  if (run.database != kDefaultDatabase) command += " --db " + shell_word(run.database.string());
+  std::vector<std::string> argv = {"dcpi", "prof"};
+  if (run.database != kDefaultDatabase) argv.insert(argv.end(), {"--db", run.database.string()});
   std::vector<std::string> directories;
   for (const std::string& file : {run.machine.initrd, run.machine.kernel, run.machine.palcode}) {
     if (file.empty()) continue;
@@ -244,9 +234,10 @@ std::string next_command(const RunOptions& run) {
       directories.push_back(directory);
   }
   std::string images;
-  for (const std::string& directory : directories) images += (images.empty() ? "" : ":") + directory;
-  if (!images.empty()) command += " --images " + shell_word(images);
-  return command;
+  for (const std::string& directory : directories)
+    images += (images.empty() ? "" : ":") + directory;
+  if (!images.empty()) argv.insert(argv.end(), {"--images", images});
+  return shell_quoted(argv);
 }
 
 void print_summary(const RunOptions& run, const RunResult& result, bool json) {

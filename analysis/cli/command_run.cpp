@@ -15,6 +15,7 @@
 #include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/values/value_capture.h"
 #include "qemu/stop_signals.h"
 
@@ -174,7 +175,7 @@ RunOptions parse_run_options(const ParsedOptions& options) {
     run.script = "/etc/" + mix + ".mix";
   }
   run.database = options.database();
-  if (options.value("epoch")) run.epoch = parse_count(options, "epoch", 1, 1, 99'999'999);
+  if (options.value("epoch")) run.epoch = parse_count(options, "epoch", 1, 1, kMaxEpoch);
   run.period_base = parse_count(options, "period", 0, 512, 65536);
   run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
   if (run.period_base && run.period_base + run.period_range > 65536)

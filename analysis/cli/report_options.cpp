@@ -1,18 +1,14 @@
 #include "analysis/cli/report_options.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <string>
 
 namespace dcpi {
 
 uint64_t parse_number(const std::string& text, const std::string& option) {
-  uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty())
-    throw UsageError("--" + option + " wants a non-negative number, not '" + text + "'");
-  return value;
+  if (const auto value = parse_whole_number(text, 0, UINT64_MAX)) return *value;
+  throw UsageError("--" + option + " wants a non-negative number, not '" + text + "'");
 }
 
 std::vector<uint64_t> parse_number_list(const std::string& text, const std::string& option) {

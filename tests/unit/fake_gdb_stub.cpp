@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "hostdump/gdb/gdb_packet.h"
+#include "qemu/loopback.h"
 
 namespace dcpi::testing {
 namespace {
@@ -18,15 +19,11 @@ constexpr int kAlphaRegisterCount = 67;
 constexpr int kUnavailableRegister = 65;
 
 int listen_on_loopback(uint16_t& port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      listen(fd, 4) != 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+  const int fd = qemu::bind_loopback(port, "the fake GDB stub");
+  if (listen(fd, 4) != 0) {
+    close(fd);
     throw std::runtime_error("cannot listen on loopback");
-  port = ntohs(address.sin_port);
+  }
   return fd;
 }
 

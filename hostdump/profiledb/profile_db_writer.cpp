@@ -108,7 +108,7 @@ ProfileDatabaseWriter::ProfileDatabaseWriter(fs::path directory, WriterFaults fa
 }
 
 ProfileDatabaseWriter::~ProfileDatabaseWriter() {
-  if (batching_) abort_batch();  // an exception left the batch open
+  if (batching_) abort_batch();          // an exception left the batch open
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 

@@ -458,7 +458,6 @@ TEST(ProfileReaderFuzz, ChecksummedButInconsistentBodies) {
   EXPECT_GT(rejected, 500);
 }
 
-
 // epoch.meta is text with a CRC-32C line: damaged copies are rejected or, if
 // the damage misses everything checked, decode to the same metadata; copies
 // whose damaged body is re-sealed with a valid CRC decode only to metadata

@@ -326,9 +326,10 @@ TEST_F(ReportCliTest, ReportsReadTheDefaultDatabaseWithoutDb) {
 
   const std::string empty = dir_.file("empty");
   std::filesystem::create_directories(empty);
-  for (const std::vector<std::string>& command :
-       {std::vector<std::string>{"prof"}, {"list", "--procedure", "main"}, {"db", "show"},
-        {"stats", "--epochs", "each"}}) {
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"prof"},
+                                                  {"list", "--procedure", "main"},
+                                                  {"db", "show"},
+                                                  {"stats", "--epochs", "each"}}) {
     const auto missing = testing::run_dcpi_in(empty, command);
     EXPECT_NE(missing.exit_code, 0) << command[0];
     EXPECT_TRUE(contains(missing.err, "dcpi.db")) << command[0] << ": " << missing.err;

@@ -35,6 +35,9 @@ packages=(
   libelf-dev libdw-dev elfutils
   libprotobuf-dev protobuf-compiler zlib1g-dev
   clang-format clang-tidy
+  graphviz                        # dcpi report --html draws control-flow graphs with dot
+  chromium                        # tests render the HTML report headless
+  help2man                        # man pages from dcpi's help text
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "firmware/load_map.h"
 #include "kernel/address_space.h"
 #include "kernel/initrd.h"
 #include "kernel/traps.h"
@@ -26,6 +27,7 @@ struct OpenFile {
   enum Kind : uint32_t { kNone, kConsole, kInitrd } kind;
   initrd::File file;
   uint64_t offset;
+  char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 
 inline constexpr uint32_t kMaxFiles = 16;
@@ -33,6 +35,10 @@ inline constexpr uint64_t kKernelStackPages = 2;  // 16 KB
 inline constexpr uint64_t kUserStackBytes = 256 * 1024;
 inline constexpr uint64_t kUserStackTop = 0x120000000;  // as Linux/Alpha: below the text
 inline constexpr uint64_t kHeapLimit = 0x10000000000;   // brk never passes 1 TB
+// Linux/Alpha's TASK_UNMAPPED_BASE: the dynamic loader goes here and mmap
+// hands out addresses upwards from just after it.
+inline constexpr uint64_t kMmapBase = 0x20000000000;
+inline constexpr uint64_t kPieBase = 0x120000000;  // an ET_DYN program, where ET_EXEC ones link
 
 struct alignas(64) Process {
   Pcb pcb;  // first: 64-byte aligned for PALcode
@@ -46,9 +52,11 @@ struct alignas(64) Process {
   uint64_t kernel_stack;  // KSEG base of kKernelStackPages pages
   AddressSpace space;
   uint64_t brk_start, brk;
-  int64_t wait_status;  // Linux encoding, valid once a zombie
-  uint64_t cpu_mask;    // CPUs it has run on
-  uint64_t run_cycles;  // cycles spent running (times())
+  uint64_t mmap_next;        // where the next mmap without a hint goes
+  uint64_t ieee_fp_control;  // osf_setsysinfo(SSI_IEEE_FP_CONTROL)
+  int64_t wait_status;       // Linux encoding, valid once a zombie
+  uint64_t cpu_mask;         // CPUs it has run on
+  uint64_t run_cycles;       // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
   OpenFile files[kMaxFiles];

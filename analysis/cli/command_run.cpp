@@ -332,7 +332,8 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   if (bundled)
     for (const auto& image : bundled->bundle().images) program_images.push_back(image.host);
   print_summary(run, result, options.flag("json"), program_images);
-  if (bundled) return program_exit_status(result.console, bundled->bundle().guest_program, std::cerr);
+  if (bundled)
+    return program_exit_status(result.console, bundled->bundle().guest_program, std::cerr);
   return 0;
 }
 

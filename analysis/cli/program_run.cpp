@@ -37,8 +37,7 @@ BundledInitrd::BundledInitrd(const ProgramCommand& command,
           ("dcpi-run-" + std::to_string(getpid()) + "-initrd.cpio");
   std::ofstream out(path_, std::ios::binary | std::ios::trunc);
   out.write(bundle_.archive.data(), static_cast<std::streamsize>(bundle_.archive.size()));
-  if (!out.flush())
-    throw std::runtime_error("cannot write the program's initrd " + path_.string());
+  if (!out.flush()) throw std::runtime_error("cannot write the program's initrd " + path_.string());
 }
 
 BundledInitrd::~BundledInitrd() {
@@ -56,7 +55,8 @@ int program_exit_status(const std::string& console, const std::string& guest_pro
   if (std::regex_search(console, match, ended)) {
     const int value = std::stoi(match[2]);
     if (match[1] == "exit") {
-      if (value != 0) report << "dcpi run: " << guest_program << " exited with status " << value << '\n';
+      if (value != 0)
+        report << "dcpi run: " << guest_program << " exited with status " << value << '\n';
       return value;
     }
     report << "dcpi run: " << guest_program << " was killed by signal " << value << '\n';

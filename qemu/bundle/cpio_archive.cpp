@@ -19,10 +19,14 @@ uint32_t hex_field(const std::string& archive, size_t at, size_t field) {
   for (size_t i = 0; i < 8; ++i) {
     const char c = archive[at + 6 + 8 * field + i];
     uint32_t digit;
-    if (c >= '0' && c <= '9') digit = static_cast<uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') digit = static_cast<uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') digit = static_cast<uint32_t>(c - 'A' + 10);
-    else throw std::runtime_error("cpio: bad header field at offset " + std::to_string(at));
+    if (c >= '0' && c <= '9')
+      digit = static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      digit = static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      digit = static_cast<uint32_t>(c - 'A' + 10);
+    else
+      throw std::runtime_error("cpio: bad header field at offset " + std::to_string(at));
     value = value << 4 | digit;
   }
   return value;
@@ -35,8 +39,19 @@ std::string strip_name(std::string name) {
 
 void append_header(std::string& out, uint32_t inode, uint32_t mode, size_t size,
                    const std::string& name) {
-  const uint32_t fields[kFields] = {inode, mode, 0, 0, 1, 0, static_cast<uint32_t>(size),
-                                    0,     0,    0, 0, static_cast<uint32_t>(name.size() + 1), 0};
+  const uint32_t fields[kFields] = {inode,
+                                    mode,
+                                    0,
+                                    0,
+                                    1,
+                                    0,
+                                    static_cast<uint32_t>(size),
+                                    0,
+                                    0,
+                                    0,
+                                    0,
+                                    static_cast<uint32_t>(name.size() + 1),
+                                    0};
   out += kMagic;
   for (uint32_t field : fields) {
     char text[9];

@@ -10,7 +10,7 @@
 namespace dcpi::qemu {
 
 struct CpioEntry {
-  std::string name;  // "bin/init": relative, no leading "/" or "./"
+  std::string name;   // "bin/init": relative, no leading "/" or "./"
   uint32_t mode = 0;  // st_mode: S_IFREG | 0755, S_IFDIR | 0755, ...
   std::string data;
 };

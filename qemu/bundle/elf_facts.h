@@ -7,9 +7,9 @@
 namespace dcpi::qemu {
 
 struct ElfFacts {
-  bool alpha = false;          // ELFCLASS64, little-endian, EM_ALPHA
-  bool executable = false;     // ET_EXEC or ET_DYN
-  std::string interpreter;     // PT_INTERP, empty for a static program
+  bool alpha = false;               // ELFCLASS64, little-endian, EM_ALPHA
+  bool executable = false;          // ET_EXEC or ET_DYN
+  std::string interpreter;          // PT_INTERP, empty for a static program
   std::vector<std::string> needed;  // DT_NEEDED
   // A static glibc program linked with relaxation: GNU ld turned glibc's
   // load of the weak __ehdr_start into a constant 0, so its start-up never

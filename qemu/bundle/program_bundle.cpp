@@ -51,9 +51,10 @@ void check_program(const std::filesystem::path& program, const ElfFacts& facts) 
   if (!facts.executable) throw std::runtime_error(name + " is not an executable");
   if (facts.static_glibc_without_ehdr)
     throw std::runtime_error(
-        name + " is a static glibc program linked with relaxation, which cannot start on any "
-               "kernel (ld turned glibc's __ehdr_start into 0, so TLS is never set up and it dies "
-               "in __ctype_init): link it dynamically, or statically with -Wl,--no-relax");
+        name +
+        " is a static glibc program linked with relaxation, which cannot start on any "
+        "kernel (ld turned glibc's __ehdr_start into 0, so TLS is never set up and it dies "
+        "in __ctype_init): link it dynamically, or statically with -Wl,--no-relax");
 }
 
 // The loader, then every DT_NEEDED library, breadth first, each once.
@@ -88,7 +89,8 @@ void add_data_files(const ProgramRequest& request, std::vector<CpioEntry>& entri
     const std::string guest =
         colon == std::string::npos ? "/data/" + host.filename().string() : spec.substr(colon + 1);
     if (guest.empty() || guest[0] != '/' || guest.find_first_of(" \t\n") != std::string::npos)
-      throw std::runtime_error("--file " + spec + ": the guest path must be absolute, without spaces");
+      throw std::runtime_error("--file " + spec +
+                               ": the guest path must be absolute, without spaces");
     put(entries, guest, kDataMode, read_whole_file(host));
   }
 }

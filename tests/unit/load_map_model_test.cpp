@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profile_builder.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"

@@ -1,5 +1,7 @@
 // qemu/bundle: the cpio reader and writer (fuzzed: a damaged archive is an
 // error, never a crash) and program bundling against the cross sysroot.
+#include "qemu/bundle/program_bundle.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,14 +10,16 @@
 
 #include "qemu/bundle/cpio_archive.h"
 #include "qemu/bundle/elf_facts.h"
-#include "qemu/bundle/program_bundle.h"
 
 namespace dcpi::qemu {
 namespace {
 
 const std::vector<CpioEntry> kEntries = {
     {"bin", kCpioDirectory | 0755, ""},
-    {"bin/init", kCpioRegular | 0755, std::string("\x7f" "ELF\0\1\2", 7)},
+    {"bin/init", kCpioRegular | 0755,
+     std::string("\x7f"
+                 "ELF\0\1\2",
+                 7)},
     {"etc/default.mix", kCpioRegular | 0644, "/bin/copy\n"},
 };
 

@@ -32,6 +32,7 @@ const std::string_view kRunUsage =
     "                [--print-qemu-command [--append TEXT] [--plugin ARGS] [--no-gdb]\n"
     "                 [--no-initrd] [--com2-port PORT]]\n"
     "       dcpi run [OPTIONS] [--file HOST[:GUEST]]... [--lib-path DIR]... -- PROGRAM [ARGS...]\n"
+    "                [-- PROGRAM [ARGS...]]...\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -75,7 +76,8 @@ const std::string_view kRunUsage =
     "dynamic loader and shared libraries (its DT_NEEDED, found in --lib-path dirs, then\n"
     "/usr/alpha-linux-gnu/lib) and the --file data files (default guest path /data/NAME),\n"
     "runs with ARGS (no blanks in them), and dcpi run exits with its status (128 + the\n"
-    "signal that killed it).\n";
+    "signal that killed it). Each further -- PROGRAM [ARGS...] group runs after the one\n"
+    "before; the exit status is the first failure's.\n";
 
 namespace {
 
@@ -333,7 +335,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     for (const auto& image : bundled->bundle().images) program_images.push_back(image.host);
   print_summary(run, result, options.flag("json"), program_images);
   if (bundled)
-    return program_exit_status(result.console, bundled->bundle().guest_program, std::cerr);
+    return programs_exit_status(result.console, bundled->bundle().guest_programs, std::cerr);
   return 0;
 }
 

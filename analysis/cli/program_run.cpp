@@ -15,9 +15,13 @@ std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arg
   const auto dash = std::find(arguments.begin(), arguments.end(), "--");
   if (dash == arguments.end()) return std::nullopt;
   ProgramCommand command;
-  command.argv.assign(dash + 1, arguments.end());
+  for (auto group = dash; group != arguments.end();) {
+    const auto next = std::find(group + 1, arguments.end(), "--");
+    if (next == group + 1) throw UsageError("-- must be followed by the program to run");
+    command.programs.emplace_back(group + 1, next);
+    group = next;
+  }
   arguments.erase(dash, arguments.end());
-  if (command.argv.empty()) throw UsageError("-- must be followed by the program to run");
   command.files = take_repeated_option(arguments, "file");
   command.lib_paths = take_repeated_option(arguments, "lib-path");
   return command;
@@ -26,8 +30,8 @@ std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arg
 BundledInitrd::BundledInitrd(const ProgramCommand& command,
                              const std::filesystem::path& base_initrd) {
   qemu::ProgramRequest request;
-  request.program = command.argv.front();
-  request.arguments.assign(command.argv.begin() + 1, command.argv.end());
+  for (const auto& argv : command.programs)
+    request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
   request.files = command.files;
   request.base_initrd = base_initrd;
   request.library_path.insert(request.library_path.begin(), command.lib_paths.begin(),
@@ -45,12 +49,19 @@ BundledInitrd::~BundledInitrd() {
   std::filesystem::remove(path_, ignored);
 }
 
-int program_exit_status(const std::string& console, const std::string& guest_program,
-                        std::ostream& report) {
+namespace {
+
+std::string regex_escaped(const std::string& text) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(text, special, R"(\$&)");
+}
+
+int one_exit_status(const std::string& console, const std::string& guest_program,
+                    std::ostream& report) {
   const std::string name = std::filesystem::path(guest_program).filename().string();
   // init: NAME pid N exit S | init: NAME pid N signal S | init: /bin/NAME spawn failed: WHY
-  const std::regex ended("init: " + name + " pid [0-9]+ (exit|signal) ([0-9]+)");
-  const std::regex failed("init: " + guest_program + " spawn failed: ([^\n]*)");
+  const std::regex ended("init: " + regex_escaped(name) + " pid [0-9]+ (exit|signal) ([0-9]+)");
+  const std::regex failed("init: " + regex_escaped(guest_program) + " spawn failed: ([^\n]*)");
   std::smatch match;
   if (std::regex_search(console, match, ended)) {
     const int value = std::stoi(match[2]);
@@ -67,6 +78,18 @@ int program_exit_status(const std::string& console, const std::string& guest_pro
   else
     report << "dcpi run: " << guest_program << " did not run (no exit line from init)\n";
   return 1;
+}
+
+}  // namespace
+
+int programs_exit_status(const std::string& console, const std::vector<std::string>& guest_programs,
+                         std::ostream& report) {
+  int status = 0;
+  for (const std::string& program : guest_programs) {
+    const int one = one_exit_status(console, program, report);
+    if (status == 0) status = one;
+  }
+  return status;
 }
 
 }  // namespace dcpi

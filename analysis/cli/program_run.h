@@ -13,13 +13,14 @@
 namespace dcpi {
 
 struct ProgramCommand {
-  std::vector<std::string> argv;       // PROGRAM ARGS...
-  std::vector<std::string> files;      // --file HOST[:GUEST]
-  std::vector<std::string> lib_paths;  // --lib-path DIR (before the sysroot)
+  std::vector<std::vector<std::string>> programs;  // PROGRAM ARGS... for each -- group
+  std::vector<std::string> files;                  // --file HOST[:GUEST]
+  std::vector<std::string> lib_paths;              // --lib-path DIR (before the sysroot)
 };
 
 // Splits `arguments` at "--": dcpi's own options stay in `arguments`; the
-// program and its arguments (and every --file/--lib-path) go to the result.
+// programs and their arguments (one per "--" group; they run one after the
+// other) and every --file/--lib-path go to the result.
 std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arguments);
 
 // The bundle's initrd written to a temporary file, removed when this goes.
@@ -38,10 +39,10 @@ class BundledInitrd {
   std::filesystem::path path_;
 };
 
-// dcpi run's exit status for the program from what init printed: its exit
-// code, 128 + the signal that killed it, or 1 when it never ran. Writes one
-// line saying which to `report` unless it exited 0.
-int program_exit_status(const std::string& console, const std::string& guest_program,
-                        std::ostream& report);
+// dcpi run's exit status for the programs from what init printed: the first
+// failure's exit code, 128 + the signal that killed it, or 1 when it never
+// ran; 0 if all exited 0. Writes one line to `report` per failed program.
+int programs_exit_status(const std::string& console, const std::vector<std::string>& guest_programs,
+                         std::ostream& report);
 
 }  // namespace dcpi

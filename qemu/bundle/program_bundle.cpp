@@ -47,6 +47,9 @@ std::filesystem::path find_library(const std::string& name, const ProgramRequest
 
 void check_program(const std::filesystem::path& program, const ElfFacts& facts) {
   const std::string name = program.string();
+  const std::string base = program.filename().string();
+  if (base == "init" || base.find_first_of(" \t#&") != std::string::npos)
+    throw std::runtime_error("the program cannot be called '" + base + "' in the guest");
   if (!facts.alpha) throw std::runtime_error(name + " is not an Alpha ELF (wrong architecture)");
   if (!facts.executable) throw std::runtime_error(name + " is not an executable");
   if (facts.static_glibc_without_ehdr)
@@ -58,16 +61,29 @@ void check_program(const std::filesystem::path& program, const ElfFacts& facts) 
 }
 
 // The loader, then every DT_NEEDED library, breadth first, each once.
-void add_dependencies(const ProgramRequest& request, const ElfFacts& program,
-                      std::vector<CpioEntry>& entries, std::vector<BundledImage>& images) {
+void add_image(std::vector<CpioEntry>& entries, std::vector<BundledImage>& images,
+               const std::filesystem::path& host, const std::string& guest) {
+  const auto same = std::find_if(images.begin(), images.end(),
+                                 [&](const BundledImage& image) { return image.guest == guest; });
+  if (same != images.end()) {
+    if (same->host == std::filesystem::canonical(host)) return;
+    throw std::runtime_error(host.string() + " and " + same->host.string() + " would both be " +
+                             guest + " in the guest");
+  }
+  put(entries, guest, kExecutableMode, read_whole_file(host));
+  images.push_back({std::filesystem::canonical(host), guest});
+}
+
+void add_dependencies(const ProgramRequest& request, const std::filesystem::path& path,
+                      const ElfFacts& program, std::vector<CpioEntry>& entries,
+                      std::vector<BundledImage>& images) {
   if (!program.interpreter.empty()) {
     const std::string base = std::filesystem::path(program.interpreter).filename();
-    const auto host = find_library(base, request, request.program.string() + " (PT_INTERP)");
-    put(entries, program.interpreter, kExecutableMode, read_whole_file(host));
-    images.push_back({host, program.interpreter});
+    add_image(entries, images, find_library(base, request, path.string() + " (PT_INTERP)"),
+              program.interpreter);
   }
   std::deque<std::pair<std::string, std::string>> queue;  // (library, needed by)
-  for (const auto& name : program.needed) queue.emplace_back(name, request.program.string());
+  for (const auto& name : program.needed) queue.emplace_back(name, path.string());
   std::set<std::string> seen;
   while (!queue.empty()) {
     const auto [name, needed_by] = queue.front();
@@ -76,8 +92,7 @@ void add_dependencies(const ProgramRequest& request, const ElfFacts& program,
     const auto host = find_library(name, request, needed_by);
     const ElfFacts facts = read_elf_facts(host);
     if (!facts.alpha) throw std::runtime_error(host.string() + " is not an Alpha shared library");
-    put(entries, "/lib/" + name, kExecutableMode, read_whole_file(host));
-    images.push_back({std::filesystem::canonical(host), "/lib/" + name});
+    add_image(entries, images, host, "/lib/" + name);
     for (const auto& next : facts.needed) queue.emplace_back(next, name);
   }
 }
@@ -113,23 +128,24 @@ std::string mix_line(const std::string& guest_program, const std::vector<std::st
 }  // namespace
 
 ProgramBundle bundle_program(const ProgramRequest& request) {
-  if (!std::filesystem::is_regular_file(request.program))
-    throw std::runtime_error("no program " + request.program.string());
-  const ElfFacts program = read_elf_facts(request.program);
-  check_program(request.program, program);
-  const std::string name = request.program.filename().string();
-  if (name == "init" || name.find_first_of(" \t#&") != std::string::npos)
-    throw std::runtime_error("the program cannot be called '" + name + "' in the guest");
+  if (request.programs.empty()) throw std::runtime_error("no program to run");
   ProgramBundle bundle;
-  bundle.guest_program = "/bin/" + name;
   bundle.script = "/etc/program.mix";
   std::vector<CpioEntry> entries = read_cpio(read_whole_file(request.base_initrd));
-  put(entries, bundle.guest_program, kExecutableMode, read_whole_file(request.program));
-  bundle.images.push_back({std::filesystem::canonical(request.program), bundle.guest_program});
-  add_dependencies(request, program, entries, bundle.images);
+  std::string mix = "# dcpi run -- PROGRAM [ARGS...] [-- PROGRAM [ARGS...]]...\n";
+  for (const ProgramInvocation& invocation : request.programs) {
+    if (!std::filesystem::is_regular_file(invocation.program))
+      throw std::runtime_error("no program " + invocation.program.string());
+    const ElfFacts program = read_elf_facts(invocation.program);
+    check_program(invocation.program, program);
+    const std::string guest = "/bin/" + invocation.program.filename().string();
+    add_image(entries, bundle.images, invocation.program, guest);
+    add_dependencies(request, invocation.program, program, entries, bundle.images);
+    bundle.guest_programs.push_back(guest);
+    mix += mix_line(guest, invocation.arguments) + "\n";
+  }
   add_data_files(request, entries);
-  put(entries, bundle.script, kDataMode,
-      "# dcpi run -- PROGRAM\n" + mix_line(bundle.guest_program, request.arguments) + "\n");
+  put(entries, bundle.script, kDataMode, mix);
   for (const char* directory : {"lib", "data"})
     if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == directory; }))
       entries.push_back({directory, kCpioDirectory | 0755, {}});

@@ -14,11 +14,15 @@ namespace dcpi::qemu {
 
 inline const std::filesystem::path kAlphaSysrootLib = "/usr/alpha-linux-gnu/lib";
 
-struct ProgramRequest {
+struct ProgramInvocation {
   std::filesystem::path program;       // an Alpha Linux executable on the host
   std::vector<std::string> arguments;  // its argv[1...]
-  std::vector<std::string> files;      // HOST[:GUEST] data files (GUEST default /data/NAME)
-  std::filesystem::path base_initrd;   // the workloads' initrd: init and the mixes
+};
+
+struct ProgramRequest {
+  std::vector<ProgramInvocation> programs;  // run one after the other
+  std::vector<std::string> files;           // HOST[:GUEST] data files (GUEST default /data/NAME)
+  std::filesystem::path base_initrd;        // the workloads' initrd: init and the mixes
   std::vector<std::filesystem::path> library_path = {kAlphaSysrootLib};
 };
 
@@ -30,9 +34,9 @@ struct BundledImage {
 };
 
 struct ProgramBundle {
-  std::string archive;  // the initrd, cpio newc
-  std::string script;   // the mix init runs: "/etc/program.mix"
-  std::string guest_program;
+  std::string archive;                      // the initrd, cpio newc
+  std::string script;                       // the mix init runs: "/etc/program.mix"
+  std::vector<std::string> guest_programs;  // "/bin/NAME", in the order they run
   std::vector<BundledImage> images;
 };
 

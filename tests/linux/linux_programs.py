@@ -16,6 +16,10 @@ cross binutils' nm and readelf.
   linux_programs.py BUILD LINUX_DIR static    static glibc: relaxed refused with its
                                               cause, --no-relax runs
   linux_programs.py BUILD LINUX_DIR smp       the C++ program on 4 CPUs
+  linux_programs.py BUILD LINUX_DIR groups    two programs in one run (-- A -- B): both
+                                              outputs, the first failure's status
+  linux_programs.py BUILD LINUX_DIR baremetal the README's newlib route: dcpi-newlib-gcc,
+                                              then dcpi run -- ./bare
 """
 import json
 import os
@@ -124,8 +128,12 @@ def dynamic_symbol(path, name):
 
 
 def case_loadmap(tmp):
-    done = check_output(os.path.join(tmp, "map.db"), "sorter", "--load-map", "100",
-                        same_output=False)
+    libm = f"{SYSROOT}/lib/libm.so.6.1"
+    expected, _ = oracle("sorter", "--dlopen", "10")
+    done = dcpi_run(os.path.join(tmp, "map.db"), "sorter", "--dlopen", "--load-map", "100",
+                    extra=("--file", f"{libm}:/lib/libm.so.6.1"))
+    expect(done.returncode == 0 and expected.splitlines()[0] in done.stderr,
+           f"dlopen of a --file library works: {expected.splitlines()[0]}")
     records = [dict(re.findall(r"(\w[\w-]*)=(\S+)", line)) | {"kind": line.split()[3]}
                for line in done.stderr.splitlines() if line.startswith("dcpi-kernel: loadmap ")]
     pid = next((r["pid"] for r in records if r.get("path") == "/bin/sorter" and r["kind"] == "exec"),
@@ -133,10 +141,10 @@ def case_loadmap(tmp):
     expect(pid is not None, "an exec record for /bin/sorter")
     mine = [r for r in records if r.get("pid") == pid and r["kind"] in ("exec", "map")]
     paths = sorted(r["path"] for r in mine)
-    expect(paths == ["/bin/sorter", "/lib/ld-linux.so.2", "/lib/libc.so.6.1"],
-           f"one record per executable mapping: {paths}")
+    expect(paths == ["/bin/sorter", "/lib/ld-linux.so.2", "/lib/libc.so.6.1", "/lib/libm.so.6.1"],
+           f"one record per executable mapping, dlopen's too: {paths}")
     hosts = {"/bin/sorter": program("sorter"), "/lib/ld-linux.so.2": f"{SYSROOT}/lib/ld-linux.so.2",
-             "/lib/libc.so.6.1": f"{SYSROOT}/lib/libc.so.6.1"}
+             "/lib/libc.so.6.1": f"{SYSROOT}/lib/libc.so.6.1", "/lib/libm.so.6.1": libm}
     for record in mine:
         expect(record["build-id"] == build_id(hosts[record["path"]]),
                f"{record['path']}: build-id {record['build-id']} is the ELF's")
@@ -196,12 +204,47 @@ def case_static(tmp):
     check_output(os.path.join(tmp, "s2.db"), "sorter-static-norelax", "3000")
 
 
+def case_groups(tmp):
+    db = os.path.join(tmp, "g.db")
+    first, _ = oracle("sorter", "500")
+    second, _ = oracle("containers", "500")
+    done = subprocess.run([DCPI, "run", "--cpus", "2", "--db", db, "--", program("sorter"), "500",
+                           "--", program("containers"), "500"], capture_output=True, text=True,
+                          timeout=280)
+    expect(done.returncode == 0, f"two programs: exit 0 ({done.returncode})")
+    expect(console_has(done.stderr, first) and console_has(done.stderr, second),
+           "both programs' outputs")
+    done = subprocess.run([DCPI, "run", "--cpus", "1", "--db", db, "--", program("sorter"),
+                           "--fault", "--", program("containers"), "50"], capture_output=True,
+                          text=True, timeout=280)
+    expect(done.returncode == 139 and "init: containers pid" in done.stderr,
+           f"the first failure's status (139: {done.returncode}), and the second still ran")
+    done = subprocess.run([DCPI, "run", "--db", db, "--", program("sorter"), "--"],
+                          capture_output=True, text=True)
+    expect(done.returncode == 2 and "followed by the program" in done.stderr,
+           f"an empty group is a usage error: {done.stderr.strip()}")
+
+
+def case_baremetal(tmp):
+    wrapper = os.path.join(BUILD, "guest", "dcpi-newlib-gcc")
+    bare = os.path.join(tmp, "bare")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bare.c")
+    built = subprocess.run([wrapper, "-O2", "-o", bare, source], capture_output=True, text=True)
+    expect(built.returncode == 0, f"dcpi-newlib-gcc builds it: {built.stderr[-300:]}")
+    expected = subprocess.run(["qemu-alpha", bare], capture_output=True, text=True).stdout
+    expect(expected.startswith("bare metal sum"), f"it runs under qemu-alpha: {expected!r}")
+    done = dcpi_run(os.path.join(tmp, "b.db"), bare)
+    expect(done.returncode == 0 and console_has(done.stderr, expected),
+           f"dcpi run -- ./bare: same output, exit 0 ({done.returncode})")
+
+
 def case_smp(tmp):
     check_output(os.path.join(tmp, "smp.db"), "containers", "20000", cpus=4)
 
 
 with tempfile.TemporaryDirectory() as tmp:
     {"outputs": case_outputs, "profile": case_profile, "loadmap": case_loadmap,
-     "errors": case_errors, "static": case_static, "smp": case_smp}[CASE](tmp)
+     "errors": case_errors, "static": case_static, "smp": case_smp, "groups": case_groups,
+     "baremetal": case_baremetal}[CASE](tmp)
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

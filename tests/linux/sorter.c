@@ -6,7 +6,9 @@
    sorter --load-map   also print the run-time address of qsort and strlen and ask
                        the kernel to print its load map (syscall 1002, kinfo 4)
    sorter --fault      write through a null pointer (SIGSEGV)
-   sorter --enosys     make system call 9999 (not implemented anywhere) */
+   sorter --enosys     make system call 9999 (not implemented anywhere)
+   sorter --dlopen     dlopen libm.so.6.1 (shipped with --file) and call its cos */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +36,19 @@ int main(int argc, char **argv) {
       long r = syscall(9999);
       printf("syscall 9999 = %ld errno %s\n", r, errno == ENOSYS ? "ENOSYS" : "other");
       return 0;
+    } else if (strcmp(argv[i], "--dlopen") == 0) {
+#ifdef SORTER_STATIC
+      printf("no dlopen in the static build\n");
+      return 2;
+#else
+      void *libm = dlopen("libm.so.6.1", RTLD_NOW);
+      double (*cosine)(double) = libm ? (double (*)(double))dlsym(libm, "cos") : NULL;
+      if (cosine == NULL) {
+        printf("dlopen failed: %s\n", dlerror());
+        return 2;
+      }
+      printf("cos(0.5) = %.9f\n", cosine(0.5));
+#endif
     } else if (strcmp(argv[i], "--load-map") == 0) load_map = 1;
     else n = atol(argv[i]);
   }

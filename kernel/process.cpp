@@ -345,6 +345,17 @@ void kill_current(int signal, const char* what, const char* label, uint64_t valu
   exit_current(signal);
 }
 
+bool grow_user_stack(uint64_t address, uint64_t mmcsr) {
+  constexpr uint64_t kTranslationNotValid = 0;
+  Process* self = current();
+  if (mmcsr != kTranslationNotValid || self->kernel_thread || address >= kUserStackTop ||
+      address < kUserStackTop - kUserStackLimit)
+    return false;
+  const uint64_t page = address & ~(pages::kPageBytes - 1);
+  if (user_page_kseg(self->space, page) != 0) return false;
+  return map_fresh_user_page(self->space, page, UserAccess::kReadWrite) != 0;
+}
+
 bool process_exists(uint32_t pid) {
   IrqLockGuard guard(sched::lock);
   for (const Process& p : table)

@@ -31,10 +31,11 @@ struct OpenFile {
 };
 
 inline constexpr uint32_t kMaxFiles = 16;
-inline constexpr uint64_t kKernelStackPages = 2;  // 16 KB
-inline constexpr uint64_t kUserStackBytes = 256 * 1024;
-inline constexpr uint64_t kUserStackTop = 0x120000000;  // as Linux/Alpha: below the text
-inline constexpr uint64_t kHeapLimit = 0x10000000000;   // brk never passes 1 TB
+inline constexpr uint64_t kKernelStackPages = 2;              // 16 KB
+inline constexpr uint64_t kUserStackBytes = 256 * 1024;       // mapped at spawn
+inline constexpr uint64_t kUserStackLimit = 8 * 1024 * 1024;  // grown on faults up to this
+inline constexpr uint64_t kUserStackTop = 0x120000000;        // as Linux/Alpha: below the text
+inline constexpr uint64_t kHeapLimit = 0x10000000000;         // brk never passes 1 TB
 // Linux/Alpha's TASK_UNMAPPED_BASE: the dynamic loader goes here and mmap
 // hands out addresses upwards from just after it.
 inline constexpr uint64_t kMmapBase = 0x20000000000;
@@ -84,6 +85,12 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
 // `label` names `value` ("va", or "summary" for an arithmetic trap).
 [[noreturn]] void kill_current(int signal, const char* what, const char* label, uint64_t value,
                                uint64_t pc);
+
+// A user fault on an unmapped page (mmcsr 0, "translation not valid") within
+// kUserStackLimit below the stack top maps a fresh page there: the stack
+// grows on demand like Linux's (glibc programs may need more than the
+// kUserStackBytes mapped at spawn). False if the fault is not that.
+bool grow_user_stack(uint64_t address, uint64_t mmcsr);
 
 // wait4: the pid reaped (status stored), 0 with WNOHANG and nothing to
 // reap, or -errno.

@@ -106,7 +106,7 @@ int64_t sys_prlimit64(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] != 0 && args.a[0] != self->pid) return error(ESRCH);
   if (args.a[2] != 0) return error(EPERM);
   linux_rlimit limit{kRlimInfinity, kRlimInfinity};
-  if (args.a[1] == kRlimitStack) limit = {kUserStackBytes, kUserStackBytes};
+  if (args.a[1] == kRlimitStack) limit = {kUserStackLimit, kUserStackLimit};
   if (args.a[1] == kRlimitNofile) limit = {kMaxFiles, kMaxFiles};
   if (args.a[3] != 0 && !copy_to_user(self->space, args.a[3], &limit, sizeof limit))
     return error(EFAULT);

@@ -85,6 +85,8 @@ def check_output(db, name, *args, cpus=1, same_output=True):
 
 def case_outputs(tmp):
     check_output(os.path.join(tmp, "c.db"), "sorter", "3000")
+    # 1000 frames of 4 KB: the stack grows past the 256 KB mapped at spawn.
+    check_output(os.path.join(tmp, "deep.db"), "sorter", "--deep", "1000", "10")
     check_output(os.path.join(tmp, "cxx.db"), "containers", "5000")
 
 

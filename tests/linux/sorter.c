@@ -7,7 +7,8 @@
                        the kernel to print its load map (syscall 1002, kinfo 4)
    sorter --fault      write through a null pointer (SIGSEGV)
    sorter --enosys     make system call 9999 (not implemented anywhere)
-   sorter --dlopen     dlopen libm.so.6.1 (shipped with --file) and call its cos */
+   sorter --dlopen     dlopen libm.so.6.1 (shipped with --file) and call its cos
+   sorter --deep N     recurse N levels with 4 KB frames first (a stack that grows) */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +19,12 @@
 
 static int compare(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static unsigned long deep(long depth) {
+  volatile unsigned char frame[4096];
+  frame[depth % 4096] = (unsigned char)depth;
+  return depth == 0 ? 0 : frame[depth % 4096] + deep(depth - 1);
 }
 
 static unsigned long digest(char **words, long n) {
@@ -50,6 +57,10 @@ int main(int argc, char **argv) {
       printf("cos(0.5) = %.9f\n", cosine(0.5));
 #endif
     } else if (strcmp(argv[i], "--load-map") == 0) load_map = 1;
+    else if (strcmp(argv[i], "--deep") == 0 && i + 1 < argc) {
+      long depth = atol(argv[++i]);
+      printf("deep %ld: %lu\n", depth, deep(depth));
+    }
     else n = atol(argv[i]);
   }
   char **words = malloc(n * sizeof *words);

@@ -23,6 +23,10 @@ set(DCPI_INITRD ${DCPI_WORKLOADS_ALPHA_DIR}/initrd.cpio)
 set(DCPI_WORKLOADS_NATIVE_DIR ${CMAKE_BINARY_DIR}/workloads/native)
 
 enable_testing()
+# elfutils: analysis/symbols reads images with it, qemu/bundle programs to run.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET GLOBAL libelf)
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET GLOBAL libdw)
 add_subdirectory(qemu)
 add_subdirectory(isa)
 add_subdirectory(hostdump)

@@ -1,6 +1,7 @@
 // Image-load notifications (DCPI §4.3.2: the modified loader tells the daemon
 // where each image lands). The kernel appends one record per exec, one per
-// process exit, and one each for itself and the PALcode at boot; the driver's
+// executable file mapping (ld.so, shared libraries), one per process exit,
+// and one each for itself and the PALcode at boot; the driver's
 // daemon forwards them through the transfer ring (kLoadMap records). Layout
 // written once for the guest (writer) and hostdump (reader).
 #pragma once
@@ -18,6 +19,8 @@ enum class LoadKind : uint32_t {
   kExit = 2,     // pid exited (status in exit_status); its images are gone
   kKernel = 3,   // the kernel image (pid 0, valid for every pid)
   kPalcode = 4,  // the PALcode image (pid 0, valid for every pid)
+  kMap = 5,      // an executable file mapping of pid: the dynamic loader, a shared
+                 // library, a dlopen()ed object (DCPI §4.3.2's loader notification)
 };
 
 // A PC in [load_address, load_address + size) of process pid (any pid for

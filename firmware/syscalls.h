@@ -23,13 +23,53 @@
   X(brk, 17)                                                                         \
   X(lseek, 19)                                                                       \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                     \
+  X(getxuid, 24) /* v0 = uid, a4 = euid */                                           \
+  X(access, 33)                                                                      \
   X(kill, 37)                                                                        \
+  X(dup, 41)                                                                         \
   X(open, 45)                                                                        \
+  X(getxgid, 47) /* v0 = gid, a4 = egid */                                           \
+  X(ioctl, 54)                                                                       \
+  X(readlink, 58)                                                                    \
+  X(mmap, 71)                                                                        \
+  X(munmap, 73)                                                                      \
+  X(mprotect, 74)                                                                    \
+  X(madvise, 75)                                                                     \
+  X(dup2, 90)                                                                        \
   X(fstat, 91)                                                                       \
+  X(fcntl, 92)                                                                       \
+  X(readv, 120)                                                                      \
+  X(writev, 121)                                                                     \
+  X(sigaltstack, 235)                                                                \
+  X(osf_getsysinfo, 256)                                                             \
+  X(osf_setsysinfo, 257)                                                             \
   X(times, 323)                                                                      \
+  X(uname, 339)                                                                      \
+  X(pread64, 349)                                                                    \
+  X(rt_sigaction, 352)                                                               \
+  X(rt_sigprocmask, 353)                                                             \
   X(gettimeofday, 359)                                                               \
   X(wait4, 365)                                                                      \
+  X(getcwd, 367)                                                                     \
+  X(gettid, 378)                                                                     \
+  X(futex, 394)                                                                      \
+  X(sched_getaffinity, 396)                                                          \
   X(exit_group, 405)                                                                 \
+  X(set_tid_address, 411)                                                            \
+  X(clock_gettime, 420)                                                              \
+  X(tgkill, 424)                                                                     \
+  X(fstat64, 427)                                                                    \
+  X(openat, 450)                                                                     \
+  X(fstatat64, 455)                                                                  \
+  X(readlinkat, 460)                                                                 \
+  X(faccessat, 462)                                                                  \
+  X(set_robust_list, 466)                                                            \
+  X(prlimit64, 496)                                                                  \
+  X(getrandom, 511)                                                                  \
+  X(rseq, 527)                                                                       \
+  X(getegid, 530)                                                                    \
+  X(geteuid, 531)                                                                    \
+  X(getppid, 532)                                                                    \
   X(spawn, 1000)        /* (path, argv) -> pid */                                    \
   X(dcpi_control, 1001) /* (struct dcpi_control_block*): firmware/control_block.h */ \
   X(kinfo, 1002)        /* (DCPI_KINFO_*) -> value, for the guest tests */
@@ -92,6 +132,59 @@ struct linux_alpha_stat {
   unsigned int st_gen;
 };
 
+/* Linux/Alpha struct stat64 (asm/stat.h): what fstat64/fstatat64 fill in,
+ * the layout glibc uses. */
+struct linux_alpha_stat64 {
+  unsigned long st_dev;
+  unsigned long st_ino;
+  unsigned long st_rdev;
+  long st_size;
+  unsigned long st_blocks;
+  unsigned int st_mode;
+  unsigned int st_uid;
+  unsigned int st_gid;
+  unsigned int st_blksize;
+  unsigned int st_nlink;
+  unsigned int st_pad0;
+  unsigned long st_times[6]; /* atime, atime_nsec, mtime, ..., ctime_nsec */
+  long st_unused[3];
+};
+
+struct linux_timespec {
+  long tv_sec;
+  long tv_nsec;
+};
+
+/* uname(2): six NUL-terminated 65-byte fields. */
+struct linux_utsname {
+  char sysname[65];
+  char nodename[65];
+  char release[65];
+  char version[65];
+  char machine[65];
+  char domainname[65];
+};
+
+struct linux_rlimit {
+  unsigned long rlim_cur;
+  unsigned long rlim_max;
+};
+
+/* Linux/Alpha mmap(2) protections and flags (asm/mman.h; Alpha's own
+ * MAP_ANONYMOUS and MAP_FIXED values). */
+enum {
+  LINUX_PROT_READ = 1,
+  LINUX_PROT_WRITE = 2,
+  LINUX_PROT_EXEC = 4,
+  LINUX_MAP_SHARED = 0x01,
+  LINUX_MAP_PRIVATE = 0x02,
+  LINUX_MAP_ANONYMOUS = 0x10,
+  LINUX_MAP_FIXED = 0x100,
+};
+
+/* *at() calls: the current directory and "operate on the fd itself". */
+enum { LINUX_AT_FDCWD = -100, LINUX_AT_EMPTY_PATH = 0x1000 };
+
 struct linux_timeval {
   long tv_sec;
   long tv_usec;
@@ -107,6 +200,10 @@ struct linux_tms {
 #ifdef __cplusplus
 static_assert(sizeof(linux_alpha_stat) == 80 &&
               __builtin_offsetof(linux_alpha_stat, st_size) == 32);
+static_assert(sizeof(linux_alpha_stat64) == 136 &&
+              __builtin_offsetof(linux_alpha_stat64, st_mode) == 40 &&
+              __builtin_offsetof(linux_alpha_stat64, st_times) == 64);
+static_assert(sizeof(linux_utsname) == 390);
 #else
 _Static_assert(sizeof(struct linux_alpha_stat) == 80, "Linux/Alpha struct stat is 80 bytes");
 #endif

@@ -59,8 +59,8 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
     ++applied_records_;
     return true;
   }
-  const bool known_kind =
-      kind == LoadKind::kExec || kind == LoadKind::kKernel || kind == LoadKind::kPalcode;
+  const bool known_kind = kind == LoadKind::kExec || kind == LoadKind::kMap ||
+                          kind == LoadKind::kKernel || kind == LoadKind::kPalcode;
   // Issue 18: every size and path is checked before it names a file or a range.
   const bool range_ok = record.size != 0 &&
                         record.load_address + record.size > record.load_address &&
@@ -76,9 +76,9 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   }
   const Mapping mapping{record.load_address, record.load_address + record.size, record.link_address,
                         intern_image(record)};
-  if (kind == LoadKind::kExec) {
+  if (kind == LoadKind::kExec || kind == LoadKind::kMap) {
     Process& process = processes_[record.pid];
-    if (process.exited) process = {};  // the PID was reused
+    if (process.exited && kind == LoadKind::kExec) process = {};  // the PID was reused
     insert_mapping(process.mappings, mapping);
   } else {
     insert_mapping(global_, mapping);

@@ -6,6 +6,8 @@
 //    shared by all processes); a PID's own images are tried first.
 //  - kExec adds an image to its PID; an image overlapping an earlier one of
 //    the same live PID replaces it (exec over an old address space).
+//  - kMap (an executable file mapping: ld.so, a shared library) adds an
+//    image to its PID the same way, without starting a new process.
 //  - kExit only marks the PID as exited. Its mappings are KEPT, because the
 //    driver flushes its hash tables lazily (DCPI §4.2.3): samples of a
 //    process can arrive after its exit record. A later kExec for an exited
@@ -19,8 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "hostdump/profiledb/profile_db.h"
 #include "firmware/load_map.h"
+#include "hostdump/profiledb/profile_db.h"
 
 namespace dcpi {
 

@@ -95,6 +95,56 @@ uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable) {
   return page;
 }
 
+namespace {
+uint64_t access_bits(UserAccess access) {
+  switch (access) {
+    case UserAccess::kNone:
+      return kPteValid | kPteKre | kPteKwe;  // kernel-only: user access faults
+    case UserAccess::kRead:
+      return kPteValid | kPteKre | kPteKwe | kPteUre;
+    case UserAccess::kReadWrite:
+      break;
+  }
+  return kPteValid | kPteKre | kPteKwe | kPteUre | kPteUwe;
+}
+}  // namespace
+
+uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access) {
+  unmap_user_page(space, va);
+  if (!user_address(va) || (va & (pages::kPageBytes - 1))) return 0;
+  uint64_t* slot = l3_slot(space, va, true);
+  if (slot == nullptr) return 0;
+  const uint64_t page = pages::allocate();
+  if (page == 0) return 0;
+  *slot = make_pte(page, access_bits(access));
+  ++space.pages;
+  return page;
+}
+
+bool set_user_page_access(AddressSpace& space, uint64_t va, UserAccess access) {
+  if (!user_address(va) || space.l1_phys == 0) return false;
+  uint64_t* slot = l3_slot(space, va, false);
+  if (slot == nullptr || !(*slot & kPteValid)) return false;
+  *slot = (*slot & ~uint64_t{0xffff}) | access_bits(access);
+  return true;
+}
+
+void unmap_user_page(AddressSpace& space, uint64_t va) {
+  if (!user_address(va) || space.l1_phys == 0) return;
+  uint64_t* slot = l3_slot(space, va, false);
+  if (slot == nullptr || !(*slot & kPteValid)) return;
+  pages::release(pages::phys_to_kseg(pte_phys(*slot)));
+  *slot = 0;
+  --space.pages;
+}
+
+uint64_t user_page_kseg(const AddressSpace& space, uint64_t va) {
+  if (!user_address(va) || space.l1_phys == 0) return 0;
+  const uint64_t* slot = find_l3_slot(space, va & ~(pages::kPageBytes - 1));
+  if (slot == nullptr || !(*slot & kPteValid)) return 0;
+  return pages::phys_to_kseg(pte_phys(*slot));
+}
+
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write) {
   if (!user_address(va) || space.l1_phys == 0) return 0;
   const uint64_t* slot = find_l3_slot(space, va);

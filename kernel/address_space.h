@@ -33,6 +33,23 @@ void address_space_destroy(AddressSpace& space);
 // if `writable`); if already mapped, upgrades to writable when asked.
 // Returns the page's KSEG address or 0 (out of memory or bad address).
 uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable);
+// What user mode may do with a page (mmap/mprotect). Alpha PTEs have a
+// fault-on-execute bit, but QEMU grants execute with read, so no separate
+// execute right is kept (docs/qemu-deviations.md).
+enum class UserAccess { kNone, kRead, kReadWrite };
+// Maps a fresh zeroed page at `va` with `access`, replacing (and freeing)
+// any page there. Returns its KSEG address or 0.
+uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access);
+// Changes the access of the page at `va`; false if none is mapped there.
+bool set_user_page_access(AddressSpace& space, uint64_t va, UserAccess access);
+// Unmaps and frees the page at `va` (nothing if none is mapped).
+void unmap_user_page(AddressSpace& space, uint64_t va);
+// The KSEG address of the page mapped at `va` whatever its access, or 0.
+uint64_t user_page_kseg(const AddressSpace& space, uint64_t va);
+// Callers that change PTEs of the running process flush this CPU's TLB
+// (pal::tbia): a single-threaded process has live TLB entries only on the
+// CPU it runs on, since swpctx flushes on every address-space change.
+
 // KSEG address that user `va` maps to, if user mode may access it (write
 // access when `write`); 0 otherwise.
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);

@@ -1,4 +1,4 @@
-// The ELF64 structures the kernel reads (static Alpha executables, notes).
+// The ELF64 structures the kernel reads (executables, shared objects, notes).
 #pragma once
 #include <cstdint>
 
@@ -24,8 +24,10 @@ struct SectionHeader {
 };
 
 inline constexpr uint16_t kTypeExec = 2;
+inline constexpr uint16_t kTypeDyn = 3;
 inline constexpr uint16_t kMachineAlpha = 0x9026;
 inline constexpr uint32_t kPtLoad = 1;
+inline constexpr uint32_t kPtInterp = 3;
 inline constexpr uint32_t kPtNote = 4;
 inline constexpr uint32_t kShtNote = 7;
 inline constexpr uint32_t kPfW = 2;

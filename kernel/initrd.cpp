@@ -8,6 +8,7 @@ namespace {
 constexpr uint64_t kHeaderBytes = 110;
 constexpr uint32_t kTypeMask = 0170000;
 constexpr uint32_t kRegular = 0100000;
+constexpr uint32_t kDirectory = 0040000;
 constexpr uint64_t kMaxEntries = 256;
 
 struct Entry {
@@ -90,6 +91,20 @@ bool find(const char* path, File* file) {
   for (uint64_t i = 0; i < entry_count; ++i) {
     if (!same(entries[i].name, wanted)) continue;
     if ((entries[i].file.mode & kTypeMask) != kRegular) return false;
+    *file = entries[i].file;
+    return true;
+  }
+  return false;
+}
+
+bool lookup(const char* path, File* file) {
+  const char* wanted = strip(path);
+  if (*wanted == 0) {  // the root directory itself
+    *file = File{nullptr, 0, kDirectory | 0755};
+    return true;
+  }
+  for (uint64_t i = 0; i < entry_count; ++i) {
+    if (!same(entries[i].name, wanted)) continue;
     *file = entries[i].file;
     return true;
   }

@@ -18,6 +18,9 @@ uint64_t init(uint64_t kseg_address, uint64_t size);
 bool present();
 // True and *file filled if `path` names a regular file in the archive.
 bool find(const char* path, File* file);
+// True and *file filled if `path` names any entry (a directory too: then
+// only `mode` is meaningful); "/" is always a directory.
+bool lookup(const char* path, File* file);
 // The archive's physical extent (kept out of the page allocator).
 uint64_t start_phys();
 

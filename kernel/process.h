@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "firmware/load_map.h"
 #include "kernel/address_space.h"
 #include "kernel/initrd.h"
 #include "kernel/traps.h"
@@ -26,13 +27,19 @@ struct OpenFile {
   enum Kind : uint32_t { kNone, kConsole, kInitrd } kind;
   initrd::File file;
   uint64_t offset;
+  char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 
 inline constexpr uint32_t kMaxFiles = 16;
-inline constexpr uint64_t kKernelStackPages = 2;  // 16 KB
-inline constexpr uint64_t kUserStackBytes = 256 * 1024;
-inline constexpr uint64_t kUserStackTop = 0x120000000;  // as Linux/Alpha: below the text
-inline constexpr uint64_t kHeapLimit = 0x10000000000;   // brk never passes 1 TB
+inline constexpr uint64_t kKernelStackPages = 2;              // 16 KB
+inline constexpr uint64_t kUserStackBytes = 256 * 1024;       // mapped at spawn
+inline constexpr uint64_t kUserStackLimit = 8 * 1024 * 1024;  // grown on faults up to this
+inline constexpr uint64_t kUserStackTop = 0x120000000;        // as Linux/Alpha: below the text
+inline constexpr uint64_t kHeapLimit = 0x10000000000;         // brk never passes 1 TB
+// Linux/Alpha's TASK_UNMAPPED_BASE: the dynamic loader goes here and mmap
+// hands out addresses upwards from just after it.
+inline constexpr uint64_t kMmapBase = 0x20000000000;
+inline constexpr uint64_t kPieBase = 0x120000000;  // an ET_DYN program, where ET_EXEC ones link
 
 struct alignas(64) Process {
   Pcb pcb;  // first: 64-byte aligned for PALcode
@@ -46,9 +53,11 @@ struct alignas(64) Process {
   uint64_t kernel_stack;  // KSEG base of kKernelStackPages pages
   AddressSpace space;
   uint64_t brk_start, brk;
-  int64_t wait_status;  // Linux encoding, valid once a zombie
-  uint64_t cpu_mask;    // CPUs it has run on
-  uint64_t run_cycles;  // cycles spent running (times())
+  uint64_t mmap_next;        // where the next mmap without a hint goes
+  uint64_t ieee_fp_control;  // osf_setsysinfo(SSI_IEEE_FP_CONTROL)
+  int64_t wait_status;       // Linux encoding, valid once a zombie
+  uint64_t cpu_mask;         // CPUs it has run on
+  uint64_t run_cycles;       // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
   OpenFile files[kMaxFiles];
@@ -76,6 +85,12 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
 // `label` names `value` ("va", or "summary" for an arithmetic trap).
 [[noreturn]] void kill_current(int signal, const char* what, const char* label, uint64_t value,
                                uint64_t pc);
+
+// A user fault on an unmapped page (mmcsr 0, "translation not valid") within
+// kUserStackLimit below the stack top maps a fresh page there: the stack
+// grows on demand like Linux's (glibc programs may need more than the
+// kUserStackBytes mapped at spawn). False if the fault is not that.
+bool grow_user_stack(uint64_t address, uint64_t mmcsr);
 
 // wait4: the pid reaped (status stored), 0 with WNOHANG and nothing to
 // reap, or -errno.

@@ -102,6 +102,8 @@ extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t
 
 extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t cause,
                                     TrapFrame* frame) {
+  // The PC is the faulting instruction's: returning retries it.
+  if (from_user(frame) && kernel::grow_user_stack(address, mmcsr)) return;
   if (from_user(frame)) kernel::kill_current(kSigSegv, "memory fault", "va", address, frame->pc);
   panic("memory fault in kernel: address %lx mmcsr %lu cause %ld pc %lx", address, mmcsr,
         static_cast<int64_t>(cause), frame->pc);

@@ -11,6 +11,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/program_run.h"
 #include "analysis/cli/run_session.h"
 #include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
@@ -30,6 +31,8 @@ const std::string_view kRunUsage =
     "                [--values N/k [--values-module M.so,...] [--values-capture SPEC]]\n"
     "                [--print-qemu-command [--append TEXT] [--plugin ARGS] [--no-gdb]\n"
     "                 [--no-initrd] [--com2-port PORT]]\n"
+    "       dcpi run [OPTIONS] [--file HOST[:GUEST]]... [--lib-path DIR]... -- PROGRAM [ARGS...]\n"
+    "                [-- PROGRAM [ARGS...]]...\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
     "-icount shift=2,sleep=off), lets init run the workloads while the DCPI driver samples\n"
@@ -66,7 +69,15 @@ const std::string_view kRunUsage =
     "  --plugin     a TCG plugin and its arguments (QEMU -plugin), e.g. file=P.so,out=F\n"
     "  --no-gdb     without QEMU's GDB stub (the command line only: a run needs it)\n"
     "  --no-initrd  without an initrd\n"
-    "  --com2-port  COM2 connects to this loopback port (the command line only)\n";
+    "  --com2-port  COM2 connects to this loopback port (the command line only)\n"
+    "\n"
+    "With -- PROGRAM, profiles that Alpha Linux program (built with alpha-linux-gnu-gcc or\n"
+    "-g++, dynamically linked) instead of a mix: it goes into a fresh initrd with its\n"
+    "dynamic loader and shared libraries (its DT_NEEDED, found in --lib-path dirs, then\n"
+    "/usr/alpha-linux-gnu/lib) and the --file data files (default guest path /data/NAME),\n"
+    "runs with ARGS (no blanks in them), and dcpi run exits with its status (128 + the\n"
+    "signal that killed it). Each further -- PROGRAM [ARGS...] group runs after the one\n"
+    "before; the exit status is the first failure's.\n";
 
 namespace {
 
@@ -223,11 +234,14 @@ RunOptions parse_run_options(const ParsedOptions& options) {
 // What to type next (perf record's habit of naming perf report): the
 // database if it is not the default, and the directories of the images this
 // run booted, so prof finds their symbols.
-std::string next_command(const RunOptions& run) {
+std::string next_command(const RunOptions& run, const std::vector<std::string>& program_images) {
   std::vector<std::string> argv = {"dcpi", "prof"};
   if (run.database != kDefaultDatabase) argv.insert(argv.end(), {"--db", run.database.string()});
   std::vector<std::string> directories;
-  for (const std::string& file : {run.machine.initrd, run.machine.kernel, run.machine.palcode}) {
+  std::vector<std::string> files = program_images;
+  if (program_images.empty()) files.push_back(run.machine.initrd);
+  files.insert(files.end(), {run.machine.kernel, run.machine.palcode});
+  for (const std::string& file : files) {
     if (file.empty()) continue;
     const std::string directory = std::filesystem::path(file).parent_path().string();
     if (!directory.empty() &&
@@ -241,7 +255,8 @@ std::string next_command(const RunOptions& run) {
   return shell_quoted(argv);
 }
 
-void print_summary(const RunOptions& run, const RunResult& result, bool json) {
+void print_summary(const RunOptions& run, const RunResult& result, bool json,
+                   const std::vector<std::string>& program_images) {
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
   if (json) {
@@ -269,12 +284,15 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json) {
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
             << result.ring_samples_dropped << " samples)\n"
-            << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
+            << "dcpi run: next, the profile by procedure: " << next_command(run, program_images)
+            << "\n";
 }
 
 }  // namespace
 
-int run_run_command(const std::vector<std::string>& arguments) {
+int run_run_command(const std::vector<std::string>& all_arguments) {
+  std::vector<std::string> arguments = all_arguments;
+  const std::optional<ProgramCommand> program_command = take_program_command(arguments);
   const ParsedOptions options(
       arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
                    "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
@@ -282,6 +300,14 @@ int run_run_command(const std::vector<std::string>& arguments) {
                    "values-module", "values-capture", "append",  "plugin",   "com2-port"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
   RunOptions run = parse_run_options(options);
+  std::optional<BundledInitrd> bundled;
+  if (program_command) {
+    if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
+      throw UsageError("-- PROGRAM goes without --mix, --workloads and --print-qemu-command");
+    bundled.emplace(*program_command, run.machine.initrd);
+    run.machine.initrd = bundled->path();
+    run.script = bundled->bundle().script;
+  }
   if (options.flag("print-qemu-command")) {
     const qemu::MachineConfig machine = run_machine(run);
     try {
@@ -304,7 +330,12 @@ int run_run_command(const std::vector<std::string>& arguments) {
               << " samples pulled before it are stored in " << run.database.string() << '\n';
     return 128 + stop.signal();
   }
-  print_summary(run, result, options.flag("json"));
+  std::vector<std::string> program_images;  // the program's and its libraries' ELF files
+  if (bundled)
+    for (const auto& image : bundled->bundle().images) program_images.push_back(image.host);
+  print_summary(run, result, options.flag("json"), program_images);
+  if (bundled)
+    return programs_exit_status(result.console, bundled->bundle().guest_programs, std::cerr);
   return 0;
 }
 

@@ -42,6 +42,11 @@ std::optional<Procedure> ElfImage::procedure_at(uint64_t address) const {
   const auto first = std::lower_bound(
       code_symbols_.begin(), after, start,
       [](const ElfSymbol& symbol, uint64_t value) { return symbol.address < value; });
+  // A stripped library's .dynsym names only exported functions: code past a
+  // sized one belongs to some static function, not to it (issue 15: libc's
+  // qsort internals must not be reported as mrand48_r).
+  if (symbols_.dynamic_symbols_only() && first->is_function && first->size != 0)
+    return std::nullopt;
   Procedure procedure = from_symbol(*first, ProcedureSource::kNearestSymbol);
   procedure.size = 0;  // the symbol's own size (if any) does not cover `address`
   return procedure;

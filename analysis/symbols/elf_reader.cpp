@@ -179,6 +179,7 @@ class ElfReader {
   void read_symbols(Elf_Scn* section, ElfSymbols& result) {
     result.has_symbol_table_ = true;
     const GElf_Shdr header = section_header(section);
+    result.dynamic_symbols_only_ = header.sh_type == SHT_DYNSYM;
     Elf_Data* data = elf_getdata(section, nullptr);
     if (!data) fail("unreadable symbol table");
     const size_t entry_size = gelf_fsize(elf_, ELF_T_SYM, 1, EV_CURRENT);

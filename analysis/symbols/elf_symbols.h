@@ -58,6 +58,10 @@ class ElfSymbols {
   const std::string& path() const { return path_; }
   // False for a stripped file (no .symtab or .dynsym).
   bool has_symbol_table() const { return has_symbol_table_; }
+  // True when the names come from .dynsym alone (a stripped shared library):
+  // its static functions have no symbols, so the space between exported
+  // functions is not theirs.
+  bool dynamic_symbols_only() const { return dynamic_symbols_only_; }
 
  private:
   friend class ElfReader;
@@ -69,6 +73,7 @@ class ElfSymbols {
   std::vector<CodeRange> code_ranges_;
   std::optional<std::string> build_id_;
   bool has_symbol_table_ = false;
+  bool dynamic_symbols_only_ = false;
 };
 
 }  // namespace dcpi

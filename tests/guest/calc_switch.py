@@ -3,18 +3,19 @@
 
 The callpal workload makes 1,000,000 getxpid system calls; each goes through
 the kernel's system call dispatcher, kernel::sys::dispatch, whose switch on
-the call number GCC compiles into a 46-entry jump table (and a second one of
-6 entries for the control calls). With the tables read
+the call number (one case per number of firmware/syscalls.h) GCC compiles
+into jump tables, one per dense range of numbers. With the tables read
 (analysis/calc/jump_tables.h) the procedure's CFG has no missing edges, so
 cycle equivalence can put blocks on either side of a call in one frequency
 class (DCPI §6.1.2) instead of giving every block its own.
 
-Boots /etc/callpal.mix on 1 CPU at a mean period of 8703.5 cycles (period=8192
-period_range=1024 on the kernel command line) with the exec_counts plugin,
+Boots /etc/callpal.mix on 1 CPU at a mean period of 4351.5 cycles (period=4096
+period_range=512 on the kernel command line: the dispatcher, one case per
+system call of firmware/syscalls.h, has many short blocks to sample) with the exec_counts plugin,
 pulls the profile with `dcpi ingest`, quits QEMU (the plugin writes its file
 at exit), then checks `dcpi calc --json` and `dcpi score` on the dispatcher:
 
-- both jmps are read as jump tables (46 and 6 entries) and the CFG has no
+- every jmp is read as a jump table (GCC makes at least two here) and the CFG has no
   missing edges;
 - every frequency class with S >= 100 samples matches the plugin's exact
   count within 3/sqrt(S) (3 sigma of binomial sampling, as in calc_copy.py),
@@ -39,7 +40,7 @@ expect, dcpi = CHECKS.expect, GUEST.dcpi
 def main():
     with work_files(sys.argv[3] if len(sys.argv) > 3 else None) as (db, counts_path):
         console, exact = GUEST.profile_with_exact_counts(
-            PLUGIN, "init=/bin/init script=/etc/callpal.mix period=8192 period_range=1024", db,
+            PLUGIN, "init=/bin/init script=/etc/callpal.mix period=4096 period_range=512", db,
             counts_path)
         expect("DCPI-DONE" in console, "the callpal workload ran and the profile was flushed")
         expect("callpal: callsys, 1000000 callsys" in console, "callpal made 1,000,000 calls")
@@ -48,14 +49,13 @@ def main():
         report = json.loads(dcpi("calc", "--db", db, "--image", KERNEL, "--procedure", DISPATCH,
                                  "--json"))
         tables = [j["table"] for j in report["indirect_jumps"] if "table" in j]
-        expect(sorted(t["entries"] for t in tables) == [6, 46] and
-               len(tables) == len(report["indirect_jumps"]),
-               f"both jmps are jump tables with 46 and 6 entries "
-               f"({[t['entries'] for t in tables]})")
+        expect(len(tables) >= 2 and len(tables) == len(report["indirect_jumps"]) and
+               all(t["entries"] >= 6 for t in tables),
+               f"every jmp is a jump table that was read ({[t['entries'] for t in tables]} entries)")
         expect(not report["missing_edges"], "the dispatcher's CFG has no missing edges")
         targets = {int(a, 16) for t in tables for a in t["targets"]}
         period = report["period"]
-        expect(period == 8192 + 1023 / 2, f"the mean period is the recorded 8703.5 ({period})")
+        expect(period == 4096 + 511 / 2, f"the mean period is the recorded 4351.5 ({period})")
         checked, through_table = 0, 0
         for c, addresses, estimate, truth, error, bound in checked_classes(report, exact or {}):
             starts = {int(report["blocks"][b]["start"], 16) for b in c["blocks"]}

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profile_builder.h"
+#include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"
@@ -64,6 +64,27 @@ TEST(LoadMapModel, ExitedMappingsServeLateSamplesUntilPidReuse) {
   model.apply(load_record(LoadKind::kExec, 7, 0x120000000, 0x2000, 0x120000000, "/bin/c"));
   EXPECT_EQ(model.images()[model.place(7, 0x120000100)->image_id].path, "/bin/c");
   EXPECT_FALSE(model.place(7, 0x120003000));
+}
+
+TEST(LoadMapModel, SharedLibraryMappingsJoinTheirPid) {
+  LoadMapModel model = booted();
+  model.apply(load_record(LoadKind::kExec, 7, 0x120000000, 0x4000, 0x120000000, "/bin/a"));
+  // ld.so and libc mapped by the process after its exec (issue 15), linked at 0.
+  model.apply(load_record(LoadKind::kMap, 7, 0x20000000000, 0x30000, 0, "/lib/ld-linux.so.2"));
+  model.apply(load_record(LoadKind::kMap, 7, 0x20000040000, 0x200000, 0, "/lib/libc.so.6.1"));
+  EXPECT_EQ(model.images()[model.place(7, 0x120000010)->image_id].path, "/bin/a");
+  const auto in_libc = model.place(7, 0x20000041234);
+  ASSERT_TRUE(in_libc);
+  EXPECT_EQ(model.images()[in_libc->image_id].path, "/lib/libc.so.6.1");
+  EXPECT_EQ(in_libc->address, 0x1234u);
+  EXPECT_FALSE(model.place(8, 0x20000041234));  // another process has no libc there
+  // A mapping record for an exited pid does not drop its other images.
+  LoadMapRecord exit{};
+  exit.kind = static_cast<uint32_t>(LoadKind::kExit);
+  exit.pid = 7;
+  model.apply(exit);
+  model.apply(load_record(LoadKind::kMap, 7, 0x20000300000, 0x2000, 0, "/lib/libm.so.6.1"));
+  EXPECT_EQ(model.images()[model.place(7, 0x120000010)->image_id].path, "/bin/a");
 }
 
 TEST(LoadMapModel, MalformedRecordsAreCountedAndIgnored) {

@@ -77,6 +77,23 @@ TEST(ElfImage, StrippedFileOpensWithoutNames) {
   EXPECT_EQ(image.instruction_at(testing::kAccumulate + 0x10), 0xa4410000u);
 }
 
+TEST(ElfImage, StrippedLibraryNamesOnlyItsExportedFunctions) {
+  // Debian's cross libc has .dynsym only: _IO_vfprintf is a 0x30-byte
+  // wrapper and the code after it (glibc's static __vfprintf_internal) is
+  // not _IO_vfprintf's.
+  const std::string libc = "/usr/alpha-linux-gnu/lib/libc.so.6.1";
+  if (!fs::exists(libc)) GTEST_SKIP() << "no Alpha sysroot";
+  const ElfImage image = ElfImage::open(libc);
+  ASSERT_TRUE(image.symbols().dynamic_symbols_only());
+  const ElfSymbol& wrapper = image.symbols().lookup("_IO_vfprintf");
+  ASSERT_GT(wrapper.size, 0u);
+  const auto inside = image.procedure_at(wrapper.address + 4);
+  ASSERT_TRUE(inside);
+  EXPECT_EQ(inside->source, ProcedureSource::kFunctionSymbol);
+  const auto after = image.procedure_at(wrapper.address + wrapper.size + 0x40);
+  EXPECT_TRUE(!after || after->start > wrapper.address) << after->name;
+}
+
 TEST(ElfImage, NonElfIsAClearError) {
   TempDir dir;
   testing::write_file(dir.file("text"), {'h', 'e', 'l', 'l', 'o'});

@@ -1,0 +1,95 @@
+#include "analysis/cli/program_run.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <ostream>
+#include <regex>
+
+#include "analysis/cli/cli_options.h"
+#include "analysis/cli/report_options.h"
+
+namespace dcpi {
+
+std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arguments) {
+  const auto dash = std::find(arguments.begin(), arguments.end(), "--");
+  if (dash == arguments.end()) return std::nullopt;
+  ProgramCommand command;
+  for (auto group = dash; group != arguments.end();) {
+    const auto next = std::find(group + 1, arguments.end(), "--");
+    if (next == group + 1) throw UsageError("-- must be followed by the program to run");
+    command.programs.emplace_back(group + 1, next);
+    group = next;
+  }
+  arguments.erase(dash, arguments.end());
+  command.files = take_repeated_option(arguments, "file");
+  command.lib_paths = take_repeated_option(arguments, "lib-path");
+  return command;
+}
+
+BundledInitrd::BundledInitrd(const ProgramCommand& command,
+                             const std::filesystem::path& base_initrd) {
+  qemu::ProgramRequest request;
+  for (const auto& argv : command.programs)
+    request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
+  request.files = command.files;
+  request.base_initrd = base_initrd;
+  request.library_path.insert(request.library_path.begin(), command.lib_paths.begin(),
+                              command.lib_paths.end());
+  bundle_ = qemu::bundle_program(request);
+  path_ = std::filesystem::temp_directory_path() /
+          ("dcpi-run-" + std::to_string(getpid()) + "-initrd.cpio");
+  std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+  out.write(bundle_.archive.data(), static_cast<std::streamsize>(bundle_.archive.size()));
+  if (!out.flush()) throw std::runtime_error("cannot write the program's initrd " + path_.string());
+}
+
+BundledInitrd::~BundledInitrd() {
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+}
+
+namespace {
+
+std::string regex_escaped(const std::string& text) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(text, special, R"(\$&)");
+}
+
+int one_exit_status(const std::string& console, const std::string& guest_program,
+                    std::ostream& report) {
+  const std::string name = std::filesystem::path(guest_program).filename().string();
+  // init: NAME pid N exit S | init: NAME pid N signal S | init: /bin/NAME spawn failed: WHY
+  const std::regex ended("init: " + regex_escaped(name) + " pid [0-9]+ (exit|signal) ([0-9]+)");
+  const std::regex failed("init: " + regex_escaped(guest_program) + " spawn failed: ([^\n]*)");
+  std::smatch match;
+  if (std::regex_search(console, match, ended)) {
+    const int value = std::stoi(match[2]);
+    if (match[1] == "exit") {
+      if (value != 0)
+        report << "dcpi run: " << guest_program << " exited with status " << value << '\n';
+      return value;
+    }
+    report << "dcpi run: " << guest_program << " was killed by signal " << value << '\n';
+    return 128 + value;
+  }
+  if (std::regex_search(console, match, failed))
+    report << "dcpi run: " << guest_program << " could not start: " << match[1] << '\n';
+  else
+    report << "dcpi run: " << guest_program << " did not run (no exit line from init)\n";
+  return 1;
+}
+
+}  // namespace
+
+int programs_exit_status(const std::string& console, const std::vector<std::string>& guest_programs,
+                         std::ostream& report) {
+  int status = 0;
+  for (const std::string& program : guest_programs) {
+    const int one = one_exit_status(console, program, report);
+    if (status == 0) status = one;
+  }
+  return status;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,326 @@
+// File system calls over the initrd (read-only) and the console: the
+// Linux/Alpha calls newlib and glibc (with its dynamic loader) make.
+#include "kernel/console.h"
+#include "kernel/errno.h"
+#include "kernel/page_alloc.h"
+#include "kernel/syscall_handlers.h"
+
+namespace kernel::sys {
+namespace {
+
+constexpr uint32_t kModeCharDevice = 0020620;
+constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegular = 0100000;
+constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
+constexpr uint64_t kTermiosBytes = 44;
+constexpr int ENOTTY = 25, ENOTDIR = 20;
+constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
+                   kFDupfdCloexec = 1030;
+
+OpenFile* file_of(Process* self, uint64_t fd) {
+  if (fd >= kMaxFiles || self->files[fd].kind == OpenFile::kNone) return nullptr;
+  return &self->files[fd];
+}
+
+void copy_path(char* to, const char* from) {
+  uint64_t n = 0;
+  for (; n + 1 < dcpi::kImagePathMax && from[n]; ++n) to[n] = from[n];
+  to[n] = 0;
+}
+
+int64_t allocate_fd(Process* self, uint64_t lowest, const OpenFile& file) {
+  for (uint64_t fd = lowest; fd < kMaxFiles; ++fd) {
+    if (self->files[fd].kind != OpenFile::kNone) continue;
+    self->files[fd] = file;
+    return static_cast<int64_t>(fd);
+  }
+  return error(EMFILE);
+}
+
+// Reads from `offset` without moving the file's offset; bytes read or -errno.
+int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
+  if (f->kind == OpenFile::kConsole) return 0;  // no console input: end of file
+  if (offset >= f->file.size) return 0;
+  const uint64_t left = f->file.size - offset;
+  if (count > left) count = left;
+  if (!copy_to_user(self->space, buffer, f->file.data + offset, count)) return error(EFAULT);
+  return static_cast<int64_t>(count);
+}
+
+int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->kind != OpenFile::kConsole) return error(EBADF);
+  char chunk[256];
+  for (uint64_t done = 0; done < count;) {
+    const uint64_t n = count - done < sizeof chunk ? count - done : sizeof chunk;
+    if (!copy_from_user(self->space, chunk, buffer + done, n))
+      return done ? static_cast<int64_t>(done) : error(EFAULT);
+    console_write(chunk, n);
+    done += n;
+  }
+  return static_cast<int64_t>(count);
+}
+
+// Opens an initrd path read-only (the only kind of file there is).
+int64_t open_path(Process* self, const char* path, uint64_t flags) {
+  initrd::File file;
+  const bool found = initrd::lookup(path, &file);
+  if ((flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC)))
+    return error(found ? EROFS : EACCES);
+  if (!found) return error(ENOENT);
+  if ((file.mode & kModeTypeMask) != kModeRegular) return error(EISDIR);
+  OpenFile open{OpenFile::kInitrd, file, 0, {}};
+  copy_path(open.path, path);
+  return allocate_fd(self, 0, open);
+}
+
+// A path for an *at() call: absolute, or relative to "/" (every process's
+// working directory) when dirfd is AT_FDCWD.
+int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
+  if (const int64_t e = path_from_user(self, path_va, path); e < 0) return e;
+  if (path[0] != '/' && static_cast<int64_t>(dirfd) != LINUX_AT_FDCWD && path[0] != 0)
+    return error(ENOTDIR);  // no directory descriptors
+  return 0;
+}
+
+void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
+  *st = linux_alpha_stat64{};
+  st->st_nlink = 1;
+  st->st_blksize = pages::kPageBytes;
+  if (f.kind == OpenFile::kConsole) {
+    st->st_mode = kModeCharDevice;
+    st->st_rdev = (4 << 8) | 64;  // like /dev/ttyS0
+    return;
+  }
+  st->st_mode = f.file.mode;
+  st->st_size = static_cast<int64_t>(f.file.size);
+  st->st_blocks = (f.file.size + 511) >> 9;
+  st->st_ino = reinterpret_cast<uint64_t>(f.file.data) >> 2;
+  st->st_dev = 1;
+}
+
+int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {
+  linux_alpha_stat64 st;
+  fill_stat64(f, &st);
+  if (!copy_to_user(self->space, buffer, &st, sizeof st)) return error(EFAULT);
+  return 0;
+}
+
+// readv/writev: one iovec at a time through `one`.
+template <typename Transfer>
+int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) {
+  constexpr uint64_t kIovMax = 1024;
+  if (count > kIovMax) return error(EINVAL);
+  int64_t total = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t iov[2];
+    if (!copy_from_user(self->space, iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
+    const int64_t n = one(iov[0], iov[1]);
+    if (n < 0) return total ? total : n;
+    total += n;
+    if (static_cast<uint64_t>(n) < iov[1]) break;
+  }
+  return total;
+}
+
+}  // namespace
+
+int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
+  if (n > 0) f->offset += static_cast<uint64_t>(n);
+  return n;
+}
+
+int64_t sys_pread64(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  if (f->kind == OpenFile::kConsole) return error(ESPIPE);
+  return read_at(self, f, args.a[1], args.a[2], args.a[3]);
+}
+
+int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
+    const int64_t n = read_at(self, f, base, length, f->offset);
+    if (n > 0) f->offset += static_cast<uint64_t>(n);
+    return n;
+  });
+}
+
+int64_t sys_write(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  return write_console(self, f, args.a[1], args.a[2]);
+}
+
+int64_t sys_writev(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
+    return write_console(self, f, base, length);
+  });
+}
+
+int64_t sys_open(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
+  return open_path(self, path, args.a[1]);
+}
+
+int64_t sys_openat(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  return open_path(self, path, args.a[2]);
+}
+
+int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  f->kind = OpenFile::kNone;
+  return 0;
+}
+
+int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  if (f->kind == OpenFile::kConsole) return error(ESPIPE);
+  const auto offset = static_cast<int64_t>(args.a[1]);
+  int64_t base;
+  switch (args.a[2]) {
+    case 0:
+      base = 0;
+      break;
+    case 1:
+      base = static_cast<int64_t>(f->offset);
+      break;
+    case 2:
+      base = static_cast<int64_t>(f->file.size);
+      break;
+    default:
+      return error(EINVAL);
+  }
+  if (base + offset < 0) return error(EINVAL);
+  f->offset = static_cast<uint64_t>(base + offset);
+  return base + offset;
+}
+
+// The old struct stat newlib uses (firmware/syscalls.h's linux_alpha_stat).
+int64_t sys_fstat(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  linux_alpha_stat64 wide;
+  fill_stat64(*f, &wide);
+  linux_alpha_stat st{};
+  st.st_mode = wide.st_mode;
+  st.st_nlink = 1;
+  st.st_rdev = static_cast<uint32_t>(wide.st_rdev);
+  st.st_size = wide.st_size;
+  st.st_blksize = wide.st_blksize;
+  st.st_blocks = static_cast<uint32_t>(wide.st_blocks);
+  st.st_ino = static_cast<uint32_t>(wide.st_ino);
+  if (!copy_to_user(self->space, args.a[1], &st, sizeof st)) return error(EFAULT);
+  return 0;
+}
+
+int64_t sys_fstat64(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  return stat64_to_user(self, *f, args.a[1]);
+}
+
+// fstatat64(dirfd, path, buf, flags): AT_EMPTY_PATH with "" is fstat64(dirfd).
+int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  if (path[0] == 0) {
+    if (!(args.a[3] & LINUX_AT_EMPTY_PATH)) return error(ENOENT);
+    OpenFile* f = file_of(self, args.a[0]);
+    return f ? stat64_to_user(self, *f, args.a[2]) : error(EBADF);
+  }
+  OpenFile found{OpenFile::kInitrd, {}, 0, {}};
+  if (!initrd::lookup(path, &found.file)) return error(ENOENT);
+  return stat64_to_user(self, found, args.a[2]);
+}
+
+int64_t sys_access(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
+  initrd::File file;
+  if (!initrd::lookup(path, &file)) return error(ENOENT);
+  return (args.a[1] & 2) ? error(EROFS) : 0;  // W_OK: a read-only file system
+}
+
+int64_t sys_faccessat(Process* self, TrapFrame* frame, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  return sys_access(self, frame, Args{{args.a[1], args.a[2]}});
+}
+
+// No symbolic links in the initrd; /proc/self/exe names the program.
+int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  const char* self_exe = "/proc/self/exe";
+  uint64_t i = 0;
+  while (self_exe[i] && path[i] == self_exe[i]) ++i;
+  if (self_exe[i] == 0 && path[i] == 0) {
+    uint64_t n = 0;
+    while (self->name[n]) ++n;
+    if (n > args.a[3]) n = args.a[3];
+    if (!copy_to_user(self->space, args.a[2], self->name, n)) return error(EFAULT);
+    return static_cast<int64_t>(n);
+  }
+  initrd::File file;
+  return initrd::lookup(path, &file) ? error(EINVAL) : error(ENOENT);
+}
+
+int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {
+  return sys_readlinkat(
+      self, frame, Args{{static_cast<uint64_t>(LINUX_AT_FDCWD), args.a[0], args.a[1], args.a[2]}});
+}
+
+int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[1] < 2) return error(34 /* ERANGE */);
+  return copy_to_user(self->space, args.a[0], "/", 2) ? 2 : error(EFAULT);
+}
+
+// isatty(): the console answers TCGETS like a terminal; files are not ttys.
+int64_t sys_ioctl(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets) return error(ENOTTY);
+  uint8_t termios[kTermiosBytes] = {};
+  return copy_to_user(self->space, args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
+}
+
+int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  switch (args.a[1]) {
+    case kFDupfd:
+    case kFDupfdCloexec:
+      return allocate_fd(self, args.a[2], *f);
+    case kFGetfd:
+    case kFSetfd:
+    case kFGetfl:
+    case kFSetfl:
+      return 0;
+    default:
+      return error(EINVAL);
+  }
+}
+
+int64_t sys_dup(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  return f ? allocate_fd(self, 0, *f) : error(EBADF);
+}
+
+int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
+  self->files[args.a[1]] = *f;
+  return static_cast<int64_t>(args.a[1]);
+}
+
+}  // namespace kernel::sys

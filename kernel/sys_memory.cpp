@@ -1,0 +1,144 @@
+// Memory system calls: brk, and mmap/munmap/mprotect as glibc's dynamic
+// loader and malloc use them. Mappings are made eagerly (the file's bytes are
+// copied into fresh pages: the initrd is not page aligned); a PROT_NONE
+// reservation maps nothing until mprotect opens it. Every executable file
+// mapping is a loader notification in the load map (DCPI §4.3.2).
+#include "kernel/elf.h"
+#include "kernel/elf_loader.h"
+#include "kernel/errno.h"
+#include "kernel/load_map_writer.h"
+#include "kernel/page_alloc.h"
+#include "kernel/palcalls.h"
+#include "kernel/syscall_handlers.h"
+
+namespace kernel::sys {
+namespace {
+
+constexpr uint64_t kPageMask = pages::kPageBytes - 1;
+
+UserAccess access_of(uint64_t prot) {
+  if (prot & LINUX_PROT_WRITE) return UserAccess::kReadWrite;
+  if (prot & (LINUX_PROT_READ | LINUX_PROT_EXEC)) return UserAccess::kRead;
+  return UserAccess::kNone;
+}
+
+bool range_ok(uint64_t start, uint64_t bytes) {
+  return (start & kPageMask) == 0 && start >= kUserBottom && start + bytes > start &&
+         start + bytes <= kUserTop;
+}
+
+bool range_unmapped(const AddressSpace& space, uint64_t start, uint64_t bytes) {
+  for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
+    if (user_page_kseg(space, va) != 0) return false;
+  return true;
+}
+
+// Where a mapping of `bytes` goes: MAP_FIXED's address, a free hint, or the
+// next free range above the dynamic loader; 0 if none.
+uint64_t place_mapping(Process* self, uint64_t hint, uint64_t bytes, uint64_t flags) {
+  if (flags & LINUX_MAP_FIXED) return range_ok(hint, bytes) ? hint : 0;
+  if (hint != 0 && range_ok(hint & ~kPageMask, bytes) &&
+      range_unmapped(self->space, hint & ~kPageMask, bytes))
+    return hint & ~kPageMask;
+  const uint64_t start = self->mmap_next;
+  if (!range_ok(start, bytes)) return 0;
+  self->mmap_next = start + bytes;
+  return start;
+}
+
+// Fresh pages for [start, start + bytes) holding the file's bytes from
+// `offset` (zero beyond its end), or zeroes without a file.
+bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess access,
+                  const initrd::File* file, uint64_t offset) {
+  for (uint64_t done = 0; done < bytes; done += pages::kPageBytes) {
+    if (access == UserAccess::kNone) {
+      unmap_user_page(self->space, start + done);
+      continue;
+    }
+    const uint64_t page = map_fresh_user_page(self->space, start + done, access);
+    if (page == 0) return false;
+    if (file == nullptr || offset + done >= file->size) continue;
+    uint64_t n = file->size - (offset + done);
+    if (n > pages::kPageBytes) n = pages::kPageBytes;
+    __builtin_memcpy(reinterpret_cast<void*>(page), file->data + offset + done, n);
+  }
+  return true;
+}
+
+void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start, uint64_t bytes,
+                               uint64_t offset) {
+  const auto* data = reinterpret_cast<const uint8_t*>(f.file.data);
+  dcpi::LoadMapRecord record{};
+  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kMap);
+  record.pid = self->pid;
+  record.parent_pid = self->parent_pid;
+  record.load_address = start;
+  record.size = bytes;
+  record.link_address = elf_link_address_of_offset(data, f.file.size, offset);
+  record.build_id_bytes = elf::file_build_id(data, f.file.size, record.build_id, dcpi::kBuildIdMax);
+  for (uint64_t i = 0; i < dcpi::kImagePathMax; ++i) record.path[i] = f.path[i];
+  load_map_append(record);
+}
+
+}  // namespace
+
+int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t wanted = args.a[0];
+  if (wanted < self->brk_start || wanted > kHeapLimit) return static_cast<int64_t>(self->brk);
+  for (uint64_t va = (self->brk + kPageMask) & ~kPageMask; va < wanted; va += pages::kPageBytes)
+    if (map_user_page(self->space, va, true) == 0) return static_cast<int64_t>(self->brk);
+  self->brk = wanted;
+  return static_cast<int64_t>(wanted);
+}
+
+// mmap(addr, length, prot, flags, fd, offset)
+int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t length = args.a[1], prot = args.a[2], flags = args.a[3], offset = args.a[5];
+  if (length == 0 || (offset & kPageMask) || length > kUserTop) return error(EINVAL);
+  const bool anonymous = (flags & LINUX_MAP_ANONYMOUS) != 0;
+  const OpenFile* f = nullptr;
+  if (!anonymous) {
+    if (args.a[4] >= kMaxFiles || self->files[args.a[4]].kind == OpenFile::kNone)
+      return error(EBADF);
+    f = &self->files[args.a[4]];
+    if (f->kind != OpenFile::kInitrd) return error(19 /* ENODEV */);
+    if ((flags & LINUX_MAP_SHARED) && (prot & LINUX_PROT_WRITE)) return error(EACCES);
+  }
+  const uint64_t bytes = (length + kPageMask) & ~kPageMask;
+  const uint64_t start = place_mapping(self, args.a[0], bytes, flags);
+  if (start == 0) return error(ENOMEM);
+  const bool filled =
+      fill_mapping(self, start, bytes, access_of(prot), f ? &f->file : nullptr, offset);
+  pal::tbia();
+  if (!filled) return error(ENOMEM);
+  if (f != nullptr && (prot & LINUX_PROT_EXEC))
+    notify_executable_mapping(self, *f, start, bytes, offset);
+  return static_cast<int64_t>(start);
+}
+
+int64_t sys_munmap(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t start = args.a[0], bytes = (args.a[1] + kPageMask) & ~kPageMask;
+  if (bytes == 0 || !range_ok(start, bytes)) return error(EINVAL);
+  for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
+    unmap_user_page(self->space, va);
+  pal::tbia();
+  return 0;
+}
+
+// mprotect: an unmapped page inside the range (part of a PROT_NONE
+// reservation) gets a fresh zeroed page when opened.
+int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t start = args.a[0], bytes = (args.a[1] + kPageMask) & ~kPageMask;
+  if (!range_ok(start, bytes == 0 ? pages::kPageBytes : bytes)) return error(EINVAL);
+  const UserAccess access = access_of(args.a[2]);
+  bool ok = true;
+  for (uint64_t va = start; va < start + bytes && ok; va += pages::kPageBytes)
+    if (!set_user_page_access(self->space, va, access) && access != UserAccess::kNone)
+      ok = map_fresh_user_page(self->space, va, access) != 0;
+  pal::tbia();
+  return ok ? 0 : error(ENOMEM);
+}
+
+int64_t sys_madvise(Process*, TrapFrame*, const Args&) { return 0; }  // advice only
+
+}  // namespace kernel::sys

@@ -1,0 +1,31 @@
+// One handler per system call of firmware/syscalls.h's table, generated from
+// it: a number added to the table without a handler does not link, and the
+// dispatch switch (-Wswitch-enum) has a case for every number. The handlers
+// live by subject in sys_files.cpp, sys_memory.cpp, sys_system.cpp and
+// syscalls.cpp (processes and DCPI's own calls).
+#pragma once
+#include <cstdint>
+
+#include "firmware/syscalls.h"
+#include "kernel/process.h"
+#include "kernel/traps.h"
+
+namespace kernel::sys {
+
+// a0-a5 of the call.
+struct Args {
+  uint64_t a[6];
+};
+
+#define DCPI_DECLARE_SYSCALL_HANDLER(name, number) \
+  int64_t sys_##name(Process* self, TrapFrame* frame, const Args& args);
+DCPI_SYSCALLS(DCPI_DECLARE_SYSCALL_HANDLER)
+#undef DCPI_DECLARE_SYSCALL_HANDLER
+
+inline int64_t error(int e) { return -static_cast<int64_t>(e); }
+
+// A path argument copied in: 0, or a negative errno (EFAULT, ENAMETOOLONG).
+inline constexpr uint64_t kMaxPath = 256;
+int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
+
+}  // namespace kernel::sys

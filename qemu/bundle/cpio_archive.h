@@ -1,0 +1,29 @@
+// The initrd's format: a cpio "newc" archive (what kernel/initrd.cpp reads
+// and workloads/make-initrd.sh writes), read and written here so `dcpi run --
+// PROGRAM` can add a program, its libraries and data files to the bundled
+// workloads.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dcpi::qemu {
+
+struct CpioEntry {
+  std::string name;   // "bin/init": relative, no leading "/" or "./"
+  uint32_t mode = 0;  // st_mode: S_IFREG | 0755, S_IFDIR | 0755, ...
+  std::string data;
+};
+
+inline constexpr uint32_t kCpioRegular = 0100000;
+inline constexpr uint32_t kCpioDirectory = 0040000;
+
+// Every entry before the TRAILER!!! one. Throws std::runtime_error naming
+// the offset of a malformed header, a truncated entry or a missing trailer.
+std::vector<CpioEntry> read_cpio(const std::string& archive);
+
+// A reproducible archive (inode numbers in order, owner 0:0, time 0) ending
+// in the trailer.
+std::string write_cpio(const std::vector<CpioEntry>& entries);
+
+}  // namespace dcpi::qemu

@@ -1,0 +1,23 @@
+// What bundling a program needs to know about an ELF file, read with libelf.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace dcpi::qemu {
+
+struct ElfFacts {
+  bool alpha = false;               // ELFCLASS64, little-endian, EM_ALPHA
+  bool executable = false;          // ET_EXEC or ET_DYN
+  std::string interpreter;          // PT_INTERP, empty for a static program
+  std::vector<std::string> needed;  // DT_NEEDED
+  // A static glibc program linked with relaxation: GNU ld turned glibc's
+  // load of the weak __ehdr_start into a constant 0, so its start-up never
+  // finds PT_TLS and dies in __ctype_init, on any kernel (docs/linux-programs.md).
+  bool static_glibc_without_ehdr = false;
+};
+
+// Throws std::runtime_error if the file cannot be read as ELF at all.
+ElfFacts read_elf_facts(const std::filesystem::path& file);
+
+}  // namespace dcpi::qemu

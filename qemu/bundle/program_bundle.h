@@ -1,0 +1,48 @@
+// `dcpi run -- PROGRAM [ARGS...]` (issue 15): an initrd holding the bundled
+// workloads (init and its mixes), the program, what it needs to run (its
+// PT_INTERP dynamic loader and its DT_NEEDED shared libraries, resolved in
+// the cross sysroot like the loader would) and the user's data files, plus a
+// one-line mix that runs it. Like perf record ./a.out, for the Alpha.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "qemu/bundle/cpio_archive.h"
+
+namespace dcpi::qemu {
+
+inline const std::filesystem::path kAlphaSysrootLib = "/usr/alpha-linux-gnu/lib";
+
+struct ProgramInvocation {
+  std::filesystem::path program;       // an Alpha Linux executable on the host
+  std::vector<std::string> arguments;  // its argv[1...]
+};
+
+struct ProgramRequest {
+  std::vector<ProgramInvocation> programs;  // run one after the other
+  std::vector<std::string> files;           // HOST[:GUEST] data files (GUEST default /data/NAME)
+  std::filesystem::path base_initrd;        // the workloads' initrd: init and the mixes
+  std::vector<std::filesystem::path> library_path = {kAlphaSysrootLib};
+};
+
+// An image the run puts in the guest: where its ELF is on the host, so the
+// reports can find its symbols.
+struct BundledImage {
+  std::filesystem::path host;
+  std::string guest;  // "/bin/a.out", "/lib/libc.so.6.1"
+};
+
+struct ProgramBundle {
+  std::string archive;                      // the initrd, cpio newc
+  std::string script;                       // the mix init runs: "/etc/program.mix"
+  std::vector<std::string> guest_programs;  // "/bin/NAME", in the order they run
+  std::vector<BundledImage> images;
+};
+
+// Throws std::runtime_error with one line naming the problem: not an Alpha
+// executable, a missing interpreter or library, a static glibc program that
+// cannot start (docs/linux-programs.md), an argument init cannot pass.
+ProgramBundle bundle_program(const ProgramRequest& request);
+
+}  // namespace dcpi::qemu

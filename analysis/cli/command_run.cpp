@@ -221,23 +221,11 @@ RunOptions parse_run_options(const ParsedOptions& options) {
 }
 
 // What to type next (perf record's habit of naming perf report): the
-// database if it is not the default, and the directories of the images this
-// run booted, so prof finds their symbols.
+// database if it is not the default. No --images: the run recorded where its
+// images are (booted_images.h).
 std::string next_command(const RunOptions& run) {
   std::vector<std::string> argv = {"dcpi", "prof"};
   if (run.database != kDefaultDatabase) argv.insert(argv.end(), {"--db", run.database.string()});
-  std::vector<std::string> directories;
-  for (const std::string& file : {run.machine.initrd, run.machine.kernel, run.machine.palcode}) {
-    if (file.empty()) continue;
-    const std::string directory = std::filesystem::path(file).parent_path().string();
-    if (!directory.empty() &&
-        std::find(directories.begin(), directories.end(), directory) == directories.end())
-      directories.push_back(directory);
-  }
-  std::string images;
-  for (const std::string& directory : directories)
-    images += (images.empty() ? "" : ":") + directory;
-  if (!images.empty()) argv.insert(argv.end(), {"--images", images});
   return shell_quoted(argv);
 }
 

@@ -57,7 +57,8 @@ const std::string_view kRunUsage =
     "               XX a major opcode in hex; ctx: ra and top of stack per run\n"
     "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
     "               sends the same records on its second serial port (COM2)\n"
-    "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
+    "  --build      the build directory holding guest/ (default: where dcpi lives, or\n"
+    "               PREFIX/share/dcpi for an installed PREFIX/bin/dcpi)\n"
     "  --quiet      do not echo the guest console or progress\n"
     "  --print-qemu-command  print the QEMU command line this run would use, shell-quoted\n"
     "               on one line, and exit (the Python tests start QEMU with it)\n"
@@ -70,10 +71,19 @@ const std::string_view kRunUsage =
 
 namespace {
 
+// Where the guest files are (guest/palcode, guest/kernel, guest/workloads):
+// beside dcpi in a build tree (build/dcpi, build/guest), or for an installed
+// dcpi (<prefix>/bin/dcpi) under <prefix>/share/dcpi (install.cmake).
 std::filesystem::path default_build_directory() {
   std::error_code error;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::current_path() : exe.parent_path();
+  if (error) return std::filesystem::current_path();
+  const std::filesystem::path beside = exe.parent_path();
+  const std::filesystem::path installed = beside.parent_path() / "share" / "dcpi";
+  if (!std::filesystem::exists(beside / "guest", error) &&
+      std::filesystem::exists(installed / "guest", error))
+    return installed;
+  return beside;
 }
 
 // Seed 001 §2.4: what the interpreter records is what the loaded modules

@@ -149,6 +149,30 @@ TEST_F(ImagesWithoutOption, DebugCopyWinsOverAStrippedOneOfTheSameBuild) {
   EXPECT_TRUE(contains(recorded.out, "dwarf_workload.c:8:")) << recorded.out;
 }
 
+// calc used to look only for DIR/NAME and DIR/NAME.elf; now the report search:
+// DIR/bin/NAME (the guest path below DIR), deeper files, build-ids.
+TEST_F(ImagesWithoutOption, CalcTakesTheSameImagesFormsAsTheReports) {
+  const std::string images = testing::make_image_directory(dir_.file("images"));
+  for (const std::string command : {"calc", "score"}) {
+    std::vector<std::string> arguments = {command,          "--db",        db_,
+                                          "--images",       images,        "--image",
+                                          "dwarf_workload", "--procedure", "accumulate"};
+    if (command == "score") {
+      testing::write_file(dir_.file("counts"), {});
+      arguments.insert(arguments.end(), {"--counts", dir_.file("counts")});
+    }
+    const auto result = run_dcpi(arguments);
+    EXPECT_FALSE(contains(result.err, "no ELF file")) << command << ": " << result.err;
+    if (command == "calc") {
+      EXPECT_EQ(result.exit_code, 0) << result.err;
+    }
+  }
+  const auto nowhere = run_dcpi({"calc", "--db", db_, "--images", dir_.file("empty"), "--image",
+                                 "dwarf_workload", "--procedure", "accumulate"});
+  EXPECT_EQ(nowhere.exit_code, 1);
+  EXPECT_TRUE(contains(nowhere.err, "no ELF file for /bin/dwarf_workload")) << nowhere.err;
+}
+
 TEST_F(ImagesWithoutOption, ADamagedCatalogIsReportedNotFatal) {
   testing::write_file(db_ + "/IMAGES", {'x', '\n'});
   const auto prof = run_dcpi({"prof", "--db", db_});

@@ -33,8 +33,8 @@ const std::string_view kDbUsage =
     "       databases IN..., e.g. of runs made on many machines: epochs renumbered\n"
     "       1, 2, ... in the order given, each with its metadata, profiles and value\n"
     "       files; image catalogs and recordings united. Prints which input epoch\n"
-    "       became which. Each epoch is stored as one batch: a kill leaves OUT a\n"
-    "       valid database of the epochs merged so far.\n";
+    "       became which. Each epoch is stored as one batch: a kill leaves OUT the\n"
+    "       epochs merged so far (db check --repair removes a half-written one).\n";
 
 namespace {
 

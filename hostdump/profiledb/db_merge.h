@@ -9,8 +9,10 @@
 // its value files. An image keeps its identity (build-id + path), so the same
 // image has the same file name in every epoch; the image catalogs (IMAGES)
 // and recordings (RECORDINGS) are united. Each epoch is one writer batch
-// (profile_db_writer.h): a kill mid-merge leaves OUT a valid database of the
-// epochs merged so far and the inputs untouched, so nothing is lost.
+// (profile_db_writer.h): a kill mid-merge leaves OUT the epochs merged so far
+// (plus, if it struck inside a batch, one epoch directory without epoch.meta
+// that readers skip and `dcpi db check --repair` removes) and the inputs
+// untouched, so nothing is lost.
 #pragma once
 #include <cstdint>
 #include <filesystem>

@@ -1,5 +1,6 @@
 # Host half of the build (native). Builds the guest half as an ExternalProject.
 include(ExternalProject)
+include(GNUInstallDirs)  # install.cmake; workloads/ installs its programs
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE RelWithDebInfo)
 endif()
@@ -34,3 +35,4 @@ add_subdirectory(analysis)
 add_subdirectory(workloads)
 add_subdirectory(qemu/plugins)
 add_subdirectory(tests)
+include(install.cmake)

@@ -12,9 +12,7 @@ namespace dcpi {
 
 namespace fs = std::filesystem;
 
-double default_mean_period() {
-  return mean_period(kDefaultPeriodBase, kDefaultPeriodRange);
-}
+double default_mean_period() { return mean_period(kDefaultPeriodBase, kDefaultPeriodRange); }
 
 PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
                                 std::optional<double> option) {
@@ -94,17 +92,6 @@ namespace {
 
 std::string basename(const std::string& path) { return fs::path(path).filename().string(); }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(separator, start), text.size());
-    if (end > start) parts.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return parts;
-}
-
 // Which database image an ELF file is: same build-id, or (for images without
 // one) the same file name.
 bool same_image(const ImageIdentity& identity, const CodeImage& elf) {
@@ -116,17 +103,18 @@ bool names_image(const ImageIdentity& identity, const std::string& name) {
   return identity.path == name || basename(identity.path) == name;
 }
 
-// The host ELF of a database image named on the command line: looked up by
-// file name in the --images directories, checked by build-id.
-std::string find_elf(const ImageIdentity& identity, const std::string& directories) {
-  for (const std::string& directory : split(directories, ':')) {
-    for (const std::string& name : {basename(identity.path), basename(identity.path) + ".elf"}) {
-      const fs::path candidate = fs::path(directory) / name;
-      if (fs::is_regular_file(candidate)) return candidate.string();
-    }
-  }
-  throw std::runtime_error("no ELF file for " + identity.path +
-                           ": give its path as --image or its directory with --images DIR[:DIR]");
+// The host ELF of a database image named on the command line: found as the
+// report commands find it (image_resolver.h), so calc takes the same --images.
+std::string find_elf(const ImageIdentity& identity, const ImageSources& sources) {
+  ImageResolver resolver = ImageResolver::from_sources(sources);
+  const ResolvedImage& resolved = resolver.resolve(identity);
+  if (resolved.elf) return resolved.elf->path();
+  std::string reason = resolved.warning;  // "image P: why; showing addresses only"
+  if (const size_t colon = reason.find(": "); colon != std::string::npos)
+    reason = reason.substr(colon + 2);
+  if (const size_t tail = reason.rfind("; showing"); tail != std::string::npos) reason.resize(tail);
+  throw std::runtime_error("no ELF file for " + identity.path + " (" + reason +
+                           "): give its path as --image or its directory with --images DIR[:DIR]");
 }
 
 }  // namespace

@@ -12,11 +12,13 @@
 #include "analysis/calc/procedure_analysis.h"
 #include "analysis/calc/processor_model.h"
 #include "analysis/calc/render.h"
+#include "analysis/symbols/image_resolver.h"
 #include "hostdump/profiledb/profile_db.h"
 
 namespace dcpi {
 
-// firmware/control_block.h (the driver's default): periods uniform in [base, base + range), mean base + (range − 1)/2.
+// firmware/control_block.h (the driver's default): periods uniform in [base, base + range), mean
+// base + (range − 1)/2.
 double default_mean_period();
 
 // The mean sampling period F × period uses (docs/calc.md): --period if given,
@@ -60,9 +62,9 @@ struct CalcInputs {
 
 // What both commands were asked for (parsed by analysis/cli/report_options.h).
 struct CalcRequest {
-  std::string db;                       // --db
-  std::string image;                    // --image: an ELF file, or an image's name in the db
-  std::string images = ".";             // --images DIR[:DIR] to find a named image's ELF in
+  std::string db;       // --db
+  std::string image;    // --image: an ELF file, or an image's name in the db
+  ImageSources images;  // where a named image's ELF is: --images, the catalog, the cache
   std::optional<isa::DecodeMode> mode;  // --mode; default: decode_mode_for_image
   std::string model = "qemu";           // --model qemu|ev5
   std::optional<uint64_t> epoch;        // --epoch; default: every epoch

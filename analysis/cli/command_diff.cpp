@@ -73,7 +73,7 @@ int run_diff_command(const std::vector<std::string>& arguments) {
   const auto sets = load_comparison_sets(
       databases, parse_compared_epochs(options, databases.size()), parse_sample_filter(options));
   if (sets.size() != 2) throw UsageError("--epochs wants exactly two epochs: BEFORE,AFTER");
-  ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
+  ImageResolver resolver = image_resolver(options, databases);
   const DiffReport report =
       diff_sets(sets[0], sets[1], resolver, options.value("event").value_or("cycles"));
   return emit_report(

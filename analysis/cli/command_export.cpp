@@ -35,7 +35,7 @@ int run_export_command(const std::vector<std::string>& arguments) {
   if (format == "pprof" && !output) throw UsageError("--format pprof needs -o FILE.pb.gz");
   const ProfileDatabase database = ProfileDatabase::open(options.database());
   const SampleSet samples = load_samples(database, parse_sample_filter(options));
-  ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
+  ImageResolver resolver = image_resolver(options, {options.database()});
   if (format == "json") {
     if (!output) {
       write_samples_json(samples, resolver, std::cout);

@@ -181,7 +181,7 @@ int run_list_command(const std::vector<std::string>& arguments) {
                                {"json", "no-source", "values"}});
   const ProfileDatabase database = ProfileDatabase::open(options.database());
   const std::string name = options.required("procedure");
-  ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
+  ImageResolver resolver = image_resolver(options, {options.database()});
   const SampleFilter filter = parse_sample_filter(options);
   const SampleSet samples = load_samples(database, filter);
   std::vector<std::string> warnings;

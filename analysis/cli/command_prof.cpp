@@ -32,7 +32,7 @@ namespace {
 
 struct ProfRequest {
   std::string database;
-  std::string images;
+  std::optional<std::string> images;  // --images
   Grouping grouping = Grouping::kProcedure;
   SampleFilter filter;
   std::optional<uint64_t> limit;
@@ -44,7 +44,7 @@ ProfRequest parse_request(const std::vector<std::string>& arguments) {
       arguments, {{"db", "images", "by", "image", "pid", "cpu", "epoch", "limit"}, {"json"}});
   ProfRequest request;
   request.database = options.database();
-  request.images = options.value("images").value_or("");
+  request.images = options.value("images");
   const std::string by = options.value("by").value_or("procedure");
   if (by == "image")
     request.grouping = Grouping::kImage;
@@ -146,7 +146,7 @@ void print_json(const ProfileReport& report, const ProfRequest& request, std::os
 int run_prof_command(const std::vector<std::string>& arguments) {
   const ProfRequest request = parse_request(arguments);
   const ProfileDatabase database = ProfileDatabase::open(request.database);
-  ImageResolver resolver(ImageResolver::parse_search_path(request.images));
+  ImageResolver resolver = image_resolver(request.images, {request.database});
   const ProfileReport report =
       build_report(load_samples(database, request.filter), resolver, request.grouping);
   if (request.json)

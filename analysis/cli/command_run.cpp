@@ -60,7 +60,8 @@ const std::string_view kRunUsage =
     "               XX a major opcode in hex; ctx: ra and top of stack per run\n"
     "  --transport  gdb (default): read the ring through QEMU's GDB stub; serial: the guest\n"
     "               sends the same records on its second serial port (COM2)\n"
-    "  --build      the build directory holding guest/ (default: where dcpi lives)\n"
+    "  --build      the build directory holding guest/ (default: where dcpi lives, or\n"
+    "               PREFIX/share/dcpi for an installed PREFIX/bin/dcpi)\n"
     "  --quiet      do not echo the guest console or progress\n"
     "  --print-qemu-command  print the QEMU command line this run would use, shell-quoted\n"
     "               on one line, and exit (the Python tests start QEMU with it)\n"
@@ -81,10 +82,19 @@ const std::string_view kRunUsage =
 
 namespace {
 
+// Where the guest files are (guest/palcode, guest/kernel, guest/workloads):
+// beside dcpi in a build tree (build/dcpi, build/guest), or for an installed
+// dcpi (<prefix>/bin/dcpi) under <prefix>/share/dcpi (install.cmake).
 std::filesystem::path default_build_directory() {
   std::error_code error;
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::current_path() : exe.parent_path();
+  if (error) return std::filesystem::current_path();
+  const std::filesystem::path beside = exe.parent_path();
+  const std::filesystem::path installed = beside.parent_path() / "share" / "dcpi";
+  if (!std::filesystem::exists(beside / "guest", error) &&
+      std::filesystem::exists(installed / "guest", error))
+    return installed;
+  return beside;
 }
 
 // Seed 001 §2.4: what the interpreter records is what the loaded modules
@@ -232,31 +242,15 @@ RunOptions parse_run_options(const ParsedOptions& options) {
 }
 
 // What to type next (perf record's habit of naming perf report): the
-// database if it is not the default, and the directories of the images this
-// run booted, so prof finds their symbols.
-std::string next_command(const RunOptions& run, const std::vector<std::string>& program_images) {
+// database if it is not the default. No --images: the run recorded where its
+// images are (booted_images.h).
+std::string next_command(const RunOptions& run) {
   std::vector<std::string> argv = {"dcpi", "prof"};
   if (run.database != kDefaultDatabase) argv.insert(argv.end(), {"--db", run.database.string()});
-  std::vector<std::string> directories;
-  std::vector<std::string> files = program_images;
-  if (program_images.empty()) files.push_back(run.machine.initrd);
-  files.insert(files.end(), {run.machine.kernel, run.machine.palcode});
-  for (const std::string& file : files) {
-    if (file.empty()) continue;
-    const std::string directory = std::filesystem::path(file).parent_path().string();
-    if (!directory.empty() &&
-        std::find(directories.begin(), directories.end(), directory) == directories.end())
-      directories.push_back(directory);
-  }
-  std::string images;
-  for (const std::string& directory : directories)
-    images += (images.empty() ? "" : ":") + directory;
-  if (!images.empty()) argv.insert(argv.end(), {"--images", images});
   return shell_quoted(argv);
 }
 
-void print_summary(const RunOptions& run, const RunResult& result, bool json,
-                   const std::vector<std::string>& program_images) {
+void print_summary(const RunOptions& run, const RunResult& result, bool json) {
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
   if (json) {
@@ -284,7 +278,7 @@ void print_summary(const RunOptions& run, const RunResult& result, bool json,
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
             << result.ring_samples_dropped << " samples)\n"
-            << "dcpi run: next, the profile by procedure: " << next_command(run, program_images)
+            << "dcpi run: next, the profile by procedure: " << next_command(run)
             << "\n";
 }
 
@@ -307,6 +301,8 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     bundled.emplace(*program_command, run.machine.initrd);
     run.machine.initrd = bundled->path();
     run.script = bundled->bundle().script;
+    for (const auto& image : bundled->bundle().images)  // recorded with their host files
+      run.known_images.emplace_back(image.host.string(), image.guest);
   }
   if (options.flag("print-qemu-command")) {
     const qemu::MachineConfig machine = run_machine(run);
@@ -330,10 +326,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
               << " samples pulled before it are stored in " << run.database.string() << '\n';
     return 128 + stop.signal();
   }
-  std::vector<std::string> program_images;  // the program's and its libraries' ELF files
-  if (bundled)
-    for (const auto& image : bundled->bundle().images) program_images.push_back(image.host);
-  print_summary(run, result, options.flag("json"), program_images);
+  print_summary(run, result, options.flag("json"));
   if (bundled)
     return programs_exit_status(result.console, bundled->bundle().guest_programs, std::cerr);
   return 0;

@@ -102,7 +102,7 @@ int run_stats_command(const std::vector<std::string>& arguments) {
     throw UsageError("compare several --db, or the --epochs of one");
   const auto sets = load_comparison_sets(
       databases, parse_compared_epochs(options, databases.size()), parse_sample_filter(options));
-  ImageResolver resolver(ImageResolver::parse_search_path(options.value("images").value_or("")));
+  ImageResolver resolver = image_resolver(options, databases);
   const VariationReport report =
       compare_sets(sets, resolver, options.value("event").value_or("cycles"));
   return emit_report(

@@ -185,8 +185,7 @@ int run_values_command(const std::vector<std::string>& arguments) {
   const std::vector<std::string> kinds = split(options.value("kind").value_or(""));
   const std::vector<MergedKind> merged =
       load_value_hotlists(db, options.value("image"), kinds, parse_epoch_option(options));
-  Symbols symbols{
-      ImageResolver(ImageResolver::parse_search_path(options.value("images").value_or(""))), {}};
+  Symbols symbols{image_resolver(options, {options.database()}), {}};
   const Formatter format(options.value("values-module")
                              ? values::load_module(*options.value("values-module"))
                              : nullptr);

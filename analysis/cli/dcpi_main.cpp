@@ -21,8 +21,8 @@ const std::array kCommands = {
             dcpi::kRunUsage, dcpi::run_run_command},
     Command{"ingest", "transfer records (live or recorded) into the profile database",
             dcpi::kIngestUsage, dcpi::run_ingest_command},
-    Command{"db", "check or show a profile database: dcpi db check|show [DIR]", dcpi::kDbUsage,
-            dcpi::run_db_command},
+    Command{"db", "check, show or merge profile databases: dcpi db check|show|merge",
+            dcpi::kDbUsage, dcpi::run_db_command},
     Command{"bench-db", "benchmark ingestion and database size on synthetic profiles",
             dcpi::kBenchDbUsage, dcpi::run_bench_db_command},
     Command{"prof", "samples per procedure or image, with % and cumulative % (dcpiprof)",
@@ -59,7 +59,7 @@ const Command* find_command(std::string_view name) {
 void print_overview(std::ostream& out) {
   out << "usage: dcpi COMMAND [OPTIONS]\n\ncommands:\n";
   for (const Command& command : kCommands)
-    out << "  " << command.name << std::string(10 - command.name.size(), ' ') << command.summary
+    out << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary
         << '\n';
 }
 

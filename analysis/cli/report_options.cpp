@@ -77,9 +77,29 @@ std::optional<ComparedEpochs> parse_compared_epochs(const ParsedOptions& options
   return ComparedEpochs{.listed = parse_number_list(*epochs, "epochs")};
 }
 
+ImageSources image_sources(const std::optional<std::string>& images,
+                           const std::vector<std::string>& databases) {
+  ImageSources sources;
+  if (images) sources.search_path = ImageResolver::parse_search_path(*images);
+  for (const std::string& database : databases) {
+    try {
+      const std::vector<RecordedImage> recorded = read_image_catalog(database);
+      sources.recorded.insert(sources.recorded.end(), recorded.begin(), recorded.end());
+    } catch (const std::runtime_error& error) {  // a damaged IMAGES must not stop a report
+      std::cerr << "dcpi: ignoring the image catalog: " << error.what() << '\n';
+    }
+  }
+  return sources;
+}
+
+ImageResolver image_resolver(const std::optional<std::string>& images,
+                             const std::vector<std::string>& databases) {
+  return ImageResolver::from_sources(image_sources(images, databases));
+}
+
 CalcRequest parse_calc_request(const ParsedOptions& options) {
   CalcRequest request{.db = options.database(), .image = options.required("image")};
-  request.images = options.value("images").value_or(".");
+  request.images = image_sources(options.value("images"), {request.db});
   if (const auto m = options.value("mode")) {
     if (*m == "pal")
       request.mode = isa::DecodeMode::kPalcode;

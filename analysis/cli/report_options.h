@@ -13,6 +13,7 @@
 #include "analysis/calc/inputs.h"
 #include "analysis/cli/cli_options.h"
 #include "analysis/reports/sample_set.h"
+#include "analysis/symbols/image_resolver.h"
 
 namespace dcpi {
 
@@ -35,6 +36,19 @@ std::vector<std::string> take_repeated_option(std::vector<std::string>& argument
 // The --db values given (repeatable for stats and diff), or the default
 // database (kDefaultDatabase) when none is; takes them out of `arguments`.
 std::vector<std::string> take_databases(std::vector<std::string>& arguments);
+
+// The resolver every report uses (DCPI §4.3.2): --images DIR[:DIR] first (an
+// override), then the image catalogs `dcpi run` recorded in `databases`, then
+// the build-id cache. A damaged catalog is skipped with a warning on stderr.
+ImageResolver image_resolver(const std::optional<std::string>& images,
+                             const std::vector<std::string>& databases);
+inline ImageResolver image_resolver(const ParsedOptions& options,
+                                    const std::vector<std::string>& databases) {
+  return image_resolver(options.value("images"), databases);
+}
+// The same sources as plain data, for calc and score (CalcRequest::images).
+ImageSources image_sources(const std::optional<std::string>& images,
+                           const std::vector<std::string>& databases);
 
 // The options `dcpi calc` and `dcpi score` both take, and their request.
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "analysis/cli/booted_images.h"
 #include "analysis/symbols/elf_symbols.h"
 #include "analysis/symbols/kernel_symbols.h"
 #include "hostdump/gdb/gdb_client.h"
@@ -75,6 +76,28 @@ void pull_until_done(const RunOptions& options, qemu::QemuSession& session, Reco
   session.require_finished();
 }
 
+// The images this run boots go into the database's catalog (and the build-id
+// cache) before the guest starts, in a batch of their own: reports then find
+// them with no --images. Failing to record them costs names, never samples,
+// so it is a warning.
+void record_booted_images(const RunOptions& options, const qemu::MachineConfig& machine,
+                          ProfileDatabaseWriter& writer) {
+  const BootedImages booted =
+      collect_booted_images(machine.palcode, machine.kernel, machine.initrd, options.known_images);
+  std::vector<std::string> warnings = booted.warnings;
+  writer.begin_batch();
+  try {
+    writer.record_images(booted.images);
+    writer.commit_batch();
+  } catch (const ProfileDatabaseError& error) {
+    writer.abort_batch();
+    warnings.push_back(std::string("images not recorded: ") + error.what());
+  }
+  if (options.progress)
+    for (const std::string& warning : warnings)
+      *options.progress << "dcpi run: " << warning << '\n';
+}
+
 }  // namespace
 
 std::string kernel_command_line(const RunOptions& options) {
@@ -119,6 +142,7 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
     cycles_address = kernel_symbol_physical(kernel, "dcpi_guest_cycles");
   }
   ProfileDatabaseWriter writer(options.database);  // lock before the guest runs
+  if (options.profile) record_booted_images(options, machine, writer);
   ProfileBuilder builder;
   builder.set_epoch_base(result.epoch_base);
   for (const std::string& module : options.value_modules)

@@ -9,6 +9,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hostdump/session.h"
 #include "qemu/machine_config.h"
@@ -37,6 +39,9 @@ struct RunOptions {
   bool gdb_stub = true;               // false: no -gdb (only for --print-qemu-command)
   std::optional<std::string> append;  // the kernel command line verbatim, instead of
                                       // the one built from the options above
+  // (host file, guest path) of images the initrd carries whose host files are
+  // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
+  std::vector<std::pair<std::string, std::string>> known_images;
   std::ostream* console = nullptr;    // echo of the guest console
   std::ostream* progress = nullptr;   // progress lines
 };

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <set>
 
+#include "analysis/symbols/build_id_cache.h"
+
 namespace dcpi {
 namespace fs = std::filesystem;
 namespace {
@@ -33,6 +35,46 @@ std::string describe_build_id(const std::string& build_id) {
   return build_id.empty() ? "none" : build_id;
 }
 
+// The files tried for one image, and the best that matched: the first with
+// DWARF line tables, else the first with the right build-id.
+class BestMatch {
+ public:
+  explicit BestMatch(std::string build_id) : build_id_(std::move(build_id)) {}
+  // True once a file with line tables matched: the search can stop.
+  bool consider(const fs::path& file) {
+    std::error_code error;
+    const fs::path canonical = fs::weakly_canonical(file, error);
+    if (!tried_.insert(error ? file : canonical).second || !is_elf_file(file)) return false;
+    try {
+      auto elf = std::make_shared<const ElfImage>(ElfImage::open(file.string()));
+      const std::string found_id = elf->build_id().value_or("");
+      if (!build_id_.empty() && found_id != build_id_) {
+        if (mismatch.empty())
+          mismatch = file.string() + " has build-id " + describe_build_id(found_id) +
+                     ", the profile has " + build_id_;
+        return false;
+      }
+      if (!best || (!best->has_line_info() && elf->has_line_info())) best = std::move(elf);
+      return best->has_line_info();
+    } catch (const ElfError& failed) {
+      if (failure.empty()) failure = failed.what();
+      return false;
+    }
+  }
+  bool consider_all(const std::vector<fs::path>& files) {
+    for (const fs::path& file : files)
+      if (consider(file)) return true;
+    return false;
+  }
+
+  std::shared_ptr<const ElfImage> best;
+  std::string mismatch, failure;
+
+ private:
+  std::string build_id_;
+  std::set<fs::path> tried_;
+};
+
 }  // namespace
 
 std::string image_display_name(const ImageIdentity& image) {
@@ -43,6 +85,13 @@ std::string image_display_name(const ImageIdentity& image) {
 
 ImageResolver::ImageResolver(std::vector<fs::path> search_path)
     : search_path_(std::move(search_path)) {}
+
+ImageResolver ImageResolver::from_sources(ImageSources sources) {
+  ImageResolver resolver(std::move(sources.search_path));
+  resolver.recorded_ = std::move(sources.recorded);
+  resolver.use_cache_ = sources.build_id_cache;
+  return resolver;
+}
 
 std::vector<fs::path> ImageResolver::parse_search_path(const std::string& text) {
   std::vector<fs::path> directories;
@@ -78,7 +127,20 @@ std::vector<fs::path> ImageResolver::candidates_by_name(const std::string& guest
   return candidates;
 }
 
-std::shared_ptr<const ElfImage> ImageResolver::find_by_build_id(const std::string& build_id) {
+std::vector<fs::path> ImageResolver::recorded_candidates(const ImageIdentity& image) const {
+  std::vector<fs::path> files;
+  for (const RecordedImage& recorded : recorded_) {
+    const bool same = image.build_id.empty()
+                          ? recorded.build_id.empty() && recorded.guest_path == image.path
+                          : recorded.build_id == image.build_id;
+    if (same && !recorded.host_path.empty()) files.emplace_back(recorded.host_path);
+  }
+  if (use_cache_)
+    if (const auto cached = cached_image_path(image.build_id)) files.push_back(*cached);
+  return files;
+}
+
+const std::vector<fs::path>& ImageResolver::files_with_build_id(const std::string& build_id) {
   if (!build_id_index_ready_) {
     build_id_index_ready_ = true;
     for (const fs::path& directory : search_path_)
@@ -86,55 +148,42 @@ std::shared_ptr<const ElfImage> ImageResolver::find_by_build_id(const std::strin
         if (!is_elf_file(file)) return;
         try {
           const ElfSymbols symbols = ElfSymbols::open(file.string(), true);
-          if (symbols.build_id()) build_id_index_.emplace(*symbols.build_id(), file);
+          if (symbols.build_id()) build_id_index_[*symbols.build_id()].push_back(file);
         } catch (const ElfError&) {  // not every ELF in a build tree is readable; skip it
         }
       });
   }
-  const auto found = build_id_index_.find(build_id);
-  if (found == build_id_index_.end()) return nullptr;
-  try {
-    return std::make_shared<const ElfImage>(ElfImage::open(found->second.string()));
-  } catch (const ElfError&) {
-    return nullptr;
-  }
+  return build_id_index_[build_id];
+}
+
+std::string ImageResolver::no_file_warning() const {
+  if (search_path_.empty() && recorded_.empty())
+    return "no --images directories given and the database records no image files "
+           "(written before dcpi run recorded them); showing addresses only";
+  std::string where = search_path_.empty() ? "" : "--images, ";
+  if (!recorded_.empty()) where += "the database's image catalog, ";
+  return "no ELF file found in " + where + "or the build-id cache; showing addresses only";
 }
 
 const ResolvedImage& ImageResolver::resolve(const ImageIdentity& image) {
   if (const auto known = resolved_.find(image); known != resolved_.end()) return known->second;
   ResolvedImage& result = resolved_[image];
   if (image.unknown) return result;  // raw PCs: nothing to look up, nothing to warn about
-  std::string mismatch, failure;
-  for (const fs::path& candidate : candidates_by_name(image.path)) {
-    try {
-      auto elf = std::make_shared<const ElfImage>(ElfImage::open(candidate.string()));
-      const std::string found_id = elf->build_id().value_or("");
-      if (image.build_id.empty() || found_id == image.build_id) {
-        result.elf = std::move(elf);
-        return result;
-      }
-      if (mismatch.empty())
-        mismatch = candidate.string() + " has build-id " + describe_build_id(found_id) +
-                   ", the profile has " + image.build_id;
-    } catch (const ElfError& error) {
-      if (failure.empty()) failure = error.what();
-    }
-  }
-  if (!image.build_id.empty()) {
-    if (auto elf = find_by_build_id(image.build_id)) {
-      result.elf = std::move(elf);
-      return result;
-    }
+  BestMatch match(image.build_id);
+  if (!match.consider_all(candidates_by_name(image.path)) &&
+      !match.consider_all(recorded_candidates(image)) && !image.build_id.empty())
+    match.consider_all(files_with_build_id(image.build_id));
+  if (match.best) {
+    result.elf = std::move(match.best);
+    return result;
   }
   const std::string subject = "image " + image.path + ": ";
-  if (!mismatch.empty())
-    result.warning = subject + "build-id mismatch (" + mismatch + "); showing addresses only";
-  else if (!failure.empty())
-    result.warning = subject + failure + "; showing addresses only";
-  else if (search_path_.empty())
-    result.warning = subject + "no --images directories given; showing addresses only";
+  if (!match.mismatch.empty())
+    result.warning = subject + "build-id mismatch (" + match.mismatch + "); showing addresses only";
+  else if (!match.failure.empty())
+    result.warning = subject + match.failure + "; showing addresses only";
   else
-    result.warning = subject + "no ELF file found in --images; showing addresses only";
+    result.warning = subject + no_file_warning();
   return result;
 }
 

@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "hostdump/profiledb/image_catalog.h"
 #include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "hostdump/profiledb/profile_format.h"
@@ -123,6 +124,14 @@ CheckReport check(const fs::path& directory, bool holding_lock) {
     if (name == kFormatName || name == kLockName || name == kRecordingsName ||
         name.starts_with("epoch-"))
       continue;
+    if (name == kImageCatalogName) {
+      try {
+        read_image_catalog(directory);
+      } catch (const std::runtime_error& error) {
+        report.problems.push_back(error.what());
+      }
+      continue;
+    }
     if (name.starts_with(".tmp-") && !report.writer) {  // an interrupted RECORDINGS update
       report.problems.push_back(entry.path().string() +
                                 ": leftover temporary file of an interrupted write (safe to "

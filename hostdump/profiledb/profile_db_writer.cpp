@@ -315,15 +315,33 @@ std::vector<std::string> recording_lines(const fs::path& file) {
 }  // namespace
 
 bool ProfileDatabaseWriter::has_recording(const std::string& identity) const {
-  const std::vector<std::string> lines = recording_lines(directory_ / kRecordingsName);
+  // As staged by an open batch: several recordings may be added in one.
+  const std::vector<std::string> lines =
+      recording_lines(current_version(directory_ / kRecordingsName));
   return std::find(lines.begin(), lines.end(), identity) != lines.end();
 }
 
 void ProfileDatabaseWriter::add_recording(const std::string& identity) {
   const fs::path file = directory_ / kRecordingsName;
   std::string text;
-  for (const std::string& line : recording_lines(file)) text += line + '\n';
+  for (const std::string& line : recording_lines(current_version(file))) text += line + '\n';
   text += identity + '\n';
+  write_atomically(file, text.data(), text.size());
+}
+
+void ProfileDatabaseWriter::record_images(const std::vector<RecordedImage>& images) {
+  const fs::path file = directory_ / kImageCatalogName;
+  std::vector<RecordedImage> known;
+  try {
+    known = read_image_catalog_file(current_version(file));
+  } catch (const ProfileFormatError& error) {
+    throw ProfileDatabaseError(std::string("existing image catalog is damaged, not overwriting "
+                                           "it: ") +
+                               error.what() + " (see dcpi db check)");
+  }
+  const std::vector<RecordedImage> merged = merge_image_catalogs(known, images);
+  if (merged == known && fs::exists(current_version(file))) return;
+  const std::string text = encode_image_catalog(merged);
   write_atomically(file, text.data(), text.size());
 }
 

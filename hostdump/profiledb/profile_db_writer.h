@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hostdump/profiledb/image_catalog.h"
 #include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/value_file.h"
 
@@ -74,6 +75,9 @@ class ProfileDatabaseWriter {
   // "crc32c:0123abcd size:4096" is added once its records are stored.
   bool has_recording(const std::string& identity) const;
   void add_recording(const std::string& identity);
+  // Adds images to DIR/IMAGES (image_catalog.h): one entry per (build-id,
+  // guest path), a newer host path replacing an older one. Batch-aware.
+  void record_images(const std::vector<RecordedImage>& images);
 
   const std::filesystem::path& directory() const { return directory_; }
   uint64_t bytes_written() const { return bytes_written_; }

@@ -10,6 +10,7 @@
 //   QEMU dying at every pull      the session's watch throws at wait k; resumed
 //   damaged records on the wire   bit flips and truncations of a stream
 //   kills of dcpi                 `dcpi ingest` killed by SIGKILL at many points
+//   kills of dcpi db merge        `dcpi db merge` killed from start to finish
 //   ulimit -f                     `dcpi ingest` under file-size limits
 //   a reader during writes        db check in a loop while a writer merges
 //
@@ -332,6 +333,52 @@ TEST(FaultInjection, KillsOfDcpiIngest) {
     EXPECT_TRUE(ok) << delay_ms;
     EXPECT_EQ(lost, 0u) << delay_ms;
     tally(ok, lost);
+  }
+}
+
+// dcpi db merge killed at many points (issue 16): OUT is consistent (after
+// --repair for the one epoch a kill cut short), every epoch it holds equals
+// its input epoch, the inputs are untouched, and a merge that exited 0 holds
+// every sample.
+TEST(FaultInjection, KillsOfDcpiDbMerge) {
+  TempDir dir;
+  testing::write_file(dir.file("rec.bin"), large_recording());
+  std::vector<std::string> inputs;
+  for (const char* name : {"a.db", "b.db"}) {
+    inputs.push_back(dir.file(name));
+    int status = 0;
+    ::waitpid(
+        spawn_dcpi({"ingest", "--db", inputs.back(), "--from-file", dir.file("rec.bin")}, [] {}),
+        &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const ProfileDatabase input = ProfileDatabase::open(inputs[0]);
+  const std::vector<uint64_t> input_epochs = input.epochs();  // both inputs are alike
+  // From before the writer exists to after the last batch (a merge of these
+  // takes some 100-300 ms here, mostly fsyncs).
+  for (int delay_ms : {0, 5, 10, 20, 30, 45, 60, 80, 100, 130, 160, 200, 250, 320, 400}) {
+    const fs::path out = dir.file("out" + std::to_string(delay_ms));
+    const pid_t pid = spawn_dcpi({"db", "merge", out.string(), inputs[0], inputs[1]}, [] {});
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    const bool completed = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    const bool ok = consistent(out);
+    bool same = true;
+    if (ok && fs::exists(out / "FORMAT")) {
+      const ProfileDatabase merged = ProfileDatabase::open(out);
+      for (uint64_t epoch : merged.epochs()) {
+        const uint64_t from = input_epochs[(epoch - 1) % input_epochs.size()];
+        same &= merged.epoch_metadata(epoch).samples == input.epoch_metadata(from).samples;
+      }
+    }
+    const uint64_t stored = ok ? stored_samples(out) : 0;
+    const uint64_t lost = completed && stored < 80000 ? 80000 - stored : 0;
+    EXPECT_TRUE(ok && same) << delay_ms;
+    EXPECT_EQ(lost, 0u) << delay_ms;
+    EXPECT_EQ(stored_samples(inputs[0]), 40000u) << "the inputs are only read";
+    tally(ok && same, lost);
   }
 }
 

@@ -175,8 +175,9 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   for (uint64_t done = 0; done < old_bytes; done += pages::kPageBytes) {
     const uint64_t from = user_page_kseg(self->space, old + done);
     const uint64_t to = user_page_kseg(self->space, moved + done);
-    if (from != 0) __builtin_memcpy(reinterpret_cast<void*>(to), reinterpret_cast<void*>(from),
-                                    pages::kPageBytes);
+    if (from != 0)
+      __builtin_memcpy(reinterpret_cast<void*>(to), reinterpret_cast<void*>(from),
+                       pages::kPageBytes);
     unmap_user_page(self->space, old + done);
   }
   pal::tbia();

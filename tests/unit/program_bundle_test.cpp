@@ -119,6 +119,7 @@ TEST_F(BundleMix, AddsProgramsLibrariesOnceAndData) {
   std::map<std::string, int> images;
   for (const BundledImage& image : bundle.images) ++images[image.guest];
   EXPECT_EQ(images["/lib/libc.so.6.1"], 1);
+  EXPECT_EQ(images["/lib/ld-linux.so.2"], 1);
   EXPECT_EQ(images["/bin/lua"], 1);
   EXPECT_EQ(images["/lib/libbz2.so.1.0"], 1);
 }

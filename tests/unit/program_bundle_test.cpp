@@ -3,6 +3,7 @@
 #include "qemu/bundle/program_bundle.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -91,7 +92,9 @@ class BundleMix : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::is_directory(real_ / "bin")) GTEST_SKIP() << "no real mix built";
-    base_ = std::filesystem::temp_directory_path() / "dcpi-bundle-mix-base.cpio";
+    // One file per test process: CTest runs the tests of this fixture in parallel.
+    base_ = std::filesystem::temp_directory_path() /
+            ("dcpi-bundle-mix-base-" + std::to_string(getpid()) + ".cpio");
     std::ofstream(base_, std::ios::binary) << write_cpio(kEntries);
     request_.base_initrd = base_;
     request_.programs = {real_ / "bin/lua", real_ / "bin/bzip2"};

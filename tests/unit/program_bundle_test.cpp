@@ -85,9 +85,10 @@ TEST(ElfFacts, ReadsTheSysrootsLibraries) {
   EXPECT_THROW(read_elf_facts("/etc/hostname"), std::runtime_error);
 }
 
-// The real mix's programs (toolchain/build-real-programs.sh): lua and bzip2
-// share the loader and libc; each goes in once, their own libraries come
-// from the mix's lib/ directory, the data files go where they are told.
+// The real mix's programs (toolchain/build-real-programs.sh), bundled as
+// dcpi run --mix real does: lua and bzip2 share the loader and libc; each
+// goes in once, their own libraries come from the mix's lib/ directory, the
+// data files go where they are told.
 class BundleMix : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -97,28 +98,26 @@ class BundleMix : public ::testing::Test {
             ("dcpi-bundle-mix-base-" + std::to_string(getpid()) + ".cpio");
     std::ofstream(base_, std::ios::binary) << write_cpio(kEntries);
     request_.base_initrd = base_;
-    request_.programs = {real_ / "bin/lua", real_ / "bin/bzip2"};
+    request_.programs = {{real_ / "bin/lua", {"etc/real/bench.lua"}}, {real_ / "bin/bzip2", {}}};
     request_.library_path.insert(request_.library_path.begin(), real_ / "lib");
     request_.files = {(real_ / "etc/real/bench.lua").string() + ":/etc/real/bench.lua"};
-    request_.script = "/etc/default.mix";
   }
   void TearDown() override { std::filesystem::remove(base_); }
 
   const std::filesystem::path real_ = DCPI_REAL_MIX_DIR;
   std::filesystem::path base_;
-  MixRequest request_;
+  ProgramRequest request_;
 };
 
 TEST_F(BundleMix, AddsProgramsLibrariesOnceAndData) {
-  const ProgramBundle bundle = bundle_mix(request_);
+  const ProgramBundle bundle = bundle_program(request_);
   std::map<std::string, int> names;
   for (const CpioEntry& entry : read_cpio(bundle.archive)) ++names[entry.name];
   for (const char* name : {"bin/init", "etc/default.mix", "bin/lua", "bin/bzip2",
                            "lib/ld-linux.so.2", "lib/libc.so.6.1", "lib/liblua5.4.so.0",
                            "lib/libbz2.so.1.0", "lib/libm.so.6.1", "etc/real/bench.lua"})
     EXPECT_EQ(names[name], 1) << name;
-  EXPECT_EQ(bundle.script, "/etc/default.mix");
-  EXPECT_TRUE(bundle.guest_program.empty());
+  EXPECT_EQ(bundle.guest_programs, (std::vector<std::string>{"/bin/lua", "/bin/bzip2"}));
   std::map<std::string, int> images;
   for (const BundledImage& image : bundle.images) ++images[image.guest];
   EXPECT_EQ(images["/lib/libc.so.6.1"], 1);
@@ -130,7 +129,7 @@ TEST_F(BundleMix, AddsProgramsLibrariesOnceAndData) {
 TEST_F(BundleMix, AMissingLibraryIsOneLineNamingIt) {
   request_.library_path = {kAlphaSysrootLib};
   try {
-    bundle_mix(request_);
+    bundle_program(request_);
     FAIL() << "no error";
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("needs the shared library liblua5.4.so.0"),

@@ -22,6 +22,7 @@ set(DCPI_KERNEL_ELF ${DCPI_GUEST_BINARY_DIR}/kernel/kernel.elf)
 set(DCPI_WORKLOADS_ALPHA_DIR ${DCPI_GUEST_BINARY_DIR}/workloads)
 set(DCPI_INITRD ${DCPI_WORKLOADS_ALPHA_DIR}/initrd.cpio)
 set(DCPI_WORKLOADS_NATIVE_DIR ${CMAKE_BINARY_DIR}/workloads/native)
+include(${CMAKE_SOURCE_DIR}/toolchain/real-programs.cmake)  # build/mixes/real
 
 enable_testing()
 # elfutils: analysis/symbols reads images with it, qemu/bundle programs to run.

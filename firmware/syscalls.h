@@ -45,6 +45,7 @@
   X(osf_setsysinfo, 257)                                                             \
   X(times, 323)                                                                      \
   X(uname, 339)                                                                      \
+  X(mremap, 341)                                                                     \
   X(pread64, 349)                                                                    \
   X(rt_sigaction, 352)                                                               \
   X(rt_sigprocmask, 353)                                                             \
@@ -180,6 +181,8 @@ enum {
   LINUX_MAP_PRIVATE = 0x02,
   LINUX_MAP_ANONYMOUS = 0x10,
   LINUX_MAP_FIXED = 0x100,
+  LINUX_MREMAP_MAYMOVE = 1,
+  LINUX_MREMAP_FIXED = 2,
 };
 
 /* *at() calls: the current directory and "operate on the fd itself". */

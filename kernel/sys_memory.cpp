@@ -139,6 +139,51 @@ int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
   return ok ? 0 : error(ENOMEM);
 }
 
+// mremap(old, old_size, new_size, flags): what glibc's realloc of a large
+// (mmapped) block asks. Shrinking unmaps the tail; growing maps fresh pages
+// after the old ones if that range is free, else (MREMAP_MAYMOVE) copies the
+// pages to a new range and unmaps the old one. MREMAP_FIXED is refused.
+int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t old = args.a[0], flags = args.a[3];
+  const uint64_t old_bytes = (args.a[1] + kPageMask) & ~kPageMask;
+  const uint64_t new_bytes = (args.a[2] + kPageMask) & ~kPageMask;
+  if ((flags & ~uint64_t{LINUX_MREMAP_MAYMOVE}) || old_bytes == 0 || new_bytes == 0 ||
+      !range_ok(old, old_bytes) || args.a[2] > kUserTop)
+    return error(EINVAL);
+  const UserAccess access = translate_user(self->space, old, true)    ? UserAccess::kReadWrite
+                            : translate_user(self->space, old, false) ? UserAccess::kRead
+                                                                      : UserAccess::kNone;
+  if (access == UserAccess::kNone) return error(EFAULT);
+  if (new_bytes <= old_bytes) {
+    for (uint64_t va = old + new_bytes; va < old + old_bytes; va += pages::kPageBytes)
+      unmap_user_page(self->space, va);
+    pal::tbia();
+    return static_cast<int64_t>(old);
+  }
+  const uint64_t grow = new_bytes - old_bytes;
+  if (range_ok(old + old_bytes, grow) && range_unmapped(self->space, old + old_bytes, grow)) {
+    const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0);
+    pal::tbia();
+    return ok ? static_cast<int64_t>(old) : error(ENOMEM);
+  }
+  if (!(flags & LINUX_MREMAP_MAYMOVE)) return error(ENOMEM);
+  const uint64_t moved = place_mapping(self, 0, new_bytes, 0);
+  if (moved == 0 || !fill_mapping(self, moved, new_bytes, access, nullptr, 0)) {
+    pal::tbia();
+    return error(ENOMEM);
+  }
+  for (uint64_t done = 0; done < old_bytes; done += pages::kPageBytes) {
+    const uint64_t from = user_page_kseg(self->space, old + done);
+    const uint64_t to = user_page_kseg(self->space, moved + done);
+    if (from != 0)
+      __builtin_memcpy(reinterpret_cast<void*>(to), reinterpret_cast<void*>(from),
+                       pages::kPageBytes);
+    unmap_user_page(self->space, old + done);
+  }
+  pal::tbia();
+  return static_cast<int64_t>(moved);
+}
+
 int64_t sys_madvise(Process*, TrapFrame*, const Args&) { return 0; }  // advice only
 
 }  // namespace kernel::sys

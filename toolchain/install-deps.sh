@@ -26,6 +26,21 @@ else
   qemu_target=()
 fi
 
+# Issue 15: the real mix is cross-built from Debian source packages
+# (toolchain/build-real-programs.sh runs apt-get source lua5.4 bzip2 zlib).
+sources_added=no
+src_list=/etc/apt/sources.list.d/dcpi-${codename}-src.sources
+if [ -n "$codename" ] && [ ! -f "$src_list" ]; then
+  cat >"$src_list" <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: $codename
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  sources_added=yes
+fi
+
 packages=(
   build-essential cmake ninja-build pkg-config git cpio python3
   binutils-alpha-linux-gnu gcc-alpha-linux-gnu g++-alpha-linux-gnu
@@ -38,6 +53,7 @@ packages=(
   graphviz                        # dcpi report --html draws control-flow graphs with dot
   chromium                        # tests render the HTML report headless
   help2man                        # man pages from dcpi's help text
+  dpkg-dev                        # apt-get source unpacks with dpkg-source
 )
 
 missing=()
@@ -45,7 +61,7 @@ for p in "${packages[@]}" qemu-system-misc; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 qemu_ok() { command -v qemu-system-alpha >/dev/null && qemu-system-alpha --version | grep -Eq 'version (1[0-9]|[2-9][0-9])\.'; }
-if [ ${#missing[@]} -eq 0 ] && qemu_ok; then
+if [ ${#missing[@]} -eq 0 ] && qemu_ok && [ $sources_added = no ]; then
   echo "install-deps: everything is installed"
   exit 0
 fi

@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash toolchain/install-deps.sh
 bash toolchain/build-newlib.sh >/dev/null
+bash toolchain/build-real-programs.sh >/dev/null   # the real mix (cached)
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build

@@ -41,7 +41,9 @@ const std::string_view kRunUsage =
     "SIGTERM or SIGHUP stop the run: what was pulled is stored, QEMU is stopped, and\n"
     "dcpi exits with 128 + the signal; QEMU never outlives dcpi, even after SIGKILL.\n"
     "A QEMU exit, a guest panic or a timeout fails the run (exit 1) with the reason.\n"
-    "  --mix        run /etc/NAME.mix from the initrd (default: default)\n"
+    "  --mix        run /etc/NAME.mix from the initrd (default: default); a mix with\n"
+    "               programs in BUILD/mixes/NAME (real: lua, bzip2, minigzip cross-built\n"
+    "               from Debian sources) gets them, their libraries and data added\n"
     "  --workloads  run these programs of /bin one after the other instead\n"
     "  --cpus       1 to 4 (default 4)\n"
     "  --db         the profile database directory (default: dcpi.db)\n"
@@ -172,12 +174,14 @@ std::string shell_quoted(const std::vector<std::string>& argv) {
   return line;
 }
 
+std::filesystem::path build_directory(const ParsedOptions& options) {
+  return options.value("build") ? std::filesystem::path(*options.value("build"))
+                                : default_build_directory();
+}
+
 RunOptions parse_run_options(const ParsedOptions& options) {
   RunOptions run;
-  const std::filesystem::path build = options.value("build")
-                                          ? std::filesystem::path(*options.value("build"))
-                                          : default_build_directory();
-  const std::filesystem::path guest = build / "guest";
+  const std::filesystem::path guest = build_directory(options) / "guest";
   run.machine.palcode = options.value("palcode").value_or(guest / "palcode/palcode.elf");
   run.machine.kernel = options.value("kernel").value_or(guest / "kernel/kernel.elf");
   run.machine.initrd = options.value("initrd").value_or(guest / "workloads/initrd.cpio");
@@ -298,7 +302,13 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
       throw UsageError("-- PROGRAM goes without --mix, --workloads and --print-qemu-command");
-    bundled.emplace(*program_command, run.machine.initrd);
+    bundled.emplace(bundle_command(*program_command, run.machine.initrd));
+  } else if (const auto mix = options.value("mix");
+             mix && !options.value("initrd") && !options.flag("print-qemu-command")) {
+    if (auto programs = bundle_mix_programs(build_directory(options), *mix, run.machine.initrd))
+      bundled.emplace(std::move(*programs));
+  }
+  if (bundled) {
     run.machine.initrd = bundled->path();
     run.script = bundled->bundle().script;
     for (const auto& image : bundled->bundle().images)  // recorded with their host files
@@ -327,7 +337,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     return 128 + stop.signal();
   }
   print_summary(run, result, options.flag("json"));
-  if (bundled)
+  if (bundled && !bundled->bundle().guest_programs.empty())
     return programs_exit_status(result.console, bundled->bundle().guest_programs, std::cerr);
   return 0;
 }

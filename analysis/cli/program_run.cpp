@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <ostream>
 #include <regex>
@@ -27,8 +28,8 @@ std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arg
   return command;
 }
 
-BundledInitrd::BundledInitrd(const ProgramCommand& command,
-                             const std::filesystem::path& base_initrd) {
+qemu::ProgramBundle bundle_command(const ProgramCommand& command,
+                                   const std::filesystem::path& base_initrd) {
   qemu::ProgramRequest request;
   for (const auto& argv : command.programs)
     request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
@@ -36,7 +37,37 @@ BundledInitrd::BundledInitrd(const ProgramCommand& command,
   request.base_initrd = base_initrd;
   request.library_path.insert(request.library_path.begin(), command.lib_paths.begin(),
                               command.lib_paths.end());
-  bundle_ = qemu::bundle_program(request);
+  return qemu::bundle_program(request);
+}
+
+std::optional<qemu::ProgramBundle> bundle_mix_programs(const std::filesystem::path& build,
+                                                       const std::string& mix,
+                                                       const std::filesystem::path& base_initrd) {
+  const std::filesystem::path root = build / "mixes" / mix;
+  if (!std::filesystem::is_directory(root / "bin")) return std::nullopt;
+  qemu::ProgramRequest request;
+  request.base_initrd = base_initrd;
+  request.library_path.insert(request.library_path.begin(), root / "lib");
+  std::vector<std::filesystem::path> programs;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "bin"))
+    programs.push_back(entry.path());
+  std::sort(programs.begin(), programs.end());
+  for (const auto& program : programs) request.programs.push_back({program, {}});
+  if (std::filesystem::is_directory(root / "etc"))
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "etc"))
+      if (entry.is_regular_file())
+        request.files.push_back(entry.path().string() + ":/" +
+                                std::filesystem::relative(entry.path(), root).string());
+  std::sort(request.files.begin(), request.files.end());
+  // The programs, their loader and libraries (each once) and the data go in
+  // as for -- PROGRAM; init runs the mix's own script, not the generated one.
+  qemu::ProgramBundle bundle = qemu::bundle_program(request);
+  bundle.script = "/etc/" + mix + ".mix";
+  bundle.guest_programs.clear();
+  return bundle;
+}
+
+BundledInitrd::BundledInitrd(qemu::ProgramBundle bundle) : bundle_(std::move(bundle)) {
   path_ = std::filesystem::temp_directory_path() /
           ("dcpi-run-" + std::to_string(getpid()) + "-initrd.cpio");
   std::ofstream out(path_, std::ios::binary | std::ios::trunc);

@@ -23,10 +23,23 @@ struct ProgramCommand {
 // other) and every --file/--lib-path go to the result.
 std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arguments);
 
-// The bundle's initrd written to a temporary file, removed when this goes.
+// The program, its libraries and data on top of the base initrd.
+qemu::ProgramBundle bundle_command(const ProgramCommand& command,
+                                   const std::filesystem::path& base_initrd);
+
+// A mix that is not built with the workloads brings its programs in
+// <build>/mixes/NAME (the real mix: toolchain/build-real-programs.sh, linked
+// there by the build): bin/* become /bin/*, with their loader and libraries
+// (lib/ first, then the cross sysroot), and every file under etc/ the same
+// path in the guest. nullopt for a mix without such a directory.
+std::optional<qemu::ProgramBundle> bundle_mix_programs(const std::filesystem::path& build,
+                                                       const std::string& mix,
+                                                       const std::filesystem::path& base_initrd);
+
+// A bundle's initrd written to a temporary file, removed when this goes.
 class BundledInitrd {
  public:
-  BundledInitrd(const ProgramCommand& command, const std::filesystem::path& base_initrd);
+  explicit BundledInitrd(qemu::ProgramBundle bundle);
   ~BundledInitrd();
   BundledInitrd(const BundledInitrd&) = delete;
   BundledInitrd& operator=(const BundledInitrd&) = delete;

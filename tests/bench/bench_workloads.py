@@ -15,7 +15,11 @@ workload on 1 and 4 CPUs, `dcpi run` it with the profiler off
   hit / miss    handler instructions from PAL entry to return, from the
                 driver microbenchmark (tests/bench/results.json, bench_driver.py).
 
-Usage: bench_workloads.py BUILD_DIR [--workloads a,b] [--cpus 1,4] [--json FILE]
+The real mix (lua, bzip2, minigzip from Debian sources, BUILD/mixes/real) is
+a row too when it was built ("real" in --mixes); its images are the programs,
+their libraries and the cross glibc's.
+
+Usage: bench_workloads.py BUILD_DIR [--workloads a,b] [--mixes real] [--cpus 1,4] [--json FILE]
 """
 import argparse
 import json
@@ -29,11 +33,18 @@ WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "man
              "parallel4"]
 
 
+SYSROOT_LIB = "/usr/alpha-linux-gnu/lib"
+
+
 def image_file(build, path):
-    """The ELF file of a database image path ("/bin/copy", "kernel.elf", ...)."""
+    """The ELF file of a database image path ("/bin/copy", "/lib/libz.so.1", "kernel.elf")."""
     guest = os.path.join(build, "guest")
-    for candidate in (os.path.join(guest, "workloads", os.path.basename(path)),
-                      os.path.join(guest, "kernel", path), os.path.join(guest, "palcode", path)):
+    name = os.path.basename(path)
+    real = os.path.join(build, "mixes", "real")
+    for candidate in (os.path.join(guest, "workloads", name),
+                      os.path.join(guest, "kernel", path), os.path.join(guest, "palcode", path),
+                      os.path.join(real, "bin", name), os.path.join(real, "lib", name),
+                      os.path.join(SYSROOT_LIB, name)):
         if os.path.isfile(candidate):
             return candidate
     return None
@@ -49,8 +60,10 @@ def database_ratio(dcpi, db):
 
 
 def run(dcpi, workload, cpus, profile):
+    """workload: a program of /bin, or "mix:NAME" for --mix NAME."""
+    what = ["--mix", workload[4:]] if workload.startswith("mix:") else ["--workloads", workload]
     with tempfile.TemporaryDirectory() as tmp:
-        args = [dcpi, "run", "--workloads", workload, "--cpus", str(cpus),
+        args = [dcpi, "run", *what, "--cpus", str(cpus),
                 "--db", os.path.join(tmp, "db"), "--json"]
         if not profile:
             args.append("--no-profile")
@@ -87,6 +100,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--mixes", default=None,
+                        help="mixes to run as rows too (default: real, if it was built)")
     parser.add_argument("--cpus", default="1,4")
     parser.add_argument("--json", help="write the table as JSON here")
     args = parser.parse_args()
@@ -100,8 +115,11 @@ def main():
                    "miss": round(one_cpu["miss_total_insns"], 1)}
     except (OSError, KeyError, ValueError):
         pass
-    rows = [measure(dcpi, w, int(c)) for c in args.cpus.split(",")
-            for w in args.workloads.split(",")]
+    mixes = args.mixes
+    if mixes is None:
+        mixes = "real" if os.path.isdir(os.path.join(args.build, "mixes", "real", "bin")) else ""
+    runs = [w for w in args.workloads.split(",") if w] + ["mix:" + m for m in mixes.split(",") if m]
+    rows = [measure(dcpi, w, int(c)) for c in args.cpus.split(",") for w in runs]
     print(f"{'workload':<10} {'cpus':>4} {'slowdown':>9} {'miss rate':>9} {'samples/entry':>13}"
           f" {'interrupts':>10} {'db ratio':>8}")
     for r in rows:

@@ -20,6 +20,8 @@ cross binutils' nm and readelf.
                                               outputs, the first failure's status
   linux_programs.py BUILD LINUX_DIR baremetal the README's newlib route: dcpi-newlib-gcc,
                                               then dcpi run -- ./bare
+  linux_programs.py BUILD LINUX_DIR remap     mremap: grow in place, move, refuse, shrink,
+                                              glibc's realloc; no ENOSYS
 """
 import json
 import os
@@ -246,9 +248,14 @@ def case_smp(tmp):
     check_output(os.path.join(tmp, "smp.db"), "containers", "20000", cpus=4)
 
 
+def case_remap(tmp):
+    done = check_output(os.path.join(tmp, "remap.db"), "remap")
+    expect("not implemented (ENOSYS)" not in done.stderr, "every call it made is implemented")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     {"outputs": case_outputs, "profile": case_profile, "loadmap": case_loadmap,
      "errors": case_errors, "static": case_static, "smp": case_smp, "groups": case_groups,
-     "baremetal": case_baremetal}[CASE](tmp)
+     "baremetal": case_baremetal, "remap": case_remap}[CASE](tmp)
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

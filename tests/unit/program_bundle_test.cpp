@@ -3,9 +3,11 @@
 #include "qemu/bundle/program_bundle.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "qemu/bundle/cpio_archive.h"
@@ -81,6 +83,59 @@ TEST(ElfFacts, ReadsTheSysrootsLibraries) {
             facts.needed.end());
   EXPECT_FALSE(read_elf_facts("/proc/self/exe").alpha);
   EXPECT_THROW(read_elf_facts("/etc/hostname"), std::runtime_error);
+}
+
+// The real mix's programs (toolchain/build-real-programs.sh), bundled as
+// dcpi run --mix real does: lua and bzip2 share the loader and libc; each
+// goes in once, their own libraries come from the mix's lib/ directory, the
+// data files go where they are told.
+class BundleMix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::is_directory(real_ / "bin")) GTEST_SKIP() << "no real mix built";
+    // One file per test process: CTest runs the tests of this fixture in parallel.
+    base_ = std::filesystem::temp_directory_path() /
+            ("dcpi-bundle-mix-base-" + std::to_string(getpid()) + ".cpio");
+    std::ofstream(base_, std::ios::binary) << write_cpio(kEntries);
+    request_.base_initrd = base_;
+    request_.programs = {{real_ / "bin/lua", {"etc/real/bench.lua"}}, {real_ / "bin/bzip2", {}}};
+    request_.library_path.insert(request_.library_path.begin(), real_ / "lib");
+    request_.files = {(real_ / "etc/real/bench.lua").string() + ":/etc/real/bench.lua"};
+  }
+  void TearDown() override { std::filesystem::remove(base_); }
+
+  const std::filesystem::path real_ = DCPI_REAL_MIX_DIR;
+  std::filesystem::path base_;
+  ProgramRequest request_;
+};
+
+TEST_F(BundleMix, AddsProgramsLibrariesOnceAndData) {
+  const ProgramBundle bundle = bundle_program(request_);
+  std::map<std::string, int> names;
+  for (const CpioEntry& entry : read_cpio(bundle.archive)) ++names[entry.name];
+  for (const char* name : {"bin/init", "etc/default.mix", "bin/lua", "bin/bzip2",
+                           "lib/ld-linux.so.2", "lib/libc.so.6.1", "lib/liblua5.4.so.0",
+                           "lib/libbz2.so.1.0", "lib/libm.so.6.1", "etc/real/bench.lua"})
+    EXPECT_EQ(names[name], 1) << name;
+  EXPECT_EQ(bundle.guest_programs, (std::vector<std::string>{"/bin/lua", "/bin/bzip2"}));
+  std::map<std::string, int> images;
+  for (const BundledImage& image : bundle.images) ++images[image.guest];
+  EXPECT_EQ(images["/lib/libc.so.6.1"], 1);
+  EXPECT_EQ(images["/lib/ld-linux.so.2"], 1);
+  EXPECT_EQ(images["/bin/lua"], 1);
+  EXPECT_EQ(images["/lib/libbz2.so.1.0"], 1);
+}
+
+TEST_F(BundleMix, AMissingLibraryIsOneLineNamingIt) {
+  request_.library_path = {kAlphaSysrootLib};
+  try {
+    bundle_program(request_);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("needs the shared library liblua5.4.so.0"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Cross-builds the "real" mix (issue 15): programs nobody here wrote, from
+# Debian's source packages (apt-get source, with Debian's patches applied),
+# compiled with the stock alpha-linux-gnu-gcc and dynamically linked against
+# the cross glibc in /usr/alpha-linux-gnu, each with its library as a shared
+# object the way Debian packages it:
+#   lua5.4  bin/lua      + lib/liblua5.4.so.0   runs workloads/real/bench.lua
+#   bzip2   bin/bzip2    + lib/libbz2.so.1.0    tests (decompresses) .bz2 files
+#   zlib    bin/minigzip + lib/libz.so.1        decompresses a .gz file to stdout
+#
+# Usage: toolchain/build-real-programs.sh      (no arguments)
+# Env:   DCPI_CACHE  cache root (default ~/.cache/dcpi)
+#        DCPI_JOBS   parallel compiles (default 2)
+#
+# Result: ${DCPI_CACHE}/real-<source versions>-alpha-<hash>/
+#   bin/  lib/  etc/real/ (the data files: bench.lua, *.bz2, *.gz)
+# keyed by the Debian source versions and a hash of this script, the compiler
+# version and workloads/real/; .complete is written last. The prefix is the
+# last line on stdout (the rest goes to stderr), like build-newlib.sh. Needs
+# the deb-src line that toolchain/install-deps.sh adds (the first build only).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+data_src=$here/../workloads/real
+cross=alpha-linux-gnu-
+jobs=${DCPI_JOBS:-2}
+cache=${DCPI_CACHE:-$HOME/.cache/dcpi}
+sources=(lua5.4 bzip2 zlib)
+recipe=1 # bump when the recipe changes in a way the hash does not see
+
+log() { echo "build-real-programs: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found (run toolchain/install-deps.sh)"
+command -v qemu-alpha >/dev/null || die "qemu-alpha not found (run toolchain/install-deps.sh)"
+versions=
+for package in "${sources[@]}"; do
+  version=$(apt-cache showsrc "$package" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
+  [ -n "$version" ] || die "no source package $package: add bookworm's deb-src line (toolchain/install-deps.sh) and apt-get update"
+  versions+="${package}_${version//[:\/]/_}-"
+done
+cflags="-O2 -g"
+key=$(
+  {
+    echo "recipe=$recipe $versions $cflags"
+    "${cross}gcc" --version | head -n1
+    cat "${BASH_SOURCE[0]}" "$data_src"/*
+  } | sha256sum | cut -c1-10
+)
+dest=$cache/real-${versions}alpha-$key
+if [ -f "$dest/.complete" ]; then echo "$dest"; exit 0; fi
+mkdir -p "$cache"
+exec 9>"$cache/.real.lock"
+flock 9
+if [ -f "$dest/.complete" ]; then echo "$dest"; exit 0; fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/dcpi-real.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+buildlog=$work/build.log
+fail() { log "FAILED: $*"; tail -n 40 "$buildlog" >&2; exit 1; }
+start=$SECONDS
+log "building ${sources[*]} ($versions) for Alpha into $dest"
+(cd "$work" && apt-get source -q "${sources[@]}") >>"$buildlog" 2>&1 || fail "apt-get source ${sources[*]}"
+stage=$work/stage
+mkdir -p "$stage/bin" "$stage/lib" "$stage/etc/real"
+CC="${cross}gcc"
+
+# compile OUT_DIR FLAGS... -- SOURCES...: one object per source, $jobs at a time.
+compile() {
+  local out=$1; shift
+  local flags=()
+  while [ "$1" != -- ]; do flags+=("$1"); shift; done
+  shift
+  mkdir -p "$out"
+  printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh -c \
+    'f={}; exec "$0" "$@" -c "$f" -o "'"$out"'/$(basename "${f%.c}").o"' "$CC" "${flags[@]}"
+}
+
+build_lua() {
+  local src=$work/lua5.4-*/src core=()
+  src=$(echo $src)
+  for f in lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject lopcodes lparser \
+    lstate lstring ltable ltm lundump lvm lzio lauxlib lbaselib lcorolib ldblib liolib \
+    lmathlib loadlib loslib lstrlib ltablib lutf8lib linit; do core+=("$src/$f.c"); done
+  # As debian/rules does: the multiarch header luaconf.h includes, Debian's
+  # version script for the library.
+  printf '#define DEB_HOST_MULTIARCH "alpha-linux-gnu"\n' >"$src/lua5.4-deb-multiarch.h"
+  local defs=(-DLUA_COMPAT_5_3 -DLUA_USE_LINUX -Wall)
+  compile "$work/o/lua" $cflags -fPIC "${defs[@]}" -- "${core[@]}"
+  $CC -shared -Wl,-soname,liblua5.4.so.0 -Wl,--version-script,"$src/../debian/version-script" \
+    -o "$stage/lib/liblua5.4.so.0" "$work"/o/lua/*.o -lm
+  $CC $cflags "${defs[@]}" -o "$stage/bin/lua" "$src/lua.c" -L"$stage/lib" -l:liblua5.4.so.0 -lm
+}
+
+build_bzip2() {
+  local src
+  src=$(echo "$work"/bzip2-*)
+  local parts=()
+  for f in blocksort huffman crctable randtable compress decompress bzlib; do parts+=("$src/$f.c"); done
+  compile "$work/o/bz2" $cflags -fPIC -D_FILE_OFFSET_BITS=64 -Wall -- "${parts[@]}"
+  $CC -shared -Wl,-soname,libbz2.so.1.0 -o "$stage/lib/libbz2.so.1.0" "$work"/o/bz2/*.o
+  $CC $cflags -D_FILE_OFFSET_BITS=64 -o "$stage/bin/bzip2" "$src/bzip2.c" -I"$src" \
+    -L"$stage/lib" -l:libbz2.so.1.0
+}
+
+build_zlib() {
+  local src
+  src=$(echo "$work"/zlib-*)
+  local parts=()
+  for f in adler32 crc32 deflate infback inffast inflate inftrees trees zutil compress uncompr \
+    gzclose gzlib gzread gzwrite; do parts+=("$src/$f.c"); done
+  local defs=(-D_LARGEFILE64_SOURCE=1 -DHAVE_UNISTD_H -DHAVE_STDARG_H -DHAVE_HIDDEN)
+  compile "$work/o/z" $cflags -fPIC "${defs[@]}" -- "${parts[@]}"
+  $CC -shared -Wl,-soname,libz.so.1 -Wl,--version-script,"$src/zlib.map" \
+    -o "$stage/lib/libz.so.1" "$work"/o/z/*.o
+  $CC $cflags "${defs[@]}" -o "$stage/bin/minigzip" "$src/test/minigzip.c" -I"$src" \
+    -L"$stage/lib" -l:libz.so.1
+}
+
+# The data: the bench script, bzip2's own test files, and a text compressed
+# by the Alpha programs themselves (under qemu-alpha, so no host tool decides
+# the bytes).
+make_data() {
+  local real=$stage/etc/real bz gz
+  bz=$(echo "$work"/bzip2-*)
+  gz=$(echo "$work"/zlib-*)
+  cp "$data_src"/bench.lua "$real/"
+  cp "$bz"/sample1.bz2 "$bz"/sample2.bz2 "$bz"/sample3.bz2 "$real/"
+  local run=(qemu-alpha -L /usr/alpha-linux-gnu -E "LD_LIBRARY_PATH=$stage/lib")
+  "${run[@]}" "$stage/bin/bzip2" -9 -c "$(echo "$work"/lua5.4-*/doc/manual.html)" >"$real/manual.html.bz2"
+  "${run[@]}" "$stage/bin/minigzip" -9 -c "$gz/ChangeLog" >"$real/ChangeLog.gz"
+}
+
+for step in build_lua build_bzip2 build_zlib make_data; do
+  "$step" >>"$buildlog" 2>&1 || fail "$step"
+done
+rm -rf "$dest" "$dest.partial"
+cp -a "$stage" "$dest.partial"
+{
+  echo "sources: $versions (apt-get source ${sources[*]})"
+  echo "compiler: $("${cross}gcc" --version | head -n1)"
+  echo "CFLAGS: $cflags; build seconds: $((SECONDS - start)) (-j$jobs)"
+} >"$dest.partial/BUILD-INFO"
+mv "$dest.partial" "$dest"
+touch "$dest/.complete"
+log "done in $((SECONDS - start)) s"
+echo "$dest"

@@ -332,10 +332,10 @@ def case_failures(db):
     said = re.search(r"in (\d+) workload cycles", console.stdout)
     expect(ran and said and ran[1] == said[1],
            f"the summary's workload cycles are init's ({ran and ran[1]} vs {said and said[1]})")
-    expect(summary.get("workload_cycles") and
-           summary["workload_cycles"] <= summary.get("guest_cycles", 0),
-           f"JSON workload_cycles {summary.get('workload_cycles')} <= guest clock "
-           f"{summary.get('guest_cycles')}")
+    # (The guest clock read at the last pull may be before init's exit or long
+    # after it, when the guest idled: it is no measure of the workload.)
+    expect(summary.get("workload_cycles", 0) > 0,
+           f"the JSON summary has workload_cycles ({summary.get('workload_cycles')})")
 
 
 def run_dcpi(*args, timeout=120):

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -154,12 +155,20 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
   }
   // The program each pid ran in each epoch (pids are reused by later runs):
   // its user image (procedure_report.h's programs_by_pid, per epoch).
+  // A shared object (NAME.so*) names the program only when nothing else does.
+  auto shared = [](const std::string& path) {
+    return std::filesystem::path(path).filename().string().find(".so") != std::string::npos;
+  };
   std::map<std::pair<uint64_t, uint32_t>, std::string> programs;
   for (const Profile& stored : samples.profiles)
     if (!stored.info.image.unknown && stored.info.image.path.starts_with('/'))
-      for (const ProfileRow& row : stored.rows)
-        if (row.pid != 0)
-          programs.emplace(std::pair{stored.info.epoch, row.pid}, stored.info.image.path);
+      for (const ProfileRow& row : stored.rows) {
+        if (row.pid == 0) continue;
+        auto [entry, added] =
+            programs.emplace(std::pair{stored.info.epoch, row.pid}, stored.info.image.path);
+        if (!added && shared(entry->second) && !shared(stored.info.image.path))
+          entry->second = stored.info.image.path;
+      }
   const int64_t pid_key = builder.strings().index("pid");
   const int64_t cpu_key = builder.strings().index("cpu");
   const int64_t epoch_key = builder.strings().index("epoch");

@@ -78,18 +78,30 @@ std::string group_keys_text(const std::vector<GroupKey>& keys) {
   return text;
 }
 
+namespace {
+
+// A shared object (libc.so.6, ld-linux.so.2): a library a program loaded
+// (issue 15's kMap images), not the program, unless it is all the pid ran.
+bool is_shared_object(const std::string& path) {
+  return std::filesystem::path(path).filename().string().find(".so") != std::string::npos;
+}
+
+}  // namespace
+
 std::map<uint32_t, std::vector<std::string>> programs_by_pid(const SampleSet& samples) {
-  std::map<uint32_t, std::vector<std::string>> programs;
+  std::map<uint32_t, std::vector<std::string>> programs, libraries;
   for (const Profile& profile : samples.profiles) {
     const ImageIdentity& image = profile.info.image;
     if (image.unknown || !image.path.starts_with('/')) continue;
+    auto& into = is_shared_object(image.path) ? libraries : programs;
     for (const ProfileRow& row : profile.rows) {
       if (row.pid == 0) continue;  // the kernel's own, not a process
-      std::vector<std::string>& names = programs[row.pid];
+      std::vector<std::string>& names = into[row.pid];
       if (std::find(names.begin(), names.end(), image.path) == names.end())
         names.push_back(image.path);
     }
   }
+  for (auto& [pid, names] : libraries) programs.try_emplace(pid, std::move(names));
   return programs;
 }
 

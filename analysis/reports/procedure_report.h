@@ -56,7 +56,8 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
 
 // The programs each PID ran, from the samples themselves: the user images
 // (guest paths starting with '/'; the kernel and PALcode are named without
-// one, hostdump's load map) with samples of that PID; PID 0 is the kernel's
+// one, hostdump's load map) with samples of that PID, shared objects
+// (NAME.so*) only when it has nothing else; PID 0 is the kernel's
 // own (no process) and has no entry. PIDs of different runs
 // (epochs) that ran different programs list all of them.
 std::map<uint32_t, std::vector<std::string>> programs_by_pid(const SampleSet& samples);

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "analysis/reports/pprof_export.h"
+#include "analysis/reports/procedure_report.h"
 #include "analysis/reports/proto/profile.pb.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "report_fixture.h"
@@ -143,6 +144,26 @@ TEST_F(ReportViews, ProceduresByTheNamesAReaderTypes) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(\d procedures match '\*_\*' in /kernel)")))
       << r.err;
+}
+
+// A dynamically linked program's pid has samples in its libraries too
+// (issue 15's kMap images): the program names it, not libc.
+TEST(ReportPrograms, ThePidsProgramIsItsExecutableNotItsLibraries) {
+  auto profile = [](const std::string& path, uint32_t pid) {
+    Profile p;
+    p.info.image = {"", path, 0x1000, false};
+    p.rows = {{pid, 0, 0x1000, 5}};
+    return p;
+  };
+  SampleSet samples;
+  samples.profiles = {profile("/lib/libc.so.6", 3), profile("/usr/bin/sort", 3),
+                      profile("kernel.elf", 3), profile("/lib/ld-linux.so.2", 4),
+                      profile("/bin/copy", 0)};
+  const auto programs = programs_by_pid(samples);
+  EXPECT_EQ(pid_label(3, programs), "3:sort");
+  EXPECT_EQ(pid_label(4, programs), "4:ld-linux.so.2");  // nothing else ran there
+  EXPECT_EQ(pid_label(0, programs), "0:[kernel]");
+  EXPECT_EQ(pid_label(9, programs), "9");
 }
 
 // pprof's reader (github.com/google/pprof profile.go) keeps a label only when

@@ -160,25 +160,43 @@ void ProfileBuilder::write_epoch(ProfileDatabaseWriter& writer, uint64_t number,
   writer.merge_epoch_metadata(pending.metadata);
 }
 
+bool ProfileBuilder::holds_nothing(uint64_t number, const PendingEpoch& pending) const {
+  const EpochMetadata& m = pending.metadata;
+  const auto& values = values_.pending();
+  const auto value = values.lower_bound({number, 0, 0});
+  for (const auto& [cpu, stats] : m.cpu_stats)
+    if (const auto interrupts = stats.find("interrupts");
+        interrupts != stats.end() && interrupts->second != 0)
+      return false;  // the driver sampled: its counts are worth keeping
+  return !written_epochs_.count(number) && m.samples == 0 && m.records_rejected == 0 &&
+         m.records_lost == 0 && m.ring_records_dropped == 0 && m.ring_samples_dropped == 0 &&
+         (value == values.end() || value->first.epoch != number);
+}
+
 void ProfileBuilder::flush(ProfileDatabaseWriter& writer) {
   // All of it in one batch: nothing is visible until everything is written,
   // so after a failure the database and this builder are as they were, and a
   // retry, or the same ring records pulled again, store it exactly once.
+  std::set<uint64_t> writing;
+  for (const auto& [number, pending] : epochs_)
+    if (!holds_nothing(number, pending)) writing.insert(number);
   writer.begin_batch();
   try {
-    for (const auto& [number, pending] : epochs_) write_epoch(writer, number, pending);
+    for (uint64_t number : writing) write_epoch(writer, number, epochs_.at(number));
     writer.commit_batch();
   } catch (...) {
     writer.abort_batch();
     throw;
   }
   auto& values = values_.pending();
-  for (const auto& [number, pending] : epochs_) {
-    totals_.samples += pending.metadata.samples;
-    totals_.unknown_samples += pending.metadata.unknown_samples;
+  for (uint64_t number : writing) {
+    const EpochMetadata& metadata = epochs_.at(number).metadata;
+    totals_.samples += metadata.samples;
+    totals_.unknown_samples += metadata.unknown_samples;
     values.erase(values.lower_bound({number, 0, 0}), values.lower_bound({number + 1, 0, 0}));
+    epochs_.erase(number);
+    written_epochs_.insert(number);
   }
-  epochs_.clear();
   cached_epoch_ = nullptr;
   cached_profile_ = nullptr;
 }

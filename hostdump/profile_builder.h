@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -46,7 +47,12 @@ class ProfileBuilder {
   void note_ring_drops(uint64_t records_dropped, uint64_t samples_dropped);
 
   // Merges everything pending into the database and forgets it. On an
-  // exception nothing is forgotten, so the caller may retry.
+  // exception nothing is forgotten, so the caller may retry. An epoch this
+  // builder has not written yet and that holds nothing (no samples, values,
+  // problems or driver interrupts: an unprofiled run, an epoch begun as the
+  // guest stopped) is kept
+  // back instead, so the database never shows an empty epoch as a run
+  // (issue 16); later records for it are merged with what was kept.
   void flush(ProfileDatabaseWriter& writer);
 
   // Database epoch = base + the guest's epoch number, so that a new run can
@@ -62,6 +68,8 @@ class ProfileBuilder {
   const IngestTotals& totals() const { return totals_; }
   uint64_t current_epoch() const { return current_epoch_; }
   bool pending() const { return !epochs_.empty(); }
+  // Epochs this builder has written to the database, ascending.
+  const std::set<uint64_t>& written_epochs() const { return written_epochs_; }
 
  private:
   struct ProfileKey {
@@ -81,10 +89,12 @@ class ProfileBuilder {
   void write_epoch(ProfileDatabaseWriter& writer, uint64_t number,
                    const PendingEpoch& pending) const;
   RowAccumulator& profile(PendingEpoch& pending, ProfileKey key);
+  bool holds_nothing(uint64_t number, const PendingEpoch& pending) const;
 
   LoadMapModel load_map_;
   values::ValueReducer values_;
   std::map<uint64_t, PendingEpoch> epochs_;
+  std::set<uint64_t> written_epochs_;
   uint64_t current_epoch_ = 0;
   uint64_t epoch_base_ = 0;
   IngestTotals totals_;

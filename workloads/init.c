@@ -5,13 +5,16 @@
      /bin/copy                run and wait for it
      /bin/stream 5 &          run in the background
      wait                     wait for every background child
+     ! /bin/dcpictl events x  run it and expect it to fail (a non-zero exit
+                              is then no failure; an exit 0 is one)
 
    An argument that does not start with '/' is a comma-separated list of
    programs in /bin run one after the other (`copy,stream` runs /bin/copy,
    then /bin/stream): what `dcpi run --workloads` passes.
 
    For each child that ends it prints `init: <prog> pid N exit S` (or
-   `signal S`), and `init: done` at the end, after waiting for any
+   `signal S`; an expected failure adds `(expected failure)`, or `(expected
+   to fail)` when it exited 0), and `init: done` at the end, after waiting for any
    background child still running.  Exit status 0 if every child exited 0,
    1 otherwise (or if a spawn failed, or the script cannot be read). */
 #include <errno.h>
@@ -27,6 +30,7 @@
 
 struct child {
   int pid;
+  int expect_failure; /* the script line began with "!" */
   char prog[64];
 };
 
@@ -35,17 +39,21 @@ static int nrunning, failures;
 
 static void report(int pid, int status) {
   const char *prog = "?";
+  int expect_failure = 0;
   for (int i = 0; i < nrunning; i++)
     if (running[i].pid == pid) {
       static char name[64];
       strcpy(name, running[i].prog);
       prog = name;
+      expect_failure = running[i].expect_failure;
       running[i] = running[--nrunning];
       break;
     }
   if (WIFEXITED(status)) {
-    printf("init: %s pid %d exit %d\n", prog, pid, WEXITSTATUS(status));
-    if (WEXITSTATUS(status) != 0) failures++;
+    const int code = WEXITSTATUS(status);
+    const char *note = !expect_failure ? "" : code ? " (expected failure)" : " (expected to fail)";
+    printf("init: %s pid %d exit %d%s\n", prog, pid, code, note);
+    if ((code != 0) != expect_failure) failures++;
   } else {
     printf("init: %s pid %d signal %d\n", prog, pid, WIFSIGNALED(status) ? WTERMSIG(status) : -1);
     failures++;
@@ -82,9 +90,13 @@ static void wait_all(void) {
 
 static void run_line(char *line) {
   char *argv[MAX_ARGS + 1];
-  int argc = 0, background = 0;
+  int argc = 0, background = 0, expect_failure = 0;
   for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
     if (tok[0] == '#') break;
+    if (argc == 0 && strcmp(tok, "!") == 0) {
+      expect_failure = 1;
+      continue;
+    }
     size_t len = strlen(tok);
     if (strcmp(tok, "&") == 0) {
       background = 1;
@@ -113,6 +125,7 @@ static void run_line(char *line) {
   const char *base = strrchr(argv[0], '/');
   base = base ? base + 1 : argv[0];
   running[nrunning].pid = pid;
+  running[nrunning].expect_failure = expect_failure;
   snprintf(running[nrunning].prog, sizeof running[nrunning].prog, "%s", base);
   nrunning++;
   if (!background) wait_for(pid);

@@ -59,9 +59,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   const CalcContext context = calc_context(inputs);
   if (!all) {
-    const ProcedureRange* procedure = inputs.code.find(*name);
-    if (!procedure)
-      throw std::runtime_error("no procedure '" + *name + "' in " + inputs.code.path());
+    const ProcedureRange* procedure = &select_code_procedure(inputs.code, *name);
     AnalyzedProcedure result =
         analyze_code(inputs.code, *procedure, *inputs.model, inputs.samples.cycles);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);

@@ -6,6 +6,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/reports/json_writer.h"
 #include "hostdump/profiledb/db_check.h"
 #include "hostdump/profiledb/db_merge.h"
 #include "hostdump/profiledb/profile_db.h"
@@ -13,8 +14,8 @@
 namespace dcpi {
 
 const std::string_view kDbUsage =
-    "usage: dcpi db check [--repair] [DIR]\n"
-    "       dcpi db show [DIR]\n"
+    "usage: dcpi db check [--repair] [DIR | --db DIR]\n"
+    "       dcpi db show [--json] [DIR | --db DIR]\n"
     "       dcpi db merge OUT IN...\n"
     "\n"
     "DIR defaults to ./dcpi.db, the database dcpi run writes when not given --db.\n"
@@ -28,7 +29,10 @@ const std::string_view kDbUsage =
     "       --repair: with no writer active, removes debris of interrupted writes\n"
     "       (temporary files, epochs without epoch.meta) and recomputes epoch totals\n"
     "       that disagree with the profiles, then checks again.\n"
-    "show   prints each epoch's metadata and its profiles (image, event, rows, samples).\n"
+    "show   prints each epoch's metadata and its profiles (image, event, rows, samples);\n"
+    "       --json: {database, epochs: [{epoch, samples, unknown_samples, entries, records,\n"
+    "       records_rejected, records_lost, updates, period: {base, range, changed},\n"
+    "       profiles: [{event, image, build_id, samples, rows}]}]}\n"
     "merge  writes the new database OUT (absent or an empty directory) from the\n"
     "       databases IN..., e.g. of runs made on many machines: epochs renumbered\n"
     "       1, 2, ... in the order given, each with its metadata, profiles and value\n"
@@ -85,6 +89,30 @@ int merge(const std::vector<std::string>& words) {
   return 0;
 }
 
+void show_database_json(const fs::path& directory) {
+  const ProfileDatabase db = ProfileDatabase::open(directory);
+  JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+  json.begin_object().field("database", directory.string());
+  json.key("epochs").begin_array(JsonWriter::Break::kLines);
+  for (uint64_t epoch : db.epochs()) {
+    const EpochMetadata meta = db.epoch_metadata(epoch);
+    json.begin_object().field("epoch", epoch).field("samples", meta.samples);
+    json.field("unknown_samples", meta.unknown_samples).field("entries", meta.entries);
+    json.field("records", meta.records).field("records_rejected", meta.records_rejected);
+    json.field("records_lost", meta.records_lost).field("updates", meta.updates);
+    json.key("period").begin_object().field("base", meta.period.base);
+    json.field("range", meta.period.range).field("changed", meta.period.changed).end_object();
+    json.key("profiles").begin_array();
+    for (const ProfileInfo& info : db.profiles(epoch)) {
+      json.begin_object().field("event", info.event_name).field("image", info.image.path);
+      json.field("build_id", info.image.build_id).field("samples", info.total_count);
+      json.field("rows", info.row_count).end_object();
+    }
+    json.end_array().end_object();
+  }
+  json.end_array().end_object();
+}
+
 }  // namespace
 
 int run_db_command(const std::vector<std::string>& arguments) {
@@ -92,13 +120,24 @@ int run_db_command(const std::vector<std::string>& arguments) {
   if (!words.empty() && words[0] == "merge") return merge(words);
   const bool repair = words.size() >= 2 && words[0] == "check" && words[1] == "--repair";
   if (repair) words.erase(words.begin() + 1);
+  const bool json = !words.empty() && words[0] == "show" && std::erase(words, "--json") > 0;
+  // --db DIR, as every other command spells the database, is DIR here too.
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (words[i].starts_with("--db=")) words[i] = words[i].substr(5);
+    if (words[i] == "--db" && i + 1 < words.size()) words.erase(words.begin() + i);
+  }
   if (words.size() == 1) words.push_back(kDefaultDatabase);
-  if (words.size() != 2) throw UsageError("expected 'check [--repair] [DIR]' or 'show [DIR]'");
+  if (words.size() != 2)
+    throw UsageError("expected 'check [--repair] [DIR]' or 'show [--json] [DIR]'");
   if (words[0] == "check") {
     if (repair)
       for (const std::string& action : profiledb::repair_database(words[1]))
         std::cout << "repaired: " << action << '\n';
     return check_database(words[1]);
+  }
+  if (words[0] == "show" && json) {
+    show_database_json(words[1]);
+    return 0;
   }
   if (words[0] == "show") return show_database(words[1]);
   throw UsageError("unknown db subcommand '" + words[0] + "'");

@@ -2,6 +2,7 @@
 // percent and cumulative percent and one column pair per event (DCPI §3.1,
 // Figure 1). Samples no image could claim form their own "[unknown]" row and
 // count toward the totals, so the percentages add up to 100.
+#include <algorithm>
 #include <iostream>
 
 #include "analysis/cli/cli_options.h"
@@ -13,27 +14,33 @@
 namespace dcpi {
 
 const std::string_view kProfUsage =
-    "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by procedure|image]\n"
+    "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by KEY[,KEY...]]\n"
     "                 [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
     "                 [--limit N] [--json]\n"
     "\n"
-    "Samples per procedure (or per image), most sampled first, like dcpiprof.\n"
+    "Samples per procedure (or per image, process, CPU), most sampled first, like dcpiprof.\n"
     "  --db      the profile database directory (default ./dcpi.db)\n"
     "  --images  directories holding the ELF files (kernel, PALcode, workloads);\n"
     "            without them procedures are shown as image+0xADDRESS\n"
-    "  --by      procedure (default) or image\n"
-    "  --image   only this image (guest path or file name; '[unknown]' too)\n"
+    "  --by      what a row is: procedure (default), image, pid, cpu, or several joined\n"
+    "            by commas, like perf report --sort (pid,image: one row per process and\n"
+    "            image); PIDs are shown with the programs they ran (3:copy), and a build-id\n"
+    "            column appears when two images share a name\n"
+    "  --image   only this image (guest path or file name; '[unknown]' too); a name the\n"
+    "            database lacks is an error that lists the images it has\n"
     "  --pid, --cpu   only samples of this process / CPU\n"
     "  --epoch   epochs to add up (default: all)\n"
     "  --limit   print at most N rows (totals still cover everything)\n"
-    "  --json    JSON: {events, totals, rows: [{image, procedure, samples, percent, ...}]}\n";
+    "  --json    JSON: {by, events, totals, rows: [{image, image_path, build_id, pid,\n"
+    "            programs, cpu, procedure, start, samples, percent, ...}]} (the fields of\n"
+    "            the --by keys)\n";
 
 namespace {
 
 struct ProfRequest {
   std::string database;
   std::optional<std::string> images;  // --images
-  Grouping grouping = Grouping::kProcedure;
+  std::vector<GroupKey> keys = {GroupKey::kProcedure};
   SampleFilter filter;
   std::optional<uint64_t> limit;
   bool json = false;
@@ -45,15 +52,57 @@ ProfRequest parse_request(const std::vector<std::string>& arguments) {
   ProfRequest request;
   request.database = options.database();
   request.images = options.value("images");
-  const std::string by = options.value("by").value_or("procedure");
-  if (by == "image")
-    request.grouping = Grouping::kImage;
-  else if (by != "procedure")
-    throw UsageError("--by wants 'procedure' or 'image', not '" + by + "'");
+  try {
+    request.keys = parse_group_keys(options.value("by").value_or("procedure"));
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
   request.filter = parse_sample_filter(options);
   if (const auto limit = options.value("limit")) request.limit = parse_number(*limit, "limit");
   request.json = options.flag("json");
   return request;
+}
+
+std::vector<TextTable::Column> event_columns(const ProfileReport& report) {
+  std::vector<TextTable::Column> columns;
+  for (size_t e = 0; e < report.events.size(); ++e) {
+    columns.push_back({report.events[e]});
+    columns.push_back({"%"});
+    if (e == 0) columns.push_back({"cum%"});
+  }
+  return columns;
+}
+
+// The --by columns in the order given; a procedure brings its image.
+std::vector<TextTable::Column> key_columns(const ProfileReport& report,
+                                           std::vector<TextTable::Column> columns) {
+  const bool image_given =
+      std::find(report.keys.begin(), report.keys.end(), GroupKey::kImage) != report.keys.end();
+  for (GroupKey key : report.keys) {
+    if (key == GroupKey::kPid) columns.push_back({"pid", true});
+    if (key == GroupKey::kCpu) columns.push_back({"cpu"});
+    if (key == GroupKey::kProcedure) columns.push_back({"procedure", true});
+    if (key == GroupKey::kImage || (key == GroupKey::kProcedure && !image_given)) {
+      columns.push_back({"image", true});
+      if (report.build_ids_needed) columns.push_back({"build-id", true});
+    }
+  }
+  return columns;
+}
+
+void add_key_cells(const ProfileReport& report, const ReportRow& row,
+                   std::vector<std::string>& cells) {
+  const bool image_given =
+      std::find(report.keys.begin(), report.keys.end(), GroupKey::kImage) != report.keys.end();
+  for (GroupKey key : report.keys) {
+    if (key == GroupKey::kPid) cells.push_back(pid_label(*row.pid, report.programs));
+    if (key == GroupKey::kCpu) cells.push_back(std::to_string(*row.cpu));
+    if (key == GroupKey::kProcedure) cells.push_back(row.procedure);
+    if (key == GroupKey::kImage || (key == GroupKey::kProcedure && !image_given)) {
+      cells.push_back(row.image_path);
+      if (report.build_ids_needed) cells.push_back(row.build_id.empty() ? "-" : row.build_id);
+    }
+  }
 }
 
 size_t shown_rows(const ProfileReport& report, std::optional<uint64_t> limit) {
@@ -70,16 +119,7 @@ void print_text(const ProfileReport& report, const ProfRequest& request, std::os
   for (size_t e = 0; e < report.events.size(); ++e)
     out << (e ? ", " : " ") << report.events[e] << " = " << report.totals[e];
   out << "\n\nThe counts given below are the number of samples for each listed event type.\n\n";
-  std::vector<TextTable::Column> columns;
-  for (size_t e = 0; e < report.events.size(); ++e) {
-    columns.push_back({report.events[e]});
-    columns.push_back({"%"});
-    if (e == 0) columns.push_back({"cum%"});
-  }
-  const bool by_procedure = request.grouping == Grouping::kProcedure;
-  if (by_procedure) columns.push_back({"procedure", true});
-  columns.push_back({"image", true});
-  TextTable table(std::move(columns));
+  TextTable table(key_columns(report, event_columns(report)));
   uint64_t cumulative = 0;
   for (size_t r = 0; r < shown_rows(report, request.limit); ++r) {
     const ReportRow& row = report.rows[r];
@@ -92,8 +132,7 @@ void print_text(const ProfileReport& report, const ProfRequest& request, std::os
         cells.push_back(percent_text(percent_of(cumulative, report.totals[0])));
       }
     }
-    if (by_procedure) cells.push_back(row.procedure);
-    cells.push_back(row.image_path);
+    add_key_cells(report, row, cells);
     table.add_row(std::move(cells));
   }
   table.print(out);
@@ -105,7 +144,7 @@ void print_text(const ProfileReport& report, const ProfRequest& request, std::os
 void print_json(const ProfileReport& report, const ProfRequest& request, std::ostream& out) {
   JsonWriter json(out);
   json.begin_object();
-  json.field("by", request.grouping == Grouping::kImage ? "image" : "procedure");
+  json.field("by", group_keys_text(report.keys));
   json.key("events").begin_array();
   for (const std::string& event : report.events) json.value(event);
   json.end_array();
@@ -120,8 +159,19 @@ void print_json(const ProfileReport& report, const ProfRequest& request, std::os
     const ReportRow& row = report.rows[r];
     cumulative += row.samples[0];
     json.begin_object();
-    json.field("image", row.image).field("image_path", row.image_path);
-    if (request.grouping == Grouping::kProcedure) {
+    if (!row.image.empty()) {
+      json.field("image", row.image).field("image_path", row.image_path);
+      json.field("build_id", row.build_id);
+    }
+    if (row.pid) {
+      json.field("pid", *row.pid).key("programs").begin_array();
+      if (const auto found = report.programs.find(*row.pid); found != report.programs.end())
+        for (const std::string& program : found->second) json.value(program);
+      json.end_array();
+    }
+    if (row.cpu) json.field("cpu", *row.cpu);
+    if (std::find(report.keys.begin(), report.keys.end(), GroupKey::kProcedure) !=
+        report.keys.end()) {
       json.field("procedure", row.procedure);
       json.key("start");
       row.start ? json.value(hex_address(*row.start)) : json.null();
@@ -148,7 +198,7 @@ int run_prof_command(const std::vector<std::string>& arguments) {
   const ProfileDatabase database = ProfileDatabase::open(request.database);
   ImageResolver resolver = image_resolver(request.images, {request.database});
   const ProfileReport report =
-      build_report(load_samples(database, request.filter), resolver, request.grouping);
+      build_report(load_samples(database, request.filter), resolver, request.keys);
   if (request.json)
     print_json(report, request, std::cout);
   else

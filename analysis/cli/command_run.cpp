@@ -13,6 +13,7 @@
 #include "analysis/cli/commands.h"
 #include "analysis/cli/program_run.h"
 #include "analysis/cli/run_session.h"
+#include "analysis/cli/workload_outcome.h"
 #include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
@@ -40,7 +41,9 @@ const std::string_view kRunUsage =
     "--interval seconds, and merges the samples into the profile database. SIGINT,\n"
     "SIGTERM or SIGHUP stop the run: what was pulled is stored, QEMU is stopped, and\n"
     "dcpi exits with 128 + the signal; QEMU never outlives dcpi, even after SIGKILL.\n"
-    "A QEMU exit, a guest panic or a timeout fails the run (exit 1) with the reason.\n"
+    "A QEMU exit, a guest panic or a timeout fails the run (exit 1) with the reason; so\n"
+    "does a workload that fails (an unknown mix or program, a non-zero exit, a signal):\n"
+    "its profile is stored, and each failure is named (\"the workload failed: ...\").\n"
     "  --mix        run /etc/NAME.mix from the initrd (default: default); a mix with\n"
     "               programs in BUILD/mixes/NAME (real: lua, bzip2, minigzip cross-built\n"
     "               from Debian sources) gets them, their libraries and data added\n"
@@ -64,6 +67,18 @@ const std::string_view kRunUsage =
     "               sends the same records on its second serial port (COM2)\n"
     "  --build      the build directory holding guest/ (default: where dcpi lives, or\n"
     "               PREFIX/share/dcpi for an installed PREFIX/bin/dcpi)\n"
+    "  --palcode    the PALcode ELF (default: BUILD/guest/palcode/palcode.elf)\n"
+    "  --kernel     the kernel ELF (default: BUILD/guest/kernel/kernel.elf)\n"
+    "  --initrd     the initrd cpio of workloads and mixes (default:\n"
+    "               BUILD/guest/workloads/initrd.cpio)\n"
+    "  --memory     guest memory in MB, 64 to 2048 (default 256)\n"
+    "  --interval   seconds between pulls of the transfer ring (default 0.5); with\n"
+    "               --transport serial, between merges into the database\n"
+    "  --timeout    give up (exit 1, what was pulled is stored) after this many seconds\n"
+    "               of real time (default 900)\n"
+    "  --gdb-port   the loopback port of QEMU's GDB stub (default: a free one)\n"
+    "  --json       the summary as JSON (database, epoch_base, samples, workload_cycles,\n"
+    "               workload_failures, ...) instead of text\n"
     "  --quiet      do not echo the guest console or progress\n"
     "  --print-qemu-command  print the QEMU command line this run would use, shell-quoted\n"
     "               on one line, and exit (the Python tests start QEMU with it)\n"
@@ -80,7 +95,9 @@ const std::string_view kRunUsage =
     "/usr/alpha-linux-gnu/lib) and the --file data files (default guest path /data/NAME),\n"
     "runs with ARGS (no blanks in them), and dcpi run exits with its status (128 + the\n"
     "signal that killed it). Each further -- PROGRAM [ARGS...] group runs after the one\n"
-    "before; the exit status is the first failure's.\n";
+    "before; the exit status is the first failure's.\n"
+    "  --file       HOST[:GUEST]: a data file for the program (repeatable)\n"
+    "  --lib-path   a directory searched for its shared libraries first (repeatable)\n";
 
 namespace {
 
@@ -254,36 +271,62 @@ std::string next_command(const RunOptions& run) {
   return shell_quoted(argv);
 }
 
-void print_summary(const RunOptions& run, const RunResult& result, bool json) {
+void print_json_summary(const RunOptions& run, const RunResult& result,
+                        const WorkloadOutcome& outcome) {
+  const IngestTotals& t = result.totals;
+  JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+  json.begin_object().field("database", run.database.string());
+  json.field("epoch_base", result.epoch_base).field("cpus", run.machine.cpus);
+  json.field("pulls", result.pulls).field("guest_cycles", result.guest_cycles);
+  json.key("workload_cycles");
+  outcome.init_cycles ? json.value(*outcome.init_cycles) : json.null();
+  json.field("records", t.records).field("entries", t.entries).field("samples", t.samples);
+  json.field("unknown_samples", t.unknown_samples);
+  json.field("load_map_records", t.load_map_records);
+  json.field("records_rejected", result.decode.rejected());
+  json.field("records_lost", result.decode.lost_records);
+  json.field("ring_records_dropped", result.ring_records_dropped);
+  json.field("ring_samples_dropped", result.ring_samples_dropped);
+  json.key("workload_failures").begin_array();
+  for (const std::string& failure : outcome.failures) json.value(failure);
+  json.end_array().end_object();
+}
+
+// The workload's own cycles (init, spawn to exit: kernel/process.cpp), not
+// the virtual time at the last pull, which includes however long the guest
+// idled before the host stopped it (issue 16: 1.2 G to 9.9 G for one run).
+std::string cycles_text(const RunResult& result, const WorkloadOutcome& outcome) {
+  if (outcome.init_cycles)
+    return " in " + std::to_string(*outcome.init_cycles) + " workload cycles";
+  if (result.guest_cycles)
+    return " in " + std::to_string(result.guest_cycles) + " guest cycles (the kernel did not say " +
+           "how many the workload ran)";
+  return {};
+}
+
+void print_summary(const RunOptions& run, const RunResult& result, const WorkloadOutcome& outcome,
+                   bool json) {
+  if (json) return print_json_summary(run, result, outcome);
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
-  if (json) {
-    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
-    json.begin_object().field("database", run.database.string());
-    json.field("epoch_base", result.epoch_base).field("cpus", run.machine.cpus);
-    json.field("pulls", result.pulls).field("guest_cycles", result.guest_cycles);
-    json.field("records", t.records).field("entries", t.entries).field("samples", t.samples);
-    json.field("unknown_samples", t.unknown_samples);
-    json.field("load_map_records", t.load_map_records);
-    json.field("records_rejected", result.decode.rejected());
-    json.field("records_lost", result.decode.lost_records);
-    json.field("ring_records_dropped", result.ring_records_dropped);
-    json.field("ring_samples_dropped", result.ring_samples_dropped).end_object();
-    return;
-  }
-  std::cout << "dcpi run: " << t.samples << " samples (" << t.entries << " entries, "
-            << t.unknown_samples << " unknown = " << unknown << "%) from " << run.machine.cpus
-            << " CPUs"
-            << (result.guest_cycles ? " in " + std::to_string(result.guest_cycles) + " guest cycles"
-                                    : std::string())
-            << ", stored in " << run.database.string() << " epoch " << result.epoch_base << "\n"
-            << "dcpi run: " << t.records << " records in " << result.pulls
+  std::cout << "dcpi run: ";
+  if (t.samples == 0)  // the builder keeps empty epochs out of the database
+    std::cout << "no samples" << cycles_text(result, outcome)
+              << (run.profile ? "" : " (--no-profile)") << "; nothing stored in "
+              << run.database.string() << "\n";
+  else
+    std::cout << t.samples << " samples (" << t.entries << " entries, " << t.unknown_samples
+              << " unknown = " << unknown << "%) from " << run.machine.cpus << " CPUs"
+              << cycles_text(result, outcome) << ", stored in " << run.database.string()
+              << " epoch " << result.epoch_base << "\n";
+  std::cout << "dcpi run: " << t.records << " records in " << result.pulls
             << (run.transport == Transport::kSerial ? " reads" : " pulls") << "; rejected "
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
-            << result.ring_samples_dropped << " samples)\n"
-            << "dcpi run: next, the profile by procedure: " << next_command(run)
-            << "\n";
+            << result.ring_samples_dropped << " samples)\n";
+  if (t.samples != 0)
+    std::cout << "dcpi run: next, the profile by procedure: " << next_command(run)
+              << "\n";
 }
 
 }  // namespace
@@ -336,10 +379,14 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
               << " samples pulled before it are stored in " << run.database.string() << '\n';
     return 128 + stop.signal();
   }
-  print_summary(run, result, options.flag("json"));
+  const WorkloadOutcome outcome = read_workload_outcome(result.console);
+  print_summary(run, result, outcome, options.flag("json"));
+  // -- PROGRAM: the program's own status, like perf record ./a.out (issue 15).
   if (bundled && !bundled->bundle().guest_programs.empty())
     return programs_exit_status(result.console, bundled->bundle().guest_programs, std::cerr);
-  return 0;
+  for (const std::string& failure : outcome.failures)
+    std::cerr << "dcpi run: the workload failed: " << failure << '\n';
+  return outcome.failed() ? 1 : 0;
 }
 
 }  // namespace dcpi

@@ -75,8 +75,7 @@ int run_score_command(const std::vector<std::string>& arguments) {
 
   std::vector<const ProcedureRange*> procedures;
   if (const auto name = options.value("procedure")) {
-    const ProcedureRange* p = inputs.code.find(*name);
-    if (!p) throw std::runtime_error("no procedure '" + *name + "' in " + inputs.code.path());
+    const ProcedureRange* p = &select_code_procedure(inputs.code, *name);
     procedures.push_back(p);
   } else {
     for (const ProcedureRange& p : inputs.code.procedures())

@@ -16,6 +16,7 @@
 #include "analysis/reports/report_output.h"
 #include "analysis/symbols/image_resolver.h"
 #include "analysis/symbols/instruction_printer.h"
+#include "analysis/symbols/procedure_match.h"
 #include "analysis/values/value_hotlists.h"
 #include "hostdump/profiledb/value_file.h"
 
@@ -203,17 +204,20 @@ int run_values_command(const std::vector<std::string>& arguments) {
 
   std::optional<std::pair<uint64_t, uint64_t>> range;  // --procedure bounds
   if (const auto name = options.value("procedure")) {
+    std::vector<std::string> every_symbol;
+    size_t with_symbols = 0;
     for (const MergedKind& kind : merged) {
       const ElfImage* elf = symbols.elf(kind.info.image);
       if (!elf) continue;
-      if (const auto p = elf->procedure_named(*name)) {
+      ++with_symbols;
+      const std::vector<std::string> names = elf->procedure_symbols();
+      every_symbol.insert(every_symbol.end(), names.begin(), names.end());
+      if (const auto p = find_procedure(*elf, *name, kind.info.image.path)) {
         range = {p->start, elf->procedure_end(*p)};
         break;
       }
     }
-    if (!range)
-      throw std::runtime_error("no image with value samples has a procedure named '" + *name +
-                               "' (give --images so that symbols can be read)");
+    if (!range) throw no_procedure_error(every_symbol, *name, with_symbols, "");
   }
 
   std::vector<Row> rows;

@@ -1,5 +1,6 @@
 // dcpi: the command-line front end. Subcommands live in a table so that new
 // tools (prof, list, calc, ...) are one entry each.
+#include <algorithm>
 #include <array>
 #include <csignal>
 #include <exception>
@@ -25,7 +26,7 @@ const std::array kCommands = {
             dcpi::kDbUsage, dcpi::run_db_command},
     Command{"bench-db", "benchmark ingestion and database size on synthetic profiles",
             dcpi::kBenchDbUsage, dcpi::run_bench_db_command},
-    Command{"prof", "samples per procedure or image, with % and cumulative % (dcpiprof)",
+    Command{"prof", "samples per procedure, image, pid or CPU, with % and cum% (dcpiprof)",
             dcpi::kProfUsage, dcpi::run_prof_command},
     Command{"list", "a procedure's instructions annotated with samples (dcpilist)",
             dcpi::kListUsage, dcpi::run_list_command},
@@ -57,10 +58,21 @@ const Command* find_command(std::string_view name) {
 }
 
 void print_overview(std::ostream& out) {
-  out << "usage: dcpi COMMAND [OPTIONS]\n\ncommands:\n";
+  out << "usage: dcpi COMMAND [OPTIONS]\n       dcpi --version\n\ncommands:\n";
+  size_t width = 0;
+  for (const Command& command : kCommands) width = std::max(width, command.name.size());
   for (const Command& command : kCommands)
-    out << "  " << command.name << std::string(12 - command.name.size(), ' ') << command.summary
-        << '\n';
+    out << "  " << command.name << std::string(width + 2 - command.name.size(), ' ')
+        << command.summary << '\n';
+  out << "\nEvery report reads ./dcpi.db unless given --db; 'dcpi help COMMAND' lists its "
+         "options.\n";
+}
+
+// "dcpi 0.16.0 (git e045191-dirty)": CMake's project version, and git
+// describe when the build was configured from a checkout.
+void print_version(std::ostream& out) {
+  const std::string described = DCPI_GIT_DESCRIBE;
+  out << "dcpi " << DCPI_VERSION << (described.empty() ? "" : " (git " + described + ")") << '\n';
 }
 
 int run_help(const std::vector<std::string>& arguments) {
@@ -107,6 +119,10 @@ int main(int argc, char** argv) {
   if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h") {
     print_overview(arguments.empty() ? std::cerr : std::cout);
     return arguments.empty() ? kExitUsage : 0;
+  }
+  if (arguments[0] == "--version") {
+    print_version(std::cout);
+    return 0;
   }
   const Command* command = find_command(arguments[0]);
   if (!command) {

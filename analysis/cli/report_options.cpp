@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "analysis/symbols/procedure_match.h"
+
 namespace dcpi {
 
 uint64_t parse_number(const std::string& text, const std::string& option) {
@@ -115,6 +117,12 @@ CalcRequest parse_calc_request(const ParsedOptions& options) {
   if (options.value("epoch")) request.epoch = options.number("epoch", 0, 0, UINT64_MAX);
   if (options.value("period")) request.period = options.positive("period", 0);
   return request;
+}
+
+const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query) {
+  std::vector<std::string> names;
+  for (const ProcedureRange& procedure : code.procedures()) names.push_back(procedure.name);
+  return code.procedures()[select_procedure(names, query, code.path())];
 }
 
 }  // namespace dcpi

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -143,34 +144,66 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
   std::map<uint16_t, std::string> events;
   for (const Profile& stored : samples.profiles)
     events.emplace(stored.info.event, stored.info.event_name);
+  // The values are samples, one per counter overflow; the period (set_period)
+  // converts them to the event's count, as pprof's own CPU profiles do.
   std::map<uint16_t, int> value_index;
   for (const auto& [number, name] : events) {
     value_index[number] = profile.sample_type_size();
     pb::ValueType* type = profile.add_sample_type();
-    type->set_type(builder.strings().index(name));
+    type->set_type(builder.strings().index(events.size() == 1 ? "samples" : "samples_" + name));
     type->set_unit(builder.strings().index("count"));
   }
+  // The program each pid ran in each epoch (pids are reused by later runs):
+  // its user image (procedure_report.h's programs_by_pid, per epoch).
+  // A shared object (NAME.so*) names the program only when nothing else does.
+  auto shared = [](const std::string& path) {
+    return std::filesystem::path(path).filename().string().find(".so") != std::string::npos;
+  };
+  std::map<std::pair<uint64_t, uint32_t>, std::string> programs;
+  for (const Profile& stored : samples.profiles)
+    if (!stored.info.image.unknown && stored.info.image.path.starts_with('/'))
+      for (const ProfileRow& row : stored.rows) {
+        if (row.pid == 0) continue;
+        auto [entry, added] =
+            programs.emplace(std::pair{stored.info.epoch, row.pid}, stored.info.image.path);
+        if (!added && shared(entry->second) && !shared(stored.info.image.path))
+          entry->second = stored.info.image.path;
+      }
   const int64_t pid_key = builder.strings().index("pid");
   const int64_t cpu_key = builder.strings().index("cpu");
   const int64_t epoch_key = builder.strings().index("epoch");
+  const int64_t image_key = builder.strings().index("image");
+  const int64_t program_key = builder.strings().index("program");
   for (const Profile& stored : samples.profiles) {
     const ResolvedImage& resolved = resolver.resolve(stored.info.image);
     if (!resolved.warning.empty() &&
         std::find(warnings.begin(), warnings.end(), resolved.warning) == warnings.end())
       warnings.push_back(resolved.warning);
+    const int64_t image =
+        builder.strings().index(stored.info.image.unknown ? "[unknown]" : stored.info.image.path);
     for (const ProfileRow& row : stored.rows) {
       pb::Sample* sample = profile.add_sample();
       sample->add_location_id(builder.location(stored.info.image, row.address));
       for (int v = 0; v < profile.sample_type_size(); ++v)
         sample->add_value(v == value_index[stored.info.event] ? static_cast<int64_t>(row.count)
                                                               : 0);
-      for (const auto& [key, number] :
-           {std::pair{pid_key, uint64_t{row.pid}}, std::pair{cpu_key, uint64_t{row.cpu}},
-            std::pair{epoch_key, stored.info.epoch}}) {
+      // String labels: pprof drops a numeric label whose value is 0 (pid 0,
+      // cpu 0), and -tagfocus pid=3 matches strings as well.
+      const auto found = programs.find({stored.info.epoch, row.pid});
+      const std::string program = found != programs.end() ? found->second
+                                  : row.pid == 0          ? "[kernel]"
+                                                          : "[unknown]";
+      for (const auto& [key, text] :
+           {std::pair{pid_key, std::to_string(row.pid)},
+            std::pair{cpu_key, std::to_string(row.cpu)}, std::pair{image_key, std::string()},
+            std::pair{program_key, program}}) {
         pb::Label* label = sample->add_label();
         label->set_key(key);
-        label->set_num(static_cast<int64_t>(number));
+        label->set_str(key == image_key ? image : builder.strings().index(text));
       }
+      pb::Label* epoch = sample->add_label();  // epochs start at 1: never dropped
+      epoch->set_key(epoch_key);
+      epoch->set_num(static_cast<int64_t>(stored.info.epoch));
     }
   }
   for (pb::Mapping& mapping : *profile.mutable_mapping())

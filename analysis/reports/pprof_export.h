@@ -1,11 +1,14 @@
 // Export of database samples for other tools: the pprof profile format
 // (gzipped perftools.profiles.Profile, analysis/reports/proto/profile.proto) and a
-// flat JSON list. Every stored row becomes one pprof sample labelled with its
-// pid, cpu and epoch; locations carry the procedure and, with DWARF, the
-// source line. Nothing is invented: the period is written only when every
-// exported epoch recorded the same one (pprof has one per profile; the
-// database records one per epoch, which may differ or change), and no time
-// (the database records none; DESIGN §3: on QEMU a cycle is an instruction).
+// flat JSON list. Every stored row becomes one pprof sample of type
+// "samples"/"count" (the period, when known, converts to cycles) labelled
+// with its pid, cpu, image and program (string labels: pprof drops numeric
+// labels of value 0) and its epoch; locations carry the image's mapping, the
+// procedure and, with DWARF, the source line. Nothing is invented: the
+// period is written only when every exported epoch recorded the same one
+// (pprof has one per profile; the database records one per epoch, which may
+// differ or change), and no time (the database records none; DESIGN §3: on
+// QEMU a cycle is an instruction).
 #pragma once
 #include <filesystem>
 #include <ostream>

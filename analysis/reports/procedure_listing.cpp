@@ -4,6 +4,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "analysis/symbols/procedure_match.h"
+
 namespace dcpi {
 namespace {
 
@@ -71,24 +73,29 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
   std::set<ImageIdentity> images;
   for (const Profile& profile : samples.profiles)
     if (!profile.info.image.unknown) images.insert(profile.info.image);
+  std::vector<std::string> every_symbol;  // for the candidates when nothing matches
+  size_t with_symbols = 0;
   for (const ImageIdentity& image : images) {
     const ResolvedImage& resolved = resolver.resolve(image);
     if (!resolved.elf) {
       if (!resolved.warning.empty()) warnings.push_back(resolved.warning);
       continue;
     }
-    const auto procedure = resolved.elf->procedure_named(name);
+    ++with_symbols;
+    const std::vector<std::string> symbols = resolved.elf->procedure_symbols();
+    every_symbol.insert(every_symbol.end(), symbols.begin(), symbols.end());
+    const std::optional<Procedure> procedure = find_procedure(*resolved.elf, name, image.path);
     if (!procedure) continue;
     const auto image_printer = make_instruction_printer(image.path, &resolved.elf->symbols());
     listings.push_back(list_procedure_in_image(samples, image, *resolved.elf, *procedure,
                                                printer ? *printer : *image_printer));
   }
+  if (listings.empty() && images.empty())
+    throw std::runtime_error("no procedure named '" + name +
+                             "' in any sampled image (no samples match)");
   if (listings.empty())
-    throw std::runtime_error(
-        "no procedure named '" + name + "' in " +
-        (images.empty() ? std::string("any sampled image (no samples match)")
-                        : std::to_string(images.size()) + " sampled image(s) with symbols") +
-        (warnings.empty() ? "" : "; " + warnings.front()));
+    throw no_procedure_error(every_symbol, name, with_symbols,
+                             warnings.empty() ? "" : warnings.front());
   return listings;
 }
 

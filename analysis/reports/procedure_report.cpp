@@ -1,7 +1,9 @@
 #include "analysis/reports/procedure_report.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
@@ -47,8 +49,120 @@ std::vector<std::pair<uint16_t, std::string>> events_present(const SampleSet& sa
 
 }  // namespace
 
+std::vector<GroupKey> parse_group_keys(const std::string& text) {
+  static const std::map<std::string, GroupKey> kNames = {{"image", GroupKey::kImage},
+                                                         {"procedure", GroupKey::kProcedure},
+                                                         {"pid", GroupKey::kPid},
+                                                         {"cpu", GroupKey::kCpu}};
+  std::vector<GroupKey> keys;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    const size_t end = std::min(text.find(',', begin), text.size());
+    const auto found = kNames.find(text.substr(begin, end - begin));
+    if (found == kNames.end())
+      throw std::invalid_argument(
+          "--by takes image, procedure, pid or cpu, or several joined "
+          "by commas (pid,image), not '" +
+          text + "'");
+    if (std::find(keys.begin(), keys.end(), found->second) == keys.end())
+      keys.push_back(found->second);
+    begin = end + 1;
+  }
+  return keys;
+}
+
+std::string group_keys_text(const std::vector<GroupKey>& keys) {
+  static const char* kNames[] = {"image", "procedure", "pid", "cpu"};
+  std::string text;
+  for (GroupKey key : keys) text += (text.empty() ? "" : ",") + std::string(kNames[int(key)]);
+  return text;
+}
+
+namespace {
+
+// A shared object (libc.so.6, ld-linux.so.2): a library a program loaded
+// (issue 15's kMap images), not the program, unless it is all the pid ran.
+bool is_shared_object(const std::string& path) {
+  return std::filesystem::path(path).filename().string().find(".so") != std::string::npos;
+}
+
+}  // namespace
+
+std::map<uint32_t, std::vector<std::string>> programs_by_pid(const SampleSet& samples) {
+  std::map<uint32_t, std::vector<std::string>> programs, libraries;
+  for (const Profile& profile : samples.profiles) {
+    const ImageIdentity& image = profile.info.image;
+    if (image.unknown || !image.path.starts_with('/')) continue;
+    auto& into = is_shared_object(image.path) ? libraries : programs;
+    for (const ProfileRow& row : profile.rows) {
+      if (row.pid == 0) continue;  // the kernel's own, not a process
+      std::vector<std::string>& names = into[row.pid];
+      if (std::find(names.begin(), names.end(), image.path) == names.end())
+        names.push_back(image.path);
+    }
+  }
+  for (auto& [pid, names] : libraries) programs.try_emplace(pid, std::move(names));
+  return programs;
+}
+
+std::string pid_label(uint32_t pid, const std::map<uint32_t, std::vector<std::string>>& programs) {
+  if (pid == 0) return "0:[kernel]";
+  const auto found = programs.find(pid);
+  if (found == programs.end()) return std::to_string(pid);
+  std::string label = std::to_string(pid) + ":";
+  for (size_t i = 0; i < found->second.size(); ++i)
+    label += (i ? "," : "") + std::filesystem::path(found->second[i]).filename().string();
+  return label;
+}
+
 ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Grouping grouping) {
+  return build_report(samples, resolver,
+                      std::vector<GroupKey>{grouping == Grouping::kImage ? GroupKey::kImage
+                                                                         : GroupKey::kProcedure});
+}
+
+namespace {
+
+struct RowKey {
+  ImageIdentity image;  // empty unless grouped by image or procedure
+  std::string procedure;
+  int64_t pid = -1;  // -1: not grouped by it
+  int64_t cpu = -1;
+  auto operator<=>(const RowKey&) const = default;
+};
+
+bool has_key(const std::vector<GroupKey>& keys, GroupKey key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+void sort_rows(ProfileReport& report) {
+  std::sort(report.rows.begin(), report.rows.end(), [](const ReportRow& a, const ReportRow& b) {
+    if (a.samples != b.samples)
+      return std::lexicographical_compare(b.samples.begin(), b.samples.end(), a.samples.begin(),
+                                          a.samples.end());
+    return std::tie(a.image, a.procedure, a.pid, a.cpu) <
+           std::tie(b.image, b.procedure, b.pid, b.cpu);
+  });
+  std::map<std::string, std::string> build_id_of;
+  for (const ReportRow& row : report.rows) {
+    if (row.image.empty()) continue;
+    const auto [entry, added] = build_id_of.emplace(row.image_path, row.build_id);
+    if (!added && entry->second != row.build_id) report.build_ids_needed = true;
+    if (row.image_path == "[unknown]" && !row.samples.empty())
+      report.unknown_samples += row.samples[0];
+  }
+}
+
+}  // namespace
+
+ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
+                           const std::vector<GroupKey>& keys) {
   ProfileReport report;
+  report.keys = keys;
+  const bool by_procedure = has_key(keys, GroupKey::kProcedure);
+  const bool by_image = by_procedure || has_key(keys, GroupKey::kImage);
+  const bool by_pid = has_key(keys, GroupKey::kPid), by_cpu = has_key(keys, GroupKey::kCpu);
+  if (by_pid) report.programs = programs_by_pid(samples);
   const auto events = events_present(samples);
   std::map<uint16_t, size_t> column_of;
   for (const auto& [number, name] : events) {
@@ -57,14 +171,24 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Gr
   }
   report.totals.assign(report.events.size(), 0);
 
-  std::map<std::tuple<ImageIdentity, std::string>, size_t> row_of;
-  auto row_index = [&](const ImageIdentity& image, const ProcedureName& procedure) {
-    const auto [entry, added] =
-        row_of.emplace(std::make_tuple(image, procedure.name), report.rows.size());
-    if (added)
-      report.rows.push_back({image_display_name(image), image.unknown ? "[unknown]" : image.path,
-                             procedure.name, procedure.start,
-                             std::vector<uint64_t>(report.events.size(), 0)});
+  std::map<RowKey, size_t> row_of;
+  auto row_index = [&](RowKey key, const ProcedureName& procedure) {
+    const auto [entry, added] = row_of.emplace(std::move(key), report.rows.size());
+    if (added) {
+      const RowKey& k = entry->first;
+      ReportRow row;
+      row.samples.assign(report.events.size(), 0);
+      if (by_image) {
+        row.image = image_display_name(k.image);
+        row.image_path = k.image.unknown ? "[unknown]" : k.image.path;
+        row.build_id = k.image.build_id;
+      }
+      row.procedure = k.procedure;
+      row.start = procedure.start;
+      if (by_pid) row.pid = static_cast<uint32_t>(k.pid);
+      if (by_cpu) row.cpu = static_cast<uint32_t>(k.cpu);
+      report.rows.push_back(std::move(row));
+    }
     return entry->second;
   };
 
@@ -73,37 +197,40 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Gr
     const ImageIdentity& image = profile.info.image;
     const size_t column = column_of.at(profile.info.event);
     const ResolvedImage& resolved = resolver.resolve(image);
-    if (!resolved.warning.empty() && !warned[image]) {
+    if (by_image && !resolved.warning.empty() && !warned[image]) {
       warned[image] = true;
       report.warnings.push_back(resolved.warning);
     }
-    if (grouping == Grouping::kImage || image.unknown) {
-      const ProcedureName whole{grouping == Grouping::kImage ? "" : kUnknownProcedure, {}};
-      uint64_t total = 0;
-      for (const ProfileRow& row : profile.rows) total += row.count;
-      report.rows[row_index(image, whole)].samples[column] += total;
-      report.totals[column] += total;
-      continue;
-    }
-    // The same address recurs once per (pid, cpu): name it once.
+    // The same address recurs once per (pid, cpu): name it once, and, when
+    // the rows do not split by pid or CPU, find its row once.
+    std::unordered_map<uint64_t, ProcedureName> name_of_address;
     std::unordered_map<uint64_t, size_t> row_of_address;
+    const ProcedureName whole{image.unknown && by_procedure ? kUnknownProcedure : "", {}};
+    auto index_of = [&](const ProfileRow& row) {
+      const ProcedureName* name = &whole;
+      if (by_procedure && !image.unknown) {
+        auto [entry, added] = name_of_address.try_emplace(row.address);
+        if (added) entry->second = name_procedure(image, resolved, row.address);
+        name = &entry->second;
+      }
+      return row_index({by_image ? image : ImageIdentity{}, name->name,
+                        by_pid ? int64_t{row.pid} : -1, by_cpu ? int64_t{row.cpu} : -1},
+                       *name);
+    };
     for (const ProfileRow& row : profile.rows) {
-      auto [entry, added] = row_of_address.emplace(row.address, 0);
-      if (added) entry->second = row_index(image, name_procedure(image, resolved, row.address));
-      report.rows[entry->second].samples[column] += row.count;
+      size_t index;
+      if (by_pid || by_cpu) {
+        index = index_of(row);
+      } else {
+        auto [entry, added] = row_of_address.try_emplace(by_procedure ? row.address : 0);
+        if (added) entry->second = index_of(row);
+        index = entry->second;
+      }
+      report.rows[index].samples[column] += row.count;
       report.totals[column] += row.count;
     }
   }
-
-  std::sort(report.rows.begin(), report.rows.end(), [](const ReportRow& a, const ReportRow& b) {
-    if (a.samples != b.samples)
-      return std::lexicographical_compare(b.samples.begin(), b.samples.end(), a.samples.begin(),
-                                          a.samples.end());
-    return std::tie(a.image, a.procedure) < std::tie(b.image, b.procedure);
-  });
-  for (const ReportRow& row : report.rows)
-    if (row.image_path == "[unknown]" && !row.samples.empty())
-      report.unknown_samples += row.samples[0];
+  sort_rows(report);
   return report;
 }
 

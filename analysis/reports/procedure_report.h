@@ -3,23 +3,36 @@
 // `dcpi stats` and `dcpi diff` compare.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "analysis/symbols/image_resolver.h"
 #include "analysis/reports/sample_set.h"
+#include "analysis/symbols/image_resolver.h"
 
 namespace dcpi {
 
 enum class Grouping { kImage, kProcedure };
 
+// What `dcpi prof --by` groups samples by, in column order, like perf
+// report's --sort: "pid,image" gives one row per (pid, image). A procedure
+// is always shown with its image (names are per image).
+enum class GroupKey { kImage, kProcedure, kPid, kCpu };
+// "image,pid" -> {kImage, kPid}; throws std::invalid_argument naming a bad key.
+std::vector<GroupKey> parse_group_keys(const std::string& text);
+std::string group_keys_text(const std::vector<GroupKey>& keys);
+
 inline constexpr const char* kUnknownProcedure = "[unknown]";
 
 struct ReportRow {
-  std::string image;              // display name ("copy", "kernel.elf", "[unknown]")
+  std::string image;              // display name ("copy", "kernel.elf", "[unknown]"); empty
+                                  // when not grouped by image or procedure
   std::string image_path;         // as the guest reported it
-  std::string procedure;          // empty when grouped by image
+  std::string build_id;           // the image's
+  std::string procedure;          // empty unless grouped by procedure
+  std::optional<uint32_t> pid;    // when grouped by pid
+  std::optional<uint32_t> cpu;    // when grouped by CPU
   std::optional<uint64_t> start;  // procedure start address, when a symbol named it
   std::vector<uint64_t> samples;  // one per ProfileReport::events entry
 };
@@ -30,9 +43,26 @@ struct ProfileReport {
   std::vector<ReportRow> rows;        // most samples of the first event first
   std::vector<std::string> warnings;  // images without names, mismatched build-ids
   uint64_t unknown_samples = 0;       // first event, in the "[unknown]" row
+  std::vector<GroupKey> keys;         // what the rows are grouped by
+  // Two images of the rows share a path but not a build-id: reports then
+  // show the build-id so the rows can be told apart.
+  bool build_ids_needed = false;
+  std::map<uint32_t, std::vector<std::string>> programs;  // programs_by_pid, when grouped by pid
 };
 
 ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Grouping grouping);
+ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
+                           const std::vector<GroupKey>& keys);
+
+// The programs each PID ran, from the samples themselves: the user images
+// (guest paths starting with '/'; the kernel and PALcode are named without
+// one, hostdump's load map) with samples of that PID, shared objects
+// (NAME.so*) only when it has nothing else; PID 0 is the kernel's
+// own (no process) and has no entry. PIDs of different runs
+// (epochs) that ran different programs list all of them.
+std::map<uint32_t, std::vector<std::string>> programs_by_pid(const SampleSet& samples);
+// "3:copy", "0:[kernel]", "7:copy,stream"; "9" when no user image has its samples.
+std::string pid_label(uint32_t pid, const std::map<uint32_t, std::vector<std::string>>& programs);
 
 // "copy+0x120001234": the name of an address no symbol covers. The number is
 // the ELF virtual address (what objdump shows), not an offset.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 namespace dcpi {
@@ -22,7 +23,27 @@ Profile filter_rows(Profile profile, const SampleFilter& filter) {
   return profile;
 }
 
+namespace {
+
+// --image names no image of any epoch (issue 16): say which the database has,
+// rather than print an empty report.
+void require_known_image(const ProfileDatabase& database, const std::string& wanted) {
+  std::set<std::string> names;
+  for (uint64_t epoch : database.epochs())
+    for (const ProfileInfo& info : database.profiles(epoch)) {
+      if (image_matches(info.image, wanted)) return;
+      names.insert(info.image.unknown ? "[unknown]" : info.image.path);
+    }
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  throw std::runtime_error("no image '" + wanted + "' in " + database.directory().string() +
+                           (names.empty() ? " (it holds no profiles)" : "; it has " + list));
+}
+
+}  // namespace
+
 SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filter) {
+  if (filter.image) require_known_image(database, *filter.image);
   SampleSet set;
   set.label = database.directory().filename().string();
   if (set.label.empty()) set.label = database.directory().string();

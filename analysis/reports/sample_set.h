@@ -30,8 +30,9 @@ struct SampleSet {
 bool image_matches(const ImageIdentity& image, const std::string& wanted);
 
 // Reads every matching profile of the database. Throws ProfileDatabaseError /
-// ProfileFormatError (from the reader) and std::runtime_error for an epoch
-// the database does not have.
+// ProfileFormatError (from the reader), std::runtime_error for an epoch
+// the database does not have, or for a filter image no epoch has (the
+// message lists the images it has).
 SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filter);
 
 // Which epochs of a single database `dcpi stats` and `dcpi diff` compare:

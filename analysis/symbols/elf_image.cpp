@@ -62,6 +62,13 @@ std::optional<Procedure> ElfImage::procedure_named(const std::string& name) cons
   return std::nullopt;
 }
 
+std::vector<std::string> ElfImage::procedure_symbols() const {
+  std::vector<std::string> names;
+  for (const ElfSymbol& function : symbols_.functions()) names.push_back(function.name);
+  for (const ElfSymbol& symbol : code_symbols_) names.push_back(symbol.name);
+  return names;
+}
+
 uint64_t ElfImage::procedure_end(const Procedure& procedure) const {
   if (procedure.size != 0) return procedure.start + procedure.size;
   const CodeRange* range = code_range_of(procedure.start);

@@ -82,6 +82,9 @@ class ElfImage {
   std::optional<Procedure> procedure_at(uint64_t address) const;
   // The procedure named `name` (function symbols first, then any code symbol).
   std::optional<Procedure> procedure_named(const std::string& name) const;
+  // The raw names procedure_named accepts, function symbols first, then the
+  // other code symbols (for procedure_match.h).
+  std::vector<std::string> procedure_symbols() const;
   // Where the next procedure starts after `procedure` (to bound unsized ones),
   // clipped to the end of its executable section.
   uint64_t procedure_end(const Procedure& procedure) const;

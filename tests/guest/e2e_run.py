@@ -26,11 +26,17 @@ host pulls the transfer ring over the GDB stub into a profile database.
   e2e_run.py BUILD_DIR serial_killed  QEMU killed mid-run over the serial
                                 transport: an error, as with the GDB transport
   e2e_run.py BUILD_DIR panic    a guest kernel panic: exit 1 at once, the reason
+  e2e_run.py BUILD_DIR failures a failing workload (issue 16): an unknown mix, a
+                                missing program, a non-zero exit each fail dcpi
+                                run (exit 1) with the reason; an unprofiled run
+                                leaves no empty epoch; the summary gives the
+                                workload's own cycles (the kernel's "init ran")
 """
 import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -156,6 +162,8 @@ def case_control(db):
     done = subprocess.run([DCPI, "run", "--db", db, "--mix", "control", "--cpus", "1"],
                           capture_output=True, text=True, timeout=600)
     console = done.stderr
+    expect(done.returncode == 0, f"the mix succeeds: its refused event is an expected failure "
+           f"({console.strip()[-300:]!r})")
     expect("dcpictl: epoch: ok" in console, "a user program starts a new epoch")
     expect("dcpictl: events: refused: the machine cannot count that event" in console,
            "an uncountable event is refused, not faked")
@@ -302,6 +310,39 @@ def case_panic(db):
     expect(time.time() - start < 60, f"at once, not at the timeout ({time.time() - start:.0f} s)")
 
 
+def case_failures(db):
+    for args, reason in (
+            (["--mix", "nosuch"], "init cannot read the workload script /etc/nosuch.mix"),
+            (["--workloads", "nosuch"], "/bin/nosuch could not be started"),
+            (["--workloads", "dcpictl"], r"dcpictl \(pid \d+\) exited with status [1-9]"),  # its usage
+    ):
+        done = run_dcpi("--db", db, "--cpus", "1", *args)
+        pattern = "dcpi run: the workload failed: " + (reason if "\\" in reason else re.escape(reason))
+        expect(done.returncode == 1 and re.search(pattern, done.stderr),
+               f"dcpi run {' '.join(args)}: exit 1, '{reason}' ({done.stderr.strip()[-300:]!r})")
+    shutil.rmtree(db, ignore_errors=True)
+    done = run_dcpi("--db", db, "--cpus", "1", "--workloads", "copy", "--no-profile")
+    expect(done.returncode == 0 and "no samples" in done.stdout,
+           f"an unprofiled run succeeds and says it stored nothing ({done.stdout.strip()!r})")
+    expect(db_show(db).strip() == "", f"no empty epoch is left behind ({db_show(db)!r})")
+    done = run_dcpi("--db", db, "--cpus", "1", "--workloads", "copy", "--json")
+    summary = json.loads(done.stdout) if done.returncode == 0 else {}
+    expect(summary.get("epoch_base") == 1 and summary.get("workload_failures") == [],
+           f"the next run is epoch 1 and did not fail ({done.stdout[-300:]!r})")
+    # The workload's cycles are the kernel's count, spawn to exit of init;
+    # the guest's clock at the last pull is later (it idles until stopped).
+    console = subprocess.run([DCPI, "run", "--db", db, "--cpus", "1", "--workloads", "copy"],
+                             capture_output=True, text=True, timeout=600)
+    ran = re.search(r"init ran (\d+) cycles", console.stderr)
+    said = re.search(r"in (\d+) workload cycles", console.stdout)
+    expect(ran and said and ran[1] == said[1],
+           f"the summary's workload cycles are init's ({ran and ran[1]} vs {said and said[1]})")
+    # (The guest clock read at the last pull may be before init's exit or long
+    # after it, when the guest idled: it is no measure of the workload.)
+    expect(summary.get("workload_cycles", 0) > 0,
+           f"the JSON summary has workload_cycles ({summary.get('workload_cycles')})")
+
+
 def run_dcpi(*args, timeout=120):
     return subprocess.run([DCPI, "run", "--quiet", *args], capture_output=True, text=True,
                           timeout=timeout)
@@ -349,7 +390,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["DCPI_BUILDID_DIR"] = os.path.join(tmp, "build-id")  # not the user's cache
         {"copy": case_copy, "killed": case_killed, "signals": case_signals,
-         "serial_killed": case_serial_killed, "panic": case_panic, "errors": case_errors, "serial": case_serial, "control": case_control,
+         "serial_killed": case_serial_killed, "panic": case_panic, "errors": case_errors,
+         "failures": case_failures, "serial": case_serial, "control": case_control,
          "period": case_period}[CASE](os.path.join(tmp, "db"))
     return 1 if failures else 0
 

@@ -64,10 +64,11 @@ TEST_F(ReportCliTest, ProfJsonRowsForScripts) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(contains(result.out, R"("totals":{"cycles":50})")) << result.out;
   EXPECT_TRUE(contains(result.out, R"("row_count":3)")) << result.out;
-  EXPECT_TRUE(contains(result.out,
-                       R"({"image":"dwarf_workload","image_path":"/bin/dwarf_workload",)"
-                       R"("procedure":"accumulate","start":"0x120000000","samples":40,)"
-                       R"("percent":80.0000,"cumulative_percent":80.0000)"))
+  EXPECT_TRUE(contains(
+      result.out,
+      R"({"image":"dwarf_workload","image_path":"/bin/dwarf_workload",)"
+      R"("build_id":"feedc0de12345678","procedure":"accumulate","start":"0x120000000","samples":40,)"
+      R"("percent":80.0000,"cumulative_percent":80.0000)"))
       << result.out;
   EXPECT_TRUE(contains(result.out, R"("procedure":"copy_words")")) << result.out;
   EXPECT_FALSE(contains(result.out, R"("procedure":"[unknown]")")) << "--limit 2";
@@ -76,10 +77,12 @@ TEST_F(ReportCliTest, ProfJsonRowsForScripts) {
 TEST_F(ReportCliTest, ProfByImage) {
   const auto result = run({"prof", "--db", db_, "--by", "image", "--json"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(contains(result.out, R"("image":"kernel","image_path":"/kernel","samples":100,)"
+  EXPECT_TRUE(contains(result.out, R"("image":"kernel","image_path":"/kernel",)"
+                                   R"("build_id":"0123456789abcdef","samples":100,)"
                                    R"("percent":50.0000)"))
       << result.out;
-  EXPECT_TRUE(contains(result.out, R"("image":"[unknown]","image_path":"[unknown]","samples":2,)"))
+  EXPECT_TRUE(contains(
+      result.out, R"("image":"[unknown]","image_path":"[unknown]","build_id":"","samples":2,)"))
       << result.out;
 }
 
@@ -113,7 +116,10 @@ TEST_F(ReportCliTest, ListJson) {
 TEST_F(ReportCliTest, ListWithoutSymbolsExplainsWhy) {
   const auto result = run({"list", "--db", db_, "--procedure", "accumulate"});
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_TRUE(contains(result.err, "no procedure named 'accumulate'")) << result.err;
+  EXPECT_TRUE(contains(result.err,
+                       "no procedure matches 'accumulate' in any image (none has "
+                       "symbols: give --images)"))
+      << result.err;
   EXPECT_TRUE(contains(result.err, "no --images directories given")) << result.err;
 }
 
@@ -280,7 +286,7 @@ TEST(ReportCliErrors, MissingDatabaseAndBadOptions) {
   EXPECT_TRUE(contains(missing.err, "does not exist")) << missing.err;
   const auto by = run_dcpi({"prof", "--db", dir.file("nope"), "--by", "file"});
   EXPECT_EQ(by.exit_code, 2);
-  EXPECT_TRUE(contains(by.err, "--by wants")) << by.err;
+  EXPECT_TRUE(contains(by.err, "--by takes image, procedure, pid or cpu")) << by.err;
   const auto pid = run_dcpi({"prof", "--db", "x", "--pid", "seven"});
   EXPECT_EQ(pid.exit_code, 2);
   const auto stats = run_dcpi({"stats", "--db", "x"});

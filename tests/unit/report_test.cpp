@@ -239,7 +239,7 @@ TEST_F(ReportTest, ListingOfUnknownProcedureIsAClearError) {
     list_procedure(load(), resolver, "no_such_function", nullptr, warnings);
     FAIL() << "expected an error";
   } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find("no procedure named 'no_such_function'"),
+    EXPECT_NE(std::string(error.what()).find("no procedure matches 'no_such_function'"),
               std::string::npos)
         << error.what();
   }

@@ -92,9 +92,12 @@ TEST(Session, ZeroDurationCollectsOnce) {
 TEST(Session, StoresWhatWasCollectedWhenTheGuestDies) {
   const auto db = fresh_directory("dcpi-session-test-c");
   ProfileBuilder builder;
-  // Serial bytes: one valid epoch record, then the watch throws.
+  // Serial bytes: one valid statistics record (CPU 0 took 5 interrupts: an
+  // epoch with something in it), then the watch throws.
+  DriverCpuStats cpu_stats{};
+  cpu_stats.interrupts = 5;
   const std::vector<uint8_t> record =
-      encode_record(RecordType::kEpoch, 0, 0, 0, std::vector<uint8_t>(sizeof(EpochPayload)));
+      encode_record(RecordType::kStats, 0, 0, 0, testing::bytes_of(cpu_stats));
   std::deque<std::vector<uint8_t>> chunks{record};
   SerialStreamSource source([&](double, bool&) {
     if (chunks.empty()) return std::vector<uint8_t>{};
@@ -114,6 +117,42 @@ TEST(Session, StoresWhatWasCollectedWhenTheGuestDies) {
   EXPECT_EQ(stats.pulls, 1u);
   EXPECT_EQ(stats.totals.records, 1u);
   EXPECT_FALSE(ProfileDatabase::open(db).epochs().empty());
+}
+
+// Issue 16: an epoch with nothing in it (an unprofiled run: statistics with
+// no interrupts, an epoch record) is not stored as if it were a run; it is
+// kept back and merged if something arrives for it later.
+TEST(Session, AnEpochWithNothingInItIsNotStored) {
+  const auto db = fresh_directory("dcpi-session-test-empty");
+  ProfileBuilder builder;
+  DriverCpuStats idle{};
+  StreamDecoder decoder;
+  testing::RecordStream stream;
+  stream.add(RecordType::kEpoch, std::vector<uint8_t>(sizeof(EpochPayload)), 0, 1);
+  stream.add(RecordType::kStats, testing::bytes_of(idle), 0, 1);
+  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
+  {
+    ProfileDatabaseWriter writer(db);
+    builder.flush(writer);
+  }
+  EXPECT_TRUE(ProfileDatabase::open(db).epochs().empty());
+  EXPECT_TRUE(builder.written_epochs().empty());
+  // The driver's next report says it sampled: the epoch is written, with the
+  // records kept back counted in it.
+  DriverCpuStats busy{};
+  busy.interrupts = 3;
+  testing::RecordStream later(stream.bytes.size() / 32);
+  later.add(RecordType::kStats, testing::bytes_of(busy), 0, 1);
+  StreamDecoder decoder2;
+  for (const TransferRecord& record : decoder2.feed(later.bytes)) builder.add_record(record);
+  {
+    ProfileDatabaseWriter writer(db);
+    builder.flush(writer);
+  }
+  const ProfileDatabase database = ProfileDatabase::open(db);
+  ASSERT_EQ(database.epochs(), std::vector<uint64_t>{1});
+  EXPECT_EQ(database.epoch_metadata(1).records, 3u);
+  EXPECT_EQ(database.epoch_metadata(1).cpu_stats.at(0).at("interrupts"), 3u);
 }
 
 // Issue 18: a write that fails (disk full) must not release the guest's ring

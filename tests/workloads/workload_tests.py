@@ -88,6 +88,8 @@ def parse_mix(path):
     with open(path) as f:
         for line in f:
             words = line.split("#", 1)[0].split()
+            if words and words[0] == "!":  # a run expected to fail (init.c)
+                words = words[1:]
             if words and words[0] != "wait":
                 lines.append(words[0])
     return lines
@@ -140,6 +142,16 @@ def cmd_native_init(native_dir, mix_dir):
            "background children are reaped by wait")
     expect("init: 5 failed" in out and out.rstrip().endswith("init: done"),
            "init counts the failures and exits 1")
+    # "! PROGRAM": a failure the script expects (control.mix's refused event)
+    # is reported as such and does not fail init.
+    with open(bad, "w") as f:
+        f.write("! /bin/callpal bogus\n")
+    try:
+        out = run([init, bad], check_status=0).stdout
+    finally:
+        os.unlink(bad)
+    expect(re.search(r"^init: callpal pid \d+ exit 2 \(expected failure\)$", out, re.M) and
+           "init: 0 failed" in out, "an expected failure is reported and not counted")
     missing = run([init, "/no/such.mix"], check_status=1).stdout
     expect("init: cannot open /no/such.mix" in missing, "a missing script is reported")
     return 0

@@ -151,7 +151,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     const size_t n = block.instructions.size();
     out << "\n*** Block " << b << " [" << hex(block.start) << ", " << hex(block.end) << "): " << n
         << " instructions, class " << block.frequency_class;
-    if (block.frequency) {
+    if (block.padding) {
+      out << ", alignment padding: no edge reaches it, never executes\n";
+    } else if (block.frequency) {
       out << ", frequency " << fixed(*block.frequency, 1) << " (" << to_string(block.confidence)
           << ", " << block.method << ") = " << fixed(*block.frequency * context.period, 0)
           << " executions\n";
@@ -292,6 +294,7 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
 void write_block(JsonWriter& json, const CalcBlock& block) {
   json.begin_object().address_field("start", block.start).address_field("end", block.end);
   json.field("class", uint64_t{block.frequency_class}).real_field("frequency", block.frequency);
+  json.field("padding", block.padding);
   json.field("confidence", to_string(block.confidence)).field("method", block.method);
   json.field("best_case_cycles", block.best_case_cycles).real_field("samples", block.samples);
   json.key("instructions").begin_array(Break::kLines);

@@ -183,6 +183,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
     const ClassId c = analysis.classes.block_class[b];
     CalcBlock out{.start = block.start,
                   .end = block.end,
+                  .padding = block.padding,
                   .frequency_class = c,
                   .frequency = analysis.block_frequency(b),
                   .confidence = analysis.block_confidence(b),

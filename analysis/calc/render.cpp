@@ -108,12 +108,21 @@ constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb depende
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
   out << "image:  " << context.db_image;
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
-  out << "\nmodel:  " << model << "\nepochs: " << context.epochs << "; mean sampling period "
-      << fixed(context.period, 1) << " cycles";
+  out << "\nmodel:  " << model;
+  if (context.estimator == "flow")
+    out << "\nestimate: flow (min-cost flow over the whole CFG; DCPI's where edges are missing)";
+  out << "\nepochs: " << context.epochs << "; mean sampling period " << fixed(context.period, 1)
+      << " cycles";
   if (!context.period_description.empty()) out << " (" << context.period_description << ")";
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
   for (const std::string& note : context.period_notes) out << "note:   " << note << '\n';
+  if (context.hypothetical_stalls)
+    out << "note:   HYPOTHETICAL STALLS: this profile comes from QEMU, which runs 1 instruction "
+           "per\n"
+           "        cycle and never stalls; the stalls below are what a 21164 would have shown\n"
+           "        for these samples, not what the machine did (use --model qemu for the real "
+           "one)\n";
   if (context.qemu_model && context.cpus > 1)
     out << "note:   " << context.cpus
         << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
@@ -311,6 +320,8 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.field("image", context.image).field("db_image", context.db_image);
   json.field("model", report.model)
       .field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
+  json.field("stalls_hypothetical", context.hypothetical_stalls);
+  json.field("estimate", context.estimator);
   json.field("note", report.no_dynamic_stalls_note).field("epochs", context.epochs);
   json.real_field("period", context.period).field("period_source", context.period_source);
   json.key("period_notes").begin_array();

@@ -116,6 +116,7 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
 }
 
 std::string method_of(const ProcedureAnalysis& analysis, ClassId c) {
+  if (analysis.flow_applied) return "min-cost flow";
   if (analysis.frequencies.propagated[c])
     return std::string(to_string(EstimateMethod::kPropagation));
   return std::string(to_string(analysis.class_estimates[c].method));

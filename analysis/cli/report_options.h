@@ -38,7 +38,7 @@ std::vector<std::string> take_databases(std::vector<std::string>& arguments);
 
 // The options `dcpi calc` and `dcpi score` both take, and their request.
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
-                                                           "epoch", "period", "mode"};
+                                                           "epoch", "period", "mode",   "estimate"};
 CalcRequest parse_calc_request(const ParsedOptions& options);
 
 // The common tail of a report command: --limit, then JSON, or the report's

@@ -1,0 +1,44 @@
+// A globally flow-consistent frequency estimate, beside DCPI's local one
+// (§6.1.3-6.1.4 estimate each frequency class from its own samples and
+// propagate along single flow constraints). Here every block's own samples
+// give an observed frequency w_b (the §6.1.3 estimator applied to the block
+// alone) and the estimate is the flow f that satisfies conservation on
+// every block — in = out, on the CFG augmented with virtual entry and exit
+// edges (exit_augmentation.h) — and is closest to the observations:
+//
+//     minimise  Σ_b  M_b · |f_b − w_b|
+//
+// where M_b is the block's best-case cycles (Σ M_i over its issue points),
+// so a deviation costs what it costs in samples (f_b · M_b are expected). A two-instruction
+// block whose few samples are noise is overruled by the long blocks it
+// must agree with. This is minimum-cost-flow profile inference as in LLVM's
+// SampleProfileInference ("profi": He, Zhang, Panchenko, Lin, Li, Kimmel,
+// Lavaee, Ghattas, "Profile Inference Revisited", CGO 2022), reduced to its
+// core: no block-count rebalancing heuristics, real-valued flows.
+#pragma once
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "analysis/calc/cfg.h"
+#include "analysis/calc/exit_augmentation.h"
+
+namespace dcpi::calc {
+
+struct BlockObservation {
+  double frequency = 0;  // w_b: executions per sampling period from the block's own samples
+  double weight = 0;     // cost per unit of |f_b − w_b| (the block's best-case cycles)
+};
+
+struct FlowEstimate {
+  std::vector<double> block_frequency;  // f_b, per block
+  std::vector<double> edge_frequency;   // per CFG edge
+};
+
+// Nothing for a CFG with missing edges: conservation does not hold there
+// (an unknown jump's flow goes somewhere), so the local estimate stays.
+std::optional<FlowEstimate> estimate_flow(const ControlFlowGraph& cfg,
+                                          const ExitAugmentation& augmentation,
+                                          std::span<const BlockObservation> observations);
+
+}  // namespace dcpi::calc

@@ -26,7 +26,10 @@ void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& opti
     const ClassFrequencyEstimate e = estimate_class_frequency({&alone, 1}, options);
     // Σ M_i: the samples one more execution per period is expected to add.
     const double cycles = result.schedules[b].best_case_cycles;
-    observed.push_back({.frequency = e.frequency.value_or(0), .weight = cycles});
+    double samples = 0;
+    for (double s : result.samples[b]) samples += s;
+    observed.push_back(
+        {.frequency = e.frequency.value_or(0), .weight = cycles, .samples = samples});
   }
   const std::optional<FlowEstimate> flow = estimate_flow(result.cfg, result.augmentation, observed);
   if (!flow) return;

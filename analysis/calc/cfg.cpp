@@ -43,6 +43,25 @@ bool has_local_target(const InstructionRecord& insn) {
          insn.branch_target.has_value();
 }
 
+// Runs of no-ops right after an instruction that never falls through (br,
+// jmp, ret, halt) that no branch, table or entry targets: alignment padding
+// (`.align` before the next label) that never executes. Returns the
+// addresses of their instructions and adds the instruction after each run
+// to `leaders`, so the padding cannot share a block with code that runs.
+std::set<uint64_t> unreachable_padding(std::span<const InstructionRecord> procedure,
+                                       const std::set<uint64_t>& targets,
+                                       std::set<uint64_t>& leaders) {
+  std::set<uint64_t> padding;
+  for (size_t i = 0; i + 1 < procedure.size(); ++i) {
+    if (falls_through(procedure[i].control_flow)) continue;
+    size_t k = i + 1;
+    while (k < procedure.size() && procedure[k].no_op && !targets.count(procedure[k].address))
+      padding.insert(procedure[k++].address);
+    if (k > i + 1 && k < procedure.size()) leaders.insert(procedure[k].address);
+  }
+  return padding;
+}
+
 }  // namespace
 
 ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
@@ -53,22 +72,25 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
   const uint64_t end = procedure.back().address + 4;
   auto inside = [&](uint64_t address) { return first <= address && address < end; };
 
-  std::set<uint64_t> leaders{first};
+  std::set<uint64_t> targets{first};  // where some edge or entry arrives
   for (uint64_t address : extra_entries)
-    if (inside(address) && address % 4 == first % 4) leaders.insert(address);
-  for (size_t i = 0; i < procedure.size(); ++i) {
-    const InstructionRecord& insn = procedure[i];
-    if (has_local_target(insn) && inside(*insn.branch_target)) leaders.insert(*insn.branch_target);
+    if (inside(address) && address % 4 == first % 4) targets.insert(address);
+  for (const InstructionRecord& insn : procedure) {
+    if (has_local_target(insn) && inside(*insn.branch_target)) targets.insert(*insn.branch_target);
     if (insn.control_flow == ControlFlow::kIndirectJump)
       for (uint64_t target : insn.jump_targets)
-        if (inside(target) && target % 4 == first % 4) leaders.insert(target);
-    if (ends_block(insn.control_flow) && i + 1 < procedure.size())
-      leaders.insert(procedure[i + 1].address);
+        if (inside(target) && target % 4 == first % 4) targets.insert(target);
   }
+  std::set<uint64_t> leaders = targets;
+  for (size_t i = 0; i + 1 < procedure.size(); ++i)
+    if (ends_block(procedure[i].control_flow)) leaders.insert(procedure[i + 1].address);
+  const std::set<uint64_t> padding = unreachable_padding(procedure, targets, leaders);
 
   std::vector<BasicBlock> blocks;
   for (const InstructionRecord& insn : procedure) {
-    if (leaders.count(insn.address)) blocks.push_back(BasicBlock{.start = insn.address});
+    if (leaders.count(insn.address))
+      blocks.push_back(
+          BasicBlock{.start = insn.address, .padding = padding.count(insn.address) > 0});
     blocks.back().instructions.push_back(insn);
     blocks.back().end = insn.address + 4;
   }
@@ -76,9 +98,10 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
     const InstructionRecord& last = blocks[id].instructions.back();
     const bool leaves_by_branch = has_local_target(last) && !inside(*last.branch_target);
     const bool runs_off_end = falls_through(last.control_flow) && id + 1 == blocks.size();
-    blocks[id].leaves_procedure = leaves_by_branch || runs_off_end ||
-                                  last.control_flow == ControlFlow::kReturn ||
-                                  last.control_flow == ControlFlow::kHalt;
+    blocks[id].leaves_procedure =
+        !blocks[id].padding &&
+        (leaves_by_branch || runs_off_end || last.control_flow == ControlFlow::kReturn ||
+         last.control_flow == ControlFlow::kHalt);
   }
   for (BasicBlock& block : blocks) cfg.add_block(std::move(block));
   for (uint64_t address : extra_entries) {
@@ -90,7 +113,7 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
   for (BlockId id = 0; id < cfg.blocks().size(); ++id) {
     const InstructionRecord& last = cfg.block(id).instructions.back();
     const bool has_next = id + 1 < cfg.blocks().size();
-    const bool fall = falls_through(last.control_flow) && has_next;
+    const bool fall = falls_through(last.control_flow) && has_next && !cfg.block(id).padding;
     if (last.control_flow == ControlFlow::kIndirectJump) {
       // A resolved jump table: one edge per distinct target (jump_tables.h).
       // Otherwise the targets are unknown (§6.1.1).

@@ -22,6 +22,11 @@ struct BasicBlock {
   std::vector<EdgeId> incoming;
   std::vector<EdgeId> outgoing;
   bool leaves_procedure = false;  // ends in a return, a halt or a branch out of the procedure
+  // Alignment padding (unop/nop) after an unconditional transfer that no
+  // edge reaches: it never executes, so it has no edges and is no issue
+  // point of the code after it (issue 17: merged into the next case's block
+  // it diluted that block's samples per instruction).
+  bool padding = false;
 };
 
 enum class EdgeKind : uint8_t { kFallThrough, kTaken };  // kTaken: also a jump table's edges
@@ -68,7 +73,8 @@ class ControlFlowGraph {
 // indirect jump goes to its jump_targets (a switch table that
 // jump_tables.h resolved), or, without them, marks the CFG as missing edges
 // (§6.1.1). `extra_entries` are addresses where control also enters from
-// outside (they start blocks).
+// outside (they start blocks). Unreachable alignment padding becomes a
+// block of its own without edges (BasicBlock::padding).
 ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
                            std::span<const uint64_t> extra_entries = {});
 

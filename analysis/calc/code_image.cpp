@@ -59,7 +59,31 @@ CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode
     end = s.address + (end - s.address) / 4 * 4;
     if (end > s.address) image.procedures_.push_back({s.name, s.address, end});
   }
+  image.summarize_calls();
   return image;
+}
+
+std::vector<calc::InstructionRecord> CodeImage::decode(const ProcedureRange& procedure) const {
+  for (const Section& s : sections_) {
+    if (procedure.start < s.address || procedure.end > s.address + 4 * s.words.size()) continue;
+    const size_t first = (procedure.start - s.address) / 4;
+    const size_t count = (procedure.end - procedure.start) / 4;
+    return calc::decode_records(std::span<const uint32_t>(s.words).subspan(first, count),
+                                procedure.start, mode_);
+  }
+  return {};
+}
+
+void CodeImage::summarize_calls() {
+  std::vector<std::vector<calc::InstructionRecord>> records;
+  for (const ProcedureRange& p : procedures_) {
+    records.push_back(decode(p));
+    calc::resolve_indirect_jumps(records.back());  // tail calls leave the procedure
+  }
+  std::vector<calc::ProcedureCalls> procedures;
+  for (size_t i = 0; i < procedures_.size(); ++i)
+    procedures.push_back({procedures_[i].name, procedures_[i].start, records[i]});
+  calls_ = calc::CallClobbers(procedures);
 }
 
 const ProcedureRange* CodeImage::find(std::string_view name) const {
@@ -85,20 +109,12 @@ const ProcedureRange* CodeImage::containing(uint64_t address) const {
 }
 
 ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
-  ProcedureCode result{.range = procedure};
-  for (const Section& s : sections_) {
-    if (procedure.start < s.address || procedure.end > s.address + 4 * s.words.size()) continue;
-    const size_t first = (procedure.start - s.address) / 4;
-    const size_t count = (procedure.end - procedure.start) / 4;
-    result.records = calc::decode_records(std::span<const uint32_t>(s.words).subspan(first, count),
-                                          procedure.start, mode_);
-    break;
-  }
+  ProcedureCode result{.range = procedure, .records = decode(procedure)};
   result.indirect_jumps = calc::resolve_indirect_jumps(result.records);
   if (const auto entry = calc::local_entry_point(result.records))
     result.extra_entries.push_back(*entry);
   if (!result.indirect_jumps.empty())
-    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_,
+    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_, calls_,
                               result.indirect_jumps);
   return result;
 }

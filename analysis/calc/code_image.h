@@ -55,8 +55,13 @@ class CodeImage {
   uint64_t code_bytes() const { return code_bytes_; }
 
   ProcedureCode code(const ProcedureRange& procedure) const;
+  // What a call to each procedure may change (jump tables across calls).
+  const calc::CallClobbers& call_clobbers() const { return calls_; }
 
  private:
+  std::vector<calc::InstructionRecord> decode(const ProcedureRange& procedure) const;
+  void summarize_calls();
+
   struct Section {
     uint64_t address = 0;
     std::vector<uint32_t> words;
@@ -65,6 +70,7 @@ class CodeImage {
   isa::DecodeMode mode_ = isa::DecodeMode::kUser;
   std::vector<Section> sections_;
   calc::ImageData constant_data_;  // read-only sections and the GOT
+  calc::CallClobbers calls_;
   std::vector<ProcedureRange> procedures_;
   uint64_t code_bytes_ = 0;
 };

@@ -117,7 +117,12 @@ class CulpritFinder {
         }
       }
       if (!producer) {
-        if (may_arrive_loaded(b, source->reg)) result.push_back({DynamicStallCause::kDCacheMiss});
+        // A register-only instruction whose operand comes from outside the
+        // block stalls on a D-cache miss only through a load we can name;
+        // an anonymous "d" on an addq (issue 17) explains nothing.
+        for (const std::optional<uint64_t>& load : loads_arriving(b, source->reg))
+          if (load || isa::ev5_is_memory_access(me.ev5_class))
+            result.push_back({DynamicStallCause::kDCacheMiss, load});
       } else if (isa::ev5_is_load(insn(b, *producer).ev5_class)) {
         result.push_back({DynamicStallCause::kDCacheMiss, insn(b, *producer).address});
       }
@@ -133,17 +138,22 @@ class CulpritFinder {
     return result;
   }
 
-  // Whether a register live into block b may have been written by a load:
-  // looks one block back; unknown predecessors keep the load possible.
-  bool may_arrive_loaded(BlockId b, Register reg) const {
-    if (unknown_predecessors(b)) return true;
+  // The loads that may have written a register live into block b, looking
+  // one block back: a load's address, or nothing where the writer is out of
+  // sight (unknown predecessors, or not written in the predecessor).
+  std::vector<std::optional<uint64_t>> loads_arriving(BlockId b, Register reg) const {
+    std::vector<std::optional<uint64_t>> result;
+    if (unknown_predecessors(b)) result.push_back(std::nullopt);
     for (BlockId p : frequent_predecessors(b)) {
       const auto& code = cfg_.block(p).instructions;
       auto writer = std::find_if(code.rbegin(), code.rend(),
                                  [&](const InstructionRecord& x) { return x.destination == reg; });
-      if (writer == code.rend() || isa::ev5_is_load(writer->ev5_class)) return true;
+      if (writer == code.rend())
+        result.push_back(std::nullopt);
+      else if (isa::ev5_is_load(writer->ev5_class))
+        result.push_back(writer->address);
     }
-    return false;
+    return result;
   }
 
   template <typename Predicate>

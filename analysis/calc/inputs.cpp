@@ -128,7 +128,10 @@ CalcContext calc_context(const CalcInputs& inputs) {
                      .period_source = inputs.period_choice.source,
                      .period_notes = inputs.period_choice.notes,
                      .cpus = inputs.samples.cpus,
-                     .qemu_model = inputs.qemu_model};
+                     .qemu_model = inputs.qemu_model,
+                     // Every database holds samples from QEMU's 1-IPC machine.
+                     .hypothetical_stalls = !inputs.qemu_model,
+                     .estimator = std::string(to_string(inputs.estimator))};
 }
 
 namespace {
@@ -200,7 +203,8 @@ CalcInputs load_calc_inputs(const CalcRequest& request) {
   CalcInputs inputs{.code = std::move(*code),
                     .samples = std::move(samples),
                     .model = make_model(request.model),
-                    .qemu_model = request.model == "qemu"};
+                    .qemu_model = request.model == "qemu",
+                    .estimator = request.estimator};
   if (!inputs.model) throw std::invalid_argument("unknown model '" + request.model + "'");
   inputs.period_choice = choose_mean_period(inputs.samples.periods, request.period);
   inputs.period = inputs.period_choice.mean;
@@ -216,10 +220,12 @@ namespace dcpi {
 
 AnalyzedProcedure analyze_code(const CodeImage& image, const ProcedureRange& procedure,
                                const calc::ProcessorModel& model,
-                               const calc::SamplesByAddress& samples) {
+                               const calc::SamplesByAddress& samples,
+                               calc::FrequencyEstimator estimator) {
   ProcedureCode code = image.code(procedure);
   calc::ControlFlowGraph cfg = calc::build_cfg(code.records, code.extra_entries);
-  calc::ProcedureAnalysis analysis = calc::analyze_procedure(std::move(cfg), model, samples);
+  calc::ProcedureAnalysis analysis =
+      calc::analyze_procedure(std::move(cfg), model, samples, {}, estimator);
   return {std::move(code), std::move(analysis)};
 }
 

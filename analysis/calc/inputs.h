@@ -55,6 +55,7 @@ struct CalcInputs {
   ImageSamples samples;
   std::unique_ptr<calc::ProcessorModel> model;
   bool qemu_model = true;
+  calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;
   double period = 0;
   PeriodChoice period_choice;
   std::string epochs_text;
@@ -69,6 +70,7 @@ struct CalcRequest {
   std::string model = "qemu";           // --model qemu|ev5
   std::optional<uint64_t> epoch;        // --epoch; default: every epoch
   std::optional<double> period;         // --period; default: what the database recorded
+  calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);
 // The report header both commands print.
@@ -87,9 +89,10 @@ struct AnalyzedProcedure {
 };
 
 // DCPI §6.1 for one procedure: decode, CFG, classes, estimates, propagation.
-AnalyzedProcedure analyze_code(const CodeImage& image, const ProcedureRange& procedure,
-                               const calc::ProcessorModel& model,
-                               const calc::SamplesByAddress& samples);
+AnalyzedProcedure analyze_code(
+    const CodeImage& image, const ProcedureRange& procedure, const calc::ProcessorModel& model,
+    const calc::SamplesByAddress& samples,
+    calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi);
 
 // The samples that fall inside [start, end).
 double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end);

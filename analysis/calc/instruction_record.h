@@ -58,6 +58,10 @@ struct InstructionRecord {
   // A resolved indirect jump's targets (a switch table, jump_tables.h):
   // distinct, inside the procedure. Empty: unknown (missing edges).
   std::vector<uint64_t> jump_targets;
+  // unop, nop or fnop: what assemblers emit as alignment padding. Padding
+  // after an unconditional transfer that no edge reaches never executes
+  // (build_cfg keeps it out of the blocks that do).
+  bool no_op = false;
 };
 
 }  // namespace dcpi::calc

@@ -109,6 +109,16 @@ void fill_operands(const isa::Instruction& in, InstructionRecord& r) {
 
 constexpr uint32_t kPalHalt = 0x0000;
 
+// objdump's unop (ldq_u zero,0(x)), nop (bis zero,zero,zero) and fnop
+// (cpys $f31,$f31,$f31): GCC's and gas's alignment padding.
+bool is_no_op(const isa::Instruction& in) {
+  using isa::Operation;
+  if (in.is(Operation::kLdqU)) return in.ra == 31;
+  if (in.is(Operation::kBis)) return !in.has_literal && in.ra == 31 && in.rb == 31 && in.rc == 31;
+  if (in.is(Operation::kCpys)) return in.ra == 31 && in.rb == 31 && in.rc == 31;
+  return false;
+}
+
 void fill_control_flow(const isa::Instruction& in, uint64_t address, InstructionRecord& r) {
   switch (isa::control_flow(in)) {
     case isa::ControlFlow::kFallThrough:
@@ -158,6 +168,7 @@ InstructionRecord decode_record(uint32_t word, uint64_t address, isa::DecodeMode
   r.kind = in.kind();
   fill_operands(in, r);
   fill_control_flow(in, address, r);
+  r.no_op = is_no_op(in);
   return r;
 }
 
@@ -195,8 +206,8 @@ std::string describe(const IndirectJump& jump) {
 
 void resolve_jump_tables(std::vector<InstructionRecord>& procedure,
                          std::span<const uint64_t> extra_entries, const ImageData& data,
-                         std::vector<IndirectJump>& jumps) {
-  for (JumpTableOutcome& outcome : resolve_jump_tables(procedure, extra_entries, data)) {
+                         const CallClobbers& calls, std::vector<IndirectJump>& jumps) {
+  for (JumpTableOutcome& outcome : resolve_jump_tables(procedure, extra_entries, data, calls)) {
     for (IndirectJump& jump : jumps) {
       if (jump.address != outcome.jump) continue;
       if (outcome.table) jump.kind = IndirectJumpKind::kJumpTable;

@@ -59,7 +59,7 @@ std::string describe(const IndirectJump& jump);
 // (resolve_indirect_jumps' result): a resolved jmp becomes kJumpTable.
 void resolve_jump_tables(std::vector<InstructionRecord>& procedure,
                          std::span<const uint64_t> extra_entries, const ImageData& data,
-                         std::vector<IndirectJump>& jumps);
+                         const CallClobbers& calls, std::vector<IndirectJump>& jumps);
 
 // Alpha procedures that set up gp begin with `ldgp gp, 0(pv)` (ldah gp, hi(pv);
 // lda gp, lo(gp)); callers that share the gp enter 8 bytes later (the

@@ -72,6 +72,9 @@ struct Fact {
   uint8_t wide_subject = kNone;
   bool in_range_if_nonzero = true;
   uint64_t limit = 0;
+  // kUnknown only: the address of a call that changed (or may have changed)
+  // a value known before it, for the "not read" reason; 0 if none.
+  uint64_t lost_at = 0;
 
   bool same_test(const Fact& o) const {
     return subject == o.subject && wide_subject == o.wide_subject &&
@@ -93,10 +96,18 @@ Fact constant(uint64_t v) { return Fact{.kind = Fact::Kind::kConstant, .value = 
 Fact bounded(uint64_t max) { return Fact{.kind = Fact::Kind::kBounded, .max = max}; }
 Fact unknown() { return Fact{}; }
 
+// The earliest call that lost a value on either path (0: none).
+uint64_t lost_at(const Fact& a, const Fact& b) {
+  const uint64_t x = a.kind == Fact::Kind::kUnknown ? a.lost_at : 0;
+  const uint64_t y = b.kind == Fact::Kind::kUnknown ? b.lost_at : 0;
+  return x && y ? std::min(x, y) : x | y;
+}
+
 Fact meet(const Fact& a, const Fact& b) {
   if (a == b) return a;
   Fact r;
   if (a.numeric() && b.numeric()) r = bounded(std::max(a.upper(), b.upper()));
+  if (r.kind == Fact::Kind::kUnknown) r.lost_at = lost_at(a, b);
   if (a.ext32_of == b.ext32_of) r.ext32_of = a.ext32_of;
   if (a.same_test(b)) r.copy_test(a);
   return r;
@@ -217,9 +228,12 @@ Fact evaluate(const isa::Instruction& in, const State& s, const ImageData& data)
     case Operation::kLdwu:
       return bounded(0xffff);
     case Operation::kS4addq:  // s4addq index, table
+      // A constant index (an interpreter's first opcode, before the loop
+      // brings others) is taken as bounded by itself: entries 0..c are read,
+      // a superset of the one taken, and the next round sees the real bound.
+      if (b.kind == K::kConstant && a.numeric() && a.upper() < kMaxEntries)
+        return Fact{.kind = K::kSlot, .value = b.value, .max = a.upper(), .scale = 4};
       if (b.kind == K::kConstant && a.kind == K::kConstant) return constant(4 * a.value + b.value);
-      if (b.kind == K::kConstant && a.kind == K::kBounded)
-        return Fact{.kind = K::kSlot, .value = b.value, .max = a.max, .scale = 4};
       return unknown();
     case Operation::kAddq:  // addq gp, entry; addq table, index (either order)
       if (a.kind == K::kConstant && b.kind == K::kConstant) return constant(a.value + b.value);
@@ -271,20 +285,36 @@ Fact evaluate(const isa::Instruction& in, const State& s, const ImageData& data)
   }
 }
 
-bool is_callee_saved(uint8_t r) { return (r >= 9 && r <= 15) || r == 30 || r == kZero; }
+// The callee of a call: bsr's target, or for jsr the procedure value its
+// register holds (GCC loads it from the GOT: `ldq t12, f(gp) !literal`).
+std::optional<uint64_t> callee_of(const InstructionRecord& r, const State& s) {
+  if (r.branch_target) return r.branch_target;
+  const uint8_t target = r.source_b ? r.source_b->reg.number : kZero;
+  if (s[target].kind == Fact::Kind::kConstant) return s[target].value;
+  return std::nullopt;
+}
 
-void transfer(State& s, const InstructionRecord& r, const ImageData& data) {
+void transfer(State& s, const InstructionRecord& r, const ImageData& data,
+              const CallClobbers& calls) {
   if (r.control_flow == ControlFlow::kCall || r.ev5_class == isa::Ev5Class::kCallPal) {
-    // The callee (or PALcode) may change every caller-saved register; s0-s5,
-    // fp and sp survive. gp survives a bsr: GCC emits `bsr !samegp`, and the
-    // linker turns `jsr` into `bsr callee+8` (deleting the gp reload after
-    // it), only for a callee that shares the caller's gp. After jsr/bsr, ra
-    // holds the return address (GCC's `ldah gp,hi(ra)` reload relies on it).
-    const bool keeps_gp = r.control_flow == ControlFlow::kCall && r.branch_target.has_value();
-    for (uint8_t reg = 0; reg < 32; ++reg)
-      if (!is_callee_saved(reg) && !(reg == kGp && keeps_gp)) s.write(reg, unknown());
-    if (r.control_flow == ControlFlow::kCall && r.destination == int_register(kRa))
-      s.write(kRa, constant(r.address + 4));
+    // The callee (or PALcode) may change what call_clobbers.h says: every
+    // caller-saved register for an unknown callee or PALcode, fewer for a
+    // known one (the division helpers change only t9, t12 and AT). gp
+    // survives a bsr: GCC emits `bsr !samegp`, and the linker turns `jsr`
+    // into `bsr callee+8` (deleting the gp reload after it), only for a
+    // callee that shares the caller's gp. After the call, its Ra holds the
+    // return address (GCC's `ldah gp,hi(ra)` reload relies on it).
+    const bool call = r.control_flow == ControlFlow::kCall;
+    RegisterMask lost = call ? calls.of(callee_of(r, s)) : caller_saved_registers();
+    if (call && r.branch_target) lost &= ~(RegisterMask{1} << kGp);
+    for (uint8_t reg = 0; reg < kZero; ++reg) {
+      if (!(lost & (RegisterMask{1} << reg))) continue;
+      Fact gone = unknown();
+      gone.lost_at = s[reg].kind == Fact::Kind::kUnknown ? s[reg].lost_at : r.address;
+      s.write(reg, gone);
+    }
+    if (call && r.destination && !r.destination->floating)
+      s.write(r.destination->number, constant(r.address + 4));
     return;
   }
   if (!r.destination || r.destination->floating) return;
@@ -325,8 +355,9 @@ bool refine_along(State& s, const InstructionRecord& last, bool taken) {
 class Dataflow {
  public:
   Dataflow(const std::vector<InstructionRecord>& code, std::span<const uint64_t> extra_entries,
-           const std::map<size_t, std::vector<uint64_t>>& table_edges, const ImageData& data)
-      : code_(code), data_(data) {
+           const std::map<size_t, std::vector<uint64_t>>& table_edges, const ImageData& data,
+           const CallClobbers& calls)
+      : code_(code), data_(data), calls_(calls) {
     const uint64_t first = code.front().address;
     const uint64_t end = code.back().address + 4;
     auto index_of = [&](uint64_t a) -> std::optional<size_t> {
@@ -398,7 +429,7 @@ class Dataflow {
       work.pop_front();
       queued[b] = false;
       State s = in_[b];
-      for (size_t i = starts_[b]; i <= last_of(b); ++i) transfer(s, code_[i], data_);
+      for (size_t i = starts_[b]; i <= last_of(b); ++i) transfer(s, code_[i], data_, calls_);
       for (const auto& [to, taken] : successors_[b]) {
         State along = s;
         if (!refine_along(along, code_[last_of(b)], taken)) continue;
@@ -413,7 +444,7 @@ class Dataflow {
     const size_t b = block_of_[i];
     State s = in_[b];
     if (!s.reached) return s;
-    for (size_t k = starts_[b]; k < i; ++k) transfer(s, code_[k], data_);
+    for (size_t k = starts_[b]; k < i; ++k) transfer(s, code_[k], data_, calls_);
     return s;
   }
 
@@ -423,13 +454,14 @@ class Dataflow {
   }
   std::optional<uint64_t> prologue_gp(State s) const {
     if (code_.size() < 2) return std::nullopt;
-    for (size_t i = 0; i < 2; ++i) transfer(s, code_[i], data_);
+    for (size_t i = 0; i < 2; ++i) transfer(s, code_[i], data_, calls_);
     if (s[kGp].kind != Fact::Kind::kConstant) return std::nullopt;
     return s[kGp].value;
   }
 
   const std::vector<InstructionRecord>& code_;
   const ImageData& data_;
+  const CallClobbers& calls_;
   std::vector<size_t> starts_;                                    // first instruction of each block
   std::vector<size_t> block_of_;                                  // instruction -> block
   std::vector<std::vector<std::pair<size_t, bool>>> successors_;  // (block, taken edge)
@@ -443,10 +475,56 @@ std::string hex(uint64_t v) {
   return text;
 }
 
+std::string reg_name(uint8_t r) { return isa::kIntegerRegisterNames[r & 31]; }
+
+// Why register `reg` holds no useful fact just before instruction `at`: the
+// call that changed it, or the instruction (in the same straight-line code)
+// that computed it from something unknown. `role` names what the register
+// should have held. Follows the table pattern (addq gp,entry; ldl entry,slot;
+// s4addq index,base) back to the first missing piece.
+std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& flow, size_t at,
+                    uint8_t reg, const std::string& role, int depth = 0) {
+  size_t k = at;
+  while (k-- > 0 && code[k].control_flow == ControlFlow::kNone &&
+         code[k].destination != int_register(reg)) {
+  }
+  const State before_use = flow.before(at);
+  const Fact& f = before_use[reg];
+  const bool defined_here = k < at && code[k].control_flow == ControlFlow::kNone &&
+                            code[k].destination == int_register(reg);
+  if (f.kind == Fact::Kind::kUnknown && f.lost_at) {  // a call lost it on some path
+    std::string text = role + " (" + reg_name(reg) + ") is unknown: the call at " + hex(f.lost_at);
+    for (const InstructionRecord& r : code)
+      if (r.address == f.lost_at) text += " (" + r.text + ")";
+    return text + " may change it";
+  }
+  if (!defined_here || depth > 4) return role + " (" + reg_name(reg) + ") is unknown";
+  const isa::Instruction in = isa::decode(code[k].encoding, isa::DecodeMode::kUser);
+  const State s = flow.before(k);
+  using K = Fact::Kind;
+  const std::string where = " (" + code[k].text + " at " + hex(code[k].address) + ")";
+  if (in.is(Operation::kAddq) && !in.has_literal) {
+    const bool a_entry = s[in.ra].kind == K::kEntry, b_entry = s[in.rb].kind == K::kEntry;
+    if (a_entry || b_entry)
+      return explain(code, flow, k, a_entry ? in.rb : in.ra, "the gp added to the entry",
+                     depth + 1);
+    const uint8_t entry = in.ra == kGp ? in.rb : in.ra;
+    return explain(code, flow, k, entry, "the table entry", depth + 1);
+  }
+  if (in.is(Operation::kLdl)) return explain(code, flow, k, in.rb, "the table slot", depth + 1);
+  if (in.is(Operation::kS4addq) && !in.has_literal) {
+    if (s[in.rb].kind != K::kConstant)
+      return explain(code, flow, k, in.rb, "the table address", depth + 1);
+    return "the index (" + reg_name(in.ra) + ") has no bound on every path to" + where;
+  }
+  return role + " (" + reg_name(reg) + ") is not a known value after" + where;
+}
+
 // Reads the table a jmp's target register describes.
 JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t jump,
-                            const State& before, const ImageData& data) {
+                            const Dataflow& flow, const ImageData& data) {
   JumpTableOutcome out{.jump = code[jump].address};
+  const State before = flow.before(jump);
   if (!before.reached) {
     out.problem = "not reached from the procedure's entries";
     return out;
@@ -463,7 +541,8 @@ JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t j
       out.problem = "the target is a table slot, not an entry";
       return out;
     default:
-      out.problem = "the target is not base + entry of a bounded gp-relative table";
+      out.problem = "the target is not base + entry of a bounded gp-relative table: " +
+                    explain(code, flow, jump, reg, "the jump target");
       return out;
   }
   if (f.max >= kMaxEntries) {
@@ -498,7 +577,8 @@ JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t j
 
 std::vector<JumpTableOutcome> resolve_jump_tables(std::vector<InstructionRecord>& procedure,
                                                   std::span<const uint64_t> extra_entries,
-                                                  const ImageData& data) {
+                                                  const ImageData& data,
+                                                  const CallClobbers& calls) {
   std::vector<size_t> jumps;
   for (size_t i = 0; i < procedure.size(); ++i)
     if (procedure[i].control_flow == ControlFlow::kIndirectJump) jumps.push_back(i);
@@ -512,12 +592,12 @@ std::vector<JumpTableOutcome> resolve_jump_tables(std::vector<InstructionRecord>
   std::map<size_t, std::vector<uint64_t>> edges;
   bool settled = false;
   for (int round = 0; round < kMaxRounds && !settled; ++round) {
-    Dataflow flow(procedure, extra_entries, edges, data);
+    Dataflow flow(procedure, extra_entries, edges, data, calls);
     const bool converged = flow.run();
     outcomes.clear();
     std::map<size_t, std::vector<uint64_t>> found;
     for (size_t j : jumps) {
-      outcomes.push_back(converged ? read_table(procedure, j, flow.before(j), data)
+      outcomes.push_back(converged ? read_table(procedure, j, flow, data)
                                    : JumpTableOutcome{.jump = procedure[j].address,
                                                       .problem = "the dataflow did not settle"});
       if (outcomes.back().table) found[j] = outcomes.back().table->targets;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/calc/call_clobbers.h"
 #include "analysis/calc/instruction_record.h"
 
 namespace dcpi::calc {
@@ -57,9 +58,12 @@ struct JumpTableOutcome {
 // its targets and build_cfg adds those edges instead of marking missing
 // edges — or changes nothing: with one jump unresolved the CFG has missing
 // edges anyway, and a jump whose targets are unknown could enter the code the
-// analysis reasoned about. `extra_entries` are build_cfg's.
+// analysis reasoned about. `extra_entries` are build_cfg's; `calls` says
+// which registers each call may change (call_clobbers.h; by default the
+// calling standard's caller-saved set for every call).
 std::vector<JumpTableOutcome> resolve_jump_tables(std::vector<InstructionRecord>& procedure,
                                                   std::span<const uint64_t> extra_entries,
-                                                  const ImageData& data);
+                                                  const ImageData& data,
+                                                  const CallClobbers& calls = {});
 
 }  // namespace dcpi::calc

@@ -12,6 +12,7 @@
 #include "analysis/calc/cfg.h"
 #include "analysis/calc/cycle_equivalence.h"
 #include "analysis/calc/exit_augmentation.h"
+#include "analysis/calc/flow_estimate.h"
 #include "analysis/calc/frequency_estimate.h"
 #include "analysis/calc/local_propagation.h"
 #include "analysis/calc/processor_model.h"
@@ -21,6 +22,13 @@ namespace dcpi::calc {
 // CYCLES samples per instruction address.
 using SamplesByAddress = std::unordered_map<uint64_t, double>;
 
+// Which frequencies the analysis reports: DCPI's (§6.1.3 per class, §6.1.4
+// local propagation) or the flow-consistent one of flow_estimate.h (which
+// keeps DCPI's where the CFG has missing edges).
+enum class FrequencyEstimator : uint8_t { kDcpi, kFlow };
+std::string_view to_string(FrequencyEstimator estimator);  // "dcpi", "flow"
+std::optional<FrequencyEstimator> parse_estimator(std::string_view name);
+
 struct ProcedureAnalysis {
   ControlFlowGraph cfg;
   ExitAugmentation augmentation;
@@ -29,6 +37,7 @@ struct ProcedureAnalysis {
   std::vector<std::vector<double>> samples;             // per block, per instruction
   std::vector<ClassFrequencyEstimate> class_estimates;  // from samples, per class
   ClassFrequencies frequencies;                         // after propagation, per class
+  bool flow_applied = false;  // `frequencies` are flow_estimate.h's (kFlow, no missing edges)
 
   std::optional<double> block_frequency(BlockId b) const {
     return frequencies.frequency[classes.block_class[b]];
@@ -48,6 +57,7 @@ struct ProcedureAnalysis {
 };
 
 ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& model,
-                                    const SamplesByAddress& samples, EstimatorOptions options = {});
+                                    const SamplesByAddress& samples, EstimatorOptions options = {},
+                                    FrequencyEstimator estimator = FrequencyEstimator::kDcpi);
 
 }  // namespace dcpi::calc

@@ -108,12 +108,21 @@ constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb depende
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
   out << "image:  " << context.db_image;
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
-  out << "\nmodel:  " << model << "\nepochs: " << context.epochs << "; mean sampling period "
-      << fixed(context.period, 1) << " cycles";
+  out << "\nmodel:  " << model;
+  if (context.estimator == "flow")
+    out << "\nestimate: flow (min-cost flow over the whole CFG; DCPI's where edges are missing)";
+  out << "\nepochs: " << context.epochs << "; mean sampling period " << fixed(context.period, 1)
+      << " cycles";
   if (!context.period_description.empty()) out << " (" << context.period_description << ")";
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
   for (const std::string& note : context.period_notes) out << "note:   " << note << '\n';
+  if (context.hypothetical_stalls)
+    out << "note:   HYPOTHETICAL STALLS: this profile comes from QEMU, which runs 1 instruction "
+           "per\n"
+           "        cycle and never stalls; the stalls below are what a 21164 would have shown\n"
+           "        for these samples, not what the machine did (use --model qemu for the real "
+           "one)\n";
   if (context.qemu_model && context.cpus > 1)
     out << "note:   " << context.cpus
         << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
@@ -151,7 +160,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     const size_t n = block.instructions.size();
     out << "\n*** Block " << b << " [" << hex(block.start) << ", " << hex(block.end) << "): " << n
         << " instructions, class " << block.frequency_class;
-    if (block.frequency) {
+    if (block.padding) {
+      out << ", alignment padding: no edge reaches it, never executes\n";
+    } else if (block.frequency) {
       out << ", frequency " << fixed(*block.frequency, 1) << " (" << to_string(block.confidence)
           << ", " << block.method << ") = " << fixed(*block.frequency * context.period, 0)
           << " executions\n";
@@ -292,6 +303,7 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
 void write_block(JsonWriter& json, const CalcBlock& block) {
   json.begin_object().address_field("start", block.start).address_field("end", block.end);
   json.field("class", uint64_t{block.frequency_class}).real_field("frequency", block.frequency);
+  json.field("padding", block.padding);
   json.field("confidence", to_string(block.confidence)).field("method", block.method);
   json.field("best_case_cycles", block.best_case_cycles).real_field("samples", block.samples);
   json.key("instructions").begin_array(Break::kLines);
@@ -308,6 +320,8 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.field("image", context.image).field("db_image", context.db_image);
   json.field("model", report.model)
       .field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
+  json.field("stalls_hypothetical", context.hypothetical_stalls);
+  json.field("estimate", context.estimator);
   json.field("note", report.no_dynamic_stalls_note).field("epochs", context.epochs);
   json.real_field("period", context.period).field("period_source", context.period_source);
   json.key("period_notes").begin_array();

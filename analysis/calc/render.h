@@ -24,6 +24,11 @@ struct CalcContext {
   std::vector<std::string> period_notes;  // printed as note: lines
   size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
   bool qemu_model = true;
+  // The EV5 model on a profile from QEMU (1 instruction per cycle, no
+  // stalls: every profile this project records): its stalls are what a
+  // 21164 would have shown, not what the machine did.
+  bool hypothetical_stalls = false;
+  std::string estimator = "dcpi";  // --estimate: dcpi or flow
 };
 
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out);

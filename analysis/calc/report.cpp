@@ -116,6 +116,7 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
 }
 
 std::string method_of(const ProcedureAnalysis& analysis, ClassId c) {
+  if (analysis.flow_applied) return "min-cost flow";
   if (analysis.frequencies.propagated[c])
     return std::string(to_string(EstimateMethod::kPropagation));
   return std::string(to_string(analysis.class_estimates[c].method));
@@ -183,6 +184,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
     const ClassId c = analysis.classes.block_class[b];
     CalcBlock out{.start = block.start,
                   .end = block.end,
+                  .padding = block.padding,
                   .frequency_class = c,
                   .frequency = analysis.block_frequency(b),
                   .confidence = analysis.block_confidence(b),

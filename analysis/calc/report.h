@@ -39,6 +39,7 @@ struct CalcInstruction {
 
 struct CalcBlock {
   uint64_t start = 0, end = 0;
+  bool padding = false;  // unreachable alignment padding (never executes)
   size_t frequency_class = 0;
   std::optional<double> frequency;  // F: executions per sampling period
   calc::Confidence confidence = calc::Confidence::kLow;

@@ -23,7 +23,9 @@ const std::string_view kBenchCalcUsage =
     "\n"
     "Analyses every procedure of each image as dcpi calc --all would (decode, CFG,\n"
     "cycle equivalence, scheduling, estimation, propagation, culprits, report) with\n"
-    "synthetic samples on every instruction, and prints the time per MB of code.\n";
+    "synthetic samples on every instruction, and prints the time per MB of code;\n"
+    "\"flow s\" is the analysis again with --estimate flow (minimum-cost flow).\n"
+    "Accuracy against exact counts (Figures 8, 9): tests/bench/bench_calc_accuracy.py.\n";
 
 namespace {
 
@@ -33,6 +35,7 @@ struct BenchRow {
   size_t procedures = 0, instructions = 0, missing_edges = 0;
   size_t jumps = 0, tables_read = 0;  // indirect jumps other than tail calls; tables resolved
   double load_seconds = 0, analysis_seconds = 0;
+  double flow_seconds = 0;  // the same analysis with --estimate flow
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -69,6 +72,10 @@ BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model)
       throw std::logic_error("no blocks for " + p.name);
   }
   row.analysis_seconds = seconds_since(start);
+  start = std::chrono::steady_clock::now();
+  for (const ProcedureRange& p : image.procedures())
+    analyze_code(image, p, model, samples, calc::FrequencyEstimator::kFlow);
+  row.flow_seconds = seconds_since(start);
   return row;
 }
 
@@ -82,6 +89,7 @@ void write_bench_row(JsonWriter& json, const BenchRow& r) {
       .field("jump_tables_read", uint64_t{r.tables_read});
   json.key("load_seconds").real(r.load_seconds, 6);
   json.key("analysis_seconds").real(r.analysis_seconds, 6);
+  json.key("flow_estimate_seconds").real(r.flow_seconds, 6);
   json.key("seconds_per_mb").real(mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0, 6);
   json.end_object();
 }
@@ -104,15 +112,16 @@ int run_bench_calc_command(const std::vector<std::string>& arguments) {
   std::vector<BenchRow> rows;
   for (const std::string& image : images) rows.push_back(bench_image(image, *model));
 
-  std::printf("model: %s\n%-40s %9s %6s %8s %8s %7s %9s %9s\n", std::string(model->name()).c_str(),
-              "image", "code KB", "procs", "insns", "missing", "tables", "seconds", "s/MB");
+  std::printf("model: %s\n%-40s %9s %6s %8s %8s %7s %9s %9s %9s\n",
+              std::string(model->name()).c_str(), "image", "code KB", "procs", "insns", "missing",
+              "tables", "seconds", "s/MB", "flow s");
   for (const BenchRow& r : rows) {
     const double mb = r.code_bytes / (1024.0 * 1024.0);
     const double total = r.load_seconds + r.analysis_seconds;
     const std::string tables = std::to_string(r.tables_read) + "/" + std::to_string(r.jumps);
-    std::printf("%-40s %9.1f %6zu %8zu %8zu %7s %9.3f %9.3f\n", r.image.c_str(),
+    std::printf("%-40s %9.1f %6zu %8zu %8zu %7s %9.3f %9.3f %9.3f\n", r.image.c_str(),
                 r.code_bytes / 1024, r.procedures, r.instructions, r.missing_edges, tables.c_str(),
-                total, mb > 0 ? total / mb : 0);
+                total, mb > 0 ? total / mb : 0, r.flow_seconds);
   }
   if (const auto path = options.value("json")) {
     std::ofstream out(*path);

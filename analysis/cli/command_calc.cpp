@@ -17,7 +17,7 @@ namespace dcpi {
 const std::string_view kCalcUsage =
     "usage: dcpi calc [--db DIR] --image PATH_OR_NAME (--procedure NAME | --all)\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
-    "                 [--mode user|pal] [--no-source] [--json]\n"
+    "                 [--mode user|pal] [--estimate dcpi|flow] [--no-source] [--json]\n"
     "\n"
     "Estimates how often each basic block of a procedure ran and how many cycles each\n"
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
@@ -33,6 +33,9 @@ const std::string_view kCalcUsage =
     "  --period     mean sampling period in cycles (default: the one the database recorded\n"
     "               for the epochs; the driver's default 63487.5 if it recorded none)\n"
     "  --mode       pal decodes PALcode (hw_* instructions); default: by file name\n"
+    "  --estimate   dcpi (default: the paper's per-class estimate and local propagation)\n"
+    "               or flow (frequencies consistent with flow conservation on every block,\n"
+    "               by minimum-cost flow over the whole CFG)\n"
     "  --no-source  do not interleave source lines (shown where the image has DWARF)\n"
     "  --json       machine-readable output\n";
 
@@ -60,8 +63,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   const CalcContext context = calc_context(inputs);
   if (!all) {
     const ProcedureRange* procedure = &select_code_procedure(inputs.code, *name);
-    AnalyzedProcedure result =
-        analyze_code(inputs.code, *procedure, *inputs.model, inputs.samples.cycles);
+    AnalyzedProcedure result = analyze_code(inputs.code, *procedure, *inputs.model,
+                                            inputs.samples.cycles, inputs.estimator);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
     CalcReport report =
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
@@ -76,8 +79,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
 
   std::vector<CalcOverviewRow> rows;
   for (const ProcedureRange& procedure : inputs.code.procedures()) {
-    AnalyzedProcedure result =
-        analyze_code(inputs.code, procedure, *inputs.model, inputs.samples.cycles);
+    AnalyzedProcedure result = analyze_code(inputs.code, procedure, *inputs.model,
+                                            inputs.samples.cycles, inputs.estimator);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
     const CalcReport report =
         build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,

@@ -220,10 +220,19 @@ int run_values_command(const std::vector<std::string>& arguments) {
     if (!range) throw no_procedure_error(every_symbol, *name, with_symbols, "");
   }
 
+  // Only registers the instruction really reads or writes (no "result" of a
+  // trapb, no literal as "b"); without the ELF the row stays.
+  auto register_value = [&](const MergedKind& kind, const PcHotlist& list) {
+    const ElfImage* elf = symbols.elf(kind.info.image);
+    const std::optional<uint32_t> word = elf ? elf->instruction_at(list.address) : std::nullopt;
+    return !word || kind_is_register_value(kind.info.kind, *word,
+                                           decode_mode_for_image(kind.info.image.path));
+  };
   std::vector<Row> rows;
   for (const MergedKind& kind : merged)
     for (const PcHotlist& list : kind.hotlists)
-      if (!range || (list.address >= range->first && list.address < range->second))
+      if ((!range || (list.address >= range->first && list.address < range->second)) &&
+          register_value(kind, list))
         rows.push_back(Row{&kind, &list, by_count(list)});
 
   const bool invariant = options.flag("invariant");

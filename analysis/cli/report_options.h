@@ -52,7 +52,7 @@ ImageSources image_sources(const std::optional<std::string>& images,
 
 // The options `dcpi calc` and `dcpi score` both take, and their request.
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
-                                                           "epoch", "period", "mode"};
+                                                           "epoch", "period", "mode",   "estimate"};
 CalcRequest parse_calc_request(const ParsedOptions& options);
 // The procedure of calc's image that --procedure QUERY names, by the rules
 // every report shares (analysis/symbols/procedure_match.h); throws

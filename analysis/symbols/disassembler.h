@@ -19,12 +19,14 @@ struct DisassembledInstruction {
 };
 
 // One instruction. With `symbols`, branch targets and jump hints are followed
-// by " <function+0xoff>" the way objdump annotates them.
+// by " <function+0xoff>" the way objdump annotates them; with `symbols` of an
+// image that has no symbol table they are written 0x<hex>, as objdump does.
 std::string disassemble_word(uint32_t word, uint64_t address,
                              isa::DecodeMode mode = isa::DecodeMode::kUser,
                              const ElfSymbols* symbols = nullptr);
 
 // Every instruction in the code sections of `path` (ElfImage::code_sections).
+// An image without a symbol table gets objdump's 0x<hex> targets.
 std::vector<DisassembledInstruction> disassemble_elf(const std::string& path,
                                                      isa::DecodeMode mode = isa::DecodeMode::kUser,
                                                      const ElfSymbols* symbols = nullptr);

@@ -5,8 +5,26 @@
 #include <tuple>
 
 #include "analysis/symbols/image_resolver.h"
+#include "isa/isa.h"
 
 namespace dcpi {
+
+bool kind_is_register_value(const std::string& kind, uint32_t word, isa::DecodeMode mode) {
+  const isa::Instruction in = isa::decode(word, mode);
+  const isa::Operands o = isa::operands(in);
+  const uint8_t fields = isa::fields_read(in.operation);
+  auto has = [](const isa::RegisterSet& set, bool fp, uint8_t r) {
+    return r != isa::kZeroRegister && ((fp ? set.fp : set.integer) >> r & 1u) != 0;
+  };
+  const bool b_is_register = (fields & isa::kReadsB) && !in.has_literal;
+  if (kind == "result") return o.written.integer != 0;
+  if (kind == "fp_result") return o.written.fp != 0;
+  if (kind == "a") return (fields & isa::kReadsA) && has(o.read, false, in.ra);
+  if (kind == "fp_a") return (fields & isa::kReadsA) && has(o.read, true, in.ra);
+  if (kind == "b") return b_is_register && has(o.read, false, in.rb);
+  if (kind == "fp_b") return b_is_register && has(o.read, true, in.rb);
+  return true;
+}
 namespace {
 
 bool image_matches(const ImageIdentity& image, const std::optional<std::string>& name) {

@@ -8,6 +8,7 @@
 
 #include "hostdump/profiledb/profile_db.h"
 #include "hostdump/profiledb/value_file.h"
+#include "isa/decode.h"
 
 namespace dcpi {
 
@@ -29,5 +30,13 @@ std::vector<MergedKind> load_value_hotlists(const ProfileDatabase& db,
 std::vector<values::HotValue> values_by_count(const values::PcHotlist& list);
 // A value's estimated share of the values seen at its PC (C[v] / p / vtot).
 double value_share(const values::HotValue& value, const values::PcHotlist& list);
+
+// Whether a kind of the built-in operand module (result, a, b, fp_result,
+// fp_a, fp_b) names a register the instruction `word` really writes or
+// reads: not trapb's "result" (it writes no register), not zapnot's literal
+// 0x7 as "b", not R31. The guest records the fields whatever the encoding
+// (issue 17); the reports show only real registers. Other kinds (from
+// customization modules) are always kept.
+bool kind_is_register_value(const std::string& kind, uint32_t word, isa::DecodeMode mode);
 
 }  // namespace dcpi

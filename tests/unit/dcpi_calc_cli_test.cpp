@@ -3,6 +3,7 @@
 // assembled copy loop (fixtures/copy_fig2.S).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -53,6 +54,10 @@ TEST_F(CalcCli, Ev5ListingHasFigure2sBestCaseBubblesAndCulprits) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;  // the example in docs/calc.md
   EXPECT_NE(r.out.find("model:  alpha-21164 (EV5)"), std::string::npos) << r.out;
+  // Issue 17: the profile is from QEMU's 1-IPC machine; the header says so.
+  EXPECT_NE(r.out.find("note:   HYPOTHETICAL STALLS: this profile comes from QEMU"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("*** Best-case 8/13 = 0.62CPI"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(dual issue)"), std::string::npos);
   // The stq at 9834: a slotting line, then D-cache (the ldq at 981c), DTB and
@@ -76,6 +81,7 @@ TEST_F(CalcCli, QemuModelIsTheDefaultAndInventsNoStalls) {
   EXPECT_NE(r.out.find("1 CPU"), std::string::npos);
   EXPECT_NE(r.out.find("*** Best-case 13/13 = 1.00CPI"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("*** No dynamic stalls"), std::string::npos);
+  EXPECT_EQ(r.out.find("HYPOTHETICAL"), std::string::npos);
   EXPECT_NE(r.out.find("*** Subtotal dynamic    0.0%"), std::string::npos);
   EXPECT_EQ(r.out.find("\n          d"), std::string::npos) << "no bubble lines under QEMU";
   EXPECT_EQ(r.out.find("D-cache"), std::string::npos);
@@ -84,6 +90,7 @@ TEST_F(CalcCli, QemuModelIsTheDefaultAndInventsNoStalls) {
                            elf_.substr(0, elf_.rfind('/')), "--procedure", "copy_fig2", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_NE(j.out.find("\"model_has_dynamic_stalls\": false"), std::string::npos);
+  EXPECT_NE(j.out.find("\"stalls_hypothetical\": false"), std::string::npos);
   EXPECT_NE(j.out.find("\"dynamic_total\": 0,"), std::string::npos) << j.out;
   EXPECT_NE(j.out.find("\"address\": \"0x9834\""), std::string::npos);
 }
@@ -104,6 +111,18 @@ TEST_F(CalcCli, ScoreBucketsEstimatesAgainstExactCounts) {
     const std::string line = std::string(bucket) + "  100.0%";
     EXPECT_NE(r.out.find(line), std::string::npos) << r.out;
   }
+}
+
+TEST_F(CalcCli, FlowEstimateIsOfferedAndNamedInTheHeader) {
+  const auto r = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--estimate", "flow"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("estimate: flow"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", min-cost flow) = "), std::string::npos) << r.out;
+  const auto bad = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--estimate", "profi"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--estimate must be dcpi or flow"), std::string::npos) << bad.err;
 }
 
 TEST_F(CalcCli, ErrorsNameTheProblem) {
@@ -218,6 +237,70 @@ TEST(CalcPeriod, ChoiceFromTheEpochsPeriods) {
   EXPECT_EQ(c.mean, default_mean_period());
   EXPECT_EQ(c.source, "default");
   EXPECT_EQ(c.notes.size(), 1u);
+}
+
+}  // namespace
+}  // namespace dcpi
+
+namespace dcpi {
+namespace {
+
+// dcpi score over an image where one procedure's table is unread (`unbounded`
+// in fixtures/jump_tables_asm.S) and one's is read (`got_table`): issue 16
+// point 7's per-procedure table flags the one with missing edges, and the
+// transfers the exact counts saw over edges the CFG lacks are scored (issue 17).
+TEST(ScoreCli, PerProcedureTableFlagsMissingEdges) {
+  const std::string elf = testing::fixture_path("jump_tables_asm.elf");
+  if (elf.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";
+  testing::TempDir dir;
+  const CodeImage image = CodeImage::open(elf);
+  const ImageIdentity identity{.path = "/bin/jump_tables_asm.elf", .image_size = 4096};
+  std::vector<ProfileRow> rows;
+  std::ofstream counts(dir.file("counts.txt"));
+  counts << "dcpi-exec-counts 1\n";
+  uint64_t jump = 0, case_0 = 0;
+  for (const char* name : {"unbounded", "got_table"}) {
+    const ProcedureRange* p = image.find(name);
+    ASSERT_NE(p, nullptr) << name;
+    const ProcedureCode code = image.code(*p);
+    for (const calc::InstructionRecord& r : code.records) {
+      rows.push_back({.pid = 7, .cpu = 0, .address = r.address, .count = 50});
+      counts << "insn " << std::hex << r.address << std::dec << " 3174375\n";
+      if (std::string(name) == "unbounded" && r.control_flow == calc::ControlFlow::kIndirectJump)
+        jump = r.address, case_0 = r.address + 4;
+    }
+  }
+  ASSERT_NE(jump, 0u);
+  std::sort(rows.begin(), rows.end(),
+            [](const ProfileRow& a, const ProfileRow& b) { return a.address < b.address; });
+  counts << "edge " << std::hex << jump << ' ' << case_0 << std::dec << " 3174375\n";
+  counts.close();
+  {
+    ProfileDatabaseWriter writer(dir.file("db"));
+    writer.merge_profile(1, identity, 0, rows);
+    EpochMetadata meta{.epoch = 1, .samples = 50 * rows.size()};
+    meta.cpu_stats[0] = {{"interrupts", meta.samples}};
+    writer.merge_epoch_metadata(meta);
+  }
+  const auto r = run_dcpi(
+      {"score", "--db", dir.file("db"), "--counts", dir.file("counts.txt"), "--image", elf});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 procedures (1 with missing edges)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Per procedure"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unbounded  MISSING EDGES (3174375 executions over edges the CFG lacks)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("got_table  MISSING"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Estimators (within 5/10/15 %):\n  dcpi "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  flow "), std::string::npos) << r.out;
+
+  const auto j = run_dcpi({"score", "--db", dir.file("db"), "--counts", dir.file("counts.txt"),
+                           "--image", elf, "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"procedures_missing_edges\": 1"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"per_procedure\""), std::string::npos);
+  EXPECT_NE(j.out.find("\"missing_edge_executions\": 3.17438e+06"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"flow\": {"), std::string::npos) << j.out;
 }
 
 }  // namespace

@@ -170,6 +170,26 @@ TEST_F(IsaOracle, PalcodeImageBothModes) {
   expect_elf_walk_matches(DCPI_PALCODE_ELF, DecodeMode::kPalcode);
 }
 
+// QEMU's own PALcode ships without a symbol table: objdump then writes branch
+// targets as 0x<hex> (issue 17), and disassemble_elf must too.
+TEST_F(IsaOracle, ImageWithoutSymbolTableUses0xTargets) {
+  const std::string path = "/usr/share/qemu/palcode-clipper";
+  if (!fs::exists(path)) GTEST_SKIP() << path << " (Debian's qemu-system-data) not installed";
+  const auto ours = disassemble_elf(path, DecodeMode::kPalcode);
+  size_t branches = 0, with_0x = 0;
+  for (const DisassembledInstruction& d : ours) {
+    const Kind kind = d.instruction.kind();
+    if (kind != Kind::kBranch && kind != Kind::kConditionalBranch &&
+        kind != Kind::kBranchSubroutine)
+      continue;
+    ++branches;
+    with_0x += d.text.find("0xfffffc") != std::string::npos;
+  }
+  EXPECT_GT(branches, 100u);
+  EXPECT_EQ(with_0x, branches) << "every branch target written 0x<hex>";
+  expect_elf_walk_matches(path, DecodeMode::kPalcode);
+}
+
 // Every newlib-linked workload the build puts in the initrd.
 TEST_F(IsaOracle, WorkloadImages) {
   size_t images = 0, instructions = 0;

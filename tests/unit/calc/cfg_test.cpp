@@ -27,6 +27,42 @@ TEST(BuildCfg, LoopWithExitSplitsAtTheTargetAndAfterBranches) {
   EXPECT_FALSE(cfg.missing_edges());
 }
 
+InstructionRecord unop(uint64_t address) {
+  InstructionRecord r = op(address, isa::Ev5Class::kIld, std::nullopt, 30, std::nullopt);
+  r.no_op = true;
+  return r;
+}
+
+// Issue 17: `.align` padding after an unconditional branch that no edge
+// reaches never runs; merged into the next block (a case label no edge
+// reaches while its table is unread) it diluted that block's samples.
+TEST(BuildCfg, UnreachablePaddingIsABlockOfItsOwnWithoutEdges) {
+  // 0x100 add; 0x104 br → 0x100; 0x108 unop; 0x10c unop; 0x110 add; 0x114 ret
+  const std::vector<InstructionRecord> code = {
+      add(0x100), branch(0x104, ControlFlow::kUnconditionalBranch, 0x100), unop(0x108), unop(0x10c),
+      add(0x110), branch(0x114, ControlFlow::kReturn, std::nullopt)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  ASSERT_EQ(cfg.blocks().size(), 3u);
+  const BasicBlock& padding = cfg.block(1);
+  EXPECT_TRUE(padding.padding);
+  EXPECT_EQ(padding.start, 0x108u);
+  EXPECT_EQ(padding.end, 0x110u);
+  EXPECT_TRUE(padding.incoming.empty() && padding.outgoing.empty());
+  EXPECT_FALSE(padding.leaves_procedure);
+  EXPECT_EQ(cfg.block(2).start, 0x110u) << "the code after the padding starts its own block";
+  EXPECT_FALSE(cfg.block(0).padding || cfg.block(2).padding);
+}
+
+TEST(BuildCfg, PaddingThatABranchReachesIsCode) {
+  // A loop head aligned with nops that the branch targets: it runs.
+  const std::vector<InstructionRecord> code = {
+      add(0x100), branch(0x104, ControlFlow::kUnconditionalBranch, 0x108), unop(0x108), add(0x10c),
+      branch(0x110, ControlFlow::kReturn, std::nullopt)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  for (const BasicBlock& block : cfg.blocks()) EXPECT_FALSE(block.padding) << block.start;
+  EXPECT_EQ(cfg.block(cfg.block_at(0x10c)).start, 0x108u);
+}
+
 TEST(BuildCfg, IndirectJumpMarksMissingEdges) {
   const std::vector<InstructionRecord> code = {
       add(0x100), branch(0x104, ControlFlow::kIndirectJump, std::nullopt), add(0x108)};

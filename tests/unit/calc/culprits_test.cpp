@@ -71,6 +71,42 @@ TEST(Culprits, EventSamplesCanRuleACauseOut) {
   EXPECT_TRUE(has(*stall, DynamicStallCause::kWriteBufferOverflow));
 }
 
+// Issue 17: a register-only instruction whose operands arrive from outside
+// the block (here the unknown caller) has no load to blame; a D-cache "d"
+// with an empty culprit column explained nothing. A load we can name stays.
+TEST(Culprits, RegisterOnlyInstructionsBlameOnlyNamedLoads) {
+  using testing::op;
+  const std::vector<InstructionRecord> code = {
+      op(0x100, isa::Ev5Class::kIadd, 1, 2, 3),  // addq t0,t1,t2: operands from the caller
+      op(0x104, isa::Ev5Class::kIld, std::nullopt, 16, 4),  // ldq t3,0(a0)
+      op(0x108, isa::Ev5Class::kIadd, 4, 3, 5),             // addq t3,t2,t4: waits on the ldq
+      op(0x10c, isa::Ev5Class::kIadd, 17, 18, 6),           // independent adds, no stalls
+      op(0x110, isa::Ev5Class::kIadd, 17, 18, 7),
+      op(0x114, isa::Ev5Class::kIadd, 17, 18, 8),
+      op(0x118, isa::Ev5Class::kIadd, 17, 18, 22),
+      testing::branch(0x11c, ControlFlow::kReturn, std::nullopt)};
+  SamplesByAddress samples = {{0x100, 4000}, {0x104, 100}, {0x108, 4000}};
+  for (uint64_t a = 0x10c; a <= 0x11c; a += 4) samples[a] = 100;
+  const Ev5Model model;
+  const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+  const CulpritReport report = find_culprits(analysis, model);
+  const DynamicStall* first = stall_at(report, 0x100);
+  ASSERT_NE(first, nullptr);
+  EXPECT_FALSE(has(*first, DynamicStallCause::kDCacheMiss));
+  EXPECT_TRUE(has(*first, DynamicStallCause::kICacheMiss)) << "the entry may miss";
+  const DynamicStall* user = stall_at(report, 0x108);
+  ASSERT_NE(user, nullptr);
+  EXPECT_TRUE(
+      std::any_of(user->candidates.begin(), user->candidates.end(), [](const CulpritCandidate& c) {
+        return c.cause == DynamicStallCause::kDCacheMiss && c.instruction == 0x104u;
+      }));
+  for (const CulpritCandidate& c : user->candidates) {
+    if (c.cause == DynamicStallCause::kDCacheMiss) {
+      EXPECT_TRUE(c.instruction.has_value());
+    }
+  }
+}
+
 TEST(Culprits, QemuModelReportsNoDynamicStallsAndSaysWhy) {
   const QemuIcountModel model;
   const ProcedureAnalysis analysis =

@@ -15,7 +15,7 @@ namespace dcpi {
 const std::string_view kReportUsage =
     "usage: dcpi report --html FILE [--db DIR] [--images DIR[:DIR...]] [--top N|all]\n"
     "                   [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
-    "                   [--model qemu|ev5] [--dot PROGRAM]\n"
+    "                   [--unsampled] [--model qemu|ev5] [--dot PROGRAM]\n"
     "\n"
     "Writes the whole profile as one self-contained HTML page that works opened from\n"
     "disk, offline: the run (machine, CPUs, period, epochs, samples, unknown and\n"
@@ -27,13 +27,15 @@ const std::string_view kReportUsage =
     "  --db      the profile database directory (default ./dcpi.db)\n"
     "  --images  directories holding the ELF files (kernel, PALcode, workloads)\n"
     "  --top     procedures given a section, most sampled first (default 10; all)\n"
+    "  --unsampled  also the procedures of the sampled images that have no samples\n"
+    "            (--image kernel.elf --top all --unsampled: every kernel procedure)\n"
     "  --image, --pid, --cpu, --epoch   only these samples, as in dcpi prof\n"
     "  --model   calc's processor model: qemu (default) or ev5\n"
     "  --dot     the Graphviz program that draws the graphs (default: dot in PATH)\n";
 
 int run_report_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments, {{"html", "db", "images", "top", "image", "pid", "cpu", "epoch", "model", "dot"}, {}});
+      arguments, {{"html", "db", "images", "top", "image", "pid", "cpu", "epoch", "model", "dot"}, {"unsampled"}});
   html::HtmlReportRequest request{.database = options.database(),
                                   .images = options.value("images").value_or(""),
                                   .filter = parse_sample_filter(options)};
@@ -42,6 +44,7 @@ int run_report_command(const std::vector<std::string>& arguments) {
   request.top = top == "all" ? std::nullopt : std::optional<size_t>(parse_number(top, "top"));
   request.model = options.value("model").value_or("qemu");
   request.dot_program = options.value("dot").value_or("dot");
+  request.unsampled = options.flag("unsampled");
   if (request.model != "qemu" && request.model != "ev5")
     throw UsageError("--model must be qemu or ev5, not '" + request.model + "'");
   std::ofstream out(file, std::ios::binary | std::ios::trunc);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/html/blind_spots.h"
@@ -74,7 +75,7 @@ void write_run_facts(const RunOverview& run, const std::string& database, std::o
   out << "<h2 id=\"run\">Run</h2>\n<table class=\"facts\" id=\"facts\">\n"
       << "<tr><th>database</th><td class=\"name mono\">" << escape(database) << "</td></tr>\n"
       << "<tr><th>machine</th><td class=\"name\">" << escape(run.machine) << "</td></tr>\n"
-      << "<tr><th>CPUs</th><td class=\"name\">" << run.cpus.size() << " (" << cpus << ")</td></tr>\n"
+      << "<tr><th>CPUs</th><td class=\"name\">" << run.cpus.size() << " (numbered " << cpus << ")</td></tr>\n"
       << "<tr><th>sampling period</th><td class=\"name\">" << escape(period_text(run))
       << " cycles</td></tr>\n<tr><th>epochs</th><td class=\"name\">" << run.epochs.size() << " ("
       << epochs << ")</td></tr>\n<tr><th>samples</th><td class=\"name\" id=\"total-samples\">"
@@ -171,6 +172,31 @@ std::vector<size_t> chosen_procedures(const ProfileReport& report, std::optional
   return chosen;
 }
 
+// A row without samples for every function symbol of the sampled images
+// that has none (`--unsampled`: with --top all, every procedure of an image).
+void add_unsampled(ProfileReport& report, const SampleSet& samples, ImageResolver& resolver) {
+  std::set<std::pair<std::string, uint64_t>> present;
+  for (const ReportRow& row : report.rows)
+    if (row.start) present.insert({row.image_path, *row.start});
+  std::set<ImageIdentity> images;
+  for (const Profile& profile : samples.profiles)
+    if (!profile.info.image.unknown) images.insert(profile.info.image);
+  for (const ImageIdentity& image : images) {
+    const ResolvedImage& resolved = resolver.resolve(image);
+    if (!resolved.elf) continue;
+    for (const ElfSymbol& function : resolved.elf->symbols().functions()) {
+      if (!present.insert({image.path, function.address}).second) continue;
+      const std::optional<Procedure> procedure = resolved.elf->procedure_at(function.address);
+      if (!procedure) continue;
+      report.rows.push_back({.image = image_display_name(image),
+                             .image_path = image.path,
+                             .procedure = procedure->name,
+                             .start = function.address,
+                             .samples = std::vector<uint64_t>(report.events.size(), 0)});
+    }
+  }
+}
+
 void write_head(const HtmlReportRequest& request, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -196,7 +222,8 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
   const SampleSet samples = load_samples(database, request.filter);
   ImageResolver resolver(ImageResolver::parse_search_path(request.images));
   const ProfileReport by_image = build_report(samples, resolver, Grouping::kImage);
-  const ProfileReport by_procedure = build_report(samples, resolver, Grouping::kProcedure);
+  ProfileReport by_procedure = build_report(samples, resolver, Grouping::kProcedure);
+  if (request.unsampled) add_unsampled(by_procedure, samples, resolver);
   result.warnings = by_procedure.warnings;
   const RunOverview run = summarize_run(database, samples);
   const std::vector<size_t> chosen = chosen_procedures(by_procedure, request.top);

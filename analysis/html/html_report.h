@@ -21,6 +21,7 @@ struct HtmlReportRequest {
   std::string images;                // --images DIR[:DIR...]
   SampleFilter filter;               // --image, --pid, --cpu, --epoch
   std::optional<size_t> top = 10;    // procedures given a section; nullopt: every one sampled
+  bool unsampled = false;            // also the sampled images' procedures without samples
   std::string model = "qemu";        // calc's processor model
   std::string dot_program = "dot";   // Graphviz
 };

@@ -21,7 +21,7 @@ td.name, th.name { text-align: left; }
 .facts th { text-align: left; }
 .grid { display: flex; flex-wrap: wrap; gap: 24px; }
 .grid > div { flex: 1 1 480px; min-width: 0; }
-.bars td.name { max-width: 420px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.bars td.name { max-width: 300px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .bar { width: 160px; }
 .bar span { display: block; height: 10px; background: #f76707; border-radius: 2px; min-width: 1px; }
 .bars tr.blue .bar span { background: #1c7ed6; }
@@ -34,7 +34,8 @@ section.proc:target { border-color: #f76707; box-shadow: 0 0 0 2px #ffd8a8; }
 .summary th { text-align: left; }
 .graph { overflow-x: auto; margin: 8px 0; border: 1px solid #e9ecef; border-radius: 4px; }
 .graph svg { display: block; margin: 0 auto; max-width: 100%; height: auto; }
-.listing { font-size: 12px; width: 100%; }
+.listing { font-size: 12px; }
+.listing .bar { width: 80px; }
 .listing td.code, .listing td.addr, .listing td.values, .listing tr.src td, .mono {
   font-family: ui-monospace, "DejaVu Sans Mono", monospace; text-align: left; white-space: pre; }
 .listing td.values { color: #5f3dc4; }

@@ -149,7 +149,7 @@ void write_listing(const ListingContext& c, std::ostream& out) {
       block_at[c.calc->blocks[b].start] = b;
       for (const CalcInstruction& i : c.calc->blocks[b].instructions) estimates[i.address] = &i;
     }
-  const size_t columns = 5 + (c.calc ? 2 : 0) + (c.show_values ? 1 : 0) - 1;
+  const size_t columns = 5 + (c.calc ? 2 : 0) + (c.show_values ? 1 : 0);
   out << "<table class=\"listing\"><thead><tr><th>address</th><th>samples</th><th>%</th><th></th>";
   if (c.calc) out << "<th title=\"cycles per execution at the head of the issue queue\">CPI</th>"
                      "<th title=\"stall reasons (Figure 2 letters) and culprits\">stalls</th>";

@@ -51,6 +51,9 @@ void exchange(int to_child, int from_out, int from_err, const std::string& input
               ProcessOutput& output) {
   size_t written = 0;
   if (input.empty()) close(to_child), to_child = -1;
+  // Non-blocking: a blocking write of more than the pipe holds would wait for
+  // the child, which may itself be waiting for us to read its output.
+  if (to_child >= 0) fcntl(to_child, F_SETFL, fcntl(to_child, F_GETFL) | O_NONBLOCK);
   while (from_out >= 0 || from_err >= 0) {
     pollfd fds[3] = {{from_out, POLLIN, 0}, {from_err, POLLIN, 0}, {to_child, POLLOUT, 0}};
     if (poll(fds, 3, -1) < 0) {
@@ -60,7 +63,8 @@ void exchange(int to_child, int from_out, int from_err, const std::string& input
     if (to_child >= 0 && fds[2].revents) {
       const ssize_t n = write(to_child, input.data() + written, input.size() - written);
       if (n > 0) written += static_cast<size_t>(n);
-      if (n < 0 || written == input.size()) close(to_child), to_child = -1;
+      const bool again = n < 0 && (errno == EAGAIN || errno == EINTR);
+      if ((n < 0 && !again) || written == input.size()) close(to_child), to_child = -1;
     }
     int* sources[2] = {&from_out, &from_err};
     std::string* sinks[2] = {&output.out, &output.err};

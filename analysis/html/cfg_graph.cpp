@@ -156,6 +156,26 @@ std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period,
   return out.str();
 }
 
+namespace {
+
+// Removes every `open ... close` span (and the newline after it).
+std::string without(std::string text, std::string_view open, std::string_view close) {
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  for (size_t start; (start = text.find(open, at)) != std::string::npos;) {
+    const size_t end = text.find(close, start);
+    if (end == std::string::npos) break;
+    out.append(text, at, start - at);
+    at = end + close.size();
+    if (at < text.size() && text[at] == '\n') ++at;
+  }
+  out.append(text, at);
+  return out;
+}
+
+}  // namespace
+
 std::string svg_from_dot(const std::string& dot, const std::string& program) {
   const ProcessOutput result = run_program({program, "-Tsvg"}, dot);
   if (result.exit_status != 0) {
@@ -165,7 +185,9 @@ std::string svg_from_dot(const std::string& dot, const std::string& program) {
   }
   const size_t start = result.out.find("<svg");
   if (start == std::string::npos) throw std::runtime_error(program + " printed no <svg> element");
-  std::string svg = result.out.substr(start);
+  // dot's comments and <title>s (node ids like "b3") only add bytes: a
+  // report of every kernel procedure holds hundreds of graphs.
+  std::string svg = without(without(result.out.substr(start), "<!--", "-->"), "<title>", "</title>");
   // The namespace declarations name w3.org URLs; inline SVG in HTML needs none.
   static const std::regex kNamespaces(R"( xmlns(:xlink)?="[^"]*")");
   const size_t tag_end = svg.find('>');

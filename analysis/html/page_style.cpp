@@ -35,14 +35,18 @@ section.proc:target { border-color: #f76707; box-shadow: 0 0 0 2px #ffd8a8; }
 .graph { overflow-x: auto; margin: 8px 0; border: 1px solid #e9ecef; border-radius: 4px; }
 .graph svg { display: block; margin: 0 auto; max-width: 100%; height: auto; }
 .listing { font-size: 12px; }
-.listing .bar { width: 80px; }
-.listing td.code, .listing td.addr, .listing td.values, .listing tr.src td, .mono {
-  font-family: ui-monospace, "DejaVu Sans Mono", monospace; text-align: left; white-space: pre; }
-.listing td.values { color: #5f3dc4; }
-.listing tr.hot td.code { font-weight: 600; }
+.listing td:nth-child(4) { width: 80px; }
+.listing td:nth-child(4) span { display: block; height: 10px; background: #f76707; border-radius: 2px; }
+.listing td:nth-child(1), .listing td:nth-child(7), .listing td:nth-child(8), .listing tr.src td,
+.mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; text-align: left; white-space: pre; }
+.listing td:nth-child(8) { color: #5f3dc4; }
+.listing tr.hot td:nth-child(7) { font-weight: 600; }
 .listing tr.src td { color: #2b8a3e; background: #f4fce3; }
-.listing tr.block td { text-align: left; background: #e7f5ff; color: #1864ab; font-weight: 600; }
+.listing tr.block td:nth-child(1) { font-family: system-ui, sans-serif; white-space: normal;
+  background: #e7f5ff; color: #1864ab; font-weight: 600; }
 .listing tr:target td { background: #fff3bf; }
+/* A report of every procedure is tens of MB: the browser lays out only what is on screen. */
+section.proc { content-visibility: auto; contain-intrinsic-size: auto 1200px; }
 .legend { font-size: 13px; color: #495057; }
 .legend span { display: inline-block; padding: 0 6px; margin-right: 8px; border-radius: 3px; }
 )css";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "analysis/calc/culprits.h"
 #include "analysis/calc/inputs.h"
@@ -113,47 +114,57 @@ struct ListingContext {
   const std::vector<MergedKind>& values;
   bool show_values;
   std::string anchor;
+  std::set<uint64_t> targets;  // rows something links to: block starts, culprits
 };
 
+// Columns: address, samples, %, bar, CPI, stalls, instruction[, values]; the
+// style sheet finds them by position, so rows carry no classes (the listing
+// of a large report has tens of thousands of rows). Rows without samples
+// leave the sample cells empty; only rows a link points to have an id.
 void write_instruction(const ListingContext& c, const ListedInstruction& insn,
                        const CalcInstruction* estimate, std::ostream& out) {
   const uint64_t samples = insn.samples.empty() ? 0 : insn.samples[0];
   const uint64_t total = c.listing.totals.empty() ? 0 : c.listing.totals[0];
-  const double width = total ? 100.0 * static_cast<double>(samples) / static_cast<double>(total) : 0;
-  out << "<tr id=\"" << c.anchor << "-" << hex(insn.address) << "\"" << (samples ? " class=\"hot\"" : "")
-      << "><td class=\"addr\">" << hex(insn.address) << "</td><td>" << samples << "</td><td>"
-      << share_text(static_cast<double>(samples), static_cast<double>(total))
-      << "</td><td class=\"bar\"><span style=\"width:" << fixed(width, 1) << "%\"></span></td>";
-  if (c.calc) {
-    out << "<td>" << (estimate && estimate->cpi ? fixed(*estimate->cpi, 2) : "") << "</td><td>";
-    if (estimate) {
-      out << escape(estimate->static_letters + estimate->dynamic_letters);
-      for (const uint64_t culprit : estimate->culprits)
-        out << " <a href=\"#" << c.anchor << "-" << hex(culprit) << "\">" << hex(culprit) << "</a>";
-    }
-    out << "</td>";
+  out << "<tr";
+  if (c.targets.count(insn.address)) out << " id=\"" << c.anchor << "-" << hex(insn.address) << "\"";
+  out << (samples ? " class=\"hot\"><td>" : "><td>") << hex(insn.address) << "</td>";
+  if (samples) {
+    const double share = 100.0 * static_cast<double>(samples) / static_cast<double>(total);
+    out << "<td>" << samples << "</td><td>" << fixed(share, 1) << "%</td><td><span style=\"width:"
+        << fixed(share, 1) << "%\"></span></td>";
+  } else {
+    out << "<td></td><td></td><td></td>";
   }
-  out << "<td class=\"code\">" << escape(insn.text) << "</td>";
+  out << "<td>" << (estimate && estimate->cpi ? fixed(*estimate->cpi, 2) : "") << "</td><td>";
+  if (estimate) {
+    out << escape(estimate->static_letters + estimate->dynamic_letters);
+    for (const uint64_t culprit : estimate->culprits)
+      out << " <a href=\"#" << c.anchor << "-" << hex(culprit) << "\">" << hex(culprit) << "</a>";
+  }
+  out << "</td><td>" << escape(insn.text) << "</td>";
   if (c.show_values)
-    out << "<td class=\"values\">"
-        << escape(hotlist_text(best_hotlist(c.values, c.listing.image_path, insn.address)))
+    out << "<td>" << escape(hotlist_text(best_hotlist(c.values, c.listing.image_path, insn.address)))
         << "</td>";
   out << "</tr>\n";
 }
 
-void write_listing(const ListingContext& c, std::ostream& out) {
+void write_listing(ListingContext& c, std::ostream& out) {
   std::map<uint64_t, const CalcInstruction*> estimates;
   std::map<uint64_t, size_t> block_at;
   if (c.calc)
     for (size_t b = 0; b < c.calc->blocks.size(); ++b) {
       block_at[c.calc->blocks[b].start] = b;
-      for (const CalcInstruction& i : c.calc->blocks[b].instructions) estimates[i.address] = &i;
+      c.targets.insert(c.calc->blocks[b].start);
+      for (const CalcInstruction& i : c.calc->blocks[b].instructions) {
+        estimates[i.address] = &i;
+        c.targets.insert(i.culprits.begin(), i.culprits.end());
+      }
     }
-  const size_t columns = 5 + (c.calc ? 2 : 0) + (c.show_values ? 1 : 0);
-  out << "<table class=\"listing\"><thead><tr><th>address</th><th>samples</th><th>%</th><th></th>";
-  if (c.calc) out << "<th title=\"cycles per execution at the head of the issue queue\">CPI</th>"
-                     "<th title=\"stall reasons (Figure 2 letters) and culprits\">stalls</th>";
-  out << "<th>instruction</th>" << (c.show_values ? "<th>values (kind: top values)</th>" : "")
+  const size_t columns = 7 + (c.show_values ? 1 : 0);
+  out << "<table class=\"listing\"><thead><tr><th>address</th><th>samples</th><th>%</th><th></th>"
+         "<th title=\"cycles per execution at the head of the issue queue\">CPI</th>"
+         "<th title=\"stall reasons (Figure 2 letters) and culprits\">stalls</th>"
+      << "<th>instruction</th>" << (c.show_values ? "<th>values (kind: top values)</th>" : "")
       << "</tr></thead><tbody>\n";
   SourceFiles sources;
   for (const ListedInstruction& insn : c.listing.instructions) {
@@ -271,7 +282,7 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
         << escape(data->code_problem.empty() ? "calc found no procedure here" : data->code_problem)
         << "</p>\n";
   out << graph;
-  const ListingContext context{.listing = listing,
+  ListingContext context{.listing = listing,
                                .calc = report ? &*report : nullptr,
                                .period = data->period.mean,
                                .values = values_,

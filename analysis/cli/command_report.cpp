@@ -35,7 +35,8 @@ const std::string_view kReportUsage =
 
 int run_report_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments, {{"html", "db", "images", "top", "image", "pid", "cpu", "epoch", "model", "dot"}, {"unsampled"}});
+      arguments, {{"html", "db", "images", "top", "image", "pid", "cpu", "epoch", "model", "dot"},
+                  {"unsampled"}});
   html::HtmlReportRequest request{.database = options.database(),
                                   .images = options.value("images").value_or(""),
                                   .filter = parse_sample_filter(options)};
@@ -52,7 +53,8 @@ int run_report_command(const std::vector<std::string>& arguments) {
   const html::HtmlReportResult result = html::write_html_report(request, out);
   out.close();
   if (!out) throw std::runtime_error("cannot write " + file + " (disk full?)");
-  for (const std::string& warning : result.warnings) std::cerr << "dcpi report: " << warning << '\n';
+  for (const std::string& warning : result.warnings)
+    std::cerr << "dcpi report: " << warning << '\n';
   std::cerr << "dcpi report: wrote " << file << " (" << result.procedures << " procedures, "
             << result.graphs << " graphs)\n";
   return 0;

@@ -16,9 +16,9 @@ std::optional<uint32_t> call_pal_function(uint32_t word) {
 bool qemu_runs_inline(uint32_t function) {
   // palcode/README.md, "CALL_PALs QEMU short-cuts" (kernel mode).
   static constexpr uint32_t kInline[] = {
-      CALL_PAL_IMB,   CALL_PAL_RDUNIQ, CALL_PAL_WRUNIQ, CALL_PAL_CFLUSH, CALL_PAL_DRAINA,
-      CALL_PAL_WRVPTPTR, CALL_PAL_WRVAL, CALL_PAL_RDVAL, CALL_PAL_SWPIPL, CALL_PAL_RDPS,
-      CALL_PAL_WRUSP, CALL_PAL_RDUSP, CALL_PAL_WHAMI, CALL_PAL_WTINT};
+      CALL_PAL_IMB,      CALL_PAL_RDUNIQ, CALL_PAL_WRUNIQ, CALL_PAL_CFLUSH, CALL_PAL_DRAINA,
+      CALL_PAL_WRVPTPTR, CALL_PAL_WRVAL,  CALL_PAL_RDVAL,  CALL_PAL_SWPIPL, CALL_PAL_RDPS,
+      CALL_PAL_WRUSP,    CALL_PAL_RDUSP,  CALL_PAL_WHAMI,  CALL_PAL_WTINT};
   return std::find(std::begin(kInline), std::end(kInline), function) != std::end(kInline);
 }
 
@@ -50,7 +50,8 @@ BlindSpotSummary find_blind_spots(const SampleSet& samples, ImageResolver& resol
   std::map<std::pair<ImageIdentity, uint64_t>, uint64_t> counts;
   for (const Profile& profile : samples.profiles) {
     if (profile.info.event_name != "cycles") continue;
-    for (const ProfileRow& row : profile.rows) counts[{profile.info.image, row.address}] += row.count;
+    for (const ProfileRow& row : profile.rows)
+      counts[{profile.info.image, row.address}] += row.count;
   }
   for (const auto& [key, count] : counts) {
     const auto& [image, address] = key;
@@ -65,13 +66,13 @@ BlindSpotSummary find_blind_spots(const SampleSet& samples, ImageResolver& resol
     (*kind == BlindSpotKind::kAfterIplDrop ? summary.after_ipl_drop : summary.after_call_pal) +=
         count;
     const std::optional<Procedure> procedure = resolved.elf->procedure_at(address);
-    summary.sites.push_back({.kind = *kind,
-                             .image = image_display_name(image),
-                             .procedure = procedure ? procedure->name : "",
-                             .address = address,
-                             .call_pal = call_pal_text(*call_pal_function(
-                                 *resolved.elf->instruction_at(address - 4))),
-                             .samples = count});
+    summary.sites.push_back(
+        {.kind = *kind,
+         .image = image_display_name(image),
+         .procedure = procedure ? procedure->name : "",
+         .address = address,
+         .call_pal = call_pal_text(*call_pal_function(*resolved.elf->instruction_at(address - 4))),
+         .samples = count});
   }
   std::stable_sort(summary.sites.begin(), summary.sites.end(),
                    [](const auto& a, const auto& b) { return a.samples > b.samples; });

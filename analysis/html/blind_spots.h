@@ -35,10 +35,10 @@ struct BlindSpotSite {
 };
 
 struct BlindSpotSummary {
-  uint64_t after_call_pal = 0;  // samples on instructions after a PAL-entering CALL_PAL
-  uint64_t after_ipl_drop = 0;  // samples on instructions after swpipl
-  uint64_t examined = 0;        // samples in images whose code was available
-  uint64_t not_examined = 0;    // samples in images without an ELF (or unknown)
+  uint64_t after_call_pal = 0;       // samples on instructions after a PAL-entering CALL_PAL
+  uint64_t after_ipl_drop = 0;       // samples on instructions after swpipl
+  uint64_t examined = 0;             // samples in images whose code was available
+  uint64_t not_examined = 0;         // samples in images without an ELF (or unknown)
   std::vector<BlindSpotSite> sites;  // most samples first
 };
 

@@ -102,7 +102,8 @@ void write_blocks(const calc::ProcedureAnalysis& analysis, double period, std::s
                               std::to_string(block.instructions.size()) + " insns, " +
                               compact_number(samples) + " samples\\lx " +
                               executions_text(analysis.block_frequency(b), period) + "\\l";
-    out << "  b" << b << " [label=\"" << label << "\", fillcolor=" << quoted(shade(samples, hottest))
+    out << "  b" << b << " [label=\"" << label
+        << "\", fillcolor=" << quoted(shade(samples, hottest))
         << ", URL=" << quoted("#" + std::string(anchor) + "-" + hex(block.start))
         << ", tooltip=" << quoted(hex(block.start) + ": " + compact_number(samples) + " samples");
     if (b == cfg.entry()) out << ", penwidth=2.5";
@@ -136,7 +137,8 @@ std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period,
   std::ostringstream out;
   out << "digraph cfg {\n"
          "  graph [fontname=\"sans-serif\", fontsize=10, nodesep=0.25, ranksep=0.35];\n"
-         "  node [shape=box, style=filled, fontname=\"monospace\", fontsize=9, margin=\"0.08,0.03\"];\n"
+         "  node [shape=box, style=filled, fontname=\"monospace\", fontsize=9, "
+         "margin=\"0.08,0.03\"];\n"
          "  edge [fontname=\"sans-serif\", fontsize=9, arrowsize=0.6];\n";
   write_blocks(analysis, period, anchor, out);
   const ControlFlowGraph& cfg = analysis.cfg;
@@ -180,14 +182,15 @@ std::string svg_from_dot(const std::string& dot, const std::string& program) {
   const ProcessOutput result = run_program({program, "-Tsvg"}, dot);
   if (result.exit_status != 0) {
     std::string reason = result.err.substr(0, result.err.find('\n'));
-    throw std::runtime_error(program + " failed (exit " + std::to_string(result.exit_status) +
-                             ")" + (reason.empty() ? "" : ": " + reason));
+    throw std::runtime_error(program + " failed (exit " + std::to_string(result.exit_status) + ")" +
+                             (reason.empty() ? "" : ": " + reason));
   }
   const size_t start = result.out.find("<svg");
   if (start == std::string::npos) throw std::runtime_error(program + " printed no <svg> element");
   // dot's comments and <title>s (node ids like "b3") only add bytes: a
   // report of every kernel procedure holds hundreds of graphs.
-  std::string svg = without(without(result.out.substr(start), "<!--", "-->"), "<title>", "</title>");
+  std::string svg =
+      without(without(result.out.substr(start), "<!--", "-->"), "<title>", "</title>");
   // The namespace declarations name w3.org URLs; inline SVG in HTML needs none.
   static const std::regex kNamespaces(R"( xmlns(:xlink)?="[^"]*")");
   const size_t tag_end = svg.find('>');

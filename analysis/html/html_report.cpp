@@ -27,8 +27,8 @@ std::string hex(uint64_t value) {
 }
 
 struct BarRow {
-  std::string name;     // already escaped HTML (may hold a link)
-  std::string detail;   // second column, escaped
+  std::string name;    // already escaped HTML (may hold a link)
+  std::string detail;  // second column, escaped
   uint64_t samples = 0;
 };
 
@@ -40,7 +40,8 @@ void write_bars(const std::string& title, const std::string& id, const std::stri
       << "</th><th>samples</th><th>%</th><th></th></tr>\n";
   for (size_t i = 0; i < rows.size() && i < kOverviewRows; ++i) {
     const BarRow& row = rows[i];
-    const double share = total ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(total) : 0;
+    const double share =
+        total ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(total) : 0;
     char width[16];
     std::snprintf(width, sizeof width, "%.1f", share);
     out << "<tr" << (blue ? " class=\"blue\"" : "") << "><td class=\"name\">" << row.name
@@ -75,14 +76,16 @@ void write_run_facts(const RunOverview& run, const std::string& database, std::o
   out << "<h2 id=\"run\">Run</h2>\n<table class=\"facts\" id=\"facts\">\n"
       << "<tr><th>database</th><td class=\"name mono\">" << escape(database) << "</td></tr>\n"
       << "<tr><th>machine</th><td class=\"name\">" << escape(run.machine) << "</td></tr>\n"
-      << "<tr><th>CPUs</th><td class=\"name\">" << run.cpus.size() << " (numbered " << cpus << ")</td></tr>\n"
+      << "<tr><th>CPUs</th><td class=\"name\">" << run.cpus.size() << " (numbered " << cpus
+      << ")</td></tr>\n"
       << "<tr><th>sampling period</th><td class=\"name\">" << escape(period_text(run))
       << " cycles</td></tr>\n<tr><th>epochs</th><td class=\"name\">" << run.epochs.size() << " ("
       << epochs << ")</td></tr>\n<tr><th>samples</th><td class=\"name\" id=\"total-samples\">"
-      << stored << "</td></tr>\n<tr><th>unknown samples</th><td class=\"name\" id=\"unknown-samples\">"
+      << stored
+      << "</td></tr>\n<tr><th>unknown samples</th><td class=\"name\" id=\"unknown-samples\">"
       << unknown << " (" << share_text(static_cast<double>(unknown), static_cast<double>(stored))
-      << ")</td></tr>\n<tr><th>dropped</th><td class=\"name\" id=\"dropped-samples\">" << driver + ring
-      << " (driver " << driver << ", transfer ring " << ring << "; " << lost
+      << ")</td></tr>\n<tr><th>dropped</th><td class=\"name\" id=\"dropped-samples\">"
+      << driver + ring << " (driver " << driver << ", transfer ring " << ring << "; " << lost
       << " records lost)</td></tr>\n</table>\n";
 }
 
@@ -106,7 +109,8 @@ std::vector<BarRow> procedure_rows(const ProfileReport& by_procedure,
   return rows;
 }
 
-std::vector<BarRow> keyed_rows(const std::map<uint32_t, uint64_t>& counts, const std::string& what) {
+std::vector<BarRow> keyed_rows(const std::map<uint32_t, uint64_t>& counts,
+                               const std::string& what) {
   std::vector<BarRow> rows;
   for (const auto& [key, count] : counts) {
     std::string name = what + " " + std::to_string(key);
@@ -124,11 +128,12 @@ void write_blind_spots(const BlindSpotSummary& spots, std::ostream& out) {
   out << "<h2 id=\"blindspots\">Blind spots</h2>\n<p>Overflows inside PALcode or at IPL &ge; 5 "
          "are delivered on the next instruction that can take them (DCPI &sect;4.1). Samples on "
          "the instruction after a CALL_PAL that enters PALcode: <b id=\"after-callpal\">"
-      << spots.after_call_pal << "</b> (" << share_text(static_cast<double>(spots.after_call_pal), examined)
+      << spots.after_call_pal << "</b> ("
+      << share_text(static_cast<double>(spots.after_call_pal), examined)
       << "); after an IPL drop (<span class=\"mono\">swpipl</span>): <b id=\"after-ipl\">"
       << spots.after_ipl_drop << "</b> ("
-      << share_text(static_cast<double>(spots.after_ipl_drop), examined) << ") of " << spots.examined
-      << " samples in images with code";
+      << share_text(static_cast<double>(spots.after_ipl_drop), examined) << ") of "
+      << spots.examined << " samples in images with code";
   if (spots.not_examined) out << " (" << spots.not_examined << " samples in images without code)";
   out << ".</p>\n";
   if (spots.sites.empty()) return;
@@ -138,7 +143,7 @@ void write_blind_spots(const BlindSpotSummary& spots, std::ostream& out) {
     const BlindSpotSite& site = spots.sites[i];
     out << "<tr><td class=\"name mono\">"
         << escape(site.kind == BlindSpotKind::kAfterIplDrop ? site.call_pal + " (swpipl)"
-                                                              : site.call_pal)
+                                                            : site.call_pal)
         << "</td><td class=\"name\">" << escape(site.procedure.empty() ? "?" : site.procedure)
         << " <span class=\"image\">" << escape(site.image) << " " << hex(site.address)
         << "</span></td><td>" << site.samples << "</td></tr>\n";
@@ -247,14 +252,13 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
              out);
   write_bars("Processes", "pids", "PID", keyed_rows(run.by_pid, "PID"), run.selected_samples, out,
              true);
-  write_bars("CPUs", "cpus", "CPU", keyed_rows(run.by_cpu, "CPU"), run.selected_samples, out,
-             true);
+  write_bars("CPUs", "cpus", "CPU", keyed_rows(run.by_cpu, "CPU"), run.selected_samples, out, true);
   out << "</div>\n";
   write_blind_spots(find_blind_spots(samples, resolver), out);
 
-  ProcedureSections sections(
-      samples, resolver, load_value_hotlists(database, std::nullopt, {}, request.filter.epochs),
-      {.model = request.model, .dot_program = request.dot_program});
+  ProcedureSections sections(samples, resolver,
+                             load_value_hotlists(database, std::nullopt, {}, request.filter.epochs),
+                             {.model = request.model, .dot_program = request.dot_program});
   std::ostringstream body;  // the sections come after a note on the graphs, known only after them
   for (const size_t i : chosen) sections.write(by_procedure.rows[i], anchors[i], body);
   out << "<h2 id=\"listings\">The top " << chosen.size() << " procedures</h2>\n";

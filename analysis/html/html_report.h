@@ -17,13 +17,13 @@
 namespace dcpi::html {
 
 struct HtmlReportRequest {
-  std::string database;              // --db
-  std::string images;                // --images DIR[:DIR...]
-  SampleFilter filter;               // --image, --pid, --cpu, --epoch
-  std::optional<size_t> top = 10;    // procedures given a section; nullopt: every one sampled
-  bool unsampled = false;            // also the sampled images' procedures without samples
-  std::string model = "qemu";        // calc's processor model
-  std::string dot_program = "dot";   // Graphviz
+  std::string database;             // --db
+  std::string images;               // --images DIR[:DIR...]
+  SampleFilter filter;              // --image, --pid, --cpu, --epoch
+  std::optional<size_t> top = 10;   // procedures given a section; nullopt: every one sampled
+  bool unsampled = false;           // also the sampled images' procedures without samples
+  std::string model = "qemu";       // calc's processor model
+  std::string dot_program = "dot";  // Graphviz
 };
 
 struct HtmlReportResult {

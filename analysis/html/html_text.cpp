@@ -37,8 +37,8 @@ namespace {
 std::string slug(std::string_view text) {
   std::string out;
   for (const char c : text) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '.' || c == '_' || c == '-';
     out += plain ? c : (c == ':' ? '.' : '_');
   }
   return out.empty() ? "_" : out;

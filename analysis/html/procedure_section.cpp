@@ -75,8 +75,7 @@ std::string hotlist_text(const BestHotlist& best) {
 void write_block_header(const CalcBlock& block, size_t id, double period, size_t columns,
                         std::ostream& out) {
   out << "<tr class=\"block\"><td colspan=\"" << columns << "\">Block " << id << " ["
-      << hex(block.start) << ", " << hex(block.end) << ") class " << block.frequency_class
-      << ": ";
+      << hex(block.start) << ", " << hex(block.end) << ") class " << block.frequency_class << ": ";
   if (block.frequency)
     out << compact_number(*block.frequency * period) << " executions ("
         << calc::to_string(block.confidence) << ", " << escape(block.method) << ")";
@@ -126,12 +125,13 @@ void write_instruction(const ListingContext& c, const ListedInstruction& insn,
   const uint64_t samples = insn.samples.empty() ? 0 : insn.samples[0];
   const uint64_t total = c.listing.totals.empty() ? 0 : c.listing.totals[0];
   out << "<tr";
-  if (c.targets.count(insn.address)) out << " id=\"" << c.anchor << "-" << hex(insn.address) << "\"";
+  if (c.targets.count(insn.address))
+    out << " id=\"" << c.anchor << "-" << hex(insn.address) << "\"";
   out << (samples ? " class=\"hot\"><td>" : "><td>") << hex(insn.address) << "</td>";
   if (samples) {
     const double share = 100.0 * static_cast<double>(samples) / static_cast<double>(total);
-    out << "<td>" << samples << "</td><td>" << fixed(share, 1) << "%</td><td><span style=\"width:"
-        << fixed(share, 1) << "%\"></span></td>";
+    out << "<td>" << samples << "</td><td>" << fixed(share, 1)
+        << "%</td><td><span style=\"width:" << fixed(share, 1) << "%\"></span></td>";
   } else {
     out << "<td></td><td></td><td></td>";
   }
@@ -143,7 +143,8 @@ void write_instruction(const ListingContext& c, const ListedInstruction& insn,
   }
   out << "</td><td>" << escape(insn.text) << "</td>";
   if (c.show_values)
-    out << "<td>" << escape(hotlist_text(best_hotlist(c.values, c.listing.image_path, insn.address)))
+    out << "<td>"
+        << escape(hotlist_text(best_hotlist(c.values, c.listing.image_path, insn.address)))
         << "</td>";
   out << "</tr>\n";
 }
@@ -273,21 +274,22 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
                                std::move(result.code.indirect_jumps), data->total);
     graph = draw(result.analysis, data->period.mean, anchor);
   }
-  out << "<p class=\"meta\">[" << hex(listing.procedure.start) << ", " << hex(listing.end)
-      << "), " << (listing.totals.empty() ? 0 : listing.totals[0]) << " samples</p>\n";
+  out << "<p class=\"meta\">[" << hex(listing.procedure.start) << ", " << hex(listing.end) << "), "
+      << (listing.totals.empty() ? 0 : listing.totals[0]) << " samples</p>\n";
   if (report)
-    write_summary(*report, fixed(data->period.mean, 1) + " cycles (" + data->period.description + ")", out);
+    write_summary(*report,
+                  fixed(data->period.mean, 1) + " cycles (" + data->period.description + ")", out);
   else
     out << "<p class=\"note\">No frequency estimates: "
         << escape(data->code_problem.empty() ? "calc found no procedure here" : data->code_problem)
         << "</p>\n";
   out << graph;
   ListingContext context{.listing = listing,
-                               .calc = report ? &*report : nullptr,
-                               .period = data->period.mean,
-                               .values = values_,
-                               .show_values = has_values(),
-                               .anchor = anchor};
+                         .calc = report ? &*report : nullptr,
+                         .period = data->period.mean,
+                         .values = values_,
+                         .show_values = has_values(),
+                         .anchor = anchor};
   write_listing(context, out);
   out << "</section>\n";
 }

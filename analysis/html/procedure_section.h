@@ -21,8 +21,8 @@
 namespace dcpi::html {
 
 struct ProcedureOptions {
-  std::string model = "qemu";        // calc's processor model (make_model)
-  std::string dot_program = "dot";   // Graphviz, looked up in PATH
+  std::string model = "qemu";       // calc's processor model (make_model)
+  std::string dot_program = "dot";  // Graphviz, looked up in PATH
 };
 
 class ProcedureSections {

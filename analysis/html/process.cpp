@@ -91,7 +91,8 @@ ProcessOutput run_program(const std::vector<std::string>& argv, const std::strin
   args.push_back(nullptr);
   // A child that exits before reading all its input must not kill us: EPIPE
   // instead of SIGPIPE while it runs, the caller's disposition restored after.
-  struct sigaction ignore {}, previous {};
+  struct sigaction ignore {
+  }, previous{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore, &previous);
   const pid_t pid = fork();

@@ -29,8 +29,8 @@ struct RunOverview {
   // machine `dcpi run` drives today; the database does not record one yet.
   std::string machine = "qemu";
   std::vector<EpochSummary> epochs;
-  std::vector<uint32_t> cpus;          // CPU numbers seen in statistics or samples
-  uint64_t selected_samples = 0;       // in the (filtered) sample set, every event
+  std::vector<uint32_t> cpus;           // CPU numbers seen in statistics or samples
+  uint64_t selected_samples = 0;        // in the (filtered) sample set, every event
   std::map<uint32_t, uint64_t> by_pid;  // selected samples per PID (0: kernel)
   std::map<uint32_t, uint64_t> by_cpu;  // selected samples per CPU
 };

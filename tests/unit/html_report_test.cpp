@@ -55,8 +55,7 @@ TEST(HtmlProcess, RunsAProgramWithInputAndCollectsItsOutputs) {
   const html::ProcessOutput cat = html::run_program({"cat"}, input);
   EXPECT_EQ(cat.exit_status, 0);
   EXPECT_EQ(cat.out, input);
-  const html::ProcessOutput failing =
-      html::run_program({"sh", "-c", "echo oops >&2; exit 3"}, "");
+  const html::ProcessOutput failing = html::run_program({"sh", "-c", "echo oops >&2; exit 3"}, "");
   EXPECT_EQ(failing.exit_status, 3);
   EXPECT_EQ(failing.err, "oops\n");
   EXPECT_THROW(html::run_program({"/nonexistent/dot", "-Tsvg"}, "digraph {}"),

@@ -9,7 +9,7 @@ must not be blank, and the file must reference nothing outside itself.
 The profile is a real short run (`dcpi run --workloads copy` on 1 CPU).
 Cases: the default report; a large one (every kernel procedure, --top all
 --unsampled) that must render in a few seconds; an empty database; the same
-run without --images (no symbols). Timings are printed as BENCH lines.
+run without --images (no symbols); a run with value sampling. Timings are printed as BENCH lines.
 """
 import html as markup
 import json
@@ -176,6 +176,21 @@ def case_no_symbols(work, db):
     expect("copy+0x" in dom, "and names code by image and address")
 
 
+def case_values(work):
+    """A run that sampled values: the listing shows each instruction's hotlist
+    (mathcall's poly_exp sees x = 1.25 most, guest_values_mathcall)."""
+    db = os.path.join(work, "values.db")
+    done = subprocess.run([DCPI, "run", "--workloads", "mathcall", "--cpus", "1", "--values", "4/2",
+                           "--period", "1024", "--db", db, "--quiet"],
+                          capture_output=True, text=True, timeout=600)
+    expect(done.returncode == 0, f"dcpi run --values exits 0 ({done.stderr[-300:]!r})")
+    html = os.path.join(work, "values.html")
+    report(db, html, "--images", IMAGES, "--top", "3")
+    dom, _ = dump_dom(html)
+    expect("values (kind: top values)" in dom and "fp_a: 1.25 " in dom,
+           "the listing shows value hotlists, poly_exp's x = 1.25 among them")
+
+
 def main():
     with tempfile.TemporaryDirectory() as work:
         db = os.path.join(work, "run.db")
@@ -188,6 +203,7 @@ def main():
         case_large(work, db)
         case_empty(work)
         case_no_symbols(work, db)
+        case_values(work)
 
 
 if __name__ == "__main__":

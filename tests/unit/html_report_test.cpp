@@ -11,9 +11,11 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/calc/qemu_icount_model.h"
 #include "analysis/html/cfg_graph.h"
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
+#include "calc/copy_loop_fixture.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
@@ -85,6 +87,29 @@ TEST(HtmlCfg, BackEdgesAreTheEdgesThatCloseALoop) {
   ASSERT_EQ(back.size(), 4u);
   EXPECT_TRUE(back[body_to_head]);
   EXPECT_FALSE(back[entry_to_head] || back[head_to_body] || back[head_to_exit]);
+}
+
+TEST(HtmlCfg, DotMarksLoopsMissingEdgesAndEstimates) {
+  using calc::ControlFlow;
+  // 0x100 add; 0x104 add (loop head); 0x108 bne -> 0x104; 0x10c jmp (unresolved)
+  const std::vector<calc::InstructionRecord> code = {
+      calc::testing::op(0x100, isa::Ev5Class::kIadd, 1, 2, 3),
+      calc::testing::op(0x104, isa::Ev5Class::kIadd, 1, 2, 3),
+      calc::testing::branch(0x108, ControlFlow::kConditionalBranch, 0x104, 1),
+      calc::testing::branch(0x10c, ControlFlow::kIndirectJump, std::nullopt)};
+  const calc::ProcedureAnalysis analysis = calc::analyze_procedure(
+      calc::build_cfg(code), calc::QemuIcountModel{}, {{0x104, 50}, {0x108, 50}});
+  const std::string dot = html::cfg_dot(analysis, 1000, "p");
+  EXPECT_NE(dot.find("b1 -> b1 [label=\"loop "), std::string::npos) << dot;
+  EXPECT_NE(dot.find("x 50.0K"), std::string::npos) << "100 samples / 2 cycles x period 1000";
+  EXPECT_NE(dot.find("class=\"back\""), std::string::npos);
+  EXPECT_NE(dot.find("b2 -> missing2"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("URL=\"#p-0x104\""), std::string::npos);
+  EXPECT_NE(dot.find("fillcolor=\"#f78c2a\""), std::string::npos)
+      << "the hottest block, fully shaded";
+  const std::string svg = html::svg_from_dot(dot);
+  EXPECT_NE(svg.find("class=\"edge back\""), std::string::npos);
+  EXPECT_NE(svg.find("missing edges"), std::string::npos);
 }
 
 TEST(HtmlCfg, SvgFromDotIsABareInlineElement) {

@@ -38,8 +38,8 @@ int run_report_command(const std::vector<std::string>& arguments) {
       arguments, {{"html", "db", "images", "top", "image", "pid", "cpu", "epoch", "model", "dot"},
                   {"unsampled"}});
   html::HtmlReportRequest request{.database = options.database(),
-                                  .images = options.value("images").value_or(""),
                                   .filter = parse_sample_filter(options)};
+  request.images = image_sources(options.value("images"), {request.database});
   const std::string file = options.required("html");
   const std::string top = options.value("top").value_or("10");
   request.top = top == "all" ? std::nullopt : std::optional<size_t>(parse_number(top, "top"));

@@ -225,7 +225,7 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
   HtmlReportResult result;
   const ProfileDatabase database = ProfileDatabase::open(request.database);
   const SampleSet samples = load_samples(database, request.filter);
-  ImageResolver resolver(ImageResolver::parse_search_path(request.images));
+  ImageResolver resolver = ImageResolver::from_sources(request.images);
   const ProfileReport by_image = build_report(samples, resolver, Grouping::kImage);
   ProfileReport by_procedure = build_report(samples, resolver, Grouping::kProcedure);
   if (request.unsampled) add_unsampled(by_procedure, samples, resolver);

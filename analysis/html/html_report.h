@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "analysis/reports/sample_set.h"
+#include "analysis/symbols/image_resolver.h"
 
 namespace dcpi::html {
 
 struct HtmlReportRequest {
   std::string database;             // --db
-  std::string images;               // --images DIR[:DIR...]
+  ImageSources images;              // --images DIR[:DIR...] and the paths the database recorded
   SampleFilter filter;              // --image, --pid, --cpu, --epoch
   std::optional<size_t> top = 10;   // procedures given a section; nullopt: every one sampled
   bool unsampled = false;           // also the sampled images' procedures without samples

@@ -8,8 +8,7 @@ must not be blank, and the file must reference nothing outside itself.
 
 The profile is a real short run (`dcpi run --workloads copy` on 1 CPU).
 Cases: the default report; a large one (every kernel procedure, --top all
---unsampled) that must render in a few seconds; an empty database; the same
-run without --images (no symbols); a run with value sampling. Timings are printed as BENCH lines.
+--unsampled) that must render in a few seconds; an empty database; a run with value sampling. Timings are printed as BENCH lines.
 """
 import html as markup
 import json
@@ -202,7 +201,6 @@ def main():
         case_default(work, db)
         case_large(work, db)
         case_empty(work)
-        case_no_symbols(work, db)
         case_values(work)
 
 

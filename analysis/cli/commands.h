@@ -43,5 +43,7 @@ int run_values_command(const std::vector<std::string>& arguments);
 extern const std::string_view kValuesUsage;
 int run_export_command(const std::vector<std::string>& arguments);
 extern const std::string_view kExportUsage;
+int run_report_command(const std::vector<std::string>& arguments);
+extern const std::string_view kReportUsage;
 
 }  // namespace dcpi

@@ -36,6 +36,8 @@ const std::array kCommands = {
             dcpi::run_diff_command},
     Command{"export", "write samples as pprof profile.proto (gzipped) or JSON", dcpi::kExportUsage,
             dcpi::run_export_command},
+    Command{"report", "the whole profile as one HTML page with listings and CFGs (--html)",
+            dcpi::kReportUsage, dcpi::run_report_command},
     Command{"values", "value hotlists per instruction; --invariant finds semi-invariants",
             dcpi::kValuesUsage, dcpi::run_values_command},
     Command{"calc", "per-instruction frequency, CPI, stalls and culprits of a procedure",

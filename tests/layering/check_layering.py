@@ -30,6 +30,8 @@ ALLOWED = {
     "analysis/calc": {"isa", "firmware", "hostdump", "analysis/symbols", "analysis/reports"},
     "analysis/reports": {"isa", "firmware", "hostdump", "analysis/symbols"},
     "analysis/values": {"isa", "firmware", "hostdump", "analysis/symbols", "analysis/reports"},
+    "analysis/html": {"isa", "firmware", "hostdump", "analysis/symbols", "analysis/reports",
+                      "analysis/calc", "analysis/values"},
     "analysis/cli": {"isa", "firmware", "hostdump", "qemu", "analysis"},
     "tests": None,  # host tests may include anything
 }

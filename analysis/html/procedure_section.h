@@ -1,0 +1,59 @@
+// One procedure's part of the HTML report: the annotated listing (DCPI §3.2:
+// samples per instruction, source lines, disassembly) merged with dcpicalc's
+// per-instruction estimates (§6: executions, CPI, stall reasons and
+// culprits), the procedure summary of Figure 4, value hotlists when the run
+// sampled values (seed 001 §2.4), and the control-flow graph drawn by
+// Graphviz (cfg_graph.h).
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analysis/calc/code_image.h"
+#include "analysis/calc/procedure_analysis.h"
+#include "analysis/calc/processor_model.h"
+#include "analysis/reports/procedure_report.h"
+#include "analysis/values/value_hotlists.h"
+
+namespace dcpi::html {
+
+struct ProcedureOptions {
+  std::string model = "qemu";       // calc's processor model (make_model)
+  std::string dot_program = "dot";  // Graphviz, looked up in PATH
+};
+
+class ProcedureSections {
+ public:
+  ProcedureSections(const SampleSet& samples, ImageResolver& resolver,
+                    std::vector<MergedKind> values, ProcedureOptions options);
+  ~ProcedureSections();
+
+  // Writes <section id=ANCHOR> for the procedure of `row` (a procedure row
+  // of build_report). Problems (no ELF, no symbols) are shown in the section.
+  void write(const ReportRow& row, const std::string& anchor, std::ostream& out);
+
+  size_t graphs_drawn() const { return graphs_drawn_; }
+  // Why graphs are missing (dot not installed, ...); empty if none is.
+  const std::string& graph_problem() const { return graph_problem_; }
+  bool has_values() const { return !values_.empty(); }
+
+ private:
+  struct ImageData;
+  ImageData* image_data(const std::string& image_path);
+  std::string draw(const calc::ProcedureAnalysis& analysis, double period,
+                   const std::string& anchor);
+
+  const SampleSet& samples_;
+  ImageResolver& resolver_;
+  std::vector<MergedKind> values_;
+  ProcedureOptions options_;
+  std::unique_ptr<calc::ProcessorModel> model_;
+  std::map<std::string, std::unique_ptr<ImageData>> images_;
+  size_t graphs_drawn_ = 0;
+  std::string graph_problem_;
+};
+
+}  // namespace dcpi::html

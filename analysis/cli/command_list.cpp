@@ -46,21 +46,9 @@ class ValueAnnotations {
     if (enabled) kinds_ = load_value_hotlists(db, std::nullopt, {}, epochs);
   }
   bool enabled() const { return !kinds_.empty(); }
-  struct Best {
-    const MergedKind* kind = nullptr;
-    const values::PcHotlist* list = nullptr;
-  };
+  using Best = BestHotlist;
   Best at(const std::string& image_path, uint64_t address) const {
-    Best best;
-    for (const MergedKind& kind : kinds_) {
-      if (kind.info.image.path != image_path) continue;
-      const auto it = std::lower_bound(
-          kind.hotlists.begin(), kind.hotlists.end(), address,
-          [](const values::PcHotlist& list, uint64_t a) { return list.address < a; });
-      if (it == kind.hotlists.end() || it->address != address) continue;
-      if (!best.list || it->seen > best.list->seen) best = {&kind, &*it};
-    }
-    return best;
+    return best_hotlist_at(kinds_, image_path, address);
   }
   // "fp_a: 1.25 91.2%, 0.5 3.1%" (the top `top` values).
   static std::string text(const Best& best, size_t top) {

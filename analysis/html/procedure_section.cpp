@@ -42,26 +42,6 @@ std::string fixed(double value, int decimals) {
   return buffer;
 }
 
-// The kind with the most values seen at (image, address), as dcpi list --values.
-struct BestHotlist {
-  const MergedKind* kind = nullptr;
-  const values::PcHotlist* list = nullptr;
-};
-
-BestHotlist best_hotlist(const std::vector<MergedKind>& kinds, const std::string& image_path,
-                         uint64_t address) {
-  BestHotlist best;
-  for (const MergedKind& kind : kinds) {
-    if (kind.info.image.path != image_path) continue;
-    const auto it = std::lower_bound(
-        kind.hotlists.begin(), kind.hotlists.end(), address,
-        [](const values::PcHotlist& list, uint64_t a) { return list.address < a; });
-    if (it == kind.hotlists.end() || it->address != address) continue;
-    if (!best.list || it->seen > best.list->seen) best = {&kind, &*it};
-  }
-  return best;
-}
-
 std::string hotlist_text(const BestHotlist& best) {
   if (!best.list) return "";
   std::string text = best.kind->info.kind + ":";
@@ -144,7 +124,7 @@ void write_instruction(const ListingContext& c, const ListedInstruction& insn,
   out << "</td><td>" << escape(insn.text) << "</td>";
   if (c.show_values)
     out << "<td>"
-        << escape(hotlist_text(best_hotlist(c.values, c.listing.image_path, insn.address)))
+        << escape(hotlist_text(best_hotlist_at(c.values, c.listing.image_path, insn.address)))
         << "</td>";
   out << "</tr>\n";
 }

@@ -70,4 +70,18 @@ double value_share(const values::HotValue& value, const values::PcHotlist& list)
   return value.estimate / static_cast<double>(list.seen);
 }
 
+BestHotlist best_hotlist_at(const std::vector<MergedKind>& kinds, const std::string& image_path,
+                            uint64_t address) {
+  BestHotlist best;
+  for (const MergedKind& kind : kinds) {
+    if (kind.info.image.path != image_path) continue;
+    const auto it = std::lower_bound(
+        kind.hotlists.begin(), kind.hotlists.end(), address,
+        [](const values::PcHotlist& list, uint64_t a) { return list.address < a; });
+    if (it == kind.hotlists.end() || it->address != address) continue;
+    if (!best.list || it->seen > best.list->seen) best = {&kind, &*it};
+  }
+  return best;
+}
+
 }  // namespace dcpi

@@ -2,6 +2,7 @@
 // merge rule: docs/profile-db.md, "Value files"). Shared by `dcpi values`
 // and `dcpi list --values`.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,16 @@ std::vector<MergedKind> load_value_hotlists(const ProfileDatabase& db,
                                             const std::optional<std::string>& image,
                                             const std::vector<std::string>& kinds,
                                             const std::optional<std::vector<uint64_t>>& epochs);
+
+// The kind with the most values seen at (image, address), and its hotlist
+// there: what a listing shows beside an instruction (dcpi list --values, the
+// HTML report). Both null if no kind has a hotlist at that PC.
+struct BestHotlist {
+  const MergedKind* kind = nullptr;
+  const values::PcHotlist* list = nullptr;
+};
+BestHotlist best_hotlist_at(const std::vector<MergedKind>& kinds, const std::string& image_path,
+                            uint64_t address);
 
 // A hotlist's values by decreasing count.
 std::vector<values::HotValue> values_by_count(const values::PcHotlist& list);

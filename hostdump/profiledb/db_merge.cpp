@@ -64,32 +64,15 @@ uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
   return samples;
 }
 
-std::vector<std::string> recordings_of(const fs::path& database) {
-  std::vector<std::string> lines;
-  const fs::path file = database / profile_format::kRecordingsName;
-  if (!fs::exists(fs::symlink_status(file))) return lines;
-  const std::vector<uint8_t> bytes =
-      profiledb::read_file_bytes(file, SIZE_MAX, profiledb::kMaxTextFileBytes);
-  std::string line;
-  for (uint8_t byte : bytes) {
-    if (byte != '\n') {
-      line += static_cast<char>(byte);
-    } else if (!line.empty()) {
-      lines.push_back(std::move(line));
-      line.clear();
-    }
-  }
-  return lines;
-}
-
 // IMAGES and RECORDINGS of every input, united, as one last batch.
 void unite_catalogs(const std::vector<fs::path>& inputs, ProfileDatabaseWriter& writer) {
   writer.begin_batch();
   try {
     for (const fs::path& input : inputs) {
       writer.record_images(read_image_catalog(input));
-      for (const std::string& recording : recordings_of(input))
-        if (!writer.has_recording(recording)) writer.add_recording(recording);
+      const auto recordings = read_recording_lines(input / profile_format::kRecordingsName);
+      for (const std::string& recording : recordings)
+        if (!recording.empty() && !writer.has_recording(recording)) writer.add_recording(recording);
     }
     writer.commit_batch();
   } catch (...) {

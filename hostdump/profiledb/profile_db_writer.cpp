@@ -293,38 +293,17 @@ void ProfileDatabaseWriter::merge_values(uint64_t epoch, const values::ValueFile
   write_atomically(file, bytes.data(), bytes.size());
 }
 
-namespace {
-
-std::vector<std::string> recording_lines(const fs::path& file) {
-  std::vector<std::string> lines;
-  if (!fs::exists(fs::symlink_status(file))) return lines;
-  const std::vector<uint8_t> bytes =
-      profiledb::read_file_bytes(file, SIZE_MAX, profiledb::kMaxTextFileBytes);
-  std::string line;
-  for (uint8_t byte : bytes) {
-    if (byte != '\n') {
-      line += static_cast<char>(byte);
-      continue;
-    }
-    lines.push_back(line);
-    line.clear();
-  }
-  return lines;
-}
-
-}  // namespace
-
 bool ProfileDatabaseWriter::has_recording(const std::string& identity) const {
   // As staged by an open batch: several recordings may be added in one.
   const std::vector<std::string> lines =
-      recording_lines(current_version(directory_ / kRecordingsName));
+      read_recording_lines(current_version(directory_ / kRecordingsName));
   return std::find(lines.begin(), lines.end(), identity) != lines.end();
 }
 
 void ProfileDatabaseWriter::add_recording(const std::string& identity) {
   const fs::path file = directory_ / kRecordingsName;
   std::string text;
-  for (const std::string& line : recording_lines(current_version(file))) text += line + '\n';
+  for (const std::string& line : read_recording_lines(current_version(file))) text += line + '\n';
   text += identity + '\n';
   write_atomically(file, text.data(), text.size());
 }
@@ -380,6 +359,23 @@ void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {
   for (const auto& [cpu, stats] : update.cpu_stats) metadata.cpu_stats[cpu] = stats;
   const std::string text = encode_epoch_metadata(metadata);
   write_atomically(file, text.data(), text.size());
+}
+
+std::vector<std::string> read_recording_lines(const fs::path& file) {
+  std::vector<std::string> lines;
+  if (!fs::exists(fs::symlink_status(file))) return lines;
+  const std::vector<uint8_t> bytes =
+      profiledb::read_file_bytes(file, SIZE_MAX, profiledb::kMaxTextFileBytes);
+  std::string line;
+  for (uint8_t byte : bytes) {
+    if (byte != '\n') {
+      line += static_cast<char>(byte);
+      continue;
+    }
+    lines.push_back(line);
+    line.clear();
+  }
+  return lines;
 }
 
 }  // namespace dcpi

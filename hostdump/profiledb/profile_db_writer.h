@@ -103,4 +103,8 @@ class ProfileDatabaseWriter {
   uint64_t bytes_written_ = 0;
 };
 
+// The lines of a RECORDINGS file (none if it does not exist), each complete
+// line as written, blank ones included; an unterminated last line is not one.
+std::vector<std::string> read_recording_lines(const std::filesystem::path& file);
+
 }  // namespace dcpi

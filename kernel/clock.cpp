@@ -27,4 +27,11 @@ uint64_t cycles() {
   }
 }
 
+uint64_t random_word() {
+  static uint64_t state = 0x9e3779b97f4a7c15ull;
+  state ^= cycles();
+  state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+  return state;
+}
+
 }  // namespace kernel::clock

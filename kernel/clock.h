@@ -12,4 +12,9 @@ inline constexpr uint64_t kCyclesPerSecond = 250'000'000;  // DESIGN §3: 250 MH
 
 uint64_t cycles();
 
+// A word mixed from the cycle counter (xorshift64): AT_RANDOM's bytes and
+// getrandom(). Not cryptographic; reproducible under icount, which a
+// profiler's runs want more than unpredictability.
+uint64_t random_word();
+
 }  // namespace kernel::clock

@@ -96,13 +96,6 @@ struct StartInfo {
   const char* path;
 };
 
-uint64_t random_word() {
-  static uint64_t state = 0x9e3779b97f4a7c15ull;
-  state ^= clock::cycles();
-  state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
-  return state;
-}
-
 uint64_t build_user_stack(Process* p, const char* const* argv, uint64_t argc,
                           const StartInfo& start) {
   static char strings[kMaxArgBytes];  // under spawn_lock
@@ -111,7 +104,7 @@ uint64_t build_user_stack(Process* p, const char* const* argv, uint64_t argc,
   for (uint64_t i = 0; i < argc; ++i) string_bytes += string_length(argv[i]) + 1;
   if (string_bytes > kMaxArgBytes) return 0;
   const uint64_t strings_va = (kUserStackTop - string_bytes) & ~uint64_t{15};
-  const uint64_t random[2] = {random_word(), random_word()};
+  const uint64_t random[2] = {clock::random_word(), clock::random_word()};
   __builtin_memcpy(strings, random, 16);
   __builtin_memcpy(strings + 16, start.path, path_bytes);
   uint64_t vector[2 + 64 + 40];

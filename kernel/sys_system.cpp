@@ -33,13 +33,6 @@ int64_t zero_to_user(Process* self, uint64_t va, uint64_t bytes) {
   return copy_to_user(self->space, va, zeroes, bytes) ? 0 : error(EFAULT);
 }
 
-uint64_t next_random() {
-  static uint64_t state = 0x2545f4914f6cdd1dull;
-  state ^= clock::cycles();
-  state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
-  return state;
-}
-
 }  // namespace
 
 int64_t sys_times(Process* self, TrapFrame*, const Args& args) {
@@ -113,12 +106,11 @@ int64_t sys_prlimit64(Process* self, TrapFrame*, const Args& args) {
   return 0;
 }
 
-// Not cryptographic: seeded from the cycle counter (reproducible runs are
-// worth more here than unpredictability).
+// Not cryptographic: clock::random_word.
 int64_t sys_getrandom(Process* self, TrapFrame*, const Args& args) {
   uint64_t length = args.a[1] > 4096 ? 4096 : args.a[1];
   for (uint64_t done = 0; done < length; done += 8) {
-    const uint64_t word = next_random();
+    const uint64_t word = clock::random_word();
     const uint64_t n = length - done < 8 ? length - done : 8;
     if (!copy_to_user(self->space, args.a[0] + done, &word, n)) return error(EFAULT);
   }

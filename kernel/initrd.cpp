@@ -1,6 +1,7 @@
 #include "kernel/initrd.h"
 
 #include "kernel/page_alloc.h"
+#include "kernel/text.h"
 
 namespace kernel::initrd {
 namespace {
@@ -41,11 +42,6 @@ bool hex_field(const char* text, uint32_t* value) {
 
 uint64_t align4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
 
-bool same(const char* a, const char* b) {
-  while (*a && *a == *b) ++a, ++b;
-  return *a == *b;
-}
-
 const char* strip(const char* path) {
   for (;;) {
     if (path[0] == '/')
@@ -77,7 +73,7 @@ uint64_t init(uint64_t kseg_address, uint64_t size) {
     const char* name = header + kHeaderBytes;
     const uint64_t data_offset = align4(offset + kHeaderBytes + name_size);
     if (name_size == 0 || data_offset + file_size > size || name[name_size - 1] != 0) break;
-    if (same(name, "TRAILER!!!")) break;
+    if (same_string(name, "TRAILER!!!")) break;
     entries[entry_count++] = Entry{strip(name), File{base + data_offset, file_size, mode}};
     offset = align4(data_offset + file_size);
   }
@@ -89,7 +85,7 @@ bool present() { return entry_count > 0; }
 bool find(const char* path, File* file) {
   const char* wanted = strip(path);
   for (uint64_t i = 0; i < entry_count; ++i) {
-    if (!same(entries[i].name, wanted)) continue;
+    if (!same_string(entries[i].name, wanted)) continue;
     if ((entries[i].file.mode & kTypeMask) != kRegular) return false;
     *file = entries[i].file;
     return true;
@@ -104,7 +100,7 @@ bool lookup(const char* path, File* file) {
     return true;
   }
   for (uint64_t i = 0; i < entry_count; ++i) {
-    if (!same(entries[i].name, wanted)) continue;
+    if (!same_string(entries[i].name, wanted)) continue;
     *file = entries[i].file;
     return true;
   }

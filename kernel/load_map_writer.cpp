@@ -5,6 +5,7 @@
 #include "kernel/elf.h"
 #include "kernel/irq_lock.h"
 #include "kernel/palcalls.h"
+#include "kernel/text.h"
 
 extern "C" {
 alignas(64) dcpi::LoadMap dcpi_load_map;
@@ -16,12 +17,6 @@ namespace kernel {
 namespace {
 
 SpinLock lock;
-
-void copy_name(char* to, uint64_t capacity, const char* from) {
-  uint64_t n = 0;
-  for (; n + 1 < capacity && from[n]; ++n) to[n] = from[n];
-  to[n] = 0;
-}
 
 // PALcode's image descriptor (cserve CSERVE_PAL_IMAGE): start, end, and its
 // build-id note section.

@@ -12,6 +12,7 @@
 #include "kernel/profiler.h"
 #include "kernel/scheduler.h"
 #include "kernel/syscalls.h"
+#include "kernel/text.h"
 
 extern "C" {
 void user_thread_start();
@@ -37,18 +38,6 @@ uint32_t next_pid = 1;
 uint32_t init_pid = 0;
 uint64_t init_started = 0;  // clock::cycles() when init was spawned
 bool halt_after_init = false;
-
-void copy_name(char* to, uint64_t capacity, const char* from) {
-  uint64_t n = 0;
-  for (; n + 1 < capacity && from[n]; ++n) to[n] = from[n];
-  to[n] = 0;
-}
-
-uint64_t string_length(const char* s) {
-  uint64_t n = 0;
-  while (s[n]) ++n;
-  return n;
-}
 
 // A free slot with a kernel stack, marked blocked (not yet runnable).
 Process* allocate_slot() {

@@ -4,6 +4,7 @@
 #include "kernel/errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/syscall_handlers.h"
+#include "kernel/text.h"
 
 namespace kernel::sys {
 namespace {
@@ -19,12 +20,6 @@ constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd =
 OpenFile* file_of(Process* self, uint64_t fd) {
   if (fd >= kMaxFiles || self->files[fd].kind == OpenFile::kNone) return nullptr;
   return &self->files[fd];
-}
-
-void copy_path(char* to, const char* from) {
-  uint64_t n = 0;
-  for (; n + 1 < dcpi::kImagePathMax && from[n]; ++n) to[n] = from[n];
-  to[n] = 0;
 }
 
 int64_t allocate_fd(Process* self, uint64_t lowest, const OpenFile& file) {
@@ -68,7 +63,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
   if (!found) return error(ENOENT);
   if ((file.mode & kModeTypeMask) != kModeRegular) return error(EISDIR);
   OpenFile open{OpenFile::kInitrd, file, 0, {}};
-  copy_path(open.path, path);
+  copy_name(open.path, sizeof open.path, path);
   return allocate_fd(self, 0, open);
 }
 
@@ -261,12 +256,8 @@ int64_t sys_faccessat(Process* self, TrapFrame* frame, const Args& args) {
 int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
   if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
-  const char* self_exe = "/proc/self/exe";
-  uint64_t i = 0;
-  while (self_exe[i] && path[i] == self_exe[i]) ++i;
-  if (self_exe[i] == 0 && path[i] == 0) {
-    uint64_t n = 0;
-    while (self->name[n]) ++n;
+  if (same_string(path, "/proc/self/exe")) {
+    uint64_t n = string_length(self->name);
     if (n > args.a[3]) n = args.a[3];
     if (!copy_to_user(self->space, args.a[2], self->name, n)) return error(EFAULT);
     return static_cast<int64_t>(n);

@@ -23,6 +23,7 @@ set(DCPI_WORKLOADS_ALPHA_DIR ${DCPI_GUEST_BINARY_DIR}/workloads)
 set(DCPI_INITRD ${DCPI_WORKLOADS_ALPHA_DIR}/initrd.cpio)
 set(DCPI_WORKLOADS_NATIVE_DIR ${CMAKE_BINARY_DIR}/workloads/native)
 include(${CMAKE_SOURCE_DIR}/toolchain/real-programs.cmake)  # build/mixes/real
+include(${CMAKE_SOURCE_DIR}/toolchain/qemu-ev5.cmake)      # the ev5 machine's QEMU
 
 enable_testing()
 # elfutils: analysis/symbols reads images with it, qemu/bundle programs to run.

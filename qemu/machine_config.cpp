@@ -34,7 +34,7 @@ void check_machine_config(const MachineConfig& config) {
 
 std::vector<std::string> qemu_command(const MachineConfig& config) {
   std::vector<std::string> argv = {
-      kQemuBinary, "-M", "clipper", "-smp", std::to_string(config.cpus), "-m",
+      config.qemu_binary, "-M", "clipper", "-smp", std::to_string(config.cpus), "-m",
       std::to_string(config.memory_mb),
       // DESIGN §3: one instruction = 4 ns of virtual time, deterministic.
       "-icount", "shift=2,sleep=off", "-vga", "none", "-nic", "none", "-display", "none",

@@ -17,6 +17,9 @@ inline constexpr const char* kQemuBinary = "qemu-system-alpha";
 using dcpi::kMaxCpus;  // clipper: up to 4 CPUs (firmware/memory_map.h)
 
 struct MachineConfig {
+  // The emulator: Debian's (kQemuBinary on PATH) for machine `qemu`, our
+  // patched build for `ev5` (toolchain/build-qemu.sh, docs/ev5-machine.md).
+  std::string qemu_binary = kQemuBinary;
   std::string palcode;
   std::string kernel;
   std::string initrd;  // empty: none
@@ -32,7 +35,7 @@ struct MachineConfig {
 // not an Alpha ELF) before QEMU is started.
 void check_machine_config(const MachineConfig& config);
 
-// argv for execvp; argv[0] is kQemuBinary. COM1 is the console on stdio.
+// argv for execvp; argv[0] is config.qemu_binary. COM1 is the console on stdio.
 std::vector<std::string> qemu_command(const MachineConfig& config);
 
 }  // namespace dcpi::qemu

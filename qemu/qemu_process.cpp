@@ -147,6 +147,12 @@ std::string QemuProcess::exit_description() {
   return "killed by signal " + std::to_string(WTERMSIG(status));
 }
 
+void QemuProcess::terminate(double seconds) {
+  if (running()) ::kill(pid_, SIGTERM);
+  wait_exit(seconds);
+  kill();
+}
+
 void QemuProcess::kill() {
   if (running()) ::kill(pid_, SIGKILL);
   reap(true);

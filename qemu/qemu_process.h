@@ -34,6 +34,9 @@ class QemuProcess {
   std::string exit_description();
   const std::string& console() const { return console_; }
   void kill();
+  // SIGTERM, then up to `seconds` for QEMU to exit on its own (plugins write
+  // their files at exit), then SIGKILL.
+  void terminate(double seconds);
 
  private:
   void reap(bool block);

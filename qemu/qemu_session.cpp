@@ -23,7 +23,10 @@ const MachineConfig& checked(const MachineConfig& machine) {
 }  // namespace
 
 QemuSession::QemuSession(const MachineConfig& machine, std::ostream* console, SessionLimits limits)
-    : process_(qemu_command(checked(machine)), console), limits_(limits), start_(Clock::now()) {}
+    : process_(qemu_command(checked(machine)), console),
+      limits_(limits),
+      start_(Clock::now()),
+      plugins_loaded_(!machine.plugins.empty()) {}
 
 bool QemuSession::finished() {
   if (finished_) return true;
@@ -75,7 +78,12 @@ void QemuSession::require_finished() {
 std::string QemuSession::stop() {
   process_.pump(0.1);
   std::string console = process_.console();
-  process_.kill();
+  // TCG plugins (the ground truth, the EV5 model) write their files when
+  // QEMU exits normally, which SIGKILL would prevent.
+  if (plugins_loaded_)
+    process_.terminate(kPluginExitSeconds);
+  else
+    process_.kill();
   return console;
 }
 

@@ -73,6 +73,10 @@ class QemuSession {
   size_t searched_ = 0;        // console bytes already searched for kDoneMarker
   size_t panic_searched_ = 0;  // and for kPanicMarker
   bool finished_ = false;
+  bool plugins_loaded_ = false;
+  // A plugin's exit callback writes its whole table (the EV5 truth of a
+  // large run: a few seconds); QEMU is killed if it takes longer.
+  static constexpr double kPluginExitSeconds = 120;
 };
 
 template <typename Connect>

@@ -54,20 +54,26 @@ packages=(
   chromium                        # tests render the HTML report headless
   help2man                        # man pages from dcpi's help text
   dpkg-dev                        # apt-get source unpacks with dpkg-source
+  # Issue 14: the ev5 machine's qemu-system-alpha is built from Debian's
+  # qemu source with our plugin patch (toolchain/build-qemu.sh)
+  python3-venv python3-pycotap libglib2.0-dev libpixman-1-dev flex bison
 )
 
 missing=()
-for p in "${packages[@]}" qemu-system-misc; do
+for p in "${packages[@]}" qemu-system-misc meson; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# QEMU 10 needs meson >= 1.5 (bookworm has 1.0; its backports 1.7).
+meson_ok() { command -v meson >/dev/null && meson --version | grep -Eq '^(1\.([5-9]|[1-9][0-9])|[2-9])'; }
 qemu_ok() { command -v qemu-system-alpha >/dev/null && qemu-system-alpha --version | grep -Eq 'version (1[0-9]|[2-9][0-9])\.'; }
-if [ ${#missing[@]} -eq 0 ] && qemu_ok && [ $sources_added = no ]; then
+if [ ${#missing[@]} -eq 0 ] && qemu_ok && meson_ok && [ $sources_added = no ]; then
   echo "install-deps: everything is installed"
   exit 0
 fi
 
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${packages[@]}"
-apt-get install -y -q --no-install-recommends "${qemu_target[@]}" qemu-system-misc
+apt-get install -y -q --no-install-recommends "${qemu_target[@]}" qemu-system-misc meson
+meson_ok || { echo "install-deps: meson >= 1.5 is required to build QEMU 10" >&2; exit 1; }
 qemu_ok || { echo "install-deps: qemu-system-alpha >= 10 is required" >&2; exit 1; }
 echo "install-deps: done ($(qemu-system-alpha --version | head -1))"

@@ -26,6 +26,7 @@ namespace dcpi {
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
     "                [--period CYCLES [--period-range CYCLES]] [--events cycles] [--no-profile]\n"
+    "                [--machine qemu|ev5] [--truth FILE]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -54,6 +55,11 @@ const std::string_view kRunUsage =
     "  --period     sampling period base in cycles (default 61440 = 60K)\n"
     "  --period-range  width of the uniform random period (default 4096 = 4K)\n"
     "  --events     what to count; the emulated machine counts only cycles\n"
+    "  --machine    whose time the guest runs on: qemu (default; one cycle per\n"
+    "               instruction, exact and fast) or ev5 (our patched QEMU with a model of\n"
+    "               the Alpha 21164 charging its stalls to the guest clock; slower)\n"
+    "  --truth      also write the ground truth to FILE: exact execution counts (qemu),\n"
+    "               plus per-instruction cycles and stall causes (ev5); see dcpi score\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -196,6 +202,51 @@ std::filesystem::path build_directory(const ParsedOptions& options) {
                                 : default_build_directory();
 }
 
+// A file of the machines (the patched QEMU, the TCG plugins): build/qemu/ in
+// a build tree, PREFIX/lib/dcpi for an installed dcpi (install.cmake).
+std::optional<std::filesystem::path> machine_file(const std::filesystem::path& build,
+                                                  const std::string& name) {
+  std::error_code error;
+  for (const auto& directory : {build / "qemu", build.parent_path().parent_path() / "lib" / "dcpi"})
+    if (std::filesystem::exists(directory / name, error)) return directory / name;
+  return std::nullopt;
+}
+
+std::string required_machine_file(const std::filesystem::path& build, const std::string& name,
+                                  const std::string& what) {
+  if (const auto found = machine_file(build, name)) return found->string();
+  throw std::runtime_error("the ev5 machine needs " + what + " (" + name + ", looked in " +
+                           (build / "qemu").string() + "): build it with toolchain/build-qemu.sh " +
+                           "and reconfigure (cmake -S . -B build -DDCPI_EV5=ON)");
+}
+
+// --machine ev5|qemu and --truth FILE (issue 14): the emulator, the timing
+// plugin and where the ground truth goes. On `qemu` the truth is the
+// exec_counts plugin's exact counts; on `ev5` the model writes it.
+void parse_machine_choice(const ParsedOptions& options, const std::filesystem::path& build,
+                          RunOptions& run) {
+  const std::string machine = options.value("machine").value_or("qemu");
+  if (machine != "qemu" && machine != "ev5")
+    throw UsageError("--machine is qemu or ev5, not '" + machine + "'");
+  std::string truth;
+  if (const auto file = options.value("truth")) {
+    if (file->empty() || file->find(',') != std::string::npos)
+      throw UsageError("--truth takes a file name without commas (QEMU's option syntax)");
+    truth = ",out=" + std::filesystem::absolute(*file).string();
+  }
+  // MERGE-H: run.timing_machine = machine;
+  if (machine == "ev5") {
+    run.machine.qemu_binary =
+        required_machine_file(build, "qemu-system-alpha-ev5", "our patched qemu-system-alpha");
+    run.machine.plugins.push_back(
+        "file=" + required_machine_file(build, "libdcpi_ev5.so", "the 21164 model plugin") + truth);
+  } else if (!truth.empty()) {
+    const auto plugin = machine_file(build, "libdcpi_exec_counts.so");
+    if (!plugin) throw std::runtime_error("--truth needs libdcpi_exec_counts.so (not built)");
+    run.machine.plugins.push_back("file=" + plugin->string() + truth);
+  }
+}
+
 RunOptions parse_run_options(const ParsedOptions& options) {
   RunOptions run;
   const std::filesystem::path guest = build_directory(options) / "guest";
@@ -259,6 +310,7 @@ RunOptions parse_run_options(const ParsedOptions& options) {
   if (options.value("gdb-port"))
     run.gdb_port = static_cast<uint16_t>(parse_count(options, "gdb-port", 0, 1024, 65535));
   parse_machine_extras(options, run);
+  parse_machine_choice(options, build_directory(options), run);
   return run;
 }
 
@@ -338,7 +390,8 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
       arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
                    "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
                    "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
-                   "values-module", "values-capture", "append",  "plugin",   "com2-port"},
+                   "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
+                   "truth"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
   RunOptions run = parse_run_options(options);
   std::optional<BundledInitrd> bundled;

@@ -357,6 +357,10 @@ def case_errors(db):
             (["--mix", "../etc"], 2, "--mix takes a mix name"),
             (["--period", "70000"], 2, "--period must be a number"),
             (["--kernel", "/nonexistent.elf"], 1, "kernel (-kernel) not found"),
+            (["--machine", "ev6"], 2, "--machine is qemu or ev5, not 'ev6'"),
+            (["--truth", "a,b"], 2, "--truth takes a file name without commas"),
+            # the ev5 machine without our QEMU build: says what to build
+            (["--machine", "ev5", "--build", db + "-empty"], 1, "toolchain/build-qemu.sh"),
     ):
         done = run_dcpi("--db", db, *args)
         expect(done.returncode == code and text in done.stderr,

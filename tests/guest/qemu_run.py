@@ -35,9 +35,11 @@ def use_build(guest):
 
 
 def qemu_command(palcode, kernel, cpus=1, append="", gdb_port=None, initrd=None,
-                 serial2_port=None, plugin=None):
+                 serial2_port=None, plugin=None, machine="qemu", truth=None):
     """argv for QEMU, from `dcpi run --print-qemu-command`; raises BootError
-    with dcpi's message (missing file, not an Alpha ELF, ...)."""
+    with dcpi's message (missing file, not an Alpha ELF, ...). machine="ev5"
+    boots our patched QEMU with the 21164 model; truth=FILE asks for the
+    ground truth (docs/exec-counts-format.md)."""
     if DCPI is None:
         raise BootError("qemu_run.use_build(GUEST) was not called")
     args = [DCPI, "run", "--print-qemu-command", "--palcode", palcode, "--kernel", kernel,
@@ -48,6 +50,9 @@ def qemu_command(palcode, kernel, cpus=1, append="", gdb_port=None, initrd=None,
         args += ["--com2-port", str(serial2_port)]
     if plugin is not None:
         args += ["--plugin", plugin]
+    args += ["--machine", machine]
+    if truth is not None:
+        args += ["--truth", truth]
     done = subprocess.run(args, capture_output=True, text=True)
     if done.returncode != 0:
         message = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -60,9 +65,11 @@ def qemu_command(palcode, kernel, cpus=1, append="", gdb_port=None, initrd=None,
     return command
 
 
-def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300, initrd=None):
+def run_to_completion(palcode, kernel, cpus=1, append="", timeout=300, initrd=None,
+                      machine="qemu", truth=None):
     """Boots, waits for the guest to power off, returns its console text."""
-    command = qemu_command(palcode, kernel, cpus, append, initrd=initrd)
+    command = qemu_command(palcode, kernel, cpus, append, initrd=initrd, machine=machine,
+                           truth=truth)
     try:
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
                               text=True, errors="replace", timeout=timeout)

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Benchmark of the ev5 machine (issue 14): what DCPI's estimates are worth
+when the guest runs on modelled 21164 time, and what the model costs.
+
+For every bundled workload: boot it alone on 1 CPU on `ev5` at a dense
+period (2048 + [0, 256)) with the ground truth (`dcpi run --machine ev5
+--truth`), then `dcpi score`: frequency estimates (share of samples whose
+instruction's execution count is within 5/10/15 % of exact; DCPI got
+73/87/92 %) and, with --culprits, dcpicalc's stall explanations against the
+model's true causes (recall: share of true stall cycles whose cause is
+among the listed culprits; precision: share of listed culprits that were
+real).
+
+Costs, each measured in one run of this script: the wall-clock slowdown of
+`ev5` against `qemu` on the default mix on 4 CPUs (a ratio of host times;
+target <= 5x), and from the kernel's bench self-test on `ev5`: the DCPI
+handler's cost on a hash hit and a miss and the profiling slowdown, in
+modelled 21164 cycles (DCPI: 416 and ~700 cycles; 1-3 %).
+
+Usage: bench_ev5.py BUILD_DIR [--workloads a,b] [--json FILE] [--skip-costs]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_driver  # noqa: E402
+
+WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "bytecode",
+             "manyproc", "parallel4"]
+
+
+def dcpi(build, *args, check=True):
+    done = subprocess.run([os.path.join(build, "dcpi"), *args], capture_output=True, text=True,
+                          timeout=1800)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"dcpi {' '.join(args)}: exit {done.returncode}\n{done.stderr[-2000:]}")
+    return done
+
+
+def image_of(build, workload):
+    name = "shortlived" if workload == "manyproc" else workload  # manyproc's children
+    return os.path.join(build, "guest", "workloads", name)
+
+
+def accuracy(build, workload):
+    with tempfile.TemporaryDirectory() as tmp:
+        db, truth = os.path.join(tmp, "db"), os.path.join(tmp, "truth.txt")
+        dcpi(build, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", workload,
+             "--period", "2048", "--period-range", "256", "--db", db, "--truth", truth)
+        image = image_of(build, workload)
+        score = json.loads(dcpi(build, "score", "--db", db, "--counts", truth, "--image", image,
+                                "--json").stdout)
+        culprits = json.loads(dcpi(build, "score", "--db", db, "--counts", truth, "--image", image,
+                                   "--culprits", "--json").stdout)
+    row = {"workload": workload, "samples": score["instructions"]["total_weight"]}
+    for percent in (5, 10, 15):
+        row[f"within_{percent}"] = score["estimates"]["dcpi"]["instructions"][f"within_{percent}"]
+    overall = culprits.get("culprits", {}).get("overall", {})
+    row["culprit_recall"] = overall.get("recall")
+    row["culprit_precision"] = overall.get("precision")
+    row["culprits_by_cause"] = culprits.get("culprits", {}).get("by_cause", {})
+    return row
+
+
+def wall_seconds(build, machine):
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.monotonic()
+        dcpi(build, "run", "--quiet", "--machine", machine, "--mix", "default", "--cpus", "4",
+             "--db", os.path.join(tmp, "db"))
+        return time.monotonic() - start
+
+
+def costs(build):
+    guest = os.path.join(build, "guest")
+    qemu_seconds, ev5_seconds = wall_seconds(build, "qemu"), wall_seconds(build, "ev5")
+    driver = bench_driver.run(guest, 1, 300, "ev5")
+    return {"default_mix_qemu_seconds": qemu_seconds, "default_mix_ev5_seconds": ev5_seconds,
+            "wall_slowdown_ratio": ev5_seconds / qemu_seconds,
+            "hit_cycles": driver["hit_total_insns"], "miss_cycles": driver["miss_total_insns"],
+            "hit_handler_cycles": driver["hit_handler_insns"],
+            "miss_handler_cycles": driver["miss_handler_insns"],
+            "profiling_slowdown_percent": driver["slowdown_percent"]}
+
+
+def percent(value):
+    return "    -" if value is None else f"{100 * value:5.1f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--json", help="write the table as JSON here")
+    parser.add_argument("--skip-costs", action="store_true")
+    args = parser.parse_args()
+    rows = [accuracy(args.build, w) for w in args.workloads.split(",")]
+    print("machine ev5 (21164 model), 1 CPU, period 2048 + [0, 256)")
+    print(f"{'workload':<10} {'samples':>8}  {'within 5/10/15 % (DCPI 73/87/92)':>33}  "
+          f"{'culprit recall':>14} {'precision':>9}")
+    for r in rows:
+        within = " ".join(percent(r[f"within_{p}"]) for p in (5, 10, 15))
+        print(f"{r['workload']:<10} {r['samples']:>8.0f}  {within:>33}  "
+              f"{percent(r['culprit_recall']):>14} {percent(r['culprit_precision']):>9}")
+    result = {"machine": "ev5", "cpus": 1, "period": "2048 + [0, 256)", "rows": rows}
+    if not args.skip_costs:
+        c = costs(args.build)
+        result["costs"] = c
+        print(f"\ndefault mix, 4 CPUs: qemu {c['default_mix_qemu_seconds']:.1f} s, ev5 "
+              f"{c['default_mix_ev5_seconds']:.1f} s: ev5 is {c['wall_slowdown_ratio']:.2f}x "
+              f"slower (target <= 5x; host seconds, one run each)")
+        print(f"DCPI interrupt on ev5, 1 CPU, modelled cycles: hit {c['hit_cycles']:.0f} "
+              f"(handler {c['hit_handler_cycles']:.0f}), miss {c['miss_cycles']:.0f} "
+              f"(handler {c['miss_handler_cycles']:.0f}); DCPI: 416 and ~700")
+        print(f"profiling slowdown of the kernel mix in modelled cycles: "
+              f"{c['profiling_slowdown_percent']:.2f} % (DCPI: 1-3 %)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

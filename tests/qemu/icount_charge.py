@@ -12,6 +12,10 @@ plugin (tests/qemu/icount_charge_probe.cpp):
 - +10 units on the xor (offset 2): it costs 11 of the loop's 18 cycles, so it
   must get 11/18 of the samples, and the instruction after it only 1/18
   (the proof of concept's skid went there, ../shared/research/ev5-clock.md);
+- on 4 CPUs run round-robin (icount), each vCPU's callbacks get its own
+  index and scoreboard entry (the patch fixes QEMU baking the translating
+  vCPU's index into shared code): each secondary CPU's one pass through
+  secondary_entry is counted in its own entry (unpatched: all in CPU 1's);
 - instructions 1 and 4 issued with their predecessors: -1 unit charged at
   instructions 0 and 3 (a model refunds a co-issued instruction at the first
   of its group) makes them cost no time, and they get almost no samples.
@@ -58,6 +62,19 @@ def boot(append, qemu, plugin=None, cpus=1):
     if done.returncode != 0:
         raise AssertionError(f"QEMU failed: {done.stderr.strip()[-300:]}")
     return done.stdout.replace("\r\n", "\n")
+
+
+def check_each_vcpu_charges_its_own_entry():
+    entry = symbol(KERNEL, "secondary_entry")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "probe.txt")
+        text = boot("test=ipi", PATCHED, f"file={PROBE},pc={entry:x}:1,out={out}", cpus=4)
+        with open(out) as f:
+            probe = {k: int(v) for k, v in (line.split() for line in f)}
+    expect("cpus_online=4" in text and "DCPI-TEST done" in text,
+           "4 CPUs came online (secondary_entry charged) and the IPI test finished")
+    passes = [probe.get(f"vcpu{i}", 0) for i in range(4)]
+    expect(passes == [0, 1, 1, 1], f"each secondary's pass is in its own vCPU's entry: {passes}")
 
 
 def spread_histogram(charges):
@@ -114,5 +131,6 @@ def check_refund_makes_instructions_free():
 
 
 check_unpatched_paths_unchanged()
+check_each_vcpu_charges_its_own_entry()
 check_charge_is_taken_on_the_instruction()
 check_refund_makes_instructions_free()

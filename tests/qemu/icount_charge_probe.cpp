@@ -38,6 +38,7 @@ struct VcpuState {
   uint64_t units;  // the charge entry: first member, read by the patch's helper
   uint64_t last_pc;  // the instruction charged last
   uint64_t skip_pc;  // its re-execution after an exact exit
+  uint64_t executions;  // of charged instructions, by this vCPU
 };
 
 VcpuState* vcpu_state(unsigned vcpu) {
@@ -57,6 +58,7 @@ void on_charged_instruction(unsigned vcpu, void* userdata) {
     state->skip_pc = 1;  // odd: never an instruction address
     return;
   }
+  ++state->executions;
   state->units = static_cast<uint64_t>(probe.charges.at(pc));
   state->last_pc = pc;
   probe.charged.fetch_add(1, std::memory_order_relaxed);
@@ -82,6 +84,8 @@ void on_exit(qemu_plugin_id_t, void*) {
   if (!out) return;
   std::fprintf(out, "charged %" PRIu64 "\nexits %" PRIu64 "\n", probe.charged.load(),
                probe.exits.load());
+  for (int vcpu = 0; vcpu < qemu_plugin_num_vcpus(); ++vcpu)
+    std::fprintf(out, "vcpu%d %" PRIu64 "\n", vcpu, vcpu_state(vcpu)->executions);
   std::fclose(out);
 }
 

@@ -1,0 +1,197 @@
+// libdcpi_ev5.so: QEMU TCG plugin that runs the guest on 21164 time (issue
+// 14; docs/ev5-machine.md). Usage, under -icount shift=2,sleep=off:
+//   qemu-system-alpha ... -plugin file=libdcpi_ev5.so,out=PATH[,tuning=N...]
+//
+// At translation each block gets its static timing (block_timing.h) and
+// only the callbacks where something dynamic happens: block entry (I-cache,
+// ITB, branch outcome of the previous block), memory accesses, the first
+// reader of a loaded register (a conditional callback: only while a load is
+// outstanding) and the first multiply/divide. Every instruction whose cost is
+// not one cycle, or that may stall, gets an icount charge of its static cost
+// - 1 plus the per-vCPU `stall` word the callbacks fill.
+//
+// Exact exits (docs/ev5-machine.md): a charge that runs into a timer
+// deadline leaves `stall` non-zero and the vCPU leaves the block before the
+// charged instruction. The next block entry sees it, finds the instruction
+// in `last_charged`, and tells the model (VcpuModel::aborted), which neither
+// re-models nor re-counts its re-run.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qemu/plugins/ev5/block_record.h"
+#include "qemu/plugins/ev5/machine_options.h"
+#include "qemu/plugins/ev5/qemu_api.h"
+#include "qemu/plugins/ev5/truth_file.h"
+#include "qemu/plugins/ev5/vcpu_model.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+namespace {
+
+using dcpi::ev5::BlockRecord;
+using dcpi::ev5::InstructionRef;
+
+// Per-vCPU words that inline operations and charges read and write.
+struct ChargeWords {
+  uint64_t stall;         // cycles for the next charge with an entry; 0 after it
+  uint64_t last_charged;  // InstructionRef* of the last charge that could be positive
+  uint64_t pending;       // non-zero while a load is outstanding (gates operand callbacks)
+};
+
+struct State {
+  dcpi::ev5::PluginOptions options;
+  dcpi::ev5::BlockTable blocks;
+  std::vector<std::unique_ptr<dcpi::ev5::VcpuModel>> vcpus;
+  qemu_plugin_scoreboard* words = nullptr;
+  qemu_plugin_u64 stall{}, last_charged{}, pending{};
+  bool charging = false;  // the patched QEMU's charge API is there and -icount is on
+  bool probed = false;
+};
+
+State* state = nullptr;
+
+ChargeWords& words_of(unsigned int vcpu) {
+  return *static_cast<ChargeWords*>(qemu_plugin_scoreboard_find(state->words, vcpu));
+}
+
+void on_block_entry(unsigned int vcpu, void* userdata) {
+  auto* block = static_cast<BlockRecord*>(userdata);
+  ChargeWords& words = words_of(vcpu);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  if (state->charging && words.stall != 0 && words.last_charged != 0) {
+    const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
+    model.aborted(*ref->block, ref->index);
+  }
+  words.stall = state->charging ? model.enter(*block) : (model.enter(*block), 0);
+  words.pending = model.pending_loads();
+}
+
+void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& model) {
+  ChargeWords& words = words_of(vcpu);
+  if (state->charging) words.stall += cycles;
+  words.pending = model.pending_loads();
+}
+
+void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  uint64_t paddr = ~0ull;
+  if (const qemu_plugin_hwaddr* hw = qemu_plugin_get_hwaddr(info, vaddr)) {
+    if (qemu_plugin_hwaddr_is_io(hw)) return;  // device registers: not cached
+    paddr = qemu_plugin_hwaddr_phys_addr(hw);
+  }
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  const uint64_t cycles =
+      model.memory_access(*ref->block, ref->index, vaddr, paddr, qemu_plugin_mem_is_store(info));
+  deposit(vcpu, cycles, model);
+}
+
+void on_operands(unsigned int vcpu, void* userdata) {
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
+}
+
+void on_unit(unsigned int vcpu, void* userdata) {
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);
+}
+
+// The charge of one instruction: imm = static cost - 1, plus `stall` when a
+// callback may have put a stall there. A charge that can be positive first
+// names its instruction in last_charged.
+void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dynamic, int64_t imm) {
+  if (!state->charging) return;
+  const qemu_plugin_u64 none{nullptr, 0};
+  if (dynamic || imm > 0) {
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+        insn, QEMU_PLUGIN_INLINE_STORE_U64, state->last_charged,
+        reinterpret_cast<uint64_t>(&ref));
+  }
+  if (dynamic) {
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, imm);
+  } else if (imm > 0) {
+    // Through `stall`, so that an exact exit leaves it non-zero and is seen.
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                        state->stall, static_cast<uint64_t>(imm));
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, 0);
+  } else if (imm < 0) {
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, none, imm);
+  }
+}
+
+// Whether charges work (patched QEMU, -icount on): asked once, with the
+// first block's head charge, which is registered either way.
+void probe_charging(qemu_plugin_insn* first) {
+  state->probed = true;
+  state->charging = &qemu_plugin_register_vcpu_insn_exec_icount_charge != nullptr &&
+                    qemu_plugin_register_vcpu_insn_exec_icount_charge(first, state->stall, 0);
+}
+
+void register_instruction(qemu_plugin_insn* insn, BlockRecord& block, size_t i) {
+  const dcpi::ev5::InstructionTiming& t = block.timing.instructions[i];
+  const InstructionRef& ref = block.refs[i];
+  void* userdata = const_cast<InstructionRef*>(&ref);
+  if (t.load || t.store)
+    qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS,
+                                     t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R, userdata);
+  if (t.reads_loaded)
+    qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_operands, QEMU_PLUGIN_CB_NO_REGS,
+                                                QEMU_PLUGIN_COND_NE, state->pending, 0, userdata);
+  if (t.first_multiply || t.first_divide)
+    qemu_plugin_register_vcpu_insn_exec_cb(insn, on_unit, QEMU_PLUGIN_CB_NO_REGS, userdata);
+  const auto& previous = block.timing.instructions[i > 0 ? i - 1 : 0];
+  const bool after_access = i > 0 && (previous.load || previous.store);
+  const bool dynamic =
+      i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
+  if (i == 0 && !state->probed) {
+    probe_charging(insn);  // registered the head's charge (imm 0, entry stall)
+    return;
+  }
+  register_charge(insn, ref, dynamic, static_cast<int64_t>(t.cost) - 1);
+}
+
+void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
+  const size_t n = qemu_plugin_tb_n_insns(tb);
+  if (n == 0) return;
+  std::vector<uint32_t> words(n);
+  for (size_t i = 0; i < n; ++i)
+    qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
+  BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
+  qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
+  for (size_t i = 0; i < n; ++i) register_instruction(qemu_plugin_tb_get_insn(tb, i), block, i);
+}
+
+void on_exit(qemu_plugin_id_t, void*) {
+  std::vector<const dcpi::ev5::VcpuModel*> vcpus;
+  for (const auto& vcpu : state->vcpus) vcpus.push_back(vcpu.get());
+  if (!dcpi::ev5::write_truth_file(state->options.out_path, state->blocks.records(), vcpus))
+    std::fprintf(stderr, "ev5: cannot write %s\n", state->options.out_path.c_str());
+}
+
+}  // namespace
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info,
+                                           int argc, char** argv) {
+  state = new State();  // lives until QEMU exits
+  for (int i = 0; i < argc; ++i) {
+    std::string error;
+    if (!dcpi::ev5::apply_option(argv[i], state->options, error)) {
+      // qemu_plugin_outs is silent without -d plugin.
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return -1;
+    }
+  }
+  const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
+  for (int v = 0; v < vcpus; ++v)
+    state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(state->options.machine));
+  state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
+  state->stall = {state->words, offsetof(ChargeWords, stall)};
+  state->last_charged = {state->words, offsetof(ChargeWords, last_charged)};
+  state->pending = {state->words, offsetof(ChargeWords, pending)};
+  qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);
+  qemu_plugin_register_atexit_cb(id, on_exit, nullptr);
+  return 0;
+}

@@ -97,6 +97,16 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
       block.branch_target = isa::branch_target(in, t.pc);
     }
   }
+  int32_t leader = 0;
+  for (size_t i = 0; i < block.instructions.size(); ++i) {
+    InstructionTiming& t = block.instructions[i];
+    if (t.cost > 0) {
+      leader = static_cast<int32_t>(i);
+      t.charge = static_cast<int32_t>(t.cost) - 1;
+    } else {
+      --block.instructions[leader].charge;
+    }
+  }
   if (first_multiply >= 0) {
     block.instructions[first_multiply].first_multiply = true;
     block.multiplier_span =

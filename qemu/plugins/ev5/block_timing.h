@@ -23,12 +23,17 @@ struct InstructionTiming {
   uint64_t pc = 0;
   uint32_t cost = 1;    // static cycles at the head of the issue queue
   uint32_t offset = 0;  // static cycle it issues at, counted from the block's entry
+  // The icount charge's immediate: cost - 1 at an issue group's first
+  // instruction, less one for each instruction issuing with it (their units
+  // are refunded there, so that a timer deadline never falls on an
+  // instruction that takes no time); 0 for those others.
+  int32_t charge = 0;
   StaticStall stalls[2] = {};
   uint8_t stall_count = 0;
   uint64_t reads = 0;  // register slots read (bit n: integer n, bit 32+n: FP n)
   bool load = false, store = false;
   uint8_t destination = 0xff;  // register slot a load writes (0xff: none)
-  bool reads_loaded = false;  // first reader of a register loaded earlier in the block
+  bool reads_loaded = false;   // first reader of a register loaded earlier in the block
   bool first_multiply = false, first_divide = false;
 };
 

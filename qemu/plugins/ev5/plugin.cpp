@@ -8,7 +8,8 @@
 // reader of a loaded register (a conditional callback: only while a load is
 // outstanding) and the first multiply/divide. Every instruction whose cost is
 // not one cycle, or that may stall, gets an icount charge of its static cost
-// - 1 plus the per-vCPU `stall` word the callbacks fill.
+// - 1 (at an issue group's first instruction, less the units of the others)
+// plus the per-vCPU `stall` word the callbacks fill.
 //
 // Exact exits (docs/ev5-machine.md): a charge that runs into a timer
 // deadline leaves `stall` non-zero and the vCPU leaves the block before the
@@ -22,9 +23,9 @@
 
 #include "qemu/plugins/ev5/block_record.h"
 #include "qemu/plugins/ev5/machine_options.h"
-#include "qemu/plugins/ev5/qemu_api.h"
 #include "qemu/plugins/ev5/truth_file.h"
 #include "qemu/plugins/ev5/vcpu_model.h"
+#include "qemu/plugins/qemu_plugin.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -99,16 +100,15 @@ void on_unit(unsigned int vcpu, void* userdata) {
   deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);
 }
 
-// The charge of one instruction: imm = static cost - 1, plus `stall` when a
-// callback may have put a stall there. A charge that can be positive first
+// The charge of one instruction: its static charge (block_timing.h), plus
+// `stall` when a callback may have put a stall there. A charge that can be positive first
 // names its instruction in last_charged.
 void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dynamic, int64_t imm) {
   if (!state->charging) return;
   const qemu_plugin_u64 none{nullptr, 0};
   if (dynamic || imm > 0) {
     qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
-        insn, QEMU_PLUGIN_INLINE_STORE_U64, state->last_charged,
-        reinterpret_cast<uint64_t>(&ref));
+        insn, QEMU_PLUGIN_INLINE_STORE_U64, state->last_charged, reinterpret_cast<uint64_t>(&ref));
   }
   if (dynamic) {
     qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, imm);
@@ -124,10 +124,10 @@ void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dyn
 
 // Whether charges work (patched QEMU, -icount on): asked once, with the
 // first block's head charge, which is registered either way.
-void probe_charging(qemu_plugin_insn* first) {
+void probe_charging(qemu_plugin_insn* first, int64_t imm) {
   state->probed = true;
   state->charging = &qemu_plugin_register_vcpu_insn_exec_icount_charge != nullptr &&
-                    qemu_plugin_register_vcpu_insn_exec_icount_charge(first, state->stall, 0);
+                    qemu_plugin_register_vcpu_insn_exec_icount_charge(first, state->stall, imm);
 }
 
 void register_instruction(qemu_plugin_insn* insn, BlockRecord& block, size_t i) {
@@ -147,10 +147,10 @@ void register_instruction(qemu_plugin_insn* insn, BlockRecord& block, size_t i) 
   const bool dynamic =
       i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
   if (i == 0 && !state->probed) {
-    probe_charging(insn);  // registered the head's charge (imm 0, entry stall)
+    probe_charging(insn, t.charge);  // registers the head's charge
     return;
   }
-  register_charge(insn, ref, dynamic, static_cast<int64_t>(t.cost) - 1);
+  register_charge(insn, ref, dynamic, t.charge);
 }
 
 void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
@@ -173,8 +173,8 @@ void on_exit(qemu_plugin_id_t, void*) {
 
 }  // namespace
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info,
-                                           int argc, char** argv) {
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                           char** argv) {
   state = new State();  // lives until QEMU exits
   for (int i = 0; i < argc; ++i) {
     std::string error;

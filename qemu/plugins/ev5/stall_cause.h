@@ -23,9 +23,9 @@ enum class Cause : uint8_t {
 inline constexpr int kCauseCount = 11;
 
 constexpr const char* cause_name(Cause cause) {
-  constexpr const char* kNames[kCauseCount] = {"slot",  "dep", "imul_busy", "fdiv_busy",
-                                                "icache", "dcache", "itb",  "dtb",
-                                                "wbuf",  "mispredict", "other"};
+  constexpr const char* kNames[kCauseCount] = {"slot",   "dep",        "imul_busy", "fdiv_busy",
+                                               "icache", "dcache",     "itb",       "dtb",
+                                               "wbuf",   "mispredict", "other"};
   return kNames[static_cast<int>(cause)];
 }
 

@@ -46,8 +46,7 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   stall += mispredict_stall(timing);
   // A block reading a register whose load is still outstanding waits for it
   // at its head (the reader's position in the block is not modelled).
-  if (pending_ & timing.live_in)
-    stall += wait_for_loads(timing.live_in, pc, block_start_ + stall);
+  if (pending_ & timing.live_in) stall += wait_for_loads(timing.live_in, pc, block_start_ + stall);
   return stall;
 }
 
@@ -105,9 +104,9 @@ void VcpuModel::aborted(BlockRecord& block, uint32_t index) {
   const InstructionTiming& t = block.timing.instructions[index];
   block.cut[index].fetch_add(1, std::memory_order_relaxed);
   ++truth_.exact_exits;
-  // The static part of its cost was charged; the re-run (a block head) is
-  // counted with a head's cost of 1, which its charge of 0 matches.
-  truth_.cycle_corrections[t.pc] += static_cast<int64_t>(t.cost) - 1;
+  // Its static charge was made; the re-run (a block head) is counted with a
+  // head's cost of 1, which the unit icount counts for it matches.
+  truth_.cycle_corrections[t.pc] += t.charge;
   for (uint8_t k = 0; k < t.stall_count; ++k)
     truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
   skip_pc_ = t.pc;

@@ -36,8 +36,8 @@ class VcpuModel {
   void aborted(BlockRecord& block, uint32_t index);
   // After the load or store at instruction `index` (virtual and physical
   // address; physical ~0 when unknown): the stall of instruction index + 1.
-  uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr,
-                         uint64_t paddr, bool store);
+  uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr, uint64_t paddr,
+                         bool store);
   // At the first reader of a register loaded earlier in the block.
   uint64_t operands_ready(const BlockRecord& block, uint32_t index);
   // At the block's first multiply or divide: the unit may still be busy.

@@ -22,7 +22,7 @@ struct PairHash {
 
 struct VcpuTruth {
   std::map<std::tuple<uint64_t, Cause, uint64_t>, uint64_t> stalls;  // (pc, cause, culprit)
-  std::map<uint64_t, int64_t> cycle_corrections;                      // pc -> cycles
+  std::map<uint64_t, int64_t> cycle_corrections;                     // pc -> cycles
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> edges;
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
 

@@ -54,8 +54,8 @@ bool WriteBuffer::store(uint64_t address, uint64_t now, uint64_t retire_cycles) 
     previous_end = youngest.retired;
   }
   const uint64_t start = std::max(previous_end, now + kIdleRetireCycles);
-  at(count_) = Entry{.line = line, .cost = retire_cycles, .retire_start = start,
-                     .retired = start + retire_cycles};
+  at(count_) = Entry{
+      .line = line, .cost = retire_cycles, .retire_start = start, .retired = start + retire_cycles};
   ++count_;
   return true;
 }

@@ -1,7 +1,13 @@
-// QEMU's real plugin API (include/qemu/qemu-plugin.h of the source tree our
-// qemu-system-alpha is built from), for C++: glib first, outside the C
-// linkage block, because glib's C++ parts are templates.
+// QEMU's plugin API for our plugins. With DCPI_REAL_QEMU_PLUGIN_H (CMake
+// sets it when it finds include/qemu/qemu-plugin.h of the source tree our
+// qemu-system-alpha is built from) the real header, for C++: glib first,
+// outside the C linkage block, because glib's C++ parts are templates.
+// Without it, exec_counts falls back to our declared subset
+// (qemu_plugin_api.h); the EV5 plugin is not built then.
 #pragma once
+#ifndef DCPI_REAL_QEMU_PLUGIN_H
+#include "qemu/plugins/qemu_plugin_api.h"
+#else
 #include <glib.h>
 
 extern "C" {
@@ -21,3 +27,4 @@ bool qemu_plugin_register_vcpu_insn_exec_icount_charge(struct qemu_plugin_insn* 
 // ---- END ------------------------------------------------------------------
 #pragma weak qemu_plugin_register_vcpu_insn_exec_icount_charge
 }
+#endif  // DCPI_REAL_QEMU_PLUGIN_H

@@ -1,0 +1,28 @@
+// Alpha instruction words for the EV5 model tests (Alpha Architecture
+// Handbook formats: memory, operate, branch).
+#pragma once
+#include <cstdint>
+
+namespace dcpi::ev5::testing {
+
+constexpr uint32_t memory(uint32_t opcode, uint32_t ra, uint32_t rb, int16_t disp) {
+  return opcode << 26 | ra << 21 | rb << 16 | static_cast<uint16_t>(disp);
+}
+constexpr uint32_t ldq(uint32_t ra, uint32_t rb, int16_t disp = 0) {
+  return memory(0x29, ra, rb, disp);
+}
+constexpr uint32_t stq(uint32_t ra, uint32_t rb, int16_t disp = 0) {
+  return memory(0x2d, ra, rb, disp);
+}
+constexpr uint32_t addq(uint32_t ra, uint32_t rb, uint32_t rc) {
+  return 0x10u << 26 | ra << 21 | rb << 16 | 0x20u << 5 | rc;
+}
+constexpr uint32_t mulq(uint32_t ra, uint32_t rb, uint32_t rc) {
+  return 0x13u << 26 | ra << 21 | rb << 16 | 0x20u << 5 | rc;
+}
+// bne ra, displacement in instructions from the next one.
+constexpr uint32_t bne(uint32_t ra, int32_t displacement) {
+  return 0x3du << 26 | ra << 21 | (static_cast<uint32_t>(displacement) & 0x1fffff);
+}
+
+}  // namespace dcpi::ev5::testing

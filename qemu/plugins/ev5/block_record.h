@@ -27,8 +27,9 @@ struct InstructionRef {
 };
 
 struct BlockRecord {
-  explicit BlockRecord(BlockTiming t);
+  BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words);
   BlockTiming timing;
+  std::vector<uint32_t> words;
   std::vector<InstructionRef> refs;  // never resized: callbacks hold pointers
   std::atomic<uint64_t> entries{0};
   // cut[k]: entries that left the block before instruction k ran (an exact
@@ -38,6 +39,16 @@ struct BlockRecord {
   uint64_t executions(size_t i) const;
 };
 
+// Instructions [first, first + n) of `whole`, timed as they are there.
+BlockTiming slice_timing(const BlockTiming& whole, size_t first, size_t n);
+
+// A block QEMU cuts short (icount trims a block to the instructions left
+// before a timer deadline; what is left of it then runs as a block of its
+// own) is timed as a slice of the whole block it was cut from, the most
+// entered complete block that holds it: an issue group split by the cut
+// keeps its cost and its refunds where the whole block has them, so the
+// deadline after the cut falls on the next group's first instruction, as it
+// would in the whole block, never on an instruction that takes no time.
 class BlockTable {
  public:
   BlockRecord& find_or_add(uint64_t pc, std::span<const uint32_t> words);
@@ -48,6 +59,9 @@ class BlockTable {
   using Key = std::tuple<uint64_t, size_t, uint64_t>;  // pc, length, hash of the words
   mutable std::mutex mutex_;
   std::map<Key, std::unique_ptr<BlockRecord>> records_;
+  const BlockRecord* enclosing(uint64_t pc, std::span<const uint32_t> words, size_t& first) const;
+  // Complete blocks (ending in a control transfer) by their first PC.
+  std::multimap<uint64_t, const BlockRecord*> complete_;
 };
 
 }  // namespace dcpi::ev5

@@ -71,6 +71,7 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
     t.pc = pc + 4 * i;
     t.reads = slots(operands.read);
     const uint64_t writes = slots(operands.written);
+    t.writes = writes;
     const isa::Ev5Issue issue = scheduler.issue(scheduler_view(t.pc, ev5_class, t.reads, writes));
     t.cost = issue.head_cycles;
     t.offset = issue.issue_cycle;
@@ -92,9 +93,12 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
       if (first_divide < 0) first_divide = static_cast<int64_t>(i);
       divider_free = t.offset + busy;
     }
-    if (i + 1 == words.size() && isa::control_flow(in) == isa::ControlFlow::kConditionalBranch) {
-      block.ends_in_conditional_branch = true;
-      block.branch_target = isa::branch_target(in, t.pc);
+    if (i + 1 == words.size()) {
+      block.ends_in_transfer = isa::control_flow(in) != isa::ControlFlow::kFallThrough;
+      if (isa::control_flow(in) == isa::ControlFlow::kConditionalBranch) {
+        block.ends_in_conditional_branch = true;
+        block.branch_target = isa::branch_target(in, t.pc);
+      }
     }
   }
   int32_t leader = 0;

@@ -25,6 +25,10 @@ struct Machine {
   uint32_t scache_latency = 8;
   uint32_t bcache_latency = 15;
   uint32_t memory_latency = 100;
+  // Cycles one 64-byte line transfer occupies the memory bus: fills wait for
+  // it, and a line the write buffer allocates costs a second transfer for
+  // its later write-back.
+  uint32_t memory_bus_cycles = 48;
   uint32_t itb_refill = 25;  // PALcode ITB miss handler
   uint32_t dtb_refill = 25;  // PALcode DTB miss handler
   uint32_t mispredict_penalty = 5;

@@ -11,13 +11,19 @@ MemorySystem::MemorySystem(const Machine& machine)
       scache_(Machine::kScacheBytes, Machine::kScacheWays, Machine::kL2LineBytes),
       bcache_(machine.bcache_bytes, 1, Machine::kL2LineBytes) {}
 
+uint64_t MemorySystem::bus_start(uint64_t now) {
+  const uint64_t start = std::max(now, bus_free_);
+  bus_free_ = start + machine_.memory_bus_cycles;
+  return start;
+}
+
 uint64_t MemorySystem::fill_latency(uint64_t address, uint64_t now) {
   if (scache_.lookup(address, now).hit) return machine_.scache_latency;
   ++events_.scache_miss;
   uint64_t latency = machine_.bcache_latency;
   if (!bcache_.lookup(address, now).hit) {
     ++events_.bcache_miss;
-    latency = machine_.memory_latency;
+    latency = bus_start(now) - now + machine_.memory_latency;
     bcache_.fill(address, now + latency);
   }
   scache_.fill(address, now + latency);
@@ -49,16 +55,19 @@ uint64_t MemorySystem::store(uint64_t address, uint64_t now) {
   // The D-cache is write-through without allocation; the entry's write needs
   // the line in the (write-back) S-cache, fetched first if it is missing.
   uint64_t retire = machine_.wbuf_retire;
-  if (!scache_.lookup(address, at).hit) retire += fill_latency(address, at);
+  if (!scache_.lookup(address, at).hit) {
+    retire += fill_latency(address, at);
+    bus_start(at);  // the line's write-back, some time later
+  }
   write_buffer_.store(address, at, retire);
   return wait;
 }
 
-uint64_t MemorySystem::fetch(uint64_t address) {
-  if (icache_.lookup(address, 0).hit) return 0;
+uint64_t MemorySystem::fetch(uint64_t address, uint64_t now) {
+  if (icache_.lookup(address, now).hit) return 0;
   ++events_.icache_miss;
-  const uint64_t latency = fill_latency(address, 0);
-  icache_.fill(address, 0);
+  const uint64_t latency = fill_latency(address, now);
+  icache_.fill(address, now);
   return latency;
 }
 

@@ -3,7 +3,8 @@
 // lines (D write-through, read-allocate), the 96 KB 3-way S-cache and the
 // direct-mapped B-cache with 64-byte lines, memory, the miss address file
 // (at most six D-stream misses outstanding; loads to a line being filled
-// wait for that fill) and the write buffer. Times are absolute cycles of the
+// wait for that fill), the memory bus (one line transfer at a time) and the
+// write buffer. Times are absolute cycles of the
 // CPU's own clock.
 #pragma once
 #include <array>
@@ -32,7 +33,7 @@ class MemorySystem {
   // Cycles a store issued at `now` waits for the write buffer, then enters it.
   uint64_t store(uint64_t address, uint64_t now);
   // Stall cycles of fetching the I-cache line holding `address` at `now`.
-  uint64_t fetch(uint64_t address);
+  uint64_t fetch(uint64_t address, uint64_t now);
 
   const MemoryEvents& events() const { return events_; }
 
@@ -41,12 +42,15 @@ class MemorySystem {
   // B-cache or memory), filling those on the way.
   uint64_t fill_latency(uint64_t address, uint64_t now);
   uint64_t miss_slot_free(uint64_t now);
+  // When a memory transfer asked for at `now` gets the bus (and takes it).
+  uint64_t bus_start(uint64_t now);
 
   const Machine& machine_;
   Cache icache_, dcache_, scache_, bcache_;
   WriteBuffer write_buffer_;
   std::array<uint64_t, Machine::kMissAddressFileEntries> outstanding_{};  // fill completions
   MemoryEvents events_;
+  uint64_t bus_free_ = 0;
 };
 
 }  // namespace dcpi::ev5

@@ -65,7 +65,7 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
   // are charged at the head too (the hardware's stream buffer overlaps them
   // partly; not modelled).
   for (uint64_t line = pc / Machine::kL1LineBytes; line <= last / Machine::kL1LineBytes; ++line) {
-    const uint64_t cycles = memory_.fetch(line * Machine::kL1LineBytes);
+    const uint64_t cycles = memory_.fetch(line * Machine::kL1LineBytes, block_start_ + stall);
     truth_.stall(pc, Cause::kIcache, kNoCulprit, cycles);
     stall += cycles;
   }

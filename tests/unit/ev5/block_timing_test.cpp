@@ -1,5 +1,7 @@
 #include "qemu/plugins/ev5/block_timing.h"
 
+#include "qemu/plugins/ev5/block_record.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -58,6 +60,32 @@ TEST(Ev5BlockTiming, ConditionalBranchTargetAndMultiplierSpan) {
   // mulq -> mulq: 12 + 1 cycles; the second keeps the multiplier 8 more.
   EXPECT_EQ(block.instructions[1].offset, 13u);
   EXPECT_EQ(block.multiplier_span, 21u);
+}
+
+TEST(Ev5BlockTable, ABlockCutShortIsTimedAsPartOfTheWholeBlock) {
+  BlockTable table;
+  // ldq+lda | lda+cmpeq | stq+beq: three issue groups, the loop of copy.
+  const std::vector<uint32_t> words = {ldq(4, 1),    addq(1, 2, 1),  addq(2, 3, 2),
+                                       addq(1, 5, 3), stq(4, 2, -8), bne(3, -6)};
+  BlockRecord& whole = table.find_or_add(0x1000, words);
+  EXPECT_TRUE(whole.timing.ends_in_transfer);
+  EXPECT_EQ(whole.timing.instructions[0].charge, -1);  // refunds the second's unit
+  // icount cut the block after the load: the pair's refund stays at the load.
+  BlockRecord& cut = table.find_or_add(0x1000, std::span(words).first(1));
+  ASSERT_EQ(cut.timing.instructions.size(), 1u);
+  EXPECT_EQ(cut.timing.instructions[0].charge, -1);
+  EXPECT_FALSE(cut.timing.ends_in_conditional_branch);
+  // What is left runs cut short too: the second of the pair costs its unit.
+  BlockRecord& rest = table.find_or_add(0x1004, std::span(words).subspan(1, 1));
+  EXPECT_EQ(rest.timing.instructions[0].cost, 0u);
+  EXPECT_EQ(rest.timing.instructions[0].charge, 0);
+  EXPECT_EQ(&table.find_or_add(0x1000, words), &whole);
+  // A complete block starting there is timed on its own (a block head).
+  BlockRecord& own = table.find_or_add(0x1004, std::span(words).subspan(1));
+  EXPECT_EQ(own.timing.instructions[0].cost, 1u);
+  // Other code at the same address is timed on its own.
+  const std::vector<uint32_t> other = {addq(1, 1, 1)};
+  EXPECT_EQ(table.find_or_add(0x1000, other).timing.instructions[0].charge, 0);
 }
 
 }  // namespace

@@ -59,18 +59,29 @@ TEST(Ev5MemorySystem, LoadLatencyByLevel) {
 
 TEST(Ev5MemorySystem, SixMissesOutstandingThenTheSeventhWaits) {
   Machine machine;
+  machine.memory_bus_cycles = 0;  // only the miss address file limits
   MemorySystem memory(machine);
   for (uint64_t i = 0; i < 6; ++i) EXPECT_EQ(memory.load(i * 0x10000, 0), 100u);
   // The miss address file is full until the first fill completes at 100.
   EXPECT_EQ(memory.load(6 * 0x10000, 0), 200u);
 }
 
+TEST(Ev5MemorySystem, MemoryFillsTakeTheBusOneAtATime) {
+  Machine machine;
+  MemorySystem memory(machine);
+  EXPECT_EQ(memory.load(0x10000, 0), 100u);
+  EXPECT_EQ(memory.load(0x20000, 0), 148u);  // waits 48 cycles for the bus
+  EXPECT_EQ(memory.load(0x30000, 500), 600u);
+  // An S-cache hit does not use the bus.
+  EXPECT_EQ(memory.load(0x30020, 500), 508u);
+}
+
 TEST(Ev5MemorySystem, InstructionFetchMissesOncePerLine) {
   Machine machine;
   MemorySystem memory(machine);
-  EXPECT_EQ(memory.fetch(0x2000), 100u);
-  EXPECT_EQ(memory.fetch(0x2000), 0u);
-  EXPECT_EQ(memory.fetch(0x2020), 8u);  // same S-cache line, other I-cache line
+  EXPECT_EQ(memory.fetch(0x2000, 0), 100u);
+  EXPECT_EQ(memory.fetch(0x2000, 0), 0u);
+  EXPECT_EQ(memory.fetch(0x2020, 0), 8u);  // same S-cache line, other I-cache line
   EXPECT_EQ(memory.events().icache_miss, 2u);
 }
 

@@ -1,7 +1,10 @@
 // Alpha instruction words for the EV5 model tests (Alpha Architecture
-// Handbook formats: memory, operate, branch).
+// Handbook formats: memory, operate, branch) and blocks made of them.
 #pragma once
 #include <cstdint>
+#include <vector>
+
+#include "qemu/plugins/ev5/block_record.h"
 
 namespace dcpi::ev5::testing {
 
@@ -23,6 +26,11 @@ constexpr uint32_t mulq(uint32_t ra, uint32_t rb, uint32_t rc) {
 // bne ra, displacement in instructions from the next one.
 constexpr uint32_t bne(uint32_t ra, int32_t displacement) {
   return 0x3du << 26 | ra << 21 | (static_cast<uint32_t>(displacement) & 0x1fffff);
+}
+
+// A block record of `words` at `pc`, timed as the plugin times it.
+inline BlockRecord block_of(uint64_t pc, std::vector<uint32_t> words) {
+  return BlockRecord(time_block(pc, words), words);
 }
 
 }  // namespace dcpi::ev5::testing

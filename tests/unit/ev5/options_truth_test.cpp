@@ -36,8 +36,7 @@ TEST(Ev5TruthFile, VersionTwoLines) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = 0xfffffc0000001000ull;
-  BlockRecord block(
-      time_block(pc, std::vector<uint32_t>{testing::ldq(1, 16), testing::addq(1, 1, 2)}));
+  BlockRecord block = testing::block_of(pc, {testing::ldq(1, 16), testing::addq(1, 1, 2)});
   model.enter(block);
   model.memory_access(block, 0, pc + 0x100000, 0x101000, false);
   model.operands_ready(block, 1);

@@ -24,7 +24,7 @@ TEST(Ev5VcpuModel, ALoadMissStallsItsReaderAndHitsAfterwards) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x1000;
-  BlockRecord block(time_block(pc, std::vector<uint32_t>{ldq(1, 16), addq(1, 1, 2)}));
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
   EXPECT_EQ(model.enter(block), 100u);  // the cold I-cache line, from memory
   EXPECT_EQ(stall_of(model, pc, Cause::kIcache, kNoCulprit), 100u);
   // The load issues at 100 and misses everywhere: data at 200; its reader
@@ -46,7 +46,7 @@ TEST(Ev5VcpuModel, ADtbMissIsChargedAtTheNextInstruction) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x2000;
-  BlockRecord block(time_block(pc, std::vector<uint32_t>{ldq(1, 16), addq(2, 2, 3)}));
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(2, 2, 3)});
   model.enter(block);
   EXPECT_EQ(model.memory_access(block, 0, 0x120000000, 0x300000, false), machine.dtb_refill);
   EXPECT_EQ(stall_of(model, pc + 4, Cause::kDtb, pc), machine.dtb_refill);
@@ -58,8 +58,8 @@ TEST(Ev5VcpuModel, AnAccessAtABlocksEndIsChargedAtTheNextHead) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x3000;
-  BlockRecord first(time_block(pc, std::vector<uint32_t>{ldq(1, 16)}));
-  BlockRecord second(time_block(pc + 4, std::vector<uint32_t>{addq(2, 2, 3)}));
+  BlockRecord first = testing::block_of(pc, {ldq(1, 16)});
+  BlockRecord second = testing::block_of(pc + 4, {addq(2, 2, 3)});
   model.enter(first);
   EXPECT_EQ(model.memory_access(first, 0, 0x120000000, 0x300000, false), 0u);
   // Same I-cache line: the head's stall is the DTB refill alone.
@@ -71,8 +71,8 @@ TEST(Ev5VcpuModel, AMispredictedLoopExitCostsFiveCycles) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x4000;
-  BlockRecord loop(time_block(pc, std::vector<uint32_t>{addq(1, 1, 1), bne(1, -2)}));
-  BlockRecord after(time_block(pc + 8, std::vector<uint32_t>{addq(2, 2, 2)}));
+  BlockRecord loop = testing::block_of(pc, {addq(1, 1, 1), bne(1, -2)});
+  BlockRecord after = testing::block_of(pc + 8, {addq(2, 2, 2)});
   model.enter(loop);
   EXPECT_EQ(model.enter(loop), 0u);   // taken backward branch: predicted
   EXPECT_EQ(model.enter(after), 5u);  // falls through: mispredicted
@@ -85,7 +85,7 @@ TEST(Ev5VcpuModel, AFullWriteBufferStallsTheInstructionAfterTheStore) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x5000;
-  BlockRecord block(time_block(pc, std::vector<uint32_t>{stq(1, 16), addq(2, 2, 3)}));
+  BlockRecord block = testing::block_of(pc, {stq(1, 16), addq(2, 2, 3)});
   uint64_t stalled = 0;
   for (uint64_t line = 0; line < 7; ++line) {
     model.enter(block);
@@ -100,7 +100,7 @@ TEST(Ev5VcpuModel, TheMultiplierStaysBusyAcrossBlocks) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x6000;
-  BlockRecord block(time_block(pc, std::vector<uint32_t>{mulq(1, 2, 3)}));
+  BlockRecord block = testing::block_of(pc, {mulq(1, 2, 3)});
   model.enter(block);
   EXPECT_EQ(model.unit_ready(block, 0), 0u);
   model.enter(block);  // one cycle later: busy for 7 more
@@ -112,8 +112,8 @@ TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
   Machine machine;
   VcpuModel model(machine);
   const uint64_t pc = kKseg + 0x7000;
-  BlockRecord block(time_block(pc, std::vector<uint32_t>{ldq(1, 16), addq(1, 1, 2)}));
-  BlockRecord rerun(time_block(pc + 4, std::vector<uint32_t>{addq(1, 1, 2)}));
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
+  BlockRecord rerun = testing::block_of(pc + 4, {addq(1, 1, 2)});
   model.enter(block);
   model.aborted(block, 1);
   EXPECT_EQ(block.executions(0), 1u);

@@ -49,6 +49,7 @@ uint64_t MemorySystem::load(uint64_t address, uint64_t now) {
 }
 
 uint64_t MemorySystem::store(uint64_t address, uint64_t now) {
+  if (write_buffer_.merges_into_newest(address, now)) return 0;
   const uint64_t wait = write_buffer_.wait(address, now);
   if (wait) ++events_.wbuf_full;
   const uint64_t at = now + wait;

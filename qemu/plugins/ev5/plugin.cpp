@@ -16,6 +16,7 @@
 // charged instruction. The next block entry sees it, finds the instruction
 // in `last_charged`, and tells the model (VcpuModel::aborted), which neither
 // re-models nor re-counts its re-run.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -46,6 +47,7 @@ struct State {
   dcpi::ev5::BlockTable blocks;
   std::vector<std::unique_ptr<dcpi::ev5::VcpuModel>> vcpus;
   qemu_plugin_scoreboard* words = nullptr;
+  std::vector<ChargeWords*> words_of;  // per vCPU, into `words`
   qemu_plugin_u64 stall{}, last_charged{}, pending{};
   bool charging = false;  // the patched QEMU's charge API is there and -icount is on
   bool probed = false;
@@ -53,8 +55,16 @@ struct State {
 
 State* state = nullptr;
 
+// The scoreboard moves only when QEMU adds a vCPU (on_vcpu_init forgets the
+// cached pointers then).
 ChargeWords& words_of(unsigned int vcpu) {
-  return *static_cast<ChargeWords*>(qemu_plugin_scoreboard_find(state->words, vcpu));
+  ChargeWords*& words = state->words_of[vcpu];
+  if (!words) words = static_cast<ChargeWords*>(qemu_plugin_scoreboard_find(state->words, vcpu));
+  return *words;
+}
+
+void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
+  std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
 void on_block_entry(unsigned int vcpu, void* userdata) {
@@ -77,14 +87,11 @@ void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& mod
 
 void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
   const auto* ref = static_cast<const InstructionRef*>(userdata);
-  uint64_t paddr = ~0ull;
-  if (const qemu_plugin_hwaddr* hw = qemu_plugin_get_hwaddr(info, vaddr)) {
-    if (qemu_plugin_hwaddr_is_io(hw)) return;  // device registers: not cached
-    paddr = qemu_plugin_hwaddr_phys_addr(hw);
-  }
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  const uint64_t cycles =
-      model.memory_access(*ref->block, ref->index, vaddr, paddr, qemu_plugin_mem_is_store(info));
+  // Caches are looked up by virtual address: asking QEMU for the physical
+  // one costs a TLB walk per access (docs/ev5-machine.md).
+  const uint64_t cycles = model.memory_access(*ref->block, ref->index, vaddr, ~0ull,
+                                              qemu_plugin_mem_is_store(info));
   deposit(vcpu, cycles, model);
 }
 
@@ -130,10 +137,18 @@ void probe_charging(qemu_plugin_insn* first, int64_t imm) {
                     qemu_plugin_register_vcpu_insn_exec_icount_charge(first, state->stall, imm);
 }
 
-void register_instruction(qemu_plugin_insn* insn, BlockRecord& block, size_t i) {
-  const dcpi::ev5::InstructionTiming& t = block.timing.instructions[i];
-  const InstructionRef& ref = block.refs[i];
-  void* userdata = const_cast<InstructionRef*>(&ref);
+// Instructions where a callback may put a stall into `stall`: a block's
+// head, the one after a memory access, the first reader of a loaded
+// register, the first multiply or divide.
+bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
+  const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
+  const bool after_access =
+      i > 0 && (timing.instructions[i - 1].load || timing.instructions[i - 1].store);
+  return i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
+}
+
+void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t,
+                        void* userdata) {
   if (t.load || t.store)
     qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS,
                                      t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R, userdata);
@@ -142,15 +157,30 @@ void register_instruction(qemu_plugin_insn* insn, BlockRecord& block, size_t i) 
                                                 QEMU_PLUGIN_COND_NE, state->pending, 0, userdata);
   if (t.first_multiply || t.first_divide)
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_unit, QEMU_PLUGIN_CB_NO_REGS, userdata);
-  const auto& previous = block.timing.instructions[i > 0 ? i - 1 : 0];
-  const bool after_access = i > 0 && (previous.load || previous.store);
-  const bool dynamic =
-      i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
-  if (i == 0 && !state->probed) {
-    probe_charging(insn, t.charge);  // registers the head's charge
-    return;
+}
+
+// Refunds of instructions that cannot stall are made at the block's head,
+// all at once (a helper call fewer each); positive charges stay where the
+// time goes, so that a deadline inside them is taken there.
+void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
+  const dcpi::ev5::BlockTiming& timing = block.timing;
+  const size_t n = timing.instructions.size();
+  int64_t head_refunds = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (!may_stall(timing, i) && timing.instructions[i].charge < 0)
+      head_refunds += timing.instructions[i].charge;
+  for (size_t i = 0; i < n; ++i) {
+    qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
+    const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
+    register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]));
+    if (i == 0 && !state->probed) {
+      probe_charging(insn, t.charge + head_refunds);  // registers the head's charge
+    } else if (i == 0) {
+      register_charge(insn, block.refs[i], true, t.charge + head_refunds);
+    } else if (may_stall(timing, i) || t.charge > 0) {
+      register_charge(insn, block.refs[i], may_stall(timing, i), t.charge);
+    }
   }
-  register_charge(insn, ref, dynamic, t.charge);
 }
 
 void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
@@ -161,7 +191,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
     qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
   qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
-  for (size_t i = 0; i < n; ++i) register_instruction(qemu_plugin_tb_get_insn(tb, i), block, i);
+  register_block(tb, block);
 }
 
 void on_exit(qemu_plugin_id_t, void*) {
@@ -188,9 +218,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   for (int v = 0; v < vcpus; ++v)
     state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(state->options.machine));
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
+  state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
   state->stall = {state->words, offsetof(ChargeWords, stall)};
   state->last_charged = {state->words, offsetof(ChargeWords, last_charged)};
   state->pending = {state->words, offsetof(ChargeWords, pending)};
+  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);
   qemu_plugin_register_atexit_cb(id, on_exit, nullptr);
   return 0;

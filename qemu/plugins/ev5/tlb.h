@@ -18,7 +18,7 @@ class Tlb {
  private:
   uint32_t page_shift_;
   uint32_t next_victim_ = 0;
-  uint64_t last_page_ = ~0ull;   // the common case, the same page again
+  uint64_t recent_[2] = {~0ull, ~0ull};  // the common case: one of the last two pages
   std::vector<uint64_t> pages_;  // ~0: empty
 };
 

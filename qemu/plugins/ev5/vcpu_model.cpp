@@ -42,7 +42,9 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   uint64_t stall = carry_;
   truth_.stall(pc, carry_cause_, carry_culprit_, carry_);
   carry_ = 0;
-  stall += fetch_stall(timing);
+  // A block that follows itself (a loop) finds its lines and pages where it
+  // left them: the I-cache is direct mapped and holds nothing else.
+  if (previous_block_ != &block) stall += fetch_stall(timing);
   stall += mispredict_stall(timing);
   // A block reading a register whose load is still outstanding waits for it
   // at its head (the reader's position in the block is not modelled).

@@ -19,6 +19,12 @@ class WriteBuffer {
   static constexpr uint32_t kLineBytes = 32;
   static constexpr uint64_t kIdleRetireCycles = 64;
 
+  // A store to `address` at `now` merges into the newest entry (the common
+  // case of consecutive stores): nothing else to do.
+  bool merges_into_newest(uint64_t address, uint64_t now) const {
+    return count_ > 0 && at(count_ - 1).line == address / kLineBytes &&
+           now < at(count_ - 1).retire_start;
+  }
   // Cycles a store to `address` at `now` must wait for a free entry (0 if it
   // merges or one is free).
   uint64_t wait(uint64_t address, uint64_t now) const;

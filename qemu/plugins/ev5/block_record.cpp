@@ -81,8 +81,7 @@ BlockRecord& BlockTable::find_or_add(uint64_t pc, std::span<const uint32_t> word
     record = std::make_unique<BlockRecord>(std::move(timing), words);
     complete_.emplace(pc, record.get());
   } else if (const BlockRecord* whole = enclosing(pc, words, first)) {
-    record = std::make_unique<BlockRecord>(slice_timing(whole->timing, first, words.size()),
-                                           words);
+    record = std::make_unique<BlockRecord>(slice_timing(whole->timing, first, words.size()), words);
   } else {
     record = std::make_unique<BlockRecord>(std::move(timing), words);
   }

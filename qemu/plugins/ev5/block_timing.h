@@ -30,7 +30,7 @@ struct InstructionTiming {
   int32_t charge = 0;
   StaticStall stalls[2] = {};
   uint8_t stall_count = 0;
-  uint64_t reads = 0;  // register slots read (bit n: integer n, bit 32+n: FP n)
+  uint64_t reads = 0;   // register slots read (bit n: integer n, bit 32+n: FP n)
   uint64_t writes = 0;  // register slots written
   bool load = false, store = false;
   uint8_t destination = 0xff;  // register slot a load writes (0xff: none)
@@ -41,8 +41,8 @@ struct InstructionTiming {
 struct BlockTiming {
   uint64_t pc = 0;
   std::vector<InstructionTiming> instructions;
-  uint32_t static_cycles = 0;  // sum of the costs
-  uint64_t live_in = 0;        // register slots read before the block writes them
+  uint32_t static_cycles = 0;     // sum of the costs
+  uint64_t live_in = 0;           // register slots read before the block writes them
   bool ends_in_transfer = false;  // its last instruction is a branch, jump or CALL_PAL
   bool ends_in_conditional_branch = false;
   uint64_t branch_target = 0;

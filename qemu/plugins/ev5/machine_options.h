@@ -1,4 +1,4 @@
-// Plugin arguments: out=PATH (the truth file) and the tunable machine
+// Plugin arguments: out=PATH (the truth file; none without it) and the tunable machine
 // parameters (docs/ev5-machine.md), each checked against its range.
 #pragma once
 #include <string>
@@ -10,7 +10,7 @@ namespace dcpi::ev5 {
 
 struct PluginOptions {
   Machine machine;
-  std::string out_path = "ev5_truth.txt";
+  std::string out_path;  // empty: no truth file (dcpi run without --truth)
 };
 
 // Applies one "name=value" argument; false with a one-line `error` for an

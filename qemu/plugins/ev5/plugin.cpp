@@ -90,8 +90,8 @@ void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   // Caches are looked up by virtual address: asking QEMU for the physical
   // one costs a TLB walk per access (docs/ev5-machine.md).
-  const uint64_t cycles = model.memory_access(*ref->block, ref->index, vaddr, ~0ull,
-                                              qemu_plugin_mem_is_store(info));
+  const uint64_t cycles =
+      model.memory_access(*ref->block, ref->index, vaddr, ~0ull, qemu_plugin_mem_is_store(info));
   deposit(vcpu, cycles, model);
 }
 
@@ -195,6 +195,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
 }
 
 void on_exit(qemu_plugin_id_t, void*) {
+  if (state->options.out_path.empty()) return;
   std::vector<const dcpi::ev5::VcpuModel*> vcpus;
   for (const auto& vcpu : state->vcpus) vcpus.push_back(vcpu.get());
   if (!dcpi::ev5::write_truth_file(state->options.out_path, state->blocks.records(), vcpus))

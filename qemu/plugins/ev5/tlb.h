@@ -19,7 +19,7 @@ class Tlb {
   uint32_t page_shift_;
   uint32_t next_victim_ = 0;
   uint64_t recent_[2] = {~0ull, ~0ull};  // the common case: one of the last two pages
-  std::vector<uint64_t> pages_;  // ~0: empty
+  std::vector<uint64_t> pages_;          // ~0: empty
 };
 
 // Addresses the 21164 translates without its TBs: KSEG (the superpage,

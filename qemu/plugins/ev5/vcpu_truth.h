@@ -24,8 +24,8 @@ using StallKey = std::tuple<uint64_t, Cause, uint64_t>;  // (pc, cause, culprit)
 
 struct StallKeyHash {
   size_t operator()(const StallKey& k) const {
-    return std::hash<uint64_t>()(std::get<0>(k) * 0x9e3779b97f4a7c15ull ^
-                                 std::get<2>(k) * 31 ^ static_cast<uint64_t>(std::get<1>(k)));
+    return std::hash<uint64_t>()(std::get<0>(k) * 0x9e3779b97f4a7c15ull ^ std::get<2>(k) * 31 ^
+                                 static_cast<uint64_t>(std::get<1>(k)));
   }
 };
 

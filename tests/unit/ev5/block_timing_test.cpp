@@ -1,11 +1,10 @@
 #include "qemu/plugins/ev5/block_timing.h"
 
-#include "qemu/plugins/ev5/block_record.h"
-
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "qemu/plugins/ev5/block_record.h"
 #include "tests/unit/ev5/encode.h"
 
 namespace dcpi::ev5 {
@@ -65,7 +64,7 @@ TEST(Ev5BlockTiming, ConditionalBranchTargetAndMultiplierSpan) {
 TEST(Ev5BlockTable, ABlockCutShortIsTimedAsPartOfTheWholeBlock) {
   BlockTable table;
   // ldq+lda | lda+cmpeq | stq+beq: three issue groups, the loop of copy.
-  const std::vector<uint32_t> words = {ldq(4, 1),    addq(1, 2, 1),  addq(2, 3, 2),
+  const std::vector<uint32_t> words = {ldq(4, 1),     addq(1, 2, 1), addq(2, 3, 2),
                                        addq(1, 5, 3), stq(4, 2, -8), bne(3, -6)};
   BlockRecord& whole = table.find_or_add(0x1000, words);
   EXPECT_TRUE(whole.timing.ends_in_transfer);

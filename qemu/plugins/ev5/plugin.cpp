@@ -67,7 +67,17 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
   std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
+// The vCPU this host thread runs, from its last block entry. On SMP, QEMU
+// 10.0 sometimes passes an out-of-range vCPU index (seen: 24, 576, 13824
+// with 4 CPUs) to conditional and memory callbacks (never to the block
+// entry's), so those fall back on this: under icount one thread runs all
+// vCPUs in turn, each block entry first; without icount each vCPU has its
+// own thread.
+thread_local unsigned int current_vcpu = 0;
+
 void on_block_entry(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  current_vcpu = vcpu;
   auto* block = static_cast<BlockRecord*>(userdata);
   ChargeWords& words = words_of(vcpu);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
@@ -85,7 +95,8 @@ void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& mod
   words.pending = model.pending_loads();
 }
 
-void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
+void on_memory(unsigned int index, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
+  const unsigned int vcpu = index < state->vcpus.size() ? index : current_vcpu;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   // Caches are looked up by virtual address: asking QEMU for the physical
@@ -95,13 +106,15 @@ void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
   deposit(vcpu, cycles, model);
 }
 
-void on_operands(unsigned int vcpu, void* userdata) {
+void on_operands(unsigned int index, void* userdata) {
+  const unsigned int vcpu = index < state->vcpus.size() ? index : current_vcpu;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
 }
 
-void on_unit(unsigned int vcpu, void* userdata) {
+void on_unit(unsigned int index, void* userdata) {
+  const unsigned int vcpu = index < state->vcpus.size() ? index : current_vcpu;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);

@@ -67,12 +67,11 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
   std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
-// The vCPU this host thread runs, from its last block entry. On SMP, QEMU
-// 10.0 sometimes passes an out-of-range vCPU index (seen: 24, 576, 13824
-// with 4 CPUs) to conditional and memory callbacks (never to the block
-// entry's), so those fall back on this: under icount one thread runs all
-// vCPUs in turn, each block entry first; without icount each vCPU has its
-// own thread.
+// The vCPU this host thread runs, from its last block entry. On SMP under
+// icount QEMU 10.0 passes the *translating* vCPU's index, baked into the
+// block (plugin-gen.c gen_cpu_index; docs/ev5-machine.md "Known problem"),
+// and now and then an out-of-range one to memory and conditional callbacks;
+// those fall back on this.
 thread_local unsigned int current_vcpu = 0;
 
 void on_block_entry(unsigned int vcpu, void* userdata) {

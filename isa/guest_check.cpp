@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "isa/ev5_slotting.h"
 #include "isa/isa.h"
 
 namespace dcpi::isa {
@@ -27,6 +28,16 @@ static_assert(prints_as(0xc3fffff0, 0x1000, "br\tfc4"));
 static_assert(prints_as(0x643f00f9, 0, "hw_mfpr\tt0,0xf9", DecodeMode::kPalcode));
 static_assert(prints_as(0x643f00f9, 0, "pal19\t0x3f00f9"));
 static_assert(operands(decode(0xb43e0008)).read.integer == ((1u << 1) | (1u << 30)));
+
+// The EV5 block scheduler, freestanding: a load's reader waits a cycle more.
+constexpr uint32_t ev5_reader_head_cycles() {
+  Ev5BlockScheduler scheduler;
+  scheduler.issue(Ev5Instruction{.address = 0x1000, .ev5_class = Ev5Class::kIld, .destination = 1});
+  Ev5Instruction add{.address = 0x1004, .ev5_class = Ev5Class::kIadd, .destination = 2};
+  add.sources[0] = 1;
+  return scheduler.issue(add).head_cycles;
+}
+static_assert(ev5_reader_head_cycles() == 2);
 
 }  // namespace
 }  // namespace dcpi::isa

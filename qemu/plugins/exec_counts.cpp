@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "qemu/plugins/qemu_plugin_api.h"
+#include "qemu/plugins/qemu_plugin.h"
 
-int qemu_plugin_version = kDcpiQemuPluginVersion;
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 namespace {
 
@@ -112,7 +112,8 @@ void on_exit(qemu_plugin_id_t, void*) {
 
 }  // namespace
 
-int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc, char** argv) {
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                           char** argv) {
   state = new State();  // lives until QEMU exits
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "out=", 4) == 0) {

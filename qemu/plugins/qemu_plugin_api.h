@@ -2,19 +2,20 @@
 // because Debian's qemu-system-misc does not ship qemu-plugin.h. Written
 // against the documented API of QEMU 10.0 (include/qemu/qemu-plugin.h,
 // QEMU_PLUGIN_VERSION 4); types and signatures must match that ABI exactly.
-// Only what exec_counts.cpp calls is declared.
+// Only what exec_counts.cpp calls is declared. The fallback for builds
+// without QEMU's source (qemu_plugin.h includes the real header otherwise).
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define DCPI_QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
-
-extern "C" {
-
+#define QEMU_PLUGIN_EXPORT DCPI_QEMU_PLUGIN_EXPORT
 // The API level this plugin was written for (QEMU 10.0 is at 4; QEMU
 // refuses plugins newer than itself or older than its minimum).
-enum { kDcpiQemuPluginVersion = 4 };
+#define QEMU_PLUGIN_VERSION 4
+
+extern "C" {
 
 typedef uint64_t qemu_plugin_id_t;
 

@@ -1,0 +1,40 @@
+// The modelled machine: an AlphaStation 500 5/333 (21164 at 333 MHz, 2 MB
+// B-cache), the machine of the DCPI paper's Figure 2. Every number and its
+// source is in docs/ev5-machine.md; the tunable ones can be changed with
+// plugin arguments (machine_options.h).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace dcpi::ev5 {
+
+struct Machine {
+  // Caches (21164 HRM §2.8-2.9): geometry is fixed, not tunable.
+  static constexpr uint32_t kIcacheBytes = 8 * 1024, kIcacheWays = 1, kL1LineBytes = 32;
+  static constexpr uint32_t kDcacheBytes = 8 * 1024, kDcacheWays = 1;
+  static constexpr uint32_t kScacheBytes = 96 * 1024, kScacheWays = 3, kL2LineBytes = 64;
+  static constexpr uint32_t kPageBytes = 8 * 1024;
+  static constexpr uint32_t kWriteBufferEntries = 6, kWriteBufferLineBytes = 32;
+  static constexpr uint32_t kMissAddressFileEntries = 6;
+  static constexpr uint32_t kBranchHistoryEntries = 2048;
+
+  uint32_t bcache_bytes = 2 * 1024 * 1024;  // direct-mapped, 64-byte lines
+  uint32_t itb_entries = 48;
+  uint32_t dtb_entries = 64;
+  // Load-use latencies in cycles (the D-cache hit's 2 is in the static schedule).
+  uint32_t scache_latency = 8;
+  uint32_t bcache_latency = 15;
+  uint32_t memory_latency = 100;
+  // Cycles one 64-byte line transfer occupies the memory bus: fills wait for
+  // it, and a line the write buffer allocates costs a second transfer for
+  // its later write-back.
+  uint32_t memory_bus_cycles = 48;
+  uint32_t itb_refill = 25;  // PALcode ITB miss handler
+  uint32_t dtb_refill = 25;  // PALcode DTB miss handler
+  uint32_t mispredict_penalty = 5;
+  // Cycles one write-buffer entry takes to retire into an S-cache line that is
+  // present (a missing line first comes from the B-cache or memory).
+  uint32_t wbuf_retire = 5;
+};
+
+}  // namespace dcpi::ev5

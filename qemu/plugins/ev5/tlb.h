@@ -1,0 +1,29 @@
+// A fully associative translation buffer (the 21164's 48-entry ITB and
+// 64-entry DTB, 8 KB pages) with round-robin replacement, an approximation
+// of the hardware's not-last-used policy. Entries are not tagged with an
+// address space number (the plugin cannot see the ASN), see docs/ev5-machine.md.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace dcpi::ev5 {
+
+class Tlb {
+ public:
+  Tlb(uint32_t entries, uint32_t page_bytes);
+  // True on a hit; a miss installs the page (the PALcode refill).
+  bool access(uint64_t address);
+
+ private:
+  uint32_t page_shift_;
+  uint32_t next_victim_ = 0;
+  uint64_t recent_[2] = {~0ull, ~0ull};  // the common case: one of the last two pages
+  std::vector<uint64_t> pages_;          // ~0: empty
+};
+
+// Addresses the 21164 translates without its TBs: KSEG (the superpage,
+// VA<42:41> = 2 sign-extended: 0xfffffc0000000000-0xfffffdffffffffff).
+constexpr bool bypasses_tlb(uint64_t address) { return (address >> 41) == 0x7ffffe; }
+
+}  // namespace dcpi::ev5

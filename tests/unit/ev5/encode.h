@@ -1,0 +1,36 @@
+// Alpha instruction words for the EV5 model tests (Alpha Architecture
+// Handbook formats: memory, operate, branch) and blocks made of them.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "qemu/plugins/ev5/block_record.h"
+
+namespace dcpi::ev5::testing {
+
+constexpr uint32_t memory(uint32_t opcode, uint32_t ra, uint32_t rb, int16_t disp) {
+  return opcode << 26 | ra << 21 | rb << 16 | static_cast<uint16_t>(disp);
+}
+constexpr uint32_t ldq(uint32_t ra, uint32_t rb, int16_t disp = 0) {
+  return memory(0x29, ra, rb, disp);
+}
+constexpr uint32_t stq(uint32_t ra, uint32_t rb, int16_t disp = 0) {
+  return memory(0x2d, ra, rb, disp);
+}
+constexpr uint32_t addq(uint32_t ra, uint32_t rb, uint32_t rc) {
+  return 0x10u << 26 | ra << 21 | rb << 16 | 0x20u << 5 | rc;
+}
+constexpr uint32_t mulq(uint32_t ra, uint32_t rb, uint32_t rc) {
+  return 0x13u << 26 | ra << 21 | rb << 16 | 0x20u << 5 | rc;
+}
+// bne ra, displacement in instructions from the next one.
+constexpr uint32_t bne(uint32_t ra, int32_t displacement) {
+  return 0x3du << 26 | ra << 21 | (static_cast<uint32_t>(displacement) & 0x1fffff);
+}
+
+// A block record of `words` at `pc`, timed as the plugin times it.
+inline BlockRecord block_of(uint64_t pc, std::vector<uint32_t> words) {
+  return BlockRecord(time_block(pc, words), words);
+}
+
+}  // namespace dcpi::ev5::testing

@@ -1,0 +1,129 @@
+#include "qemu/plugins/ev5/vcpu_model.h"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "tests/unit/ev5/encode.h"
+
+namespace dcpi::ev5 {
+namespace {
+
+using namespace testing;
+
+constexpr uint64_t kKseg = 0xfffffc0000000000ull;  // no TB lookups
+
+uint64_t stall_of(const VcpuModel& model, uint64_t pc, Cause cause, uint64_t culprit) {
+  const auto& stalls = model.truth().stalls;
+  const auto it = stalls.find(std::make_tuple(pc, cause, culprit));
+  return it == stalls.end() ? 0 : it->second;
+}
+
+TEST(Ev5VcpuModel, ALoadMissStallsItsReaderAndHitsAfterwards) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x1000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
+  EXPECT_EQ(model.enter(block), 100u);  // the cold I-cache line, from memory
+  EXPECT_EQ(stall_of(model, pc, Cause::kIcache, kNoCulprit), 100u);
+  // The load issues at 100 and misses everywhere: data at 200; its reader
+  // issues statically two cycles after it.
+  EXPECT_EQ(model.memory_access(block, 0, kKseg + 0x100000, 0x100000, false), 0u);
+  EXPECT_NE(model.pending_loads() & (1u << 1), 0u);
+  EXPECT_EQ(model.operands_ready(block, 1), 98u);
+  EXPECT_EQ(model.pending_loads(), 0u);
+  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDcache, pc), 98u);
+  // Again: everything hits.
+  EXPECT_EQ(model.enter(block), 0u);
+  EXPECT_EQ(model.memory_access(block, 0, kKseg + 0x100000, 0x100000, false), 0u);
+  EXPECT_EQ(model.operands_ready(block, 1), 0u);
+  EXPECT_EQ(block.entries.load(), 2u);
+  EXPECT_EQ(model.memory_events().dcache_miss, 1u);
+}
+
+TEST(Ev5VcpuModel, ADtbMissIsChargedAtTheNextInstruction) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x2000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(2, 2, 3)});
+  model.enter(block);
+  EXPECT_EQ(model.memory_access(block, 0, 0x120000000, 0x300000, false), machine.dtb_refill);
+  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDtb, pc), machine.dtb_refill);
+  EXPECT_EQ(model.memory_access(block, 0, 0x120000008, 0x300008, false), 0u);  // same page
+  EXPECT_EQ(model.truth().dtb_miss, 1u);
+}
+
+TEST(Ev5VcpuModel, AnAccessAtABlocksEndIsChargedAtTheNextHead) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x3000;
+  BlockRecord first = testing::block_of(pc, {ldq(1, 16)});
+  BlockRecord second = testing::block_of(pc + 4, {addq(2, 2, 3)});
+  model.enter(first);
+  EXPECT_EQ(model.memory_access(first, 0, 0x120000000, 0x300000, false), 0u);
+  // Same I-cache line: the head's stall is the DTB refill alone.
+  EXPECT_EQ(model.enter(second), machine.dtb_refill);
+  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDtb, pc), machine.dtb_refill);
+}
+
+TEST(Ev5VcpuModel, AMispredictedLoopExitCostsFiveCycles) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x4000;
+  BlockRecord loop = testing::block_of(pc, {addq(1, 1, 1), bne(1, -2)});
+  BlockRecord after = testing::block_of(pc + 8, {addq(2, 2, 2)});
+  model.enter(loop);
+  EXPECT_EQ(model.enter(loop), 0u);   // taken backward branch: predicted
+  EXPECT_EQ(model.enter(after), 5u);  // falls through: mispredicted
+  EXPECT_EQ(stall_of(model, pc + 8, Cause::kMispredict, pc + 4), 5u);
+  EXPECT_EQ(model.truth().mispredict, 1u);
+  EXPECT_EQ(model.truth().edges.at({pc + 4, pc}), 1u);  // the taken branch
+}
+
+TEST(Ev5VcpuModel, AFullWriteBufferStallsTheInstructionAfterTheStore) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x5000;
+  BlockRecord block = testing::block_of(pc, {stq(1, 16), addq(2, 2, 3)});
+  uint64_t stalled = 0;
+  for (uint64_t line = 0; line < 7; ++line) {
+    model.enter(block);
+    stalled +=
+        model.memory_access(block, 0, kKseg + 0x200000 + 64 * line, 0x200000 + 64 * line, true);
+  }
+  EXPECT_GT(stalled, 0u);
+  EXPECT_EQ(stall_of(model, pc + 4, Cause::kWbuf, pc), stalled);
+}
+
+TEST(Ev5VcpuModel, TheMultiplierStaysBusyAcrossBlocks) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x6000;
+  BlockRecord block = testing::block_of(pc, {mulq(1, 2, 3)});
+  model.enter(block);
+  EXPECT_EQ(model.unit_ready(block, 0), 0u);
+  model.enter(block);  // one cycle later: busy for 7 more
+  EXPECT_EQ(model.unit_ready(block, 0), 7u);
+  EXPECT_EQ(stall_of(model, pc, Cause::kImulBusy, pc), 7u);
+}
+
+TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x7000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
+  BlockRecord rerun = testing::block_of(pc + 4, {addq(1, 1, 2)});
+  model.enter(block);
+  model.aborted(block, 1);
+  EXPECT_EQ(block.executions(0), 1u);
+  EXPECT_EQ(block.executions(1), 0u);
+  EXPECT_EQ(model.truth().cycle_corrections.at(pc + 4), 1);  // its dependency cycle was charged
+  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDep, pc), 1u);
+  EXPECT_EQ(model.truth().exact_exits, 1u);
+  EXPECT_EQ(model.enter(rerun), 0u);
+  EXPECT_TRUE(model.truth().edges.empty());  // pc -> pc + 4 is sequential
+}
+
+}  // namespace
+}  // namespace dcpi::ev5

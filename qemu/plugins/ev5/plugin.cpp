@@ -67,16 +67,8 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
   std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
-// The vCPU this host thread runs, from its last block entry. On SMP under
-// icount QEMU 10.0 passes the *translating* vCPU's index, baked into the
-// block (plugin-gen.c gen_cpu_index; docs/ev5-machine.md "Known problem"),
-// and now and then an out-of-range one to memory and conditional callbacks;
-// those fall back on this.
-thread_local unsigned int current_vcpu = 0;
-
 void on_block_entry(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
-  current_vcpu = vcpu;
   auto* block = static_cast<BlockRecord*>(userdata);
   ChargeWords& words = words_of(vcpu);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
@@ -94,8 +86,8 @@ void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& mod
   words.pending = model.pending_loads();
 }
 
-void on_memory(unsigned int index, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
-  const unsigned int vcpu = index < state->vcpus.size() ? index : current_vcpu;
+void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   // Caches are looked up by virtual address: asking QEMU for the physical
@@ -105,15 +97,15 @@ void on_memory(unsigned int index, qemu_plugin_meminfo_t info, uint64_t vaddr, v
   deposit(vcpu, cycles, model);
 }
 
-void on_operands(unsigned int index, void* userdata) {
-  const unsigned int vcpu = index < state->vcpus.size() ? index : current_vcpu;
+void on_operands(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
 }
 
-void on_unit(unsigned int index, void* userdata) {
-  const unsigned int vcpu = index < state->vcpus.size() ? index : current_vcpu;
+void on_unit(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);
@@ -228,16 +220,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
   }
   const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
-  // QEMU 10.0 computes callbacks' vCPU index and scoreboard pointers from the
-  // translating vCPU (or garbage) under icount SMP, and the charge helper
-  // then writes out of bounds (docs/ev5-machine.md "Known problem"). Until
-  // the QEMU patch loads the index at run time, one CPU only.
-  if (vcpus > 1) {
-    std::fprintf(stderr,
-                 "ev5: the 21164 model runs 1 CPU only for now (QEMU 10.0's plugin vCPU index "
-                 "under -icount SMP; docs/ev5-machine.md)\n");
-    return -1;
-  }
   for (int v = 0; v < vcpus; ++v)
     state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(state->options.machine));
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));

@@ -108,6 +108,10 @@ constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb depende
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
   out << "image:  " << context.db_image;
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
+  out << "\nmachine: " << context.machine
+      << (context.machine == "ev5"
+              ? " (the profile's: QEMU on the 21164 timing model's cycles)"
+              : " (the profile's: QEMU, 1 instruction per cycle under -icount)");
   out << "\nmodel:  " << model;
   if (context.estimator == "flow")
     out << "\nestimate: flow (min-cost flow over the whole CFG; DCPI's where edges are missing)";
@@ -123,7 +127,11 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
            "        cycle and never stalls; the stalls below are what a 21164 would have shown\n"
            "        for these samples, not what the machine did (use --model qemu for the real "
            "one)\n";
-  if (context.qemu_model && context.cpus > 1)
+  if (context.qemu_model && context.machine == "ev5")
+    out << "note:   this profile comes from the ev5 machine (21164 time); the qemu model's one\n"
+           "        cycle per instruction does not describe it, so every stall shows as sampling\n"
+           "        error (the default --model ev5 explains them)\n";
+  if (context.cpus > 1)
     out << "note:   " << context.cpus
         << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
            "        several are busy each retires about 1/"
@@ -321,7 +329,7 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.field("model", report.model)
       .field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
   json.field("stalls_hypothetical", context.hypothetical_stalls);
-  json.field("estimate", context.estimator);
+  json.field("machine", context.machine).field("estimate", context.estimator);
   json.field("note", report.no_dynamic_stalls_note).field("epochs", context.epochs);
   json.real_field("period", context.period).field("period_source", context.period_source);
   json.key("period_notes").begin_array();

@@ -7,24 +7,31 @@
 #include <iostream>
 #include <map>
 
+#include "analysis/calc/culprit_scoring.h"
 #include "analysis/calc/ground_truth.h"
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
 #include "analysis/calc/scoring.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/cli/score_culprits.h"
 #include "analysis/reports/json_writer.h"
 
 namespace dcpi {
 
 const std::string_view kScoreUsage =
-    "usage: dcpi score [--db DIR] --counts EXEC_COUNTS --image PATH_OR_NAME [--procedure NAME]\n"
-    "                  [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
-    "                  [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
+    "usage: dcpi score [--db DIR] --truth FILE --image PATH_OR_NAME [--procedure NAME]\n"
+    "                  [--culprits] [--model qemu|ev5] [--epoch N] [--period CYCLES]\n"
+    "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
     "\n"
     "Scores dcpi calc's frequency estimates against exact counts (DCPI 6.2, Figures 8\n"
-    "and 9). EXEC_COUNTS is the exec_counts plugin's file (docs/exec-counts-format.md);\n"
-    "its counts are per virtual PC, so processes sharing addresses are summed.\n"
+    "and 9). FILE is the truth a plugin wrote (dcpi run --truth; version 1 from the qemu\n"
+    "machine, version 2 with cycles and stalls from ev5; docs/exec-counts-format.md);\n"
+    "--counts FILE is the same. Its counts are per virtual PC, so processes sharing\n"
+    "addresses are summed.\n"
+    "--culprits also scores dcpicalc's stall cycles and culprit lists (DCPI 6.3) against\n"
+    "an ev5 truth: per cause, the share of true stall cycles whose cause was listed\n"
+    "(recall) and the share of listed culprits that were real (precision).\n"
     "Without --procedure every procedure of the image with samples is scored, with a\n"
     "table per procedure (samples, share within 5/10/15 %, missing edges flagged).\n"
     "Both estimators are scored (dcpi and flow, see dcpi calc --estimate); the\n"
@@ -94,7 +101,8 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
 
 ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
                                const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
-                               std::map<calc::FrequencyEstimator, EstimatorScores>& all) {
+                               std::map<calc::FrequencyEstimator, EstimatorScores>& all,
+                               calc::CulpritScores* culprits) {
   ProcedureScore row{.name = p.name, .samples = samples_in(inputs.samples.cycles, p.start, p.end)};
   for (const calc::FrequencyEstimator e :
        {calc::FrequencyEstimator::kDcpi, calc::FrequencyEstimator::kFlow}) {
@@ -110,6 +118,9 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
     (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);
+    if (e == chosen && culprits)
+      calc::score_culprits(result.analysis, calc::find_culprits(result.analysis, *inputs.model),
+                           truth, inputs.period, *culprits);
     all[e].instructions.insert(all[e].instructions.end(), instructions.begin(), instructions.end());
     all[e].edges.insert(all[e].edges.end(), edges.begin(), edges.end());
   }
@@ -169,23 +180,34 @@ void write_procedure_rows(JsonWriter& json, const std::vector<ProcedureScore>& r
   json.end_array();
 }
 
+std::string no_stalls_note(const calc::GroundTruth& truth) {
+  return "no stalls to score: the truth comes from machine " + truth.machine +
+         " (version " + std::to_string(truth.version) +
+         "), which runs 1 instruction per cycle and never stalls; record one with dcpi run "
+         "--machine ev5 --truth FILE";
+}
+
 }  // namespace
 
 int run_score_command(const std::vector<std::string>& arguments) {
-  OptionSpec spec{.flags = {"json"}};
+  OptionSpec spec{.flags = {"json", "culprits"}};
   for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
-  spec.with_value.insert("procedure");
-  spec.with_value.insert("counts");
+  for (const char* name : {"procedure", "counts", "truth"}) spec.with_value.insert(name);
   const ParsedOptions options(arguments, spec);
-  const std::string counts_path = options.required("counts");
+  const std::optional<std::string> truth_option = options.value("truth");
+  if (truth_option.has_value() == options.value("counts").has_value())
+    throw UsageError("give the truth file once, as --truth FILE (or --counts FILE)");
+  const std::string counts_path = truth_option ? *truth_option : *options.value("counts");
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
-
-  calc::GroundTruth truth;
-  std::ifstream in(counts_path);
-  if (!in) throw std::runtime_error("cannot open " + counts_path);
-  std::string error;
-  if (!calc::read_ground_truth(in, truth, error))
-    throw std::runtime_error(counts_path + ": " + error);
+  const calc::GroundTruth truth = load_ground_truth(counts_path);
+  if (inputs.samples.machine != truth.machine)
+    std::cerr << "dcpi score: the profile comes from machine " << inputs.samples.machine
+              << " but " << counts_path << " from machine " << truth.machine
+              << ": they are not the same run\n";
+  // On qemu's truth nothing stalls (1 instruction per cycle): nothing to score.
+  const bool culprits_wanted = options.flag("culprits");
+  std::optional<calc::CulpritScores> culprits;
+  if (culprits_wanted && truth.timed()) culprits.emplace();
 
   std::vector<const ProcedureRange*> procedures;
   if (const auto name = options.value("procedure")) {
@@ -198,7 +220,8 @@ int run_score_command(const std::vector<std::string>& arguments) {
   std::map<calc::FrequencyEstimator, EstimatorScores> all;
   std::vector<ProcedureScore> rows;
   for (const ProcedureRange* p : procedures)
-    rows.push_back(score_procedure(inputs, *p, truth, inputs.estimator, all));
+    rows.push_back(
+        score_procedure(inputs, *p, truth, inputs.estimator, all, culprits ? &*culprits : nullptr));
   const EstimatorScores& chosen = all[inputs.estimator];
   const calc::ErrorHistogram by_samples = calc::score(chosen.instructions);
   const calc::ErrorHistogram by_executions = calc::score(chosen.edges);
@@ -229,11 +252,20 @@ int run_score_command(const std::vector<std::string>& arguments) {
     }
     json.end_object();
     write_procedure_rows(json, rows);
+    json.field("truth_machine", truth.machine);
+    if (culprits_wanted) {
+      json.key("culprits");
+      if (culprits)
+        write_culprit_scores(json, *culprits);
+      else
+        json.null().field("culprits_note", no_stalls_note(truth));
+    }
     json.end_object();
     return 0;
   }
   print_calc_header(context, std::string(inputs.model->name()), std::cout);
-  std::cout << "exact counts: " << counts_path << "\nscored: " << procedures.size()
+  std::cout << "truth: " << counts_path << " (machine " << truth.machine << ", version "
+            << truth.version << ")\nscored: " << procedures.size()
             << " procedures (" << missing << " with missing edges), " << chosen.instructions.size()
             << " instructions with samples (" << by_samples.total_weight() << " samples), "
             << chosen.edges.size() << " edges\n\n";
@@ -256,6 +288,10 @@ int run_score_command(const std::vector<std::string>& arguments) {
     std::cout << line;
   }
   print_procedure_table(rows, std::cout);
+  if (culprits)
+    print_culprit_scores(*culprits, std::cout);
+  else if (culprits_wanted)
+    std::cout << "\nCulprits: " << no_stalls_note(truth) << '\n';
   return 0;
 }
 

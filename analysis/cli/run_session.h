@@ -28,6 +28,9 @@ struct RunOptions {
   std::optional<uint64_t> epoch;  // database epoch of this run; default: after the last one
   uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
   uint32_t period_range = 0;
+  // The machine whose time the guest runs on, recorded with every epoch of
+  // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
+  std::string timing_machine{kMachineQemu};
   bool profile = true;  // false: an unprofiled run (overhead baselines)
   std::string values;   // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
   std::vector<std::string> value_modules;  // customization module plug-ins (seed 001 §2.4)

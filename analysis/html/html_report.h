@@ -23,7 +23,9 @@ struct HtmlReportRequest {
   SampleFilter filter;              // --image, --pid, --cpu, --epoch
   std::optional<size_t> top = 10;   // procedures given a section; nullopt: every one sampled
   bool unsampled = false;           // also the sampled images' procedures without samples
-  std::string model = "qemu";       // calc's processor model
+  // calc's processor model; nullopt: the run's machine's (ev5 for an ev5
+  // run, else qemu).
+  std::optional<std::string> model;
   std::string dot_program = "dot";  // Graphviz
 };
 

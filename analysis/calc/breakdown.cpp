@@ -33,19 +33,10 @@ std::pair<double, double> dynamic_of(const CycleBreakdown& b, DynamicStallCause 
   return found == b.dynamic.end() ? std::pair{0.0, 0.0} : found->second;
 }
 
-std::pair<double, double> dynamic_total(const CycleBreakdown& b) {
-  std::pair<double, double> total{b.other, b.other};
-  for (const auto& [cause, value] : b.dynamic) {
-    total.first += value.first;
-    total.second += value.second;
-  }
-  return total;
-}
-
 void row(std::ostream& out, const std::string& name, const std::string& calc,
          const std::optional<std::string>& truth) {
   char line[160];
-  std::snprintf(line, sizeof line, "  %-28s %-18s %s\n", name.c_str(), calc.c_str(),
+  std::snprintf(line, sizeof line, "  %-32s %-20s %s\n", name.c_str(), calc.c_str(),
                 truth ? truth->c_str() : "");
   out << line;
 }
@@ -62,6 +53,7 @@ void CycleBreakdown::add(const CycleBreakdown& o) {
     dynamic[cause].first += value.first;
     dynamic[cause].second += value.second;
   }
+  dynamic_stall += o.dynamic_stall;
   other += o.other;
   unexplained_stall += o.unexplained_stall;
   unexplained_gain += o.unexplained_gain;
@@ -80,6 +72,7 @@ CycleBreakdown breakdown_from_summary(const CalcSummary& s, double period) {
   }
   for (const auto& [cause, value] : s.dynamic)
     b.dynamic[cause] = {value.first * period, value.second * period};
+  b.dynamic_stall = (s.dynamic_total - s.unexplained_gain) * period;
   b.unexplained_stall = s.unexplained_stall * period;
   b.unexplained_gain = s.unexplained_gain * period;
   b.net_sampling_error = s.net_sampling_error * period;
@@ -96,11 +89,16 @@ CycleBreakdown breakdown_from_truth(const calc::GroundTruth& truth, uint64_t sta
     for (const calc::TruthStall& s : list) {
       const double cycles = double(s.cycles);
       stalls += cycles;
-      if (s.cause == TruthCause::kSlot)
+      if (s.cause == TruthCause::kSlot) {
         b.slotting += cycles;
-      else if (s.cause == TruthCause::kDependency)
+        continue;
+      }
+      if (s.cause == TruthCause::kDependency) {
         b.dependency += cycles;
-      else if (const auto cause = calc::dynamic_cause(s.cause)) {
+        continue;
+      }
+      b.dynamic_stall += cycles;
+      if (const auto cause = calc::dynamic_cause(s.cause)) {
         b.dynamic[*cause].first += cycles;
         b.dynamic[*cause].second += cycles;
       } else {
@@ -131,6 +129,8 @@ void print_breakdown(const std::string& title, const CycleBreakdown& calc,
     row(out, "Dynamic: " + std::string(calc::to_string(cause)), range(dynamic_of(calc, cause), c),
         truth ? std::optional<std::string>(range(dynamic_of(*truth, cause), t)) : none);
   row(out, "Dynamic: other", "-", of_truth(truth ? truth->other : 0));
+  row(out, "Dynamic stalls in all", share(calc.dynamic_stall, c),
+      of_truth(truth ? truth->dynamic_stall : 0));
   row(out, "Unexplained stall", share(calc.unexplained_stall, c), none);
   row(out, "Unexplained gain", share(calc.unexplained_gain, c), none);
   row(out, "Net sampling error", share(calc.net_sampling_error, c), none);
@@ -146,7 +146,7 @@ void print_breakdown_rows(const std::vector<BreakdownRow>& rows, std::ostream& o
   for (const BreakdownRow& r : rows) run += r.calc.total;
   out << "  (% of each procedure's cycles; calc from the samples, truth beside it)\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %7s %7s %7s %15s %7s | %7s %7s %7s  %s\n", "cycles", "exec",
+  std::snprintf(line, sizeof line, "  %7s %7s %7s %7s %7s | %7s %7s %7s  %s\n", "cycles", "exec",
                 "static", "dynamic", "unexpl", "t.exec", "t.stat", "t.dyn", "procedure");
   out << line;
   for (const BreakdownRow& r : rows) {
@@ -156,10 +156,10 @@ void print_breakdown_rows(const std::vector<BreakdownRow>& rows, std::ostream& o
     const std::string truth_static =
         r.truth ? share(r.truth->slotting + r.truth->dependency, r.truth->total) : "-";
     const std::string truth_dynamic =
-        r.truth ? share(dynamic_total(*r.truth).first, r.truth->total) : "-";
-    std::snprintf(line, sizeof line, "  %7s %7s %7s %15s %7s | %7s %7s %7s  %s\n",
+        r.truth ? share(r.truth->dynamic_stall, r.truth->total) : "-";
+    std::snprintf(line, sizeof line, "  %7s %7s %7s %7s %7s | %7s %7s %7s  %s\n",
                   share(c.total, run).c_str(), share(c.execution, c.total).c_str(),
-                  share(statics, c.total).c_str(), range(dynamic_total(c), c.total).c_str(),
+                  share(statics, c.total).c_str(), share(c.dynamic_stall, c.total).c_str(),
                   share(c.unexplained_stall + c.unexplained_gain, c.total).c_str(),
                   truth_exec.c_str(), truth_static.c_str(), truth_dynamic.c_str(),
                   r.procedure.c_str());

@@ -25,6 +25,7 @@ struct CycleBreakdown {
   double functional_unit = 0;  // static: busy unit within the block (calc only)
   // Dynamic by §6.3 cause: calc's [low, high] range; the truth's exact value in both.
   std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;
+  double dynamic_stall = 0;       // all dynamic stall cycles (unexplained included, gain not)
   double other = 0;               // truth: `other` (no §6.3 cause)
   double unexplained_stall = 0;   // calc only
   double unexplained_gain = 0;    // calc only (≤ 0)

@@ -35,7 +35,8 @@ ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& 
 void write_breakdown(JsonWriter& json, const CycleBreakdown& b) {
   json.begin_object().key("total").real(b.total).key("execution").real(b.execution);
   json.key("slotting").real(b.slotting).key("dependency").real(b.dependency);
-  json.key("functional_unit").real(b.functional_unit).key("dynamic").begin_object();
+  json.key("functional_unit").real(b.functional_unit);
+  json.key("dynamic_stall").real(b.dynamic_stall).key("dynamic").begin_object();
   for (const auto& [cause, value] : b.dynamic) {
     json.key(std::string(calc::to_string(cause))).begin_array();
     json.real(value.first).real(value.second).end_array();

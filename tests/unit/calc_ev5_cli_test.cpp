@@ -6,7 +6,11 @@
 // assembled copy loop (fixtures/copy_fig2.S), as in dcpi_calc_cli_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
 
 #include "calc/copy_loop_fixture.h"
@@ -18,23 +22,28 @@ namespace {
 
 using testing::run_dcpi;
 
-// The copy loop's truth on a 21164, 1000 iterations (hand-written): the
-// stq at 9834 waits for the ldq at 981c (D-cache) and the write buffer,
-// the stq at 9828 for the same load (dcpicalc names the ldq at 9810 there),
-// the lda at 983c pays a mispredict dcpicalc cannot see (it dual-issues).
-constexpr const char* kTruth =
-    "dcpi-exec-counts 2\n"
-    "machine ev5\n"
-    "vcpus 1\n"
-    "cycles 9828 12000\n"
-    "stall 9828 dcache 10000 981c\n"
-    "cycles 9834 113000\n"
-    "stall 9834 slot 1000\n"
-    "stall 9834 dcache 100000 981c\n"
-    "stall 9834 wbuf 10000\n"
-    "cycles 983c 6000\n"
-    "stall 983c mispredict 5000\n"
-    "event instructions 13000\n";
+// The copy loop's truth on a 21164 (hand-written), E executions of the
+// loop (what Figure 2's samples estimate at the default period): the stq at
+// 9834 waits for the ldq at 981c (D-cache) and the write buffer, the stq at
+// 9828 for the same load (dcpicalc names the ldq at 9810 there), the lda at
+// 983c pays a mispredict dcpicalc cannot see (it dual-issues). Cycles per
+// execution: 1 for the other ten, 12, 113 and 6: 141 in all.
+constexpr uint64_t E = 98342138;
+std::string truth_text() {
+  std::ostringstream text;
+  text << "dcpi-exec-counts 2\nmachine ev5\nvcpus 1\n"
+       << "cycles 9828 " << 12 * E << "\nstall 9828 dcache " << 10 * E << " 981c\n"
+       << "cycles 9834 " << 113 * E << "\nstall 9834 slot " << E << "\n"
+       << "stall 9834 dcache " << 100 * E << " 981c\nstall 9834 wbuf " << 10 * E << "\n"
+       << "cycles 983c " << 6 * E << "\nstall 983c mispredict " << 5 * E << "\n"
+       << "event instructions " << 13 * E << "\nedge 9840 9810 " << E - 1 << "\n";
+  for (uint64_t a = 0x9810; a < 0x9844; a += 4) {
+    text << "insn " << std::hex << a << std::dec << ' ' << E << '\n';
+    if (a != 0x9828 && a != 0x9834 && a != 0x983c)
+      text << "cycles " << std::hex << a << std::dec << ' ' << E << '\n';
+  }
+  return text.str();
+}
 
 class CalcEv5Cli : public ::testing::Test {
  protected:
@@ -42,13 +51,7 @@ class CalcEv5Cli : public ::testing::Test {
     elf_ = testing::fixture_path("copy_fig2.elf");
     if (elf_.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";
     write_epoch(1, "ev5");
-    std::ofstream truth(dir_.file("truth.txt"));
-    truth << kTruth;
-    for (uint64_t a = 0x9810; a < 0x9844; a += 4) {
-      truth << "insn " << std::hex << a << std::dec << " 1000\n";
-      if (a != 0x9828 && a != 0x9834 && a != 0x983c)
-        truth << "cycles " << std::hex << a << std::dec << " 1000\n";
-    }
+    std::ofstream(dir_.file("truth.txt")) << truth_text();
   }
   void write_epoch(uint64_t epoch, const std::string& machine) {
     ProfileDatabaseWriter writer(db());
@@ -131,18 +134,27 @@ TEST_F(CalcEv5Cli, EpochsOfTwoMachinesAreRefusedTogether) {
 TEST_F(CalcEv5Cli, ScoreCulpritsGivesRecallAndPrecisionPerCause) {
   const auto r = score({"--culprits"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;  // the example in docs/calc.md
   EXPECT_NE(r.out.find("truth: " + dir_.file("truth.txt") + " (machine ev5, version 2)"),
             std::string::npos)
       << r.out;
-  // D-cache: 100000 cycles at 9834 with the listed culprit 981c, 10000 at
+  // D-cache: 100 E cycles at 9834 with the listed culprit 981c, 10 E at
   // 9828 where dcpicalc lists 9810 instead of 981c: recall 100/110.
-  EXPECT_NE(line_of(r.out, "dcache ").find("110000    90.9%"), std::string::npos) << r.out;
-  EXPECT_NE(line_of(r.out, "wbuf ").find("10000   100.0%"), std::string::npos) << r.out;
-  EXPECT_NE(line_of(r.out, "mispredict ").find("5000     0.0%"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "dcache ").find(std::to_string(110 * E) + "    90.9%"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(line_of(r.out, "wbuf ").find("   100.0%"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "mispredict ").find(std::to_string(5 * E) + "     0.0%"),
+            std::string::npos)
+      << r.out;
   // DTB is listed (stores may miss in the DTB) but never happened.
-  EXPECT_NE(line_of(r.out, "dtb ").find("0.0%"), std::string::npos) << r.out;
-  EXPECT_NE(line_of(r.out, "overall ").find("125000    88.0%"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Stall cycles per instruction"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "dtb ").find("       0.0%"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "overall ").find(std::to_string(125 * E) + "    88.0%"),
+            std::string::npos)
+      << r.out;
+  // 9834: dcpicalc's 111.8 stall cycles per execution against the truth's
+  // 112 (113 − M = 1) are within 10 %, 9828's 16.9 against 11 are not.
+  EXPECT_NE(r.out.find("true stall cycles within 10/25/50 %: 84.2%"), std::string::npos) << r.out;
 
   const auto j = score({"--culprits", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
@@ -174,19 +186,23 @@ TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {
 TEST_F(CalcEv5Cli, BreakdownPutsTheTruthBesideTheSamples) {
   auto r = calc({"--procedure", "copy_fig2", "--breakdown", "--truth", dir_.file("truth.txt")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;  // the example in docs/calc.md
   EXPECT_NE(r.out.find("Cycles of copy_fig2 by cause (DCPI Figure 4)"), std::string::npos) << r.out;
-  // The truth's 141000 cycles: 110000 D-cache, 10000 write buffer, 5000
-  // mispredict, 1000 slotting, 15000 issue.
+  // The truth's 141 E cycles: 110 E D-cache, 10 E write buffer, 5 E
+  // mispredict, 1 E slotting, 15 E issue.
   EXPECT_NE(line_of(r.out, "Dynamic: D-cache miss").find("78.0%"), std::string::npos) << r.out;
   EXPECT_NE(line_of(r.out, "Dynamic: write-buffer overflow").find("7.1%"), std::string::npos)
       << r.out;
   EXPECT_NE(line_of(r.out, "Execution (issue)").find("10.6%"), std::string::npos) << r.out;
-  EXPECT_NE(line_of(r.out, "Total").find("141000 cycles"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "Total").find(std::to_string(141 * E) + " cycles"), std::string::npos)
+      << r.out;
+  EXPECT_NE(line_of(r.out, "Dynamic stalls in all").find("88.7%"), std::string::npos) << r.out;
   // calc's side: the D-cache range from the samples (its stalls have several causes).
   EXPECT_NE(line_of(r.out, "Dynamic: D-cache miss").find(" to "), std::string::npos) << r.out;
 
   r = calc({"--all", "--breakdown", "--truth", dir_.file("truth.txt"), "--top", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;
   EXPECT_NE(r.out.find("the top 1 by samples"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("copy_fig2\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("The run: those 1 procedures together"), std::string::npos) << r.out;

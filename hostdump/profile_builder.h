@@ -8,9 +8,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
-#include <span>
 #include <vector>
 
 #include "firmware/transfer_ring.h"

@@ -155,8 +155,7 @@ void print_breakdown_rows(const std::vector<BreakdownRow>& rows, std::ostream& o
     const std::string truth_exec = r.truth ? share(r.truth->execution, r.truth->total) : "-";
     const std::string truth_static =
         r.truth ? share(r.truth->slotting + r.truth->dependency, r.truth->total) : "-";
-    const std::string truth_dynamic =
-        r.truth ? share(r.truth->dynamic_stall, r.truth->total) : "-";
+    const std::string truth_dynamic = r.truth ? share(r.truth->dynamic_stall, r.truth->total) : "-";
     std::snprintf(line, sizeof line, "  %7s %7s %7s %7s %7s | %7s %7s %7s  %s\n",
                   share(c.total, run).c_str(), share(c.execution, c.total).c_str(),
                   share(statics, c.total).c_str(), share(c.dynamic_stall, c.total).c_str(),

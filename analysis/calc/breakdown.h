@@ -18,10 +18,10 @@
 namespace dcpi {
 
 struct CycleBreakdown {
-  double total = 0;            // calc: samples × period; truth: Σ cycles
-  double execution = 0;        // issue cycles: best case minus static stalls; truth: cycles − stalls
-  double slotting = 0;         // static: slotting (truth: slot)
-  double dependency = 0;       // static: Ra/Rb/Rc dependencies (truth: dep)
+  double total = 0;       // calc: samples × period; truth: Σ cycles
+  double execution = 0;   // issue cycles: best case minus static stalls; truth: cycles − stalls
+  double slotting = 0;    // static: slotting (truth: slot)
+  double dependency = 0;  // static: Ra/Rb/Rc dependencies (truth: dep)
   double functional_unit = 0;  // static: busy unit within the block (calc only)
   // Dynamic by §6.3 cause: calc's [low, high] range; the truth's exact value in both.
   std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;

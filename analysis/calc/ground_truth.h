@@ -43,10 +43,10 @@ enum class TruthCause : uint8_t {
   kOther,
 };
 inline constexpr TruthCause kAllTruthCauses[] = {
-    TruthCause::kSlot,       TruthCause::kDependency, TruthCause::kMultiplierBusy,
+    TruthCause::kSlot,          TruthCause::kDependency, TruthCause::kMultiplierBusy,
     TruthCause::kFpDividerBusy, TruthCause::kICacheMiss, TruthCause::kDCacheMiss,
-    TruthCause::kItbMiss,    TruthCause::kDtbMiss,    TruthCause::kWriteBuffer,
-    TruthCause::kMispredict, TruthCause::kOther};
+    TruthCause::kItbMiss,       TruthCause::kDtbMiss,    TruthCause::kWriteBuffer,
+    TruthCause::kMispredict,    TruthCause::kOther};
 
 std::string_view to_string(TruthCause cause);  // the file's name: "slot", "dcache", ...
 std::optional<TruthCause> parse_truth_cause(std::string_view name);
@@ -58,7 +58,7 @@ TruthCause truth_cause(DynamicStallCause cause);
 
 struct TruthStall {
   TruthCause cause = TruthCause::kOther;
-  uint64_t cycles = 0;             // summed over the instruction's executions
+  uint64_t cycles = 0;              // summed over the instruction's executions
   std::optional<uint64_t> culprit;  // producer, missing load, mispredicted branch
 };
 

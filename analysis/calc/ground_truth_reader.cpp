@@ -20,7 +20,8 @@ struct LineError : std::runtime_error {
 };
 
 std::vector<std::string_view> split_words(std::string_view line) {
-  if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+  if (const size_t hash = line.find('#'); hash != std::string_view::npos)
+    line = line.substr(0, hash);
   std::vector<std::string_view> words;
   size_t at = 0;
   while (at < line.size()) {
@@ -52,10 +53,9 @@ void expect_fields(const std::vector<std::string_view>& words, size_t low, size_
 }
 
 bool is_event_name(std::string_view name) {
-  return !name.empty() && name.size() <= 32 &&
-         std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-         });
+  return !name.empty() && name.size() <= 32 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 // The lines only version 2 has.
@@ -65,7 +65,8 @@ void parse_version2_line(const std::vector<std::string_view>& words, GroundTruth
   if (kind == "machine") {
     expect_fields(words, 2, 2);
     if (words[1] != "qemu" && words[1] != "ev5")
-      throw LineError("unknown machine '" + std::string(words[1].substr(0, 32)) + "' (qemu or ev5)");
+      throw LineError("unknown machine '" + std::string(words[1].substr(0, 32)) +
+                      "' (qemu or ev5)");
     truth.machine = std::string(words[1]);
   } else if (kind == "cycles") {
     expect_fields(words, 3, 3);
@@ -73,7 +74,8 @@ void parse_version2_line(const std::vector<std::string_view>& words, GroundTruth
   } else if (kind == "stall") {
     expect_fields(words, 4, 5);
     const std::optional<TruthCause> cause = parse_truth_cause(words[2]);
-    if (!cause) throw LineError("unknown stall cause '" + std::string(words[2].substr(0, 32)) + "'");
+    if (!cause)
+      throw LineError("unknown stall cause '" + std::string(words[2].substr(0, 32)) + "'");
     TruthStall stall{.cause = *cause, .cycles = count(words[3])};
     if (words.size() == 5) stall.culprit = pc(words[4]);
     truth.add_stall(pc(words[1]), stall);
@@ -104,8 +106,7 @@ void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth) 
 }
 
 void parse_header(const std::vector<std::string_view>& words, GroundTruth& truth) {
-  if (words.size() != 2 || words[0] != "dcpi-exec-counts" ||
-      (words[1] != "1" && words[1] != "2"))
+  if (words.size() != 2 || words[0] != "dcpi-exec-counts" || (words[1] != "1" && words[1] != "2"))
     throw LineError("expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
   truth.version = words[1] == "1" ? 1 : 2;
 }

@@ -131,20 +131,20 @@ std::string find_elf(const ImageIdentity& identity, const ImageSources& sources)
 }  // namespace
 
 CalcContext calc_context(const CalcInputs& inputs) {
-  return CalcContext{.image = inputs.code.path(),
-                     .db_image = inputs.samples.identity.path,
-                     .epochs = inputs.epochs_text,
-                     .period = inputs.period,
-                     .period_description = inputs.period_choice.description,
-                     .period_source = inputs.period_choice.source,
-                     .period_notes = inputs.period_choice.notes,
-                     .cpus = inputs.samples.cpus,
-                     .qemu_model = inputs.qemu_model,
-                     .machine = inputs.samples.machine,
-                     // The 21164's stalls on samples of QEMU's 1-IPC machine.
-                     .hypothetical_stalls =
-                         !inputs.qemu_model && inputs.samples.machine == kMachineQemu,
-                     .estimator = std::string(to_string(inputs.estimator))};
+  return CalcContext{
+      .image = inputs.code.path(),
+      .db_image = inputs.samples.identity.path,
+      .epochs = inputs.epochs_text,
+      .period = inputs.period,
+      .period_description = inputs.period_choice.description,
+      .period_source = inputs.period_choice.source,
+      .period_notes = inputs.period_choice.notes,
+      .cpus = inputs.samples.cpus,
+      .qemu_model = inputs.qemu_model,
+      .machine = inputs.samples.machine,
+      // The 21164's stalls on samples of QEMU's 1-IPC machine.
+      .hypothetical_stalls = !inputs.qemu_model && inputs.samples.machine == kMachineQemu,
+      .estimator = std::string(to_string(inputs.estimator))};
 }
 
 namespace {
@@ -170,8 +170,7 @@ std::string one_machine(const std::map<std::string, std::vector<uint64_t>>& mach
   std::string list;
   for (const auto& [machine, epochs] : machines) {
     list += (list.empty() ? "" : "; ") + machine + " in epoch" + (epochs.size() > 1 ? "s " : " ");
-    for (size_t i = 0; i < epochs.size(); ++i)
-      list += (i ? ", " : "") + std::to_string(epochs[i]);
+    for (size_t i = 0; i < epochs.size(); ++i) list += (i ? ", " : "") + std::to_string(epochs[i]);
   }
   throw std::runtime_error("the samples of '" + image + "' come from different machines (" + list +
                            "): their cycles are not comparable; choose epochs of one machine "

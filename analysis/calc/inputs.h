@@ -43,12 +43,12 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
                                 std::optional<double> option);
 
 struct ImageSamples {
-  ImageIdentity identity;            // the image in the database
-  std::vector<uint64_t> epochs;      // epochs read
-  calc::SamplesByAddress cycles;     // CYCLES samples per ELF address, all PIDs and CPUs
-  double total = 0;                  // in the image
-  size_t cpus = 0;                   // CPUs with driver statistics in those epochs
-  std::vector<EpochPeriod> periods;  // per epoch read: its recorded period and the image's samples
+  ImageIdentity identity;             // the image in the database
+  std::vector<uint64_t> epochs;       // epochs read
+  calc::SamplesByAddress cycles;      // CYCLES samples per ELF address, all PIDs and CPUs
+  double total = 0;                   // in the image
+  size_t cpus = 0;                    // CPUs with driver statistics in those epochs
+  std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples
   std::string machine{kMachineQemu};  // of the epochs with samples (one machine, or an error)
 };
 
@@ -73,8 +73,8 @@ struct CalcRequest {
   // --model qemu|ev5; default: the profile's machine's (ev5 profiles get the
   // 21164 model, qemu ones QEMU's 1-IPC model).
   std::optional<std::string> model;
-  std::optional<uint64_t> epoch;        // --epoch; default: every epoch
-  std::optional<double> period;         // --period; default: what the database recorded
+  std::optional<uint64_t> epoch;  // --epoch; default: every epoch
+  std::optional<double> period;   // --period; default: what the database recorded
   calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);

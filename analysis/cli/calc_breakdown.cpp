@@ -19,8 +19,8 @@ struct ProcedureBreakdown {
 
 ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& procedure,
                                 const std::optional<calc::GroundTruth>& truth) {
-  AnalyzedProcedure result = analyze_code(inputs.code, procedure, *inputs.model,
-                                          inputs.samples.cycles, inputs.estimator);
+  AnalyzedProcedure result =
+      analyze_code(inputs.code, procedure, *inputs.model, inputs.samples.cycles, inputs.estimator);
   const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
   const CalcReport report =
       build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
@@ -93,7 +93,9 @@ void print_calc_breakdown(const CalcInputs& inputs, const CalcContext& context,
     JsonWriter json(out, JsonWriter::Style::kSpaced);
     json.begin_object().field("image", context.image).field("machine", context.machine);
     json.field("model", inputs.model->name()).key("period").real(inputs.period);
-    json.field("truth", request.truth_path).key("procedures").begin_array(JsonWriter::Break::kLines);
+    json.field("truth", request.truth_path)
+        .key("procedures")
+        .begin_array(JsonWriter::Break::kLines);
     for (const ProcedureBreakdown& p : procedures) write_row(json, p.row);
     json.end_array().key("run");
     write_row(json, run);
@@ -101,7 +103,8 @@ void print_calc_breakdown(const CalcInputs& inputs, const CalcContext& context,
     return;
   }
   print_calc_header(context, std::string(inputs.model->name()), out);
-  if (request.truth) out << "truth:  " << request.truth_path << " (machine " << request.truth->machine << ")\n";
+  if (request.truth)
+    out << "truth:  " << request.truth_path << " (machine " << request.truth->machine << ")\n";
   char title[256];
   if (request.procedure) {
     std::snprintf(title, sizeof title, "\nCycles of %s by cause (DCPI Figure 4), %.0f samples:",

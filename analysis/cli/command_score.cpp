@@ -181,8 +181,8 @@ void write_procedure_rows(JsonWriter& json, const std::vector<ProcedureScore>& r
 }
 
 std::string no_stalls_note(const calc::GroundTruth& truth) {
-  return "no stalls to score: the truth comes from machine " + truth.machine +
-         " (version " + std::to_string(truth.version) +
+  return "no stalls to score: the truth comes from machine " + truth.machine + " (version " +
+         std::to_string(truth.version) +
          "), which runs 1 instruction per cycle and never stalls; record one with dcpi run "
          "--machine ev5 --truth FILE";
 }
@@ -201,8 +201,8 @@ int run_score_command(const std::vector<std::string>& arguments) {
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   const calc::GroundTruth truth = load_ground_truth(counts_path);
   if (inputs.samples.machine != truth.machine)
-    std::cerr << "dcpi score: the profile comes from machine " << inputs.samples.machine
-              << " but " << counts_path << " from machine " << truth.machine
+    std::cerr << "dcpi score: the profile comes from machine " << inputs.samples.machine << " but "
+              << counts_path << " from machine " << truth.machine
               << ": they are not the same run\n";
   // On qemu's truth nothing stalls (1 instruction per cycle): nothing to score.
   const bool culprits_wanted = options.flag("culprits");
@@ -265,8 +265,8 @@ int run_score_command(const std::vector<std::string>& arguments) {
   }
   print_calc_header(context, std::string(inputs.model->name()), std::cout);
   std::cout << "truth: " << counts_path << " (machine " << truth.machine << ", version "
-            << truth.version << ")\nscored: " << procedures.size()
-            << " procedures (" << missing << " with missing edges), " << chosen.instructions.size()
+            << truth.version << ")\nscored: " << procedures.size() << " procedures (" << missing
+            << " with missing edges), " << chosen.instructions.size()
             << " instructions with samples (" << by_samples.total_weight() << " samples), "
             << chosen.edges.size() << " edges\n\n";
   print_histogram("Instruction frequencies (Figure 8), % of CYCLES samples by error of F x period:",

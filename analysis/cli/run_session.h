@@ -45,8 +45,8 @@ struct RunOptions {
   // (host file, guest path) of images the initrd carries whose host files are
   // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
   std::vector<std::pair<std::string, std::string>> known_images;
-  std::ostream* console = nullptr;    // echo of the guest console
-  std::ostream* progress = nullptr;   // progress lines
+  std::ostream* console = nullptr;   // echo of the guest console
+  std::ostream* progress = nullptr;  // progress lines
 };
 
 struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads

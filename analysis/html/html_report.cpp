@@ -237,8 +237,7 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
   for (const size_t i : chosen)
     anchors[i] = names.make(by_procedure.rows[i].image, by_procedure.rows[i].procedure);
 
-  const std::string model =
-      request.model.value_or(run.machine == kMachineEv5 ? "ev5" : "qemu");
+  const std::string model = request.model.value_or(run.machine == kMachineEv5 ? "ev5" : "qemu");
   write_head(request, model, out);
   write_run_facts(run, request.database, out);
   write_warnings(result.warnings, out);

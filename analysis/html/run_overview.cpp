@@ -18,8 +18,7 @@ std::string machines_named(const std::set<std::string>& machines) {
   if (machines.empty()) return std::string(kMachineQemu);
   if (machines.size() == 1) return *machines.begin();
   std::string text = "mixed:";
-  for (const std::string& machine : machines)
-    text += (text.back() == ':' ? " " : ", ") + machine;
+  for (const std::string& machine : machines) text += (text.back() == ':' ? " " : ", ") + machine;
   return text;
 }
 

@@ -152,8 +152,8 @@ struct EpochMetadata {
   uint64_t records_lost = 0;          // sequence gaps
   uint64_t ring_records_dropped = 0;  // guest could not fit them in the ring
   uint64_t ring_samples_dropped = 0;
-  uint64_t updates = 0;   // merges into this epoch so far
-  SamplingPeriod period;  // keys period_base, period_range, period_changed (optional)
+  uint64_t updates = 0;               // merges into this epoch so far
+  SamplingPeriod period;              // keys period_base, period_range, period_changed (optional)
   std::string machine{kMachineQemu};  // key machine (optional: absent = qemu)
   std::map<uint32_t, CpuStats> cpu_stats;
 };

@@ -296,9 +296,9 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
         }
       if (words[0] == kMachineField && !machine_seen) {
         if (!is_machine_name(words[1]))
-          throw ProfileFormatError(path, position,
-                                   "unknown machine '" + std::string(words[1].substr(0, 32)) +
-                                       "' (qemu or ev5)");
+          throw ProfileFormatError(
+              path, position,
+              "unknown machine '" + std::string(words[1].substr(0, 32)) + "' (qemu or ev5)");
         metadata.machine = std::string(words[1]);
         machine_seen = ok = true;
       }

@@ -79,9 +79,9 @@ class CalcEv5Cli : public ::testing::Test {
     return run_dcpi(arguments);
   }
   testing::CommandResult score(std::vector<std::string> extra) const {
-    std::vector<std::string> arguments{"score",   "--db",    db(), "--image",
-                                       elf_,      "--truth", dir_.file("truth.txt"),
-                                       "--procedure", "copy_fig2"};
+    std::vector<std::string> arguments{
+        "score",       "--db",     db(), "--image", elf_, "--truth", dir_.file("truth.txt"),
+        "--procedure", "copy_fig2"};
     arguments.insert(arguments.end(), extra.begin(), extra.end());
     return run_dcpi(arguments);
   }
@@ -176,8 +176,8 @@ TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {
                              dir_.file("qemu.txt"), "--counts", dir_.file("qemu.txt")});
   EXPECT_EQ(bad.exit_code, 2);
   std::ofstream(dir_.file("broken.txt")) << "dcpi-exec-counts 2\nstall 9834 dmiss 5\n";
-  const auto broken = run_dcpi({"score", "--db", db(), "--image", elf_, "--truth",
-                                dir_.file("broken.txt"), "--culprits"});
+  const auto broken = run_dcpi(
+      {"score", "--db", db(), "--image", elf_, "--truth", dir_.file("broken.txt"), "--culprits"});
   EXPECT_EQ(broken.exit_code, 1);
   EXPECT_NE(broken.err.find("broken.txt: line 2: unknown stall cause 'dmiss'\n"), std::string::npos)
       << broken.err;

@@ -50,9 +50,9 @@ TEST(EpochMachine, RoundTripsAndOldFilesReadAsQemu) {
   EXPECT_EQ(profile_format::decode_epoch_metadata(text, "m").machine, "ev5");
   // A database from before issue 14 has no machine line: qemu.
   EXPECT_EQ(profile_format::decode_epoch_metadata(meta_with_machine_line(""), "m").machine, "qemu");
-  EXPECT_EQ(profile_format::decode_epoch_metadata(meta_with_machine_line("machine ev5"), "m")
-                .machine,
-            "ev5");
+  EXPECT_EQ(
+      profile_format::decode_epoch_metadata(meta_with_machine_line("machine ev5"), "m").machine,
+      "ev5");
 }
 
 TEST(EpochMachine, UnknownOrRepeatedMachineIsAFormatError) {
@@ -115,8 +115,9 @@ TEST(EpochMachine, WriterRefusesAnotherMachinesSamplesInAnEpoch) {
     writer.merge_epoch_metadata(update);
     FAIL() << "a qemu update merged into an ev5 epoch";
   } catch (const ProfileDatabaseError& error) {
-    EXPECT_TRUE(contains(error.what(), "holds samples from machine ev5; refusing to add samples "
-                                       "from machine qemu"))
+    EXPECT_TRUE(contains(error.what(),
+                         "holds samples from machine ev5; refusing to add samples "
+                         "from machine qemu"))
         << error.what();
   }
   const EpochMetadata stored = ProfileDatabase::open(dir.file("db")).epoch_metadata(1);
@@ -134,7 +135,8 @@ TEST(EpochMachine, DbMergeKeepsEachEpochsMachineAndStatsShowsThem) {
     meta.machine = "ev5";
     writer.merge_epoch_metadata(meta);
   }
-  const auto merged = run_dcpi({"db", "merge", dir.file("out.db"), dir.file("q.db"), dir.file("e.db")});
+  const auto merged =
+      run_dcpi({"db", "merge", dir.file("out.db"), dir.file("q.db"), dir.file("e.db")});
   ASSERT_EQ(merged.exit_code, 0) << merged.err;
   const ProfileDatabase out = ProfileDatabase::open(dir.file("out.db"));
   EXPECT_EQ(out.epoch_metadata(1).machine, "qemu");
@@ -146,7 +148,8 @@ TEST(EpochMachine, DbMergeKeepsEachEpochsMachineAndStatsShowsThem) {
   EXPECT_TRUE(contains(stats.out, "machine qemu\n")) << stats.out;
   EXPECT_TRUE(contains(stats.out, "machine ev5\n")) << stats.out;
   EXPECT_TRUE(contains(stats.err, "the sets come from different machines")) << stats.err;
-  const auto by_epoch = run_dcpi({"stats", "--db", dir.file("out.db"), "--epochs", "each", "--json"});
+  const auto by_epoch =
+      run_dcpi({"stats", "--db", dir.file("out.db"), "--epochs", "each", "--json"});
   ASSERT_EQ(by_epoch.exit_code, 0) << by_epoch.err;
   EXPECT_TRUE(contains(by_epoch.out, "\"machine\":\"ev5\"")) << by_epoch.out;
 }

@@ -190,8 +190,8 @@ TEST_F(HtmlReportCliTest, TheMachineIsTheDatabasesAndPicksTheModel) {
   EXPECT_NE(page.find("; model ev5</p>"), std::string::npos);
   page = report({"--images", images_, "--model", "qemu"});
   EXPECT_NE(page.find("; model qemu</p>"), std::string::npos);
-  ASSERT_EQ(
-      run_dcpi({"db", "merge", dir_.file("both.db"), dir_.file("prof.db"), ev5}).exit_code, 0);
+  ASSERT_EQ(run_dcpi({"db", "merge", dir_.file("both.db"), dir_.file("prof.db"), ev5}).exit_code,
+            0);
   db_ = dir_.file("both.db");
   page = report({"--images", images_});
   EXPECT_NE(page.find("<td class=\"name\">mixed: ev5, qemu</td>"), std::string::npos);

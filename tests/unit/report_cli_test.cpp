@@ -145,8 +145,10 @@ TEST_F(ReportCliTest, StatsShowsEachEpochsPeriod) {
   }
   auto result = run({"stats", "--db", db_, "--epochs", "each", "--images", images_});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(contains(result.out, "set 1 (epoch 1) = 100  period [8192, 9216)  machine qemu\n")) << result.out;
-  EXPECT_TRUE(contains(result.out, "set 2 (epoch 2) = 100  period [61440, 65536)  machine qemu\n")) << result.out;
+  EXPECT_TRUE(contains(result.out, "set 1 (epoch 1) = 100  period [8192, 9216)  machine qemu\n"))
+      << result.out;
+  EXPECT_TRUE(contains(result.out, "set 2 (epoch 2) = 100  period [61440, 65536)  machine qemu\n"))
+      << result.out;
   // Counts at different periods are not comparable count for count: said so.
   EXPECT_TRUE(contains(result.err, "not all sampled with one period")) << result.err;
   result = run({"stats", "--db", db_, "--epochs", "1,2", "--json", "--limit", "1"});
@@ -160,7 +162,8 @@ TEST_F(ReportCliTest, StatsShowsEachEpochsPeriod) {
   testing::write_report_database(second);
   result = run({"stats", "--db", db_, "--db", second, "--images", images_});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(contains(result.out, "period epoch 1 [8192, 9216); epoch 2 [61440, 65536)  machine qemu\n"))
+  EXPECT_TRUE(
+      contains(result.out, "period epoch 1 [8192, 9216); epoch 2 [61440, 65536)  machine qemu\n"))
       << result.out;
   EXPECT_TRUE(contains(result.out, "period unknown  machine qemu\n")) << result.out;
 }

@@ -1,12 +1,12 @@
 // The truth file, version 2 (issue 14; docs/exec-counts-format.md): per PC
 // cycles and stall cycles by cause with culprits, event counts; version 1
 // still reads with cycles = executions; malformed lines give one-line errors.
+#include "analysis/calc/ground_truth.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <sstream>
-
-#include "analysis/calc/ground_truth.h"
 
 namespace dcpi::calc {
 namespace {

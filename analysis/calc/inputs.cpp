@@ -239,7 +239,6 @@ CalcInputs load_calc_inputs(const CalcRequest& request) {
                     .samples = std::move(samples),
                     .model = make_model(model),
                     .qemu_model = model == "qemu",
-                    .model_name = model,
                     .estimator = request.estimator};
   if (!inputs.model) throw std::invalid_argument("unknown model '" + model + "'");
   inputs.period_choice = choose_mean_period(inputs.samples.periods, request.period);

@@ -57,7 +57,6 @@ struct CalcInputs {
   ImageSamples samples;
   std::unique_ptr<calc::ProcessorModel> model;
   bool qemu_model = true;
-  std::string model_name = "qemu";  // --model, or the profile's machine's
   calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;
   double period = 0;
   PeriodChoice period_choice;

@@ -117,7 +117,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
                    [](const auto& a, const auto& b) { return a.samples > b.samples; });
   if (options.flag("json")) {
     JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
-    json.begin_object().field("image", context.image);
+    json.begin_object().field("image", context.image).field("machine", context.machine);
     json.field("procedures_analysed", uint64_t{inputs.code.procedures().size()});
     json.key("procedures").begin_array(JsonWriter::Break::kLines);
     for (const CalcOverviewRow& row : rows) {

@@ -109,6 +109,11 @@ TEST_F(CalcEv5Cli, Ev5ProfileGetsTheEv5ModelAndNamesItsMachine) {
   r = calc({"--procedure", "copy_fig2", "--json"});
   EXPECT_NE(r.out.find("\"machine\": \"ev5\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"stalls_hypothetical\": false"), std::string::npos) << r.out;
+  r = calc({"--all"});
+  EXPECT_NE(r.out.find("machine: ev5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model:  alpha-21164 (EV5)"), std::string::npos) << r.out;
+  r = calc({"--all", "--json"});
+  EXPECT_NE(r.out.find("\"machine\": \"ev5\""), std::string::npos) << r.out;
   // --model qemu still works, and says what it leaves out.
   r = calc({"--procedure", "copy_fig2", "--model", "qemu"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

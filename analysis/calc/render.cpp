@@ -103,6 +103,18 @@ constexpr DynamicStallCause kCauseOrder[] = {
 constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb dependency",
                                         "Rc dependency", "FU dependency"};
 
+// "| true 113.0cy: dcache 100.0 981c, wbuf 10.0, slot 1.0"
+void print_truth(const TruthLine& truth, std::ostream& out) {
+  out << "| true " << fixed(truth.cpi, 1) << "cy";
+  const char* separator = ": ";
+  for (const TruthLine::Stall& s : truth.stalls) {
+    if (s.cycles < 0.05) continue;
+    out << separator << to_string(s.cause) << ' ' << fixed(s.cycles, 1);
+    if (s.culprit) out << ' ' << hex(*s.culprit);
+    separator = ", ";
+  }
+}
+
 }  // namespace
 
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
@@ -186,6 +198,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     } else {
       out << "*** Actual -\n";
     }
+    if (block.true_cycles)
+      out << "*** True " << fixed(*block.true_cycles, 1) << "/" << n << " = "
+          << fixed(*block.true_cycles / n, 2) << "CPI (the truth file)\n";
     out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8)
         << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
@@ -199,8 +214,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
                                                              : "-",
                   9)
           << "  ";
-      if (line.head_cycles == 0) out << "(dual issue)";
+      if (line.head_cycles == 0) out << "(dual issue) ";
       for (uint64_t culprit : line.culprits) out << hex(culprit) << ' ';
+      if (line.truth) print_truth(*line.truth, out);
       out << '\n';
     }
   }
@@ -305,6 +321,17 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
     json.key("source").begin_object().field("file", line.source->file);
     json.field("line", line.source->line).end_object();
   }
+  if (line.truth) {
+    json.key("truth").begin_object().field("executions", line.truth->executions);
+    json.real_field("cpi", line.truth->cpi).key("stalls").begin_array();
+    for (const TruthLine::Stall& s : line.truth->stalls) {
+      json.begin_object().field("cause", to_string(s.cause)).real_field("cycles", s.cycles);
+      json.key("culprit");
+      s.culprit ? json.address(*s.culprit) : json.null();
+      json.end_object();
+    }
+    json.end_array().end_object();
+  }
   json.end_object();
 }
 
@@ -314,6 +341,7 @@ void write_block(JsonWriter& json, const CalcBlock& block) {
   json.field("padding", block.padding);
   json.field("confidence", to_string(block.confidence)).field("method", block.method);
   json.field("best_case_cycles", block.best_case_cycles).real_field("samples", block.samples);
+  if (block.true_cycles) json.real_field("true_cycles", block.true_cycles);
   json.key("instructions").begin_array(Break::kLines);
   for (const CalcInstruction& line : block.instructions) write_instruction(json, line);
   json.end_array().end_object();

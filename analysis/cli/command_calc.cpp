@@ -19,7 +19,7 @@ const std::string_view kCalcUsage =
     "usage: dcpi calc [--db DIR] --image PATH_OR_NAME (--procedure NAME | --all)\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
     "                 [--mode user|pal] [--estimate dcpi|flow] [--no-source] [--json]\n"
-    "                 [--breakdown [--truth FILE] [--top N]]\n"
+    "                 [--truth FILE] [--breakdown [--top N]]\n"
     "\n"
     "Estimates how often each basic block of a procedure ran and how many cycles each\n"
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
@@ -43,8 +43,9 @@ const std::string_view kCalcUsage =
     "  --breakdown  only the cycles by cause (DCPI Figure 4): execution, static stalls by\n"
     "               kind, dynamic stalls by cause, unexplained; with --all one line per\n"
     "               procedure (the --top N by samples, default 10) and their total\n"
-    "  --truth      with --breakdown: the truth file of the run (dcpi run --truth FILE),\n"
-    "               whose breakdown is printed beside calc's\n"
+    "  --truth      the truth file of the run (dcpi run --truth FILE): with --procedure\n"
+    "               its cycles, stalls and culprits beside each instruction, with\n"
+    "               --breakdown its breakdown beside calc's\n"
     "  --json       machine-readable output\n";
 
 namespace {
@@ -66,8 +67,10 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   const bool all = options.flag("all");
   const std::optional<std::string> name = options.value("procedure");
   if (all == name.has_value()) throw UsageError("give exactly one of --procedure NAME and --all");
-  if (!options.flag("breakdown") && (options.value("truth") || options.value("top")))
-    throw UsageError("--truth and --top go with --breakdown (dcpi score --truth scores estimates)");
+  if (!options.flag("breakdown") && options.value("top"))
+    throw UsageError("--top goes with --breakdown");
+  if (all && !options.flag("breakdown") && options.value("truth"))
+    throw UsageError("--truth goes with --procedure or --breakdown");
 
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   const CalcContext context = calc_context(inputs);
@@ -90,6 +93,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
     if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
+    if (const auto truth = options.value("truth")) attach_truth(report, load_ground_truth(*truth));
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else

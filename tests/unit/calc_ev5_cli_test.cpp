@@ -188,6 +188,27 @@ TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {
       << broken.err;
 }
 
+// Figure 2's listing with the truth beside it: per instruction its cycles
+// and stalls per execution, per block the true CPI next to the estimate.
+TEST_F(CalcEv5Cli, ListingShowsTheTruthBesideEachInstruction) {
+  auto r = calc({"--procedure", "copy_fig2", "--truth", dir_.file("truth.txt")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  if (std::getenv("DCPI_SHOW_CALC")) std::cout << r.out;  // the example in docs/calc.md
+  EXPECT_NE(r.out.find("*** True 141.0/13 = 10.85CPI (the truth file)"), std::string::npos)
+      << r.out;
+  const size_t at = r.out.find("\n9834        stq");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  EXPECT_NE(line.find("981c | true 113.0cy: dcache 100.0 981c, wbuf 10.0, slot 1.0"),
+            std::string::npos)
+      << line;
+  r = calc({"--procedure", "copy_fig2", "--truth", dir_.file("truth.txt"), "--json"});
+  EXPECT_NE(r.out.find("\"truth\": {\"executions\": " + std::to_string(E) + ", \"cpi\": 113,"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"true_cycles\": 141"), std::string::npos) << r.out;
+}
+
 TEST_F(CalcEv5Cli, BreakdownPutsTheTruthBesideTheSamples) {
   auto r = calc({"--procedure", "copy_fig2", "--breakdown", "--truth", dir_.file("truth.txt")});
   ASSERT_EQ(r.exit_code, 0) << r.err;

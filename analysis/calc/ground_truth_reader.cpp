@@ -4,7 +4,6 @@
 // exactly its fields, and anything else is a one-line error naming the line.
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
@@ -111,23 +110,6 @@ void parse_header(const std::vector<std::string_view>& words, GroundTruth& truth
   truth.version = words[1] == "1" ? 1 : 2;
 }
 
-// A timed machine's stall cycles are part of the instruction's cycles.
-void check_stalls_within_cycles(const GroundTruth& truth) {
-  for (const auto& [address, stalls] : truth.all_stalls()) {
-    uint64_t total = 0;
-    for (const TruthStall& s : stalls) total += s.cycles;
-    const uint64_t cycles = truth.cycles(address);
-    if (total > cycles) {
-      char text[160];
-      std::snprintf(text, sizeof text, "pc %llx: stall cycles %llu exceed its cycles %llu",
-                    static_cast<unsigned long long>(address),
-                    static_cast<unsigned long long>(total),
-                    static_cast<unsigned long long>(cycles));
-      throw std::runtime_error(text);
-    }
-  }
-}
-
 }  // namespace
 
 bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error) {
@@ -154,12 +136,9 @@ bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error)
     error = "empty file: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'";
     return false;
   }
-  try {
-    check_stalls_within_cycles(truth);
-  } catch (const std::runtime_error& problem) {
-    error = problem.what();
-    return false;
-  }
+  // Σ stalls at a PC is normally at most its cycles, but not required: the
+  // model may refund cycles at a block's head (an instruction that issued
+  // with its predecessor) that it charged to a stall elsewhere.
   return true;
 }
 

@@ -109,8 +109,6 @@ TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   EXPECT_EQ(error_of(v2 + "cycles 1000 18446744073709551616\n"),
             "line 2: bad count '18446744073709551616'");
   EXPECT_EQ(error_of(v2 + "bogus 1\n"), "line 2: unknown line kind 'bogus'");
-  EXPECT_EQ(error_of(v2 + "machine ev5\ncycles 1000 5\nstall 1000 dcache 6\n"),
-            "pc 1000: stall cycles 6 exceed its cycles 5");
 }
 
 // Damaged copies of a good file: the reader either accepts them or says

@@ -12,6 +12,7 @@ ProfileBuilder::PendingEpoch& ProfileBuilder::epoch(uint64_t number) {
   if (cached_epoch_ && cached_epoch_number_ == number) return *cached_epoch_;
   PendingEpoch& pending = epochs_[number];
   pending.metadata.epoch = number;
+  pending.metadata.machine = machine_;
   cached_epoch_ = &pending;
   cached_epoch_number_ = number;
   cached_profile_ = nullptr;

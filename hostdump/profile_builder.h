@@ -9,6 +9,8 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "firmware/transfer_ring.h"
@@ -62,6 +64,11 @@ class ProfileBuilder {
     current_epoch_ = base;  // decode counts before the first record belong here
   }
 
+  // The machine the samples come from (epoch.meta `machine`, issue 14):
+  // "qemu" (the default) or "ev5"; recorded with every epoch this builder writes.
+  void set_machine(std::string machine) { machine_ = std::move(machine); }
+  const std::string& machine() const { return machine_; }
+
   LoadMapModel& load_map() { return load_map_; }
   // Value-tuple reduction (seed 001 §2.2, §2.4): add plug-in modules here.
   values::ValueReducer& values() { return values_; }
@@ -97,6 +104,7 @@ class ProfileBuilder {
   std::set<uint64_t> written_epochs_;
   uint64_t current_epoch_ = 0;
   uint64_t epoch_base_ = 0;
+  std::string machine_{kMachineQemu};
   IngestTotals totals_;
   // One-entry caches for the inner loop: consecutive entries mostly share them.
   PendingEpoch* cached_epoch_ = nullptr;

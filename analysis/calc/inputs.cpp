@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 
 #include "analysis/calc/ev5_model.h"
@@ -82,6 +84,15 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
   return choice;
 }
 
+calc::GroundTruth load_ground_truth(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  calc::GroundTruth truth;
+  std::string error;
+  if (!calc::read_ground_truth(in, truth, error)) throw std::runtime_error(path + ": " + error);
+  return truth;
+}
+
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {
   if (name == "qemu") return std::make_unique<calc::QemuIcountModel>();
   if (name == "ev5") return std::make_unique<calc::Ev5Model>();
@@ -120,18 +131,20 @@ std::string find_elf(const ImageIdentity& identity, const ImageSources& sources)
 }  // namespace
 
 CalcContext calc_context(const CalcInputs& inputs) {
-  return CalcContext{.image = inputs.code.path(),
-                     .db_image = inputs.samples.identity.path,
-                     .epochs = inputs.epochs_text,
-                     .period = inputs.period,
-                     .period_description = inputs.period_choice.description,
-                     .period_source = inputs.period_choice.source,
-                     .period_notes = inputs.period_choice.notes,
-                     .cpus = inputs.samples.cpus,
-                     .qemu_model = inputs.qemu_model,
-                     // Every database holds samples from QEMU's 1-IPC machine.
-                     .hypothetical_stalls = !inputs.qemu_model,
-                     .estimator = std::string(to_string(inputs.estimator))};
+  return CalcContext{
+      .image = inputs.code.path(),
+      .db_image = inputs.samples.identity.path,
+      .epochs = inputs.epochs_text,
+      .period = inputs.period,
+      .period_description = inputs.period_choice.description,
+      .period_source = inputs.period_choice.source,
+      .period_notes = inputs.period_choice.notes,
+      .cpus = inputs.samples.cpus,
+      .qemu_model = inputs.qemu_model,
+      .machine = inputs.samples.machine,
+      // The 21164's stalls on samples of QEMU's 1-IPC machine.
+      .hypothetical_stalls = !inputs.qemu_model && inputs.samples.machine == kMachineQemu,
+      .estimator = std::string(to_string(inputs.estimator))};
 }
 
 namespace {
@@ -148,12 +161,29 @@ std::vector<uint64_t> chosen_epochs(const ProfileDatabase& db, std::optional<uin
   return epochs;
 }
 
+// The machine of the epochs in which the image has samples (issue 14): a
+// cycle of one machine is not a cycle of the other, so they never mix.
+std::string one_machine(const std::map<std::string, std::vector<uint64_t>>& machines,
+                        const std::string& image) {
+  if (machines.empty()) return std::string(kMachineQemu);
+  if (machines.size() == 1) return machines.begin()->first;
+  std::string list;
+  for (const auto& [machine, epochs] : machines) {
+    list += (list.empty() ? "" : "; ") + machine + " in epoch" + (epochs.size() > 1 ? "s " : " ");
+    for (size_t i = 0; i < epochs.size(); ++i) list += (i ? ", " : "") + std::to_string(epochs[i]);
+  }
+  throw std::runtime_error("the samples of '" + image + "' come from different machines (" + list +
+                           "): their cycles are not comparable; choose epochs of one machine "
+                           "with --epoch");
+}
+
 // The image's CYCLES samples in `epochs`: the image is the one `code` is (by
 // build-id), or, without an ELF yet, the one `image` names.
 ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
                                 const std::string& image, const std::optional<CodeImage>& code) {
   ImageSamples samples;
   std::set<uint32_t> cpus;
+  std::map<std::string, std::vector<uint64_t>> machines;  // epochs with samples, per machine
   bool found = false;
   for (uint64_t epoch : epochs) {
     const EpochMetadata metadata = db.epoch_metadata(epoch);
@@ -161,6 +191,7 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
     EpochPeriod& period = samples.periods.emplace_back();
     period.epoch = epoch;
     period.period = metadata.period;
+    const double before = samples.total;
     for (const ProfileInfo& info : db.profiles(epoch)) {
       if (info.image.unknown || info.event_name != "cycles") continue;
       const bool match = code ? same_image(info.image, *code) : names_image(info.image, image);
@@ -176,10 +207,12 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
         period.samples += static_cast<double>(row.count);
       }
     }
+    if (samples.total > before) machines[metadata.machine].push_back(epoch);
   }
   if (!found)
     throw std::runtime_error("no cycles samples for image '" + image + "' in " +
                              db.directory().string() + " (see 'dcpi db show')");
+  samples.machine = one_machine(machines, image);
   samples.epochs = epochs;
   samples.cpus = cpus.size();
   return samples;
@@ -200,12 +233,14 @@ CalcInputs load_calc_inputs(const CalcRequest& request) {
                                samples.identity.path + " (build-id " + samples.identity.build_id +
                                " expected)");
   }
+  // The profile's machine picks the model unless --model says otherwise.
+  const std::string model = request.model.value_or(samples.machine);
   CalcInputs inputs{.code = std::move(*code),
                     .samples = std::move(samples),
-                    .model = make_model(request.model),
-                    .qemu_model = request.model == "qemu",
+                    .model = make_model(model),
+                    .qemu_model = model == "qemu",
                     .estimator = request.estimator};
-  if (!inputs.model) throw std::invalid_argument("unknown model '" + request.model + "'");
+  if (!inputs.model) throw std::invalid_argument("unknown model '" + model + "'");
   inputs.period_choice = choose_mean_period(inputs.samples.periods, request.period);
   inputs.period = inputs.period_choice.mean;
   std::string list;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/calc/code_image.h"
+#include "analysis/calc/ground_truth.h"
 #include "analysis/calc/procedure_analysis.h"
 #include "analysis/calc/processor_model.h"
 #include "analysis/calc/render.h"
@@ -42,12 +43,13 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
                                 std::optional<double> option);
 
 struct ImageSamples {
-  ImageIdentity identity;            // the image in the database
-  std::vector<uint64_t> epochs;      // epochs read
-  calc::SamplesByAddress cycles;     // CYCLES samples per ELF address, all PIDs and CPUs
-  double total = 0;                  // in the image
-  size_t cpus = 0;                   // CPUs with driver statistics in those epochs
-  std::vector<EpochPeriod> periods;  // per epoch read: its recorded period and the image's samples
+  ImageIdentity identity;             // the image in the database
+  std::vector<uint64_t> epochs;       // epochs read
+  calc::SamplesByAddress cycles;      // CYCLES samples per ELF address, all PIDs and CPUs
+  double total = 0;                   // in the image
+  size_t cpus = 0;                    // CPUs with driver statistics in those epochs
+  std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples
+  std::string machine{kMachineQemu};  // of the epochs with samples (one machine, or an error)
 };
 
 struct CalcInputs {
@@ -67,14 +69,21 @@ struct CalcRequest {
   std::string image;    // --image: an ELF file, or an image's name in the db
   ImageSources images;  // where a named image's ELF is: --images, the catalog, the cache
   std::optional<isa::DecodeMode> mode;  // --mode; default: decode_mode_for_image
-  std::string model = "qemu";           // --model qemu|ev5
-  std::optional<uint64_t> epoch;        // --epoch; default: every epoch
-  std::optional<double> period;         // --period; default: what the database recorded
+  // --model qemu|ev5; default: the profile's machine's (ev5 profiles get the
+  // 21164 model, qemu ones QEMU's 1-IPC model).
+  std::optional<std::string> model;
+  std::optional<uint64_t> epoch;  // --epoch; default: every epoch
+  std::optional<double> period;   // --period; default: what the database recorded
   calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);
 // The report header both commands print.
 CalcContext calc_context(const CalcInputs& inputs);
+
+// The truth file of `dcpi score --truth` and `dcpi calc --truth` (versions
+// 1 and 2, analysis/calc/ground_truth.h); throws std::runtime_error
+// "PATH: line N: problem".
+calc::GroundTruth load_ground_truth(const std::string& path);
 
 // "qemu" or "ev5"; nullptr for any other name.
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);

@@ -103,11 +103,27 @@ constexpr DynamicStallCause kCauseOrder[] = {
 constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb dependency",
                                         "Rc dependency", "FU dependency"};
 
+// "| true 113.0cy: dcache 100.0 981c, wbuf 10.0, slot 1.0"
+void print_truth(const TruthLine& truth, std::ostream& out) {
+  out << "| true " << fixed(truth.cpi, 1) << "cy";
+  const char* separator = ": ";
+  for (const TruthLine::Stall& s : truth.stalls) {
+    if (s.cycles < 0.05) continue;
+    out << separator << to_string(s.cause) << ' ' << fixed(s.cycles, 1);
+    if (s.culprit) out << ' ' << hex(*s.culprit);
+    separator = ", ";
+  }
+}
+
 }  // namespace
 
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
   out << "image:  " << context.db_image;
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
+  out << "\nmachine: " << context.machine
+      << (context.machine == "ev5"
+              ? " (the profile's: QEMU on the 21164 timing model's cycles)"
+              : " (the profile's: QEMU, 1 instruction per cycle under -icount)");
   out << "\nmodel:  " << model;
   if (context.estimator == "flow")
     out << "\nestimate: flow (min-cost flow over the whole CFG; DCPI's where edges are missing)";
@@ -123,7 +139,11 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
            "        cycle and never stalls; the stalls below are what a 21164 would have shown\n"
            "        for these samples, not what the machine did (use --model qemu for the real "
            "one)\n";
-  if (context.qemu_model && context.cpus > 1)
+  if (context.qemu_model && context.machine == "ev5")
+    out << "note:   this profile comes from the ev5 machine (21164 time); the qemu model's one\n"
+           "        cycle per instruction does not describe it, so every stall shows as sampling\n"
+           "        error (the default --model ev5 explains them)\n";
+  if (context.cpus > 1)
     out << "note:   " << context.cpus
         << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
            "        several are busy each retires about 1/"
@@ -178,6 +198,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     } else {
       out << "*** Actual -\n";
     }
+    if (block.true_cycles)
+      out << "*** True " << fixed(*block.true_cycles, 1) << "/" << n << " = "
+          << fixed(*block.true_cycles / n, 2) << "CPI (the truth file)\n";
     out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8)
         << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
@@ -191,8 +214,9 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
                                                              : "-",
                   9)
           << "  ";
-      if (line.head_cycles == 0) out << "(dual issue)";
+      if (line.head_cycles == 0) out << "(dual issue) ";
       for (uint64_t culprit : line.culprits) out << hex(culprit) << ' ';
+      if (line.truth) print_truth(*line.truth, out);
       out << '\n';
     }
   }
@@ -297,6 +321,17 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
     json.key("source").begin_object().field("file", line.source->file);
     json.field("line", line.source->line).end_object();
   }
+  if (line.truth) {
+    json.key("truth").begin_object().field("executions", line.truth->executions);
+    json.real_field("cpi", line.truth->cpi).key("stalls").begin_array();
+    for (const TruthLine::Stall& s : line.truth->stalls) {
+      json.begin_object().field("cause", to_string(s.cause)).real_field("cycles", s.cycles);
+      json.key("culprit");
+      s.culprit ? json.address(*s.culprit) : json.null();
+      json.end_object();
+    }
+    json.end_array().end_object();
+  }
   json.end_object();
 }
 
@@ -306,6 +341,7 @@ void write_block(JsonWriter& json, const CalcBlock& block) {
   json.field("padding", block.padding);
   json.field("confidence", to_string(block.confidence)).field("method", block.method);
   json.field("best_case_cycles", block.best_case_cycles).real_field("samples", block.samples);
+  if (block.true_cycles) json.real_field("true_cycles", block.true_cycles);
   json.key("instructions").begin_array(Break::kLines);
   for (const CalcInstruction& line : block.instructions) write_instruction(json, line);
   json.end_array().end_object();
@@ -321,7 +357,7 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.field("model", report.model)
       .field("model_has_dynamic_stalls", report.model_has_dynamic_stalls);
   json.field("stalls_hypothetical", context.hypothetical_stalls);
-  json.field("estimate", context.estimator);
+  json.field("machine", context.machine).field("estimate", context.estimator);
   json.field("note", report.no_dynamic_stalls_note).field("epochs", context.epochs);
   json.real_field("period", context.period).field("period_source", context.period_source);
   json.key("period_notes").begin_array();

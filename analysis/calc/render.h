@@ -24,9 +24,12 @@ struct CalcContext {
   std::vector<std::string> period_notes;  // printed as note: lines
   size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
   bool qemu_model = true;
-  // The EV5 model on a profile from QEMU (1 instruction per cycle, no
-  // stalls: every profile this project records): its stalls are what a
-  // 21164 would have shown, not what the machine did.
+  // The machine the profile was taken on (epoch.meta `machine`, issue 14):
+  // "qemu" (1 instruction per cycle) or "ev5" (QEMU on the 21164 model's time).
+  std::string machine = "qemu";
+  // The EV5 model on a profile from the qemu machine (1 instruction per
+  // cycle, no stalls): its stalls are what a 21164 would have shown, not
+  // what the machine did.
   bool hypothetical_stalls = false;
   std::string estimator = "dcpi";  // --estimate: dcpi or flow
 };

@@ -163,6 +163,26 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
 
 }  // namespace
 
+void attach_truth(CalcReport& report, const GroundTruth& truth) {
+  for (CalcBlock& block : report.blocks) {
+    double cycles = 0;
+    for (CalcInstruction& line : block.instructions) {
+      cycles += double(truth.cycles(line.address));
+      const uint64_t executions = truth.executions(line.address);
+      if (executions == 0) continue;
+      TruthLine t{.executions = executions,
+                  .cpi = double(truth.cycles(line.address)) / double(executions)};
+      for (const TruthStall& s : truth.stalls(line.address))
+        t.stalls.push_back({s.cause, double(s.cycles) / double(executions), s.culprit});
+      std::stable_sort(t.stalls.begin(), t.stalls.end(),
+                       [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
+      line.truth = std::move(t);
+    }
+    const uint64_t entries = truth.executions(block.start);
+    if (entries > 0) block.true_cycles = cycles / double(entries);
+  }
+}
+
 CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalysis& analysis,
                              const CulpritReport& culprits, const ProcessorModel& model,
                              std::vector<IndirectJump> indirect_jumps, double image_samples) {

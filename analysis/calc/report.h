@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/calc/culprits.h"
+#include "analysis/calc/ground_truth.h"
 #include "analysis/calc/isa_adapter.h"
 #include "analysis/calc/procedure_analysis.h"
 #include "analysis/symbols/elf_image.h"
@@ -21,6 +22,18 @@ namespace dcpi {
 // multiplier busy, F FP divider busy.
 char stall_letter(calc::DynamicStallCause cause);
 char stall_letter(const calc::StaticStall& stall);
+
+// What the truth file (issue 14) says about one instruction, per execution.
+struct TruthLine {
+  uint64_t executions = 0;
+  double cpi = 0;  // cycles at the head of the issue queue per execution
+  struct Stall {
+    calc::TruthCause cause;
+    double cycles = 0;  // per execution
+    std::optional<uint64_t> culprit;
+  };
+  std::vector<Stall> stalls;  // largest first
+};
 
 struct CalcInstruction {
   uint64_t address = 0;
@@ -35,6 +48,7 @@ struct CalcInstruction {
   std::vector<uint64_t> culprits;        // instructions that may have caused a stall
   bool unexplained = false;              // a dynamic stall with every cause ruled out
   std::optional<SourceLocation> source;  // DWARF line, when the image has it
+  std::optional<TruthLine> truth;        // dcpi calc --truth: the run's exact figures
 };
 
 struct CalcBlock {
@@ -47,6 +61,7 @@ struct CalcBlock {
   uint32_t best_case_cycles = 0;
   double samples = 0;
   std::vector<CalcInstruction> instructions;
+  std::optional<double> true_cycles;  // --truth: Σ cycles / executions of the block's entry
 };
 
 struct CalcClass {
@@ -88,6 +103,10 @@ struct CalcReport {
   std::vector<CalcClass> classes;
   CalcSummary summary;
 };
+
+// dcpi calc --truth: the truth's cycles, stalls and culprits beside each
+// instruction it saw execute, and each block's true cycles per execution.
+void attach_truth(CalcReport& report, const calc::GroundTruth& truth);
 
 CalcReport build_calc_report(const std::string& procedure, const calc::ProcedureAnalysis& analysis,
                              const calc::CulpritReport& culprits, const calc::ProcessorModel& model,

@@ -7,6 +7,7 @@
 #include "analysis/calc/culprits.h"
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
+#include "analysis/cli/calc_breakdown.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
@@ -18,6 +19,7 @@ const std::string_view kCalcUsage =
     "usage: dcpi calc [--db DIR] --image PATH_OR_NAME (--procedure NAME | --all)\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
     "                 [--mode user|pal] [--estimate dcpi|flow] [--no-source] [--json]\n"
+    "                 [--truth FILE] [--breakdown [--top N]]\n"
     "\n"
     "Estimates how often each basic block of a procedure ran and how many cycles each\n"
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
@@ -27,8 +29,9 @@ const std::string_view kCalcUsage =
     "  --images     directories to find the ELF of a named image in (default .)\n"
     "  --procedure  the procedure (ELF symbol) to analyse\n"
     "  --all        analyse every procedure; one line each, by samples\n"
-    "  --model      qemu (default: QEMU under -icount retires one instruction per cycle\n"
-    "               and never stalls) or ev5 (the 21164 of the paper)\n"
+    "  --model      qemu (QEMU under -icount retires one instruction per cycle and never\n"
+    "               stalls) or ev5 (the 21164 of the paper); default: the model of the\n"
+    "               machine the profile was taken on (dcpi run --machine)\n"
     "  --epoch      one epoch (default: all epochs together)\n"
     "  --period     mean sampling period in cycles (default: the one the database recorded\n"
     "               for the epochs; the driver's default 63487.5 if it recorded none)\n"
@@ -37,6 +40,12 @@ const std::string_view kCalcUsage =
     "               or flow (frequencies consistent with flow conservation on every block,\n"
     "               by minimum-cost flow over the whole CFG)\n"
     "  --no-source  do not interleave source lines (shown where the image has DWARF)\n"
+    "  --breakdown  only the cycles by cause (DCPI Figure 4): execution, static stalls by\n"
+    "               kind, dynamic stalls by cause, unexplained; with --all one line per\n"
+    "               procedure (the --top N by samples, default 10) and their total\n"
+    "  --truth      the truth file of the run (dcpi run --truth FILE): with --procedure\n"
+    "               its cycles, stalls and culprits beside each instruction, with\n"
+    "               --breakdown its breakdown beside calc's\n"
     "  --json       machine-readable output\n";
 
 namespace {
@@ -51,16 +60,30 @@ void attach_source_lines(const ElfImage& elf, CalcReport& report) {
 }  // namespace
 
 int run_calc_command(const std::vector<std::string>& arguments) {
-  OptionSpec spec{.flags = {"json", "all", "no-source"}};
+  OptionSpec spec{.flags = {"json", "all", "no-source", "breakdown"}};
   for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
-  spec.with_value.insert("procedure");
+  for (const char* name : {"procedure", "truth", "top"}) spec.with_value.insert(name);
   const ParsedOptions options(arguments, spec);
   const bool all = options.flag("all");
   const std::optional<std::string> name = options.value("procedure");
   if (all == name.has_value()) throw UsageError("give exactly one of --procedure NAME and --all");
+  if (!options.flag("breakdown") && options.value("top"))
+    throw UsageError("--top goes with --breakdown");
+  if (all && !options.flag("breakdown") && options.value("truth"))
+    throw UsageError("--truth goes with --procedure or --breakdown");
 
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   const CalcContext context = calc_context(inputs);
+  if (options.flag("breakdown")) {
+    BreakdownRequest request{.procedure = name, .json = options.flag("json")};
+    if (const auto top = options.value("top")) request.top = parse_number(*top, "top");
+    if (const auto truth = options.value("truth")) {
+      request.truth = load_ground_truth(*truth);
+      request.truth_path = *truth;
+    }
+    print_calc_breakdown(inputs, context, request, std::cout);
+    return 0;
+  }
   if (!all) {
     const ProcedureRange* procedure = &select_code_procedure(inputs.code, *name);
     AnalyzedProcedure result = analyze_code(inputs.code, *procedure, *inputs.model,
@@ -70,6 +93,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
     if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
+    if (const auto truth = options.value("truth")) attach_truth(report, load_ground_truth(*truth));
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else
@@ -97,7 +121,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
                    [](const auto& a, const auto& b) { return a.samples > b.samples; });
   if (options.flag("json")) {
     JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
-    json.begin_object().field("image", context.image);
+    json.begin_object().field("image", context.image).field("machine", context.machine);
     json.field("procedures_analysed", uint64_t{inputs.code.procedures().size()});
     json.key("procedures").begin_array(JsonWriter::Break::kLines);
     for (const CalcOverviewRow& row : rows) {

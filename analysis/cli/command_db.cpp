@@ -32,6 +32,7 @@ const std::string_view kDbUsage =
     "show   prints each epoch's metadata and its profiles (image, event, rows, samples);\n"
     "       --json: {database, epochs: [{epoch, samples, unknown_samples, entries, records,\n"
     "       records_rejected, records_lost, updates, period: {base, range, changed},\n"
+    "       machine (qemu or ev5: the machine whose time the samples count),\n"
     "       profiles: [{event, image, build_id, samples, rows}]}]}\n"
     "merge  writes the new database OUT (absent or an empty directory) from the\n"
     "       databases IN..., e.g. of runs made on many machines: epochs renumbered\n"
@@ -65,7 +66,8 @@ int show_database(const fs::path& directory) {
     std::cout << "epoch " << epoch << ": " << meta.samples << " samples (" << meta.unknown_samples
               << " unknown), " << meta.entries << " entries, " << meta.records << " records, "
               << meta.records_rejected << " rejected, " << meta.records_lost << " lost, "
-              << meta.updates << " updates, period " << to_string(meta.period) << '\n';
+              << meta.updates << " updates, period " << to_string(meta.period) << ", machine "
+              << meta.machine << '\n';
     for (const ProfileInfo& info : db.profiles(epoch))
       std::cout << "  " << info.event_name << ' ' << info.image.path
                 << (info.image.build_id.empty() ? "" : " [" + info.image.build_id + "]") << ": "
@@ -102,6 +104,7 @@ void show_database_json(const fs::path& directory) {
     json.field("records_lost", meta.records_lost).field("updates", meta.updates);
     json.key("period").begin_object().field("base", meta.period.base);
     json.field("range", meta.period.range).field("changed", meta.period.changed).end_object();
+    json.field("machine", meta.machine);
     json.key("profiles").begin_array();
     for (const ProfileInfo& info : db.profiles(epoch)) {
       json.begin_object().field("event", info.event_name).field("image", info.image.path);

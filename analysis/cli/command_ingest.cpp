@@ -21,7 +21,7 @@ namespace dcpi {
 const std::string_view kIngestUsage =
     "usage: dcpi ingest [--db DIR] (--gdb HOST:PORT --kernel KERNEL.elf | --from-file FILE)\n"
     "                   [--flush] [--interval SECONDS --duration SECONDS]\n"
-    "                   [--timeout SECONDS] [--no-resume] [--json]\n"
+    "                   [--timeout SECONDS] [--no-resume] [--machine qemu|ev5] [--json]\n"
     "\n"
     "Reads transfer records (docs/transfer-format.md), places every sample in its image\n"
     "with the guest's load map, and merges the counts into the profile database DIR\n"
@@ -37,6 +37,8 @@ const std::string_view kIngestUsage =
     "  --duration   total seconds to keep pulling (default: one pull)\n"
     "  --timeout    seconds to wait for any answer from the stub (default 5)\n"
     "  --no-resume  leave the VM stopped afterwards\n"
+    "  --machine    the machine the guest ran on, recorded with each epoch (epoch.meta\n"
+    "               machine): qemu (default) or ev5 (the 21164 model's time)\n"
     "  --json       print the summary as JSON\n";
 
 namespace {
@@ -135,16 +137,20 @@ void print_summary(const std::string& db, const IngestTotals& totals, const Deco
 }  // namespace
 
 int run_ingest_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(
-      arguments, {{"db", "gdb", "kernel", "from-file", "interval", "duration", "timeout"},
-                  {"flush", "no-resume", "json"}});
+  const ParsedOptions options(arguments, {{"db", "gdb", "kernel", "from-file", "interval",
+                                           "duration", "timeout", "machine"},
+                                          {"flush", "no-resume", "json"}});
   const std::string db = options.database();
   const bool live = options.value("gdb").has_value();
   if (live == options.value("from-file").has_value())
     throw UsageError("give exactly one of --gdb and --from-file");
   if (!live && (options.flag("flush") || options.value("interval") || options.value("duration")))
     throw UsageError("--flush, --interval and --duration need --gdb");
+  const std::string machine = options.value("machine").value_or(std::string(kMachineQemu));
+  if (!is_machine_name(machine))
+    throw UsageError("--machine is qemu or ev5, not '" + machine + "'");
   ProfileBuilder builder;
+  builder.set_machine(machine);
   DecodeStats stats;
   if (live) {
     ProfileDatabaseWriter writer(db);

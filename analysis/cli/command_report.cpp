@@ -30,7 +30,7 @@ const std::string_view kReportUsage =
     "  --unsampled  also the procedures of the sampled images that have no samples\n"
     "            (--image kernel.elf --top all --unsampled: every kernel procedure)\n"
     "  --image, --pid, --cpu, --epoch   only these samples, as in dcpi prof\n"
-    "  --model   calc's processor model: qemu (default) or ev5\n"
+    "  --model   calc's processor model: qemu or ev5 (default: the run's machine's)\n"
     "  --dot     the Graphviz program that draws the graphs (default: dot in PATH)\n";
 
 int run_report_command(const std::vector<std::string>& arguments) {
@@ -43,11 +43,11 @@ int run_report_command(const std::vector<std::string>& arguments) {
   const std::string file = options.required("html");
   const std::string top = options.value("top").value_or("10");
   request.top = top == "all" ? std::nullopt : std::optional<size_t>(parse_number(top, "top"));
-  request.model = options.value("model").value_or("qemu");
+  request.model = options.value("model");
   request.dot_program = options.value("dot").value_or("dot");
   request.unsampled = options.flag("unsampled");
-  if (request.model != "qemu" && request.model != "ev5")
-    throw UsageError("--model must be qemu or ev5, not '" + request.model + "'");
+  if (request.model && *request.model != "qemu" && *request.model != "ev5")
+    throw UsageError("--model must be qemu or ev5, not '" + *request.model + "'");
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot write " + file);
   const html::HtmlReportResult result = html::write_html_report(request, out);

@@ -234,7 +234,7 @@ void parse_machine_choice(const ParsedOptions& options, const std::filesystem::p
       throw UsageError("--truth takes a file name without commas (QEMU's option syntax)");
     truth = ",out=" + std::filesystem::absolute(*file).string();
   }
-  // MERGE-H: run.timing_machine = machine;
+  run.timing_machine = machine;  // recorded with every epoch (epoch.meta machine)
   if (machine == "ev5") {
     run.machine.qemu_binary =
         required_machine_file(build, "qemu-system-alpha-ev5", "our patched qemu-system-alpha");

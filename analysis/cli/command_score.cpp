@@ -7,24 +7,31 @@
 #include <iostream>
 #include <map>
 
+#include "analysis/calc/culprit_scoring.h"
 #include "analysis/calc/ground_truth.h"
 #include "analysis/calc/inputs.h"
 #include "analysis/calc/render.h"
 #include "analysis/calc/scoring.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/cli/score_culprits.h"
 #include "analysis/reports/json_writer.h"
 
 namespace dcpi {
 
 const std::string_view kScoreUsage =
-    "usage: dcpi score [--db DIR] --counts EXEC_COUNTS --image PATH_OR_NAME [--procedure NAME]\n"
-    "                  [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
-    "                  [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
+    "usage: dcpi score [--db DIR] --truth FILE --image PATH_OR_NAME [--procedure NAME]\n"
+    "                  [--culprits] [--model qemu|ev5] [--epoch N] [--period CYCLES]\n"
+    "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
     "\n"
     "Scores dcpi calc's frequency estimates against exact counts (DCPI 6.2, Figures 8\n"
-    "and 9). EXEC_COUNTS is the exec_counts plugin's file (docs/exec-counts-format.md);\n"
-    "its counts are per virtual PC, so processes sharing addresses are summed.\n"
+    "and 9). FILE is the truth a plugin wrote (dcpi run --truth; version 1 from the qemu\n"
+    "machine, version 2 with cycles and stalls from ev5; docs/exec-counts-format.md);\n"
+    "--counts FILE is the same. Its counts are per virtual PC, so processes sharing\n"
+    "addresses are summed.\n"
+    "--culprits also scores dcpicalc's stall cycles and culprit lists (DCPI 6.3) against\n"
+    "an ev5 truth: per cause, the share of true stall cycles whose cause was listed\n"
+    "(recall) and the share of listed culprits that were real (precision).\n"
     "Without --procedure every procedure of the image with samples is scored, with a\n"
     "table per procedure (samples, share within 5/10/15 %, missing edges flagged).\n"
     "Both estimators are scored (dcpi and flow, see dcpi calc --estimate); the\n"
@@ -94,7 +101,8 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
 
 ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
                                const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
-                               std::map<calc::FrequencyEstimator, EstimatorScores>& all) {
+                               std::map<calc::FrequencyEstimator, EstimatorScores>& all,
+                               calc::CulpritScores* culprits) {
   ProcedureScore row{.name = p.name, .samples = samples_in(inputs.samples.cycles, p.start, p.end)};
   for (const calc::FrequencyEstimator e :
        {calc::FrequencyEstimator::kDcpi, calc::FrequencyEstimator::kFlow}) {
@@ -110,6 +118,9 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
     (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);
+    if (e == chosen && culprits)
+      calc::score_culprits(result.analysis, calc::find_culprits(result.analysis, *inputs.model),
+                           truth, inputs.period, *culprits);
     all[e].instructions.insert(all[e].instructions.end(), instructions.begin(), instructions.end());
     all[e].edges.insert(all[e].edges.end(), edges.begin(), edges.end());
   }
@@ -169,79 +180,61 @@ void write_procedure_rows(JsonWriter& json, const std::vector<ProcedureScore>& r
   json.end_array();
 }
 
-}  // namespace
+std::string no_stalls_note(const calc::GroundTruth& truth) {
+  return "no stalls to score: the truth comes from machine " + truth.machine + " (version " +
+         std::to_string(truth.version) +
+         "), which runs 1 instruction per cycle and never stalls; record one with dcpi run "
+         "--machine ev5 --truth FILE";
+}
 
-int run_score_command(const std::vector<std::string>& arguments) {
-  OptionSpec spec{.flags = {"json"}};
-  for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
-  spec.with_value.insert("procedure");
-  spec.with_value.insert("counts");
-  const ParsedOptions options(arguments, spec);
-  const std::string counts_path = options.required("counts");
-  const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
-
+// Everything one `dcpi score` computed, for the JSON or the text.
+struct ScoreRun {
+  std::string truth_path;
   calc::GroundTruth truth;
-  std::ifstream in(counts_path);
-  if (!in) throw std::runtime_error("cannot open " + counts_path);
-  std::string error;
-  if (!calc::read_ground_truth(in, truth, error))
-    throw std::runtime_error(counts_path + ": " + error);
-
-  std::vector<const ProcedureRange*> procedures;
-  if (const auto name = options.value("procedure")) {
-    const ProcedureRange* p = &select_code_procedure(inputs.code, *name);
-    procedures.push_back(p);
-  } else {
-    for (const ProcedureRange& p : inputs.code.procedures())
-      if (samples_in(inputs.samples.cycles, p.start, p.end) > 0) procedures.push_back(&p);
-  }
+  size_t procedures = 0;
+  size_t missing = 0;  // procedures with missing edges
   std::map<calc::FrequencyEstimator, EstimatorScores> all;
   std::vector<ProcedureScore> rows;
-  for (const ProcedureRange* p : procedures)
-    rows.push_back(score_procedure(inputs, *p, truth, inputs.estimator, all));
-  const EstimatorScores& chosen = all[inputs.estimator];
-  const calc::ErrorHistogram by_samples = calc::score(chosen.instructions);
-  const calc::ErrorHistogram by_executions = calc::score(chosen.edges);
-  size_t missing = 0;
-  for (const ProcedureScore& r : rows) missing += r.missing_edges;
+  bool culprits_wanted = false;
+  std::optional<calc::CulpritScores> culprits;  // only on a timed machine's truth
+};
 
-  const CalcContext context = calc_context(inputs);
-  if (options.flag("json")) {
-    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
-    json.begin_object().field("image", context.image).field("model", inputs.model->name());
-    json.key("period").real(inputs.period, 6).field("period_source", inputs.period_choice.source);
-    json.field("estimate", to_string(inputs.estimator));
-    json.field("procedures", uint64_t{procedures.size()});
-    json.field("procedures_missing_edges", uint64_t{missing});
-    json.field("instructions_scored", uint64_t{chosen.instructions.size()});
-    json.field("edges_scored", uint64_t{chosen.edges.size()});
-    json.key("instructions");
-    write_histogram(json, by_samples);
+void write_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context) {
+  const EstimatorScores& chosen = run.all.at(inputs.estimator);
+  JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
+  json.begin_object().field("image", context.image).field("model", inputs.model->name());
+  json.key("period").real(inputs.period, 6).field("period_source", inputs.period_choice.source);
+  json.field("estimate", to_string(inputs.estimator));
+  json.field("procedures", uint64_t{run.procedures});
+  json.field("procedures_missing_edges", uint64_t{run.missing});
+  json.field("instructions_scored", uint64_t{chosen.instructions.size()});
+  json.field("edges_scored", uint64_t{chosen.edges.size()});
+  json.key("instructions");
+  write_histogram(json, calc::score(chosen.instructions));
+  json.key("edges");
+  write_histogram(json, calc::score(chosen.edges));
+  json.key("estimates").begin_object();
+  for (const auto& [estimator, scores] : run.all) {
+    json.key(std::string(to_string(estimator))).begin_object().key("instructions");
+    write_histogram(json, calc::score(scores.instructions));
     json.key("edges");
-    write_histogram(json, by_executions);
-    json.key("estimates").begin_object();
-    for (const auto& [estimator, scores] : all) {
-      json.key(std::string(to_string(estimator))).begin_object().key("instructions");
-      write_histogram(json, calc::score(scores.instructions));
-      json.key("edges");
-      write_histogram(json, calc::score(scores.edges));
-      json.end_object();
-    }
+    write_histogram(json, calc::score(scores.edges));
     json.end_object();
-    write_procedure_rows(json, rows);
-    json.end_object();
-    return 0;
   }
-  print_calc_header(context, std::string(inputs.model->name()), std::cout);
-  std::cout << "exact counts: " << counts_path << "\nscored: " << procedures.size()
-            << " procedures (" << missing << " with missing edges), " << chosen.instructions.size()
-            << " instructions with samples (" << by_samples.total_weight() << " samples), "
-            << chosen.edges.size() << " edges\n\n";
-  print_histogram("Instruction frequencies (Figure 8), % of CYCLES samples by error of F x period:",
-                  by_samples, std::cout);
-  std::cout << '\n';
-  print_histogram("Edge frequencies (Figure 9), % of edge executions by error:", by_executions,
-                  std::cout);
+  json.end_object();
+  write_procedure_rows(json, run.rows);
+  json.field("truth_machine", run.truth.machine);
+  if (run.culprits_wanted) {
+    json.key("culprits");
+    if (run.culprits)
+      write_culprit_scores(json, *run.culprits);
+    else
+      json.null().field("culprits_note", no_stalls_note(run.truth));
+  }
+  json.end_object();
+}
+
+void print_estimators(const std::map<calc::FrequencyEstimator, EstimatorScores>& all) {
   std::cout << "\nEstimators (within 5/10/15 %):\n";
   for (const auto& [estimator, scores] : all) {
     const calc::ErrorHistogram i = calc::score(scores.instructions);
@@ -255,7 +248,76 @@ int run_score_command(const std::vector<std::string>& arguments) {
                   100 * e.fraction_within(15));
     std::cout << line;
   }
-  print_procedure_table(rows, std::cout);
+}
+
+void print_score_text(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context) {
+  const EstimatorScores& chosen = run.all.at(inputs.estimator);
+  const calc::ErrorHistogram by_samples = calc::score(chosen.instructions);
+  print_calc_header(context, std::string(inputs.model->name()), std::cout);
+  std::cout << "truth: " << run.truth_path << " (machine " << run.truth.machine << ", version "
+            << run.truth.version << ")\nscored: " << run.procedures << " procedures ("
+            << run.missing << " with missing edges), " << chosen.instructions.size()
+            << " instructions with samples (" << by_samples.total_weight() << " samples), "
+            << chosen.edges.size() << " edges\n\n";
+  print_histogram("Instruction frequencies (Figure 8), % of CYCLES samples by error of F x period:",
+                  by_samples, std::cout);
+  std::cout << '\n';
+  print_histogram("Edge frequencies (Figure 9), % of edge executions by error:",
+                  calc::score(chosen.edges), std::cout);
+  print_estimators(run.all);
+  print_procedure_table(run.rows, std::cout);
+  if (run.culprits)
+    print_culprit_scores(*run.culprits, std::cout);
+  else if (run.culprits_wanted)
+    std::cout << "\nCulprits: " << no_stalls_note(run.truth) << '\n';
+}
+
+// The procedures scored: --procedure's, or every one with samples.
+std::vector<const ProcedureRange*> scored_procedures(const CalcInputs& inputs,
+                                                     const ParsedOptions& options) {
+  std::vector<const ProcedureRange*> procedures;
+  if (const auto name = options.value("procedure")) {
+    procedures.push_back(&select_code_procedure(inputs.code, *name));
+  } else {
+    for (const ProcedureRange& p : inputs.code.procedures())
+      if (samples_in(inputs.samples.cycles, p.start, p.end) > 0) procedures.push_back(&p);
+  }
+  return procedures;
+}
+
+}  // namespace
+
+int run_score_command(const std::vector<std::string>& arguments) {
+  OptionSpec spec{.flags = {"json", "culprits"}};
+  for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
+  for (const char* name : {"procedure", "counts", "truth"}) spec.with_value.insert(name);
+  const ParsedOptions options(arguments, spec);
+  const std::optional<std::string> truth_option = options.value("truth");
+  if (truth_option.has_value() == options.value("counts").has_value())
+    throw UsageError("give the truth file once, as --truth FILE (or --counts FILE)");
+  ScoreRun run{.truth_path = truth_option ? *truth_option : *options.value("counts")};
+  const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
+  run.truth = load_ground_truth(run.truth_path);
+  if (inputs.samples.machine != run.truth.machine)
+    std::cerr << "dcpi score: the profile comes from machine " << inputs.samples.machine << " but "
+              << run.truth_path << " from machine " << run.truth.machine
+              << ": they are not the same run\n";
+  // On qemu's truth nothing stalls (1 instruction per cycle): nothing to score.
+  run.culprits_wanted = options.flag("culprits");
+  if (run.culprits_wanted && run.truth.timed()) run.culprits.emplace();
+
+  const std::vector<const ProcedureRange*> procedures = scored_procedures(inputs, options);
+  for (const ProcedureRange* p : procedures)
+    run.rows.push_back(score_procedure(inputs, *p, run.truth, inputs.estimator, run.all,
+                                       run.culprits ? &*run.culprits : nullptr));
+  run.all[inputs.estimator];  // present even when nothing was scored
+  run.procedures = procedures.size();
+  for (const ProcedureScore& r : run.rows) run.missing += r.missing_edges;
+  const CalcContext context = calc_context(inputs);
+  if (options.flag("json"))
+    write_score_json(run, inputs, context);
+  else
+    print_score_text(run, inputs, context);
   return 0;
 }
 

@@ -28,7 +28,8 @@ void print_text(const VariationReport& report, std::optional<uint64_t> limit, st
   out << "Number of samples of type " << report.event << '\n';
   for (size_t s = 0; s < report.sets.size(); ++s)
     out << "set " << s + 1 << " (" << report.sets[s].label << ") = " << report.sets[s].samples
-        << "  period " << periods_text(report.sets[s].periods) << '\n';
+        << "  period " << periods_text(report.sets[s].periods) << "  machine "
+        << machines_text(report.sets[s].machines) << '\n';
   out << "TOTAL: " << report.total
       << "\n\nStatistics using the sample counts for each procedure from " << report.sets.size()
       << " sample set(s)\n\n";
@@ -69,7 +70,10 @@ void print_json(const VariationReport& report, std::optional<uint64_t> limit, st
             .field("mean", period.mean(), 1);
       else
         json.key("base").null().key("range").null().key("mean").null();
-      json.field("changed", period.changed).end_object();
+      json.field("changed", period.changed);
+      if (const auto machine = set.machines.find(epoch); machine != set.machines.end())
+        json.field("machine", machine->second);
+      json.end_object();
     }
     json.end_array().end_object();
   }

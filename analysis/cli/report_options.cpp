@@ -110,9 +110,9 @@ CalcRequest parse_calc_request(const ParsedOptions& options) {
     else
       throw UsageError("--mode must be pal or user, not '" + *m + "'");
   }
-  request.model = options.value("model").value_or("qemu");
-  if (!make_model(request.model))
-    throw UsageError("--model must be qemu or ev5, not '" + request.model + "'");
+  request.model = options.value("model");
+  if (request.model && !make_model(*request.model))
+    throw UsageError("--model must be qemu or ev5, not '" + *request.model + "'");
   // Whole text only: "--epoch 2x" or "--period 4096zz" are usage errors.
   if (options.value("epoch")) request.epoch = options.number("epoch", 0, 0, UINT64_MAX);
   if (options.value("period")) request.period = options.positive("period", 0);

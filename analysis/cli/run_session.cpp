@@ -145,6 +145,7 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
   if (options.profile) record_booted_images(options, machine, writer);
   ProfileBuilder builder;
   builder.set_epoch_base(result.epoch_base);
+  builder.set_machine(options.timing_machine);
   for (const std::string& module : options.value_modules)
     builder.values().add_module(values::load_module(module));
 

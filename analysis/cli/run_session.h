@@ -28,6 +28,9 @@ struct RunOptions {
   std::optional<uint64_t> epoch;  // database epoch of this run; default: after the last one
   uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
   uint32_t period_range = 0;
+  // The machine whose time the guest runs on, recorded with every epoch of
+  // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
+  std::string timing_machine{kMachineQemu};
   bool profile = true;  // false: an unprofiled run (overhead baselines)
   std::string values;   // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
   std::vector<std::string> value_modules;  // customization module plug-ins (seed 001 §2.4)
@@ -42,8 +45,8 @@ struct RunOptions {
   // (host file, guest path) of images the initrd carries whose host files are
   // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
   std::vector<std::pair<std::string, std::string>> known_images;
-  std::ostream* console = nullptr;    // echo of the guest console
-  std::ostream* progress = nullptr;   // progress lines
+  std::ostream* console = nullptr;   // echo of the guest console
+  std::ostream* progress = nullptr;  // progress lines
 };
 
 struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads

@@ -202,14 +202,14 @@ void add_unsampled(ProfileReport& report, const SampleSet& samples, ImageResolve
   }
 }
 
-void write_head(const HtmlReportRequest& request, std::ostream& out) {
+void write_head(const HtmlReportRequest& request, const std::string& model, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
          "<title>DCPI profile: "
       << escape(request.database) << "</title>\n<style>" << kPageStyle
       << "</style>\n</head>\n<body>\n<h1 id=\"top\">DCPI profile</h1>\n<p class=\"subtitle\">"
       << "dcpi report --html over <span class=\"mono\">" << escape(request.database)
-      << "</span>; model " << escape(request.model) << "</p>\n";
+      << "</span>; model " << escape(model) << "</p>\n";
 }
 
 void write_warnings(const std::vector<std::string>& warnings, std::ostream& out) {
@@ -237,7 +237,8 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
   for (const size_t i : chosen)
     anchors[i] = names.make(by_procedure.rows[i].image, by_procedure.rows[i].procedure);
 
-  write_head(request, out);
+  const std::string model = request.model.value_or(run.machine == kMachineEv5 ? "ev5" : "qemu");
+  write_head(request, model, out);
   write_run_facts(run, request.database, out);
   write_warnings(result.warnings, out);
   const uint64_t total = by_procedure.totals.empty() ? 0 : by_procedure.totals[0];
@@ -258,7 +259,7 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
 
   ProcedureSections sections(samples, resolver,
                              load_value_hotlists(database, std::nullopt, {}, request.filter.epochs),
-                             {.model = request.model, .dot_program = request.dot_program});
+                             {.model = model, .dot_program = request.dot_program});
   std::ostringstream body;  // the sections come after a note on the graphs, known only after them
   for (const size_t i : chosen) sections.write(by_procedure.rows[i], anchors[i], body);
   out << "<h2 id=\"listings\">The top " << chosen.size() << " procedures</h2>\n";

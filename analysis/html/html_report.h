@@ -18,12 +18,14 @@
 namespace dcpi::html {
 
 struct HtmlReportRequest {
-  std::string database;             // --db
-  ImageSources images;              // --images DIR[:DIR...] and the paths the database recorded
-  SampleFilter filter;              // --image, --pid, --cpu, --epoch
-  std::optional<size_t> top = 10;   // procedures given a section; nullopt: every one sampled
-  bool unsampled = false;           // also the sampled images' procedures without samples
-  std::string model = "qemu";       // calc's processor model
+  std::string database;            // --db
+  ImageSources images;             // --images DIR[:DIR...] and the paths the database recorded
+  SampleFilter filter;             // --image, --pid, --cpu, --epoch
+  std::optional<size_t> top = 10;  // procedures given a section; nullopt: every one sampled
+  bool unsampled = false;          // also the sampled images' procedures without samples
+  // calc's processor model; nullopt: the run's machine's (ev5 for an ev5
+  // run, else qemu).
+  std::optional<std::string> model;
   std::string dot_program = "dot";  // Graphviz
 };
 

@@ -13,12 +13,22 @@ uint64_t driver_dropped(const EpochMetadata& meta) {
   return dropped;
 }
 
+// One machine, or every one the epochs name ("mixed: ev5, qemu").
+std::string machines_named(const std::set<std::string>& machines) {
+  if (machines.empty()) return std::string(kMachineQemu);
+  if (machines.size() == 1) return *machines.begin();
+  std::string text = "mixed:";
+  for (const std::string& machine : machines) text += (text.back() == ':' ? " " : ", ") + machine;
+  return text;
+}
+
 }  // namespace
 
 RunOverview summarize_run(const ProfileDatabase& database, const SampleSet& samples) {
   RunOverview overview;
   std::set<uint32_t> cpus;
   std::set<uint64_t> read;
+  std::set<std::string> machines;
   for (const Profile& profile : samples.profiles) read.insert(profile.info.epoch);
   for (const auto& [epoch, period] : samples.periods) read.insert(epoch);
   for (const uint64_t epoch : read) {
@@ -32,7 +42,9 @@ RunOverview summarize_run(const ProfileDatabase& database, const SampleSet& samp
                                .cpus = meta.cpu_stats.size(),
                                .period = to_string(meta.period)});
     for (const auto& [cpu, stats] : meta.cpu_stats) cpus.insert(cpu);
+    machines.insert(meta.machine);
   }
+  overview.machine = machines_named(machines);
   for (const Profile& profile : samples.profiles)
     for (const ProfileRow& row : profile.rows) {
       overview.selected_samples += row.count;

@@ -25,9 +25,9 @@ struct EpochSummary {
 };
 
 struct RunOverview {
-  // The machine model the samples came from. QEMU's -M clipper is the only
-  // machine `dcpi run` drives today; the database does not record one yet.
-  std::string machine = "qemu";
+  // The machine the samples came from, as the epochs record it (epoch.meta
+  // `machine`: qemu or ev5); "mixed: ev5, qemu" when they differ.
+  std::string machine{kMachineQemu};
   std::vector<EpochSummary> epochs;
   std::vector<uint32_t> cpus;           // CPU numbers seen in statistics or samples
   uint64_t selected_samples = 0;        // in the (filtered) sample set, every event

@@ -51,6 +51,18 @@ std::string periods_text(const std::map<uint64_t, SamplingPeriod>& periods) {
   return text;
 }
 
+std::string machines_text(const std::map<uint64_t, std::string>& machines) {
+  if (machines.empty()) return "unknown";
+  const std::string& first = machines.begin()->second;
+  if (std::all_of(machines.begin(), machines.end(),
+                  [&](const auto& entry) { return entry.second == first; }))
+    return first;
+  std::string text;
+  for (const auto& [epoch, machine] : machines)
+    text += (text.empty() ? "epoch " : "; epoch ") + std::to_string(epoch) + " " + machine;
+  return text;
+}
+
 VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& resolver,
                              const std::string& event) {
   VariationReport report;
@@ -61,7 +73,7 @@ VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& 
   std::vector<SetCounts> counts;
   for (const SampleSet& set : sets) {
     counts.push_back(count_procedures(set, resolver, event, names, warnings, has_event));
-    report.sets.push_back({set.label, counts.back().total, set.periods});
+    report.sets.push_back({set.label, counts.back().total, set.periods, set.machines});
     report.total += counts.back().total;
   }
   // Sample counts scale with 1 / period: sets sampled at different rates are
@@ -82,6 +94,13 @@ VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& 
   else if (!known.empty() && unknown)
     warnings.insert(
         "some sets do not record their sampling period: their counts may not be comparable");
+  std::set<std::string> machines;
+  for (const SetTotal& set : report.sets)
+    for (const auto& [epoch, machine] : set.machines) machines.insert(machine);
+  if (machines.size() > 1)
+    warnings.insert(
+        "the sets come from different machines (see each set's machine): a cycle of qemu "
+        "(one instruction) is not a cycle of ev5 (the 21164 model), so their counts differ");
   report.warnings.assign(warnings.begin(), warnings.end());
   const bool any_samples = std::any_of(sets.begin(), sets.end(),
                                        [](const SampleSet& set) { return !set.profiles.empty(); });

@@ -16,11 +16,14 @@ struct SetTotal {
   std::string label;
   uint64_t samples = 0;
   std::map<uint64_t, SamplingPeriod> periods = {};  // the set's epochs and their sampling periods
+  std::map<uint64_t, std::string> machines = {};    // the set's epochs and their machines
 };
 
 // "[8192, 9216)", "changed, within [8192, 65536)" (several periods in the
 // epoch), or "unknown"; epochs of different periods: "epoch 1 ...; epoch 2 ...".
 std::string periods_text(const std::map<uint64_t, SamplingPeriod>& periods);
+// "ev5" when every epoch has that machine; else "epoch 1 qemu; epoch 2 ev5".
+std::string machines_text(const std::map<uint64_t, std::string>& machines);
 
 // One procedure across S sets. A set where the procedure has no samples
 // counts as 0 in mean, std-dev, min and max (it was measured and got none);

@@ -48,7 +48,9 @@ SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filt
   set.label = database.directory().filename().string();
   if (set.label.empty()) set.label = database.directory().string();
   for (uint64_t epoch : database.select_epochs(filter.epochs)) {
-    set.periods[epoch] = database.epoch_metadata(epoch).period;
+    const EpochMetadata metadata = database.epoch_metadata(epoch);
+    set.periods[epoch] = metadata.period;
+    set.machines[epoch] = metadata.machine;
     for (const ProfileInfo& info : database.profiles(epoch)) {
       if (filter.image && !image_matches(info.image, *filter.image)) continue;
       Profile profile = filter_rows(database.read_profile(info), filter);

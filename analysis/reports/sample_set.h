@@ -25,6 +25,7 @@ struct SampleSet {
   std::string label;              // what the set is called in reports ("prof.db", "epoch 2")
   std::vector<Profile> profiles;  // rows already filtered; profiles left with no rows dropped
   std::map<uint64_t, SamplingPeriod> periods = {};  // per epoch read, from its epoch.meta
+  std::map<uint64_t, std::string> machines = {};    // per epoch read: qemu or ev5 (issue 14)
 };
 
 bool image_matches(const ImageIdentity& image, const std::string& wanted);

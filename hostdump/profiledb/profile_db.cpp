@@ -37,6 +37,8 @@ bool format_file_matches(const fs::path& file) {
   return std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()) == kFormatText;
 }
 
+bool is_machine_name(std::string_view name) { return name == kMachineQemu || name == kMachineEv5; }
+
 double mean_period(uint64_t base, uint64_t range) {
   return range <= 1 ? static_cast<double>(base)
                     : static_cast<double>(base) + static_cast<double>(range - 1) / 2.0;

@@ -36,6 +36,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dcpi {
@@ -132,6 +133,14 @@ std::string period_interval_text(const SamplingPeriod& period);
 // For reports: "unknown", "[8192, 9216)", or "changed, within [8192, 65536)".
 std::string to_string(const SamplingPeriod& period);
 
+// The machine an epoch's samples were taken on (issue 14; epoch.meta key
+// `machine`): "qemu", QEMU retiring one instruction per cycle under -icount,
+// or "ev5", QEMU whose clock the 21164 timing model drives. Databases from
+// before it was recorded have no key: their epochs are "qemu".
+inline constexpr std::string_view kMachineQemu = "qemu";
+inline constexpr std::string_view kMachineEv5 = "ev5";
+bool is_machine_name(std::string_view name);
+
 struct EpochMetadata {
   uint64_t epoch = 0;
   uint64_t start_time = 0;            // guest RPCC when the epoch began (EpochPayload), 0 if unseen
@@ -143,8 +152,9 @@ struct EpochMetadata {
   uint64_t records_lost = 0;          // sequence gaps
   uint64_t ring_records_dropped = 0;  // guest could not fit them in the ring
   uint64_t ring_samples_dropped = 0;
-  uint64_t updates = 0;   // merges into this epoch so far
-  SamplingPeriod period;  // keys period_base, period_range, period_changed (optional)
+  uint64_t updates = 0;               // merges into this epoch so far
+  SamplingPeriod period;              // keys period_base, period_range, period_changed (optional)
+  std::string machine{kMachineQemu};  // key machine (optional: absent = qemu)
   std::map<uint32_t, CpuStats> cpu_stats;
 };
 

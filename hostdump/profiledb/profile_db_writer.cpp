@@ -343,6 +343,15 @@ void ProfileDatabaseWriter::merge_epoch_metadata(const EpochMetadata& update) {
                                  error.what() + " (see dcpi db check)");
     }
   }
+  // Issue 14: one epoch, one machine. The placeholder a new epoch directory
+  // gets (updates 0) takes the update's; samples of two machines never mix.
+  if (metadata.updates == 0)
+    metadata.machine = update.machine;
+  else if (metadata.machine != update.machine)
+    throw ProfileDatabaseError("epoch " + std::to_string(update.epoch) + " of " +
+                               directory_.string() + " holds samples from machine " +
+                               metadata.machine + "; refusing to add samples from machine " +
+                               update.machine + " to it (use another epoch)");
   if (metadata.start_time == 0) metadata.start_time = update.start_time;
   metadata.samples += update.samples;
   metadata.unknown_samples += update.unknown_samples;

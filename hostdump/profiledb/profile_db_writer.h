@@ -55,7 +55,9 @@ class ProfileDatabaseWriter {
 
   // Folds an update into epoch.meta: counts add up (samples, records, ...),
   // guest counters that are cumulative (ring drops, per-CPU driver stats)
-  // take the newest value, start_time the first non-zero one.
+  // take the newest value, start_time the first non-zero one. An epoch holds
+  // one machine's samples: an update from another machine than the epoch's
+  // throws ProfileDatabaseError (issue 14).
   void merge_epoch_metadata(const EpochMetadata& update);
 
   // One pull's merge as a unit (DCPI §4.3.1: the daemon merges what it

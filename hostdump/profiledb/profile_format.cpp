@@ -221,6 +221,9 @@ constexpr MetaField kMetaFields[] = {
 // Optional keys (absent in databases written before the period was recorded:
 // then the period is unknown).
 constexpr const char* kPeriodFields[] = {"period_base", "period_range", "period_changed"};
+// Optional too (issue 14): absent in databases from before it was recorded,
+// whose samples all come from the qemu machine.
+constexpr std::string_view kMachineField = "machine";
 
 bool parse_u64(std::string_view text, uint64_t& value) {
   const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -244,6 +247,7 @@ std::string encode_epoch_metadata(const EpochMetadata& metadata) {
   out << kPeriodFields[0] << ' ' << metadata.period.base << '\n'
       << kPeriodFields[1] << ' ' << metadata.period.range << '\n'
       << kPeriodFields[2] << ' ' << (metadata.period.changed ? 1 : 0) << '\n';
+  out << kMachineField << ' ' << metadata.machine << '\n';
   for (const auto& [cpu, stats] : metadata.cpu_stats)
     for (const auto& [name, value] : stats)
       out << "cpu " << cpu << ' ' << name << ' ' << value << '\n';
@@ -266,6 +270,7 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
   std::vector<bool> seen(std::size(kMetaFields), false);
   uint64_t period[std::size(kPeriodFields)] = {};
   bool period_seen[std::size(kPeriodFields)] = {};
+  bool machine_seen = false;
   size_t position = magic_line.size() + 1;
   while (position < crc_line) {
     const size_t end = text.find('\n', position);
@@ -289,6 +294,14 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
           period[i] = value;
           period_seen[i] = ok = true;
         }
+      if (words[0] == kMachineField && !machine_seen) {
+        if (!is_machine_name(words[1]))
+          throw ProfileFormatError(
+              path, position,
+              "unknown machine '" + std::string(words[1].substr(0, 32)) + "' (qemu or ev5)");
+        metadata.machine = std::string(words[1]);
+        machine_seen = ok = true;
+      }
     } else if (words.size() == 4 && words[0] == "cpu") {
       uint64_t cpu = 0;
       const auto& names = driver_stat_names();

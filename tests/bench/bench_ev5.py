@@ -64,7 +64,7 @@ def accuracy(build, workload):
     overall = culprits.get("culprits", {}).get("overall", {})
     row["culprit_recall"] = overall.get("recall")
     row["culprit_precision"] = overall.get("precision")
-    row["culprits_by_cause"] = culprits.get("culprits", {}).get("by_cause", {})
+    row["culprits_by_cause"] = culprits.get("culprits", {}).get("causes", {})
     return row
 
 

@@ -5,7 +5,9 @@ Boots the copy workload (DCPI Figure 2's McCalpin copy loop) on 1 CPU with
 the exec_counts plugin (exact counts, our dcpix) and QEMU's GDB stub; after
 DCPI-DONE pulls the profile with `dcpi ingest`, quits QEMU (SIGTERM: the
 plugin writes its file at exit), then runs `dcpi calc --json` on copy_loop
-of /bin/copy and `dcpi score`.
+of /bin/copy and `dcpi score`; then (issue 14) the qemu machine's views:
+the profile's machine, `dcpi calc --breakdown --truth` (its cycles against
+the truth's) and `dcpi score --culprits` (nothing to score on qemu).
 
 The bound (QEMU model): every instruction costs one cycle, so a frequency
 class's estimate F is its samples per instruction, and F x mean period
@@ -80,7 +82,31 @@ def main():
         expect(score["instructions_scored"] > 0 and within >= 0.9,
                f"Figure 8 for copy_loop: {100 * within:.1f}% of samples within 5% (>= 90%)")
         print(dcpi("score", "--db", db, "--counts", counts_path, "--image", COPY_ELF))
+        check_machine_views(report, db, counts_path)
     return 1 if CHECKS.failures else 0
+
+
+def check_machine_views(report, db, counts_path):
+    """Issue 14 on the qemu machine: the profile says where it came from, the
+    Figure 4 breakdown's cycles (samples x period) match the truth's cycles
+    (= executions: one cycle each) within 3/sqrt(S), and there are no stalls
+    to score."""
+    expect(report["machine"] == "qemu", f"the profile's machine is qemu ({report['machine']})")
+    breakdown = json.loads(dcpi("calc", "--db", db, "--image", COPY_ELF, "--procedure",
+                                "copy_loop", "--breakdown", "--truth", counts_path, "--json"))
+    row = breakdown["procedures"][0]
+    calc, truth = row["calc"], row["truth"]
+    samples = calc["total"] / breakdown["period"]
+    error = calc["total"] / truth["total"] - 1 if truth["total"] else 1
+    expect(abs(error) <= 3 / samples ** 0.5,
+           f"copy_loop's cycles: {calc['total']:.0f} from the samples vs {truth['total']:.0f} "
+           f"in the truth ({100 * error:+.2f}%, bound {300 / samples ** 0.5:.2f}%)")
+    expect(truth["execution"] == truth["total"] and calc["dynamic_stall"] == 0,
+           "on qemu every cycle is execution, in the truth and in calc")
+    score = json.loads(dcpi("score", "--db", db, "--truth", counts_path, "--image", COPY_ELF,
+                            "--procedure", "copy_loop", "--culprits", "--json"))
+    expect(score["culprits"] is None and "no stalls to score" in score["culprits_note"],
+           f"--culprits on a qemu truth has nothing to score ({score.get('culprits_note')!r})")
 
 
 if __name__ == "__main__":

@@ -80,7 +80,11 @@ def case_copy(db, extra=(), cpus="1"):
     expect(summary["records_rejected"] == 0 and summary["records_lost"] == 0,
            "no transfer record rejected or lost")
     expect(summary["unknown_samples"] * 2000 <= summary["samples"], "unknown samples < 0.05 %")
-    images = image_samples(db_show(db))
+    shown = db_show(db)
+    images = image_samples(shown)
+    # Issue 14: every epoch records the machine it ran on (default qemu).
+    machines = re.findall(r"^epoch \d+: .*, machine (\w+)$", shown, flags=re.M)
+    expect(machines and set(machines) == {"qemu"}, f"each epoch records machine qemu ({machines})")
     user = {k: v for k, v in images.items() if k.startswith("/bin/")}
     expect(max(user, key=user.get) == "/bin/copy", f"/bin/copy is the hottest user image {user}")
     expect(sum(images.values()) == summary["samples"], "per-image totals add up to the run's samples")

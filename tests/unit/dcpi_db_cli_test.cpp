@@ -64,6 +64,31 @@ TEST(DcpiIngest, FromStreamFileThenCheckAndShow) {
       << show.out;
 }
 
+// Issue 14: a recording of an ev5 run is ingested as such; its epochs then
+// take no samples of another machine.
+TEST(DcpiIngest, MachineIsRecordedAndEpochsDoNotMixMachines) {
+  testing::TempDir dir;
+  const testing::RecordStream stream = recorded_stream();
+  testing::write_file(dir.file("a.bin"), stream.bytes);
+  std::vector<uint8_t> other = stream.bytes;
+  other.insert(other.begin(), 'x');  // another recording of the same records
+  testing::write_file(dir.file("b.bin"), other);
+  auto r = run_dcpi(
+      {"ingest", "--from-file", dir.file("a.bin"), "--db", dir.file("db"), "--machine", "ev5"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(run_dcpi({"db", "show", dir.file("db")}).out.find(", machine ev5\n"),
+            std::string::npos);
+  r = run_dcpi({"ingest", "--from-file", dir.file("b.bin"), "--db", dir.file("db")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("holds samples from machine ev5; refusing to add samples from machine qemu"),
+            std::string::npos)
+      << r.err;
+  r = run_dcpi(
+      {"ingest", "--from-file", dir.file("b.bin"), "--db", dir.file("db"), "--machine", "ev6"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--machine is qemu or ev5, not 'ev6'"), std::string::npos) << r.err;
+}
+
 TEST(DcpiIngest, FromRingImage) {
   testing::TempDir dir;
   testing::RingImage ring(kTransferRingBytes - 32 * 3);

@@ -174,6 +174,29 @@ TEST_F(HtmlReportCliTest, OverviewSectionsAndGraphsOfTheFixture) {
   EXPECT_EQ(outside_references(page), std::vector<std::string>{});
 }
 
+// Issue 14: the machine comes from the database, and calc's model follows it.
+TEST_F(HtmlReportCliTest, TheMachineIsTheDatabasesAndPicksTheModel) {
+  const std::string ev5 = dir_.file("ev5.db");
+  {
+    ProfileDatabaseWriter writer(ev5);
+    writer.merge_profile(1, testing::workload_identity(), 0, {{7, 0, testing::kAccumulate, 40}});
+    EpochMetadata meta{.epoch = 1, .samples = 40};
+    meta.machine = "ev5";
+    writer.merge_epoch_metadata(meta);
+  }
+  db_ = ev5;
+  std::string page = report({"--images", images_});
+  EXPECT_NE(page.find("<td class=\"name\">ev5</td>"), std::string::npos);
+  EXPECT_NE(page.find("; model ev5</p>"), std::string::npos);
+  page = report({"--images", images_, "--model", "qemu"});
+  EXPECT_NE(page.find("; model qemu</p>"), std::string::npos);
+  ASSERT_EQ(run_dcpi({"db", "merge", dir_.file("both.db"), dir_.file("prof.db"), ev5}).exit_code,
+            0);
+  db_ = dir_.file("both.db");
+  page = report({"--images", images_});
+  EXPECT_NE(page.find("<td class=\"name\">mixed: ev5, qemu</td>"), std::string::npos);
+}
+
 TEST_F(HtmlReportCliTest, TopLimitsTheSectionsAndFiltersApply) {
   const std::string page = report({"--images", images_, "--top", "1", "--epoch", "2"});
   EXPECT_EQ(count_of(page, "<section class=\"proc\""), 1u);

@@ -128,8 +128,8 @@ TEST_F(ReportCliTest, StatsAcrossEpochs) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   // The fixture's metadata records no period (a database from before it was).
   EXPECT_TRUE(contains(result.out,
-                       "set 1 (epoch 1) = 100  period unknown\nset 2 (epoch 2) = 100  period "
-                       "unknown\nTOTAL: 200"))
+                       "set 1 (epoch 1) = 100  period unknown  machine qemu\nset 2 (epoch 2) = "
+                       "100  period unknown  machine qemu\nTOTAL: 200"))
       << result.out;
   EXPECT_TRUE(std::regex_search(
       result.out,
@@ -145,24 +145,27 @@ TEST_F(ReportCliTest, StatsShowsEachEpochsPeriod) {
   }
   auto result = run({"stats", "--db", db_, "--epochs", "each", "--images", images_});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(contains(result.out, "set 1 (epoch 1) = 100  period [8192, 9216)\n")) << result.out;
-  EXPECT_TRUE(contains(result.out, "set 2 (epoch 2) = 100  period [61440, 65536)\n")) << result.out;
+  EXPECT_TRUE(contains(result.out, "set 1 (epoch 1) = 100  period [8192, 9216)  machine qemu\n"))
+      << result.out;
+  EXPECT_TRUE(contains(result.out, "set 2 (epoch 2) = 100  period [61440, 65536)  machine qemu\n"))
+      << result.out;
   // Counts at different periods are not comparable count for count: said so.
   EXPECT_TRUE(contains(result.err, "not all sampled with one period")) << result.err;
   result = run({"stats", "--db", db_, "--epochs", "1,2", "--json", "--limit", "1"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(contains(result.out,
                        R"("periods":[{"epoch":1,"base":8192,"range":1024,"mean":8703.5,)"
-                       R"("changed":false}])"))
+                       R"("changed":false,"machine":"qemu"}])"))
       << result.out;
   // One database over both epochs: the period of each.
   const std::string second = dir_.file("second.db");
   testing::write_report_database(second);
   result = run({"stats", "--db", db_, "--db", second, "--images", images_});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_TRUE(contains(result.out, "period epoch 1 [8192, 9216); epoch 2 [61440, 65536)\n"))
+  EXPECT_TRUE(
+      contains(result.out, "period epoch 1 [8192, 9216); epoch 2 [61440, 65536)  machine qemu\n"))
       << result.out;
-  EXPECT_TRUE(contains(result.out, "period unknown\n")) << result.out;
+  EXPECT_TRUE(contains(result.out, "period unknown  machine qemu\n")) << result.out;
 }
 
 TEST_F(ReportCliTest, StatsAcrossDatabases) {

@@ -1,0 +1,87 @@
+#include "analysis/cli/score_culprits.h"
+
+#include <cstdio>
+
+namespace dcpi {
+
+namespace {
+
+std::string percent(double part, double total) {
+  if (total <= 0) return "-";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%", 100 * part / total);
+  return text;
+}
+
+void print_row(const std::string& name, const calc::CauseScore& s, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-12s %14.0f %8s %8llu %8llu %10s\n", name.c_str(),
+                s.true_cycles, percent(s.covered_cycles, s.true_cycles).c_str(),
+                static_cast<unsigned long long>(s.listed), static_cast<unsigned long long>(s.real),
+                percent(s.real_weight, s.listed_weight).c_str());
+  out << line;
+}
+
+void write_cause(JsonWriter& json, const calc::CauseScore& s) {
+  json.begin_object().key("true_cycles").real(s.true_cycles, 12);
+  json.key("covered_cycles").real(s.covered_cycles, 12);
+  json.key("recall").real(s.true_cycles > 0 ? std::optional(s.recall()) : std::nullopt, 6);
+  json.field("listed", s.listed).field("real", s.real);
+  json.key("precision").real(s.listed_weight > 0 ? std::optional(s.precision()) : std::nullopt, 6);
+  json.end_object();
+}
+
+}  // namespace
+
+void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) {
+  out << "\nCulprits (DCPI 6.3) against the truth: recall = share of the true dynamic stall\n"
+         "cycles whose cause (and culprit PC, where both name one) dcpicalc listed; precision =\n"
+         "share of the listed culprits, weighted by their instruction's estimated stall cycles,\n"
+         "that the truth confirms:\n";
+  char header[200];
+  std::snprintf(header, sizeof header, "  %-12s %14s %8s %8s %8s %10s\n", "cause", "true cycles",
+                "recall", "listed", "real", "precision");
+  out << header;
+  for (const auto& [cause, score] : scores.causes)
+    print_row(std::string(calc::to_string(cause)), score, out);
+  print_row("overall", scores.overall(), out);
+  double estimated = 0, exact = 0;
+  for (const calc::StallEstimate& s : scores.stalls) {
+    estimated += s.estimated;
+    exact += s.exact;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "\nStall cycles per instruction (dcpicalc's F x period x (CPI - M) against the "
+                "truth's\ncycles - M x executions), %zu instructions: estimated %.0f, true %.0f; "
+                "mean relative\nerror %s; true stall cycles within 10/25/50 %%: %s %s %s\n",
+                scores.stalls.size(), estimated, exact,
+                percent(scores.mean_relative_error(), 1).c_str(),
+                percent(scores.fraction_within(10), 1).c_str(),
+                percent(scores.fraction_within(25), 1).c_str(),
+                percent(scores.fraction_within(50), 1).c_str());
+  out << line;
+}
+
+void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores) {
+  json.begin_object().key("causes").begin_object();
+  for (const auto& [cause, score] : scores.causes) {
+    json.key(std::string(calc::to_string(cause)));
+    write_cause(json, score);
+  }
+  json.end_object().key("overall");
+  write_cause(json, scores.overall());
+  double estimated = 0, exact = 0;
+  for (const calc::StallEstimate& s : scores.stalls) {
+    estimated += s.estimated;
+    exact += s.exact;
+  }
+  json.key("stall_cycles").begin_object().field("instructions", uint64_t{scores.stalls.size()});
+  json.key("estimated").real(estimated, 12).key("exact").real(exact, 12);
+  json.key("mean_relative_error").real(scores.mean_relative_error(), 6);
+  for (int percent : {10, 25, 50})
+    json.key("within_" + std::to_string(percent)).real(scores.fraction_within(percent), 6);
+  json.end_object().end_object();
+}
+
+}  // namespace dcpi

@@ -1,0 +1,16 @@
+// `dcpi score --culprits` (issue 14): the text table and JSON of how
+// dcpicalc's stall cycles and culprit lists (DCPI §6.3) compare with a timed
+// machine's truth (analysis/calc/culprit_scoring.h).
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "analysis/calc/culprit_scoring.h"
+#include "analysis/reports/json_writer.h"
+
+namespace dcpi {
+
+void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out);
+void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores);
+
+}  // namespace dcpi

@@ -1,0 +1,137 @@
+// The truth file, version 2 (issue 14; docs/exec-counts-format.md): per PC
+// cycles and stall cycles by cause with culprits, event counts; version 1
+// still reads with cycles = executions; malformed lines give one-line errors.
+#include "analysis/calc/ground_truth.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+namespace dcpi::calc {
+namespace {
+
+constexpr const char* kVersion2 =
+    "dcpi-exec-counts 2\n"
+    "machine ev5\n"
+    "vcpus 1\n"
+    "insn 9810 100\n"
+    "insn 9834 100   # a trailing comment\n"
+    "edge 9840 9810 99\n"
+    "cycles 9810 200\n"
+    "cycles 9834 11400\n"
+    "stall 9834 slot 50\n"
+    "stall 9834 dcache 9000 981c\n"
+    "stall 9834 wbuf 2000\n"
+    "stall 9834 dcache 250 981c\n"
+    "event instructions 1300\n"
+    "event dcache_miss 100\n";
+
+bool read(const std::string& text, GroundTruth& truth, std::string& error) {
+  std::istringstream in(text);
+  return read_ground_truth(in, truth, error);
+}
+
+std::string error_of(const std::string& text) {
+  GroundTruth truth;
+  std::string error;
+  EXPECT_FALSE(read(text, truth, error)) << text;
+  return error;
+}
+
+TEST(GroundTruthV2, ReadsCyclesStallsCulpritsAndEvents) {
+  GroundTruth truth;
+  std::string error;
+  ASSERT_TRUE(read(kVersion2, truth, error)) << error;
+  EXPECT_EQ(truth.version, 2);
+  EXPECT_EQ(truth.machine, "ev5");
+  EXPECT_TRUE(truth.timed());
+  EXPECT_EQ(truth.vcpus, 1u);
+  EXPECT_EQ(truth.executions(0x9834), 100u);
+  EXPECT_EQ(truth.cycles(0x9834), 11400u);
+  EXPECT_EQ(truth.cycles(0x9838), 0u);
+  EXPECT_EQ(truth.transfers(0x9840, 0x9810), 99u);
+  const std::vector<TruthStall>& stalls = truth.stalls(0x9834);
+  ASSERT_EQ(stalls.size(), 3u);  // the two dcache lines with one culprit add up
+  EXPECT_EQ(stalls[1].cause, TruthCause::kDCacheMiss);
+  EXPECT_EQ(stalls[1].cycles, 9250u);
+  EXPECT_EQ(stalls[1].culprit, 0x981cu);
+  EXPECT_FALSE(stalls[2].culprit.has_value());
+  EXPECT_TRUE(truth.stalls(0x9810).empty());
+  EXPECT_EQ(truth.events().at("dcache_miss"), 100u);
+}
+
+TEST(GroundTruthV2, VersionOneIsQemuWithCyclesEqualToExecutions) {
+  GroundTruth truth;
+  std::string error;
+  ASSERT_TRUE(read("dcpi-exec-counts 1\nvcpus 4\ninsn 1000 7\n", truth, error)) << error;
+  EXPECT_EQ(truth.version, 1);
+  EXPECT_EQ(truth.machine, "qemu");
+  EXPECT_FALSE(truth.timed());
+  EXPECT_EQ(truth.cycles(0x1000), 7u);
+  EXPECT_TRUE(truth.all_stalls().empty());
+  // A version-2 file of the qemu machine: the same.
+  GroundTruth qemu;
+  ASSERT_TRUE(read("dcpi-exec-counts 2\nmachine qemu\ninsn 1000 7\n", qemu, error)) << error;
+  EXPECT_FALSE(qemu.timed());
+  EXPECT_EQ(qemu.cycles(0x1000), 7u);
+}
+
+TEST(GroundTruthV2, CauseNamesMapToDcpicalcsCauses) {
+  for (TruthCause cause : kAllTruthCauses) {
+    EXPECT_EQ(parse_truth_cause(to_string(cause)), cause);
+    if (const auto dynamic = dynamic_cause(cause)) {
+      EXPECT_EQ(truth_cause(*dynamic), cause);
+    }
+  }
+  EXPECT_EQ(dynamic_cause(TruthCause::kDCacheMiss), DynamicStallCause::kDCacheMiss);
+  EXPECT_EQ(dynamic_cause(TruthCause::kWriteBuffer), DynamicStallCause::kWriteBufferOverflow);
+  EXPECT_FALSE(dynamic_cause(TruthCause::kSlot));
+  EXPECT_FALSE(dynamic_cause(TruthCause::kOther));
+  EXPECT_TRUE(is_static(TruthCause::kDependency));
+  EXPECT_FALSE(is_static(TruthCause::kMispredict));
+  EXPECT_FALSE(parse_truth_cause("dmiss"));
+}
+
+TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
+  const std::string v2 = "dcpi-exec-counts 2\n";
+  EXPECT_EQ(error_of("dcpi-exec-counts 3\n"),
+            "line 1: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
+  EXPECT_EQ(error_of(""), "empty file: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
+  EXPECT_EQ(error_of("dcpi-exec-counts 1\ncycles 1000 5\n"), "line 2: 'cycles' needs version 2");
+  EXPECT_EQ(error_of(v2 + "stall 1000 dmiss 5\n"), "line 2: unknown stall cause 'dmiss'");
+  EXPECT_EQ(error_of(v2 + "machine ev6\n"), "line 2: unknown machine 'ev6' (qemu or ev5)");
+  EXPECT_EQ(error_of(v2 + "insn 1000 -5\n"), "line 2: bad count '-5'");
+  EXPECT_EQ(error_of(v2 + "insn 1000 5 6\n"), "line 2: 'insn' takes 2 fields, not 3");
+  EXPECT_EQ(error_of(v2 + "stall 1000 dcache\n"), "line 2: 'stall' takes 3 or 4 fields, not 2");
+  EXPECT_EQ(error_of(v2 + "stall 1000 dcache 5 zz\n"), "line 2: bad address 'zz'");
+  EXPECT_EQ(error_of(v2 + "event Bad-Name 5\n"), "line 2: bad event name 'Bad-Name'");
+  EXPECT_EQ(error_of(v2 + "cycles 1000 18446744073709551616\n"),
+            "line 2: bad count '18446744073709551616'");
+  EXPECT_EQ(error_of(v2 + "bogus 1\n"), "line 2: unknown line kind 'bogus'");
+}
+
+// Damaged copies of a good file: the reader either accepts them or says
+// which line is wrong, in one line, and never crashes.
+TEST(GroundTruthV2, DamagedFilesNeverCrashAndErrorsAreOneLine) {
+  std::mt19937 random(14);
+  const std::string good = kVersion2;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text = good;
+    if (round % 3 == 0) {
+      text.resize(random() % text.size());
+    } else {
+      for (int i = 0; i < 1 + round % 4; ++i)
+        text[random() % text.size()] = " \n#-x0Zg9\t"[random() % 10];
+    }
+    GroundTruth truth;
+    std::string error;
+    if (!read(text, truth, error)) {
+      EXPECT_FALSE(error.empty());
+      EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dcpi::calc

@@ -26,6 +26,7 @@ namespace {
 
 struct Probe {
   std::map<uint64_t, int64_t> charges;  // PC → units
+  std::map<uint64_t, int64_t> refunds;  // PC → units refunded by a second call
   std::string out_path;
   qemu_plugin_scoreboard* pending = nullptr;  // per vCPU: units this instruction owes
   std::atomic<uint64_t> exits{0}, charged{0};
@@ -69,6 +70,10 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
   for (size_t i = 0; i < qemu_plugin_tb_n_insns(tb); ++i) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const uint64_t pc = qemu_plugin_insn_vaddr(insn);
+    if (probe.refunds.count(pc) && !probe.charges.count(pc)) {
+      qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, {nullptr, 0}, -probe.refunds.at(pc));
+      continue;
+    }
     if (!probe.charges.count(pc)) continue;
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_charged_instruction, QEMU_PLUGIN_CB_NO_REGS,
                                            reinterpret_cast<void*>(pc));
@@ -76,6 +81,8 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
       std::fprintf(stderr, "icount_charge_probe: icount is off\n");
       std::exit(2);
     }
+    if (probe.refunds.count(pc))  // after the charge: shortens the unit after it
+      qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, {nullptr, 0}, -probe.refunds.at(pc));
   }
 }
 
@@ -89,14 +96,14 @@ void on_exit(qemu_plugin_id_t, void*) {
   std::fclose(out);
 }
 
-bool parse_charge(const char* text) {
+bool parse_charge(const char* text, std::map<uint64_t, int64_t>& into) {
   char* colon = nullptr;
   const uint64_t pc = std::strtoull(text, &colon, 16);
   if (colon == text || *colon != ':') return false;
   char* end = nullptr;
   const long long units = std::strtoll(colon + 1, &end, 10);
   if (end == colon + 1 || *end || units < -1 || units > 100000) return false;
-  probe.charges[pc] = units;
+  into[pc] = units;
   return true;
 }
 
@@ -105,7 +112,9 @@ bool parse_charge(const char* text) {
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t*, int argc,
                                            char** argv) {
   for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "pc=", 3) == 0 && parse_charge(argv[i] + 3)) continue;
+    if (std::strncmp(argv[i], "pc=", 3) == 0 && parse_charge(argv[i] + 3, probe.charges)) continue;
+    if (std::strncmp(argv[i], "refund=", 7) == 0 && parse_charge(argv[i] + 7, probe.refunds))
+      continue;
     if (std::strncmp(argv[i], "out=", 4) == 0) {
       probe.out_path = argv[i] + 4;
       continue;

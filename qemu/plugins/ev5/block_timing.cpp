@@ -108,7 +108,7 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
       leader = static_cast<int32_t>(i);
       t.charge = static_cast<int32_t>(t.cost) - 1;
     } else {
-      --block.instructions[leader].charge;
+      ++block.instructions[leader].refund;
     }
   }
   if (first_multiply >= 0) {

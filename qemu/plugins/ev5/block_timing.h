@@ -24,10 +24,14 @@ struct InstructionTiming {
   uint32_t cost = 1;    // static cycles at the head of the issue queue
   uint32_t offset = 0;  // static cycle it issues at, counted from the block's entry
   // The icount charge's immediate: cost - 1 at an issue group's first
-  // instruction, less one for each instruction issuing with it (their units
-  // are refunded there, so that a timer deadline never falls on an
-  // instruction that takes no time); 0 for those others.
+  // instruction (a deadline inside it is taken there), 0 for the others.
   int32_t charge = 0;
+  // At an issue group's first instruction, the units of the instructions
+  // issuing with it, refunded by a second call after the charge: a refund
+  // shortens the unit after it, so the deadline that would have fallen on
+  // an instruction that takes no time falls on the next group's first
+  // (netted into the charge, the followers would take its samples).
+  int32_t refund = 0;
   StaticStall stalls[2] = {};
   uint8_t stall_count = 0;
   uint64_t reads = 0;   // register slots read (bit n: integer n, bit 32+n: FP n)

@@ -163,27 +163,25 @@ void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTimi
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_unit, QEMU_PLUGIN_CB_NO_REGS, userdata);
 }
 
-// Refunds of instructions that cannot stall are made at the block's head,
-// all at once (a helper call fewer each); positive charges stay where the
-// time goes, so that a deadline inside them is taken there.
+// Positive charges stay where the time goes, so that a deadline inside
+// them is taken there; an issue group's refund follows its first
+// instruction's charge (block_timing.h: where a refund goes decides which
+// instruction the next deadline falls on).
 void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
   const dcpi::ev5::BlockTiming& timing = block.timing;
-  const size_t n = timing.instructions.size();
-  int64_t head_refunds = 0;
-  for (size_t i = 1; i < n; ++i)
-    if (!may_stall(timing, i) && timing.instructions[i].charge < 0)
-      head_refunds += timing.instructions[i].charge;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < timing.instructions.size(); ++i) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
     register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]));
     if (i == 0 && !state->probed) {
-      probe_charging(insn, t.charge + head_refunds);  // registers the head's charge
+      probe_charging(insn, t.charge);  // registers the head's charge
     } else if (i == 0) {
-      register_charge(insn, block.refs[i], true, t.charge + head_refunds);
+      register_charge(insn, block.refs[i], true, t.charge);
     } else if (may_stall(timing, i) || t.charge > 0) {
       register_charge(insn, block.refs[i], may_stall(timing, i), t.charge);
     }
+    if (t.refund > 0 && state->charging)
+      qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, {nullptr, 0}, -t.refund);
   }
 }
 

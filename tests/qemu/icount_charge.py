@@ -18,7 +18,10 @@ plugin (tests/qemu/icount_charge_probe.cpp):
   secondary_entry is counted in its own entry (unpatched: all in CPU 1's);
 - instructions 1 and 4 issued with their predecessors: -1 unit charged at
   instructions 0 and 3 (a model refunds a co-issued instruction at the first
-  of its group) makes them cost no time, and they get almost no samples.
+  of its group) makes them cost no time, and they get almost no samples;
+- a stalled group leader: +10 at instruction 2, then a second call refunding
+  instruction 3's unit: 2 gets 11/17 of the samples and 3 none (netted into
+  one +9 charge, 3 would take one cycle's share: why the model splits them).
 
 Usage: icount_charge.py BUILD_GUEST_DIR PATCHED_QEMU PROBE_SO
 """
@@ -77,11 +80,13 @@ def check_each_vcpu_charges_its_own_entry():
     expect(passes == [0, 1, 1, 1], f"each secondary's pass is in its own vCPU's entry: {passes}")
 
 
-def spread_histogram(charges):
+def spread_histogram(charges, refunds=None):
     body = symbol(KERNEL, "spread_loop_body")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "probe.txt")
         args = ",".join(f"pc={body + 4 * offset:x}:{units}" for offset, units in charges.items())
+        args += "".join(f",refund={body + 4 * offset:x}:{units}"
+                        for offset, units in (refunds or {}).items())
         text = boot(f"test=spread samples={SAMPLES}", PATCHED, f"file={PROBE},{args},out={out}")
         if not os.path.exists(out):
             raise AssertionError(f"the probe wrote no {out}; console:\n{text[-1500:]!r}")
@@ -130,7 +135,17 @@ def check_refund_makes_instructions_free():
     expect(min(others) > 0.6 * total / 6, f"the six others share the samples: {others}")
 
 
+def check_refund_after_a_charge():
+    counts, _ = spread_histogram({2: 10}, refunds={2: 1})
+    total = sum(counts)
+    print("samples per offset:", counts)
+    expect(abs(counts[2] / total - 11 / 17) < 0.03,
+           f"the stalled leader has {counts[2] / total:.3f} of the samples (11/17 = 0.647)")
+    expect(counts[3] < 0.01 * total, f"its co-issued follower has {counts[3]} of {total}")
+
+
 check_unpatched_paths_unchanged()
 check_each_vcpu_charges_its_own_entry()
 check_charge_is_taken_on_the_instruction()
 check_refund_makes_instructions_free()
+check_refund_after_a_charge()

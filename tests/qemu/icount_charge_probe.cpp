@@ -28,6 +28,7 @@ struct Probe {
   std::map<uint64_t, int64_t> charges;  // PC → units
   std::map<uint64_t, int64_t> refunds;  // PC → units refunded by a second call
   std::string out_path;
+  uint64_t every = 1;  // charge on every N-th execution of a charged PC only
   qemu_plugin_scoreboard* pending = nullptr;  // per vCPU: units this instruction owes
   std::atomic<uint64_t> exits{0}, charged{0};
 };
@@ -40,6 +41,7 @@ struct VcpuState {
   uint64_t last_pc;  // the instruction charged last
   uint64_t skip_pc;  // its re-execution after an exact exit
   uint64_t executions;  // of charged instructions, by this vCPU
+  uint64_t countdown;   // executions until the next charge (every=N)
 };
 
 VcpuState* vcpu_state(unsigned vcpu) {
@@ -60,6 +62,7 @@ void on_charged_instruction(unsigned vcpu, void* userdata) {
     return;
   }
   ++state->executions;
+  if (state->countdown++ % probe.every != 0) return;  // a cheap execution this time
   state->units = static_cast<uint64_t>(probe.charges.at(pc));
   state->last_pc = pc;
   probe.charged.fetch_add(1, std::memory_order_relaxed);
@@ -115,6 +118,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if (std::strncmp(argv[i], "pc=", 3) == 0 && parse_charge(argv[i] + 3, probe.charges)) continue;
     if (std::strncmp(argv[i], "refund=", 7) == 0 && parse_charge(argv[i] + 7, probe.refunds))
       continue;
+    if (std::strncmp(argv[i], "every=", 6) == 0) {
+      probe.every = std::strtoull(argv[i] + 6, nullptr, 10);
+      if (probe.every == 0) return -1;
+      continue;
+    }
     if (std::strncmp(argv[i], "out=", 4) == 0) {
       probe.out_path = argv[i] + 4;
       continue;

@@ -59,7 +59,10 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
   block.pc = pc;
   block.instructions.resize(words.size());
   isa::Ev5BlockScheduler scheduler;
-  uint64_t written = 0, loaded = 0;
+  // Registers whose value may still be on its way from a load: all of them
+  // at entry (a load before the block may be outstanding), then those the
+  // block loads. Their first reader is where a miss makes the 21164 wait.
+  uint64_t written = 0, loaded = ~0ull;
   int64_t first_multiply = -1, first_divide = -1;
   uint64_t multiplier_free = 0, divider_free = 0;
   for (size_t i = 0; i < words.size(); ++i) {

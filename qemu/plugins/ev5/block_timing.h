@@ -38,7 +38,9 @@ struct InstructionTiming {
   uint64_t writes = 0;  // register slots written
   bool load = false, store = false;
   uint8_t destination = 0xff;  // register slot a load writes (0xff: none)
-  bool reads_loaded = false;   // first reader of a register loaded earlier in the block
+  // First reader of a register loaded earlier in the block or live into it
+  // (a load before the block may still be outstanding): it waits for the load.
+  bool reads_loaded = false;
   bool first_multiply = false, first_divide = false;
 };
 

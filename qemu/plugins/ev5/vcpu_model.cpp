@@ -46,9 +46,10 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   // left them: the I-cache is direct mapped and holds nothing else.
   if (previous_block_ != &block) stall += fetch_stall(timing);
   stall += mispredict_stall(timing);
-  // A block reading a register whose load is still outstanding waits for it
-  // at its head (the reader's position in the block is not modelled).
-  if (pending_ & timing.live_in) stall += wait_for_loads(timing.live_in, pc, block_start_ + stall);
+  // A register whose load is still outstanding is waited for by its first
+  // reader in the block (block_timing.h reads_loaded), not at the head: the
+  // head of a block icount cut short is no reader, and a deadline inside a
+  // wait charged there put the sample on the wrong instruction.
   return stall;
 }
 

@@ -377,8 +377,7 @@ void print_summary(const RunOptions& run, const RunResult& result, const Workloa
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
             << result.ring_samples_dropped << " samples)\n";
   if (t.samples != 0)
-    std::cout << "dcpi run: next, the profile by procedure: " << next_command(run)
-              << "\n";
+    std::cout << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
 }
 
 }  // namespace

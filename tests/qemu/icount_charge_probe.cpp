@@ -28,7 +28,7 @@ struct Probe {
   std::map<uint64_t, int64_t> charges;  // PC → units
   std::map<uint64_t, int64_t> refunds;  // PC → units refunded by a second call
   std::string out_path;
-  uint64_t every = 1;  // charge on every N-th execution of a charged PC only
+  uint64_t every = 1;                         // charge on every N-th execution of a charged PC only
   qemu_plugin_scoreboard* pending = nullptr;  // per vCPU: units this instruction owes
   std::atomic<uint64_t> exits{0}, charged{0};
 };
@@ -37,9 +37,9 @@ struct Probe {
 Probe& probe = *new Probe;
 
 struct VcpuState {
-  uint64_t units;  // the charge entry: first member, read by the patch's helper
-  uint64_t last_pc;  // the instruction charged last
-  uint64_t skip_pc;  // its re-execution after an exact exit
+  uint64_t units;       // the charge entry: first member, read by the patch's helper
+  uint64_t last_pc;     // the instruction charged last
+  uint64_t skip_pc;     // its re-execution after an exact exit
   uint64_t executions;  // of charged instructions, by this vCPU
   uint64_t countdown;   // executions until the next charge (every=N)
 };

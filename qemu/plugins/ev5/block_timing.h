@@ -26,11 +26,12 @@ struct InstructionTiming {
   // The icount charge's immediate: cost - 1 at an issue group's first
   // instruction (a deadline inside it is taken there), 0 for the others.
   int32_t charge = 0;
-  // At an issue group's first instruction, the units of the instructions
-  // issuing with it, refunded by a second call after the charge: a refund
-  // shortens the unit after it, so the deadline that would have fallen on
-  // an instruction that takes no time falls on the next group's first
-  // (netted into the charge, the followers would take its samples).
+  // 1 when the next instruction issues with this one (costs no cycle): its
+  // icount unit is refunded here, by a second call after the charge. A
+  // refund frees the one unit after it, so each co-issued instruction's
+  // refund sits at its predecessor: netted into the group leader's charge,
+  // or all at the leader, the followers took cycles' shares of the samples
+  // (tests/qemu/icount_charge.py; matmul's trapb on ev5).
   int32_t refund = 0;
   StaticStall stalls[2] = {};
   uint8_t stall_count = 0;

@@ -164,9 +164,9 @@ void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTimi
 }
 
 // Positive charges stay where the time goes, so that a deadline inside
-// them is taken there; an issue group's refund follows its first
-// instruction's charge (block_timing.h: where a refund goes decides which
-// instruction the next deadline falls on).
+// them is taken there; the refund of an instruction that issues with its
+// predecessor follows the predecessor's charge (block_timing.h: where a
+// refund goes decides which instruction the next deadline falls on).
 void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
   const dcpi::ev5::BlockTiming& timing = block.timing;
   for (size_t i = 0; i < timing.instructions.size(); ++i) {

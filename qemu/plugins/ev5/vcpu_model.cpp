@@ -28,9 +28,16 @@ uint64_t VcpuModel::enter(BlockRecord& block) {
   uint64_t stall = 0;
   if (timing.pc == skip_pc_) {
     skip_pc_ = 1;  // the re-run of an instruction whose stall was charged already
-  } else {
-    stall = head_stall(block);
+    // A re-run that icount cut short is timed as a slice of the whole block,
+    // whose head keeps its static charge: cancel it (the exit charged it),
+    // through the charge's entry, and in the truth.
+    const int32_t charge = timing.instructions.front().charge;
+    truth_.cycle_corrections[timing.pc] -= charge;
+    previous_block_ = &block;
+    dynamic_in_block_ = 0;
+    return static_cast<uint64_t>(-static_cast<int64_t>(charge));
   }
+  stall = head_stall(block);
   previous_block_ = &block;
   dynamic_in_block_ = stall;
   return stall;

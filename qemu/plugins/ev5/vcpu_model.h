@@ -29,6 +29,8 @@ class VcpuModel {
   explicit VcpuModel(const Machine& machine);
 
   // Entry into `block`: its first instruction's stall.
+  // The head's dynamic stall; for the re-run after an exact exit, minus the
+  // head's static charge (two's complement: the charge entry is signed).
   uint64_t enter(BlockRecord& block);
   // The last charge, at instruction `index` of `block`, ended in an exact
   // exit: the instruction did not run and will run again as a block's head,

@@ -13,8 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "calc/copy_loop_fixture.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "copy_fig2_profile.h"
 #include "test_support.h"
 
 namespace dcpi {
@@ -54,23 +53,7 @@ class CalcEv5Cli : public ::testing::Test {
     std::ofstream(dir_.file("truth.txt")) << truth_text();
   }
   void write_epoch(uint64_t epoch, const std::string& machine) {
-    ProfileDatabaseWriter writer(db());
-    const ImageIdentity image{
-        .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
-    std::vector<ProfileRow> rows;
-    const std::vector<double> samples = calc::testing::copy_loop_samples();
-    for (size_t i = 0; i < samples.size(); ++i)
-      if (samples[i] > 0)
-        rows.push_back({.pid = 7,
-                        .cpu = 0,
-                        .address = 0x9810 + 4 * i,
-                        .count = static_cast<uint64_t>(samples[i])});
-    writer.merge_profile(epoch, image, 0, rows);
-    EpochMetadata meta{.epoch = epoch};
-    for (const ProfileRow& row : rows) meta.samples += row.count;
-    meta.cpu_stats[0] = {{"interrupts", meta.samples}};
-    meta.machine = machine;
-    writer.merge_epoch_metadata(meta);
+    testing::write_copy_fig2_epoch(db(), epoch, machine);
   }
   std::string db() const { return dir_.file("db"); }
   testing::CommandResult calc(std::vector<std::string> extra) const {

@@ -9,7 +9,7 @@
 #include <iostream>
 
 #include "analysis/calc/inputs.h"
-#include "calc/copy_loop_fixture.h"
+#include "copy_fig2_profile.h"
 #include "hostdump/profiledb/profile_db_writer.h"
 #include "test_support.h"
 
@@ -23,23 +23,7 @@ class CalcCli : public ::testing::Test {
   void SetUp() override {
     elf_ = testing::fixture_path("copy_fig2.elf");
     if (elf_.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";
-    ProfileDatabaseWriter writer(db());
-    const ImageIdentity image{
-        .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
-    std::vector<ProfileRow> rows;
-    const std::vector<double> samples = calc::testing::copy_loop_samples();
-    for (size_t i = 0; i < samples.size(); ++i)
-      if (samples[i] > 0)
-        rows.push_back({.pid = 7,
-                        .cpu = 0,
-                        .address = 0x9810 + 4 * i,
-                        .count = static_cast<uint64_t>(samples[i])});
-    writer.merge_profile(1, image, 0, rows);
-    EpochMetadata meta{.epoch = 1};
-    for (const ProfileRow& row : rows) meta.samples += row.count;
-    meta.cpu_stats[0] = {{"interrupts", meta.samples}};
-    writer.merge_epoch_metadata(meta);
-    for (double s : samples) total_ += s;
+    total_ = static_cast<double>(testing::write_copy_fig2_epoch(db(), 1));
   }
   std::string db() const { return dir_.file("db"); }
 

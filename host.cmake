@@ -23,18 +23,19 @@ set(DCPI_WORKLOADS_ALPHA_DIR ${DCPI_GUEST_BINARY_DIR}/workloads)
 set(DCPI_INITRD ${DCPI_WORKLOADS_ALPHA_DIR}/initrd.cpio)
 set(DCPI_WORKLOADS_NATIVE_DIR ${CMAKE_BINARY_DIR}/workloads/native)
 include(${CMAKE_SOURCE_DIR}/toolchain/real-programs.cmake)  # build/mixes/real
-include(${CMAKE_SOURCE_DIR}/toolchain/qemu-ev5.cmake)      # the ev5 machine's QEMU
+include(${CMAKE_SOURCE_DIR}/qemu/machine/qemu-ev5.cmake)      # the ev5 machine's QEMU
 
 enable_testing()
-# elfutils: analysis/symbols reads images with it, qemu/bundle programs to run.
+# elfutils: symbols reads images with it, qemu/bundle programs to run.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET GLOBAL libelf)
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET GLOBAL libdw)
 add_subdirectory(qemu)
 add_subdirectory(isa)
+add_subdirectory(profiledb)
+add_subdirectory(symbols)
 add_subdirectory(hostdump)
 add_subdirectory(analysis)
 add_subdirectory(workloads)
-add_subdirectory(qemu/plugins)
 add_subdirectory(tests)
 include(install.cmake)

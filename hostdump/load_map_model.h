@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "firmware/load_map.h"
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi {
 

@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "firmware/load_map.h"
-#include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/profiledb/profile_format.h"
+#include "profiledb/profile_db_writer.h"
+#include "profiledb/profile_format.h"
 
 namespace dcpi {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi {
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <thread>
 
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 
 namespace dcpi {
 namespace {

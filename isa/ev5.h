@@ -3,7 +3,7 @@
 // the 21164 hardware reference: two integer pipes (E0, E1), FP add (FA) and
 // multiply (FM) pipes; load-use 2 cycles on a D-cache hit; mull 8, mulq 12,
 // umulh 14; FP add/multiply 4; divs 15, divt 22. The one EV5 description:
-// dcpicalc's EV5 model (analysis/calc/ev5_model.cpp) schedules with it, and it
+// dcpicalc's EV5 model (analysis/calc/model/ev5_model.cpp) schedules with it, and it
 // is freestanding (no library, constexpr) for the guest and for plugins.
 #pragma once
 #include <cstdint>

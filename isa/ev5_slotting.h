@@ -5,8 +5,8 @@
 // instructions (16 bytes); the next fetch block is not started until every
 // instruction of the current one has issued. Pipes and latencies are ev5.h's.
 //
-// The one scheduler: dcpicalc's EV5 model (analysis/calc/ev5_model.cpp) and
-// the EV5 timing plugin (qemu/plugins/ev5/) both feed it one instruction at a
+// The one scheduler: dcpicalc's EV5 model (analysis/calc/model/ev5_model.cpp) and
+// the EV5 timing plugin (qemu/machine/plugins/ev5/) both feed it one instruction at a
 // time. Freestanding and constexpr (no heap, no library): operands are
 // register slots 0-63 (integer 0-31, FP 32-63; R31 and F31 are never
 // dependencies).

@@ -7,8 +7,8 @@
 #include <iterator>
 #include <optional>
 
-#include "analysis/symbols/build_id_cache.h"
-#include "analysis/symbols/elf_image.h"
+#include "symbols/build_id_cache.h"
+#include "symbols/elf_image.h"
 #include "qemu/bundle/cpio_archive.h"
 
 namespace dcpi {

@@ -1,15 +1,15 @@
 // The images `dcpi run` boots (DCPI §4.3.2: the daemon learns each image's
 // identity from the loader; here the host knows the files before the guest
 // runs): the PALcode, the kernel and every ELF program in the initrd. Each is
-// recorded in the database's image catalog (hostdump/profiledb/image_catalog.h)
+// recorded in the database's image catalog (profiledb/image_catalog.h)
 // with the host file that has its debug info, and copied into the build-id
-// cache (analysis/symbols/build_id_cache.h), so reports name procedures with
+// cache (symbols/build_id_cache.h), so reports name procedures with
 // no --images, even after build/ is rebuilt or removed.
 #pragma once
 #include <string>
 #include <vector>
 
-#include "hostdump/profiledb/image_catalog.h"
+#include "profiledb/image_catalog.h"
 
 namespace dcpi {
 

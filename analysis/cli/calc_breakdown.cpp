@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "analysis/calc/breakdown.h"
-#include "analysis/calc/culprits.h"
+#include "analysis/calc/frontend/breakdown.h"
+#include "analysis/calc/estimate/culprits.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
-#include "analysis/symbols/demangle.h"
+#include "symbols/demangle.h"
 
 namespace dcpi {
 

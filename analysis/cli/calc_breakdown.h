@@ -7,9 +7,9 @@
 #include <ostream>
 #include <string>
 
-#include "analysis/calc/ground_truth.h"
-#include "analysis/calc/inputs.h"
-#include "analysis/calc/render.h"
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/render.h"
 
 namespace dcpi {
 

@@ -9,9 +9,9 @@
 #include <iostream>
 #include <random>
 
-#include "analysis/calc/culprits.h"
-#include "analysis/calc/inputs.h"
-#include "analysis/calc/report.h"
+#include "analysis/calc/estimate/culprits.h"
+#include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/report.h"
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"

@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <iostream>
 
-#include "analysis/calc/culprits.h"
-#include "analysis/calc/inputs.h"
-#include "analysis/calc/render.h"
+#include "analysis/calc/estimate/culprits.h"
+#include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/render.h"
 #include "analysis/cli/calc_breakdown.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
-#include "analysis/symbols/demangle.h"
+#include "symbols/demangle.h"
 
 namespace dcpi {
 

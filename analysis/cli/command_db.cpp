@@ -1,15 +1,15 @@
 // `dcpi db check DIR`: validates every file of a profile database.
 // `dcpi db show DIR`: lists epochs and their (image, event) profiles.
-// `dcpi db merge OUT IN...`: many databases into one (hostdump/profiledb/db_merge.h).
+// `dcpi db merge OUT IN...`: many databases into one (profiledb/db_merge.h).
 #include <filesystem>
 #include <iostream>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"
-#include "hostdump/profiledb/db_check.h"
-#include "hostdump/profiledb/db_merge.h"
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/db_check.h"
+#include "profiledb/db_merge.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi {
 

@@ -7,14 +7,14 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"
-#include "analysis/symbols/elf_symbols.h"
-#include "analysis/symbols/kernel_symbols.h"
+#include "symbols/elf_symbols.h"
+#include "symbols/kernel_symbols.h"
 #include "firmware/crc32c.h"
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
 #include "hostdump/ingest.h"
-#include "hostdump/profiledb/container.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/container.h"
+#include "profiledb/profile_db_writer.h"
 
 namespace dcpi {
 

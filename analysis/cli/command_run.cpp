@@ -17,9 +17,9 @@
 #include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
 #include "firmware/value_tuples.h"
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 #include "hostdump/values/value_capture.h"
-#include "qemu/stop_signals.h"
+#include "qemu/host/stop_signals.h"
 
 namespace dcpi {
 
@@ -216,7 +216,7 @@ std::string required_machine_file(const std::filesystem::path& build, const std:
                                   const std::string& what) {
   if (const auto found = machine_file(build, name)) return found->string();
   throw std::runtime_error("the ev5 machine needs " + what + " (" + name + ", looked in " +
-                           (build / "qemu").string() + "): build it with toolchain/build-qemu.sh " +
+                           (build / "qemu").string() + "): build it with qemu/machine/build-qemu.sh " +
                            "and reconfigure (cmake -S . -B build -DDCPI_EV5=ON)");
 }
 

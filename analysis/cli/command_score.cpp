@@ -7,11 +7,11 @@
 #include <iostream>
 #include <map>
 
-#include "analysis/calc/culprit_scoring.h"
-#include "analysis/calc/ground_truth.h"
-#include "analysis/calc/inputs.h"
-#include "analysis/calc/render.h"
-#include "analysis/calc/scoring.h"
+#include "analysis/calc/truth/culprit_scoring.h"
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/render.h"
+#include "analysis/calc/truth/scoring.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/cli/score_culprits.h"

@@ -14,11 +14,11 @@
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/report_output.h"
-#include "analysis/symbols/image_resolver.h"
-#include "analysis/symbols/instruction_printer.h"
-#include "analysis/symbols/procedure_match.h"
+#include "symbols/image_resolver.h"
+#include "symbols/instruction_printer.h"
+#include "symbols/procedure_match.h"
 #include "analysis/values/value_hotlists.h"
-#include "hostdump/profiledb/value_file.h"
+#include "profiledb/value_file.h"
 
 namespace dcpi {
 

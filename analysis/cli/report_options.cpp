@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "analysis/symbols/procedure_match.h"
+#include "symbols/procedure_match.h"
 
 namespace dcpi {
 

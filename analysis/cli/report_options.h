@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/calc/inputs.h"
+#include "analysis/calc/frontend/inputs.h"
 #include "analysis/cli/cli_options.h"
 #include "analysis/reports/sample_set.h"
-#include "analysis/symbols/image_resolver.h"
+#include "symbols/image_resolver.h"
 
 namespace dcpi {
 
@@ -55,7 +55,7 @@ inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "i
                                                            "epoch", "period", "mode",   "estimate"};
 CalcRequest parse_calc_request(const ParsedOptions& options);
 // The procedure of calc's image that --procedure QUERY names, by the rules
-// every report shares (analysis/symbols/procedure_match.h); throws
+// every report shares (symbols/procedure_match.h); throws
 // ProcedureMatchError with the candidates on none or several.
 const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query);
 

@@ -3,18 +3,18 @@
 #include <memory>
 
 #include "analysis/cli/booted_images.h"
-#include "analysis/symbols/elf_symbols.h"
-#include "analysis/symbols/kernel_symbols.h"
+#include "symbols/elf_symbols.h"
+#include "symbols/kernel_symbols.h"
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
 #include "hostdump/serial/stream_source.h"
 #include "hostdump/values/customization_module.h"
-#include "qemu/com2_listener.h"
-#include "qemu/loopback.h"
-#include "qemu/qemu_session.h"
-#include "qemu/stop_signals.h"
+#include "qemu/host/com2_listener.h"
+#include "qemu/host/loopback.h"
+#include "qemu/host/qemu_session.h"
+#include "qemu/host/stop_signals.h"
 
 namespace dcpi {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "hostdump/session.h"
-#include "qemu/machine_config.h"
+#include "qemu/host/machine_config.h"
 
 namespace dcpi {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/calc/procedure_analysis.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
 
 namespace dcpi::html {
 

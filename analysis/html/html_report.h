@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analysis/reports/sample_set.h"
-#include "analysis/symbols/image_resolver.h"
+#include "symbols/image_resolver.h"
 
 namespace dcpi::html {
 

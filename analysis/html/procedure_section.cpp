@@ -4,14 +4,14 @@
 #include <cstdio>
 #include <set>
 
-#include "analysis/calc/culprits.h"
-#include "analysis/calc/inputs.h"
-#include "analysis/calc/report.h"
+#include "analysis/calc/estimate/culprits.h"
+#include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/report.h"
 #include "analysis/html/cfg_graph.h"
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
 #include "analysis/reports/procedure_listing.h"
-#include "analysis/symbols/source_files.h"
+#include "symbols/source_files.h"
 #include "hostdump/values/customization_module.h"
 
 namespace dcpi::html {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/code_image.h"
-#include "analysis/calc/procedure_analysis.h"
-#include "analysis/calc/processor_model.h"
+#include "analysis/calc/frontend/code_image.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/model/processor_model.h"
 #include "analysis/reports/procedure_report.h"
 #include "analysis/values/value_hotlists.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/reports/sample_set.h"
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi::html {
 

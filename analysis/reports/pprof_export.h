@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/symbols/image_resolver.h"
+#include "symbols/image_resolver.h"
 #include "analysis/reports/sample_set.h"
 
 namespace dcpi {

@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "analysis/symbols/procedure_match.h"
+#include "symbols/procedure_match.h"
 
 namespace dcpi {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/symbols/elf_image.h"
-#include "analysis/symbols/image_resolver.h"
-#include "analysis/symbols/instruction_printer.h"
+#include "symbols/elf_image.h"
+#include "symbols/image_resolver.h"
+#include "symbols/instruction_printer.h"
 #include "analysis/reports/sample_set.h"
 
 namespace dcpi {

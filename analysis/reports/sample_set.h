@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi {
 

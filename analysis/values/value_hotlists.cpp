@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/symbols/image_resolver.h"
+#include "symbols/image_resolver.h"
 #include "isa/isa.h"
 
 namespace dcpi {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/value_file.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/value_file.h"
 #include "isa/decode.h"
 
 namespace dcpi {

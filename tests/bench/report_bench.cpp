@@ -20,11 +20,11 @@
 #include <string>
 #include <tuple>
 
-#include "analysis/symbols/elf_image.h"
+#include "symbols/elf_image.h"
 #include "analysis/reports/procedure_listing.h"
 #include "analysis/reports/procedure_report.h"
 #include "analysis/reports/report_output.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 
 namespace fs = std::filesystem;
 using namespace dcpi;

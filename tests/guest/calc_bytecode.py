@@ -7,7 +7,7 @@ dispatch is a `switch` compiled into a jump table; GCC computes the table's
 address once before the loop and keeps it in a register across the cases
 that divide (`__remq`, `__divq`, called with `jsr t9` and changing only t9,
 t12 and AT). The constant propagation must know that those calls keep the
-register (analysis/calc/call_clobbers.h) to read the table; otherwise the
+register (analysis/calc/decode/call_clobbers.h) to read the table; otherwise the
 CFG has missing edges and every block is its own class.
 
 Boots /etc/bytecode.mix on 1 CPU at a dense period

@@ -5,7 +5,7 @@ The callpal workload makes 1,000,000 getxpid system calls; each goes through
 the kernel's system call dispatcher, kernel::sys::dispatch, whose switch on
 the call number (one case per number of firmware/syscalls.h) GCC compiles
 into jump tables, one per dense range of numbers. With the tables read
-(analysis/calc/jump_tables.h) the procedure's CFG has no missing edges, so
+(analysis/calc/decode/jump_tables.h) the procedure's CFG has no missing edges, so
 cycle equivalence can put blocks on either side of a call in one frequency
 class (DCPI §6.1.2) instead of giving every block its own.
 

@@ -364,7 +364,7 @@ def case_errors(db):
             (["--machine", "ev6"], 2, "--machine is qemu or ev5, not 'ev6'"),
             (["--truth", "a,b"], 2, "--truth takes a file name without commas"),
             # the ev5 machine without our QEMU build: says what to build
-            (["--machine", "ev5", "--build", db + "-empty"], 1, "toolchain/build-qemu.sh"),
+            (["--machine", "ev5", "--build", db + "-empty"], 1, "qemu/machine/build-qemu.sh"),
     ):
         done = run_dcpi("--db", db, *args)
         expect(done.returncode == code and text in done.stderr,

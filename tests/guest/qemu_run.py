@@ -1,7 +1,7 @@
 """How the Python tests and benchmarks start QEMU.
 
 The command line is not built here: `dcpi run --print-qemu-command` prints
-the one `dcpi run` itself would use (qemu/machine_config.cpp, DESIGN §3:
+the one `dcpi run` itself would use (qemu/host/machine_config.cpp, DESIGN §3:
 clipper, our PALcode as -bios, our kernel as -kernel, `-icount
 shift=2,sleep=off`), so every test boots the machine the host tools boot.
 This module only asks for it and runs it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The QEMU patch of the ev5 machine (qemu/patches/plugin-icount-charge.patch):
+"""The QEMU patch of the ev5 machine (qemu/machine/patches/plugin-icount-charge.patch):
 qemu_plugin_register_vcpu_insn_exec_icount_charge makes chosen instructions
 cost more (or less) virtual time, and a timer deadline that falls inside a
 charge interrupts the charged instruction itself.

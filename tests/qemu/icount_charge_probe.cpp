@@ -1,4 +1,4 @@
-// A test plugin for qemu/patches/plugin-icount-charge.patch: charges fixed
+// A test plugin for qemu/machine/patches/plugin-icount-charge.patch: charges fixed
 // icount units before the instructions it is told about, through the new
 // qemu_plugin_register_vcpu_insn_exec_icount_charge, and counts how often
 // a charge left the translation block early (an exact exit).

@@ -4,11 +4,11 @@
 // EV5 model schedules it in the figure's 8 cycles for 13 instructions.
 #include <gtest/gtest.h>
 
-#include "analysis/calc/cfg.h"
-#include "analysis/calc/code_image.h"
-#include "analysis/calc/ev5_model.h"
-#include "analysis/calc/isa_adapter.h"
-#include "analysis/symbols/elf_image.h"
+#include "analysis/calc/estimate/cfg.h"
+#include "analysis/calc/frontend/code_image.h"
+#include "analysis/calc/model/ev5_model.h"
+#include "analysis/calc/decode/isa_adapter.h"
+#include "symbols/elf_image.h"
 #include "calc/copy_loop_fixture.h"
 #include "test_support.h"
 

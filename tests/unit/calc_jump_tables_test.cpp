@@ -1,4 +1,4 @@
-// Jump tables (analysis/calc/jump_tables.h) on real cross-compiled code:
+// Jump tables (analysis/calc/decode/jump_tables.h) on real cross-compiled code:
 // fixtures/jump_tables.c built with the guest's compiler and flags, checked
 // against the assembler's relocations (every .rodata GPREL32 entry names its
 // case label), and fixtures/jump_tables_asm.S for a table reached through the
@@ -12,12 +12,12 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/calc/cfg.h"
-#include "analysis/calc/code_image.h"
-#include "analysis/calc/isa_adapter.h"
-#include "analysis/calc/jump_tables.h"
-#include "analysis/symbols/elf_image.h"
-#include "analysis/symbols/elf_symbols.h"
+#include "analysis/calc/estimate/cfg.h"
+#include "analysis/calc/frontend/code_image.h"
+#include "analysis/calc/decode/isa_adapter.h"
+#include "analysis/calc/decode/jump_tables.h"
+#include "symbols/elf_image.h"
+#include "symbols/elf_symbols.h"
 #include "test_support.h"
 
 namespace dcpi {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "calc/copy_loop_fixture.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 
 namespace dcpi::testing {
 

@@ -1,17 +1,17 @@
-// `dcpi db merge OUT IN...` (hostdump/profiledb/db_merge.h): epochs
+// `dcpi db merge OUT IN...` (profiledb/db_merge.h): epochs
 // renumbered in order with their metadata, profiles, value files, image
 // catalogs and recordings; totals add up; OUT checks clean; a non-empty OUT
 // and a database being written are refused.
-#include "hostdump/profiledb/db_merge.h"
+#include "profiledb/db_merge.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "hostdump/profiledb/image_catalog.h"
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/profiledb/value_file.h"
+#include "profiledb/image_catalog.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
+#include "profiledb/value_file.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "analysis/calc/inputs.h"
+#include "analysis/calc/frontend/inputs.h"
 #include "copy_fig2_profile.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "test_support.h"
 
 namespace dcpi {

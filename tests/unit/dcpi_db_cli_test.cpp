@@ -6,8 +6,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"
 

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "analysis/symbols/elf_image.h"
+#include "symbols/elf_image.h"
 #include "test_support.h"
 
 namespace dcpi {

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "analysis/symbols/elf_symbols.h"
+#include "symbols/elf_symbols.h"
 #include "test_support.h"
 
 namespace dcpi {

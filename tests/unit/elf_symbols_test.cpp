@@ -1,11 +1,11 @@
 // ElfSymbols on this test binary (/proc/self/exe) and on Alpha fixtures.
-#include "analysis/symbols/elf_symbols.h"
+#include "symbols/elf_symbols.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "analysis/symbols/demangle.h"
+#include "symbols/demangle.h"
 #include "test_support.h"
 
 // Known functions in this binary; noinline and extern "C" keep their names.

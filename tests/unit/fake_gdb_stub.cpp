@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "hostdump/gdb/gdb_packet.h"
-#include "qemu/loopback.h"
+#include "qemu/host/loopback.h"
 
 namespace dcpi::testing {
 namespace {

@@ -11,12 +11,12 @@
 #include <regex>
 #include <sstream>
 
-#include "analysis/calc/qemu_icount_model.h"
+#include "analysis/calc/model/qemu_icount_model.h"
 #include "analysis/html/cfg_graph.h"
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
 #include "calc/copy_loop_fixture.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

@@ -1,9 +1,9 @@
-// Images recorded in the database (hostdump/profiledb/image_catalog.h), the
-// build-id cache (analysis/symbols/build_id_cache.h) and what dcpi run
+// Images recorded in the database (profiledb/image_catalog.h), the
+// build-id cache (symbols/build_id_cache.h) and what dcpi run
 // records (analysis/cli/booted_images.h): the reports name procedures with
 // no --images, from the recorded build copy or, once it is gone, the cache;
 // a copy with debug info wins over a stripped one of the same build-id.
-#include "hostdump/profiledb/image_catalog.h"
+#include "profiledb/image_catalog.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <filesystem>
 
 #include "analysis/cli/booted_images.h"
-#include "analysis/symbols/build_id_cache.h"
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "symbols/build_id_cache.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

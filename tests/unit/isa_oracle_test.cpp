@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/symbols/disassembler.h"
+#include "symbols/disassembler.h"
 #include "isa/isa.h"
 
 namespace dcpi::isa {

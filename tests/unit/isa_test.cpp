@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "analysis/symbols/disassembler.h"
+#include "symbols/disassembler.h"
 
 namespace dcpi::isa {
 namespace {

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "hostdump/profile_builder.h"
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"
 

@@ -1,6 +1,6 @@
 // Procedure selection shared by list, calc, values and score
-// (analysis/symbols/procedure_match.h, issue 16 point 4).
-#include "analysis/symbols/procedure_match.h"
+// (symbols/procedure_match.h, issue 16 point 4).
+#include "symbols/procedure_match.h"
 
 #include <gtest/gtest.h>
 

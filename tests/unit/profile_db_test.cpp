@@ -1,7 +1,7 @@
 // The profile database: round trip, merge on update, epochs and metadata,
 // one writer at a time, atomic replacement under write failures, and a reader
 // that reports (never crashes on) damaged files.
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 
 #include <gtest/gtest.h>
 #include <sys/mount.h>
@@ -12,8 +12,8 @@
 #include <random>
 
 #include "firmware/crc32c.h"
-#include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/profiledb/profile_format.h"
+#include "profiledb/profile_db_writer.h"
+#include "profiledb/profile_format.h"
 #include "hostdump/row_accumulator.h"
 #include "test_support.h"
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "qemu/machine_config.h"
-#include "qemu/qemu_process.h"
+#include "qemu/host/machine_config.h"
+#include "qemu/host/qemu_process.h"
 
 namespace dcpi::qemu {
 namespace {

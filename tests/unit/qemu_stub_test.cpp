@@ -10,7 +10,7 @@
 #include <chrono>
 #include <thread>
 
-#include "analysis/symbols/elf_symbols.h"
+#include "symbols/elf_symbols.h"
 #include "fake_gdb_stub.h"
 #include "hostdump/gdb/gdb_client.h"
 #include "firmware/memory_map.h"

@@ -19,10 +19,10 @@
 
 #include "hostdump/load_map_model.h"
 #include "hostdump/profile_builder.h"
-#include "hostdump/profiledb/container.h"
-#include "hostdump/profiledb/profile_db.h"
-#include "hostdump/profiledb/profile_db_writer.h"
-#include "hostdump/profiledb/profile_format.h"
+#include "profiledb/container.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
+#include "profiledb/profile_format.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"
 

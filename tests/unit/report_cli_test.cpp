@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "analysis/reports/pprof_export.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

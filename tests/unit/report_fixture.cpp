@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "test_support.h"
 
 namespace dcpi::testing {

@@ -1,5 +1,5 @@
 // A profile database with a known, hand-checked content for the report tests,
-// written with the real writer (hostdump/profiledb/profile_db_writer.h) over the Alpha
+// written with the real writer (profiledb/profile_db_writer.h) over the Alpha
 // ELF fixtures. Numbers (see report_fixture.cpp for the rows):
 //
 //   epoch 1 (100 samples)                    epoch 2 (100 samples)
@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "hostdump/profiledb/profile_db.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi::testing {
 

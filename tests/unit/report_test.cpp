@@ -8,7 +8,7 @@
 #include "analysis/reports/procedure_listing.h"
 #include "analysis/reports/procedure_report.h"
 #include "analysis/reports/run_comparison.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

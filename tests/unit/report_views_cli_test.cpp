@@ -11,7 +11,7 @@
 #include "analysis/reports/pprof_export.h"
 #include "analysis/reports/procedure_report.h"
 #include "analysis/reports/proto/profile.pb.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

@@ -5,8 +5,8 @@
 
 #include <filesystem>
 
-#include "analysis/symbols/elf_image.h"
-#include "analysis/symbols/image_resolver.h"
+#include "symbols/elf_image.h"
+#include "symbols/image_resolver.h"
 #include "report_fixture.h"
 #include "test_support.h"
 

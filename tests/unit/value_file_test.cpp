@@ -1,7 +1,7 @@
 // Value hotlists in the profile database (seed 001 §2.2, §2.4): concise-sample
 // merge, the .vals codec and its fuzzed reader, the reducer over tuple
 // sequences, the customization module plug-in, and the writer's merge.
-#include "hostdump/profiledb/value_file.h"
+#include "profiledb/value_file.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "hostdump/values/customization_module.h"
 #include "hostdump/values/value_reducer.h"
 #include "firmware/crc32c.h"
-#include "hostdump/profiledb/profile_db_writer.h"
+#include "profiledb/profile_db_writer.h"
 #include "test_support.h"
 
 namespace dcpi::values {

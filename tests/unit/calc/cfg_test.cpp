@@ -1,5 +1,5 @@
 // Building CFGs from instruction records (DCPI §6.1.1).
-#include "analysis/calc/cfg.h"
+#include "analysis/calc/estimate/cfg.h"
 
 #include <gtest/gtest.h>
 

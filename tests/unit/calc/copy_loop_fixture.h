@@ -5,8 +5,8 @@
 #pragma once
 #include <vector>
 
-#include "analysis/calc/cfg.h"
-#include "analysis/calc/instruction_record.h"
+#include "analysis/calc/estimate/cfg.h"
+#include "analysis/calc/model/instruction_record.h"
 
 namespace dcpi::calc::testing {
 

@@ -1,12 +1,12 @@
 // Culprits of dynamic stalls (DCPI §6.3), on the Figure 2 copy loop.
-#include "analysis/calc/culprits.h"
+#include "analysis/calc/estimate/culprits.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "analysis/calc/ev5_model.h"
-#include "analysis/calc/qemu_icount_model.h"
+#include "analysis/calc/model/ev5_model.h"
+#include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
 
 namespace dcpi::calc {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/calc/cycle_equivalence.h"
+#include "analysis/calc/estimate/cycle_equivalence.h"
 #include "copy_loop_fixture.h"
 
 namespace dcpi::calc {

@@ -1,5 +1,5 @@
 // Frequency-equivalence classes (DCPI §6.1.2) on hand-built CFGs.
-#include "analysis/calc/cycle_equivalence.h"
+#include "analysis/calc/estimate/cycle_equivalence.h"
 
 #include <gtest/gtest.h>
 

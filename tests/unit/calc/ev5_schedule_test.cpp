@@ -1,8 +1,8 @@
 // The static schedulers (DCPI §6.1.3 M_i, §6.3 static stalls).
 #include <gtest/gtest.h>
 
-#include "analysis/calc/ev5_model.h"
-#include "analysis/calc/qemu_icount_model.h"
+#include "analysis/calc/model/ev5_model.h"
+#include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
 
 namespace dcpi::calc {

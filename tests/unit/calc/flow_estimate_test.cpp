@@ -1,12 +1,12 @@
 // The flow-consistent frequency estimate (flow_estimate.h) and its
 // minimum-cost flow solver (min_cost_flow.h).
-#include "analysis/calc/flow_estimate.h"
+#include "analysis/calc/estimate/flow_estimate.h"
 
 #include <gtest/gtest.h>
 
-#include "analysis/calc/min_cost_flow.h"
-#include "analysis/calc/procedure_analysis.h"
-#include "analysis/calc/qemu_icount_model.h"
+#include "analysis/calc/estimate/min_cost_flow.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
 
 namespace dcpi::calc {

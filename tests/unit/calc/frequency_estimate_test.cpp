@@ -1,13 +1,13 @@
 // Frequency from samples (DCPI §6.1.3), with Figure 7 as the reference.
-#include "analysis/calc/frequency_estimate.h"
+#include "analysis/calc/estimate/frequency_estimate.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "analysis/calc/ev5_model.h"
-#include "analysis/calc/procedure_analysis.h"
-#include "analysis/calc/qemu_icount_model.h"
+#include "analysis/calc/model/ev5_model.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
 
 namespace dcpi::calc {

@@ -1,7 +1,7 @@
 // The truth file, version 2 (issue 14; docs/exec-counts-format.md): per PC
 // cycles and stall cycles by cause with culprits, event counts; version 1
 // still reads with cycles = executions; malformed lines give one-line errors.
-#include "analysis/calc/ground_truth.h"
+#include "analysis/calc/truth/ground_truth.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Local propagation over flow constraints (DCPI §6.1.4).
-#include "analysis/calc/local_propagation.h"
+#include "analysis/calc/estimate/local_propagation.h"
 
 #include <gtest/gtest.h>
 

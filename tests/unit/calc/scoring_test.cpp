@@ -1,5 +1,5 @@
 // Error histograms of Figures 8 and 9 (DCPI §6.2) and the ground-truth file.
-#include "analysis/calc/scoring.h"
+#include "analysis/calc/truth/scoring.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "qemu/plugins/ev5/block_timing.h"
+#include "qemu/machine/plugins/ev5/block_timing.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "qemu/plugins/ev5/block_record.h"
+#include "qemu/machine/plugins/ev5/block_record.h"
 #include "tests/unit/ev5/encode.h"
 
 namespace dcpi::ev5 {

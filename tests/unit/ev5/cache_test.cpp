@@ -1,9 +1,9 @@
-#include "qemu/plugins/ev5/cache.h"
+#include "qemu/machine/plugins/ev5/cache.h"
 
 #include <gtest/gtest.h>
 
-#include "qemu/plugins/ev5/machine.h"
-#include "qemu/plugins/ev5/memory_system.h"
+#include "qemu/machine/plugins/ev5/machine.h"
+#include "qemu/machine/plugins/ev5/memory_system.h"
 
 namespace dcpi::ev5 {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "qemu/plugins/ev5/block_record.h"
+#include "qemu/machine/plugins/ev5/block_record.h"
 
 namespace dcpi::ev5::testing {
 

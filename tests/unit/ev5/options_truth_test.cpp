@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "qemu/plugins/ev5/machine_options.h"
-#include "qemu/plugins/ev5/truth_file.h"
+#include "qemu/machine/plugins/ev5/machine_options.h"
+#include "qemu/machine/plugins/ev5/truth_file.h"
 #include "tests/unit/ev5/encode.h"
 
 namespace dcpi::ev5 {

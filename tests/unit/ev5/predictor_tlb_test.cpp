@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "qemu/plugins/ev5/branch_predictor.h"
-#include "qemu/plugins/ev5/tlb.h"
+#include "qemu/machine/plugins/ev5/branch_predictor.h"
+#include "qemu/machine/plugins/ev5/tlb.h"
 
 namespace dcpi::ev5 {
 namespace {

@@ -1,4 +1,4 @@
-#include "qemu/plugins/ev5/vcpu_model.h"
+#include "qemu/machine/plugins/ev5/vcpu_model.h"
 
 #include <gtest/gtest.h>
 

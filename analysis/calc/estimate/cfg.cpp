@@ -1,0 +1,141 @@
+#include "analysis/calc/estimate/cfg.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace dcpi::calc {
+
+BlockId ControlFlowGraph::add_block(BasicBlock block) {
+  block.incoming.clear();
+  block.outgoing.clear();
+  blocks_.push_back(std::move(block));
+  return blocks_.size() - 1;
+}
+
+EdgeId ControlFlowGraph::add_edge(BlockId from, BlockId to, EdgeKind kind) {
+  edges_.push_back(CfgEdge{from, to, kind});
+  const EdgeId id = edges_.size() - 1;
+  blocks_[from].outgoing.push_back(id);
+  blocks_[to].incoming.push_back(id);
+  return id;
+}
+
+BlockId ControlFlowGraph::block_at(uint64_t address) const {
+  for (BlockId id = 0; id < blocks_.size(); ++id) {
+    if (blocks_[id].start <= address && address < blocks_[id].end) return id;
+  }
+  return blocks_.size();
+}
+
+namespace {
+
+bool ends_block(ControlFlow flow) { return flow != ControlFlow::kNone; }
+
+bool falls_through(ControlFlow flow) {
+  return flow == ControlFlow::kNone || flow == ControlFlow::kConditionalBranch ||
+         flow == ControlFlow::kCall;
+}
+
+bool has_local_target(const InstructionRecord& insn) {
+  return (insn.control_flow == ControlFlow::kConditionalBranch ||
+          insn.control_flow == ControlFlow::kUnconditionalBranch) &&
+         insn.branch_target.has_value();
+}
+
+// Runs of no-ops right after an instruction that never falls through (br,
+// jmp, ret, halt) that no branch, table or entry targets: alignment padding
+// (`.align` before the next label) that never executes. Returns the
+// addresses of their instructions and adds the instruction after each run
+// to `leaders`, so the padding cannot share a block with code that runs.
+std::set<uint64_t> unreachable_padding(std::span<const InstructionRecord> procedure,
+                                       const std::set<uint64_t>& targets,
+                                       std::set<uint64_t>& leaders) {
+  std::set<uint64_t> padding;
+  for (size_t i = 0; i + 1 < procedure.size(); ++i) {
+    if (falls_through(procedure[i].control_flow)) continue;
+    size_t k = i + 1;
+    while (k < procedure.size() && procedure[k].no_op && !targets.count(procedure[k].address))
+      padding.insert(procedure[k++].address);
+    if (k > i + 1 && k < procedure.size()) leaders.insert(procedure[k].address);
+  }
+  return padding;
+}
+
+}  // namespace
+
+ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
+                           std::span<const uint64_t> extra_entries) {
+  ControlFlowGraph cfg;
+  if (procedure.empty()) return cfg;
+  const uint64_t first = procedure.front().address;
+  const uint64_t end = procedure.back().address + 4;
+  auto inside = [&](uint64_t address) { return first <= address && address < end; };
+
+  std::set<uint64_t> targets{first};  // where some edge or entry arrives
+  for (uint64_t address : extra_entries)
+    if (inside(address) && address % 4 == first % 4) targets.insert(address);
+  for (const InstructionRecord& insn : procedure) {
+    if (has_local_target(insn) && inside(*insn.branch_target)) targets.insert(*insn.branch_target);
+    if (insn.control_flow == ControlFlow::kIndirectJump)
+      for (uint64_t target : insn.jump_targets)
+        if (inside(target) && target % 4 == first % 4) targets.insert(target);
+  }
+  std::set<uint64_t> leaders = targets;
+  for (size_t i = 0; i + 1 < procedure.size(); ++i)
+    if (ends_block(procedure[i].control_flow)) leaders.insert(procedure[i + 1].address);
+  const std::set<uint64_t> padding = unreachable_padding(procedure, targets, leaders);
+
+  std::vector<BasicBlock> blocks;
+  for (const InstructionRecord& insn : procedure) {
+    if (leaders.count(insn.address))
+      blocks.push_back(
+          BasicBlock{.start = insn.address, .padding = padding.count(insn.address) > 0});
+    blocks.back().instructions.push_back(insn);
+    blocks.back().end = insn.address + 4;
+  }
+  for (size_t id = 0; id < blocks.size(); ++id) {
+    const InstructionRecord& last = blocks[id].instructions.back();
+    const bool leaves_by_branch = has_local_target(last) && !inside(*last.branch_target);
+    const bool runs_off_end = falls_through(last.control_flow) && id + 1 == blocks.size();
+    blocks[id].leaves_procedure =
+        !blocks[id].padding &&
+        (leaves_by_branch || runs_off_end || last.control_flow == ControlFlow::kReturn ||
+         last.control_flow == ControlFlow::kHalt);
+  }
+  for (BasicBlock& block : blocks) cfg.add_block(std::move(block));
+  for (uint64_t address : extra_entries) {
+    const BlockId b = cfg.block_at(address);
+    if (b != cfg.entry() && b < cfg.blocks().size() && cfg.block(b).start == address)
+      cfg.add_entry(b);
+  }
+
+  for (BlockId id = 0; id < cfg.blocks().size(); ++id) {
+    const InstructionRecord& last = cfg.block(id).instructions.back();
+    const bool has_next = id + 1 < cfg.blocks().size();
+    const bool fall = falls_through(last.control_flow) && has_next && !cfg.block(id).padding;
+    if (last.control_flow == ControlFlow::kIndirectJump) {
+      // A resolved jump table: one edge per distinct target (jump_tables.h).
+      // Otherwise the targets are unknown (§6.1.1).
+      std::set<BlockId> targets;
+      bool known = !last.jump_targets.empty();
+      for (uint64_t target : last.jump_targets) {
+        if (inside(target) && target % 4 == first % 4)
+          targets.insert(cfg.block_at(target));
+        else
+          known = false;
+      }
+      if (!known) cfg.mark_missing_edges();
+      for (BlockId target : targets) cfg.add_edge(id, target, EdgeKind::kTaken);
+    }
+    if (has_local_target(last) && inside(*last.branch_target)) {
+      const BlockId taken = cfg.block_at(*last.branch_target);
+      // A conditional branch to the next instruction is one edge, not two.
+      if (!(fall && taken == id + 1)) cfg.add_edge(id, taken, EdgeKind::kTaken);
+    }
+    if (fall) cfg.add_edge(id, id + 1, EdgeKind::kFallThrough);
+  }
+  return cfg;
+}
+
+}  // namespace dcpi::calc

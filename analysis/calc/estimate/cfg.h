@@ -1,0 +1,81 @@
+// The control-flow graph of one procedure (DCPI §6.1.1): basic blocks of
+// instruction records and the edges between them. A CFG whose indirect jumps
+// could not be resolved is marked as missing edges; §6.1.2 then gives every
+// block and edge its own frequency class.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "analysis/calc/model/instruction_record.h"
+
+namespace dcpi::calc {
+
+using BlockId = size_t;
+using EdgeId = size_t;
+
+struct BasicBlock {
+  uint64_t start = 0;  // address of the first instruction
+  uint64_t end = 0;    // one past the last instruction
+  std::vector<InstructionRecord> instructions;
+  std::vector<EdgeId> incoming;
+  std::vector<EdgeId> outgoing;
+  bool leaves_procedure = false;  // ends in a return, a halt or a branch out of the procedure
+  // Alignment padding (unop/nop) after an unconditional transfer that no
+  // edge reaches: it never executes, so it has no edges and is no issue
+  // point of the code after it (issue 17: merged into the next case's block
+  // it diluted that block's samples per instruction).
+  bool padding = false;
+};
+
+enum class EdgeKind : uint8_t { kFallThrough, kTaken };  // kTaken: also a jump table's edges
+
+struct CfgEdge {
+  BlockId from = 0;
+  BlockId to = 0;
+  EdgeKind kind = EdgeKind::kFallThrough;
+};
+
+class ControlFlowGraph {
+ public:
+  // For tests and for callers that build blocks themselves. Returns the id.
+  BlockId add_block(BasicBlock block);
+  EdgeId add_edge(BlockId from, BlockId to, EdgeKind kind = EdgeKind::kTaken);
+  void mark_missing_edges() { missing_edges_ = true; }
+  // A second way in besides entry(), e.g. Alpha's local entry point after the
+  // ldgp prologue (callers in the same image bsr to procedure + 8). Its
+  // callers are outside the CFG, like the entry's.
+  void add_entry(BlockId block) { extra_entries_.push_back(block); }
+
+  const std::vector<BasicBlock>& blocks() const { return blocks_; }
+  const std::vector<CfgEdge>& edges() const { return edges_; }
+  const BasicBlock& block(BlockId id) const { return blocks_[id]; }
+  const CfgEdge& edge(EdgeId id) const { return edges_[id]; }
+  // An unresolved indirect jump: the edges out of it are unknown (§6.1.1).
+  bool missing_edges() const { return missing_edges_; }
+  BlockId entry() const { return 0; }
+  const std::vector<BlockId>& extra_entries() const { return extra_entries_; }
+  // The block holding `address`, or blocks().size() if none does.
+  BlockId block_at(uint64_t address) const;
+
+ private:
+  std::vector<BasicBlock> blocks_;
+  std::vector<CfgEdge> edges_;
+  bool missing_edges_ = false;
+  std::vector<BlockId> extra_entries_;
+};
+
+// Splits a procedure's instructions (consecutive, ascending addresses, 4 bytes
+// apart) into basic blocks at branch targets and after every control
+// transfer, and connects them. Calls end a block and fall through (the
+// callee returns); branches that leave [first, last] end the procedure; an
+// indirect jump goes to its jump_targets (a switch table that
+// jump_tables.h resolved), or, without them, marks the CFG as missing edges
+// (§6.1.1). `extra_entries` are addresses where control also enters from
+// outside (they start blocks). Unreachable alignment padding becomes a
+// block of its own without edges (BasicBlock::padding).
+ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
+                           std::span<const uint64_t> extra_entries = {});
+
+}  // namespace dcpi::calc

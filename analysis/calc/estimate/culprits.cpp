@@ -1,0 +1,221 @@
+#include "analysis/calc/estimate/culprits.h"
+
+#include <algorithm>
+
+#include "isa/ev5.h"
+
+namespace dcpi::calc {
+
+namespace {
+
+class CulpritFinder {
+ public:
+  CulpritFinder(const ProcedureAnalysis& a, const ProcessorModel& m, const CulpritOptions& o)
+      : analysis_(a), model_(m), options_(o), cfg_(a.cfg) {}
+
+  std::vector<CulpritCandidate> candidates(BlockId b, size_t i) const {
+    std::vector<CulpritCandidate> result;
+    for (DynamicStallCause cause : model_.dynamic_stall_causes()) {
+      std::vector<CulpritCandidate> found = possible(cause, b, i);
+      for (CulpritCandidate& candidate : found) {
+        candidate.upper_bound_cycles = upper_bound(cause, b, i);
+        if (candidate.upper_bound_cycles &&
+            *candidate.upper_bound_cycles < options_.min_stall_cycles)
+          continue;  // the events rule it out
+        result.push_back(candidate);
+      }
+    }
+    return result;
+  }
+
+ private:
+  const InstructionRecord& insn(BlockId b, size_t i) const { return cfg_.block(b).instructions[i]; }
+
+  // Predecessor blocks that execute often enough to matter (§6.3).
+  std::vector<BlockId> frequent_predecessors(BlockId b) const {
+    std::vector<BlockId> result;
+    const double frequency = analysis_.block_frequency(b).value_or(0);
+    for (EdgeId e : cfg_.block(b).incoming) {
+      const std::optional<double> f = analysis_.edge_frequency(e);
+      if (f && *f < options_.rare_edge_fraction * frequency) continue;
+      result.push_back(cfg_.edge(e).from);
+    }
+    return result;
+  }
+  bool unknown_predecessors(BlockId b) const {
+    return analysis_.augmentation.has_virtual_predecessor(b) || cfg_.missing_edges();
+  }
+
+  // §6.3's rule for I-cache misses, applied with `unit` bytes (an I-cache
+  // line, or a page for ITB misses).
+  bool may_miss_in_instruction_fetch(BlockId b, size_t i, uint64_t unit) const {
+    if (unit == 0) return false;
+    const uint64_t address = insn(b, i).address;
+    if (i > 0) return address % unit == 0;
+    if (unknown_predecessors(b)) return true;
+    for (BlockId p : frequent_predecessors(b)) {
+      const uint64_t last = cfg_.block(p).instructions.back().address;
+      if (last / unit != address / unit) return true;
+    }
+    return false;
+  }
+
+  std::vector<CulpritCandidate> possible(DynamicStallCause cause, BlockId b, size_t i) const {
+    const InstructionRecord& me = insn(b, i);
+    switch (cause) {
+      case DynamicStallCause::kICacheMiss:
+        if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes())) return {{cause}};
+        return {};
+      case DynamicStallCause::kItbMiss:
+        if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return {{cause}};
+        return {};
+      case DynamicStallCause::kBranchMispredict: {
+        if (i != 0) return {};
+        if (unknown_predecessors(b)) return {{cause}};
+        for (BlockId p : frequent_predecessors(b)) {
+          const ControlFlow flow = cfg_.block(p).instructions.back().control_flow;
+          if (flow == ControlFlow::kConditionalBranch || flow == ControlFlow::kIndirectJump ||
+              flow == ControlFlow::kReturn)
+            return {{cause}};
+        }
+        return {};
+      }
+      case DynamicStallCause::kDCacheMiss:
+        return loads_feeding(b, i);
+      case DynamicStallCause::kDtbMiss:
+        if (isa::ev5_is_memory_access(me.ev5_class)) return {{cause}};
+        return {};
+      case DynamicStallCause::kWriteBufferOverflow:
+        if (isa::ev5_is_store(me.ev5_class)) return {{cause}};
+        return {};
+      case DynamicStallCause::kMultiplierBusy:
+        if (isa::ev5_is_multiply(me.ev5_class) &&
+            earlier_in_block_or_predecessors(b, i, isa::ev5_is_multiply))
+          return {{cause}};
+        return {};
+      case DynamicStallCause::kFpDividerBusy:
+        if (isa::ev5_uses_divider(me.ev5_class) &&
+            earlier_in_block_or_predecessors(b, i, isa::ev5_uses_divider))
+          return {{cause}};
+        return {};
+    }
+    return {};
+  }
+
+  // An instruction waits on a D-cache miss through an operand loaded by an
+  // earlier load; an operand produced before the block may come from a load.
+  std::vector<CulpritCandidate> loads_feeding(BlockId b, size_t i) const {
+    std::vector<CulpritCandidate> result;
+    const InstructionRecord& me = insn(b, i);
+    for (const auto& source : {me.source_a, me.source_b, me.source_c}) {
+      if (!source || source->reg.is_zero()) continue;
+      std::optional<size_t> producer;
+      for (size_t k = i; k-- > 0;) {
+        if (insn(b, k).destination == source->reg) {
+          producer = k;
+          break;
+        }
+      }
+      if (!producer) {
+        // A register-only instruction whose operand comes from outside the
+        // block stalls on a D-cache miss only through a load we can name;
+        // an anonymous "d" on an addq (issue 17) explains nothing.
+        for (const std::optional<uint64_t>& load : loads_arriving(b, source->reg))
+          if (load || isa::ev5_is_memory_access(me.ev5_class))
+            result.push_back({DynamicStallCause::kDCacheMiss, load});
+      } else if (isa::ev5_is_load(insn(b, *producer).ev5_class)) {
+        result.push_back({DynamicStallCause::kDCacheMiss, insn(b, *producer).address});
+      }
+    }
+    if (result.size() > 1) {  // one candidate per load is enough
+      std::sort(result.begin(), result.end(),
+                [](const auto& x, const auto& y) { return x.instruction < y.instruction; });
+      result.erase(
+          std::unique(result.begin(), result.end(),
+                      [](const auto& x, const auto& y) { return x.instruction == y.instruction; }),
+          result.end());
+    }
+    return result;
+  }
+
+  // The loads that may have written a register live into block b, looking
+  // one block back: a load's address, or nothing where the writer is out of
+  // sight (unknown predecessors, or not written in the predecessor).
+  std::vector<std::optional<uint64_t>> loads_arriving(BlockId b, Register reg) const {
+    std::vector<std::optional<uint64_t>> result;
+    if (unknown_predecessors(b)) result.push_back(std::nullopt);
+    for (BlockId p : frequent_predecessors(b)) {
+      const auto& code = cfg_.block(p).instructions;
+      auto writer = std::find_if(code.rbegin(), code.rend(),
+                                 [&](const InstructionRecord& x) { return x.destination == reg; });
+      if (writer == code.rend())
+        result.push_back(std::nullopt);
+      else if (isa::ev5_is_load(writer->ev5_class))
+        result.push_back(writer->address);
+    }
+    return result;
+  }
+
+  template <typename Predicate>
+  bool earlier_in_block_or_predecessors(BlockId b, size_t i, Predicate is_kind) const {
+    for (size_t k = 0; k < i; ++k)
+      if (is_kind(insn(b, k).ev5_class)) return true;
+    if (unknown_predecessors(b)) return true;
+    for (BlockId p : frequent_predecessors(b))
+      for (const InstructionRecord& other : cfg_.block(p).instructions)
+        if (is_kind(other.ev5_class)) return true;
+    return false;
+  }
+
+  // Events at the instruction, scaled to occurrences, each costing at most a
+  // fill from memory, per execution of the instruction.
+  std::optional<double> upper_bound(DynamicStallCause cause, BlockId b, size_t i) const {
+    const auto events = options_.event_samples.find(cause);
+    if (events == options_.event_samples.end() || options_.event_period <= 0 ||
+        options_.cycles_period <= 0)
+      return std::nullopt;
+    const std::optional<double> frequency = analysis_.block_frequency(b);
+    if (!frequency || *frequency <= 0) return std::nullopt;
+    const auto at = events->second.find(insn(b, i).address);
+    const double occurrences =
+        (at == events->second.end() ? 0.0 : at->second) * options_.event_period;
+    const double executions = *frequency * options_.cycles_period;
+    return occurrences * model_.memory_fill_cycles() / executions;
+  }
+
+  const ProcedureAnalysis& analysis_;
+  const ProcessorModel& model_;
+  const CulpritOptions& options_;
+  const ControlFlowGraph& cfg_;
+};
+
+}  // namespace
+
+CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorModel& model,
+                            const CulpritOptions& options) {
+  CulpritReport report;
+  report.machine_has_dynamic_stalls = model.has_dynamic_stalls();
+  if (!report.machine_has_dynamic_stalls) {
+    report.note = std::string(model.name()) +
+                  " has no dynamic stalls: every instruction takes its static cycles, and "
+                  "samples above that are sampling noise, not stalls";
+    return report;
+  }
+  const CulpritFinder finder(analysis, model, options);
+  for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
+    for (size_t i = 0; i < analysis.cfg.block(b).instructions.size(); ++i) {
+      const std::optional<double> cycles = analysis.cycles_per_execution(b, i);
+      if (!cycles) continue;
+      const double stall = *cycles - analysis.schedules[b].instructions[i].head_cycles;
+      if (stall < options.min_stall_cycles) continue;
+      report.stalls.push_back(DynamicStall{.block = b,
+                                           .instruction = i,
+                                           .address = analysis.cfg.block(b).instructions[i].address,
+                                           .cycles = stall,
+                                           .candidates = finder.candidates(b, i)});
+    }
+  }
+  return report;
+}
+
+}  // namespace dcpi::calc

@@ -1,0 +1,203 @@
+// Johnson, Pearson and Pingali's bracket-list algorithm, written from the
+// paper's description. Two edges of a strongly connected graph are cycle
+// equivalent iff they have the same set of brackets (back edges of an
+// undirected depth-first spanning tree that span them). Each block is split
+// into an "in" and an "out" node joined by a block edge, so block classes
+// are edge classes; an end → start edge closes the graph.
+#include "analysis/calc/estimate/cycle_equivalence.h"
+
+#include <algorithm>
+#include <limits>
+#include <list>
+#include <map>
+
+namespace dcpi::calc {
+
+std::vector<BlockId> FrequencyClasses::blocks_in(ClassId id) const {
+  std::vector<BlockId> result;
+  for (BlockId b = 0; b < block_class.size(); ++b)
+    if (block_class[b] == id) result.push_back(b);
+  return result;
+}
+
+std::vector<EdgeId> FrequencyClasses::edges_in(ClassId id) const {
+  std::vector<EdgeId> result;
+  for (EdgeId e = 0; e < edge_class.size(); ++e)
+    if (edge_class[e] == id) result.push_back(e);
+  return result;
+}
+
+namespace {
+
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
+
+class UndirectedGraph {
+ public:
+  explicit UndirectedGraph(size_t nodes) : adjacency_(nodes) {}
+  size_t add_edge(size_t a, size_t b) {
+    adjacency_[a].push_back({b, edge_count_});
+    adjacency_[b].push_back({a, edge_count_});
+    return edge_count_++;
+  }
+  size_t node_count() const { return adjacency_.size(); }
+  size_t edge_count() const { return edge_count_; }
+  struct Incidence {
+    size_t neighbour;
+    size_t edge;
+  };
+  const std::vector<Incidence>& incident(size_t node) const { return adjacency_[node]; }
+
+ private:
+  std::vector<std::vector<Incidence>> adjacency_;
+  size_t edge_count_ = 0;
+};
+
+struct Bracket {
+  size_t edge = kNone;  // kNone for a capping bracket
+  size_t recent_size = kNone;
+  size_t recent_class = kNone;
+};
+
+// Returns a class label per undirected edge (labels not yet dense).
+std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root) {
+  const size_t n = graph.node_count();
+  std::vector<size_t> dfsnum(n, kNone), parent_edge(n, kNone), order;
+  std::vector<std::vector<size_t>> children(n), back_up(n), back_down(n);
+  // back_up[v]: back edges from v to an ancestor; back_down[v]: back edges
+  // from a descendant to v.
+
+  struct Frame {
+    size_t node;
+    size_t next;
+  };
+  std::vector<Frame> stack{{root, 0}};
+  dfsnum[root] = 0;
+  order.push_back(root);
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    const auto& incident = graph.incident(frame.node);
+    if (frame.next == incident.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const auto [w, e] = incident[frame.next++];
+    const size_t v = frame.node;
+    if (e == parent_edge[v]) continue;
+    if (dfsnum[w] == kNone) {
+      dfsnum[w] = order.size();
+      order.push_back(w);
+      parent_edge[w] = e;
+      children[v].push_back(w);
+      stack.push_back({w, 0});
+    } else if (dfsnum[w] < dfsnum[v]) {
+      back_up[v].push_back(e);
+      back_down[w].push_back(e);
+    }  // else: the same back edge, already seen from the descendant's side
+  }
+
+  std::vector<size_t> edge_class(graph.edge_count(), kNone);
+  size_t next_class = 0;
+  std::vector<Bracket> brackets;
+  std::vector<std::list<size_t>::iterator> position;  // of each bracket in its list
+  std::vector<size_t> bracket_of_edge(graph.edge_count(), kNone);
+  std::vector<std::vector<size_t>> capping_ending_at(n);
+  std::vector<std::list<size_t>> blist(n);
+  std::vector<size_t> hi(n, kNone);
+
+  auto push = [&](size_t node, Bracket bracket) {
+    brackets.push_back(bracket);
+    const size_t id = brackets.size() - 1;
+    blist[node].push_front(id);
+    position.push_back(blist[node].begin());
+    return id;
+  };
+  auto neighbour = [&](size_t e, size_t v) {
+    for (const auto& inc : graph.incident(v))
+      if (inc.edge == e) return inc.neighbour;
+    return kNone;
+  };
+
+  for (size_t k = order.size(); k-- > 0;) {
+    const size_t v = order[k];
+    size_t hi0 = kNone;
+    for (size_t e : back_up[v]) hi0 = std::min(hi0, dfsnum[neighbour(e, v)]);
+    size_t hi1 = kNone, hi2 = kNone;
+    for (size_t c : children[v]) {
+      if (hi[c] < hi1) {
+        hi2 = hi1;
+        hi1 = hi[c];
+      } else if (hi[c] < hi2) {
+        hi2 = hi[c];
+      }
+    }
+    hi[v] = std::min(hi0, hi1);
+
+    for (size_t c : children[v]) blist[v].splice(blist[v].begin(), blist[c]);
+    for (size_t b : capping_ending_at[v]) blist[v].erase(position[b]);
+    for (size_t e : back_down[v]) blist[v].erase(position[bracket_of_edge[e]]);
+    for (size_t e : back_up[v]) bracket_of_edge[e] = push(v, Bracket{.edge = e});
+    if (hi2 < hi0) {
+      const size_t capping = push(v, Bracket{});
+      capping_ending_at[order[hi2]].push_back(capping);
+    }
+
+    if (v == root) continue;
+    const size_t tree_edge = parent_edge[v];
+    if (blist[v].empty()) {  // a bridge: only possible if the graph is not strongly connected
+      edge_class[tree_edge] = next_class++;
+      continue;
+    }
+    Bracket& top = brackets[blist[v].front()];
+    if (top.recent_size != blist[v].size()) {
+      top.recent_size = blist[v].size();
+      top.recent_class = next_class++;
+    }
+    edge_class[tree_edge] = top.recent_class;
+    if (top.recent_size == 1 && top.edge != kNone) edge_class[top.edge] = top.recent_class;
+  }
+  for (size_t& c : edge_class)
+    if (c == kNone) c = next_class++;  // a back edge that is the only bracket of no tree edge
+  return edge_class;
+}
+
+}  // namespace
+
+FrequencyClasses frequency_classes(const ControlFlowGraph& cfg,
+                                   const ExitAugmentation& augmentation) {
+  FrequencyClasses result;
+  const size_t blocks = cfg.blocks().size();
+  result.block_class.resize(blocks);
+  result.edge_class.resize(cfg.edges().size());
+  if (cfg.missing_edges()) {  // §6.1.2: every block and edge on its own
+    for (BlockId b = 0; b < blocks; ++b) result.block_class[b] = b;
+    for (EdgeId e = 0; e < cfg.edges().size(); ++e) result.edge_class[e] = blocks + e;
+    result.class_count = blocks + cfg.edges().size();
+    return result;
+  }
+  if (blocks == 0) return result;
+
+  const size_t start = 0, end = 1;
+  auto in = [](BlockId b) { return 2 + 2 * b; };
+  auto out = [](BlockId b) { return 3 + 2 * b; };
+  UndirectedGraph graph(2 + 2 * blocks);
+  std::vector<size_t> block_edge(blocks), cfg_edge(cfg.edges().size());
+  for (BlockId b = 0; b < blocks; ++b) block_edge[b] = graph.add_edge(in(b), out(b));
+  for (EdgeId e = 0; e < cfg.edges().size(); ++e)
+    cfg_edge[e] = graph.add_edge(out(cfg.edge(e).from), in(cfg.edge(e).to));
+  for (BlockId b : augmentation.from_virtual_start) graph.add_edge(start, in(b));
+  for (BlockId b : augmentation.to_virtual_end) graph.add_edge(out(b), end);
+  graph.add_edge(end, start);
+
+  const std::vector<size_t> labels = cycle_equivalence(graph, start);
+  std::map<size_t, ClassId> dense;
+  auto dense_id = [&](size_t label) {
+    return dense.try_emplace(label, dense.size()).first->second;
+  };
+  for (BlockId b = 0; b < blocks; ++b) result.block_class[b] = dense_id(labels[block_edge[b]]);
+  for (EdgeId e = 0; e < cfg.edges().size(); ++e)
+    result.edge_class[e] = dense_id(labels[cfg_edge[e]]);
+  result.class_count = dense.size();
+  return result;
+}
+
+}  // namespace dcpi::calc

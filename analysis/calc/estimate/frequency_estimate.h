@@ -1,0 +1,74 @@
+// Estimating the frequency F of one equivalence class from its samples
+// (DCPI §6.1.3). Every instruction of the class executes F times per
+// sampling period. An issue point i (M_i > 0) without dynamic stalls has
+// S_i ≈ F·M_i, and dynamic stalls only add samples, so F is estimated by
+// averaging a cluster of the smaller ratios S_i/M_i:
+//  - an issue point whose M_i was set by a dependency on (or a functional
+//    unit held by) an earlier instruction j uses the window ratio
+//    Σ_{k=j+1..i} S_k / Σ_{k=j+1..i} M_k, which dynamic stalls between j and i
+//    cannot push below F;
+//  - a cluster is a run of sorted ratios with max ≤ bound·min (1.5); starting
+//    from the smallest, a cluster is discarded if it holds too small a
+//    fraction of the issue points or would imply an implausibly large stall
+//    for another instruction of the class;
+//  - a class with few samples uses Σ S_i / Σ M_i over all its instructions;
+//  - a machine without dynamic stalls (QEMU) has nothing to avoid: every
+//    issue point is unbiased and Σ S_i / Σ M_i over all of them is used.
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "analysis/calc/estimate/confidence.h"
+#include "analysis/calc/model/processor_model.h"
+
+namespace dcpi::calc {
+
+struct ScheduledBlockSamples {
+  const BlockSchedule* schedule = nullptr;
+  std::vector<double> samples;  // S_i, one per instruction of the block
+};
+
+struct EstimatorOptions {
+  double cluster_bound = 1.5;               // §6.1.3: max ratio ≤ 1.5 × min ratio
+  double small_sample_threshold = 40;       // fewer samples in the class: Σ S / Σ M
+  double min_cluster_fraction = 0.2;        // of the class's issue points
+  double max_plausible_stall_cycles = 400;  // ≈ 10 memory fills on a 21164
+  bool machine_has_dynamic_stalls = true;
+};
+
+enum class EstimateMethod : uint8_t {
+  kNone,              // no issue points: left to propagation (§6.1.4)
+  kSmallSampleTotal,  // Σ S / Σ M over the class
+  kAllIssuePoints,    // no dynamic stalls possible: Σ S / Σ M over the issue points
+  kLowRatioCluster,   // the average of a cluster of small ratios
+  kPropagation,       // set by local propagation
+};
+
+std::string_view to_string(EstimateMethod method);
+
+struct IssuePointRatio {
+  size_t block = 0;         // index into the span given to the estimator
+  size_t instruction = 0;   // index in the block
+  size_t window_start = 0;  // first instruction of the ratio's window (= instruction if none)
+  double samples = 0;       // Σ S over the window
+  double cycles = 0;        // Σ M over the window
+  double ratio = 0;
+  bool used = false;  // averaged into the estimate (the * of Figure 7)
+};
+
+struct ClassFrequencyEstimate {
+  std::optional<double> frequency;  // F: executions per sampling period
+  EstimateMethod method = EstimateMethod::kNone;
+  std::vector<IssuePointRatio> ratios;
+  size_t issue_points_used = 0;
+  double ratio_spread = 1.0;
+  double samples_used = 0;
+  Confidence confidence = Confidence::kLow;
+};
+
+ClassFrequencyEstimate estimate_class_frequency(std::span<const ScheduledBlockSamples> blocks,
+                                                const EstimatorOptions& options);
+
+}  // namespace dcpi::calc

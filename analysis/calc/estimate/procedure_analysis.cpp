@@ -1,0 +1,96 @@
+#include "analysis/calc/estimate/procedure_analysis.h"
+
+namespace dcpi::calc {
+
+std::string_view to_string(FrequencyEstimator estimator) {
+  return estimator == FrequencyEstimator::kFlow ? "flow" : "dcpi";
+}
+
+std::optional<FrequencyEstimator> parse_estimator(std::string_view name) {
+  if (name == "dcpi") return FrequencyEstimator::kDcpi;
+  if (name == "flow") return FrequencyEstimator::kFlow;
+  return std::nullopt;
+}
+
+namespace {
+
+// flow_estimate.h over the procedure: each block observed alone with the
+// §6.1.3 estimator, weighted by its best-case cycles; the flow then replaces
+// every class's frequency (members of a class carry equal flow in any
+// circulation: that is what cycle equivalence means).
+void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& options) {
+  std::vector<BlockObservation> observed;
+  for (BlockId b = 0; b < result.cfg.blocks().size(); ++b) {
+    const ScheduledBlockSamples alone{.schedule = &result.schedules[b],
+                                      .samples = result.samples[b]};
+    const ClassFrequencyEstimate e = estimate_class_frequency({&alone, 1}, options);
+    // Σ M_i: the samples one more execution per period is expected to add.
+    const double cycles = result.schedules[b].best_case_cycles;
+    double samples = 0;
+    for (double s : result.samples[b]) samples += s;
+    observed.push_back(
+        {.frequency = e.frequency.value_or(0), .weight = cycles, .samples = samples});
+  }
+  const std::optional<FlowEstimate> flow = estimate_flow(result.cfg, result.augmentation, observed);
+  if (!flow) return;
+  const size_t n = result.classes.class_count;
+  std::vector<double> sum(n, 0.0), count(n, 0.0);
+  for (BlockId b = 0; b < flow->block_frequency.size(); ++b)
+    sum[result.classes.block_class[b]] += flow->block_frequency[b],
+        ++count[result.classes.block_class[b]];
+  for (EdgeId e = 0; e < flow->edge_frequency.size(); ++e)
+    sum[result.classes.edge_class[e]] += flow->edge_frequency[e],
+        ++count[result.classes.edge_class[e]];
+  for (ClassId c = 0; c < n; ++c) {
+    if (count[c] == 0) continue;
+    result.frequencies.frequency[c] = sum[c] / count[c];
+    result.frequencies.propagated[c] = false;
+  }
+  result.flow_applied = true;
+}
+
+}  // namespace
+
+std::optional<double> ProcedureAnalysis::cycles_per_execution(BlockId b, size_t instruction) const {
+  const std::optional<double> frequency = block_frequency(b);
+  if (!frequency || *frequency <= 0) return std::nullopt;
+  return samples[b][instruction] / *frequency;
+}
+
+ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& model,
+                                    const SamplesByAddress& samples, EstimatorOptions options,
+                                    FrequencyEstimator estimator) {
+  options.machine_has_dynamic_stalls = model.has_dynamic_stalls();
+  ProcedureAnalysis result;
+  result.cfg = std::move(cfg);
+  result.augmentation = augment_for_exit(result.cfg);
+  result.classes = frequency_classes(result.cfg, result.augmentation);
+
+  for (const BasicBlock& block : result.cfg.blocks()) {
+    result.schedules.push_back(model.schedule_block(block.instructions));
+    std::vector<double>& block_samples = result.samples.emplace_back();
+    for (const InstructionRecord& insn : block.instructions) {
+      const auto found = samples.find(insn.address);
+      block_samples.push_back(found == samples.end() ? 0.0 : found->second);
+    }
+  }
+
+  const size_t class_count = result.classes.class_count;
+  result.frequencies.frequency.assign(class_count, std::nullopt);
+  result.frequencies.confidence.assign(class_count, Confidence::kLow);
+  result.frequencies.propagated.assign(class_count, false);
+  for (ClassId c = 0; c < class_count; ++c) {
+    std::vector<ScheduledBlockSamples> members;
+    for (BlockId b : result.classes.blocks_in(c))
+      members.push_back({.schedule = &result.schedules[b], .samples = result.samples[b]});
+    ClassFrequencyEstimate estimate = estimate_class_frequency(members, options);
+    result.frequencies.frequency[c] = estimate.frequency;
+    result.frequencies.confidence[c] = estimate.confidence;
+    result.class_estimates.push_back(std::move(estimate));
+  }
+  propagate_frequencies(result.cfg, result.classes, result.augmentation, result.frequencies);
+  if (estimator == FrequencyEstimator::kFlow) apply_flow_estimate(result, options);
+  return result;
+}
+
+}  // namespace dcpi::calc

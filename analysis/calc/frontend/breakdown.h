@@ -1,0 +1,55 @@
+// Figure 4 of the DCPI paper (§3.3): where a procedure's cycles went —
+// execution (issue), static stalls by kind, dynamic stalls by cause,
+// unexplained — from the samples through dcpicalc (report.h's summary) and,
+// when a timed machine's truth file is given (issue 14), from the truth,
+// side by side. All values in cycles; printed as shares of each side's total.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/frontend/report.h"
+
+namespace dcpi {
+
+struct CycleBreakdown {
+  double total = 0;       // calc: samples × period; truth: Σ cycles
+  double execution = 0;   // issue cycles: best case minus static stalls; truth: cycles − stalls
+  double slotting = 0;    // static: slotting (truth: slot)
+  double dependency = 0;  // static: Ra/Rb/Rc dependencies (truth: dep)
+  double functional_unit = 0;  // static: busy unit within the block (calc only)
+  // Dynamic by §6.3 cause: calc's [low, high] range; the truth's exact value in both.
+  std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;
+  double dynamic_stall = 0;       // all dynamic stall cycles (unexplained included, gain not)
+  double other = 0;               // truth: `other` (no §6.3 cause)
+  double unexplained_stall = 0;   // calc only
+  double unexplained_gain = 0;    // calc only (≤ 0)
+  double net_sampling_error = 0;  // calc only
+
+  void add(const CycleBreakdown& other);
+};
+
+// From dcpicalc's Figure 4 summary (in samples) at the mean sampling period.
+CycleBreakdown breakdown_from_summary(const CalcSummary& summary, double period);
+// From the truth's cycles and stalls at the PCs in [start, end).
+CycleBreakdown breakdown_from_truth(const calc::GroundTruth& truth, uint64_t start, uint64_t end);
+
+// One table: a row per category, columns calc and (if given) truth, each as
+// a share of its total.
+void print_breakdown(const std::string& title, const CycleBreakdown& calc,
+                     const std::optional<CycleBreakdown>& truth, std::ostream& out);
+
+// One line per procedure: its share of the run's cycles and the main parts.
+struct BreakdownRow {
+  std::string procedure;
+  CycleBreakdown calc;
+  std::optional<CycleBreakdown> truth;
+};
+void print_breakdown_rows(const std::vector<BreakdownRow>& rows, std::ostream& out);
+
+}  // namespace dcpi

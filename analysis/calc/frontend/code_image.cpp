@@ -1,0 +1,122 @@
+#include "analysis/calc/frontend/code_image.h"
+
+#include <algorithm>
+
+namespace dcpi {
+
+namespace {
+
+bool looks_like_label(const std::string& name) {
+  return !name.empty() && !name.starts_with(".L") && !name.starts_with("$") &&
+         name.find("..") == std::string::npos;
+}
+
+}  // namespace
+
+CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode> mode) {
+  CodeImage image;
+  image.elf_ = std::make_shared<const ElfImage>(ElfImage::open(path));
+  image.mode_ = mode.value_or(decode_mode_for_image(path));
+  for (CodeSection& code : image.elf_->code_sections()) {
+    image.code_bytes_ += 4 * code.words.size();
+    image.sections_.push_back({.address = code.address, .words = std::move(code.words)});
+  }
+  for (const ElfSection& loaded : image.elf_->sections()) {
+    // Switch tables live in .rodata; the GOT of these static images is
+    // filled by the linker and never rewritten (no dynamic loader).
+    if (!loaded.writable || loaded.name == ".got")
+      image.constant_data_.add(loaded.address, loaded.bytes);
+  }
+  const ElfSymbols& symbols = image.elf_->symbols();
+  if (!symbols.has_symbol_table()) throw ElfError(path + " has no symbol table");
+
+  auto section_of = [&](uint64_t address) -> const Section* {
+    for (const Section& s : image.sections_)
+      if (s.address <= address && address < s.address + 4 * s.words.size()) return &s;
+    return nullptr;
+  };
+  std::vector<ElfSymbol> starts;
+  for (const ElfSymbol& f : symbols.functions())
+    if (section_of(f.address)) starts.push_back(f);
+  if (starts.empty()) {
+    for (const ElfSymbol& s : symbols.symbols())
+      if (looks_like_label(s.name) && section_of(s.address)) starts.push_back(s);
+  }
+  std::stable_sort(starts.begin(), starts.end(),
+                   [](const ElfSymbol& a, const ElfSymbol& b) { return a.address < b.address; });
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const ElfSymbol& s = starts[i];
+    if (i > 0 && starts[i - 1].address == s.address) continue;  // aliases: keep the first
+    const Section* section = section_of(s.address);
+    const uint64_t section_end = section->address + 4 * section->words.size();
+    uint64_t end = section_end;
+    for (size_t j = i + 1; j < starts.size(); ++j)
+      if (starts[j].address > s.address) {
+        end = std::min(end, starts[j].address);
+        break;
+      }
+    if (s.size > 0) end = std::min(section_end, s.address + s.size);
+    end = s.address + (end - s.address) / 4 * 4;
+    if (end > s.address) image.procedures_.push_back({s.name, s.address, end});
+  }
+  image.summarize_calls();
+  return image;
+}
+
+std::vector<calc::InstructionRecord> CodeImage::decode(const ProcedureRange& procedure) const {
+  for (const Section& s : sections_) {
+    if (procedure.start < s.address || procedure.end > s.address + 4 * s.words.size()) continue;
+    const size_t first = (procedure.start - s.address) / 4;
+    const size_t count = (procedure.end - procedure.start) / 4;
+    return calc::decode_records(std::span<const uint32_t>(s.words).subspan(first, count),
+                                procedure.start, mode_);
+  }
+  return {};
+}
+
+void CodeImage::summarize_calls() {
+  std::vector<std::vector<calc::InstructionRecord>> records;
+  for (const ProcedureRange& p : procedures_) {
+    records.push_back(decode(p));
+    calc::resolve_indirect_jumps(records.back());  // tail calls leave the procedure
+  }
+  std::vector<calc::ProcedureCalls> procedures;
+  for (size_t i = 0; i < procedures_.size(); ++i)
+    procedures.push_back({procedures_[i].name, procedures_[i].start, records[i]});
+  calls_ = calc::CallClobbers(procedures);
+}
+
+const ProcedureRange* CodeImage::find(std::string_view name) const {
+  for (const ProcedureRange& p : procedures_)
+    if (p.name == name) return &p;
+  // GCC's clones keep the source name before a dot: copy_loop.constprop.0.
+  const ProcedureRange* clone = nullptr;
+  for (const ProcedureRange& p : procedures_) {
+    if (p.name.size() > name.size() && p.name.starts_with(name) && p.name[name.size()] == '.') {
+      if (clone) return nullptr;  // ambiguous: the caller names it exactly
+      clone = &p;
+    }
+  }
+  return clone;
+}
+
+const ProcedureRange* CodeImage::containing(uint64_t address) const {
+  auto after = std::upper_bound(procedures_.begin(), procedures_.end(), address,
+                                [](uint64_t a, const ProcedureRange& p) { return a < p.start; });
+  if (after == procedures_.begin()) return nullptr;
+  const ProcedureRange& p = *std::prev(after);
+  return address < p.end ? &p : nullptr;
+}
+
+ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
+  ProcedureCode result{.range = procedure, .records = decode(procedure)};
+  result.indirect_jumps = calc::resolve_indirect_jumps(result.records);
+  if (const auto entry = calc::local_entry_point(result.records))
+    result.extra_entries.push_back(*entry);
+  if (!result.indirect_jumps.empty())
+    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_, calls_,
+                              result.indirect_jumps);
+  return result;
+}
+
+}  // namespace dcpi

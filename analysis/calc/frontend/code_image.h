@@ -1,0 +1,78 @@
+// dcpicalc's view of one executable image (DCPI §6.1.1: "the CFG is built by
+// extracting the code for a procedure from the executable image"): procedure
+// ranges from the ELF symbol table, their words decoded into
+// InstructionRecords by analysis/calc/decode/isa_adapter.h. Built on the one ELF
+// model (symbols/elf_image.h), which also gives calc its source
+// lines; the image's constant data (.rodata, the GOT) is kept for reading
+// switch tables (analysis/calc/decode/jump_tables.h).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/calc/model/instruction_record.h"
+#include "analysis/calc/decode/isa_adapter.h"
+#include "symbols/elf_image.h"
+#include "isa/instruction.h"
+
+namespace dcpi {
+
+struct ProcedureRange {
+  std::string name;
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+};
+
+struct ProcedureCode {
+  ProcedureRange range;
+  std::vector<calc::InstructionRecord> records;    // tail calls rewritten, jump tables read
+  std::vector<calc::IndirectJump> indirect_jumps;  // every jmp, classified
+  std::vector<uint64_t> extra_entries;             // e.g. the entry after the ldgp prologue
+};
+
+class CodeImage {
+ public:
+  // Reads the ELF file (throws ElfError, also for a stripped file). `mode`:
+  // isa::DecodeMode::kPalcode for the PALcode image; by default
+  // decode_mode_for_image guesses from the file name.
+  static CodeImage open(const std::string& path, std::optional<isa::DecodeMode> mode = {});
+
+  const std::string& path() const { return elf_->path(); }
+  isa::DecodeMode mode() const { return mode_; }
+  const std::optional<std::string>& build_id() const { return elf_->build_id(); }
+  // The whole image model: source lines for the listing, symbols.
+  const ElfImage& elf() const { return *elf_; }
+  // Procedures by address: STT_FUNC symbols, or, in an image without any
+  // (hand-written PALcode), every named code label. A procedure without a size
+  // ends at the next one or at the end of its section.
+  const std::vector<ProcedureRange>& procedures() const { return procedures_; }
+  // By exact name, or the one GCC clone of it (NAME.constprop.0, NAME.isra.0).
+  const ProcedureRange* find(std::string_view name) const;
+  const ProcedureRange* containing(uint64_t address) const;
+  uint64_t code_bytes() const { return code_bytes_; }
+
+  ProcedureCode code(const ProcedureRange& procedure) const;
+  // What a call to each procedure may change (jump tables across calls).
+  const calc::CallClobbers& call_clobbers() const { return calls_; }
+
+ private:
+  std::vector<calc::InstructionRecord> decode(const ProcedureRange& procedure) const;
+  void summarize_calls();
+
+  struct Section {
+    uint64_t address = 0;
+    std::vector<uint32_t> words;
+  };
+  std::shared_ptr<const ElfImage> elf_;
+  isa::DecodeMode mode_ = isa::DecodeMode::kUser;
+  std::vector<Section> sections_;
+  calc::ImageData constant_data_;  // read-only sections and the GOT
+  calc::CallClobbers calls_;
+  std::vector<ProcedureRange> procedures_;
+  uint64_t code_bytes_ = 0;
+};
+
+}  // namespace dcpi

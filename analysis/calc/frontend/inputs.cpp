@@ -1,0 +1,274 @@
+#include "analysis/calc/frontend/inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "analysis/calc/model/ev5_model.h"
+#include "analysis/calc/model/qemu_icount_model.h"
+#include "firmware/control_block.h"
+
+namespace dcpi {
+
+namespace fs = std::filesystem;
+
+double default_mean_period() { return mean_period(kDefaultPeriodBase, kDefaultPeriodRange); }
+
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option) {
+  if (option) return {.mean = *option, .source = "option", .description = "--period", .notes = {}};
+  const SamplingPeriod fallback{kDefaultPeriodBase, kDefaultPeriodRange, false};
+  // Only epochs where the image has samples weigh in (all of them if none has).
+  std::vector<EpochPeriod> used;
+  for (const EpochPeriod& e : epochs)
+    if (e.samples > 0) used.push_back(e);
+  if (used.empty()) used = epochs;
+
+  std::string unknown, changed, periods;
+  std::optional<SamplingPeriod> common;
+  bool several = false;
+  double weighted = 0, weight = 0;
+  for (const EpochPeriod& e : used) {
+    const std::string epoch = std::to_string(e.epoch);
+    if (!e.period.known()) {
+      unknown += (unknown.empty() ? "" : ", ") + epoch;
+    } else {
+      periods +=
+          (periods.empty() ? "epoch " : "; epoch ") + epoch + " " + period_interval_text(e.period);
+      if (e.period.changed)
+        changed += (changed.empty() ? "" : ", ") + epoch + " (periods in " +
+                   period_interval_text(e.period) + ")";
+      if (common && *common != e.period) several = true;
+      if (!common) common = e.period;
+    }
+    const double mean = e.period.known() ? e.period.mean() : fallback.mean();
+    weighted += mean * std::max(e.samples, 0.0);
+    weight += std::max(e.samples, 0.0);
+  }
+  PeriodChoice choice;
+  const std::string default_text = period_interval_text(fallback);
+  if (!common) {
+    choice.mean = fallback.mean();
+    choice.source = "default";
+    choice.description = "driver default " + default_text + ", not recorded";
+    choice.notes.push_back(
+        "the database does not record the sampling period (written before it "
+        "was); the driver's default " +
+        default_text + " is assumed: give --period if the run used another");
+    return choice;
+  }
+  if (unknown.empty() && !several && !common->changed) {
+    choice.mean = common->mean();
+    choice.source = "recorded";
+    choice.description = "recorded " + period_interval_text(*common);
+    return choice;
+  }
+  choice.mean = weight > 0 ? weighted / weight : common->mean();
+  choice.source = "mixed";
+  choice.description = several || !unknown.empty()
+                           ? "epochs' periods weighted by the image's samples"
+                           : "middle of " + period_interval_text(*common) + ": the period changed";
+  if (several || !unknown.empty())
+    choice.notes.push_back("the epochs were sampled with different periods (" + periods +
+                           "): F x period uses their means weighted by the image's samples");
+  if (!unknown.empty())
+    choice.notes.push_back("epoch(s) " + unknown +
+                           " do not record the period: the driver's default " + default_text +
+                           " is assumed for them");
+  if (!changed.empty())
+    choice.notes.push_back("the period changed during epoch(s) " + changed +
+                           ": the middle of that interval is only a guess; analyse one epoch "
+                           "with one period or give --period");
+  return choice;
+}
+
+calc::GroundTruth load_ground_truth(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  calc::GroundTruth truth;
+  std::string error;
+  if (!calc::read_ground_truth(in, truth, error)) throw std::runtime_error(path + ": " + error);
+  return truth;
+}
+
+std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {
+  if (name == "qemu") return std::make_unique<calc::QemuIcountModel>();
+  if (name == "ev5") return std::make_unique<calc::Ev5Model>();
+  return nullptr;
+}
+
+namespace {
+
+std::string basename(const std::string& path) { return fs::path(path).filename().string(); }
+
+// Which database image an ELF file is: same build-id, or (for images without
+// one) the same file name.
+bool same_image(const ImageIdentity& identity, const CodeImage& elf) {
+  if (!identity.build_id.empty() && elf.build_id()) return identity.build_id == *elf.build_id();
+  return basename(identity.path) == basename(elf.path());
+}
+
+bool names_image(const ImageIdentity& identity, const std::string& name) {
+  return identity.path == name || basename(identity.path) == name;
+}
+
+// The host ELF of a database image named on the command line: found as the
+// report commands find it (image_resolver.h), so calc takes the same --images.
+std::string find_elf(const ImageIdentity& identity, const ImageSources& sources) {
+  ImageResolver resolver = ImageResolver::from_sources(sources);
+  const ResolvedImage& resolved = resolver.resolve(identity);
+  if (resolved.elf) return resolved.elf->path();
+  std::string reason = resolved.warning;  // "image P: why; showing addresses only"
+  if (const size_t colon = reason.find(": "); colon != std::string::npos)
+    reason = reason.substr(colon + 2);
+  if (const size_t tail = reason.rfind("; showing"); tail != std::string::npos) reason.resize(tail);
+  throw std::runtime_error("no ELF file for " + identity.path + " (" + reason +
+                           "): give its path as --image or its directory with --images DIR[:DIR]");
+}
+
+}  // namespace
+
+CalcContext calc_context(const CalcInputs& inputs) {
+  return CalcContext{
+      .image = inputs.code.path(),
+      .db_image = inputs.samples.identity.path,
+      .epochs = inputs.epochs_text,
+      .period = inputs.period,
+      .period_description = inputs.period_choice.description,
+      .period_source = inputs.period_choice.source,
+      .period_notes = inputs.period_choice.notes,
+      .cpus = inputs.samples.cpus,
+      .qemu_model = inputs.qemu_model,
+      .machine = inputs.samples.machine,
+      // The 21164's stalls on samples of QEMU's 1-IPC machine.
+      .hypothetical_stalls = !inputs.qemu_model && inputs.samples.machine == kMachineQemu,
+      .estimator = std::string(to_string(inputs.estimator))};
+}
+
+namespace {
+
+// The epochs asked for, checked against the database.
+std::vector<uint64_t> chosen_epochs(const ProfileDatabase& db, std::optional<uint64_t> wanted) {
+  std::vector<uint64_t> epochs = db.epochs();
+  if (wanted) {
+    if (std::find(epochs.begin(), epochs.end(), *wanted) == epochs.end())
+      throw std::runtime_error("the database has no epoch " + std::to_string(*wanted));
+    epochs = {*wanted};
+  }
+  if (epochs.empty()) throw std::runtime_error("the database has no epochs");
+  return epochs;
+}
+
+// The machine of the epochs in which the image has samples (issue 14): a
+// cycle of one machine is not a cycle of the other, so they never mix.
+std::string one_machine(const std::map<std::string, std::vector<uint64_t>>& machines,
+                        const std::string& image) {
+  if (machines.empty()) return std::string(kMachineQemu);
+  if (machines.size() == 1) return machines.begin()->first;
+  std::string list;
+  for (const auto& [machine, epochs] : machines) {
+    list += (list.empty() ? "" : "; ") + machine + " in epoch" + (epochs.size() > 1 ? "s " : " ");
+    for (size_t i = 0; i < epochs.size(); ++i) list += (i ? ", " : "") + std::to_string(epochs[i]);
+  }
+  throw std::runtime_error("the samples of '" + image + "' come from different machines (" + list +
+                           "): their cycles are not comparable; choose epochs of one machine "
+                           "with --epoch");
+}
+
+// The image's CYCLES samples in `epochs`: the image is the one `code` is (by
+// build-id), or, without an ELF yet, the one `image` names.
+ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
+                                const std::string& image, const std::optional<CodeImage>& code) {
+  ImageSamples samples;
+  std::set<uint32_t> cpus;
+  std::map<std::string, std::vector<uint64_t>> machines;  // epochs with samples, per machine
+  bool found = false;
+  for (uint64_t epoch : epochs) {
+    const EpochMetadata metadata = db.epoch_metadata(epoch);
+    for (const auto& [cpu, stats] : metadata.cpu_stats) cpus.insert(cpu);
+    EpochPeriod& period = samples.periods.emplace_back();
+    period.epoch = epoch;
+    period.period = metadata.period;
+    const double before = samples.total;
+    for (const ProfileInfo& info : db.profiles(epoch)) {
+      if (info.image.unknown || info.event_name != "cycles") continue;
+      const bool match = code ? same_image(info.image, *code) : names_image(info.image, image);
+      if (!match) continue;
+      if (found && info.image != samples.identity)
+        throw std::runtime_error("'" + image + "' matches two images in the database: " +
+                                 samples.identity.path + " and " + info.image.path);
+      found = true;
+      samples.identity = info.image;
+      for (const ProfileRow& row : db.read_profile(info).rows) {
+        samples.cycles[row.address] += static_cast<double>(row.count);
+        samples.total += static_cast<double>(row.count);
+        period.samples += static_cast<double>(row.count);
+      }
+    }
+    if (samples.total > before) machines[metadata.machine].push_back(epoch);
+  }
+  if (!found)
+    throw std::runtime_error("no cycles samples for image '" + image + "' in " +
+                             db.directory().string() + " (see 'dcpi db show')");
+  samples.machine = one_machine(machines, image);
+  samples.epochs = epochs;
+  samples.cpus = cpus.size();
+  return samples;
+}
+
+}  // namespace
+
+CalcInputs load_calc_inputs(const CalcRequest& request) {
+  const ProfileDatabase db = ProfileDatabase::open(request.db);
+  const std::vector<uint64_t> epochs = chosen_epochs(db, request.epoch);
+  std::optional<CodeImage> code;
+  if (fs::is_regular_file(request.image)) code = CodeImage::open(request.image, request.mode);
+  ImageSamples samples = read_image_samples(db, epochs, request.image, code);
+  if (!code) {
+    code = CodeImage::open(find_elf(samples.identity, request.images), request.mode);
+    if (!same_image(samples.identity, *code))
+      throw std::runtime_error(code->path() + " is not the image profiled as " +
+                               samples.identity.path + " (build-id " + samples.identity.build_id +
+                               " expected)");
+  }
+  // The profile's machine picks the model unless --model says otherwise.
+  const std::string model = request.model.value_or(samples.machine);
+  CalcInputs inputs{.code = std::move(*code),
+                    .samples = std::move(samples),
+                    .model = make_model(model),
+                    .qemu_model = model == "qemu",
+                    .estimator = request.estimator};
+  if (!inputs.model) throw std::invalid_argument("unknown model '" + model + "'");
+  inputs.period_choice = choose_mean_period(inputs.samples.periods, request.period);
+  inputs.period = inputs.period_choice.mean;
+  std::string list;
+  for (uint64_t e : epochs) list += (list.empty() ? "" : ", ") + std::to_string(e);
+  inputs.epochs_text = request.epoch ? list : "all (" + list + ")";
+  return inputs;
+}
+
+}  // namespace dcpi
+
+namespace dcpi {
+
+AnalyzedProcedure analyze_code(const CodeImage& image, const ProcedureRange& procedure,
+                               const calc::ProcessorModel& model,
+                               const calc::SamplesByAddress& samples,
+                               calc::FrequencyEstimator estimator) {
+  ProcedureCode code = image.code(procedure);
+  calc::ControlFlowGraph cfg = calc::build_cfg(code.records, code.extra_entries);
+  calc::ProcedureAnalysis analysis =
+      calc::analyze_procedure(std::move(cfg), model, samples, {}, estimator);
+  return {std::move(code), std::move(analysis)};
+}
+
+double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end) {
+  double total = 0;
+  for (uint64_t address = start; address < end; address += 4)
+    if (const auto found = samples.find(address); found != samples.end()) total += found->second;
+  return total;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,109 @@
+// Inputs shared by `dcpi calc` and `dcpi score`: the image's ELF, its CYCLES
+// samples from the profile database (DCPI §4.3.3), the processor model and
+// the mean sampling period.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/calc/frontend/code_image.h"
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/model/processor_model.h"
+#include "analysis/calc/frontend/render.h"
+#include "symbols/image_resolver.h"
+#include "profiledb/profile_db.h"
+
+namespace dcpi {
+
+// firmware/control_block.h (the driver's default): periods uniform in [base, base + range), mean
+// base + (range − 1)/2.
+double default_mean_period();
+
+// The mean sampling period F × period uses (docs/calc.md): --period if given,
+// else what the database recorded for the analysed epochs.
+struct EpochPeriod {
+  uint64_t epoch = 0;
+  SamplingPeriod period;  // from epoch.meta; unknown in databases from before it was recorded
+  double samples = 0;     // the image's CYCLES samples in this epoch
+};
+struct PeriodChoice {
+  double mean = 0;
+  // "option" (--period), "recorded" (one period in every epoch with samples),
+  // "mixed" (several periods, a period change within an epoch, or epochs that
+  // do not record theirs: the epochs' means weighted by the image's samples in
+  // each), "default" (nothing recorded: the driver's default).
+  std::string source;
+  std::string description;         // for the header: "recorded [8192, 9216)", ...
+  std::vector<std::string> notes;  // what the user should know (changed, unknown, mixed)
+};
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option);
+
+struct ImageSamples {
+  ImageIdentity identity;             // the image in the database
+  std::vector<uint64_t> epochs;       // epochs read
+  calc::SamplesByAddress cycles;      // CYCLES samples per ELF address, all PIDs and CPUs
+  double total = 0;                   // in the image
+  size_t cpus = 0;                    // CPUs with driver statistics in those epochs
+  std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples
+  std::string machine{kMachineQemu};  // of the epochs with samples (one machine, or an error)
+};
+
+struct CalcInputs {
+  CodeImage code;
+  ImageSamples samples;
+  std::unique_ptr<calc::ProcessorModel> model;
+  bool qemu_model = true;
+  calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;
+  double period = 0;
+  PeriodChoice period_choice;
+  std::string epochs_text;
+};
+
+// What both commands were asked for (parsed by analysis/cli/report_options.h).
+struct CalcRequest {
+  std::string db;       // --db
+  std::string image;    // --image: an ELF file, or an image's name in the db
+  ImageSources images;  // where a named image's ELF is: --images, the catalog, the cache
+  std::optional<isa::DecodeMode> mode;  // --mode; default: decode_mode_for_image
+  // --model qemu|ev5; default: the profile's machine's (ev5 profiles get the
+  // 21164 model, qemu ones QEMU's 1-IPC model).
+  std::optional<std::string> model;
+  std::optional<uint64_t> epoch;  // --epoch; default: every epoch
+  std::optional<double> period;   // --period; default: what the database recorded
+  calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
+};
+CalcInputs load_calc_inputs(const CalcRequest& request);
+// The report header both commands print.
+CalcContext calc_context(const CalcInputs& inputs);
+
+// The truth file of `dcpi score --truth` and `dcpi calc --truth` (versions
+// 1 and 2, analysis/calc/truth/ground_truth.h); throws std::runtime_error
+// "PATH: line N: problem".
+calc::GroundTruth load_ground_truth(const std::string& path);
+
+// "qemu" or "ev5"; nullptr for any other name.
+std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);
+
+}  // namespace dcpi
+
+namespace dcpi {
+
+struct AnalyzedProcedure {
+  ProcedureCode code;
+  calc::ProcedureAnalysis analysis;
+};
+
+// DCPI §6.1 for one procedure: decode, CFG, classes, estimates, propagation.
+AnalyzedProcedure analyze_code(
+    const CodeImage& image, const ProcedureRange& procedure, const calc::ProcessorModel& model,
+    const calc::SamplesByAddress& samples,
+    calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi);
+
+// The samples that fall inside [start, end).
+double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end);
+
+}  // namespace dcpi

@@ -1,0 +1,248 @@
+#include "analysis/calc/frontend/report.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dcpi {
+
+using namespace calc;
+
+char stall_letter(DynamicStallCause cause) {
+  switch (cause) {
+    case DynamicStallCause::kICacheMiss:
+      return 'i';
+    case DynamicStallCause::kDCacheMiss:
+      return 'd';
+    case DynamicStallCause::kItbMiss:
+      return 'I';
+    case DynamicStallCause::kDtbMiss:
+      return 'D';
+    case DynamicStallCause::kBranchMispredict:
+      return 'p';
+    case DynamicStallCause::kWriteBufferOverflow:
+      return 'w';
+    case DynamicStallCause::kMultiplierBusy:
+      return 'M';
+    case DynamicStallCause::kFpDividerBusy:
+      return 'F';
+  }
+  return '?';
+}
+
+char stall_letter(const StaticStall& stall) {
+  switch (stall.reason) {
+    case StaticStallReason::kSlotting:
+      return 's';
+    case StaticStallReason::kDependency:
+      if (stall.operand == OperandField::kRa) return 'a';
+      if (stall.operand == OperandField::kRc) return 'c';
+      return 'b';
+    case StaticStallReason::kMultiplierBusy:
+    case StaticStallReason::kFpDividerBusy:
+    case StaticStallReason::kMultiplyWritebackE0:
+      return 'f';
+  }
+  return '?';
+}
+
+namespace {
+
+// Figure 4's names for the static stall reasons.
+std::string static_name(const StaticStall& stall) {
+  switch (stall_letter(stall)) {
+    case 's':
+      return "Slotting";
+    case 'a':
+      return "Ra dependency";
+    case 'b':
+      return "Rb dependency";
+    case 'c':
+      return "Rc dependency";
+    default:
+      return "FU dependency";
+  }
+}
+
+void add_letter(std::string& letters, char letter) {
+  if (letters.find(letter) == std::string::npos) letters += letter;
+}
+
+// Half-cycle lines before an issue point (Figure 2: "each line in the listing
+// represents a half-cycle"): two per cycle spent at the head of the queue
+// beyond the first, plus the empty second slot when the previous instruction
+// issued alone.
+int static_half_cycles(const BlockSchedule& schedule, size_t i) {
+  const uint32_t m = schedule.instructions[i].head_cycles;
+  if (m == 0) return 0;
+  int lines = 2 * static_cast<int>(m) - 2;
+  if (i > 0) {
+    const uint32_t previous_cycle = schedule.instructions[i - 1].issue_cycle;
+    const bool alone = i < 2 || schedule.instructions[i - 2].issue_cycle != previous_cycle;
+    if (alone) ++lines;
+  }
+  return lines;
+}
+
+CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
+                         const DynamicStall* stall, bool half_cycle_lines) {
+  const BasicBlock& block = analysis.cfg.block(b);
+  const InstructionRecord& insn = block.instructions[i];
+  const ScheduledInstruction& scheduled = analysis.schedules[b].instructions[i];
+  CalcInstruction line{.address = insn.address,
+                       .text = insn.text,
+                       .samples = analysis.samples[b][i],
+                       .head_cycles = scheduled.head_cycles,
+                       .cpi = analysis.cycles_per_execution(b, i)};
+  for (const StaticStall& s : scheduled.stalls) {
+    add_letter(line.static_letters, stall_letter(s));
+    if (s.culprit) line.culprits.push_back(block.instructions[*s.culprit].address);
+  }
+  if (half_cycle_lines) {
+    line.static_half_cycles = static_half_cycles(analysis.schedules[b], i);
+    if (line.static_half_cycles > 0 && line.static_letters.empty())
+      line.static_letters.push_back('s');
+  }
+  if (stall) {
+    line.dynamic_cycles = stall->cycles;
+    line.unexplained = stall->unexplained();
+    for (const CulpritCandidate& c : stall->candidates) {
+      add_letter(line.dynamic_letters, stall_letter(c.cause));
+      if (c.instruction) line.culprits.push_back(*c.instruction);
+    }
+  }
+  std::sort(line.culprits.begin(), line.culprits.end());
+  line.culprits.erase(std::unique(line.culprits.begin(), line.culprits.end()), line.culprits.end());
+  return line;
+}
+
+std::string method_of(const ProcedureAnalysis& analysis, ClassId c) {
+  if (analysis.flow_applied) return "min-cost flow";
+  if (analysis.frequencies.propagated[c])
+    return std::string(to_string(EstimateMethod::kPropagation));
+  return std::string(to_string(analysis.class_estimates[c].method));
+}
+
+// Figure 4's tallies for one block, in samples (cycles × F). Static stalls
+// are counted as the listing draws them, half a cycle per bubble line, so a
+// lost dual-issue slot costs half a cycle.
+void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, const CalcBlock& out,
+                    BlockId b, const std::vector<const DynamicStall*>& stalls) {
+  const std::optional<double> f = out.frequency;
+  if (!f || *f <= 0) return;
+  const BlockSchedule& schedule = analysis.schedules[b];
+  summary.best_case += *f * schedule.best_case_cycles;
+  summary.instructions += *f * schedule.instructions.size();
+  for (size_t i = 0; i < schedule.instructions.size(); ++i) {
+    const CalcInstruction& line = out.instructions[i];
+    if (line.static_half_cycles > 0) {
+      const StaticStall* first =
+          schedule.instructions[i].stalls.empty() ? nullptr : &schedule.instructions[i].stalls[0];
+      const double cycles = *f * line.static_half_cycles / 2.0;
+      summary.static_stalls[first ? static_name(*first) : "Slotting"] += cycles;
+      summary.static_total += cycles;
+    }
+    const DynamicStall* stall = stalls[i];
+    if (!stall) continue;
+    const double cycles = *f * stall->cycles;
+    summary.dynamic_total += cycles;
+    if (stall->unexplained()) summary.unexplained_stall += cycles;
+    // One share per cause, however many instructions it points at.
+    std::map<DynamicStallCause, double> bounds;
+    for (const CulpritCandidate& c : stall->candidates) {
+      const double bound =
+          c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;
+      bounds[c.cause] = std::max(bounds[c.cause], bound);
+    }
+    for (const auto& [cause, bound] : bounds) {
+      auto& [low, high] = summary.dynamic[cause];
+      high += bound;
+      if (bounds.size() == 1) low += bound;
+    }
+  }
+}
+
+}  // namespace
+
+void attach_truth(CalcReport& report, const GroundTruth& truth) {
+  for (CalcBlock& block : report.blocks) {
+    double cycles = 0;
+    for (CalcInstruction& line : block.instructions) {
+      cycles += double(truth.cycles(line.address));
+      const uint64_t executions = truth.executions(line.address);
+      if (executions == 0) continue;
+      TruthLine t{.executions = executions,
+                  .cpi = double(truth.cycles(line.address)) / double(executions)};
+      for (const TruthStall& s : truth.stalls(line.address))
+        t.stalls.push_back({s.cause, double(s.cycles) / double(executions), s.culprit});
+      std::stable_sort(t.stalls.begin(), t.stalls.end(),
+                       [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
+      line.truth = std::move(t);
+    }
+    const uint64_t entries = truth.executions(block.start);
+    if (entries > 0) block.true_cycles = cycles / double(entries);
+  }
+}
+
+CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalysis& analysis,
+                             const CulpritReport& culprits, const ProcessorModel& model,
+                             std::vector<IndirectJump> indirect_jumps, double image_samples) {
+  CalcReport report{.procedure = procedure,
+                    .model = std::string(model.name()),
+                    .model_has_dynamic_stalls = model.has_dynamic_stalls(),
+                    .half_cycle_lines = model.has_dynamic_stalls(),
+                    .no_dynamic_stalls_note = culprits.note,
+                    .missing_edges = analysis.cfg.missing_edges(),
+                    .indirect_jumps = std::move(indirect_jumps)};
+  CalcSummary& summary = report.summary;
+  summary.image_samples = image_samples;
+
+  for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
+    const BasicBlock& block = analysis.cfg.block(b);
+    std::vector<const DynamicStall*> stalls(block.instructions.size(), nullptr);
+    for (const DynamicStall& s : culprits.stalls)
+      if (s.block == b) stalls[s.instruction] = &s;
+    const ClassId c = analysis.classes.block_class[b];
+    CalcBlock out{.start = block.start,
+                  .end = block.end,
+                  .padding = block.padding,
+                  .frequency_class = c,
+                  .frequency = analysis.block_frequency(b),
+                  .confidence = analysis.block_confidence(b),
+                  .method = method_of(analysis, c),
+                  .best_case_cycles = analysis.schedules[b].best_case_cycles};
+    for (size_t i = 0; i < block.instructions.size(); ++i) {
+      out.instructions.push_back(describe(analysis, b, i, stalls[i], report.half_cycle_lines));
+      out.samples += analysis.samples[b][i];
+    }
+    summary.samples += out.samples;
+    add_to_summary(summary, analysis, out, b, stalls);
+    // Unexplained gain: only where the machine can stall at all (§6.3); on
+    // QEMU every deviation from F·M_i is sampling error.
+    if (report.model_has_dynamic_stalls && out.frequency && *out.frequency > 0) {
+      for (size_t i = 0; i < block.instructions.size(); ++i) {
+        const double excess = analysis.samples[b][i] -
+                              *out.frequency * analysis.schedules[b].instructions[i].head_cycles;
+        if (excess < 0) summary.unexplained_gain += excess;
+      }
+    }
+    report.blocks.push_back(std::move(out));
+  }
+  summary.dynamic_total += summary.unexplained_gain;
+  summary.execution = summary.best_case - summary.static_total;
+  summary.net_sampling_error = summary.samples - summary.best_case - summary.dynamic_total;
+
+  for (ClassId c = 0; c < analysis.classes.class_count; ++c) {
+    CalcClass k{.id = c,
+                .frequency = analysis.frequencies.frequency[c],
+                .confidence = analysis.frequencies.confidence[c],
+                .method = method_of(analysis, c)};
+    for (BlockId b : analysis.classes.blocks_in(c)) {
+      k.blocks.push_back(b);
+      k.samples += report.blocks[b].samples;
+    }
+    if (!k.blocks.empty()) report.classes.push_back(std::move(k));
+  }
+  return report;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,115 @@
+// What `dcpi calc` prints for one procedure (DCPI §3.2 Figure 2, §3.3
+// Figure 4, §6.3), computed once from the analysis and rendered as text or
+// JSON (render.h).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/calc/estimate/culprits.h"
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/decode/isa_adapter.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
+#include "symbols/elf_image.h"
+
+namespace dcpi {
+
+// Letters of the stall bubbles (Figure 2). Static: s slotting, a/b/c the Ra/
+// Rb/Rc dependency, f a busy functional unit. Dynamic (§6.3): i I-cache,
+// I ITB, d D-cache, D DTB, p branch mispredict, w write buffer, M integer
+// multiplier busy, F FP divider busy.
+char stall_letter(calc::DynamicStallCause cause);
+char stall_letter(const calc::StaticStall& stall);
+
+// What the truth file (issue 14) says about one instruction, per execution.
+struct TruthLine {
+  uint64_t executions = 0;
+  double cpi = 0;  // cycles at the head of the issue queue per execution
+  struct Stall {
+    calc::TruthCause cause;
+    double cycles = 0;  // per execution
+    std::optional<uint64_t> culprit;
+  };
+  std::vector<Stall> stalls;  // largest first
+};
+
+struct CalcInstruction {
+  uint64_t address = 0;
+  std::string text;
+  double samples = 0;
+  uint32_t head_cycles = 0;              // M_i (0: issued with its predecessor)
+  std::optional<double> cpi;             // C_i = S_i / F
+  std::string static_letters;            // why it waited statically (or could not pair)
+  int static_half_cycles = 0;            // half-cycle lines for static stalls / lost slots
+  std::string dynamic_letters;           // the culprits of its dynamic stall
+  double dynamic_cycles = 0;             // per execution, beyond M_i (0 if none)
+  std::vector<uint64_t> culprits;        // instructions that may have caused a stall
+  bool unexplained = false;              // a dynamic stall with every cause ruled out
+  std::optional<SourceLocation> source;  // DWARF line, when the image has it
+  std::optional<TruthLine> truth;        // dcpi calc --truth: the run's exact figures
+};
+
+struct CalcBlock {
+  uint64_t start = 0, end = 0;
+  bool padding = false;  // unreachable alignment padding (never executes)
+  size_t frequency_class = 0;
+  std::optional<double> frequency;  // F: executions per sampling period
+  calc::Confidence confidence = calc::Confidence::kLow;
+  std::string method;  // how F was obtained (estimate method or propagation)
+  uint32_t best_case_cycles = 0;
+  double samples = 0;
+  std::vector<CalcInstruction> instructions;
+  std::optional<double> true_cycles;  // --truth: Σ cycles / executions of the block's entry
+};
+
+struct CalcClass {
+  size_t id = 0;
+  std::optional<double> frequency;
+  calc::Confidence confidence = calc::Confidence::kLow;
+  std::string method;
+  double samples = 0;  // in the class's blocks
+  std::vector<size_t> blocks;
+};
+
+// Figure 4, in samples (cycles / sampling period). Ranges are [min, max]:
+// a stall with one remaining candidate counts in both, one with several only
+// in the max of each.
+struct CalcSummary {
+  double samples = 0;        // in the procedure
+  double image_samples = 0;  // in the whole image (for "% of all samples")
+  double best_case = 0;      // Σ F·M_i
+  double instructions = 0;   // Σ F·n (executed instructions per period)
+  std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;
+  double unexplained_stall = 0;
+  double unexplained_gain = 0;                  // samples below F·M_i (≤ 0)
+  double dynamic_total = 0;                     // stalls + gain
+  std::map<std::string, double> static_stalls;  // "Slotting", "Ra dependency", ...
+  double static_total = 0;
+  double execution = 0;           // best case minus static stalls
+  double net_sampling_error = 0;  // samples − best case − dynamic
+};
+
+struct CalcReport {
+  std::string procedure;
+  std::string model;
+  bool model_has_dynamic_stalls = true;
+  bool half_cycle_lines = true;  // false for a single-issue machine (QEMU)
+  std::string no_dynamic_stalls_note;
+  bool missing_edges = false;
+  std::vector<calc::IndirectJump> indirect_jumps;
+  std::vector<CalcBlock> blocks;
+  std::vector<CalcClass> classes;
+  CalcSummary summary;
+};
+
+// dcpi calc --truth: the truth's cycles, stalls and culprits beside each
+// instruction it saw execute, and each block's true cycles per execution.
+void attach_truth(CalcReport& report, const calc::GroundTruth& truth);
+
+CalcReport build_calc_report(const std::string& procedure, const calc::ProcedureAnalysis& analysis,
+                             const calc::CulpritReport& culprits, const calc::ProcessorModel& model,
+                             std::vector<calc::IndirectJump> indirect_jumps, double image_samples);
+
+}  // namespace dcpi

@@ -1,0 +1,81 @@
+#include "analysis/calc/model/ev5_model.h"
+
+#include <array>
+
+#include "isa/ev5_slotting.h"
+
+namespace dcpi::calc {
+
+std::span<const DynamicStallCause> Ev5Model::dynamic_stall_causes() const {
+  static constexpr std::array kCauses = {
+      DynamicStallCause::kICacheMiss,       DynamicStallCause::kDCacheMiss,
+      DynamicStallCause::kItbMiss,          DynamicStallCause::kDtbMiss,
+      DynamicStallCause::kBranchMispredict, DynamicStallCause::kWriteBufferOverflow,
+      DynamicStallCause::kMultiplierBusy,   DynamicStallCause::kFpDividerBusy};
+  return kCauses;
+}
+
+namespace {
+
+uint8_t register_slot(const Register& reg) {
+  return static_cast<uint8_t>(reg.number + (reg.floating ? 32u : 0u));
+}
+
+// The record's operands in the form of isa/ev5_slotting.h (which holds the
+// 21164 issue rules; this model only translates).
+isa::Ev5Instruction to_ev5(const InstructionRecord& record) {
+  isa::Ev5Instruction in{.address = record.address, .ev5_class = record.ev5_class};
+  const std::optional<SourceOperand>* sources[] = {&record.source_a, &record.source_b,
+                                                   &record.source_c};
+  for (size_t s = 0; s < 3; ++s)
+    if (*sources[s] && !(*sources[s])->reg.is_zero())
+      in.sources[s] = register_slot((*sources[s])->reg);
+  if (record.destination && !record.destination->is_zero())
+    in.destination = register_slot(*record.destination);
+  return in;
+}
+
+StaticStallReason to_reason(isa::Ev5StallReason reason) {
+  switch (reason) {
+    case isa::Ev5StallReason::kSlotting:
+      return StaticStallReason::kSlotting;
+    case isa::Ev5StallReason::kDependency:
+      return StaticStallReason::kDependency;
+    case isa::Ev5StallReason::kMultiplierBusy:
+      return StaticStallReason::kMultiplierBusy;
+    case isa::Ev5StallReason::kFpDividerBusy:
+      return StaticStallReason::kFpDividerBusy;
+    case isa::Ev5StallReason::kMultiplyWritebackE0:
+      break;
+  }
+  return StaticStallReason::kMultiplyWritebackE0;
+}
+
+StaticStall to_stall(const isa::Ev5Stall& stall, const InstructionRecord& record) {
+  StaticStall result{.reason = to_reason(stall.reason), .cycles = stall.cycles};
+  if (stall.culprit != isa::kEv5NoCulprit) result.culprit = stall.culprit;
+  const std::optional<SourceOperand>* sources[] = {&record.source_a, &record.source_b,
+                                                   &record.source_c};
+  if (stall.operand < 3) result.operand = (*sources[stall.operand])->field;
+  return result;
+}
+
+}  // namespace
+
+BlockSchedule Ev5Model::schedule_block(std::span<const InstructionRecord> block) const {
+  BlockSchedule schedule;
+  schedule.instructions.resize(block.size());
+  isa::Ev5BlockScheduler scheduler;
+  for (size_t i = 0; i < block.size(); ++i) {
+    const isa::Ev5Issue issue = scheduler.issue(to_ev5(block[i]));
+    ScheduledInstruction& out = schedule.instructions[i];
+    out.issue_cycle = issue.issue_cycle;
+    out.head_cycles = issue.head_cycles;
+    for (uint8_t k = 0; k < issue.stall_count; ++k)
+      out.stalls.push_back(to_stall(issue.stalls[k], block[i]));
+  }
+  schedule.best_case_cycles = scheduler.best_case_cycles();
+  return schedule;
+}
+
+}  // namespace dcpi::calc

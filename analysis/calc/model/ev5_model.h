@@ -1,0 +1,22 @@
+// The Alpha 21164 (EV5) issue model (DCPI §6.1.3 "M_i is obtained by
+// scheduling each basic block using a model of the processor"; §6.3 static
+// stalls). In-order issue of up to two integer and two FP instructions per
+// cycle from one naturally aligned block of four instructions (16 bytes):
+// the next block is not started until every instruction of the current one
+// has issued. Pipe and latency rules are isa/ev5.h's (the one EV5 description).
+#pragma once
+#include "analysis/calc/model/processor_model.h"
+
+namespace dcpi::calc {
+
+class Ev5Model final : public ProcessorModel {
+ public:
+  std::string_view name() const override { return "alpha-21164 (EV5)"; }
+  BlockSchedule schedule_block(std::span<const InstructionRecord> block) const override;
+  std::span<const DynamicStallCause> dynamic_stall_causes() const override;
+  // DESIGN §8: cache latencies 2 (D-cache), 12 (S-cache), 38 (memory).
+  uint32_t memory_fill_cycles() const override { return 38; }
+  uint32_t icache_line_bytes() const override { return 32; }
+};
+
+}  // namespace dcpi::calc

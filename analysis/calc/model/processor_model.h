@@ -1,0 +1,80 @@
+// A model of the processor a profile was taken on (DESIGN §3: the stall
+// analysis takes its machine model as a parameter). It statically schedules
+// one basic block, assuming no dynamic stalls (DCPI §6.1.3, §6.3): for each
+// instruction M_i, the minimum number of cycles it spends at the head of the
+// issue queue, and why it waited (static stalls). It also says which dynamic
+// stalls the machine can have at all — none, for QEMU.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "analysis/calc/model/instruction_record.h"
+
+namespace dcpi::calc {
+
+enum class StaticStallReason : uint8_t {
+  kSlotting,             // could not issue with the previous group (pipes, store/load mix)
+  kDependency,           // waited for an operand produced by an earlier instruction
+  kMultiplierBusy,       // the non-pipelined integer multiplier is still busy
+  kFpDividerBusy,        // the non-pipelined FP divider is still busy
+  kMultiplyWritebackE0,  // E0 is reserved for a multiply's write-back this cycle
+};
+
+struct StaticStall {
+  StaticStallReason reason = StaticStallReason::kSlotting;
+  uint32_t cycles = 0;            // extra cycles at the head of the queue (0: a lost issue slot)
+  std::optional<size_t> culprit;  // index in the block of the instruction that caused it
+  std::optional<OperandField> operand;  // for dependencies: which operand waited
+};
+
+struct ScheduledInstruction {
+  uint32_t issue_cycle = 0;  // relative to the block's first issue cycle … of 0
+  uint32_t head_cycles = 0;  // M_i: 0 when issued in the same cycle as its predecessor
+  std::vector<StaticStall> stalls;
+};
+
+struct BlockSchedule {
+  std::vector<ScheduledInstruction> instructions;
+  uint32_t best_case_cycles = 0;  // sum of M_i
+
+  double best_case_cpi() const {
+    return instructions.empty() ? 0.0 : static_cast<double>(best_case_cycles) / instructions.size();
+  }
+};
+
+// The dynamic stalls of DCPI §6.3 ("the candidates we currently consider").
+enum class DynamicStallCause : uint8_t {
+  kICacheMiss,
+  kDCacheMiss,
+  kItbMiss,
+  kDtbMiss,
+  kBranchMispredict,
+  kWriteBufferOverflow,
+  kMultiplierBusy,
+  kFpDividerBusy,
+};
+
+std::string_view to_string(StaticStallReason reason);
+std::string_view to_string(DynamicStallCause cause);
+
+class ProcessorModel {
+ public:
+  virtual ~ProcessorModel() = default;
+  virtual std::string_view name() const = 0;
+  // Schedules one basic block on its own: the code before it is ignored, as
+  // DCPI did (§6.1.3, "we currently ignore all preceding blocks").
+  virtual BlockSchedule schedule_block(std::span<const InstructionRecord> block) const = 0;
+  // Empty when the machine cannot stall dynamically (QEMU under icount).
+  virtual std::span<const DynamicStallCause> dynamic_stall_causes() const = 0;
+  // Cycles of the slowest miss (a fill from memory), for upper bounds (§6.3).
+  virtual uint32_t memory_fill_cycles() const = 0;
+  virtual uint32_t icache_line_bytes() const = 0;
+  virtual uint64_t page_bytes() const { return 8192; }
+
+  bool has_dynamic_stalls() const { return !dynamic_stall_causes().empty(); }
+};
+
+}  // namespace dcpi::calc

@@ -1,0 +1,111 @@
+#include "analysis/calc/truth/culprit_scoring.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dcpi::calc {
+
+void CauseScore::add(const CauseScore& other) {
+  true_cycles += other.true_cycles;
+  covered_cycles += other.covered_cycles;
+  listed_weight += other.listed_weight;
+  real_weight += other.real_weight;
+  listed += other.listed;
+  real += other.real;
+}
+
+CauseScore CulpritScores::overall() const {
+  CauseScore total;
+  for (const auto& [cause, score] : causes) total.add(score);
+  return total;
+}
+
+double CulpritScores::mean_relative_error() const {
+  double error = 0, exact = 0;
+  for (const StallEstimate& s : stalls) {
+    error += std::abs(s.estimated - s.exact);
+    exact += s.exact;
+  }
+  return exact > 0 ? error / exact : 0;
+}
+
+double CulpritScores::fraction_within(double percent) const {
+  double within = 0, exact = 0;
+  for (const StallEstimate& s : stalls) {
+    exact += s.exact;
+    if (s.exact > 0 && std::abs(s.estimated - s.exact) <= percent / 100 * s.exact)
+      within += s.exact;
+  }
+  return exact > 0 ? within / exact : 0;
+}
+
+namespace {
+
+// The instructions of the stalled instruction's block: dcpicalc names every
+// load inside it that feeds the instruction (§6.3), so its anonymous
+// D-cache candidate claims a load outside the block.
+struct BlockRange {
+  uint64_t start = 0, end = 0;
+  bool contains(uint64_t address) const { return address >= start && address < end; }
+};
+
+// A listed candidate names a true stall when the causes agree and, where
+// both name an instruction, the instructions too; an anonymous D-cache
+// candidate does not name a culprit load inside the block.
+bool matches(const CulpritCandidate& listed, const TruthStall& truth, BlockRange block) {
+  if (truth_cause(listed.cause) != truth.cause) return false;
+  if (!truth.culprit) return true;
+  if (listed.instruction) return *listed.instruction == *truth.culprit;
+  return listed.cause != DynamicStallCause::kDCacheMiss || !block.contains(*truth.culprit);
+}
+
+void score_instruction(const std::vector<TruthStall>& truth_stalls, const DynamicStall* stall,
+                       double estimated, BlockRange block, CulpritScores& scores) {
+  static const std::vector<CulpritCandidate> kNone;
+  const std::vector<CulpritCandidate>& listed = stall ? stall->candidates : kNone;
+  for (const TruthStall& t : truth_stalls) {
+    if (is_static(t.cause) || t.cycles == 0) continue;
+    CauseScore& score = scores.causes[t.cause];
+    score.true_cycles += double(t.cycles);
+    if (std::any_of(listed.begin(), listed.end(),
+                    [&](const CulpritCandidate& c) { return matches(c, t, block); }))
+      score.covered_cycles += double(t.cycles);
+  }
+  for (const CulpritCandidate& c : listed) {
+    CauseScore& score = scores.causes[truth_cause(c.cause)];
+    const bool real = std::any_of(truth_stalls.begin(), truth_stalls.end(), [&](const auto& t) {
+      return t.cycles > 0 && matches(c, t, block);
+    });
+    ++score.listed;
+    score.listed_weight += estimated;
+    if (real) {
+      ++score.real;
+      score.real_weight += estimated;
+    }
+  }
+}
+
+}  // namespace
+
+void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culprits,
+                    const GroundTruth& truth, double period, CulpritScores& scores) {
+  std::map<std::pair<BlockId, size_t>, const DynamicStall*> found;
+  for (const DynamicStall& s : culprits.stalls) found[{s.block, s.instruction}] = &s;
+  for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
+    const BasicBlock& block = analysis.cfg.block(b);
+    const double frequency = analysis.block_frequency(b).value_or(0);
+    for (size_t i = 0; i < block.instructions.size(); ++i) {
+      const uint64_t address = block.instructions[i].address;
+      const auto at = found.find({b, i});
+      const DynamicStall* stall = at == found.end() ? nullptr : at->second;
+      const double estimated = stall ? stall->cycles * frequency * period : 0;
+      const double best = double(analysis.schedules[b].instructions[i].head_cycles) *
+                          double(truth.executions(address));
+      const double exact = std::max(0.0, double(truth.cycles(address)) - best);
+      if (estimated > 0 || exact > 0) scores.stalls.push_back({address, estimated, exact});
+      score_instruction(truth.stalls(address), stall, estimated, {block.start, block.end}, scores);
+    }
+  }
+}
+
+}  // namespace dcpi::calc

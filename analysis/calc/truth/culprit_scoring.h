@@ -1,0 +1,63 @@
+// Scoring dcpicalc's stall analysis (DCPI §6.3) against a timed machine's
+// truth (issue 14; docs/exec-counts-format.md version 2), which DCPI itself
+// could not do: the paper had no per-instruction record of why the 21164
+// stalled.
+//
+// Per instruction of an analysed procedure:
+// - stall cycles: dcpicalc's dynamic stall, F × period × (C_i − M_i),
+//   against the truth's cycles beyond the same best case, cycles − M_i ×
+//   executions;
+// - recall: the share of the truth's dynamic stall cycles whose cause (and
+//   culprit PC, where both name one) is among dcpicalc's listed culprits (an
+//   anonymous D-cache candidate stands for a load outside the block, where
+//   dcpicalc could not see it);
+// - precision: the share of dcpicalc's listed culprits (weighted by the
+//   instruction's estimated stall cycles) that the truth confirms: cycles of
+//   that cause, and that culprit PC where both name one.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "analysis/calc/estimate/culprits.h"
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
+
+namespace dcpi::calc {
+
+struct CauseScore {
+  double true_cycles = 0;     // truth: dynamic stall cycles of this cause
+  double covered_cycles = 0;  // of those, at instructions where dcpicalc listed this culprit
+  double listed_weight = 0;   // dcpicalc's candidates of this cause, by estimated stall cycles
+  double real_weight = 0;     // of those, confirmed by the truth
+  uint64_t listed = 0;        // candidates listed
+  uint64_t real = 0;          // of those, confirmed
+
+  double recall() const { return true_cycles > 0 ? covered_cycles / true_cycles : 0; }
+  double precision() const { return listed_weight > 0 ? real_weight / listed_weight : 0; }
+  void add(const CauseScore& other);
+};
+
+struct StallEstimate {
+  uint64_t address = 0;
+  double estimated = 0;  // dcpicalc: F × period × (C_i − M_i), 0 where it found no stall
+  double exact = 0;      // truth: cycles − M_i × executions (≥ 0)
+};
+
+struct CulpritScores {
+  std::map<TruthCause, CauseScore> causes;  // dynamic causes only (not slot, dep)
+  std::vector<StallEstimate> stalls;        // instructions where either side has a stall
+
+  CauseScore overall() const;
+  // Σ |estimated − exact| / Σ exact over `stalls` (0 when nothing stalled).
+  double mean_relative_error() const;
+  // Share of the exact stall cycles at instructions estimated within ±percent.
+  double fraction_within(double percent) const;
+};
+
+// Adds one procedure's instructions to `scores`. `period` is the mean sampling
+// period F × period uses.
+void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culprits,
+                    const GroundTruth& truth, double period, CulpritScores& scores);
+
+}  // namespace dcpi::calc

@@ -1,0 +1,101 @@
+#include "analysis/calc/truth/ground_truth.h"
+
+#include <algorithm>
+
+namespace dcpi::calc {
+
+namespace {
+
+struct CauseName {
+  TruthCause cause;
+  std::string_view name;
+  std::optional<DynamicStallCause> dynamic;
+};
+// docs/exec-counts-format.md, version 2: the file's names and the §6.3 causes.
+constexpr CauseName kCauseNames[] = {
+    {TruthCause::kSlot, "slot", std::nullopt},
+    {TruthCause::kDependency, "dep", std::nullopt},
+    {TruthCause::kMultiplierBusy, "imul_busy", DynamicStallCause::kMultiplierBusy},
+    {TruthCause::kFpDividerBusy, "fdiv_busy", DynamicStallCause::kFpDividerBusy},
+    {TruthCause::kICacheMiss, "icache", DynamicStallCause::kICacheMiss},
+    {TruthCause::kDCacheMiss, "dcache", DynamicStallCause::kDCacheMiss},
+    {TruthCause::kItbMiss, "itb", DynamicStallCause::kItbMiss},
+    {TruthCause::kDtbMiss, "dtb", DynamicStallCause::kDtbMiss},
+    {TruthCause::kWriteBuffer, "wbuf", DynamicStallCause::kWriteBufferOverflow},
+    {TruthCause::kMispredict, "mispredict", DynamicStallCause::kBranchMispredict},
+    {TruthCause::kOther, "other", std::nullopt},
+};
+
+const CauseName& entry(TruthCause cause) {
+  return *std::find_if(std::begin(kCauseNames), std::end(kCauseNames),
+                       [cause](const CauseName& c) { return c.cause == cause; });
+}
+
+}  // namespace
+
+std::string_view to_string(TruthCause cause) { return entry(cause).name; }
+
+std::optional<TruthCause> parse_truth_cause(std::string_view name) {
+  for (const CauseName& c : kCauseNames)
+    if (c.name == name) return c.cause;
+  return std::nullopt;
+}
+
+bool is_static(TruthCause cause) {
+  return cause == TruthCause::kSlot || cause == TruthCause::kDependency;
+}
+
+std::optional<DynamicStallCause> dynamic_cause(TruthCause cause) { return entry(cause).dynamic; }
+
+TruthCause truth_cause(DynamicStallCause cause) {
+  for (const CauseName& c : kCauseNames)
+    if (c.dynamic == cause) return c.cause;
+  return TruthCause::kOther;
+}
+
+void GroundTruth::add_edge(uint64_t from, uint64_t to, uint64_t count) {
+  edges_[{from, to}] += count;
+  recorded_out_[from] += count;
+}
+
+void GroundTruth::add_stall(uint64_t pc, const TruthStall& stall) {
+  std::vector<TruthStall>& at = stalls_[pc];
+  for (TruthStall& s : at)
+    if (s.cause == stall.cause && s.culprit == stall.culprit) {
+      s.cycles += stall.cycles;
+      return;
+    }
+  at.push_back(stall);
+}
+
+uint64_t GroundTruth::executions(uint64_t pc) const {
+  const auto found = instructions_.find(pc);
+  return found == instructions_.end() ? 0 : found->second;
+}
+
+uint64_t GroundTruth::cycles(uint64_t pc) const {
+  if (!timed()) return executions(pc);
+  const auto found = cycles_.find(pc);
+  return found == cycles_.end() ? 0 : found->second;
+}
+
+const std::vector<TruthStall>& GroundTruth::stalls(uint64_t pc) const {
+  static const std::vector<TruthStall> kNone;
+  const auto found = stalls_.find(pc);
+  return found == stalls_.end() ? kNone : found->second;
+}
+
+uint64_t GroundTruth::transfers(uint64_t from, uint64_t to) const {
+  const auto found = edges_.find({from, to});
+  uint64_t count = found == edges_.end() ? 0 : found->second;
+  if (to == from + 4) {
+    const auto out = recorded_out_.find(from);
+    const uint64_t recorded = out == recorded_out_.end() ? 0 : out->second;
+    const uint64_t executed = executions(from);
+    // The last instruction a CPU ran has no successor: at most one per CPU.
+    if (executed > recorded) count += executed - recorded;
+  }
+  return count;
+}
+
+}  // namespace dcpi::calc

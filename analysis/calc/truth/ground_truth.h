@@ -1,0 +1,109 @@
+// Exact execution counts and, on a timed machine, exact cycles (the role
+// dcpix played in DCPI §6.2, and what DCPI never had for stalls): the file a
+// QEMU plugin writes (qemu/machine/plugins/), format in docs/exec-counts-format.md.
+//
+// Version 1 (exec_counts, machine qemu): per PC executions and non-sequential
+// edges. An edge is recorded whenever the next executed PC is not the
+// current PC + 4, so the sequential flow out of an instruction is implicit:
+// executions(pc) − Σ recorded edges out of pc. Every instruction takes one
+// cycle, so cycles = executions and nothing stalls.
+//
+// Version 2 (ev5 plugin, issue 14) adds per PC the cycles it spent at the
+// head of the issue queue, the stall cycles among them by cause with the
+// culprit PC when the model knows it, and whole-run event counts.
+#pragma once
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "analysis/calc/model/processor_model.h"
+
+namespace dcpi::calc {
+
+// The `stall` causes of a version-2 file. slot and dep are static stalls
+// (the model's schedule); the rest are dynamic, `other` anything the model
+// charges that has no DCPI §6.3 cause.
+enum class TruthCause : uint8_t {
+  kSlot,
+  kDependency,
+  kMultiplierBusy,
+  kFpDividerBusy,
+  kICacheMiss,
+  kDCacheMiss,
+  kItbMiss,
+  kDtbMiss,
+  kWriteBuffer,
+  kMispredict,
+  kOther,
+};
+inline constexpr TruthCause kAllTruthCauses[] = {
+    TruthCause::kSlot,          TruthCause::kDependency, TruthCause::kMultiplierBusy,
+    TruthCause::kFpDividerBusy, TruthCause::kICacheMiss, TruthCause::kDCacheMiss,
+    TruthCause::kItbMiss,       TruthCause::kDtbMiss,    TruthCause::kWriteBuffer,
+    TruthCause::kMispredict,    TruthCause::kOther};
+
+std::string_view to_string(TruthCause cause);  // the file's name: "slot", "dcache", ...
+std::optional<TruthCause> parse_truth_cause(std::string_view name);
+bool is_static(TruthCause cause);  // slot, dep
+// The dcpicalc cause it corresponds to (docs/exec-counts-format.md); none
+// for slot, dep and other.
+std::optional<DynamicStallCause> dynamic_cause(TruthCause cause);
+TruthCause truth_cause(DynamicStallCause cause);
+
+struct TruthStall {
+  TruthCause cause = TruthCause::kOther;
+  uint64_t cycles = 0;              // summed over the instruction's executions
+  std::optional<uint64_t> culprit;  // producer, missing load, mispredicted branch
+};
+
+class GroundTruth {
+ public:
+  void add_instruction(uint64_t pc, uint64_t count) { instructions_[pc] += count; }
+  void add_edge(uint64_t from, uint64_t to, uint64_t count);
+  void add_cycles(uint64_t pc, uint64_t cycles) { cycles_[pc] += cycles; }
+  void add_stall(uint64_t pc, const TruthStall& stall);
+  void add_event(const std::string& name, uint64_t count) { events_[name] += count; }
+
+  uint64_t executions(uint64_t pc) const;
+  // Executions of the transfer from → to; to == from + 4 includes the
+  // implicit sequential flow.
+  uint64_t transfers(uint64_t from, uint64_t to) const;
+  const std::unordered_map<uint64_t, uint64_t>& instructions() const { return instructions_; }
+  const std::map<std::pair<uint64_t, uint64_t>, uint64_t>& edges() const { return edges_; }
+
+  // Cycles at the head of the issue queue: the file's `cycles` on a timed
+  // machine, the executions on qemu (one cycle each).
+  uint64_t cycles(uint64_t pc) const;
+  // The stalls at pc (empty on qemu), one entry per (cause, culprit).
+  const std::vector<TruthStall>& stalls(uint64_t pc) const;
+  const std::unordered_map<uint64_t, std::vector<TruthStall>>& all_stalls() const {
+    return stalls_;
+  }
+  const std::map<std::string, uint64_t>& events() const { return events_; }
+
+  int version = 1;
+  std::string machine = "qemu";  // version 1 files: qemu
+  uint64_t vcpus = 0;            // 0: not given
+  // True for a timed machine's file: cycles and stalls are the model's.
+  bool timed() const { return version >= 2 && machine != "qemu"; }
+
+ private:
+  std::unordered_map<uint64_t, uint64_t> instructions_;
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges_;
+  std::unordered_map<uint64_t, uint64_t> recorded_out_;  // Σ recorded edges per source PC
+  std::unordered_map<uint64_t, uint64_t> cycles_;
+  std::unordered_map<uint64_t, std::vector<TruthStall>> stalls_;
+  std::map<std::string, uint64_t> events_;
+};
+
+// Parses a version 1 or 2 file; on a malformed line returns false with a
+// one-line error ("line N: ...").
+bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error);
+
+}  // namespace dcpi::calc

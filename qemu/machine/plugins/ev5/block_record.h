@@ -1,0 +1,67 @@
+// One translated block as the run-time model and the truth file see it: its
+// static timing and how often it was entered, shared by all vCPUs (QEMU
+// translates a block once for every CPU). Identical blocks translated again
+// (after a TB flush, or the same code in another process) share a record.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "qemu/machine/plugins/ev5/block_timing.h"
+
+namespace dcpi::ev5 {
+
+struct BlockRecord;
+
+// Names instruction `index` of a block in callbacks and in the per-vCPU
+// "last charged instruction" word.
+struct InstructionRef {
+  BlockRecord* block = nullptr;
+  uint32_t index = 0;
+};
+
+struct BlockRecord {
+  BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words);
+  BlockTiming timing;
+  std::vector<uint32_t> words;
+  std::vector<InstructionRef> refs;  // never resized: callbacks hold pointers
+  std::atomic<uint64_t> entries{0};
+  // cut[k]: entries that left the block before instruction k ran (an exact
+  // exit), so instruction i ran entries - sum(cut[0..i]) times.
+  std::unique_ptr<std::atomic<uint64_t>[]> cut;
+
+  uint64_t executions(size_t i) const;
+};
+
+// Instructions [first, first + n) of `whole`, timed as they are there.
+BlockTiming slice_timing(const BlockTiming& whole, size_t first, size_t n);
+
+// A block QEMU cuts short (icount trims a block to the instructions left
+// before a timer deadline; what is left of it then runs as a block of its
+// own) is timed as a slice of the whole block it was cut from, the most
+// entered complete block that holds it: an issue group split by the cut
+// keeps its cost and its refunds where the whole block has them, so the
+// deadline after the cut falls on the next group's first instruction, as it
+// would in the whole block, never on an instruction that takes no time.
+class BlockTable {
+ public:
+  BlockRecord& find_or_add(uint64_t pc, std::span<const uint32_t> words);
+  // Every record (call when no vCPU runs).
+  std::vector<const BlockRecord*> records() const;
+
+ private:
+  using Key = std::tuple<uint64_t, size_t, uint64_t>;  // pc, length, hash of the words
+  mutable std::mutex mutex_;
+  std::map<Key, std::unique_ptr<BlockRecord>> records_;
+  const BlockRecord* enclosing(uint64_t pc, std::span<const uint32_t> words, size_t& first) const;
+  // Complete blocks (ending in a control transfer) by their first PC.
+  std::multimap<uint64_t, const BlockRecord*> complete_;
+};
+
+}  // namespace dcpi::ev5

@@ -1,0 +1,65 @@
+// The static part of a translation block's 21164 timing, computed once when
+// QEMU translates it (isa/ev5_slotting.h's issue rules): per instruction its
+// cycles at the head of the issue queue (0 when it issues with its
+// predecessor) and why, and what the run-time model must watch (memory
+// accesses, the first reader of a loaded register, the first multiply).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "qemu/machine/plugins/ev5/stall_cause.h"
+
+namespace dcpi::ev5 {
+
+struct StaticStall {
+  Cause cause = Cause::kSlot;
+  uint32_t cycles = 0;
+  uint64_t culprit = kNoCulprit;  // the producer's PC for dependencies
+};
+
+struct InstructionTiming {
+  uint64_t pc = 0;
+  uint32_t cost = 1;    // static cycles at the head of the issue queue
+  uint32_t offset = 0;  // static cycle it issues at, counted from the block's entry
+  // The icount charge's immediate: cost - 1 at an issue group's first
+  // instruction (a deadline inside it is taken there), 0 for the others.
+  int32_t charge = 0;
+  // 1 when the next instruction issues with this one (costs no cycle): its
+  // icount unit is refunded here, by a second call after the charge. A
+  // refund frees the one unit after it, so each co-issued instruction's
+  // refund sits at its predecessor: netted into the group leader's charge,
+  // or all at the leader, the followers took cycles' shares of the samples
+  // (tests/qemu/icount_charge.py; matmul's trapb on ev5).
+  int32_t refund = 0;
+  StaticStall stalls[2] = {};
+  uint8_t stall_count = 0;
+  uint64_t reads = 0;   // register slots read (bit n: integer n, bit 32+n: FP n)
+  uint64_t writes = 0;  // register slots written
+  bool load = false, store = false;
+  uint8_t destination = 0xff;  // register slot a load writes (0xff: none)
+  // First reader of a register loaded earlier in the block or live into it
+  // (a load before the block may still be outstanding): it waits for the load.
+  bool reads_loaded = false;
+  bool first_multiply = false, first_divide = false;
+};
+
+struct BlockTiming {
+  uint64_t pc = 0;
+  std::vector<InstructionTiming> instructions;
+  uint32_t static_cycles = 0;     // sum of the costs
+  uint64_t live_in = 0;           // register slots read before the block writes them
+  bool ends_in_transfer = false;  // its last instruction is a branch, jump or CALL_PAL
+  bool ends_in_conditional_branch = false;
+  uint64_t branch_target = 0;
+  // From the first multiply's (divide's) issue to the unit being free.
+  uint32_t multiplier_span = 0, divider_span = 0;
+
+  uint64_t fall_through() const { return pc + 4 * instructions.size(); }
+};
+
+// `words[i]` is the instruction at pc + 4 i.
+BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words);
+
+}  // namespace dcpi::ev5

@@ -1,0 +1,20 @@
+// Plugin arguments: out=PATH (the truth file; none without it) and the tunable machine
+// parameters (docs/ev5-machine.md), each checked against its range.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "qemu/machine/plugins/ev5/machine.h"
+
+namespace dcpi::ev5 {
+
+struct PluginOptions {
+  Machine machine;
+  std::string out_path;  // empty: no truth file (dcpi run without --truth)
+};
+
+// Applies one "name=value" argument; false with a one-line `error` for an
+// unknown name or a value out of range.
+bool apply_option(std::string_view argument, PluginOptions& options, std::string& error);
+
+}  // namespace dcpi::ev5

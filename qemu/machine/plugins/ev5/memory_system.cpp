@@ -1,0 +1,75 @@
+#include "qemu/machine/plugins/ev5/memory_system.h"
+
+#include <algorithm>
+
+namespace dcpi::ev5 {
+
+MemorySystem::MemorySystem(const Machine& machine)
+    : machine_(machine),
+      icache_(Machine::kIcacheBytes, Machine::kIcacheWays, Machine::kL1LineBytes),
+      dcache_(Machine::kDcacheBytes, Machine::kDcacheWays, Machine::kL1LineBytes),
+      scache_(Machine::kScacheBytes, Machine::kScacheWays, Machine::kL2LineBytes),
+      bcache_(machine.bcache_bytes, 1, Machine::kL2LineBytes) {}
+
+uint64_t MemorySystem::bus_start(uint64_t now) {
+  const uint64_t start = std::max(now, bus_free_);
+  bus_free_ = start + machine_.memory_bus_cycles;
+  return start;
+}
+
+uint64_t MemorySystem::fill_latency(uint64_t address, uint64_t now) {
+  if (scache_.lookup(address, now).hit) return machine_.scache_latency;
+  ++events_.scache_miss;
+  uint64_t latency = machine_.bcache_latency;
+  if (!bcache_.lookup(address, now).hit) {
+    ++events_.bcache_miss;
+    latency = bus_start(now) - now + machine_.memory_latency;
+    bcache_.fill(address, now + latency);
+  }
+  scache_.fill(address, now + latency);
+  return latency;
+}
+
+// With all miss address file entries busy a new miss waits for the first
+// to complete.
+uint64_t MemorySystem::miss_slot_free(uint64_t now) {
+  auto earliest = std::min_element(outstanding_.begin(), outstanding_.end());
+  return std::max(now, *earliest);
+}
+
+uint64_t MemorySystem::load(uint64_t address, uint64_t now) {
+  const CacheAccess d = dcache_.lookup(address, now);
+  if (d.hit) return d.ready;
+  ++events_.dcache_miss;
+  const uint64_t start = miss_slot_free(now);
+  const uint64_t ready = start + fill_latency(address, start);
+  *std::min_element(outstanding_.begin(), outstanding_.end()) = ready;
+  dcache_.fill(address, ready);
+  return ready;
+}
+
+uint64_t MemorySystem::store(uint64_t address, uint64_t now) {
+  if (write_buffer_.merges_into_newest(address, now)) return 0;
+  const uint64_t wait = write_buffer_.wait(address, now);
+  if (wait) ++events_.wbuf_full;
+  const uint64_t at = now + wait;
+  // The D-cache is write-through without allocation; the entry's write needs
+  // the line in the (write-back) S-cache, fetched first if it is missing.
+  uint64_t retire = machine_.wbuf_retire;
+  if (!scache_.lookup(address, at).hit) {
+    retire += fill_latency(address, at);
+    bus_start(at);  // the line's write-back, some time later
+  }
+  write_buffer_.store(address, at, retire);
+  return wait;
+}
+
+uint64_t MemorySystem::fetch(uint64_t address, uint64_t now) {
+  if (icache_.lookup(address, now).hit) return 0;
+  ++events_.icache_miss;
+  const uint64_t latency = fill_latency(address, now);
+  icache_.fill(address, now);
+  return latency;
+}
+
+}  // namespace dcpi::ev5

@@ -1,0 +1,56 @@
+// One CPU's memory hierarchy (21164 HRM §2.8-2.10 and the AlphaStation 500
+// 5/333's board cache): 8 KB direct-mapped I- and D-caches with 32-byte
+// lines (D write-through, read-allocate), the 96 KB 3-way S-cache and the
+// direct-mapped B-cache with 64-byte lines, memory, the miss address file
+// (at most six D-stream misses outstanding; loads to a line being filled
+// wait for that fill), the memory bus (one line transfer at a time) and the
+// write buffer. Times are absolute cycles of the
+// CPU's own clock.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "qemu/machine/plugins/ev5/cache.h"
+#include "qemu/machine/plugins/ev5/machine.h"
+#include "qemu/machine/plugins/ev5/write_buffer.h"
+
+namespace dcpi::ev5 {
+
+struct MemoryEvents {
+  uint64_t icache_miss = 0, dcache_miss = 0, scache_miss = 0, bcache_miss = 0;
+  uint64_t wbuf_full = 0;
+};
+
+class MemorySystem {
+ public:
+  explicit MemorySystem(const Machine& machine);
+
+  // A load issued at `now`: the cycle its data can be used (now + the
+  // load-use latency on a miss; now on a D-cache hit, whose 2 cycles the
+  // static schedule already counts; a pending fill's completion).
+  uint64_t load(uint64_t address, uint64_t now);
+  // Cycles a store issued at `now` waits for the write buffer, then enters it.
+  uint64_t store(uint64_t address, uint64_t now);
+  // Stall cycles of fetching the I-cache line holding `address` at `now`.
+  uint64_t fetch(uint64_t address, uint64_t now);
+
+  const MemoryEvents& events() const { return events_; }
+
+ private:
+  // Latency of bringing a 64-byte line in from beyond the L1 caches (S-cache,
+  // B-cache or memory), filling those on the way.
+  uint64_t fill_latency(uint64_t address, uint64_t now);
+  uint64_t miss_slot_free(uint64_t now);
+  // When a memory transfer asked for at `now` gets the bus (and takes it).
+  uint64_t bus_start(uint64_t now);
+
+  const Machine& machine_;
+  Cache icache_, dcache_, scache_, bcache_;
+  WriteBuffer write_buffer_;
+  std::array<uint64_t, Machine::kMissAddressFileEntries> outstanding_{};  // fill completions
+  MemoryEvents events_;
+  uint64_t bus_free_ = 0;
+};
+
+}  // namespace dcpi::ev5

@@ -1,0 +1,232 @@
+// libdcpi_ev5.so: QEMU TCG plugin that runs the guest on 21164 time (issue
+// 14; docs/ev5-machine.md). Usage, under -icount shift=2,sleep=off:
+//   qemu-system-alpha ... -plugin file=libdcpi_ev5.so,out=PATH[,tuning=N...]
+//
+// At translation each block gets its static timing (block_timing.h) and
+// only the callbacks where something dynamic happens: block entry (I-cache,
+// ITB, branch outcome of the previous block), memory accesses, the first
+// reader of a loaded register (a conditional callback: only while a load is
+// outstanding) and the first multiply/divide. Every instruction whose cost is
+// not one cycle, or that may stall, gets an icount charge of its static cost
+// - 1 (at an issue group's first instruction, less the units of the others)
+// plus the per-vCPU `stall` word the callbacks fill.
+//
+// Exact exits (docs/ev5-machine.md): a charge that runs into a timer
+// deadline leaves `stall` non-zero and the vCPU leaves the block before the
+// charged instruction. The next block entry sees it, finds the instruction
+// in `last_charged`, and tells the model (VcpuModel::aborted), which neither
+// re-models nor re-counts its re-run.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "qemu/machine/plugins/ev5/block_record.h"
+#include "qemu/machine/plugins/ev5/machine_options.h"
+#include "qemu/machine/plugins/ev5/truth_file.h"
+#include "qemu/machine/plugins/ev5/vcpu_model.h"
+#include "qemu/machine/plugins/qemu_plugin.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+namespace {
+
+using dcpi::ev5::BlockRecord;
+using dcpi::ev5::InstructionRef;
+
+// Per-vCPU words that inline operations and charges read and write.
+struct ChargeWords {
+  uint64_t stall;         // cycles for the next charge with an entry; 0 after it
+  uint64_t last_charged;  // InstructionRef* of the last charge that could be positive
+  uint64_t pending;       // non-zero while a load is outstanding (gates operand callbacks)
+};
+
+struct State {
+  dcpi::ev5::PluginOptions options;
+  dcpi::ev5::BlockTable blocks;
+  std::vector<std::unique_ptr<dcpi::ev5::VcpuModel>> vcpus;
+  qemu_plugin_scoreboard* words = nullptr;
+  std::vector<ChargeWords*> words_of;  // per vCPU, into `words`
+  qemu_plugin_u64 stall{}, last_charged{}, pending{};
+  bool charging = false;  // the patched QEMU's charge API is there and -icount is on
+  bool probed = false;
+};
+
+State* state = nullptr;
+
+// The scoreboard moves only when QEMU adds a vCPU (on_vcpu_init forgets the
+// cached pointers then).
+ChargeWords& words_of(unsigned int vcpu) {
+  ChargeWords*& words = state->words_of[vcpu];
+  if (!words) words = static_cast<ChargeWords*>(qemu_plugin_scoreboard_find(state->words, vcpu));
+  return *words;
+}
+
+void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
+  std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
+}
+
+void on_block_entry(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  auto* block = static_cast<BlockRecord*>(userdata);
+  ChargeWords& words = words_of(vcpu);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  if (state->charging && words.stall != 0 && words.last_charged != 0) {
+    const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
+    model.aborted(*ref->block, ref->index);
+  }
+  words.stall = state->charging ? model.enter(*block) : (model.enter(*block), 0);
+  words.pending = model.pending_loads();
+}
+
+void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& model) {
+  ChargeWords& words = words_of(vcpu);
+  if (state->charging) words.stall += cycles;
+  words.pending = model.pending_loads();
+}
+
+void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  // Caches are looked up by virtual address: asking QEMU for the physical
+  // one costs a TLB walk per access (docs/ev5-machine.md).
+  const uint64_t cycles =
+      model.memory_access(*ref->block, ref->index, vaddr, ~0ull, qemu_plugin_mem_is_store(info));
+  deposit(vcpu, cycles, model);
+}
+
+void on_operands(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
+}
+
+void on_unit(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);
+}
+
+// The charge of one instruction: its static charge (block_timing.h), plus
+// `stall` when a callback may have put a stall there. A charge that can be positive first
+// names its instruction in last_charged.
+void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dynamic, int64_t imm) {
+  if (!state->charging) return;
+  const qemu_plugin_u64 none{nullptr, 0};
+  if (dynamic || imm > 0) {
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+        insn, QEMU_PLUGIN_INLINE_STORE_U64, state->last_charged, reinterpret_cast<uint64_t>(&ref));
+  }
+  if (dynamic) {
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, imm);
+  } else if (imm > 0) {
+    // Through `stall`, so that an exact exit leaves it non-zero and is seen.
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                        state->stall, static_cast<uint64_t>(imm));
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, 0);
+  } else if (imm < 0) {
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, none, imm);
+  }
+}
+
+// Whether charges work (patched QEMU, -icount on): asked once, with the
+// first block's head charge, which is registered either way.
+void probe_charging(qemu_plugin_insn* first, int64_t imm) {
+  state->probed = true;
+  state->charging = &qemu_plugin_register_vcpu_insn_exec_icount_charge != nullptr &&
+                    qemu_plugin_register_vcpu_insn_exec_icount_charge(first, state->stall, imm);
+}
+
+// Instructions where a callback may put a stall into `stall`: a block's
+// head, the one after a memory access, the first reader of a loaded
+// register, the first multiply or divide.
+bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
+  const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
+  const bool after_access =
+      i > 0 && (timing.instructions[i - 1].load || timing.instructions[i - 1].store);
+  return i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
+}
+
+void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t,
+                        void* userdata) {
+  if (t.load || t.store)
+    qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS,
+                                     t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R, userdata);
+  if (t.reads_loaded)
+    qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_operands, QEMU_PLUGIN_CB_NO_REGS,
+                                                QEMU_PLUGIN_COND_NE, state->pending, 0, userdata);
+  if (t.first_multiply || t.first_divide)
+    qemu_plugin_register_vcpu_insn_exec_cb(insn, on_unit, QEMU_PLUGIN_CB_NO_REGS, userdata);
+}
+
+// Positive charges stay where the time goes, so that a deadline inside
+// them is taken there; the refund of an instruction that issues with its
+// predecessor follows the predecessor's charge (block_timing.h: where a
+// refund goes decides which instruction the next deadline falls on).
+void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
+  const dcpi::ev5::BlockTiming& timing = block.timing;
+  for (size_t i = 0; i < timing.instructions.size(); ++i) {
+    qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
+    const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
+    register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]));
+    if (i == 0 && !state->probed) {
+      probe_charging(insn, t.charge);  // registers the head's charge
+    } else if (i == 0) {
+      register_charge(insn, block.refs[i], true, t.charge);
+    } else if (may_stall(timing, i) || t.charge > 0) {
+      register_charge(insn, block.refs[i], may_stall(timing, i), t.charge);
+    }
+    if (t.refund > 0 && state->charging)
+      qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, {nullptr, 0}, -t.refund);
+  }
+}
+
+void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
+  const size_t n = qemu_plugin_tb_n_insns(tb);
+  if (n == 0) return;
+  std::vector<uint32_t> words(n);
+  for (size_t i = 0; i < n; ++i)
+    qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
+  BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
+  qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
+  register_block(tb, block);
+}
+
+void on_exit(qemu_plugin_id_t, void*) {
+  if (state->options.out_path.empty()) return;
+  std::vector<const dcpi::ev5::VcpuModel*> vcpus;
+  for (const auto& vcpu : state->vcpus) vcpus.push_back(vcpu.get());
+  if (!dcpi::ev5::write_truth_file(state->options.out_path, state->blocks.records(), vcpus))
+    std::fprintf(stderr, "ev5: cannot write %s\n", state->options.out_path.c_str());
+}
+
+}  // namespace
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                           char** argv) {
+  state = new State();  // lives until QEMU exits
+  for (int i = 0; i < argc; ++i) {
+    std::string error;
+    if (!dcpi::ev5::apply_option(argv[i], state->options, error)) {
+      // qemu_plugin_outs is silent without -d plugin.
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return -1;
+    }
+  }
+  const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
+  for (int v = 0; v < vcpus; ++v)
+    state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(state->options.machine));
+  state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
+  state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
+  state->stall = {state->words, offsetof(ChargeWords, stall)};
+  state->last_charged = {state->words, offsetof(ChargeWords, last_charged)};
+  state->pending = {state->words, offsetof(ChargeWords, pending)};
+  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+  qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);
+  qemu_plugin_register_atexit_cb(id, on_exit, nullptr);
+  return 0;
+}

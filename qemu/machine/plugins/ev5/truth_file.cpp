@@ -1,0 +1,93 @@
+#include "qemu/machine/plugins/ev5/truth_file.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace dcpi::ev5 {
+
+namespace {
+
+struct Totals {
+  std::map<uint64_t, uint64_t> executions;
+  std::map<uint64_t, int64_t> cycles;
+  std::map<std::tuple<uint64_t, Cause, uint64_t>, uint64_t> stalls;
+  std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
+  std::map<std::string, uint64_t> events;
+};
+
+void add_static(const BlockRecord& block, Totals& totals) {
+  for (size_t i = 0; i < block.timing.instructions.size(); ++i) {
+    const uint64_t n = block.executions(i);
+    if (!n) continue;
+    const InstructionTiming& t = block.timing.instructions[i];
+    totals.executions[t.pc] += n;
+    totals.cycles[t.pc] += static_cast<int64_t>(n * t.cost);
+    for (uint8_t k = 0; k < t.stall_count; ++k)
+      totals.stalls[{t.pc, t.stalls[k].cause, t.stalls[k].culprit}] += n * t.stalls[k].cycles;
+  }
+}
+
+void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
+  const VcpuTruth& truth = vcpu.truth();
+  for (const auto& [key, cycles] : truth.stalls) {
+    totals.stalls[key] += cycles;
+    totals.cycles[std::get<0>(key)] += static_cast<int64_t>(cycles);
+  }
+  for (const auto& [pc, cycles] : truth.cycle_corrections) totals.cycles[pc] += cycles;
+  for (const auto& [edge, count] : truth.edges) totals.edges[edge] += count;
+  const MemoryEvents& m = vcpu.memory_events();
+  totals.events["icache_miss"] += m.icache_miss;
+  totals.events["dcache_miss"] += m.dcache_miss;
+  totals.events["scache_miss"] += m.scache_miss;
+  totals.events["bcache_miss"] += m.bcache_miss;
+  totals.events["wbuf_full"] += m.wbuf_full;
+  totals.events["itb_miss"] += truth.itb_miss;
+  totals.events["dtb_miss"] += truth.dtb_miss;
+  totals.events["mispredict"] += truth.mispredict;
+  totals.events["exact_exits"] += truth.exact_exits;
+}
+
+void print(FILE* out, const Totals& totals, size_t vcpus) {
+  std::fprintf(out, "dcpi-exec-counts 2\nmachine ev5\nvcpus %zu\n", vcpus);
+  for (const auto& [pc, n] : totals.executions)
+    std::fprintf(out, "insn %" PRIx64 " %" PRIu64 "\n", pc, n);
+  for (const auto& [edge, n] : totals.edges)
+    std::fprintf(out, "edge %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", edge.first, edge.second, n);
+  uint64_t all_cycles = 0, instructions = 0;
+  for (const auto& [pc, n] : totals.executions) instructions += n;
+  for (const auto& [pc, cycles] : totals.cycles) {
+    const uint64_t c = cycles > 0 ? static_cast<uint64_t>(cycles) : 0;
+    all_cycles += c;
+    std::fprintf(out, "cycles %" PRIx64 " %" PRIu64 "\n", pc, c);
+  }
+  for (const auto& [key, cycles] : totals.stalls) {
+    const auto& [pc, cause, culprit] = key;
+    if (!cycles) continue;
+    std::fprintf(out, "stall %" PRIx64 " %s %" PRIu64, pc, cause_name(cause), cycles);
+    if (culprit != kNoCulprit) std::fprintf(out, " %" PRIx64, culprit);
+    std::fputc('\n', out);
+  }
+  std::fprintf(out, "event instructions %" PRIu64 "\nevent cycles %" PRIu64 "\n", instructions,
+               all_cycles);
+  for (const auto& [name, n] : totals.events)
+    std::fprintf(out, "event %s %" PRIu64 "\n", name.c_str(), n);
+}
+
+}  // namespace
+
+bool write_truth_file(const std::string& path, const std::vector<const BlockRecord*>& blocks,
+                      const std::vector<const VcpuModel*>& vcpus) {
+  Totals totals;
+  for (const BlockRecord* block : blocks) add_static(*block, totals);
+  for (const VcpuModel* vcpu : vcpus) add_dynamic(*vcpu, totals);
+  const std::string temporary = path + ".tmp";
+  FILE* out = std::fopen(temporary.c_str(), "w");
+  if (!out) return false;
+  print(out, totals, vcpus.size());
+  if (std::fclose(out) != 0) return false;
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace dcpi::ev5

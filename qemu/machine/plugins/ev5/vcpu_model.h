@@ -1,0 +1,85 @@
+// The dynamic part of one CPU's 21164 timing (docs/ev5-machine.md): caches,
+// TBs, write buffer, branch prediction, busy units, on top of the static
+// block timing. The plugin calls it at block entry, after each memory access
+// and at the instructions that may wait for one; each call returns the stall
+// cycles to charge at the instruction it names, and records them as truth at
+// that instruction.
+//
+// Where a stall is charged (docs/ev5-machine.md "skid"): a load miss at the
+// first reader of the loaded register in the same block, else at the head of
+// the first later block that reads it; a DTB miss and a full write buffer at
+// the instruction after the access (or the next block's head); I-cache, ITB
+// and branch mispredict stalls at the block's first instruction.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "qemu/machine/plugins/ev5/block_record.h"
+#include "qemu/machine/plugins/ev5/branch_predictor.h"
+#include "qemu/machine/plugins/ev5/machine.h"
+#include "qemu/machine/plugins/ev5/memory_system.h"
+#include "qemu/machine/plugins/ev5/tlb.h"
+#include "qemu/machine/plugins/ev5/vcpu_truth.h"
+
+namespace dcpi::ev5 {
+
+class VcpuModel {
+ public:
+  explicit VcpuModel(const Machine& machine);
+
+  // Entry into `block`: its first instruction's stall.
+  // The head's dynamic stall; for the re-run after an exact exit, minus the
+  // head's static charge (two's complement: the charge entry is signed).
+  uint64_t enter(BlockRecord& block);
+  // The last charge, at instruction `index` of `block`, ended in an exact
+  // exit: the instruction did not run and will run again as a block's head,
+  // where it must be neither modelled nor counted twice.
+  void aborted(BlockRecord& block, uint32_t index);
+  // After the load or store at instruction `index` (virtual and physical
+  // address; physical ~0 when unknown): the stall of instruction index + 1.
+  uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr, uint64_t paddr,
+                         bool store);
+  // At the first reader of a register loaded earlier in the block.
+  uint64_t operands_ready(const BlockRecord& block, uint32_t index);
+  // At the block's first multiply or divide: the unit may still be busy.
+  uint64_t unit_ready(const BlockRecord& block, uint32_t index);
+
+  // Register slots whose load has not completed (bit per slot).
+  uint64_t pending_loads() const { return pending_; }
+  const VcpuTruth& truth() const { return truth_; }
+  const MemoryEvents& memory_events() const { return memory_.events(); }
+
+ private:
+  uint64_t time_at(const BlockRecord& block, uint32_t index) const {
+    return block_start_ + block.timing.instructions[index].offset + dynamic_in_block_;
+  }
+  uint64_t head_stall(const BlockRecord& block);
+  uint64_t fetch_stall(const BlockTiming& timing);
+  uint64_t mispredict_stall(const BlockTiming& timing);
+  uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
+  void record_edge(uint64_t to);
+
+  const Machine& machine_;
+  MemorySystem memory_;
+  Tlb itb_, dtb_;
+  BranchPredictor predictor_;
+  VcpuTruth truth_;
+
+  uint64_t block_start_ = 0, dynamic_in_block_ = 0, previous_static_ = 0;
+  const BlockRecord* previous_block_ = nullptr;  // completed, for its branch outcome
+  bool started_ = false;
+  uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
+  uint64_t skip_pc_ = 1;  // odd: no instruction's address
+  // A stall for the next block's head (a DTB miss or full write buffer at a
+  // block's last instruction).
+  uint64_t carry_ = 0;
+  Cause carry_cause_ = Cause::kOther;
+  uint64_t carry_culprit_ = kNoCulprit;
+  uint64_t pending_ = 0;
+  std::array<uint64_t, 64> ready_{}, loaded_by_{};
+  uint64_t multiplier_free_ = 0, divider_free_ = 0;
+  uint64_t last_multiply_ = kNoCulprit, last_divide_ = kNoCulprit;
+};
+
+}  // namespace dcpi::ev5

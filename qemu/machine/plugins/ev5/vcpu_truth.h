@@ -1,0 +1,43 @@
+// What one vCPU's run-time model observed, for the truth file: dynamic stall
+// cycles by (charged PC, cause, culprit), cycle corrections from exact exits,
+// control transfers between blocks, and event counts. Touched only by its
+// own vCPU while the guest runs.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "qemu/machine/plugins/ev5/count_cache.h"
+#include "qemu/machine/plugins/ev5/stall_cause.h"
+
+namespace dcpi::ev5 {
+
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
+    return std::hash<uint64_t>()(p.first * 0x9e3779b97f4a7c15ull ^ p.second);
+  }
+};
+
+using StallKey = std::tuple<uint64_t, Cause, uint64_t>;  // (pc, cause, culprit)
+
+struct StallKeyHash {
+  size_t operator()(const StallKey& k) const {
+    return std::hash<uint64_t>()(std::get<0>(k) * 0x9e3779b97f4a7c15ull ^ std::get<2>(k) * 31 ^
+                                 static_cast<uint64_t>(std::get<1>(k)));
+  }
+};
+
+struct VcpuTruth {
+  CountMap<StallKey, StallKeyHash> stalls;
+  std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
+  CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
+  uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
+
+  void stall(uint64_t pc, Cause cause, uint64_t culprit, uint64_t cycles) {
+    if (cycles) stalls[{pc, cause, culprit}] += cycles;
+  }
+};
+
+}  // namespace dcpi::ev5

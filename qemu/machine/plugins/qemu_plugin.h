@@ -1,0 +1,30 @@
+// QEMU's plugin API for our plugins. With DCPI_REAL_QEMU_PLUGIN_H (CMake
+// sets it when it finds include/qemu/qemu-plugin.h of the source tree our
+// qemu-system-alpha is built from) the real header, for C++: glib first,
+// outside the C linkage block, because glib's C++ parts are templates.
+// Without it, exec_counts falls back to our declared subset
+// (qemu_plugin_api.h); the EV5 plugin is not built then.
+#pragma once
+#ifndef DCPI_REAL_QEMU_PLUGIN_H
+#include "qemu/machine/plugins/qemu_plugin_api.h"
+#else
+#include <glib.h>
+
+extern "C" {
+#include <qemu-plugin.h>
+
+// ---- BEGIN declaration until the patched header exists -------------------
+// qemu/machine/patches/plugin-icount-charge.patch adds this to qemu-plugin.h; it is
+// declared here while plugins are still compiled against the unpatched
+// header (CMake defines DCPI_QEMU_HAS_ICOUNT_CHARGE when the header has
+// it). Weak in either case: under an unpatched QEMU the plugin loads, models and writes
+// its truth, but cannot move the guest's clock (docs/ev5-machine.md).
+#ifndef DCPI_QEMU_HAS_ICOUNT_CHARGE
+QEMU_PLUGIN_API
+bool qemu_plugin_register_vcpu_insn_exec_icount_charge(struct qemu_plugin_insn* insn,
+                                                       qemu_plugin_u64 entry, int64_t imm);
+#endif
+// ---- END ------------------------------------------------------------------
+#pragma weak qemu_plugin_register_vcpu_insn_exec_icount_charge
+}
+#endif  // DCPI_REAL_QEMU_PLUGIN_H

@@ -1,0 +1,283 @@
+// The one ELF reader behind ElfSymbols and ElfImage: the file is read into
+// memory once and parsed with libelf (sections, symbols, build-id) and, when
+// asked, libdw (line tables). Malformed ELF structure throws ElfError; damaged
+// DWARF is only recorded, since symbols alone are useful.
+#include <dwarf.h>
+#include <elf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <span>
+
+#include "symbols/elf_image.h"
+
+namespace dcpi {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+std::string hex_string(std::span<const uint8_t> bytes) {
+  std::string out;
+  for (uint8_t b : bytes) {
+    out.push_back(kHexDigits[b >> 4]);
+    out.push_back(kHexDigits[b & 0xf]);
+  }
+  return out;
+}
+
+// The whole file in memory: libelf then parses a buffer whose size it knows,
+// so a truncated file cannot make it read past the end.
+std::vector<char> read_whole_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ElfError("cannot open " + path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw ElfError(path + " is not a regular file");
+  }
+  std::vector<char> bytes(static_cast<size_t>(info.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
+}
+
+bool address_order(const ElfSymbol& a, const ElfSymbol& b) {
+  if (a.address != b.address) return a.address < b.address;
+  if (a.size != b.size) return a.size > b.size;  // sized aliases first
+  return a.name < b.name;
+}
+
+bool line_order(const ElfImage::LineRow& a, const ElfImage::LineRow& b) {
+  if (a.address != b.address) return a.address < b.address;
+  return a.end_sequence && !b.end_sequence;  // a sequence ending here yields to one starting
+}
+
+// A file name from a line table, absolute where the unit's compile directory
+// is known: compilers run through ccache with CCACHE_BASEDIR record names
+// relative to it ("../../workloads/copy.c"), which listings could not open.
+std::string source_path(const char* file, const char* comp_dir) {
+  const std::filesystem::path name(file);
+  if (name.is_absolute() || comp_dir == nullptr || *comp_dir != '/') return file;
+  return (std::filesystem::path(comp_dir) / name).lexically_normal().string();
+}
+
+}  // namespace
+
+// Owns the libelf handle while an ElfImage is being filled in.
+class ElfReader {
+ public:
+  explicit ElfReader(const std::string& path) : path_(path), bytes_(read_whole_file(path)) {
+    elf_version(EV_CURRENT);
+    elf_ = elf_memory(bytes_.data(), bytes_.size());
+    if (!elf_ || elf_kind(elf_) != ELF_K_ELF) fail_plain(path_ + " is not an ELF file");
+    if (!gelf_getehdr(elf_, &header_)) fail("bad ELF header");
+  }
+  ~ElfReader() { elf_end(elf_); }
+  ElfReader(const ElfReader&) = delete;
+  ElfReader& operator=(const ElfReader&) = delete;
+
+  // Sections, build-id and symbols; with `options`, contents and line tables.
+  void read(ElfImage& image, ElfReadOptions options) {
+    ElfSymbols& symbols = image.symbols_;
+    symbols.path_ = path_;
+    size_t section_count = 0;
+    if (elf_getshdrnum(elf_, &section_count) != 0) fail("bad section headers");
+    size_t names_index = 0;
+    const bool have_names = elf_getshdrstrndx(elf_, &names_index) == 0;
+    Elf_Scn* symbol_table = nullptr;
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf_, section));) {
+      const GElf_Shdr header = section_header(section);
+      visit_section(section, header, symbols, symbol_table);
+      if (options.section_contents && have_names) add_contents(section, header, names_index, image);
+    }
+    if (!have_names)
+      image.sections_problem_ = "no section names";
+    else if (header_.e_ident[EI_DATA] != ELFDATA2LSB)
+      image.sections_problem_ = "not little-endian";
+    if (symbol_table) read_symbols(symbol_table, symbols);
+    if (options.procedures) index_code_symbols(image);
+    if (options.line_tables) read_line_tables(image);
+  }
+
+  [[noreturn]] void fail_plain(const std::string& message) {
+    elf_end(elf_);
+    elf_ = nullptr;
+    throw ElfError(message);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) {
+    fail_plain("malformed ELF file " + path_ + ": " + what + " (" + elf_errmsg(-1) + ")");
+  }
+
+  GElf_Shdr section_header(Elf_Scn* section) {
+    GElf_Shdr header;
+    if (!gelf_getshdr(section, &header)) fail("bad section header");
+    return header;
+  }
+
+  // Remembers code ranges, the build-id, and the best symbol table
+  // (.symtab, or .dynsym for stripped files).
+  void visit_section(Elf_Scn* section, const GElf_Shdr& header, ElfSymbols& result,
+                     Elf_Scn*& symbol_table) {
+    const bool is_code = (header.sh_flags & SHF_ALLOC) && (header.sh_flags & SHF_EXECINSTR);
+    if (is_code && header.sh_addr + header.sh_size >= header.sh_addr)
+      result.code_ranges_.push_back({header.sh_addr, header.sh_addr + header.sh_size});
+    if (header.sh_type == SHT_NOTE && !result.build_id_) result.build_id_ = read_build_id(section);
+    if (header.sh_type == SHT_SYMTAB || (header.sh_type == SHT_DYNSYM && !symbol_table))
+      symbol_table = section;
+  }
+
+  // The raw bytes of a loaded section (SHT_PROGBITS, allocated or executable).
+  void add_contents(Elf_Scn* section, const GElf_Shdr& header, size_t names_index,
+                    ElfImage& image) {
+    if (header.sh_type != SHT_PROGBITS || (header.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == 0)
+      return;
+    Elf_Data* data = elf_rawdata(section, nullptr);
+    if (data == nullptr || data->d_buf == nullptr) return;
+    const char* name = elf_strptr(elf_, names_index, header.sh_name);
+    const auto* p = static_cast<const uint8_t*>(data->d_buf);
+    image.sections_.push_back({.name = name != nullptr ? name : "",
+                               .address = header.sh_addr,
+                               .allocated = (header.sh_flags & SHF_ALLOC) != 0,
+                               .executable = (header.sh_flags & SHF_EXECINSTR) != 0,
+                               .writable = (header.sh_flags & SHF_WRITE) != 0,
+                               .bytes = {p, p + data->d_size}});
+  }
+
+  std::optional<std::string> read_build_id(Elf_Scn* section) {
+    Elf_Data* data = elf_getdata(section, nullptr);
+    if (!data || !data->d_buf) return std::nullopt;
+    const auto* bytes = static_cast<const uint8_t*>(data->d_buf);
+    GElf_Nhdr note;
+    size_t name_offset = 0, desc_offset = 0;
+    for (size_t offset = 0;
+         (offset = gelf_getnote(data, offset, &note, &name_offset, &desc_offset)) != 0;) {
+      const bool is_gnu = note.n_namesz == 4 && name_offset + 4 <= data->d_size &&
+                          std::memcmp(bytes + name_offset, "GNU", 4) == 0;
+      if (is_gnu && note.n_type == NT_GNU_BUILD_ID && desc_offset + note.n_descsz <= data->d_size)
+        return hex_string({bytes + desc_offset, note.n_descsz});
+    }
+    return std::nullopt;
+  }
+
+  void read_symbols(Elf_Scn* section, ElfSymbols& result) {
+    result.has_symbol_table_ = true;
+    const GElf_Shdr header = section_header(section);
+    result.dynamic_symbols_only_ = header.sh_type == SHT_DYNSYM;
+    Elf_Data* data = elf_getdata(section, nullptr);
+    if (!data) fail("unreadable symbol table");
+    const size_t entry_size = gelf_fsize(elf_, ELF_T_SYM, 1, EV_CURRENT);
+    const size_t count = entry_size ? data->d_size / entry_size : 0;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym symbol;
+      if (!gelf_getsym(data, static_cast<int>(i), &symbol)) fail("bad symbol entry");
+      add_symbol(symbol, elf_strptr(elf_, header.sh_link, symbol.st_name), result);
+    }
+    result.functions_.clear();
+    for (const ElfSymbol& symbol : result.symbols_)
+      if (symbol.is_function) result.functions_.push_back(symbol);
+    std::sort(result.functions_.begin(), result.functions_.end(), address_order);
+  }
+
+  static void add_symbol(const GElf_Sym& symbol, const char* name, ElfSymbols& result) {
+    const int type = GELF_ST_TYPE(symbol.st_info);
+    if (!name || !*name || symbol.st_shndx == SHN_UNDEF) return;  // imports, unnamed
+    if (type == STT_SECTION || type == STT_FILE) return;
+    result.symbols_.push_back({name, symbol.st_value, symbol.st_size, type == STT_FUNC});
+  }
+
+  // Every symbol inside code, by address, functions first: the fallbacks of
+  // procedure_at for hand-written assembly with labels only.
+  static void index_code_symbols(ElfImage& image) {
+    for (const ElfSymbol& symbol : image.symbols_.symbols())
+      if (image.code_range_of(symbol.address)) image.code_symbols_.push_back(symbol);
+    std::sort(image.code_symbols_.begin(), image.code_symbols_.end(),
+              [](const ElfSymbol& a, const ElfSymbol& b) {
+                if (a.address != b.address) return a.address < b.address;
+                if (a.is_function != b.is_function) return a.is_function;  // prefer functions
+                return a.name < b.name;
+              });
+  }
+
+  void read_line_tables(ElfImage& image) {
+    Dwarf* dwarf = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+    if (!dwarf) {
+      image.dwarf_problem_ = std::string("no DWARF debug info (") + dwarf_errmsg(-1) + ")";
+      return;
+    }
+    std::map<std::string, uint32_t> file_indexes;
+    Dwarf_CU* unit = nullptr;
+    Dwarf_Die unit_die;
+    int status;
+    while ((status = dwarf_get_units(dwarf, unit, &unit, nullptr, nullptr, &unit_die, nullptr)) ==
+           0)
+      read_unit_lines(unit_die, file_indexes, image);
+    if (status < 0) image.dwarf_problem_ = std::string("damaged DWARF: ") + dwarf_errmsg(-1);
+    dwarf_end(dwarf);
+    std::stable_sort(image.line_rows_.begin(), image.line_rows_.end(), line_order);
+    if (image.line_rows_.empty() && image.dwarf_problem_.empty())
+      image.dwarf_problem_ = "DWARF has no line tables";
+  }
+
+  static void read_unit_lines(Dwarf_Die& unit_die, std::map<std::string, uint32_t>& file_indexes,
+                              ElfImage& image) {
+    Dwarf_Lines* lines = nullptr;
+    size_t count = 0;
+    if (dwarf_getsrclines(&unit_die, &lines, &count) != 0) return;  // a unit without lines
+    Dwarf_Attribute attribute;
+    const char* comp_dir = dwarf_formstring(dwarf_attr(&unit_die, DW_AT_comp_dir, &attribute));
+    for (size_t i = 0; i < count; ++i) {
+      Dwarf_Line* line = dwarf_onesrcline(lines, i);
+      Dwarf_Addr address = 0;
+      int number = 0;
+      bool end_sequence = false;
+      if (!line || dwarf_lineaddr(line, &address) != 0 || dwarf_lineno(line, &number) != 0 ||
+          dwarf_lineendsequence(line, &end_sequence) != 0)
+        continue;
+      const char* file = dwarf_linesrc(line, nullptr, nullptr);
+      const std::string name = file ? source_path(file, comp_dir) : "??";
+      const auto [entry, added] =
+          file_indexes.emplace(name, static_cast<uint32_t>(image.source_files_.size()));
+      if (added) image.source_files_.push_back(name);
+      image.line_rows_.push_back({address, entry->second, number, end_sequence});
+    }
+  }
+
+  std::string path_;
+  std::vector<char> bytes_;
+  Elf* elf_ = nullptr;
+  GElf_Ehdr header_{};
+};
+
+ElfImage ElfImage::open(const std::string& path, ElfReadOptions options) {
+  ElfImage image{ElfSymbols{}};
+  ElfReader(path).read(image, options);
+  return image;
+}
+
+ElfSymbols ElfSymbols::open(const std::string& path, bool allow_stripped) {
+  ElfImage image{ElfSymbols{}};
+  ElfReader reader(path);
+  reader.read(image, {.section_contents = false, .line_tables = false, .procedures = false});
+  if (!image.symbols_.has_symbol_table_ && !allow_stripped)
+    reader.fail_plain(path + " has no symbol table");
+  return std::move(image.symbols_);
+}
+
+}  // namespace dcpi

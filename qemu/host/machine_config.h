@@ -2,7 +2,7 @@
 // clipper (DP264/Typhoon), our PALcode as -bios, our kernel as -kernel, an
 // initrd of workloads, and `-icount shift=2,sleep=off` so every guest
 // instruction advances virtual time by exactly 4 ns. The Python tests get
-// this same argv from `dcpi run --print-qemu-command` (tests/guest/qemu_run.py).
+// this same argv from `dcpi run --print-qemu-command` (tests/support/qemu_run.py).
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -7,7 +7,7 @@ become the default.
 
 For each workload: boot /etc/<workload>.mix on 1 CPU at a dense period
 (period=2048 period_range=256, mean 2175.5) under the exec_counts plugin
-(tests/guest/calc_guest.py), ingest the profile, and run `dcpi score --json`
+(tests/support/calc_guest.py), ingest the profile, and run `dcpi score --json`
 over every procedure of the workload's image with samples. Reported per
 estimator: the share of CYCLES samples whose instruction's estimate is
 within 5/10/15 % (Figure 8) and the share of edge executions within 5 %
@@ -23,10 +23,7 @@ import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "guest"))
-
-from calc_guest import Guest, work_files  # noqa: E402
+from support.calc_guest import Guest, work_files
 
 WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "bytecode",
              "manyproc", "parallel4"]

@@ -21,12 +21,11 @@ Usage: bench_driver.py BUILD_GUEST_DIR [--smoke] [--json FILE] [--machine qemu|e
 """
 import argparse
 import json
-import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "guest"))
-import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
+from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support.common import GuestFiles
 
 
 def parse(text, kind):
@@ -37,8 +36,8 @@ def parse(text, kind):
 
 def run(guest, cpus, iterations, machine="qemu"):
     qemu_run.use_build(guest)
-    text = qemu_run.run_to_completion(os.path.join(guest, "palcode", "palcode.elf"),
-                                      os.path.join(guest, "kernel", "kernel.elf"), cpus,
+    files = GuestFiles(guest)
+    text = qemu_run.run_to_completion(files.palcode, files.kernel, cpus,
                                       f"test=bench samples={iterations}", timeout=900,
                                       machine=machine)
     synthetic = {r["synthetic"]: r for r in parse(text, "synthetic")}

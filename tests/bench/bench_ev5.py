@@ -27,16 +27,15 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench_driver  # noqa: E402
+import bench_driver  # beside this script
+from support.common import dcpi_binary
 
 WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "bytecode",
              "manyproc", "parallel4"]
 
 
 def dcpi(build, *args, check=True):
-    done = subprocess.run([os.path.join(build, "dcpi"), *args], capture_output=True, text=True,
+    done = subprocess.run([dcpi_binary(build), *args], capture_output=True, text=True,
                           timeout=1800)
     if check and done.returncode != 0:
         raise RuntimeError(f"dcpi {' '.join(args)}: exit {done.returncode}\n{done.stderr[-2000:]}")

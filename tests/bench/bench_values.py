@@ -20,13 +20,15 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import dcpi_binary
+
 parser = argparse.ArgumentParser()
 parser.add_argument("build")
 parser.add_argument("--workload", default="mathcall")
 parser.add_argument("--smoke", action="store_true")
 parser.add_argument("--json")
 args = parser.parse_args()
-DCPI = os.path.join(args.build, "dcpi")
+DCPI = dcpi_binary(args.build)
 OTHER_WORKLOADS = ["mathcall", "compress", "matmul", "copy", "stream"]
 
 # (name, --values, --values-capture): Table 2 (a) no vprof / vprof / vprof

@@ -29,6 +29,8 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import dcpi_binary
+
 WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "manyproc",
              "parallel4"]
 
@@ -105,7 +107,7 @@ def main():
     parser.add_argument("--cpus", default="1,4")
     parser.add_argument("--json", help="write the table as JSON here")
     args = parser.parse_args()
-    dcpi = os.path.join(args.build, "dcpi")
+    dcpi = dcpi_binary(args.build)
     here = os.path.dirname(os.path.abspath(__file__))
     handler = {}
     try:

@@ -17,7 +17,7 @@ Boots /etc/bytecode.mix on 1 CPU at a dense period
 - its jmp is read as a jump table of 12 entries, and the CFG has no
   missing edges;
 - every frequency class with S >= 100 samples matches the exact count within
-  3/sqrt(S) (calc_guest.checked_classes: padding that never ran is not
+  3/sqrt(S) (support/calc_guest.checked_classes: padding that never ran is not
   averaged in);
 - Figure 8: >= 90 % of the samples within 5 % of the exact counts, with
   dcpi's estimate and with the flow estimate (both reported by score).
@@ -28,7 +28,8 @@ import json
 import os
 import sys
 
-from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes, work_files
+from support.calc_guest import MIN_SAMPLES, Guest, checked_classes, work_files
+from support.common import Checks
 
 BUILD, PLUGIN = sys.argv[1], sys.argv[2]
 GUEST = Guest(BUILD)
@@ -75,7 +76,7 @@ def main():
                    f"(>= 90%); Figure 9: {100 * edges:.1f}% of edge executions within 5%")
         expect(score["procedures_missing_edges"] == 0, "score flags no procedure")
         print(dcpi("score", "--db", db, "--counts", counts_path, "--image", IMAGE))
-    return 1 if CHECKS.failures else 0
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

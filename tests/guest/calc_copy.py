@@ -25,7 +25,8 @@ import json
 import os
 import sys
 
-from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes, work_files
+from support.calc_guest import MIN_SAMPLES, Guest, checked_classes, work_files
+from support.common import Checks
 
 BUILD, PLUGIN = sys.argv[1], sys.argv[2]
 GUEST = Guest(BUILD)
@@ -83,7 +84,7 @@ def main():
                f"Figure 8 for copy_loop: {100 * within:.1f}% of samples within 5% (>= 90%)")
         print(dcpi("score", "--db", db, "--counts", counts_path, "--image", COPY_ELF))
         check_machine_views(report, db, counts_path)
-    return 1 if CHECKS.failures else 0
+    return CHECKS.exit_code()
 
 
 def check_machine_views(report, db, counts_path):

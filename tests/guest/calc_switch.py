@@ -27,7 +27,8 @@ Usage: calc_switch.py BUILD_DIR PLUGIN_SO [KEEP_DIR]
 import json
 import sys
 
-from calc_guest import MIN_SAMPLES, Checks, Guest, checked_classes, work_files
+from support.calc_guest import MIN_SAMPLES, Guest, checked_classes, work_files
+from support.common import Checks
 
 BUILD, PLUGIN = sys.argv[1], sys.argv[2]
 GUEST = Guest(BUILD)
@@ -80,7 +81,7 @@ def main():
         within = score["instructions"]["within_5"]
         expect(score["instructions_scored"] > 0 and within >= 0.9,
                f"Figure 8 for the dispatcher: {100 * within:.1f}% of samples within 5% (>= 90%)")
-    return 1 if CHECKS.failures else 0
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

@@ -16,16 +16,13 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import Checks, dcpi_binary
+
 BUILD = sys.argv[1]
-DCPI = os.path.join(BUILD, "dcpi")
+DCPI = dcpi_binary(BUILD)
 WORKLOADS = ("copy", "matmul", "callpal")  # short ones, 1 CPU each
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def main():
@@ -63,7 +60,7 @@ def main():
             expect(mine and len(named) == len(mine),
                    f"epoch {epoch}: /bin/{workload}'s procedures named with no --images "
                    f"({[r['procedure'] for r in mine[:3]]})")
-    return 1 if failures else 0
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

@@ -44,15 +44,12 @@ import tempfile
 import threading
 import time
 
+from support.common import Checks, dcpi_binary
+
 BUILD, CASE = sys.argv[1], sys.argv[2]
-DCPI = os.path.join(BUILD, "dcpi")
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+DCPI = dcpi_binary(BUILD)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def db_show(db):
@@ -401,7 +398,7 @@ def main():
          "serial_killed": case_serial_killed, "panic": case_panic, "errors": case_errors,
          "failures": case_failures, "serial": case_serial, "control": case_control,
          "period": case_period}[CASE](os.path.join(tmp, "db"))
-    return 1 if failures else 0
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

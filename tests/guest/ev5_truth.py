@@ -23,12 +23,12 @@ Usage: ev5_truth.py BUILD_DIR PLUGIN_SO PATCHED_QEMU [KEEP_DIR]
 """
 import math
 import os
-import shutil
 import subprocess
 import sys
 
-import qemu_run
-from calc_guest import Checks, Guest, work_files
+from support import qemu_run
+from support.calc_guest import Guest, work_files
+from support.common import Checks, symbol_range
 
 BUILD, PLUGIN, QEMU = sys.argv[1], sys.argv[2], sys.argv[3]
 KEEP = sys.argv[4] if len(sys.argv) > 4 else None
@@ -69,18 +69,6 @@ def user_lines(path):
                     int(fields[1], 16) < 0xfffffc0000000000:
                 lines.append(line)
     return lines
-
-
-def symbol_range(elf, name):
-    nm = shutil.which("alpha-linux-gnu-nm")
-    out = subprocess.run([nm, "-S", "--defined-only", elf], capture_output=True, text=True,
-                         check=True).stdout
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 4 and fields[3].split(".")[0] == name:
-            start = int(fields[0], 16)
-            return start, start + int(fields[1], 16)
-    raise AssertionError(f"{name} not in {elf}")
 
 
 def loop_samples(db):

@@ -16,24 +16,18 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
+from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support.common import Checks, GuestFiles, dcpi_binary
 
 BUILD = sys.argv[1]
 GUEST = os.path.join(BUILD, "guest")
 qemu_run.use_build(GUEST)
-KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
-PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
-INITRD = os.path.join(GUEST, "workloads", "initrd.cpio")
-DCPI = os.path.join(BUILD, "dcpi")
+FILES = GuestFiles(GUEST)
+KERNEL, PALCODE, INITRD = FILES.kernel, FILES.palcode, FILES.initrd
+DCPI = dcpi_binary(BUILD)
 RING_BYTES = 64 + (2 << 20)  # TransferRingHeader + data (firmware/transfer_ring.h)
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def wait_for(process, marker, timeout=120):
@@ -93,7 +87,7 @@ def main():
     finally:
         qemu.kill()
         qemu.wait()
-    return 1 if failures else 0
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

@@ -2,31 +2,21 @@
 """Guest tests: boot our PALcode and kernel under QEMU and assert on what
 the guest prints (tests/guest/selftest/selftest.cpp). Usage: guest_tests.py BUILD_GUEST_DIR CASE
 """
-import math
 import os
 import re
 import subprocess
 import sys
 
-import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
+from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support.common import (GuestFiles, chi_square, chi_square_critical, dcpi_binary, expect,
+                            nm, symbol)
 
 GUEST = sys.argv[1]
 qemu_run.use_build(GUEST)
-PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
-KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+FILES = GuestFiles(GUEST)
+PALCODE, KERNEL = FILES.palcode, FILES.kernel
 USER = os.path.join(GUEST, "tests", "guest", "user")
 TEST_INITRD = os.path.join(USER, "test_initrd.cpio")
-
-# A chi-square quantile (Wilson–Hilferty); z = 3.29 is the 0.9995 normal quantile.
-Z_SIGNIFICANCE = 3.29
-
-
-def chi_square_critical(dof, z=Z_SIGNIFICANCE):
-    return dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3
-
-
-def chi_square(observed, expected):
-    return sum((o - e) ** 2 / e for o, e in zip(observed, expected))
 
 
 def boot(cpus, append):
@@ -35,12 +25,6 @@ def boot(cpus, append):
 
 def values(text, pattern):
     return [m.groupdict() for m in re.finditer(pattern, text)]
-
-
-def expect(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
 
 
 def assert_booted(text, cpus):
@@ -225,13 +209,8 @@ def case_control():
 def case_layout():
     """Per-CPU driver structures are 64-byte aligned and share no cache line
     with any other symbol (checked in the kernel ELF's symbol table)."""
-    nm = subprocess.run(["alpha-linux-gnu-nm", "-S", "-C", KERNEL], capture_output=True, text=True,
-                        check=True).stdout
-    symbols = []
-    for line in nm.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) == 4 and parts[2].lower() in "bdrs":
-            symbols.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
+    symbols = [(address, size, name) for address, size, kind, name in nm(KERNEL, demangle=True)
+               if size is not None and kind.lower() in "bdrs"]
     per_cpu = {"dcpi_cpu_slots": 128, "dcpi_driver_stats": 128, "dcpi_sample_memory": 512 * 1024,
                "dcpi::driver::g_mailbox": 64, "dcpi::driver::g_request": 64}
     for name, stride in per_cpu.items():
@@ -318,15 +297,6 @@ def reaped(text, path):
     rows = values(text, rf"init: {re.escape(path)} pid (?P<pid>\d+) reaped (?P<got>\d+) status 0x(?P<status>[0-9a-f]+)")
     expect(len(rows) >= 1 and all(r["pid"] == r["got"] for r in rows), f"{path} was spawned and reaped")
     return int(rows[0]["status"], 16)
-
-
-def symbol(elf, name):
-    out = subprocess.run(["alpha-linux-gnu-nm", elf], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[2] == name:
-            return int(fields[0], 16)
-    raise AssertionError(f"no symbol {name} in {elf}")
 
 
 def build_id(elf):
@@ -482,7 +452,7 @@ def case_serial():
     import tempfile
     import threading
     build = os.path.dirname(os.path.abspath(GUEST))
-    initrd = os.path.join(GUEST, "workloads", "initrd.cpio")
+    initrd = FILES.initrd
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
@@ -524,7 +494,7 @@ def case_serial():
         capture = os.path.join(tmp, "com2.bin")
         with open(capture, "wb") as f:
             f.write(captured)
-        out = subprocess.run([os.path.join(build, "dcpi"), "ingest", "--from-file", capture,
+        out = subprocess.run([dcpi_binary(build), "ingest", "--from-file", capture,
                               "--db", os.path.join(tmp, "db"), "--json"],
                              capture_output=True, text=True, timeout=120)
         expect(out.returncode == 0, f"dcpi ingest accepted the capture: {out.stderr.strip()[-200:]}")

@@ -15,30 +15,14 @@ import subprocess
 import sys
 import tempfile
 
-import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support.common import GuestFiles, expect, symbols
 
 GUEST, PLUGIN = sys.argv[1], sys.argv[2]
 qemu_run.use_build(GUEST)
-PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
-KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+FILES = GuestFiles(GUEST)
+PALCODE, KERNEL = FILES.palcode, FILES.kernel
 ITERATIONS_PER_CALL = 100000
-
-
-def expect(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
-
-
-def symbols(elf):
-    out = subprocess.run(["alpha-linux-gnu-nm", elf], capture_output=True, text=True,
-                         check=True).stdout
-    table = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3:
-            table[parts[2]] = int(parts[0], 16)
-    return table
 
 
 def run(cpus, append, counts_path=None):

@@ -22,18 +22,15 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import Checks, dcpi_binary
+
 BUILD = sys.argv[1]
-DCPI = os.path.join(BUILD, "dcpi")
+DCPI = dcpi_binary(BUILD)
 MODULE = os.path.join(BUILD, "libdcpi_values_address.so")
 LATENCY = os.path.join(BUILD, "libdcpi_values_latency.so")
 IMAGES = os.path.join(BUILD, "guest")
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def dcpi(*args):
@@ -129,7 +126,7 @@ with tempfile.TemporaryDirectory() as tmp:
            any(r["instruction"].startswith(fp_memory) for r in int_b["rows"]),
            "FP loads/stores keep their integer base register out of the FP kinds")
 
-if failures:
-    print(f"{len(failures)} failure(s)")
+if CHECKS.failures:
+    print(f"{len(CHECKS.failures)} failure(s)")
     sys.exit(1)
 print("values_mathcall: all checks passed")

@@ -21,19 +21,16 @@ import tempfile
 import time
 import zlib
 
+from support.common import Checks, dcpi_binary
+
 BUILD, GUEST = sys.argv[1], sys.argv[2]
-DCPI = os.path.join(BUILD, "dcpi")
+DCPI = dcpi_binary(BUILD)
 IMAGES = ":".join(os.path.join(GUEST, d) for d in ("workloads", "kernel", "palcode"))
 # A smoke bound, generous for a loaded machine: the page must not take
 # minutes (the measured time is printed).
 LARGE_RENDER_SECONDS = 30
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def chromium(*arguments, timeout=120):
@@ -206,6 +203,6 @@ def main():
 
 if __name__ == "__main__":
     main()
-    if failures:
-        print(f"{len(failures)} check(s) failed")
+    if CHECKS.failures:
+        print(f"{len(CHECKS.failures)} check(s) failed")
         sys.exit(1)

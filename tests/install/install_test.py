@@ -11,14 +11,11 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import Checks
+
 BUILD = sys.argv[1]
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def main():
@@ -63,7 +60,7 @@ def main():
                                   capture_output=True, text=True)
         expect(run_page.returncode == 0 and "--period" in run_page.stdout.replace("\u2010", "-"),
                "man -l dcpi-run.1 documents dcpi run's options")
-    return 1 if failures else 0
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

@@ -30,16 +30,13 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import Checks, dcpi_binary, dynamic_symbol, symbol
+
 BUILD, LINUX, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
-DCPI = os.path.join(BUILD, "dcpi")
+DCPI = dcpi_binary(BUILD)
 SYSROOT = "/usr/alpha-linux-gnu"
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def program(name):
@@ -123,16 +120,6 @@ def build_id(path):
     return match.group(1) if match else "-"
 
 
-def dynamic_symbol(path, name):
-    out = subprocess.run(["alpha-linux-gnu-nm", "-D", "--defined-only", path],
-                         capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[2].split("@")[0] == name:
-            return int(fields[0], 16)
-    return None
-
-
 def case_loadmap(tmp):
     libm = f"{SYSROOT}/lib/libm.so.6.1"
     expected, _ = oracle("sorter", "--dlopen", "10")
@@ -169,9 +156,7 @@ def case_loadmap(tmp):
                f"through load {load:#x} link {link:#x}")
     exe = next(r for r in mine if r["path"] == "/bin/sorter")
     main = int(addresses.group(3), 16)
-    nm = subprocess.run(["alpha-linux-gnu-nm", program("sorter")], capture_output=True,
-                        text=True).stdout
-    main_symbol = int(re.search(r"^([0-9a-f]+) T main$", nm, re.M).group(1), 16)
+    main_symbol = symbol(program("sorter"), "main")
     expect(main - int(exe["load"], 16) + int(exe["link"], 16) == main_symbol,
            "main maps to the executable's main")
 
@@ -257,5 +242,5 @@ with tempfile.TemporaryDirectory() as tmp:
     {"outputs": case_outputs, "profile": case_profile, "loadmap": case_loadmap,
      "errors": case_errors, "static": case_static, "smp": case_smp, "groups": case_groups,
      "baremetal": case_baremetal, "remap": case_remap}[CASE](tmp)
-print(f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+print(f"{len(CHECKS.failures)} failures")
+sys.exit(CHECKS.exit_code())

@@ -19,17 +19,14 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import Checks, dcpi_binary
+
 BUILD, MIX_FILE, CPUS = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-DCPI = os.path.join(BUILD, "dcpi")
+DCPI = dcpi_binary(BUILD)
 REAL = os.path.join(BUILD, "mixes", "real")
 SYSROOT = "/usr/alpha-linux-gnu"
-failures = []
-
-
-def expect(ok, message):
-    print("ok:" if ok else "FAILED:", message)
-    if not ok:
-        failures.append(message)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def mix_commands():
@@ -126,8 +123,8 @@ def main():
                                      f"({done.returncode}: {console[-400:]})")
         check_outputs(console)
         check_profile(db, console)
-    print("failures:", len(failures))
-    return 1 if failures else 0
+    print("failures:", len(CHECKS.failures))
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

@@ -15,14 +15,10 @@ import subprocess
 import sys
 import tempfile
 
+from support.common import dcpi_binary, expect
+
 BUILD = sys.argv[1]
-DCPI = os.path.join(BUILD, "dcpi")
-
-
-def expect(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
+DCPI = dcpi_binary(BUILD)
 
 
 def dcpi(*args):

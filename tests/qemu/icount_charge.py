@@ -31,30 +31,14 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "guest"))
-import qemu_run  # noqa: E402
+from support import qemu_run
+from support.common import GuestFiles, chi_square, expect, symbol
 
 GUEST, PATCHED, PROBE = sys.argv[1:4]
 qemu_run.use_build(GUEST)
-PALCODE = os.path.join(GUEST, "palcode", "palcode.elf")
-KERNEL = os.path.join(GUEST, "kernel", "kernel.elf")
+FILES = GuestFiles(GUEST)
+PALCODE, KERNEL = FILES.palcode, FILES.kernel
 SAMPLES = 4000
-
-
-def expect(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
-
-
-def symbol(elf, name):
-    out = subprocess.run(["alpha-linux-gnu-nm", elf], capture_output=True, text=True,
-                         check=True).stdout
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == name:
-            return int(parts[0], 16)
-    raise AssertionError(f"{name} not in {elf}")
 
 
 def boot(append, qemu, plugin=None, cpus=1):
@@ -96,10 +80,6 @@ def spread_histogram(charges, refunds=None):
     counts = [int(samples) for _, samples in sorted((int(o), s) for o, s in rows)]
     expect(len(counts) == 8, "the guest histogrammed the 8-instruction loop")
     return counts, {k: int(v) for k, v in probe.items()}
-
-
-def chi_square(observed, expected):
-    return sum((o - e) ** 2 / e for o, e in zip(observed, expected) if e > 0)
 
 
 def check_unpatched_paths_unchanged():

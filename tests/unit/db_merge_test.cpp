@@ -19,12 +19,9 @@ namespace dcpi {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::contains;
 using testing::run_dcpi;
 using testing::TempDir;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The report fixture (two epochs of 100 samples) plus, in epoch 2, a value
 // file, a recorded image and a recording identity.

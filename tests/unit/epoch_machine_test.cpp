@@ -20,12 +20,9 @@
 namespace dcpi {
 namespace {
 
+using testing::contains;
 using testing::run_dcpi;
 using testing::TempDir;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The text of an epoch.meta with `line` in place of the machine line
 // (nothing when empty), checksummed again.

@@ -21,12 +21,9 @@ namespace dcpi {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::contains;
 using testing::run_dcpi;
 using testing::TempDir;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST(ImageCatalog, RoundTripsAndRejectsDamage) {
   const std::vector<RecordedImage> images = {{"ab12", "/bin/copy", "/build/copy"},
@@ -182,7 +179,6 @@ TEST_F(ImagesWithoutOption, ADamagedCatalogIsReportedNotFatal) {
   EXPECT_EQ(check.exit_code, 1);
   EXPECT_TRUE(contains(check.out, "IMAGES")) << check.out;
 }
-
 
 }  // namespace
 }  // namespace dcpi

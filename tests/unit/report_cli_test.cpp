@@ -15,6 +15,7 @@
 namespace dcpi {
 namespace {
 
+using testing::contains;
 using testing::run_dcpi;
 using testing::TempDir;
 
@@ -36,10 +37,6 @@ class ReportCliTest : public ::testing::Test {
   std::string images_;
   std::string db_;
 };
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 TEST_F(ReportCliTest, ProfTextHasHeaderColumnsAndCumulativePercent) {
   const auto result = run({"prof", "--db", db_, "--images", images_, "--epoch", "1"});

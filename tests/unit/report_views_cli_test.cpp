@@ -18,12 +18,9 @@
 namespace dcpi {
 namespace {
 
+using testing::contains;
 using testing::run_dcpi;
 using testing::TempDir;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 class ReportViews : public ::testing::Test {
  protected:

@@ -43,6 +43,11 @@ inline void damage(std::vector<uint8_t>& bytes, std::mt19937& random, int round)
     bytes[random() % bytes.size()] ^= uint8_t(1u << random() % 8);
 }
 
+// Whether `part` occurs in `text` (dcpi's output, a report, a message).
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Runs the dcpi binary with `arguments` (each shell-quoted); a hang is cut
 // off by timeout(1) after 30 s so a broken build cannot stall the suite.
 CommandResult run_dcpi(const std::vector<std::string>& arguments);

@@ -25,19 +25,14 @@ import subprocess
 import sys
 import threading
 
+from support.common import GuestFiles, expect
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "guest"))  # qemu_run
 
 SKIP = 77
 CHECKSUM = re.compile(r"^checksum (\S+) (0x[0-9a-f]{16})$", re.M)
 QEMU_USER = ["qemu-alpha", "-cpu", "ev56"]
 SPAWNING = {"init", "manyproc", "parallel4"}
-
-
-def expect(condition, message):
-    if not condition:
-        raise AssertionError(message)
-    print("ok:", message)
 
 
 def run(command, timeout=300, check_status=0):
@@ -231,11 +226,10 @@ def cmd_initrd(initrd, alpha_dir, mix_dir):
 
 
 def cmd_guest(build_dir, native_dir, cpus, mix):
-    import qemu_run
+    from support import qemu_run
     guest = os.path.join(build_dir, "guest")
-    palcode = os.path.join(guest, "palcode", "palcode.elf")
-    kernel = os.path.join(guest, "kernel", "kernel.elf")
-    initrd = os.path.join(guest, "workloads", "initrd.cpio")
+    files = GuestFiles(guest)
+    palcode, kernel, initrd = files.palcode, files.kernel, files.initrd
     mix_source = os.path.join(HERE, "..", "..", "workloads", "mix", os.path.basename(mix))
     self_test = "rttest" in mix  # its data file exists only in the initrd
     want = {} if self_test else checksums(

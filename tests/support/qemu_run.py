@@ -12,6 +12,8 @@ import shutil
 import socket
 import subprocess
 
+from support.common import dcpi_binary
+
 # The dcpi that prints the command line; set it with use_build(GUEST).
 DCPI = None
 # Tests of this harness pretend QEMU is called something else.
@@ -31,7 +33,7 @@ def free_port():
 def use_build(guest):
     """Use the dcpi of the build whose guest/ directory is `guest`."""
     global DCPI
-    DCPI = os.path.join(os.path.dirname(os.path.abspath(guest)), "dcpi")
+    DCPI = dcpi_binary(os.path.dirname(os.path.abspath(guest)))
 
 
 def qemu_command(palcode, kernel, cpus=1, append="", gdb_port=None, initrd=None,

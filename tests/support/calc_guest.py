@@ -1,4 +1,5 @@
-"""What the guest tests of dcpi calc share (calc_copy.py, calc_switch.py):
+"""What the guest tests of dcpi calc share (tests/guest/calc_copy.py,
+calc_switch.py, calc_bytecode.py, ev5_truth.py; tests/bench/bench_calc_accuracy.py):
 boot one workload on 1 CPU under the exec_counts plugin (exact counts, our
 dcpix) with QEMU's GDB stub, pull the profile with `dcpi ingest` after
 DCPI-DONE, quit QEMU (SIGTERM: the plugin writes its file at exit), and
@@ -9,33 +10,22 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 
-import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
+from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support.common import GuestFiles, dcpi_binary
 
 MIN_SAMPLES = 100
 SIGMAS = 3.0
 
 
-class Checks:
-    def __init__(self):
-        self.failures = []
-
-    def expect(self, condition, message):
-        print("ok:" if condition else "FAILED:", message, flush=True)
-        if not condition:
-            self.failures.append(message)
-
-
 class Guest:
     def __init__(self, build):
-        self.guest = os.path.join(build, "guest")
-        self.palcode = os.path.join(self.guest, "palcode", "palcode.elf")
-        self.kernel = os.path.join(self.guest, "kernel", "kernel.elf")
-        self.initrd = os.path.join(self.guest, "workloads", "initrd.cpio")
-        self.dcpi_path = os.path.join(build, "dcpi")
+        files = GuestFiles(os.path.join(build, "guest"))
+        self.guest = files.dir
+        self.palcode, self.kernel, self.initrd = files.palcode, files.kernel, files.initrd
+        self.dcpi_path = dcpi_binary(build)
         qemu_run.use_build(self.guest)
 
     def dcpi(self, *args):

@@ -4,13 +4,12 @@
 // statistics and epoch markers, and performs control commands. One pass is
 // daemon_step(); today the boot CPU's idle loop runs it, later a kernel
 // thread can. Everything here runs at IPL < 5 under one lock.
-#include "firmware/control_block.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/ring_writer.h"
 #include "driver/value_sampler.h"
-#include "firmware/uart.h"
+#include "firmware/control_block.h"
 #include "firmware/load_map.h"
 
 extern "C" {
@@ -364,7 +363,7 @@ namespace {
 // stream"); the ring then only stages it, so the daemon consumes it at once
 // (the host does not pull the ring in this mode and it never fills).
 void send_on_com2(const uint8_t* record, uint64_t bytes) {
-  firmware::uart2_write_bytes(record, bytes);
+  kernel::uart2_write_bytes(record, bytes);
   ring_consume_all();
 }
 }  // namespace
@@ -380,7 +379,7 @@ void set_serial_transport(bool on) {
     const uint64_t span = record_span(header->payload_bytes);
     RingWriter::mirror_record(*header, span,
                               header->type == static_cast<uint16_t>(RecordType::kPad),
-                              firmware::uart2_write_bytes);
+                              kernel::uart2_write_bytes);
     at += span;
   }
   ring_consume_all();

@@ -1,13 +1,14 @@
 // Everything the driver uses from the kernel, and nothing else (issue 13):
 // the driver's translation units include this header and no kernel/ one.
 // The kernel implements the functions declared here (kernel/console.cpp,
-// clock.cpp, address_space.cpp, scheduler.cpp, switch.S, each of which
+// clock.cpp, address_space.cpp, scheduler.cpp, uart.cpp, switch.S, each of which
 // includes this header so that the compiler checks the two agree); the
 // other way round the kernel reaches the driver only through
 // driver/driver.h.
 //
 // What the driver needs, by job:
 //   console        kprintf (a CPU that does not answer a request)
+//   serial         the serial transport's raw bytes on COM2
 //   clock          the 64-bit cycle count (daemon flush interval, epochs)
 //   locks, IPL,    firmware/spin_lock.h and the CALL_PAL wrappers of
 //   IPIs, counter  firmware/pal_calls.h (swpipl, wripir, wtint, whami,
@@ -34,6 +35,10 @@ struct AddressSpace;
 
 // Console on COM1: a small printf, serialized across CPUs.
 void kprintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+// COM2 (ISA port 0x2f8): raw bytes, no newline translation. The DCPI serial
+// transport (docs/transfer-format.md "Serial stream"); kernel/uart.cpp.
+void uart2_write_bytes(const uint8_t* bytes, uint64_t length);
 
 namespace clock {
 // Cycles since boot, 64 bits (RPCC extended; kernel/clock.h).

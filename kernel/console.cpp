@@ -2,9 +2,9 @@
 
 #include "driver/kernel_services.h"
 #include "firmware/pal_abi.h"
-#include "firmware/uart.h"
 #include "kernel/palcalls.h"
 #include "kernel/spinlock.h"
+#include "kernel/uart.h"
 
 namespace kernel {
 namespace {
@@ -22,7 +22,7 @@ class LineBuffer {
     while (*s) put(*s++);
   }
   void flush() {
-    firmware::uart_write(text_, length_);
+    uart_write(text_, length_);
     length_ = 0;
   }
 
@@ -132,7 +132,7 @@ void kvprintf(const char* f, va_list args) {
 void console_write(const char* text, uint64_t length) {
   const uint64_t ipl = pal::swpipl(IPL_HIGH);
   console_lock.lock();
-  firmware::uart_write(text, length);
+  uart_write(text, length);
   console_lock.unlock();
   pal::swpipl(ipl);
 }

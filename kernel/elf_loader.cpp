@@ -1,7 +1,7 @@
 #include "kernel/elf_loader.h"
 
-#include "kernel/elf.h"
-#include "kernel/errno.h"
+#include "kernel/elf_format.h"
+#include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 
 namespace kernel {

@@ -1,4 +1,4 @@
-#include "kernel/elf.h"
+#include "kernel/elf_format.h"
 
 namespace kernel::elf {
 

@@ -2,7 +2,7 @@
 
 #include "kernel/clock.h"
 #include "kernel/console.h"
-#include "kernel/elf.h"
+#include "kernel/elf_format.h"
 #include "kernel/irq_lock.h"
 #include "kernel/palcalls.h"
 #include "kernel/text.h"

@@ -11,7 +11,7 @@
 #include "kernel/scheduler.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
-#include "kernel/traps.h"
+#include "kernel/trap_entries.h"
 
 extern "C" char __kernel_start[], __kernel_end[];
 

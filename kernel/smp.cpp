@@ -6,7 +6,7 @@
 #include "kernel/palcalls.h"
 #include "kernel/profiler.h"
 #include "kernel/scheduler.h"
-#include "kernel/traps.h"
+#include "kernel/trap_entries.h"
 
 extern "C" {
 void secondary_entry();

@@ -1,7 +1,7 @@
 // File system calls over the initrd (read-only) and the console: the
 // Linux/Alpha calls newlib and glibc (with its dynamic loader) make.
 #include "kernel/console.h"
-#include "kernel/errno.h"
+#include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"

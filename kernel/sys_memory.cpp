@@ -3,9 +3,9 @@
 // copied into fresh pages: the initrd is not page aligned); a PROT_NONE
 // reservation maps nothing until mprotect opens it. Every executable file
 // mapping is a loader notification in the load map (DCPI §4.3.2).
-#include "kernel/elf.h"
+#include "kernel/elf_format.h"
 #include "kernel/elf_loader.h"
-#include "kernel/errno.h"
+#include "kernel/linux_errno.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"

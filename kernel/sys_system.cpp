@@ -3,7 +3,7 @@
 // malloc and C++ start-up (issue 15). This kernel has one thread per process
 // and delivers no signals: handlers are accepted and never run.
 #include "kernel/clock.h"
-#include "kernel/errno.h"
+#include "kernel/linux_errno.h"
 #include "kernel/smp.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/syscalls.h"

@@ -10,8 +10,6 @@ namespace kernel {
 // PALcode's frame and the driver's value sampler).
 using TrapFrame = dcpi::TrapFrame;
 
-void install_trap_entries();
-
 // Self-test support: while armed, a trap in the kernel is recorded (its
 // entry, a0, and the PC in the frame) and the kernel resumes after the
 // trapping instruction instead of panicking.

@@ -1,8 +1,9 @@
-#include "firmware/uart.h"
+#include "kernel/uart.h"
 
+#include "driver/kernel_services.h"
 #include "firmware/pal_abi.h"
 
-namespace firmware {
+namespace kernel {
 namespace {
 
 volatile uint8_t* const com1 = reinterpret_cast<volatile uint8_t*>(COM1_KSEG);
@@ -33,4 +34,4 @@ void uart2_write_bytes(const uint8_t* bytes, uint64_t length) {
   }
 }
 
-}  // namespace firmware
+}  // namespace kernel

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "symbols/elf_symbols.h"
 #include "isa/isa.h"
+#include "symbols/elf_symbols.h"
 
 namespace dcpi {
 
@@ -39,6 +39,21 @@ struct CodeSection {
   std::string name;
   uint64_t address = 0;
   std::vector<uint32_t> words;
+};
+
+// What a program loader reads from the ELF and program headers (ld.so, the
+// kernel's ELF loader): the bundler puts a program's loader and libraries in
+// the initrd with it (qemu/bundle/, `dcpi run -- PROGRAM`). Always read; it
+// costs one pass over the program headers and the dynamic section.
+struct ElfLoadInfo {
+  bool alpha = false;               // ELFCLASS64, little-endian, EM_ALPHA
+  bool executable = false;          // ET_EXEC or ET_DYN
+  std::string interpreter;          // PT_INTERP; empty for a static program
+  std::vector<std::string> needed;  // DT_NEEDED, in file order
+  bool has_tls = false;             // a PT_TLS segment
+  // Where the ELF header itself is mapped: p_vaddr of the PT_LOAD that
+  // starts at file offset 0 (glibc finds it as __ehdr_start).
+  std::optional<uint64_t> header_address;
 };
 
 // What to read besides the symbols: skipping contents, DWARF and the
@@ -76,6 +91,7 @@ class ElfImage {
   const std::string& path() const { return symbols_.path(); }
   const ElfSymbols& symbols() const { return symbols_; }
   const std::optional<std::string>& build_id() const { return symbols_.build_id(); }
+  const ElfLoadInfo& load_info() const { return load_info_; }
 
   // The procedure containing `address`: a function symbol, else the nearest
   // preceding symbol in the same executable section; nullopt if neither.
@@ -119,6 +135,7 @@ class ElfImage {
   const CodeRange* code_range_of(uint64_t address) const;
 
   ElfSymbols symbols_;
+  ElfLoadInfo load_info_;
   std::vector<ElfSymbol> code_symbols_;  // every symbol inside code, by address
   std::vector<LineRow> line_rows_;       // sorted by address, end-of-sequence first
   std::vector<std::string> source_files_;

@@ -24,6 +24,7 @@ namespace dcpi {
 namespace {
 
 constexpr char kHexDigits[] = "0123456789abcdef";
+constexpr uint16_t kMachineAlpha = 0x9026;  // EM_ALPHA as binutils writes it
 
 std::string hex_string(std::span<const uint8_t> bytes) {
   std::string out;
@@ -103,12 +104,14 @@ class ElfReader {
     for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf_, section));) {
       const GElf_Shdr header = section_header(section);
       visit_section(section, header, symbols, symbol_table);
+      if (header.sh_type == SHT_DYNAMIC) read_needed(section, header, image.load_info_.needed);
       if (options.section_contents && have_names) add_contents(section, header, names_index, image);
     }
     if (!have_names)
       image.sections_problem_ = "no section names";
     else if (header_.e_ident[EI_DATA] != ELFDATA2LSB)
       image.sections_problem_ = "not little-endian";
+    read_load_info(image.load_info_);
     if (symbol_table) read_symbols(symbol_table, symbols);
     if (options.procedures) index_code_symbols(image);
     if (options.line_tables) read_line_tables(image);
@@ -141,6 +144,41 @@ class ElfReader {
     if (header.sh_type == SHT_NOTE && !result.build_id_) result.build_id_ = read_build_id(section);
     if (header.sh_type == SHT_SYMTAB || (header.sh_type == SHT_DYNSYM && !symbol_table))
       symbol_table = section;
+  }
+
+  // The file header and the program headers, as a loader reads them. A
+  // program header libelf cannot read is skipped, not an error: symbols
+  // alone are still useful.
+  void read_load_info(ElfLoadInfo& load) {
+    load.alpha = header_.e_ident[EI_CLASS] == ELFCLASS64 &&
+                 header_.e_ident[EI_DATA] == ELFDATA2LSB && header_.e_machine == kMachineAlpha;
+    load.executable = header_.e_type == ET_EXEC || header_.e_type == ET_DYN;
+    size_t count = 0;
+    if (elf_getphdrnum(elf_, &count) != 0) return;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Phdr segment;
+      if (gelf_getphdr(elf_, static_cast<int>(i), &segment) == nullptr) continue;
+      if (segment.p_type == PT_TLS) load.has_tls = true;
+      if (segment.p_type == PT_LOAD && segment.p_offset == 0) load.header_address = segment.p_vaddr;
+      if (segment.p_type == PT_INTERP && segment.p_offset < bytes_.size() &&
+          segment.p_filesz <= bytes_.size() - segment.p_offset) {
+        const char* text = bytes_.data() + segment.p_offset;
+        load.interpreter.assign(text, strnlen(text, segment.p_filesz));
+      }
+    }
+  }
+
+  // DT_NEEDED entries of a dynamic section, named through its string table.
+  void read_needed(Elf_Scn* section, const GElf_Shdr& header, std::vector<std::string>& needed) {
+    Elf_Data* data = elf_getdata(section, nullptr);
+    if (data == nullptr || header.sh_entsize == 0) return;
+    for (size_t i = 0; i < header.sh_size / header.sh_entsize; ++i) {
+      GElf_Dyn entry;
+      if (gelf_getdyn(data, static_cast<int>(i), &entry) == nullptr) break;
+      if (entry.d_tag != DT_NEEDED) continue;
+      if (const char* name = elf_strptr(elf_, header.sh_link, entry.d_un.d_val))
+        needed.emplace_back(name);
+    }
   }
 
   // The raw bytes of a loaded section (SHT_PROGBITS, allocated or executable).

@@ -1,20 +1,18 @@
 // `dcpi ingest`: transfer records -> attribution -> profile database (DCPI
 // §4.3), from the live guest (QEMU's GDB stub) or from a recorded file.
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"
-#include "symbols/elf_symbols.h"
-#include "symbols/kernel_symbols.h"
 #include "firmware/crc32c.h"
-#include "hostdump/gdb/gdb_client.h"
-#include "hostdump/gdb/ring_source.h"
 #include "hostdump/ingest.h"
+#include "hostdump/run/live_ingest.h"
 #include "profiledb/container.h"
 #include "profiledb/profile_db_writer.h"
+#include "symbols/elf_symbols.h"
+#include "symbols/kernel_symbols.h"
 
 namespace dcpi {
 
@@ -56,52 +54,25 @@ std::string recording_identity(const std::vector<uint8_t>& bytes) {
   return "crc32c:" + std::string(crc) + " size:" + std::to_string(bytes.size());
 }
 
-std::chrono::milliseconds milliseconds(double seconds) {
-  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-}
-
-// The live guest through its GDB stub: the session loop (hostdump/session.h)
-// with the ring source, paced by --interval for --duration.
-DecodeStats ingest_live(const ParsedOptions& options, ProfileBuilder& builder,
-                        ProfileDatabaseWriter& writer) {
+// The live guest through its GDB stub: the run's live ingest
+// (hostdump/run/live_ingest.h), paced by --interval for --duration.
+DecodeStats ingest_from_stub(const ParsedOptions& options, ProfileBuilder& builder,
+                             ProfileDatabaseWriter& writer) {
   const ElfSymbols kernel = ElfSymbols::open(options.required("kernel"));
-  const uint64_t ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring");
-  StubAddress stub;
+  LiveIngestRequest request{.kernel = &kernel,
+                            .ring_address = kernel_symbol_physical(kernel, "dcpi_transfer_ring"),
+                            .stub = options.required("gdb")};
   try {
-    stub = parse_stub_address(options.required("gdb"));
+    check_stub_address(request.stub);
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());
   }
-  const double duration = options.value("duration") ? options.seconds("duration", 0) : 0;
-  const double interval = options.seconds("interval", 1.0);
-  GdbClient client(stub, milliseconds(options.seconds("timeout", kDefaultTimeoutSeconds)));
-  auto leave = [&] {
-    if (!client.healthy()) return;
-    client.set_physical_memory_mode(false);
-    if (!options.flag("no-resume")) client.detach();
-  };
-  try {
-    client.set_physical_memory_mode(true);
-    if (options.flag("flush")) {
-      ControlChannel control(client, kernel_symbol_physical(kernel, "dcpi_control"));
-      const int64_t status = control.execute(ControlCommand::kFlush, 0, 0,
-                                             milliseconds(options.seconds("timeout", 5)));
-      if (status != kControlOk)
-        throw GuestStateError("the driver refused to flush: " + control_status_text(status));
-    }
-    GdbRingSource source(client, ring_address);
-    TimedWatch watch(duration, interval);
-    SessionStats stats;
-    run_session(source, watch, builder, writer, {.wait_seconds = interval}, stats);
-    leave();
-    return stats.decode;
-  } catch (...) {
-    try {
-      leave();
-    } catch (...) {  // the original error is the one to report
-    }
-    throw;
-  }
+  request.duration_seconds = options.value("duration") ? options.seconds("duration", 0) : 0;
+  request.interval_seconds = options.seconds("interval", 1.0);
+  request.timeout_seconds = options.seconds("timeout", kDefaultTimeoutSeconds);
+  request.flush = options.flag("flush");
+  request.resume = !options.flag("no-resume");
+  return ingest_live(request, builder, writer);
 }
 
 void print_summary(const std::string& db, const IngestTotals& totals, const DecodeStats& stats,
@@ -154,7 +125,7 @@ int run_ingest_command(const std::vector<std::string>& arguments) {
   DecodeStats stats;
   if (live) {
     ProfileDatabaseWriter writer(db);
-    stats = ingest_live(options, builder, writer);
+    stats = ingest_from_stub(options, builder, writer);
   } else {
     const std::string file = *options.value("from-file");
     const std::vector<uint8_t> bytes = read_input(file);

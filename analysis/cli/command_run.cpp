@@ -5,21 +5,25 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
-#include "analysis/cli/program_run.h"
-#include "analysis/cli/run_session.h"
-#include "analysis/cli/workload_outcome.h"
+#include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
+#include "firmware/memory_map.h"
 #include "firmware/value_tuples.h"
-#include "profiledb/profile_db.h"
+#include "hostdump/run/machine_files.h"
+#include "hostdump/run/profiled_run.h"
+#include "hostdump/run/program_run.h"
+#include "hostdump/run/workload_outcome.h"
 #include "hostdump/values/value_capture.h"
-#include "qemu/host/stop_signals.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi {
 
@@ -124,7 +128,7 @@ std::filesystem::path default_build_directory() {
 
 // Seed 001 §2.4: what the interpreter records is what the loaded modules
 // (the built-in operand module and any plug-in) ask for, plus --values-capture.
-std::string capture_spec_for(const RunOptions& run, const std::optional<std::string>& extra) {
+std::string capture_spec_for(const RunRequest& run, const std::optional<std::string>& extra) {
   std::vector<values::CaptureRequest> requests{values::make_operand_module()->capture()};
   try {
     for (const std::string& path : run.value_modules)
@@ -165,7 +169,7 @@ void check_events(const std::string& events) {
 // Options that describe the machine beyond a profiled run (the Python tests'
 // self-test boots, plugins, their own listeners): --print-qemu-command only,
 // except --append, --plugin and --no-initrd, which a run honours too.
-void parse_machine_extras(const ParsedOptions& options, RunOptions& run) {
+void parse_machine_extras(const ParsedOptions& options, RunRequest& run) {
   const bool print = options.flag("print-qemu-command");
   if (!print && (options.flag("no-gdb") || options.value("com2-port")))
     throw UsageError("--no-gdb and --com2-port go with --print-qemu-command");
@@ -202,58 +206,30 @@ std::filesystem::path build_directory(const ParsedOptions& options) {
                                 : default_build_directory();
 }
 
-// A file of the machines (the patched QEMU, the TCG plugins): build/qemu/ in
-// a build tree, PREFIX/lib/dcpi for an installed dcpi (install.cmake).
-std::optional<std::filesystem::path> machine_file(const std::filesystem::path& build,
-                                                  const std::string& name) {
-  std::error_code error;
-  for (const auto& directory : {build / "qemu", build.parent_path().parent_path() / "lib" / "dcpi"})
-    if (std::filesystem::exists(directory / name, error)) return directory / name;
-  return std::nullopt;
-}
-
-std::string required_machine_file(const std::filesystem::path& build, const std::string& name,
-                                  const std::string& what) {
-  if (const auto found = machine_file(build, name)) return found->string();
-  throw std::runtime_error("the ev5 machine needs " + what + " (" + name + ", looked in " +
-                           (build / "qemu").string() + "): build it with qemu/machine/build-qemu.sh " +
-                           "and reconfigure (cmake -S . -B build -DDCPI_EV5=ON)");
-}
-
 // --machine ev5|qemu and --truth FILE (issue 14): the emulator, the timing
 // plugin and where the ground truth goes. On `qemu` the truth is the
 // exec_counts plugin's exact counts; on `ev5` the model writes it.
 void parse_machine_choice(const ParsedOptions& options, const std::filesystem::path& build,
-                          RunOptions& run) {
+                          RunRequest& run) {
   const std::string machine = options.value("machine").value_or("qemu");
   if (machine != "qemu" && machine != "ev5")
     throw UsageError("--machine is qemu or ev5, not '" + machine + "'");
-  std::string truth;
+  std::optional<std::filesystem::path> truth;
   if (const auto file = options.value("truth")) {
     if (file->empty() || file->find(',') != std::string::npos)
       throw UsageError("--truth takes a file name without commas (QEMU's option syntax)");
-    truth = ",out=" + std::filesystem::absolute(*file).string();
+    truth = *file;
   }
-  run.timing_machine = machine;  // recorded with every epoch (epoch.meta machine)
-  if (machine == "ev5") {
-    run.machine.qemu_binary =
-        required_machine_file(build, "qemu-system-alpha-ev5", "our patched qemu-system-alpha");
-    run.machine.plugins.push_back(
-        "file=" + required_machine_file(build, "libdcpi_ev5.so", "the 21164 model plugin") + truth);
-  } else if (!truth.empty()) {
-    const auto plugin = machine_file(build, "libdcpi_exec_counts.so");
-    if (!plugin) throw std::runtime_error("--truth needs libdcpi_exec_counts.so (not built)");
-    run.machine.plugins.push_back("file=" + plugin->string() + truth);
-  }
+  choose_timing_machine(run, build, machine, truth);
 }
 
-RunOptions parse_run_options(const ParsedOptions& options) {
-  RunOptions run;
+RunRequest parse_run_options(const ParsedOptions& options) {
+  RunRequest run;
   const std::filesystem::path guest = build_directory(options) / "guest";
   run.machine.palcode = options.value("palcode").value_or(guest / "palcode/palcode.elf");
   run.machine.kernel = options.value("kernel").value_or(guest / "kernel/kernel.elf");
   run.machine.initrd = options.value("initrd").value_or(guest / "workloads/initrd.cpio");
-  run.machine.cpus = parse_count(options, "cpus", 4, 1, qemu::kMaxCpus);
+  run.machine.cpus = parse_count(options, "cpus", 4, 1, kMaxCpus);
   run.machine.memory_mb = parse_count(options, "memory", 256, 64, 2048);
   if (options.value("mix") && options.value("workloads"))
     throw UsageError("give --mix or --workloads, not both");
@@ -314,16 +290,35 @@ RunOptions parse_run_options(const ParsedOptions& options) {
   return run;
 }
 
+// Splits `arguments` at "--": dcpi's own options stay in `arguments`; the
+// programs and their arguments (one per "--" group; they run one after the
+// other) and every --file/--lib-path go to the result.
+std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arguments) {
+  const auto dash = std::find(arguments.begin(), arguments.end(), "--");
+  if (dash == arguments.end()) return std::nullopt;
+  ProgramCommand command;
+  for (auto group = dash; group != arguments.end();) {
+    const auto next = std::find(group + 1, arguments.end(), "--");
+    if (next == group + 1) throw UsageError("-- must be followed by the program to run");
+    command.programs.emplace_back(group + 1, next);
+    group = next;
+  }
+  arguments.erase(dash, arguments.end());
+  command.files = take_repeated_option(arguments, "file");
+  command.lib_paths = take_repeated_option(arguments, "lib-path");
+  return command;
+}
+
 // What to type next (perf record's habit of naming perf report): the
 // database if it is not the default. No --images: the run recorded where its
 // images are (booted_images.h).
-std::string next_command(const RunOptions& run) {
+std::string next_command(const RunRequest& run) {
   std::vector<std::string> argv = {"dcpi", "prof"};
   if (run.database != kDefaultDatabase) argv.insert(argv.end(), {"--db", run.database.string()});
   return shell_quoted(argv);
 }
 
-void print_json_summary(const RunOptions& run, const RunResult& result,
+void print_json_summary(const RunRequest& run, const RunResult& result,
                         const WorkloadOutcome& outcome) {
   const IngestTotals& t = result.totals;
   JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
@@ -356,7 +351,7 @@ std::string cycles_text(const RunResult& result, const WorkloadOutcome& outcome)
   return {};
 }
 
-void print_summary(const RunOptions& run, const RunResult& result, const WorkloadOutcome& outcome,
+void print_summary(const RunRequest& run, const RunResult& result, const WorkloadOutcome& outcome,
                    bool json) {
   if (json) return print_json_summary(run, result, outcome);
   const IngestTotals& t = result.totals;
@@ -392,50 +387,36 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
                    "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
                    "truth"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
-  RunOptions run = parse_run_options(options);
-  std::optional<BundledInitrd> bundled;
+  RunRequest run = parse_run_options(options);
+  std::unique_ptr<BundledInitrd> bundled;
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
       throw UsageError("-- PROGRAM goes without --mix, --workloads and --print-qemu-command");
-    bundled.emplace(bundle_command(*program_command, run.machine.initrd));
+    bundled = BundledInitrd::for_programs(*program_command, run.machine.initrd);
   } else if (const auto mix = options.value("mix");
              mix && !options.value("initrd") && !options.flag("print-qemu-command")) {
-    if (auto programs = bundle_mix_programs(build_directory(options), *mix, run.machine.initrd))
-      bundled.emplace(std::move(*programs));
+    bundled = BundledInitrd::for_mix(build_directory(options), *mix, run.machine.initrd);
   }
-  if (bundled) {
-    run.machine.initrd = bundled->path();
-    run.script = bundled->bundle().script;
-    for (const auto& image : bundled->bundle().images)  // recorded with their host files
-      run.known_images.emplace_back(image.host.string(), image.guest);
-  }
+  if (bundled) bundled->apply_to(run);  // its initrd and mix; its images with their host files
   if (options.flag("print-qemu-command")) {
-    const qemu::MachineConfig machine = run_machine(run);
-    try {
-      qemu::check_machine_config(machine);
-    } catch (const std::invalid_argument& error) {
-      throw std::runtime_error(error.what());  // not a usage error: a file is missing
-    }
-    std::cout << shell_quoted(qemu::qemu_command(machine)) << '\n';
+    std::cout << shell_quoted(qemu_command_for(run)) << '\n';
     return 0;
   }
   if (!options.flag("quiet")) {
     run.console = &std::cerr;
     run.progress = &std::cerr;
   }
-  RunResult result;
-  try {
-    run_profiled_workload(run, &result);
-  } catch (const qemu::Interrupted& stop) {  // the shell's convention: 128 + the signal
-    std::cerr << "dcpi run: " << stop.what() << "; the " << result.totals.samples
+  const RunResult result = run_profiled_workload(run);
+  if (result.stop_signal != 0) {  // the shell's convention: 128 + the signal
+    std::cerr << "dcpi run: " << result.stop_reason << "; the " << result.totals.samples
               << " samples pulled before it are stored in " << run.database.string() << '\n';
-    return 128 + stop.signal();
+    return 128 + result.stop_signal;
   }
   const WorkloadOutcome outcome = read_workload_outcome(result.console);
   print_summary(run, result, outcome, options.flag("json"));
   // -- PROGRAM: the program's own status, like perf record ./a.out (issue 15).
-  if (bundled && !bundled->bundle().guest_programs.empty())
-    return programs_exit_status(result.console, bundled->bundle().guest_programs, std::cerr);
+  if (bundled && !bundled->guest_programs().empty())
+    return programs_exit_status(result.console, bundled->guest_programs(), std::cerr);
   for (const std::string& failure : outcome.failures)
     std::cerr << "dcpi run: the workload failed: " << failure << '\n';
   return outcome.failed() ? 1 : 0;

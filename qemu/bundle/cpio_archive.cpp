@@ -3,32 +3,17 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "firmware/newc.h"
+
 namespace dcpi::qemu {
 namespace {
 
-constexpr size_t kHeaderBytes = 110;  // "070701" + 13 eight-digit hex fields
-constexpr size_t kFields = 13;
-constexpr size_t kModeField = 1, kSizeField = 6, kNameSizeField = 11;
-constexpr std::string_view kMagic = "070701";
-constexpr std::string_view kTrailer = "TRAILER!!!";
+using newc::align;
 
-size_t align4(size_t n) { return (n + 3) & ~size_t{3}; }
-
-uint32_t hex_field(const std::string& archive, size_t at, size_t field) {
+uint32_t hex_field(const std::string& archive, size_t at, newc::Field field) {
   uint32_t value = 0;
-  for (size_t i = 0; i < 8; ++i) {
-    const char c = archive[at + 6 + 8 * field + i];
-    uint32_t digit;
-    if (c >= '0' && c <= '9')
-      digit = static_cast<uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      digit = static_cast<uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-      digit = static_cast<uint32_t>(c - 'A' + 10);
-    else
-      throw std::runtime_error("cpio: bad header field at offset " + std::to_string(at));
-    value = value << 4 | digit;
-  }
+  if (!newc::read_field(archive.data() + at, field, &value))
+    throw std::runtime_error("cpio: bad header field at offset " + std::to_string(at));
   return value;
 }
 
@@ -39,20 +24,13 @@ std::string strip_name(std::string name) {
 
 void append_header(std::string& out, uint32_t inode, uint32_t mode, size_t size,
                    const std::string& name) {
-  const uint32_t fields[kFields] = {inode,
-                                    mode,
-                                    0,
-                                    0,
-                                    1,
-                                    0,
-                                    static_cast<uint32_t>(size),
-                                    0,
-                                    0,
-                                    0,
-                                    0,
-                                    static_cast<uint32_t>(name.size() + 1),
-                                    0};
-  out += kMagic;
+  uint32_t fields[newc::kFieldCount] = {};  // owner 0:0, time 0, no devices
+  fields[newc::kInode] = inode;
+  fields[newc::kMode] = mode;
+  fields[newc::kLinks] = 1;
+  fields[newc::kFileSize] = static_cast<uint32_t>(size);
+  fields[newc::kNameSize] = static_cast<uint32_t>(name.size() + 1);
+  out += newc::kMagic;
   for (uint32_t field : fields) {
     char text[9];
     std::snprintf(text, sizeof text, "%08X", field);
@@ -60,7 +38,7 @@ void append_header(std::string& out, uint32_t inode, uint32_t mode, size_t size,
   }
   out += name;
   out += '\0';
-  out.resize(align4(out.size()), '\0');
+  out.resize(align(out.size()), '\0');
 }
 
 }  // namespace
@@ -68,20 +46,20 @@ void append_header(std::string& out, uint32_t inode, uint32_t mode, size_t size,
 std::vector<CpioEntry> read_cpio(const std::string& archive) {
   std::vector<CpioEntry> entries;
   size_t at = 0;
-  while (at + kHeaderBytes <= archive.size()) {
-    if (archive.compare(at, kMagic.size(), kMagic) != 0)
+  while (at + newc::kHeaderBytes <= archive.size()) {
+    if (!newc::has_magic(archive.data() + at))
       throw std::runtime_error("cpio: no newc header at offset " + std::to_string(at));
-    const uint32_t mode = hex_field(archive, at, kModeField);
-    const size_t size = hex_field(archive, at, kSizeField);
-    const size_t name_size = hex_field(archive, at, kNameSizeField);
-    const size_t data_at = align4(at + kHeaderBytes + name_size);
+    const uint32_t mode = hex_field(archive, at, newc::kMode);
+    const size_t size = hex_field(archive, at, newc::kFileSize);
+    const size_t name_size = hex_field(archive, at, newc::kNameSize);
+    const size_t data_at = align(at + newc::kHeaderBytes + name_size);
     if (name_size == 0 || data_at > archive.size() || size > archive.size() - data_at ||
-        archive[at + kHeaderBytes + name_size - 1] != '\0')
+        archive[at + newc::kHeaderBytes + name_size - 1] != '\0')
       throw std::runtime_error("cpio: entry at offset " + std::to_string(at) + " is truncated");
-    std::string name = archive.substr(at + kHeaderBytes, name_size - 1);
-    if (name == kTrailer) return entries;
+    std::string name = archive.substr(at + newc::kHeaderBytes, name_size - 1);
+    if (name == newc::kTrailerName) return entries;
     entries.push_back({strip_name(name), mode, archive.substr(data_at, size)});
-    at = align4(data_at + size);
+    at = align(data_at + size);
   }
   throw std::runtime_error("cpio: the archive ends without its trailer");
 }
@@ -92,9 +70,9 @@ std::string write_cpio(const std::vector<CpioEntry>& entries) {
   for (const CpioEntry& entry : entries) {
     append_header(out, inode++, entry.mode, entry.data.size(), entry.name);
     out += entry.data;
-    out.resize(align4(out.size()), '\0');
+    out.resize(align(out.size()), '\0');
   }
-  append_header(out, 0, 0, 0, std::string(kTrailer));
+  append_header(out, 0, 0, 0, newc::kTrailerName);
   return out;
 }
 

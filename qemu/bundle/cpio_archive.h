@@ -1,11 +1,13 @@
-// The initrd's format: a cpio "newc" archive (what kernel/initrd.cpp reads
-// and workloads/make-initrd.sh writes), read and written here so `dcpi run --
-// PROGRAM` can add a program, its libraries and data files to the bundled
-// workloads.
+// The initrd's format: a cpio "newc" archive (firmware/newc.h: the layout
+// kernel/initrd.cpp reads too; workloads/make-initrd.sh writes it), read and
+// written here so `dcpi run -- PROGRAM` can add a program, its libraries and
+// data files to the bundled workloads.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "firmware/newc.h"
 
 namespace dcpi::qemu {
 
@@ -15,8 +17,9 @@ struct CpioEntry {
   std::string data;
 };
 
-inline constexpr uint32_t kCpioRegular = 0100000;
-inline constexpr uint32_t kCpioDirectory = 0040000;
+inline constexpr uint32_t kCpioTypeMask = newc::kTypeMask;
+inline constexpr uint32_t kCpioRegular = newc::kRegular;
+inline constexpr uint32_t kCpioDirectory = newc::kDirectory;
 
 // Every entry before the TRAILER!!! one. Throws std::runtime_error naming
 // the offset of a malformed header, a truncated entry or a missing trailer.

@@ -1,4 +1,6 @@
-// What bundling a program needs to know about an ELF file, read with libelf.
+// What bundling a program needs to know about an ELF file, read through the
+// one ELF model (symbols/elf_image.h: ElfLoadInfo) plus the bundler's own check
+// for static glibc programs that cannot start.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -17,7 +19,7 @@ struct ElfFacts {
   bool static_glibc_without_ehdr = false;
 };
 
-// Throws std::runtime_error if the file cannot be read as ELF at all.
+// Throws ElfError (a std::runtime_error) if the file cannot be read as ELF.
 ElfFacts read_elf_facts(const std::filesystem::path& file);
 
 }  // namespace dcpi::qemu

@@ -25,18 +25,27 @@ ALLOWED = {
     "tests/newlib": {"firmware", "workloads"},
     "qemu/machine": {"isa", "firmware"},
     "qemu/host": {"firmware"},
-    "qemu/bundle": {"firmware"},
+    "qemu/bundle": {"firmware", "symbols"},  # the one ELF model reads the programs it bundles
     "profiledb": {"firmware", "hostdump/values"},
     "symbols": {"isa", "firmware", "profiledb"},
     "hostdump": {"firmware", "isa", "profiledb"},
+    # The run ties the machine and the daemon together (hostdump/run/README.md).
+    "hostdump/run": {"firmware", "isa", "profiledb", "symbols", "hostdump", "qemu/host",
+                     "qemu/bundle"},
     "analysis/reports": {"isa", "firmware", "profiledb", "symbols", "hostdump/values"},
     "analysis/calc": {"isa", "firmware", "profiledb", "symbols", "analysis/reports"},
     "analysis/values": {"isa", "firmware", "profiledb", "symbols", "analysis/reports",
                         "hostdump/values"},
     "analysis/html": {"isa", "firmware", "profiledb", "symbols", "analysis/reports",
                       "analysis/calc", "analysis/values", "hostdump/values"},
-    "analysis/cli": {"isa", "firmware", "hostdump", "qemu", "profiledb", "symbols", "analysis"},
+    "analysis/cli": {"isa", "firmware", "hostdump", "profiledb", "symbols", "analysis"},
     "tests": None,  # host tests may include anything
+}
+# Include prefixes (a folder or one header) a room and all its sub-rooms must
+# not include even where ALLOWED lets them into the room around: the tools
+# never start QEMU or speak a transport; they call the run (hostdump/run/).
+FORBIDDEN = {
+    "analysis": ("qemu", "hostdump/gdb", "hostdump/serial", "hostdump/session.h"),
 }
 # Single headers that open a door between two rooms.
 DOORS = {
@@ -61,6 +70,16 @@ def allowed(room, include):
     return any(include.startswith(r + "/") for r in ALLOWED[room] | {room})
 
 
+def forbidden(path, include):
+    """The FORBIDDEN prefix `include` falls under for the file at `path`, if any."""
+    for room, prefixes in FORBIDDEN.items():
+        if path.startswith(room + "/"):
+            for prefix in prefixes:
+                if include == prefix or include.startswith(prefix + "/"):
+                    return prefix
+    return None
+
+
 def violations(root):
     for directory, subdirs, files in os.walk(root):
         subdirs[:] = [d for d in subdirs if not d.startswith(".") and d != "build"]
@@ -80,6 +99,10 @@ def violations(root):
                     if include.startswith("."):  # relative: resolve from the file
                         include = os.path.normpath(os.path.join(os.path.dirname(path), include))
                     if "/" not in include:
+                        continue
+                    banned = forbidden(path, include)
+                    if banned and os.path.exists(os.path.join(root, include)):
+                        yield f"{path}:{number}: {path.split('/')[0]}/ must not include {banned}"
                         continue
                     if allowed(room, include):
                         continue
@@ -104,15 +127,42 @@ def self_test():
         "kernel/process.h": [], "driver/driver.h": [], "driver/percpu.h": [],
         "symbols/elf_image.h": [], "hostdump/ingest.h": [],
         "analysis/cli/cli_options.h": [],
+        # The run: may reach the machine, the transports and symbols, never analysis/.
+        "hostdump/run/profiled_run.cpp": ['#include "qemu/host/qemu_session.h"',
+                                          '#include "hostdump/gdb/ring_source.h"',
+                                          '#include "symbols/elf_image.h"',
+                                          '#include "analysis/cli/cli_options.h"'],
+        # The bundler reads ELF through symbols/; qemu/host still may not.
+        "qemu/bundle/elf_facts.cpp": ['#include "symbols/elf_image.h"'],
+        "qemu/host/machine_config.cpp": ['#include "symbols/elf_image.h"'],
+        # analysis/ calls the run, never QEMU or a transport, however deep.
+        "analysis/cli/run.cpp": ['#include "hostdump/run/profiled_run.h"',
+                                 '#include "qemu/host/qemu_session.h"',
+                                 '#include "hostdump/session.h"',
+                                 '#include "hostdump/gdb/ring_source.h"',
+                                 '#include "hostdump/serial/stream_source.h"',
+                                 '#include "hostdump/profile_builder.h"'],
+        "analysis/calc/frontend/inputs.h": ['#include "qemu/bundle/program_bundle.h"'],
+        "qemu/host/qemu_session.h": [], "hostdump/session.h": [],
+        "hostdump/gdb/ring_source.h": [], "hostdump/serial/stream_source.h": [],
+        "hostdump/run/profiled_run.h": [], "hostdump/profile_builder.h": [],
+        "qemu/bundle/program_bundle.h": [],
     }
     expected = {"driver/handler.cpp:1", "kernel/main.cpp:1", "hostdump/ingest.cpp:1",
-                "isa/decode.h:1", "analysis/reports/sample_set.h:1", "palcode/pal.S:1"}
+                "isa/decode.h:1", "analysis/reports/sample_set.h:1", "palcode/pal.S:1",
+                "hostdump/run/profiled_run.cpp:4", "qemu/host/machine_config.cpp:1",
+                "analysis/cli/run.cpp:2", "analysis/cli/run.cpp:3", "analysis/cli/run.cpp:4",
+                "analysis/cli/run.cpp:5", "analysis/calc/frontend/inputs.h:1"}
     with tempfile.TemporaryDirectory() as root:
         for path, lines in planted.items():
             os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
             with open(os.path.join(root, path), "w") as f:
                 f.write("\n".join(lines) + "\n")
         found = {v.split(": ")[0] for v in violations(root)}
+        lines = list(violations(root))
+        if not any("analysis/ must not include qemu" in v for v in lines):
+            print("layering self-test: a FORBIDDEN include does not name its rule")
+            return 1
     if found != expected:
         print(f"layering self-test: expected {sorted(expected)}, found {sorted(found)}")
         return 1

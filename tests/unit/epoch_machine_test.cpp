@@ -1,15 +1,15 @@
 // Issue 14: every epoch records the machine its samples were taken on
 // (epoch.meta `machine`: qemu or ev5; absent in older databases = qemu).
-// From the builder that `dcpi run` hands RunOptions::timing_machine to,
+// From the builder that `dcpi run` hands RunRequest::timing_machine to,
 // through the writer and reader, to db show, db merge and stats.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
-#include "analysis/cli/run_session.h"
 #include "firmware/crc32c.h"
 #include "hostdump/profile_builder.h"
+#include "hostdump/run/profiled_run.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
 #include "profiledb/profile_format.h"
@@ -66,12 +66,12 @@ TEST(EpochMachine, UnknownOrRepeatedMachineIsAFormatError) {
                ProfileFormatError);
 }
 
-// The path `dcpi run --machine ev5` takes: RunOptions::timing_machine goes to
-// ProfileBuilder::set_machine (run_session.cpp), which stamps every epoch
+// The path `dcpi run --machine ev5` takes: RunRequest::timing_machine goes to
+// ProfileBuilder::set_machine (hostdump/run/profiled_run.cpp), which stamps every epoch
 // it writes.
 TEST(EpochMachine, BuilderRecordsTheRunsMachineInEveryEpoch) {
   TempDir dir;
-  RunOptions run;
+  RunRequest run;
   EXPECT_EQ(run.timing_machine, "qemu");  // dcpi run's default
   run.timing_machine = std::string(kMachineEv5);
   ProfileBuilder builder;

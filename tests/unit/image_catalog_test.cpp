@@ -1,6 +1,6 @@
 // Images recorded in the database (profiledb/image_catalog.h), the
 // build-id cache (symbols/build_id_cache.h) and what dcpi run
-// records (analysis/cli/booted_images.h): the reports name procedures with
+// records (hostdump/run/booted_images.h): the reports name procedures with
 // no --images, from the recorded build copy or, once it is gone, the cache;
 // a copy with debug info wins over a stripped one of the same build-id.
 #include "profiledb/image_catalog.h"
@@ -10,11 +10,11 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "analysis/cli/booted_images.h"
-#include "symbols/build_id_cache.h"
+#include "hostdump/run/booted_images.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
+#include "symbols/build_id_cache.h"
 #include "test_support.h"
 
 namespace dcpi {

@@ -1,7 +1,7 @@
 // dcpi run reads how the workloads ended from the guest console
-// (analysis/cli/workload_outcome.h, issue 16 points 3 and 8). The lines are
+// (hostdump/run/workload_outcome.h, issue 16 points 3 and 8). The lines are
 // the ones workloads/init.c and kernel/process.cpp print.
-#include "analysis/cli/workload_outcome.h"
+#include "hostdump/run/workload_outcome.h"
 
 #include <gtest/gtest.h>
 

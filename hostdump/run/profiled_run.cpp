@@ -1,20 +1,22 @@
-#include "analysis/cli/run_session.h"
+#include "hostdump/run/profiled_run.h"
 
 #include <memory>
+#include <stdexcept>
 
-#include "analysis/cli/booted_images.h"
-#include "symbols/elf_symbols.h"
-#include "symbols/kernel_symbols.h"
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
-#include "profiledb/profile_db.h"
-#include "profiledb/profile_db_writer.h"
+#include "hostdump/run/booted_images.h"
 #include "hostdump/serial/stream_source.h"
 #include "hostdump/values/customization_module.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
 #include "qemu/host/com2_listener.h"
 #include "qemu/host/loopback.h"
+#include "qemu/host/machine_config.h"
 #include "qemu/host/qemu_session.h"
 #include "qemu/host/stop_signals.h"
+#include "symbols/elf_symbols.h"
+#include "symbols/kernel_symbols.h"
 
 namespace dcpi {
 namespace {
@@ -22,7 +24,7 @@ namespace {
 constexpr std::chrono::milliseconds kStubTimeout{10'000};
 
 // The database epoch of the run's first guest epoch (the guest starts at 0).
-uint64_t choose_epoch_base(const RunOptions& options) {
+uint64_t choose_epoch_base(const RunRequest& options) {
   if (options.epoch) return *options.epoch;
   if (!std::filesystem::exists(options.database / "FORMAT")) return 1;
   const std::vector<uint64_t> epochs = ProfileDatabase::open(options.database).epochs();
@@ -48,8 +50,27 @@ void print_progress(std::ostream& out, const SessionStats& stats) {
       << " samples per virtual second\n";
 }
 
+// The machine `options` describe, with the kernel command line and, for the
+// GDB transport, a stub port (options.gdb_port or a free loopback port).
+qemu::MachineConfig run_machine(const RunRequest& options) {
+  const RunMachine& wanted = options.machine;
+  qemu::MachineConfig machine;
+  if (!wanted.qemu_binary.empty()) machine.qemu_binary = wanted.qemu_binary;
+  machine.palcode = wanted.palcode;
+  machine.kernel = wanted.kernel;
+  machine.initrd = wanted.initrd;
+  machine.cpus = wanted.cpus;
+  machine.memory_mb = wanted.memory_mb;
+  machine.plugins = wanted.plugins;
+  machine.serial2_port = wanted.serial2_port;
+  machine.append = kernel_command_line(options);
+  if (options.transport == Transport::kGdb && options.gdb_stub)
+    machine.gdb_port = options.gdb_port ? *options.gdb_port : qemu::free_loopback_port();
+  return machine;
+}
+
 // Runs the pull loop over `source` while `session` runs the guest.
-void pull_until_done(const RunOptions& options, qemu::QemuSession& session, RecordSource& source,
+void pull_until_done(const RunRequest& options, qemu::QemuSession& session, RecordSource& source,
                      ProfileBuilder& builder, ProfileDatabaseWriter& writer, RunResult& result) {
   session.set_stored_note([&result] {
     return std::to_string(result.totals.samples) + " samples pulled before are in the database";
@@ -80,7 +101,7 @@ void pull_until_done(const RunOptions& options, qemu::QemuSession& session, Reco
 // cache) before the guest starts, in a batch of their own: reports then find
 // them with no --images. Failing to record them costs names, never samples,
 // so it is a warning.
-void record_booted_images(const RunOptions& options, const qemu::MachineConfig& machine,
+void record_booted_images(const RunRequest& options, const qemu::MachineConfig& machine,
                           ProfileDatabaseWriter& writer) {
   const BootedImages booted =
       collect_booted_images(machine.palcode, machine.kernel, machine.initrd, options.known_images);
@@ -98,35 +119,10 @@ void record_booted_images(const RunOptions& options, const qemu::MachineConfig& 
       *options.progress << "dcpi run: " << warning << '\n';
 }
 
-}  // namespace
-
-std::string kernel_command_line(const RunOptions& options) {
-  if (options.append) return *options.append;
-  std::string line = "init=/bin/init script=" + options.script;
-  if (!options.profile) line += " profile=0";
-  if (!options.values.empty()) line += " values=" + options.values;
-  if (!options.values.empty() && !options.value_capture.empty())
-    line += " vcapture=" + options.value_capture;
-  if (options.transport == Transport::kSerial) line += " transport=serial";
-  if (options.period_base != 0) {
-    line += " period=" + std::to_string(options.period_base);
-    line += " period_range=" + std::to_string(options.period_range);
-  }
-  return line;
-}
-
-qemu::MachineConfig run_machine(const RunOptions& options) {
-  qemu::MachineConfig machine = options.machine;
-  machine.append = kernel_command_line(options);
-  if (options.transport == Transport::kGdb && options.gdb_stub)
-    machine.gdb_port = options.gdb_port ? *options.gdb_port : qemu::free_loopback_port();
-  return machine;
-}
-
-RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
+// The run itself; `result` is kept current, so a stop signal leaves in it
+// what was stored.
+void run_until_done(const RunRequest& options, RunResult& result) {
   const qemu::StopSignals stop_signals;  // SIGINT/SIGTERM: store, stop QEMU, say so
-  RunResult local;
-  RunResult& result = partial ? *partial : local;
   result.epoch_base = choose_epoch_base(options);
   std::unique_ptr<qemu::Com2Listener> com2;
   qemu::MachineConfig machine = run_machine(options);
@@ -163,6 +159,43 @@ RunResult run_profiled_workload(const RunOptions& options, RunResult* partial) {
     pull_until_done(options, session, source, builder, writer, result);
   }
   result.console = session.stop();
+}
+
+}  // namespace
+
+std::string kernel_command_line(const RunRequest& options) {
+  if (options.append) return *options.append;
+  std::string line = "init=/bin/init script=" + options.script;
+  if (!options.profile) line += " profile=0";
+  if (!options.values.empty()) line += " values=" + options.values;
+  if (!options.values.empty() && !options.value_capture.empty())
+    line += " vcapture=" + options.value_capture;
+  if (options.transport == Transport::kSerial) line += " transport=serial";
+  if (options.period_base != 0) {
+    line += " period=" + std::to_string(options.period_base);
+    line += " period_range=" + std::to_string(options.period_range);
+  }
+  return line;
+}
+
+std::vector<std::string> qemu_command_for(const RunRequest& request) {
+  const qemu::MachineConfig machine = run_machine(request);
+  try {
+    qemu::check_machine_config(machine);
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(error.what());  // not a usage error: a file is missing
+  }
+  return qemu::qemu_command(machine);
+}
+
+RunResult run_profiled_workload(const RunRequest& options) {
+  RunResult result;
+  try {
+    run_until_done(options, result);
+  } catch (const qemu::Interrupted& stop) {  // stored, QEMU stopped: the caller says so
+    result.stop_signal = stop.signal();
+    result.stop_reason = stop.what();
+  }
   return result;
 }
 

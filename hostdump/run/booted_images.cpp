@@ -1,4 +1,4 @@
-#include "analysis/cli/booted_images.h"
+#include "hostdump/run/booted_images.h"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <iterator>
 #include <optional>
 
+#include "qemu/bundle/cpio_archive.h"
 #include "symbols/build_id_cache.h"
 #include "symbols/elf_image.h"
-#include "qemu/bundle/cpio_archive.h"
 
 namespace dcpi {
 namespace fs = std::filesystem;
@@ -100,7 +100,7 @@ void add_initrd(BootedImages& booted, const std::string& initrd) {
   const fs::path directory = fs::path(initrd).parent_path();
   ScratchDirectory scratch;
   for (const qemu::CpioEntry& member : qemu::read_cpio(read_archive(initrd))) {
-    if ((member.mode & 0170000) != qemu::kCpioRegular ||
+    if ((member.mode & qemu::kCpioTypeMask) != qemu::kCpioRegular ||
         !member.data.starts_with("\x7f"
                                  "ELF") ||
         recorded(booted, "/" + member.name))
@@ -122,9 +122,9 @@ void add_initrd(BootedImages& booted, const std::string& initrd) {
 
 }  // namespace
 
-BootedImages collect_booted_images(
-    const std::string& palcode, const std::string& kernel, const std::string& initrd,
-    const std::vector<std::pair<std::string, std::string>>& known) {
+BootedImages collect_booted_images(const std::string& palcode, const std::string& kernel,
+                                   const std::string& initrd,
+                                   const std::vector<std::pair<std::string, std::string>>& known) {
   BootedImages booted;
   add_host_file(booted, palcode, "palcode.elf");
   add_host_file(booted, kernel, "kernel.elf");

@@ -1,4 +1,4 @@
-#include "analysis/cli/workload_outcome.h"
+#include "hostdump/run/workload_outcome.h"
 
 #include <regex>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "analysis/cli/program_run.h"
+#include "hostdump/run/program_run.h"
 
 #include <unistd.h>
 
@@ -7,29 +7,12 @@
 #include <ostream>
 #include <regex>
 
-#include "analysis/cli/cli_options.h"
-#include "analysis/cli/report_options.h"
+#include "qemu/bundle/program_bundle.h"
 
 namespace dcpi {
 
-std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arguments) {
-  const auto dash = std::find(arguments.begin(), arguments.end(), "--");
-  if (dash == arguments.end()) return std::nullopt;
-  ProgramCommand command;
-  for (auto group = dash; group != arguments.end();) {
-    const auto next = std::find(group + 1, arguments.end(), "--");
-    if (next == group + 1) throw UsageError("-- must be followed by the program to run");
-    command.programs.emplace_back(group + 1, next);
-    group = next;
-  }
-  arguments.erase(dash, arguments.end());
-  command.files = take_repeated_option(arguments, "file");
-  command.lib_paths = take_repeated_option(arguments, "lib-path");
-  return command;
-}
-
-qemu::ProgramBundle bundle_command(const ProgramCommand& command,
-                                   const std::filesystem::path& base_initrd) {
+std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(
+    const ProgramCommand& command, const std::filesystem::path& base_initrd) {
   qemu::ProgramRequest request;
   for (const auto& argv : command.programs)
     request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
@@ -37,14 +20,14 @@ qemu::ProgramBundle bundle_command(const ProgramCommand& command,
   request.base_initrd = base_initrd;
   request.library_path.insert(request.library_path.begin(), command.lib_paths.begin(),
                               command.lib_paths.end());
-  return qemu::bundle_program(request);
+  return std::make_unique<BundledInitrd>(qemu::bundle_program(request));
 }
 
-std::optional<qemu::ProgramBundle> bundle_mix_programs(const std::filesystem::path& build,
-                                                       const std::string& mix,
-                                                       const std::filesystem::path& base_initrd) {
+std::unique_ptr<BundledInitrd> BundledInitrd::for_mix(const std::filesystem::path& build,
+                                                      const std::string& mix,
+                                                      const std::filesystem::path& base_initrd) {
   const std::filesystem::path root = build / "mixes" / mix;
-  if (!std::filesystem::is_directory(root / "bin")) return std::nullopt;
+  if (!std::filesystem::is_directory(root / "bin")) return nullptr;
   qemu::ProgramRequest request;
   request.base_initrd = base_initrd;
   request.library_path.insert(request.library_path.begin(), root / "lib");
@@ -64,20 +47,30 @@ std::optional<qemu::ProgramBundle> bundle_mix_programs(const std::filesystem::pa
   qemu::ProgramBundle bundle = qemu::bundle_program(request);
   bundle.script = "/etc/" + mix + ".mix";
   bundle.guest_programs.clear();
-  return bundle;
+  return std::make_unique<BundledInitrd>(bundle);
 }
 
-BundledInitrd::BundledInitrd(qemu::ProgramBundle bundle) : bundle_(std::move(bundle)) {
-  path_ = std::filesystem::temp_directory_path() /
-          ("dcpi-run-" + std::to_string(getpid()) + "-initrd.cpio");
+BundledInitrd::BundledInitrd(const qemu::ProgramBundle& bundle)
+    : path_(std::filesystem::temp_directory_path() /
+            ("dcpi-run-" + std::to_string(getpid()) + "-initrd.cpio")),
+      script_(bundle.script),
+      guest_programs_(bundle.guest_programs) {
+  for (const qemu::BundledImage& image : bundle.images)
+    images_.emplace_back(image.host.string(), image.guest);
   std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-  out.write(bundle_.archive.data(), static_cast<std::streamsize>(bundle_.archive.size()));
+  out.write(bundle.archive.data(), static_cast<std::streamsize>(bundle.archive.size()));
   if (!out.flush()) throw std::runtime_error("cannot write the program's initrd " + path_.string());
 }
 
 BundledInitrd::~BundledInitrd() {
   std::error_code ignored;
   std::filesystem::remove(path_, ignored);
+}
+
+void BundledInitrd::apply_to(RunRequest& request) const {
+  request.machine.initrd = path_.string();
+  request.script = script_;
+  for (const auto& image : images_) request.known_images.push_back(image);
 }
 
 namespace {

@@ -1,0 +1,49 @@
+#include "hostdump/run/machine_files.h"
+
+#include <stdexcept>
+#include <system_error>
+
+namespace dcpi {
+namespace {
+
+// A file of the machines (the patched QEMU, the TCG plugins): build/qemu/ in
+// a build tree, PREFIX/lib/dcpi for an installed dcpi (install.cmake).
+std::optional<std::filesystem::path> machine_file(const std::filesystem::path& build,
+                                                  const std::string& name) {
+  std::error_code error;
+  for (const auto& directory : {build / "qemu", build.parent_path().parent_path() / "lib" / "dcpi"})
+    if (std::filesystem::exists(directory / name, error)) return directory / name;
+  return std::nullopt;
+}
+
+std::string required_machine_file(const std::filesystem::path& build, const std::string& name,
+                                  const std::string& what) {
+  if (const auto found = machine_file(build, name)) return found->string();
+  throw std::runtime_error("the ev5 machine needs " + what + " (" + name + ", looked in " +
+                           (build / "qemu").string() +
+                           "): build it with qemu/machine/build-qemu.sh " +
+                           "and reconfigure (cmake -S . -B build -DDCPI_EV5=ON)");
+}
+
+}  // namespace
+
+void choose_timing_machine(RunRequest& request, const std::filesystem::path& build,
+                           const std::string& machine,
+                           const std::optional<std::filesystem::path>& truth_file) {
+  // QEMU's -plugin syntax: file=PLUGIN,out=TRUTH.
+  const std::string truth =
+      truth_file ? ",out=" + std::filesystem::absolute(*truth_file).string() : std::string();
+  request.timing_machine = machine;  // recorded with every epoch (epoch.meta machine)
+  if (machine == "ev5") {
+    request.machine.qemu_binary =
+        required_machine_file(build, "qemu-system-alpha-ev5", "our patched qemu-system-alpha");
+    request.machine.plugins.push_back(
+        "file=" + required_machine_file(build, "libdcpi_ev5.so", "the 21164 model plugin") + truth);
+  } else if (!truth.empty()) {
+    const auto plugin = machine_file(build, "libdcpi_exec_counts.so");
+    if (!plugin) throw std::runtime_error("--truth needs libdcpi_exec_counts.so (not built)");
+    request.machine.plugins.push_back("file=" + plugin->string() + truth);
+  }
+}
+
+}  // namespace dcpi

@@ -1,0 +1,23 @@
+// Which emulator and plugins a run's machine needs (issue 14): `qemu` is
+// Debian's qemu-system-alpha, with the exact-count plugin when the truth is
+// asked for; `ev5` is our patched build with the 21164 model plugin, which
+// writes the truth itself (docs/ev5-machine.md). The files are in build/qemu/
+// in a build tree, PREFIX/lib/dcpi for an installed dcpi (install.cmake).
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "hostdump/run/profiled_run.h"
+
+namespace dcpi {
+
+// Sets request.timing_machine, the QEMU binary and the timing or truth
+// plugin for `machine` ("qemu" or "ev5", checked by the caller); the truth
+// goes to `truth_file` if given. `build` is the build directory holding
+// qemu/. Throws std::runtime_error naming a file that is not built.
+void choose_timing_machine(RunRequest& request, const std::filesystem::path& build,
+                           const std::string& machine,
+                           const std::optional<std::filesystem::path>& truth_file);
+
+}  // namespace dcpi

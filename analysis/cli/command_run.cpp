@@ -311,7 +311,7 @@ std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arg
 
 // What to type next (perf record's habit of naming perf report): the
 // database if it is not the default. No --images: the run recorded where its
-// images are (booted_images.h).
+// images are (hostdump/run/booted_images.h).
 std::string next_command(const RunRequest& run) {
   std::vector<std::string> argv = {"dcpi", "prof"};
   if (run.database != kDefaultDatabase) argv.insert(argv.end(), {"--db", run.database.string()});

@@ -15,6 +15,9 @@ import threading
 
 import qemu_run  # noqa: E402  (QEMU argv from dcpi run --print-qemu-command)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # tests/
+from support import truth_file  # noqa: E402
+
 MIN_SAMPLES = 100
 SIGMAS = 3.0
 
@@ -98,13 +101,7 @@ def wait_for(process, marker, timeout):
 
 
 def read_counts(path):
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if fields and fields[0] == "insn":
-                counts[int(fields[1], 16)] = int(fields[2])
-    return counts
+    return truth_file.read(path).instructions
 
 
 def checked_classes(report, exact):

@@ -14,23 +14,16 @@
 #include <cstdint>
 
 #include "isa/ev5.h"
+#include "isa/stall_causes.h"
 
 namespace dcpi::isa {
-
-enum class Ev5StallReason : uint8_t {
-  kSlotting,             // could not issue with the previous group (pipes, store/load mix)
-  kDependency,           // waited for an operand produced by an earlier instruction
-  kMultiplierBusy,       // the non-pipelined integer multiplier is still busy
-  kFpDividerBusy,        // the non-pipelined FP divider is still busy
-  kMultiplyWritebackE0,  // E0 is reserved for a multiply's write-back this cycle
-};
 
 inline constexpr uint32_t kEv5NoCulprit = 0xffffffffu;
 inline constexpr uint8_t kEv5NoRegister = 0xff;
 
 struct Ev5Stall {
-  Ev5StallReason reason = Ev5StallReason::kSlotting;
-  uint32_t cycles = 0;               // extra cycles at the head (0: a lost issue slot)
+  StallCause reason = StallCause::kSlotting;  // a static cause (stall_causes.h)
+  uint32_t cycles = 0;                        // extra cycles at the head (0: a lost issue slot)
   uint32_t culprit = kEv5NoCulprit;  // index in the block of the instruction that caused it
   uint8_t operand = kEv5NoRegister;  // for dependencies: which source (0-2) waited
 };
@@ -101,7 +94,7 @@ class Ev5BlockScheduler {
       Ev5GroupPipes with = group_pipes_;
       with.add(in.ev5_class);
       if (!with.fits(e0_reserved(group_cycle_))) {
-        why_not_joined_ = Ev5Stall{.reason = Ev5StallReason::kSlotting};
+        why_not_joined_ = Ev5Stall{.reason = StallCause::kSlotting};
         has_why_not_joined_ = true;
       } else if (ready.cycle > group_cycle_) {
         why_not_joined_ = ready.binding;
@@ -138,7 +131,7 @@ class Ev5BlockScheduler {
     Readiness ready = readiness(in);
     uint64_t issue = cycle_ > ready.cycle ? cycle_ : ready.cycle;
     while (ev5_timing(in.ev5_class).pipes == kPipeE0 && e0_reserved(issue)) {
-      ready.binding = Ev5Stall{.reason = Ev5StallReason::kMultiplyWritebackE0};
+      ready.binding = Ev5Stall{.reason = StallCause::kMultiplyWritebackE0};
       ready.bound = true;
       ++issue;
     }
@@ -181,14 +174,14 @@ class Ev5BlockScheduler {
       if (slot >= 64 || ev5_is_zero_slot(slot) || !producers_[slot].valid) continue;
       const Producer& p = producers_[slot];
       consider(p.issue + ev5_latency(p.ev5_class, in.ev5_class),
-               Ev5Stall{.reason = Ev5StallReason::kDependency, .culprit = p.index, .operand = s});
+               Ev5Stall{.reason = StallCause::kDependency, .culprit = p.index, .operand = s});
     }
     if (ev5_multiplier_busy(in.ev5_class))
       consider(multiplier_free_,
-               Ev5Stall{.reason = Ev5StallReason::kMultiplierBusy, .culprit = last_multiply_});
+               Ev5Stall{.reason = StallCause::kMultiplierBusy, .culprit = last_multiply_});
     if (ev5_divider_busy(in.ev5_class))
       consider(divider_free_,
-               Ev5Stall{.reason = Ev5StallReason::kFpDividerBusy, .culprit = last_divide_});
+               Ev5Stall{.reason = StallCause::kFpDividerBusy, .culprit = last_divide_});
     return r;
   }
 

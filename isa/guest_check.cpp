@@ -6,6 +6,7 @@
 
 #include "isa/ev5_slotting.h"
 #include "isa/isa.h"
+#include "isa/stall_causes.h"
 
 namespace dcpi::isa {
 namespace {
@@ -38,6 +39,18 @@ constexpr uint32_t ev5_reader_head_cycles() {
   return scheduler.issue(add).head_cycles;
 }
 static_assert(ev5_reader_head_cycles() == 2);
+
+// The stall causes, freestanding: the truth's word and Figure 2's bubbles.
+constexpr bool same(const char* a, const char* b) {
+  for (size_t i = 0;; ++i) {
+    if (a[i] != b[i]) return false;
+    if (a[i] == '\0') return true;
+  }
+}
+static_assert(same(truth_name(StallCause::kDCacheMiss), "dcache"));
+static_assert(same(truth_name(booked_as(StallCause::kMultiplyWritebackE0)), "slot"));
+static_assert(static_letter(StallCause::kDependency, 2) == 'c');
+static_assert(dynamic_letter(StallCause::kItbMiss) == 'I' && !is_dynamic(StallCause::kOther));
 
 }  // namespace
 }  // namespace dcpi::isa

@@ -38,7 +38,7 @@ void write_breakdown(JsonWriter& json, const CycleBreakdown& b) {
   json.key("functional_unit").real(b.functional_unit);
   json.key("dynamic_stall").real(b.dynamic_stall).key("dynamic").begin_object();
   for (const auto& [cause, value] : b.dynamic) {
-    json.key(std::string(calc::to_string(cause))).begin_array();
+    json.key(std::string(isa::stall_cause_name(cause))).begin_array();
     json.real(value.first).real(value.second).end_array();
   }
   json.end_object().key("other").real(b.other);

@@ -43,7 +43,7 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
                 "recall", "listed", "real", "precision");
   out << header;
   for (const auto& [cause, score] : scores.causes)
-    print_row(std::string(calc::to_string(cause)), score, out);
+    print_row(std::string(isa::truth_name(cause)), score, out);
   print_row("overall", scores.overall(), out);
   double estimated = 0, exact = 0;
   for (const calc::StallEstimate& s : scores.stalls) {
@@ -66,7 +66,7 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
 void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores) {
   json.begin_object().key("causes").begin_object();
   for (const auto& [cause, score] : scores.causes) {
-    json.key(std::string(calc::to_string(cause)));
+    json.key(std::string(isa::truth_name(cause)));
     write_cause(json, score);
   }
   json.end_object().key("overall");

@@ -30,6 +30,8 @@ from support import qemu_run
 from support.calc_guest import Guest, work_files
 from support.common import Checks, symbol_range
 
+from support import truth_file
+
 BUILD, PLUGIN, QEMU = sys.argv[1], sys.argv[2], sys.argv[3]
 KEEP = sys.argv[4] if len(sys.argv) > 4 else None
 GUEST = Guest(BUILD)
@@ -38,37 +40,12 @@ CHECKS = Checks()
 expect = CHECKS.expect
 
 
-def read_truth(path):
-    truth = {"insn": {}, "cycles": {}, "stall": [], "event": {}, "header": []}
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            kind = fields[0]
-            if kind in ("insn", "cycles"):
-                truth[kind][int(fields[1], 16)] = int(fields[2])
-            elif kind == "stall":
-                culprit = int(fields[4], 16) if len(fields) > 4 else None
-                truth["stall"].append((int(fields[1], 16), fields[2], int(fields[3]), culprit))
-            elif kind == "event":
-                truth["event"][fields[1]] = int(fields[2])
-            elif kind != "edge":
-                truth["header"].append(line.strip())
-    return truth
-
-
 def user_lines(path):
     """The truth's lines about user code (PCs below KSEG). The kernel's go on
     after DCPI-DONE until QEMU is stopped, a host-timed moment."""
-    lines = []
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if fields and fields[0] in ("insn", "cycles", "stall", "edge") and \
-                    int(fields[1], 16) < 0xfffffc0000000000:
-                lines.append(line)
-    return lines
+    return [line for _, kind, fields, line in truth_file.records(path)
+            if kind in ("insn", "cycles", "stall", "edge") and
+            int(fields[0], 16) < 0xfffffc0000000000]
 
 
 def loop_samples(db):
@@ -81,11 +58,11 @@ def loop_samples(db):
 
 
 def check_loop(truth, start, end):
-    pcs = [pc for pc in truth["insn"] if start <= pc < end]
-    executions = sum(truth["insn"][pc] for pc in pcs)
-    cycles = sum(truth["cycles"].get(pc, 0) for pc in pcs)
+    pcs = [pc for pc in truth.instructions if start <= pc < end]
+    executions = sum(truth.instructions[pc] for pc in pcs)
+    cycles = sum(truth.cycles.get(pc, 0) for pc in pcs)
     dynamic = {}
-    for pc, cause, n, culprit in truth["stall"]:
+    for pc, cause, n, culprit in truth.stalls:
         if start <= pc < end and cause not in ("slot", "dep"):
             dynamic[(pc, cause)] = dynamic.get((pc, cause), 0) + n
     static = cycles - sum(dynamic.values())
@@ -93,9 +70,9 @@ def check_loop(truth, start, end):
     print(f"copy_loop: {executions} instructions, {cycles} cycles, CPI {cpi:.2f}, "
           f"static {best:.2f}")
     for (pc, cause), n in sorted(dynamic.items(), key=lambda kv: -kv[1])[:8]:
-        print(f"  {pc:x} {cause:10} {n / truth['insn'][pc]:8.2f} cycles per execution")
+        print(f"  {pc:x} {cause:10} {n / truth.instructions[pc]:8.2f} cycles per execution")
     expect(cpi >= 4 * best, f"the loop's CPI {cpi:.2f} is at least 4x its static {best:.2f}")
-    stores = {pc for pc, cause, n, culprit in truth["stall"]
+    stores = {pc for pc, cause, n, culprit in truth.stalls
               if start <= pc < end and cause == "dcache" and culprit is not None
               and start <= culprit < end}
     on_stores = sum(n for (pc, cause), n in dynamic.items() if pc in stores)
@@ -112,7 +89,7 @@ def check_samples(truth, samples, pcs, cycles):
     expect(total >= 1000, f"{total} samples on the loop")
     worst = 0.0
     for pc in sorted(pcs):
-        share = truth["cycles"].get(pc, 0) / cycles
+        share = truth.cycles.get(pc, 0) / cycles
         got = samples.get(pc, 0) / max(1, total)
         sigma = math.sqrt(max(share * (1 - share), 1e-9) / max(1, total))
         worst = max(worst, abs(got - share) - 4 * sigma)
@@ -147,16 +124,16 @@ def main():
     with work_files(KEEP) as (db, truth_path):
         with work_files(os.path.join(KEEP, "second") if KEEP else None) as (db2, truth_path2):
             run_once(db, truth_path)
-            truth = read_truth(truth_path)
-            expect(truth["header"][:2] == ["dcpi-exec-counts 2", "machine ev5"],
-                   f"a version 2 ev5 truth file ({truth['header'][:2]})")
-            events = truth["event"]
+            truth = truth_file.read(truth_path)
+            expect(truth.version == 2 and truth.machine == "ev5",
+                   f"a version 2 ev5 truth file (version {truth.version}, {truth.machine})")
+            events = truth.events
             print("events:", events)
             expect(events.get("exact_exits", 0) > 0, "charges ran into timer deadlines (exact exits)")
-            expect(events["cycles"] == sum(truth["cycles"].values()),
+            expect(events["cycles"] == sum(truth.cycles.values()),
                    "the cycles lines add up to the cycles event")
             expect(events.get("wbuf_full", 0) > 0 and
-                   any(cause == "wbuf" for pc, cause, n, culprit in truth["stall"]),
+                   any(cause == "wbuf" for pc, cause, n, culprit in truth.stalls),
                    "stores wait for a full write buffer (the kernel clearing pages)")
             pcs, cycles = check_loop(truth, start, end)
             check_samples(truth, loop_samples(db), pcs, cycles)

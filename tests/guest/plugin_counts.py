@@ -18,6 +18,8 @@ import tempfile
 from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
 from support.common import GuestFiles, expect, symbols
 
+from support import truth_file
+
 GUEST, PLUGIN = sys.argv[1], sys.argv[2]
 qemu_run.use_build(GUEST)
 FILES = GuestFiles(GUEST)
@@ -36,16 +38,9 @@ def run(cpus, append, counts_path=None):
 
 
 def read_counts(path):
-    instructions, edges = {}, {}
-    with open(path) as f:
-        expect(f.readline().strip() == "dcpi-exec-counts 1", "the counts file has its header")
-        for line in f:
-            fields = line.split()
-            if fields[0] == "insn":
-                instructions[int(fields[1], 16)] = int(fields[2])
-            elif fields[0] == "edge":
-                edges[(int(fields[1], 16), int(fields[2], 16))] = int(fields[3])
-    return instructions, edges
+    truth = truth_file.read(path)
+    expect(truth.version == 1, "the counts file has its header (version 1)")
+    return truth.instructions, truth.edges
 
 
 def check_spread_counts():

@@ -14,6 +14,7 @@ import tempfile
 import threading
 
 from support import qemu_run  # QEMU argv from dcpi run --print-qemu-command
+from support import truth_file
 from support.common import GuestFiles, dcpi_binary
 
 MIN_SAMPLES = 100
@@ -88,13 +89,7 @@ def wait_for(process, marker, timeout):
 
 
 def read_counts(path):
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if fields and fields[0] == "insn":
-                counts[int(fields[1], 16)] = int(fields[2])
-    return counts
+    return truth_file.read(path).instructions
 
 
 def checked_classes(report, exact):

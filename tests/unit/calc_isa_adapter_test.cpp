@@ -4,12 +4,12 @@
 // EV5 model schedules it in the figure's 8 cycles for 13 instructions.
 #include <gtest/gtest.h>
 
+#include "analysis/calc/decode/isa_adapter.h"
 #include "analysis/calc/estimate/cfg.h"
 #include "analysis/calc/frontend/code_image.h"
 #include "analysis/calc/model/ev5_model.h"
-#include "analysis/calc/decode/isa_adapter.h"
-#include "symbols/elf_image.h"
 #include "calc/copy_loop_fixture.h"
+#include "symbols/elf_image.h"
 #include "test_support.h"
 
 namespace dcpi {
@@ -110,8 +110,7 @@ TEST(CalcIsaAdapter, ConditionalMovesReadTheirDestination) {
   EXPECT_EQ(s.instructions[1].issue_cycle, 8u);
   bool rc_stall = false;
   for (const StaticStall& stall : s.instructions[1].stalls)
-    rc_stall |=
-        stall.reason == StaticStallReason::kDependency && stall.operand == OperandField::kRc;
+    rc_stall |= stall.reason == StallCause::kDependency && stall.operand == OperandField::kRc;
   EXPECT_TRUE(rc_stall);
 }
 

@@ -15,7 +15,7 @@ class CulpritFinder {
 
   std::vector<CulpritCandidate> candidates(BlockId b, size_t i) const {
     std::vector<CulpritCandidate> result;
-    for (DynamicStallCause cause : model_.dynamic_stall_causes()) {
+    for (StallCause cause : model_.dynamic_stall_causes()) {
       std::vector<CulpritCandidate> found = possible(cause, b, i);
       for (CulpritCandidate& candidate : found) {
         candidate.upper_bound_cycles = upper_bound(cause, b, i);
@@ -60,16 +60,16 @@ class CulpritFinder {
     return false;
   }
 
-  std::vector<CulpritCandidate> possible(DynamicStallCause cause, BlockId b, size_t i) const {
+  std::vector<CulpritCandidate> possible(StallCause cause, BlockId b, size_t i) const {
     const InstructionRecord& me = insn(b, i);
     switch (cause) {
-      case DynamicStallCause::kICacheMiss:
+      case StallCause::kICacheMiss:
         if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes())) return {{cause}};
         return {};
-      case DynamicStallCause::kItbMiss:
+      case StallCause::kItbMiss:
         if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return {{cause}};
         return {};
-      case DynamicStallCause::kBranchMispredict: {
+      case StallCause::kBranchMispredict: {
         if (i != 0) return {};
         if (unknown_predecessors(b)) return {{cause}};
         for (BlockId p : frequent_predecessors(b)) {
@@ -80,23 +80,28 @@ class CulpritFinder {
         }
         return {};
       }
-      case DynamicStallCause::kDCacheMiss:
+      case StallCause::kDCacheMiss:
         return loads_feeding(b, i);
-      case DynamicStallCause::kDtbMiss:
+      case StallCause::kDtbMiss:
         if (isa::ev5_is_memory_access(me.ev5_class)) return {{cause}};
         return {};
-      case DynamicStallCause::kWriteBufferOverflow:
+      case StallCause::kWriteBufferOverflow:
         if (isa::ev5_is_store(me.ev5_class)) return {{cause}};
         return {};
-      case DynamicStallCause::kMultiplierBusy:
+      case StallCause::kMultiplierBusy:
         if (isa::ev5_is_multiply(me.ev5_class) &&
             earlier_in_block_or_predecessors(b, i, isa::ev5_is_multiply))
           return {{cause}};
         return {};
-      case DynamicStallCause::kFpDividerBusy:
+      case StallCause::kFpDividerBusy:
         if (isa::ev5_uses_divider(me.ev5_class) &&
             earlier_in_block_or_predecessors(b, i, isa::ev5_uses_divider))
           return {{cause}};
+        return {};
+      case StallCause::kSlotting:  // not §6.3 candidates (isa::is_dynamic)
+      case StallCause::kDependency:
+      case StallCause::kOther:
+      case StallCause::kMultiplyWritebackE0:
         return {};
     }
     return {};
@@ -122,9 +127,9 @@ class CulpritFinder {
         // an anonymous "d" on an addq (issue 17) explains nothing.
         for (const std::optional<uint64_t>& load : loads_arriving(b, source->reg))
           if (load || isa::ev5_is_memory_access(me.ev5_class))
-            result.push_back({DynamicStallCause::kDCacheMiss, load});
+            result.push_back({StallCause::kDCacheMiss, load});
       } else if (isa::ev5_is_load(insn(b, *producer).ev5_class)) {
-        result.push_back({DynamicStallCause::kDCacheMiss, insn(b, *producer).address});
+        result.push_back({StallCause::kDCacheMiss, insn(b, *producer).address});
       }
     }
     if (result.size() > 1) {  // one candidate per load is enough
@@ -169,7 +174,7 @@ class CulpritFinder {
 
   // Events at the instruction, scaled to occurrences, each costing at most a
   // fill from memory, per execution of the instruction.
-  std::optional<double> upper_bound(DynamicStallCause cause, BlockId b, size_t i) const {
+  std::optional<double> upper_bound(StallCause cause, BlockId b, size_t i) const {
     const auto events = options_.event_samples.find(cause);
     if (events == options_.event_samples.end() || options_.event_period <= 0 ||
         options_.cycles_period <= 0)

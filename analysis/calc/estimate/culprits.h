@@ -23,13 +23,13 @@ struct CulpritOptions {
   double rare_edge_fraction = 0.05;  // §6.3: ignore predecessors much rarer than the stall
   // Optional event samples per cause (e.g. IMISS for kICacheMiss) and the
   // periods, in events and in cycles, they and the CYCLES samples used.
-  std::map<DynamicStallCause, SamplesByAddress> event_samples;
+  std::map<StallCause, SamplesByAddress> event_samples;
   double event_period = 0;
   double cycles_period = 0;
 };
 
 struct CulpritCandidate {
-  DynamicStallCause cause;
+  StallCause cause;
   std::optional<uint64_t> instruction;       // e.g. the load whose miss the stall waits for
   std::optional<double> upper_bound_cycles;  // per execution, from event samples
 };

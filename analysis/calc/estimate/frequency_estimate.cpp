@@ -29,7 +29,7 @@ std::optional<size_t> dependence_window_start(const ScheduledInstruction& insn, 
   std::optional<size_t> start;
   for (const StaticStall& stall : insn.stalls) {
     if (stall.cycles == 0 || !stall.culprit || *stall.culprit + 1 >= index) continue;
-    if (stall.reason == StaticStallReason::kSlotting) continue;
+    if (stall.reason == StallCause::kSlotting) continue;
     start = std::min(start.value_or(index), *stall.culprit + 1);
   }
   return start;

@@ -4,16 +4,9 @@
 
 namespace dcpi {
 
-using calc::DynamicStallCause;
-using calc::TruthCause;
+using calc::StallCause;
 
 namespace {
-
-constexpr DynamicStallCause kCauses[] = {
-    DynamicStallCause::kICacheMiss,          DynamicStallCause::kItbMiss,
-    DynamicStallCause::kDCacheMiss,          DynamicStallCause::kDtbMiss,
-    DynamicStallCause::kWriteBufferOverflow, DynamicStallCause::kBranchMispredict,
-    DynamicStallCause::kMultiplierBusy,      DynamicStallCause::kFpDividerBusy};
 
 std::string share(double part, double total) {
   if (total <= 0) return "-";
@@ -28,7 +21,7 @@ std::string range(std::pair<double, double> value, double total) {
   return share(value.first, total) + " to " + share(value.second, total);
 }
 
-std::pair<double, double> dynamic_of(const CycleBreakdown& b, DynamicStallCause cause) {
+std::pair<double, double> dynamic_of(const CycleBreakdown& b, StallCause cause) {
   const auto found = b.dynamic.find(cause);
   return found == b.dynamic.end() ? std::pair{0.0, 0.0} : found->second;
 }
@@ -89,18 +82,18 @@ CycleBreakdown breakdown_from_truth(const calc::GroundTruth& truth, uint64_t sta
     for (const calc::TruthStall& s : list) {
       const double cycles = double(s.cycles);
       stalls += cycles;
-      if (s.cause == TruthCause::kSlot) {
+      if (s.cause == StallCause::kSlotting) {
         b.slotting += cycles;
         continue;
       }
-      if (s.cause == TruthCause::kDependency) {
+      if (s.cause == StallCause::kDependency) {
         b.dependency += cycles;
         continue;
       }
       b.dynamic_stall += cycles;
-      if (const auto cause = calc::dynamic_cause(s.cause)) {
-        b.dynamic[*cause].first += cycles;
-        b.dynamic[*cause].second += cycles;
+      if (isa::is_dynamic(s.cause)) {
+        b.dynamic[s.cause].first += cycles;
+        b.dynamic[s.cause].second += cycles;
       } else {
         b.other += cycles;
       }
@@ -125,8 +118,9 @@ void print_breakdown(const std::string& title, const CycleBreakdown& calc,
   row(out, "Static: dependency", share(calc.dependency, c),
       of_truth(truth ? truth->dependency : 0));
   row(out, "Static: functional unit", share(calc.functional_unit, c), none);
-  for (DynamicStallCause cause : kCauses)
-    row(out, "Dynamic: " + std::string(calc::to_string(cause)), range(dynamic_of(calc, cause), c),
+  for (StallCause cause : isa::kFigure4Causes)
+    row(out, "Dynamic: " + std::string(isa::stall_cause_name(cause)),
+        range(dynamic_of(calc, cause), c),
         truth ? std::optional<std::string>(range(dynamic_of(*truth, cause), t)) : none);
   row(out, "Dynamic: other", "-", of_truth(truth ? truth->other : 0));
   row(out, "Dynamic stalls in all", share(calc.dynamic_stall, c),

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/frontend/report.h"
+#include "analysis/calc/truth/ground_truth.h"
 
 namespace dcpi {
 
@@ -24,7 +24,7 @@ struct CycleBreakdown {
   double dependency = 0;  // static: Ra/Rb/Rc dependencies (truth: dep)
   double functional_unit = 0;  // static: busy unit within the block (calc only)
   // Dynamic by §6.3 cause: calc's [low, high] range; the truth's exact value in both.
-  std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;
+  std::map<calc::StallCause, std::pair<double, double>, isa::DynamicCauseOrder> dynamic;
   double dynamic_stall = 0;       // all dynamic stall cycles (unexplained included, gain not)
   double other = 0;               // truth: `other` (no §6.3 cause)
   double unexplained_stall = 0;   // calc only

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -85,11 +84,9 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
 }
 
 calc::GroundTruth load_ground_truth(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open " + path);
   calc::GroundTruth truth;
   std::string error;
-  if (!calc::read_ground_truth(in, truth, error)) throw std::runtime_error(path + ": " + error);
+  if (!calc::read_ground_truth_file(path, truth, error)) throw std::runtime_error(error);
   return truth;
 }
 

@@ -73,35 +73,8 @@ std::string untab(std::string text) {
   return text;
 }
 
-std::string_view cause_name(DynamicStallCause cause) {
-  switch (cause) {
-    case DynamicStallCause::kICacheMiss:
-      return "I-cache (not ITB)";
-    case DynamicStallCause::kItbMiss:
-      return "ITB/I-cache miss";
-    case DynamicStallCause::kDCacheMiss:
-      return "D-cache miss";
-    case DynamicStallCause::kDtbMiss:
-      return "DTB miss";
-    case DynamicStallCause::kWriteBufferOverflow:
-      return "Write buffer";
-    case DynamicStallCause::kBranchMispredict:
-      return "Branch mispredict";
-    case DynamicStallCause::kMultiplierBusy:
-      return "IMUL busy";
-    case DynamicStallCause::kFpDividerBusy:
-      return "FDIV busy";
-  }
-  return "?";
-}
-
-constexpr DynamicStallCause kCauseOrder[] = {
-    DynamicStallCause::kICacheMiss,          DynamicStallCause::kItbMiss,
-    DynamicStallCause::kDCacheMiss,          DynamicStallCause::kDtbMiss,
-    DynamicStallCause::kWriteBufferOverflow, DynamicStallCause::kBranchMispredict,
-    DynamicStallCause::kMultiplierBusy,      DynamicStallCause::kFpDividerBusy};
-constexpr const char* kStaticOrder[] = {"Slotting", "Ra dependency", "Rb dependency",
-                                        "Rc dependency", "FU dependency"};
+// Figure 4's names (isa/stall_causes.h).
+std::string_view cause_name(StallCause cause) { return isa::figure4_name(cause); }
 
 // "| true 113.0cy: dcache 100.0 981c, wbuf 10.0, slot 1.0"
 void print_truth(const TruthLine& truth, std::ostream& out) {
@@ -109,7 +82,7 @@ void print_truth(const TruthLine& truth, std::ostream& out) {
   const char* separator = ": ";
   for (const TruthLine::Stall& s : truth.stalls) {
     if (s.cycles < 0.05) continue;
-    out << separator << to_string(s.cause) << ' ' << fixed(s.cycles, 1);
+    out << separator << isa::truth_name(s.cause) << ' ' << fixed(s.cycles, 1);
     if (s.culprit) out << ' ' << hex(*s.culprit);
     separator = ", ";
   }
@@ -232,7 +205,7 @@ void print_calc_summary(const CalcReport& report, std::ostream& out) {
   out << "*** Actual " << fixed(s.samples, 0) << "/" << fixed(s.instructions, 0) << " = "
       << fixed(s.instructions > 0 ? s.samples / s.instructions : 0, 2) << "CPI\n***\n";
   if (report.model_has_dynamic_stalls) {
-    for (DynamicStallCause cause : kCauseOrder) {
+    for (StallCause cause : isa::kFigure4Causes) {
       const auto found = s.dynamic.find(cause);
       const auto [low, high] = found == s.dynamic.end() ? std::pair{0.0, 0.0} : found->second;
       out << "*** " << pad(std::string(cause_name(cause)), 20) << percent(low, total) << " to "
@@ -246,7 +219,8 @@ void print_calc_summary(const CalcReport& report, std::ostream& out) {
   }
   out << "*** -----\n*** " << pad("Subtotal dynamic", 20) << percent(s.dynamic_total, total)
       << "\n***\n";
-  for (const char* name : kStaticOrder) {
+  for (const isa::StaticRow& row : isa::kStaticRows) {
+    const char* name = row.figure4_name;
     const auto found = s.static_stalls.find(name);
     out << "*** " << pad(name, 20)
         << percent(found == s.static_stalls.end() ? 0 : found->second, total) << '\n';
@@ -325,7 +299,9 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
     json.key("truth").begin_object().field("executions", line.truth->executions);
     json.real_field("cpi", line.truth->cpi).key("stalls").begin_array();
     for (const TruthLine::Stall& s : line.truth->stalls) {
-      json.begin_object().field("cause", to_string(s.cause)).real_field("cycles", s.cycles);
+      json.begin_object()
+          .field("cause", std::string_view(isa::truth_name(s.cause)))
+          .real_field("cycles", s.cycles);
       json.key("culprit");
       s.culprit ? json.address(*s.culprit) : json.null();
       json.end_object();

@@ -7,60 +7,18 @@ namespace dcpi {
 
 using namespace calc;
 
-char stall_letter(DynamicStallCause cause) {
-  switch (cause) {
-    case DynamicStallCause::kICacheMiss:
-      return 'i';
-    case DynamicStallCause::kDCacheMiss:
-      return 'd';
-    case DynamicStallCause::kItbMiss:
-      return 'I';
-    case DynamicStallCause::kDtbMiss:
-      return 'D';
-    case DynamicStallCause::kBranchMispredict:
-      return 'p';
-    case DynamicStallCause::kWriteBufferOverflow:
-      return 'w';
-    case DynamicStallCause::kMultiplierBusy:
-      return 'M';
-    case DynamicStallCause::kFpDividerBusy:
-      return 'F';
-  }
-  return '?';
-}
-
 char stall_letter(const StaticStall& stall) {
-  switch (stall.reason) {
-    case StaticStallReason::kSlotting:
-      return 's';
-    case StaticStallReason::kDependency:
-      if (stall.operand == OperandField::kRa) return 'a';
-      if (stall.operand == OperandField::kRc) return 'c';
-      return 'b';
-    case StaticStallReason::kMultiplierBusy:
-    case StaticStallReason::kFpDividerBusy:
-    case StaticStallReason::kMultiplyWritebackE0:
-      return 'f';
-  }
-  return '?';
+  if (stall.reason != StallCause::kDependency) return isa::static_letter(stall.reason);
+  if (stall.operand == OperandField::kRa) return isa::static_letter(stall.reason, 0);
+  if (stall.operand == OperandField::kRc) return isa::static_letter(stall.reason, 2);
+  return isa::static_letter(stall.reason, 1);
 }
 
 namespace {
 
 // Figure 4's names for the static stall reasons.
 std::string static_name(const StaticStall& stall) {
-  switch (stall_letter(stall)) {
-    case 's':
-      return "Slotting";
-    case 'a':
-      return "Ra dependency";
-    case 'b':
-      return "Rb dependency";
-    case 'c':
-      return "Rc dependency";
-    default:
-      return "FU dependency";
-  }
+  return isa::figure4_static_name(stall_letter(stall));
 }
 
 void add_letter(std::string& letters, char letter) {
@@ -106,7 +64,7 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
     line.dynamic_cycles = stall->cycles;
     line.unexplained = stall->unexplained();
     for (const CulpritCandidate& c : stall->candidates) {
-      add_letter(line.dynamic_letters, stall_letter(c.cause));
+      add_letter(line.dynamic_letters, isa::dynamic_letter(c.cause));
       if (c.instruction) line.culprits.push_back(*c.instruction);
     }
   }
@@ -147,7 +105,7 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
     summary.dynamic_total += cycles;
     if (stall->unexplained()) summary.unexplained_stall += cycles;
     // One share per cause, however many instructions it points at.
-    std::map<DynamicStallCause, double> bounds;
+    std::map<StallCause, double, isa::DynamicCauseOrder> bounds;
     for (const CulpritCandidate& c : stall->candidates) {
       const double bound =
           c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;

@@ -8,19 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/estimate/culprits.h"
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/decode/isa_adapter.h"
+#include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/truth/ground_truth.h"
 #include "symbols/elf_image.h"
 
 namespace dcpi {
 
-// Letters of the stall bubbles (Figure 2). Static: s slotting, a/b/c the Ra/
-// Rb/Rc dependency, f a busy functional unit. Dynamic (§6.3): i I-cache,
-// I ITB, d D-cache, D DTB, p branch mispredict, w write buffer, M integer
-// multiplier busy, F FP divider busy.
-char stall_letter(calc::DynamicStallCause cause);
+// The letter of a static stall's bubble (Figure 2; isa/stall_causes.h): s
+// slotting, a/b/c the Ra/Rb/Rc dependency, f a busy functional unit. A
+// dynamic one's is isa::dynamic_letter.
 char stall_letter(const calc::StaticStall& stall);
 
 // What the truth file (issue 14) says about one instruction, per execution.
@@ -28,7 +26,7 @@ struct TruthLine {
   uint64_t executions = 0;
   double cpi = 0;  // cycles at the head of the issue queue per execution
   struct Stall {
-    calc::TruthCause cause;
+    calc::StallCause cause;
     double cycles = 0;  // per execution
     std::optional<uint64_t> culprit;
   };
@@ -81,7 +79,7 @@ struct CalcSummary {
   double image_samples = 0;  // in the whole image (for "% of all samples")
   double best_case = 0;      // Σ F·M_i
   double instructions = 0;   // Σ F·n (executed instructions per period)
-  std::map<calc::DynamicStallCause, std::pair<double, double>> dynamic;
+  std::map<calc::StallCause, std::pair<double, double>, isa::DynamicCauseOrder> dynamic;
   double unexplained_stall = 0;
   double unexplained_gain = 0;                  // samples below F·M_i (≤ 0)
   double dynamic_total = 0;                     // stalls + gain

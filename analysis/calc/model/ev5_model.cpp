@@ -1,19 +1,11 @@
 #include "analysis/calc/model/ev5_model.h"
 
-#include <array>
-
 #include "isa/ev5_slotting.h"
 
 namespace dcpi::calc {
 
-std::span<const DynamicStallCause> Ev5Model::dynamic_stall_causes() const {
-  static constexpr std::array kCauses = {
-      DynamicStallCause::kICacheMiss,       DynamicStallCause::kDCacheMiss,
-      DynamicStallCause::kItbMiss,          DynamicStallCause::kDtbMiss,
-      DynamicStallCause::kBranchMispredict, DynamicStallCause::kWriteBufferOverflow,
-      DynamicStallCause::kMultiplierBusy,   DynamicStallCause::kFpDividerBusy};
-  return kCauses;
-}
+// Every §6.3 candidate: the 21164 has them all.
+std::span<const StallCause> Ev5Model::dynamic_stall_causes() const { return isa::kDynamicCauses; }
 
 namespace {
 
@@ -35,24 +27,8 @@ isa::Ev5Instruction to_ev5(const InstructionRecord& record) {
   return in;
 }
 
-StaticStallReason to_reason(isa::Ev5StallReason reason) {
-  switch (reason) {
-    case isa::Ev5StallReason::kSlotting:
-      return StaticStallReason::kSlotting;
-    case isa::Ev5StallReason::kDependency:
-      return StaticStallReason::kDependency;
-    case isa::Ev5StallReason::kMultiplierBusy:
-      return StaticStallReason::kMultiplierBusy;
-    case isa::Ev5StallReason::kFpDividerBusy:
-      return StaticStallReason::kFpDividerBusy;
-    case isa::Ev5StallReason::kMultiplyWritebackE0:
-      break;
-  }
-  return StaticStallReason::kMultiplyWritebackE0;
-}
-
 StaticStall to_stall(const isa::Ev5Stall& stall, const InstructionRecord& record) {
-  StaticStall result{.reason = to_reason(stall.reason), .cycles = stall.cycles};
+  StaticStall result{.reason = stall.reason, .cycles = stall.cycles};
   if (stall.culprit != isa::kEv5NoCulprit) result.culprit = stall.culprit;
   const std::optional<SourceOperand>* sources[] = {&record.source_a, &record.source_b,
                                                    &record.source_c};

@@ -13,7 +13,7 @@ class Ev5Model final : public ProcessorModel {
  public:
   std::string_view name() const override { return "alpha-21164 (EV5)"; }
   BlockSchedule schedule_block(std::span<const InstructionRecord> block) const override;
-  std::span<const DynamicStallCause> dynamic_stall_causes() const override;
+  std::span<const StallCause> dynamic_stall_causes() const override;
   // DESIGN §8: cache latencies 2 (D-cache), 12 (S-cache), 38 (memory).
   uint32_t memory_fill_cycles() const override { return 38; }
   uint32_t icache_line_bytes() const override { return 32; }

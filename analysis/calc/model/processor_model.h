@@ -12,19 +12,16 @@
 #include <vector>
 
 #include "analysis/calc/model/instruction_record.h"
+#include "isa/stall_causes.h"
 
 namespace dcpi::calc {
 
-enum class StaticStallReason : uint8_t {
-  kSlotting,             // could not issue with the previous group (pipes, store/load mix)
-  kDependency,           // waited for an operand produced by an earlier instruction
-  kMultiplierBusy,       // the non-pipelined integer multiplier is still busy
-  kFpDividerBusy,        // the non-pipelined FP divider is still busy
-  kMultiplyWritebackE0,  // E0 is reserved for a multiply's write-back this cycle
-};
+// Stall causes, their bubble letters and names: isa/stall_causes.h, the one
+// list the EV5 scheduler, the plugin's truth and the reports share.
+using isa::StallCause;
 
 struct StaticStall {
-  StaticStallReason reason = StaticStallReason::kSlotting;
+  StallCause reason = StallCause::kSlotting;  // a static cause
   uint32_t cycles = 0;            // extra cycles at the head of the queue (0: a lost issue slot)
   std::optional<size_t> culprit;  // index in the block of the instruction that caused it
   std::optional<OperandField> operand;  // for dependencies: which operand waited
@@ -45,21 +42,6 @@ struct BlockSchedule {
   }
 };
 
-// The dynamic stalls of DCPI §6.3 ("the candidates we currently consider").
-enum class DynamicStallCause : uint8_t {
-  kICacheMiss,
-  kDCacheMiss,
-  kItbMiss,
-  kDtbMiss,
-  kBranchMispredict,
-  kWriteBufferOverflow,
-  kMultiplierBusy,
-  kFpDividerBusy,
-};
-
-std::string_view to_string(StaticStallReason reason);
-std::string_view to_string(DynamicStallCause cause);
-
 class ProcessorModel {
  public:
   virtual ~ProcessorModel() = default;
@@ -67,8 +49,9 @@ class ProcessorModel {
   // Schedules one basic block on its own: the code before it is ignored, as
   // DCPI did (§6.1.3, "we currently ignore all preceding blocks").
   virtual BlockSchedule schedule_block(std::span<const InstructionRecord> block) const = 0;
-  // Empty when the machine cannot stall dynamically (QEMU under icount).
-  virtual std::span<const DynamicStallCause> dynamic_stall_causes() const = 0;
+  // The §6.3 causes it can stall on (isa::is_dynamic); empty when the
+  // machine cannot stall dynamically (QEMU under icount).
+  virtual std::span<const StallCause> dynamic_stall_causes() const = 0;
   // Cycles of the slowest miss (a fill from memory), for upper bounds (§6.3).
   virtual uint32_t memory_fill_cycles() const = 0;
   virtual uint32_t icache_line_bytes() const = 0;

@@ -11,7 +11,7 @@ class QemuIcountModel final : public ProcessorModel {
  public:
   std::string_view name() const override { return "qemu-icount (1 instruction per cycle)"; }
   BlockSchedule schedule_block(std::span<const InstructionRecord> block) const override;
-  std::span<const DynamicStallCause> dynamic_stall_causes() const override { return {}; }
+  std::span<const StallCause> dynamic_stall_causes() const override { return {}; }
   uint32_t memory_fill_cycles() const override { return 0; }
   uint32_t icache_line_bytes() const override { return 0; }
 };

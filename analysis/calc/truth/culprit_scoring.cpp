@@ -53,10 +53,10 @@ struct BlockRange {
 // both name an instruction, the instructions too; an anonymous D-cache
 // candidate does not name a culprit load inside the block.
 bool matches(const CulpritCandidate& listed, const TruthStall& truth, BlockRange block) {
-  if (truth_cause(listed.cause) != truth.cause) return false;
+  if (listed.cause != truth.cause) return false;
   if (!truth.culprit) return true;
   if (listed.instruction) return *listed.instruction == *truth.culprit;
-  return listed.cause != DynamicStallCause::kDCacheMiss || !block.contains(*truth.culprit);
+  return listed.cause != StallCause::kDCacheMiss || !block.contains(*truth.culprit);
 }
 
 void score_instruction(const std::vector<TruthStall>& truth_stalls, const DynamicStall* stall,
@@ -64,7 +64,7 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
   static const std::vector<CulpritCandidate> kNone;
   const std::vector<CulpritCandidate>& listed = stall ? stall->candidates : kNone;
   for (const TruthStall& t : truth_stalls) {
-    if (is_static(t.cause) || t.cycles == 0) continue;
+    if (isa::is_truth_static(t.cause) || t.cycles == 0) continue;
     CauseScore& score = scores.causes[t.cause];
     score.true_cycles += double(t.cycles);
     if (std::any_of(listed.begin(), listed.end(),
@@ -72,7 +72,7 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
       score.covered_cycles += double(t.cycles);
   }
   for (const CulpritCandidate& c : listed) {
-    CauseScore& score = scores.causes[truth_cause(c.cause)];
+    CauseScore& score = scores.causes[c.cause];
     const bool real = std::any_of(truth_stalls.begin(), truth_stalls.end(), [&](const auto& t) {
       return t.cycles > 0 && matches(c, t, block);
     });

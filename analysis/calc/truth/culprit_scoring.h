@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "analysis/calc/estimate/culprits.h"
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/truth/ground_truth.h"
 
 namespace dcpi::calc {
 
@@ -45,7 +45,7 @@ struct StallEstimate {
 };
 
 struct CulpritScores {
-  std::map<TruthCause, CauseScore> causes;  // dynamic causes only (not slot, dep)
+  std::map<StallCause, CauseScore> causes;  // dynamic causes only (not slot, dep), in enum order
   std::vector<StallEstimate> stalls;        // instructions where either side has a stall
 
   CauseScore overall() const;

@@ -1,56 +1,11 @@
 #include "analysis/calc/truth/ground_truth.h"
 
-#include <algorithm>
-
 namespace dcpi::calc {
 
-namespace {
-
-struct CauseName {
-  TruthCause cause;
-  std::string_view name;
-  std::optional<DynamicStallCause> dynamic;
-};
-// docs/exec-counts-format.md, version 2: the file's names and the §6.3 causes.
-constexpr CauseName kCauseNames[] = {
-    {TruthCause::kSlot, "slot", std::nullopt},
-    {TruthCause::kDependency, "dep", std::nullopt},
-    {TruthCause::kMultiplierBusy, "imul_busy", DynamicStallCause::kMultiplierBusy},
-    {TruthCause::kFpDividerBusy, "fdiv_busy", DynamicStallCause::kFpDividerBusy},
-    {TruthCause::kICacheMiss, "icache", DynamicStallCause::kICacheMiss},
-    {TruthCause::kDCacheMiss, "dcache", DynamicStallCause::kDCacheMiss},
-    {TruthCause::kItbMiss, "itb", DynamicStallCause::kItbMiss},
-    {TruthCause::kDtbMiss, "dtb", DynamicStallCause::kDtbMiss},
-    {TruthCause::kWriteBuffer, "wbuf", DynamicStallCause::kWriteBufferOverflow},
-    {TruthCause::kMispredict, "mispredict", DynamicStallCause::kBranchMispredict},
-    {TruthCause::kOther, "other", std::nullopt},
-};
-
-const CauseName& entry(TruthCause cause) {
-  return *std::find_if(std::begin(kCauseNames), std::end(kCauseNames),
-                       [cause](const CauseName& c) { return c.cause == cause; });
-}
-
-}  // namespace
-
-std::string_view to_string(TruthCause cause) { return entry(cause).name; }
-
-std::optional<TruthCause> parse_truth_cause(std::string_view name) {
-  for (const CauseName& c : kCauseNames)
-    if (c.name == name) return c.cause;
+std::optional<StallCause> parse_truth_cause(std::string_view word) {
+  for (const isa::StallCauseInfo& c : isa::kStallCauses)
+    if (c.booked_as == c.cause && word == c.truth_name) return c.cause;
   return std::nullopt;
-}
-
-bool is_static(TruthCause cause) {
-  return cause == TruthCause::kSlot || cause == TruthCause::kDependency;
-}
-
-std::optional<DynamicStallCause> dynamic_cause(TruthCause cause) { return entry(cause).dynamic; }
-
-TruthCause truth_cause(DynamicStallCause cause) {
-  for (const CauseName& c : kCauseNames)
-    if (c.dynamic == cause) return c.cause;
-  return TruthCause::kOther;
 }
 
 void GroundTruth::add_edge(uint64_t from, uint64_t to, uint64_t count) {

@@ -22,44 +22,21 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/calc/model/processor_model.h"
+#include "isa/stall_causes.h"
 
 namespace dcpi::calc {
 
-// The `stall` causes of a version-2 file. slot and dep are static stalls
-// (the model's schedule); the rest are dynamic, `other` anything the model
-// charges that has no DCPI §6.3 cause.
-enum class TruthCause : uint8_t {
-  kSlot,
-  kDependency,
-  kMultiplierBusy,
-  kFpDividerBusy,
-  kICacheMiss,
-  kDCacheMiss,
-  kItbMiss,
-  kDtbMiss,
-  kWriteBuffer,
-  kMispredict,
-  kOther,
-};
-inline constexpr TruthCause kAllTruthCauses[] = {
-    TruthCause::kSlot,          TruthCause::kDependency, TruthCause::kMultiplierBusy,
-    TruthCause::kFpDividerBusy, TruthCause::kICacheMiss, TruthCause::kDCacheMiss,
-    TruthCause::kItbMiss,       TruthCause::kDtbMiss,    TruthCause::kWriteBuffer,
-    TruthCause::kMispredict,    TruthCause::kOther};
+using isa::StallCause;
 
-std::string_view to_string(TruthCause cause);  // the file's name: "slot", "dcache", ...
-std::optional<TruthCause> parse_truth_cause(std::string_view name);
-bool is_static(TruthCause cause);  // slot, dep
-// The dcpicalc cause it corresponds to (docs/exec-counts-format.md); none
-// for slot, dep and other.
-std::optional<DynamicStallCause> dynamic_cause(TruthCause cause);
-TruthCause truth_cause(DynamicStallCause cause);
+// The cause of a version-2 `stall` line, by its word (isa::truth_name):
+// only the causes the truth books (isa::booked_as), none for an unknown
+// word.
+std::optional<StallCause> parse_truth_cause(std::string_view word);
 
 struct TruthStall {
-  TruthCause cause = TruthCause::kOther;
-  uint64_t cycles = 0;              // summed over the instruction's executions
-  std::optional<uint64_t> culprit;  // producer, missing load, mispredicted branch
+  StallCause cause = StallCause::kOther;  // as booked: slot, dep, a §6.3 cause or other
+  uint64_t cycles = 0;                    // summed over the instruction's executions
+  std::optional<uint64_t> culprit;        // producer, missing load, mispredicted branch
 };
 
 class GroundTruth {
@@ -102,8 +79,12 @@ class GroundTruth {
   std::map<std::string, uint64_t> events_;
 };
 
-// Parses a version 1 or 2 file; on a malformed line returns false with a
-// one-line error ("line N: ...").
+// Parses a truth file of any version up to DCPI_TRUTH_VERSION_NEWEST
+// (firmware/truth_format.h); on a malformed line, a newer version or a
+// record kind its version does not have, returns false with a one-line error
+// ("line N: ..."). read_ground_truth_file opens PATH and names it in the
+// error ("PATH: line N: ...").
 bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error);
+bool read_ground_truth_file(const std::string& path, GroundTruth& truth, std::string& error);
 
 }  // namespace dcpi::calc

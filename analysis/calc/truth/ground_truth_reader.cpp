@@ -1,13 +1,19 @@
-// read_ground_truth (ground_truth.h): the plugin's text file, versions 1
-// and 2 (docs/exec-counts-format.md). Strict: every field must be a whole
-// token of the right kind (hex PCs, decimal counts, no signs), a line has
-// exactly its fields, and anything else is a one-line error naming the line.
+// read_ground_truth (ground_truth.h): the one C++ reader of the truth file
+// the plugins write, every version up to DCPI_TRUTH_VERSION_NEWEST
+// (firmware/truth_format.h, docs/exec-counts-format.md). Strict: every field
+// must be a whole token of the right kind (hex PCs, decimal counts, no
+// signs), a line has exactly its fields, a record kind must exist in the
+// file's version, and anything else is a one-line error naming the line. It
+// never skips a line it cannot read: a truth that lost lines would score
+// estimates wrongly without a word.
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include "analysis/calc/truth/ground_truth.h"
+#include "firmware/truth_format.h"
 
 namespace dcpi::calc {
 
@@ -43,12 +49,26 @@ uint64_t number(std::string_view word, int base, const char* what) {
 uint64_t pc(std::string_view word) { return number(word, 16, "address"); }
 uint64_t count(std::string_view word) { return number(word, 10, "count"); }
 
-void expect_fields(const std::vector<std::string_view>& words, size_t low, size_t high) {
-  if (words.size() < low || words.size() > high)
-    throw LineError("'" + std::string(words[0]) + "' takes " +
-                    (low == high ? std::to_string(low - 1)
-                                 : std::to_string(low - 1) + " or " + std::to_string(high - 1)) +
-                    " fields, not " + std::to_string(words.size() - 1));
+// The record kind a line starts with, if its version has it.
+const truth_format::RecordInfo& record_of(std::string_view word, int version) {
+  if (word == DCPI_TRUTH_CPUS_ALIAS) return truth_format::record_info(truth_format::Record::kVcpus);
+  for (const truth_format::RecordInfo& r : truth_format::kRecords) {
+    if (word != r.word) continue;
+    if (r.since > version)
+      throw LineError("'" + std::string(word) + "' needs version " + std::to_string(r.since));
+    return r;
+  }
+  throw LineError("unknown line kind '" + std::string(word.substr(0, 32)) + "'");
+}
+
+void expect_fields(const std::vector<std::string_view>& words, truth_format::Record record) {
+  const auto [low, high] = truth_format::field_count(record);
+  const size_t given = words.size() - 1;
+  if (given < size_t(low) || given > size_t(high))
+    throw LineError(
+        "'" + std::string(words[0]) + "' takes " +
+        (low == high ? std::to_string(low) : std::to_string(low) + " or " + std::to_string(high)) +
+        " fields, not " + std::to_string(given));
 }
 
 bool is_event_name(std::string_view name) {
@@ -57,57 +77,71 @@ bool is_event_name(std::string_view name) {
   });
 }
 
-// The lines only version 2 has.
-void parse_version2_line(const std::vector<std::string_view>& words, GroundTruth& truth) {
-  const std::string_view kind = words[0];
-  if (truth.version < 2) throw LineError("'" + std::string(kind) + "' needs version 2");
-  if (kind == "machine") {
-    expect_fields(words, 2, 2);
-    if (words[1] != "qemu" && words[1] != "ev5")
-      throw LineError("unknown machine '" + std::string(words[1].substr(0, 32)) +
-                      "' (qemu or ev5)");
-    truth.machine = std::string(words[1]);
-  } else if (kind == "cycles") {
-    expect_fields(words, 3, 3);
-    truth.add_cycles(pc(words[1]), count(words[2]));
-  } else if (kind == "stall") {
-    expect_fields(words, 4, 5);
-    const std::optional<TruthCause> cause = parse_truth_cause(words[2]);
-    if (!cause)
-      throw LineError("unknown stall cause '" + std::string(words[2].substr(0, 32)) + "'");
-    TruthStall stall{.cause = *cause, .cycles = count(words[3])};
-    if (words.size() == 5) stall.culprit = pc(words[4]);
-    truth.add_stall(pc(words[1]), stall);
-  } else {  // event
-    expect_fields(words, 3, 3);
-    if (!is_event_name(words[1]))
-      throw LineError("bad event name '" + std::string(words[1].substr(0, 40)) + "'");
-    truth.add_event(std::string(words[1]), count(words[2]));
-  }
+void parse_machine(std::string_view name, GroundTruth& truth) {
+  if (name != DCPI_TRUTH_MACHINE_QEMU && name != DCPI_TRUTH_MACHINE_EV5)
+    throw LineError("unknown machine '" + std::string(name.substr(0, 32)) + "' (qemu or ev5)");
+  truth.machine = std::string(name);
+}
+
+void parse_stall(const std::vector<std::string_view>& words, GroundTruth& truth) {
+  const std::optional<StallCause> cause = parse_truth_cause(words[2]);
+  if (!cause) throw LineError("unknown stall cause '" + std::string(words[2].substr(0, 32)) + "'");
+  TruthStall stall{.cause = *cause, .cycles = count(words[3])};
+  if (words.size() == 5) stall.culprit = pc(words[4]);
+  truth.add_stall(pc(words[1]), stall);
+}
+
+void parse_event(const std::vector<std::string_view>& words, GroundTruth& truth) {
+  if (!is_event_name(words[1]))
+    throw LineError("bad event name '" + std::string(words[1].substr(0, 40)) + "'");
+  truth.add_event(std::string(words[1]), count(words[2]));
 }
 
 void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth) {
-  const std::string_view kind = words[0];
-  if (kind == "insn") {
-    expect_fields(words, 3, 3);
-    truth.add_instruction(pc(words[1]), count(words[2]));
-  } else if (kind == "edge") {
-    expect_fields(words, 4, 4);
-    truth.add_edge(pc(words[1]), pc(words[2]), count(words[3]));
-  } else if (kind == "cpus" || kind == "vcpus") {
-    expect_fields(words, 2, 2);
-    truth.vcpus = count(words[1]);
-  } else if (kind == "machine" || kind == "cycles" || kind == "stall" || kind == "event") {
-    parse_version2_line(words, truth);
-  } else {
-    throw LineError("unknown line kind '" + std::string(kind.substr(0, 32)) + "'");
+  using truth_format::Record;
+  const Record record = record_of(words[0], truth.version).record;
+  expect_fields(words, record);
+  switch (record) {
+    case Record::kMachine:
+      return parse_machine(words[1], truth);
+    case Record::kVcpus:
+      truth.vcpus = count(words[1]);
+      return;
+    case Record::kInsn:
+      return truth.add_instruction(pc(words[1]), count(words[2]));
+    case Record::kEdge:
+      return truth.add_edge(pc(words[1]), pc(words[2]), count(words[3]));
+    case Record::kCycles:
+      return truth.add_cycles(pc(words[1]), count(words[2]));
+    case Record::kStall:
+      return parse_stall(words, truth);
+    case Record::kEvent:
+      return parse_event(words, truth);
   }
 }
 
+// "expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'": every version it reads.
+std::string expected_header() {
+  std::string text = "expected ";
+  for (int v = 1; v <= DCPI_TRUTH_VERSION_NEWEST; ++v)
+    text += (v > 1 ? " or '" : "'") + std::string(DCPI_TRUTH_MAGIC) + " " + std::to_string(v) + "'";
+  return text;
+}
+
 void parse_header(const std::vector<std::string_view>& words, GroundTruth& truth) {
-  if (words.size() != 2 || words[0] != "dcpi-exec-counts" || (words[1] != "1" && words[1] != "2"))
-    throw LineError("expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
-  truth.version = words[1] == "1" ? 1 : 2;
+  if (words.size() != 2 || words[0] != DCPI_TRUTH_MAGIC) throw LineError(expected_header());
+  uint64_t version = 0;
+  try {
+    version = count(words[1]);
+  } catch (const LineError&) {
+    throw LineError(expected_header());
+  }
+  if (version < 1 || words[1] != std::to_string(version)) throw LineError(expected_header());
+  if (version > DCPI_TRUTH_VERSION_NEWEST)
+    throw LineError("version " + std::to_string(version) +
+                    " is newer than this reader knows (1 to " +
+                    std::to_string(DCPI_TRUTH_VERSION_NEWEST) + "): a newer dcpi wrote it");
+  truth.version = static_cast<int>(version);
 }
 
 }  // namespace
@@ -133,13 +167,24 @@ bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error)
     return false;
   }
   if (!header) {
-    error = "empty file: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'";
+    error = "empty file: " + expected_header();
     return false;
   }
   // Σ stalls at a PC is normally at most its cycles, but not required: the
   // model may refund cycles at a block's head (an instruction that issued
   // with its predecessor) that it charged to a stall elsewhere.
   return true;
+}
+
+bool read_ground_truth_file(const std::string& path, GroundTruth& truth, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot open " + path;
+    return false;
+  }
+  if (read_ground_truth(in, truth, error)) return true;
+  error = path + ": " + error;
+  return false;
 }
 
 }  // namespace dcpi::calc

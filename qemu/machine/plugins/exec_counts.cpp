@@ -3,7 +3,8 @@
 // control transfer — the ground truth dcpix gave DCPI (§6.2, Figures 8 and
 // 9). Usage:
 //   qemu-system-alpha … -plugin file=libdcpi_exec_counts.so,out=PATH
-// At exit it writes PATH (docs/exec-counts-format.md): one "insn PC COUNT"
+// At exit it writes PATH (docs/exec-counts-format.md, version 1, with the
+// one truth writer qemu/machine/truth/): one "insn PC COUNT"
 // line per executed instruction and one "edge FROM TO COUNT" line per
 // transfer FROM → TO with TO ≠ FROM + 4, per vCPU's instruction stream.
 //
@@ -12,8 +13,6 @@
 // counter ALARM) is unchanged (tests/guest/plugin_counts.py checks this).
 #include <algorithm>
 #include <atomic>
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -23,7 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "firmware/truth_format.h"
 #include "qemu/machine/plugins/qemu_plugin.h"
+#include "qemu/machine/truth/truth_writer.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -93,21 +94,17 @@ void on_exit(qemu_plugin_id_t, void*) {
   for (const VcpuStream& stream : state->vcpus)
     for (const auto& [edge, count] : stream.edges) edges[edge] += count;
 
-  const std::string temporary = state->out_path + ".tmp";
-  FILE* out = std::fopen(temporary.c_str(), "w");
-  if (!out) {
-    const std::string message = "exec_counts: cannot write " + temporary + "\n";
+  dcpi::truth::TruthWriter out;
+  if (!out.open(state->out_path, DCPI_TRUTH_VERSION_COUNTS)) {
+    const std::string message = "exec_counts: cannot write " + state->out_path + ".tmp\n";
     qemu_plugin_outs(message.c_str());
     return;
   }
-  std::fprintf(out, "dcpi-exec-counts 1\n# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)\n");
-  std::fprintf(out, "vcpus %zu\n", state->vcpus.size());
-  for (const auto& [pc, count] : instructions)
-    std::fprintf(out, "insn %" PRIx64 " %" PRIu64 "\n", pc, count);
-  for (const auto& [edge, count] : edges)
-    std::fprintf(out, "edge %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", edge.first, edge.second, count);
-  const bool written = std::fclose(out) == 0;
-  if (written) std::rename(temporary.c_str(), state->out_path.c_str());
+  out.comment(DCPI_TRUTH_COUNTS_COMMENT);
+  out.vcpus(state->vcpus.size());
+  for (const auto& [pc, count] : instructions) out.insn(pc, count);
+  for (const auto& [edge, count] : edges) out.edge(edge.first, edge.second, count);
+  out.close();
 }
 
 }  // namespace

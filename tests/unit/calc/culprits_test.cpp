@@ -26,7 +26,7 @@ const DynamicStall* stall_at(const CulpritReport& report, uint64_t address) {
   return nullptr;
 }
 
-bool has(const DynamicStall& stall, DynamicStallCause cause) {
+bool has(const DynamicStall& stall, StallCause cause) {
   return std::any_of(stall.candidates.begin(), stall.candidates.end(),
                      [&](const CulpritCandidate& c) { return c.cause == cause; });
 }
@@ -40,18 +40,18 @@ TEST(Culprits, StalledStoreAt9834IsDcacheWriteBufferOrDtbAsInFigure2) {
   const DynamicStall* stall = stall_at(report, 0x9834);
   ASSERT_NE(stall, nullptr);
   EXPECT_GT(stall->cycles, 100.0);  // Figure 2: 114.5 cycles
-  EXPECT_TRUE(has(*stall, DynamicStallCause::kDCacheMiss));
-  EXPECT_TRUE(has(*stall, DynamicStallCause::kWriteBufferOverflow));
-  EXPECT_TRUE(has(*stall, DynamicStallCause::kDtbMiss));
-  EXPECT_FALSE(has(*stall, DynamicStallCause::kICacheMiss));  // mid-line, mid-block
-  EXPECT_FALSE(has(*stall, DynamicStallCause::kBranchMispredict));
-  EXPECT_FALSE(has(*stall, DynamicStallCause::kMultiplierBusy));
+  EXPECT_TRUE(has(*stall, StallCause::kDCacheMiss));
+  EXPECT_TRUE(has(*stall, StallCause::kWriteBufferOverflow));
+  EXPECT_TRUE(has(*stall, StallCause::kDtbMiss));
+  EXPECT_FALSE(has(*stall, StallCause::kICacheMiss));  // mid-line, mid-block
+  EXPECT_FALSE(has(*stall, StallCause::kBranchMispredict));
+  EXPECT_FALSE(has(*stall, StallCause::kMultiplierBusy));
   // One D-cache culprit is the ldq t6 at 00981c that loaded the stored
   // register (the other: t2 may arrive loaded from the unknown caller).
-  EXPECT_TRUE(std::any_of(
-      stall->candidates.begin(), stall->candidates.end(), [](const CulpritCandidate& c) {
-        return c.cause == DynamicStallCause::kDCacheMiss && c.instruction == 0x981cu;
-      }));
+  EXPECT_TRUE(std::any_of(stall->candidates.begin(), stall->candidates.end(),
+                          [](const CulpritCandidate& c) {
+                            return c.cause == StallCause::kDCacheMiss && c.instruction == 0x981cu;
+                          }));
   // Issue points that ran at their static cycles have no dynamic stall.
   EXPECT_EQ(stall_at(report, 0x9838), nullptr);
 }
@@ -61,14 +61,14 @@ TEST(Culprits, EventSamplesCanRuleACauseOut) {
   const ProcedureAnalysis analysis =
       analyze_procedure(build_cfg(testing::copy_loop_block()), model, figure7_samples());
   CulpritOptions options;
-  options.event_samples[DynamicStallCause::kDCacheMiss] = {};  // DMISS sampled: none here
+  options.event_samples[StallCause::kDCacheMiss] = {};  // DMISS sampled: none here
   options.event_period = 4096;
   options.cycles_period = 62000;
   const CulpritReport report = find_culprits(analysis, model, options);
   const DynamicStall* stall = stall_at(report, 0x9834);
   ASSERT_NE(stall, nullptr);
-  EXPECT_FALSE(has(*stall, DynamicStallCause::kDCacheMiss));
-  EXPECT_TRUE(has(*stall, DynamicStallCause::kWriteBufferOverflow));
+  EXPECT_FALSE(has(*stall, StallCause::kDCacheMiss));
+  EXPECT_TRUE(has(*stall, StallCause::kWriteBufferOverflow));
 }
 
 // Issue 17: a register-only instruction whose operands arrive from outside
@@ -92,16 +92,16 @@ TEST(Culprits, RegisterOnlyInstructionsBlameOnlyNamedLoads) {
   const CulpritReport report = find_culprits(analysis, model);
   const DynamicStall* first = stall_at(report, 0x100);
   ASSERT_NE(first, nullptr);
-  EXPECT_FALSE(has(*first, DynamicStallCause::kDCacheMiss));
-  EXPECT_TRUE(has(*first, DynamicStallCause::kICacheMiss)) << "the entry may miss";
+  EXPECT_FALSE(has(*first, StallCause::kDCacheMiss));
+  EXPECT_TRUE(has(*first, StallCause::kICacheMiss)) << "the entry may miss";
   const DynamicStall* user = stall_at(report, 0x108);
   ASSERT_NE(user, nullptr);
   EXPECT_TRUE(
       std::any_of(user->candidates.begin(), user->candidates.end(), [](const CulpritCandidate& c) {
-        return c.cause == DynamicStallCause::kDCacheMiss && c.instruction == 0x104u;
+        return c.cause == StallCause::kDCacheMiss && c.instruction == 0x104u;
       }));
   for (const CulpritCandidate& c : user->candidates) {
-    if (c.cause == DynamicStallCause::kDCacheMiss) {
+    if (c.cause == StallCause::kDCacheMiss) {
       EXPECT_TRUE(c.instruction.has_value());
     }
   }

@@ -16,7 +16,7 @@ std::vector<uint32_t> head_cycles(const BlockSchedule& schedule) {
   return m;
 }
 
-bool has_stall(const ScheduledInstruction& insn, StaticStallReason reason) {
+bool has_stall(const ScheduledInstruction& insn, StallCause reason) {
   for (const StaticStall& s : insn.stalls)
     if (s.reason == reason) return true;
   return false;
@@ -34,8 +34,8 @@ TEST(Ev5Schedule, CopyLoopBestCaseIs8CyclesFor13InstructionsAsInFigure2) {
 TEST(Ev5Schedule, CopyLoopAdjacentStoresAreSlottingHazardsAsInFigure2) {
   const BlockSchedule schedule = Ev5Model().schedule_block(testing::copy_loop_block());
   // Figure 2 marks "s" before the stq at 009834 and at 009838 …
-  EXPECT_TRUE(has_stall(schedule.instructions[9], StaticStallReason::kSlotting));
-  EXPECT_TRUE(has_stall(schedule.instructions[10], StaticStallReason::kSlotting));
+  EXPECT_TRUE(has_stall(schedule.instructions[9], StallCause::kSlotting));
+  EXPECT_TRUE(has_stall(schedule.instructions[10], StallCause::kSlotting));
   // … but not before 009830, which starts a new aligned fetch block.
   EXPECT_TRUE(schedule.instructions[8].stalls.empty());
 }
@@ -49,7 +49,7 @@ TEST(Ev5Schedule, LoadUseWaitsTwoCyclesAndNamesTheLoad) {
   EXPECT_EQ(head_cycles(s), (std::vector<uint32_t>{1, 2}));
   ASSERT_FALSE(s.instructions[1].stalls.empty());
   const StaticStall& stall = s.instructions[1].stalls.back();
-  EXPECT_EQ(stall.reason, StaticStallReason::kDependency);
+  EXPECT_EQ(stall.reason, StallCause::kDependency);
   EXPECT_EQ(stall.cycles, 1u);
   EXPECT_EQ(stall.culprit, 0u);
   EXPECT_EQ(stall.operand, OperandField::kRa);
@@ -70,7 +70,7 @@ TEST(Ev5Schedule, BackToBackMultipliesWaitForTheNonPipelinedMultiplier) {
   };
   const BlockSchedule s = Ev5Model().schedule_block(block);
   EXPECT_EQ(s.instructions[1].issue_cycle, 8u);  // multiplier busy 8 cycles for mulq
-  EXPECT_TRUE(has_stall(s.instructions[1], StaticStallReason::kMultiplierBusy));
+  EXPECT_TRUE(has_stall(s.instructions[1], StallCause::kMultiplierBusy));
 }
 
 TEST(Ev5Schedule, DependentMultiplyWaitsForTheFullLatency) {
@@ -91,7 +91,7 @@ TEST(Ev5Schedule, DivtKeepsTheDividerBusyFor22Cycles) {
   second.destination = fp_register(3);
   const BlockSchedule s = Ev5Model().schedule_block(std::vector{first, second});
   EXPECT_EQ(s.instructions[1].issue_cycle, 22u);
-  EXPECT_TRUE(has_stall(s.instructions[1], StaticStallReason::kFpDividerBusy));
+  EXPECT_TRUE(has_stall(s.instructions[1], StallCause::kFpDividerBusy));
 }
 
 TEST(Ev5Schedule, ShiftsCannotDualIssueBecauseOnlyE0Shifts) {
@@ -101,7 +101,7 @@ TEST(Ev5Schedule, ShiftsCannotDualIssueBecauseOnlyE0Shifts) {
   };
   const BlockSchedule s = Ev5Model().schedule_block(block);
   EXPECT_EQ(s.best_case_cycles, 2u);
-  EXPECT_TRUE(has_stall(s.instructions[1], StaticStallReason::kSlotting));
+  EXPECT_TRUE(has_stall(s.instructions[1], StallCause::kSlotting));
 }
 
 TEST(Ev5Schedule, IntegerAndFloatingPointIssueTogether) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -53,7 +55,7 @@ TEST(GroundTruthV2, ReadsCyclesStallsCulpritsAndEvents) {
   EXPECT_EQ(truth.transfers(0x9840, 0x9810), 99u);
   const std::vector<TruthStall>& stalls = truth.stalls(0x9834);
   ASSERT_EQ(stalls.size(), 3u);  // the two dcache lines with one culprit add up
-  EXPECT_EQ(stalls[1].cause, TruthCause::kDCacheMiss);
+  EXPECT_EQ(stalls[1].cause, StallCause::kDCacheMiss);
   EXPECT_EQ(stalls[1].cycles, 9250u);
   EXPECT_EQ(stalls[1].culprit, 0x981cu);
   EXPECT_FALSE(stalls[2].culprit.has_value());
@@ -77,26 +79,31 @@ TEST(GroundTruthV2, VersionOneIsQemuWithCyclesEqualToExecutions) {
   EXPECT_EQ(qemu.cycles(0x1000), 7u);
 }
 
-TEST(GroundTruthV2, CauseNamesMapToDcpicalcsCauses) {
-  for (TruthCause cause : kAllTruthCauses) {
-    EXPECT_EQ(parse_truth_cause(to_string(cause)), cause);
-    if (const auto dynamic = dynamic_cause(cause)) {
-      EXPECT_EQ(truth_cause(*dynamic), cause);
-    }
+// The truth's words are isa/stall_causes.h's: every cause the truth books
+// reads back as itself; the E0 write-back hazard is booked as slotting.
+TEST(GroundTruthV2, CauseWordsAreTheOneTable) {
+  for (const isa::StallCauseInfo& c : isa::kStallCauses) {
+    EXPECT_EQ(parse_truth_cause(c.truth_name), c.booked_as) << c.truth_name;
+    EXPECT_EQ(isa::booked_as(c.booked_as), c.booked_as);
   }
-  EXPECT_EQ(dynamic_cause(TruthCause::kDCacheMiss), DynamicStallCause::kDCacheMiss);
-  EXPECT_EQ(dynamic_cause(TruthCause::kWriteBuffer), DynamicStallCause::kWriteBufferOverflow);
-  EXPECT_FALSE(dynamic_cause(TruthCause::kSlot));
-  EXPECT_FALSE(dynamic_cause(TruthCause::kOther));
-  EXPECT_TRUE(is_static(TruthCause::kDependency));
-  EXPECT_FALSE(is_static(TruthCause::kMispredict));
+  EXPECT_EQ(parse_truth_cause("wbuf"), StallCause::kWriteBufferOverflow);
+  EXPECT_EQ(parse_truth_cause("slot"), StallCause::kSlotting);
+  EXPECT_TRUE(isa::is_dynamic(StallCause::kDCacheMiss));
+  EXPECT_FALSE(isa::is_dynamic(StallCause::kSlotting));
+  EXPECT_FALSE(isa::is_dynamic(StallCause::kOther));
+  EXPECT_TRUE(isa::is_truth_static(StallCause::kDependency));
+  EXPECT_FALSE(isa::is_truth_static(StallCause::kBranchMispredict));
   EXPECT_FALSE(parse_truth_cause("dmiss"));
 }
 
 TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   const std::string v2 = "dcpi-exec-counts 2\n";
-  EXPECT_EQ(error_of("dcpi-exec-counts 3\n"),
+  EXPECT_EQ(error_of("dcpi-exec-counts 0\n"),
             "line 1: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
+  EXPECT_EQ(error_of("dcpi-exec-counts 02\n"),
+            "line 1: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
+  EXPECT_EQ(error_of("dcpi-exec-counts 3\n"),
+            "line 1: version 3 is newer than this reader knows (1 to 2): a newer dcpi wrote it");
   EXPECT_EQ(error_of(""), "empty file: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
   EXPECT_EQ(error_of("dcpi-exec-counts 1\ncycles 1000 5\n"), "line 2: 'cycles' needs version 2");
   EXPECT_EQ(error_of(v2 + "stall 1000 dmiss 5\n"), "line 2: unknown stall cause 'dmiss'");
@@ -109,6 +116,24 @@ TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   EXPECT_EQ(error_of(v2 + "cycles 1000 18446744073709551616\n"),
             "line 2: bad count '18446744073709551616'");
   EXPECT_EQ(error_of(v2 + "bogus 1\n"), "line 2: unknown line kind 'bogus'");
+  EXPECT_EQ(error_of("dcpi-exec-counts 1\ncpus 2\nevent cycles 5\n"),
+            "line 3: 'event' needs version 2");
+}
+
+// The error names the file as well as the line (firmware/truth_format.h).
+TEST(GroundTruthV2, FileErrorsNameTheFile) {
+  const std::string path = ::testing::TempDir() + "ground_truth_test.truth";
+  {
+    std::ofstream out(path);
+    out << "dcpi-exec-counts 1\ninsn 1000 7\nsample 1000 3\n";
+  }
+  GroundTruth truth;
+  std::string error;
+  EXPECT_FALSE(read_ground_truth_file(path, truth, error));
+  EXPECT_EQ(error, path + ": line 3: unknown line kind 'sample'");
+  EXPECT_FALSE(read_ground_truth_file(path + ".absent", truth, error));
+  EXPECT_EQ(error, "cannot open " + path + ".absent");
+  std::remove(path.c_str());
 }
 
 // Damaged copies of a good file: the reader either accepts them or says

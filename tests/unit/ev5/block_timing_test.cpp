@@ -25,7 +25,7 @@ TEST(Ev5BlockTiming, ALoadsReaderWaitsTwoCyclesForItsProducer) {
   EXPECT_EQ(add.charge, 1);
   EXPECT_EQ(add.offset, 2u);
   ASSERT_EQ(add.stall_count, 1u);
-  EXPECT_EQ(add.stalls[0].cause, Cause::kDep);
+  EXPECT_EQ(add.stalls[0].cause, StallCause::kDependency);
   EXPECT_EQ(add.stalls[0].cycles, 1u);
   EXPECT_EQ(add.stalls[0].culprit, 0x1000u);
   EXPECT_TRUE(add.reads_loaded);

@@ -14,7 +14,7 @@ using namespace testing;
 
 constexpr uint64_t kKseg = 0xfffffc0000000000ull;  // no TB lookups
 
-uint64_t stall_of(const VcpuModel& model, uint64_t pc, Cause cause, uint64_t culprit) {
+uint64_t stall_of(const VcpuModel& model, uint64_t pc, StallCause cause, uint64_t culprit) {
   const auto& stalls = model.truth().stalls;
   const auto it = stalls.find(std::make_tuple(pc, cause, culprit));
   return it == stalls.end() ? 0 : it->second;
@@ -26,14 +26,14 @@ TEST(Ev5VcpuModel, ALoadMissStallsItsReaderAndHitsAfterwards) {
   const uint64_t pc = kKseg + 0x1000;
   BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
   EXPECT_EQ(model.enter(block), 100u);  // the cold I-cache line, from memory
-  EXPECT_EQ(stall_of(model, pc, Cause::kIcache, kNoCulprit), 100u);
+  EXPECT_EQ(stall_of(model, pc, StallCause::kICacheMiss, kNoCulprit), 100u);
   // The load issues at 100 and misses everywhere: data at 200; its reader
   // issues statically two cycles after it.
   EXPECT_EQ(model.memory_access(block, 0, kKseg + 0x100000, 0x100000, false), 0u);
   EXPECT_NE(model.pending_loads() & (1u << 1), 0u);
   EXPECT_EQ(model.operands_ready(block, 1), 98u);
   EXPECT_EQ(model.pending_loads(), 0u);
-  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDcache, pc), 98u);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kDCacheMiss, pc), 98u);
   // Again: everything hits.
   EXPECT_EQ(model.enter(block), 0u);
   EXPECT_EQ(model.memory_access(block, 0, kKseg + 0x100000, 0x100000, false), 0u);
@@ -49,7 +49,7 @@ TEST(Ev5VcpuModel, ADtbMissIsChargedAtTheNextInstruction) {
   BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(2, 2, 3)});
   model.enter(block);
   EXPECT_EQ(model.memory_access(block, 0, 0x120000000, 0x300000, false), machine.dtb_refill);
-  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDtb, pc), machine.dtb_refill);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kDtbMiss, pc), machine.dtb_refill);
   EXPECT_EQ(model.memory_access(block, 0, 0x120000008, 0x300008, false), 0u);  // same page
   EXPECT_EQ(model.truth().dtb_miss, 1u);
 }
@@ -64,7 +64,7 @@ TEST(Ev5VcpuModel, AnAccessAtABlocksEndIsChargedAtTheNextHead) {
   EXPECT_EQ(model.memory_access(first, 0, 0x120000000, 0x300000, false), 0u);
   // Same I-cache line: the head's stall is the DTB refill alone.
   EXPECT_EQ(model.enter(second), machine.dtb_refill);
-  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDtb, pc), machine.dtb_refill);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kDtbMiss, pc), machine.dtb_refill);
 }
 
 TEST(Ev5VcpuModel, AMispredictedLoopExitCostsFiveCycles) {
@@ -76,7 +76,7 @@ TEST(Ev5VcpuModel, AMispredictedLoopExitCostsFiveCycles) {
   model.enter(loop);
   EXPECT_EQ(model.enter(loop), 0u);   // taken backward branch: predicted
   EXPECT_EQ(model.enter(after), 5u);  // falls through: mispredicted
-  EXPECT_EQ(stall_of(model, pc + 8, Cause::kMispredict, pc + 4), 5u);
+  EXPECT_EQ(stall_of(model, pc + 8, StallCause::kBranchMispredict, pc + 4), 5u);
   EXPECT_EQ(model.truth().mispredict, 1u);
   EXPECT_EQ(model.truth().edges.at({pc + 4, pc}), 1u);  // the taken branch
 }
@@ -93,7 +93,7 @@ TEST(Ev5VcpuModel, AFullWriteBufferStallsTheInstructionAfterTheStore) {
         model.memory_access(block, 0, kKseg + 0x200000 + 64 * line, 0x200000 + 64 * line, true);
   }
   EXPECT_GT(stalled, 0u);
-  EXPECT_EQ(stall_of(model, pc + 4, Cause::kWbuf, pc), stalled);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kWriteBufferOverflow, pc), stalled);
 }
 
 TEST(Ev5VcpuModel, TheMultiplierStaysBusyAcrossBlocks) {
@@ -105,7 +105,7 @@ TEST(Ev5VcpuModel, TheMultiplierStaysBusyAcrossBlocks) {
   EXPECT_EQ(model.unit_ready(block, 0), 0u);
   model.enter(block);  // one cycle later: busy for 7 more
   EXPECT_EQ(model.unit_ready(block, 0), 7u);
-  EXPECT_EQ(stall_of(model, pc, Cause::kImulBusy, pc), 7u);
+  EXPECT_EQ(stall_of(model, pc, StallCause::kMultiplierBusy, pc), 7u);
 }
 
 TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
@@ -119,7 +119,7 @@ TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
   EXPECT_EQ(block.executions(0), 1u);
   EXPECT_EQ(block.executions(1), 0u);
   EXPECT_EQ(model.truth().cycle_corrections.at(pc + 4), 1);  // its dependency cycle was charged
-  EXPECT_EQ(stall_of(model, pc + 4, Cause::kDep, pc), 1u);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kDependency, pc), 1u);
   EXPECT_EQ(model.truth().exact_exits, 1u);
   EXPECT_EQ(model.enter(rerun), 0u);
   EXPECT_TRUE(model.truth().edges.empty());  // pc -> pc + 4 is sequential

@@ -26,27 +26,12 @@ isa::Ev5Instruction scheduler_view(uint64_t pc, isa::Ev5Class ev5_class, uint64_
   return in;
 }
 
-Cause static_cause(isa::Ev5StallReason reason) {
-  switch (reason) {
-    case isa::Ev5StallReason::kDependency:
-      return Cause::kDep;
-    case isa::Ev5StallReason::kMultiplierBusy:
-      return Cause::kImulBusy;
-    case isa::Ev5StallReason::kFpDividerBusy:
-      return Cause::kFdivBusy;
-    case isa::Ev5StallReason::kSlotting:
-    case isa::Ev5StallReason::kMultiplyWritebackE0:  // an issue-slot hazard
-      break;
-  }
-  return Cause::kSlot;
-}
-
 void record_stalls(const isa::Ev5Issue& issue, uint64_t block_pc, InstructionTiming& out) {
   for (uint8_t k = 0; k < issue.stall_count; ++k) {
     const isa::Ev5Stall& s = issue.stalls[k];
     if (s.cycles == 0) continue;  // a lost issue slot, no cycles of its own
     out.stalls[out.stall_count++] = StaticStall{
-        .cause = static_cause(s.reason),
+        .cause = isa::booked_as(s.reason),  // E0 write-back: a slotting hazard
         .cycles = s.cycles,
         .culprit = s.culprit == isa::kEv5NoCulprit ? kNoCulprit : block_pc + 4ull * s.culprit};
   }

@@ -9,12 +9,16 @@
 #include <span>
 #include <vector>
 
-#include "qemu/machine/plugins/ev5/stall_cause.h"
+#include "isa/stall_causes.h"
 
 namespace dcpi::ev5 {
 
+// The one list of causes (slot, dep, the busy units, the §6.3 misses, other).
+using isa::StallCause;
+inline constexpr uint64_t kNoCulprit = ~0ull;  // a stall with no culprit PC
+
 struct StaticStall {
-  Cause cause = Cause::kSlot;
+  StallCause cause = StallCause::kSlotting;  // as the truth books it (isa::booked_as)
   uint32_t cycles = 0;
   uint64_t culprit = kNoCulprit;  // the producer's PC for dependencies
 };

@@ -1,9 +1,11 @@
 #include "qemu/machine/plugins/ev5/truth_file.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
+
+#include "firmware/truth_format.h"
+#include "qemu/machine/truth/truth_writer.h"
 
 namespace dcpi::ev5 {
 
@@ -12,7 +14,7 @@ namespace {
 struct Totals {
   std::map<uint64_t, uint64_t> executions;
   std::map<uint64_t, int64_t> cycles;
-  std::map<std::tuple<uint64_t, Cause, uint64_t>, uint64_t> stalls;
+  std::map<std::tuple<uint64_t, StallCause, uint64_t>, uint64_t> stalls;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
   std::map<std::string, uint64_t> events;
 };
@@ -49,30 +51,28 @@ void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
   totals.events["exact_exits"] += truth.exact_exits;
 }
 
-void print(FILE* out, const Totals& totals, size_t vcpus) {
-  std::fprintf(out, "dcpi-exec-counts 2\nmachine ev5\nvcpus %zu\n", vcpus);
-  for (const auto& [pc, n] : totals.executions)
-    std::fprintf(out, "insn %" PRIx64 " %" PRIu64 "\n", pc, n);
-  for (const auto& [edge, n] : totals.edges)
-    std::fprintf(out, "edge %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", edge.first, edge.second, n);
+// The records in the format's order (firmware/truth_format.h), each kind
+// sorted: insn, edge, cycles, stall, then the run's events.
+void write(truth::TruthWriter& out, const Totals& totals, size_t vcpus) {
+  out.machine(DCPI_TRUTH_MACHINE_EV5);
+  out.vcpus(vcpus);
+  for (const auto& [pc, n] : totals.executions) out.insn(pc, n);
+  for (const auto& [edge, n] : totals.edges) out.edge(edge.first, edge.second, n);
   uint64_t all_cycles = 0, instructions = 0;
   for (const auto& [pc, n] : totals.executions) instructions += n;
   for (const auto& [pc, cycles] : totals.cycles) {
     const uint64_t c = cycles > 0 ? static_cast<uint64_t>(cycles) : 0;
     all_cycles += c;
-    std::fprintf(out, "cycles %" PRIx64 " %" PRIu64 "\n", pc, c);
+    out.cycles(pc, c);
   }
   for (const auto& [key, cycles] : totals.stalls) {
     const auto& [pc, cause, culprit] = key;
-    if (!cycles) continue;
-    std::fprintf(out, "stall %" PRIx64 " %s %" PRIu64, pc, cause_name(cause), cycles);
-    if (culprit != kNoCulprit) std::fprintf(out, " %" PRIx64, culprit);
-    std::fputc('\n', out);
+    if (cycles)
+      out.stall(pc, cause, cycles, culprit == kNoCulprit ? std::nullopt : std::optional(culprit));
   }
-  std::fprintf(out, "event instructions %" PRIu64 "\nevent cycles %" PRIu64 "\n", instructions,
-               all_cycles);
-  for (const auto& [name, n] : totals.events)
-    std::fprintf(out, "event %s %" PRIu64 "\n", name.c_str(), n);
+  out.event("instructions", instructions);
+  out.event("cycles", all_cycles);
+  for (const auto& [name, n] : totals.events) out.event(name.c_str(), n);
 }
 
 }  // namespace
@@ -82,12 +82,10 @@ bool write_truth_file(const std::string& path, const std::vector<const BlockReco
   Totals totals;
   for (const BlockRecord* block : blocks) add_static(*block, totals);
   for (const VcpuModel* vcpu : vcpus) add_dynamic(*vcpu, totals);
-  const std::string temporary = path + ".tmp";
-  FILE* out = std::fopen(temporary.c_str(), "w");
-  if (!out) return false;
-  print(out, totals, vcpus.size());
-  if (std::fclose(out) != 0) return false;
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
+  truth::TruthWriter out;
+  if (!out.open(path, DCPI_TRUTH_VERSION_TIMED)) return false;
+  write(out, totals, vcpus.size());
+  return out.close();
 }
 
 }  // namespace dcpi::ev5

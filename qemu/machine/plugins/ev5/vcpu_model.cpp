@@ -68,7 +68,7 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
     const uint64_t address = std::max(pc, page * Machine::kPageBytes);
     if (bypasses_tlb(address) || itb_.access(address)) continue;
     ++truth_.itb_miss;
-    truth_.stall(pc, Cause::kItb, kNoCulprit, machine_.itb_refill);
+    truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, machine_.itb_refill);
     stall += machine_.itb_refill;
   }
   // Every line of the block is fetched at its entry: misses of later lines
@@ -76,7 +76,7 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
   // partly; not modelled).
   for (uint64_t line = pc / Machine::kL1LineBytes; line <= last / Machine::kL1LineBytes; ++line) {
     const uint64_t cycles = memory_.fetch(line * Machine::kL1LineBytes, block_start_ + stall);
-    truth_.stall(pc, Cause::kIcache, kNoCulprit, cycles);
+    truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, cycles);
     stall += cycles;
   }
   return stall;
@@ -92,7 +92,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   const uint64_t branch = from.instructions.back().pc;
   if (!predictor_.mispredicted(branch, from.branch_target <= branch, taken)) return 0;
   ++truth_.mispredict;
-  truth_.stall(timing.pc, Cause::kMispredict, branch, machine_.mispredict_penalty);
+  truth_.stall(timing.pc, StallCause::kBranchMispredict, branch, machine_.mispredict_penalty);
   return machine_.mispredict_penalty;
 }
 
@@ -106,7 +106,7 @@ uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {
     }
     pending_ &= ~(1ull << slot);
   }
-  truth_.stall(pc, Cause::kDcache, culprit, ready - now);
+  truth_.stall(pc, StallCause::kDCacheMiss, culprit, ready - now);
   return ready - now;
 }
 
@@ -132,18 +132,18 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   const bool last = index + 1 == block.timing.instructions.size();
   const uint64_t charged_pc = last ? 0 : block.timing.instructions[index + 1].pc;
   uint64_t stall = 0;
-  Cause cause = Cause::kOther;
+  StallCause cause = StallCause::kOther;
   if (!bypasses_tlb(vaddr) && !dtb_.access(vaddr)) {
     ++truth_.dtb_miss;
     stall += machine_.dtb_refill;
-    cause = Cause::kDtb;
-    if (!last) truth_.stall(charged_pc, Cause::kDtb, t.pc, machine_.dtb_refill);
+    cause = StallCause::kDtbMiss;
+    if (!last) truth_.stall(charged_pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
   }
   const uint64_t address = paddr != ~0ull ? paddr : vaddr;
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
-    if (wait && !last) truth_.stall(charged_pc, Cause::kWbuf, t.pc, wait);
-    if (wait) cause = Cause::kWbuf;
+    if (wait && !last) truth_.stall(charged_pc, StallCause::kWriteBufferOverflow, t.pc, wait);
+    if (wait) cause = StallCause::kWriteBufferOverflow;
     stall += wait;
   } else if (t.destination < 64) {
     const uint64_t ready = memory_.load(address, now + stall);
@@ -180,7 +180,8 @@ uint64_t VcpuModel::unit_ready(const BlockRecord& block, uint32_t index) {
   uint64_t& free_at = t.first_multiply ? multiplier_free_ : divider_free_;
   uint64_t& culprit = t.first_multiply ? last_multiply_ : last_divide_;
   const uint64_t stall = free_at > now ? free_at - now : 0;
-  truth_.stall(t.pc, t.first_multiply ? Cause::kImulBusy : Cause::kFdivBusy, culprit, stall);
+  truth_.stall(t.pc, t.first_multiply ? StallCause::kMultiplierBusy : StallCause::kFpDividerBusy,
+               culprit, stall);
   free_at = now + stall + (t.first_multiply ? timing.multiplier_span : timing.divider_span);
   culprit = t.pc;
   dynamic_in_block_ += stall;

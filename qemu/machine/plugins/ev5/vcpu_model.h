@@ -74,7 +74,7 @@ class VcpuModel {
   // A stall for the next block's head (a DTB miss or full write buffer at a
   // block's last instruction).
   uint64_t carry_ = 0;
-  Cause carry_cause_ = Cause::kOther;
+  StallCause carry_cause_ = StallCause::kOther;
   uint64_t carry_culprit_ = kNoCulprit;
   uint64_t pending_ = 0;
   std::array<uint64_t, 64> ready_{}, loaded_by_{};

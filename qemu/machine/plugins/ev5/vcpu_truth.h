@@ -9,8 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "qemu/machine/plugins/ev5/block_timing.h"
 #include "qemu/machine/plugins/ev5/count_cache.h"
-#include "qemu/machine/plugins/ev5/stall_cause.h"
 
 namespace dcpi::ev5 {
 
@@ -20,7 +20,7 @@ struct PairHash {
   }
 };
 
-using StallKey = std::tuple<uint64_t, Cause, uint64_t>;  // (pc, cause, culprit)
+using StallKey = std::tuple<uint64_t, StallCause, uint64_t>;  // (pc, cause, culprit)
 
 struct StallKeyHash {
   size_t operator()(const StallKey& k) const {
@@ -35,7 +35,7 @@ struct VcpuTruth {
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
 
-  void stall(uint64_t pc, Cause cause, uint64_t culprit, uint64_t cycles) {
+  void stall(uint64_t pc, StallCause cause, uint64_t culprit, uint64_t cycles) {
     if (cycles) stalls[{pc, cause, culprit}] += cycles;
   }
 };

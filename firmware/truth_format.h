@@ -1,0 +1,115 @@
+/* The truth file: what the machine really did during a run (exact
+ * executions, control transfers and, on a timed machine, every cycle by
+ * cause), the role dcpix played in DCPI §6.2 and what DCPI never had for
+ * stalls. Described in docs/exec-counts-format.md.
+ *
+ * Why here: the writer lives with the machine (qemu/machine/truth/, used by
+ * both plugins) and the reader with the analysis (analysis/calc/truth/), and
+ * analysis/ must never include qemu/. firmware/ is the room of contracts
+ * written once that every room may include, and a file one side writes and
+ * the other reads is such a contract, like the transfer ring. Plain C (the
+ * X-macro below), so the Python tests' module (tests/support/truth_file.py)
+ * reads its version and record kinds from this very file.
+ *
+ * A text file, one record per line: `KIND FIELD...`, fields separated by one
+ * space (the reader also takes tabs and runs of blanks), `#` starts a
+ * comment. The first line is `dcpi-exec-counts VERSION`. PCs are hex
+ * without 0x, counts decimal.
+ *
+ * Growing it: a new record kind comes with a new version, never inside an
+ * old one. A reader takes the versions up to DCPI_TRUTH_VERSION_NEWEST and
+ * rejects a newer file, or a record kind unknown to the file's version, with
+ * a one-line error naming the file and the line: it never skips what it
+ * cannot read, because a truth that lost lines silently scores estimates
+ * wrongly. */
+#ifndef DCPI_FIRMWARE_TRUTH_FORMAT_H
+#define DCPI_FIRMWARE_TRUTH_FORMAT_H
+
+#define DCPI_TRUTH_MAGIC "dcpi-exec-counts"
+#define DCPI_TRUTH_VERSION_COUNTS 1 /* exec_counts (machine qemu): executions and edges */
+#define DCPI_TRUTH_VERSION_TIMED 2  /* the ev5 machine: + machine, cycles, stall, event */
+#define DCPI_TRUTH_VERSION_NEWEST 2
+
+/* One row per record kind: name in code, the word that starts its line, the
+ * first version that has it, its fields (the optional ones in brackets).
+ * The lines of a file come in this order, each kind sorted by its fields. */
+#define DCPI_TRUTH_RECORDS(X)                                                      \
+  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */              \
+  X(VCPUS, "vcpus", 1, "N")                         /* informational */            \
+  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */         \
+  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */  \
+  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */ \
+  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */ \
+  X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */
+
+#define DCPI_TRUTH_RECORD_ENUM_(name, word, since, fields) DCPI_TRUTH_##name,
+enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
+
+/* `cpus N`: an older spelling of `vcpus`, read, never written. */
+#define DCPI_TRUTH_CPUS_ALIAS "cpus"
+/* The machines a `machine` line names. */
+#define DCPI_TRUTH_MACHINE_QEMU "qemu"
+#define DCPI_TRUTH_MACHINE_EV5 "ev5"
+/* The comment the exec_counts plugin writes under its header. */
+#define DCPI_TRUTH_COUNTS_COMMENT "# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)"
+
+#ifdef __cplusplus
+namespace dcpi::truth_format {
+
+enum class Record : int {
+  kMachine = DCPI_TRUTH_MACHINE,
+  kVcpus = DCPI_TRUTH_VCPUS,
+  kInsn = DCPI_TRUTH_INSN,
+  kEdge = DCPI_TRUTH_EDGE,
+  kCycles = DCPI_TRUTH_CYCLES,
+  kStall = DCPI_TRUTH_STALL,
+  kEvent = DCPI_TRUTH_EVENT,
+};
+
+struct RecordInfo {
+  Record record;
+  const char* word;    // the first word of its line
+  int since;           // the first version that has it
+  const char* fields;  // for docs and errors: "PC CAUSE CYCLES [CULPRIT]"
+};
+
+inline constexpr RecordInfo kRecords[] = {
+#define DCPI_TRUTH_RECORD_ROW_(name, word, since, fields) \
+  {static_cast<Record>(DCPI_TRUTH_##name), word, since, fields},
+    DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ROW_)
+#undef DCPI_TRUTH_RECORD_ROW_
+};
+static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == DCPI_TRUTH_RECORD_COUNT &&
+                  DCPI_TRUTH_RECORD_COUNT == 7,
+              "a new record kind needs its Record name here");
+
+constexpr const RecordInfo& record_info(Record record) {
+  return kRecords[static_cast<int>(record)];
+}
+
+// How many fields a record takes: the words of `fields`, the bracketed ones
+// optional.
+struct FieldCount {
+  int low = 0, high = 0;
+};
+constexpr FieldCount field_count(Record record) {
+  FieldCount count;
+  bool in_word = false;
+  for (const char* c = record_info(record).fields; *c; ++c) {
+    if (*c == ' ') {
+      in_word = false;
+    } else if (!in_word) {
+      in_word = true;
+      ++count.high;
+      if (*c != '[') ++count.low;
+    }
+  }
+  return count;
+}
+static_assert(field_count(Record::kStall).low == 3 && field_count(Record::kStall).high == 4);
+static_assert(field_count(Record::kEdge).low == 3 && field_count(Record::kEdge).high == 3);
+
+}  // namespace dcpi::truth_format
+#endif
+
+#endif

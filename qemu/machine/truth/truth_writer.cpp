@@ -1,0 +1,71 @@
+#include "qemu/machine/truth/truth_writer.h"
+
+#include <cinttypes>
+
+#include "firmware/truth_format.h"
+
+namespace dcpi::truth {
+
+namespace {
+
+const char* word(truth_format::Record record) { return truth_format::record_info(record).word; }
+
+}  // namespace
+
+using truth_format::Record;
+
+TruthWriter::~TruthWriter() {
+  if (out_) std::fclose(out_);  // never renamed: the run did not finish its file
+}
+
+bool TruthWriter::open(const std::string& path, int version) {
+  path_ = path;
+  out_ = std::fopen((path + ".tmp").c_str(), "w");
+  if (!out_) return false;
+  std::fprintf(out_, "%s %d\n", DCPI_TRUTH_MAGIC, version);
+  return true;
+}
+
+bool TruthWriter::close() {
+  FILE* out = out_;
+  out_ = nullptr;
+  if (!out || std::fclose(out) != 0) return false;
+  return std::rename((path_ + ".tmp").c_str(), path_.c_str()) == 0;
+}
+
+void TruthWriter::comment(const char* text) { std::fprintf(out_, "%s\n", text); }
+
+void TruthWriter::machine(const char* name) {
+  std::fprintf(out_, "%s %s\n", word(Record::kMachine), name);
+}
+
+void TruthWriter::vcpus(size_t count) {
+  std::fprintf(out_, "%s %zu\n", word(Record::kVcpus), count);
+}
+
+void TruthWriter::insn(uint64_t pc, uint64_t count) {
+  std::fprintf(out_, "%s %" PRIx64 " %" PRIu64 "\n", word(Record::kInsn), pc, count);
+}
+
+void TruthWriter::edge(uint64_t from, uint64_t to, uint64_t count) {
+  std::fprintf(out_, "%s %" PRIx64 " %" PRIx64 " %" PRIu64 "\n", word(Record::kEdge), from, to,
+               count);
+}
+
+void TruthWriter::cycles(uint64_t pc, uint64_t cycles) {
+  std::fprintf(out_, "%s %" PRIx64 " %" PRIu64 "\n", word(Record::kCycles), pc, cycles);
+}
+
+void TruthWriter::stall(uint64_t pc, isa::StallCause cause, uint64_t cycles,
+                        std::optional<uint64_t> culprit) {
+  std::fprintf(out_, "%s %" PRIx64 " %s %" PRIu64, word(Record::kStall), pc,
+               isa::truth_name(isa::booked_as(cause)), cycles);
+  if (culprit) std::fprintf(out_, " %" PRIx64, *culprit);
+  std::fputc('\n', out_);
+}
+
+void TruthWriter::event(const char* name, uint64_t count) {
+  std::fprintf(out_, "%s %s %" PRIu64 "\n", word(Record::kEvent), name, count);
+}
+
+}  // namespace dcpi::truth

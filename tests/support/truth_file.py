@@ -1,0 +1,125 @@
+"""The truth file (docs/exec-counts-format.md) for the Python tests: the one
+reader the guest tests and benchmarks share. Its version and record kinds are
+read from firmware/truth_format.h, the header the plugins' writer and the
+C++ reader (analysis/calc/truth/) include, so the three cannot drift apart.
+
+Like the C++ reader it rejects a newer version, or a record kind the file's
+version does not have, with an error naming the file and the line; it checks
+field counts but leaves value checks to the C++ reader (unit-tested there).
+
+    truth = truth_file.read(path)
+    truth.version, truth.machine, truth.vcpus
+    truth.instructions[pc], truth.edges[(src, dst)], truth.cycles[pc]
+    truth.stalls: [(pc, cause, cycles, culprit or None)], truth.events[name]
+"""
+import os
+import re
+
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "firmware",
+                      "truth_format.h")
+
+
+def _format():
+    """(magic, newest version, {kind: (first version, low fields, high fields)})."""
+    with open(HEADER) as f:
+        text = f.read()
+    magic = re.search(r'#define DCPI_TRUTH_MAGIC "([^"]+)"', text).group(1)
+    newest = int(re.search(r"#define DCPI_TRUTH_VERSION_NEWEST (\d+)", text).group(1))
+    kinds = {}
+    for word, since, fields in re.findall(r'X\(\w+, "(\w+)", (\d+), "([^"]*)"\)', text):
+        names = fields.split()
+        kinds[word] = (int(since), sum(not n.startswith("[") for n in names), len(names))
+    alias = re.search(r'#define DCPI_TRUTH_CPUS_ALIAS "(\w+)"', text).group(1)
+    kinds[alias] = kinds["vcpus"]
+    return magic, newest, kinds
+
+
+MAGIC, NEWEST_VERSION, KINDS = _format()
+
+
+class TruthFileError(ValueError):
+    pass
+
+
+class Truth:
+    def __init__(self):
+        self.version = 0
+        self.machine = "qemu"  # version 1 files: qemu
+        self.vcpus = 0
+        self.instructions = {}  # pc -> executions
+        self.edges = {}  # (from, to) -> count, to != from + 4
+        self.cycles = {}  # pc -> cycles at the head of the issue queue (timed machines)
+        self.stalls = []  # (pc, cause, cycles, culprit or None), in file order
+        self.events = {}  # name -> count
+
+
+def records(path):
+    """Yields (line number, kind, fields, line) for every record after the
+    header, checked against the header's version."""
+    with open(path) as f:
+        version = None
+        for number, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            if version is None:
+                version = _version(path, number, words)
+                continue
+            kind, fields = words[0], words[1:]
+            if kind not in KINDS:
+                raise TruthFileError(f"{path}: line {number}: unknown line kind '{kind}'")
+            since, low, high = KINDS[kind]
+            if since > version:
+                raise TruthFileError(f"{path}: line {number}: '{kind}' needs version {since}")
+            if not low <= len(fields) <= high:
+                raise TruthFileError(f"{path}: line {number}: '{kind}' takes {low}-{high} "
+                                     f"fields, not {len(fields)}")
+            yield number, kind, fields, line
+        if version is None:
+            raise TruthFileError(f"{path}: empty file: expected '{MAGIC} N'")
+
+
+def _version(path, number, words):
+    if len(words) != 2 or words[0] != MAGIC or not words[1].isdigit():
+        raise TruthFileError(f"{path}: line {number}: expected '{MAGIC} N'")
+    version = int(words[1])
+    if version < 1:
+        raise TruthFileError(f"{path}: line {number}: expected '{MAGIC} N'")
+    if version > NEWEST_VERSION:
+        raise TruthFileError(f"{path}: line {number}: version {version} is newer than this "
+                             f"reader knows (1 to {NEWEST_VERSION}): a newer dcpi wrote it")
+    return version
+
+
+def version(path):
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if words:
+                return _version(path, number, words)
+    raise TruthFileError(f"{path}: empty file: expected '{MAGIC} N'")
+
+
+def read(path):
+    truth = Truth()
+    truth.version = version(path)
+    for _, kind, fields, _ in records(path):
+        if kind == "machine":
+            truth.machine = fields[0]
+        elif kind in ("vcpus", "cpus"):
+            truth.vcpus = int(fields[0])
+        elif kind == "insn":
+            pc = int(fields[0], 16)
+            truth.instructions[pc] = truth.instructions.get(pc, 0) + int(fields[1])
+        elif kind == "edge":
+            key = (int(fields[0], 16), int(fields[1], 16))
+            truth.edges[key] = truth.edges.get(key, 0) + int(fields[2])
+        elif kind == "cycles":
+            pc = int(fields[0], 16)
+            truth.cycles[pc] = truth.cycles.get(pc, 0) + int(fields[1])
+        elif kind == "stall":
+            culprit = int(fields[3], 16) if len(fields) > 3 else None
+            truth.stalls.append((int(fields[0], 16), fields[1], int(fields[2]), culprit))
+        elif kind == "event":
+            truth.events[fields[0]] = truth.events.get(fields[0], 0) + int(fields[1])
+    return truth

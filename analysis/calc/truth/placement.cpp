@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <random>
 
@@ -108,6 +109,31 @@ PlacementScore score_placement(const SamplesByAddress& samples,
   if (score.noise_distance > 0) score.ratio = score.distance / score.noise_distance;
   judge_instructions(d, score.samples, options, score);
   return score;
+}
+
+namespace {
+
+bool inside(const std::vector<AddressRange>& ranges, uint64_t pc) {
+  auto after = std::upper_bound(ranges.begin(), ranges.end(), pc,
+                                [](uint64_t a, const AddressRange& r) { return a < r.start; });
+  return after != ranges.begin() && pc < std::prev(after)->end;
+}
+
+}  // namespace
+
+PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
+                                  const std::vector<AddressRange>& ranges,
+                                  const PlacementOptions& options) {
+  std::vector<AddressRange> sorted = ranges;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const AddressRange& a, const AddressRange& b) { return a.start < b.start; });
+  SamplesByAddress in_samples;
+  for (const auto& [pc, count] : samples)
+    if (inside(sorted, pc)) in_samples[pc] += count;
+  std::unordered_map<uint64_t, uint64_t> in_cycles;
+  for (const auto& [pc, executions] : truth.instructions())
+    if (executions > 0 && inside(sorted, pc)) in_cycles[pc] = truth.cycles(pc);
+  return score_placement(in_samples, in_cycles, options);
 }
 
 }  // namespace dcpi::calc

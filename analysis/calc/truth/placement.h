@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/truth/ground_truth.h"
 
 namespace dcpi::calc {
 
@@ -56,5 +57,15 @@ struct PlacementScore {
 PlacementScore score_placement(const SamplesByAddress& samples,
                                const std::unordered_map<uint64_t, uint64_t>& cycles,
                                const PlacementOptions& options = {});
+
+// The oracle over [start, end) address ranges (an image's procedures, or
+// one): the samples and the truth's cycles that fall inside them.
+struct AddressRange {
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+};
+PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
+                                  const std::vector<AddressRange>& ranges,
+                                  const PlacementOptions& options = {});
 
 }  // namespace dcpi::calc

@@ -212,18 +212,18 @@ calc::PlacementScore placement_of(const CalcInputs& inputs, const calc::GroundTr
 
 void write_outlier(JsonWriter& json, const calc::PlacementOutlier& o) {
   json.begin_object().field("pc", hex_address(o.pc));
-  json.key("samples").real(o.samples, 1).key("expected").real(o.expected, 1);
-  json.key("z").real(o.z, 2).end_object();
+  json.key("samples").real(o.samples).key("expected").real(o.expected);
+  json.key("z").real(o.z, 4).end_object();
 }
 
 void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
   constexpr size_t kListed = 20;
   json.key("placement").begin_object();
-  json.key("samples").real(p.samples, 1).field("true_cycles", p.true_cycles);
+  json.key("samples").real(p.samples).field("true_cycles", p.true_cycles);
   json.field("instructions", uint64_t{p.instructions});
   json.key("distance").real(p.distance, 6).key("noise_distance").real(p.noise_distance, 6);
   json.key("noise_spread").real(p.noise_spread, 6).field("draws", uint64_t(p.draws));
-  json.key("ratio").real(p.ratio, 4).field("judged", uint64_t{p.judged});
+  json.key("ratio").real(p.ratio, 6).field("judged", uint64_t{p.judged});
   json.field("outliers_total", uint64_t{p.outliers.size()});
   json.key("outliers").begin_array();
   for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) write_outlier(json, p.outliers[i]);

@@ -7,15 +7,17 @@
 #include <iostream>
 #include <map>
 
-#include "analysis/calc/truth/culprit_scoring.h"
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/frontend/inputs.h"
 #include "analysis/calc/frontend/render.h"
+#include "analysis/calc/truth/culprit_scoring.h"
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/truth/placement.h"
 #include "analysis/calc/truth/scoring.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/cli/score_culprits.h"
 #include "analysis/reports/json_writer.h"
+#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 
@@ -197,7 +199,64 @@ struct ScoreRun {
   std::vector<ProcedureScore> rows;
   bool culprits_wanted = false;
   std::optional<calc::CulpritScores> culprits;  // only on a timed machine's truth
+  calc::PlacementScore placement;               // over the scored procedures
 };
+
+// Issue 25's oracle: the first number to look at when the machine changes.
+calc::PlacementScore placement_of(const CalcInputs& inputs, const calc::GroundTruth& truth,
+                                  const std::vector<const ProcedureRange*>& procedures) {
+  std::vector<calc::AddressRange> ranges;
+  for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
+  return calc::score_placement_in(inputs.samples.cycles, truth, ranges);
+}
+
+void write_outlier(JsonWriter& json, const calc::PlacementOutlier& o) {
+  json.begin_object().field("pc", hex_address(o.pc));
+  json.key("samples").real(o.samples).key("expected").real(o.expected);
+  json.key("z").real(o.z, 4).end_object();
+}
+
+void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
+  constexpr size_t kListed = 20;
+  json.key("placement").begin_object();
+  json.key("samples").real(p.samples).field("true_cycles", p.true_cycles);
+  json.field("instructions", uint64_t{p.instructions});
+  json.key("distance").real(p.distance, 6).key("noise_distance").real(p.noise_distance, 6);
+  json.key("noise_spread").real(p.noise_spread, 6).field("draws", uint64_t(p.draws));
+  json.key("ratio").real(p.ratio, 6).field("judged", uint64_t{p.judged});
+  json.field("outliers_total", uint64_t{p.outliers.size()});
+  json.key("outliers").begin_array();
+  for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) write_outlier(json, p.outliers[i]);
+  json.end_array().key("worst");
+  if (p.worst.pc != 0)
+    write_outlier(json, p.worst);
+  else
+    json.null();
+  json.end_object();
+}
+
+void print_placement(const calc::PlacementScore& p, std::ostream& out) {
+  constexpr size_t kListed = 10;
+  char line[256];
+  out << "\nSample placement (samples against the truth's cycles per instruction):\n";
+  if (p.samples <= 0 || p.true_cycles == 0) {
+    out << "  nothing to compare (no samples or no true cycles in the scored procedures)\n";
+    return;
+  }
+  std::snprintf(line, sizeof line,
+                "  total variation %.4f = %.2f x sampling noise (%.4f +- %.4f over %d draws of "
+                "%.0f samples)\n",
+                p.distance, p.ratio, p.noise_distance, p.noise_spread, p.draws, p.samples);
+  out << line;
+  out << "  " << p.judged << " instructions with >= 200 expected samples, " << p.outliers.size()
+      << " beyond 4 sigma\n";
+  for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) {
+    const calc::PlacementOutlier& o = p.outliers[i];
+    std::snprintf(line, sizeof line, "    %s  %8.0f samples for %8.1f expected  %+6.1f sigma\n",
+                  hex_address(o.pc).c_str(), o.samples, o.expected, o.z);
+    out << line;
+  }
+}
 
 void write_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context) {
   const EstimatorScores& chosen = run.all.at(inputs.estimator);
@@ -224,6 +283,7 @@ void write_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcC
   json.end_object();
   write_procedure_rows(json, run.rows);
   json.field("truth_machine", run.truth.machine);
+  write_placement_json(json, run.placement);
   if (run.culprits_wanted) {
     json.key("culprits");
     if (run.culprits)
@@ -266,6 +326,7 @@ void print_score_text(const ScoreRun& run, const CalcInputs& inputs, const CalcC
                   calc::score(chosen.edges), std::cout);
   print_estimators(run.all);
   print_procedure_table(run.rows, std::cout);
+  print_placement(run.placement, std::cout);
   if (run.culprits)
     print_culprit_scores(*run.culprits, std::cout);
   else if (run.culprits_wanted)
@@ -312,6 +373,7 @@ int run_score_command(const std::vector<std::string>& arguments) {
                                        run.culprits ? &*run.culprits : nullptr));
   run.all[inputs.estimator];  // present even when nothing was scored
   run.procedures = procedures.size();
+  run.placement = placement_of(inputs, run.truth, procedures);
   for (const ProcedureScore& r : run.rows) run.missing += r.missing_edges;
   const CalcContext context = calc_context(inputs);
   if (options.flag("json"))

@@ -9,7 +9,10 @@ instruction's execution count is within 5/10/15 % of exact; DCPI got
 73/87/92 %) and, with --culprits, dcpicalc's stall explanations against the
 model's true causes (recall: share of true stall cycles whose cause is
 among the listed culprits; precision: share of listed culprits that were
-real).
+real), and the sample-placement oracle (issue 25): the total variation
+distance between the samples per instruction and the truth's cycles, as a
+multiple of what multinomial sampling noise gives (1 is ideal), and the
+instructions with >= 200 expected samples beyond 4 sigma.
 
 Costs, each measured in one run of this script: the wall-clock slowdown of
 `ev5` against `qemu` on the default mix on 4 CPUs (a ratio of host times;
@@ -64,6 +67,11 @@ def accuracy(build, workload):
     row["culprit_recall"] = overall.get("recall")
     row["culprit_precision"] = overall.get("precision")
     row["culprits_by_cause"] = culprits.get("culprits", {}).get("causes", {})
+    placement = score["placement"]  # issue 25's oracle: samples vs the truth's cycles
+    row["placement_ratio"] = placement["ratio"]
+    row["placement_judged"] = placement["judged"]
+    row["placement_outliers"] = placement["outliers_total"]
+    row["placement_worst"] = placement["worst"]
     return row
 
 
@@ -101,11 +109,12 @@ def main():
     rows = [accuracy(args.build, w) for w in args.workloads.split(",")]
     print("machine ev5 (21164 model), 1 CPU, period 2048 + [0, 256)")
     print(f"{'workload':<10} {'samples':>8}  {'within 5/10/15 % (DCPI 73/87/92)':>33}  "
-          f"{'culprit recall':>14} {'precision':>9}")
+          f"{'culprit recall':>14} {'precision':>9}  {'placement (x noise, >4 sigma)':>29}")
     for r in rows:
         within = " ".join(percent(r[f"within_{p}"]) for p in (5, 10, 15))
         print(f"{r['workload']:<10} {r['samples']:>8.0f}  {within:>33}  "
-              f"{percent(r['culprit_recall']):>14} {percent(r['culprit_precision']):>9}")
+              f"{percent(r['culprit_recall']):>14} {percent(r['culprit_precision']):>9}  "
+              f"{r['placement_ratio']:>14.2f}x {r['placement_outliers']:>3} of {r['placement_judged']:<4}")
     result = {"machine": "ev5", "cpus": 1, "period": "2048 + [0, 256)", "rows": rows}
     if not args.skip_costs:
         c = costs(args.build)

@@ -151,6 +151,24 @@ TEST_F(CalcEv5Cli, ScoreCulpritsGivesRecallAndPrecisionPerCause) {
   EXPECT_NE(j.out.find("\"stall_cycles\": {"), std::string::npos) << j.out;
 }
 
+// Issue 25's placement oracle: Figure 2's samples against this truth's
+// cycles. The paper's stq at 9834 took 81.7 % of the samples where this
+// truth gives it 113/141 = 80.1 %, far beyond noise at 213,754 samples.
+TEST_F(CalcEv5Cli, ScoreHoldsTheSamplesAgainstTheTruthsCycles) {
+  const auto r = score({});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("draws of 213754 samples"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0x9834"), std::string::npos) << r.out;  // an outlier
+  const auto j = score({"--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const size_t placement = j.out.find("\"placement\": {");
+  ASSERT_NE(placement, std::string::npos) << j.out;
+  // Counts are exact, not rounded (a first version printed 2e+05).
+  EXPECT_NE(j.out.find("\"samples\": 213754", placement), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"judged\": 10", placement), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"draws\": 32", placement), std::string::npos) << j.out;
+}
+
 TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {
   std::ofstream(dir_.file("qemu.txt")) << "dcpi-exec-counts 1\ninsn 9810 1000\n";
   const auto r = run_dcpi({"score", "--db", db(), "--image", elf_, "--truth", dir_.file("qemu.txt"),

@@ -198,7 +198,7 @@ def read_newc(path):
 def cmd_initrd(initrd, alpha_dir, mix_dir):
     entries = read_newc(initrd)
     programs = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "shortlived",
-                "manyproc", "parallel4", "init", "rttest", "bytecode"]
+                "manyproc", "parallel4", "init", "rttest", "bytecode", "fig2copy"]
     for prog in programs:
         name = f"bin/{prog}"
         expect(name in entries, f"{name} is in the initrd")
@@ -271,9 +271,46 @@ def cmd_guest(build_dir, native_dir, cpus, mix):
     return 0
 
 
+# The DCPI paper's Figure 2 (seed 000 §3.2), its 13 instructions as printed.
+FIGURE_2 = """ldq t4,0(t1)
+addq t0,0x4,t0
+ldq t5,8(t1)
+ldq t6,16(t1)
+ldq a0,24(t1)
+lda t1,32(t1)
+stq t4,0(t2)
+cmpult t0,v0,t4
+stq t5,8(t2)
+stq t6,16(t2)
+stq a0,24(t2)
+lda t2,32(t2)
+bne t4,LOOP""".splitlines()
+
+
+def cmd_fig2(alpha_dir):
+    """fig2copy's hot block is Figure 2's, instruction for instruction, and
+    16-byte aligned like the paper's 0x009810 (binutils' objdump, not ours)."""
+    listing = run(["alpha-linux-gnu-objdump", "-d", "--no-show-raw-insn",
+                   os.path.join(alpha_dir, "fig2copy")]).stdout
+    body = listing.split("<copy_fig2>:", 1)[1].split("\n\n", 1)[0]
+    lines = [line.split("\t", 1) for line in body.strip().splitlines()]
+    code = [(int(addr.strip().rstrip(":"), 16), re.sub(r"\s+", " ", text.strip()))
+            for addr, text in lines]
+    start = next(i for i, (_, text) in enumerate(code) if text == FIGURE_2[0])
+    block = code[start:start + len(FIGURE_2)]
+    loop = block[0][0]
+    expect(loop % 16 == 0, f"the block starts 16-byte aligned (0x{loop:x})")
+    for (addr, text), paper in zip(block, FIGURE_2):
+        paper = paper.replace("LOOP", f"{loop:x}")
+        text = re.sub(r" <[^>]*>$", "", text)
+        expect(text == paper, f"0x{addr:x}: {text} is Figure 2's {paper}")
+    expect(len(block) == 13, "13 instructions, as in Figure 2")
+    return 0
+
+
 def main():
     commands = {"compare": cmd_compare, "native-init": cmd_native_init, "runtime": cmd_runtime,
-                "initrd": cmd_initrd, "guest": cmd_guest}
+                "initrd": cmd_initrd, "guest": cmd_guest, "fig2": cmd_fig2}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2

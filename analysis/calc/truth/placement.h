@@ -1,0 +1,71 @@
+// The sample-placement oracle (issue 25): do the samples sit where the
+// machine's exact cycles are? On a timed machine the truth knows every
+// instruction's cycles, so the per-PC distribution of samples can be held
+// against it directly, before any estimate is made. The measure is the total
+// variation distance between the two distributions, reported as a multiple of
+// the distance that sampling noise alone gives: multinomial draws of the same
+// number of samples from the truth. A ratio near 1 means the samples are as
+// well placed as an ideal sampler's; the per-instruction z-scores name the
+// PCs that are not (a skid shows as a deficit on one PC and a surplus on its
+// neighbour).
+#pragma once
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/truth/ground_truth.h"
+
+namespace dcpi::calc {
+
+struct PlacementOptions {
+  uint64_t seed = 1;          // the noise draws are reproducible
+  int draws = 32;             // multinomial draws for the noise distance
+  double min_expected = 200;  // instructions judged one by one from this many expected samples
+  double outlier_sigma = 4;   // an instruction beyond this many σ is an outlier
+};
+
+// One instruction whose samples are further from their expectation than
+// outlier_sigma standard deviations.
+struct PlacementOutlier {
+  uint64_t pc = 0;
+  double samples = 0;
+  double expected = 0;  // samples × (pc's share of the true cycles)
+  double z = 0;         // (samples − expected) / √(N p (1 − p))
+};
+
+struct PlacementScore {
+  double samples = 0;         // N: the samples in the scored range
+  uint64_t true_cycles = 0;   // the truth's cycles in the scored range
+  size_t instructions = 0;    // PCs with samples or true cycles
+  double distance = 0;        // TVD(samples / N, cycles / Σ cycles)
+  double noise_distance = 0;  // mean TVD of the draws from the truth
+  double noise_spread = 0;    // standard deviation of the draws' TVDs
+  int draws = 0;
+  // distance / noise_distance; 0 when nothing can be judged (no samples or
+  // no cycles).
+  double ratio = 0;
+  size_t judged = 0;  // instructions with ≥ min_expected expected samples
+  // The judged instructions beyond outlier_sigma, largest |z| first.
+  std::vector<PlacementOutlier> outliers;
+  // The judged instruction with the largest |z| (pc 0 when none was judged).
+  PlacementOutlier worst;
+};
+
+// samples: per PC (any PC: samples where the truth has no cycles count as
+// misplaced). cycles: the truth's cycles per PC in the scored range.
+PlacementScore score_placement(const SamplesByAddress& samples,
+                               const std::unordered_map<uint64_t, uint64_t>& cycles,
+                               const PlacementOptions& options = {});
+
+// The oracle over [start, end) address ranges (an image's procedures, or
+// one): the samples and the truth's cycles that fall inside them.
+struct AddressRange {
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+};
+PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
+                                  const std::vector<AddressRange>& ranges,
+                                  const PlacementOptions& options = {});
+
+}  // namespace dcpi::calc

@@ -23,9 +23,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "ev5gen"))
-import placement_check  # noqa: E402
+from ev5gen import placement_check
 
 
 def run_seed(build, seed, workdir):

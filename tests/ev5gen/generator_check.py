@@ -19,16 +19,11 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import alpha_program_generator as generator  # noqa: E402
+from ev5gen import alpha_program_generator as generator
+from support.common import Checks
 
-failures = []
-
-
-def expect(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+CHECKS = Checks()
+expect = CHECKS.expect
 
 
 def check_deterministic(seeds):
@@ -73,8 +68,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for seed in seeds:
             check_assembles(seed, tmp)
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    print(f"{len(CHECKS.failures)} failures")
+    return CHECKS.exit_code()
 
 
 if __name__ == "__main__":

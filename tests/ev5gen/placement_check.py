@@ -29,8 +29,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import alpha_program_generator as generator  # noqa: E402
+from ev5gen import alpha_program_generator as generator
+from support.common import dcpi_binary
 
 RUN_OPTIONS = ["--machine", "ev5", "--cpus", "1", "--period", "2048", "--period-range", "256"]
 OUTLIER_LINE = re.compile(r"^\s+0x([0-9a-f]+)\s+(\d+) samples for\s+([\d.]+) expected\s+([-+\d.]+)"
@@ -58,7 +58,7 @@ def qemu_user_output(binary):
 
 def run_ev5(build, binary, db, truth):
     """`dcpi run` on the ev5 machine; returns (status, console lines, samples)."""
-    done = subprocess.run([os.path.join(build, "dcpi"), "run", *RUN_OPTIONS, "--db", db,
+    done = subprocess.run([dcpi_binary(build), "run", *RUN_OPTIONS, "--db", db,
                            "--truth", truth, "--", binary], capture_output=True, text=True,
                           timeout=900)
     # The guest console, less dcpi's own progress lines that interleave with it.
@@ -125,7 +125,7 @@ def truth_executions(truth, table, names):
 
 def score(build, db, truth, binary, procedure=None):
     """The placement section: JSON's summary, the text's outliers (JSON rounds them)."""
-    base = [os.path.join(build, "dcpi"), "score", "--db", db, "--truth", truth, "--image", binary]
+    base = [dcpi_binary(build), "score", "--db", db, "--truth", truth, "--image", binary]
     if procedure:
         base += ["--procedure", procedure]
     done = subprocess.run(base + ["--json"], capture_output=True, text=True)

@@ -1,7 +1,6 @@
 #include "hostdump/row_accumulator.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <tuple>
 
 namespace dcpi {
@@ -27,28 +26,6 @@ std::vector<ProfileRow> RowAccumulator::sorted_rows() const {
     return std::tie(a.pid, a.cpu, a.address) < std::tie(b.pid, b.cpu, b.address);
   });
   return rows;
-}
-
-std::vector<ProfileRow> merge_sorted_rows(const std::vector<ProfileRow>& rows,
-                                          const std::vector<ProfileRow>& more) {
-  auto key = [](const ProfileRow& row) { return std::tie(row.pid, row.cpu, row.address); };
-  std::vector<ProfileRow> merged;
-  merged.reserve(rows.size() + more.size());
-  size_t i = 0, j = 0;
-  while (i < rows.size() || j < more.size()) {
-    if (j == more.size() || (i < rows.size() && key(rows[i]) < key(more[j]))) {
-      merged.push_back(rows[i++]);
-    } else if (i == rows.size() || key(more[j]) < key(rows[i])) {
-      merged.push_back(more[j++]);
-    } else {
-      ProfileRow row = rows[i++];
-      if (more[j].count > UINT64_MAX - row.count)
-        throw std::overflow_error("profile count overflows 64 bits");
-      row.count += more[j++].count;
-      merged.push_back(row);
-    }
-  }
-  return merged;
 }
 
 }  // namespace dcpi

@@ -61,9 +61,4 @@ class RowAccumulator {
   uint64_t total_ = 0;
 };
 
-// Adds `more` (sorted, unique) into `rows` (sorted, unique): the merge of an
-// update into the profile already on disk.
-std::vector<ProfileRow> merge_sorted_rows(const std::vector<ProfileRow>& rows,
-                                          const std::vector<ProfileRow>& more);
-
 }  // namespace dcpi

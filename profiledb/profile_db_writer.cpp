@@ -10,11 +10,11 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "profiledb/container.h"
 #include "profiledb/profile_format.h"
-#include "hostdump/row_accumulator.h"
 
 namespace dcpi {
 namespace {
@@ -385,6 +385,28 @@ std::vector<std::string> read_recording_lines(const fs::path& file) {
     line.clear();
   }
   return lines;
+}
+
+std::vector<ProfileRow> merge_sorted_rows(const std::vector<ProfileRow>& rows,
+                                          const std::vector<ProfileRow>& more) {
+  auto key = [](const ProfileRow& row) { return std::tie(row.pid, row.cpu, row.address); };
+  std::vector<ProfileRow> merged;
+  merged.reserve(rows.size() + more.size());
+  size_t i = 0, j = 0;
+  while (i < rows.size() || j < more.size()) {
+    if (j == more.size() || (i < rows.size() && key(rows[i]) < key(more[j]))) {
+      merged.push_back(rows[i++]);
+    } else if (i == rows.size() || key(more[j]) < key(rows[i])) {
+      merged.push_back(more[j++]);
+    } else {
+      ProfileRow row = rows[i++];
+      if (more[j].count > UINT64_MAX - row.count)
+        throw std::overflow_error("profile count overflows 64 bits");
+      row.count += more[j++].count;
+      merged.push_back(row);
+    }
+  }
+  return merged;
 }
 
 }  // namespace dcpi

@@ -19,6 +19,12 @@
 
 namespace dcpi {
 
+// Adds `more` (sorted, unique) into `rows` (sorted, unique): the merge of an
+// update into the profile already on disk (and of `dcpi db merge`). Throws
+// std::overflow_error if a count would overflow 64 bits.
+std::vector<ProfileRow> merge_sorted_rows(const std::vector<ProfileRow>& rows,
+                                          const std::vector<ProfileRow>& more);
+
 // Test hook: simulate a full disk. Writes fail with ENOSPC once this many
 // bytes have been written through this writer.
 struct WriterFaults {

@@ -10,7 +10,6 @@
 #include "firmware/crc32c.h"
 #include "profiledb/container.h"
 #include "profiledb/profile_format.h"
-#include "hostdump/values/value_reducer.h"
 
 namespace dcpi::values {
 namespace {

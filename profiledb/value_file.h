@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "profiledb/concise_sample.h"
 #include "profiledb/profile_db.h"
-#include "hostdump/values/concise_sample.h"
-#include "hostdump/values/customization_module.h"
+#include "profiledb/value_format.h"
 
 namespace dcpi::values {
 

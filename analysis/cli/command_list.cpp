@@ -11,9 +11,9 @@
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/procedure_listing.h"
 #include "analysis/reports/report_output.h"
-#include "symbols/source_files.h"
 #include "analysis/values/value_hotlists.h"
-#include "hostdump/values/customization_module.h"
+#include "profiledb/value_format.h"
+#include "symbols/source_files.h"
 
 namespace dcpi {
 

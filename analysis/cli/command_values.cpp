@@ -14,11 +14,12 @@
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/report_output.h"
+#include "analysis/values/value_hotlists.h"
+#include "hostdump/values/customization_module.h"
+#include "profiledb/value_file.h"
 #include "symbols/image_resolver.h"
 #include "symbols/instruction_printer.h"
 #include "symbols/procedure_match.h"
-#include "analysis/values/value_hotlists.h"
-#include "profiledb/value_file.h"
 
 namespace dcpi {
 

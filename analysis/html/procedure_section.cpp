@@ -11,8 +11,8 @@
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
 #include "analysis/reports/procedure_listing.h"
+#include "profiledb/value_format.h"
 #include "symbols/source_files.h"
-#include "hostdump/values/customization_module.h"
 
 namespace dcpi::html {
 

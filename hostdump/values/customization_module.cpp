@@ -2,8 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <bit>
-#include <cstdio>
 #include <stdexcept>
 
 namespace dcpi::values {
@@ -11,48 +9,6 @@ namespace dcpi::values {
 std::string CustomizationModule::format(uint32_t kind, uint64_t value) const {
   const std::vector<ValueKind> all = kinds();
   return format_value(kind < all.size() ? all[kind].format : ValueFormat::kHex, value);
-}
-
-std::string format_value(ValueFormat format, uint64_t value) {
-  char text[64];
-  switch (format) {
-    case ValueFormat::kDouble:
-      // %.17g round-trips; shorter when the value is short (1.25).
-      for (int digits = 6; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, std::bit_cast<double>(value));
-        double back = 0;
-        if (std::sscanf(text, "%lf", &back) == 1 && std::bit_cast<uint64_t>(back) == value) break;
-      }
-      return text;
-    case ValueFormat::kSigned:
-      return std::to_string(static_cast<int64_t>(value));
-    case ValueFormat::kHex:
-    case ValueFormat::kAddress:
-      break;
-  }
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-const char* value_format_name(ValueFormat format) {
-  switch (format) {
-    case ValueFormat::kHex:
-      return "hex";
-    case ValueFormat::kDouble:
-      return "double";
-    case ValueFormat::kSigned:
-      return "signed";
-    case ValueFormat::kAddress:
-      return "address";
-  }
-  return "?";
-}
-
-bool valid_kind_name(const std::string& name) {
-  if (name.empty() || name.size() > 32) return false;
-  for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  return true;
 }
 
 namespace {

@@ -19,17 +19,13 @@
 #include <vector>
 
 #include "firmware/value_tuples.h"
+#include "profiledb/value_format.h"  // ValueFormat, format_value, valid_kind_name
 
 namespace dcpi::values {
 
 inline constexpr int kModuleAbiVersion = 2;  // 2: capture(), variable tuples
 inline constexpr const char* kModuleAbiSymbol = "dcpi_values_module_abi";
 inline constexpr const char* kModuleCreateSymbol = "dcpi_values_module_create";
-
-// How a kind's values are printed when its module is not loaded (stored in
-// each value file, docs/profile-db.md).
-enum class ValueFormat : uint8_t { kHex = 0, kDouble = 1, kSigned = 2, kAddress = 3 };
-inline constexpr uint8_t kValueFormatCount = 4;
 
 struct ValueKind {
   std::string name;  // [a-z0-9_]{1,32}, unique among the loaded modules
@@ -53,8 +49,8 @@ class ValueEmitter {
 // instruction opcode"). The requests of all loaded modules are combined
 // (value_capture.h) into the run's vcapture= configuration.
 struct CaptureRequest {
-  std::array<uint8_t, 64> fields{};       // ValueField bits by major opcode (firmware/value_tuples.h)
-  bool context = false;                   // ra and top of stack per run (§2.3)
+  std::array<uint8_t, 64> fields{};  // ValueField bits by major opcode (firmware/value_tuples.h)
+  bool context = false;              // ra and top of stack per run (§2.3)
   std::optional<uint8_t> named_register;  // for kFieldRegister
   static CaptureRequest everywhere(uint8_t fields) {
     CaptureRequest request;
@@ -76,11 +72,6 @@ class CustomizationModule {
   // Default: by the kind's ValueFormat.
   virtual std::string format(uint32_t kind, uint64_t value) const;
 };
-
-// "0x2a", "1.25", "-3", "0x120001234".
-std::string format_value(ValueFormat format, uint64_t value);
-const char* value_format_name(ValueFormat format);
-bool valid_kind_name(const std::string& name);
 
 // The built-in module "operands": for every tuple, the instruction's result
 // and the operands a and b it reads (kinds result/a/b, or fp_result/fp_a/fp_b

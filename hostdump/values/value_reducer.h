@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "hostdump/values/concise_sample.h"
-#include "hostdump/values/customization_module.h"
 #include "firmware/value_tuples.h"
+#include "hostdump/values/customization_module.h"
+#include "profiledb/concise_sample.h"
 
 namespace dcpi::values {
 
@@ -71,9 +71,5 @@ class ValueReducer {
   std::map<Key, Hotlists> pending_;
   ValueTotals totals_;
 };
-
-// The deterministic RNG seed of one hotlist (so a run reduces the same way
-// every time): a hash of the address, the kind name and the epoch.
-uint64_t hotlist_seed(uint64_t address, const std::string& kind, uint64_t epoch);
 
 }  // namespace dcpi::values

@@ -1,6 +1,6 @@
 // Gibbons–Matias concise samples (seed 001 §2.2): exact while the table
 // fits, at most N values always, and unbiased estimates C[v]/p.
-#include "hostdump/values/concise_sample.h"
+#include "profiledb/concise_sample.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "analysis/values/value_hotlists.h"
-#include "hostdump/values/concise_sample.h"
+#include "profiledb/concise_sample.h"
 #include "hostdump/values/customization_module.h"
 #include "hostdump/values/value_reducer.h"
 #include "firmware/crc32c.h"

@@ -3,9 +3,15 @@
 // add each occurrence with probability p, and when the table overflows lower
 // p by a factor f and thin every counter binomially with probability 1/f.
 // C[v] / p is then an unbiased estimate of how often v occurred.
+//
+// It lives in profiledb/ because the database stores these hotlists (.vals
+// files) and merges two of them with ConciseSample::merge (docs/profile-db.md,
+// "Value files"): the merge rule is part of the format. hostdump's value
+// reducer fills them; the reports read them.
 #pragma once
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace dcpi::values {
@@ -86,5 +92,10 @@ class ConciseSample {
   std::vector<Entry> entries_;  // at most capacity_ entries between calls
   SplitMix64 random_;
 };
+
+// The deterministic RNG seed of one hotlist (so a run reduces, and a
+// database merges, the same way every time): a hash of the address, the kind
+// name and the epoch.
+uint64_t hotlist_seed(uint64_t address, const std::string& kind, uint64_t epoch);
 
 }  // namespace dcpi::values

@@ -1,9 +1,15 @@
-#include "hostdump/values/concise_sample.h"
+#include "profiledb/concise_sample.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace dcpi::values {
+
+uint64_t hotlist_seed(uint64_t address, const std::string& kind, uint64_t epoch) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the kind name
+  for (char c : kind) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h ^ (address * 0x9e3779b97f4a7c15ull) ^ (epoch << 48);
+}
 
 ConciseSample::ConciseSample(uint64_t seed, uint32_t capacity, double shrink_factor)
     : capacity_(capacity), shrink_factor_(shrink_factor), random_(seed) {

@@ -1,6 +1,6 @@
 // What `dcpi calc` prints for one procedure (DCPI §3.2 Figure 2, §3.3
 // Figure 4, §6.3), computed once from the analysis and rendered as text or
-// JSON (render.h).
+// JSON (analysis/reports/calc_output.h).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/estimate/culprits.h"
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/decode/isa_adapter.h"
+#include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/truth/ground_truth.h"
 #include "symbols/elf_image.h"
 
 namespace dcpi {

@@ -30,6 +30,10 @@ enable_testing()
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET GLOBAL libelf)
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET GLOBAL libdw)
+# {fmt} (Debian's libfmt-dev): hex and padded numbers in messages and file
+# names for the rooms below analysis/ (issue 24 item 5; GCC 12 has no
+# std::format). The report helpers stay in analysis/reports/report_output.h.
+find_package(fmt REQUIRED)
 add_subdirectory(qemu)
 add_subdirectory(isa)
 add_subdirectory(profiledb)

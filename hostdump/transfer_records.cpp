@@ -1,7 +1,8 @@
 #include "hostdump/transfer_records.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
 #include "firmware/crc32c.h"
@@ -51,12 +52,6 @@ bool record_valid(const RecordHeader& header, std::span<const uint8_t> payload,
     return false;
   }
   return true;
-}
-
-std::string hex(uint64_t value) {
-  char buffer[17];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, 16);
-  return "0x" + std::string(buffer, result.ptr);
 }
 
 }  // namespace
@@ -315,12 +310,12 @@ bool check_ring_header(const TransferRingHeader& header) {
     fail("capacity " + std::to_string(header.capacity) + ", expected " +
          std::to_string(kTransferRingBytes));
   if (header.head < header.tail)
-    fail("head " + hex(header.head) + " is behind tail " + hex(header.tail));
+    fail(fmt::format("head {:#x} is behind tail {:#x}", header.head, header.tail));
   if (header.head - header.tail > header.capacity)
-    fail("head " + hex(header.head) + " is more than the capacity ahead of tail " +
-         hex(header.tail));
+    fail(fmt::format("head {:#x} is more than the capacity ahead of tail {:#x}", header.head,
+                     header.tail));
   if (header.head % kRecordAlignment || header.tail % kRecordAlignment)
-    fail("head " + hex(header.head) + " or tail " + hex(header.tail) + " is not " +
+    fail(fmt::format("head {:#x} or tail {:#x} is not ", header.head, header.tail) +
          std::to_string(kRecordAlignment) + "-byte aligned");
   return true;
 }

@@ -1,9 +1,10 @@
 #include "profiledb/profile_format.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -230,12 +231,6 @@ bool parse_u64(std::string_view text, uint64_t& value) {
   return !text.empty() && result.ec == std::errc() && result.ptr == text.data() + text.size();
 }
 
-std::string hex32(uint32_t value) {
-  char buffer[9];
-  std::snprintf(buffer, sizeof buffer, "%08x", value);
-  return buffer;
-}
-
 }  // namespace
 
 // Text so that a person can read it with cat; the last line checksums the rest.
@@ -252,7 +247,7 @@ std::string encode_epoch_metadata(const EpochMetadata& metadata) {
     for (const auto& [name, value] : stats)
       out << "cpu " << cpu << ' ' << name << ' ' << value << '\n';
   std::string text = out.str();
-  return text + "crc32c " + hex32(crc32c(text.data(), text.size())) + '\n';
+  return text + "crc32c " + fmt::format("{:08x}", crc32c(text.data(), text.size())) + '\n';
 }
 
 EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& path) {
@@ -260,7 +255,7 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
   if (crc_line == std::string_view::npos || (crc_line > 0 && text[crc_line - 1] != '\n'))
     throw ProfileFormatError(path, text.size(), "missing crc32c line (truncated?)");
   const std::string_view expected = text.substr(crc_line + 7);
-  if (expected != hex32(crc32c(text.data(), crc_line)) + "\n")
+  if (expected != fmt::format("{:08x}", crc32c(text.data(), crc_line)) + "\n")
     throw ProfileFormatError(path, crc_line, "checksum mismatch (corrupt metadata)");
   const std::string_view magic_line = kEpochMetaMagicLine;
   if (!text.starts_with(std::string(magic_line) + "\n"))
@@ -344,8 +339,8 @@ std::string profile_file_name(const ImageIdentity& image, const std::string& eve
   for (char& c : base)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
   const std::string identity = image.build_id + '\0' + image.path;
-  return base + "-" + hex32(crc32c(identity.data(), identity.size())) + "." + event +
-         kProfileSuffix;
+  return base + "-" + fmt::format("{:08x}", crc32c(identity.data(), identity.size())) + "." +
+         event + kProfileSuffix;
 }
 
 }  // namespace profile_format

@@ -1,5 +1,7 @@
 #include "profiledb/value_format.h"
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cstdio>
 
@@ -22,8 +24,7 @@ std::string format_value(ValueFormat format, uint64_t value) {
     case ValueFormat::kAddress:
       break;
   }
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
+  return fmt::format("{:#x}", value);
 }
 
 const char* value_format_name(ValueFormat format) {

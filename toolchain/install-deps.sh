@@ -49,6 +49,7 @@ packages=(
   libgtest-dev libgmock-dev googletest
   libelf-dev libdw-dev elfutils
   libprotobuf-dev protobuf-compiler zlib1g-dev
+  libfmt-dev                      # fmt::format: hex in messages and file names (host.cmake)
   clang-format clang-tidy
   graphviz                        # dcpi report --html draws control-flow graphs with dot
   chromium                        # tests render the HTML report headless

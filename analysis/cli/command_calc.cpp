@@ -6,10 +6,10 @@
 
 #include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/frontend/inputs.h"
-#include "analysis/calc/frontend/render.h"
-#include "analysis/cli/calc_breakdown.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/reports/breakdown_output.h"
+#include "analysis/reports/calc_output.h"
 #include "analysis/reports/json_writer.h"
 #include "symbols/demangle.h"
 
@@ -75,13 +75,17 @@ int run_calc_command(const std::vector<std::string>& arguments) {
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   const CalcContext context = calc_context(inputs);
   if (options.flag("breakdown")) {
-    BreakdownRequest request{.procedure = name, .json = options.flag("json")};
+    BreakdownRequest request{.procedure = name};
     if (const auto top = options.value("top")) request.top = parse_number(*top, "top");
     if (const auto truth = options.value("truth")) {
       request.truth = load_ground_truth(*truth);
       request.truth_path = *truth;
     }
-    print_calc_breakdown(inputs, context, request, std::cout);
+    const CalcBreakdown breakdown = calc_breakdown(inputs, request);
+    if (options.flag("json"))
+      print_calc_breakdown_json(breakdown, inputs, context, request, std::cout);
+    else
+      print_calc_breakdown(breakdown, inputs, context, request, std::cout);
     return 0;
   }
   if (!all) {
@@ -101,41 +105,12 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     return 0;
   }
 
-  std::vector<CalcOverviewRow> rows;
-  for (const ProcedureRange& procedure : inputs.code.procedures()) {
-    AnalyzedProcedure result = analyze_code(inputs.code, procedure, *inputs.model,
-                                            inputs.samples.cycles, inputs.estimator);
-    const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
-    const CalcReport report =
-        build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
-                          std::move(result.code.indirect_jumps), inputs.samples.total);
-    if (report.summary.samples <= 0) continue;
-    rows.push_back({.procedure = demangle(procedure.name),
-                    .samples = report.summary.samples,
-                    .best_case = report.summary.best_case,
-                    .instructions = report.summary.instructions,
-                    .blocks = report.blocks.size(),
-                    .missing_edges = report.missing_edges});
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.samples > b.samples; });
-  if (options.flag("json")) {
-    JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
-    json.begin_object().field("image", context.image).field("machine", context.machine);
-    json.field("procedures_analysed", uint64_t{inputs.code.procedures().size()});
-    json.key("procedures").begin_array(JsonWriter::Break::kLines);
-    for (const CalcOverviewRow& row : rows) {
-      json.begin_object().field("procedure", row.procedure).key("samples").real(row.samples, 6);
-      json.key("best_case").real(row.best_case, 6).key("instructions").real(row.instructions, 6);
-      json.field("blocks", uint64_t{row.blocks}).field("missing_edges", row.missing_edges);
-      json.end_object();
-    }
-    json.end_array().end_object();
-  } else {
-    print_calc_overview(rows, context, std::string(inputs.model->name()), std::cout);
-    std::cout << "(" << inputs.code.procedures().size() << " procedures analysed, " << rows.size()
-              << " with samples)\n";
-  }
+  const std::vector<CalcOverviewRow> rows = calc_overview(inputs);
+  const size_t analysed = inputs.code.procedures().size();
+  if (options.flag("json"))
+    print_calc_overview_json(rows, context, analysed, std::cout);
+  else
+    print_calc_overview(rows, context, std::string(inputs.model->name()), analysed, std::cout);
   return 0;
 }
 

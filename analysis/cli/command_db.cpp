@@ -6,7 +6,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
-#include "analysis/reports/json_writer.h"
+#include "analysis/reports/db_output.h"
 #include "profiledb/db_check.h"
 #include "profiledb/db_merge.h"
 #include "profiledb/profile_db.h"
@@ -47,33 +47,8 @@ namespace fs = std::filesystem;
 
 int check_database(const fs::path& directory) {
   const profiledb::CheckReport report = profiledb::check_database(directory);
-  for (const std::string& note : report.notes) std::cout << "note: " << note << '\n';
-  for (const std::string& problem : report.problems) std::cout << "problem: " << problem << '\n';
-  if (!report.ok()) {
-    std::cout << directory.string() << ": " << report.problems.size() << " problem(s)\n";
-    return 1;
-  }
-  std::cout << directory.string() << ": OK (" << report.epochs << " epochs, " << report.profiles
-            << " profiles, " << report.rows << " rows, " << report.samples << " samples, "
-            << report.value_files << " value files)\n";
-  return 0;
-}
-
-int show_database(const fs::path& directory) {
-  const ProfileDatabase db = ProfileDatabase::open(directory);
-  for (uint64_t epoch : db.epochs()) {
-    const EpochMetadata meta = db.epoch_metadata(epoch);
-    std::cout << "epoch " << epoch << ": " << meta.samples << " samples (" << meta.unknown_samples
-              << " unknown), " << meta.entries << " entries, " << meta.records << " records, "
-              << meta.records_rejected << " rejected, " << meta.records_lost << " lost, "
-              << meta.updates << " updates, period " << to_string(meta.period) << ", machine "
-              << meta.machine << '\n';
-    for (const ProfileInfo& info : db.profiles(epoch))
-      std::cout << "  " << info.event_name << ' ' << info.image.path
-                << (info.image.build_id.empty() ? "" : " [" + info.image.build_id + "]") << ": "
-                << info.total_count << " samples in " << info.row_count << " rows\n";
-  }
-  return 0;
+  print_check_report(report, directory, std::cout);
+  return report.ok() ? 0 : 1;
 }
 
 int merge(const std::vector<std::string>& words) {
@@ -83,37 +58,10 @@ int merge(const std::vector<std::string>& words) {
   const std::vector<MergedEpoch> merged =
       merge_databases(words[1], inputs, [&samples](const MergedEpoch& epoch) {
         samples += epoch.samples;
-        std::cout << epoch.input.string() << " epoch " << epoch.input_epoch << " -> epoch "
-                  << epoch.output_epoch << " (" << epoch.samples << " samples)\n";
+        print_merged_epoch(epoch, std::cout);
       });
-  std::cout << words[1] << ": " << merged.size() << " epochs, " << samples << " samples from "
-            << inputs.size() << " databases\n";
+  print_merge_summary(words[1], merged.size(), samples, inputs.size(), std::cout);
   return 0;
-}
-
-void show_database_json(const fs::path& directory) {
-  const ProfileDatabase db = ProfileDatabase::open(directory);
-  JsonWriter json(std::cout, JsonWriter::Style::kSpaced);
-  json.begin_object().field("database", directory.string());
-  json.key("epochs").begin_array(JsonWriter::Break::kLines);
-  for (uint64_t epoch : db.epochs()) {
-    const EpochMetadata meta = db.epoch_metadata(epoch);
-    json.begin_object().field("epoch", epoch).field("samples", meta.samples);
-    json.field("unknown_samples", meta.unknown_samples).field("entries", meta.entries);
-    json.field("records", meta.records).field("records_rejected", meta.records_rejected);
-    json.field("records_lost", meta.records_lost).field("updates", meta.updates);
-    json.key("period").begin_object().field("base", meta.period.base);
-    json.field("range", meta.period.range).field("changed", meta.period.changed).end_object();
-    json.field("machine", meta.machine);
-    json.key("profiles").begin_array();
-    for (const ProfileInfo& info : db.profiles(epoch)) {
-      json.begin_object().field("event", info.event_name).field("image", info.image.path);
-      json.field("build_id", info.image.build_id).field("samples", info.total_count);
-      json.field("rows", info.row_count).end_object();
-    }
-    json.end_array().end_object();
-  }
-  json.end_array().end_object();
 }
 
 }  // namespace
@@ -138,11 +86,14 @@ int run_db_command(const std::vector<std::string>& arguments) {
         std::cout << "repaired: " << action << '\n';
     return check_database(words[1]);
   }
-  if (words[0] == "show" && json) {
-    show_database_json(words[1]);
+  if (words[0] == "show") {
+    const ProfileDatabase db = ProfileDatabase::open(words[1]);
+    if (json)
+      print_database_json(db, words[1], std::cout);
+    else
+      print_database(db, std::cout);
     return 0;
   }
-  if (words[0] == "show") return show_database(words[1]);
   throw UsageError("unknown db subcommand '" + words[0] + "'");
 }
 

@@ -2,14 +2,13 @@
 // percent and cumulative percent and one column pair per event (DCPI §3.1,
 // Figure 1). Samples no image could claim form their own "[unknown]" row and
 // count toward the totals, so the percentages add up to 100.
-#include <algorithm>
 #include <iostream>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
-#include "analysis/reports/procedure_report.h"
-#include "analysis/reports/report_output.h"
+#include "analysis/reports/prof_output.h"
+#include "analysis/samples/profile_table.h"
 
 namespace dcpi {
 
@@ -63,134 +62,6 @@ ProfRequest parse_request(const std::vector<std::string>& arguments) {
   return request;
 }
 
-std::vector<TextTable::Column> event_columns(const ProfileReport& report) {
-  std::vector<TextTable::Column> columns;
-  for (size_t e = 0; e < report.events.size(); ++e) {
-    columns.push_back({report.events[e]});
-    columns.push_back({"%"});
-    if (e == 0) columns.push_back({"cum%"});
-  }
-  return columns;
-}
-
-// The --by columns in the order given; a procedure brings its image.
-std::vector<TextTable::Column> key_columns(const ProfileReport& report,
-                                           std::vector<TextTable::Column> columns) {
-  const bool image_given =
-      std::find(report.keys.begin(), report.keys.end(), GroupKey::kImage) != report.keys.end();
-  for (GroupKey key : report.keys) {
-    if (key == GroupKey::kPid) columns.push_back({"pid", true});
-    if (key == GroupKey::kCpu) columns.push_back({"cpu"});
-    if (key == GroupKey::kProcedure) columns.push_back({"procedure", true});
-    if (key == GroupKey::kImage || (key == GroupKey::kProcedure && !image_given)) {
-      columns.push_back({"image", true});
-      if (report.build_ids_needed) columns.push_back({"build-id", true});
-    }
-  }
-  return columns;
-}
-
-void add_key_cells(const ProfileReport& report, const ReportRow& row,
-                   std::vector<std::string>& cells) {
-  const bool image_given =
-      std::find(report.keys.begin(), report.keys.end(), GroupKey::kImage) != report.keys.end();
-  for (GroupKey key : report.keys) {
-    if (key == GroupKey::kPid) cells.push_back(pid_label(*row.pid, report.programs));
-    if (key == GroupKey::kCpu) cells.push_back(std::to_string(*row.cpu));
-    if (key == GroupKey::kProcedure) cells.push_back(row.procedure);
-    if (key == GroupKey::kImage || (key == GroupKey::kProcedure && !image_given)) {
-      cells.push_back(row.image_path);
-      if (report.build_ids_needed) cells.push_back(row.build_id.empty() ? "-" : row.build_id);
-    }
-  }
-}
-
-size_t shown_rows(const ProfileReport& report, std::optional<uint64_t> limit) {
-  return limit ? std::min<size_t>(report.rows.size(), *limit) : report.rows.size();
-}
-
-void print_text(const ProfileReport& report, const ProfRequest& request, std::ostream& out) {
-  for (const std::string& warning : report.warnings) std::cerr << "dcpi prof: " << warning << '\n';
-  if (report.events.empty()) {
-    out << "No samples (empty database, or nothing matches the filters).\n";
-    return;
-  }
-  out << "Total samples for event type";
-  for (size_t e = 0; e < report.events.size(); ++e)
-    out << (e ? ", " : " ") << report.events[e] << " = " << report.totals[e];
-  out << "\n\nThe counts given below are the number of samples for each listed event type.\n\n";
-  TextTable table(key_columns(report, event_columns(report)));
-  uint64_t cumulative = 0;
-  for (size_t r = 0; r < shown_rows(report, request.limit); ++r) {
-    const ReportRow& row = report.rows[r];
-    std::vector<std::string> cells;
-    for (size_t e = 0; e < report.events.size(); ++e) {
-      cells.push_back(std::to_string(row.samples[e]));
-      cells.push_back(percent_text(percent_of(row.samples[e], report.totals[e])));
-      if (e == 0) {
-        cumulative += row.samples[0];
-        cells.push_back(percent_text(percent_of(cumulative, report.totals[0])));
-      }
-    }
-    add_key_cells(report, row, cells);
-    table.add_row(std::move(cells));
-  }
-  table.print(out);
-  if (shown_rows(report, request.limit) < report.rows.size())
-    out << "(" << report.rows.size() - shown_rows(report, request.limit)
-        << " more rows; --limit)\n";
-}
-
-void print_json(const ProfileReport& report, const ProfRequest& request, std::ostream& out) {
-  JsonWriter json(out);
-  json.begin_object();
-  json.field("by", group_keys_text(report.keys));
-  json.key("events").begin_array();
-  for (const std::string& event : report.events) json.value(event);
-  json.end_array();
-  json.key("totals").begin_object();
-  for (size_t e = 0; e < report.events.size(); ++e) json.field(report.events[e], report.totals[e]);
-  json.end_object();
-  json.field("unknown_samples", report.unknown_samples);
-  json.field("row_count", uint64_t{report.rows.size()});
-  json.key("rows").begin_array();
-  uint64_t cumulative = 0;
-  for (size_t r = 0; r < shown_rows(report, request.limit); ++r) {
-    const ReportRow& row = report.rows[r];
-    cumulative += row.samples[0];
-    json.begin_object();
-    if (!row.image.empty()) {
-      json.field("image", row.image).field("image_path", row.image_path);
-      json.field("build_id", row.build_id);
-    }
-    if (row.pid) {
-      json.field("pid", *row.pid).key("programs").begin_array();
-      if (const auto found = report.programs.find(*row.pid); found != report.programs.end())
-        for (const std::string& program : found->second) json.value(program);
-      json.end_array();
-    }
-    if (row.cpu) json.field("cpu", *row.cpu);
-    if (std::find(report.keys.begin(), report.keys.end(), GroupKey::kProcedure) !=
-        report.keys.end()) {
-      json.field("procedure", row.procedure);
-      json.key("start");
-      row.start ? json.value(hex_address(*row.start)) : json.null();
-    }
-    json.field("samples", row.samples[0]);
-    json.field("percent", percent_of(row.samples[0], report.totals[0]), 4);
-    json.field("cumulative_percent", percent_of(cumulative, report.totals[0]), 4);
-    json.key("events").begin_object();
-    for (size_t e = 0; e < report.events.size(); ++e) json.field(report.events[e], row.samples[e]);
-    json.end_object();
-    json.end_object();
-  }
-  json.end_array();
-  json.key("warnings").begin_array();
-  for (const std::string& warning : report.warnings) json.value(warning);
-  json.end_array();
-  json.end_object();
-}
-
 }  // namespace
 
 int run_prof_command(const std::vector<std::string>& arguments) {
@@ -199,10 +70,12 @@ int run_prof_command(const std::vector<std::string>& arguments) {
   ImageResolver resolver = image_resolver(request.images, {request.database});
   const ProfileReport report =
       build_report(load_samples(database, request.filter), resolver, request.keys);
-  if (request.json)
-    print_json(report, request, std::cout);
-  else
-    print_text(report, request, std::cout);
+  if (request.json) {
+    print_prof_json(report, request.limit, std::cout);
+    return 0;
+  }
+  for (const std::string& warning : report.warnings) std::cerr << "dcpi prof: " << warning << '\n';
+  print_prof_text(report, request.limit, std::cout);
   return 0;
 }
 

@@ -1,5 +1,5 @@
 // `dcpi report --html FILE`: the profile, annotated code and control-flow
-// graphs on one self-contained HTML page (analysis/html/html_report.h;
+// graphs on one self-contained HTML page (analysis/html/html_page.h;
 // docs/reports.md). DCPI's dcpicalc drew annotated CFGs as PostScript; this
 // is the same information for a browser.
 #include <fstream>
@@ -8,7 +8,7 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
-#include "analysis/html/html_report.h"
+#include "analysis/html/html_page.h"
 
 namespace dcpi {
 

@@ -123,10 +123,4 @@ CalcRequest parse_calc_request(const ParsedOptions& options) {
   return request;
 }
 
-const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query) {
-  std::vector<std::string> names;
-  for (const ProcedureRange& procedure : code.procedures()) names.push_back(procedure.name);
-  return code.procedures()[select_procedure(names, query, code.path())];
-}
-
 }  // namespace dcpi

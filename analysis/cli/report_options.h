@@ -12,7 +12,7 @@
 
 #include "analysis/calc/frontend/inputs.h"
 #include "analysis/cli/cli_options.h"
-#include "analysis/reports/sample_set.h"
+#include "analysis/samples/sample_set.h"
 #include "symbols/image_resolver.h"
 
 namespace dcpi {
@@ -54,10 +54,6 @@ ImageSources image_sources(const std::optional<std::string>& images,
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
                                                            "epoch", "period", "mode",   "estimate"};
 CalcRequest parse_calc_request(const ParsedOptions& options);
-// The procedure of calc's image that --procedure QUERY names, by the rules
-// every report shares (symbols/procedure_match.h); throws
-// ProcedureMatchError with the candidates on none or several.
-const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query);
 
 // The common tail of a report command: --limit, then JSON, or the report's
 // warnings on stderr ("dcpi COMMAND: ...") and the text table.

@@ -8,6 +8,7 @@
 
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
+#include "analysis/reports/report_output.h"
 
 namespace dcpi::html {
 
@@ -53,19 +54,13 @@ std::vector<bool> back_edges(const ControlFlowGraph& cfg) {
 namespace {
 
 // A DOT string literal.
-std::string quoted(std::string_view text) {
+std::string dot_quoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   return out + '"';
-}
-
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
 }
 
 // White for no samples up to a strong orange for the hottest block; the
@@ -98,14 +93,15 @@ void write_blocks(const calc::ProcedureAnalysis& analysis, double period, std::s
   for (BlockId b = 0; b < cfg.blocks().size(); ++b) {
     const calc::BasicBlock& block = cfg.block(b);
     const double samples = block_samples(analysis, b);
-    const std::string label = "B" + std::to_string(b) + "  " + hex(block.start) + "\\l" +
+    const std::string label = "B" + std::to_string(b) + "  " + hex_address(block.start) + "\\l" +
                               std::to_string(block.instructions.size()) + " insns, " +
                               compact_number(samples) + " samples\\lx " +
                               executions_text(analysis.block_frequency(b), period) + "\\l";
     out << "  b" << b << " [label=\"" << label
-        << "\", fillcolor=" << quoted(shade(samples, hottest))
-        << ", URL=" << quoted("#" + std::string(anchor) + "-" + hex(block.start))
-        << ", tooltip=" << quoted(hex(block.start) + ": " + compact_number(samples) + " samples");
+        << "\", fillcolor=" << dot_quoted(shade(samples, hottest))
+        << ", URL=" << dot_quoted("#" + std::string(anchor) + "-" + hex_address(block.start))
+        << ", tooltip="
+        << dot_quoted(hex_address(block.start) + ": " + compact_number(samples) + " samples");
     if (b == cfg.entry()) out << ", penwidth=2.5";
     if (block.leaves_procedure) out << ", peripheries=2";
     out << "];\n";
@@ -148,7 +144,7 @@ std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period,
     const std::optional<double> frequency = analysis.edge_frequency(e);
     const std::string label = (back[e] ? "loop " : "") + executions_text(frequency, period);
     const std::string style = frequency ? "solid" : "dashed";
-    out << "  b" << edge.from << " -> b" << edge.to << " [label=" << quoted(label)
+    out << "  b" << edge.from << " -> b" << edge.to << " [label=" << dot_quoted(label)
         << ", style=" << style;
     if (back[e]) out << ", color=\"#1c7ed6\", fontcolor=\"#1c7ed6\", penwidth=2, class=\"back\"";
     out << "];\n";

@@ -5,12 +5,13 @@
 #include <set>
 
 #include "analysis/calc/estimate/culprits.h"
+#include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/inputs.h"
-#include "analysis/calc/frontend/report.h"
 #include "analysis/html/cfg_graph.h"
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
-#include "analysis/reports/procedure_listing.h"
+#include "analysis/reports/report_output.h"
+#include "analysis/samples/procedure_listing.h"
 #include "profiledb/value_format.h"
 #include "symbols/source_files.h"
 
@@ -30,18 +31,6 @@ struct ProcedureSections::ImageData {
 
 namespace {
 
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
-
-std::string fixed(double value, int decimals) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
 std::string hotlist_text(const BestHotlist& best) {
   if (!best.list) return "";
   std::string text = best.kind->info.kind + ":";
@@ -55,7 +44,8 @@ std::string hotlist_text(const BestHotlist& best) {
 void write_block_header(const CalcBlock& block, size_t id, double period, size_t columns,
                         std::ostream& out) {
   out << "<tr class=\"block\"><td colspan=\"" << columns << "\">Block " << id << " ["
-      << hex(block.start) << ", " << hex(block.end) << ") class " << block.frequency_class << ": ";
+      << hex_address(block.start) << ", " << hex_address(block.end) << ") class "
+      << block.frequency_class << ": ";
   if (block.frequency)
     out << compact_number(*block.frequency * period) << " executions ("
         << calc::to_string(block.confidence) << ", " << escape(block.method) << ")";
@@ -71,9 +61,9 @@ void write_summary(const CalcReport& report, const std::string& period_text, std
   out << "<table class=\"summary\"><tr><th>model</th><td>" << escape(report.model)
       << "</td><th>mean period</th><td>" << escape(period_text) << "</td></tr>\n";
   out << "<tr><th>best-case CPI</th><td>"
-      << (s.instructions > 0 ? fixed(s.best_case / s.instructions, 2) : "-")
+      << (s.instructions > 0 ? fixed_text(s.best_case / s.instructions, 2) : "-")
       << "</td><th>actual CPI</th><td>"
-      << (s.instructions > 0 ? fixed(s.samples / s.instructions, 2) : "-") << "</td></tr>\n";
+      << (s.instructions > 0 ? fixed_text(s.samples / s.instructions, 2) : "-") << "</td></tr>\n";
   out << "<tr><th>static stalls</th><td>" << share_text(s.static_total, s.samples)
       << "</td><th>dynamic stalls</th><td>" << share_text(s.dynamic_total, s.samples)
       << "</td></tr>\n<tr><th>blocks</th><td>" << report.blocks.size()
@@ -82,8 +72,8 @@ void write_summary(const CalcReport& report, const std::string& period_text, std
   if (!report.model_has_dynamic_stalls && !report.no_dynamic_stalls_note.empty())
     out << "<p class=\"note\">" << escape(report.no_dynamic_stalls_note) << "</p>\n";
   for (const calc::IndirectJump& jump : report.indirect_jumps)
-    out << "<p class=\"note\">jmp at " << hex(jump.address) << ": " << escape(describe(jump))
-        << "</p>\n";
+    out << "<p class=\"note\">jmp at " << hex_address(jump.address) << ": "
+        << escape(describe(jump)) << "</p>\n";
 }
 
 struct ListingContext {
@@ -106,20 +96,21 @@ void write_instruction(const ListingContext& c, const ListedInstruction& insn,
   const uint64_t total = c.listing.totals.empty() ? 0 : c.listing.totals[0];
   out << "<tr";
   if (c.targets.count(insn.address))
-    out << " id=\"" << c.anchor << "-" << hex(insn.address) << "\"";
-  out << (samples ? " class=\"hot\"><td>" : "><td>") << hex(insn.address) << "</td>";
+    out << " id=\"" << c.anchor << "-" << hex_address(insn.address) << "\"";
+  out << (samples ? " class=\"hot\"><td>" : "><td>") << hex_address(insn.address) << "</td>";
   if (samples) {
     const double share = 100.0 * static_cast<double>(samples) / static_cast<double>(total);
-    out << "<td>" << samples << "</td><td>" << fixed(share, 1)
-        << "%</td><td><span style=\"width:" << fixed(share, 1) << "%\"></span></td>";
+    out << "<td>" << samples << "</td><td>" << fixed_text(share, 1)
+        << "%</td><td><span style=\"width:" << fixed_text(share, 1) << "%\"></span></td>";
   } else {
     out << "<td></td><td></td><td></td>";
   }
-  out << "<td>" << (estimate && estimate->cpi ? fixed(*estimate->cpi, 2) : "") << "</td><td>";
+  out << "<td>" << (estimate && estimate->cpi ? fixed_text(*estimate->cpi, 2) : "") << "</td><td>";
   if (estimate) {
     out << escape(estimate->static_letters + estimate->dynamic_letters);
     for (const uint64_t culprit : estimate->culprits)
-      out << " <a href=\"#" << c.anchor << "-" << hex(culprit) << "\">" << hex(culprit) << "</a>";
+      out << " <a href=\"#" << c.anchor << "-" << hex_address(culprit) << "\">"
+          << hex_address(culprit) << "</a>";
   }
   out << "</td><td>" << escape(insn.text) << "</td>";
   if (c.show_values)
@@ -241,7 +232,7 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
                                       ? data->problem
                                       : "no symbol names this code (addresses only)"));
   const std::optional<Procedure> procedure = data->elf->procedure_at(*row.start);
-  if (!procedure) return note("No listing: no symbol at " + hex(*row.start));
+  if (!procedure) return note("No listing: no symbol at " + hex_address(*row.start));
   const ProcedureListing listing =
       list_procedure_in_image(samples_, data->identity, *data->elf, *procedure, *data->printer);
   std::optional<CalcReport> report;
@@ -254,11 +245,13 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
                                std::move(result.code.indirect_jumps), data->total);
     graph = draw(result.analysis, data->period.mean, anchor);
   }
-  out << "<p class=\"meta\">[" << hex(listing.procedure.start) << ", " << hex(listing.end) << "), "
-      << (listing.totals.empty() ? 0 : listing.totals[0]) << " samples</p>\n";
+  out << "<p class=\"meta\">[" << hex_address(listing.procedure.start) << ", "
+      << hex_address(listing.end) << "), " << (listing.totals.empty() ? 0 : listing.totals[0])
+      << " samples</p>\n";
   if (report)
     write_summary(*report,
-                  fixed(data->period.mean, 1) + " cycles (" + data->period.description + ")", out);
+                  fixed_text(data->period.mean, 1) + " cycles (" + data->period.description + ")",
+                  out);
   else
     out << "<p class=\"note\">No frequency estimates: "
         << escape(data->code_problem.empty() ? "calc found no procedure here" : data->code_problem)

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/frontend/code_image.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/frontend/code_image.h"
 #include "analysis/calc/model/processor_model.h"
-#include "analysis/reports/procedure_report.h"
+#include "analysis/samples/profile_table.h"
 #include "analysis/values/value_hotlists.h"
 
 namespace dcpi::html {

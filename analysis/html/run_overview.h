@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/reports/sample_set.h"
+#include "analysis/samples/sample_set.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi::html {

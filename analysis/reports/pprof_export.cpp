@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "analysis/reports/procedure_report.h"
 #include "analysis/reports/proto/profile.pb.h"
 #include "analysis/reports/report_output.h"
+#include "analysis/samples/profile_table.h"
 
 namespace dcpi {
 namespace {
@@ -154,7 +154,7 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
     type->set_unit(builder.strings().index("count"));
   }
   // The program each pid ran in each epoch (pids are reused by later runs):
-  // its user image (procedure_report.h's programs_by_pid, per epoch).
+  // its user image (samples/profile_table.h's programs_by_pid, per epoch).
   // A shared object (NAME.so*) names the program only when nothing else does.
   auto shared = [](const std::string& path) {
     return std::filesystem::path(path).filename().string().find(".so") != std::string::npos;

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/samples/sample_set.h"
 #include "symbols/image_resolver.h"
-#include "analysis/reports/sample_set.h"
 
 namespace dcpi {
 

@@ -1,13 +1,11 @@
 #include "analysis/reports/report_output.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 
 namespace dcpi {
-
-double percent_of(uint64_t part, uint64_t total) {
-  return total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
-}
 
 std::string fixed_text(double value, int decimals) {
   char text[64];
@@ -19,11 +17,13 @@ std::string percent_text(double percent, int decimals) {
   return fixed_text(percent, decimals) + "%";
 }
 
-std::string hex_address(uint64_t address) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
-  return text;
+std::string share_text(double part, double whole) {
+  return whole > 0 ? percent_text(100.0 * part / whole) : "-";
 }
+
+std::string hex_address(uint64_t address) { return fmt::format("{:#x}", address); }
+
+std::string hex_digits(uint64_t value) { return fmt::format("{:x}", value); }
 
 void TextTable::print(std::ostream& out) const {
   std::vector<size_t> widths(columns_.size());

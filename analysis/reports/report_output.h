@@ -1,6 +1,8 @@
-// Output helpers shared by the report commands: aligned text tables in the
-// style of the DCPI tools (Figures 1 and 3), number formats, and the JSON
-// writer (json_writer.h) every --json goes through.
+// Output helpers, once, for every report's text and JSON (the rendering room,
+// analysis/reports/README.md): aligned text tables in the style of the DCPI
+// tools (Figures 1 and 3), number formats, and the JSON writer
+// (json_writer.h) every --json goes through. Rooms below analysis/ format
+// hex with fmt::format("{:#x}") directly.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -10,14 +12,15 @@
 #include <vector>
 
 #include "analysis/reports/json_writer.h"
-#include "analysis/reports/sample_set.h"
+#include "analysis/samples/sample_set.h"  // percent_of
 
 namespace dcpi {
 
-double percent_of(uint64_t part, uint64_t total);            // 0 when total is 0
 std::string percent_text(double percent, int decimals = 1);  // "33.9%"
-std::string fixed_text(double value, int decimals);
-std::string hex_address(uint64_t address);  // "0x120001234"
+std::string share_text(double part, double whole);   // "33.9%" of whole; "-" when whole <= 0
+std::string fixed_text(double value, int decimals);  // "%.*f": "3.14"
+std::string hex_address(uint64_t address);           // "0x120001234"
+std::string hex_digits(uint64_t value);              // "120001234" (dcpicalc's Figure 2)
 
 // Columns are right-aligned unless marked left; the last column may be wide.
 class TextTable {

@@ -1,5 +1,7 @@
 #include "hostdump/gdb/gdb_packet.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace dcpi::gdb {
@@ -131,11 +133,8 @@ std::string to_hex(std::span<const uint8_t> bytes) {
   return out;
 }
 
-std::string to_hex(uint64_t value) {
-  char buffer[17];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, 16);
-  return std::string(buffer, result.ptr);
-}
+// RSP numbers: minimal lower-case hex digits, no prefix.
+std::string to_hex(uint64_t value) { return fmt::format("{:x}", value); }
 
 std::vector<uint8_t> from_hex(std::string_view hex) {
   if (hex.size() % 2 != 0) throw ProtocolError("hex data has odd length");

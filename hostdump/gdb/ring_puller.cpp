@@ -1,5 +1,7 @@
 #include "hostdump/gdb/ring_puller.h"
 
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstring>
 #include <thread>
@@ -19,8 +21,6 @@ T from_bytes(const std::vector<uint8_t>& bytes) {
 std::span<const uint8_t> as_bytes(const uint64_t& value) {
   return {reinterpret_cast<const uint8_t*>(&value), sizeof value};
 }
-
-std::string hex(uint64_t value) { return "0x" + gdb::to_hex(value); }
 
 }  // namespace
 
@@ -73,9 +73,10 @@ ControlChannel::ControlChannel(GdbClient& client, uint64_t control_physical_addr
 ControlBlock ControlChannel::read() {
   const auto block = from_bytes<ControlBlock>(client_.read_memory(address_, sizeof(ControlBlock)));
   if (block.magic != kControlMagic)
-    throw GuestStateError("control block at physical " + hex(address_) +
-                          " is not initialised (magic " + hex(block.magic) +
-                          "): is the DCPI driver running?");
+    throw GuestStateError(fmt::format(
+        "control block at physical {:#x} is not initialised (magic {:#x}): is the DCPI driver "
+        "running?",
+        address_, block.magic));
   return block;
 }
 

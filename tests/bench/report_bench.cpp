@@ -20,11 +20,11 @@
 #include <string>
 #include <tuple>
 
-#include "symbols/elf_image.h"
-#include "analysis/reports/procedure_listing.h"
-#include "analysis/reports/procedure_report.h"
 #include "analysis/reports/report_output.h"
+#include "analysis/samples/procedure_listing.h"
+#include "analysis/samples/profile_table.h"
 #include "profiledb/profile_db_writer.h"
+#include "symbols/elf_image.h"
 
 namespace fs = std::filesystem;
 using namespace dcpi;

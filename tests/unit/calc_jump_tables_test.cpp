@@ -4,6 +4,7 @@
 // case label), and fixtures/jump_tables_asm.S for a table reached through the
 // GOT and for tables that must stay unresolved. The guest images' tables are
 // checked too when the guest build is there.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,10 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/calc/estimate/cfg.h"
-#include "analysis/calc/frontend/code_image.h"
 #include "analysis/calc/decode/isa_adapter.h"
 #include "analysis/calc/decode/jump_tables.h"
+#include "analysis/calc/estimate/cfg.h"
+#include "analysis/calc/frontend/code_image.h"
 #include "symbols/elf_image.h"
 #include "symbols/elf_symbols.h"
 #include "test_support.h"
@@ -34,12 +35,6 @@ struct ObjectOracle {
 };
 
 uint64_t hex_value(const std::string& text) { return std::stoull(text, nullptr, 16); }
-
-std::string hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 ObjectOracle read_oracle(const std::string& path) {
   ObjectOracle oracle;
@@ -216,7 +211,8 @@ TEST(CalcJumpTables, TableThroughTheGotAndTablesThatMustNotBeRead) {
     uint64_t call = 0;
     for (const InstructionRecord& r : code.records)
       if (r.control_flow == ControlFlow::kCall) call = r.address;
-    EXPECT_NE(j.problem.find("the table address (t5) is unknown: the call at " + hex(call)),
+    EXPECT_NE(j.problem.find("the table address (t5) is unknown: the call at " +
+                             fmt::format("{:x}", call)),
               std::string::npos)
         << j.problem;
   }

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "analysis/reports/procedure_listing.h"
-#include "analysis/reports/procedure_report.h"
-#include "analysis/reports/run_comparison.h"
+#include "analysis/samples/procedure_listing.h"
+#include "analysis/samples/profile_table.h"
+#include "analysis/samples/run_comparison.h"
 #include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"

@@ -9,8 +9,8 @@
 #include <regex>
 
 #include "analysis/reports/pprof_export.h"
-#include "analysis/reports/procedure_report.h"
 #include "analysis/reports/proto/profile.pb.h"
+#include "analysis/samples/profile_table.h"
 #include "profiledb/profile_db_writer.h"
 #include "report_fixture.h"
 #include "test_support.h"

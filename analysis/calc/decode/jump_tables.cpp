@@ -1,8 +1,9 @@
 #include "analysis/calc/decode/jump_tables.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <deque>
 #include <map>
 #include <set>
@@ -469,12 +470,6 @@ class Dataflow {
   std::vector<State> in_;
 };
 
-std::string hex(uint64_t v) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(v));
-  return text;
-}
-
 std::string reg_name(uint8_t r) { return isa::kIntegerRegisterNames[r & 31]; }
 
 // Why register `reg` holds no useful fact just before instruction `at`: the
@@ -493,7 +488,8 @@ std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& 
   const bool defined_here = k < at && code[k].control_flow == ControlFlow::kNone &&
                             code[k].destination == int_register(reg);
   if (f.kind == Fact::Kind::kUnknown && f.lost_at) {  // a call lost it on some path
-    std::string text = role + " (" + reg_name(reg) + ") is unknown: the call at " + hex(f.lost_at);
+    std::string text =
+        role + " (" + reg_name(reg) + ") is unknown: the call at " + fmt::format("{:x}", f.lost_at);
     for (const InstructionRecord& r : code)
       if (r.address == f.lost_at) text += " (" + r.text + ")";
     return text + " may change it";
@@ -502,7 +498,8 @@ std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& 
   const isa::Instruction in = isa::decode(code[k].encoding, isa::DecodeMode::kUser);
   const State s = flow.before(k);
   using K = Fact::Kind;
-  const std::string where = " (" + code[k].text + " at " + hex(code[k].address) + ")";
+  const std::string where =
+      " (" + code[k].text + " at " + fmt::format("{:x}", code[k].address) + ")";
   if (in.is(Operation::kAddq) && !in.has_literal) {
     const bool a_entry = s[in.ra].kind == K::kEntry, b_entry = s[in.rb].kind == K::kEntry;
     if (a_entry || b_entry)
@@ -556,14 +553,15 @@ JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t j
   for (uint64_t k = 0; k < t.entries; ++k) {
     const std::optional<uint64_t> entry = data.read(t.table + 4 * k, 4);
     if (!entry) {
-      out.problem = "table entry " + std::to_string(k) + " at " + hex(t.table + 4 * k) +
-                    " is not in the image's read-only data";
+      out.problem = "table entry " + std::to_string(k) + " at " +
+                    fmt::format("{:x}", t.table + 4 * k) + " is not in the image's read-only data";
       return out;
     }
     const uint64_t target = t.base + sext32(*entry);
     if (target < first || target >= end || (target - first) % 4) {
-      out.problem = "table entry " + std::to_string(k) + " at " + hex(t.table + 4 * k) +
-                    " points to " + hex(target) + ", not an instruction of the procedure";
+      out.problem = "table entry " + std::to_string(k) + " at " +
+                    fmt::format("{:x}", t.table + 4 * k) + " points to " +
+                    fmt::format("{:x}", target) + ", not an instruction of the procedure";
       return out;
     }
     targets.insert(target);

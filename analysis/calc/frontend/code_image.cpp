@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "symbols/procedure_match.h"
+
 namespace dcpi {
 
 namespace {
@@ -117,6 +119,12 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
     calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_, calls_,
                               result.indirect_jumps);
   return result;
+}
+
+const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query) {
+  std::vector<std::string> names;
+  for (const ProcedureRange& procedure : code.procedures()) names.push_back(procedure.name);
+  return code.procedures()[select_procedure(names, query, code.path())];
 }
 
 }  // namespace dcpi

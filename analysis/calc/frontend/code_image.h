@@ -13,10 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/calc/model/instruction_record.h"
 #include "analysis/calc/decode/isa_adapter.h"
-#include "symbols/elf_image.h"
+#include "analysis/calc/model/instruction_record.h"
 #include "isa/instruction.h"
+#include "symbols/elf_image.h"
 
 namespace dcpi {
 
@@ -74,5 +74,10 @@ class CodeImage {
   std::vector<ProcedureRange> procedures_;
   uint64_t code_bytes_ = 0;
 };
+
+// The procedure of the image that --procedure QUERY names, by the rules
+// every report shares (symbols/procedure_match.h); throws
+// ProcedureMatchError with the candidates on none or several.
+const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query);
 
 }  // namespace dcpi

@@ -8,13 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/frontend/code_image.h"
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/frontend/code_image.h"
 #include "analysis/calc/model/processor_model.h"
-#include "analysis/calc/frontend/render.h"
-#include "symbols/image_resolver.h"
+#include "analysis/calc/truth/ground_truth.h"
 #include "profiledb/profile_db.h"
+#include "symbols/image_resolver.h"
 
 namespace dcpi {
 
@@ -77,6 +76,28 @@ struct CalcRequest {
   calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);
+
+// Where the numbers came from, for the header.
+struct CalcContext {
+  std::string image;                      // the ELF file analysed
+  std::string db_image;                   // the image's path in the profile database
+  std::string epochs;                     // "all (1, 2)" or "3"
+  double period = 0;                      // mean sampling period in cycles
+  std::string period_description;         // where it came from ("recorded [8192, 9216)", ...)
+  std::string period_source;              // PeriodChoice::source (inputs.h)
+  std::vector<std::string> period_notes;  // printed as note: lines
+  size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
+  bool qemu_model = true;
+  // The machine the profile was taken on (epoch.meta `machine`, issue 14):
+  // "qemu" (1 instruction per cycle) or "ev5" (QEMU on the 21164 model's time).
+  std::string machine = "qemu";
+  // The EV5 model on a profile from the qemu machine (1 instruction per
+  // cycle, no stalls): its stalls are what a 21164 would have shown, not
+  // what the machine did.
+  bool hypothetical_stalls = false;
+  std::string estimator = "dcpi";  // --estimate: dcpi or flow
+};
+
 // The report header both commands print.
 CalcContext calc_context(const CalcInputs& inputs);
 

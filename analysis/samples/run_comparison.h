@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/reports/procedure_report.h"
+#include "analysis/samples/profile_table.h"
 
 namespace dcpi {
 

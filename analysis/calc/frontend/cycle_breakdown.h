@@ -1,8 +1,9 @@
 // Figure 4 of the DCPI paper (§3.3): where a procedure's cycles went —
 // execution (issue), static stalls by kind, dynamic stalls by cause,
-// unexplained — from the samples through dcpicalc (report.h's summary) and,
+// unexplained — from the samples through dcpicalc (annotated_procedure.h's summary) and,
 // when a timed machine's truth file is given (issue 14), from the truth,
-// side by side. All values in cycles; printed as shares of each side's total.
+// side by side. All values in cycles; analysis/reports/breakdown_output.h
+// prints them as shares of each side's total.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -12,7 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/calc/frontend/report.h"
+#include "analysis/calc/frontend/annotated_procedure.h"
+#include "analysis/calc/frontend/inputs.h"
 #include "analysis/calc/truth/ground_truth.h"
 
 namespace dcpi {
@@ -39,17 +41,34 @@ CycleBreakdown breakdown_from_summary(const CalcSummary& summary, double period)
 // From the truth's cycles and stalls at the PCs in [start, end).
 CycleBreakdown breakdown_from_truth(const calc::GroundTruth& truth, uint64_t start, uint64_t end);
 
-// One table: a row per category, columns calc and (if given) truth, each as
-// a share of its total.
-void print_breakdown(const std::string& title, const CycleBreakdown& calc,
-                     const std::optional<CycleBreakdown>& truth, std::ostream& out);
-
-// One line per procedure: its share of the run's cycles and the main parts.
+// One procedure's breakdown (or the run's sum): calc's and the truth's.
 struct BreakdownRow {
   std::string procedure;
   CycleBreakdown calc;
   std::optional<CycleBreakdown> truth;
 };
-void print_breakdown_rows(const std::vector<BreakdownRow>& rows, std::ostream& out);
+
+// `dcpi calc --breakdown` (issue 14): one procedure or, with --all, the run's
+// top procedures by samples and their sum; with --truth FILE the truth's
+// breakdown beside calc's.
+struct BreakdownRequest {
+  std::optional<std::string> procedure;  // nullopt: every procedure with samples (--all)
+  std::optional<calc::GroundTruth> truth;
+  std::string truth_path;
+  size_t top = 10;  // --all: procedures in the table and the run's total
+};
+
+struct ProcedureBreakdown {
+  BreakdownRow row;
+  double samples = 0;
+};
+
+struct CalcBreakdown {
+  std::vector<ProcedureBreakdown> procedures;  // the one, or the top ones by samples
+  BreakdownRow run;                            // their sum
+  double samples = 0;                          // their samples
+};
+
+CalcBreakdown calc_breakdown(const CalcInputs& inputs, const BreakdownRequest& request);
 
 }  // namespace dcpi

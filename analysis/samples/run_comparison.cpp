@@ -1,12 +1,10 @@
-#include "analysis/reports/run_comparison.h"
+#include "analysis/samples/run_comparison.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
-
-#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/reports/sample_set.h"
+#include "analysis/samples/sample_set.h"
 #include "symbols/image_resolver.h"
 
 namespace dcpi {

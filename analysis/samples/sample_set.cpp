@@ -1,4 +1,4 @@
-#include "analysis/reports/sample_set.h"
+#include "analysis/samples/sample_set.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -80,6 +80,10 @@ std::vector<SampleSet> load_comparison_sets(const std::vector<std::string>& data
     sets.back().label = path;  // the path as typed: distinct even when base names repeat
   }
   return sets;
+}
+
+double percent_of(uint64_t part, uint64_t total) {
+  return total == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(total);
 }
 
 }  // namespace dcpi

@@ -49,6 +49,9 @@ std::vector<SampleSet> load_comparison_sets(const std::vector<std::string>& data
                                             const std::optional<ComparedEpochs>& epochs,
                                             const SampleFilter& filter);
 
+// part as a percentage of total: 0 when total is 0 (shares of samples).
+double percent_of(uint64_t part, uint64_t total);
+
 // Applies the PID/CPU filter to rows already in memory (used by load_samples).
 Profile filter_rows(Profile profile, const SampleFilter& filter);
 

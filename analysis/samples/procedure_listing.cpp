@@ -1,4 +1,4 @@
-#include "analysis/reports/procedure_listing.h"
+#include "analysis/samples/procedure_listing.h"
 
 #include <map>
 #include <set>

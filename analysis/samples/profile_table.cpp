@@ -1,4 +1,6 @@
-#include "analysis/reports/procedure_report.h"
+#include "analysis/samples/profile_table.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -7,12 +9,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "analysis/reports/report_output.h"
-
 namespace dcpi {
 
 std::string address_name(const ImageIdentity& image, uint64_t address) {
-  return image_display_name(image) + "+" + hex_address(address);
+  return fmt::format("{}+{:#x}", image_display_name(image), address);
 }
 
 std::optional<size_t> event_column(const ProfileReport& report, const std::string& event) {

@@ -1,4 +1,4 @@
-#include "analysis/calc/frontend/render.h"
+#include "analysis/reports/calc_output.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/reports/json_writer.h"
+#include "analysis/reports/report_output.h"
 #include "symbols/source_files.h"
 
 namespace dcpi {
@@ -13,22 +14,6 @@ namespace dcpi {
 using namespace calc;
 
 namespace {
-
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "%lx", static_cast<unsigned long>(value));
-  return buffer;
-}
-
-std::string fixed(double value, int digits) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-
-std::string percent(double part, double whole) {
-  return whole > 0 ? fixed(100.0 * part / whole, 1) + "%" : "-";
-}
 
 constexpr const char* kBubbleIndent = "          ";
 
@@ -42,7 +27,7 @@ void print_bubbles(const CalcInstruction& line, std::ostream& out) {
       for (int k = 0; k < statics; ++k) out << kBubbleIndent << line.static_letters << '\n';
     } else {
       out << kBubbleIndent << line.static_letters << '\n';
-      out << kBubbleIndent << line.static_letters << " ... " << fixed(statics / 2.0, 1)
+      out << kBubbleIndent << line.static_letters << " ... " << fixed_text(statics / 2.0, 1)
           << "cy static\n";
     }
   }
@@ -54,7 +39,7 @@ void print_bubbles(const CalcInstruction& line, std::ostream& out) {
     return;
   }
   out << kBubbleIndent << letters << '\n';
-  out << kBubbleIndent << letters << " ... " << fixed(line.cpi.value_or(0), 1) << "cy\n";
+  out << kBubbleIndent << letters << " ... " << fixed_text(line.cpi.value_or(0), 1) << "cy\n";
   out << kBubbleIndent << letters << '\n';
 }
 
@@ -78,12 +63,12 @@ std::string_view cause_name(StallCause cause) { return isa::figure4_name(cause);
 
 // "| true 113.0cy: dcache 100.0 981c, wbuf 10.0, slot 1.0"
 void print_truth(const TruthLine& truth, std::ostream& out) {
-  out << "| true " << fixed(truth.cpi, 1) << "cy";
+  out << "| true " << fixed_text(truth.cpi, 1) << "cy";
   const char* separator = ": ";
   for (const TruthLine::Stall& s : truth.stalls) {
     if (s.cycles < 0.05) continue;
-    out << separator << isa::truth_name(s.cause) << ' ' << fixed(s.cycles, 1);
-    if (s.culprit) out << ' ' << hex(*s.culprit);
+    out << separator << isa::truth_name(s.cause) << ' ' << fixed_text(s.cycles, 1);
+    if (s.culprit) out << ' ' << hex_digits(*s.culprit);
     separator = ", ";
   }
 }
@@ -100,8 +85,8 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
   out << "\nmodel:  " << model;
   if (context.estimator == "flow")
     out << "\nestimate: flow (min-cost flow over the whole CFG; DCPI's where edges are missing)";
-  out << "\nepochs: " << context.epochs << "; mean sampling period " << fixed(context.period, 1)
-      << " cycles";
+  out << "\nepochs: " << context.epochs << "; mean sampling period "
+      << fixed_text(context.period, 1) << " cycles";
   if (!context.period_description.empty()) out << " (" << context.period_description << ")";
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
@@ -137,13 +122,14 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
   for (const IndirectJump& jump : report.indirect_jumps) {
     if (jump.kind == IndirectJumpKind::kTailCall) continue;
     if (jump.table) {
-      out << "jump table: jmp at " << hex(jump.address) << " reads " << jump.table->entries
-          << " entries at " << hex(jump.table->table) << " (+ gp " << hex(jump.table->base)
-          << "): " << jump.table->targets.size() << " targets, CFG edges\n";
+      out << "jump table: jmp at " << hex_digits(jump.address) << " reads " << jump.table->entries
+          << " entries at " << hex_digits(jump.table->table) << " (+ gp "
+          << hex_digits(jump.table->base) << "): " << jump.table->targets.size()
+          << " targets, CFG edges\n";
       continue;
     }
-    out << "missing edges: jmp at " << hex(jump.address) << " is a " << describe(jump)
-        << (jump.table_load ? " (entry loaded at " + hex(*jump.table_load) + ")" : "")
+    out << "missing edges: jmp at " << hex_digits(jump.address) << " is a " << describe(jump)
+        << (jump.table_load ? " (entry loaded at " + hex_digits(*jump.table_load) + ")" : "")
         << "; every block and edge gets its own frequency class (DCPI 6.1.2)\n";
   }
 
@@ -151,44 +137,44 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
   for (size_t b = 0; b < report.blocks.size(); ++b) {
     const CalcBlock& block = report.blocks[b];
     const size_t n = block.instructions.size();
-    out << "\n*** Block " << b << " [" << hex(block.start) << ", " << hex(block.end) << "): " << n
-        << " instructions, class " << block.frequency_class;
+    out << "\n*** Block " << b << " [" << hex_digits(block.start) << ", " << hex_digits(block.end)
+        << "): " << n << " instructions, class " << block.frequency_class;
     if (block.padding) {
       out << ", alignment padding: no edge reaches it, never executes\n";
     } else if (block.frequency) {
-      out << ", frequency " << fixed(*block.frequency, 1) << " (" << to_string(block.confidence)
-          << ", " << block.method << ") = " << fixed(*block.frequency * context.period, 0)
-          << " executions\n";
+      out << ", frequency " << fixed_text(*block.frequency, 1) << " ("
+          << to_string(block.confidence) << ", " << block.method
+          << ") = " << fixed_text(*block.frequency * context.period, 0) << " executions\n";
     } else {
       out << ", frequency unknown\n";
     }
     out << "*** Best-case " << block.best_case_cycles << "/" << n << " = "
-        << fixed(n ? double(block.best_case_cycles) / n : 0, 2) << "CPI\n";
+        << fixed_text(n ? double(block.best_case_cycles) / n : 0, 2) << "CPI\n";
     if (block.frequency && *block.frequency > 0) {
       const double actual = block.samples / *block.frequency;
-      out << "*** Actual " << fixed(actual, 1) << "/" << n << " = " << fixed(actual / n, 2)
-          << "CPI\n";
+      out << "*** Actual " << fixed_text(actual, 1) << "/" << n << " = "
+          << fixed_text(actual / n, 2) << "CPI\n";
     } else {
       out << "*** Actual -\n";
     }
     if (block.true_cycles)
-      out << "*** True " << fixed(*block.true_cycles, 1) << "/" << n << " = "
-          << fixed(*block.true_cycles / n, 2) << "CPI (the truth file)\n";
+      out << "*** True " << fixed_text(*block.true_cycles, 1) << "/" << n << " = "
+          << fixed_text(*block.true_cycles / n, 2) << "CPI (the truth file)\n";
     out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8)
         << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
       if (const auto banner = sources.banner(line.source)) out << *banner << '\n';
       print_bubbles(line, out);
-      out << pad(hex(line.address), 10) << "  " << pad(untab(line.text), 30)
-          << rpad(fixed(line.samples, 0), 8)
-          << rpad(block.frequency ? fixed(*block.frequency, 1) : "-", 10)
+      out << pad(hex_digits(line.address), 10) << "  " << pad(untab(line.text), 30)
+          << rpad(fixed_text(line.samples, 0), 8)
+          << rpad(block.frequency ? fixed_text(*block.frequency, 1) : "-", 10)
           << rpad(line.head_cycles == 0 && line.samples == 0 ? ""
-                  : line.cpi                                 ? fixed(*line.cpi, 1) + "cy"
+                  : line.cpi                                 ? fixed_text(*line.cpi, 1) + "cy"
                                                              : "-",
                   9)
           << "  ";
       if (line.head_cycles == 0) out << "(dual issue) ";
-      for (uint64_t culprit : line.culprits) out << hex(culprit) << ' ';
+      for (uint64_t culprit : line.culprits) out << hex_digits(culprit) << ' ';
       if (line.truth) print_truth(*line.truth, out);
       out << '\n';
     }
@@ -200,40 +186,41 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
 void print_calc_summary(const CalcReport& report, std::ostream& out) {
   const CalcSummary& s = report.summary;
   const double total = s.samples;
-  out << "*** Best-case " << fixed(s.best_case, 0) << "/" << fixed(s.instructions, 0) << " = "
-      << fixed(s.instructions > 0 ? s.best_case / s.instructions : 0, 2) << "CPI\n";
-  out << "*** Actual " << fixed(s.samples, 0) << "/" << fixed(s.instructions, 0) << " = "
-      << fixed(s.instructions > 0 ? s.samples / s.instructions : 0, 2) << "CPI\n***\n";
+  out << "*** Best-case " << fixed_text(s.best_case, 0) << "/" << fixed_text(s.instructions, 0)
+      << " = " << fixed_text(s.instructions > 0 ? s.best_case / s.instructions : 0, 2) << "CPI\n";
+  out << "*** Actual " << fixed_text(s.samples, 0) << "/" << fixed_text(s.instructions, 0) << " = "
+      << fixed_text(s.instructions > 0 ? s.samples / s.instructions : 0, 2) << "CPI\n***\n";
   if (report.model_has_dynamic_stalls) {
     for (StallCause cause : isa::kFigure4Causes) {
       const auto found = s.dynamic.find(cause);
       const auto [low, high] = found == s.dynamic.end() ? std::pair{0.0, 0.0} : found->second;
-      out << "*** " << pad(std::string(cause_name(cause)), 20) << percent(low, total) << " to "
-          << percent(high, total) << '\n';
+      out << "*** " << pad(std::string(cause_name(cause)), 20) << share_text(low, total) << " to "
+          << share_text(high, total) << '\n';
     }
-    out << "***\n*** " << pad("Unexplained stall", 20) << percent(s.unexplained_stall, total)
+    out << "***\n*** " << pad("Unexplained stall", 20) << share_text(s.unexplained_stall, total)
         << '\n';
-    out << "*** " << pad("Unexplained gain", 20) << percent(s.unexplained_gain, total) << '\n';
+    out << "*** " << pad("Unexplained gain", 20) << share_text(s.unexplained_gain, total) << '\n';
   } else {
     out << "*** No dynamic stalls: " << report.no_dynamic_stalls_note << '\n';
   }
-  out << "*** -----\n*** " << pad("Subtotal dynamic", 20) << percent(s.dynamic_total, total)
+  out << "*** -----\n*** " << pad("Subtotal dynamic", 20) << share_text(s.dynamic_total, total)
       << "\n***\n";
   for (const isa::StaticRow& row : isa::kStaticRows) {
     const char* name = row.figure4_name;
     const auto found = s.static_stalls.find(name);
     out << "*** " << pad(name, 20)
-        << percent(found == s.static_stalls.end() ? 0 : found->second, total) << '\n';
+        << share_text(found == s.static_stalls.end() ? 0 : found->second, total) << '\n';
   }
-  out << "*** -----\n*** " << pad("Subtotal static", 20) << percent(s.static_total, total) << '\n';
-  out << "*** -----\n*** " << pad("Total stall", 20)
-      << percent(s.dynamic_total + s.static_total, total) << '\n';
-  out << "*** " << pad("Execution", 20) << percent(s.execution, total) << '\n';
-  out << "*** " << pad("Net sampling error", 20) << percent(s.net_sampling_error, total) << '\n';
-  out << "*** -----\n*** " << pad("Total tallied", 20)
-      << percent(s.dynamic_total + s.static_total + s.execution + s.net_sampling_error, total)
+  out << "*** -----\n*** " << pad("Subtotal static", 20) << share_text(s.static_total, total)
       << '\n';
-  out << "*** (" << fixed(s.samples, 0) << ", " << percent(s.samples, s.image_samples)
+  out << "*** -----\n*** " << pad("Total stall", 20)
+      << share_text(s.dynamic_total + s.static_total, total) << '\n';
+  out << "*** " << pad("Execution", 20) << share_text(s.execution, total) << '\n';
+  out << "*** " << pad("Net sampling error", 20) << share_text(s.net_sampling_error, total) << '\n';
+  out << "*** -----\n*** " << pad("Total tallied", 20)
+      << share_text(s.dynamic_total + s.static_total + s.execution + s.net_sampling_error, total)
+      << '\n';
+  out << "*** (" << fixed_text(s.samples, 0) << ", " << share_text(s.samples, s.image_samples)
       << " of all samples in the image)\n";
 }
 
@@ -351,19 +338,35 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
 }
 
 void print_calc_overview(const std::vector<CalcOverviewRow>& rows, const CalcContext& context,
-                         const std::string& model, std::ostream& out) {
+                         const std::string& model, size_t analysed, std::ostream& out) {
   print_calc_header(context, model, out);
   out << '\n'
       << rpad("Samples", 10) << rpad("Best CPI", 10) << rpad("Actual CPI", 12) << rpad("Blocks", 8)
       << "  Procedure\n";
   for (const CalcOverviewRow& row : rows) {
     const bool known = row.instructions > 0;
-    out << rpad(fixed(row.samples, 0), 10)
-        << rpad(known ? fixed(row.best_case / row.instructions, 2) : "-", 10)
-        << rpad(known ? fixed(row.samples / row.instructions, 2) : "-", 12)
+    out << rpad(fixed_text(row.samples, 0), 10)
+        << rpad(known ? fixed_text(row.best_case / row.instructions, 2) : "-", 10)
+        << rpad(known ? fixed_text(row.samples / row.instructions, 2) : "-", 12)
         << rpad(std::to_string(row.blocks), 8) << "  " << row.procedure
         << (row.missing_edges ? "  (missing edges)" : "") << '\n';
   }
+  out << "(" << analysed << " procedures analysed, " << rows.size() << " with samples)\n";
+}
+
+void print_calc_overview_json(const std::vector<CalcOverviewRow>& rows, const CalcContext& context,
+                              size_t analysed, std::ostream& out) {
+  JsonWriter json(out, JsonWriter::Style::kSpaced);
+  json.begin_object().field("image", context.image).field("machine", context.machine);
+  json.field("procedures_analysed", uint64_t{analysed});
+  json.key("procedures").begin_array(JsonWriter::Break::kLines);
+  for (const CalcOverviewRow& row : rows) {
+    json.begin_object().field("procedure", row.procedure).key("samples").real(row.samples, 6);
+    json.key("best_case").real(row.best_case, 6).key("instructions").real(row.instructions, 6);
+    json.field("blocks", uint64_t{row.blocks}).field("missing_edges", row.missing_edges);
+    json.end_object();
+  }
+  json.end_array().end_object();
 }
 
 }  // namespace dcpi

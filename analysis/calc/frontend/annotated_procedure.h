@@ -1,6 +1,6 @@
 // What `dcpi calc` prints for one procedure (DCPI §3.2 Figure 2, §3.3
 // Figure 4, §6.3), computed once from the analysis and rendered as text or
-// JSON (render.h).
+// JSON (analysis/reports/calc_output.h).
 #pragma once
 #include <cstdint>
 #include <map>

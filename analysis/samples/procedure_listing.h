@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "analysis/samples/sample_set.h"
 #include "symbols/elf_image.h"
 #include "symbols/image_resolver.h"
 #include "symbols/instruction_printer.h"
-#include "analysis/reports/sample_set.h"
 
 namespace dcpi {
 

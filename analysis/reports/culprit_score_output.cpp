@@ -1,24 +1,19 @@
-#include "analysis/cli/score_culprits.h"
+#include "analysis/reports/culprit_score_output.h"
 
 #include <cstdio>
+
+#include "analysis/reports/report_output.h"
 
 namespace dcpi {
 
 namespace {
 
-std::string percent(double part, double total) {
-  if (total <= 0) return "-";
-  char text[16];
-  std::snprintf(text, sizeof text, "%.1f%%", 100 * part / total);
-  return text;
-}
-
 void print_row(const std::string& name, const calc::CauseScore& s, std::ostream& out) {
   char line[200];
   std::snprintf(line, sizeof line, "  %-12s %14.0f %8s %8llu %8llu %10s\n", name.c_str(),
-                s.true_cycles, percent(s.covered_cycles, s.true_cycles).c_str(),
+                s.true_cycles, share_text(s.covered_cycles, s.true_cycles).c_str(),
                 static_cast<unsigned long long>(s.listed), static_cast<unsigned long long>(s.real),
-                percent(s.real_weight, s.listed_weight).c_str());
+                share_text(s.real_weight, s.listed_weight).c_str());
   out << line;
 }
 
@@ -56,10 +51,10 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
                 "truth's\ncycles - M x executions), %zu instructions: estimated %.0f, true %.0f; "
                 "mean relative\nerror %s; true stall cycles within 10/25/50 %%: %s %s %s\n",
                 scores.stalls.size(), estimated, exact,
-                percent(scores.mean_relative_error(), 1).c_str(),
-                percent(scores.fraction_within(10), 1).c_str(),
-                percent(scores.fraction_within(25), 1).c_str(),
-                percent(scores.fraction_within(50), 1).c_str());
+                share_text(scores.mean_relative_error(), 1).c_str(),
+                share_text(scores.fraction_within(10), 1).c_str(),
+                share_text(scores.fraction_within(25), 1).c_str(),
+                share_text(scores.fraction_within(50), 1).c_str());
   out << line;
 }
 

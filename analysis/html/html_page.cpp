@@ -1,4 +1,4 @@
-#include "analysis/html/html_report.h"
+#include "analysis/html/html_page.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,7 +11,8 @@
 #include "analysis/html/page_style.h"
 #include "analysis/html/procedure_section.h"
 #include "analysis/html/run_overview.h"
-#include "analysis/reports/procedure_report.h"
+#include "analysis/reports/report_output.h"
+#include "analysis/samples/profile_table.h"
 
 namespace dcpi::html {
 namespace {
@@ -19,12 +20,6 @@ namespace {
 // Rows of the bar tables on the overview (the full lists are in dcpi prof).
 constexpr size_t kOverviewRows = 25;
 constexpr size_t kBlindSpotSites = 10;
-
-std::string hex(uint64_t value) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
 
 struct BarRow {
   std::string name;    // already escaped HTML (may hold a link)
@@ -145,7 +140,7 @@ void write_blind_spots(const BlindSpotSummary& spots, std::ostream& out) {
         << escape(site.kind == BlindSpotKind::kAfterIplDrop ? site.call_pal + " (swpipl)"
                                                             : site.call_pal)
         << "</td><td class=\"name\">" << escape(site.procedure.empty() ? "?" : site.procedure)
-        << " <span class=\"image\">" << escape(site.image) << " " << hex(site.address)
+        << " <span class=\"image\">" << escape(site.image) << " " << hex_address(site.address)
         << "</span></td><td>" << site.samples << "</td></tr>\n";
   }
   out << "</table>\n";

@@ -1,4 +1,4 @@
-#include "analysis/calc/frontend/report.h"
+#include "analysis/calc/frontend/annotated_procedure.h"
 
 #include <algorithm>
 #include <cmath>

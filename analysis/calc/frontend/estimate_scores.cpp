@@ -1,0 +1,83 @@
+#include "analysis/calc/frontend/estimate_scores.h"
+
+#include "analysis/calc/estimate/culprits.h"
+
+namespace dcpi {
+namespace {
+
+// Transfers the exact counts saw out of the procedure's unresolved indirect
+// jumps to its own code: edges the CFG does not have (DCPI 6.1.1's missing
+// edges), scored as estimated 0 so that an unread table shows in Figure 9.
+std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& result,
+                                                   const calc::GroundTruth& truth) {
+  std::vector<calc::ScoredCount> scores;
+  const ProcedureRange& range = result.code.range;
+  for (const calc::InstructionRecord& r : result.code.records) {
+    if (r.control_flow != calc::ControlFlow::kIndirectJump || !r.jump_targets.empty()) continue;
+    for (auto it = truth.edges().lower_bound({r.address, 0});
+         it != truth.edges().end() && it->first.first == r.address; ++it)
+      if (it->first.second >= range.start && it->first.second < range.end)
+        scores.push_back(
+            {.estimated = 0, .exact = double(it->second), .weight = double(it->second)});
+  }
+  return scores;
+}
+
+ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
+                               const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
+                               std::map<calc::FrequencyEstimator, EstimatorScores>& all,
+                               calc::CulpritScores* culprits) {
+  ProcedureScore row{.name = p.name, .samples = samples_in(inputs.samples.cycles, p.start, p.end)};
+  for (const calc::FrequencyEstimator e :
+       {calc::FrequencyEstimator::kDcpi, calc::FrequencyEstimator::kFlow}) {
+    const AnalyzedProcedure result =
+        analyze_code(inputs.code, p, *inputs.model, inputs.samples.cycles, e);
+    const auto instructions = calc::instruction_scores(result.analysis, truth, inputs.period);
+    auto edges = calc::edge_scores(result.analysis, truth, inputs.period);
+    for (const calc::ScoredCount& m : missing_edge_scores(result, truth)) {
+      edges.push_back(m);
+      if (e == chosen) row.missing_edge_executions += m.exact;
+    }
+    row.missing_edges = result.analysis.cfg.missing_edges();
+    (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
+        calc::score(instructions);
+    if (e == chosen) row.edges = calc::score(edges);
+    if (e == chosen && culprits)
+      calc::score_culprits(result.analysis, calc::find_culprits(result.analysis, *inputs.model),
+                           truth, inputs.period, *culprits);
+    all[e].instructions.insert(all[e].instructions.end(), instructions.begin(), instructions.end());
+    all[e].edges.insert(all[e].edges.end(), edges.begin(), edges.end());
+  }
+  return row;
+}
+
+// The procedures scored: --procedure's, or every one with samples.
+std::vector<const ProcedureRange*> scored_procedures(const CalcInputs& inputs,
+                                                     const std::optional<std::string>& name) {
+  std::vector<const ProcedureRange*> procedures;
+  if (name) {
+    procedures.push_back(&select_code_procedure(inputs.code, *name));
+  } else {
+    for (const ProcedureRange& p : inputs.code.procedures())
+      if (samples_in(inputs.samples.cycles, p.start, p.end) > 0) procedures.push_back(&p);
+  }
+  return procedures;
+}
+
+}  // namespace
+
+void score_estimates(const CalcInputs& inputs, const std::optional<std::string>& procedure,
+                     ScoreRun& run) {
+  const std::vector<const ProcedureRange*> procedures = scored_procedures(inputs, procedure);
+  for (const ProcedureRange* p : procedures)
+    run.rows.push_back(score_procedure(inputs, *p, run.truth, inputs.estimator, run.all,
+                                       run.culprits ? &*run.culprits : nullptr));
+  run.all[inputs.estimator];  // present even when nothing was scored
+  run.procedures = procedures.size();
+  for (const ProcedureScore& r : run.rows) run.missing += r.missing_edges;
+  std::vector<calc::AddressRange> ranges;
+  for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
+  run.placement = calc::score_placement_in(inputs.samples.cycles, run.truth, ranges);
+}
+
+}  // namespace dcpi

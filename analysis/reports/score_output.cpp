@@ -1,0 +1,230 @@
+#include "analysis/reports/score_output.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "analysis/reports/calc_output.h"
+#include "analysis/reports/culprit_score_output.h"
+#include "analysis/reports/json_writer.h"
+#include "analysis/reports/report_output.h"
+
+namespace dcpi {
+namespace {
+
+void print_histogram(const char* title, const calc::ErrorHistogram& h, std::ostream& out) {
+  out << title << '\n';
+  for (int bucket : h.buckets()) {
+    const double share = h.total_weight() > 0 ? h.weight(bucket) / h.total_weight() : 0;
+    char line[64];
+    std::snprintf(line, sizeof line, "  %7s %6.1f%%  ", calc::bucket_label(bucket).c_str(),
+                  100 * share);
+    out << line << std::string(static_cast<size_t>(share * 50 + 0.5), '#') << '\n';
+  }
+  char within[128];
+  std::snprintf(within, sizeof within, "  within 5%%: %.1f%%, 10%%: %.1f%%, 15%%: %.1f%%\n",
+                100 * h.fraction_within(5), 100 * h.fraction_within(10),
+                100 * h.fraction_within(15));
+  out << within;
+}
+
+// Doubles at ostream's default 6 significant digits, as score has always printed them.
+void write_histogram(JsonWriter& json, const calc::ErrorHistogram& h) {
+  json.begin_object().key("total_weight").real(h.total_weight(), 6);
+  json.key("buckets").begin_object();
+  for (int bucket : h.buckets()) json.key(calc::bucket_label(bucket)).real(h.weight(bucket), 6);
+  json.end_object();
+  for (int percent : {5, 10, 15})
+    json.key("within_" + std::to_string(percent)).real(h.fraction_within(percent), 6);
+  json.end_object();
+}
+
+// A cell of the per-procedure table: the share within 5/10/15 % without the
+// % sign, "-" when nothing was scored.
+std::string within_cell(double fraction, double total) {
+  return total > 0 ? fixed_text(100 * fraction, 1) : "-";
+}
+
+// Issue 16 point 7: the image totals hide which procedures are off.
+void print_procedure_table(std::vector<ProcedureScore> rows, std::ostream& out) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  out << "\nPer procedure (5/10/15 %: share of its samples whose dcpi estimate is within that;\n"
+         "flow 5 %: the same for the flow estimate; edges: share of edge executions within 5 %):\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %10s %6s %6s %6s %9s %7s  %s\n", "samples", "5%", "10%",
+                "15%", "flow 5%", "edges", "procedure");
+  out << line;
+  for (const ProcedureScore& r : rows) {
+    const calc::ErrorHistogram& h = r.dcpi_instructions;
+    const double total = h.total_weight();
+    std::snprintf(
+        line, sizeof line, "  %10.0f %6s %6s %6s %9s %7s  ", r.samples,
+        within_cell(h.fraction_within(5), total).c_str(),
+        within_cell(h.fraction_within(10), total).c_str(),
+        within_cell(h.fraction_within(15), total).c_str(),
+        within_cell(r.flow_instructions.fraction_within(5), r.flow_instructions.total_weight())
+            .c_str(),
+        within_cell(r.edges.fraction_within(5), r.edges.total_weight()).c_str());
+    out << line << r.name;
+    if (r.missing_edges) {
+      out << "  MISSING EDGES";
+      if (r.missing_edge_executions > 0)
+        out << " (" << static_cast<uint64_t>(r.missing_edge_executions)
+            << " executions over edges the CFG lacks)";
+    }
+    out << '\n';
+  }
+}
+
+void write_procedure_rows(JsonWriter& json, const std::vector<ProcedureScore>& rows) {
+  json.key("per_procedure").begin_array(JsonWriter::Break::kLines);
+  for (const ProcedureScore& r : rows) {
+    json.begin_object().field("procedure", r.name).key("samples").real(r.samples, 6);
+    json.field("missing_edges", r.missing_edges);
+    json.key("missing_edge_executions").real(r.missing_edge_executions, 6);
+    for (int percent : {5, 10, 15})
+      json.key("within_" + std::to_string(percent))
+          .real(r.dcpi_instructions.fraction_within(percent), 6);
+    json.key("flow_within_5").real(r.flow_instructions.fraction_within(5), 6);
+    json.key("edges_within_5").real(r.edges.fraction_within(5), 6);
+    json.end_object();
+  }
+  json.end_array();
+}
+
+std::string no_stalls_note(const calc::GroundTruth& truth) {
+  return "no stalls to score: the truth comes from machine " + truth.machine + " (version " +
+         std::to_string(truth.version) +
+         "), which runs 1 instruction per cycle and never stalls; record one with dcpi run "
+         "--machine ev5 --truth FILE";
+}
+
+void print_estimators(const std::map<calc::FrequencyEstimator, EstimatorScores>& all,
+                      std::ostream& out) {
+  out << "\nEstimators (within 5/10/15 %):\n";
+  for (const auto& [estimator, scores] : all) {
+    const calc::ErrorHistogram i = calc::score(scores.instructions);
+    const calc::ErrorHistogram e = calc::score(scores.edges);
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "  %-5s instructions %5.1f%% %5.1f%% %5.1f%%   edges %5.1f%% %5.1f%% %5.1f%%\n",
+                  std::string(to_string(estimator)).c_str(), 100 * i.fraction_within(5),
+                  100 * i.fraction_within(10), 100 * i.fraction_within(15),
+                  100 * e.fraction_within(5), 100 * e.fraction_within(10),
+                  100 * e.fraction_within(15));
+    out << line;
+  }
+}
+
+void write_outlier(JsonWriter& json, const calc::PlacementOutlier& o) {
+  json.begin_object().field("pc", hex_address(o.pc));
+  json.key("samples").real(o.samples).key("expected").real(o.expected);
+  json.key("z").real(o.z, 4).end_object();
+}
+
+void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
+  constexpr size_t kListed = 20;
+  json.key("placement").begin_object();
+  json.key("samples").real(p.samples).field("true_cycles", p.true_cycles);
+  json.field("instructions", uint64_t{p.instructions});
+  json.key("distance").real(p.distance, 6).key("noise_distance").real(p.noise_distance, 6);
+  json.key("noise_spread").real(p.noise_spread, 6).field("draws", uint64_t(p.draws));
+  json.key("ratio").real(p.ratio, 6).field("judged", uint64_t{p.judged});
+  json.field("outliers_total", uint64_t{p.outliers.size()});
+  json.key("outliers").begin_array();
+  for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) write_outlier(json, p.outliers[i]);
+  json.end_array().key("worst");
+  if (p.worst.pc != 0)
+    write_outlier(json, p.worst);
+  else
+    json.null();
+  json.end_object();
+}
+
+void print_placement(const calc::PlacementScore& p, std::ostream& out) {
+  constexpr size_t kListed = 10;
+  char line[256];
+  out << "\nSample placement (samples against the truth's cycles per instruction):\n";
+  if (p.samples <= 0 || p.true_cycles == 0) {
+    out << "  nothing to compare (no samples or no true cycles in the scored procedures)\n";
+    return;
+  }
+  std::snprintf(line, sizeof line,
+                "  total variation %.4f = %.2f x sampling noise (%.4f +- %.4f over %d draws of "
+                "%.0f samples)\n",
+                p.distance, p.ratio, p.noise_distance, p.noise_spread, p.draws, p.samples);
+  out << line;
+  out << "  " << p.judged << " instructions with >= 200 expected samples, " << p.outliers.size()
+      << " beyond 4 sigma\n";
+  for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) {
+    const calc::PlacementOutlier& o = p.outliers[i];
+    std::snprintf(line, sizeof line, "    %s  %8.0f samples for %8.1f expected  %+6.1f sigma\n",
+                  hex_address(o.pc).c_str(), o.samples, o.expected, o.z);
+    out << line;
+  }
+}
+
+}  // namespace
+
+void print_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context,
+                      std::ostream& out) {
+  const EstimatorScores& chosen = run.all.at(inputs.estimator);
+  JsonWriter json(out, JsonWriter::Style::kSpaced);
+  json.begin_object().field("image", context.image).field("model", inputs.model->name());
+  json.key("period").real(inputs.period, 6).field("period_source", inputs.period_choice.source);
+  json.field("estimate", to_string(inputs.estimator));
+  json.field("procedures", uint64_t{run.procedures});
+  json.field("procedures_missing_edges", uint64_t{run.missing});
+  json.field("instructions_scored", uint64_t{chosen.instructions.size()});
+  json.field("edges_scored", uint64_t{chosen.edges.size()});
+  json.key("instructions");
+  write_histogram(json, calc::score(chosen.instructions));
+  json.key("edges");
+  write_histogram(json, calc::score(chosen.edges));
+  json.key("estimates").begin_object();
+  for (const auto& [estimator, scores] : run.all) {
+    json.key(std::string(to_string(estimator))).begin_object().key("instructions");
+    write_histogram(json, calc::score(scores.instructions));
+    json.key("edges");
+    write_histogram(json, calc::score(scores.edges));
+    json.end_object();
+  }
+  json.end_object();
+  write_procedure_rows(json, run.rows);
+  write_placement_json(json, run.placement);
+  json.field("truth_machine", run.truth.machine);
+  if (run.culprits_wanted) {
+    json.key("culprits");
+    if (run.culprits)
+      write_culprit_scores(json, *run.culprits);
+    else
+      json.null().field("culprits_note", no_stalls_note(run.truth));
+  }
+  json.end_object();
+}
+
+void print_score_text(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context,
+                      std::ostream& out) {
+  const EstimatorScores& chosen = run.all.at(inputs.estimator);
+  const calc::ErrorHistogram by_samples = calc::score(chosen.instructions);
+  print_calc_header(context, std::string(inputs.model->name()), out);
+  out << "truth: " << run.truth_path << " (machine " << run.truth.machine << ", version "
+      << run.truth.version << ")\nscored: " << run.procedures << " procedures (" << run.missing
+      << " with missing edges), " << chosen.instructions.size() << " instructions with samples ("
+      << by_samples.total_weight() << " samples), " << chosen.edges.size() << " edges\n\n";
+  print_histogram("Instruction frequencies (Figure 8), % of CYCLES samples by error of F x period:",
+                  by_samples, out);
+  out << '\n';
+  print_histogram("Edge frequencies (Figure 9), % of edge executions by error:",
+                  calc::score(chosen.edges), out);
+  print_estimators(run.all, out);
+  print_procedure_table(run.rows, out);
+  print_placement(run.placement, out);
+  if (run.culprits)
+    print_culprit_scores(*run.culprits, out);
+  else if (run.culprits_wanted)
+    out << "\nCulprits: " << no_stalls_note(run.truth) << '\n';
+}
+
+}  // namespace dcpi

@@ -58,7 +58,10 @@ TEST(ElfFuzz, DamagedCopiesOfAlphaKernelFixture) {
   fuzz(testing::read_file(fixture), 400, 1);
 }
 
-TEST(ElfFuzz, DamagedCopiesOfThisTestBinary) { fuzz(testing::read_file("/proc/self/exe"), 40, 2); }
+// This binary is ~80 MB with its DWARF, and every damaged copy is parsed
+// whole: 20 rounds (40 copies) keep it well inside the 60 s limit on a
+// loaded two-core machine (40 rounds took 52 s of CPU there).
+TEST(ElfFuzz, DamagedCopiesOfThisTestBinary) { fuzz(testing::read_file("/proc/self/exe"), 20, 2); }
 
 TEST(ElfFuzz, EveryPrefixOfTheHeaderRegion) {
   const std::string fixture = testing::fixture_path("fake_kernel.elf");

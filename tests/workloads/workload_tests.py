@@ -198,7 +198,7 @@ def read_newc(path):
 def cmd_initrd(initrd, alpha_dir, mix_dir):
     entries = read_newc(initrd)
     programs = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "shortlived",
-                "manyproc", "parallel4", "init", "rttest", "bytecode", "fig2copy"]
+                "manyproc", "parallel4", "init", "rttest", "bytecode"]
     for prog in programs:
         name = f"bin/{prog}"
         expect(name in entries, f"{name} is in the initrd")

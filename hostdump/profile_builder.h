@@ -15,10 +15,10 @@
 
 #include "firmware/transfer_ring.h"
 #include "hostdump/load_map_model.h"
-#include "profiledb/profile_db.h"
 #include "hostdump/row_accumulator.h"
 #include "hostdump/transfer_records.h"
 #include "hostdump/values/value_reducer.h"
+#include "profiledb/profile_db.h"
 
 namespace dcpi {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "symbols/elf_image.h"
 #include "isa/isa.h"
+#include "symbols/elf_image.h"
 
 namespace dcpi {
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "symbols/elf_image.h"
 #include "profiledb/image_catalog.h"
 #include "profiledb/profile_db.h"
+#include "symbols/elf_image.h"
 
 namespace dcpi {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "symbols/elf_symbols.h"
 #include "isa/isa.h"
+#include "symbols/elf_symbols.h"
 
 namespace dcpi {
 

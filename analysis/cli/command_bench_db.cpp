@@ -21,10 +21,10 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/json_writer.h"
-#include "symbols/elf_symbols.h"
 #include "hostdump/profile_builder.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
+#include "symbols/elf_symbols.h"
 
 namespace dcpi {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <tuple>
 
-#include "symbols/image_resolver.h"
 #include "isa/isa.h"
+#include "symbols/image_resolver.h"
 
 namespace dcpi {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "isa/decode.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/value_file.h"
-#include "isa/decode.h"
 
 namespace dcpi {
 

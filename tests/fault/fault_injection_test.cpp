@@ -35,10 +35,10 @@
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
 #include "hostdump/ingest.h"
+#include "hostdump/session.h"
 #include "profiledb/db_check.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
-#include "hostdump/session.h"
 #include "test_support.h"
 #include "transfer_fixtures.h"
 

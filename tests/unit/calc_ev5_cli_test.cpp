@@ -165,7 +165,8 @@ TEST_F(CalcEv5Cli, ScoreHoldsTheSamplesAgainstTheTruthsCycles) {
   ASSERT_NE(placement, std::string::npos) << j.out;
   // Counts are exact, not rounded (a first version printed 2e+05).
   EXPECT_NE(j.out.find("\"samples\": 213754", placement), std::string::npos) << j.out;
-  EXPECT_NE(j.out.find("\"judged\": 13", placement), std::string::npos) << j.out;  // all 13 reach 200
+  EXPECT_NE(j.out.find("\"judged\": 13", placement), std::string::npos)
+      << j.out;  // all 13 reach 200
   EXPECT_NE(j.out.find("\"draws\": 32", placement), std::string::npos) << j.out;
 }
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "symbols/disassembler.h"
 #include "isa/isa.h"
+#include "symbols/disassembler.h"
 
 namespace dcpi::isa {
 namespace {

@@ -12,9 +12,9 @@
 #include <random>
 
 #include "firmware/crc32c.h"
+#include "hostdump/row_accumulator.h"
 #include "profiledb/profile_db_writer.h"
 #include "profiledb/profile_format.h"
-#include "hostdump/row_accumulator.h"
 #include "test_support.h"
 
 namespace dcpi {

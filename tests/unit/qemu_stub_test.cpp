@@ -10,10 +10,10 @@
 #include <chrono>
 #include <thread>
 
-#include "symbols/elf_symbols.h"
 #include "fake_gdb_stub.h"
-#include "hostdump/gdb/gdb_client.h"
 #include "firmware/memory_map.h"
+#include "hostdump/gdb/gdb_client.h"
+#include "symbols/elf_symbols.h"
 #include "test_support.h"
 
 extern char** environ;

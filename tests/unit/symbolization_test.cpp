@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
+#include "report_fixture.h"
 #include "symbols/elf_image.h"
 #include "symbols/image_resolver.h"
-#include "report_fixture.h"
 #include "test_support.h"
 
 namespace dcpi {

@@ -11,10 +11,10 @@
 #include <random>
 
 #include "analysis/values/value_hotlists.h"
-#include "profiledb/concise_sample.h"
+#include "firmware/crc32c.h"
 #include "hostdump/values/customization_module.h"
 #include "hostdump/values/value_reducer.h"
-#include "firmware/crc32c.h"
+#include "profiledb/concise_sample.h"
 #include "profiledb/profile_db_writer.h"
 #include "test_support.h"
 

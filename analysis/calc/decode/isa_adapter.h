@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/model/instruction_record.h"
 #include "analysis/calc/decode/jump_tables.h"
+#include "analysis/calc/model/instruction_record.h"
 #include "isa/instruction.h"
 
 namespace dcpi::calc {

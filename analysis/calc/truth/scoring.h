@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/truth/ground_truth.h"
 
 namespace dcpi::calc {
 

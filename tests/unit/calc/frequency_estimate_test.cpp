@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
 

@@ -158,6 +158,19 @@ def counted_loop(asm, name, body):
     asm(f"bne $16, $L{name}_top")
 
 
+def advance_index(asm, step):
+    """Moves the data index by `step` bytes, wrapped to the array ($25 is its mask)."""
+    asm(f"lda {INDEX}, {step}({INDEX})")
+    asm(f"and {INDEX}, $25, {INDEX}")
+
+
+def loop_and_return(asm, name, body, regs):
+    """The function's counted loop, its registers folded into $0, the return."""
+    counted_loop(asm, name, body)
+    fold(asm, regs)
+    end(asm, name)
+
+
 def gen_alu(rng, name):
     asm, regs = Asm(), rng.sample(POOL, rng.randrange(4, len(POOL) + 1))
     size = rng.randrange(8, 48)
@@ -186,9 +199,7 @@ def gen_loop(rng, name):
         asm(f"bgt {INNER}, $L{name}_inner")
         fold(asm, regs[:1])
 
-    counted_loop(asm, name, body)
-    fold(asm, regs)
-    end(asm, name)
+    loop_and_return(asm, name, body, regs)
     return asm, inner * (size + 2) + 5, {"inner_trips": inner, "block": size}
 
 
@@ -225,9 +236,7 @@ def strided(rng, name, kind, stride, region, accesses):
         asm(f"addq {INDEX}, $28, {INDEX}")
         asm(f"and {INDEX}, $25, {INDEX}")
 
-    counted_loop(asm, name, body)
-    fold(asm, regs)
-    end(asm, name)
+    loop_and_return(asm, name, body, regs)
     return asm, accesses * (filler + 2) + 12, {"stride": stride, "region": region,
                                                "accesses": accesses}
 
@@ -263,9 +272,7 @@ def gen_mul(rng, name):
             asm(f"bis {regs[0]}, 1, {regs[0]}")  # keep a factor odd: products stay non-zero
         fold(asm, regs[:1])
 
-    counted_loop(asm, name, body)
-    fold(asm, regs)
-    end(asm, name)
+    loop_and_return(asm, name, body, regs)
     return asm, size * 3 + 4, {"multiplies": size}
 
 
@@ -341,12 +348,9 @@ def gen_branch(rng, name):
             asm.label(f"$L{name}_skip{k}")
             random_alu(rng, asm, regs, rng.randrange(1, 3))
         fold(asm, regs[:1])
-        asm(f"lda {INDEX}, {8 * branches + 8}({INDEX})")
-        asm(f"and {INDEX}, $25, {INDEX}")
+        advance_index(asm, 8 * branches + 8)
 
-    counted_loop(asm, name, body)
-    fold(asm, regs)
-    end(asm, name)
+    loop_and_return(asm, name, body, regs)
     return asm, branches * 6 + 8, {"branches": branches}
 
 
@@ -377,8 +381,7 @@ def gen_jumptable(rng, name):
             asm(f"br $31, $L{name}_join")
         asm.label(f"$L{name}_join")
         fold(asm, regs[:1])
-        asm(f"lda {INDEX}, {8 * rng.randrange(1, 5)}({INDEX})")
-        asm(f"and {INDEX}, $25, {INDEX}")
+        advance_index(asm, 8 * rng.randrange(1, 5))
 
     counted_loop(asm, name, body)
     fold(asm, regs)
@@ -501,12 +504,9 @@ def gen_unaligned(rng, name):
                 asm(f"stq_u {t[0]}, 0({INNER})")
             random_alu(rng, asm, regs, rng.randrange(0, 3))
         fold(asm, regs[:1])
-        asm(f"lda {INDEX}, {16 * accesses + 8}({INDEX})")
-        asm(f"and {INDEX}, $25, {INDEX}")
+        advance_index(asm, 16 * accesses + 8)
 
-    counted_loop(asm, name, body)
-    fold(asm, regs)
-    end(asm, name)
+    loop_and_return(asm, name, body, regs)
     return asm, accesses * 9 + 8, {"accesses": accesses}
 
 

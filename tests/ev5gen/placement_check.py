@@ -33,8 +33,6 @@ from ev5gen import alpha_program_generator as generator
 from support.common import dcpi_binary
 
 RUN_OPTIONS = ["--machine", "ev5", "--cpus", "1", "--period", "2048", "--period-range", "256"]
-OUTLIER_LINE = re.compile(r"^\s+0x([0-9a-f]+)\s+(\d+) samples for\s+([\d.]+) expected\s+([-+\d.]+)"
-                          r" sigma")
 
 
 def build_program(build, seed, workdir):
@@ -124,20 +122,19 @@ def truth_executions(truth, table, names):
 
 
 def score(build, db, truth, binary, procedure=None):
-    """The placement section: JSON's summary, the text's outliers (JSON rounds them)."""
-    base = [dcpi_binary(build), "score", "--db", db, "--truth", truth, "--image", binary]
+    """The placement section of `dcpi score --json` (its first 20 outliers)."""
+    command = [dcpi_binary(build), "score", "--db", db, "--truth", truth, "--image", binary]
     if procedure:
-        base += ["--procedure", procedure]
-    done = subprocess.run(base + ["--json"], capture_output=True, text=True)
+        command += ["--procedure", procedure]
+    done = subprocess.run(command + ["--json"], capture_output=True, text=True)
     if done.returncode != 0:
         return None
     placement = json.loads(done.stdout).get("placement")
     if placement is None:
         return None
-    text = subprocess.run(base, capture_output=True, text=True).stdout
-    placement["outliers"] = [{"pc": int(m.group(1), 16), "samples": int(m.group(2)),
-                              "expected": float(m.group(3)), "z": float(m.group(4))}
-                             for m in map(OUTLIER_LINE.match, text.splitlines()) if m]
+    placement["outliers"] = [{"pc": int(o["pc"], 16), "samples": round(o["samples"]),
+                              "expected": o["expected"], "z": o["z"]}
+                             for o in placement["outliers"]]
     return placement
 
 

@@ -25,6 +25,14 @@ bool qemu_plugin_register_vcpu_insn_exec_icount_charge(struct qemu_plugin_insn* 
                                                        qemu_plugin_u64 entry, int64_t imm);
 #endif
 // ---- END ------------------------------------------------------------------
+// Step blocks (the same patch, its second part): declared here too, weak, so
+// that the plugin still loads under a QEMU patched before them.
+QEMU_PLUGIN_API
+void qemu_plugin_icount_use_step_tbs(void);
+QEMU_PLUGIN_API
+bool qemu_plugin_tb_is_icount_step(const struct qemu_plugin_tb* tb);
 #pragma weak qemu_plugin_register_vcpu_insn_exec_icount_charge
+#pragma weak qemu_plugin_icount_use_step_tbs
+#pragma weak qemu_plugin_tb_is_icount_step
 }
 #endif  // DCPI_REAL_QEMU_PLUGIN_H

@@ -37,11 +37,10 @@ TEST(Ev5BlockTiming, IndependentInstructionsIssueTogether) {
   const std::vector<uint32_t> words = {addq(1, 2, 3), addq(4, 5, 6), stq(7, 16), stq(8, 16, 8)};
   const BlockTiming block = time_block(0x2000, words);
   EXPECT_EQ(block.instructions[1].cost, 0u);  // dual issue
-  // The pair's first instruction refunds the second's unit, apart from its charge.
+  // The second of the pair gives its own unit back: a deadline is judged at
+  // it with its time (none) known.
   EXPECT_EQ(block.instructions[0].charge, 0);
-  EXPECT_EQ(block.instructions[0].refund, 1);
-  EXPECT_EQ(block.instructions[1].charge, 0);
-  EXPECT_EQ(block.instructions[1].refund, 0);
+  EXPECT_EQ(block.instructions[1].charge, -1);
   EXPECT_EQ(block.instructions[2].charge, 0);
   EXPECT_EQ(block.instructions[2].cost, 1u);         // no third integer pipe
   EXPECT_EQ(block.instructions[3].cost, 1u);         // two stores never issue together
@@ -73,24 +72,23 @@ TEST(Ev5BlockTable, ABlockCutShortIsTimedAsPartOfTheWholeBlock) {
                                        addq(1, 5, 3), stq(4, 2, -8), bne(3, -6)};
   BlockRecord& whole = table.find_or_add(0x1000, words);
   EXPECT_TRUE(whole.timing.ends_in_transfer);
-  EXPECT_EQ(whole.timing.instructions[0].refund, 1);  // refunds the second's unit
-  // icount cut the block after the load: the pair's refund stays at the load.
+  EXPECT_EQ(whole.timing.instructions[1].charge, -1);  // issues with the load
+  // icount cut the block after the load: the load keeps its time.
   BlockRecord& cut = table.find_or_add(0x1000, std::span(words).first(1));
   ASSERT_EQ(cut.timing.instructions.size(), 1u);
-  EXPECT_EQ(cut.timing.instructions[0].refund, 1);
+  EXPECT_EQ(cut.timing.instructions[0].charge, 0);
   EXPECT_FALSE(cut.timing.ends_in_conditional_branch);
-  // What is left runs cut short too: the second of the pair costs its unit.
+  // What is left runs cut short too: the second of the pair still takes no time.
   BlockRecord& rest = table.find_or_add(0x1004, std::span(words).subspan(1, 1));
   EXPECT_EQ(rest.timing.instructions[0].cost, 0u);
-  EXPECT_EQ(rest.timing.instructions[0].charge, 0);
-  EXPECT_EQ(rest.timing.instructions[0].refund, 0);
+  EXPECT_EQ(rest.timing.instructions[0].charge, -1);
   EXPECT_EQ(&table.find_or_add(0x1000, words), &whole);
   // A complete block starting there is timed on its own (a block head).
   BlockRecord& own = table.find_or_add(0x1004, std::span(words).subspan(1));
   EXPECT_EQ(own.timing.instructions[0].cost, 1u);
   // Other code at the same address is timed on its own.
   const std::vector<uint32_t> other = {addq(1, 1, 1)};
-  EXPECT_EQ(table.find_or_add(0x1000, other).timing.instructions[0].refund, 0);
+  EXPECT_EQ(table.find_or_add(0x1000, other).timing.instructions[0].charge, 0);
 }
 
 }  // namespace

@@ -116,13 +116,43 @@ TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
   BlockRecord rerun = testing::block_of(pc + 4, {addq(1, 1, 2)});
   model.enter(block);
   model.aborted(block, 1);
+  EXPECT_EQ(model.truth().exact_exits, 1u);
+  // Settled when the next block is not the rest of this one run on.
+  EXPECT_EQ(model.enter(rerun), 0u);  // its head's static charge is cancelled (it has none)
   EXPECT_EQ(block.executions(0), 1u);
   EXPECT_EQ(block.executions(1), 0u);
-  EXPECT_EQ(model.truth().cycle_corrections.at(pc + 4), 1);  // its dependency cycle was charged
+  // Its dependency cycle was charged at the exit; the re-run head counts 1, not its cost 1.
+  EXPECT_EQ(model.truth().cycle_corrections.at(pc + 4), 1);
   EXPECT_EQ(stall_of(model, pc + 4, StallCause::kDependency, pc), 1u);
-  EXPECT_EQ(model.truth().exact_exits, 1u);
-  EXPECT_EQ(model.enter(rerun), 0u);
   EXPECT_TRUE(model.truth().edges.empty());  // pc -> pc + 4 is sequential
+}
+
+// The patch's step exit: a charge whose deadline lay further on in the block
+// leaves it before the charged instruction, and the rest runs next as a step
+// block, which goes on timing the block as it was (the dependency cycle is
+// not lost, the instruction counted once, as the block's).
+TEST(Ev5VcpuModel, AStepBlockRightAfterAnExitContinuesTheBlock) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x7000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2), addq(2, 2, 3)});
+  BlockRecord rest = testing::block_of(pc + 4, {addq(1, 1, 2), addq(2, 2, 3)});
+  ASSERT_EQ(block.timing.instructions[1].cost, 2u);  // waits a cycle for the load
+  model.enter(block);
+  model.aborted(block, 1);  // its charge (the wait) was made
+  EXPECT_EQ(model.enter(rest, true), 0u);
+  EXPECT_EQ(model.step_units(rest, 0), 1u);  // what is left of it: its issue
+  EXPECT_EQ(model.step_units(rest, 1), block.timing.instructions[2].cost);
+  EXPECT_EQ(rest.entries.load(), 0u);  // counted as the block's
+  EXPECT_EQ(block.executions(2), 1u);
+  EXPECT_TRUE(model.truth().cycle_corrections.empty());
+  // A deadline in the step block: its exit is the block's (a cut at 2).
+  model.aborted(rest, 1, true);
+  BlockRecord other = testing::block_of(pc + 0x100, {addq(1, 1, 2)});
+  model.enter(other);
+  EXPECT_EQ(block.executions(1), 1u);
+  EXPECT_EQ(block.executions(2), 0u);
+  EXPECT_EQ(model.truth().cycle_corrections.at(pc + 8), block.timing.instructions[2].cost);
 }
 
 }  // namespace

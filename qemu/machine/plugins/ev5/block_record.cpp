@@ -10,8 +10,10 @@ BlockRecord::BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_wo
       cut(new std::atomic<uint64_t>[timing.instructions.size()]) {
   const size_t n = timing.instructions.size();
   refs.resize(n);
+  step_refs.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    refs[i] = InstructionRef{this, static_cast<uint32_t>(i)};
+    refs[i] = InstructionRef{this, static_cast<uint32_t>(i), false};
+    step_refs[i] = InstructionRef{this, static_cast<uint32_t>(i), true};
     cut[i].store(0, std::memory_order_relaxed);
   }
 }

@@ -24,13 +24,16 @@ struct BlockRecord;
 struct InstructionRef {
   BlockRecord* block = nullptr;
   uint32_t index = 0;
+  bool step = false;  // in the block's step translation (QEMU's CF_ICOUNT_STEP)
 };
 
 struct BlockRecord {
   BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words);
   BlockTiming timing;
   std::vector<uint32_t> words;
-  std::vector<InstructionRef> refs;  // never resized: callbacks hold pointers
+  // Never resized: callbacks hold pointers. The ordinary translation's and
+  // the step translation's (a block a timer deadline falls in).
+  std::vector<InstructionRef> refs, step_refs;
   std::atomic<uint64_t> entries{0};
   // cut[k]: entries that left the block before instruction k ran (an exact
   // exit), so instruction i ran entries - sum(cut[0..i]) times.

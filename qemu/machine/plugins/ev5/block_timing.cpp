@@ -91,8 +91,7 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
   }
   for (size_t i = 0; i < block.instructions.size(); ++i) {
     InstructionTiming& t = block.instructions[i];
-    if (t.cost > 0) t.charge = static_cast<int32_t>(t.cost) - 1;
-    if (i > 0 && t.cost == 0) block.instructions[i - 1].refund = 1;
+    t.charge = static_cast<int32_t>(t.cost) - 1;
   }
   if (first_multiply >= 0) {
     block.instructions[first_multiply].first_multiply = true;

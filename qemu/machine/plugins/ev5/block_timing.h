@@ -27,16 +27,14 @@ struct InstructionTiming {
   uint64_t pc = 0;
   uint32_t cost = 1;    // static cycles at the head of the issue queue
   uint32_t offset = 0;  // static cycle it issues at, counted from the block's entry
-  // The icount charge's immediate: cost - 1 at an issue group's first
-  // instruction (a deadline inside it is taken there), 0 for the others.
+  // The icount charge's immediate: cost - 1, on top of the unit icount
+  // counts for every instruction; -1 for one that issues with its
+  // predecessor (its unit given back at itself). A refund at the
+  // predecessor instead returned the unit before a deadline on the
+  // co-issued instruction was judged, and the exit that leaves a block whose
+  // deadline lies further on (QEMU's step exit) then counted it twice: the
+  // next instruction lost all its samples to the one after it.
   int32_t charge = 0;
-  // 1 when the next instruction issues with this one (costs no cycle): its
-  // icount unit is refunded here, by a second call after the charge. A
-  // refund frees the one unit after it, so each co-issued instruction's
-  // refund sits at its predecessor: netted into the group leader's charge,
-  // or all at the leader, the followers took cycles' shares of the samples
-  // (tests/qemu/icount_charge.py; matmul's trapb on ev5).
-  int32_t refund = 0;
   StaticStall stalls[2] = {};
   uint8_t stall_count = 0;
   uint64_t reads = 0;   // register slots read (bit n: integer n, bit 32+n: FP n)

@@ -51,6 +51,7 @@ struct State {
   qemu_plugin_u64 stall{}, last_charged{}, pending{};
   bool charging = false;  // the patched QEMU's charge API is there and -icount is on
   bool probed = false;
+  bool steps = false;  // QEMU runs a block a deadline falls in whole, as a step block
 };
 
 State* state = nullptr;
@@ -67,17 +68,23 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
   std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
-void on_block_entry(unsigned int vcpu, void* userdata) {
-  if (vcpu >= state->vcpus.size()) return;
-  auto* block = static_cast<BlockRecord*>(userdata);
+void enter(unsigned int vcpu, BlockRecord& block, bool step) {
   ChargeWords& words = words_of(vcpu);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   if (state->charging && words.stall != 0 && words.last_charged != 0) {
     const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
-    model.aborted(*ref->block, ref->index);
+    model.aborted(*ref->block, ref->index, ref->step);
   }
-  words.stall = state->charging ? model.enter(*block) : (model.enter(*block), 0);
+  words.stall = state->charging ? model.enter(block, step) : (model.enter(block, step), 0);
   words.pending = model.pending_loads();
+}
+
+void on_block_entry(unsigned int vcpu, void* userdata) {
+  if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), false);
+}
+
+void on_step_block_entry(unsigned int vcpu, void* userdata) {
+  if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), true);
 }
 
 void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& model) {
@@ -111,34 +118,49 @@ void on_unit(unsigned int vcpu, void* userdata) {
   deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);
 }
 
-// The charge of one instruction: its static charge (block_timing.h), plus
-// `stall` when a callback may have put a stall there. A charge that can be positive first
-// names its instruction in last_charged.
-void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dynamic, int64_t imm) {
-  if (!state->charging) return;
-  const qemu_plugin_u64 none{nullptr, 0};
-  if (dynamic || imm > 0) {
-    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
-        insn, QEMU_PLUGIN_INLINE_STORE_U64, state->last_charged, reinterpret_cast<uint64_t>(&ref));
-  }
-  if (dynamic) {
-    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, imm);
-  } else if (imm > 0) {
-    // Through `stall`, so that an exact exit leaves it non-zero and is seen.
-    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64,
-                                                        state->stall, static_cast<uint64_t>(imm));
-    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, 0);
-  } else if (imm < 0) {
-    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, none, imm);
-  }
+// In a step block: the instruction's whole static time, charged with its
+// dynamic stall by the charge after this.
+void on_step_units(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(vcpu, model.step_units(*ref->block, ref->index), model);
 }
 
-// Whether charges work (patched QEMU, -icount on): asked once, with the
-// first block's head charge, which is registered either way.
-void probe_charging(qemu_plugin_insn* first, int64_t imm) {
+// The charge of one instruction: its static charge (block_timing.h), plus
+// `stall` when a callback may have put a stall there. A charge that can be
+// positive first names its instruction in last_charged and goes whole
+// through `stall`: the immediate is added to it inline, so that an exact
+// exit always leaves `stall` non-zero and is seen at the next block entry,
+// even when the dynamic part was 0 (an exit missed there charged the re-run
+// instruction's static cost twice: a cycle no truth recorded).
+void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dynamic, int64_t imm) {
+  if (!state->charging || (!dynamic && imm == 0)) return;
+  if (!dynamic && imm < 0) {  // a refund: it cannot run into a deadline
+    qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, {nullptr, 0}, imm);
+    return;
+  }
+  qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+      insn, QEMU_PLUGIN_INLINE_STORE_U64, state->last_charged, reinterpret_cast<uint64_t>(&ref));
+  if (imm != 0)
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                        state->stall, static_cast<uint64_t>(imm));
+  qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, 0);
+}
+
+// Whether charges work (patched QEMU, -icount on): asked once, with a
+// charge of nothing at the first block's head (registered either way; the
+// head's own charge follows it).
+void probe_charging(qemu_plugin_insn* first) {
   state->probed = true;
   state->charging = &qemu_plugin_register_vcpu_insn_exec_icount_charge != nullptr &&
-                    qemu_plugin_register_vcpu_insn_exec_icount_charge(first, state->stall, imm);
+                    qemu_plugin_register_vcpu_insn_exec_icount_charge(first, {nullptr, 0}, 0);
+  // Without step blocks QEMU cuts a block at each deadline and what is left
+  // runs as a block of its own, timed differently exactly where the
+  // deadline falls (docs/ev5-machine.md "Where samples land").
+  state->steps = state->charging && &qemu_plugin_icount_use_step_tbs != nullptr &&
+                 &qemu_plugin_tb_is_icount_step != nullptr;
+  if (state->steps) qemu_plugin_icount_use_step_tbs();
 }
 
 // Instructions where a callback may put a stall into `stall`: a block's
@@ -163,25 +185,29 @@ void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTimi
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_unit, QEMU_PLUGIN_CB_NO_REGS, userdata);
 }
 
-// Positive charges stay where the time goes, so that a deadline inside
-// them is taken there; the refund of an instruction that issues with its
-// predecessor follows the predecessor's charge (block_timing.h: where a
-// refund goes decides which instruction the next deadline falls on).
+// Every charge stays at its instruction, so that a deadline inside it is
+// taken there: a positive one where the time goes, the -1 of an instruction
+// that issues with its predecessor at itself (block_timing.h).
 void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
   const dcpi::ev5::BlockTiming& timing = block.timing;
   for (size_t i = 0; i < timing.instructions.size(); ++i) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
     register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]));
-    if (i == 0 && !state->probed) {
-      probe_charging(insn, t.charge);  // registers the head's charge
-    } else if (i == 0) {
-      register_charge(insn, block.refs[i], true, t.charge);
-    } else if (may_stall(timing, i) || t.charge > 0) {
-      register_charge(insn, block.refs[i], may_stall(timing, i), t.charge);
-    }
-    if (t.refund > 0 && state->charging)
-      qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, {nullptr, 0}, -t.refund);
+    register_charge(insn, block.refs[i], i == 0 || may_stall(timing, i), t.charge);
+  }
+}
+
+// A step block: every instruction charged its whole time (step_units) and
+// its dynamic stall, so that the charges find the deadline's instruction.
+void register_step_block(qemu_plugin_tb* tb, BlockRecord& block) {
+  const dcpi::ev5::BlockTiming& timing = block.timing;
+  for (size_t i = 0; i < timing.instructions.size(); ++i) {
+    qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
+    auto* ref = const_cast<InstructionRef*>(&block.step_refs[i]);
+    register_callbacks(insn, timing.instructions[i], ref);
+    qemu_plugin_register_vcpu_insn_exec_cb(insn, on_step_units, QEMU_PLUGIN_CB_NO_REGS, ref);
+    register_charge(insn, *ref, true, 0);
   }
 }
 
@@ -192,6 +218,12 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
   for (size_t i = 0; i < n; ++i)
     qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
+  if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
+  if (state->steps && qemu_plugin_tb_is_icount_step(tb)) {
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
+    register_step_block(tb, block);
+    return;
+  }
   qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
   register_block(tb, block);
 }

@@ -15,7 +15,34 @@ void VcpuModel::record_edge(uint64_t to) {
   if (started_ && to != last_pc_ + 4) ++truth_.edges[{last_pc_, to}];
 }
 
-uint64_t VcpuModel::enter(BlockRecord& block) {
+VcpuModel::Site VcpuModel::site(const BlockRecord& block, uint32_t index) const {
+  if (&block == continuation_) return {continued_.block, continued_.index + index};
+  return {const_cast<BlockRecord*>(&block), index};
+}
+
+// Whether `block`, entered right after an exit, is the step block that runs
+// the rest of the block the exit left (the same instructions from there).
+bool VcpuModel::continues(const BlockRecord& block, bool step) const {
+  if (!step || !aborted_.block || block.timing.pc != aborted_.timing().pc) return false;
+  const std::vector<uint32_t>& whole = aborted_.block->words;
+  return block.words.size() == whole.size() - aborted_.index &&
+         std::equal(block.words.begin(), block.words.end(), whole.begin() + aborted_.index);
+}
+
+uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
+  if (continues(block, step)) {
+    // Nothing happened between: the block goes on, timed as it was, and
+    // its instructions are counted as its own (no cut, no entry).
+    continuation_ = &block;
+    continued_ = aborted_;
+    rerun_block_ = &block;
+    rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
+    aborted_ = {};
+    return 0;
+  }
+  if (aborted_.block) settle_abort();
+  continuation_ = nullptr;
+  rerun_block_ = nullptr;
   const BlockTiming& timing = block.timing;
   block.entries.fetch_add(1, std::memory_order_relaxed);
   block_start_ += previous_static_ + dynamic_in_block_;
@@ -25,22 +52,33 @@ uint64_t VcpuModel::enter(BlockRecord& block) {
   started_ = true;
   last_pc_before_block_ = last_pc_;
   last_pc_ = timing.instructions.back().pc;
-  uint64_t stall = 0;
-  if (timing.pc == skip_pc_) {
-    skip_pc_ = 1;  // the re-run of an instruction whose stall was charged already
-    // A re-run that icount cut short is timed as a slice of the whole block,
-    // whose head keeps its static charge: cancel it (the exit charged it),
-    // through the charge's entry, and in the truth.
-    const int32_t charge = timing.instructions.front().charge;
-    truth_.cycle_corrections[timing.pc] -= charge;
-    previous_block_ = &block;
-    dynamic_in_block_ = 0;
-    return static_cast<uint64_t>(-static_cast<int64_t>(charge));
-  }
-  stall = head_stall(block);
+  if (timing.pc == skip_pc_) return rerun_head(block, step);
+  const uint64_t stall = head_stall(block);
   previous_block_ = &block;
   dynamic_in_block_ = stall;
   return stall;
+}
+
+// The re-run of an instruction an exit charged, at the head of `block`:
+// it charges the static units the exit did not (rerun_units_), and the
+// truth counts the head with them.
+uint64_t VcpuModel::rerun_head(BlockRecord& block, bool step) {
+  skip_pc_ = 1;
+  const InstructionTiming& head = block.timing.instructions.front();
+  truth_.cycle_corrections[head.pc] += rerun_units_ - static_cast<int64_t>(head.cost);
+  previous_block_ = &block;
+  dynamic_in_block_ = 0;
+  rerun_block_ = &block;
+  if (step) return 0;  // step_units() charges the head rerun_units_
+  // The head's charge is its static charge plus this, its unit counted by icount.
+  return static_cast<uint64_t>(rerun_units_ - 1 - head.charge);
+}
+
+uint64_t VcpuModel::step_units(const BlockRecord& block, uint32_t index) {
+  last_step_units_ = &block == rerun_block_ && index == 0
+                         ? static_cast<uint64_t>(rerun_units_)
+                         : site(block, index).timing().cost;
+  return last_step_units_;
 }
 
 uint64_t VcpuModel::head_stall(const BlockRecord& block) {
@@ -110,27 +148,43 @@ uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {
   return ready - now;
 }
 
-void VcpuModel::aborted(BlockRecord& block, uint32_t index) {
-  const InstructionTiming& t = block.timing.instructions[index];
-  block.cut[index].fetch_add(1, std::memory_order_relaxed);
+void VcpuModel::aborted(BlockRecord& block, uint32_t index, bool step) {
   ++truth_.exact_exits;
-  // Its static charge was made; the re-run (a block head) is counted with a
-  // head's cost of 1, which the unit icount counts for it matches.
-  truth_.cycle_corrections[t.pc] += t.charge;
-  for (uint8_t k = 0; k < t.stall_count; ++k)
-    truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
+  const bool rerun = &block == rerun_block_ && index == 0;
+  aborted_ = site(block, index);
+  // The instruction's static units, and what the exiting charge made of
+  // them: all of them in a step block; else its immediate (cost - 1, -1
+  // for a co-issued one), the unit being icount's.
+  aborted_owed_ = rerun ? rerun_units_ : static_cast<int64_t>(aborted_.timing().cost);
+  aborted_made_ = step ? static_cast<int64_t>(last_step_units_) : aborted_owed_ - 1;
+}
+
+// The exit was not continued (an interrupt was taken, or the re-run is an
+// ordinary block): the instruction did not run in this entry of its block.
+void VcpuModel::settle_abort() {
+  const Site a = aborted_;
+  aborted_ = {};
+  const InstructionTiming& t = a.timing();
+  a.block->cut[a.index].fetch_add(1, std::memory_order_relaxed);
+  truth_.cycle_corrections[t.pc] += aborted_made_;
+  if (aborted_made_ + 1 >= static_cast<int64_t>(t.cost))  // its static stalls were charged
+    for (uint8_t k = 0; k < t.stall_count; ++k)
+      truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
+  rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
   skip_pc_ = t.pc;
   previous_static_ = t.offset;
   previous_block_ = nullptr;
-  last_pc_ = index > 0 ? t.pc - 4 : last_pc_before_block_;
+  last_pc_ = a.index > 0 ? t.pc - 4 : last_pc_before_block_;
 }
 
 uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr,
                                   uint64_t paddr, bool store) {
-  const InstructionTiming& t = block.timing.instructions[index];
-  const uint64_t now = time_at(block, index);
-  const bool last = index + 1 == block.timing.instructions.size();
-  const uint64_t charged_pc = last ? 0 : block.timing.instructions[index + 1].pc;
+  const Site at = site(block, index);
+  const InstructionTiming& t = at.timing();
+  const std::vector<InstructionTiming>& all = at.block->timing.instructions;
+  const uint64_t now = time_at(at);
+  const bool last = at.index + 1 == all.size();
+  const uint64_t charged_pc = last ? 0 : all[at.index + 1].pc;
   uint64_t stall = 0;
   StallCause cause = StallCause::kOther;
   if (!bypasses_tlb(vaddr) && !dtb_.access(vaddr)) {
@@ -166,17 +220,22 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
 }
 
 uint64_t VcpuModel::operands_ready(const BlockRecord& block, uint32_t index) {
-  const InstructionTiming& t = block.timing.instructions[index];
+  const Site at = site(block, index);
+  const InstructionTiming& t = at.timing();
   if (!(pending_ & t.reads)) return 0;
-  const uint64_t stall = wait_for_loads(t.reads, t.pc, time_at(block, index));
+  const uint64_t stall = wait_for_loads(t.reads, t.pc, time_at(at));
   dynamic_in_block_ += stall;
   return stall;
 }
 
 uint64_t VcpuModel::unit_ready(const BlockRecord& block, uint32_t index) {
-  const BlockTiming& timing = block.timing;
-  const InstructionTiming& t = timing.instructions[index];
-  const uint64_t now = time_at(block, index);
+  // A re-run head waited for its unit before the exit.
+  if (&block == rerun_block_ && index == 0) return 0;
+  const Site at = site(block, index);
+  const BlockTiming& timing = at.block->timing;
+  const InstructionTiming& t = at.timing();
+  if (!t.first_multiply && !t.first_divide) return 0;  // not the first of the whole block
+  const uint64_t now = time_at(at);
   uint64_t& free_at = t.first_multiply ? multiplier_free_ : divider_free_;
   uint64_t& culprit = t.first_multiply ? last_multiply_ : last_divide_;
   const uint64_t stall = free_at > now ? free_at - now : 0;

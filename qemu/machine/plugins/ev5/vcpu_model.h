@@ -28,14 +28,22 @@ class VcpuModel {
  public:
   explicit VcpuModel(const Machine& machine);
 
-  // Entry into `block`: its first instruction's stall.
-  // The head's dynamic stall; for the re-run after an exact exit, minus the
-  // head's static charge (two's complement: the charge entry is signed).
-  uint64_t enter(BlockRecord& block);
+  // Entry into `block`: its first instruction's stall. `step`: QEMU runs
+  // the block as a step block (qemu/machine/README.md), whose instructions
+  // are each charged step_units() and nothing else.
+  // The head's dynamic stall; for the re-run after an exact exit, less what
+  // the exit charged of it (two's complement: the charge entry is signed).
+  uint64_t enter(BlockRecord& block, bool step = false);
   // The last charge, at instruction `index` of `block`, ended in an exact
-  // exit: the instruction did not run and will run again as a block's head,
-  // where it must be neither modelled nor counted twice.
-  void aborted(BlockRecord& block, uint32_t index);
+  // exit: the instruction did not run and runs again as a block's head,
+  // where it must be neither modelled nor counted twice. If that block is a
+  // step block at the same instruction, entered next, the exit left a block
+  // whose deadline lay further on (the patch's step exit): the step block
+  // continues the block, timed as it.
+  void aborted(BlockRecord& block, uint32_t index, bool step = false);
+  // In a step block: the units instruction `index` takes (all its static
+  // cycles, its issue included; 0 when it issues with its predecessor).
+  uint64_t step_units(const BlockRecord& block, uint32_t index);
   // After the load or store at instruction `index` (virtual and physical
   // address; physical ~0 when unknown): the stall of instruction index + 1.
   uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr, uint64_t paddr,
@@ -51,9 +59,20 @@ class VcpuModel {
   const MemoryEvents& memory_events() const { return memory_.events(); }
 
  private:
-  uint64_t time_at(const BlockRecord& block, uint32_t index) const {
-    return block_start_ + block.timing.instructions[index].offset + dynamic_in_block_;
+  // An instruction of the block being timed: a step block that continues
+  // another block after an exit is timed as the rest of that block.
+  struct Site {
+    BlockRecord* block = nullptr;
+    uint32_t index = 0;
+    const InstructionTiming& timing() const { return block->timing.instructions[index]; }
+  };
+  Site site(const BlockRecord& block, uint32_t index) const;
+  uint64_t time_at(Site s) const {
+    return block_start_ + s.timing().offset + dynamic_in_block_;
   }
+  bool continues(const BlockRecord& block, bool step) const;
+  void settle_abort();
+  uint64_t rerun_head(BlockRecord& block, bool step);
   uint64_t head_stall(const BlockRecord& block);
   uint64_t fetch_stall(const BlockTiming& timing);
   uint64_t mispredict_stall(const BlockTiming& timing);
@@ -71,6 +90,19 @@ class VcpuModel {
   bool started_ = false;
   uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
   uint64_t skip_pc_ = 1;  // odd: no instruction's address
+  // An exact exit not yet settled (settle_abort), and the units its charge
+  // made of the instruction's static cycles.
+  Site aborted_{};
+  int64_t aborted_owed_ = 0, aborted_made_ = 0;
+  // The step block being timed as the rest of `continued_.block` from
+  // `continued_.index`, or none.
+  const BlockRecord* continuation_ = nullptr;
+  Site continued_{};
+  // The block whose head re-runs an instruction an exit charged, and the
+  // static units still to charge for it.
+  const BlockRecord* rerun_block_ = nullptr;
+  int64_t rerun_units_ = 0;
+  uint64_t last_step_units_ = 0;
   // A stall for the next block's head (a DTB miss or full write buffer at a
   // block's last instruction).
   uint64_t carry_ = 0;

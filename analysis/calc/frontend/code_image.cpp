@@ -122,6 +122,10 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
 }
 
 const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query) {
+  if (const auto address = procedure_address(query)) {
+    if (const ProcedureRange* procedure = code.containing(*address)) return *procedure;
+    throw ProcedureMatchError("no procedure contains " + query + " in " + code.path());
+  }
   std::vector<std::string> names;
   for (const ProcedureRange& procedure : code.procedures()) names.push_back(procedure.name);
   return code.procedures()[select_procedure(names, query, code.path())];

@@ -198,15 +198,24 @@ std::vector<size_t> closest_procedures(const std::vector<std::string>& symbols,
   // A procedure nobody ran is rarely the one meant: it counts as this many
   // edits farther than one with samples.
   const size_t unsampled_penalty = sampled ? std::max<size_t>(3, query.size() / 2) : 0;
+  // The words typed, without glob characters ("std::map*" -> "std::map"),
+  // and the last of them ("map").
+  std::string words;
+  for (const char c : query)
+    if (std::string_view("*?[]").find(c) == std::string_view::npos) words += c;
+  const size_t colons = words.rfind("::");
+  const std::string last_word = colons == std::string::npos ? words : words.substr(colons + 2);
   std::vector<std::pair<size_t, size_t>> scored;  // (distance, index)
-  std::vector<std::string> seen;
+  std::set<std::string> seen;
   for (size_t i = 0; i < symbols.size(); ++i) {
-    if (std::find(seen.begin(), seen.end(), symbols[i]) != seen.end()) continue;
-    seen.push_back(symbols[i]);
+    if (!seen.insert(symbols[i]).second) continue;
     const SymbolForms f = forms_of(symbols[i]);
-    const size_t distance =
-        std::min({name_distance(query, f.base), name_distance(query, f.demangled),
-                  name_distance(query, f.plain)});
+    size_t distance = std::min({name_distance(words, f.base), name_distance(words, f.demangled),
+                                name_distance(words, f.plain)});
+    // "std::sort" for std::__introsort_loop: a name that contains the last
+    // word typed is close, however long its namespaces and templates.
+    if (last_word.size() >= 3 && f.plain.find(last_word) != std::string::npos)
+      distance = std::min<size_t>(distance, 2);
     const bool ran = !sampled || sampled->count(f.demangled);
     scored.emplace_back(distance + (ran ? 0 : unsampled_penalty), i);
   }

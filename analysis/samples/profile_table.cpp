@@ -68,8 +68,8 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
     const auto found = kNames.find(text.substr(begin, end - begin));
     if (found == kNames.end())
       throw std::invalid_argument(
-          "--by takes image, procedure, line, pid or cpu (or perf's dso, sym, srcline, "
-          "comm), or several joined by commas (pid,image), not '" +
+          "--by takes image, procedure, pid or cpu, line (the source line), perf's dso, "
+          "sym, comm or srcline, or several joined by commas (pid,image), not '" +
           text + "'");
     if (std::find(keys.begin(), keys.end(), found->second) == keys.end())
       keys.push_back(found->second);

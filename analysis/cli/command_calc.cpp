@@ -93,7 +93,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     return 0;
   }
   if (!all) {
-    const ProcedureRange* procedure = &select_code_procedure(inputs.code, *name);
+    const ProcedureRange* procedure =
+        &select_code_procedure(inputs.code, *name, &inputs.samples.cycles);
     AnalyzedProcedure result = analyze_code(inputs.code, *procedure, *inputs.model,
                                             inputs.samples.cycles, inputs.estimator);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);

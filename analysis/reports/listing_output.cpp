@@ -100,6 +100,7 @@ void print_listings_json(const std::vector<ProcedureListing>& listings,
     json.field("procedure", listing.procedure.name);
     json.field("start", hex_address(listing.procedure.start));
     json.field("end", hex_address(listing.end));
+    json.field("sort", listing.by_samples ? "samples" : "address");
     json.key("totals").begin_object();
     for (size_t e = 0; e < listing.events.size(); ++e)
       json.field(listing.events[e], listing.totals[e]);

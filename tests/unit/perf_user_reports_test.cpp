@@ -188,6 +188,14 @@ TEST_F(PerfUserReports, DiffMatchesARenamedBinaryByProcedureName) {
   EXPECT_EQ(run_dcpi(bad).exit_code, 2);
 }
 
+// Item 17: the run recorded where its images are; --images only overrides.
+TEST(PerfUserCli, ListHelpNoLongerSaysImagesAreRequired) {
+  const auto help = run_dcpi({"help", "list"});
+  EXPECT_FALSE(contains(help.out, "required")) << help.out;
+  EXPECT_TRUE(contains(help.out, "--images     directories holding the ELF files; the run"))
+      << help.out;
+}
+
 // Item 15: the closest command or option is named.
 TEST(PerfUserCli, MistypedCommandsAndOptionsNameTheClosest) {
   const auto command = run_dcpi({"prfo"});

@@ -2,7 +2,9 @@
 // percent and cumulative percent and one column pair per event (DCPI §3.1,
 // Figure 1). Samples no image could claim form their own "[unknown]" row and
 // count toward the totals, so the percentages add up to 100.
+#include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
@@ -63,7 +65,14 @@ ProfRequest parse_request(const std::vector<std::string>& arguments) {
     request.keys =
         parse_group_keys(options.value("by").value_or(options.value("sort").value_or("procedure")));
   } catch (const std::invalid_argument& error) {
-    throw UsageError(error.what());
+    // The first key that is not one, with the closest that is ("lnie": line).
+    std::stringstream keys(options.value("by").value_or(options.value("sort").value_or("")));
+    std::string hint;
+    const std::vector<std::string> names = group_key_names();
+    for (std::string key; hint.empty() && std::getline(keys, key, ',');)
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        hint = closest_name_hint(key, names);
+    throw UsageError(error.what() + hint);
   }
   request.filter = parse_sample_filter(options);
   if (const auto limit = options.value("limit")) request.limit = parse_number(*limit, "limit");

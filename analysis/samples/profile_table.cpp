@@ -55,12 +55,27 @@ std::vector<std::pair<uint16_t, std::string>> events_present(const SampleSet& sa
 
 }  // namespace
 
-std::vector<GroupKey> parse_group_keys(const std::string& text) {
-  // Ours, then perf report --sort's names for the same keys.
+namespace {
+
+// Ours, then perf report --sort's names for the same keys.
+const std::map<std::string, GroupKey>& group_keys_by_name() {
   static const std::map<std::string, GroupKey> kNames = {
       {"image", GroupKey::kImage},   {"procedure", GroupKey::kProcedure}, {"pid", GroupKey::kPid},
       {"cpu", GroupKey::kCpu},       {"line", GroupKey::kLine},           {"dso", GroupKey::kImage},
       {"sym", GroupKey::kProcedure}, {"srcline", GroupKey::kLine},        {"comm", GroupKey::kPid}};
+  return kNames;
+}
+
+}  // namespace
+
+std::vector<std::string> group_key_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, key] : group_keys_by_name()) names.push_back(name);
+  return names;
+}
+
+std::vector<GroupKey> parse_group_keys(const std::string& text) {
+  const std::map<std::string, GroupKey>& kNames = group_keys_by_name();
   std::vector<GroupKey> keys;
   size_t begin = 0;
   while (begin <= text.size()) {

@@ -22,6 +22,8 @@ enum class GroupKey { kImage, kProcedure, kPid, kCpu, kLine };
 // "image,pid" -> {kImage, kPid}; perf's names are accepted too (dso, sym,
 // srcline, comm for pid); throws std::invalid_argument naming a bad key.
 std::vector<GroupKey> parse_group_keys(const std::string& text);
+// Every name parse_group_keys accepts (for suggestions).
+std::vector<std::string> group_key_names();
 std::string group_keys_text(const std::vector<GroupKey>& keys);
 
 inline constexpr const char* kUnknownProcedure = "[unknown]";

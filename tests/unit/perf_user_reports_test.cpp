@@ -72,6 +72,9 @@ TEST_F(PerfUserReports, SortIsPerfsNameForBy) {
   ASSERT_EQ(sort.exit_code, 0) << sort.err;
   EXPECT_EQ(by.out, sort.out);
   EXPECT_EQ(dcpi({"prof", "--sort", "dso"}).out, dcpi({"prof", "--by", "image"}).out);
+  const auto typo = dcpi({"prof", "--by", "pid,lnie"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_TRUE(contains(typo.err, "not 'pid,lnie'; did you mean 'line'?")) << typo.err;
   const auto both = dcpi({"prof", "--sort", "dso", "--by", "image"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_TRUE(contains(both.err, "not both")) << both.err;

@@ -105,7 +105,6 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
   for (const Profile& profile : samples.profiles)
     if (!profile.info.image.unknown) images.insert(profile.info.image);
   std::vector<std::string> every_symbol;  // for the candidates when nothing matches
-  SampledProcedures sampled;              // ranked first among them
   size_t with_symbols = 0;
   for (const ImageIdentity& image : images) {
     const ResolvedImage& resolved = resolver.resolve(image);
@@ -116,7 +115,6 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
     ++with_symbols;
     const std::vector<std::string> symbols = resolved.elf->procedure_symbols();
     every_symbol.insert(every_symbol.end(), symbols.begin(), symbols.end());
-    add_sampled_procedures(samples, image, *resolved.elf, sampled);
     const std::optional<Procedure> procedure = find_procedure(*resolved.elf, name, image.path);
     if (!procedure) continue;
     const auto image_printer = make_instruction_printer(image.path, &resolved.elf->symbols());
@@ -126,9 +124,14 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
   if (listings.empty() && images.empty())
     throw std::runtime_error("no procedure named '" + name +
                              "' in any sampled image (no samples match)");
-  if (listings.empty())
+  if (listings.empty()) {
+    SampledProcedures sampled;  // ranked first among the candidates
+    for (const ImageIdentity& image : images)
+      if (const ResolvedImage& resolved = resolver.resolve(image); resolved.elf)
+        add_sampled_procedures(samples, image, *resolved.elf, sampled);
     throw no_procedure_error(every_symbol, name, with_symbols,
                              warnings.empty() ? "" : warnings.front(), &sampled);
+  }
   return listings;
 }
 

@@ -6,14 +6,21 @@
 // A query selects the symbols of the first rule that selects any:
 //   1. exact: the ELF symbol or its demangled form
 //      (`_ZN6kernel3sys8dispatchEm`, `kernel::sys::dispatch(unsigned long)`);
-//   2. the demangled name without parameters (`kernel::sys::dispatch`);
+//   2. the demangled name without parameters (`kernel::sys::dispatch`), or
+//      also without template arguments and a template's return type, as a
+//      C++ reader writes it (`std::sort` for `void std::sort<It>(It, It)`);
 //   3. the name without GCC's clone suffixes `.constprop.N`, `.isra.N`,
 //      `.part.N`, `.cold` (`copy_loop` for `copy_loop.constprop.0`); when
 //      the matches include the function's own clone and its `.cold` part,
 //      the `.cold` part (the rarely run half GCC split off) is dropped;
-//   4. a glob (`copy*`, fnmatch rules) against any of the forms above.
+//   4. a glob (`copy*`, `std::map*`, fnmatch rules) against any of the forms
+//      above.
+// A query of the form 0xADDRESS selects the procedure containing that
+// address (what `perf annotate` and objdump print), whatever its name.
 #pragma once
 #include <cstddef>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -34,28 +41,47 @@ class ProcedureMatchError : public std::runtime_error {
 // "copy_loop.constprop.0" -> "copy_loop", "_ZN1a1fEi" -> "a::f".
 std::string procedure_base_name(std::string_view symbol);
 
+// The edits (insert, delete, replace, swap two neighbours) that turn `a`
+// into `b`: how close a mistyped name is (procedures, commands, options).
+size_t name_distance(std::string_view a, std::string_view b);
+
+// `demangled` as a C++ reader names it: no return type, template arguments
+// or parameters: "void std::sort<int*>(int*, int*)" -> "std::sort".
+std::string plain_cxx_name(std::string_view demangled);
+
+// The address a query "0x120003e80" names; nullopt for any other query.
+std::optional<uint64_t> procedure_address(std::string_view query);
+
+// The (demangled) names of the procedures that have samples: suggestions rank them
+// before the closest names nobody ran.
+using SampledProcedures = std::set<std::string>;
+
 // Indices into `symbols` (raw ELF names) that `query` selects by the rules above.
 std::vector<size_t> match_procedures(const std::vector<std::string>& symbols,
                                      std::string_view query);
 
 // Indices of `symbols` by closeness to `query` (edit distance to the
-// closest of the symbol's forms; ties in name order), at most `limit`.
+// closest of the symbol's forms; a procedure without samples counts as
+// farther when `sampled` is given; ties in name order), at most `limit`.
 std::vector<size_t> closest_procedures(const std::vector<std::string>& symbols,
-                                       std::string_view query, size_t limit);
+                                       std::string_view query, size_t limit,
+                                       const SampledProcedures* sampled = nullptr);
 
 // The message for a query that matched `matches` (none or several) of
 // `symbols` in `where` (an image): one line, then up to 10 candidates,
 // closest first — the matches themselves when there are several.
 std::string procedure_match_message(const std::vector<std::string>& symbols, std::string_view query,
-                                    const std::vector<size_t>& matches, const std::string& where);
+                                    const std::vector<size_t>& matches, const std::string& where,
+                                    const SampledProcedures* sampled = nullptr);
 
 // The one procedure of `symbols` that `query` selects; throws
 // ProcedureMatchError (procedure_match_message) on none or several.
 size_t select_procedure(const std::vector<std::string>& symbols, std::string_view query,
                         const std::string& where);
 
-// The procedure of `elf` that `query` selects (its procedure_symbols());
-// nullopt if none; ProcedureMatchError naming the image `where` if several.
+// The procedure of `elf` that `query` selects (its procedure_symbols(), or
+// the one containing a 0xADDRESS query); nullopt if none; ProcedureMatchError
+// naming the image `where` if several.
 std::optional<Procedure> find_procedure(const ElfImage& elf, std::string_view query,
                                         const std::string& where);
 
@@ -64,6 +90,7 @@ std::optional<Procedure> find_procedure(const ElfImage& elf, std::string_view qu
 // `warning` (why an image had no symbols) appended when not empty.
 ProcedureMatchError no_procedure_error(const std::vector<std::string>& symbols,
                                        std::string_view query, size_t images,
-                                       const std::string& warning);
+                                       const std::string& warning,
+                                       const SampledProcedures* sampled = nullptr);
 
 }  // namespace dcpi

@@ -4,7 +4,26 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "symbols/procedure_match.h"  // name_distance
+
 namespace dcpi {
+
+std::string closest_name_hint(const std::string& typed, const std::vector<std::string>& names,
+                              const std::string& prefix) {
+  // A third of the name may be wrong ("--limt", "prfo"), at least two edits;
+  // further than that the guess would surprise more than help.
+  const size_t allowed = std::max<size_t>(2, typed.size() / 3);
+  const std::string* best = nullptr;
+  size_t best_distance = allowed + 1;
+  for (const std::string& name : names) {
+    const size_t distance = name_distance(typed, name);
+    if (distance < best_distance && distance < std::max(typed.size(), name.size())) {
+      best = &name;
+      best_distance = distance;
+    }
+  }
+  return best ? "; did you mean '" + prefix + *best + "'?" : "";
+}
 
 ParsedOptions::ParsedOptions(const std::vector<std::string>& arguments, const OptionSpec& spec) {
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -23,7 +42,9 @@ ParsedOptions::ParsedOptions(const std::vector<std::string>& arguments, const Op
         throw UsageError("option --" + name + " needs a value");
       values_[name] = inline_value ? *inline_value : arguments[++i];
     } else {
-      throw UsageError("unknown option '" + argument + "'");
+      std::vector<std::string> known(spec.with_value.begin(), spec.with_value.end());
+      known.insert(known.end(), spec.flags.begin(), spec.flags.end());
+      throw UsageError("unknown option '" + argument + "'" + closest_name_hint(name, known, "--"));
     }
   }
 }

@@ -26,6 +26,11 @@ struct OptionSpec {
   std::set<std::string> flags;
 };
 
+// "; did you mean 'prof'?" when one of `names` is a likely typo of `typed`
+// (a few edits away), else "".
+std::string closest_name_hint(const std::string& typed, const std::vector<std::string>& names,
+                              const std::string& prefix = "");
+
 // Strict parsing of a whole number: every character a digit, within
 // [low, high]; nullopt otherwise.
 std::optional<uint64_t> parse_whole_number(const std::string& text, uint64_t low, uint64_t high);

@@ -16,7 +16,8 @@
 namespace dcpi {
 
 const std::string_view kCalcUsage =
-    "usage: dcpi calc [--db DIR] --image PATH_OR_NAME (--procedure NAME | --all)\n"
+    "usage: dcpi calc [--db DIR] [--image PATH_OR_NAME] --procedure NAME\n"
+    "       dcpi calc [--db DIR] --image PATH_OR_NAME --all\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
     "                 [--mode user|pal] [--estimate dcpi|flow] [--no-source] [--json]\n"
     "                 [--truth FILE] [--breakdown [--top N]]\n"
@@ -25,9 +26,12 @@ const std::string_view kCalcUsage =
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
     "  --db         the profile database (docs/profile-db.md; default ./dcpi.db)\n"
     "  --image      the ELF file (matched to the database by build-id), or the image's\n"
-    "               name in the database (e.g. /bin/copy or kernel.elf) with --images\n"
+    "               name in the database (e.g. /bin/copy or kernel.elf); without it, the\n"
+    "               one image of the database that has --procedure (as dcpi list finds it)\n"
     "  --images     directories to find the ELF of a named image in (default .)\n"
-    "  --procedure  the procedure (ELF symbol) to analyse\n"
+    "  --procedure  the procedure to analyse: its name as in the source, the symbol, a\n"
+    "               C++ name without parameters or templates (std::sort), a glob\n"
+    "               ('std::map*') or an address inside it (0x120003e80)\n"
     "  --all        analyse every procedure; one line each, by samples\n"
     "  --model      qemu (QEMU under -icount retires one instruction per cycle and never\n"
     "               stalls) or ev5 (the 21164 of the paper); default: the model of the\n"
@@ -89,7 +93,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     return 0;
   }
   if (!all) {
-    const ProcedureRange* procedure = &select_code_procedure(inputs.code, *name);
+    const ProcedureRange* procedure =
+        &select_code_procedure(inputs.code, *name, &inputs.samples.cycles);
     AnalyzedProcedure result = analyze_code(inputs.code, *procedure, *inputs.model,
                                             inputs.samples.cycles, inputs.estimator);
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);

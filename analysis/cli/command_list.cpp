@@ -15,31 +15,43 @@ namespace dcpi {
 const std::string_view kListUsage =
     "usage: dcpi list [--db DIR] --procedure NAME [--images DIR[:DIR...]] [--image NAME]\n"
     "                 [--pid N] [--cpu N] [--epoch N[,N...]|all] [--no-source] [--values]\n"
-    "                 [--json]\n"
+    "                 [--sort address|samples] [--json]\n"
     "\n"
     "The procedure's instructions with the samples at each one and their share of\n"
     "the procedure's samples; source lines are interleaved when the image has\n"
     "DWARF line information. On QEMU one cycle is one instruction, so samples are\n"
     "proportional to execution counts; there are no stalls to show.\n"
-    "  --procedure  function name (or, in assembly without .type, a label)\n"
-    "  --images     directories holding the ELF files (required for names)\n"
+    "  --procedure  function name (or, in assembly without .type, a label), a C++ name\n"
+    "               without parameters or templates (std::sort), a glob ('std::map*')\n"
+    "               or an address inside it (0x120003e80)\n"
+    "  --images     directories holding the ELF files; the run recorded where they are\n"
+    "               (the database's image catalogue, the build-id cache), so only to\n"
+    "               override those\n"
     "  --image      only this image, when several have the procedure\n"
     "  --no-source  do not interleave source lines\n"
+    "  --sort       address (default: the procedure in order) or samples (perf annotate's\n"
+    "               hottest first: the instructions with samples, most first, each with\n"
+    "               its source line)\n"
     "  --values     add each instruction's value hotlist (runs with dcpi run --values;\n"
     "               seed 001 §2.4): the kind seen most there, its top values and shares\n"
     "  --json       JSON: {listings: [{image, procedure, instructions: [...]}]}\n";
 
 int run_list_command(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments,
-                              {{"db", "procedure", "images", "image", "pid", "cpu", "epoch"},
-                               {"json", "no-source", "values"}});
+  const ParsedOptions options(
+      arguments, {{"db", "procedure", "images", "image", "pid", "cpu", "epoch", "sort"},
+                  {"json", "no-source", "values"}});
   const ProfileDatabase database = ProfileDatabase::open(options.database());
   const std::string name = options.required("procedure");
   ImageResolver resolver = image_resolver(options, {options.database()});
   const SampleFilter filter = parse_sample_filter(options);
   const SampleSet samples = load_samples(database, filter);
   std::vector<std::string> warnings;
-  const auto listings = list_procedure(samples, resolver, name, nullptr, warnings);
+  const std::string order = options.value("sort").value_or("address");
+  if (order != "address" && order != "samples")
+    throw UsageError("--sort is address or samples, not '" + order + "'");
+  auto listings = list_procedure(samples, resolver, name, nullptr, warnings);
+  if (order == "samples")
+    for (ProcedureListing& listing : listings) order_by_samples(listing);
   std::vector<MergedKind> values;  // --values: the hotlists of every kind
   if (options.flag("values"))
     values = load_value_hotlists(database, std::nullopt, {}, filter.epochs);

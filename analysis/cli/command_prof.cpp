@@ -2,7 +2,9 @@
 // percent and cumulative percent and one column pair per event (DCPI §3.1,
 // Figure 1). Samples no image could claim form their own "[unknown]" row and
 // count toward the totals, so the percentages add up to 100.
+#include <algorithm>
 #include <iostream>
+#include <sstream>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
@@ -15,24 +17,28 @@ namespace dcpi {
 const std::string_view kProfUsage =
     "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by KEY[,KEY...]]\n"
     "                 [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
-    "                 [--limit N] [--json]\n"
+    "                 [--limit N] [--wide] [--json]\n"
     "\n"
     "Samples per procedure (or per image, process, CPU), most sampled first, like dcpiprof.\n"
     "  --db      the profile database directory (default ./dcpi.db)\n"
     "  --images  directories holding the ELF files (kernel, PALcode, workloads);\n"
     "            without them procedures are shown as image+0xADDRESS\n"
-    "  --by      what a row is: procedure (default), image, pid, cpu, or several joined\n"
-    "            by commas, like perf report --sort (pid,image: one row per process and\n"
-    "            image); PIDs are shown with the programs they ran (3:copy), and a build-id\n"
-    "            column appears when two images share a name\n"
+    "  --by      what a row is: procedure (default), image, line (source file and line,\n"
+    "            from DWARF), pid, cpu, or several joined by commas, like perf report\n"
+    "            --sort (pid,image: one row per process and image); perf's names dso,\n"
+    "            sym, srcline and comm work too; PIDs are shown with the programs they\n"
+    "            ran (3:copy), and a build-id column appears when two images share a name\n"
+    "  --sort    the same as --by (perf report's name for it)\n"
     "  --image   only this image (guest path or file name; '[unknown]' too); a name the\n"
     "            database lacks is an error that lists the images it has\n"
     "  --pid, --cpu   only samples of this process / CPU\n"
     "  --epoch   epochs to add up (default: all)\n"
     "  --limit   print at most N rows (totals still cover everything)\n"
+    "  --wide    print long procedure names whole (by default a name longer than 50\n"
+    "            characters is cut in the middle, so the image column stays on screen)\n"
     "  --json    JSON: {by, events, totals, rows: [{image, image_path, build_id, pid,\n"
-    "            programs, cpu, procedure, start, samples, percent, ...}]} (the fields of\n"
-    "            the --by keys)\n";
+    "            programs, cpu, procedure, start, source: {file, line}, samples,\n"
+    "            percent, ...}]} (the fields of the --by keys; names always whole)\n";
 
 namespace {
 
@@ -43,22 +49,35 @@ struct ProfRequest {
   SampleFilter filter;
   std::optional<uint64_t> limit;
   bool json = false;
+  bool wide = false;
 };
 
 ProfRequest parse_request(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
-      arguments, {{"db", "images", "by", "image", "pid", "cpu", "epoch", "limit"}, {"json"}});
+      arguments,
+      {{"db", "images", "by", "sort", "image", "pid", "cpu", "epoch", "limit"}, {"json", "wide"}});
   ProfRequest request;
   request.database = options.database();
   request.images = options.value("images");
+  if (options.value("by") && options.value("sort"))
+    throw UsageError("give --by or --sort (the same option), not both");
   try {
-    request.keys = parse_group_keys(options.value("by").value_or("procedure"));
+    request.keys =
+        parse_group_keys(options.value("by").value_or(options.value("sort").value_or("procedure")));
   } catch (const std::invalid_argument& error) {
-    throw UsageError(error.what());
+    // The first key that is not one, with the closest that is ("lnie": line).
+    std::stringstream keys(options.value("by").value_or(options.value("sort").value_or("")));
+    std::string hint;
+    const std::vector<std::string> names = group_key_names();
+    for (std::string key; hint.empty() && std::getline(keys, key, ',');)
+      if (std::find(names.begin(), names.end(), key) == names.end())
+        hint = closest_name_hint(key, names);
+    throw UsageError(error.what() + hint);
   }
   request.filter = parse_sample_filter(options);
   if (const auto limit = options.value("limit")) request.limit = parse_number(*limit, "limit");
   request.json = options.flag("json");
+  request.wide = options.flag("wide");
   return request;
 }
 
@@ -75,7 +94,7 @@ int run_prof_command(const std::vector<std::string>& arguments) {
     return 0;
   }
   for (const std::string& warning : report.warnings) std::cerr << "dcpi prof: " << warning << '\n';
-  print_prof_text(report, request.limit, std::cout);
+  print_prof_text(report, request.limit, std::cout, {.wide = request.wide});
   return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/console_echo.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
 #include "firmware/events.h"
@@ -49,6 +50,9 @@ const std::string_view kRunUsage =
     "A QEMU exit, a guest panic or a timeout fails the run (exit 1) with the reason; so\n"
     "does a workload that fails (an unknown mix or program, a non-zero exit, a signal):\n"
     "its profile is stored, and each failure is named (\"the workload failed: ...\").\n"
+    "Like perf record, what the programs print goes to stdout (dcpi run -- prog > out\n"
+    "captures exactly it); the kernel's, init's and dcpi's own messages and the summary\n"
+    "go to stderr.\n"
     "  --mix        run /etc/NAME.mix from the initrd (default: default); a mix with\n"
     "               programs in BUILD/mixes/NAME (real: lua, bzip2, minigzip cross-built\n"
     "               from Debian sources) gets them, their libraries and data added\n"
@@ -87,9 +91,11 @@ const std::string_view kRunUsage =
     "  --timeout    give up (exit 1, what was pulled is stored) after this many seconds\n"
     "               of real time (default 900)\n"
     "  --gdb-port   the loopback port of QEMU's GDB stub (default: a free one)\n"
-    "  --json       the summary as JSON (database, epoch_base, samples, workload_cycles,\n"
-    "               workload_failures, ...) instead of text\n"
-    "  --quiet      do not echo the guest console or progress\n"
+    "  --json       the summary as JSON on stdout (database, epoch_base, samples,\n"
+    "               workload_cycles, workload_failures, ...) instead of text on stderr;\n"
+    "               the programs' output then goes to stderr\n"
+    "  --quiet      no progress and none of the kernel's and init's messages: only the\n"
+    "               programs' own output, the summary and errors\n"
     "  --print-qemu-command  print the QEMU command line this run would use, shell-quoted\n"
     "               on one line, and exit (the Python tests start QEMU with it)\n"
     "  --append     the kernel command line verbatim, instead of the one built from the\n"
@@ -151,7 +157,18 @@ uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint
   return static_cast<uint32_t>(options.number(name, fallback, low, high));
 }
 
-void check_events(const std::string& events) {
+// The events `machine` can count, for the errors: the driver refuses any
+// other (driver/daemon.cpp). Both machines count cycles only: ev5's model
+// charges its stalls to the clock but raises no miss or mispredict overflows.
+std::string countable_events(const std::string& machine) {
+  std::string names;
+  for (size_t e = 0; e < std::size(kEventNames); ++e)
+    if (kCountableOnQemu & (EventSet{1} << e))
+      names += (names.empty() ? "" : ", ") + std::string(kEventNames[e]);
+  return "the " + machine + " machine counts: " + names;
+}
+
+void check_events(const std::string& events, const std::string& machine) {
   std::stringstream list(events);
   std::string name;
   while (std::getline(list, name, ',')) {
@@ -161,8 +178,11 @@ void check_events(const std::string& events) {
     if (known)
       throw UsageError("the emulated Alpha cannot count '" + name +
                        "': QEMU has no caches or pipeline events, only cycles "
-                       "(one per instruction under icount); see docs/qemu-deviations.md");
-    throw UsageError("unknown event '" + name + "'");
+                       "(one per instruction under icount; " +
+                       countable_events(machine) + "); see docs/qemu-deviations.md");
+    const std::vector<std::string> names(std::begin(kEventNames), std::end(kEventNames));
+    throw UsageError("unknown event '" + name + "'" + closest_name_hint(name, names) + " (" +
+                     countable_events(machine) + ")");
   }
 }
 
@@ -249,7 +269,8 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
   if (run.period_base && run.period_base + run.period_range > 65536)
     throw UsageError("period + range must fit the 16-bit counter (at most 65536)");
-  check_events(options.value("events").value_or("cycles"));
+  check_events(options.value("events").value_or("cycles"),
+               options.value("machine").value_or("qemu"));
   run.profile = !options.flag("no-profile");
   if (const auto values = options.value("values")) {
     // N/k: interpret N instructions on every k-th interrupt (seed 001 §3.4).
@@ -356,23 +377,23 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
   if (json) return print_json_summary(run, result, outcome);
   const IngestTotals& t = result.totals;
   const double unknown = t.samples ? 100.0 * double(t.unknown_samples) / double(t.samples) : 0;
-  std::cout << "dcpi run: ";
+  std::cerr << "dcpi run: ";
   if (t.samples == 0)  // the builder keeps empty epochs out of the database
-    std::cout << "no samples" << cycles_text(result, outcome)
+    std::cerr << "no samples" << cycles_text(result, outcome)
               << (run.profile ? "" : " (--no-profile)") << "; nothing stored in "
               << run.database.string() << "\n";
   else
-    std::cout << t.samples << " samples (" << t.entries << " entries, " << t.unknown_samples
+    std::cerr << t.samples << " samples (" << t.entries << " entries, " << t.unknown_samples
               << " unknown = " << unknown << "%) from " << run.machine.cpus << " CPUs"
               << cycles_text(result, outcome) << ", stored in " << run.database.string()
               << " epoch " << result.epoch_base << "\n";
-  std::cout << "dcpi run: " << t.records << " records in " << result.pulls
+  std::cerr << "dcpi run: " << t.records << " records in " << result.pulls
             << (run.transport == Transport::kSerial ? " reads" : " pulls") << "; rejected "
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
             << result.ring_samples_dropped << " samples)\n";
   if (t.samples != 0)
-    std::cout << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
+    std::cerr << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
 }
 
 }  // namespace
@@ -402,11 +423,16 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     std::cout << shell_quoted(qemu_command_for(run)) << '\n';
     return 0;
   }
-  if (!options.flag("quiet")) {
-    run.console = &std::cerr;
-    run.progress = &std::cerr;
-  }
+  // The program's output to stdout (stderr under --json, whose stdout is the
+  // summary), the system's and dcpi's to stderr unless --quiet (issue 30).
+  const bool quiet = options.flag("quiet");
+  ConsoleSplitter splitter(options.flag("json") ? std::cerr : std::cout,
+                           quiet ? nullptr : &std::cerr);
+  std::ostream console(&splitter);
+  run.console = &console;
+  if (!quiet) run.progress = &std::cerr;
   const RunResult result = run_profiled_workload(run);
+  splitter.flush_partial();
   if (result.stop_signal != 0) {  // the shell's convention: 128 + the signal
     std::cerr << "dcpi run: " << result.stop_reason << "; the " << result.totals.samples
               << " samples pulled before it are stored in " << run.database.string() << '\n';

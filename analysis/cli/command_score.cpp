@@ -16,7 +16,7 @@
 namespace dcpi {
 
 const std::string_view kScoreUsage =
-    "usage: dcpi score [--db DIR] --truth FILE --image PATH_OR_NAME [--procedure NAME]\n"
+    "usage: dcpi score [--db DIR] --truth FILE (--image PATH_OR_NAME | --procedure NAME)\n"
     "                  [--culprits] [--model qemu|ev5] [--epoch N] [--period CYCLES]\n"
     "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
     "\n"
@@ -28,6 +28,7 @@ const std::string_view kScoreUsage =
     "--culprits also scores dcpicalc's stall cycles and culprit lists (DCPI 6.3) against\n"
     "an ev5 truth: per cause, the share of true stall cycles whose cause was listed\n"
     "(recall) and the share of listed culprits that were real (precision).\n"
+    "With --procedure and no --image, the image is the one that has the procedure.\n"
     "Without --procedure every procedure of the image with samples is scored, with a\n"
     "table per procedure (samples, share within 5/10/15 %, missing edges flagged).\n"
     "Both estimators are scored (dcpi and flow, see dcpi calc --estimate); the\n"

@@ -32,7 +32,7 @@ const std::string_view kValuesUsage =
     "fp_result, fp_a, fp_b (FP instructions, printed as doubles).\n"
     "  --image       only this image (display name such as mathcall, or guest path)\n"
     "  --epoch       merge only these epochs (default: all)\n"
-    "  --procedure   only instructions of this procedure (needs --images)\n"
+    "  --procedure   only instructions of this procedure (named as for dcpi list)\n"
     "  --images      directories holding the ELF files (names and disassembly)\n"
     "  --top         values shown per row in text output (default 4; JSON has all)\n"
     "  --values-module  format values with this customization module's format()\n"

@@ -59,6 +59,13 @@ const Command* find_command(std::string_view name) {
   return nullptr;
 }
 
+// "; did you mean 'prof'?" for a mistyped command name.
+std::string command_hint(const std::string& typed) {
+  std::vector<std::string> names;
+  for (const Command& command : kCommands) names.emplace_back(command.name);
+  return dcpi::closest_name_hint(typed, names);
+}
+
 void print_overview(std::ostream& out) {
   out << "usage: dcpi COMMAND [OPTIONS]\n       dcpi --version\n\ncommands:\n";
   size_t width = 0;
@@ -83,7 +90,8 @@ int run_help(const std::vector<std::string>& arguments) {
     return 0;
   }
   const Command* command = find_command(arguments[0]);
-  if (!command) throw dcpi::UsageError("no command named '" + arguments[0] + "'");
+  if (!command)
+    throw dcpi::UsageError("no command named '" + arguments[0] + "'" + command_hint(arguments[0]));
   std::cout << command->usage;
   return 0;
 }
@@ -128,7 +136,8 @@ int main(int argc, char** argv) {
   }
   const Command* command = find_command(arguments[0]);
   if (!command) {
-    std::cerr << "dcpi: unknown command '" << arguments[0] << "' (see 'dcpi help')\n";
+    std::cerr << "dcpi: unknown command '" << arguments[0] << "'" << command_hint(arguments[0])
+              << " (see 'dcpi help')\n";
     return kExitUsage;
   }
   return run_command(*command, {arguments.begin() + 1, arguments.end()});

@@ -104,12 +104,13 @@ std::vector<BarRow> procedure_rows(const ProfileReport& by_procedure,
   return rows;
 }
 
-std::vector<BarRow> keyed_rows(const std::map<uint32_t, uint64_t>& counts,
-                               const std::string& what) {
+// `programs` names each PID's program as dcpi prof --by pid does ("PID 3:copy").
+std::vector<BarRow> keyed_rows(const std::map<uint32_t, uint64_t>& counts, const std::string& what,
+                               const std::map<uint32_t, std::vector<std::string>>& programs = {}) {
   std::vector<BarRow> rows;
   for (const auto& [key, count] : counts) {
-    std::string name = what + " " + std::to_string(key);
-    if (what == "PID" && key == 0) name += " (kernel)";
+    std::string name =
+        what + " " + (what == "PID" ? pid_label(key, programs) : std::to_string(key));
     if (what == "CPU" && key == 0xffff) name = "CPU unknown";
     rows.push_back({escape(name), "", count});
   }
@@ -246,8 +247,8 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
   write_bars("Images", "images", "image", image_rows(by_image), total, out);
   write_bars("Procedures", "procedures", "procedure", procedure_rows(by_procedure, anchors), total,
              out);
-  write_bars("Processes", "pids", "PID", keyed_rows(run.by_pid, "PID"), run.selected_samples, out,
-             true);
+  write_bars("Processes", "pids", "PID", keyed_rows(run.by_pid, "PID", programs_by_pid(samples)),
+             run.selected_samples, out, true);
   write_bars("CPUs", "cpus", "CPU", keyed_rows(run.by_cpu, "CPU"), run.selected_samples, out, true);
   out << "</div>\n";
   write_blind_spots(find_blind_spots(samples, resolver), out);

@@ -80,19 +80,51 @@ void print_stats_json(const VariationReport& report, std::optional<uint64_t> lim
   json.end_array().end_object();
 }
 
+namespace {
+
+// "+120", "-3", "0": the change in samples.
+std::string signed_count(uint64_t before, uint64_t after) {
+  return after >= before ? "+" + std::to_string(after - before)
+                         : "-" + std::to_string(before - after);
+}
+
+// "x1.50" (after / before in samples), "new" when before had none.
+std::string ratio_text(const ProcedureShift& row) {
+  return row.ratio ? "x" + fixed_text(*row.ratio, 2) : "new";
+}
+
+std::string diff_image_text(const ProcedureShift& row) {
+  return row.after_image_path == row.image_path ? row.image_path
+                                                : row.image_path + " -> " + row.after_image_path;
+}
+
+}  // namespace
+
 void print_diff_text(const DiffReport& report, std::optional<uint64_t> limit, std::ostream& out) {
   out << "Event " << report.event << ": before (" << report.before.label
       << ") = " << report.before.samples << ", after (" << report.after.label
-      << ") = " << report.after.samples << "\n\n";
-  TextTable table(
-      {{"before"}, {"%"}, {"after"}, {"%"}, {"change"}, {"procedure", true}, {"image", true}});
+      << ") = " << report.after.samples << "\n";
+  for (const RenamedImage& image : report.renamed)
+    out << "Matched by procedure name: " << image.before << " -> " << image.after << " ("
+        << image.shared_procedures << " procedures in common)\n";
+  out << '\n';
+  TextTable table({{"before"},
+                   {"%"},
+                   {"after"},
+                   {"%"},
+                   {"delta"},
+                   {"ratio"},
+                   {"change"},
+                   {"procedure", true},
+                   {"image", true}});
   const size_t shown = limit ? std::min<size_t>(*limit, report.rows.size()) : report.rows.size();
   for (size_t r = 0; r < shown; ++r) {
     const ProcedureShift& row = report.rows[r];
     table.add_row({std::to_string(row.before), percent_text(row.before_percent, 2),
                    std::to_string(row.after), percent_text(row.after_percent, 2),
+                   signed_count(row.before, row.after), ratio_text(row),
                    (row.change >= 0 ? "+" : "") + fixed_text(row.change, 2), row.procedure,
-                   row.image_path});
+                   diff_image_text(row)});
   }
   table.print(out);
 }
@@ -104,13 +136,25 @@ void print_diff_json(const DiffReport& report, std::optional<uint64_t> limit, st
   json.field("samples", report.before.samples).end_object();
   json.key("after").begin_object().field("label", report.after.label);
   json.field("samples", report.after.samples).end_object();
+  json.key("renamed").begin_array();
+  for (const RenamedImage& image : report.renamed)
+    json.begin_object()
+        .field("before", image.before)
+        .field("after", image.after)
+        .field("shared_procedures", uint64_t{image.shared_procedures})
+        .end_object();
+  json.end_array();
   json.key("rows").begin_array();
   const size_t shown = limit ? std::min<size_t>(*limit, report.rows.size()) : report.rows.size();
   for (size_t r = 0; r < shown; ++r) {
     const ProcedureShift& row = report.rows[r];
     json.begin_object().field("image_path", row.image_path).field("procedure", row.procedure);
+    json.field("after_image_path", row.after_image_path);
     json.field("before", row.before).field("before_percent", row.before_percent, 4);
     json.field("after", row.after).field("after_percent", row.after_percent, 4);
+    json.field("delta", static_cast<int64_t>(row.after) - static_cast<int64_t>(row.before));
+    json.key("ratio");
+    row.ratio ? json.value(*row.ratio, 4) : json.null();
     json.field("change", row.change, 4).end_object();
   }
   json.end_array().key("warnings").begin_array();

@@ -1,5 +1,7 @@
 #include "analysis/reports/listing_output.h"
 
+#include <filesystem>
+
 #include "analysis/reports/json_writer.h"
 #include "analysis/reports/report_output.h"
 #include "profiledb/value_format.h"
@@ -52,17 +54,26 @@ void print_listing(const ProcedureListing& listing, bool show_source,
     columns.push_back({event});
     columns.push_back({"%"});
   }
+  // Hottest first, the source lines cannot sit between the instructions:
+  // each instruction names its line in a column instead.
+  const bool source_column = show_source && listing.by_samples;
+  if (source_column) columns.push_back({"line", true});
   columns.push_back({"instruction", true});
   if (values.enabled()) columns.push_back({"values (kind: top values, share)", true});
   TextTable table(columns);
   for (const ListedInstruction& instruction : listing.instructions) {
-    if (show_source)
+    if (show_source && !listing.by_samples)
       if (const auto banner = sources.banner(instruction.source)) table.add_banner(*banner);
     std::vector<std::string> cells{hex_address(instruction.address)};
     for (size_t e = 0; e < listing.events.size(); ++e) {
       cells.push_back(std::to_string(instruction.samples[e]));
       cells.push_back(percent_text(percent_of(instruction.samples[e], listing.totals[e])));
     }
+    if (source_column)
+      cells.push_back(instruction.source
+                          ? std::filesystem::path(instruction.source->file).filename().string() +
+                                ":" + std::to_string(instruction.source->line)
+                          : "");
     cells.push_back(instruction.text);
     if (values.enabled())
       cells.push_back(
@@ -72,6 +83,8 @@ void print_listing(const ProcedureListing& listing, bool show_source,
   table.print(out);
   if (listing.samples_outside)
     out << listing.samples_outside << " samples at unaligned addresses inside the procedure\n";
+  if (listing.unsampled_left_out)
+    out << "(" << listing.unsampled_left_out << " instructions without samples not shown)\n";
   out << '\n';
 }
 
@@ -87,6 +100,7 @@ void print_listings_json(const std::vector<ProcedureListing>& listings,
     json.field("procedure", listing.procedure.name);
     json.field("start", hex_address(listing.procedure.start));
     json.field("end", hex_address(listing.end));
+    json.field("sort", listing.by_samples ? "samples" : "address");
     json.key("totals").begin_object();
     for (size_t e = 0; e < listing.events.size(); ++e)
       json.field(listing.events[e], listing.totals[e]);

@@ -18,16 +18,29 @@ std::vector<TextTable::Column> event_columns(const ProfileReport& report) {
   return columns;
 }
 
-// The --by columns in the order given; a procedure brings its image.
+bool has_key(const ProfileReport& report, GroupKey key) {
+  return std::find(report.keys.begin(), report.keys.end(), key) != report.keys.end();
+}
+
+// Whether `key`'s column brings the image column after it: the image itself,
+// or the first of procedure and line when the image is not a key of its own
+// (a name or a line means something only within its image).
+bool brings_image(const ProfileReport& report, GroupKey key) {
+  if (key == GroupKey::kImage) return true;
+  if (has_key(report, GroupKey::kImage)) return false;
+  if (key == GroupKey::kLine) return !has_key(report, GroupKey::kProcedure);
+  return key == GroupKey::kProcedure;
+}
+
+// The --by columns in the order given; a procedure or a line brings its image.
 std::vector<TextTable::Column> key_columns(const ProfileReport& report,
                                            std::vector<TextTable::Column> columns) {
-  const bool image_given =
-      std::find(report.keys.begin(), report.keys.end(), GroupKey::kImage) != report.keys.end();
   for (GroupKey key : report.keys) {
     if (key == GroupKey::kPid) columns.push_back({"pid", true});
     if (key == GroupKey::kCpu) columns.push_back({"cpu"});
     if (key == GroupKey::kProcedure) columns.push_back({"procedure", true});
-    if (key == GroupKey::kImage || (key == GroupKey::kProcedure && !image_given)) {
+    if (key == GroupKey::kLine) columns.push_back({"line", true});
+    if (brings_image(report, key)) {
       columns.push_back({"image", true});
       if (report.build_ids_needed) columns.push_back({"build-id", true});
     }
@@ -35,15 +48,16 @@ std::vector<TextTable::Column> key_columns(const ProfileReport& report,
   return columns;
 }
 
-void add_key_cells(const ProfileReport& report, const ReportRow& row,
+void add_key_cells(const ProfileReport& report, const ReportRow& row, ProfTextOptions options,
                    std::vector<std::string>& cells) {
-  const bool image_given =
-      std::find(report.keys.begin(), report.keys.end(), GroupKey::kImage) != report.keys.end();
   for (GroupKey key : report.keys) {
     if (key == GroupKey::kPid) cells.push_back(pid_label(*row.pid, report.programs));
     if (key == GroupKey::kCpu) cells.push_back(std::to_string(*row.cpu));
-    if (key == GroupKey::kProcedure) cells.push_back(row.procedure);
-    if (key == GroupKey::kImage || (key == GroupKey::kProcedure && !image_given)) {
+    if (key == GroupKey::kProcedure)
+      cells.push_back(options.wide ? row.procedure
+                                   : abbreviate_middle(row.procedure, kProcedureColumnWidth));
+    if (key == GroupKey::kLine) cells.push_back(source_line_text(row));
+    if (brings_image(report, key)) {
       cells.push_back(row.image_path);
       if (report.build_ids_needed) cells.push_back(row.build_id.empty() ? "-" : row.build_id);
     }
@@ -56,8 +70,8 @@ size_t shown_rows(const ProfileReport& report, std::optional<uint64_t> limit) {
 
 }  // namespace
 
-void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit,
-                     std::ostream& out) {
+void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit, std::ostream& out,
+                     ProfTextOptions options) {
   if (report.events.empty()) {
     out << "No samples (empty database, or nothing matches the filters).\n";
     return;
@@ -79,7 +93,7 @@ void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit,
         cells.push_back(percent_text(percent_of(cumulative, report.totals[0])));
       }
     }
-    add_key_cells(report, row, cells);
+    add_key_cells(report, row, options, cells);
     table.add_row(std::move(cells));
   }
   table.print(out);
@@ -117,8 +131,13 @@ void print_prof_json(const ProfileReport& report, std::optional<uint64_t> limit,
       json.end_array();
     }
     if (row.cpu) json.field("cpu", *row.cpu);
-    if (std::find(report.keys.begin(), report.keys.end(), GroupKey::kProcedure) !=
-        report.keys.end()) {
+    if (has_key(report, GroupKey::kLine)) {
+      json.key("source").begin_object();
+      json.key("file");
+      row.source_line ? json.value(row.source_file) : json.null();
+      json.field("line", int64_t{row.source_line}).end_object();
+    }
+    if (has_key(report, GroupKey::kProcedure)) {
       json.field("procedure", row.procedure);
       json.key("start");
       row.start ? json.value(hex_address(*row.start)) : json.null();

@@ -11,7 +11,17 @@
 
 namespace dcpi {
 
-void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit, std::ostream& out);
+// Procedure names longer than this are cut in the middle in the text table
+// (the image column stays on an 80- to 120-column screen); --wide and --json
+// show them whole.
+inline constexpr size_t kProcedureColumnWidth = 50;
+
+struct ProfTextOptions {
+  bool wide = false;  // full procedure names, however long
+};
+
+void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit, std::ostream& out,
+                     ProfTextOptions options = {});
 void print_prof_json(const ProfileReport& report, std::optional<uint64_t> limit, std::ostream& out);
 
 }  // namespace dcpi

@@ -25,6 +25,14 @@ std::string hex_address(uint64_t address) { return fmt::format("{:#x}", address)
 
 std::string hex_digits(uint64_t value) { return fmt::format("{:x}", value); }
 
+std::string abbreviate_middle(const std::string& text, size_t width) {
+  constexpr std::string_view kEllipsis = "...";
+  if (text.size() <= width || width <= kEllipsis.size() + 2) return text;
+  const size_t kept = width - kEllipsis.size();
+  const size_t head = kept / 2, tail = kept - head;  // the end (the function) keeps the odd one
+  return text.substr(0, head) + std::string(kEllipsis) + text.substr(text.size() - tail);
+}
+
 void TextTable::print(std::ostream& out) const {
   std::vector<size_t> widths(columns_.size());
   for (size_t c = 0; c < columns_.size(); ++c) widths[c] = columns_[c].header.size();

@@ -21,6 +21,10 @@ std::string share_text(double part, double whole);   // "33.9%" of whole; "-" wh
 std::string fixed_text(double value, int decimals);  // "%.*f": "3.14"
 std::string hex_address(uint64_t address);           // "0x120001234"
 std::string hex_digits(uint64_t value);              // "120001234" (dcpicalc's Figure 2)
+// `text` cut to `width` characters by replacing its middle with "...", so the
+// namespace at the front and the function at the end both stay readable:
+// "std::vector<int, std::allo...>::_M_realloc_insert". Shorter text as it is.
+std::string abbreviate_middle(const std::string& text, size_t width);
 
 // Columns are right-aligned unless marked left; the last column may be wide.
 class TextTable {

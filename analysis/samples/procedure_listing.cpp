@@ -1,5 +1,6 @@
 #include "analysis/samples/procedure_listing.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -22,6 +23,22 @@ std::map<uint16_t, std::string> events_of(const SampleSet& samples) {
 }
 
 }  // namespace
+
+void add_sampled_procedures(const SampleSet& samples, const ImageIdentity& image,
+                            const ElfImage& elf, SampledProcedures& sampled) {
+  std::set<uint64_t> addresses;
+  for (const Profile& profile : samples.profiles)
+    if (profile.info.image == image)
+      for (const ProfileRow& row : profile.rows) addresses.insert(row.address);
+  uint64_t covered_until = 0;  // the last procedure found covers the addresses before this
+  for (const uint64_t address : addresses) {
+    if (address < covered_until) continue;
+    const std::optional<Procedure> procedure = elf.procedure_at(address);
+    if (!procedure) continue;
+    sampled.insert(procedure->name);
+    covered_until = procedure->size ? procedure->start + procedure->size : 0;
+  }
+}
 
 ProcedureListing list_procedure_in_image(const SampleSet& samples, const ImageIdentity& image,
                                          const ElfImage& elf, const Procedure& procedure,
@@ -65,6 +82,20 @@ ProcedureListing list_procedure_in_image(const SampleSet& samples, const ImageId
   return listing;
 }
 
+void order_by_samples(ProcedureListing& listing) {
+  std::vector<ListedInstruction>& instructions = listing.instructions;
+  const auto unsampled = std::stable_partition(
+      instructions.begin(), instructions.end(),
+      [](const ListedInstruction& i) { return !i.samples.empty() && i.samples[0] > 0; });
+  listing.unsampled_left_out = static_cast<size_t>(instructions.end() - unsampled);
+  instructions.erase(unsampled, instructions.end());
+  std::stable_sort(instructions.begin(), instructions.end(),
+                   [](const ListedInstruction& a, const ListedInstruction& b) {
+                     return a.samples[0] > b.samples[0];
+                   });
+  listing.by_samples = true;
+}
+
 std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageResolver& resolver,
                                              const std::string& name,
                                              const InstructionPrinter* printer,
@@ -93,9 +124,14 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
   if (listings.empty() && images.empty())
     throw std::runtime_error("no procedure named '" + name +
                              "' in any sampled image (no samples match)");
-  if (listings.empty())
+  if (listings.empty()) {
+    SampledProcedures sampled;  // ranked first among the candidates
+    for (const ImageIdentity& image : images)
+      if (const ResolvedImage& resolved = resolver.resolve(image); resolved.elf)
+        add_sampled_procedures(samples, image, *resolved.elf, sampled);
     throw no_procedure_error(every_symbol, name, with_symbols,
-                             warnings.empty() ? "" : warnings.front());
+                             warnings.empty() ? "" : warnings.front(), &sampled);
+  }
   return listings;
 }
 

@@ -13,6 +13,7 @@
 #include "symbols/elf_image.h"
 #include "symbols/image_resolver.h"
 #include "symbols/instruction_printer.h"
+#include "symbols/procedure_match.h"
 
 namespace dcpi {
 
@@ -33,7 +34,15 @@ struct ProcedureListing {
   std::vector<uint64_t> totals;     // samples inside the procedure, per event
   std::vector<ListedInstruction> instructions;
   uint64_t samples_outside = 0;  // first event: samples at addresses that are not instructions
+  // order_by_samples: hottest first, instructions without samples left out.
+  bool by_samples = false;
+  size_t unsampled_left_out = 0;
 };
+
+// `dcpi list --sort samples` (perf annotate's hottest lines first): the
+// instructions with samples of the first event, most first (address order
+// among equals); those without are left out and counted.
+void order_by_samples(ProcedureListing& listing);
 
 // Listings of every procedure called `name` in the images of `samples`
 // (filtered by the caller); an image resolved without an ELF is skipped with
@@ -44,6 +53,11 @@ std::vector<ProcedureListing> list_procedure(const SampleSet& samples, ImageReso
                                              const std::string& name,
                                              const InstructionPrinter* printer,
                                              std::vector<std::string>& warnings);
+
+// Adds to `sampled` the procedures of `elf` with samples of `image`, so a
+// name that matches nothing is answered with the procedures that ran first.
+void add_sampled_procedures(const SampleSet& samples, const ImageIdentity& image,
+                            const ElfImage& elf, SampledProcedures& sampled);
 
 // Listing of one known procedure of one image.
 ProcedureListing list_procedure_in_image(const SampleSet& samples, const ImageIdentity& image,

@@ -23,6 +23,12 @@ std::optional<size_t> event_column(const ProfileReport& report, const std::strin
 
 std::string row_key(const ReportRow& row) { return row.image_path + '\0' + row.procedure; }
 
+std::string source_line_text(const ReportRow& row) {
+  if (row.source_line == 0) return kNoSourceLine;
+  return std::filesystem::path(row.source_file).filename().string() + ":" +
+         std::to_string(row.source_line);
+}
+
 namespace {
 
 struct ProcedureName {
@@ -49,11 +55,27 @@ std::vector<std::pair<uint16_t, std::string>> events_present(const SampleSet& sa
 
 }  // namespace
 
+namespace {
+
+// Ours, then perf report --sort's names for the same keys.
+const std::map<std::string, GroupKey>& group_keys_by_name() {
+  static const std::map<std::string, GroupKey> kNames = {
+      {"image", GroupKey::kImage},   {"procedure", GroupKey::kProcedure}, {"pid", GroupKey::kPid},
+      {"cpu", GroupKey::kCpu},       {"line", GroupKey::kLine},           {"dso", GroupKey::kImage},
+      {"sym", GroupKey::kProcedure}, {"srcline", GroupKey::kLine},        {"comm", GroupKey::kPid}};
+  return kNames;
+}
+
+}  // namespace
+
+std::vector<std::string> group_key_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, key] : group_keys_by_name()) names.push_back(name);
+  return names;
+}
+
 std::vector<GroupKey> parse_group_keys(const std::string& text) {
-  static const std::map<std::string, GroupKey> kNames = {{"image", GroupKey::kImage},
-                                                         {"procedure", GroupKey::kProcedure},
-                                                         {"pid", GroupKey::kPid},
-                                                         {"cpu", GroupKey::kCpu}};
+  const std::map<std::string, GroupKey>& kNames = group_keys_by_name();
   std::vector<GroupKey> keys;
   size_t begin = 0;
   while (begin <= text.size()) {
@@ -61,8 +83,8 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
     const auto found = kNames.find(text.substr(begin, end - begin));
     if (found == kNames.end())
       throw std::invalid_argument(
-          "--by takes image, procedure, pid or cpu, or several joined "
-          "by commas (pid,image), not '" +
+          "--by takes image, procedure, pid or cpu, line (the source line), perf's dso, "
+          "sym, comm or srcline, or several joined by commas (pid,image), not '" +
           text + "'");
     if (std::find(keys.begin(), keys.end(), found->second) == keys.end())
       keys.push_back(found->second);
@@ -72,7 +94,7 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
 }
 
 std::string group_keys_text(const std::vector<GroupKey>& keys) {
-  static const char* kNames[] = {"image", "procedure", "pid", "cpu"};
+  static const char* kNames[] = {"image", "procedure", "pid", "cpu", "line"};
   std::string text;
   for (GroupKey key : keys) text += (text.empty() ? "" : ",") + std::string(kNames[int(key)]);
   return text;
@@ -124,8 +146,10 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Gr
 namespace {
 
 struct RowKey {
-  ImageIdentity image;  // empty unless grouped by image or procedure
+  ImageIdentity image;  // empty unless grouped by image, procedure or line
   std::string procedure;
+  std::string source_file;
+  int source_line = 0;
   int64_t pid = -1;  // -1: not grouped by it
   int64_t cpu = -1;
   auto operator<=>(const RowKey&) const = default;
@@ -140,8 +164,8 @@ void sort_rows(ProfileReport& report) {
     if (a.samples != b.samples)
       return std::lexicographical_compare(b.samples.begin(), b.samples.end(), a.samples.begin(),
                                           a.samples.end());
-    return std::tie(a.image, a.procedure, a.pid, a.cpu) <
-           std::tie(b.image, b.procedure, b.pid, b.cpu);
+    return std::tie(a.image, a.procedure, a.source_file, a.source_line, a.pid, a.cpu) <
+           std::tie(b.image, b.procedure, b.source_file, b.source_line, b.pid, b.cpu);
   });
   std::map<std::string, std::string> build_id_of;
   for (const ReportRow& row : report.rows) {
@@ -160,7 +184,8 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
   ProfileReport report;
   report.keys = keys;
   const bool by_procedure = has_key(keys, GroupKey::kProcedure);
-  const bool by_image = by_procedure || has_key(keys, GroupKey::kImage);
+  const bool by_line = has_key(keys, GroupKey::kLine);
+  const bool by_image = by_procedure || by_line || has_key(keys, GroupKey::kImage);
   const bool by_pid = has_key(keys, GroupKey::kPid), by_cpu = has_key(keys, GroupKey::kCpu);
   if (by_pid) report.programs = programs_by_pid(samples);
   const auto events = events_present(samples);
@@ -184,6 +209,8 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
         row.build_id = k.image.build_id;
       }
       row.procedure = k.procedure;
+      row.source_file = k.source_file;
+      row.source_line = k.source_line;
       row.start = procedure.start;
       if (by_pid) row.pid = static_cast<uint32_t>(k.pid);
       if (by_cpu) row.cpu = static_cast<uint32_t>(k.cpu);
@@ -204,6 +231,7 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
     // The same address recurs once per (pid, cpu): name it once, and, when
     // the rows do not split by pid or CPU, find its row once.
     std::unordered_map<uint64_t, ProcedureName> name_of_address;
+    std::unordered_map<uint64_t, SourceLocation> line_of_address;
     std::unordered_map<uint64_t, size_t> row_of_address;
     const ProcedureName whole{image.unknown && by_procedure ? kUnknownProcedure : "", {}};
     auto index_of = [&](const ProfileRow& row) {
@@ -213,7 +241,13 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
         if (added) entry->second = name_procedure(image, resolved, row.address);
         name = &entry->second;
       }
-      return row_index({by_image ? image : ImageIdentity{}, name->name,
+      SourceLocation line{by_line ? kNoSourceLine : "", 0};
+      if (by_line && resolved.elf) {
+        auto [entry, added] = line_of_address.try_emplace(row.address);
+        if (added) entry->second = resolved.elf->source_at(row.address).value_or(line);
+        line = entry->second;
+      }
+      return row_index({by_image ? image : ImageIdentity{}, name->name, line.file, line.line,
                         by_pid ? int64_t{row.pid} : -1, by_cpu ? int64_t{row.cpu} : -1},
                        *name);
     };
@@ -222,7 +256,7 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
       if (by_pid || by_cpu) {
         index = index_of(row);
       } else {
-        auto [entry, added] = row_of_address.try_emplace(by_procedure ? row.address : 0);
+        auto [entry, added] = row_of_address.try_emplace(by_procedure || by_line ? row.address : 0);
         if (added) entry->second = index_of(row);
         index = entry->second;
       }

@@ -17,13 +17,18 @@ enum class Grouping { kImage, kProcedure };
 
 // What `dcpi prof --by` groups samples by, in column order, like perf
 // report's --sort: "pid,image" gives one row per (pid, image). A procedure
-// is always shown with its image (names are per image).
-enum class GroupKey { kImage, kProcedure, kPid, kCpu };
-// "image,pid" -> {kImage, kPid}; throws std::invalid_argument naming a bad key.
+// or a source line is always shown with its image (names are per image).
+enum class GroupKey { kImage, kProcedure, kPid, kCpu, kLine };
+// "image,pid" -> {kImage, kPid}; perf's names are accepted too (dso, sym,
+// srcline, comm for pid); throws std::invalid_argument naming a bad key.
 std::vector<GroupKey> parse_group_keys(const std::string& text);
+// Every name parse_group_keys accepts (for suggestions).
+std::vector<std::string> group_key_names();
 std::string group_keys_text(const std::vector<GroupKey>& keys);
 
 inline constexpr const char* kUnknownProcedure = "[unknown]";
+// The source line of an address DWARF does not cover (perf's "??:0").
+inline constexpr const char* kNoSourceLine = "[no source line]";
 
 struct ReportRow {
   std::string image;              // display name ("copy", "kernel.elf", "[unknown]"); empty
@@ -31,6 +36,8 @@ struct ReportRow {
   std::string image_path;         // as the guest reported it
   std::string build_id;           // the image's
   std::string procedure;          // empty unless grouped by procedure
+  std::string source_file;        // grouped by line: DWARF's file name, or kNoSourceLine
+  int source_line = 0;            // grouped by line; 0 when DWARF has none
   std::optional<uint32_t> pid;    // when grouped by pid
   std::optional<uint32_t> cpu;    // when grouped by CPU
   std::optional<uint64_t> start;  // procedure start address, when a symbol named it
@@ -73,5 +80,7 @@ std::optional<size_t> event_column(const ProfileReport& report, const std::strin
 
 // Row identity across reports (stats, diff): image path + procedure.
 std::string row_key(const ReportRow& row);
+// "dwarf_workload.c:8" (the file's last component), or kNoSourceLine.
+std::string source_line_text(const ReportRow& row);
 
 }  // namespace dcpi

@@ -137,29 +137,90 @@ VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& 
   return report;
 }
 
+namespace {
+
+// The procedures each image path has in `counts` (keys "path\0procedure").
+std::map<std::string, std::set<std::string>> procedures_by_image(const SetCounts& counts) {
+  std::map<std::string, std::set<std::string>> images;
+  for (const auto& [key, samples] : counts.by_key) {
+    const size_t split = key.find('\0');
+    images[key.substr(0, split)].insert(key.substr(split + 1));
+  }
+  return images;
+}
+
+// --match name: pairs each image only `after` has with the image only
+// `before` has that shares the most procedure names (at least one), and
+// re-keys `after` under the before image's path.
+std::vector<RenamedImage> pair_renamed_images(const SetCounts& before, SetCounts& after) {
+  const auto old_images = procedures_by_image(before), new_images = procedures_by_image(after);
+  std::set<std::string> taken;
+  std::map<std::string, std::string> new_path_of;  // after path -> before path
+  std::vector<RenamedImage> renamed;
+  for (const auto& [path, procedures] : new_images) {
+    if (old_images.count(path)) continue;
+    const std::string* best = nullptr;
+    size_t best_shared = 0;
+    for (const auto& [old_path, old_procedures] : old_images) {
+      if (new_images.count(old_path) || taken.count(old_path)) continue;
+      size_t shared = 0;
+      for (const std::string& name : procedures) shared += old_procedures.count(name);
+      if (shared > best_shared) {
+        best = &old_path;
+        best_shared = shared;
+      }
+    }
+    if (!best) continue;
+    taken.insert(*best);
+    new_path_of[path] = *best;
+    renamed.push_back({*best, path, best_shared});
+  }
+  std::map<std::string, uint64_t> rekeyed;
+  for (const auto& [key, samples] : after.by_key) {
+    const size_t split = key.find('\0');
+    const auto found = new_path_of.find(key.substr(0, split));
+    rekeyed[found == new_path_of.end() ? key : found->second + key.substr(split)] += samples;
+  }
+  after.by_key = std::move(rekeyed);
+  return renamed;
+}
+
+}  // namespace
+
 DiffReport diff_sets(const SampleSet& before, const SampleSet& after, ImageResolver& resolver,
-                     const std::string& event) {
+                     const std::string& event, DiffMatch match) {
   DiffReport report;
   report.event = event;
   std::map<std::string, std::pair<std::string, std::string>> names;
   std::set<std::string> warnings;
   bool has_event = false;
   const SetCounts a = count_procedures(before, resolver, event, names, warnings, has_event);
-  const SetCounts b = count_procedures(after, resolver, event, names, warnings, has_event);
+  SetCounts b = count_procedures(after, resolver, event, names, warnings, has_event);
+  if (match == DiffMatch::kName) report.renamed = pair_renamed_images(a, b);
+  std::map<std::string, std::string> after_path_of;  // before path -> after path
+  for (const RenamedImage& image : report.renamed) after_path_of[image.before] = image.after;
   report.before = {before.label, a.total};
   report.after = {after.label, b.total};
   report.warnings.assign(warnings.begin(), warnings.end());
   if (!has_event && !(before.profiles.empty() && after.profiles.empty()))
     throw std::runtime_error("no samples of event '" + event + "'");
-  for (const auto& [key, name] : names) {
+  std::set<std::string>
+      keys;  // "path\0procedure", after's under the before path it was paired with
+  for (const auto& [key, samples] : a.by_key) keys.insert(key);
+  for (const auto& [key, samples] : b.by_key) keys.insert(key);
+  for (const std::string& key : keys) {
     ProcedureShift row;
-    row.image_path = name.first;
-    row.procedure = name.second;
+    row.image_path = key.substr(0, key.find('\0'));
+    row.procedure = key.substr(key.find('\0') + 1);
+    const auto renamed = after_path_of.find(row.image_path);
+    row.after_image_path = renamed == after_path_of.end() ? row.image_path : renamed->second;
     if (auto found = a.by_key.find(key); found != a.by_key.end()) row.before = found->second;
     if (auto found = b.by_key.find(key); found != b.by_key.end()) row.after = found->second;
+    if (row.before == 0 && row.after == 0) continue;
     row.before_percent = percent_of(row.before, a.total);
     row.after_percent = percent_of(row.after, b.total);
     row.change = row.after_percent - row.before_percent;
+    if (row.before) row.ratio = static_cast<double>(row.after) / static_cast<double>(row.before);
     report.rows.push_back(std::move(row));
   }
   std::sort(report.rows.begin(), report.rows.end(),

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,24 +56,40 @@ VariationReport compare_sets(const std::vector<SampleSet>& sets, ImageResolver& 
                              const std::string& event);
 
 struct ProcedureShift {
-  std::string image_path;
+  std::string image_path;        // in the before set (the after set's when only it has the row)
+  std::string after_image_path;  // the same, unless --match name paired a renamed image
   std::string procedure;
   uint64_t before = 0;
   uint64_t after = 0;
   double before_percent = 0;
   double after_percent = 0;
   double change = 0;  // after_percent - before_percent, in percentage points
+  // after / before in samples; nullopt when before is 0 (a new procedure).
+  std::optional<double> ratio;
+};
+
+// How the rows of the two sets are paired (`dcpi diff --match`): by image
+// path and procedure, or also across a renamed binary: an image only the
+// after set has is paired with the image only the before set has that
+// shares the most procedure names with it (perf diff pairs by name only).
+enum class DiffMatch { kImage, kName };
+
+struct RenamedImage {
+  std::string before;
+  std::string after;
+  size_t shared_procedures = 0;
 };
 
 struct DiffReport {
   std::string event;
   SetTotal before;
   SetTotal after;
-  std::vector<ProcedureShift> rows;  // largest |change| first
+  std::vector<ProcedureShift> rows;   // largest |change| first
+  std::vector<RenamedImage> renamed;  // --match name: the images it paired
   std::vector<std::string> warnings;
 };
 
 DiffReport diff_sets(const SampleSet& before, const SampleSet& after, ImageResolver& resolver,
-                     const std::string& event);
+                     const std::string& event, DiffMatch match = DiffMatch::kImage);
 
 }  // namespace dcpi

@@ -70,9 +70,8 @@ def run_ev5(build, binary, db, truth, period=DEFAULT_PERIOD):
                            "--db", db,
                            "--truth", truth, "--", binary], capture_output=True, text=True,
                           timeout=900)
-    # The guest console, less dcpi's own progress lines that interleave with it.
-    console = [line.rstrip("\r") for line in done.stderr.splitlines()
-               if not line.startswith("dcpi run:")]
+    # The program's output: dcpi run's stdout (the system's lines are on stderr).
+    console = [line.rstrip("\r") for line in done.stdout.splitlines()]
     found = re.search(r"dcpi run: (\d+) samples", done.stdout + done.stderr)
     return done.returncode, console, int(found.group(1)) if found else 0
 

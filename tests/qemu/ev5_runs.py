@@ -29,8 +29,11 @@ def dcpi(*args):
 
 
 def run(db, machine, *args):
-    out = dcpi("run", "--quiet", "--machine", machine, "--db", db, *args)
-    cycles = re.search(r"in (\d+) workload cycles", out)
+    done = subprocess.run([DCPI, "run", "--quiet", "--machine", machine, "--db", db, *args],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise AssertionError(f"dcpi run: exit {done.returncode}: {done.stderr[-500:]}")
+    cycles = re.search(r"in (\d+) workload cycles", done.stderr)  # the summary's stream
     return int(cycles.group(1)) if cycles else None
 
 

@@ -121,12 +121,12 @@ TEST_F(CalcCli, ErrorsNameTheProblem) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("the closest are:\n  copy_fig2\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the closest are:\n  copy_fig2  [sampled]\n"), std::string::npos) << r.err;
   std::ofstream(dir_.file("header-only.txt")) << "dcpi-exec-counts 1\n";
   r = run_dcpi({"score", "--db", db(), "--counts", dir_.file("header-only.txt"), "--image", elf_,
                 "--procedure", "copy_fig"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("the closest are:\n  copy_fig2\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the closest are:\n  copy_fig2  [sampled]\n"), std::string::npos) << r.err;
   EXPECT_EQ(run_dcpi({"calc", "--db", db(), "--image", elf_}).exit_code, 2);
   r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--all", "--model", "ev6"});
   EXPECT_EQ(r.exit_code, 2);

@@ -159,7 +159,9 @@ TEST_F(HtmlReportCliTest, OverviewSectionsAndGraphsOfTheFixture) {
     EXPECT_NE(page.find("<section class=\"proc\" id=\"" + std::string(anchor) + "\">"),
               std::string::npos)
         << anchor;
-  EXPECT_NE(page.find("PID 8"), std::string::npos);
+  // Each PID with its program, as dcpi prof --by pid names it (issue 30 item 17).
+  EXPECT_NE(page.find("PID 8:dwarf_workload"), std::string::npos) << page;
+  EXPECT_NE(page.find("PID 0:[kernel]"), std::string::npos);
   EXPECT_NE(page.find("id=\"blindspots\""), std::string::npos);
   // One drawn graph per section that has one, and dcpi says how many.
   const std::smatch m = [&] {

@@ -179,7 +179,8 @@ TEST_F(ReportCliTest, DiffOfTwoEpochs) {
   const auto result = run({"diff", "--db", db_, "--epochs", "1,2", "--images", images_});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(std::regex_search(
-      result.out, std::regex(R"(\n +33 +33\.00% +50 +50\.00% +\+17\.00 +idle_loop +/kernel\n)")))
+      result.out,
+      std::regex(R"(\n +33 +33\.00% +50 +50\.00% +\+17 +x1\.52 +\+17\.00 +idle_loop +/kernel\n)")))
       << result.out;
   EXPECT_LT(result.out.find("idle_loop"), result.out.find("kernel_entry"));
   EXPECT_LT(result.out.find("kernel_entry"), result.out.find("accumulate"));

@@ -132,7 +132,7 @@ TEST_F(ReportViews, ProceduresByTheNamesAReaderTypes) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err,
                        "dcpi list: no procedure matches 'acumulate' in 2 images with "
-                       "symbols; the closest are:\n  accumulate\n"))
+                       "symbols; the closest are:\n  accumulate  [sampled]\n"))
       << r.err;
   // The kernel has three procedures ending in "_loop"/"_entry"/"_tail": a glob
   // matching several in one image is refused with the list.

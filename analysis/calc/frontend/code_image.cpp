@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "symbols/demangle.h"
 #include "symbols/procedure_match.h"
 
 namespace dcpi {
@@ -121,10 +122,23 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
   return result;
 }
 
-const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query) {
+const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query,
+                                            const calc::SamplesByAddress* samples) {
+  if (const auto address = procedure_address(query)) {
+    if (const ProcedureRange* procedure = code.containing(*address)) return *procedure;
+    throw ProcedureMatchError("no procedure contains " + query + " in " + code.path());
+  }
   std::vector<std::string> names;
   for (const ProcedureRange& procedure : code.procedures()) names.push_back(procedure.name);
-  return code.procedures()[select_procedure(names, query, code.path())];
+  const std::vector<size_t> matches = match_procedures(names, query);
+  if (matches.size() == 1) return code.procedures()[matches.front()];
+  SampledProcedures sampled;  // ranked first among the candidates
+  if (samples)
+    for (const auto& [address, count] : *samples)
+      if (const ProcedureRange* procedure = code.containing(address); procedure && count > 0)
+        sampled.insert(demangle(procedure->name));
+  throw ProcedureMatchError(
+      procedure_match_message(names, query, matches, code.path(), samples ? &sampled : nullptr));
 }
 
 }  // namespace dcpi

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/calc/decode/isa_adapter.h"
+#include "analysis/calc/estimate/procedure_analysis.h"
 #include "analysis/calc/model/instruction_record.h"
 #include "isa/instruction.h"
 #include "symbols/elf_image.h"
@@ -77,7 +78,9 @@ class CodeImage {
 
 // The procedure of the image that --procedure QUERY names, by the rules
 // every report shares (symbols/procedure_match.h); throws
-// ProcedureMatchError with the candidates on none or several.
-const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query);
+// ProcedureMatchError with the candidates on none or several, those with
+// `samples` first.
+const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query,
+                                            const calc::SamplesByAddress* samples = nullptr);
 
 }  // namespace dcpi

@@ -113,7 +113,8 @@ CalcBreakdown calc_breakdown(const CalcInputs& inputs, const BreakdownRequest& r
   CalcBreakdown result{.run = {.procedure = "the run's top procedures"}};
   if (request.procedure)
     result.procedures.push_back(breakdown_of(
-        inputs, select_code_procedure(inputs.code, *request.procedure), request.truth));
+        inputs, select_code_procedure(inputs.code, *request.procedure, &inputs.samples.cycles),
+        request.truth));
   else
     result.procedures = top_procedures(inputs, request);
   if (request.truth) result.run.truth.emplace();

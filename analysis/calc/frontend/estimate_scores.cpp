@@ -56,7 +56,7 @@ std::vector<const ProcedureRange*> scored_procedures(const CalcInputs& inputs,
                                                      const std::optional<std::string>& name) {
   std::vector<const ProcedureRange*> procedures;
   if (name) {
-    procedures.push_back(&select_code_procedure(inputs.code, *name));
+    procedures.push_back(&select_code_procedure(inputs.code, *name, &inputs.samples.cycles));
   } else {
     for (const ProcedureRange& p : inputs.code.procedures())
       if (samples_in(inputs.samples.cycles, p.start, p.end) > 0) procedures.push_back(&p);

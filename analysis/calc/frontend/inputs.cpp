@@ -8,6 +8,7 @@
 #include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "firmware/control_block.h"
+#include "symbols/procedure_match.h"
 
 namespace dcpi {
 
@@ -174,6 +175,56 @@ std::string one_machine(const std::map<std::string, std::vector<uint64_t>>& mach
                            "with --epoch");
 }
 
+// The images with cycles samples in `epochs`, by guest path.
+std::map<std::string, ImageIdentity> sampled_images(const ProfileDatabase& db,
+                                                    const std::vector<uint64_t>& epochs) {
+  std::map<std::string, ImageIdentity> images;
+  for (uint64_t epoch : epochs)
+    for (const ProfileInfo& info : db.profiles(epoch))
+      if (!info.image.unknown && info.event_name == "cycles")
+        images.emplace(info.image.path, info.image);
+  return images;
+}
+
+// --image names nothing with samples: say which images the database has, as
+// the reports do (analysis/samples/sample_set.cpp).
+std::string no_image_message(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
+                             const std::string& image) {
+  std::string list;
+  for (const auto& [path, identity] : sampled_images(db, epochs))
+    list += (list.empty() ? "" : ", ") + path;
+  return "no cycles samples for image '" + image + "' in " + db.directory().string() +
+         (list.empty() ? " (it has no cycles samples)" : "; it has " + list);
+}
+
+// The one image of the database whose ELF has `procedure` (list's rule:
+// every image with samples is searched); throws naming the candidates when
+// none or several have it.
+std::string image_with_procedure(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
+                                 const std::string& procedure, const ImageSources& sources) {
+  ImageResolver resolver = ImageResolver::from_sources(sources);
+  std::vector<std::string> found, every_symbol;
+  std::string warning;
+  size_t with_symbols = 0;
+  for (const auto& [path, identity] : sampled_images(db, epochs)) {
+    const ResolvedImage& resolved = resolver.resolve(identity);
+    if (!resolved.elf) {
+      if (warning.empty()) warning = resolved.warning;
+      continue;
+    }
+    ++with_symbols;
+    const std::vector<std::string> symbols = resolved.elf->procedure_symbols();
+    every_symbol.insert(every_symbol.end(), symbols.begin(), symbols.end());
+    if (find_procedure(*resolved.elf, procedure, path)) found.push_back(path);
+  }
+  if (found.size() == 1) return found.front();
+  if (found.empty()) throw no_procedure_error(every_symbol, procedure, with_symbols, warning);
+  std::string list;
+  for (const std::string& path : found) list += (list.empty() ? "" : ", ") + path;
+  throw std::runtime_error("'" + procedure + "' is in " + std::to_string(found.size()) +
+                           " images (" + list + "): name one with --image");
+}
+
 // The image's CYCLES samples in `epochs`: the image is the one `code` is (by
 // build-id), or, without an ELF yet, the one `image` names.
 ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
@@ -206,9 +257,7 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
     }
     if (samples.total > before) machines[metadata.machine].push_back(epoch);
   }
-  if (!found)
-    throw std::runtime_error("no cycles samples for image '" + image + "' in " +
-                             db.directory().string() + " (see 'dcpi db show')");
+  if (!found) throw std::runtime_error(no_image_message(db, epochs, image));
   samples.machine = one_machine(machines, image);
   samples.epochs = epochs;
   samples.cpus = cpus.size();
@@ -220,9 +269,15 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
 CalcInputs load_calc_inputs(const CalcRequest& request) {
   const ProfileDatabase db = ProfileDatabase::open(request.db);
   const std::vector<uint64_t> epochs = chosen_epochs(db, request.epoch);
+  std::string image = request.image;
+  if (image.empty()) {
+    if (!request.procedure)
+      throw std::invalid_argument("give --image (or a --procedure to find the image by)");
+    image = image_with_procedure(db, epochs, *request.procedure, request.images);
+  }
   std::optional<CodeImage> code;
-  if (fs::is_regular_file(request.image)) code = CodeImage::open(request.image, request.mode);
-  ImageSamples samples = read_image_samples(db, epochs, request.image, code);
+  if (fs::is_regular_file(image)) code = CodeImage::open(image, request.mode);
+  ImageSamples samples = read_image_samples(db, epochs, image, code);
   if (!code) {
     code = CodeImage::open(find_elf(samples.identity, request.images), request.mode);
     if (!same_image(samples.identity, *code))

@@ -64,8 +64,10 @@ struct CalcInputs {
 
 // What both commands were asked for (parsed by analysis/cli/report_options.h).
 struct CalcRequest {
-  std::string db;       // --db
-  std::string image;    // --image: an ELF file, or an image's name in the db
+  std::string db;     // --db
+  std::string image;  // --image: an ELF file, or an image's name in the db; empty:
+                      // the one image of the database with `procedure` (as list finds it)
+  std::optional<std::string> procedure;  // --procedure, to find the image by
   ImageSources images;  // where a named image's ELF is: --images, the catalog, the cache
   std::optional<isa::DecodeMode> mode;  // --mode; default: decode_mode_for_image
   // --model qemu|ev5; default: the profile's machine's (ev5 profiles get the

@@ -1,0 +1,48 @@
+// dcpi run's echo of the guest console (issue 30 item 16): the program's
+// lines to stdout, the kernel's, init's and QEMU's to stderr (none under
+// --quiet), QEMU's "terminating on signal" not at all.
+#include "analysis/cli/console_echo.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace dcpi {
+namespace {
+
+TEST(ConsoleEcho, LinesAreTheProgramsUnlessTheSystemSaidThem) {
+  EXPECT_EQ(classify_console_line("checksum copy 0xcb24511ba819bfb9"), ConsoleLineKind::kProgram);
+  EXPECT_EQ(classify_console_line("hello from the program\r"), ConsoleLineKind::kProgram);
+  EXPECT_EQ(classify_console_line("dcpi-kernel: profiler sampling on every CPU"),
+            ConsoleLineKind::kSystem);
+  EXPECT_EQ(classify_console_line("init: copy pid 2 exit 0"), ConsoleLineKind::kSystem);
+  EXPECT_EQ(classify_console_line("DCPI-DONE\r"), ConsoleLineKind::kSystem);
+  EXPECT_EQ(classify_console_line("panic: out of pages"), ConsoleLineKind::kSystem);
+  EXPECT_EQ(classify_console_line("qemu-system-alpha: terminating on signal 15 from pid 42 (dcpi)"),
+            ConsoleLineKind::kDropped);
+}
+
+TEST(ConsoleEcho, SplitsPiecesIntoLinesAndStreams) {
+  std::ostringstream program, system;
+  {
+    ConsoleSplitter splitter(program, &system);
+    std::ostream console(&splitter);
+    // The console arrives in arbitrary pieces, with the UART's \r\n.
+    console << "dcpi-kernel: 1 CPUs online\r\nchecksum co";
+    console << "py 0x1\r\ninit: copy pid 2 exit 0\r\n";
+    console << "qemu-system-alpha: terminating on signal 15 from pid 9\nlast words";
+  }
+  EXPECT_EQ(program.str(), "checksum copy 0x1\nlast words");
+  EXPECT_EQ(system.str(), "dcpi-kernel: 1 CPUs online\ninit: copy pid 2 exit 0\n");
+}
+
+TEST(ConsoleEcho, QuietDropsTheSystemsLinesNotTheProgramsOutput) {
+  std::ostringstream program;
+  ConsoleSplitter splitter(program, nullptr);
+  std::ostream console(&splitter);
+  console << "dcpi-kernel: init ran 5 cycles\r\nresult 42\r\n";
+  EXPECT_EQ(program.str(), "result 42\n");
+}
+
+}  // namespace
+}  // namespace dcpi

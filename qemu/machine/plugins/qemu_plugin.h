@@ -31,8 +31,14 @@ QEMU_PLUGIN_API
 void qemu_plugin_icount_use_step_tbs(void);
 QEMU_PLUGIN_API
 bool qemu_plugin_tb_is_icount_step(const struct qemu_plugin_tb* tb);
+QEMU_PLUGIN_API
+bool qemu_plugin_register_vcpu_mem_icount_charge(struct qemu_plugin_insn* insn,
+                                                 qemu_plugin_vcpu_mem_cb_t cb,
+                                                 enum qemu_plugin_mem_rw rw,
+                                                 qemu_plugin_u64 entry, void* userdata);
 #pragma weak qemu_plugin_register_vcpu_insn_exec_icount_charge
 #pragma weak qemu_plugin_icount_use_step_tbs
 #pragma weak qemu_plugin_tb_is_icount_step
+#pragma weak qemu_plugin_register_vcpu_mem_icount_charge
 }
 #endif  // DCPI_REAL_QEMU_PLUGIN_H

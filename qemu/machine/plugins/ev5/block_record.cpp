@@ -11,9 +11,14 @@ BlockRecord::BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_wo
   const size_t n = timing.instructions.size();
   refs.resize(n);
   step_refs.resize(n);
+  access_refs.resize(n);
+  step_access_refs.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    refs[i] = InstructionRef{this, static_cast<uint32_t>(i), false};
-    step_refs[i] = InstructionRef{this, static_cast<uint32_t>(i), true};
+    const auto index = static_cast<uint32_t>(i);
+    refs[i] = InstructionRef{this, index, false, false};
+    step_refs[i] = InstructionRef{this, index, true, false};
+    access_refs[i] = InstructionRef{this, index, false, true};
+    step_access_refs[i] = InstructionRef{this, index, true, true};
     cut[i].store(0, std::memory_order_relaxed);
   }
 }

@@ -24,7 +24,8 @@ struct BlockRecord;
 struct InstructionRef {
   BlockRecord* block = nullptr;
   uint32_t index = 0;
-  bool step = false;  // in the block's step translation (QEMU's CF_ICOUNT_STEP)
+  bool step = false;    // in the block's step translation (QEMU's CF_ICOUNT_STEP)
+  bool access = false;  // the charge before its memory access, not at its start
 };
 
 struct BlockRecord {
@@ -33,7 +34,7 @@ struct BlockRecord {
   std::vector<uint32_t> words;
   // Never resized: callbacks hold pointers. The ordinary translation's and
   // the step translation's (a block a timer deadline falls in).
-  std::vector<InstructionRef> refs, step_refs;
+  std::vector<InstructionRef> refs, step_refs, access_refs, step_access_refs;
   std::atomic<uint64_t> entries{0};
   // cut[k]: entries that left the block before instruction k ran (an exact
   // exit), so instruction i ran entries - sum(cut[0..i]) times.

@@ -52,6 +52,7 @@ struct State {
   bool charging = false;  // the patched QEMU's charge API is there and -icount is on
   bool probed = false;
   bool steps = false;  // QEMU runs a block a deadline falls in whole, as a step block
+  bool access_charges = false;  // a load or store is charged before its access
 };
 
 State* state = nullptr;
@@ -73,7 +74,7 @@ void enter(unsigned int vcpu, BlockRecord& block, bool step) {
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   if (state->charging && words.stall != 0 && words.last_charged != 0) {
     const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
-    model.aborted(*ref->block, ref->index, ref->step);
+    model.aborted(*ref->block, ref->index, ref->step, ref->access);
   }
   words.stall = state->charging ? model.enter(block, step) : (model.enter(block, step), 0);
   words.pending = model.pending_loads();
@@ -93,10 +94,15 @@ void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& mod
   words.pending = model.pending_loads();
 }
 
+// Before the access (the patch's access charge): its DTB miss and a full
+// write buffer are charged at the load or store itself, which is where the
+// 21164 takes them. After it (a QEMU without access charges), at the next
+// instruction.
 void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  if (ref->access) words_of(vcpu).last_charged = reinterpret_cast<uint64_t>(ref);
   // Caches are looked up by virtual address: asking QEMU for the physical
   // one costs a TLB walk per access (docs/ev5-machine.md).
   const uint64_t cycles =
@@ -161,23 +167,34 @@ void probe_charging(qemu_plugin_insn* first) {
   state->steps = state->charging && &qemu_plugin_icount_use_step_tbs != nullptr &&
                  &qemu_plugin_tb_is_icount_step != nullptr;
   if (state->steps) qemu_plugin_icount_use_step_tbs();
+  state->access_charges =
+      state->charging && &qemu_plugin_register_vcpu_mem_icount_charge != nullptr;
 }
 
-// Instructions where a callback may put a stall into `stall`: a block's
-// head, the one after a memory access, the first reader of a loaded
-// register, the first multiply or divide.
+// Instructions where a callback may put a stall into `stall` before their
+// charge: a block's head, the first reader of a loaded register, the first
+// multiply or divide (and, without access charges, the one after a memory
+// access).
 bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
   const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
-  const bool after_access =
-      i > 0 && (timing.instructions[i - 1].load || timing.instructions[i - 1].store);
+  const bool after_access = !state->access_charges && i > 0 &&
+                            (timing.instructions[i - 1].load || timing.instructions[i - 1].store);
   return i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
 }
 
+void register_access(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t,
+                     void* userdata, const InstructionRef& access) {
+  const qemu_plugin_mem_rw rw = t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R;
+  if (state->access_charges)
+    qemu_plugin_register_vcpu_mem_icount_charge(insn, on_memory, rw, state->stall,
+                                                const_cast<InstructionRef*>(&access));
+  else
+    qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS, rw, userdata);
+}
+
 void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t,
-                        void* userdata) {
-  if (t.load || t.store)
-    qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS,
-                                     t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R, userdata);
+                        void* userdata, const InstructionRef& access) {
+  if (t.load || t.store) register_access(insn, t, userdata, access);
   if (t.reads_loaded)
     qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_operands, QEMU_PLUGIN_CB_NO_REGS,
                                                 QEMU_PLUGIN_COND_NE, state->pending, 0, userdata);
@@ -193,7 +210,8 @@ void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
   for (size_t i = 0; i < timing.instructions.size(); ++i) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
-    register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]));
+    register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]),
+                       block.access_refs[i]);
     register_charge(insn, block.refs[i], i == 0 || may_stall(timing, i), t.charge);
   }
 }
@@ -205,7 +223,7 @@ void register_step_block(qemu_plugin_tb* tb, BlockRecord& block) {
   for (size_t i = 0; i < timing.instructions.size(); ++i) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     auto* ref = const_cast<InstructionRef*>(&block.step_refs[i]);
-    register_callbacks(insn, timing.instructions[i], ref);
+    register_callbacks(insn, timing.instructions[i], ref, block.step_access_refs[i]);
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_step_units, QEMU_PLUGIN_CB_NO_REGS, ref);
     register_charge(insn, *ref, true, 0);
   }

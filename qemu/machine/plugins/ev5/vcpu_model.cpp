@@ -37,6 +37,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
     continued_ = aborted_;
     rerun_block_ = &block;
     rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
+    rerun_access_done_ = aborted_access_;
     aborted_ = {};
     return 0;
   }
@@ -83,10 +84,7 @@ uint64_t VcpuModel::step_units(const BlockRecord& block, uint32_t index) {
 
 uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   const BlockTiming& timing = block.timing;
-  const uint64_t pc = timing.pc;
-  uint64_t stall = carry_;
-  truth_.stall(pc, carry_cause_, carry_culprit_, carry_);
-  carry_ = 0;
+  uint64_t stall = 0;
   // A block that follows itself (a loop) finds its lines and pages where it
   // left them: the I-cache is direct mapped and holds nothing else.
   if (previous_block_ != &block) stall += fetch_stall(timing);
@@ -148,8 +146,9 @@ uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {
   return ready - now;
 }
 
-void VcpuModel::aborted(BlockRecord& block, uint32_t index, bool step) {
+void VcpuModel::aborted(BlockRecord& block, uint32_t index, bool step, bool access) {
   ++truth_.exact_exits;
+  aborted_access_ = access;
   const bool rerun = &block == rerun_block_ && index == 0;
   aborted_ = site(block, index);
   // The instruction's static units, and what the exiting charge made of
@@ -171,6 +170,7 @@ void VcpuModel::settle_abort() {
     for (uint8_t k = 0; k < t.stall_count; ++k)
       truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
   rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
+  rerun_access_done_ = aborted_access_;
   skip_pc_ = t.pc;
   previous_static_ = t.offset;
   previous_block_ = nullptr;
@@ -179,25 +179,26 @@ void VcpuModel::settle_abort() {
 
 uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr,
                                   uint64_t paddr, bool store) {
+  if (&block == rerun_block_ && index == 0 && rerun_access_done_) {
+    rerun_access_done_ = false;  // modelled before the exit that re-runs it
+    return 0;
+  }
   const Site at = site(block, index);
   const InstructionTiming& t = at.timing();
-  const std::vector<InstructionTiming>& all = at.block->timing.instructions;
   const uint64_t now = time_at(at);
-  const bool last = at.index + 1 == all.size();
-  const uint64_t charged_pc = last ? 0 : all[at.index + 1].pc;
   uint64_t stall = 0;
-  StallCause cause = StallCause::kOther;
+  // The 21164 takes a DTB miss as a trap at the load or store and runs it
+  // again after the refill; a store waits at itself for room in the write
+  // buffer. Both are charged and booked there.
   if (!bypasses_tlb(vaddr) && !dtb_.access(vaddr)) {
     ++truth_.dtb_miss;
     stall += machine_.dtb_refill;
-    cause = StallCause::kDtbMiss;
-    if (!last) truth_.stall(charged_pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
+    truth_.stall(t.pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
   }
   const uint64_t address = paddr != ~0ull ? paddr : vaddr;
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
-    if (wait && !last) truth_.stall(charged_pc, StallCause::kWriteBufferOverflow, t.pc, wait);
-    if (wait) cause = StallCause::kWriteBufferOverflow;
+    truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
     stall += wait;
   } else if (t.destination < 64) {
     const uint64_t ready = memory_.load(address, now + stall);
@@ -208,12 +209,6 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
     }
   } else {
     memory_.load(address, now + stall);  // a prefetch (load into R31): nobody waits
-  }
-  if (last) {
-    carry_ += stall;
-    carry_cause_ = cause;
-    carry_culprit_ = t.pc;
-    return 0;
   }
   dynamic_in_block_ += stall;
   return stall;

@@ -8,8 +8,9 @@
 // Where a stall is charged (docs/ev5-machine.md "skid"): a load miss at the
 // first reader of the loaded register in the same block, else at the head of
 // the first later block that reads it; a DTB miss and a full write buffer at
-// the instruction after the access (or the next block's head); I-cache, ITB
-// and branch mispredict stalls at the block's first instruction.
+// the load or store itself (charged before its access, as the 21164 traps
+// or waits there); I-cache, ITB and branch mispredict stalls at the block's
+// first instruction.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -40,12 +41,14 @@ class VcpuModel {
   // step block at the same instruction, entered next, the exit left a block
   // whose deadline lay further on (the patch's step exit): the step block
   // continues the block, timed as it.
-  void aborted(BlockRecord& block, uint32_t index, bool step = false);
+  // `access`: the exit was at the charge before its memory access, which
+  // was modelled then and is not again when the instruction re-runs.
+  void aborted(BlockRecord& block, uint32_t index, bool step = false, bool access = false);
   // In a step block: the units instruction `index` takes (all its static
   // cycles, its issue included; 0 when it issues with its predecessor).
   uint64_t step_units(const BlockRecord& block, uint32_t index);
-  // After the load or store at instruction `index` (virtual and physical
-  // address; physical ~0 when unknown): the stall of instruction index + 1.
+  // Before the load or store at instruction `index` (virtual and physical
+  // address; physical ~0 when unknown): its own stall (DTB miss, write buffer).
   uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr, uint64_t paddr,
                          bool store);
   // At the first reader of a register loaded earlier in the block.
@@ -94,6 +97,7 @@ class VcpuModel {
   // made of the instruction's static cycles.
   Site aborted_{};
   int64_t aborted_owed_ = 0, aborted_made_ = 0;
+  bool aborted_access_ = false, rerun_access_done_ = false;
   // The step block being timed as the rest of `continued_.block` from
   // `continued_.index`, or none.
   const BlockRecord* continuation_ = nullptr;
@@ -103,11 +107,6 @@ class VcpuModel {
   const BlockRecord* rerun_block_ = nullptr;
   int64_t rerun_units_ = 0;
   uint64_t last_step_units_ = 0;
-  // A stall for the next block's head (a DTB miss or full write buffer at a
-  // block's last instruction).
-  uint64_t carry_ = 0;
-  StallCause carry_cause_ = StallCause::kOther;
-  uint64_t carry_culprit_ = kNoCulprit;
   uint64_t pending_ = 0;
   std::array<uint64_t, 64> ready_{}, loaded_by_{};
   uint64_t multiplier_free_ = 0, divider_free_ = 0;

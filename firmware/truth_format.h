@@ -34,14 +34,14 @@
 /* One row per record kind: name in code, the word that starts its line, the
  * first version that has it, its fields (the optional ones in brackets).
  * The lines of a file come in this order, each kind sorted by its fields. */
-#define DCPI_TRUTH_RECORDS(X)                                                      \
+#define DCPI_TRUTH_RECORDS(X)                                                       \
   X(IMAGE, "image", 3, "BUILD_ID PATH")             /* a booted image, - if none */ \
-  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */              \
-  X(VCPUS, "vcpus", 1, "N")                         /* informational */            \
-  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */         \
-  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */  \
-  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */ \
-  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */ \
+  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */               \
+  X(VCPUS, "vcpus", 1, "N")                         /* informational */             \
+  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */          \
+  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */   \
+  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */  \
+  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */  \
   X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */
 
 #define DCPI_TRUTH_RECORD_ENUM_(name, word, since, fields) DCPI_TRUTH_##name,

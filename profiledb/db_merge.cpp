@@ -6,7 +6,6 @@
 
 #include "firmware/crc32c.h"
 #include "profiledb/container.h"
-
 #include "profiledb/image_catalog.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
@@ -35,8 +34,8 @@ std::string content_identity(const ProfileDatabase& db) {
   uint32_t crc = 0;
   uint64_t bytes = 0;
   auto add = [&](const fs::path& file) {
-    const std::string name = file.parent_path().filename().string() + "/" +
-                             file.filename().string();
+    const std::string name =
+        file.parent_path().filename().string() + "/" + file.filename().string();
     const std::vector<uint8_t> content = profiledb::read_file_bytes(file);
     crc = crc32c_update(crc, name.data(), name.size());
     crc = crc32c_update(crc, content.data(), content.size());

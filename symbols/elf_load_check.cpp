@@ -8,10 +8,14 @@ namespace {
 
 std::string segment_name(const GElf_Phdr& segment, size_t index) {
   switch (segment.p_type) {
-    case PT_LOAD: return "PT_LOAD " + std::to_string(index);
-    case PT_DYNAMIC: return "PT_DYNAMIC";
-    case PT_INTERP: return "PT_INTERP";
-    default: return "program header " + std::to_string(index);
+    case PT_LOAD:
+      return "PT_LOAD " + std::to_string(index);
+    case PT_DYNAMIC:
+      return "PT_DYNAMIC";
+    case PT_INTERP:
+      return "PT_INTERP";
+    default:
+      return "program header " + std::to_string(index);
   }
 }
 
@@ -60,7 +64,8 @@ std::string loader_problem(std::string_view file, const std::vector<GElf_Phdr>& 
              " of a " + std::to_string(size) + "-byte file (truncated?)";
     if (s.p_type == PT_LOAD) {
       loadable = true;
-      if (s.p_filesz > s.p_memsz) return segment_name(s, i) + " is larger in the file than in memory";
+      if (s.p_filesz > s.p_memsz)
+        return segment_name(s, i) + " is larger in the file than in memory";
     }
     if (s.p_type == PT_INTERP &&
         (s.p_filesz == 0 || std::memchr(file.data() + s.p_offset, 0, s.p_filesz) == nullptr))

@@ -97,7 +97,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
     if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
-    if (const auto truth = options.value("truth")) attach_truth(report, load_ground_truth(*truth, inputs));
+    if (const auto truth = options.value("truth"))
+      attach_truth(report, load_ground_truth(*truth, inputs));
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else

@@ -392,8 +392,8 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
       throw UsageError("-- PROGRAM goes without --mix, --workloads and --print-qemu-command");
-    bundled = BundledInitrd::for_programs(*program_command, run.machine.initrd,
-                                             run.machine.memory_mb);
+    bundled =
+        BundledInitrd::for_programs(*program_command, run.machine.initrd, run.machine.memory_mb);
   } else if (const auto mix = options.value("mix");
              mix && !options.value("initrd") && !options.flag("print-qemu-command")) {
     bundled = BundledInitrd::for_mix(build_directory(options), *mix, run.machine.initrd,

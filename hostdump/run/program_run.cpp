@@ -11,8 +11,9 @@
 
 namespace dcpi {
 
-std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(
-    const ProgramCommand& command, const std::filesystem::path& base_initrd, uint32_t memory_mb) {
+std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(const ProgramCommand& command,
+                                                           const std::filesystem::path& base_initrd,
+                                                           uint32_t memory_mb) {
   qemu::ProgramRequest request;
   request.guest_memory_bytes = uint64_t{memory_mb} << 20;
   for (const auto& argv : command.programs)

@@ -70,7 +70,7 @@ class BundledInitrd {
 // (RunResult::host_messages, never the console a program can write to): the first
 // failure's exit code, 128 + the signal that killed it, or 1 when it never
 // ran; 0 if all exited 0. Writes one line to `report` per failed program.
-int programs_exit_status(const std::string& host_messages, const std::vector<std::string>& guest_programs,
-                         std::ostream& report);
+int programs_exit_status(const std::string& host_messages,
+                         const std::vector<std::string>& guest_programs, std::ostream& report);
 
 }  // namespace dcpi

@@ -43,9 +43,10 @@ std::string read_data_file(const std::string& spec, const std::filesystem::path&
   if (error) throw std::runtime_error("--file " + spec + ": cannot read " + host.string());
   if (bound != 0 && size > bound)
     throw std::runtime_error("--file " + spec + ": " + host.string() + " is " +
-                             std::to_string(size >> 20) + " MB, more than the guest's memory can "
-                             "hold beside the kernel (" + std::to_string(bound >> 20) +
-                             " MB; --memory raises it)");
+                             std::to_string(size >> 20) +
+                             " MB, more than the guest's memory can "
+                             "hold beside the kernel (" +
+                             std::to_string(bound >> 20) + " MB; --memory raises it)");
   std::ifstream in(host, std::ios::binary);
   if (!in) throw std::runtime_error("--file " + spec + ": cannot read " + host.string());
   std::string bytes(size, '\0');
@@ -85,8 +86,9 @@ void check_program(const std::filesystem::path& program, const ElfFacts& facts) 
   const std::string name = program.string();
   const std::string base = program.filename().string();
   if (has_control_character(base))
-    throw std::runtime_error("the program's name cannot contain a newline or other control "
-                             "character: init reads one command a line");
+    throw std::runtime_error(
+        "the program's name cannot contain a newline or other control "
+        "character: init reads one command a line");
   if (base == "init" || base.find_first_of(" \t#&") != std::string::npos)
     throw std::runtime_error("the program cannot be called '" + base + "' in the guest");
   if (!facts.alpha) throw std::runtime_error(name + " is not an Alpha ELF (wrong architecture)");
@@ -171,8 +173,10 @@ void add_data_files(const ProgramRequest& request, std::vector<CpioEntry>& entri
                                    [&](const CpioEntry& e) { return e.name == name; });
     if (same != entries.end())
       throw std::runtime_error("--file " + spec + ": " + guest + " is already in the initrd (" +
-                               (same->mode & kCpioDirectory ? "a directory" : "a file the run "
-                                "needs, or an earlier --file") + "); choose another guest path");
+                               (same->mode & kCpioDirectory ? "a directory"
+                                                            : "a file the run "
+                                                              "needs, or an earlier --file") +
+                               "); choose another guest path");
     entries.push_back({name, kDataMode, read_data_file(spec, host, data_file_bound(request))});
   }
 }
@@ -184,8 +188,9 @@ std::string mix_line(const std::string& guest_program, const std::vector<std::st
   std::string line = guest_program;
   for (const std::string& argument : arguments) {
     if (has_control_character(argument))
-      throw std::runtime_error("a program argument cannot contain a newline or other control "
-                               "character: init reads one command a line");
+      throw std::runtime_error(
+          "a program argument cannot contain a newline or other control "
+          "character: init reads one command a line");
     if (argument.empty() || argument.find_first_of(" \t#&") != std::string::npos)
       throw std::runtime_error("the argument '" + argument +
                                "' cannot be passed: init splits its mix lines at blanks "
@@ -193,9 +198,9 @@ std::string mix_line(const std::string& guest_program, const std::vector<std::st
     line += ' ' + argument;
   }
   if (line.size() > kMaxMixLineBytes)
-    throw std::runtime_error(guest_program + " and its arguments are " +
-                             std::to_string(line.size()) + " bytes; init runs commands of at most " +
-                             std::to_string(kMaxMixLineBytes) + " bytes");
+    throw std::runtime_error(
+        guest_program + " and its arguments are " + std::to_string(line.size()) +
+        " bytes; init runs commands of at most " + std::to_string(kMaxMixLineBytes) + " bytes");
   return line;
 }
 

@@ -57,8 +57,9 @@ void QemuSession::check_signals_and_panic() {
   panic_searched_ = text.size();
   if (!panicked) return;
   const size_t end = text.find('\n', at);
-  const std::string why = text.substr(at + kPanicMarker.size(),
-                                      end == std::string::npos ? std::string::npos : end - at - kPanicMarker.size());
+  const std::string why =
+      text.substr(at + kPanicMarker.size(),
+                  end == std::string::npos ? std::string::npos : end - at - kPanicMarker.size());
   const std::string note = stored_note_ ? " (" + stored_note_() + ")" : "";
   fail("the guest kernel panicked: " + why + note);
 }

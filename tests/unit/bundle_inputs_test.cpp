@@ -74,8 +74,8 @@ TEST_F(BundleInputs, NewlinesInArgumentsAndNamesAreRefused) {
 
 TEST_F(BundleInputs, OnlyRegularFilesOfABoundedSizeAreCopied) {
   ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
-  for (const std::string& file : {(dir_ / "fifo").string(), std::string("/dev/zero"),
-                                  dir_.string()}) {
+  for (const std::string& file :
+       {(dir_ / "fifo").string(), std::string("/dev/zero"), dir_.string()}) {
     request_.files = {file + ":/data/x"};
     EXPECT_NE(error().find("is not a regular file"), std::string::npos) << file << ": " << error();
   }
@@ -95,8 +95,8 @@ TEST_F(BundleInputs, AFileMayNotReplaceTheBundlesOwnFilesNorComeTwice) {
   for (const char* guest : {"/bin/init", "/lib/ld-linux.so.2", "/bin/sorter", "/etc/program.mix",
                             "/lib/libc.so.6.1", "/bin"}) {
     request_.files = {data + ":" + guest};
-    EXPECT_NE(error().find("is already in the initrd"), std::string::npos) << guest << ": "
-                                                                            << error();
+    EXPECT_NE(error().find("is already in the initrd"), std::string::npos)
+        << guest << ": " << error();
   }
   request_.files = {data + ":/data/a", data + ":/data/a"};
   EXPECT_NE(error().find("is already in the initrd"), std::string::npos) << error();

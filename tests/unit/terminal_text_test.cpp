@@ -17,7 +17,9 @@ namespace {
 TEST(TerminalText, ControlCharactersAreShownEscaped) {
   EXPECT_EQ(terminal_safe("a\x1b[31mb\x07\tc\n"), "a\\x1b[31mb\\x07\tc\n");
   EXPECT_EQ(terminal_safe("del\x7f"), "del\\x7f");
-  EXPECT_EQ(terminal_safe("c1 \xc2\x9b" "2J"), "c1 \\xc2\\x9b2J");  // CSI as UTF-8
+  EXPECT_EQ(terminal_safe("c1 \xc2\x9b"
+                          "2J"),
+            "c1 \\xc2\\x9b2J");                                              // CSI as UTF-8
   EXPECT_EQ(terminal_safe("caf\xc3\xa9 \xc2\xa0"), "caf\xc3\xa9 \xc2\xa0");  // UTF-8 kept
 }
 
@@ -26,9 +28,12 @@ TEST(TerminalText, TheStreamFilterEscapesWhatItsStreamReceives) {
   {
     TerminalSafeOutput safe(out);
     out << "x\x1b]0;title\x07" << 42 << '\xc2';
-    out << '\x9b' << "\xc2" << "A\n";
+    out << '\x9b' << "\xc2"
+        << "A\n";
   }
-  EXPECT_EQ(out.str(), "x\\x1b]0;title\\x0742\\xc2\\x9b\xc2" "A\n");
+  EXPECT_EQ(out.str(),
+            "x\\x1b]0;title\\x0742\\xc2\\x9b\xc2"
+            "A\n");
   out << "\x1b";  // restored: nothing is escaped any more
   EXPECT_EQ(out.str().back(), '\x1b');
 }

@@ -50,7 +50,7 @@ struct VcpuStream {
 
 struct State {
   std::string out_path = "exec_counts.txt";
-  std::string images_path;  // images=: the run's images for the truth's `image` lines
+  std::string images_path;       // images=: the run's images for the truth's `image` lines
   std::mutex translation_mutex;  // translations may run on several vCPU threads
   std::unordered_map<uint64_t, std::unique_ptr<InstructionCounter>> counters;
   std::vector<VcpuStream> vcpus;

@@ -173,9 +173,10 @@ void add_data_files(const ProgramRequest& request, std::vector<CpioEntry>& entri
                                    [&](const CpioEntry& e) { return e.name == name; });
     if (same != entries.end())
       throw std::runtime_error("--file " + spec + ": " + guest + " is already in the initrd (" +
-                               (same->mode & kCpioDirectory ? "a directory"
-                                                            : "a file the run "
-                                                              "needs, or an earlier --file") +
+                               ((same->mode & kCpioDirectory) != 0
+                                    ? "a directory"
+                                    : "a file the run "
+                                      "needs, or an earlier --file") +
                                "); choose another guest path");
     entries.push_back({name, kDataMode, read_data_file(spec, host, data_file_bound(request))});
   }

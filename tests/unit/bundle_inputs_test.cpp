@@ -113,7 +113,8 @@ TEST_F(BundleInputs, ATruncatedElfIsRefusedWithTheReason) {
   int refused = 0, points = 0;
   for (uint64_t cut = 256; cut < size; cut += size / 16, ++points) {
     const fs::path truncated = dir_ / "sorter";  // the same name in the guest
-    std::ofstream(truncated, std::ios::binary | std::ios::trunc).write(bytes.data(), cut);
+    std::ofstream(truncated, std::ios::binary | std::ios::trunc)
+        .write(bytes.data(), static_cast<std::streamsize>(cut));
     fs::permissions(truncated, fs::perms::owner_all);
     request_.programs[0].program = truncated;
     const std::string message = error();

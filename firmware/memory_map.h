@@ -30,6 +30,11 @@ inline constexpr uint32_t kMaxCpus = DCPI_MAX_CPUS;
 inline constexpr uint64_t kPageShift = DCPI_PAGE_SHIFT;
 inline constexpr uint64_t kPageBytes = uint64_t{1} << DCPI_PAGE_SHIFT;
 
+// What guest memory must hold beside the initrd (QEMU puts it at the top):
+// the kernel image, its tables and the workloads' own pages. The host refuses
+// an initrd or a --file that leaves less before boot (issue 30).
+inline constexpr uint64_t kGuestMemoryBesideInitrd = uint64_t{32} << 20;
+
 constexpr bool is_kseg_address(uint64_t address) { return address - kKsegBase < kKsegSize; }
 // For an address inside KSEG (is_kseg_address); the caller checks.
 constexpr uint64_t kseg_to_physical(uint64_t address) { return address - kKsegBase; }

@@ -143,5 +143,9 @@
 
 #define COM1_KSEG 0xfffffd01fc0003f8
 #define COM2_KSEG 0xfffffd01fc0002f8 /* the serial transport (docs/transfer-format.md) */
+/* A third 16550 the host adds (-device isa-serial,iobase=0x3e8): the kernel's
+ * and init's messages to the host, which no other program can write to
+ * (issue 30; qemu/host/host_channel.h). */
+#define COM3_KSEG 0xfffffd01fc0003e8
 
 #endif

@@ -28,18 +28,20 @@
 #define DCPI_TRUTH_MAGIC "dcpi-exec-counts"
 #define DCPI_TRUTH_VERSION_COUNTS 1 /* exec_counts (machine qemu): executions and edges */
 #define DCPI_TRUTH_VERSION_TIMED 2  /* the ev5 machine: + machine, cycles, stall, event */
-#define DCPI_TRUTH_VERSION_NEWEST 2
+#define DCPI_TRUTH_VERSION_IMAGES 3 /* + image: the programs the run booted (issue 30) */
+#define DCPI_TRUTH_VERSION_NEWEST 3
 
 /* One row per record kind: name in code, the word that starts its line, the
  * first version that has it, its fields (the optional ones in brackets).
  * The lines of a file come in this order, each kind sorted by its fields. */
-#define DCPI_TRUTH_RECORDS(X)                                                      \
-  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */              \
-  X(VCPUS, "vcpus", 1, "N")                         /* informational */            \
-  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */         \
-  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */  \
-  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */ \
-  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */ \
+#define DCPI_TRUTH_RECORDS(X)                                                       \
+  X(IMAGE, "image", 3, "BUILD_ID PATH")             /* a booted image, - if none */ \
+  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */               \
+  X(VCPUS, "vcpus", 1, "N")                         /* informational */             \
+  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */          \
+  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */   \
+  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */  \
+  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */  \
   X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */
 
 #define DCPI_TRUTH_RECORD_ENUM_(name, word, since, fields) DCPI_TRUTH_##name,
@@ -50,6 +52,14 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
 /* The machines a `machine` line names. */
 #define DCPI_TRUTH_MACHINE_QEMU "qemu"
 #define DCPI_TRUTH_MACHINE_EV5 "ev5"
+/* A truth's `image` lines name the images the run booted (the kernel, the
+ * PALcode, every program of the initrd) by build-id: the truth counts guest
+ * addresses, which every program shares (0x120000000...), so a reader checks
+ * the image it scores against them. The plugins copy them from the file
+ * their images= argument names (dcpi run writes it), one "BUILD_ID PATH"
+ * per line. */
+#define DCPI_TRUTH_NO_BUILD_ID "-"
+
 /* The comment the exec_counts plugin writes under its header. */
 #define DCPI_TRUTH_COUNTS_COMMENT "# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)"
 
@@ -57,6 +67,7 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
 namespace dcpi::truth_format {
 
 enum class Record : int {
+  kImage = DCPI_TRUTH_IMAGE,
   kMachine = DCPI_TRUTH_MACHINE,
   kVcpus = DCPI_TRUTH_VCPUS,
   kInsn = DCPI_TRUTH_INSN,
@@ -80,7 +91,7 @@ inline constexpr RecordInfo kRecords[] = {
 #undef DCPI_TRUTH_RECORD_ROW_
 };
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == DCPI_TRUTH_RECORD_COUNT &&
-                  DCPI_TRUTH_RECORD_COUNT == 7,
+                  DCPI_TRUTH_RECORD_COUNT == 8,
               "a new record kind needs its Record name here");
 
 constexpr const RecordInfo& record_info(Record record) {

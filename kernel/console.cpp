@@ -23,6 +23,7 @@ class LineBuffer {
   }
   void flush() {
     uart_write(text_, length_);
+    uart3_write(text_, length_);
     length_ = 0;
   }
 
@@ -129,10 +130,11 @@ void kvprintf(const char* f, va_list args) {
   pal::swpipl(ipl);
 }
 
-void console_write(const char* text, uint64_t length) {
+void console_write(const char* text, uint64_t length, bool to_host) {
   const uint64_t ipl = pal::swpipl(IPL_HIGH);
   console_lock.lock();
   uart_write(text, length);
+  if (to_host) uart3_write(text, length);
   console_lock.unlock();
   pal::swpipl(ipl);
 }

@@ -1,4 +1,5 @@
-// Kernel console on COM1: a small printf, serialized across CPUs.
+// Kernel console on COM1 (and the host channel, COM3): a small printf,
+// serialized across CPUs.
 #pragma once
 #include <cstdarg>
 #include <cstdint>
@@ -8,8 +9,11 @@ namespace kernel {
 // Supports %d %u %x %s %c %p with optional l/ll and a field width ("%8u").
 void kprintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char* format, va_list args);
-// Raw bytes (a user write to fd 1 or 2), in one burst.
-void console_write(const char* text, uint64_t length);
+// Raw bytes (a user write to fd 1 or 2), in one burst. Init's (`to_host`)
+// also go to the host channel, as every kprintf does: what steers the host
+// (init's verdicts, DCPI-DONE, panic) is there, where no other program can
+// write (issue 30); the console is only echoed.
+void console_write(const char* text, uint64_t length, bool to_host = false);
 [[noreturn]] void panic(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace kernel

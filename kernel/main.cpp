@@ -118,9 +118,17 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
       *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdAddressOffset);
   const uint64_t initrd_bytes =
       *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdSizeOffset);
+  // QEMU puts the initrd at the top of memory; one larger than the memory
+  // is not loaded at all (and its address is then outside it). Say so
+  // instead of reading garbage (issue 30).
+  const uint64_t kernel_end = pages::kseg_to_phys(reinterpret_cast<uint64_t>(__kernel_end));
+  if (initrd_bytes != 0 && (initrd_address < dcpi::physical_to_kseg(kernel_end) ||
+                            pages::kseg_to_phys(initrd_address) > memory_bytes ||
+                            initrd_bytes > memory_bytes - pages::kseg_to_phys(initrd_address)))
+    panic("the initrd (%lu bytes) does not fit in %lu MB of guest memory: QEMU did not load it",
+          initrd_bytes, memory_bytes >> 20);
   const uint64_t files = initrd::init(initrd_address, initrd_bytes);
-  pages::init(pages::kseg_to_phys(reinterpret_cast<uint64_t>(__kernel_end)),
-              initrd::present() ? initrd::start_phys() : memory_bytes);
+  pages::init(kernel_end, initrd::present() ? initrd::start_phys() : memory_bytes);
   load_map_init();
   sched::init_cpu(0);
   if (initrd_bytes != 0)

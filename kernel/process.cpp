@@ -150,6 +150,8 @@ void set_init_pid(uint32_t pid, bool halt_when_done) {
   halt_after_init = halt_when_done;
 }
 
+bool is_init(uint32_t pid) { return pid != 0 && pid == init_pid; }
+
 uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
   Process* p = allocate_slot();
   if (p == nullptr) return 0;

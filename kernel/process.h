@@ -104,5 +104,7 @@ uint64_t cpus_running_user();
 // At boot: what to report when init (the first process the kernel spawns)
 // exits, and whether to halt then.
 void set_init_pid(uint32_t pid, bool halt_when_done);
+// True for init: its console output also goes to the host (issue 30).
+bool is_init(uint32_t pid);
 
 }  // namespace kernel

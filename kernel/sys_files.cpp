@@ -44,11 +44,12 @@ int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uin
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
+  const bool to_host = is_init(self->pid);
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = count - done < sizeof chunk ? count - done : sizeof chunk;
     if (!copy_from_user(self->space, chunk, buffer + done, n))
       return done ? static_cast<int64_t>(done) : error(EFAULT);
-    console_write(chunk, n);
+    console_write(chunk, n, to_host);
     done += n;
   }
   return static_cast<int64_t>(count);

@@ -144,6 +144,16 @@ CheckReport check(const fs::path& directory, bool holding_lock) {
   }
   const std::vector<uint64_t> epochs = db.epochs();
   report.epochs = epochs.size();
+  // dcpi run and db merge always write IMAGES (merge with its first epoch);
+  // dcpi ingest does not know the images. Without it the reports name
+  // procedures only through the build-id cache or --images (issue 30).
+  std::error_code no_catalog;
+  if (!epochs.empty() && !fs::exists(directory / kImageCatalogName, no_catalog))
+    report.notes.push_back(
+        (directory / kImageCatalogName).string() +
+        " is missing: no image catalog, so reports find the images' files only in the build-id "
+        "cache or with --images (expected for dcpi ingest; a dcpi run or db merge database "
+        "has one)");
   for (uint64_t epoch : epochs) check_epoch(db, epoch, report);
   return report;
 }

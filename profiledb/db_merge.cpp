@@ -1,7 +1,11 @@
 #include "profiledb/db_merge.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <system_error>
 
+#include "firmware/crc32c.h"
+#include "profiledb/container.h"
 #include "profiledb/image_catalog.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
@@ -22,6 +26,56 @@ void require_empty_output(const fs::path& output) {
                                " is not empty: dcpi db merge writes a new database");
 }
 
+// What an input holds, as `dcpi ingest` identifies a recording (issue 30):
+// a CRC-32C over every file of its epochs (metadata, profiles, value files)
+// with its name, and their size.
+// Empty for a database without epochs (two of those add nothing twice).
+std::string content_identity(const ProfileDatabase& db) {
+  uint32_t crc = 0;
+  uint64_t bytes = 0;
+  auto add = [&](const fs::path& file) {
+    const std::string name =
+        file.parent_path().filename().string() + "/" + file.filename().string();
+    const std::vector<uint8_t> content = profiledb::read_file_bytes(file);
+    crc = crc32c_update(crc, name.data(), name.size());
+    crc = crc32c_update(crc, content.data(), content.size());
+    bytes += content.size();
+  };
+  for (uint64_t epoch : db.epochs()) {
+    std::vector<fs::path> files;  // epoch.meta, profiles, value files
+    for (const fs::directory_entry& entry : fs::directory_iterator(db.epoch_directory(epoch)))
+      if (entry.is_regular_file() && !entry.path().filename().string().starts_with("."))
+        files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) add(file);
+  }
+  if (bytes == 0) return {};
+  char text[64];
+  std::snprintf(text, sizeof text, "crc32c %08x, %llu bytes", crc,
+                static_cast<unsigned long long>(bytes));
+  return text;
+}
+
+// Each input once (issue 30): the same directory twice, or two copies of
+// one run, would count its samples twice.
+void refuse_repeated_inputs(const std::vector<fs::path>& inputs,
+                            const std::vector<ProfileDatabase>& databases) {
+  std::vector<std::string> identities;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    identities.push_back(content_identity(databases[i]));
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code error;
+      if (fs::equivalent(inputs[i], inputs[j], error))
+        throw ProfileDatabaseError(inputs[i].string() + " is given twice (as " +
+                                   inputs[j].string() + "); each input is merged once");
+      if (!identities[i].empty() && identities[i] == identities[j])
+        throw ProfileDatabaseError(inputs[i].string() + " holds the same profiles as " +
+                                   inputs[j].string() + " (" + identities[i] +
+                                   "): a copy of one run is merged once");
+    }
+  }
+}
+
 // The inputs as readers, refusing one that a writer is still filling.
 std::vector<ProfileDatabase> open_inputs(const fs::path& output,
                                          const std::vector<fs::path>& inputs) {
@@ -35,16 +89,30 @@ std::vector<ProfileDatabase> open_inputs(const fs::path& output,
                                  "; merge it when that run has finished");
     databases.push_back(ProfileDatabase::open(input));
   }
+  refuse_repeated_inputs(inputs, databases);
   return databases;
 }
 
-// One input epoch into `epoch` of the output, as one batch.
+// IMAGES and RECORDINGS of every input, united, into the open batch.
+void unite_catalogs(const std::vector<fs::path>& inputs, ProfileDatabaseWriter& writer) {
+  for (const fs::path& input : inputs) {
+    writer.record_images(read_image_catalog(input));
+    const auto recordings = read_recording_lines(input / profile_format::kRecordingsName);
+    for (const std::string& recording : recordings)
+      if (!recording.empty() && !writer.has_recording(recording)) writer.add_recording(recording);
+  }
+}
+
+// One input epoch into `epoch` of the output, as one batch; the first one
+// carries the catalogs too (issue 30), so no epoch is ever stored without
+// them, however the merge ends.
 uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
-                    ProfileDatabaseWriter& writer) {
+                    ProfileDatabaseWriter& writer, const std::vector<fs::path>* catalogs) {
   EpochMetadata metadata = db.epoch_metadata(from);
   uint64_t samples = 0;
   writer.begin_batch();
   try {
+    if (catalogs) unite_catalogs(*catalogs, writer);
     for (const ProfileInfo& info : db.profiles(from)) {
       const Profile profile = db.read_profile(info);
       writer.merge_profile(epoch, info.image, info.event, profile.rows);
@@ -64,16 +132,11 @@ uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
   return samples;
 }
 
-// IMAGES and RECORDINGS of every input, united, as one last batch.
-void unite_catalogs(const std::vector<fs::path>& inputs, ProfileDatabaseWriter& writer) {
+// The catalogs alone, for inputs without epochs.
+void write_catalogs(const std::vector<fs::path>& inputs, ProfileDatabaseWriter& writer) {
   writer.begin_batch();
   try {
-    for (const fs::path& input : inputs) {
-      writer.record_images(read_image_catalog(input));
-      const auto recordings = read_recording_lines(input / profile_format::kRecordingsName);
-      for (const std::string& recording : recordings)
-        if (!recording.empty() && !writer.has_recording(recording)) writer.add_recording(recording);
-    }
+    unite_catalogs(inputs, writer);
     writer.commit_batch();
   } catch (...) {
     writer.abort_batch();
@@ -94,12 +157,13 @@ std::vector<MergedEpoch> merge_databases(const fs::path& output,
   for (size_t i = 0; i < databases.size(); ++i) {
     for (uint64_t from : databases[i].epochs()) {
       MergedEpoch epoch{inputs[i], from, merged.size() + 1, 0};
-      epoch.samples = copy_epoch(databases[i], from, epoch.output_epoch, writer);
+      epoch.samples = copy_epoch(databases[i], from, epoch.output_epoch, writer,
+                                 merged.empty() ? &inputs : nullptr);
       merged.push_back(epoch);
       if (progress) progress(epoch);
     }
   }
-  unite_catalogs(inputs, writer);
+  if (merged.empty()) write_catalogs(inputs, writer);
   return merged;
 }
 

@@ -8,7 +8,9 @@
 // epochs, each keeping its metadata (epoch.meta) as it was, its profiles and
 // its value files. An image keeps its identity (build-id + path), so the same
 // image has the same file name in every epoch; the image catalogs (IMAGES)
-// and recordings (RECORDINGS) are united. Each epoch is one writer batch
+// and recordings (RECORDINGS) are united, in the first epoch's batch (so
+// OUT never holds an epoch without them). An input given twice, by path or
+// as a copy with the same profiles, is refused. Each epoch is one writer batch
 // (profile_db_writer.h): a kill mid-merge leaves OUT the epochs merged so far
 // (plus, if it struck inside a batch, one epoch directory without epoch.meta
 // that readers skip and `dcpi db check --repair` removes) and the inputs
@@ -30,7 +32,8 @@ struct MergedEpoch {
 };
 
 // Throws ProfileDatabaseError: OUT exists and is not an empty directory, an
-// input is not a database or is being written, or a write fails. `progress`
+// input is not a database, is being written or is given twice, or a write
+// fails. `progress`
 // (if set) is called after each epoch is stored.
 std::vector<MergedEpoch> merge_databases(
     const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs,

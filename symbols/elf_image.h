@@ -54,6 +54,10 @@ struct ElfLoadInfo {
   // Where the ELF header itself is mapped: p_vaddr of the PT_LOAD that
   // starts at file offset 0 (glibc finds it as __ehdr_start).
   std::optional<uint64_t> header_address;
+  // Why a loader could not read this file (a program header or the dynamic
+  // section outside it: truncated, damaged); empty when it could. The
+  // bundler refuses such a file before boot (symbols/elf_load_check.h).
+  std::string problem;
 };
 
 // What to read besides the symbols: skipping contents, DWARF and the

@@ -19,6 +19,7 @@
 #include <span>
 
 #include "symbols/elf_image.h"
+#include "symbols/elf_load_check.h"
 
 namespace dcpi {
 namespace {
@@ -154,10 +155,18 @@ class ElfReader {
                  header_.e_ident[EI_DATA] == ELFDATA2LSB && header_.e_machine == kMachineAlpha;
     load.executable = header_.e_type == ET_EXEC || header_.e_type == ET_DYN;
     size_t count = 0;
-    if (elf_getphdrnum(elf_, &count) != 0) return;
+    if (elf_getphdrnum(elf_, &count) != 0) {
+      load.problem = "the program headers cannot be read";
+      return;
+    }
+    std::vector<GElf_Phdr> segments;
     for (size_t i = 0; i < count; ++i) {
       GElf_Phdr segment;
-      if (gelf_getphdr(elf_, static_cast<int>(i), &segment) == nullptr) continue;
+      if (gelf_getphdr(elf_, static_cast<int>(i), &segment) == nullptr) {
+        load.problem = "program header " + std::to_string(i) + " cannot be read";
+        continue;
+      }
+      segments.push_back(segment);
       if (segment.p_type == PT_TLS) load.has_tls = true;
       if (segment.p_type == PT_LOAD && segment.p_offset == 0) load.header_address = segment.p_vaddr;
       if (segment.p_type == PT_INTERP && segment.p_offset < bytes_.size() &&
@@ -166,6 +175,8 @@ class ElfReader {
         load.interpreter.assign(text, strnlen(text, segment.p_filesz));
       }
     }
+    if (load.problem.empty() && load.executable)
+      load.problem = loader_problem({bytes_.data(), bytes_.size()}, segments);
   }
 
   // DT_NEEDED entries of a dynamic section, named through its string table.

@@ -82,7 +82,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     BreakdownRequest request{.procedure = name};
     if (const auto top = options.value("top")) request.top = parse_number(*top, "top");
     if (const auto truth = options.value("truth")) {
-      request.truth = load_ground_truth(*truth);
+      request.truth = load_ground_truth(*truth, inputs);
       request.truth_path = *truth;
     }
     const CalcBreakdown breakdown = calc_breakdown(inputs, request);
@@ -102,7 +102,8 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
     if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
-    if (const auto truth = options.value("truth")) attach_truth(report, load_ground_truth(*truth));
+    if (const auto truth = options.value("truth"))
+      attach_truth(report, load_ground_truth(*truth, inputs));
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else

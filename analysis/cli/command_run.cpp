@@ -413,10 +413,12 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
       throw UsageError("-- PROGRAM goes without --mix, --workloads and --print-qemu-command");
-    bundled = BundledInitrd::for_programs(*program_command, run.machine.initrd);
+    bundled =
+        BundledInitrd::for_programs(*program_command, run.machine.initrd, run.machine.memory_mb);
   } else if (const auto mix = options.value("mix");
              mix && !options.value("initrd") && !options.flag("print-qemu-command")) {
-    bundled = BundledInitrd::for_mix(build_directory(options), *mix, run.machine.initrd);
+    bundled = BundledInitrd::for_mix(build_directory(options), *mix, run.machine.initrd,
+                                     run.machine.memory_mb);
   }
   if (bundled) bundled->apply_to(run);  // its initrd and mix; its images with their host files
   if (options.flag("print-qemu-command")) {
@@ -438,11 +440,17 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
               << " samples pulled before it are stored in " << run.database.string() << '\n';
     return 128 + result.stop_signal;
   }
-  const WorkloadOutcome outcome = read_workload_outcome(result.console);
+  // The verdicts come from the host channel, never from the console a
+  // profiled program writes to (issue 30).
+  const WorkloadOutcome outcome = read_workload_outcome(result.host_messages);
   print_summary(run, result, outcome, options.flag("json"));
-  // -- PROGRAM: the program's own status, like perf record ./a.out (issue 15).
-  if (bundled && !bundled->guest_programs().empty())
-    return programs_exit_status(result.console, bundled->guest_programs(), std::cerr);
+  // -- PROGRAM: the program's own status, like perf record ./a.out (issue 15);
+  // any other failure init reports fails the run too.
+  if (bundled && !bundled->guest_programs().empty()) {
+    const int status =
+        programs_exit_status(result.host_messages, bundled->guest_programs(), std::cerr);
+    if (status != 0 || !outcome.failed()) return status;
+  }
   for (const std::string& failure : outcome.failures)
     std::cerr << "dcpi run: the workload failed: " << failure << '\n';
   return outcome.failed() ? 1 : 0;

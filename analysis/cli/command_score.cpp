@@ -45,7 +45,7 @@ int run_score_command(const std::vector<std::string>& arguments) {
     throw UsageError("give the truth file once, as --truth FILE (or --counts FILE)");
   ScoreRun run{.truth_path = truth_option ? *truth_option : *options.value("counts")};
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
-  run.truth = load_ground_truth(run.truth_path);
+  run.truth = load_ground_truth(run.truth_path, inputs);
   if (inputs.samples.machine != run.truth.machine)
     std::cerr << "dcpi score: the profile comes from machine " << inputs.samples.machine << " but "
               << run.truth_path << " from machine " << run.truth.machine

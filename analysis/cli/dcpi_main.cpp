@@ -5,11 +5,13 @@
 #include <csignal>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/reports/terminal_text.h"
 
 namespace {
 
@@ -102,7 +104,23 @@ bool asks_for_help(const std::vector<std::string>& arguments) {
   return false;
 }
 
+// The commands whose output is a text report naming the profiled programs'
+// symbols, paths and source files: their output, and their errors (which
+// name procedures too), reach the terminal with control characters escaped
+// (issue 30). Not run (the program's own output is echoed as it is), export
+// (binary pprof) or report (HTML, escaped as HTML).
+bool writes_text_report(std::string_view name) {
+  for (std::string_view report : {"prof", "list", "stats", "diff", "values", "calc", "score", "db"})
+    if (name == report) return true;
+  return false;
+}
+
 int run_command(const Command& command, const std::vector<std::string>& arguments) {
+  std::optional<dcpi::TerminalSafeOutput> safe_out, safe_errors;
+  if (writes_text_report(command.name)) {
+    safe_out.emplace(std::cout);
+    safe_errors.emplace(std::cerr);
+  }
   const std::string prefix = "dcpi " + std::string(command.name) + ": ";
   if (asks_for_help(arguments)) {
     std::cout << command.usage;

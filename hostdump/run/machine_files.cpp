@@ -30,9 +30,15 @@ std::string required_machine_file(const std::filesystem::path& build, const std:
 void choose_timing_machine(RunRequest& request, const std::filesystem::path& build,
                            const std::string& machine,
                            const std::optional<std::filesystem::path>& truth_file) {
-  // QEMU's -plugin syntax: file=PLUGIN,out=TRUTH.
-  const std::string truth =
-      truth_file ? ",out=" + std::filesystem::absolute(*truth_file).string() : std::string();
+  // QEMU's -plugin syntax: file=PLUGIN,out=TRUTH,images=LIST. The run
+  // writes LIST (the images it boots, by build-id) before QEMU starts, and
+  // the truth names them (firmware/truth_format.h, issue 30).
+  std::string truth;
+  if (truth_file) {
+    const std::string absolute = std::filesystem::absolute(*truth_file).string();
+    request.truth_images = absolute + ".images";
+    truth = ",out=" + absolute + ",images=" + request.truth_images;
+  }
   request.timing_machine = machine;  // recorded with every epoch (epoch.meta machine)
   if (machine == "ev5") {
     request.machine.qemu_binary =

@@ -1,5 +1,6 @@
 #include "hostdump/run/profiled_run.h"
 
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 
@@ -119,6 +120,32 @@ void record_booted_images(const RunRequest& options, const qemu::MachineConfig& 
       *options.progress << "dcpi run: " << warning << '\n';
 }
 
+// "BUILD_ID PATH" per booted image for the truth plugin (its images=), so
+// that the truth names the programs it counted (issue 30).
+class TruthImageList {
+ public:
+  TruthImageList(const RunRequest& options, const qemu::MachineConfig& machine)
+      : path_(options.truth_images) {
+    if (path_.empty()) return;
+    const BootedImages booted = collect_booted_images(machine.palcode, machine.kernel,
+                                                      machine.initrd, options.known_images);
+    std::ofstream out(path_, std::ios::trunc);
+    for (const RecordedImage& image : booted.images)
+      if (image.guest_path.find_first_of(" \t\n") == std::string::npos)
+        out << (image.build_id.empty() ? "-" : image.build_id) << ' ' << image.guest_path << '\n';
+    if (!out.flush()) throw std::runtime_error("cannot write " + path_ + " for the truth plugin");
+  }
+  ~TruthImageList() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove(path_, ignored);
+  }
+  TruthImageList(const TruthImageList&) = delete;
+  TruthImageList& operator=(const TruthImageList&) = delete;
+
+ private:
+  std::string path_;
+};
+
 // The run itself; `result` is kept current, so a stop signal leaves in it
 // what was stored.
 void run_until_done(const RunRequest& options, RunResult& result) {
@@ -145,6 +172,7 @@ void run_until_done(const RunRequest& options, RunResult& result) {
   for (const std::string& module : options.value_modules)
     builder.values().add_module(values::load_module(module));
 
+  const TruthImageList truth_images(options, machine);
   qemu::QemuSession session(machine, options.console, {options.timeout_seconds});
   if (com2) {
     SerialStreamSource source(
@@ -159,6 +187,7 @@ void run_until_done(const RunRequest& options, RunResult& result) {
     pull_until_done(options, session, source, builder, writer, result);
   }
   result.console = session.stop();
+  result.host_messages = session.host_messages();
 }
 
 }  // namespace

@@ -59,6 +59,9 @@ struct RunRequest {
   bool gdb_stub = true;               // false: no -gdb (only for the command line)
   std::optional<std::string> append;  // the kernel command line verbatim, instead of
                                       // the one built from the fields above
+  // With a truth plugin: where the run lists its images for it (the
+  // plugin's images=), written before boot, removed after.
+  std::string truth_images;
   // (host file, guest path) of images the initrd carries whose host files are
   // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
   std::vector<std::pair<std::string, std::string>> known_images;
@@ -68,7 +71,10 @@ struct RunRequest {
 
 struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
   uint64_t epoch_base = 0;         // database epoch = epoch_base + guest epoch
-  std::string console;             // everything the guest printed
+  std::string console;             // everything the guest printed (only echoed)
+  // What the kernel and init sent the host (qemu/host/host_channel.h): the
+  // lines the verdicts are read from, which no profiled program can forge.
+  std::string host_messages;
   // SIGINT, SIGTERM or SIGHUP stopped the run (issue 18): what was pulled is
   // stored and QEMU is stopped. The signal's number (0: none) and what the
   // run said about it.

@@ -11,9 +11,11 @@
 
 namespace dcpi {
 
-std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(
-    const ProgramCommand& command, const std::filesystem::path& base_initrd) {
+std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(const ProgramCommand& command,
+                                                           const std::filesystem::path& base_initrd,
+                                                           uint32_t memory_mb) {
   qemu::ProgramRequest request;
+  request.guest_memory_bytes = uint64_t{memory_mb} << 20;
   for (const auto& argv : command.programs)
     request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
   request.files = command.files;
@@ -25,10 +27,12 @@ std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(
 
 std::unique_ptr<BundledInitrd> BundledInitrd::for_mix(const std::filesystem::path& build,
                                                       const std::string& mix,
-                                                      const std::filesystem::path& base_initrd) {
+                                                      const std::filesystem::path& base_initrd,
+                                                      uint32_t memory_mb) {
   const std::filesystem::path root = build / "mixes" / mix;
   if (!std::filesystem::is_directory(root / "bin")) return nullptr;
   qemu::ProgramRequest request;
+  request.guest_memory_bytes = uint64_t{memory_mb} << 20;
   request.base_initrd = base_initrd;
   request.library_path.insert(request.library_path.begin(), root / "lib");
   std::vector<std::filesystem::path> programs;

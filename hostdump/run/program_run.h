@@ -4,6 +4,7 @@
 // workloads (qemu/bundle/); dcpi run exits with the program's status. A mix
 // that brings its own programs (the real mix) is bundled the same way.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -31,8 +32,10 @@ class BundledInitrd {
  public:
   // The programs of `command`, their libraries and data on top of `base_initrd`.
   // Throws std::runtime_error naming what cannot be bundled.
+  // `memory_mb` is the guest's: no --file may be larger than it can hold.
   static std::unique_ptr<BundledInitrd> for_programs(const ProgramCommand& command,
-                                                     const std::filesystem::path& base_initrd);
+                                                     const std::filesystem::path& base_initrd,
+                                                     uint32_t memory_mb);
 
   // A mix that is not built with the workloads brings its programs in
   // <build>/mixes/NAME (the real mix: toolchain/build-real-programs.sh,
@@ -41,7 +44,8 @@ class BundledInitrd {
   // the same path in the guest. nullptr for a mix without such a directory.
   static std::unique_ptr<BundledInitrd> for_mix(const std::filesystem::path& build,
                                                 const std::string& mix,
-                                                const std::filesystem::path& base_initrd);
+                                                const std::filesystem::path& base_initrd,
+                                                uint32_t memory_mb);
 
   explicit BundledInitrd(const qemu::ProgramBundle& bundle);
   ~BundledInitrd();
@@ -62,10 +66,11 @@ class BundledInitrd {
   std::vector<std::pair<std::string, std::string>> images_;  // (host file, guest path)
 };
 
-// dcpi run's exit status for the programs from what init printed: the first
+// dcpi run's exit status for the programs from what init sent the host
+// (RunResult::host_messages, never the console a program can write to): the first
 // failure's exit code, 128 + the signal that killed it, or 1 when it never
 // ran; 0 if all exited 0. Writes one line to `report` per failed program.
-int programs_exit_status(const std::string& console, const std::vector<std::string>& guest_programs,
-                         std::ostream& report);
+int programs_exit_status(const std::string& host_messages,
+                         const std::vector<std::string>& guest_programs, std::ostream& report);
 
 }  // namespace dcpi

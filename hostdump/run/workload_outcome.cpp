@@ -13,7 +13,7 @@ void read_line(const std::string& line, WorkloadOutcome& outcome) {
   static const std::regex spawn_failed(R"(^init: (\S+) spawn failed: (.*)$)");
   static const std::regex cannot_open(R"(^init: cannot open (\S+): (.*)$)");
   static const std::regex other_trouble(
-      R"(^init: (wait failed: .*|\d+ background children lost)$)");
+      R"(^init: (wait failed: .*|\d+ background children lost|line \d+ of .* not run)$)");
   static const std::regex cycles(R"(^dcpi-kernel: init ran (\d+) cycles$)");
   static const std::regex init_exit(R"(^dcpi-kernel: init exited with status (-?\d+)(.*)$)");
   std::smatch m;

@@ -1,5 +1,7 @@
-// How the workloads of a `dcpi run` ended, read from the guest console
-// (issue 16): init prints one line per child (`init: copy pid 3 exit 0`,
+// How the workloads of a `dcpi run` ended, read from what the kernel and
+// init sent the host (issue 16; the host channel since issue 30, so that a
+// program printing the same lines on the console changes nothing): init prints one line per child
+// (`init: copy pid 3 exit 0`,
 // `... signal 11`, `... spawn failed: ...`, `init: cannot open SCRIPT: ...`;
 // workloads/init.c) and the kernel the cycles init ran, spawn to exit
 // (`dcpi-kernel: init ran N cycles`, kernel/process.cpp). A run whose

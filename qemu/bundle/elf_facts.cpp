@@ -52,6 +52,7 @@ ElfFacts read_elf_facts(const std::filesystem::path& file) {
   facts.executable = load.executable;
   facts.interpreter = load.interpreter;
   facts.needed = load.needed;
+  facts.problem = load.problem;
   facts.static_glibc_without_ehdr = load.alpha && static_glibc_without_ehdr(image);
   return facts;
 }

@@ -13,6 +13,8 @@ struct ElfFacts {
   bool executable = false;          // ET_EXEC or ET_DYN
   std::string interpreter;          // PT_INTERP, empty for a static program
   std::vector<std::string> needed;  // DT_NEEDED
+  // Why a loader could not read it (truncated, damaged); empty if it could.
+  std::string problem;
   // A static glibc program linked with relaxation: GNU ld turned glibc's
   // load of the weak __ehdr_start into a constant 0, so its start-up never
   // finds PT_TLS and dies in __ctype_init, on any kernel (docs/linux-programs.md).

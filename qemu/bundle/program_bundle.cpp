@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "firmware/memory_map.h"
 #include "qemu/bundle/elf_facts.h"
 
 namespace dcpi::qemu {
@@ -16,12 +17,48 @@ constexpr uint32_t kExecutableMode = kCpioRegular | 0755;
 constexpr uint32_t kDataMode = kCpioRegular | 0644;
 constexpr size_t kMaxProgramArguments = 30;  // init passes at most 32 words a line
 
+// The program, its libraries, the base initrd: files the bundler found or
+// was built with.
 std::string read_whole_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
+}
+
+// A --file: the user's, so checked before it is read (issue 30): a FIFO
+// would block, /dev/zero never ends, a directory is no file.
+std::string read_data_file(const std::string& spec, const std::filesystem::path& host,
+                           uint64_t bound) {
+  std::error_code error;
+  const auto status = std::filesystem::status(host, error);
+  if (error || !std::filesystem::exists(status))
+    throw std::runtime_error("--file " + spec + ": no such file " + host.string());
+  if (!std::filesystem::is_regular_file(status))
+    throw std::runtime_error("--file " + spec + ": " + host.string() +
+                             " is not a regular file (a directory, FIFO or device cannot be "
+                             "copied into the guest)");
+  const uint64_t size = std::filesystem::file_size(host, error);
+  if (error) throw std::runtime_error("--file " + spec + ": cannot read " + host.string());
+  if (bound != 0 && size > bound)
+    throw std::runtime_error("--file " + spec + ": " + host.string() + " is " +
+                             std::to_string(size >> 20) +
+                             " MB, more than the guest's memory can "
+                             "hold beside the kernel (" +
+                             std::to_string(bound >> 20) + " MB; --memory raises it)");
+  std::ifstream in(host, std::ios::binary);
+  if (!in) throw std::runtime_error("--file " + spec + ": cannot read " + host.string());
+  std::string bytes(size, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (static_cast<uint64_t>(in.gcount()) != size || in.peek() != std::char_traits<char>::eof())
+    throw std::runtime_error("--file " + spec + ": " + host.string() + " changed while read");
+  return bytes;
+}
+
+bool has_control_character(const std::string& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
 }
 
 void put(std::vector<CpioEntry>& entries, const std::string& guest, uint32_t mode,
@@ -48,10 +85,16 @@ std::filesystem::path find_library(const std::string& name, const ProgramRequest
 void check_program(const std::filesystem::path& program, const ElfFacts& facts) {
   const std::string name = program.string();
   const std::string base = program.filename().string();
+  if (has_control_character(base))
+    throw std::runtime_error(
+        "the program's name cannot contain a newline or other control "
+        "character: init reads one command a line");
   if (base == "init" || base.find_first_of(" \t#&") != std::string::npos)
     throw std::runtime_error("the program cannot be called '" + base + "' in the guest");
   if (!facts.alpha) throw std::runtime_error(name + " is not an Alpha ELF (wrong architecture)");
   if (!facts.executable) throw std::runtime_error(name + " is not an executable");
+  if (!facts.problem.empty())
+    throw std::runtime_error(name + " cannot be loaded: " + facts.problem);
   if (facts.static_glibc_without_ehdr)
     throw std::runtime_error(
         name +
@@ -79,8 +122,12 @@ void add_dependencies(const ProgramRequest& request, const std::filesystem::path
                       std::vector<BundledImage>& images) {
   if (!program.interpreter.empty()) {
     const std::string base = std::filesystem::path(program.interpreter).filename();
-    add_image(entries, images, find_library(base, request, path.string() + " (PT_INTERP)"),
-              program.interpreter);
+    const auto host = find_library(base, request, path.string() + " (PT_INTERP)");
+    const ElfFacts facts = read_elf_facts(host);
+    if (!facts.alpha || !facts.problem.empty())
+      throw std::runtime_error(host.string() + " (PT_INTERP) cannot be loaded: " +
+                               (facts.alpha ? facts.problem : "not an Alpha ELF"));
+    add_image(entries, images, host, program.interpreter);
   }
   std::deque<std::pair<std::string, std::string>> queue;  // (library, needed by)
   for (const auto& name : program.needed) queue.emplace_back(name, path.string());
@@ -92,21 +139,46 @@ void add_dependencies(const ProgramRequest& request, const std::filesystem::path
     const auto host = find_library(name, request, needed_by);
     const ElfFacts facts = read_elf_facts(host);
     if (!facts.alpha) throw std::runtime_error(host.string() + " is not an Alpha shared library");
+    if (!facts.problem.empty())
+      throw std::runtime_error(host.string() + " (needed by " + needed_by +
+                               ") cannot be loaded: " + facts.problem);
     add_image(entries, images, host, "/lib/" + name);
     for (const auto& next : facts.needed) queue.emplace_back(next, name);
   }
 }
 
+uint64_t data_file_bound(const ProgramRequest& request) {
+  if (request.guest_memory_bytes == 0) return 0;
+  return request.guest_memory_bytes > kGuestMemoryBesideInitrd
+             ? request.guest_memory_bytes - kGuestMemoryBesideInitrd
+             : 1;
+}
+
+// Data files go beside what the bundle holds, never over it (issue 30): a
+// --file at /bin/init, the loader or the program would replace them.
 void add_data_files(const ProgramRequest& request, std::vector<CpioEntry>& entries) {
   for (const std::string& spec : request.files) {
     const size_t colon = spec.find(':');
     const std::filesystem::path host = spec.substr(0, colon);
     const std::string guest =
         colon == std::string::npos ? "/data/" + host.filename().string() : spec.substr(colon + 1);
-    if (guest.empty() || guest[0] != '/' || guest.find_first_of(" \t\n") != std::string::npos)
+    if (guest.size() < 2 || guest[0] != '/' || guest.find_first_of(" \t") != std::string::npos ||
+        has_control_character(guest) ||
+        std::filesystem::path(guest).lexically_normal().string() != guest || guest.back() == '/')
       throw std::runtime_error("--file " + spec +
-                               ": the guest path must be absolute, without spaces");
-    put(entries, guest, kDataMode, read_whole_file(host));
+                               ": the guest path must be a plain absolute file path, without "
+                               "spaces, control characters, '.', '..' or '//'");
+    const std::string name = guest.substr(1);
+    const auto same = std::find_if(entries.begin(), entries.end(),
+                                   [&](const CpioEntry& e) { return e.name == name; });
+    if (same != entries.end())
+      throw std::runtime_error("--file " + spec + ": " + guest + " is already in the initrd (" +
+                               ((same->mode & kCpioDirectory) != 0
+                                    ? "a directory"
+                                    : "a file the run "
+                                      "needs, or an earlier --file") +
+                               "); choose another guest path");
+    entries.push_back({name, kDataMode, read_data_file(spec, host, data_file_bound(request))});
   }
 }
 
@@ -116,12 +188,20 @@ std::string mix_line(const std::string& guest_program, const std::vector<std::st
                              " program arguments can be passed");
   std::string line = guest_program;
   for (const std::string& argument : arguments) {
-    if (argument.empty() || argument.find_first_of(" \t\r\n#&") != std::string::npos)
+    if (has_control_character(argument))
+      throw std::runtime_error(
+          "a program argument cannot contain a newline or other control "
+          "character: init reads one command a line");
+    if (argument.empty() || argument.find_first_of(" \t#&") != std::string::npos)
       throw std::runtime_error("the argument '" + argument +
                                "' cannot be passed: init splits its mix lines at blanks "
                                "(no empty arguments, blanks, '#' or '&')");
     line += ' ' + argument;
   }
+  if (line.size() > kMaxMixLineBytes)
+    throw std::runtime_error(
+        guest_program + " and its arguments are " + std::to_string(line.size()) +
+        " bytes; init runs commands of at most " + std::to_string(kMaxMixLineBytes) + " bytes");
   return line;
 }
 
@@ -144,8 +224,8 @@ ProgramBundle bundle_program(const ProgramRequest& request) {
     bundle.guest_programs.push_back(guest);
     mix += mix_line(guest, invocation.arguments) + "\n";
   }
+  put(entries, bundle.script, kDataMode, mix);  // before the data files, which may not replace it
   add_data_files(request, entries);
-  put(entries, bundle.script, kDataMode, mix);
   for (const char* directory : {"lib", "data"})
     if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == directory; }))
       entries.push_back({directory, kCpioDirectory | 0755, {}});

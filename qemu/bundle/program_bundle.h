@@ -24,7 +24,15 @@ struct ProgramRequest {
   std::vector<std::string> files;           // HOST[:GUEST] data files (GUEST default /data/NAME)
   std::filesystem::path base_initrd;        // the workloads' initrd: init and the mixes
   std::vector<std::filesystem::path> library_path = {kAlphaSysrootLib};
+  // The guest's memory: no --file may be larger than what it leaves beside
+  // the kernel (firmware/memory_map.h); 0: no bound.
+  uint64_t guest_memory_bytes = 0;
 };
+
+// init reads its script with fgets into 512 bytes: a longer line would be
+// cut and its rest run as a command of its own (workloads/init.c), so the
+// bundler refuses one, as init does.
+inline constexpr size_t kMaxMixLineBytes = 510;  // without the newline
 
 // An image the run puts in the guest: where its ELF is on the host, so the
 // reports can find its symbols.
@@ -42,7 +50,9 @@ struct ProgramBundle {
 
 // Throws std::runtime_error with one line naming the problem: not an Alpha
 // executable, a missing interpreter or library, a static glibc program that
-// cannot start (docs/linux-programs.md), an argument init cannot pass.
+// cannot start (docs/linux-programs.md), an ELF a loader cannot read, an
+// argument init cannot pass, a --file that is not a regular file, too large
+// for the guest, or that would replace a file the bundle holds.
 ProgramBundle bundle_program(const ProgramRequest& request);
 
 }  // namespace dcpi::qemu

@@ -1,5 +1,6 @@
 #include "qemu/host/machine_config.h"
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -22,6 +23,22 @@ std::string loopback(uint16_t port) { return "tcp:127.0.0.1:" + std::to_string(p
 
 }  // namespace
 
+// QEMU puts the initrd at the top of memory and does not load one that is
+// larger (the guest then finds nothing, issue 30); one that reaches down
+// over the kernel overwrites it. Either way: say so before boot.
+void check_initrd_fits(const std::string& initrd, uint32_t memory_mb) {
+  std::error_code error;
+  const uint64_t bytes = std::filesystem::file_size(initrd, error);
+  if (error) throw std::invalid_argument("initrd is not a regular file: " + initrd);
+  const uint64_t needed = bytes + kGuestMemoryBesideInitrd;
+  if (needed <= uint64_t{memory_mb} << 20) return;
+  const uint64_t needed_mb = (needed + (1 << 20) - 1) >> 20;
+  throw std::invalid_argument("the initrd " + initrd + " (" + std::to_string(bytes >> 20) +
+                              " MB) does not fit in " + std::to_string(memory_mb) +
+                              " MB of guest memory beside the kernel: it needs --memory " +
+                              std::to_string(needed_mb) + " or more");
+}
+
 void check_machine_config(const MachineConfig& config) {
   if (config.cpus < 1 || config.cpus > kMaxCpus)
     throw std::invalid_argument("clipper has 1 to 4 CPUs, not " + std::to_string(config.cpus));
@@ -30,6 +47,7 @@ void check_machine_config(const MachineConfig& config) {
   check_alpha_elf(config.kernel, "kernel (-kernel)");
   if (!config.initrd.empty() && !std::ifstream(config.initrd))
     throw std::invalid_argument("initrd not found or unreadable: " + config.initrd);
+  if (!config.initrd.empty()) check_initrd_fits(config.initrd, config.memory_mb);
 }
 
 std::vector<std::string> qemu_command(const MachineConfig& config) {

@@ -35,6 +35,11 @@ struct MachineConfig {
 // not an Alpha ELF) before QEMU is started.
 void check_machine_config(const MachineConfig& config);
 
+// Throws std::invalid_argument unless an initrd of that file's size fits in
+// `memory_mb` beside the kernel (QEMU puts it at the top of memory and does
+// not load one that is larger); the message says which --memory would do.
+void check_initrd_fits(const std::string& initrd, uint32_t memory_mb);
+
 // argv for execvp; argv[0] is config.qemu_binary. COM1 is the console on stdio.
 std::vector<std::string> qemu_command(const MachineConfig& config);
 

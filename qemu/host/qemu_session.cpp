@@ -1,5 +1,7 @@
 #include "qemu/host/qemu_session.h"
 
+#include <algorithm>
+
 namespace dcpi::qemu {
 namespace {
 
@@ -15,46 +17,58 @@ std::string last_lines(const std::string& text, size_t lines) {
   return text.substr(start > 0 ? start + 1 : 0);
 }
 
-const MachineConfig& checked(const MachineConfig& machine) {
+std::vector<std::string> command_with(const MachineConfig& machine, const HostChannel& channel) {
   check_machine_config(machine);
-  return machine;
+  std::vector<std::string> argv = qemu_command(machine);
+  const std::vector<std::string> more = channel.qemu_arguments();
+  argv.insert(argv.end(), more.begin(), more.end());
+  return argv;
+}
+
+// Where a search that stopped at `searched` resumes: a line start may be
+// one byte before it, a marker cut by the previous read a few more.
+size_t resume_at(size_t searched, size_t marker) {
+  return searched > marker + 1 ? searched - marker - 1 : 0;
 }
 
 }  // namespace
 
 QemuSession::QemuSession(const MachineConfig& machine, std::ostream* console, SessionLimits limits)
-    : process_(qemu_command(checked(machine)), console),
+    : process_(command_with(machine, channel_), console),
       limits_(limits),
       start_(Clock::now()),
       plugins_loaded_(!machine.plugins.empty()) {}
 
 bool QemuSession::finished() {
   if (finished_) return true;
-  const std::string& console = process_.console();
-  const size_t from = searched_ >= kDoneMarker.size() ? searched_ - kDoneMarker.size() + 1 : 0;
-  finished_ = console.find(kDoneMarker, from) != std::string::npos;
-  searched_ = console.size();
+  const std::string& text = channel_.read();
+  finished_ = find_line(text, kDoneMarker, true, resume_at(searched_, kDoneMarker.size()));
+  searched_ = text.size();
   return finished_;
 }
 
 // A signal comes first: Ctrl-C also reaches QEMU, whose exit is its effect.
 void QemuSession::check_signals_and_panic() {
   StopSignals::check();
-  const std::string& console = process_.console();
-  const size_t from =
-      panic_searched_ >= kPanicMarker.size() ? panic_searched_ - kPanicMarker.size() : 0;
-  const size_t at = console.find(kPanicMarker, from);
-  panic_searched_ = console.size();
-  if (at == std::string::npos || (at > 0 && console[at - 1] != '\n')) return;
+  const std::string& text = channel_.read();
+  size_t at = 0;
+  const bool panicked =
+      find_line(text, kPanicMarker, false, resume_at(panic_searched_, kPanicMarker.size()), &at);
+  panic_searched_ = text.size();
+  if (!panicked) return;
+  const size_t end = text.find('\n', at);
+  const std::string why =
+      text.substr(at + kPanicMarker.size(),
+                  end == std::string::npos ? std::string::npos : end - at - kPanicMarker.size());
   const std::string note = stored_note_ ? " (" + stored_note_() + ")" : "";
-  fail("the guest kernel panicked" + note);
+  fail("the guest kernel panicked: " + why + note);
 }
 
 void QemuSession::wait(double seconds) {
-  if (seconds > 0)
-    process_.wait_for(kDoneMarker, seconds);
-  else
-    process_.pump(0);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  do {
+    process_.pump(std::min(0.05, std::max(0.0, seconds)));
+  } while (!finished() && process_.running() && Clock::now() < deadline);
   check_signals_and_panic();
   if (!process_.running()) fail_exited("before the workload finished");
   if (std::chrono::duration<double>(Clock::now() - start_).count() > limits_.timeout_seconds)
@@ -77,6 +91,7 @@ void QemuSession::require_finished() {
 
 std::string QemuSession::stop() {
   process_.pump(0.1);
+  channel_.read();
   std::string console = process_.console();
   // TCG plugins (the ground truth, the EV5 model) write their files when
   // QEMU exits normally, which SIGKILL would prevent.

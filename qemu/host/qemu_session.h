@@ -1,7 +1,9 @@
 // One QEMU run watched to its end, for `dcpi run` (DESIGN §6): start the
 // machine, connect to its GDB stub with retries while it boots, watch the
-// console for the guest's end marker, and give up (with the last console
-// lines) when QEMU dies or the run takes too long. What is pulled from the
+// host channel (host_channel.h: the kernel's and init's messages, which no
+// profiled program can forge) for the guest's end marker and a panic, echo
+// the console, and give up (with the last console lines) when QEMU dies or
+// the run takes too long. What is pulled from the
 // guest, and how, is hostdump's business; this class knows only the machine.
 #pragma once
 #include <chrono>
@@ -11,17 +13,20 @@
 #include <string>
 #include <string_view>
 
+#include "qemu/host/host_channel.h"
 #include "qemu/host/machine_config.h"
 #include "qemu/host/qemu_process.h"
 #include "qemu/host/stop_signals.h"
 
 namespace dcpi::qemu {
 
-// init prints it once every workload has exited and the driver's final flush
-// is done (kernel/ and workloads/init): the last records are on their way.
+// The kernel prints it, on a line of its own, once init has exited and the
+// driver's final flush is done (kernel/process.cpp): the last records are on
+// their way.
 inline constexpr std::string_view kDoneMarker = "DCPI-DONE";
 // kernel/console.cpp's panic() prints it at the start of a line and halts:
-// the run can only time out after it, so it fails at once (issue 18).
+// the run can only time out after it, so it fails at once (issue 18). Both
+// markers count only on the host channel (issue 30).
 inline constexpr std::string_view kPanicMarker = "panic: ";
 
 struct SessionLimits {
@@ -44,7 +49,7 @@ class QemuSession {
   template <typename Connect>
   auto connect_stub(Connect connect) -> decltype(connect());
 
-  // True once the console has shown kDoneMarker.
+  // True once the host channel has shown kDoneMarker.
   bool finished();
   // Lets the guest run: reads the console for up to `seconds` (0: what is
   // there), returning early at kDoneMarker; throws std::runtime_error if
@@ -59,6 +64,8 @@ class QemuSession {
   void blame_exit();
   // Reads the last console output, stops QEMU and returns the whole console.
   std::string stop();
+  // Everything the kernel and init sent the host (read_workload_outcome's input).
+  const std::string& host_messages() { return channel_.read(); }
 
   [[noreturn]] void fail(const std::string& what);
 
@@ -66,11 +73,12 @@ class QemuSession {
   [[noreturn]] void fail_exited(const std::string& when);
   void check_signals_and_panic();
 
+  HostChannel channel_;  // before process_: QEMU's argv names its file
   QemuProcess process_;
   SessionLimits limits_;
   std::chrono::steady_clock::time_point start_;
   std::function<std::string()> stored_note_;
-  size_t searched_ = 0;        // console bytes already searched for kDoneMarker
+  size_t searched_ = 0;        // host channel bytes already searched for kDoneMarker
   size_t panic_searched_ = 0;  // and for kPanicMarker
   bool finished_ = false;
   bool plugins_loaded_ = false;

@@ -22,6 +22,9 @@ cross binutils' nm and readelf.
                                               then dcpi run -- ./bare
   linux_programs.py BUILD LINUX_DIR remap     mremap: grow in place, move, refuse, shrink,
                                               glibc's realloc; no ENOSYS
+  linux_programs.py BUILD LINUX_DIR forged    a program printing panic:, DCPI-DONE and
+                                              init's and the kernel's verdicts steers nothing
+                                              (issue 30): samples stored, its own exit 7
 """
 import json
 import os
@@ -247,9 +250,23 @@ def case_remap(tmp):
     expect("not implemented (ENOSYS)" not in done.stderr, "every call it made is implemented")
 
 
+def case_forged(tmp):
+    """Issue 30: the console is only echoed; the kernel's and init's messages
+    reach the host on their own channel (COM3), which no program can write."""
+    db = os.path.join(tmp, "forged.db")
+    done = dcpi_run(db, "console_forger")
+    expect("panic: forged by a user program" in done.stderr, "the forged lines are echoed")
+    expect("the guest kernel panicked" not in done.stderr, "a printed panic: is no panic")
+    expect(done.returncode == 7, f"dcpi run exits with the program's own 7 ({done.returncode}): "
+           f"{done.stderr[-400:]!r}")
+    expect("console_forger exited with status 7" in done.stderr, "the real exit is reported")
+    samples = re.search(r"dcpi run: (\d+) samples", done.stdout + done.stderr)
+    expect(samples and int(samples.group(1)) > 100, "the run went on to its end and stored samples")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     {"outputs": case_outputs, "profile": case_profile, "loadmap": case_loadmap,
      "errors": case_errors, "static": case_static, "smp": case_smp, "groups": case_groups,
-     "baremetal": case_baremetal, "remap": case_remap}[CASE](tmp)
+     "baremetal": case_baremetal, "remap": case_remap, "forged": case_forged}[CASE](tmp)
 print(f"{len(CHECKS.failures)} failures")
 sys.exit(CHECKS.exit_code())

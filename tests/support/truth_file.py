@@ -8,7 +8,7 @@ version does not have, with an error naming the file and the line; it checks
 field counts but leaves value checks to the C++ reader (unit-tested there).
 
     truth = truth_file.read(path)
-    truth.version, truth.machine, truth.vcpus
+    truth.version, truth.machine, truth.vcpus, truth.images
     truth.instructions[pc], truth.edges[(src, dst)], truth.cycles[pc]
     truth.stalls: [(pc, cause, cycles, culprit or None)], truth.events[name]
 """
@@ -51,6 +51,7 @@ class Truth:
         self.cycles = {}  # pc -> cycles at the head of the issue queue (timed machines)
         self.stalls = []  # (pc, cause, cycles, culprit or None), in file order
         self.events = {}  # name -> count
+        self.images = []  # (build-id or "-", guest path): version 3, the run's images
 
 
 def records(path):
@@ -104,7 +105,9 @@ def read(path):
     truth = Truth()
     truth.version = version(path)
     for _, kind, fields, _ in records(path):
-        if kind == "machine":
+        if kind == "image":
+            truth.images.append((fields[0], fields[1]))
+        elif kind == "machine":
             truth.machine = fields[0]
         elif kind in ("vcpus", "cpus"):
             truth.vcpus = int(fields[0])

@@ -288,4 +288,25 @@ TEST(ScoreCli, PerProcedureTableFlagsMissingEdges) {
 }
 
 }  // namespace
+// Issue 30: a truth names the images of its run; another program's is refused.
+TEST_F(CalcCli, AnotherProgramsTruthIsRefused) {
+  const std::string truth = dir_.file("other.truth");
+  std::ofstream(truth) << "dcpi-exec-counts 3\nimage 0badc0de /bin/other\ninsn 9810 5\n";
+  auto r = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--truth", truth});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("is the truth of a run of /bin/other (0badc0de), not of /bin/copy_fig2"),
+            std::string::npos)
+      << r.err;
+  r = run_dcpi(
+      {"score", "--db", db(), "--truth", truth, "--image", elf_, "--procedure", "copy_fig2"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("another program's truth"), std::string::npos) << r.err;
+  std::ofstream(truth) << "dcpi-exec-counts 3\nimage 00f1900002000000 /bin/copy_fig2\n"
+                          "insn 9810 5\n";
+  r = run_dcpi(
+      {"calc", "--db", db(), "--image", elf_, "--procedure", "copy_fig2", "--truth", truth});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace dcpi

@@ -61,6 +61,12 @@ TEST(WorkloadOutcome, ExpectedFailuresAndInitsOwnStatus) {
   // A line that only looks similar inside a workload's output is not init's.
   outcome = read_workload_outcome("checksum init: copy pid 2 exit 3\n");
   EXPECT_FALSE(outcome.failed());
+  // Issue 30: a script line init refused to cut is a failure of its own.
+  outcome = read_workload_outcome(
+      "init: line 2 of /etc/program.mix is longer than 510 bytes: not run\n");
+  ASSERT_EQ(outcome.failures.size(), 1u);
+  EXPECT_EQ(outcome.failures[0],
+            "init: line 2 of /etc/program.mix is longer than 510 bytes: not run");
 }
 
 }  // namespace

@@ -91,6 +91,38 @@ calc::GroundTruth load_ground_truth(const std::string& path) {
   return truth;
 }
 
+namespace {
+
+std::string truth_images_text(const calc::GroundTruth& truth) {
+  std::string text;
+  for (const auto& image : truth.images)
+    text += (text.empty() ? "" : ", ") + image.path + " (" + image.build_id + ")";
+  return text;
+}
+
+}  // namespace
+
+calc::GroundTruth load_ground_truth(const std::string& path, const CalcInputs& inputs) {
+  calc::GroundTruth truth = load_ground_truth(path);
+  const ImageIdentity& image = inputs.samples.identity;
+  const std::string name = fs::path(image.path).filename().string();
+  // Every process maps a library at its own address, and the truth counts
+  // guest virtual addresses: whatever it holds there is not this library.
+  if (name.find(".so") != std::string::npos)
+    throw std::runtime_error(path + " has no lines for " + image.path +
+                             ": the truth counts guest virtual addresses, and a shared library is "
+                             "mapped at a different address in each process (score a program's "
+                             "own code, or the kernel)");
+  if (truth.images.empty()) return truth;  // versions 1 and 2 do not say
+  for (const auto& covered : truth.images)
+    if (image.build_id.empty() ? covered.path == image.path : covered.build_id == image.build_id)
+      return truth;
+  throw std::runtime_error(path + " is the truth of a run of " + truth_images_text(truth) +
+                           ", not of " + image.path + " (" +
+                           (image.build_id.empty() ? "no build-id" : image.build_id) +
+                           "): another program's truth");
+}
+
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {
   if (name == "qemu") return std::make_unique<calc::QemuIcountModel>();
   if (name == "ev5") return std::make_unique<calc::Ev5Model>();

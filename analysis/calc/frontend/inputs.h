@@ -104,9 +104,14 @@ struct CalcContext {
 CalcContext calc_context(const CalcInputs& inputs);
 
 // The truth file of `dcpi score --truth` and `dcpi calc --truth` (versions
-// 1 and 2, analysis/calc/truth/ground_truth.h); throws std::runtime_error
+// 1 to 3, analysis/calc/truth/ground_truth.h); throws std::runtime_error
 // "PATH: line N: problem".
 calc::GroundTruth load_ground_truth(const std::string& path);
+// The same for the image of `inputs` (issue 30): throws std::runtime_error
+// when the truth (version 3) names the run's images and this is none of
+// them (another program's truth), or when the image is a shared library,
+// which the truth's guest addresses cannot hold.
+calc::GroundTruth load_ground_truth(const std::string& path, const CalcInputs& inputs);
 
 // "qemu" or "ev5"; nullptr for any other name.
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);

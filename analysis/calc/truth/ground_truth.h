@@ -65,6 +65,14 @@ class GroundTruth {
   const std::map<std::string, uint64_t>& events() const { return events_; }
 
   int version = 1;
+  // Version 3: the images the run booted (build-id, guest path; build-id
+  // "-" when an image has none). The truth counts guest addresses, which
+  // every program shares: the reader checks the image it scores is one.
+  struct Image {
+    std::string build_id;
+    std::string path;
+  };
+  std::vector<Image> images;
   std::string machine = "qemu";  // version 1 files: qemu
   uint64_t vcpus = 0;            // 0: not given
   // True for a timed machine's file: cycles and stalls are the model's.

@@ -102,6 +102,9 @@ void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth) 
   const Record record = record_of(words[0], truth.version).record;
   expect_fields(words, record);
   switch (record) {
+    case Record::kImage:
+      truth.images.push_back({std::string(words[1]), std::string(words[2])});
+      return;
     case Record::kMachine:
       return parse_machine(words[1], truth);
     case Record::kVcpus:

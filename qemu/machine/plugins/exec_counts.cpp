@@ -50,6 +50,7 @@ struct VcpuStream {
 
 struct State {
   std::string out_path = "exec_counts.txt";
+  std::string images_path;       // images=: the run's images for the truth's `image` lines
   std::mutex translation_mutex;  // translations may run on several vCPU threads
   std::unordered_map<uint64_t, std::unique_ptr<InstructionCounter>> counters;
   std::vector<VcpuStream> vcpus;
@@ -95,7 +96,7 @@ void on_exit(qemu_plugin_id_t, void*) {
     for (const auto& [edge, count] : stream.edges) edges[edge] += count;
 
   dcpi::truth::TruthWriter out;
-  if (!out.open(state->out_path, DCPI_TRUTH_VERSION_COUNTS)) {
+  if (!out.open(state->out_path, DCPI_TRUTH_VERSION_COUNTS, state->images_path)) {
     const std::string message = "exec_counts: cannot write " + state->out_path + ".tmp\n";
     qemu_plugin_outs(message.c_str());
     return;
@@ -115,6 +116,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "out=", 4) == 0) {
       state->out_path = argv[i] + 4;
+    } else if (std::strncmp(argv[i], "images=", 7) == 0) {
+      state->images_path = argv[i] + 7;
     } else {
       const std::string message = std::string("exec_counts: unknown argument ") + argv[i] + "\n";
       qemu_plugin_outs(message.c_str());

@@ -18,12 +18,20 @@ TruthWriter::~TruthWriter() {
   if (out_) std::fclose(out_);  // never renamed: the run did not finish its file
 }
 
-bool TruthWriter::open(const std::string& path, int version) {
+bool TruthWriter::open(const std::string& path, int version, const std::string& images) {
   path_ = path;
+  // No list (QEMU started from dcpi run --print-qemu-command, which writes
+  // none): the file is as before, without image lines.
+  FILE* list = images.empty() ? nullptr : std::fopen(images.c_str(), "r");
+  if (list) version = DCPI_TRUTH_VERSION_IMAGES;
   out_ = std::fopen((path + ".tmp").c_str(), "w");
-  if (!out_) return false;
-  std::fprintf(out_, "%s %d\n", DCPI_TRUTH_MAGIC, version);
-  return true;
+  if (out_) std::fprintf(out_, "%s %d\n", DCPI_TRUTH_MAGIC, version);
+  // Two words a line, each without blanks: what the reader takes.
+  char build_id[128], image[1024];
+  while (out_ && list && std::fscanf(list, "%127s %1023s", build_id, image) == 2)
+    std::fprintf(out_, "%s %s %s\n", word(Record::kImage), build_id, image);
+  if (list) std::fclose(list);
+  return out_ != nullptr;
 }
 
 bool TruthWriter::close() {

@@ -22,7 +22,9 @@ class TruthWriter {
   ~TruthWriter();
 
   // Opens PATH.tmp and writes the header line; false (errno set) on failure.
-  bool open(const std::string& path, int version);
+  // With `images` (a file of "BUILD_ID PATH" lines, the plugin's images=)
+  // that exists, the file is version DCPI_TRUTH_VERSION_IMAGES and names them.
+  bool open(const std::string& path, int version, const std::string& images = {});
   // fclose, then rename PATH.tmp to PATH; false (errno set) on failure.
   bool close();
 

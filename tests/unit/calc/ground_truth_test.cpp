@@ -98,13 +98,14 @@ TEST(GroundTruthV2, CauseWordsAreTheOneTable) {
 
 TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   const std::string v2 = "dcpi-exec-counts 2\n";
-  EXPECT_EQ(error_of("dcpi-exec-counts 0\n"),
-            "line 1: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
-  EXPECT_EQ(error_of("dcpi-exec-counts 02\n"),
-            "line 1: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
-  EXPECT_EQ(error_of("dcpi-exec-counts 3\n"),
-            "line 1: version 3 is newer than this reader knows (1 to 2): a newer dcpi wrote it");
-  EXPECT_EQ(error_of(""), "empty file: expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2'");
+  const std::string expected =
+      "expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2' or 'dcpi-exec-counts 3'";
+  EXPECT_EQ(error_of("dcpi-exec-counts 0\n"), "line 1: " + expected);
+  EXPECT_EQ(error_of("dcpi-exec-counts 02\n"), "line 1: " + expected);
+  EXPECT_EQ(error_of("dcpi-exec-counts 4\n"),
+            "line 1: version 4 is newer than this reader knows (1 to 3): a newer dcpi wrote it");
+  EXPECT_EQ(error_of(""), "empty file: " + expected);
+  EXPECT_EQ(error_of(v2 + "image 0123 /bin/copy\n"), "line 2: 'image' needs version 3");
   EXPECT_EQ(error_of("dcpi-exec-counts 1\ncycles 1000 5\n"), "line 2: 'cycles' needs version 2");
   EXPECT_EQ(error_of(v2 + "stall 1000 dmiss 5\n"), "line 2: unknown stall cause 'dmiss'");
   EXPECT_EQ(error_of(v2 + "machine ev6\n"), "line 2: unknown machine 'ev6' (qemu or ev5)");
@@ -156,6 +157,29 @@ TEST(GroundTruthV2, DamagedFilesNeverCrashAndErrorsAreOneLine) {
       EXPECT_EQ(error.find('\n'), std::string::npos) << error;
     }
   }
+}
+
+}  // namespace
+}  // namespace dcpi::calc
+
+namespace dcpi::calc {
+namespace {
+
+// Version 3 (issue 30): the images the run booted, so that a reader can
+// refuse another program's truth.
+TEST(GroundTruthV3, NamesTheImagesItCovers) {
+  GroundTruth truth;
+  std::string error;
+  std::istringstream in(
+      "dcpi-exec-counts 3\nimage 0123abcd /bin/copy\nimage - palcode.elf\nvcpus 1\n"
+      "insn 1000 7\n");
+  ASSERT_TRUE(read_ground_truth(in, truth, error)) << error;
+  EXPECT_EQ(truth.version, 3);
+  ASSERT_EQ(truth.images.size(), 2u);
+  EXPECT_EQ(truth.images[0].build_id, "0123abcd");
+  EXPECT_EQ(truth.images[0].path, "/bin/copy");
+  EXPECT_EQ(truth.images[1].build_id, "-");
+  EXPECT_EQ(truth.executions(0x1000), 7u);
 }
 
 }  // namespace

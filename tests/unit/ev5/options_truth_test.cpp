@@ -42,7 +42,7 @@ TEST(Ev5TruthFile, VersionTwoLines) {
   model.operands_ready(block, 1);
   model.enter(block);
   const std::string path = ::testing::TempDir() + "ev5_truth.txt";
-  ASSERT_TRUE(write_truth_file(path, {&block}, {&model}));
+  ASSERT_TRUE(write_truth_file(path, {&block}, {&model}, {}));
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -46,6 +46,10 @@ bool apply_option(std::string_view argument, PluginOptions& options, std::string
     options.out_path = value;
     return true;
   }
+  if (name == "images") {
+    options.images_path = value;
+    return true;
+  }
   for (const NumericOption& option : kOptions) {
     if (name != option.name) continue;
     uint64_t number = 0;

@@ -11,6 +11,8 @@ namespace dcpi::ev5 {
 struct PluginOptions {
   Machine machine;
   std::string out_path;  // empty: no truth file (dcpi run without --truth)
+  // The images the run booted, for the truth's `image` lines (truth_writer.h).
+  std::string images_path;
 };
 
 // Applies one "name=value" argument; false with a one-line `error` for an

@@ -250,7 +250,8 @@ void on_exit(qemu_plugin_id_t, void*) {
   if (state->options.out_path.empty()) return;
   std::vector<const dcpi::ev5::VcpuModel*> vcpus;
   for (const auto& vcpu : state->vcpus) vcpus.push_back(vcpu.get());
-  if (!dcpi::ev5::write_truth_file(state->options.out_path, state->blocks.records(), vcpus))
+  if (!dcpi::ev5::write_truth_file(state->options.out_path, state->blocks.records(), vcpus,
+                                   state->options.images_path))
     std::fprintf(stderr, "ev5: cannot write %s\n", state->options.out_path.c_str());
 }
 

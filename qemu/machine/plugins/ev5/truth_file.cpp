@@ -78,12 +78,12 @@ void write(truth::TruthWriter& out, const Totals& totals, size_t vcpus) {
 }  // namespace
 
 bool write_truth_file(const std::string& path, const std::vector<const BlockRecord*>& blocks,
-                      const std::vector<const VcpuModel*>& vcpus) {
+                      const std::vector<const VcpuModel*>& vcpus, const std::string& images) {
   Totals totals;
   for (const BlockRecord* block : blocks) add_static(*block, totals);
   for (const VcpuModel* vcpu : vcpus) add_dynamic(*vcpu, totals);
   truth::TruthWriter out;
-  if (!out.open(path, DCPI_TRUTH_VERSION_TIMED)) return false;
+  if (!out.open(path, DCPI_TRUTH_VERSION_TIMED, images)) return false;
   write(out, totals, vcpus.size());
   return out.close();
 }

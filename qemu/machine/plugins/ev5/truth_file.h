@@ -12,7 +12,8 @@
 namespace dcpi::ev5 {
 
 // Writes PATH.tmp and renames it to PATH; false (errno set) on failure.
+// `images`: the images= file naming the run's images (may be empty).
 bool write_truth_file(const std::string& path, const std::vector<const BlockRecord*>& blocks,
-                      const std::vector<const VcpuModel*>& vcpus);
+                      const std::vector<const VcpuModel*>& vcpus, const std::string& images);
 
 }  // namespace dcpi::ev5

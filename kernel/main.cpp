@@ -12,6 +12,7 @@
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
 #include "kernel/trap_entries.h"
+#include "kernel/uart.h"
 
 extern "C" char __kernel_start[], __kernel_end[];
 
@@ -29,6 +30,7 @@ struct BootOptions {
   char init[96] = "/bin/init";
   char script[96] = "/etc/default.mix";
   bool halt = false;
+  bool host_channel = false;  // host=com3: the host reads COM3 (issue 30)
   profiler::Options profiler;
 };
 
@@ -52,7 +54,7 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 }
 
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
-// halt=1, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial,
+// halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial,
 // values=N/k, vcapture=SPEC.
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
@@ -66,6 +68,8 @@ BootOptions parse_command_line(const char* line) {
       copy_value(options.init, sizeof options.init, word + 5, length - 5);
     } else if (starts_with(word, "script=")) {
       copy_value(options.script, sizeof options.script, word + 7, length - 7);
+    } else if (starts_with(word, "host=com3")) {
+      options.host_channel = true;
     } else if (starts_with(word, "halt=")) {
       options.halt = length > 5 && word[5] == '1';
     } else if (starts_with(word, "profile=")) {
@@ -113,6 +117,7 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
   kprintf("dcpi-kernel: %lu CPUs, %lu MB, command line '%s'\n", cpu_count, memory_bytes >> 20,
           command_line);
   const BootOptions options = parse_command_line(command_line);
+  if (options.host_channel) uart3_enable();
   dcpi::driver::driver_init(static_cast<uint32_t>(cpu_count), profiler::kDaemonCpu);
   const uint64_t initrd_address =
       *reinterpret_cast<const uint64_t*>(command_line_address + kInitrdAddressOffset);

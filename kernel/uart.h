@@ -9,8 +9,9 @@ namespace kernel {
 
 void uart_put_char(char c);
 void uart_write(const char* text, uint64_t length);
-// COM3, the host channel (issue 30): raw bytes, nothing when the host gave
-// the machine no third UART (probed once through its scratch register).
+// COM3, the host channel (issue 30): raw bytes, nothing until the host says
+// (host=com3 on the command line) that it gave the machine a third UART.
+void uart3_enable();
 void uart3_write(const char* text, uint64_t length);
 
 }  // namespace kernel

@@ -53,8 +53,23 @@ std::string dynamic_problem(std::string_view file, const std::vector<GElf_Phdr>&
 
 }  // namespace
 
+// A file cut after its segments still loads, but it is not the file that
+// was built: its section headers (symbols, debug information) are gone.
+std::string section_table_problem(std::string_view file) {
+  Elf64_Ehdr header;
+  if (file.size() < sizeof header) return "shorter than an ELF header";
+  std::memcpy(&header, file.data(), sizeof header);
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_shoff == 0) return {};
+  const uint64_t table = uint64_t{header.e_shnum} * header.e_shentsize;
+  if (header.e_shoff > file.size() || table > file.size() - header.e_shoff)
+    return "the section header table ends at byte " + std::to_string(header.e_shoff + table) +
+           " of a " + std::to_string(file.size()) + "-byte file (truncated?)";
+  return {};
+}
+
 std::string loader_problem(std::string_view file, const std::vector<GElf_Phdr>& segments) {
   const uint64_t size = file.size();
+  if (std::string problem = section_table_problem(file); !problem.empty()) return problem;
   bool loadable = false;
   for (size_t i = 0; i < segments.size(); ++i) {
     const GElf_Phdr& s = segments[i];

@@ -19,7 +19,10 @@ std::string last_lines(const std::string& text, size_t lines) {
 
 std::vector<std::string> command_with(const MachineConfig& machine, const HostChannel& channel) {
   check_machine_config(machine);
-  std::vector<std::string> argv = qemu_command(machine);
+  MachineConfig with_channel = machine;
+  // The kernel writes COM3 only when told it is there (kernel/uart.h).
+  with_channel.append += with_channel.append.empty() ? "host=com3" : " host=com3";
+  std::vector<std::string> argv = qemu_command(with_channel);
   const std::vector<std::string> more = channel.qemu_arguments();
   argv.insert(argv.end(), more.begin(), more.end());
   return argv;

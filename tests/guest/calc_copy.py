@@ -60,7 +60,7 @@ def main():
             expect(abs(error) <= bound,
                    f"class {c['id']} ({len(addresses)} instructions, {c['samples']:.0f} samples): "
                    f"estimate {estimate:.0f} vs exact {truth:.0f} executions, error {100 * error:+.2f}% "
-                   f"(bound {100 * bound:.2f}% = 3/sqrt(S))")
+                   f"(bound {100 * bound:.2f}%: 3 sigma for the classes checked together)")
             checked += 1
         expect(checked >= 1, f"{checked} frequency classes with >= {MIN_SAMPLES} samples checked")
 

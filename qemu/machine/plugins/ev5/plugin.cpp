@@ -51,7 +51,7 @@ struct State {
   qemu_plugin_u64 stall{}, last_charged{}, pending{};
   bool charging = false;  // the patched QEMU's charge API is there and -icount is on
   bool probed = false;
-  bool steps = false;  // QEMU runs a block a deadline falls in whole, as a step block
+  bool steps = false;           // QEMU runs a block a deadline falls in whole, as a step block
   bool access_charges = false;  // a load or store is charged before its access
 };
 
@@ -182,8 +182,8 @@ bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
   return i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
 }
 
-void register_access(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t,
-                     void* userdata, const InstructionRef& access) {
+void register_access(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t, void* userdata,
+                     const InstructionRef& access) {
   const qemu_plugin_mem_rw rw = t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R;
   if (state->access_charges)
     qemu_plugin_register_vcpu_mem_icount_charge(insn, on_memory, rw, state->stall,
@@ -210,8 +210,7 @@ void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
   for (size_t i = 0; i < timing.instructions.size(); ++i) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
-    register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]),
-                       block.access_refs[i]);
+    register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]), block.access_refs[i]);
     register_charge(insn, block.refs[i], i == 0 || may_stall(timing, i), t.charge);
   }
 }

@@ -76,9 +76,8 @@ uint64_t VcpuModel::rerun_head(BlockRecord& block, bool step) {
 }
 
 uint64_t VcpuModel::step_units(const BlockRecord& block, uint32_t index) {
-  last_step_units_ = &block == rerun_block_ && index == 0
-                         ? static_cast<uint64_t>(rerun_units_)
-                         : site(block, index).timing().cost;
+  last_step_units_ = &block == rerun_block_ && index == 0 ? static_cast<uint64_t>(rerun_units_)
+                                                          : site(block, index).timing().cost;
   return last_step_units_;
 }
 

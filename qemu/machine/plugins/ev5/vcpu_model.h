@@ -70,9 +70,7 @@ class VcpuModel {
     const InstructionTiming& timing() const { return block->timing.instructions[index]; }
   };
   Site site(const BlockRecord& block, uint32_t index) const;
-  uint64_t time_at(Site s) const {
-    return block_start_ + s.timing().offset + dynamic_in_block_;
-  }
+  uint64_t time_at(Site s) const { return block_start_ + s.timing().offset + dynamic_in_block_; }
   bool continues(const BlockRecord& block, bool step) const;
   void settle_abort();
   uint64_t rerun_head(BlockRecord& block, bool step);

@@ -28,11 +28,13 @@ struct Machine {
   // Cycles one 64-byte line transfer occupies the memory bus: fills wait for
   // it, and a line the write buffer allocates costs a second transfer for
   // its later write-back.
-  // 48: about 440 MB/s at 333 MHz (docs/ev5-machine.md). The copy loop's
-  // one-cycle instructions getting ~20 % fewer samples than their truth
-  // cycles with it, which kept it off, is the sampling interrupt's
-  // perturbation at period 2048 (0.95 of their share at 16384).
-  uint32_t memory_bus_cycles = 48;
+  // memory_bus=48: about 440 MB/s at 333 MHz (docs/ev5-machine.md). Off by
+  // default: with it, the copy loop's one-cycle instructions get ~20 % fewer
+  // samples than their truth cycles at period 2048, the sampling
+  // interrupt's perturbation (0.95 of their share at 16384), and the
+  // benchmarks' dense-period estimates for copy fall from 95 % to 3 %
+  // within 5 %.
+  uint32_t memory_bus_cycles = 0;
   uint32_t itb_refill = 25;  // PALcode ITB miss handler
   uint32_t dtb_refill = 25;  // PALcode DTB miss handler
   uint32_t mispredict_penalty = 5;

@@ -144,6 +144,16 @@ def begin(asm, name, frame=0, push=True):
     asm(".prologue 0")
 
 
+def begin_over_small_region(rng, asm, name, regs):
+    """The preamble of a function that walks the small region: its base in
+    v0, the pool from it, the index cleared and the wrap mask in $25."""
+    begin(asm, name)
+    asm("mov $18, $0")
+    init_pool(rng, asm, regs)
+    asm(f"clr {INDEX}")
+    load_constant(asm, "$25", SMALL_BYTES - 1)
+
+
 def end(asm, name):
     asm("ret $31, ($26), 1")
     asm(f".end {name}")
@@ -331,11 +341,7 @@ def gen_branch(rng, name):
     """Data-dependent branches on random words of the small region."""
     asm, regs = Asm(), rng.sample(POOL, 5)
     branches = rng.randrange(1, 5)
-    begin(asm, name)
-    asm("mov $18, $0")
-    init_pool(rng, asm, regs)
-    asm(f"clr {INDEX}")
-    load_constant(asm, "$25", SMALL_BYTES - 1)
+    begin_over_small_region(rng, asm, name, regs)
 
     def body():
         asm(f"addq $17, {INDEX}, {CURSOR}")
@@ -358,11 +364,7 @@ def gen_jumptable(rng, name):
     """A switch: ldl an offset from a table, addq the base, jmp; the index from data."""
     asm, regs = Asm(), rng.sample(POOL, 4)
     cases = rng.choice([2, 4, 8])
-    begin(asm, name)
-    asm("mov $18, $0")
-    init_pool(rng, asm, regs)
-    asm(f"clr {INDEX}")
-    load_constant(asm, "$25", SMALL_BYTES - 1)
+    begin_over_small_region(rng, asm, name, regs)
     asm(f"br {BASE}, $L{name}_base")
     asm.label(f"$L{name}_base")
 
@@ -472,11 +474,7 @@ def gen_unaligned(rng, name):
     """Misaligned quadword loads (ldq_u, extql, extqh) and stores (insq*, mskq*, stq_u)."""
     asm, regs = Asm(), rng.sample(POOL, 3)
     accesses = rng.randrange(1, 4)
-    begin(asm, name)
-    asm("mov $18, $0")
-    init_pool(rng, asm, regs)
-    asm(f"clr {INDEX}")
-    load_constant(asm, "$25", SMALL_BYTES - 1)
+    begin_over_small_region(rng, asm, name, regs)
     t = [r for r in ["$5", "$6", "$7", "$8", "$19", "$20", "$21", "$28"] if r not in regs][:4]
 
     def body():

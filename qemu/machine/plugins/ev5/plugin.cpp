@@ -49,10 +49,9 @@ struct State {
   qemu_plugin_scoreboard* words = nullptr;
   std::vector<ChargeWords*> words_of;  // per vCPU, into `words`
   qemu_plugin_u64 stall{}, last_charged{}, pending{};
-  bool charging = false;  // the patched QEMU's charge API is there and -icount is on
+  // Our patched QEMU (charges, step blocks, access charges) under -icount.
+  bool charging = false;
   bool probed = false;
-  bool steps = false;           // QEMU runs a block a deadline falls in whole, as a step block
-  bool access_charges = false;  // a load or store is charged before its access
 };
 
 State* state = nullptr;
@@ -96,8 +95,7 @@ void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& mod
 
 // Before the access (the patch's access charge): its DTB miss and a full
 // write buffer are charged at the load or store itself, which is where the
-// 21164 takes them. After it (a QEMU without access charges), at the next
-// instruction.
+// 21164 takes them. Without charging (the truth alone), after the access.
 void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
@@ -154,41 +152,37 @@ void register_charge(qemu_plugin_insn* insn, const InstructionRef& ref, bool dyn
   qemu_plugin_register_vcpu_insn_exec_icount_charge(insn, state->stall, 0);
 }
 
-// Whether charges work (patched QEMU, -icount on): asked once, with a
+// Whether charges work (our patched QEMU, -icount on): asked once, with a
 // charge of nothing at the first block's head (registered either way; the
-// head's own charge follows it).
+// head's own charge follows it). The patch's three parts come together;
+// without step blocks QEMU would cut a block at each deadline and time the
+// rest as a block of its own, exactly where the deadline falls
+// (docs/ev5-machine.md "Step blocks").
 void probe_charging(qemu_plugin_insn* first) {
   state->probed = true;
   state->charging = &qemu_plugin_register_vcpu_insn_exec_icount_charge != nullptr &&
+                    &qemu_plugin_icount_use_step_tbs != nullptr &&
+                    &qemu_plugin_tb_is_icount_step != nullptr &&
+                    &qemu_plugin_register_vcpu_mem_icount_charge != nullptr &&
                     qemu_plugin_register_vcpu_insn_exec_icount_charge(first, {nullptr, 0}, 0);
-  // Without step blocks QEMU cuts a block at each deadline and what is left
-  // runs as a block of its own, timed differently exactly where the
-  // deadline falls (docs/ev5-machine.md "Where samples land").
-  state->steps = state->charging && &qemu_plugin_icount_use_step_tbs != nullptr &&
-                 &qemu_plugin_tb_is_icount_step != nullptr;
-  if (state->steps) qemu_plugin_icount_use_step_tbs();
-  state->access_charges =
-      state->charging && &qemu_plugin_register_vcpu_mem_icount_charge != nullptr;
+  if (state->charging) qemu_plugin_icount_use_step_tbs();
 }
 
 // Instructions where a callback may put a stall into `stall` before their
 // charge: a block's head, the first reader of a loaded register, the first
-// multiply or divide (and, without access charges, the one after a memory
-// access).
+// multiply or divide (a memory access charges its own, register_access).
 bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
   const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
-  const bool after_access = !state->access_charges && i > 0 &&
-                            (timing.instructions[i - 1].load || timing.instructions[i - 1].store);
-  return i == 0 || after_access || t.reads_loaded || t.first_multiply || t.first_divide;
+  return i == 0 || t.reads_loaded || t.first_multiply || t.first_divide;
 }
 
 void register_access(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t, void* userdata,
                      const InstructionRef& access) {
   const qemu_plugin_mem_rw rw = t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R;
-  if (state->access_charges)
+  if (state->charging)
     qemu_plugin_register_vcpu_mem_icount_charge(insn, on_memory, rw, state->stall,
                                                 const_cast<InstructionRef*>(&access));
-  else
+  else  // the truth alone: nothing to charge
     qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS, rw, userdata);
 }
 
@@ -211,7 +205,7 @@ void register_block(qemu_plugin_tb* tb, BlockRecord& block) {
     qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
     register_callbacks(insn, t, const_cast<InstructionRef*>(&block.refs[i]), block.access_refs[i]);
-    register_charge(insn, block.refs[i], i == 0 || may_stall(timing, i), t.charge);
+    register_charge(insn, block.refs[i], may_stall(timing, i), t.charge);
   }
 }
 
@@ -236,7 +230,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
     qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
   if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
-  if (state->steps && qemu_plugin_tb_is_icount_step(tb)) {
+  if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
     register_step_block(tb, block);
     return;

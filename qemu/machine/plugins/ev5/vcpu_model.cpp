@@ -36,8 +36,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
     continuation_ = &block;
     continued_ = aborted_;
     rerun_block_ = &block;
-    rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
-    rerun_access_done_ = aborted_access_;
+    owe_rerun();
     aborted_ = {};
     return 0;
   }
@@ -75,9 +74,16 @@ uint64_t VcpuModel::rerun_head(BlockRecord& block, bool step) {
   return static_cast<uint64_t>(rerun_units_ - 1 - head.charge);
 }
 
+// What the re-run of an aborted instruction still owes: the static units
+// its exit did not charge, and whether its access was modelled already.
+void VcpuModel::owe_rerun() {
+  rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
+  rerun_access_done_ = aborted_access_;
+}
+
 uint64_t VcpuModel::step_units(const BlockRecord& block, uint32_t index) {
-  last_step_units_ = &block == rerun_block_ && index == 0 ? static_cast<uint64_t>(rerun_units_)
-                                                          : site(block, index).timing().cost;
+  last_step_units_ = is_rerun_head(block, index) ? static_cast<uint64_t>(rerun_units_)
+                                                 : site(block, index).timing().cost;
   return last_step_units_;
 }
 
@@ -148,7 +154,7 @@ uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {
 void VcpuModel::aborted(BlockRecord& block, uint32_t index, bool step, bool access) {
   ++truth_.exact_exits;
   aborted_access_ = access;
-  const bool rerun = &block == rerun_block_ && index == 0;
+  const bool rerun = is_rerun_head(block, index);
   aborted_ = site(block, index);
   // The instruction's static units, and what the exiting charge made of
   // them: all of them in a step block; else its immediate (cost - 1, -1
@@ -168,8 +174,7 @@ void VcpuModel::settle_abort() {
   if (aborted_made_ + 1 >= static_cast<int64_t>(t.cost))  // its static stalls were charged
     for (uint8_t k = 0; k < t.stall_count; ++k)
       truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
-  rerun_units_ = std::max<int64_t>(aborted_owed_ - aborted_made_, 0);
-  rerun_access_done_ = aborted_access_;
+  owe_rerun();
   skip_pc_ = t.pc;
   previous_static_ = t.offset;
   previous_block_ = nullptr;
@@ -178,7 +183,7 @@ void VcpuModel::settle_abort() {
 
 uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr,
                                   uint64_t paddr, bool store) {
-  if (&block == rerun_block_ && index == 0 && rerun_access_done_) {
+  if (is_rerun_head(block, index) && rerun_access_done_) {
     rerun_access_done_ = false;  // modelled before the exit that re-runs it
     return 0;
   }
@@ -224,7 +229,7 @@ uint64_t VcpuModel::operands_ready(const BlockRecord& block, uint32_t index) {
 
 uint64_t VcpuModel::unit_ready(const BlockRecord& block, uint32_t index) {
   // A re-run head waited for its unit before the exit.
-  if (&block == rerun_block_ && index == 0) return 0;
+  if (is_rerun_head(block, index)) return 0;
   const Site at = site(block, index);
   const BlockTiming& timing = at.block->timing;
   const InstructionTiming& t = at.timing();

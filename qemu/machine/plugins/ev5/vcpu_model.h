@@ -72,6 +72,10 @@ class VcpuModel {
   Site site(const BlockRecord& block, uint32_t index) const;
   uint64_t time_at(Site s) const { return block_start_ + s.timing().offset + dynamic_in_block_; }
   bool continues(const BlockRecord& block, bool step) const;
+  bool is_rerun_head(const BlockRecord& block, uint32_t index) const {
+    return &block == rerun_block_ && index == 0;
+  }
+  void owe_rerun();
   void settle_abort();
   uint64_t rerun_head(BlockRecord& block, bool step);
   uint64_t head_stall(const BlockRecord& block);

@@ -13,6 +13,10 @@
 
 #define KSEG_BASE 0xfffffc0000000000
 #define DCPI_KSEG_SIZE_SHIFT 41
+/* PALcode occupies physical [0, 1 MB), the kernel starts above it
+ * (palcode/palcode.ld, kernel/kernel.ld): the ev5 model tells PAL mode from
+ * the PC with it. */
+#define DCPI_PALCODE_REGION_BYTES 0x100000
 /* Alpha's 8 KB page (the kernel's page tables and allocator). */
 #define DCPI_PAGE_SHIFT 13
 /* The emulated machine (clipper, Typhoon) has at most four CPUs; every
@@ -35,6 +39,9 @@ inline constexpr uint64_t kPageBytes = uint64_t{1} << DCPI_PAGE_SHIFT;
 // an initrd or a --file that leaves less before boot (issue 30).
 inline constexpr uint64_t kGuestMemoryBesideInitrd = uint64_t{32} << 20;
 
+constexpr bool is_palcode_address(uint64_t address) {
+  return address - kKsegBase < DCPI_PALCODE_REGION_BYTES;
+}
 constexpr bool is_kseg_address(uint64_t address) { return address - kKsegBase < kKsegSize; }
 // For an address inside KSEG (is_kseg_address); the caller checks.
 constexpr uint64_t kseg_to_physical(uint64_t address) { return address - kKsegBase; }

@@ -123,6 +123,15 @@
  * a0 = INT_PERFCTR, a1 = the context, a2 = the observed period in cycles,
  * gp = the kernel's. The handler then ends with rti (after any wrperfmon). */
 #define CALL_PAL_PERFFRAME 0x2c
+/* PAL vectors QEMU enters for interrupts (offsets from palbr; QEMU's
+ * target/alpha/helper.c), and where the clock vector's dedicated counter-0
+ * delivery starts (tests/layering/pal_offsets.py checks it): the ev5 model knows a sample is being
+ * delivered when PAL runs it, and a PAL stretch entered at a vector was an
+ * interrupt (qemu/machine/plugins/ev5/sample_visibility.h). */
+#define PAL_VECTOR_IPI 0x0100
+#define PAL_VECTOR_CLOCK 0x0180
+#define PAL_VECTOR_DEVICE 0x0200
+#define PAL_COUNTER_DELIVERY 0x0194
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */
 #define PERFMON_CTR0_SHIFT 48
 #define PERFMON_CTR0_WIDTH 16

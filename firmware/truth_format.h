@@ -26,10 +26,11 @@
 #define DCPI_FIRMWARE_TRUTH_FORMAT_H
 
 #define DCPI_TRUTH_MAGIC "dcpi-exec-counts"
-#define DCPI_TRUTH_VERSION_COUNTS 1 /* exec_counts (machine qemu): executions and edges */
-#define DCPI_TRUTH_VERSION_TIMED 2  /* the ev5 machine: + machine, cycles, stall, event */
-#define DCPI_TRUTH_VERSION_IMAGES 3 /* + image: the programs the run booted (issue 30) */
-#define DCPI_TRUTH_VERSION_NEWEST 3
+#define DCPI_TRUTH_VERSION_COUNTS 1  /* exec_counts (machine qemu): executions and edges */
+#define DCPI_TRUTH_VERSION_TIMED 2   /* the ev5 machine: + machine, cycles, stall, event */
+#define DCPI_TRUTH_VERSION_IMAGES 3  /* + image: the programs the run booted (issue 30) */
+#define DCPI_TRUTH_VERSION_VISIBLE 4 /* + visible: where the counter can put a sample */
+#define DCPI_TRUTH_VERSION_NEWEST 4
 
 /* One row per record kind: name in code, the word that starts its line, the
  * first version that has it, its fields (the optional ones in brackets).
@@ -42,7 +43,8 @@
   X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */   \
   X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */  \
   X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */  \
-  X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */
+  X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */          \
+  X(VISIBLE, "visible", 4, "PC CYCLES")             /* cycles a sample can land on */
 
 #define DCPI_TRUTH_RECORD_ENUM_(name, word, since, fields) DCPI_TRUTH_##name,
 enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
@@ -60,6 +62,14 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
  * per line. */
 #define DCPI_TRUTH_NO_BUILD_ID "-"
 
+/* `visible PC CYCLES` (ev5 with a sampling run, issue 25): the cycles a
+ * counter sample can land on at PC, the sample-placement oracle's
+ * expectation: none between a delivery and the handler's reload, and
+ * PAL's, which takes no interrupts (DCPI §4.1.3), where PAL returns to.
+ * `event visible_cycles N` is their sum (it marks a file that has them:
+ * a PC without a `visible` line then has none). Written after the events. */
+#define DCPI_TRUTH_VISIBLE_CYCLES_EVENT "visible_cycles"
+
 /* The comment the exec_counts plugin writes under its header. */
 #define DCPI_TRUTH_COUNTS_COMMENT "# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)"
 
@@ -75,6 +85,7 @@ enum class Record : int {
   kCycles = DCPI_TRUTH_CYCLES,
   kStall = DCPI_TRUTH_STALL,
   kEvent = DCPI_TRUTH_EVENT,
+  kVisible = DCPI_TRUTH_VISIBLE,
 };
 
 struct RecordInfo {
@@ -91,7 +102,7 @@ inline constexpr RecordInfo kRecords[] = {
 #undef DCPI_TRUTH_RECORD_ROW_
 };
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == DCPI_TRUTH_RECORD_COUNT &&
-                  DCPI_TRUTH_RECORD_COUNT == 8,
+                  DCPI_TRUTH_RECORD_COUNT == 9,
               "a new record kind needs its Record name here");
 
 constexpr const RecordInfo& record_info(Record record) {

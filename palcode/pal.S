@@ -156,7 +156,7 @@ pal_machine_check:
 pal_interprocessor_interrupt:
 	br	$31, pal_ipi_body
 
-	.org	0x0180
+	.org	PAL_VECTOR_CLOCK
 /* The counter-0 overflow is the hot path (DCPI §4.1: "this path must be
  * cheap"), tested first and delivered from here by a dedicated delivery
  * (palcode/README.md): acknowledge the timer flag, save the interrupted PS,
@@ -174,6 +174,8 @@ pal_clock_interrupt:
 	beq	p1, pal_clock_body	/* counter 0 disabled */
 	cmpule	p1, p0, p2
 	beq	p2, pal_clock_body	/* not the counter: the tick */
+	.globl	pal_counter_delivery	/* at PAL_COUNTER_DELIVERY (tests/layering/pal_offsets.py) */
+pal_counter_delivery:
 	mfpr	p2, ptTimerAck
 	mfpr	p3, ptMiscAddr
 	hw_stq/p p2, 0(p3)		/* the flag stays asserted until cleared */

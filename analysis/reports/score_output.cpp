@@ -132,6 +132,7 @@ void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
   json.key("noise_spread").real(p.noise_spread, 6).field("draws", uint64_t(p.draws));
   json.key("ratio").real(p.ratio, 6).field("judged", uint64_t{p.judged});
   json.field("outliers_total", uint64_t{p.outliers.size()});
+  json.key("expectation").value(p.visible_cycles ? "visible" : "cycles");
   json.key("outliers").begin_array();
   for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) write_outlier(json, p.outliers[i]);
   json.end_array().key("worst");
@@ -145,7 +146,10 @@ void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
 void print_placement(const calc::PlacementScore& p, std::ostream& out) {
   constexpr size_t kListed = 10;
   char line[256];
-  out << "\nSample placement (samples against the truth's cycles per instruction):\n";
+  out << (p.visible_cycles ? "\nSample placement (samples against the cycles a sample can land on "
+                             "per instruction: PAL's where PAL returns):\n"
+                           : "\nSample placement (samples against the truth's cycles per "
+                             "instruction):\n");
   if (p.samples <= 0 || p.true_cycles == 0) {
     out << "  nothing to compare (no samples or no true cycles in the scored procedures)\n";
     return;

@@ -39,12 +39,16 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
     request.truth_images = absolute + ".images";
     truth = ",out=" + absolute + ",images=" + request.truth_images;
   }
+  // The model's truth says which cycles a sample can land on
+  // (sample_visibility.h, issue 25).
+  const std::string window = truth_file && request.profile ? ",sampling=1" : "";
   request.timing_machine = machine;  // recorded with every epoch (epoch.meta machine)
   if (machine == "ev5") {
     request.machine.qemu_binary =
         required_machine_file(build, "qemu-system-alpha-ev5", "our patched qemu-system-alpha");
     request.machine.plugins.push_back(
-        "file=" + required_machine_file(build, "libdcpi_ev5.so", "the 21164 model plugin") + truth);
+        "file=" + required_machine_file(build, "libdcpi_ev5.so", "the 21164 model plugin") + truth +
+        window);
   } else if (!truth.empty()) {
     const auto plugin = machine_file(build, "libdcpi_exec_counts.so");
     if (!plugin) throw std::runtime_error("--truth needs libdcpi_exec_counts.so (not built)");

@@ -11,6 +11,7 @@ field counts but leaves value checks to the C++ reader (unit-tested there).
     truth.version, truth.machine, truth.vcpus, truth.images
     truth.instructions[pc], truth.edges[(src, dst)], truth.cycles[pc]
     truth.stalls: [(pc, cause, cycles, culprit or None)], truth.events[name]
+    truth.visible[pc] (version 4: the cycles a sample could land on)
 """
 import os
 import re
@@ -52,6 +53,7 @@ class Truth:
         self.stalls = []  # (pc, cause, cycles, culprit or None), in file order
         self.events = {}  # name -> count
         self.images = []  # (build-id or "-", guest path): version 3, the run's images
+        self.visible = {}  # pc -> cycles a sample could land on: version 4, sampling runs
 
 
 def records(path):
@@ -125,4 +127,7 @@ def read(path):
             truth.stalls.append((int(fields[0], 16), fields[1], int(fields[2]), culprit))
         elif kind == "event":
             truth.events[fields[0]] = truth.events.get(fields[0], 0) + int(fields[1])
+        elif kind == "visible":
+            pc = int(fields[0], 16)
+            truth.visible[pc] = truth.visible.get(pc, 0) + int(fields[1])
     return truth

@@ -1,5 +1,7 @@
 #include "analysis/calc/truth/ground_truth.h"
 
+#include "firmware/truth_format.h"
+
 namespace dcpi::calc {
 
 std::optional<StallCause> parse_truth_cause(std::string_view word) {
@@ -32,6 +34,16 @@ uint64_t GroundTruth::cycles(uint64_t pc) const {
   if (!timed()) return executions(pc);
   const auto found = cycles_.find(pc);
   return found == cycles_.end() ? 0 : found->second;
+}
+
+bool GroundTruth::knows_visibility() const {
+  return events_.contains(DCPI_TRUTH_VISIBLE_CYCLES_EVENT);
+}
+
+uint64_t GroundTruth::visible_cycles(uint64_t pc) const {
+  if (!knows_visibility()) return cycles(pc);
+  const auto found = visible_.find(pc);
+  return found == visible_.end() ? 0 : found->second;
 }
 
 const std::vector<TruthStall>& GroundTruth::stalls(uint64_t pc) const {

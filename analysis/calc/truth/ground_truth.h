@@ -46,6 +46,7 @@ class GroundTruth {
   void add_cycles(uint64_t pc, uint64_t cycles) { cycles_[pc] += cycles; }
   void add_stall(uint64_t pc, const TruthStall& stall);
   void add_event(const std::string& name, uint64_t count) { events_[name] += count; }
+  void add_visible(uint64_t pc, uint64_t cycles) { visible_[pc] += cycles; }
 
   uint64_t executions(uint64_t pc) const;
   // Executions of the transfer from → to; to == from + 4 includes the
@@ -57,6 +58,12 @@ class GroundTruth {
   // Cycles at the head of the issue queue: the file's `cycles` on a timed
   // machine, the executions on qemu (one cycle each).
   uint64_t cycles(uint64_t pc) const;
+  // Version 4 (a sampling run on a timed machine): whether the file says
+  // which cycles a sample could land on, and how many at pc — its cycles
+  // outside the sample window after each reload, PAL's at the PC PAL
+  // returned to (firmware/truth_format.h). Without them, cycles(pc).
+  bool knows_visibility() const;
+  uint64_t visible_cycles(uint64_t pc) const;
   // The stalls at pc (empty on qemu), one entry per (cause, culprit).
   const std::vector<TruthStall>& stalls(uint64_t pc) const;
   const std::unordered_map<uint64_t, std::vector<TruthStall>>& all_stalls() const {
@@ -82,7 +89,7 @@ class GroundTruth {
   std::unordered_map<uint64_t, uint64_t> instructions_;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges_;
   std::unordered_map<uint64_t, uint64_t> recorded_out_;  // Σ recorded edges per source PC
-  std::unordered_map<uint64_t, uint64_t> cycles_;
+  std::unordered_map<uint64_t, uint64_t> cycles_, visible_;
   std::unordered_map<uint64_t, std::vector<TruthStall>> stalls_;
   std::map<std::string, uint64_t> events_;
 };

@@ -120,6 +120,8 @@ void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth) 
       return parse_stall(words, truth);
     case Record::kEvent:
       return parse_event(words, truth);
+    case Record::kVisible:
+      return truth.add_visible(pc(words[1]), count(words[2]));
   }
 }
 

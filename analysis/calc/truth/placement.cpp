@@ -132,8 +132,10 @@ PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundT
     if (inside(sorted, pc)) in_samples[pc] += count;
   std::unordered_map<uint64_t, uint64_t> in_cycles;
   for (const auto& [pc, executions] : truth.instructions())
-    if (executions > 0 && inside(sorted, pc)) in_cycles[pc] = truth.cycles(pc);
-  return score_placement(in_samples, in_cycles, options);
+    if (executions > 0 && inside(sorted, pc)) in_cycles[pc] = truth.visible_cycles(pc);
+  PlacementScore score = score_placement(in_samples, in_cycles, options);
+  score.visible_cycles = truth.knows_visibility();
+  return score;
 }
 
 }  // namespace dcpi::calc

@@ -50,6 +50,9 @@ struct PlacementScore {
   std::vector<PlacementOutlier> outliers;
   // The judged instruction with the largest |z| (pc 0 when none was judged).
   PlacementOutlier worst;
+  // The expectation was the truth's visible cycles (version 4: PAL's where
+  // PAL returns, none from a delivery to the reload), not all its cycles.
+  bool visible_cycles = false;
 };
 
 // samples: per PC (any PC: samples where the truth has no cycles count as
@@ -59,7 +62,8 @@ PlacementScore score_placement(const SamplesByAddress& samples,
                                const PlacementOptions& options = {});
 
 // The oracle over [start, end) address ranges (an image's procedures, or
-// one): the samples and the truth's cycles that fall inside them.
+// one): the samples and the truth's cycles that fall inside them (its
+// visible cycles when it has them, GroundTruth::visible_cycles).
 struct AddressRange {
   uint64_t start = 0;
   uint64_t end = 0;  // exclusive

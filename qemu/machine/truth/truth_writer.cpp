@@ -1,5 +1,6 @@
 #include "qemu/machine/truth/truth_writer.h"
 
+#include <algorithm>
 #include <cinttypes>
 
 #include "firmware/truth_format.h"
@@ -23,7 +24,7 @@ bool TruthWriter::open(const std::string& path, int version, const std::string& 
   // No list (QEMU started from dcpi run --print-qemu-command, which writes
   // none): the file is as before, without image lines.
   FILE* list = images.empty() ? nullptr : std::fopen(images.c_str(), "r");
-  if (list) version = DCPI_TRUTH_VERSION_IMAGES;
+  if (list) version = std::max(version, DCPI_TRUTH_VERSION_IMAGES);
   out_ = std::fopen((path + ".tmp").c_str(), "w");
   if (out_) std::fprintf(out_, "%s %d\n", DCPI_TRUTH_MAGIC, version);
   // Two words a line, each without blanks: what the reader takes.
@@ -70,6 +71,10 @@ void TruthWriter::stall(uint64_t pc, isa::StallCause cause, uint64_t cycles,
                isa::truth_name(isa::booked_as(cause)), cycles);
   if (culprit) std::fprintf(out_, " %" PRIx64, *culprit);
   std::fputc('\n', out_);
+}
+
+void TruthWriter::visible(uint64_t pc, uint64_t cycles) {
+  std::fprintf(out_, "%s %" PRIx64 " %" PRIu64 "\n", word(Record::kVisible), pc, cycles);
 }
 
 void TruthWriter::event(const char* name, uint64_t count) {

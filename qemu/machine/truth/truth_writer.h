@@ -23,7 +23,8 @@ class TruthWriter {
 
   // Opens PATH.tmp and writes the header line; false (errno set) on failure.
   // With `images` (a file of "BUILD_ID PATH" lines, the plugin's images=)
-  // that exists, the file is version DCPI_TRUTH_VERSION_IMAGES and names them.
+  // that exists, the file is at least version DCPI_TRUTH_VERSION_IMAGES and
+  // names them.
   bool open(const std::string& path, int version, const std::string& images = {});
   // fclose, then rename PATH.tmp to PATH; false (errno set) on failure.
   bool close();
@@ -37,6 +38,7 @@ class TruthWriter {
   // CAUSE is written as the truth books it (isa::booked_as).
   void stall(uint64_t pc, isa::StallCause cause, uint64_t cycles, std::optional<uint64_t> culprit);
   void event(const char* name, uint64_t count);
+  void visible(uint64_t pc, uint64_t cycles);
 
  private:
   std::string path_;

@@ -96,14 +96,34 @@ TEST(GroundTruthV2, CauseWordsAreTheOneTable) {
   EXPECT_FALSE(parse_truth_cause("dmiss"));
 }
 
+TEST(GroundTruthV4, VisibleCyclesAreTheOraclesExpectation) {
+  GroundTruth truth;
+  std::string error;
+  std::istringstream in(
+      "dcpi-exec-counts 4\nmachine ev5\ninsn 1000 2\ninsn 1004 2\ncycles 1000 10\n"
+      "cycles 1004 30\nevent visible_cycles 12\nvisible 1000 12\n");
+  ASSERT_TRUE(read_ground_truth(in, truth, error)) << error;
+  EXPECT_TRUE(truth.knows_visibility());
+  EXPECT_EQ(truth.visible_cycles(0x1000), 12u);  // PAL's moved here
+  EXPECT_EQ(truth.visible_cycles(0x1004), 0u);   // none visible
+  EXPECT_EQ(truth.cycles(0x1004), 30u);
+  GroundTruth older;
+  std::istringstream v2("dcpi-exec-counts 2\nmachine ev5\ninsn 1000 2\ncycles 1000 10\n");
+  ASSERT_TRUE(read_ground_truth(v2, older, error)) << error;
+  EXPECT_FALSE(older.knows_visibility());
+  EXPECT_EQ(older.visible_cycles(0x1000), 10u);
+}
+
 TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   const std::string v2 = "dcpi-exec-counts 2\n";
   const std::string expected =
-      "expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2' or 'dcpi-exec-counts 3'";
+      "expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2' or 'dcpi-exec-counts 3' or "
+      "'dcpi-exec-counts 4'";
   EXPECT_EQ(error_of("dcpi-exec-counts 0\n"), "line 1: " + expected);
   EXPECT_EQ(error_of("dcpi-exec-counts 02\n"), "line 1: " + expected);
-  EXPECT_EQ(error_of("dcpi-exec-counts 4\n"),
-            "line 1: version 4 is newer than this reader knows (1 to 3): a newer dcpi wrote it");
+  EXPECT_EQ(error_of("dcpi-exec-counts 5\n"),
+            "line 1: version 5 is newer than this reader knows (1 to 4): a newer dcpi wrote it");
+  EXPECT_EQ(error_of("dcpi-exec-counts 3\nvisible 1000 5\n"), "line 2: 'visible' needs version 4");
   EXPECT_EQ(error_of(""), "empty file: " + expected);
   EXPECT_EQ(error_of(v2 + "image 0123 /bin/copy\n"), "line 2: 'image' needs version 3");
   EXPECT_EQ(error_of("dcpi-exec-counts 1\ncycles 1000 5\n"), "line 2: 'cycles' needs version 2");

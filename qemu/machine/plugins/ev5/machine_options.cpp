@@ -28,6 +28,20 @@ constexpr NumericOption kOptions[] = {
     {"bcache_bytes", &Machine::bcache_bytes, 65536, 1u << 30, true},
 };
 
+bool parse(const NumericOption& option, std::string_view value, uint32_t& out, std::string& error) {
+  uint64_t number = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (ec != std::errc() || end != value.data() + value.size() || number < option.min ||
+      number > option.max || (option.power_of_two && !std::has_single_bit(number))) {
+    error = "ev5: " + std::string(option.name) + "=" + std::string(value) + " is not " +
+            (option.power_of_two ? "a power of two " : "an integer ") + "in [" +
+            std::to_string(option.min) + ", " + std::to_string(option.max) + "]";
+    return false;
+  }
+  out = static_cast<uint32_t>(number);
+  return true;
+}
+
 }  // namespace
 
 bool apply_option(std::string_view argument, PluginOptions& options, std::string& error) {
@@ -50,19 +64,11 @@ bool apply_option(std::string_view argument, PluginOptions& options, std::string
     options.images_path = value;
     return true;
   }
+  if (name == "sampling")
+    return parse({"sampling", nullptr, 0, 1, false}, value, options.sampling, error);
   for (const NumericOption& option : kOptions) {
     if (name != option.name) continue;
-    uint64_t number = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec != std::errc() || end != value.data() + value.size() || number < option.min ||
-        number > option.max || (option.power_of_two && !std::has_single_bit(number))) {
-      error = "ev5: " + std::string(name) + "=" + std::string(value) + " is not " +
-              (option.power_of_two ? "a power of two " : "an integer ") + "in [" +
-              std::to_string(option.min) + ", " + std::to_string(option.max) + "]";
-      return false;
-    }
-    options.machine.*option.field = static_cast<uint32_t>(number);
-    return true;
+    return parse(option, value, options.machine.*option.field, error);
   }
   error = "ev5: unknown argument " + std::string(argument);
   return false;

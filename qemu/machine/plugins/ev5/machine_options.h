@@ -13,6 +13,9 @@ struct PluginOptions {
   std::string out_path;  // empty: no truth file (dcpi run without --truth)
   // The images the run booted, for the truth's `image` lines (truth_writer.h).
   std::string images_path;
+  // sampling=1: the run samples the cycle counter, so the truth says which
+  // cycles a sample can land on (sample_visibility.h); 0: none written.
+  uint32_t sampling = 0;
 };
 
 // Applies one "name=value" argument; false with a one-line `error` for an

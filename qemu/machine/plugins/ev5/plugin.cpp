@@ -262,8 +262,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
   }
   const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
+  const dcpi::ev5::PluginOptions& o = state->options;
   for (int v = 0; v < vcpus; ++v)
-    state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(state->options.machine));
+    state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(
+        o.machine, dcpi::ev5::SampleVisibility(o.sampling != 0)));
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
   state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
   state->stall = {state->words, offsetof(ChargeWords, stall)};

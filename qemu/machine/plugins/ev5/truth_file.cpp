@@ -1,5 +1,7 @@
 #include "qemu/machine/plugins/ev5/truth_file.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -17,6 +19,9 @@ struct Totals {
   std::map<std::tuple<uint64_t, StallCause, uint64_t>, uint64_t> stalls;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
   std::map<std::string, uint64_t> events;
+  // Visible cycles per PC (sample_visibility.h), in a sampling run.
+  std::map<uint64_t, int64_t> visible;
+  bool sampling = false;
 };
 
 void add_static(const BlockRecord& block, Totals& totals) {
@@ -31,6 +36,17 @@ void add_static(const BlockRecord& block, Totals& totals) {
   }
 }
 
+void add_visible(const SampleVisibility& sampling, Totals& totals) {
+  if (!sampling.enabled()) return;
+  totals.sampling = true;
+  uint64_t sum = 0;
+  for (const auto& [pc, cycles] : sampling.visible()) {
+    totals.visible[pc] += cycles;
+    sum += static_cast<uint64_t>(std::max<int64_t>(cycles, 0));
+  }
+  totals.events[DCPI_TRUTH_VISIBLE_CYCLES_EVENT] += sum;
+}
+
 void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
   const VcpuTruth& truth = vcpu.truth();
   for (const auto& [key, cycles] : truth.stalls) {
@@ -38,6 +54,7 @@ void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
     totals.cycles[std::get<0>(key)] += static_cast<int64_t>(cycles);
   }
   for (const auto& [pc, cycles] : truth.cycle_corrections) totals.cycles[pc] += cycles;
+  add_visible(truth.visibility, totals);
   for (const auto& [edge, count] : truth.edges) totals.edges[edge] += count;
   const MemoryEvents& m = vcpu.memory_events();
   totals.events["icache_miss"] += m.icache_miss;
@@ -51,8 +68,13 @@ void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
   totals.events["exact_exits"] += truth.exact_exits;
 }
 
+void write_visible(truth::TruthWriter& out, const Totals& totals) {
+  for (const auto& [pc, cycles] : totals.visible)
+    if (cycles > 0) out.visible(pc, static_cast<uint64_t>(cycles));
+}
+
 // The records in the format's order (firmware/truth_format.h), each kind
-// sorted: insn, edge, cycles, stall, then the run's events.
+// sorted: insn, edge, cycles, stall, the run's events, then visible.
 void write(truth::TruthWriter& out, const Totals& totals, size_t vcpus) {
   out.machine(DCPI_TRUTH_MACHINE_EV5);
   out.vcpus(vcpus);
@@ -73,6 +95,7 @@ void write(truth::TruthWriter& out, const Totals& totals, size_t vcpus) {
   out.event("instructions", instructions);
   out.event("cycles", all_cycles);
   for (const auto& [name, n] : totals.events) out.event(name.c_str(), n);
+  if (totals.sampling) write_visible(out, totals);
 }
 
 }  // namespace
@@ -83,7 +106,8 @@ bool write_truth_file(const std::string& path, const std::vector<const BlockReco
   for (const BlockRecord* block : blocks) add_static(*block, totals);
   for (const VcpuModel* vcpu : vcpus) add_dynamic(*vcpu, totals);
   truth::TruthWriter out;
-  if (!out.open(path, DCPI_TRUTH_VERSION_TIMED, images)) return false;
+  const int version = totals.sampling ? DCPI_TRUTH_VERSION_VISIBLE : DCPI_TRUTH_VERSION_TIMED;
+  if (!out.open(path, version, images)) return false;
   write(out, totals, vcpus.size());
   return out.close();
 }

@@ -27,7 +27,9 @@ namespace dcpi::ev5 {
 
 class VcpuModel {
  public:
-  explicit VcpuModel(const Machine& machine);
+  // `sampling`: which cycles a sample can land on, for the truth
+  // (sample_visibility.h); default: a run that does not sample.
+  explicit VcpuModel(const Machine& machine, SampleVisibility sampling = SampleVisibility());
 
   // Entry into `block`: its first instruction's stall. `step`: QEMU runs
   // the block as a step block (qemu/machine/README.md), whose instructions
@@ -83,6 +85,7 @@ class VcpuModel {
   uint64_t mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
   void record_edge(uint64_t to);
+  void see(BlockRecord& block);
 
   const Machine& machine_;
   MemorySystem memory_;

@@ -1,5 +1,6 @@
 // What one vCPU's run-time model observed, for the truth file: dynamic stall
 // cycles by (charged PC, cause, culprit), cycle corrections from exact exits,
+// which of them a sample could see,
 // control transfers between blocks, and event counts. Touched only by its
 // own vCPU while the guest runs.
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "qemu/machine/plugins/ev5/block_timing.h"
 #include "qemu/machine/plugins/ev5/count_cache.h"
+#include "qemu/machine/plugins/ev5/sample_visibility.h"
 
 namespace dcpi::ev5 {
 
@@ -34,9 +36,20 @@ struct VcpuTruth {
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
+  // How many samples the cycles booked here should get.
+  SampleVisibility visibility;
+  // The model's cycle where the next booked cycles start.
+  uint64_t now = 0;
 
   void stall(uint64_t pc, StallCause cause, uint64_t culprit, uint64_t cycles) {
-    if (cycles) stalls[{pc, cause, culprit}] += cycles;
+    if (!cycles) return;
+    stalls[{pc, cause, culprit}] += cycles;
+    visibility.book(pc, static_cast<int64_t>(cycles), now);
+    now += cycles;
+  }
+  void correct(uint64_t pc, int64_t cycles) {
+    cycle_corrections[pc] += cycles;
+    visibility.book(pc, cycles, now);
   }
 };
 

@@ -1,0 +1,71 @@
+// Which of the model's cycles a counter sample can land on: the
+// sample-placement oracle's expectation (issue 25; firmware/truth_format.h
+// `visible`). The model books every cycle where the 21164 spends it; DCPI's
+// samples are the counter's overflows, and
+//  - none falls between a delivery and the handler's reload of the counter
+//    (the delivery itself, the handler's path to the reload);
+//  - PALcode takes no interrupts (DCPI §4.1.3, "blind spots"): an overflow
+//    there is delivered where PAL returns to, so PAL's cycles are visible
+//    at that PC (the instruction after a CALL_PAL that returns, the kernel
+//    entry for callsys, the interrupted instruction after an interrupt).
+// Kernel code at high IPL is the other blind spot of §4.1.3; the model
+// cannot see the IPL and counts it as visible (docs/ev5-machine.md).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+#include "qemu/machine/plugins/ev5/block_timing.h"
+
+namespace dcpi::ev5 {
+
+class SampleVisibility {
+ public:
+  enum class State : uint8_t { kOff, kCounting, kPal };
+
+  // `sampling`: the run samples the cycle counter; else nothing is recorded.
+  explicit SampleVisibility(bool sampling = false) : enabled_(sampling) {}
+  bool enabled() const { return enabled_; }
+
+  // The model enters `timing`'s block at cycle `now` (after the previous
+  // block, whose instructions then count). `last_word`: the block's last
+  // instruction (a CALL_PAL says what PAL does next).
+  void enter(const BlockTiming& timing, uint64_t now, uint32_t last_word);
+  // Its instructions issue from `now` on (after the head's stall).
+  void enter_issue(uint64_t now) { block_at_ = now; }
+  // An exact exit left the current block before instruction `index`.
+  void cut(size_t index) { ran_ = index; }
+  // Books `cycles` spent at `pc` from the model's cycle `now` on.
+  void book(uint64_t pc, int64_t cycles, uint64_t now);
+  State state() const { return state_; }
+
+  // Visible cycles per PC.
+  const std::map<uint64_t, int64_t>& visible() const { return visible_; }
+
+ private:
+  uint64_t chance(uint64_t from, uint64_t cycles) const;
+  void add(uint64_t pc, int64_t cycles);
+  void count_previous_block();
+  void enter_pal(uint64_t offset);
+  void leave_pal(uint64_t head);
+
+  bool enabled_ = false;
+  State state_ = State::kOff;
+  // Counting towards an overflow: from a reload to the delivery.
+  bool armed_ = false;
+  // The block being run: its instructions count when the next one enters.
+  const BlockTiming* block_ = nullptr;
+  uint64_t block_at_ = 0;
+  size_t ran_ = 0;
+  bool in_pal_ = false;
+  // What the last block outside PAL called: the reload (wrperfmon,
+  // rtiperf), the return from an interrupt (rti, rtiperf), or neither.
+  bool called_reload_ = false, called_return_ = false, returning_ = false;
+  // PAL cycles of this stretch, and of stretches an interrupt cut short,
+  // which land where the interrupted context resumes.
+  int64_t deferred_ = 0, held_ = 0;
+  bool interrupted_ = false;
+  std::map<uint64_t, int64_t> visible_;
+};
+
+}  // namespace dcpi::ev5

@@ -1,0 +1,175 @@
+// Which cycles a counter sample can land on (sample_visibility.h): none from
+// a delivery to the reload, PAL's where PAL returns to, and the truth
+// file's `visible` records.
+#include "qemu/machine/plugins/ev5/sample_visibility.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "firmware/pal_abi.h"
+#include "qemu/machine/plugins/ev5/machine_options.h"
+#include "qemu/machine/plugins/ev5/truth_file.h"
+#include "qemu/machine/plugins/ev5/vcpu_model.h"
+#include "tests/unit/ev5/encode.h"
+
+namespace dcpi::ev5 {
+namespace {
+
+using State = SampleVisibility::State;
+constexpr uint64_t kUser = 0x120000000, kKernel = 0xfffffc0000100000ull;
+constexpr uint64_t kPal = 0xfffffc0000000000ull;
+constexpr uint32_t kAddq = testing::addq(1, 1, 1);
+constexpr uint32_t kCallsys = 0x83, kRtiperf = 0x3b, kWrperfmon = 0x39;
+
+// Blocks of two one-cycle instructions at `pc`, the second `last`.
+BlockTiming two_at(uint64_t pc, uint32_t last = kAddq) {
+  const std::vector<uint32_t> words{testing::addq(2, 2, 2), last};
+  return time_block(pc, words);
+}
+
+struct Blocks {
+  BlockTiming user = two_at(kUser), user_call = two_at(kUser + 0x40, kCallsys);
+  BlockTiming reloader = two_at(kKernel, kWrperfmon), kernel = two_at(kKernel + 0x40);
+  BlockTiming handler = two_at(kKernel + 0x80, kRtiperf);
+  BlockTiming wrperfmon = two_at(kPal + 0x1000 + 64 * kWrperfmon);
+  BlockTiming rtiperf = two_at(kPal + 0x1000 + 64 * kRtiperf);
+  BlockTiming callsys = two_at(kPal + 0x2000 + 64 * (kCallsys - 0x80));
+  BlockTiming clock = two_at(kPal + PAL_VECTOR_CLOCK);
+  BlockTiming delivery = two_at(kPal + PAL_COUNTER_DELIVERY);
+};
+
+// The driver's reload: a kernel block ending in CALL_PAL wrperfmon, PAL's
+// wrperfmon, back in the kernel.
+void reload(SampleVisibility& v, const Blocks& b, uint64_t now) {
+  v.enter(b.reloader, now, kWrperfmon);
+  v.enter(b.wrperfmon, now + 5, kAddq);
+  v.enter(b.kernel, now + 20, kAddq);
+}
+
+TEST(Ev5SampleVisibility, NothingIsVisibleBeforeTheFirstReload) {
+  const Blocks b;
+  SampleVisibility v(true);
+  v.enter(b.user, 0, kAddq);
+  EXPECT_EQ(v.state(), State::kOff);
+  v.book(kUser, 7, 0);
+  reload(v, b, 1000);
+  EXPECT_EQ(v.state(), State::kCounting);
+  v.enter(b.user, 1100, kAddq);
+  v.book(kUser, 50, 1100);
+  v.enter(b.user, 1200, kAddq);
+  EXPECT_EQ(v.visible().at(kUser), 50 + b.user.instructions[0].cost);  // the stall, the block
+}
+
+TEST(Ev5SampleVisibility, NothingIsVisibleFromADeliveryToTheReload) {
+  const Blocks b;
+  SampleVisibility v(true);
+  reload(v, b, 0);
+  v.enter(b.user, 500, kAddq);
+  v.cut(1);  // the exit: its second instruction did not run
+  v.enter(b.clock, 510, kAddq);
+  v.enter(b.delivery, 515, kAddq);
+  v.enter(b.handler, 530, kRtiperf);
+  EXPECT_EQ(v.state(), State::kOff);
+  v.book(kKernel + 0x80, 40, 530);
+  v.enter(b.rtiperf, 580, kAddq);  // the reload and the return
+  v.enter(b.user, 600, kAddq);
+  EXPECT_EQ(v.state(), State::kCounting);
+  EXPECT_EQ(v.visible().count(kKernel + 0x80), 0u);
+  // The block the exit cut short (its first instruction), and PAL's
+  // cycles after the reload (rtiperf's own, where it returns to).
+  EXPECT_EQ(v.visible().at(kUser), b.user.instructions[0].cost + b.rtiperf.static_cycles);
+  EXPECT_EQ(v.visible().count(kUser + 4), 0u);
+}
+
+TEST(Ev5SampleVisibility, PalCyclesAreSeenWherePalReturns) {
+  const Blocks b;
+  SampleVisibility v(true);
+  reload(v, b, 0);
+  v.enter(b.user_call, 500, kCallsys);
+  v.enter(b.callsys, 510, kAddq);
+  EXPECT_EQ(v.state(), State::kPal);
+  v.book(b.callsys.pc, 30, 512);  // a stall in PAL
+  v.enter(b.kernel, 560, kAddq);  // callsys goes on in the kernel
+  EXPECT_EQ(v.state(), State::kCounting);
+  EXPECT_EQ(v.visible().count(b.callsys.pc), 0u);
+  // (and the kernel block after the reload, which starts there too, with
+  // the reloading PAL block's cycles, which returned there)
+  EXPECT_EQ(v.visible().at(kKernel + 0x40),
+            30 + b.callsys.static_cycles + b.kernel.static_cycles + b.wrperfmon.static_cycles);
+}
+
+TEST(Ev5SampleVisibility, PalCutShortByAnInterruptIsSeenWhereTheInterruptReturns) {
+  const Blocks b;
+  SampleVisibility v(true);
+  reload(v, b, 0);
+  v.enter(b.user_call, 500, kCallsys);
+  v.enter(b.callsys, 510, kAddq);
+  v.enter(b.clock, 520, kAddq);  // pending on PAL's return: taken at once
+  v.enter(b.delivery, 525, kAddq);
+  v.enter(b.handler, 530, kRtiperf);
+  v.enter(b.rtiperf, 600, kAddq);
+  v.enter(b.user, 620, kAddq);  // back where the callsys returned
+  // The callsys PAL block (the clock vector's came after the overflow), and
+  // rtiperf's after the reload.
+  EXPECT_EQ(v.visible().at(kUser), b.callsys.static_cycles + b.rtiperf.static_cycles);
+}
+
+TEST(Ev5SampleVisibility, WithoutSamplingNothingIsRecorded) {
+  const Blocks b;
+  SampleVisibility v;
+  reload(v, b, 0);
+  v.enter(b.user, 500, kAddq);
+  v.book(kUser, 5, 500);
+  v.enter(b.user, 600, kAddq);
+  EXPECT_TRUE(v.visible().empty());
+}
+
+uint64_t number_after(const std::string& text, const std::string& prefix) {
+  const size_t at = text.find(prefix);
+  return at == std::string::npos ? 0 : std::stoull(text.substr(at + prefix.size()));
+}
+
+TEST(Ev5SampleVisibility, TheTruthFileSaysWhichCyclesASampleCanSee) {
+  Machine machine;
+  VcpuModel model(machine, SampleVisibility(true));
+  BlockRecord reloader = testing::block_of(0x120000100, {testing::addq(1, 1, 1), kWrperfmon});
+  BlockRecord pal = testing::block_of(kPal + 0x2000, {testing::addq(2, 2, 2), kAddq});
+  BlockRecord loop = testing::block_of(kUser, {testing::addq(1, 1, 1), kCallsys});
+  model.enter(reloader);
+  model.enter(pal);  // the reload
+  for (int i = 0; i < 200; ++i) {
+    model.enter(loop);
+    model.enter(pal);
+  }
+  model.enter(loop);
+  const std::string path = ::testing::TempDir() + "visible.txt";
+  ASSERT_TRUE(write_truth_file(path, {&reloader, &pal, &loop}, {&model}, {}));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  EXPECT_EQ(s.rfind("dcpi-exec-counts 4\n", 0), 0u) << s.substr(0, 200);
+  // PAL is never visible: its cycles count where it returns to, the loop's
+  // head, which then shows more than its own.
+  EXPECT_EQ(s.find("visible fffffc000000200"), std::string::npos);
+  EXPECT_GT(number_after(s, "visible 120000000 "), number_after(s, "cycles 120000000 "));
+  // The reloading block ran before any reload: nothing of it is visible.
+  EXPECT_EQ(s.find("visible 120000100"), std::string::npos);
+  EXPECT_GT(number_after(s, "event visible_cycles "), 0u);
+  EXPECT_GT(s.find("visible "), s.rfind("event "));  // the format's order
+}
+
+TEST(Ev5Options, SamplingIsOnOrOff) {
+  PluginOptions options;
+  std::string error;
+  EXPECT_TRUE(apply_option("sampling=1", options, error));
+  EXPECT_EQ(options.sampling, 1u);
+  EXPECT_FALSE(apply_option("sampling=2", options, error));
+  EXPECT_EQ(error, "ev5: sampling=2 is not an integer in [0, 1]");
+}
+
+}  // namespace
+}  // namespace dcpi::ev5

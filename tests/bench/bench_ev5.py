@@ -10,7 +10,8 @@ instruction's execution count is within 5/10/15 % of exact; DCPI got
 model's true causes (recall: share of true stall cycles whose cause is
 among the listed culprits; precision: share of listed culprits that were
 real), and the sample-placement oracle (issue 25): the total variation
-distance between the samples per instruction and the truth's cycles, as a
+distance between the samples per instruction and the cycles a sample can
+land on (the truth's visible cycles: PAL's where PAL returns), as a
 multiple of what multinomial sampling noise gives (1 is ideal), and the
 instructions with >= 200 expected samples beyond 4 sigma.
 
@@ -67,7 +68,7 @@ def accuracy(build, workload):
     row["culprit_recall"] = overall.get("recall")
     row["culprit_precision"] = overall.get("precision")
     row["culprits_by_cause"] = culprits.get("culprits", {}).get("causes", {})
-    placement = score["placement"]  # issue 25's oracle: samples vs the truth's cycles
+    placement = score["placement"]  # issue 25: samples vs the cycles a sample can land on
     row["placement_ratio"] = placement["ratio"]
     row["placement_judged"] = placement["judged"]
     row["placement_outliers"] = placement["outliers_total"]

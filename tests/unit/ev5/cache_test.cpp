@@ -68,7 +68,7 @@ TEST(Ev5MemorySystem, SixMissesOutstandingThenTheSeventhWaits) {
 
 TEST(Ev5MemorySystem, MemoryFillsTakeTheBusOneAtATime) {
   Machine machine;
-  machine.memory_bus_cycles = 48;  // memory_bus=48 (off by default)
+  machine.memory_bus_cycles = 48;  // memory_bus=48 (the default)
   MemorySystem memory(machine);
   EXPECT_EQ(memory.load(0x10000, 0), 100u);
   EXPECT_EQ(memory.load(0x20000, 0), 148u);  // waits 48 cycles for the bus

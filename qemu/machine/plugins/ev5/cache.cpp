@@ -37,6 +37,20 @@ void Cache::fill(uint64_t address, uint64_t ready) {
   *victim = Line{.tag = line_number, .ready = ready, .last_use = ++use_clock_, .valid = true};
 }
 
+bool Cache::invalidate(uint64_t address, uint32_t bytes) {
+  bool held = false;
+  for (uint64_t line_number = address >> line_shift_;
+       line_number <= (address + bytes - 1) >> line_shift_; ++line_number) {
+    Line* set = set_of(line_number);
+    for (uint32_t w = 0; w < ways_; ++w)
+      if (set[w].valid && set[w].tag == line_number) {
+        set[w].valid = false;
+        held = true;
+      }
+  }
+  return held;
+}
+
 void Cache::invalidate_all() {
   for (Line& line : lines_) line.valid = false;
 }

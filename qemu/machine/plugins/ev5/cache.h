@@ -23,6 +23,8 @@ class Cache {
   // Installs the line holding `address`, its data there at `ready`.
   void fill(uint64_t address, uint64_t ready);
   void invalidate_all();
+  // Drops every line within [address, address + bytes); true if one was there.
+  bool invalidate(uint64_t address, uint32_t bytes);
 
   uint32_t line_bytes() const { return line_bytes_; }
   uint32_t sets() const { return sets_; }

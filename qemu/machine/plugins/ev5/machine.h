@@ -28,13 +28,13 @@ struct Machine {
   // Cycles one 64-byte line transfer occupies the memory bus: fills wait for
   // it, and a line the write buffer allocates costs a second transfer for
   // its later write-back.
-  // memory_bus=48: about 440 MB/s at 333 MHz (docs/ev5-machine.md). Off by
-  // default: with it, the copy loop's one-cycle instructions get ~20 % fewer
-  // samples than their truth cycles at period 2048, the sampling
-  // interrupt's perturbation (0.95 of their share at 16384), and the
-  // benchmarks' dense-period estimates for copy fall from 95 % to 3 %
-  // within 5 %.
-  uint32_t memory_bus_cycles = 0;
+  // 48: about 440 MB/s at 333 MHz (docs/ev5-machine.md); memory_bus=0 for
+  // infinite bandwidth. On since the samples were shown to sit where the
+  // cycles are with it (the placement oracle's visible cycles, issue 25).
+  uint32_t memory_bus_cycles = 48;
+  // Extra cycles of a fill another CPU's dirty line supplies (coherence.h),
+  // beyond the memory access it replaces.
+  uint32_t intervention = 0;
   uint32_t itb_refill = 25;  // PALcode ITB miss handler
   uint32_t dtb_refill = 25;  // PALcode DTB miss handler
   uint32_t mispredict_penalty = 5;

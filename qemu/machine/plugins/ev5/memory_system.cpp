@@ -11,6 +11,20 @@ MemorySystem::MemorySystem(const Machine& machine)
       scache_(Machine::kScacheBytes, Machine::kScacheWays, Machine::kL2LineBytes),
       bcache_(machine.bcache_bytes, 1, Machine::kL2LineBytes) {}
 
+void MemorySystem::join(Coherence* coherence, size_t cpu) {
+  coherence_ = coherence;
+  cpu_ = cpu;
+  if (coherence) coherence->attach(cpu, this);
+}
+
+void MemorySystem::invalidate(uint64_t address) {
+  const uint64_t line = address & ~uint64_t{Machine::kL2LineBytes - 1};
+  bool held = dcache_.invalidate(line, Machine::kL2LineBytes);
+  held |= scache_.invalidate(line, Machine::kL2LineBytes);
+  held |= bcache_.invalidate(line, Machine::kL2LineBytes);
+  if (held) ++events_.invalidated;
+}
+
 uint64_t MemorySystem::bus_start(uint64_t now) {
   const uint64_t start = std::max(now, bus_free_);
   bus_free_ = start + machine_.memory_bus_cycles;
@@ -24,6 +38,10 @@ uint64_t MemorySystem::fill_latency(uint64_t address, uint64_t now) {
   if (!bcache_.lookup(address, now).hit) {
     ++events_.bcache_miss;
     latency = bus_start(now) - now + machine_.memory_latency;
+    if (coherence_ && coherence_->fill(cpu_, address)) {  // the owner's cache supplies it
+      ++events_.interventions;
+      latency += machine_.intervention;
+    }
     bcache_.fill(address, now + latency);
   }
   scache_.fill(address, now + latency);
@@ -49,6 +67,7 @@ uint64_t MemorySystem::load(uint64_t address, uint64_t now) {
 }
 
 uint64_t MemorySystem::store(uint64_t address, uint64_t now) {
+  if (coherence_) coherence_->store(cpu_, address);
   if (write_buffer_.merges_into_newest(address, now)) return 0;
   const uint64_t wait = write_buffer_.wait(address, now);
   if (wait) ++events_.wbuf_full;

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "qemu/machine/plugins/ev5/cache.h"
+#include "qemu/machine/plugins/ev5/coherence.h"
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/write_buffer.h"
 
@@ -20,6 +21,9 @@ namespace dcpi::ev5 {
 struct MemoryEvents {
   uint64_t icache_miss = 0, dcache_miss = 0, scache_miss = 0, bcache_miss = 0;
   uint64_t wbuf_full = 0;
+  // Multiprocessor (coherence.h): lines this CPU lost to another's store,
+  // and fills another CPU's dirty line supplied.
+  uint64_t invalidated = 0, interventions = 0;
 };
 
 class MemorySystem {
@@ -37,6 +41,11 @@ class MemorySystem {
 
   const MemoryEvents& events() const { return events_; }
 
+  // On a multiprocessor: the coherence of the CPUs' caches, this CPU's number.
+  void join(Coherence* coherence, size_t cpu);
+  // Another CPU's store: drops the 64-byte line of `address` from every level.
+  void invalidate(uint64_t address);
+
  private:
   // Latency of bringing a 64-byte line in from beyond the L1 caches (S-cache,
   // B-cache or memory), filling those on the way.
@@ -51,6 +60,8 @@ class MemorySystem {
   std::array<uint64_t, Machine::kMissAddressFileEntries> outstanding_{};  // fill completions
   MemoryEvents events_;
   uint64_t bus_free_ = 0;
+  Coherence* coherence_ = nullptr;
+  size_t cpu_ = 0;
 };
 
 }  // namespace dcpi::ev5

@@ -19,10 +19,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "firmware/memory_map.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
+#include "qemu/machine/plugins/ev5/coherence.h"
 #include "qemu/machine/plugins/ev5/machine_options.h"
 #include "qemu/machine/plugins/ev5/truth_file.h"
 #include "qemu/machine/plugins/ev5/vcpu_model.h"
@@ -52,6 +56,11 @@ struct State {
   // Our patched QEMU (charges, step blocks, access charges) under -icount.
   bool charging = false;
   bool probed = false;
+  // The CPUs' caches kept coherent (coherence.h), with more than one CPU.
+  dcpi::ev5::Coherence coherence;
+  // Address spaces by page-table base, numbered from 1 as ASNs (0: boot).
+  std::mutex spaces_lock;
+  std::unordered_map<uint64_t, uint32_t> spaces;
 };
 
 State* state = nullptr;
@@ -113,6 +122,36 @@ void on_operands(unsigned int vcpu, void* userdata) {
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
+}
+
+// PAL's swpctx loads the new page-table base from the process control block
+// (pal.S: `ldq p1, 16(a0)`, OSF/1's PCB layout): the CPU changes address
+// space, which the model numbers as an ASN (vcpu_model.h).
+void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t, void*) {
+  if (vcpu >= state->vcpus.size()) return;
+  const qemu_plugin_mem_value value = qemu_plugin_mem_get_value(info);
+  if (value.type != QEMU_PLUGIN_MEM_VALUE_U64) return;
+  uint32_t number = 0;
+  {
+    std::lock_guard<std::mutex> hold(state->spaces_lock);
+    auto [it, added] = state->spaces.try_emplace(value.data.u64, 0);
+    if (added) it->second = static_cast<uint32_t>(state->spaces.size());
+    number = it->second;
+  }
+  state->vcpus[vcpu]->switch_address_space(number & ((1u << 20) - 1));
+}
+
+bool loads_page_table_base(uint32_t word) {
+  constexpr uint32_t kLdq = 0x29, kA0 = 16, kPcbPtbr = 16;
+  return (word >> 26) == kLdq && ((word >> 16) & 31) == kA0 && (word & 0xffff) == kPcbPtbr;
+}
+
+void watch_address_space(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
+  if (!dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
+  for (size_t i = 0; i < words.size(); ++i)
+    if (loads_page_table_base(words[i]))
+      qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), on_page_table_base,
+                                       QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_R, nullptr);
 }
 
 void on_unit(unsigned int vcpu, void* userdata) {
@@ -230,6 +269,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
     qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
   if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
+  watch_address_space(tb, words);
   if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
     register_step_block(tb, block);
@@ -266,6 +306,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   for (int v = 0; v < vcpus; ++v)
     state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(
         o.machine, dcpi::ev5::SampleVisibility(o.sampling != 0)));
+  if (vcpus > 1)
+    for (int v = 0; v < vcpus; ++v)
+      state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v));
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
   state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
   state->stall = {state->words, offsetof(ChargeWords, stall)};

@@ -1,7 +1,8 @@
 // A fully associative translation buffer (the 21164's 48-entry ITB and
 // 64-entry DTB, 8 KB pages) with round-robin replacement, an approximation
-// of the hardware's not-last-used policy. Entries are not tagged with an
-// address space number (the plugin cannot see the ASN), see docs/ev5-machine.md.
+// of the hardware's not-last-used policy. The caller tags each address with
+// its address space (VcpuModel::tagged), as the hardware's entries carry
+// the ASN.
 #pragma once
 #include <cstddef>
 #include <cstdint>

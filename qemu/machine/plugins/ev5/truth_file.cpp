@@ -62,6 +62,8 @@ void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
   totals.events["scache_miss"] += m.scache_miss;
   totals.events["bcache_miss"] += m.bcache_miss;
   totals.events["wbuf_full"] += m.wbuf_full;
+  totals.events["invalidated"] += m.invalidated;
+  totals.events["interventions"] += m.interventions;
   totals.events["itb_miss"] += truth.itb_miss;
   totals.events["dtb_miss"] += truth.dtb_miss;
   totals.events["mispredict"] += truth.mispredict;

@@ -112,7 +112,7 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
   uint64_t stall = 0;
   for (uint64_t page = pc / Machine::kPageBytes; page <= last / Machine::kPageBytes; ++page) {
     const uint64_t address = std::max(pc, page * Machine::kPageBytes);
-    if (bypasses_tlb(address) || itb_.access(address)) continue;
+    if (bypasses_tlb(address) || itb_.access(tagged(address))) continue;
     ++truth_.itb_miss;
     truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, machine_.itb_refill);
     stall += machine_.itb_refill;
@@ -121,7 +121,8 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
   // are charged at the head too (the hardware's stream buffer overlaps them
   // partly; not modelled).
   for (uint64_t line = pc / Machine::kL1LineBytes; line <= last / Machine::kL1LineBytes; ++line) {
-    const uint64_t cycles = memory_.fetch(line * Machine::kL1LineBytes, block_start_ + stall);
+    const uint64_t cycles =
+        memory_.fetch(tagged(line * Machine::kL1LineBytes), block_start_ + stall);
     truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, cycles);
     stall += cycles;
   }
@@ -203,12 +204,12 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   // The 21164 takes a DTB miss as a trap at the load or store and runs it
   // again after the refill; a store waits at itself for room in the write
   // buffer. Both are charged and booked there.
-  if (!bypasses_tlb(vaddr) && !dtb_.access(vaddr)) {
+  if (!bypasses_tlb(vaddr) && !dtb_.access(tagged(vaddr))) {
     ++truth_.dtb_miss;
     stall += machine_.dtb_refill;
     truth_.stall(t.pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
   }
-  const uint64_t address = paddr != ~0ull ? paddr : vaddr;
+  const uint64_t address = paddr != ~0ull ? paddr : tagged(vaddr);
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
     truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);

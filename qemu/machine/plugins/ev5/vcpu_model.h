@@ -58,6 +58,14 @@ class VcpuModel {
   // At the block's first multiply or divide: the unit may still be busy.
   uint64_t unit_ready(const BlockRecord& block, uint32_t index);
 
+  // The address space the CPU switched to (swpctx), numbered as an ASN:
+  // its TB entries and its user lines are tagged with it (21164 HRM: TB
+  // entries carry the ASN), so processes sharing virtual addresses share
+  // neither. Numbers below 2^20.
+  void switch_address_space(uint32_t number) { space_ = number; }
+  // On a multiprocessor: the caches' coherence, and this CPU's number.
+  void join(Coherence* coherence, size_t cpu) { memory_.join(coherence, cpu); }
+
   // Register slots whose load has not completed (bit per slot).
   uint64_t pending_loads() const { return pending_; }
   const VcpuTruth& truth() const { return truth_; }
@@ -113,6 +121,12 @@ class VcpuModel {
   int64_t rerun_units_ = 0;
   uint64_t last_step_units_ = 0;
   uint64_t pending_ = 0;
+  uint32_t space_ = 0;
+  // `address` as the TBs and caches see it: a user address tagged with the
+  // address space (above the 43-bit virtual address), KSEG as it is.
+  uint64_t tagged(uint64_t address) const {
+    return bypasses_tlb(address) ? address : address | uint64_t{space_} << 43;
+  }
   std::array<uint64_t, 64> ready_{}, loaded_by_{};
   uint64_t multiplier_free_ = 0, divider_free_ = 0;
   uint64_t last_multiply_ = kNoCulprit, last_divide_ = kNoCulprit;

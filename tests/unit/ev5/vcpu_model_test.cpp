@@ -166,3 +166,30 @@ TEST(Ev5VcpuModel, AStepBlockRightAfterAnExitContinuesTheBlock) {
 
 }  // namespace
 }  // namespace dcpi::ev5
+
+namespace dcpi::ev5 {
+namespace {
+
+// An I-cache miss of a block's later line stalls at that line's first
+// instruction, where fetch reaches it (dcpicalc looks for it there, DCPI
+// §6.3), not at the block's head.
+TEST(Ev5VcpuModel, ALaterLinesMissStallsAtItsFirstInstruction) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x4018;  // two instructions before a line boundary
+  BlockRecord block = testing::block_of(
+      pc, {testing::addq(1, 1, 1), testing::addq(2, 2, 2), testing::addq(3, 3, 3)});
+  ASSERT_TRUE(block.timing.instructions[2].starts_line);
+  EXPECT_EQ(model.enter(block), 100u);  // the head's line only
+  EXPECT_TRUE(model.fetch_pending());
+  EXPECT_EQ(model.line_fetch(block, 2), 8u);  // the next 32 bytes: S-cache (64-byte line)
+  EXPECT_FALSE(model.fetch_pending());
+  EXPECT_EQ(model.line_fetch(block, 2), 0u);  // charged once
+  EXPECT_EQ(stall_of(model, pc, StallCause::kICacheMiss, kNoCulprit), 100u);
+  EXPECT_EQ(stall_of(model, pc + 8, StallCause::kICacheMiss, kNoCulprit), 8u);
+  model.enter(block);  // both lines are there now
+  EXPECT_FALSE(model.fetch_pending());
+}
+
+}  // namespace
+}  // namespace dcpi::ev5

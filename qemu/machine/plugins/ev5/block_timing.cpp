@@ -57,6 +57,7 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
     const isa::Ev5Class ev5_class = isa::ev5_class(in);
     InstructionTiming& t = block.instructions[i];
     t.pc = pc + 4 * i;
+    t.starts_line = i > 0 && t.pc % 32 == 0;  // 21164 HRM §2.8: 32-byte I-cache lines
     t.reads = slots(operands.read);
     const uint64_t writes = slots(operands.written);
     t.writes = writes;

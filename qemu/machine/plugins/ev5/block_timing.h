@@ -45,6 +45,9 @@ struct InstructionTiming {
   // (a load before the block may still be outstanding): it waits for the load.
   bool reads_loaded = false;
   bool first_multiply = false, first_divide = false;
+  // Not the block's first, and the first of an I-cache line (32 bytes): a
+  // miss of its line stalls the fetch here (vcpu_model.h).
+  bool starts_line = false;
 };
 
 struct BlockTiming {

@@ -44,6 +44,7 @@ struct ChargeWords {
   uint64_t stall;         // cycles for the next charge with an entry; 0 after it
   uint64_t last_charged;  // InstructionRef* of the last charge that could be positive
   uint64_t pending;       // non-zero while a load is outstanding (gates operand callbacks)
+  uint64_t fetching;      // non-zero while a later line of the block missed (line callbacks)
 };
 
 struct State {
@@ -52,7 +53,7 @@ struct State {
   std::vector<std::unique_ptr<dcpi::ev5::VcpuModel>> vcpus;
   qemu_plugin_scoreboard* words = nullptr;
   std::vector<ChargeWords*> words_of;  // per vCPU, into `words`
-  qemu_plugin_u64 stall{}, last_charged{}, pending{};
+  qemu_plugin_u64 stall{}, last_charged{}, pending{}, fetching{};
   // Our patched QEMU (charges, step blocks, access charges) under -icount.
   bool charging = false;
   bool probed = false;
@@ -86,6 +87,7 @@ void enter(unsigned int vcpu, BlockRecord& block, bool step) {
   }
   words.stall = state->charging ? model.enter(block, step) : (model.enter(block, step), 0);
   words.pending = model.pending_loads();
+  words.fetching = model.fetch_pending();
 }
 
 void on_block_entry(unsigned int vcpu, void* userdata) {
@@ -100,6 +102,7 @@ void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& mod
   ChargeWords& words = words_of(vcpu);
   if (state->charging) words.stall += cycles;
   words.pending = model.pending_loads();
+  words.fetching = model.fetch_pending();
 }
 
 // Before the access (the patch's access charge): its DTB miss and a full
@@ -152,6 +155,13 @@ void watch_address_space(qemu_plugin_tb* tb, const std::vector<uint32_t>& words)
     if (loads_page_table_base(words[i]))
       qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), on_page_table_base,
                                        QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_R, nullptr);
+}
+
+void on_line_fetch(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(vcpu, model.line_fetch(*ref->block, ref->index), model);
 }
 
 void on_unit(unsigned int vcpu, void* userdata) {
@@ -212,7 +222,7 @@ void probe_charging(qemu_plugin_insn* first) {
 // multiply or divide (a memory access charges its own, register_access).
 bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
   const dcpi::ev5::InstructionTiming& t = timing.instructions[i];
-  return i == 0 || t.reads_loaded || t.first_multiply || t.first_divide;
+  return i == 0 || t.reads_loaded || t.first_multiply || t.first_divide || t.starts_line;
 }
 
 void register_access(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t, void* userdata,
@@ -233,6 +243,9 @@ void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTimi
                                                 QEMU_PLUGIN_COND_NE, state->pending, 0, userdata);
   if (t.first_multiply || t.first_divide)
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_unit, QEMU_PLUGIN_CB_NO_REGS, userdata);
+  if (t.starts_line)
+    qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_line_fetch, QEMU_PLUGIN_CB_NO_REGS,
+                                                QEMU_PLUGIN_COND_NE, state->fetching, 0, userdata);
 }
 
 // Every charge stays at its instruction, so that a deadline inside it is
@@ -314,6 +327,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   state->stall = {state->words, offsetof(ChargeWords, stall)};
   state->last_charged = {state->words, offsetof(ChargeWords, last_charged)};
   state->pending = {state->words, offsetof(ChargeWords, pending)};
+  state->fetching = {state->words, offsetof(ChargeWords, fetching)};
   qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);
   qemu_plugin_register_atexit_cb(id, on_exit, nullptr);

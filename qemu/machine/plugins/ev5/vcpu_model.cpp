@@ -106,27 +106,50 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   return stall;
 }
 
+// The head's line and page are fetched at the block's entry; a later line
+// (and its page) when fetch reaches it: its miss is found now (the lines
+// are looked up in order, at the entry's time) and charged at the line's
+// first instruction (line_fetch), where the 21164 waits for it.
 uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
-  const uint64_t pc = timing.pc;
-  const uint64_t last = timing.instructions.back().pc;
-  uint64_t stall = 0;
-  for (uint64_t page = pc / Machine::kPageBytes; page <= last / Machine::kPageBytes; ++page) {
-    const uint64_t address = std::max(pc, page * Machine::kPageBytes);
-    if (bypasses_tlb(address) || itb_.access(tagged(address))) continue;
-    ++truth_.itb_miss;
-    truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, machine_.itb_refill);
-    stall += machine_.itb_refill;
-  }
-  // Every line of the block is fetched at its entry: misses of later lines
-  // are charged at the head too (the hardware's stream buffer overlaps them
-  // partly; not modelled).
-  for (uint64_t line = pc / Machine::kL1LineBytes; line <= last / Machine::kL1LineBytes; ++line) {
-    const uint64_t cycles =
-        memory_.fetch(tagged(line * Machine::kL1LineBytes), block_start_ + stall);
-    truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, cycles);
-    stall += cycles;
+  deferred_fetch_.clear();
+  uint64_t stall = 0, page = ~0ull;
+  for (size_t i = 0; i < timing.instructions.size(); ++i) {
+    const InstructionTiming& t = timing.instructions[i];
+    if (i > 0 && !t.starts_line) continue;
+    uint64_t itb = 0;
+    if (t.pc / Machine::kPageBytes != page) {
+      page = t.pc / Machine::kPageBytes;
+      if (!bypasses_tlb(t.pc) && !itb_.access(tagged(t.pc))) {
+        ++truth_.itb_miss;
+        itb = machine_.itb_refill;
+      }
+    }
+    const uint64_t icache =
+        memory_.fetch(tagged(t.pc & ~uint64_t{Machine::kL1LineBytes - 1}), block_start_ + stall);
+    if (i == 0) {
+      truth_.stall(t.pc, StallCause::kItbMiss, kNoCulprit, itb);
+      truth_.stall(t.pc, StallCause::kICacheMiss, kNoCulprit, icache);
+      stall += itb + icache;
+    } else if (itb + icache > 0) {
+      deferred_fetch_.push_back({t.pc, icache, itb});
+    }
   }
   return stall;
+}
+
+uint64_t VcpuModel::line_fetch(const BlockRecord& block, uint32_t index) {
+  const Site at = site(block, index);
+  const uint64_t pc = at.timing().pc;
+  auto found = std::find_if(deferred_fetch_.begin(), deferred_fetch_.end(),
+                            [pc](const DeferredFetch& f) { return f.pc == pc; });
+  if (found == deferred_fetch_.end()) return 0;
+  const DeferredFetch f = *found;
+  deferred_fetch_.erase(found);
+  truth_.now = time_at(at);
+  truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, f.itb);
+  truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, f.icache);
+  dynamic_in_block_ += f.itb + f.icache;
+  return f.itb + f.icache;
 }
 
 uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {

@@ -9,12 +9,14 @@
 // first reader of the loaded register in the same block, else at the head of
 // the first later block that reads it; a DTB miss and a full write buffer at
 // the load or store itself (charged before its access, as the 21164 traps
-// or waits there); I-cache, ITB and branch mispredict stalls at the block's
-// first instruction.
+// or waits there); an I-cache or ITB miss at the first instruction of the
+// line (page) that missed; a branch mispredict at the block's first
+// instruction.
 #pragma once
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/branch_predictor.h"
@@ -57,6 +59,11 @@ class VcpuModel {
   uint64_t operands_ready(const BlockRecord& block, uint32_t index);
   // At the block's first multiply or divide: the unit may still be busy.
   uint64_t unit_ready(const BlockRecord& block, uint32_t index);
+  // At an instruction that starts an I-cache line (after the block's head):
+  // the fetch stall of its line and page, if they missed.
+  uint64_t line_fetch(const BlockRecord& block, uint32_t index);
+  // Whether a later line of the block missed (gates line_fetch's callbacks).
+  bool fetch_pending() const { return !deferred_fetch_.empty(); }
 
   // The address space the CPU switched to (swpctx), numbered as an ASN:
   // its TB entries and its user lines are tagged with it (21164 HRM: TB
@@ -121,6 +128,14 @@ class VcpuModel {
   int64_t rerun_units_ = 0;
   uint64_t last_step_units_ = 0;
   uint64_t pending_ = 0;
+  // Misses of the current block's later lines, found at its entry and
+  // charged where fetch reaches them: (first instruction's PC, I-cache
+  // cycles, ITB cycles).
+  struct DeferredFetch {
+    uint64_t pc = 0;
+    uint64_t icache = 0, itb = 0;
+  };
+  std::vector<DeferredFetch> deferred_fetch_;
   uint32_t space_ = 0;
   // `address` as the TBs and caches see it: a user address tagged with the
   // address space (above the 43-bit virtual address), KSEG as it is.

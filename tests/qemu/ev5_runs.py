@@ -5,7 +5,10 @@
 - 4 CPUs run the parallel4 mix on ev5 (the QEMU patch gives each vCPU its own
   plugin index), and the database records the machine with the epoch;
 - on ev5 the guest's clock counts modelled cycles: the same workload takes
-  several times more cycles than on qemu (one cycle per instruction).
+  several times more cycles than on qemu (one cycle per instruction);
+- on 4 CPUs the model keeps the caches coherent (the kernel's data is
+  shared: stores invalidate other CPUs' lines, fills find lines another CPU
+  wrote), and the truth of a sampling run has visible cycles, none in PAL.
 
 Usage: ev5_runs.py BUILD_DIR
 """
@@ -15,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 
+from support import truth_file
 from support.common import dcpi_binary, expect
 
 BUILD = sys.argv[1]
@@ -49,7 +53,16 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(cycles_ev5 and cycles_qemu and cycles_ev5 > 2 * cycles_qemu,
            f"copy takes {cycles_ev5} modelled 21164 cycles on ev5, {cycles_qemu} on qemu")
     smp = os.path.join(tmp, "smp.db")
-    run(smp, "ev5", "--cpus", "4", "--mix", "parallel4")
+    truth_path = os.path.join(tmp, "smp.truth")
+    run(smp, "ev5", "--cpus", "4", "--mix", "parallel4", "--truth", truth_path)
+    truth = truth_file.read(truth_path)
+    expect(truth.events.get("invalidated", 0) > 0 and truth.events.get("interventions", 0) > 0,
+           f"4 CPUs: {truth.events.get('invalidated')} lines invalidated by other CPUs' "
+           f"stores, {truth.events.get('interventions')} interventions")
+    expect(truth.visible and truth.events.get("visible_cycles", 0) <= truth.events["cycles"],
+           "the truth has the cycles a sample can land on, no more than all cycles")
+    pal_visible = [pc for pc in truth.visible if 0xfffffc0000000000 <= pc < 0xfffffc0000100000]
+    expect(not pal_visible, f"no PALcode cycle is visible ({len(pal_visible)} PAL PCs are)")
     show = dcpi("db", "show", "--db", smp)
     expect("machine ev5" in show, "the database records the ev5 machine with the epoch")
     cpus = dcpi("prof", "--db", smp, "--by", "cpu")

@@ -1,6 +1,7 @@
 // File system calls over the initrd (read-only) and the console: the
 // Linux/Alpha calls newlib and glibc (with its dynamic loader) make.
 #include "kernel/console.h"
+#include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/syscall_handlers.h"
@@ -13,23 +14,12 @@ constexpr uint32_t kModeCharDevice = 0020620;
 constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegular = 0100000;
 constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
 constexpr uint64_t kTermiosBytes = 44;
-constexpr int ENOTTY = 25, ENOTDIR = 20;
 constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
                    kFDupfdCloexec = 1030;
 
-OpenFile* file_of(Process* self, uint64_t fd) {
-  if (fd >= kMaxFiles || self->files[fd].kind == OpenFile::kNone) return nullptr;
-  return &self->files[fd];
-}
+constexpr uint64_t kOCloexec = 010000000, kFdCloexec = 1;  // Linux/Alpha's O_CLOEXEC
 
-int64_t allocate_fd(Process* self, uint64_t lowest, const OpenFile& file) {
-  for (uint64_t fd = lowest; fd < kMaxFiles; ++fd) {
-    if (self->files[fd].kind != OpenFile::kNone) continue;
-    self->files[fd] = file;
-    return static_cast<int64_t>(fd);
-  }
-  return error(EMFILE);
-}
+OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
 
 // Reads from `offset` without moving the file's offset; bytes read or -errno.
 int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
@@ -37,17 +27,17 @@ int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uin
   if (offset >= f->file.size) return 0;
   const uint64_t left = f->file.size - offset;
   if (count > left) count = left;
-  if (!copy_to_user(self->space, buffer, f->file.data + offset, count)) return error(EFAULT);
+  if (!copy_to_user(self->space(), buffer, f->file.data + offset, count)) return error(EFAULT);
   return static_cast<int64_t>(count);
 }
 
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
-  const bool to_host = is_init(self->pid);
+  const bool to_host = is_init(self->tgid);
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = count - done < sizeof chunk ? count - done : sizeof chunk;
-    if (!copy_from_user(self->space, chunk, buffer + done, n))
+    if (!copy_from_user(self->space(), chunk, buffer + done, n))
       return done ? static_cast<int64_t>(done) : error(EFAULT);
     console_write(chunk, n, to_host);
     done += n;
@@ -65,7 +55,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
   if ((file.mode & kModeTypeMask) != kModeRegular) return error(EISDIR);
   OpenFile open{OpenFile::kInitrd, file, 0, {}};
   copy_name(open.path, sizeof open.path, path);
-  return allocate_fd(self, 0, open);
+  return install_file(self->fds, 0, open, flags & kOCloexec);
 }
 
 // A path for an *at() call: absolute, or relative to "/" (every process's
@@ -96,7 +86,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
 int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {
   linux_alpha_stat64 st;
   fill_stat64(f, &st);
-  if (!copy_to_user(self->space, buffer, &st, sizeof st)) return error(EFAULT);
+  if (!copy_to_user(self->space(), buffer, &st, sizeof st)) return error(EFAULT);
   return 0;
 }
 
@@ -108,7 +98,7 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
   int64_t total = 0;
   for (uint64_t i = 0; i < count; ++i) {
     uint64_t iov[2];
-    if (!copy_from_user(self->space, iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
+    if (!copy_from_user(self->space(), iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
     const int64_t n = one(iov[0], iov[1]);
     if (n < 0) return total ? total : n;
     total += n;
@@ -173,7 +163,7 @@ int64_t sys_openat(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  f->kind = OpenFile::kNone;
+  close_file(self->fds, args.a[0]);
   return 0;
 }
 
@@ -215,7 +205,7 @@ int64_t sys_fstat(Process* self, TrapFrame*, const Args& args) {
   st.st_blksize = wide.st_blksize;
   st.st_blocks = static_cast<uint32_t>(wide.st_blocks);
   st.st_ino = static_cast<uint32_t>(wide.st_ino);
-  if (!copy_to_user(self->space, args.a[1], &st, sizeof st)) return error(EFAULT);
+  if (!copy_to_user(self->space(), args.a[1], &st, sizeof st)) return error(EFAULT);
   return 0;
 }
 
@@ -260,7 +250,7 @@ int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
   if (same_string(path, "/proc/self/exe")) {
     uint64_t n = string_length(self->name);
     if (n > args.a[3]) n = args.a[3];
-    if (!copy_to_user(self->space, args.a[2], self->name, n)) return error(EFAULT);
+    if (!copy_to_user(self->space(), args.a[2], self->name, n)) return error(EFAULT);
     return static_cast<int64_t>(n);
   }
   initrd::File file;
@@ -273,8 +263,8 @@ int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] < 2) return error(34 /* ERANGE */);
-  return copy_to_user(self->space, args.a[0], "/", 2) ? 2 : error(EFAULT);
+  if (args.a[1] < 2) return error(ERANGE);
+  return copy_to_user(self->space(), args.a[0], "/", 2) ? 2 : error(EFAULT);
 }
 
 // isatty(): the console answers TCGETS like a terminal; files are not ttys.
@@ -283,7 +273,7 @@ int64_t sys_ioctl(Process* self, TrapFrame*, const Args& args) {
   if (f == nullptr) return error(EBADF);
   if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets) return error(ENOTTY);
   uint8_t termios[kTermiosBytes] = {};
-  return copy_to_user(self->space, args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
+  return copy_to_user(self->space(), args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
 }
 
 int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
@@ -292,9 +282,16 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
   switch (args.a[1]) {
     case kFDupfd:
     case kFDupfdCloexec:
-      return allocate_fd(self, args.a[2], *f);
+      return install_file(self->fds, args.a[2], *f, args.a[1] == kFDupfdCloexec);
     case kFGetfd:
-    case kFSetfd:
+      return (self->fds->cloexec >> args.a[0]) & 1;
+    case kFSetfd: {
+      LockGuard guard(self->fds->lock);
+      const uint32_t bit = 1u << args.a[0];
+      self->fds->cloexec = (args.a[2] & kFdCloexec) ? self->fds->cloexec | bit
+                                                      : self->fds->cloexec & ~bit;
+      return 0;
+    }
     case kFGetfl:
     case kFSetfl:
       return 0;
@@ -305,13 +302,22 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_dup(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
-  return f ? allocate_fd(self, 0, *f) : error(EBADF);
+  return f ? install_file(self->fds, 0, *f, false) : error(EBADF);
 }
 
 int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
-  self->files[args.a[1]] = *f;
+  if (args.a[0] != args.a[1]) install_file_at(self->fds, args.a[1], *f, false);
+  return static_cast<int64_t>(args.a[1]);
+}
+
+// dup3(old, new, flags): dup2 that refuses old == new and takes O_CLOEXEC.
+int64_t sys_dup3(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
+  if (args.a[0] == args.a[1] || (args.a[2] & ~kOCloexec)) return error(EINVAL);
+  install_file_at(self->fds, args.a[1], *f, args.a[2] & kOCloexec);
   return static_cast<int64_t>(args.a[1]);
 }
 

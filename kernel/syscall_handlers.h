@@ -23,6 +23,8 @@ DCPI_SYSCALLS(DCPI_DECLARE_SYSCALL_HANDLER)
 #undef DCPI_DECLARE_SYSCALL_HANDLER
 
 inline int64_t error(int e) { return -static_cast<int64_t>(e); }
+// A handler that set every register itself (sigreturn): v0 and a3 are left alone.
+inline constexpr int64_t kRegistersSet = INT64_MIN;
 
 // A path argument copied in: 0, or a negative errno (EFAULT, ENAMETOOLONG).
 inline constexpr uint64_t kMaxPath = 256;

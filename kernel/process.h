@@ -77,6 +77,7 @@ inline constexpr uint32_t kSignals = 64;  // 1..64; bit n-1 of a mask is signal 
 struct ThreadGroup {
   SignalAction actions[kSignals];
   uint64_t pending;     // signals sent to the process (kill), taken by any thread
+  uint32_t sender[kSignals];  // who sent each signal last (siginfo's si_pid)
   uint32_t threads;     // live threads; 0 when the group has ended
   uint32_t users;       // Process slots pointing here (zombies too); 0: free
   bool exiting;         // exit_group or a fatal signal: every thread leaves

@@ -89,6 +89,7 @@ bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& a
     RtSigFrame f{};
     f.info.si_signo = sig;
     f.info.si_code = kSiUser;
+    f.info.u.kill.pid = static_cast<int32_t>(self->group->sender[sig - 1]);
     save_context(frame, usp, mask, &f.uc.uc_mcontext);
     f.uc.uc_osf_sigmask = f.uc.uc_sigmask = mask;
     f.uc.uc_stack.ss_flags = 2;  // SS_DISABLE: no alternate stack
@@ -151,6 +152,7 @@ bool dumps_core(int sig) {
 
 void send_thread_locked(Process* target, int sig) {
   if (target->group == nullptr || ignored(target->group, sig)) return;
+  target->group->sender[sig - 1] = current()->tgid;  // the sender is always the caller
   target->pending |= bit(sig);
   wake_for_locked(target, sig);
 }
@@ -158,6 +160,7 @@ void send_thread_locked(Process* target, int sig) {
 void send_group_locked(Process* leader, int sig) {
   ThreadGroup* group = leader->group;
   if (group == nullptr || ignored(group, sig)) return;
+  group->sender[sig - 1] = current()->tgid;  // for SIGCHLD: the exiting child
   group->pending |= bit(sig);
   for (uint32_t i = 0; i < process_slot_count(); ++i) {
     Process* p = &process_slots()[i];

@@ -29,6 +29,7 @@
   X(kill, 37)                                                                         \
   X(setpgid, 39)                                                                      \
   X(dup, 41)                                                                          \
+  X(pipe, 42)                                                                         \
   X(open, 45)                                                                         \
   X(getxgid, 47) /* v0 = gid, a4 = egid */                                            \
   X(ioctl, 54)                                                                        \
@@ -84,6 +85,7 @@
   X(faccessat, 462)                                                                   \
   X(set_robust_list, 466)                                                             \
   X(dup3, 487)                                                                        \
+  X(pipe2, 488)                                                                       \
   X(prlimit64, 496)                                                                   \
   X(getrandom, 511)                                                                   \
   X(rseq, 527)                                                                        \

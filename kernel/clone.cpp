@@ -21,11 +21,11 @@ namespace kernel {
 namespace {
 
 // linux/sched.h
-constexpr uint64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x400,
-                   kCloneSighand = 0x800, kCloneVfork = 0x4000, kCloneParent = 0x8000,
-                   kCloneThread = 0x10000, kCloneSysvsem = 0x40000, kCloneSettls = 0x80000,
-                   kCloneParentSettid = 0x100000, kCloneChildCleartid = 0x200000,
-                   kCloneDetached = 0x400000, kCloneChildSettid = 0x1000000;
+constexpr uint64_t kCloneVm = 0x100, kCloneFs = 0x200, kCloneFiles = 0x400, kCloneSighand = 0x800,
+                   kCloneVfork = 0x4000, kCloneParent = 0x8000, kCloneThread = 0x10000,
+                   kCloneSysvsem = 0x40000, kCloneSettls = 0x80000, kCloneParentSettid = 0x100000,
+                   kCloneChildCleartid = 0x200000, kCloneDetached = 0x400000,
+                   kCloneChildSettid = 0x1000000;
 constexpr uint64_t kSignalMask = 0xff;
 constexpr uint64_t kSupported = kSignalMask | kCloneVm | kCloneFs | kCloneFiles | kCloneSighand |
                                 kCloneVfork | kCloneParent | kCloneThread | kCloneSysvsem |

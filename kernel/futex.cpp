@@ -33,8 +33,9 @@ int64_t deadline_of(Process* self, uint64_t va, bool absolute, uint64_t* deadlin
   int64_t ts[2];
   if (!copy_from_user(self->space(), ts, va, sizeof ts)) return -EFAULT;
   if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1'000'000'000) return -EINVAL;
-  const uint64_t cycles = static_cast<uint64_t>(ts[0]) * clock::kCyclesPerSecond +
-                          udiv(static_cast<uint64_t>(ts[1]), 1'000'000'000 / clock::kCyclesPerSecond);
+  const uint64_t cycles =
+      static_cast<uint64_t>(ts[0]) * clock::kCyclesPerSecond +
+      udiv(static_cast<uint64_t>(ts[1]), 1'000'000'000 / clock::kCyclesPerSecond);
   *deadline = (absolute ? 0 : clock::cycles()) + cycles;
   if (*deadline == 0) *deadline = 1;
   return 0;
@@ -99,6 +100,18 @@ int64_t wake(Process* self, uint64_t uaddr, uint64_t count) {
   const uint64_t key = key_of(self, uaddr, &kseg);
   return key ? wake_locked(key, count, kBitsetAll) : -EFAULT;
 }
+
+int64_t sleep_on_locked(Process* self, uint64_t key) {
+  if (signals::interrupted(self)) return -EINTR;
+  self->futex_key = key;
+  self->futex_bitset = kBitsetAll;
+  sched::sleep_locked(0);
+  if (self->futex_key == 0) return 0;
+  self->futex_key = 0;
+  return -EINTR;
+}
+
+void wake_all_locked(uint64_t key) { wake_locked(key, ~uint64_t{0}, kBitsetAll); }
 
 int64_t call(Process* self, uint64_t uaddr, uint64_t op, uint64_t val, uint64_t timeout,
              uint64_t uaddr2, uint64_t val3) {

@@ -18,4 +18,10 @@ int64_t call(Process* self, uint64_t uaddr, uint64_t op, uint64_t val, uint64_t 
 // Wakes up to `count` waiters on `uaddr` of self's address space; how many.
 int64_t wake(Process* self, uint64_t uaddr, uint64_t count);
 
+// Sleeping on a kernel object (a pipe): `key` is its KSEG address, which
+// no futex key (a physical address) can equal. With sched::lock held;
+// 0 when woken, -EINTR when a signal came first.
+int64_t sleep_on_locked(Process* self, uint64_t key);
+void wake_all_locked(uint64_t key);
+
 }  // namespace kernel::futex

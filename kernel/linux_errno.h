@@ -18,6 +18,7 @@ inline constexpr int EACCES = 13;
 inline constexpr int EFAULT = 14;
 inline constexpr int EISDIR = 21;
 inline constexpr int EINVAL = 22;
+inline constexpr int ENFILE = 23;
 inline constexpr int EMFILE = 24;
 inline constexpr int ESPIPE = 29;
 inline constexpr int EROFS = 30;
@@ -32,6 +33,6 @@ inline constexpr int ENOTTY = 25;
 inline constexpr int ENOSPC = 28;
 inline constexpr int EPIPE = 32;
 inline constexpr int ERANGE = 34;
-inline constexpr int ENOTEMPTY = 66;     // Linux/Alpha value (OSF numbering)
+inline constexpr int ENOTEMPTY = 66;  // Linux/Alpha value (OSF numbering)
 
 }  // namespace kernel

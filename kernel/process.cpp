@@ -115,8 +115,8 @@ SpinLock spawn_lock;  // the argument staging buffer
 // the console says why a program could not run.
 int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage* program,
                  LoadedImage* interpreter) {
-  int error =
-      load_elf(mm->space, reinterpret_cast<const uint8_t*>(file.data), file.size, kPieBase, program);
+  int error = load_elf(mm->space, reinterpret_cast<const uint8_t*>(file.data), file.size, kPieBase,
+                       program);
   if (error != 0) {
     kprintf("dcpi-kernel: cannot run %s: %s\n", path, program->failure);
     return error;
@@ -129,8 +129,8 @@ int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage
             program->interpreter);
     return ENOENT;
   }
-  error = load_elf(mm->space, reinterpret_cast<const uint8_t*>(interp.data), interp.size,
-                   kMmapBase, interpreter);
+  error = load_elf(mm->space, reinterpret_cast<const uint8_t*>(interp.data), interp.size, kMmapBase,
+                   interpreter);
   if (error != 0) {
     kprintf("dcpi-kernel: cannot run %s: interpreter %s: %s\n", path, program->interpreter,
             interpreter->failure);
@@ -146,8 +146,7 @@ int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage
 // its exit signal and is woken. With sched::lock held.
 void end_group_locked(Process* leader, int64_t wait_status) {
   for (Process& child : table) {
-    if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid ||
-        &child == leader)
+    if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid || &child == leader)
       continue;
     child.parent_pid = 0;
     if (child.state == ProcessState::kZombie && child.group && child.group->threads == 0)
@@ -414,6 +413,10 @@ void exit_thread(int64_t wait_status) {
       futex::wake(self, self->clear_child_tid, 1);
   }
   build::release_vfork_parent(self);
+  // Descriptors close at exit, not when reaped: a reader of a pipe this
+  // process writes sees end of file now.
+  parts::fds_release(self->fds);
+  self->fds = nullptr;
   ThreadGroup* group = self->group;
   bool last;
   int64_t status;

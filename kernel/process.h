@@ -24,9 +24,17 @@ struct Pcb {
 
 enum class ProcessState : uint32_t { kFree, kReady, kRunning, kBlocked, kZombie };
 
+struct Pipe;  // kernel/pipe.h
+
+// An open file description (Linux's struct file): shared by the
+// descriptors dup and fork make, so they share its offset; `refs` counts
+// them (kernel/files.cpp).
 struct OpenFile {
-  enum Kind : uint32_t { kNone, kConsole, kInitrd } kind;
+  enum Kind : uint32_t { kNone, kConsole, kInitrd, kNull, kPipeRead, kPipeWrite } kind;
+  uint32_t refs;
+  uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
   initrd::File file;
+  Pipe* pipe;
   uint64_t offset;
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
@@ -56,7 +64,7 @@ struct Mm {
 
 // What CLONE_FILES threads share: the descriptor table (kernel/files.cpp).
 struct FdTable {
-  OpenFile files[kMaxFiles];
+  OpenFile* files[kMaxFiles];
   uint32_t cloexec;  // bit fd: FD_CLOEXEC (closed by execve)
   uint32_t users;
   SpinLock lock;
@@ -76,12 +84,12 @@ inline constexpr uint32_t kSignals = 64;  // 1..64; bit n-1 of a mask is signal 
 // id is its leader's pid (`tgid`); the samples and the load map name it.
 struct ThreadGroup {
   SignalAction actions[kSignals];
-  uint64_t pending;     // signals sent to the process (kill), taken by any thread
+  uint64_t pending;           // signals sent to the process (kill), taken by any thread
   uint32_t sender[kSignals];  // who sent each signal last (siginfo's si_pid)
-  uint32_t threads;     // live threads; 0 when the group has ended
-  uint32_t users;       // Process slots pointing here (zombies too); 0: free
-  bool exiting;         // exit_group or a fatal signal: every thread leaves
-  int64_t exit_status;  // the group's wait status once `exiting`
+  uint32_t threads;           // live threads; 0 when the group has ended
+  uint32_t users;             // Process slots pointing here (zombies too); 0: free
+  bool exiting;               // exit_group or a fatal signal: every thread leaves
+  int64_t exit_status;        // the group's wait status once `exiting`
 };
 
 struct alignas(64) Process {
@@ -99,9 +107,9 @@ struct alignas(64) Process {
   Mm* mm;                 // nullptr for kernel threads
   FdTable* fds;
   ThreadGroup* group;
-  uint64_t blocked;          // signal mask (bit n-1: signal n)
-  uint64_t pending;          // signals sent to this thread (tgkill, faults)
-  uint64_t saved_blocked;    // rt_sigsuspend: the mask to restore at delivery
+  uint64_t blocked;        // signal mask (bit n-1: signal n)
+  uint64_t pending;        // signals sent to this thread (tgkill, faults)
+  uint64_t saved_blocked;  // rt_sigsuspend: the mask to restore at delivery
   bool has_saved_blocked;
   uint64_t clear_child_tid;  // set_tid_address: zeroed and woken at exit
   uint64_t wake_at;          // cycles: a timed sleep ends then (0: none)

@@ -1,5 +1,6 @@
 #include "kernel/process_parts.h"
 
+#include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/page_alloc.h"
 
@@ -80,24 +81,50 @@ void mm_release(Mm* mm) {
   mm->users = 0;
 }
 
+// fds 0-2: one console description, as a terminal's three descriptors
+// share one open file.
 FdTable* fds_create() {
   FdTable* fds = take(fd_tables);
-  if (fds != nullptr)
-    fds->files[0].kind = fds->files[1].kind = fds->files[2].kind = OpenFile::kConsole;
+  if (fds == nullptr) return nullptr;
+  OpenFile console{};
+  console.kind = OpenFile::kConsole;
+  console.flags = 2;  // O_RDWR
+  OpenFile* file = new_description(console);
+  if (file == nullptr) {
+    fds->users = 0;
+    return nullptr;
+  }
+  fds->files[0] = fds->files[1] = fds->files[2] = file;
+  hold_description(file);
+  hold_description(file);
   return fds;
 }
 
-FdTable* fds_copy(const FdTable* from) {
+FdTable* fds_copy(FdTable* from) {
   FdTable* fds = take(fd_tables);
   if (fds == nullptr) return nullptr;
-  for (uint32_t fd = 0; fd < kMaxFiles; ++fd) fds->files[fd] = from->files[fd];
+  LockGuard guard(from->lock);
+  for (uint32_t fd = 0; fd < kMaxFiles; ++fd) {
+    fds->files[fd] = from->files[fd];
+    if (fds->files[fd] != nullptr) hold_description(fds->files[fd]);
+  }
   fds->cloexec = from->cloexec;
   return fds;
 }
 
 void fds_hold(FdTable* fds) { hold(fds->users); }
 void fds_release(FdTable* fds) {
-  if (fds != nullptr) drop(fds->users);
+  if (fds == nullptr) return;
+  {
+    IrqLockGuard guard(lock);
+    if (fds->users > 1) {
+      --fds->users;
+      return;
+    }
+  }
+  close_all(fds);  // the slot is still ours (users 1) until here
+  IrqLockGuard guard(lock);
+  fds->users = 0;
 }
 
 ThreadGroup* group_create() {

@@ -11,17 +11,17 @@
 
 namespace kernel::parts {
 
-Mm* mm_create();                // an empty address space; nullptr when out of memory
-Mm* mm_copy(Mm* from);          // fork: every page copied; nullptr when out of memory
+Mm* mm_create();        // an empty address space; nullptr when out of memory
+Mm* mm_copy(Mm* from);  // fork: every page copied; nullptr when out of memory
 void mm_hold(Mm* mm);
-void mm_release(Mm* mm);        // the last user frees the address space
+void mm_release(Mm* mm);  // the last user frees the address space
 
-FdTable* fds_create();          // fds 0-2 on the console
-FdTable* fds_copy(const FdTable* from);
+FdTable* fds_create();             // fds 0-2 on the console
+FdTable* fds_copy(FdTable* from);  // the descriptions are shared (fork)
 void fds_hold(FdTable* fds);
-void fds_release(FdTable* fds);
+void fds_release(FdTable* fds);  // the last user closes every descriptor
 
-ThreadGroup* group_create();    // default dispositions, one thread
+ThreadGroup* group_create();                       // default dispositions, one thread
 ThreadGroup* group_copy(const ThreadGroup* from);  // fork: the dispositions
 void group_hold(ThreadGroup* group);
 void group_release(ThreadGroup* group);

@@ -77,8 +77,7 @@ void save_context(const TrapFrame* frame, uint64_t usp, uint64_t mask, SigContex
 
 // Builds the frame below the user sp and points the trap's return at the
 // handler; false if the user stack cannot take it.
-bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& act,
-                 uint64_t mask) {
+bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& act, uint64_t mask) {
   const uint64_t usp = pal::rdusp();
   const bool rt = act.flags & kSaSiginfo;
   const uint64_t bytes = rt ? sizeof(RtSigFrame) : sizeof(SigFrame);
@@ -160,6 +159,9 @@ void send_thread_locked(Process* target, int sig) {
 void send_group_locked(Process* leader, int sig) {
   ThreadGroup* group = leader->group;
   if (group == nullptr || ignored(group, sig)) return;
+  // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
+  // has a handler for; the others, SIGKILL included, are dropped.
+  if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
   group->sender[sig - 1] = current()->tgid;  // for SIGCHLD: the exiting child
   group->pending |= bit(sig);
   for (uint32_t i = 0; i < process_slot_count(); ++i) {

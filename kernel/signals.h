@@ -23,7 +23,9 @@ inline constexpr uint64_t kSigDfl = 0, kSigIgn = 1;
 
 inline constexpr uint64_t bit(int sig) { return uint64_t{1} << (sig - 1); }
 inline constexpr uint64_t kUnblockable = bit(kSigKill) | bit(kSigStop);
-inline constexpr bool valid(int64_t sig) { return sig >= 1 && sig <= static_cast<int64_t>(kSignals); }
+inline constexpr bool valid(int64_t sig) {
+  return sig >= 1 && sig <= static_cast<int64_t>(kSignals);
+}
 
 // Sends `sig` to one thread (tgkill, a fault) or to a whole process (kill:
 // any thread that does not block it takes it). With sched::lock held. A

@@ -4,13 +4,14 @@
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
+#include "kernel/pipe.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
 
 namespace kernel::sys {
 namespace {
 
-constexpr uint32_t kModeCharDevice = 0020620;
+constexpr uint32_t kModeCharDevice = 0020620, kModeNull = 0020666, kModeFifo = 0010600;
 constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegular = 0100000;
 constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
 constexpr uint64_t kTermiosBytes = 44;
@@ -23,7 +24,8 @@ OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
 
 // Reads from `offset` without moving the file's offset; bytes read or -errno.
 int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
-  if (f->kind == OpenFile::kConsole) return 0;  // no console input: end of file
+  if (f->kind == OpenFile::kConsole || f->kind == OpenFile::kNull) return 0;  // end of file
+  if (f->kind == OpenFile::kPipeWrite) return error(EBADF);
   if (offset >= f->file.size) return 0;
   const uint64_t left = f->file.size - offset;
   if (count > left) count = left;
@@ -32,6 +34,8 @@ int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uin
 }
 
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->kind == OpenFile::kNull) return static_cast<int64_t>(count);
+  if (f->kind == OpenFile::kPipeWrite) return pipe::write(self, f, buffer, count);
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
   const bool to_host = is_init(self->tgid);
@@ -45,17 +49,38 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-// Opens an initrd path read-only (the only kind of file there is).
+bool is_pipe(const OpenFile* f) {
+  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kPipeWrite;
+}
+
+// Installs a new description of `file` at the lowest free fd.
+int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
+  OpenFile* description = new_description(file);
+  if (description == nullptr) return error(ENFILE);
+  return install_file(self->fds, 0, description, cloexec);
+}
+
+// Opens /dev/null (any access) or an initrd path read-only.
 int64_t open_path(Process* self, const char* path, uint64_t flags) {
+  if (same_string(path, "/dev/null")) {
+    OpenFile null{};
+    null.kind = OpenFile::kNull;
+    null.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK));
+    copy_name(null.path, sizeof null.path, path);
+    return open_description(self, null, flags & kOCloexec);
+  }
   initrd::File file;
   const bool found = initrd::lookup(path, &file);
   if ((flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC)))
     return error(found ? EROFS : EACCES);
   if (!found) return error(ENOENT);
   if ((file.mode & kModeTypeMask) != kModeRegular) return error(EISDIR);
-  OpenFile open{OpenFile::kInitrd, file, 0, {}};
+  OpenFile open{};
+  open.kind = OpenFile::kInitrd;
+  open.file = file;
+  open.flags = static_cast<uint32_t>(flags & LINUX_O_NONBLOCK);
   copy_name(open.path, sizeof open.path, path);
-  return install_file(self->fds, 0, open, flags & kOCloexec);
+  return open_description(self, open, flags & kOCloexec);
 }
 
 // A path for an *at() call: absolute, or relative to "/" (every process's
@@ -74,6 +99,18 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
   if (f.kind == OpenFile::kConsole) {
     st->st_mode = kModeCharDevice;
     st->st_rdev = (4 << 8) | 64;  // like /dev/ttyS0
+    return;
+  }
+  if (f.kind == OpenFile::kNull) {
+    st->st_mode = kModeNull;
+    st->st_rdev = (1 << 8) | 3;  // Linux's mem major 1, minor 3
+    return;
+  }
+  if (f.kind == OpenFile::kPipeRead || f.kind == OpenFile::kPipeWrite) {
+    st->st_mode = kModeFifo;
+    st->st_size = static_cast<int64_t>(pipe::available(f.pipe));
+    st->st_dev = 2;
+    st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
     return;
   }
   st->st_mode = f.file.mode;
@@ -112,6 +149,7 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
 int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
+  if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, args.a[1], args.a[2]);
   const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
   if (n > 0) f->offset += static_cast<uint64_t>(n);
   return n;
@@ -120,7 +158,7 @@ int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_pread64(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole) return error(ESPIPE);
+  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
   return read_at(self, f, args.a[1], args.a[2], args.a[3]);
 }
 
@@ -128,6 +166,7 @@ int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
+    if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, base, length);
     const int64_t n = read_at(self, f, base, length, f->offset);
     if (n > 0) f->offset += static_cast<uint64_t>(n);
     return n;
@@ -170,7 +209,7 @@ int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole) return error(ESPIPE);
+  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;
   switch (args.a[2]) {
@@ -224,8 +263,9 @@ int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
     OpenFile* f = file_of(self, args.a[0]);
     return f ? stat64_to_user(self, *f, args.a[2]) : error(EBADF);
   }
-  OpenFile found{OpenFile::kInitrd, {}, 0, {}};
-  if (!initrd::lookup(path, &found.file)) return error(ENOENT);
+  OpenFile found{};
+  found.kind = same_string(path, "/dev/null") ? OpenFile::kNull : OpenFile::kInitrd;
+  if (found.kind == OpenFile::kInitrd && !initrd::lookup(path, &found.file)) return error(ENOENT);
   return stat64_to_user(self, found, args.a[2]);
 }
 
@@ -282,18 +322,23 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
   switch (args.a[1]) {
     case kFDupfd:
     case kFDupfdCloexec:
-      return install_file(self->fds, args.a[2], *f, args.a[1] == kFDupfdCloexec);
+      if (args.a[2] >= kMaxFiles) return error(EINVAL);
+      hold_description(f);
+      return install_file(self->fds, args.a[2], f, args.a[1] == kFDupfdCloexec);
     case kFGetfd:
       return (self->fds->cloexec >> args.a[0]) & 1;
     case kFSetfd: {
       LockGuard guard(self->fds->lock);
       const uint32_t bit = 1u << args.a[0];
-      self->fds->cloexec = (args.a[2] & kFdCloexec) ? self->fds->cloexec | bit
-                                                      : self->fds->cloexec & ~bit;
+      self->fds->cloexec =
+          (args.a[2] & kFdCloexec) ? self->fds->cloexec | bit : self->fds->cloexec & ~bit;
       return 0;
     }
     case kFGetfl:
-    case kFSetfl:
+      return f->flags;
+    case kFSetfl:  // only O_NONBLOCK and O_APPEND change (as Linux)
+      f->flags = (f->flags & ~(LINUX_O_NONBLOCK | LINUX_O_APPEND)) |
+                 static_cast<uint32_t>(args.a[2] & (LINUX_O_NONBLOCK | LINUX_O_APPEND));
       return 0;
     default:
       return error(EINVAL);
@@ -302,13 +347,17 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_dup(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
-  return f ? install_file(self->fds, 0, *f, false) : error(EBADF);
+  if (f == nullptr) return error(EBADF);
+  hold_description(f);
+  return install_file(self->fds, 0, f, false);
 }
 
 int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
-  if (args.a[0] != args.a[1]) install_file_at(self->fds, args.a[1], *f, false);
+  if (args.a[0] == args.a[1]) return static_cast<int64_t>(args.a[1]);
+  hold_description(f);
+  install_file_at(self->fds, args.a[1], f, false);
   return static_cast<int64_t>(args.a[1]);
 }
 
@@ -317,8 +366,65 @@ int64_t sys_dup3(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
   if (args.a[0] == args.a[1] || (args.a[2] & ~kOCloexec)) return error(EINVAL);
-  install_file_at(self->fds, args.a[1], *f, args.a[2] & kOCloexec);
+  hold_description(f);
+  install_file_at(self->fds, args.a[1], f, args.a[2] & kOCloexec);
   return static_cast<int64_t>(args.a[1]);
+}
+
+}  // namespace kernel::sys
+
+namespace kernel::sys {
+namespace {
+
+// Both ends of a new pipe at the lowest free fds; -errno if none.
+int64_t open_pipe(Process* self, uint64_t flags, int32_t fds[2]) {
+  if (flags & ~(kOCloexec | LINUX_O_NONBLOCK)) return error(EINVAL);
+  Pipe* pipe = pipe::create();
+  if (pipe == nullptr) return error(ENFILE);
+  OpenFile end{};
+  end.pipe = pipe;
+  end.flags = static_cast<uint32_t>(flags & LINUX_O_NONBLOCK);
+  end.kind = OpenFile::kPipeRead;
+  OpenFile* read_end = new_description(end);
+  end.kind = OpenFile::kPipeWrite;
+  OpenFile* write_end = read_end ? new_description(end) : nullptr;
+  if (write_end == nullptr) {
+    if (read_end) release_description(read_end);  // closes the reader's end
+    pipe::close_end(pipe, true);
+    return error(ENFILE);
+  }
+  const int64_t reader = install_file(self->fds, 0, read_end, flags & kOCloexec);
+  const int64_t writer = reader < 0 ? (release_description(write_end), reader)
+                                    : install_file(self->fds, 0, write_end, flags & kOCloexec);
+  if (writer < 0) {
+    if (reader >= 0) close_file(self->fds, static_cast<uint64_t>(reader));
+    return writer;
+  }
+  fds[0] = static_cast<int32_t>(reader);
+  fds[1] = static_cast<int32_t>(writer);
+  return 0;
+}
+
+}  // namespace
+
+int64_t sys_pipe2(Process* self, TrapFrame*, const Args& args) {
+  int32_t fds[2];
+  if (!translate_user(self->space(), args.a[0], true) ||
+      !translate_user(self->space(), args.a[0] + 7, true))
+    return error(EFAULT);
+  if (const int64_t e = open_pipe(self, args.a[1], fds); e < 0) return e;
+  if (copy_to_user(self->space(), args.a[0], fds, sizeof fds)) return 0;
+  close_file(self->fds, static_cast<uint64_t>(fds[0]));
+  close_file(self->fds, static_cast<uint64_t>(fds[1]));
+  return error(EFAULT);
+}
+
+// Linux/Alpha's pipe(): the read end in v0, the write end in a4 (OSF/1).
+int64_t sys_pipe(Process* self, TrapFrame* frame, const Args&) {
+  int32_t fds[2];
+  if (const int64_t e = open_pipe(self, 0, fds); e < 0) return e;
+  frame->reg(20) = static_cast<uint64_t>(fds[1]);
+  return fds[0];
 }
 
 }  // namespace kernel::sys

@@ -89,7 +89,8 @@ void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start,
 int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t wanted = args.a[0];
-  if (wanted < self->mm->brk_start || wanted > kHeapLimit) return static_cast<int64_t>(self->mm->brk);
+  if (wanted < self->mm->brk_start || wanted > kHeapLimit)
+    return static_cast<int64_t>(self->mm->brk);
   for (uint64_t va = (self->mm->brk + kPageMask) & ~kPageMask; va < wanted; va += pages::kPageBytes)
     if (map_user_page(self->space(), va, true) == 0) return static_cast<int64_t>(self->mm->brk);
   self->mm->brk = wanted;
@@ -160,7 +161,7 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
     return error(EINVAL);
   const UserAccess access = translate_user(self->space(), old, true)    ? UserAccess::kReadWrite
                             : translate_user(self->space(), old, false) ? UserAccess::kRead
-                                                                      : UserAccess::kNone;
+                                                                        : UserAccess::kNone;
   if (access == UserAccess::kNone) return error(EFAULT);
   if (new_bytes <= old_bytes) {
     for (uint64_t va = old + new_bytes; va < old + old_bytes; va += pages::kPageBytes)

@@ -62,8 +62,8 @@ int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles) {
 }  // namespace
 
 int64_t sys_clone(Process*, TrapFrame* frame, const Args& args) {
-  const int64_t tid = clone_current(frame, CloneRequest{args.a[0], args.a[1], args.a[2],
-                                                        args.a[3], args.a[4]});
+  const int64_t tid =
+      clone_current(frame, CloneRequest{args.a[0], args.a[1], args.a[2], args.a[3], args.a[4]});
   frame->reg(20) = 0;  // a4 = 0 in the parent (the child gets 1)
   return tid;
 }

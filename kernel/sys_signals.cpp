@@ -62,8 +62,7 @@ int64_t sys_rt_sigaction(Process* self, TrapFrame*, const Args& args) {
     IrqLockGuard guard(sched::lock);
     old = slot;
     if (args.a[1] != 0) {
-      slot = SignalAction{act.handler, act.flags & 0xffffffff, act.mask & ~kUnblockable,
-                          args.a[4]};
+      slot = SignalAction{act.handler, act.flags & 0xffffffff, act.mask & ~kUnblockable, args.a[4]};
       // A signal now ignored is discarded if pending (POSIX).
       if (act.handler == signals::kSigIgn) self->group->pending &= ~bit(static_cast<int>(sig));
     }
@@ -153,12 +152,14 @@ int64_t sys_tkill(Process*, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_sigreturn(Process*, TrapFrame* frame, const Args& args) {
-  if (!signals::restore(frame, args.a[0], false)) kill_current(signals::kSigSegv, "bad sigreturn frame", "va", args.a[0], frame->pc);
+  if (!signals::restore(frame, args.a[0], false))
+    kill_current(signals::kSigSegv, "bad sigreturn frame", "va", args.a[0], frame->pc);
   return kRegistersSet;
 }
 
 int64_t sys_rt_sigreturn(Process*, TrapFrame* frame, const Args& args) {
-  if (!signals::restore(frame, args.a[0], true)) kill_current(signals::kSigSegv, "bad rt_sigreturn frame", "va", args.a[0], frame->pc);
+  if (!signals::restore(frame, args.a[0], true))
+    kill_current(signals::kSigSegv, "bad rt_sigreturn frame", "va", args.a[0], frame->pc);
   return kRegistersSet;
 }
 

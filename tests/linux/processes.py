@@ -9,6 +9,10 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR signals CPUS   handlers (both frames), masks,
                                               sigsuspend, SIGCHLD, default actions
                                               killing children, error paths
+  processes.py BUILD LINUX_DIR pipes CPUS     a producer child and its consumer
+                                              parent over a pipe, stdout into a pipe
+                                              (dup2), EOF, EPIPE, O_NONBLOCK,
+                                              /dev/null, error paths
   processes.py BUILD LINUX_DIR procs CPUS     fork, vfork, execve, posix_spawn,
                                               wait4/waitid, error paths (the exec
                                               lines against fixed text: qemu-alpha
@@ -113,9 +117,15 @@ def case_procs(tmp):
     # samples are placed (checked above: unknown <= 0.05 %).
 
 
+def case_pipes(tmp):
+    same("pipes", dcpi_run(os.path.join(tmp, "pp.db"), "pipes").stdout, oracle("pipes"))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        {"threads": case_threads, "signals": case_signals, "procs": case_procs}[CASE](tmp)
+        cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
+                 "pipes": case_pipes}
+        cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 
 

@@ -21,6 +21,7 @@
   X(read, 3)                                                                          \
   X(write, 4)                                                                         \
   X(close, 6)                                                                         \
+  X(unlink, 10)                                                                       \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \
@@ -47,6 +48,11 @@
   X(sigreturn, 103)                                                                   \
   X(readv, 120)                                                                       \
   X(writev, 121)                                                                      \
+  X(rename, 128)                                                                      \
+  X(truncate, 129)                                                                    \
+  X(ftruncate, 130)                                                                   \
+  X(mkdir, 136)                                                                       \
+  X(rmdir, 137)                                                                       \
   X(setsid, 147)                                                                      \
   X(getpgid, 233)                                                                     \
   X(getsid, 234)                                                                      \
@@ -68,6 +74,7 @@
   X(gettimeofday, 359)                                                                \
   X(wait4, 365)                                                                       \
   X(getcwd, 367)                                                                      \
+  X(getdents64, 377)                                                                  \
   X(gettid, 378)                                                                      \
   X(tkill, 381)                                                                       \
   X(futex, 394)                                                                       \
@@ -77,16 +84,22 @@
   X(clock_gettime, 420)                                                               \
   X(clock_nanosleep, 422)                                                             \
   X(tgkill, 424)                                                                      \
+  X(stat64, 425)                                                                      \
+  X(lstat64, 426)                                                                     \
   X(fstat64, 427)                                                                     \
   X(waitid, 438)                                                                      \
   X(openat, 450)                                                                      \
+  X(mkdirat, 451)                                                                     \
   X(fstatat64, 455)                                                                   \
+  X(unlinkat, 456)                                                                    \
+  X(renameat, 457)                                                                    \
   X(readlinkat, 460)                                                                  \
   X(faccessat, 462)                                                                   \
   X(set_robust_list, 466)                                                             \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
   X(prlimit64, 496)                                                                   \
+  X(renameat2, 510)                                                                   \
   X(getrandom, 511)                                                                   \
   X(rseq, 527)                                                                        \
   X(getegid, 530)                                                                     \

@@ -3,6 +3,7 @@
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/pipe.h"
+#include "kernel/ramfs.h"
 
 namespace kernel {
 namespace {
@@ -37,6 +38,7 @@ void release_description(OpenFile* file) {
   }
   if (file->kind == OpenFile::kPipeRead || file->kind == OpenFile::kPipeWrite)
     pipe::close_end(file->pipe, file->kind == OpenFile::kPipeWrite);
+  if (file->kind == OpenFile::kRamFile) ramfs::release(file->node);
   IrqLockGuard guard(lock);
   file->kind = OpenFile::kNone;
   file->refs = 0;

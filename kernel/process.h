@@ -25,17 +25,30 @@ struct Pcb {
 enum class ProcessState : uint32_t { kFree, kReady, kRunning, kBlocked, kZombie };
 
 struct Pipe;  // kernel/pipe.h
+namespace ramfs {
+struct Node;  // kernel/ramfs.h
+}
 
 // An open file description (Linux's struct file): shared by the
 // descriptors dup and fork make, so they share its offset; `refs` counts
 // them (kernel/files.cpp).
 struct OpenFile {
-  enum Kind : uint32_t { kNone, kConsole, kInitrd, kNull, kPipeRead, kPipeWrite } kind;
+  enum Kind : uint32_t {
+    kNone,
+    kConsole,
+    kInitrd,
+    kRamFile,
+    kDirectory,
+    kNull,
+    kPipeRead,
+    kPipeWrite
+  } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
   initrd::File file;
   Pipe* pipe;
-  uint64_t offset;
+  ramfs::Node* node;               // kRamFile
+  uint64_t offset;                 // kDirectory: the next entry's index
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 

@@ -5,6 +5,7 @@
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/pipe.h"
+#include "kernel/ramfs.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
 
@@ -18,7 +19,9 @@ constexpr uint64_t kTermiosBytes = 44;
 constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
                    kFDupfdCloexec = 1030;
 
-constexpr uint64_t kOCloexec = 010000000, kFdCloexec = 1;  // Linux/Alpha's O_CLOEXEC
+constexpr uint64_t kOCloexec = 010000000, kODirectory = 0100000,
+                   kFdCloexec = 1;      // Linux/Alpha's (asm/fcntl.h)
+constexpr uint64_t kBounceBytes = 512;  // RAM file data goes through the stack
 
 OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
 
@@ -26,6 +29,21 @@ OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
 int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
   if (f->kind == OpenFile::kConsole || f->kind == OpenFile::kNull) return 0;  // end of file
   if (f->kind == OpenFile::kPipeWrite) return error(EBADF);
+  if (f->kind == OpenFile::kDirectory) return error(EISDIR);
+  if (f->kind == OpenFile::kRamFile) {
+    if ((f->flags & LINUX_O_ACCMODE) == LINUX_O_WRONLY) return error(EBADF);
+    uint64_t done = 0;
+    char bounce[kBounceBytes];
+    while (done < count) {
+      const uint64_t want = count - done < kBounceBytes ? count - done : kBounceBytes;
+      const uint64_t got = ramfs::read(f->node, offset + done, bounce, want);
+      if (got == 0) break;
+      if (!copy_to_user(self->space(), buffer + done, bounce, got))
+        return done ? static_cast<int64_t>(done) : error(EFAULT);
+      done += got;
+    }
+    return static_cast<int64_t>(done);
+  }
   if (offset >= f->file.size) return 0;
   const uint64_t left = f->file.size - offset;
   if (count > left) count = left;
@@ -33,7 +51,27 @@ int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uin
   return static_cast<int64_t>(count);
 }
 
+// A write at the description's offset (the end with O_APPEND), moving it.
+int64_t write_ram_file(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if ((f->flags & LINUX_O_ACCMODE) == 0) return error(EBADF);  // opened read-only
+  if (f->flags & LINUX_O_APPEND) f->offset = ramfs::size(f->node);
+  uint64_t done = 0;
+  char bounce[kBounceBytes];
+  while (done < count) {
+    const uint64_t n = count - done < kBounceBytes ? count - done : kBounceBytes;
+    if (!copy_from_user(self->space(), bounce, buffer + done, n)) break;
+    if (!ramfs::write(f->node, f->offset, bounce, n)) {
+      if (done == 0) return error(ENOSPC);
+      break;
+    }
+    f->offset += n;
+    done += n;
+  }
+  return done || count == 0 ? static_cast<int64_t>(done) : error(EFAULT);
+}
+
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->kind == OpenFile::kRamFile) return write_ram_file(self, f, buffer, count);
   if (f->kind == OpenFile::kNull) return static_cast<int64_t>(count);
   if (f->kind == OpenFile::kPipeWrite) return pipe::write(self, f, buffer, count);
   if (f->kind != OpenFile::kConsole) return error(EBADF);
@@ -69,27 +107,37 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     copy_name(null.path, sizeof null.path, path);
     return open_description(self, null, flags & kOCloexec);
   }
-  initrd::File file;
-  const bool found = initrd::lookup(path, &file);
-  if ((flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC)))
-    return error(found ? EROFS : EACCES);
-  if (!found) return error(ENOENT);
-  if ((file.mode & kModeTypeMask) != kModeRegular) return error(EISDIR);
   OpenFile open{};
-  open.kind = OpenFile::kInitrd;
-  open.file = file;
-  open.flags = static_cast<uint32_t>(flags & LINUX_O_NONBLOCK);
+  open.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK | LINUX_O_APPEND));
   copy_name(open.path, sizeof open.path, path);
-  return open_description(self, open, flags & kOCloexec);
-}
-
-// A path for an *at() call: absolute, or relative to "/" (every process's
-// working directory) when dirfd is AT_FDCWD.
-int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
-  if (const int64_t e = path_from_user(self, path_va, path); e < 0) return e;
-  if (path[0] != '/' && static_cast<int64_t>(dirfd) != LINUX_AT_FDCWD && path[0] != 0)
-    return error(ENOTDIR);  // no directory descriptors
-  return 0;
+  const bool writing = (flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC));
+  if (writing) {  // a RAM file (the initrd's copied up)
+    if (flags & kODirectory) return error(EISDIR);
+    ramfs::Node* node;
+    if (const int e =
+            ramfs::open_for_write(path, flags & LINUX_O_CREAT, flags & LINUX_O_EXCL, &node))
+      return error(e);
+    if ((flags & LINUX_O_TRUNC) && !ramfs::truncate(node, 0)) return error(ENOSPC);
+    open.kind = OpenFile::kRamFile;
+    open.node = node;
+    ramfs::hold(node);
+  } else {
+    const ramfs::Found found = ramfs::lookup(path);
+    if (!found.exists) return error(ENOENT);
+    const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
+    const bool directory = (mode & kModeTypeMask) == kModeDirectory;
+    if ((flags & kODirectory) && !directory) return error(ENOTDIR);
+    open.kind = directory    ? OpenFile::kDirectory
+                : found.node ? OpenFile::kRamFile
+                             : OpenFile::kInitrd;
+    open.file = found.file;
+    open.file.mode = mode;
+    open.node = found.node;
+    if (open.kind == OpenFile::kRamFile) ramfs::hold(found.node);
+  }
+  const int64_t fd = open_description(self, open, flags & kOCloexec);
+  if (fd < 0 && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
+  return fd;
 }
 
 void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
@@ -111,6 +159,14 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_size = static_cast<int64_t>(pipe::available(f.pipe));
     st->st_dev = 2;
     st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
+    return;
+  }
+  if (f.kind == OpenFile::kRamFile) {
+    st->st_mode = ramfs::mode(f.node);
+    st->st_size = static_cast<int64_t>(ramfs::size(f.node));
+    st->st_blocks = (ramfs::size(f.node) + 511) >> 9;
+    st->st_ino = ramfs::inode(f.node);
+    st->st_dev = 1;
     return;
   }
   st->st_mode = f.file.mode;
@@ -145,6 +201,34 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
 }
 
 }  // namespace
+
+// A path for an *at() call: absolute, or relative to "/" (every process's
+// working directory) when dirfd is AT_FDCWD.
+int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
+  if (const int64_t e = path_from_user(self, path_va, path); e < 0) return e;
+  if (path[0] != '/' && static_cast<int64_t>(dirfd) != LINUX_AT_FDCWD && path[0] != 0)
+    return error(ENOTDIR);  // no directory descriptors
+  return 0;
+}
+
+// stat of a path: /dev/null, a RAM file or directory, the initrd's.
+int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
+  OpenFile found{};
+  if (same_string(path, "/dev/null")) {
+    found.kind = OpenFile::kNull;
+    return stat64_to_user(self, found, buffer);
+  }
+  const ramfs::Found where = ramfs::lookup(path);
+  if (!where.exists) return error(ENOENT);
+  found.kind = where.node ? OpenFile::kRamFile : OpenFile::kInitrd;
+  found.node = where.node;
+  found.file = where.file;
+  if (where.node && (ramfs::mode(where.node) & kModeTypeMask) == kModeDirectory) {
+    found.kind = OpenFile::kInitrd;  // a RAM directory: its mode, no data
+    found.file = initrd::File{nullptr, 0, ramfs::mode(where.node)};
+  }
+  return stat64_to_user(self, found, buffer);
+}
 
 int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
@@ -220,7 +304,8 @@ int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
       base = static_cast<int64_t>(f->offset);
       break;
     case 2:
-      base = static_cast<int64_t>(f->file.size);
+      base =
+          static_cast<int64_t>(f->kind == OpenFile::kRamFile ? ramfs::size(f->node) : f->file.size);
       break;
     default:
       return error(EINVAL);
@@ -263,18 +348,14 @@ int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
     OpenFile* f = file_of(self, args.a[0]);
     return f ? stat64_to_user(self, *f, args.a[2]) : error(EBADF);
   }
-  OpenFile found{};
-  found.kind = same_string(path, "/dev/null") ? OpenFile::kNull : OpenFile::kInitrd;
-  if (found.kind == OpenFile::kInitrd && !initrd::lookup(path, &found.file)) return error(ENOENT);
-  return stat64_to_user(self, found, args.a[2]);
+  return stat_path(self, path, args.a[2]);
 }
 
 int64_t sys_access(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
   if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
-  initrd::File file;
-  if (!initrd::lookup(path, &file)) return error(ENOENT);
-  return (args.a[1] & 2) ? error(EROFS) : 0;  // W_OK: a read-only file system
+  if (same_string(path, "/dev/null")) return 0;
+  return ramfs::lookup(path).exists ? 0 : error(ENOENT);  // root may do anything
 }
 
 int64_t sys_faccessat(Process* self, TrapFrame* frame, const Args& args) {
@@ -293,8 +374,7 @@ int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
     if (!copy_to_user(self->space(), args.a[2], self->name, n)) return error(EFAULT);
     return static_cast<int64_t>(n);
   }
-  initrd::File file;
-  return initrd::lookup(path, &file) ? error(EINVAL) : error(ENOENT);
+  return ramfs::lookup(path).exists ? error(EINVAL) : error(ENOENT);
 }
 
 int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {

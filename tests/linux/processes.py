@@ -13,6 +13,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               parent over a pipe, stdout into a pipe
                                               (dup2), EOF, EPIPE, O_NONBLOCK,
                                               /dev/null, error paths
+  processes.py BUILD LINUX_DIR files CPUS     RAM files: create, write, append,
+                                              truncate, rename, unlink, mkdir, rmdir,
+                                              stat, listing, error paths
   processes.py BUILD LINUX_DIR procs CPUS     fork, vfork, execve, posix_spawn,
                                               wait4/waitid, error paths (the exec
                                               lines against fixed text: qemu-alpha
@@ -38,8 +41,9 @@ expect = CHECKS.expect
 
 
 def oracle(name, *args):
-    done = subprocess.run(["qemu-alpha", "-L", SYSROOT, os.path.join(LINUX, name), *args],
-                          capture_output=True, text=True, timeout=120)
+    with tempfile.TemporaryDirectory() as cwd:  # an empty working directory (files)
+        done = subprocess.run(["qemu-alpha", "-L", SYSROOT, os.path.join(LINUX, name), *args],
+                              capture_output=True, text=True, timeout=120, cwd=cwd)
     expect(done.returncode == 0, f"{name} {' '.join(args)} exits 0 under qemu-alpha")
     return done.stdout
 
@@ -117,6 +121,10 @@ def case_procs(tmp):
     # samples are placed (checked above: unknown <= 0.05 %).
 
 
+def case_files(tmp):
+    same("files", dcpi_run(os.path.join(tmp, "f.db"), "files").stdout, oracle("files"))
+
+
 def case_pipes(tmp):
     same("pipes", dcpi_run(os.path.join(tmp, "pp.db"), "pipes").stdout, oracle("pipes"))
 
@@ -124,7 +132,7 @@ def case_pipes(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
-                 "pipes": case_pipes}
+                 "pipes": case_pipes, "files": case_files}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -45,6 +45,7 @@
   X(dup2, 90)                                                                         \
   X(fstat, 91)                                                                        \
   X(fcntl, 92)                                                                        \
+  X(poll, 94)                                                                         \
   X(sigreturn, 103)                                                                   \
   X(readv, 120)                                                                       \
   X(writev, 121)                                                                      \
@@ -95,6 +96,7 @@
   X(renameat, 457)                                                                    \
   X(readlinkat, 460)                                                                  \
   X(faccessat, 462)                                                                   \
+  X(ppoll, 464)                                                                       \
   X(set_robust_list, 466)                                                             \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \

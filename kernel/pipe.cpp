@@ -122,6 +122,13 @@ void close_end(Pipe* p, bool writer) {
   if (page != 0) pages::release(page);
 }
 
+uint32_t poll_events(const Pipe* p, bool writer) {
+  constexpr uint32_t kPollIn = 1, kPollOut = 4, kPollErr = 8, kPollHup = 16;
+  IrqLockGuard guard(sched::lock);
+  if (writer) return p->readers == 0 ? kPollErr : p->count < kCapacity ? kPollOut : 0;
+  return (p->count > 0 ? kPollIn : 0) | (p->writers == 0 ? kPollHup : 0);
+}
+
 uint64_t available(const Pipe* p) { return p->count; }
 
 }  // namespace pipe

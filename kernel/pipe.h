@@ -17,6 +17,9 @@ int64_t read(Process* self, OpenFile* end, uint64_t buffer, uint64_t count);
 int64_t write(Process* self, OpenFile* end, uint64_t buffer, uint64_t count);
 // One end's last descriptor closed; the pipe is freed with its last end.
 void close_end(Pipe* pipe, bool writer);
+// poll(2) events of one end now: POLLIN (data or no writer left: end of
+// file), POLLOUT (room), POLLHUP/POLLERR for a lost peer.
+uint32_t poll_events(const Pipe* pipe, bool writer);
 // Bytes waiting (FIONREAD, fstat's size).
 uint64_t available(const Pipe* pipe);
 

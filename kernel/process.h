@@ -120,9 +120,11 @@ struct alignas(64) Process {
   Mm* mm;                 // nullptr for kernel threads
   FdTable* fds;
   ThreadGroup* group;
-  uint64_t blocked;        // signal mask (bit n-1: signal n)
-  uint64_t pending;        // signals sent to this thread (tgkill, faults)
-  uint64_t saved_blocked;  // rt_sigsuspend: the mask to restore at delivery
+  uint64_t blocked;         // signal mask (bit n-1: signal n)
+  uint64_t pending;         // signals sent to this thread (tgkill, faults)
+  uint64_t saved_blocked;   // rt_sigsuspend: the mask to restore at delivery
+  uint64_t restart_number;  // the system call that just failed with EINTR (0: none)
+  uint64_t restart_a3;      // and its a3, for an SA_RESTART restart
   bool has_saved_blocked;
   uint64_t clear_child_tid;  // set_tid_address: zeroed and woken at exit
   uint64_t wake_at;          // cycles: a timed sleep ends then (0: none)

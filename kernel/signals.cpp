@@ -6,6 +6,7 @@
 #include "kernel/palcalls.h"
 #include "kernel/scheduler.h"
 #include "kernel/signal_frame.h"
+#include "kernel/syscalls.h"
 
 namespace kernel::signals {
 namespace {
@@ -121,6 +122,21 @@ bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& a
   return true;
 }
 
+// Linux's ERESTARTSYS: a call a handler interrupted is made again when the
+// handler has SA_RESTART (the trap returns to the callsys with v0 and a3 as
+// they were); sigsuspend and the sleeps return EINTR whatever the flags
+// (ERESTARTNOHAND and restart_block in Linux).
+void restart_if_asked(Process* self, TrapFrame* frame, const SignalAction* act) {
+  const uint64_t number = self->restart_number;
+  self->restart_number = 0;
+  if (number == 0 || act == nullptr || !(act->flags & kSaRestart)) return;
+  if (number == SYS_rt_sigsuspend || number == SYS_nanosleep || number == SYS_clock_nanosleep)
+    return;
+  frame->pc -= 4;
+  frame->reg(0) = number;
+  frame->reg(19) = self->restart_a3;
+}
+
 [[noreturn]] void die(Process* self, int sig) {
   const bool core = default_action(sig) == Default::kCore;
   kprintf("dcpi-kernel: pid %u (%s) killed by signal %d%s\n", self->tgid, self->name, sig,
@@ -201,6 +217,7 @@ void deliver(TrapFrame* frame) {
     if (sig == 0) {
       self->blocked = mask;
       self->has_saved_blocked = false;
+      self->restart_number = 0;
       return;
     }
     if (act.handler == kSigIgn) continue;
@@ -210,6 +227,7 @@ void deliver(TrapFrame* frame) {
     }
     self->has_saved_blocked = false;
     self->blocked = mask;
+    restart_if_asked(self, frame, &act);
     if (!build_frame(self, frame, sig, act, mask)) {
       kprintf("dcpi-kernel: pid %u (%s): no room for the frame of signal %d at sp 0x%lx\n",
               self->tgid, self->name, sig, pal::rdusp());

@@ -165,6 +165,10 @@ void dispatch(TrapFrame* frame) {
   }
   if (result == kRegistersSet) return;  // sigreturn, execve
   if (result < 0) {
+    // A call a signal interrupted: restarted if the handler has SA_RESTART
+    // (signals::deliver needs the number and a3, which the result overwrites).
+    self->restart_number = result == error(EINTR) ? static_cast<uint64_t>(number) : 0;
+    self->restart_a3 = args.a[3];
     frame->reg(0) = static_cast<uint64_t>(-result);
     frame->reg(19) = 1;
   } else {

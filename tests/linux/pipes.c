@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,17 @@ int main(void) {
   printf("fifo %d, lseek %s\n", S_ISFIFO(st.st_mode), err(lseek(fds[0], 0, SEEK_SET)));
   close(fds[0]);
   close(fds[1]);
+
+  /* poll: nothing to read, then data, then the writer gone. */
+  pipe(fds);
+  struct pollfd p = {fds[0], POLLIN, 0};
+  printf("poll empty: %d", poll(&p, 1, 0));
+  write(fds[1], "z", 1);
+  printf(", with data: %d revents POLLIN %d", poll(&p, 1, 100), (p.revents & POLLIN) != 0);
+  read(fds[0], buffer, 1);
+  close(fds[1]);
+  printf(", writer closed: %d POLLHUP %d\n", poll(&p, 1, 100), (p.revents & POLLHUP) != 0);
+  close(fds[0]);
 
   /* /dev/null. */
   int null = open("/dev/null", O_RDWR);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t usr1_count, usr2_count, chld_count, last_signal;
@@ -115,6 +116,33 @@ int main(void) {
   if (child == 0) abort();
   waitpid(child, &status, 0);
   printf("child aborted: signaled %d, signal %d\n", WIFSIGNALED(status), WTERMSIG(status));
+
+  /* A signal during a blocking read: restarted with SA_RESTART, EINTR without. */
+  for (int restart = 1; restart >= 0; restart--) {
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = restart ? SA_RESTART : 0;
+    sigaction(SIGUSR1, &sa, NULL);
+    int fds[2];
+    pipe(fds);
+    int before = usr1_count;
+    pid_t writer = fork();
+    if (writer == 0) {
+      struct timespec pause_50ms = {0, 50 * 1000 * 1000};
+      nanosleep(&pause_50ms, NULL);
+      kill(getppid(), SIGUSR1);
+      nanosleep(&pause_50ms, NULL);
+      write(fds[1], "data", 4);
+      _exit(0);
+    }
+    char buffer[8];
+    long n = read(fds[0], buffer, sizeof buffer);
+    printf("read interrupted (SA_RESTART %d): %ld%s, handler ran %d time(s)\n", restart, n,
+           n < 0 && errno == EINTR ? " EINTR" : "", (int)(usr1_count - before));
+    waitpid(writer, &status, 0);
+    close(fds[0]);
+    close(fds[1]);
+  }
 
   /* Failing paths. */
   printf("waitpid with no children: %s\n", err(waitpid(-1, &status, 0)));

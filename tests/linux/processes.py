@@ -16,6 +16,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR files CPUS     RAM files: create, write, append,
                                               truncate, rename, unlink, mkdir, rmdir,
                                               stat, listing, error paths
+  processes.py BUILD LINUX_DIR stress CPUS    300 threads in waves, signals during a
+                                              blocking read, fork under memory
+                                              pressure until it fails
   processes.py BUILD LINUX_DIR procs CPUS     fork, vfork, execve, posix_spawn,
                                               wait4/waitid, error paths (the exec
                                               lines against fixed text: qemu-alpha
@@ -125,6 +128,12 @@ def case_files(tmp):
     same("files", dcpi_run(os.path.join(tmp, "f.db"), "files").stdout, oracle("files"))
 
 
+def case_stress(tmp):
+    done = dcpi_run(os.path.join(tmp, "st.db"), "stress")
+    same("stress", done.stdout, oracle("stress"))
+    expect("DCPI-DONE" in done.stderr, "the run ended normally (no hang, no panic)")
+
+
 def case_pipes(tmp):
     same("pipes", dcpi_run(os.path.join(tmp, "pp.db"), "pipes").stdout, oracle("pipes"))
 
@@ -132,7 +141,7 @@ def case_pipes(tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
-                 "pipes": case_pipes, "files": case_files}
+                 "pipes": case_pipes, "files": case_files, "stress": case_stress}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -4,7 +4,9 @@
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/elf_loader.h"
+#include "kernel/files.h"
 #include "kernel/futex.h"
+#include "kernel/host_output.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/load_map_writer.h"
@@ -176,6 +178,7 @@ void report_init_exit(int64_t wait_status) {
   kprintf("dcpi-kernel: init exited with status %ld%s\n", code,
           (wait_status & 0x7f) ? " (killed by a signal)" : "");
   kprintf("dcpi-kernel: %lu of %lu pages free\n", pages::free_count(), pages::total_count());
+  host_output::send();  // dcpi run --output's files, before the end marker
   kprintf("DCPI-DONE\n");
   if (halt_after_init) pal::halt();
 }
@@ -188,6 +191,18 @@ void append_exit_record(const Process* leader, int64_t wait_status) {
   record.exit_status = wait_status;
   copy_name(record.path, sizeof record.path, leader->name);
   load_map_append(record);
+}
+
+// `dcpi run -- PROGRAM < FILE`: the host put FILE in the initrd as
+// /etc/dcpi/stdin; the programs init starts read it as their fd 0 (init
+// keeps the console).
+void give_host_stdin(FdTable* fds) {
+  constexpr char kHostStdin[] = "/etc/dcpi/stdin";
+  OpenFile input{};
+  if (!initrd::find(kHostStdin, &input.file)) return;
+  input.kind = OpenFile::kInitrd;
+  copy_name(input.path, sizeof input.path, kHostStdin);
+  if (OpenFile* description = new_description(input)) install_file_at(fds, 0, description, false);
 }
 
 [[noreturn]] void exit_kernel_thread() {
@@ -358,6 +373,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
     build::release_slot(p);
     return -error;
   }
+  if (parent != 0) give_host_stdin(p->fds);
   copy_name(p->name, sizeof p->name, path);
   p->fp[32] = build::kFpcrDynNormal;
   p->pcb.ptbr = p->mm->space.l1_phys;

@@ -4,7 +4,11 @@
    directory listing (sorted here: the order of entries is the file
    system's), and the failing paths (ENOENT, EEXIST, ENOTEMPTY, EISDIR,
    EBADF, EFAULT). Paths are relative, so that the output under qemu-alpha,
-   run in an empty directory, is byte for byte the same. */
+   run in an empty directory, is byte for byte the same. It ends by writing
+   result.txt (for dcpi run --output).
+
+   files            the tour
+   files --stdin    first reads its stdin and reports it (dcpi run ... < FILE) */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -62,7 +66,13 @@ static void list(const char *path) {
   printf("\n");
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--stdin") == 0) {
+    char input[256];
+    size_t n = fread(input, 1, sizeof input - 1, stdin);
+    input[n] = 0;
+    printf("stdin: %zu bytes, first line: %.*s\n", n, (int)strcspn(input, "\n"), input);
+  }
   FILE *f = fopen("out.txt", "w");
   fprintf(f, "hello, %d\n", 42);
   fclose(f);
@@ -123,5 +133,8 @@ int main(void) {
   printf("stat into a bad pointer: %s\n", err(syscall(SYS_stat64, "excl", (void *)8)));
   unlink("excl");
   rmdir("dir2");
+  f = fopen("result.txt", "w");
+  fputs("files: done\n", f);
+  fclose(f);
   return 0;
 }

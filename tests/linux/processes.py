@@ -43,19 +43,19 @@ CHECKS = Checks()
 expect = CHECKS.expect
 
 
-def oracle(name, *args):
+def oracle(name, *args, stdin=subprocess.DEVNULL):
     with tempfile.TemporaryDirectory() as cwd:  # an empty working directory (files)
         done = subprocess.run(["qemu-alpha", "-L", SYSROOT, os.path.join(LINUX, name), *args],
-                              capture_output=True, text=True, timeout=120, cwd=cwd)
+                              capture_output=True, text=True, timeout=120, cwd=cwd, stdin=stdin)
     expect(done.returncode == 0, f"{name} {' '.join(args)} exits 0 under qemu-alpha")
     return done.stdout
 
 
-def dcpi_run(db, name, *args):
-    argv = [DCPI, "run", "--cpus", str(CPUS), "--db", db, "--timeout", "240", "--",
+def dcpi_run(db, name, *args, options=(), stdin=subprocess.DEVNULL, status=0):
+    argv = [DCPI, "run", "--cpus", str(CPUS), "--db", db, "--timeout", "240", *options, "--",
             os.path.join(LINUX, name), *args]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=280)
-    expect(done.returncode == 0,
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=280, stdin=stdin)
+    expect(done.returncode == status,
            f"dcpi run -- {name}: exit 0 (got {done.returncode}: {done.stderr[-800:]})")
     expect("not implemented (ENOSYS)" not in done.stderr,
            "every system call it made is implemented: " +
@@ -126,6 +126,23 @@ def case_procs(tmp):
 
 def case_files(tmp):
     same("files", dcpi_run(os.path.join(tmp, "f.db"), "files").stdout, oracle("files"))
+    # stdin from the host (dcpi run ... < FILE) and a written file back out.
+    text = os.path.join(tmp, "input.txt")
+    with open(text, "w") as f:
+        f.write("line one\nline two\n")
+    result = os.path.join(tmp, "result.txt")
+    with open(text) as a, open(text) as b:
+        done = dcpi_run(os.path.join(tmp, "fo.db"), "files", "--stdin",
+                        options=("--output", f"result.txt:{result}"), stdin=a)
+        same("files --stdin < input.txt", done.stdout, oracle("files", "--stdin", stdin=b))
+    expect("stdin: 18 bytes, first line: line one" in done.stdout, "the host's stdin arrived")
+    written = open(result).read() if os.path.exists(result) else None
+    expect(written == "files: done\n", f"--output copied result.txt back: {written!r}")
+    # An --output the guest does not have fails the run, saying so.
+    done = dcpi_run(os.path.join(tmp, "fm.db"), "files",
+                    options=("--output", f"missing.txt:{result}"), status=1)
+    expect("dcpi run: --output: the guest has no file missing.txt" in done.stderr,
+           "a missing --output file is named: " + done.stderr[-300:])
 
 
 def case_stress(tmp):

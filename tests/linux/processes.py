@@ -56,7 +56,7 @@ def dcpi_run(db, name, *args, options=(), stdin=subprocess.DEVNULL, status=0):
             os.path.join(LINUX, name), *args]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=280, stdin=stdin)
     expect(done.returncode == status,
-           f"dcpi run -- {name}: exit 0 (got {done.returncode}: {done.stderr[-800:]})")
+           f"dcpi run -- {name}: exit {status} (got {done.returncode}: {done.stderr[-800:]})")
     expect("not implemented (ENOSYS)" not in done.stderr,
            "every system call it made is implemented: " +
            " ".join(re.findall(r"system call \S+ \(\d+\)", done.stderr)))

@@ -412,9 +412,11 @@ void exit_current(int64_t wait_status) {
       group->exiting = true;
       group->exit_status = wait_status;
     }
-    for (Process& p : table)
-      if (&p != self && p.group == group && p.state == ProcessState::kBlocked && p.interruptible)
-        sched::make_ready_locked(&p);
+    for (Process& p : table) {
+      if (&p == self || p.group != group) continue;
+      if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
+      if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
+    }
   }
   exit_thread(wait_status);
 }

@@ -189,6 +189,12 @@ void idle_loop() {
   }
 }
 
+void kick_locked(const Process* p) {
+  const uint32_t self = static_cast<uint32_t>(pal::whami());
+  for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu)
+    if (cpu != self && running[cpu] == p) pal::wripir(cpu);
+}
+
 void flush_tlb(const Mm* mm) {
   pal::tbia();
   const uint32_t self = static_cast<uint32_t>(pal::whami());

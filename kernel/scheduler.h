@@ -35,6 +35,10 @@ void finish_switch();
 
 Process* current_locked_unsafe(uint32_t cpu);
 
+// An IPI to the CPU running `p` (if another): it passes through the trap
+// return path, where signals are delivered (kernel/signals.h).
+void kick_locked(const Process* p);
+
 // After changing PTEs of `mm`: flushes this CPU's TLB and, by IPI, that of
 // every other CPU now running a thread of `mm` (waiting until they have).
 void flush_tlb(const Mm* mm);

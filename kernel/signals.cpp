@@ -36,10 +36,12 @@ bool ignored(const ThreadGroup* group, int sig) {
   return handler == kSigIgn || (handler == kSigDfl && default_action(sig) == Default::kIgnore);
 }
 
-// Wakes `p` out of an interruptible sleep if it may take `sig`.
+// Wakes `p` out of an interruptible sleep if it may take `sig`, or makes
+// the CPU running it look now rather than at its next tick.
 void wake_for_locked(Process* p, int sig) {
-  if (p->state == ProcessState::kBlocked && p->interruptible && !(p->blocked & bit(sig)))
-    sched::make_ready_locked(p);
+  if (p->blocked & bit(sig)) return;
+  if (p->state == ProcessState::kBlocked && p->interruptible) sched::make_ready_locked(p);
+  if (p->state == ProcessState::kRunning) sched::kick_locked(p);
 }
 
 // The lowest pending signal the thread does not block, taken off its set
@@ -194,6 +196,12 @@ bool interrupted(const Process* self) {
 void deliver(TrapFrame* frame) {
   Process* self = current();
   if (self->group == nullptr) return;  // kernel threads
+  // The common case on every system call and tick, without the lock: a
+  // signal sent meanwhile is seen at the next return (the sender kicks a
+  // CPU running the target, sched::kick_locked).
+  if (((self->pending | self->group->pending) & ~self->blocked) == 0 && !self->group->exiting &&
+      !self->has_saved_blocked && self->restart_number == 0)
+    return;
   for (;;) {
     int sig = 0;
     SignalAction act;

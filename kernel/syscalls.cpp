@@ -163,6 +163,7 @@ void dispatch(TrapFrame* frame) {
       result = not_implemented(self, frame->reg(0));
       break;
   }
+  self->restart_number = 0;             // only the call just made may be restarted
   if (result == kRegistersSet) return;  // sigreturn, execve
   if (result < 0) {
     // A call a signal interrupted: restarted if the handler has SA_RESTART

@@ -135,8 +135,10 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     open.node = found.node;
     if (open.kind == OpenFile::kRamFile) ramfs::hold(found.node);
   }
+  // A description that could not be made leaves the node's hold to us; one
+  // that found no free fd was released with it (release_description).
   const int64_t fd = open_description(self, open, flags & kOCloexec);
-  if (fd < 0 && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
+  if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
   return fd;
 }
 

@@ -22,9 +22,14 @@
 
 static const char *err(long rc) {
   if (rc >= 0) return "ok";
-  return errno == ENOENT ? "ENOENT" : errno == EEXIST ? "EEXIST" : errno == ENOTEMPTY ? "ENOTEMPTY"
-       : errno == EISDIR ? "EISDIR" : errno == EBADF ? "EBADF" : errno == EFAULT ? "EFAULT"
-       : errno == ENOTDIR ? "ENOTDIR" : strerror(errno);
+  return errno == ENOENT      ? "ENOENT"
+         : errno == EEXIST    ? "EEXIST"
+         : errno == ENOTEMPTY ? "ENOTEMPTY"
+         : errno == EISDIR    ? "EISDIR"
+         : errno == EBADF     ? "EBADF"
+         : errno == EFAULT    ? "EFAULT"
+         : errno == ENOTDIR   ? "ENOTDIR"
+                              : strerror(errno);
 }
 
 static void show(const char *path) {
@@ -57,8 +62,7 @@ static void list(const char *path) {
   int n = 0;
   struct dirent *e;
   while ((e = readdir(dir)) != NULL && n < 32)
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-      names[n++] = strdup(e->d_name);
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names[n++] = strdup(e->d_name);
   closedir(dir);
   qsort(names, n, sizeof names[0], by_name);
   printf("ls %s:", path);
@@ -121,8 +125,7 @@ int main(int argc, char **argv) {
   printf("create in a missing directory: %s\n", err(open("nodir/x", O_WRONLY | O_CREAT, 0644)));
   fd = open("excl", O_WRONLY | O_CREAT | O_EXCL, 0644);
   printf("O_EXCL again: %s\n", err(open("excl", O_WRONLY | O_CREAT | O_EXCL, 0644)));
-  printf("write to a read-only descriptor: %s\n",
-         err(write(open("excl", O_RDONLY), "x", 1)));
+  printf("write to a read-only descriptor: %s\n", err(write(open("excl", O_RDONLY), "x", 1)));
   close(fd);
   mkdir("dir2", 0755);
   printf("open a directory for writing: %s\n", err(open("dir2", O_WRONLY)));

@@ -20,9 +20,13 @@
 
 static const char *err(long rc) {
   if (rc >= 0) return "ok";
-  return errno == EBADF ? "EBADF" : errno == EFAULT ? "EFAULT" : errno == EPIPE ? "EPIPE"
-       : errno == EAGAIN ? "EAGAIN" : errno == ESPIPE ? "ESPIPE" : errno == EINVAL ? "EINVAL"
-       : strerror(errno);
+  return errno == EBADF    ? "EBADF"
+         : errno == EFAULT ? "EFAULT"
+         : errno == EPIPE  ? "EPIPE"
+         : errno == EAGAIN ? "EAGAIN"
+         : errno == ESPIPE ? "ESPIPE"
+         : errno == EINVAL ? "EINVAL"
+                           : strerror(errno);
 }
 
 static int reap(pid_t pid) {

@@ -26,8 +26,10 @@ static int shared_value = 1;
 
 static const char *err(long rc) {
   if (rc >= 0) return "ok";
-  return errno == ECHILD ? "ECHILD" : errno == ENOENT ? "ENOENT" : errno == EFAULT ? "EFAULT"
-       : strerror(errno);
+  return errno == ECHILD   ? "ECHILD"
+         : errno == ENOENT ? "ENOENT"
+         : errno == EFAULT ? "EFAULT"
+                           : strerror(errno);
 }
 
 static int child_main(int argc, char **argv) {

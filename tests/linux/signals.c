@@ -36,8 +36,11 @@ static void on_chld(int sig) {
 
 static const char *err(int rc) {
   if (rc == 0) return "0";
-  return errno == EINVAL ? "EINVAL" : errno == ESRCH ? "ESRCH" : errno == EFAULT ? "EFAULT"
-       : errno == ECHILD ? "ECHILD" : strerror(errno);
+  return errno == EINVAL   ? "EINVAL"
+         : errno == ESRCH  ? "ESRCH"
+         : errno == EFAULT ? "EFAULT"
+         : errno == ECHILD ? "ECHILD"
+                           : strerror(errno);
 }
 
 int main(void) {

@@ -23,7 +23,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static long counter;
-static int turn;  /* the condition-variable relay: thread `turn` goes next */
+static int turn; /* the condition-variable relay: thread `turn` goes next */
 static int threads = 4;
 static long rounds = 20000;
 static __thread long tls_sum; /* each thread its own: TLS via the unique value */
@@ -82,9 +82,13 @@ static void timed_wait(void) {
 }
 
 static const char *err(long rc) {
-  return rc == 0 ? "0" : errno == EFAULT ? "EFAULT" : errno == EINVAL ? "EINVAL"
-       : errno == EAGAIN ? "EAGAIN" : errno == ETIMEDOUT ? "ETIMEDOUT"
-       : errno == ENOSYS ? "ENOSYS" : strerror(errno);
+  return rc == 0              ? "0"
+         : errno == EFAULT    ? "EFAULT"
+         : errno == EINVAL    ? "EINVAL"
+         : errno == EAGAIN    ? "EAGAIN"
+         : errno == ETIMEDOUT ? "ETIMEDOUT"
+         : errno == ENOSYS    ? "ENOSYS"
+                              : strerror(errno);
 }
 
 /* The failing paths of the raw calls: bad and unaligned addresses, a
@@ -130,8 +134,8 @@ int main(int argc, char **argv) {
     free(r);
   }
   printf("counter %ld (expected %ld)\n", counter, (long)threads * rounds);
-  printf("tls sums right: %ld of %d; thread ids distinct from the process's: %s\n",
-         expected_tls, threads, distinct ? "yes" : "no");
+  printf("tls sums right: %ld of %d; thread ids distinct from the process's: %s\n", expected_tls,
+         threads, distinct ? "yes" : "no");
   printf("main tls untouched: %ld\n", tls_sum);
   timed_wait();
   futex_errors();

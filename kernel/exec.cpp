@@ -7,6 +7,7 @@
 // loader) for the same pid, as at spawn: the host starts the pid's images
 // afresh (hostdump/load_map_model.h).
 #include "driver/kernel_services.h"
+#include "kernel/clock.h"
 #include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
@@ -55,19 +56,45 @@ void reset_handlers(Process* self) {
   }
 }
 
+// Linux's de_thread: the other threads of the process end before the new
+// program starts (they leave at their next return to user mode, as at
+// exit_group; sleeping ones are woken). Only the leader may exec from a
+// threaded process here (Linux lets any thread, which takes the leader's
+// pid). False if they do not all end within a second.
+bool end_other_threads(Process* self) {
+  constexpr uint64_t kTick = clock::kCyclesPerSecond / 100, kTries = 100;
+  IrqLockGuard guard(sched::lock);
+  ThreadGroup* group = self->group;
+  group->exiting = true;
+  group->exit_status = 0;
+  for (uint32_t i = 0; i < process_slot_count(); ++i) {
+    Process* p = &process_slots()[i];
+    if (p == self || p->group != group || p->state == ProcessState::kZombie) continue;
+    if (p->state == ProcessState::kBlocked && p->interruptible) sched::make_ready_locked(p);
+    if (p->state == ProcessState::kRunning) sched::kick_locked(p);
+  }
+  for (uint64_t tries = 0; group->threads > 1 && tries < kTries; ++tries)
+    sched::sleep_locked(clock::cycles() + kTick);  // they leave by themselves
+  group->exiting = false;
+  return group->threads == 1;
+}
+
 }  // namespace
 
 int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv, uint64_t argc,
                      const char* const* envp, uint64_t envc) {
   Process* self = current();
-  if (self->group->threads > 1) return -EBUSY;  // other threads are not stopped (not yet)
+  if (self->group->threads > 1 && self->pid != self->tgid) return -EBUSY;
   Mm* mm = parts::mm_create();
   if (mm == nullptr) return -ENOMEM;
   build::Image image;
-  const int error = build::load_image(mm, path, argv, argc, envp, envc, &image);
-  if (error != 0 || !close_on_exec(self)) {
+  int error = build::load_image(mm, path, argv, argc, envp, envc, &image);
+  // The point of no return: the program loaded, the other threads end.
+  if (error == 0 && self->group->threads > 1 && !end_other_threads(self)) error = EBUSY;
+  if (error == 0 && !close_on_exec(self)) error = ENOMEM;
+  if (error != 0) {
     parts::mm_release(mm);
-    return error ? -error : -ENOMEM;
+    return -error;
   }
   Mm* old = self->mm;
   switch_address_space(self, mm);

@@ -109,6 +109,8 @@ exec: vfork+execve: child status 6
   child: argc 3 argv[2] 8 DCPI_TEST=from-posix_spawn parent is caller: yes
 exec: posix_spawn: 0, child status 8
 exec: execve with a bad argv: EFAULT
+  child: argc 3 argv[2] 11 DCPI_TEST=from-a-threaded-process parent is caller: yes
+exec: execve from a threaded process: child status 11
 """
 
 

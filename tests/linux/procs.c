@@ -14,6 +14,7 @@
 
    The program execs itself by the path it was started with (argv[0]). */
 #include <errno.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,27 @@ static int reap(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+static void *sleeper(void *arg) {
+  (void)arg;
+  for (;;) pause();
+  return NULL;
+}
+
+/* A process with a second thread (blocked in pause) execs: the thread ends,
+   the new program runs. */
+static void exec_from_threads(const char *self) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    pthread_t thread;
+    pthread_create(&thread, NULL, sleeper, NULL);
+    char *args[] = {"procs", "--child", "11", NULL};
+    char *env[] = {"DCPI_TEST=from-a-threaded-process", NULL};
+    execve(self, args, env);
+    _exit(97);
+  }
+  printf("exec: execve from a threaded process: child status %d\n", reap(pid));
+}
+
 static void exec_cases(const char *self) {
   pid_t pid = fork();
   if (pid == 0) {
@@ -70,6 +92,7 @@ static void exec_cases(const char *self) {
   printf("exec: posix_spawn: %d, child status %d\n", rc, rc == 0 ? reap(pid) : -1);
   char **volatile bad = (char **)8;
   printf("exec: execve with a bad argv: %s\n", err(execve(self, bad, env)));
+  exec_from_threads(self);
 }
 
 int main(int argc, char **argv) {

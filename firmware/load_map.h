@@ -1,5 +1,6 @@
 // Image-load notifications (DCPI §4.3.2: the modified loader tells the daemon
-// where each image lands). The kernel appends one record per exec, one per
+// where each image lands). The kernel appends one record per exec (a new
+// image replaces every mapping of the pid: execve), one per fork, one per
 // executable file mapping (ld.so, shared libraries), one per process exit,
 // and one each for itself and the PALcode at boot; the driver's
 // daemon forwards them through the transfer ring (kLoadMap records). Layout
@@ -21,6 +22,8 @@ enum class LoadKind : uint32_t {
   kPalcode = 4,  // the PALcode image (pid 0, valid for every pid)
   kMap = 5,      // an executable file mapping of pid: the dynamic loader, a shared
                  // library, a dlopen()ed object (DCPI §4.3.2's loader notification)
+  kFork = 6,     // pid was forked from parent_pid: it starts with a copy of the
+                 // parent's mappings (no range; path = the program's name)
 };
 
 // A PC in [load_address, load_address + size) of process pid (any pid for

@@ -38,6 +38,7 @@ inline void wtint() { DCPI_CALL_PAL_2(CALL_PAL_WTINT, 0, 0); }
 // tbi -2: invalidate the whole TLB of this CPU (after user PTEs change).
 inline void tbia() { DCPI_CALL_PAL_2(CALL_PAL_TBI, static_cast<uint64_t>(-2), 0); }
 inline uint64_t rduniq() { return DCPI_CALL_PAL_0(CALL_PAL_RDUNIQ); }
+inline void wruniq(uint64_t value) { DCPI_CALL_PAL_2(CALL_PAL_WRUNIQ, value, 0); }
 inline int64_t wrperfmon(uint64_t function, uint64_t argument) {
   return static_cast<int64_t>(DCPI_CALL_PAL_2(CALL_PAL_WRPERFMON, function, argument));
 }

@@ -15,65 +15,101 @@
 #define DCPI_FIRMWARE_SYSCALLS_H
 
 /* X(name, number) for every system call. */
-#define DCPI_SYSCALLS(X)                                                             \
-  X(exit, 1)                                                                         \
-  X(read, 3)                                                                         \
-  X(write, 4)                                                                        \
-  X(close, 6)                                                                        \
-  X(brk, 17)                                                                         \
-  X(lseek, 19)                                                                       \
-  X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                     \
-  X(getxuid, 24) /* v0 = uid, a4 = euid */                                           \
-  X(access, 33)                                                                      \
-  X(kill, 37)                                                                        \
-  X(dup, 41)                                                                         \
-  X(open, 45)                                                                        \
-  X(getxgid, 47) /* v0 = gid, a4 = egid */                                           \
-  X(ioctl, 54)                                                                       \
-  X(readlink, 58)                                                                    \
-  X(mmap, 71)                                                                        \
-  X(munmap, 73)                                                                      \
-  X(mprotect, 74)                                                                    \
-  X(madvise, 75)                                                                     \
-  X(dup2, 90)                                                                        \
-  X(fstat, 91)                                                                       \
-  X(fcntl, 92)                                                                       \
-  X(readv, 120)                                                                      \
-  X(writev, 121)                                                                     \
-  X(sigaltstack, 235)                                                                \
-  X(osf_getsysinfo, 256)                                                             \
-  X(osf_setsysinfo, 257)                                                             \
-  X(times, 323)                                                                      \
-  X(uname, 339)                                                                      \
-  X(mremap, 341)                                                                     \
-  X(pread64, 349)                                                                    \
-  X(rt_sigaction, 352)                                                               \
-  X(rt_sigprocmask, 353)                                                             \
-  X(gettimeofday, 359)                                                               \
-  X(wait4, 365)                                                                      \
-  X(getcwd, 367)                                                                     \
-  X(gettid, 378)                                                                     \
-  X(futex, 394)                                                                      \
-  X(sched_getaffinity, 396)                                                          \
-  X(exit_group, 405)                                                                 \
-  X(set_tid_address, 411)                                                            \
-  X(clock_gettime, 420)                                                              \
-  X(tgkill, 424)                                                                     \
-  X(fstat64, 427)                                                                    \
-  X(openat, 450)                                                                     \
-  X(fstatat64, 455)                                                                  \
-  X(readlinkat, 460)                                                                 \
-  X(faccessat, 462)                                                                  \
-  X(set_robust_list, 466)                                                            \
-  X(prlimit64, 496)                                                                  \
-  X(getrandom, 511)                                                                  \
-  X(rseq, 527)                                                                       \
-  X(getegid, 530)                                                                    \
-  X(geteuid, 531)                                                                    \
-  X(getppid, 532)                                                                    \
-  X(spawn, 1000)        /* (path, argv) -> pid */                                    \
-  X(dcpi_control, 1001) /* (struct dcpi_control_block*): firmware/control_block.h */ \
-  X(kinfo, 1002)        /* (DCPI_KINFO_*) -> value, for the guest tests */
+#define DCPI_SYSCALLS(X)                                                              \
+  X(exit, 1)                                                                          \
+  X(fork, 2)                                                                          \
+  X(read, 3)                                                                          \
+  X(write, 4)                                                                         \
+  X(close, 6)                                                                         \
+  X(unlink, 10)                                                                       \
+  X(brk, 17)                                                                          \
+  X(lseek, 19)                                                                        \
+  X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \
+  X(getxuid, 24) /* v0 = uid, a4 = euid */                                            \
+  X(access, 33)                                                                       \
+  X(kill, 37)                                                                         \
+  X(setpgid, 39)                                                                      \
+  X(dup, 41)                                                                          \
+  X(pipe, 42)                                                                         \
+  X(open, 45)                                                                         \
+  X(getxgid, 47) /* v0 = gid, a4 = egid */                                            \
+  X(ioctl, 54)                                                                        \
+  X(readlink, 58)                                                                     \
+  X(execve, 59)                                                                       \
+  X(getpgrp, 63)                                                                      \
+  X(vfork, 66)                                                                        \
+  X(mmap, 71)                                                                         \
+  X(munmap, 73)                                                                       \
+  X(mprotect, 74)                                                                     \
+  X(madvise, 75)                                                                      \
+  X(dup2, 90)                                                                         \
+  X(fstat, 91)                                                                        \
+  X(fcntl, 92)                                                                        \
+  X(poll, 94)                                                                         \
+  X(sigreturn, 103)                                                                   \
+  X(readv, 120)                                                                       \
+  X(writev, 121)                                                                      \
+  X(rename, 128)                                                                      \
+  X(truncate, 129)                                                                    \
+  X(ftruncate, 130)                                                                   \
+  X(mkdir, 136)                                                                       \
+  X(rmdir, 137)                                                                       \
+  X(setsid, 147)                                                                      \
+  X(getpgid, 233)                                                                     \
+  X(getsid, 234)                                                                      \
+  X(sigaltstack, 235)                                                                 \
+  X(osf_getsysinfo, 256)                                                              \
+  X(osf_setsysinfo, 257)                                                              \
+  X(clone, 312)                                                                       \
+  X(times, 323)                                                                       \
+  X(sched_yield, 334)                                                                 \
+  X(uname, 339)                                                                       \
+  X(nanosleep, 340)                                                                   \
+  X(mremap, 341)                                                                      \
+  X(pread64, 349)                                                                     \
+  X(rt_sigreturn, 351)                                                                \
+  X(rt_sigaction, 352)                                                                \
+  X(rt_sigprocmask, 353)                                                              \
+  X(rt_sigpending, 354)                                                               \
+  X(rt_sigsuspend, 357)                                                               \
+  X(gettimeofday, 359)                                                                \
+  X(wait4, 365)                                                                       \
+  X(getcwd, 367)                                                                      \
+  X(getdents64, 377)                                                                  \
+  X(gettid, 378)                                                                      \
+  X(tkill, 381)                                                                       \
+  X(futex, 394)                                                                       \
+  X(sched_getaffinity, 396)                                                           \
+  X(exit_group, 405)                                                                  \
+  X(set_tid_address, 411)                                                             \
+  X(clock_gettime, 420)                                                               \
+  X(clock_nanosleep, 422)                                                             \
+  X(tgkill, 424)                                                                      \
+  X(stat64, 425)                                                                      \
+  X(lstat64, 426)                                                                     \
+  X(fstat64, 427)                                                                     \
+  X(waitid, 438)                                                                      \
+  X(openat, 450)                                                                      \
+  X(mkdirat, 451)                                                                     \
+  X(fstatat64, 455)                                                                   \
+  X(unlinkat, 456)                                                                    \
+  X(renameat, 457)                                                                    \
+  X(readlinkat, 460)                                                                  \
+  X(faccessat, 462)                                                                   \
+  X(ppoll, 464)                                                                       \
+  X(set_robust_list, 466)                                                             \
+  X(dup3, 487)                                                                        \
+  X(pipe2, 488)                                                                       \
+  X(prlimit64, 496)                                                                   \
+  X(renameat2, 510)                                                                   \
+  X(getrandom, 511)                                                                   \
+  X(rseq, 527)                                                                        \
+  X(getegid, 530)                                                                     \
+  X(geteuid, 531)                                                                     \
+  X(getppid, 532)                                                                     \
+  X(spawn, 1000) /* (path, argv) -> pid */                                            \
+  X(dcpi_control, 1001) /* (struct dcpi_control_block*): firmware/control_block.h */  \
+  X(kinfo, 1002) /* (DCPI_KINFO_*) -> value, for the guest tests */
 
 /* kinfo selectors (a0). */
 #define DCPI_KINFO_FREE_PAGES 0

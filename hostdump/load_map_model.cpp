@@ -59,6 +59,14 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
     ++applied_records_;
     return true;
   }
+  if (kind == LoadKind::kFork) {  // the child starts with the parent's images (issue 29)
+    const auto parent = processes_.find(record.parent_pid);
+    Process child;
+    if (parent != processes_.end()) child.mappings = parent->second.mappings;
+    processes_[record.pid] = std::move(child);
+    ++applied_records_;
+    return true;
+  }
   const bool known_kind = kind == LoadKind::kExec || kind == LoadKind::kMap ||
                           kind == LoadKind::kKernel || kind == LoadKind::kPalcode;
   // Issue 18: every size and path is checked before it names a file or a range.
@@ -78,7 +86,8 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
                         intern_image(record)};
   if (kind == LoadKind::kExec || kind == LoadKind::kMap) {
     Process& process = processes_[record.pid];
-    if (process.exited && kind == LoadKind::kExec) process = {};  // the PID was reused
+    // A new program for the pid (a reused pid, or execve) replaces its images.
+    if (kind == LoadKind::kExec) process = {};
     insert_mapping(process.mappings, mapping);
   } else {
     insert_mapping(global_, mapping);

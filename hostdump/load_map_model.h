@@ -4,14 +4,15 @@
 // Rules (docs/profile-db.md, "Attribution"):
 //  - kKernel and kPalcode images are valid for every PID (kernel text is
 //    shared by all processes); a PID's own images are tried first.
-//  - kExec adds an image to its PID; an image overlapping an earlier one of
-//    the same live PID replaces it (exec over an old address space).
+//  - kExec starts a PID's images afresh with the program (spawn, a reused
+//    PID, execve: an exec discards the whole old address space; samples of
+//    the old program flushed after the record are placed in the new one).
+//  - kFork gives the new PID a copy of its parent's images (fork, vfork).
 //  - kMap (an executable file mapping: ld.so, a shared library) adds an
 //    image to its PID the same way, without starting a new process.
 //  - kExit only marks the PID as exited. Its mappings are KEPT, because the
 //    driver flushes its hash tables lazily (DCPI §4.2.3): samples of a
-//    process can arrive after its exit record. A later kExec for an exited
-//    PID means the PID was reused, and the old mappings are dropped then.
+//    process can arrive after its exit record.
 //  - Whatever cannot be placed goes to the unknown profile, counted.
 #pragma once
 #include <cstdint>

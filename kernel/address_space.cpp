@@ -79,6 +79,31 @@ void address_space_destroy(AddressSpace& space) {
   space.pages = 0;
 }
 
+bool address_space_copy(const AddressSpace& from, AddressSpace& to) {
+  const uint64_t* l1 = table_at(from.l1_phys);
+  for (uint64_t i = 0; i < kEntries; ++i) {
+    if (!(l1[i] & kPteValid)) continue;
+    const uint64_t* l2 = table_at(pte_phys(l1[i]));
+    for (uint64_t j = 0; j < kEntries; ++j) {
+      if (!(l2[j] & kPteValid)) continue;
+      const uint64_t* l3 = table_at(pte_phys(l2[j]));
+      for (uint64_t k = 0; k < kEntries; ++k) {
+        if (!(l3[k] & kPteValid)) continue;
+        const uint64_t va = (i << 33) | (j << 23) | (k << pages::kPageShift);
+        uint64_t* slot = l3_slot(to, va, true);
+        const uint64_t page = slot ? pages::allocate() : 0;
+        if (page == 0) return false;
+        __builtin_memcpy(reinterpret_cast<void*>(page),
+                         reinterpret_cast<const void*>(pages::phys_to_kseg(pte_phys(l3[k]))),
+                         pages::kPageBytes);
+        *slot = make_pte(page, l3[k] & 0xffff);
+        ++to.pages;
+      }
+    }
+  }
+  return true;
+}
+
 uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable) {
   if (!user_address(va) || (va & (pages::kPageBytes - 1))) return 0;
   uint64_t* slot = l3_slot(space, va, true);

@@ -87,6 +87,13 @@ bool lookup(const char* path, File* file) {
   return false;
 }
 
+bool entry(uint64_t index, const char** name, File* file) {
+  if (index >= entry_count) return false;
+  *name = entries[index].name;
+  *file = entries[index].file;
+  return true;
+}
+
 uint64_t start_phys() { return archive_address ? pages::kseg_to_phys(archive_address) : 0; }
 
 }  // namespace kernel::initrd

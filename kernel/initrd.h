@@ -21,6 +21,9 @@ bool find(const char* path, File* file);
 // True and *file filled if `path` names any entry (a directory too: then
 // only `mode` is meaningful); "/" is always a directory.
 bool lookup(const char* path, File* file);
+// Entry `index` of the archive (its name without a leading "/"), for
+// directory listings; false past the end.
+bool entry(uint64_t index, const char** name, File* file);
 // The archive's physical extent (kept out of the page allocator).
 uint64_t start_phys();
 

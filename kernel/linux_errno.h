@@ -6,6 +6,7 @@ namespace kernel {
 inline constexpr int EPERM = 1;
 inline constexpr int ENOENT = 2;
 inline constexpr int ESRCH = 3;
+inline constexpr int EINTR = 4;
 inline constexpr int EIO = 5;
 inline constexpr int E2BIG = 7;
 inline constexpr int ENOEXEC = 8;
@@ -17,11 +18,21 @@ inline constexpr int EACCES = 13;
 inline constexpr int EFAULT = 14;
 inline constexpr int EISDIR = 21;
 inline constexpr int EINVAL = 22;
+inline constexpr int ENFILE = 23;
 inline constexpr int EMFILE = 24;
 inline constexpr int ESPIPE = 29;
 inline constexpr int EROFS = 30;
 inline constexpr int ENAMETOOLONG = 63;  // Linux/Alpha value (OSF numbering)
 inline constexpr int ENOSYS = 78;        // Linux/Alpha value (OSF numbering)
 inline constexpr int EOPNOTSUPP = 45;    // Linux/Alpha value (OSF numbering)
+inline constexpr int ETIMEDOUT = 60;     // Linux/Alpha value (OSF numbering)
+inline constexpr int EBUSY = 16;
+inline constexpr int EEXIST = 17;
+inline constexpr int ENOTDIR = 20;
+inline constexpr int ENOTTY = 25;
+inline constexpr int ENOSPC = 28;
+inline constexpr int EPIPE = 32;
+inline constexpr int ERANGE = 34;
+inline constexpr int ENOTEMPTY = 66;  // Linux/Alpha value (OSF numbering)
 
 }  // namespace kernel

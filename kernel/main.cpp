@@ -2,6 +2,7 @@
 // command line asks for (a guest self-test, or init and its profiled run).
 #include "driver/driver.h"
 #include "kernel/console.h"
+#include "kernel/host_output.h"
 #include "kernel/initrd.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
@@ -55,7 +56,7 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
 // halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial,
-// values=N/k, vcapture=SPEC.
+// values=N/k, vcapture=SPEC, output=PATH,PATH (kernel/host_output.h).
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
   for (uint64_t i = 0; i < kCommandLineBytes && line[i];) {
@@ -94,6 +95,8 @@ BootOptions parse_command_line(const char* line) {
         options.profiler.value_capture = dcpi::default_value_capture();
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
+    } else if (starts_with(word, "output=")) {  // dcpi run --output (issue 29)
+      host_output::set_paths(word + 7, length - 7);
     } else if (starts_with(word, "samples=")) {
       options.samples = parse_number(word + 8, length - 8);
     }

@@ -4,13 +4,19 @@
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/elf_loader.h"
+#include "kernel/files.h"
+#include "kernel/futex.h"
+#include "kernel/host_output.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/process_build.h"
+#include "kernel/process_parts.h"
 #include "kernel/profiler.h"
 #include "kernel/scheduler.h"
+#include "kernel/signals.h"
 #include "kernel/syscalls.h"
 #include "kernel/text.h"
 
@@ -23,8 +29,6 @@ namespace kernel {
 namespace {
 
 constexpr uint32_t kMaxProcesses = 64;
-constexpr uint64_t kSwitchFrameBytes = 64;  // kernel/switch.S
-constexpr uint64_t kFpcrDynNormal = 0x0800000000000000ull;
 constexpr uint64_t kMaxArgBytes = 16384;
 constexpr int64_t kWnohang = 1;
 
@@ -39,45 +43,8 @@ uint32_t init_pid = 0;
 uint64_t init_started = 0;  // clock::cycles() when init was spawned
 bool halt_after_init = false;
 
-// A free slot with a kernel stack, marked blocked (not yet runnable).
-Process* allocate_slot() {
-  const uint64_t stack = pages::allocate(kKernelStackPages);
-  if (stack == 0) return nullptr;
-  IrqLockGuard guard(sched::lock);
-  for (Process& p : table) {
-    if (p.state != ProcessState::kFree) continue;
-    p = Process{};
-    p.state = ProcessState::kBlocked;
-    p.kernel_stack = stack;
-    return &p;
-  }
-  pages::release(stack, kKernelStackPages);
-  return nullptr;
-}
-
-void release_slot(Process* p) {
-  address_space_destroy(p->space);
-  if (p->kernel_stack) pages::release(p->kernel_stack, kKernelStackPages);
-  p->kernel_stack = 0;
-  p->state = ProcessState::kFree;
-}
-
-uint64_t stack_top(const Process* p) {
-  return p->kernel_stack + (kKernelStackPages << pages::kPageShift);
-}
-
-// Switch frame (s0-s6, ra) at `at`: the thread starts in `start`.
-void build_switch_frame(Process* p, uint64_t at, void (*start)(), uint64_t s0, uint64_t s1) {
-  auto* frame = reinterpret_cast<uint64_t*>(at);
-  for (int i = 0; i < 8; ++i) frame[i] = 0;
-  frame[0] = s0;
-  frame[1] = s1;
-  frame[7] = reinterpret_cast<uint64_t>(start);
-  p->pcb.ksp = at;
-}
-
-// Linux/Alpha initial stack: argc, argv[], NULL, envp[] (none), NULL, auxv
-// pairs ending with AT_NULL; the strings (and AT_RANDOM's 16 bytes) above.
+// Linux/Alpha initial stack: argc, argv[], NULL, envp[], NULL, auxv pairs
+// ending with AT_NULL; the strings (and AT_RANDOM's 16 bytes) above.
 // Returns the user sp or 0.
 struct StartInfo {
   const LoadedImage* program;
@@ -85,28 +52,35 @@ struct StartInfo {
   const char* path;
 };
 
-uint64_t build_user_stack(Process* p, const char* const* argv, uint64_t argc,
-                          const StartInfo& start) {
+struct Strings {
+  const char* const* list;
+  uint64_t count;
+};
+
+uint64_t build_user_stack(AddressSpace& space, Strings args, Strings env, const StartInfo& start) {
   static char strings[kMaxArgBytes];  // under spawn_lock
   const uint64_t path_bytes = string_length(start.path) + 1;
   uint64_t string_bytes = 16 + path_bytes;  // AT_RANDOM, AT_EXECFN
-  for (uint64_t i = 0; i < argc; ++i) string_bytes += string_length(argv[i]) + 1;
+  const Strings both[2] = {args, env};
+  for (const Strings& s : both)
+    for (uint64_t i = 0; i < s.count; ++i) string_bytes += string_length(s.list[i]) + 1;
   if (string_bytes > kMaxArgBytes) return 0;
   const uint64_t strings_va = (kUserStackTop - string_bytes) & ~uint64_t{15};
   const uint64_t random[2] = {clock::random_word(), clock::random_word()};
   __builtin_memcpy(strings, random, 16);
   __builtin_memcpy(strings + 16, start.path, path_bytes);
-  uint64_t vector[2 + 64 + 40];
+  uint64_t vector[3 + build::kMaxArgs + build::kMaxEnv + 40];
   uint64_t n = 0, offset = 16 + path_bytes;
-  vector[n++] = argc;
-  for (uint64_t i = 0; i < argc; ++i) {
-    vector[n++] = strings_va + offset;
-    const uint64_t length = string_length(argv[i]) + 1;
-    __builtin_memcpy(strings + offset, argv[i], length);
-    offset += length;
+  vector[n++] = args.count;
+  for (const Strings& s : both) {
+    for (uint64_t i = 0; i < s.count; ++i) {
+      vector[n++] = strings_va + offset;
+      const uint64_t length = string_length(s.list[i]) + 1;
+      __builtin_memcpy(strings + offset, s.list[i], length);
+      offset += length;
+    }
+    vector[n++] = 0;  // end of argv, then of envp
   }
-  vector[n++] = 0;  // end of argv
-  vector[n++] = 0;  // end of envp
   const LoadedImage& program = *start.program;
   const uint64_t base = start.interpreter ? start.interpreter->bias : 0;
   const uint64_t aux[][2] = {{kAtPhdr, program.phdr},
@@ -130,44 +104,195 @@ uint64_t build_user_stack(Process* p, const char* const* argv, uint64_t argc,
     vector[n++] = pair[1];
   }
   const uint64_t sp = (strings_va - n * 8) & ~uint64_t{15};
-  if (!copy_to_user(p->space, strings_va, strings, string_bytes) ||
-      !copy_to_user(p->space, sp, vector, n * 8))
+  if (!copy_to_user(space, strings_va, strings, string_bytes) ||
+      !copy_to_user(space, sp, vector, n * 8))
     return 0;
   return sp;
 }
 
 SpinLock spawn_lock;  // the argument staging buffer
 
+// Loads the program and, for a dynamically linked one, its interpreter
+// (PT_INTERP, e.g. /lib/ld-linux.so.2) at kMmapBase. 0 or a positive errno;
+// the console says why a program could not run.
+int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage* program,
+                 LoadedImage* interpreter) {
+  int error = load_elf(mm->space, reinterpret_cast<const uint8_t*>(file.data), file.size, kPieBase,
+                       program);
+  if (error != 0) {
+    kprintf("dcpi-kernel: cannot run %s: %s\n", path, program->failure);
+    return error;
+  }
+  mm->mmap_next = kMmapBase;
+  if (program->interpreter[0] == 0) return 0;
+  initrd::File interp;
+  if (!initrd::find(program->interpreter, &interp)) {
+    kprintf("dcpi-kernel: cannot run %s: its interpreter %s is not in the initrd\n", path,
+            program->interpreter);
+    return ENOENT;
+  }
+  error = load_elf(mm->space, reinterpret_cast<const uint8_t*>(interp.data), interp.size, kMmapBase,
+                   interpreter);
+  if (error != 0) {
+    kprintf("dcpi-kernel: cannot run %s: interpreter %s: %s\n", path, program->interpreter,
+            interpreter->failure);
+    return error;
+  }
+  const uint64_t end = interpreter->high + interpreter->bias;
+  mm->mmap_next = (end + pages::kPageBytes - 1) & ~(pages::kPageBytes - 1);
+  return 0;
+}
+
+// The group's end (its last thread left): the kExit record, init's report,
+// orphans handed to the kernel, the leader a zombie for its parent, who gets
+// its exit signal and is woken. With sched::lock held.
+void end_group_locked(Process* leader, int64_t wait_status) {
+  for (Process& child : table) {
+    if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid || &child == leader)
+      continue;
+    child.parent_pid = 0;
+    if (child.state == ProcessState::kZombie && child.group && child.group->threads == 0)
+      build::release_slot(&child);
+  }
+  leader->wait_status = wait_status;
+  Process* parent = leader->parent_pid ? find_process_locked(leader->parent_pid) : nullptr;
+  if (parent == nullptr) return;
+  if (leader->exit_signal != 0) signals::send_group_locked(parent, leader->exit_signal);
+  for (Process& p : table) {
+    if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == leader->parent_pid) {
+      p.waiting = false;
+      sched::make_ready_locked(&p);
+    }
+  }
+}
+
+// What init's end prints before DCPI-DONE (outside every lock).
+void report_init_exit(int64_t wait_status) {
+  // Elapsed guest cycles of the whole workload, profiling included: the
+  // overhead benchmark compares it with a profile=0 run (tests/bench).
+  const uint64_t elapsed = clock::cycles() - init_started;
+  profiler::finish();  // the whole profile into the transfer ring before DCPI-DONE
+  kprintf("dcpi-kernel: init ran %lu cycles\n", elapsed);
+  sys::report_unimplemented();
+  const int64_t code = (wait_status & 0x7f) ? wait_status & 0x7f : (wait_status >> 8) & 0xff;
+  kprintf("dcpi-kernel: init exited with status %ld%s\n", code,
+          (wait_status & 0x7f) ? " (killed by a signal)" : "");
+  kprintf("dcpi-kernel: %lu of %lu pages free\n", pages::free_count(), pages::total_count());
+  host_output::send();  // dcpi run --output's files, before the end marker
+  kprintf("DCPI-DONE\n");
+  if (halt_after_init) pal::halt();
+}
+
+void append_exit_record(const Process* leader, int64_t wait_status) {
+  dcpi::LoadMapRecord record{};
+  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kExit);
+  record.pid = leader->tgid;
+  record.parent_pid = leader->parent_pid;
+  record.exit_status = wait_status;
+  copy_name(record.path, sizeof record.path, leader->name);
+  load_map_append(record);
+}
+
+// `dcpi run -- PROGRAM < FILE`: the host put FILE in the initrd as
+// /etc/dcpi/stdin; the programs init starts read it as their fd 0 (init
+// keeps the console).
+void give_host_stdin(FdTable* fds) {
+  constexpr char kHostStdin[] = "/etc/dcpi/stdin";
+  OpenFile input{};
+  if (!initrd::find(kHostStdin, &input.file)) return;
+  input.kind = OpenFile::kInitrd;
+  copy_name(input.path, sizeof input.path, kHostStdin);
+  if (OpenFile* description = new_description(input)) install_file_at(fds, 0, description, false);
+}
+
+[[noreturn]] void exit_kernel_thread() {
+  Process* self = current();
+  IrqLockGuard guard(sched::lock);
+  self->state = ProcessState::kZombie;  // parent 0: reaped once switched out
+  sched::schedule_locked();
+  panic("a zombie ran again");
+}
+
 }  // namespace
 
-namespace sched {
-void reap_locked(Process* p) { release_slot(p); }
-}  // namespace sched
+namespace build {
 
-void set_init_pid(uint32_t pid, bool halt_when_done) {
-  init_started = clock::cycles();
-  init_pid = pid;
-  halt_after_init = halt_when_done;
-}
-
-bool is_init(uint32_t pid) { return pid != 0 && pid == init_pid; }
-
-uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
-  Process* p = allocate_slot();
-  if (p == nullptr) return 0;
-  p->kernel_thread = true;
-  p->pcb.ptbr = sched::kernel_ptbr();
-  copy_name(p->name, sizeof p->name, name);
-  build_switch_frame(p, stack_top(p) - kSwitchFrameBytes, kernel_thread_start,
-                     reinterpret_cast<uint64_t>(fn), reinterpret_cast<uint64_t>(arg));
+Process* allocate_slot() {
+  const uint64_t stack = pages::allocate(kKernelStackPages);
+  if (stack == 0) return nullptr;
   IrqLockGuard guard(sched::lock);
-  p->pid = next_pid++;
-  p->parent_pid = 0;
-  sched::make_ready_locked(p);
-  return p->pid;
+  for (Process& p : table) {
+    if (p.state != ProcessState::kFree) continue;
+    p = Process{};
+    p.state = ProcessState::kBlocked;
+    p.kernel_stack = stack;
+    return &p;
+  }
+  pages::release(stack, kKernelStackPages);
+  return nullptr;
 }
 
-namespace {
+void release_slot(Process* p) {
+  parts::mm_release(p->mm);
+  parts::fds_release(p->fds);
+  parts::group_release(p->group);
+  p->mm = nullptr;
+  p->fds = nullptr;
+  p->group = nullptr;
+  if (p->kernel_stack) pages::release(p->kernel_stack, kKernelStackPages);
+  p->kernel_stack = 0;
+  p->state = ProcessState::kFree;
+}
+
+uint64_t stack_top(const Process* p) {
+  return p->kernel_stack + (kKernelStackPages << pages::kPageShift);
+}
+
+void build_switch_frame(Process* p, uint64_t at, void (*start)(), uint64_t s0, uint64_t s1) {
+  auto* frame = reinterpret_cast<uint64_t*>(at);
+  for (int i = 0; i < 8; ++i) frame[i] = 0;
+  frame[0] = s0;
+  frame[1] = s1;
+  frame[7] = reinterpret_cast<uint64_t>(start);
+  p->pcb.ksp = at;
+}
+
+uint32_t next_pid_locked() { return next_pid++; }
+
+int load_image(Mm* mm, const char* path, const char* const* argv, uint64_t argc,
+               const char* const* envp, uint64_t envc, Image* image) {
+  initrd::File file;
+  if (!initrd::find(path, &file)) return ENOENT;
+  if (argc > kMaxArgs || envc > kMaxEnv) return E2BIG;
+  int error = load_program(mm, path, file, &image->program, &image->interpreter);
+  image->dynamic = error == 0 && image->program.interpreter[0] != 0;
+  for (uint64_t va = kUserStackTop - kUserStackBytes; error == 0 && va < kUserStackTop;
+       va += pages::kPageBytes)
+    if (map_user_page(mm->space, va, true) == 0) error = ENOMEM;
+  if (error != 0) return error;
+  {
+    LockGuard guard(spawn_lock);
+    image->usp = build_user_stack(
+        mm->space, Strings{argv, argc}, Strings{envp, envc},
+        StartInfo{&image->program, image->dynamic ? &image->interpreter : nullptr, path});
+  }
+  if (image->usp == 0) return E2BIG;
+  const uint64_t image_end = image->program.high + image->program.bias;
+  mm->brk_start = mm->brk = (image_end + pages::kPageBytes - 1) & ~(pages::kPageBytes - 1);
+  // The dynamic loader's entry runs first for a dynamically linked program.
+  image->entry = image->dynamic ? image->interpreter.entry : image->program.entry;
+  return 0;
+}
+
+void start_in_user_mode(Process* p, uint64_t entry) {
+  const uint64_t frame_at = stack_top(p) - sizeof(TrapFrame);
+  auto* frame = reinterpret_cast<TrapFrame*>(frame_at);
+  *frame = TrapFrame{};
+  frame->ps = PS_USER_MODE;
+  frame->pc = entry;
+  frame->reg(27) = entry;
+  build_switch_frame(p, frame_at - kSwitchFrameBytes, user_thread_start, 0, 0);
+}
 
 void append_image_record(dcpi::LoadKind kind, uint32_t pid, uint32_t parent,
                          const LoadedImage& image, const char* path) {
@@ -184,93 +309,89 @@ void append_image_record(dcpi::LoadKind kind, uint32_t pid, uint32_t parent,
   load_map_append(record);
 }
 
-// Loads the program and, for a dynamically linked one, its interpreter
-// (PT_INTERP, e.g. /lib/ld-linux.so.2) at kMmapBase. 0 or a positive errno;
-// the console says why a program could not run.
-int load_program(Process* p, const char* path, const initrd::File& file, LoadedImage* program,
-                 LoadedImage* interpreter) {
-  int error =
-      load_elf(p->space, reinterpret_cast<const uint8_t*>(file.data), file.size, kPieBase, program);
-  if (error != 0) {
-    kprintf("dcpi-kernel: cannot run %s: %s\n", path, program->failure);
-    return error;
-  }
-  p->mmap_next = kMmapBase;
-  if (program->interpreter[0] == 0) return 0;
-  initrd::File interp;
-  if (!initrd::find(program->interpreter, &interp)) {
-    kprintf("dcpi-kernel: cannot run %s: its interpreter %s is not in the initrd\n", path,
-            program->interpreter);
-    return ENOENT;
-  }
-  error = load_elf(p->space, reinterpret_cast<const uint8_t*>(interp.data), interp.size, kMmapBase,
-                   interpreter);
-  if (error != 0) {
-    kprintf("dcpi-kernel: cannot run %s: interpreter %s: %s\n", path, program->interpreter,
-            interpreter->failure);
-    return error;
-  }
-  const uint64_t end = interpreter->high + interpreter->bias;
-  p->mmap_next = (end + pages::kPageBytes - 1) & ~(pages::kPageBytes - 1);
-  return 0;
+}  // namespace build
+
+namespace sched {
+void reap_locked(Process* p) { build::release_slot(p); }
+}  // namespace sched
+
+Process* process_slots() { return table; }
+uint32_t process_slot_count() { return kMaxProcesses; }
+
+Process* find_process_locked(uint32_t tgid) {
+  for (Process& p : table)
+    if (p.state != ProcessState::kFree && p.pid == tgid && p.tgid == tgid && !p.kernel_thread)
+      return &p;
+  return nullptr;
 }
 
-}  // namespace
+Process* find_thread_locked(uint32_t tid) {
+  for (Process& p : table)
+    if (p.state != ProcessState::kFree && p.state != ProcessState::kZombie && p.pid == tid &&
+        !p.kernel_thread)
+      return &p;
+  return nullptr;
+}
+
+void set_init_pid(uint32_t pid, bool halt_when_done) {
+  init_started = clock::cycles();
+  init_pid = pid;
+  halt_after_init = halt_when_done;
+}
+
+bool is_init(uint32_t pid) { return pid != 0 && pid == init_pid; }
+
+uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
+  Process* p = build::allocate_slot();
+  if (p == nullptr) return 0;
+  p->kernel_thread = true;
+  p->pcb.ptbr = sched::kernel_ptbr();
+  copy_name(p->name, sizeof p->name, name);
+  build::build_switch_frame(p, build::stack_top(p) - build::kSwitchFrameBytes, kernel_thread_start,
+                            reinterpret_cast<uint64_t>(fn), reinterpret_cast<uint64_t>(arg));
+  IrqLockGuard guard(sched::lock);
+  p->pid = p->tgid = next_pid++;
+  p->parent_pid = 0;
+  sched::make_ready_locked(p);
+  return p->pid;
+}
 
 int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent) {
   initrd::File file;
   if (!initrd::find(path, &file)) return -ENOENT;
-  if (argc > 64) return -E2BIG;
-  Process* p = allocate_slot();
+  if (argc > build::kMaxArgs) return -E2BIG;
+  Process* p = build::allocate_slot();
   if (p == nullptr) return -EAGAIN;
-  LoadedImage image, interpreter;
-  int error = address_space_create(p->space) ? 0 : ENOMEM;
-  if (error == 0) error = load_program(p, path, file, &image, &interpreter);
-  const bool dynamic = error == 0 && image.interpreter[0] != 0;
-  for (uint64_t va = kUserStackTop - kUserStackBytes; error == 0 && va < kUserStackTop;
-       va += pages::kPageBytes)
-    if (map_user_page(p->space, va, true) == 0) error = ENOMEM;
-  uint64_t usp = 0;
-  if (error == 0) {
-    LockGuard guard(spawn_lock);
-    usp =
-        build_user_stack(p, argv, argc, StartInfo{&image, dynamic ? &interpreter : nullptr, path});
-    if (usp == 0) error = E2BIG;
-  }
+  p->mm = parts::mm_create();
+  p->fds = parts::fds_create();
+  p->group = parts::group_create();
+  build::Image image;
+  int error = p->mm && p->fds && p->group ? 0 : ENOMEM;
+  if (error == 0) error = build::load_image(p->mm, path, argv, argc, nullptr, 0, &image);
   if (error != 0) {
     IrqLockGuard guard(sched::lock);
-    release_slot(p);
+    build::release_slot(p);
     return -error;
   }
-  const uint64_t image_end = image.high + image.bias;
-  p->brk_start = p->brk = (image_end + pages::kPageBytes - 1) & ~(pages::kPageBytes - 1);
-  p->files[0].kind = p->files[1].kind = p->files[2].kind = OpenFile::kConsole;
+  if (parent != 0) give_host_stdin(p->fds);
   copy_name(p->name, sizeof p->name, path);
-  p->fp[32] = kFpcrDynNormal;
-  p->pcb.ptbr = p->space.l1_phys;
-  p->pcb.usp = usp;
+  p->fp[32] = build::kFpcrDynNormal;
+  p->pcb.ptbr = p->mm->space.l1_phys;
+  p->pcb.usp = image.usp;
   p->pcb.fen = 1;  // newlib code uses the FPU; FP state is switched with the process
-
-  // The user context it starts in: a trap frame that returns to the entry
-  // (the dynamic loader's for a dynamically linked program).
-  const uint64_t entry = dynamic ? interpreter.entry : image.entry;
-  const uint64_t frame_at = stack_top(p) - sizeof(TrapFrame);
-  auto* frame = reinterpret_cast<TrapFrame*>(frame_at);
-  *frame = TrapFrame{};
-  frame->ps = PS_USER_MODE;
-  frame->pc = entry;
-  frame->reg(27) = entry;
-  build_switch_frame(p, frame_at - kSwitchFrameBytes, user_thread_start, 0, 0);
+  p->exit_signal = signals::kSigChld;
+  build::start_in_user_mode(p, image.entry);
 
   uint32_t pid;
   {
     IrqLockGuard guard(sched::lock);
-    pid = p->pid = next_pid++;
+    pid = p->pid = p->tgid = next_pid++;
     p->parent_pid = parent;
   }
-  append_image_record(dcpi::LoadKind::kExec, pid, parent, image, path);
-  if (dynamic)
-    append_image_record(dcpi::LoadKind::kMap, pid, parent, interpreter, image.interpreter);
+  build::append_image_record(dcpi::LoadKind::kExec, pid, parent, image.program, path);
+  if (image.dynamic)
+    build::append_image_record(dcpi::LoadKind::kMap, pid, parent, image.interpreter,
+                               image.program.interpreter);
   {
     IrqLockGuard guard(sched::lock);
     sched::make_ready_locked(p);
@@ -281,52 +402,68 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
 void exit_current(int64_t wait_status) {
   Process* self = current();
   if (self->idle) panic("the idle thread tried to exit");
-  dcpi::LoadMapRecord record{};
-  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kExit);
-  record.pid = self->pid;
-  record.parent_pid = self->parent_pid;
-  record.exit_status = wait_status;
-  copy_name(record.path, sizeof record.path, self->name);
-  load_map_append(record);
-  if (self->pid == init_pid && init_pid != 0) {
-    // Elapsed guest cycles of the whole workload, profiling included: the
-    // overhead benchmark compares it with a profile=0 run (tests/bench).
-    const uint64_t elapsed = clock::cycles() - init_started;
-    profiler::finish();  // the whole profile into the transfer ring before DCPI-DONE
-    kprintf("dcpi-kernel: init ran %lu cycles\n", elapsed);
-    sys::report_unimplemented();
-    const int64_t code = (wait_status & 0x7f) ? wait_status & 0x7f : (wait_status >> 8) & 0xff;
-    kprintf("dcpi-kernel: init exited with status %ld%s\n", code,
-            (wait_status & 0x7f) ? " (killed by a signal)" : "");
-    kprintf("dcpi-kernel: %lu of %lu pages free\n", pages::free_count(), pages::total_count());
-    kprintf("DCPI-DONE\n");
-    if (halt_after_init) pal::halt();
-  }
-  IrqLockGuard guard(sched::lock);
-  for (Process& child : table) {
-    if (child.state == ProcessState::kFree || child.parent_pid != self->pid || &child == self)
-      continue;
-    child.parent_pid = 0;
-    if (child.state == ProcessState::kZombie) release_slot(&child);
-  }
-  self->wait_status = wait_status;
-  self->state = ProcessState::kZombie;
-  for (Process& parent : table) {
-    if (parent.state == ProcessState::kBlocked && parent.waiting &&
-        parent.pid == self->parent_pid) {
-      parent.waiting = false;
-      sched::make_ready_locked(&parent);
+  if (self->kernel_thread) exit_kernel_thread();
+  {
+    // exit_group: every other thread leaves on its way back to user mode
+    // (signals::deliver); sleeping ones are woken for it.
+    IrqLockGuard guard(sched::lock);
+    ThreadGroup* group = self->group;
+    if (!group->exiting) {
+      group->exiting = true;
+      group->exit_status = wait_status;
+    }
+    for (Process& p : table) {
+      if (&p == self || p.group != group) continue;
+      if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
+      if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
     }
   }
+  exit_thread(wait_status);
+}
+
+void exit_thread(int64_t wait_status) {
+  Process* self = current();
+  if (self->kernel_thread) exit_kernel_thread();
+  // pthread_join waits for this word to become 0 (CLONE_CHILD_CLEARTID).
+  if (self->clear_child_tid != 0) {
+    const uint32_t zero = 0;
+    if (copy_to_user(self->space(), self->clear_child_tid, &zero, sizeof zero))
+      futex::wake(self, self->clear_child_tid, 1);
+  }
+  build::release_vfork_parent(self);
+  // Descriptors close at exit, not when reaped: a reader of a pipe this
+  // process writes sees end of file now.
+  parts::fds_release(self->fds);
+  self->fds = nullptr;
+  ThreadGroup* group = self->group;
+  bool last;
+  int64_t status;
+  Process* leader;
+  {
+    IrqLockGuard guard(sched::lock);
+    last = --group->threads == 0;
+    status = group->exiting ? group->exit_status : wait_status;
+    leader = find_process_locked(self->tgid);
+  }
+  if (last && leader != nullptr) {
+    append_exit_record(leader, status);
+    if (is_init(self->tgid)) report_init_exit(status);
+  }
+  IrqLockGuard guard(sched::lock);
+  if (last && leader != nullptr) end_group_locked(leader, status);
+  // A thread other than the leader is nobody's child: reaped once switched
+  // out. The leader stays a zombie until its parent reaps the group.
+  if (self->pid != self->tgid || self->parent_pid == 0) self->parent_pid = 0;
+  self->state = ProcessState::kZombie;
   sched::schedule_locked();
   panic("a zombie ran again");
 }
 
 void kill_current(int signal, const char* what, const char* label, uint64_t value, uint64_t pc) {
   Process* self = current();
-  kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->pid, self->name, what,
-          label, value, pc);
-  exit_current(signal);
+  kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->tgid, self->name,
+          what, label, value, pc);
+  exit_current(signals::dumps_core(signal) ? signal | 0x80 : signal);
 }
 
 bool grow_user_stack(uint64_t address, uint64_t mmcsr) {
@@ -336,15 +473,14 @@ bool grow_user_stack(uint64_t address, uint64_t mmcsr) {
       address < kUserStackTop - kUserStackLimit)
     return false;
   const uint64_t page = address & ~(pages::kPageBytes - 1);
-  if (user_page_kseg(self->space, page) != 0) return false;
-  return map_fresh_user_page(self->space, page, UserAccess::kReadWrite) != 0;
+  LockGuard guard(self->mm->lock);
+  if (user_page_kseg(self->space(), page) != 0) return true;  // another thread grew it
+  return map_fresh_user_page(self->space(), page, UserAccess::kReadWrite) != 0;
 }
 
 bool process_exists(uint32_t pid) {
   IrqLockGuard guard(sched::lock);
-  for (const Process& p : table)
-    if (p.state != ProcessState::kFree && p.pid == pid) return true;
-  return false;
+  return find_process_locked(pid) != nullptr;
 }
 
 int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
@@ -353,22 +489,28 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
   for (;;) {
     bool any = false;
     for (Process& child : table) {
-      if (child.state == ProcessState::kFree || child.parent_pid != self->pid || child.pid == 0)
+      // Children belong to the process: any of its threads may reap them.
+      if (child.state == ProcessState::kFree || child.parent_pid != self->tgid ||
+          child.pid != child.tgid || child.kernel_thread)
         continue;
       if (pid != -1 && static_cast<int64_t>(child.pid) != pid) continue;
       any = true;
-      if (child.state != ProcessState::kZombie) continue;
+      if (child.state != ProcessState::kZombie || child.group->threads != 0) continue;
       const int64_t reaped = child.pid;
       *status = child.wait_status;
       self->child_cycles += child.run_cycles + child.child_cycles;
-      release_slot(&child);
+      build::release_slot(&child);
       return reaped;
     }
     if (!any) return -ECHILD;
     if (options & kWnohang) return 0;
+    if (signals::interrupted(self)) return -EINTR;
     self->waiting = true;
+    self->interruptible = true;
     self->state = ProcessState::kBlocked;
     sched::schedule_locked();
+    self->waiting = false;
+    self->interruptible = false;
   }
 }
 

@@ -7,6 +7,7 @@
 #include "firmware/load_map.h"
 #include "kernel/address_space.h"
 #include "kernel/initrd.h"
+#include "kernel/spinlock.h"
 #include "kernel/traps.h"
 
 namespace kernel {
@@ -23,10 +24,31 @@ struct Pcb {
 
 enum class ProcessState : uint32_t { kFree, kReady, kRunning, kBlocked, kZombie };
 
+struct Pipe;  // kernel/pipe.h
+namespace ramfs {
+struct Node;  // kernel/ramfs.h
+}
+
+// An open file description (Linux's struct file): shared by the
+// descriptors dup and fork make, so they share its offset; `refs` counts
+// them (kernel/files.cpp).
 struct OpenFile {
-  enum Kind : uint32_t { kNone, kConsole, kInitrd } kind;
+  enum Kind : uint32_t {
+    kNone,
+    kConsole,
+    kInitrd,
+    kRamFile,
+    kDirectory,
+    kNull,
+    kPipeRead,
+    kPipeWrite
+  } kind;
+  uint32_t refs;
+  uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
   initrd::File file;
-  uint64_t offset;
+  Pipe* pipe;
+  ramfs::Node* node;               // kRamFile
+  uint64_t offset;                 // kDirectory: the next entry's index
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 
@@ -41,28 +63,85 @@ inline constexpr uint64_t kHeapLimit = 0x10000000000;         // brk never passe
 inline constexpr uint64_t kMmapBase = 0x20000000000;
 inline constexpr uint64_t kPieBase = 0x120000000;  // an ET_DYN program, where ET_EXEC ones link
 
+// What CLONE_VM threads share: the address space and where the heap and
+// the next mmap go. `lock` serialises changes to the page tables by the
+// memory calls of threads on different CPUs; `users` counts the threads
+// (and vfork children) on it, the last one out frees it (kernel/mm.cpp).
+struct Mm {
+  AddressSpace space;
+  uint64_t brk_start, brk;
+  uint64_t mmap_next;  // where the next mmap without a hint goes
+  uint32_t users;      // 0: a free slot
+  SpinLock lock;
+};
+
+// What CLONE_FILES threads share: the descriptor table (kernel/files.cpp).
+struct FdTable {
+  OpenFile* files[kMaxFiles];
+  uint32_t cloexec;  // bit fd: FD_CLOEXEC (closed by execve)
+  uint32_t users;
+  SpinLock lock;
+};
+
+// One Linux/Alpha signal disposition (struct sigaction as the kernel keeps
+// it, plus the restorer glibc passes as rt_sigaction's fifth argument).
+struct SignalAction {
+  uint64_t handler;  // 0 SIG_DFL, 1 SIG_IGN, else the user handler
+  uint64_t flags;    // SA_* (Linux/Alpha values, kernel/signals.h)
+  uint64_t mask;     // blocked while the handler runs
+  uint64_t restorer;
+};
+inline constexpr uint32_t kSignals = 64;  // 1..64; bit n-1 of a mask is signal n
+
+// A thread group (a process): what CLONE_THREAD threads share. The group's
+// id is its leader's pid (`tgid`); the samples and the load map name it.
+struct ThreadGroup {
+  SignalAction actions[kSignals];
+  uint64_t pending;           // signals sent to the process (kill), taken by any thread
+  uint32_t sender[kSignals];  // who sent each signal last (siginfo's si_pid)
+  uint32_t threads;           // live threads; 0 when the group has ended
+  uint32_t users;             // Process slots pointing here (zombies too); 0: free
+  bool exiting;               // exit_group or a fatal signal: every thread leaves
+  int64_t exit_status;        // the group's wait status once `exiting`
+};
+
 struct alignas(64) Process {
-  Pcb pcb;  // first: 64-byte aligned for PALcode
-  uint32_t pid;
+  Pcb pcb;              // first: 64-byte aligned for PALcode
+  uint32_t pid;         // the thread id (gettid)
+  uint32_t tgid;        // the process id (getpid): the group leader's pid
   uint32_t parent_pid;  // 0: the kernel (nobody waits)
   ProcessState state;
   bool kernel_thread;
   bool idle;
   bool waiting;           // blocked in wait4
+  bool interruptible;     // blocked where a signal may wake it (EINTR)
   Process* next;          // run queue link
   uint64_t kernel_stack;  // KSEG base of kKernelStackPages pages
-  AddressSpace space;
-  uint64_t brk_start, brk;
-  uint64_t mmap_next;        // where the next mmap without a hint goes
+  Mm* mm;                 // nullptr for kernel threads
+  FdTable* fds;
+  ThreadGroup* group;
+  uint64_t blocked;         // signal mask (bit n-1: signal n)
+  uint64_t pending;         // signals sent to this thread (tgkill, faults)
+  uint64_t saved_blocked;   // rt_sigsuspend: the mask to restore at delivery
+  uint64_t restart_number;  // the system call that just failed with EINTR (0: none)
+  uint64_t restart_a3;      // and its a3, for an SA_RESTART restart
+  bool has_saved_blocked;
+  uint64_t clear_child_tid;  // set_tid_address: zeroed and woken at exit
+  uint64_t wake_at;          // cycles: a timed sleep ends then (0: none)
+  uint64_t futex_key;        // physical address of the futex word it waits on (0: none)
+  uint32_t futex_bitset;     // FUTEX_WAIT_BITSET's mask
+  uint32_t exit_signal;      // sent to the parent at exit (SIGCHLD; 0 for threads)
+  uint32_t vfork_waiter;     // tid of the parent blocked in vfork until exec/exit
   uint64_t ieee_fp_control;  // osf_setsysinfo(SSI_IEEE_FP_CONTROL)
   int64_t wait_status;       // Linux encoding, valid once a zombie
   uint64_t cpu_mask;         // CPUs it has run on
   uint64_t run_cycles;       // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
-  OpenFile files[kMaxFiles];
   char name[64];
   uint64_t fp[33];  // f0-f31, FPCR (user processes only)
+
+  AddressSpace& space() { return mm->space; }
 };
 
 // The process running on this CPU (its idle thread when none).
@@ -77,9 +156,36 @@ uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name);
 // arguments (kernel copies); returns its pid (> 0) or -errno.
 int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent);
 
-// Ends the current process with a Linux wait status (code << 8, or a signal
-// number); never returns.
+// Ends the current process (every thread of it: exit_group, a fatal
+// signal) with a Linux wait status (code << 8, or a signal number, | 0x80
+// for a core dump); never returns.
 [[noreturn]] void exit_current(int64_t wait_status);
+// Ends only the calling thread (exit(2)): its clear_child_tid is zeroed and
+// woken (pthread_join), and the process ends with its last thread.
+[[noreturn]] void exit_thread(int64_t wait_status);
+
+// The process table, for scans with sched::lock held (signals, futexes).
+Process* process_slots();
+uint32_t process_slot_count();
+// The live process (thread group leader) `tgid`, or the live thread `tid`;
+// nullptr if none. With sched::lock held.
+Process* find_process_locked(uint32_t tgid);
+Process* find_thread_locked(uint32_t tid);
+
+// A new process or thread (clone(2)): a copy of the current one that
+// returns from the trap `frame` with v0 = 0. kernel/clone.cpp.
+struct CloneRequest {
+  uint64_t flags;  // CLONE_* (Linux's values), low byte: the exit signal
+  uint64_t stack;  // the child's sp, 0: the parent's
+  uint64_t parent_tid, child_tid, tls;
+};
+int64_t clone_current(const TrapFrame* frame, const CloneRequest& request);
+
+// The current process runs a new program (execve): on success its
+// registers in `frame` start the program and 0 is returned; else -errno
+// and the old program goes on. `argv`/`envp`: kernel copies. kernel/exec.cpp.
+int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv, uint64_t argc,
+                     const char* const* envp, uint64_t envc);
 // Kills the current user process after a fault it caused (SIGSEGV, ...):
 // "dcpi-kernel: pid 7 (/bin/bad) killed: memory fault at va 0x0 pc 0x...".
 // `label` names `value` ("va", or "summary" for an arithmetic trap).
@@ -93,7 +199,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
 bool grow_user_stack(uint64_t address, uint64_t mmcsr);
 
 // wait4: the pid reaped (status stored), 0 with WNOHANG and nothing to
-// reap, or -errno.
+// reap, or -errno (ECHILD, EINTR).
 int64_t wait_child(int64_t pid, int64_t* status, uint64_t options);
 
 // True while `pid` is alive (not yet reaped).

@@ -27,6 +27,7 @@ Process* previous[smp::kMaxCpus];  // what it ran before the last switch
 Process* queue_head = nullptr;
 Process* queue_tail = nullptr;
 uint64_t shared_kernel_ptbr = 0;
+constexpr uint64_t kFlushWaitCycles = 50'000'000;  // 0.2 s: a CPU that never answers
 
 Process* dequeue_locked() {
   Process* p = queue_head;
@@ -92,8 +93,11 @@ void finish_switch() {
   previous[cpu] = nullptr;
   Process* self = running[cpu];
   self->switched_in = clock::cycles();
-  if (before != nullptr && before->state == ProcessState::kZombie && before->parent_pid == 0)
-    reap_locked(before);  // nobody will wait for it
+  // Nobody will wait for it (a thread, an orphan); a group's leader stays
+  // while its other threads run: they still use its slot's group.
+  if (before != nullptr && before->state == ProcessState::kZombie && before->parent_pid == 0 &&
+      (before->pid != before->tgid || before->group == nullptr || before->group->threads == 0))
+    reap_locked(before);
   if (uses_fp(self)) fp_restore(self->fp);
 }
 
@@ -114,12 +118,49 @@ void schedule_locked() {
   running[cpu] = next;
   previous[cpu] = prev;
   if (uses_fp(prev)) fp_save(prev->fp);
-  dcpi::driver::sampler_context_switch(next->pid);
+  // Samples name the process (its thread group): the load map is per process.
+  dcpi::driver::sampler_context_switch(next->tgid);
   switch_context(&next->pcb);
   finish_switch();
 }
 
+namespace {
+uint64_t earliest_deadline = 0;  // of any sleeper; 0: none
+
+// Sleepers whose deadline passed become ready (they see wake_at != 0 and
+// know they timed out). At most the process table's 64 slots.
+void wake_sleepers_locked(uint64_t now) {
+  uint64_t earliest = 0;
+  for (uint32_t i = 0; i < process_slot_count(); ++i) {
+    Process* p = &process_slots()[i];
+    if (p->state != ProcessState::kBlocked || p->wake_at == 0) continue;
+    if (p->wake_at <= now)
+      make_ready_locked(p);
+    else if (earliest == 0 || p->wake_at < earliest)
+      earliest = p->wake_at;
+  }
+  earliest_deadline = earliest;
+}
+}  // namespace
+
+void sleep_locked(uint64_t deadline) {
+  Process* self = running[pal::whami()];
+  self->wake_at = deadline;
+  if (deadline != 0 && (earliest_deadline == 0 || deadline < earliest_deadline))
+    earliest_deadline = deadline;
+  self->interruptible = true;
+  self->state = ProcessState::kBlocked;
+  schedule_locked();
+  self->interruptible = false;
+  self->wake_at = 0;
+}
+
 void tick(const TrapFrame* frame) {
+  const uint64_t deadline = __atomic_load_n(&earliest_deadline, __ATOMIC_RELAXED);
+  if (deadline != 0 && clock::cycles() >= deadline) {
+    IrqLockGuard guard(lock);
+    wake_sleepers_locked(clock::cycles());
+  }
   if ((frame->ps & PS_IPL_MASK) != 0) return;  // never preempt raised-IPL code
   IrqLockGuard guard(lock);
   if (queue_head != nullptr) schedule_locked();
@@ -148,6 +189,31 @@ void idle_loop() {
   }
 }
 
+void kick_locked(const Process* p) {
+  const uint32_t self = static_cast<uint32_t>(pal::whami());
+  for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu)
+    if (cpu != self && running[cpu] == p) pal::wripir(cpu);
+}
+
+void flush_tlb(const Mm* mm) {
+  pal::tbia();
+  const uint32_t self = static_cast<uint32_t>(pal::whami());
+  bool asked[smp::kMaxCpus] = {};
+  for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
+    const Process* p = __atomic_load_n(&running[cpu], __ATOMIC_ACQUIRE);
+    if (cpu == self || p == nullptr || p->mm != mm) continue;
+    __atomic_store_n(&smp::cpus[cpu].flush_tlb, 1, __ATOMIC_RELEASE);
+    pal::wripir(cpu);
+    asked[cpu] = true;
+  }
+  // A CPU that switched away meanwhile flushed anyway (swpctx changes ptbr).
+  const uint64_t start = clock::cycles();
+  for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu)
+    while (asked[cpu] && __atomic_load_n(&smp::cpus[cpu].flush_tlb, __ATOMIC_ACQUIRE) &&
+           clock::cycles() - start < kFlushWaitCycles) {
+    }
+}
+
 }  // namespace sched
 
 Process* current() { return sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami())); }
@@ -156,7 +222,8 @@ uint32_t current_pid() { return current()->pid; }
 // For the driver's value sampler (driver/kernel_services.h).
 const AddressSpace* current_user_space() {
   const Process* process = current();
-  return process == nullptr ? nullptr : &process->space;
+  static const AddressSpace none;  // kernel threads and idle loops: no user memory
+  return process == nullptr || process->mm == nullptr ? &none : &process->mm->space;
 }
 
 uint64_t cpus_running_user() {

@@ -22,6 +22,10 @@ void make_ready_locked(Process* p);
 // Gives the CPU away: re-queues the current thread if it is still running,
 // switches to the next one. Returns (with `lock` held) when it runs again.
 void schedule_locked();
+// Blocks the current thread (with `lock` held) until someone makes it ready
+// or, if `deadline` (cycles) is not 0, until the tick after it passes;
+// interruptible: a signal wakes it too. Returns with `lock` held.
+void sleep_locked(uint64_t deadline);
 // The scheduler tick: preempt if the interrupted code ran at IPL 0.
 void tick(const TrapFrame* frame);
 // Each CPU's idle loop (never returns); idle_step runs queued work once.
@@ -30,5 +34,13 @@ void idle_step();
 void finish_switch();
 
 Process* current_locked_unsafe(uint32_t cpu);
+
+// An IPI to the CPU running `p` (if another): it passes through the trap
+// return path, where signals are delivered (kernel/signals.h).
+void kick_locked(const Process* p);
+
+// After changing PTEs of `mm`: flushes this CPU's TLB and, by IPI, that of
+// every other CPU now running a thread of `mm` (waiting until they have).
+void flush_tlb(const Mm* mm);
 
 }  // namespace kernel::sched

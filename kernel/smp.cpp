@@ -62,6 +62,10 @@ uint64_t ipi_round_trip(uint32_t target) {
 
 void handle_ipi() {
   CpuState& self = cpus[pal::whami()];
+  if (__atomic_load_n(&self.flush_tlb, __ATOMIC_ACQUIRE)) {
+    pal::tbia();
+    __atomic_store_n(&self.flush_tlb, 0, __ATOMIC_RELEASE);
+  }
   __atomic_fetch_add(&self.ipis_received, 1, __ATOMIC_ACQ_REL);
   const uint64_t reply_to = __atomic_exchange_n(&self.reply_to, 0, __ATOMIC_ACQ_REL);
   if (reply_to != 0) pal::wripir(reply_to - 1);

@@ -12,8 +12,9 @@ struct alignas(64) CpuState {
   uint64_t online;
   uint64_t ipis_received;
   uint64_t ticks;
-  uint64_t reply_to;  // CPU number + 1 to answer with an IPI; 0 = none
-  void (*job)();      // work handed to an idle secondary CPU
+  uint64_t reply_to;   // CPU number + 1 to answer with an IPI; 0 = none
+  void (*job)();       // work handed to an idle secondary CPU
+  uint64_t flush_tlb;  // set by sched::flush_tlb: tbia at the IPI, then cleared
 };
 
 extern CpuState cpus[kMaxCpus];

@@ -1,53 +1,85 @@
 // File system calls over the initrd (read-only) and the console: the
 // Linux/Alpha calls newlib and glibc (with its dynamic loader) make.
 #include "kernel/console.h"
+#include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
+#include "kernel/pipe.h"
+#include "kernel/ramfs.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
 
 namespace kernel::sys {
 namespace {
 
-constexpr uint32_t kModeCharDevice = 0020620;
+constexpr uint32_t kModeCharDevice = 0020620, kModeNull = 0020666, kModeFifo = 0010600;
 constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegular = 0100000;
 constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
 constexpr uint64_t kTermiosBytes = 44;
-constexpr int ENOTTY = 25, ENOTDIR = 20;
 constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
                    kFDupfdCloexec = 1030;
 
-OpenFile* file_of(Process* self, uint64_t fd) {
-  if (fd >= kMaxFiles || self->files[fd].kind == OpenFile::kNone) return nullptr;
-  return &self->files[fd];
-}
+constexpr uint64_t kOCloexec = 010000000, kODirectory = 0100000,
+                   kFdCloexec = 1;      // Linux/Alpha's (asm/fcntl.h)
+constexpr uint64_t kBounceBytes = 512;  // RAM file data goes through the stack
 
-int64_t allocate_fd(Process* self, uint64_t lowest, const OpenFile& file) {
-  for (uint64_t fd = lowest; fd < kMaxFiles; ++fd) {
-    if (self->files[fd].kind != OpenFile::kNone) continue;
-    self->files[fd] = file;
-    return static_cast<int64_t>(fd);
-  }
-  return error(EMFILE);
-}
+OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
 
 // Reads from `offset` without moving the file's offset; bytes read or -errno.
 int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
-  if (f->kind == OpenFile::kConsole) return 0;  // no console input: end of file
+  if (f->kind == OpenFile::kConsole || f->kind == OpenFile::kNull) return 0;  // end of file
+  if (f->kind == OpenFile::kPipeWrite) return error(EBADF);
+  if (f->kind == OpenFile::kDirectory) return error(EISDIR);
+  if (f->kind == OpenFile::kRamFile) {
+    if ((f->flags & LINUX_O_ACCMODE) == LINUX_O_WRONLY) return error(EBADF);
+    uint64_t done = 0;
+    char bounce[kBounceBytes];
+    while (done < count) {
+      const uint64_t want = count - done < kBounceBytes ? count - done : kBounceBytes;
+      const uint64_t got = ramfs::read(f->node, offset + done, bounce, want);
+      if (got == 0) break;
+      if (!copy_to_user(self->space(), buffer + done, bounce, got))
+        return done ? static_cast<int64_t>(done) : error(EFAULT);
+      done += got;
+    }
+    return static_cast<int64_t>(done);
+  }
   if (offset >= f->file.size) return 0;
   const uint64_t left = f->file.size - offset;
   if (count > left) count = left;
-  if (!copy_to_user(self->space, buffer, f->file.data + offset, count)) return error(EFAULT);
+  if (!copy_to_user(self->space(), buffer, f->file.data + offset, count)) return error(EFAULT);
   return static_cast<int64_t>(count);
 }
 
+// A write at the description's offset (the end with O_APPEND), moving it.
+int64_t write_ram_file(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if ((f->flags & LINUX_O_ACCMODE) == 0) return error(EBADF);  // opened read-only
+  if (f->flags & LINUX_O_APPEND) f->offset = ramfs::size(f->node);
+  uint64_t done = 0;
+  char bounce[kBounceBytes];
+  while (done < count) {
+    const uint64_t n = count - done < kBounceBytes ? count - done : kBounceBytes;
+    if (!copy_from_user(self->space(), bounce, buffer + done, n)) break;
+    if (!ramfs::write(f->node, f->offset, bounce, n)) {
+      if (done == 0) return error(ENOSPC);
+      break;
+    }
+    f->offset += n;
+    done += n;
+  }
+  return done || count == 0 ? static_cast<int64_t>(done) : error(EFAULT);
+}
+
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->kind == OpenFile::kRamFile) return write_ram_file(self, f, buffer, count);
+  if (f->kind == OpenFile::kNull) return static_cast<int64_t>(count);
+  if (f->kind == OpenFile::kPipeWrite) return pipe::write(self, f, buffer, count);
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
-  const bool to_host = is_init(self->pid);
+  const bool to_host = is_init(self->tgid);
   for (uint64_t done = 0; done < count;) {
     const uint64_t n = count - done < sizeof chunk ? count - done : sizeof chunk;
-    if (!copy_from_user(self->space, chunk, buffer + done, n))
+    if (!copy_from_user(self->space(), chunk, buffer + done, n))
       return done ? static_cast<int64_t>(done) : error(EFAULT);
     console_write(chunk, n, to_host);
     done += n;
@@ -55,26 +87,59 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-// Opens an initrd path read-only (the only kind of file there is).
-int64_t open_path(Process* self, const char* path, uint64_t flags) {
-  initrd::File file;
-  const bool found = initrd::lookup(path, &file);
-  if ((flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC)))
-    return error(found ? EROFS : EACCES);
-  if (!found) return error(ENOENT);
-  if ((file.mode & kModeTypeMask) != kModeRegular) return error(EISDIR);
-  OpenFile open{OpenFile::kInitrd, file, 0, {}};
-  copy_name(open.path, sizeof open.path, path);
-  return allocate_fd(self, 0, open);
+bool is_pipe(const OpenFile* f) {
+  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kPipeWrite;
 }
 
-// A path for an *at() call: absolute, or relative to "/" (every process's
-// working directory) when dirfd is AT_FDCWD.
-int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
-  if (const int64_t e = path_from_user(self, path_va, path); e < 0) return e;
-  if (path[0] != '/' && static_cast<int64_t>(dirfd) != LINUX_AT_FDCWD && path[0] != 0)
-    return error(ENOTDIR);  // no directory descriptors
-  return 0;
+// Installs a new description of `file` at the lowest free fd.
+int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
+  OpenFile* description = new_description(file);
+  if (description == nullptr) return error(ENFILE);
+  return install_file(self->fds, 0, description, cloexec);
+}
+
+// Opens /dev/null (any access) or an initrd path read-only.
+int64_t open_path(Process* self, const char* path, uint64_t flags) {
+  if (same_string(path, "/dev/null")) {
+    OpenFile null{};
+    null.kind = OpenFile::kNull;
+    null.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK));
+    copy_name(null.path, sizeof null.path, path);
+    return open_description(self, null, flags & kOCloexec);
+  }
+  OpenFile open{};
+  open.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK | LINUX_O_APPEND));
+  copy_name(open.path, sizeof open.path, path);
+  const bool writing = (flags & LINUX_O_ACCMODE) != 0 || (flags & (LINUX_O_CREAT | LINUX_O_TRUNC));
+  if (writing) {  // a RAM file (the initrd's copied up)
+    if (flags & kODirectory) return error(EISDIR);
+    ramfs::Node* node;
+    if (const int e =
+            ramfs::open_for_write(path, flags & LINUX_O_CREAT, flags & LINUX_O_EXCL, &node))
+      return error(e);
+    if ((flags & LINUX_O_TRUNC) && !ramfs::truncate(node, 0)) return error(ENOSPC);
+    open.kind = OpenFile::kRamFile;
+    open.node = node;
+    ramfs::hold(node);
+  } else {
+    const ramfs::Found found = ramfs::lookup(path);
+    if (!found.exists) return error(ENOENT);
+    const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
+    const bool directory = (mode & kModeTypeMask) == kModeDirectory;
+    if ((flags & kODirectory) && !directory) return error(ENOTDIR);
+    open.kind = directory    ? OpenFile::kDirectory
+                : found.node ? OpenFile::kRamFile
+                             : OpenFile::kInitrd;
+    open.file = found.file;
+    open.file.mode = mode;
+    open.node = found.node;
+    if (open.kind == OpenFile::kRamFile) ramfs::hold(found.node);
+  }
+  // A description that could not be made leaves the node's hold to us; one
+  // that found no free fd was released with it (release_description).
+  const int64_t fd = open_description(self, open, flags & kOCloexec);
+  if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
+  return fd;
 }
 
 void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
@@ -84,6 +149,26 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
   if (f.kind == OpenFile::kConsole) {
     st->st_mode = kModeCharDevice;
     st->st_rdev = (4 << 8) | 64;  // like /dev/ttyS0
+    return;
+  }
+  if (f.kind == OpenFile::kNull) {
+    st->st_mode = kModeNull;
+    st->st_rdev = (1 << 8) | 3;  // Linux's mem major 1, minor 3
+    return;
+  }
+  if (f.kind == OpenFile::kPipeRead || f.kind == OpenFile::kPipeWrite) {
+    st->st_mode = kModeFifo;
+    st->st_size = static_cast<int64_t>(pipe::available(f.pipe));
+    st->st_dev = 2;
+    st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
+    return;
+  }
+  if (f.kind == OpenFile::kRamFile) {
+    st->st_mode = ramfs::mode(f.node);
+    st->st_size = static_cast<int64_t>(ramfs::size(f.node));
+    st->st_blocks = (ramfs::size(f.node) + 511) >> 9;
+    st->st_ino = ramfs::inode(f.node);
+    st->st_dev = 1;
     return;
   }
   st->st_mode = f.file.mode;
@@ -96,7 +181,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
 int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {
   linux_alpha_stat64 st;
   fill_stat64(f, &st);
-  if (!copy_to_user(self->space, buffer, &st, sizeof st)) return error(EFAULT);
+  if (!copy_to_user(self->space(), buffer, &st, sizeof st)) return error(EFAULT);
   return 0;
 }
 
@@ -108,7 +193,7 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
   int64_t total = 0;
   for (uint64_t i = 0; i < count; ++i) {
     uint64_t iov[2];
-    if (!copy_from_user(self->space, iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
+    if (!copy_from_user(self->space(), iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
     const int64_t n = one(iov[0], iov[1]);
     if (n < 0) return total ? total : n;
     total += n;
@@ -119,9 +204,38 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
 
 }  // namespace
 
+// A path for an *at() call: absolute, or relative to "/" (every process's
+// working directory) when dirfd is AT_FDCWD.
+int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
+  if (const int64_t e = path_from_user(self, path_va, path); e < 0) return e;
+  if (path[0] != '/' && static_cast<int64_t>(dirfd) != LINUX_AT_FDCWD && path[0] != 0)
+    return error(ENOTDIR);  // no directory descriptors
+  return 0;
+}
+
+// stat of a path: /dev/null, a RAM file or directory, the initrd's.
+int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
+  OpenFile found{};
+  if (same_string(path, "/dev/null")) {
+    found.kind = OpenFile::kNull;
+    return stat64_to_user(self, found, buffer);
+  }
+  const ramfs::Found where = ramfs::lookup(path);
+  if (!where.exists) return error(ENOENT);
+  found.kind = where.node ? OpenFile::kRamFile : OpenFile::kInitrd;
+  found.node = where.node;
+  found.file = where.file;
+  if (where.node && (ramfs::mode(where.node) & kModeTypeMask) == kModeDirectory) {
+    found.kind = OpenFile::kInitrd;  // a RAM directory: its mode, no data
+    found.file = initrd::File{nullptr, 0, ramfs::mode(where.node)};
+  }
+  return stat64_to_user(self, found, buffer);
+}
+
 int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
+  if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, args.a[1], args.a[2]);
   const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
   if (n > 0) f->offset += static_cast<uint64_t>(n);
   return n;
@@ -130,7 +244,7 @@ int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_pread64(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole) return error(ESPIPE);
+  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
   return read_at(self, f, args.a[1], args.a[2], args.a[3]);
 }
 
@@ -138,6 +252,7 @@ int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
+    if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, base, length);
     const int64_t n = read_at(self, f, base, length, f->offset);
     if (n > 0) f->offset += static_cast<uint64_t>(n);
     return n;
@@ -173,14 +288,14 @@ int64_t sys_openat(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  f->kind = OpenFile::kNone;
+  close_file(self->fds, args.a[0]);
   return 0;
 }
 
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole) return error(ESPIPE);
+  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;
   switch (args.a[2]) {
@@ -191,7 +306,8 @@ int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
       base = static_cast<int64_t>(f->offset);
       break;
     case 2:
-      base = static_cast<int64_t>(f->file.size);
+      base =
+          static_cast<int64_t>(f->kind == OpenFile::kRamFile ? ramfs::size(f->node) : f->file.size);
       break;
     default:
       return error(EINVAL);
@@ -215,7 +331,7 @@ int64_t sys_fstat(Process* self, TrapFrame*, const Args& args) {
   st.st_blksize = wide.st_blksize;
   st.st_blocks = static_cast<uint32_t>(wide.st_blocks);
   st.st_ino = static_cast<uint32_t>(wide.st_ino);
-  if (!copy_to_user(self->space, args.a[1], &st, sizeof st)) return error(EFAULT);
+  if (!copy_to_user(self->space(), args.a[1], &st, sizeof st)) return error(EFAULT);
   return 0;
 }
 
@@ -234,17 +350,14 @@ int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
     OpenFile* f = file_of(self, args.a[0]);
     return f ? stat64_to_user(self, *f, args.a[2]) : error(EBADF);
   }
-  OpenFile found{OpenFile::kInitrd, {}, 0, {}};
-  if (!initrd::lookup(path, &found.file)) return error(ENOENT);
-  return stat64_to_user(self, found, args.a[2]);
+  return stat_path(self, path, args.a[2]);
 }
 
 int64_t sys_access(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
   if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
-  initrd::File file;
-  if (!initrd::lookup(path, &file)) return error(ENOENT);
-  return (args.a[1] & 2) ? error(EROFS) : 0;  // W_OK: a read-only file system
+  if (same_string(path, "/dev/null")) return 0;
+  return ramfs::lookup(path).exists ? 0 : error(ENOENT);  // root may do anything
 }
 
 int64_t sys_faccessat(Process* self, TrapFrame* frame, const Args& args) {
@@ -260,11 +373,10 @@ int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
   if (same_string(path, "/proc/self/exe")) {
     uint64_t n = string_length(self->name);
     if (n > args.a[3]) n = args.a[3];
-    if (!copy_to_user(self->space, args.a[2], self->name, n)) return error(EFAULT);
+    if (!copy_to_user(self->space(), args.a[2], self->name, n)) return error(EFAULT);
     return static_cast<int64_t>(n);
   }
-  initrd::File file;
-  return initrd::lookup(path, &file) ? error(EINVAL) : error(ENOENT);
+  return ramfs::lookup(path).exists ? error(EINVAL) : error(ENOENT);
 }
 
 int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {
@@ -273,8 +385,8 @@ int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] < 2) return error(34 /* ERANGE */);
-  return copy_to_user(self->space, args.a[0], "/", 2) ? 2 : error(EFAULT);
+  if (args.a[1] < 2) return error(ERANGE);
+  return copy_to_user(self->space(), args.a[0], "/", 2) ? 2 : error(EFAULT);
 }
 
 // isatty(): the console answers TCGETS like a terminal; files are not ttys.
@@ -283,7 +395,7 @@ int64_t sys_ioctl(Process* self, TrapFrame*, const Args& args) {
   if (f == nullptr) return error(EBADF);
   if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets) return error(ENOTTY);
   uint8_t termios[kTermiosBytes] = {};
-  return copy_to_user(self->space, args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
+  return copy_to_user(self->space(), args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
 }
 
 int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
@@ -292,11 +404,23 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
   switch (args.a[1]) {
     case kFDupfd:
     case kFDupfdCloexec:
-      return allocate_fd(self, args.a[2], *f);
+      if (args.a[2] >= kMaxFiles) return error(EINVAL);
+      hold_description(f);
+      return install_file(self->fds, args.a[2], f, args.a[1] == kFDupfdCloexec);
     case kFGetfd:
-    case kFSetfd:
+      return (self->fds->cloexec >> args.a[0]) & 1;
+    case kFSetfd: {
+      LockGuard guard(self->fds->lock);
+      const uint32_t bit = 1u << args.a[0];
+      self->fds->cloexec =
+          (args.a[2] & kFdCloexec) ? self->fds->cloexec | bit : self->fds->cloexec & ~bit;
+      return 0;
+    }
     case kFGetfl:
-    case kFSetfl:
+      return f->flags;
+    case kFSetfl:  // only O_NONBLOCK and O_APPEND change (as Linux)
+      f->flags = (f->flags & ~(LINUX_O_NONBLOCK | LINUX_O_APPEND)) |
+                 static_cast<uint32_t>(args.a[2] & (LINUX_O_NONBLOCK | LINUX_O_APPEND));
       return 0;
     default:
       return error(EINVAL);
@@ -305,14 +429,84 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_dup(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
-  return f ? allocate_fd(self, 0, *f) : error(EBADF);
+  if (f == nullptr) return error(EBADF);
+  hold_description(f);
+  return install_file(self->fds, 0, f, false);
 }
 
 int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
-  self->files[args.a[1]] = *f;
+  if (args.a[0] == args.a[1]) return static_cast<int64_t>(args.a[1]);
+  hold_description(f);
+  install_file_at(self->fds, args.a[1], f, false);
   return static_cast<int64_t>(args.a[1]);
+}
+
+// dup3(old, new, flags): dup2 that refuses old == new and takes O_CLOEXEC.
+int64_t sys_dup3(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
+  if (args.a[0] == args.a[1] || (args.a[2] & ~kOCloexec)) return error(EINVAL);
+  hold_description(f);
+  install_file_at(self->fds, args.a[1], f, args.a[2] & kOCloexec);
+  return static_cast<int64_t>(args.a[1]);
+}
+
+}  // namespace kernel::sys
+
+namespace kernel::sys {
+namespace {
+
+// Both ends of a new pipe at the lowest free fds; -errno if none.
+int64_t open_pipe(Process* self, uint64_t flags, int32_t fds[2]) {
+  if (flags & ~(kOCloexec | LINUX_O_NONBLOCK)) return error(EINVAL);
+  Pipe* pipe = pipe::create();
+  if (pipe == nullptr) return error(ENFILE);
+  OpenFile end{};
+  end.pipe = pipe;
+  end.flags = static_cast<uint32_t>(flags & LINUX_O_NONBLOCK);
+  end.kind = OpenFile::kPipeRead;
+  OpenFile* read_end = new_description(end);
+  end.kind = OpenFile::kPipeWrite;
+  OpenFile* write_end = read_end ? new_description(end) : nullptr;
+  if (write_end == nullptr) {
+    if (read_end) release_description(read_end);  // closes the reader's end
+    pipe::close_end(pipe, true);
+    return error(ENFILE);
+  }
+  const int64_t reader = install_file(self->fds, 0, read_end, flags & kOCloexec);
+  const int64_t writer = reader < 0 ? (release_description(write_end), reader)
+                                    : install_file(self->fds, 0, write_end, flags & kOCloexec);
+  if (writer < 0) {
+    if (reader >= 0) close_file(self->fds, static_cast<uint64_t>(reader));
+    return writer;
+  }
+  fds[0] = static_cast<int32_t>(reader);
+  fds[1] = static_cast<int32_t>(writer);
+  return 0;
+}
+
+}  // namespace
+
+int64_t sys_pipe2(Process* self, TrapFrame*, const Args& args) {
+  int32_t fds[2];
+  if (!translate_user(self->space(), args.a[0], true) ||
+      !translate_user(self->space(), args.a[0] + 7, true))
+    return error(EFAULT);
+  if (const int64_t e = open_pipe(self, args.a[1], fds); e < 0) return e;
+  if (copy_to_user(self->space(), args.a[0], fds, sizeof fds)) return 0;
+  close_file(self->fds, static_cast<uint64_t>(fds[0]));
+  close_file(self->fds, static_cast<uint64_t>(fds[1]));
+  return error(EFAULT);
+}
+
+// Linux/Alpha's pipe(): the read end in v0, the write end in a4 (OSF/1).
+int64_t sys_pipe(Process* self, TrapFrame* frame, const Args&) {
+  int32_t fds[2];
+  if (const int64_t e = open_pipe(self, 0, fds); e < 0) return e;
+  frame->reg(20) = static_cast<uint64_t>(fds[1]);
+  return fds[0];
 }
 
 }  // namespace kernel::sys

@@ -2,13 +2,17 @@
 // loader and malloc use them. Mappings are made eagerly (the file's bytes are
 // copied into fresh pages: the initrd is not page aligned); a PROT_NONE
 // reservation maps nothing until mprotect opens it. Every executable file
-// mapping is a loader notification in the load map (DCPI §4.3.2).
+// mapping is a loader notification in the load map (DCPI §4.3.2). Each call
+// holds the mm's lock (threads share it) and flushes the TLB of every CPU
+// running the mm (sched::flush_tlb).
 #include "kernel/elf_format.h"
 #include "kernel/elf_loader.h"
+#include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/scheduler.h"
 #include "kernel/syscall_handlers.h"
 
 namespace kernel::sys {
@@ -38,11 +42,11 @@ bool range_unmapped(const AddressSpace& space, uint64_t start, uint64_t bytes) {
 uint64_t place_mapping(Process* self, uint64_t hint, uint64_t bytes, uint64_t flags) {
   if (flags & LINUX_MAP_FIXED) return range_ok(hint, bytes) ? hint : 0;
   if (hint != 0 && range_ok(hint & ~kPageMask, bytes) &&
-      range_unmapped(self->space, hint & ~kPageMask, bytes))
+      range_unmapped(self->space(), hint & ~kPageMask, bytes))
     return hint & ~kPageMask;
-  const uint64_t start = self->mmap_next;
+  const uint64_t start = self->mm->mmap_next;
   if (!range_ok(start, bytes)) return 0;
-  self->mmap_next = start + bytes;
+  self->mm->mmap_next = start + bytes;
   return start;
 }
 
@@ -52,10 +56,10 @@ bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess acce
                   const initrd::File* file, uint64_t offset) {
   for (uint64_t done = 0; done < bytes; done += pages::kPageBytes) {
     if (access == UserAccess::kNone) {
-      unmap_user_page(self->space, start + done);
+      unmap_user_page(self->space(), start + done);
       continue;
     }
-    const uint64_t page = map_fresh_user_page(self->space, start + done, access);
+    const uint64_t page = map_fresh_user_page(self->space(), start + done, access);
     if (page == 0) return false;
     if (file == nullptr || offset + done >= file->size) continue;
     uint64_t n = file->size - (offset + done);
@@ -70,7 +74,7 @@ void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start,
   const auto* data = reinterpret_cast<const uint8_t*>(f.file.data);
   dcpi::LoadMapRecord record{};
   record.kind = static_cast<uint32_t>(dcpi::LoadKind::kMap);
-  record.pid = self->pid;
+  record.pid = self->tgid;
   record.parent_pid = self->parent_pid;
   record.load_address = start;
   record.size = bytes;
@@ -83,24 +87,26 @@ void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start,
 }  // namespace
 
 int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t wanted = args.a[0];
-  if (wanted < self->brk_start || wanted > kHeapLimit) return static_cast<int64_t>(self->brk);
-  for (uint64_t va = (self->brk + kPageMask) & ~kPageMask; va < wanted; va += pages::kPageBytes)
-    if (map_user_page(self->space, va, true) == 0) return static_cast<int64_t>(self->brk);
-  self->brk = wanted;
+  if (wanted < self->mm->brk_start || wanted > kHeapLimit)
+    return static_cast<int64_t>(self->mm->brk);
+  for (uint64_t va = (self->mm->brk + kPageMask) & ~kPageMask; va < wanted; va += pages::kPageBytes)
+    if (map_user_page(self->space(), va, true) == 0) return static_cast<int64_t>(self->mm->brk);
+  self->mm->brk = wanted;
   return static_cast<int64_t>(wanted);
 }
 
 // mmap(addr, length, prot, flags, fd, offset)
 int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t length = args.a[1], prot = args.a[2], flags = args.a[3], offset = args.a[5];
   if (length == 0 || (offset & kPageMask) || length > kUserTop) return error(EINVAL);
   const bool anonymous = (flags & LINUX_MAP_ANONYMOUS) != 0;
   const OpenFile* f = nullptr;
   if (!anonymous) {
-    if (args.a[4] >= kMaxFiles || self->files[args.a[4]].kind == OpenFile::kNone)
-      return error(EBADF);
-    f = &self->files[args.a[4]];
+    f = file_at(self->fds, args.a[4]);
+    if (f == nullptr) return error(EBADF);
     if (f->kind != OpenFile::kInitrd) return error(19 /* ENODEV */);
     if ((flags & LINUX_MAP_SHARED) && (prot & LINUX_PROT_WRITE)) return error(EACCES);
   }
@@ -109,7 +115,7 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
   if (start == 0) return error(ENOMEM);
   const bool filled =
       fill_mapping(self, start, bytes, access_of(prot), f ? &f->file : nullptr, offset);
-  pal::tbia();
+  sched::flush_tlb(self->mm);
   if (!filled) return error(ENOMEM);
   if (f != nullptr && (prot & LINUX_PROT_EXEC))
     notify_executable_mapping(self, *f, start, bytes, offset);
@@ -117,25 +123,27 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_munmap(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t start = args.a[0], bytes = (args.a[1] + kPageMask) & ~kPageMask;
   if (bytes == 0 || !range_ok(start, bytes)) return error(EINVAL);
   for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
-    unmap_user_page(self->space, va);
-  pal::tbia();
+    unmap_user_page(self->space(), va);
+  sched::flush_tlb(self->mm);
   return 0;
 }
 
 // mprotect: an unmapped page inside the range (part of a PROT_NONE
 // reservation) gets a fresh zeroed page when opened.
 int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t start = args.a[0], bytes = (args.a[1] + kPageMask) & ~kPageMask;
   if (!range_ok(start, bytes == 0 ? pages::kPageBytes : bytes)) return error(EINVAL);
   const UserAccess access = access_of(args.a[2]);
   bool ok = true;
   for (uint64_t va = start; va < start + bytes && ok; va += pages::kPageBytes)
-    if (!set_user_page_access(self->space, va, access) && access != UserAccess::kNone)
-      ok = map_fresh_user_page(self->space, va, access) != 0;
-  pal::tbia();
+    if (!set_user_page_access(self->space(), va, access) && access != UserAccess::kNone)
+      ok = map_fresh_user_page(self->space(), va, access) != 0;
+  sched::flush_tlb(self->mm);
   return ok ? 0 : error(ENOMEM);
 }
 
@@ -144,43 +152,44 @@ int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
 // after the old ones if that range is free, else (MREMAP_MAYMOVE) copies the
 // pages to a new range and unmaps the old one. MREMAP_FIXED is refused.
 int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t old = args.a[0], flags = args.a[3];
   const uint64_t old_bytes = (args.a[1] + kPageMask) & ~kPageMask;
   const uint64_t new_bytes = (args.a[2] + kPageMask) & ~kPageMask;
   if ((flags & ~uint64_t{LINUX_MREMAP_MAYMOVE}) || old_bytes == 0 || new_bytes == 0 ||
       !range_ok(old, old_bytes) || args.a[2] > kUserTop)
     return error(EINVAL);
-  const UserAccess access = translate_user(self->space, old, true)    ? UserAccess::kReadWrite
-                            : translate_user(self->space, old, false) ? UserAccess::kRead
-                                                                      : UserAccess::kNone;
+  const UserAccess access = translate_user(self->space(), old, true)    ? UserAccess::kReadWrite
+                            : translate_user(self->space(), old, false) ? UserAccess::kRead
+                                                                        : UserAccess::kNone;
   if (access == UserAccess::kNone) return error(EFAULT);
   if (new_bytes <= old_bytes) {
     for (uint64_t va = old + new_bytes; va < old + old_bytes; va += pages::kPageBytes)
-      unmap_user_page(self->space, va);
-    pal::tbia();
+      unmap_user_page(self->space(), va);
+    sched::flush_tlb(self->mm);
     return static_cast<int64_t>(old);
   }
   const uint64_t grow = new_bytes - old_bytes;
-  if (range_ok(old + old_bytes, grow) && range_unmapped(self->space, old + old_bytes, grow)) {
+  if (range_ok(old + old_bytes, grow) && range_unmapped(self->space(), old + old_bytes, grow)) {
     const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0);
-    pal::tbia();
+    sched::flush_tlb(self->mm);
     return ok ? static_cast<int64_t>(old) : error(ENOMEM);
   }
   if (!(flags & LINUX_MREMAP_MAYMOVE)) return error(ENOMEM);
   const uint64_t moved = place_mapping(self, 0, new_bytes, 0);
   if (moved == 0 || !fill_mapping(self, moved, new_bytes, access, nullptr, 0)) {
-    pal::tbia();
+    sched::flush_tlb(self->mm);
     return error(ENOMEM);
   }
   for (uint64_t done = 0; done < old_bytes; done += pages::kPageBytes) {
-    const uint64_t from = user_page_kseg(self->space, old + done);
-    const uint64_t to = user_page_kseg(self->space, moved + done);
+    const uint64_t from = user_page_kseg(self->space(), old + done);
+    const uint64_t to = user_page_kseg(self->space(), moved + done);
     if (from != 0)
       __builtin_memcpy(reinterpret_cast<void*>(to), reinterpret_cast<void*>(from),
                        pages::kPageBytes);
-    unmap_user_page(self->space, old + done);
+    unmap_user_page(self->space(), old + done);
   }
-  pal::tbia();
+  sched::flush_tlb(self->mm);
   return static_cast<int64_t>(moved);
 }
 

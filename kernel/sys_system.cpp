@@ -1,7 +1,7 @@
 // System calls about time, identity, limits, randomness, signals and the
 // Alpha-specific system information: enough for glibc's start-up, stdio,
-// malloc and C++ start-up (issue 15). This kernel has one thread per process
-// and delivers no signals: handlers are accepted and never run.
+// malloc and C++ start-up (issue 15). Signals are kernel/sys_signals.cpp,
+// threads and processes kernel/sys_process.cpp.
 #include "kernel/clock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/smp.h"
@@ -17,7 +17,6 @@ constexpr uint64_t kNsPerCycle = 1'000'000'000 / kCyclesPerSecond;
 constexpr uint64_t kClockProcessCputime = 2, kClockThreadCputime = 3;
 constexpr uint64_t kRlimitStack = 3, kRlimitNofile = 6, kRlimInfinity = ~uint64_t{0};
 constexpr uint64_t kGsiIeeeFpControl = 45, kSsiIeeeFpControl = 14;
-constexpr uint64_t kFutexWait = 0, kFutexWake = 1, kFutexCommandMask = 0x7f;
 
 uint64_t process_cycles(const Process* self) {
   return self->run_cycles + (clock::cycles() - self->switched_in);
@@ -30,7 +29,7 @@ uint64_t cycles_to_ticks(uint64_t cycles) {
 int64_t zero_to_user(Process* self, uint64_t va, uint64_t bytes) {
   static const uint8_t zeroes[64] = {};
   if (va == 0) return 0;
-  return copy_to_user(self->space, va, zeroes, bytes) ? 0 : error(EFAULT);
+  return copy_to_user(self->space(), va, zeroes, bytes) ? 0 : error(EFAULT);
 }
 
 }  // namespace
@@ -38,7 +37,7 @@ int64_t zero_to_user(Process* self, uint64_t va, uint64_t bytes) {
 int64_t sys_times(Process* self, TrapFrame*, const Args& args) {
   const uint64_t tms[4] = {cycles_to_ticks(process_cycles(self)), 0,
                            cycles_to_ticks(self->child_cycles), 0};
-  if (args.a[0] != 0 && !copy_to_user(self->space, args.a[0], tms, sizeof tms))
+  if (args.a[0] != 0 && !copy_to_user(self->space(), args.a[0], tms, sizeof tms))
     return error(EFAULT);
   return static_cast<int64_t>(cycles_to_ticks(clock::cycles()));
 }
@@ -48,7 +47,7 @@ int64_t sys_gettimeofday(Process* self, TrapFrame*, const Args& args) {
   uint64_t usec;
   const uint64_t sec = udiv(usec_total, 1'000'000, &usec);
   const uint64_t timeval[2] = {sec, usec};
-  if (args.a[0] != 0 && !copy_to_user(self->space, args.a[0], timeval, sizeof timeval))
+  if (args.a[0] != 0 && !copy_to_user(self->space(), args.a[0], timeval, sizeof timeval))
     return error(EFAULT);
   return zero_to_user(self, args.a[1], 8);  // struct timezone
 }
@@ -63,7 +62,7 @@ int64_t sys_clock_gettime(Process* self, TrapFrame*, const Args& args) {
   uint64_t rest;
   const uint64_t sec = udiv(ns, 1'000'000'000, &rest);
   const uint64_t timespec[2] = {sec, rest};
-  return copy_to_user(self->space, args.a[1], timespec, sizeof timespec) ? 0 : error(EFAULT);
+  return copy_to_user(self->space(), args.a[1], timespec, sizeof timespec) ? 0 : error(EFAULT);
 }
 
 int64_t sys_uname(Process* self, TrapFrame*, const Args& args) {
@@ -73,7 +72,7 @@ int64_t sys_uname(Process* self, TrapFrame*, const Args& args) {
                   name.version, name.machine,  name.domainname};
   for (int i = 0; i < 6; ++i)
     for (int j = 0; fields[i][j]; ++j) out[i][j] = fields[i][j];
-  return copy_to_user(self->space, args.a[0], &name, sizeof name) ? 0 : error(EFAULT);
+  return copy_to_user(self->space(), args.a[0], &name, sizeof name) ? 0 : error(EFAULT);
 }
 
 // Everyone is root: uid = euid = gid = egid = 0 (the second in a4).
@@ -88,20 +87,17 @@ int64_t sys_getxgid(Process*, TrapFrame* frame, const Args&) {
 int64_t sys_geteuid(Process*, TrapFrame*, const Args&) { return 0; }
 int64_t sys_getegid(Process*, TrapFrame*, const Args&) { return 0; }
 
-// One thread: robust futex lists are never walked; rseq is declined as a
-// kernel without it would (glibc then does without).
-int64_t sys_set_robust_list(Process*, TrapFrame*, const Args&) { return 0; }
 int64_t sys_rseq(Process*, TrapFrame*, const Args&) { return error(ENOSYS); }
 
 // prlimit64(pid, resource, new, old): the limits this kernel really has;
 // none can be changed.
 int64_t sys_prlimit64(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[0] != 0 && args.a[0] != self->pid) return error(ESRCH);
+  if (args.a[0] != 0 && args.a[0] != self->tgid) return error(ESRCH);
   if (args.a[2] != 0) return error(EPERM);
   linux_rlimit limit{kRlimInfinity, kRlimInfinity};
   if (args.a[1] == kRlimitStack) limit = {kUserStackLimit, kUserStackLimit};
   if (args.a[1] == kRlimitNofile) limit = {kMaxFiles, kMaxFiles};
-  if (args.a[3] != 0 && !copy_to_user(self->space, args.a[3], &limit, sizeof limit))
+  if (args.a[3] != 0 && !copy_to_user(self->space(), args.a[3], &limit, sizeof limit))
     return error(EFAULT);
   return 0;
 }
@@ -112,7 +108,7 @@ int64_t sys_getrandom(Process* self, TrapFrame*, const Args& args) {
   for (uint64_t done = 0; done < length; done += 8) {
     const uint64_t word = clock::random_word();
     const uint64_t n = length - done < 8 ? length - done : 8;
-    if (!copy_to_user(self->space, args.a[0] + done, &word, n)) return error(EFAULT);
+    if (!copy_to_user(self->space(), args.a[0] + done, &word, n)) return error(EFAULT);
   }
   return static_cast<int64_t>(length);
 }
@@ -121,43 +117,18 @@ int64_t sys_getrandom(Process* self, TrapFrame*, const Args& args) {
 // kernel (stored only: this kernel does no software completion).
 int64_t sys_osf_getsysinfo(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] != kGsiIeeeFpControl) return error(EOPNOTSUPP);
-  return copy_to_user(self->space, args.a[1], &self->ieee_fp_control, 8) ? 0 : error(EFAULT);
+  return copy_to_user(self->space(), args.a[1], &self->ieee_fp_control, 8) ? 0 : error(EFAULT);
 }
 
 int64_t sys_osf_setsysinfo(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] != kSsiIeeeFpControl) return 0;  // unaligned-access policies: nothing to set
-  return copy_from_user(self->space, &self->ieee_fp_control, args.a[1], 8) ? 0 : error(EFAULT);
-}
-
-// Signals are never delivered: handlers and masks are accepted, old ones read as default.
-int64_t sys_rt_sigaction(Process* self, TrapFrame*, const Args& args) {
-  return zero_to_user(self, args.a[2], 24);  // struct sigaction: handler, flags, mask
-}
-int64_t sys_rt_sigprocmask(Process* self, TrapFrame*, const Args& args) {
-  return zero_to_user(self, args.a[2], 8);
-}
-int64_t sys_sigaltstack(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] == 0) return 0;
-  const uint64_t disabled[3] = {0, 2 /* SS_DISABLE */, 0};
-  return copy_to_user(self->space, args.a[1], disabled, sizeof disabled) ? 0 : error(EFAULT);
-}
-
-// futex: with one thread a wake finds nobody and a wait on a changed value
-// returns at once; a wait that would block forever is reported.
-int64_t sys_futex(Process* self, TrapFrame*, const Args& args) {
-  const uint64_t command = args.a[1] & kFutexCommandMask;
-  if (command == kFutexWake) return 0;
-  if (command != kFutexWait) return error(ENOSYS);
-  uint32_t value;
-  if (!copy_from_user(self->space, &value, args.a[0], sizeof value)) return error(EFAULT);
-  if (value != static_cast<uint32_t>(args.a[2])) return error(EAGAIN);
-  return error(ENOSYS);
+  return copy_from_user(self->space(), &self->ieee_fp_control, args.a[1], 8) ? 0 : error(EFAULT);
 }
 
 int64_t sys_sched_getaffinity(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] < 8) return error(EINVAL);
   const uint64_t mask = (uint64_t{1} << smp::online_count()) - 1;
-  return copy_to_user(self->space, args.a[2], &mask, 8) ? 8 : error(EFAULT);
+  return copy_to_user(self->space(), args.a[2], &mask, 8) ? 8 : error(EFAULT);
 }
 
 }  // namespace kernel::sys

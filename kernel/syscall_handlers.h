@@ -23,9 +23,16 @@ DCPI_SYSCALLS(DCPI_DECLARE_SYSCALL_HANDLER)
 #undef DCPI_DECLARE_SYSCALL_HANDLER
 
 inline int64_t error(int e) { return -static_cast<int64_t>(e); }
+// A handler that set every register itself (sigreturn): v0 and a3 are left alone.
+inline constexpr int64_t kRegistersSet = INT64_MIN;
 
 // A path argument copied in: 0, or a negative errno (EFAULT, ENAMETOOLONG).
 inline constexpr uint64_t kMaxPath = 256;
 int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
+// A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):
+// 0 or -errno. kernel/sys_files.cpp.
+int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]);
+// stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.
+int64_t stat_path(Process* self, const char* path, uint64_t buffer);
 
 }  // namespace kernel::sys

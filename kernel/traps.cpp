@@ -7,6 +7,7 @@
 #include "kernel/process.h"
 #include "kernel/profiler.h"
 #include "kernel/scheduler.h"
+#include "kernel/signals.h"
 #include "kernel/smp.h"
 #include "kernel/syscalls.h"
 
@@ -45,10 +46,28 @@ using kernel::TrapFrame;
 
 namespace {
 
-// Linux signal numbers for the wait status of a process killed by a fault.
-constexpr int kSigIll = 4, kSigTrap = 5, kSigBus = 7, kSigFpe = 8, kSigSegv = 11;
+// Linux/Alpha signal numbers for faults (SIGBUS is 10 on Alpha, not 7).
+using kernel::signals::kSigBus;
+using kernel::signals::kSigFpe;
+using kernel::signals::kSigIll;
+using kernel::signals::kSigSegv;
+using kernel::signals::kSigTrap;
 
 bool from_user(const TrapFrame* frame) { return (frame->ps & PS_USER_MODE) != 0; }
+
+// Every trap that returns to user mode passes here: pending signals are
+// acted on (a handler's frame is built, or the process ends).
+void return_to_user(TrapFrame* frame) {
+  if (from_user(frame)) kernel::signals::deliver(frame);
+}
+
+// A user fault: its handler runs if the program installed one (and does
+// not block the signal); else the process is killed with the console line.
+bool fault_handled(TrapFrame* frame, int signal) {
+  if (!kernel::signals::fault_to_handler(signal)) return false;
+  return_to_user(frame);
+  return true;
+}
 
 }  // namespace
 
@@ -60,9 +79,11 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame
       kernel::smp::clock_tick();
       kernel::profiler::tick();
       kernel::sched::tick(frame);
+      return_to_user(frame);
       return;
     case INT_IPI:
       kernel::smp::handle_ipi();
+      return_to_user(frame);
       return;
     default:
       panic("unexpected interrupt type %lu (a1=%lx) at pc %lx", type, a1, frame->pc);
@@ -72,6 +93,7 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame
 // Arithmetic traps are imprecise: the frame's PC is already past the trap.
 extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t,
                                        TrapFrame* frame) {
+  if (from_user(frame) && fault_handled(frame, kSigFpe)) return;
   if (from_user(frame))
     kernel::kill_current(kSigFpe, "arithmetic trap", "summary", summary, frame->pc);
   if (record_trap(ENT_ARITH, summary, frame, frame->pc)) return;
@@ -82,6 +104,7 @@ extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t c
                                     TrapFrame* frame) {
   // The PC is the faulting instruction's: returning retries it.
   if (from_user(frame) && kernel::grow_user_stack(address, mmcsr)) return;
+  if (from_user(frame) && fault_handled(frame, kSigSegv)) return;
   if (from_user(frame)) kernel::kill_current(kSigSegv, "memory fault", "va", address, frame->pc);
   panic("memory fault in kernel: address %lx mmcsr %lu cause %ld pc %lx", address, mmcsr,
         static_cast<int64_t>(cause), frame->pc);
@@ -92,6 +115,10 @@ extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t c
 extern "C" void handle_instruction_fault(uint64_t kind, uint64_t, uint64_t, TrapFrame* frame) {
   if (from_user(frame)) {
     const uint64_t pc = frame->pc - 4;
+    const int signal = kind == IF_BPT || kind == IF_BUGCHK ? kSigTrap
+                       : kind == IF_GENTRAP                ? kSigFpe
+                                                           : kSigIll;
+    if (fault_handled(frame, signal)) return;
     switch (kind) {
       case IF_BPT:
       case IF_BUGCHK:
@@ -110,6 +137,7 @@ extern "C" void handle_instruction_fault(uint64_t kind, uint64_t, uint64_t, Trap
 
 // PALcode already advanced the PC past the unaligned access (OSF/1).
 extern "C" void handle_unaligned(uint64_t address, uint64_t opcode, uint64_t, TrapFrame* frame) {
+  if (from_user(frame) && fault_handled(frame, kSigBus)) return;
   if (from_user(frame))
     kernel::kill_current(kSigBus, "unaligned access", "va", address, frame->pc - 4);
   if (record_trap(ENT_UNA, address, frame, frame->pc)) return;
@@ -118,4 +146,5 @@ extern "C" void handle_unaligned(uint64_t address, uint64_t opcode, uint64_t, Tr
 
 extern "C" void handle_system_call(uint64_t, uint64_t, uint64_t, TrapFrame* frame) {
   kernel::sys::dispatch(frame);
+  return_to_user(frame);
 }

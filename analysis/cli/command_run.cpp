@@ -1,5 +1,6 @@
 // `dcpi run`: boot the workloads under QEMU with the profiler on, pull the
 // samples while they run, and leave a profile database (DESIGN §6).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "firmware/events.h"
 #include "firmware/memory_map.h"
 #include "firmware/value_tuples.h"
+#include "hostdump/run/guest_outputs.h"
 #include "hostdump/run/machine_files.h"
 #include "hostdump/run/profiled_run.h"
 #include "hostdump/run/program_run.h"
@@ -111,8 +113,11 @@ const std::string_view kRunUsage =
     "/usr/alpha-linux-gnu/lib) and the --file data files (default guest path /data/NAME),\n"
     "runs with ARGS (no blanks in them), and dcpi run exits with its status (128 + the\n"
     "signal that killed it). Each further -- PROGRAM [ARGS...] group runs after the one\n"
-    "before; the exit status is the first failure's.\n"
+    "before; the exit status is the first failure's. A regular file on dcpi run's stdin\n"
+    "(dcpi run -- PROGRAM < FILE) is the programs' stdin in the guest.\n"
     "  --file       HOST[:GUEST]: a data file for the program (repeatable)\n"
+    "  --output     GUEST:HOST: after the run, copy the guest's file GUEST (one the programs\n"
+    "               wrote, or any file of the initrd) to HOST (repeatable)\n"
     "  --lib-path   a directory searched for its shared libraries first (repeatable)\n";
 
 namespace {
@@ -327,6 +332,14 @@ std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arg
   arguments.erase(dash, arguments.end());
   command.files = take_repeated_option(arguments, "file");
   command.lib_paths = take_repeated_option(arguments, "lib-path");
+  // `dcpi run ... -- PROGRAM < FILE` (issue 29): a regular file on stdin goes
+  // into the initrd as /etc/dcpi/stdin, which the kernel makes the programs'
+  // fd 0. A terminal, a pipe or /dev/null is left alone (never read: a test
+  // harness's open pipe would block the run).
+  struct stat input;
+  if (fstat(STDIN_FILENO, &input) == 0 && S_ISREG(input.st_mode))
+    command.files.push_back(std::filesystem::read_symlink("/proc/self/fd/0").string() +
+                            ":/etc/dcpi/stdin");
   return command;
 }
 
@@ -401,6 +414,14 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
 int run_run_command(const std::vector<std::string>& all_arguments) {
   std::vector<std::string> arguments = all_arguments;
   const std::optional<ProgramCommand> program_command = take_program_command(arguments);
+  std::vector<GuestOutput> outputs;
+  for (const std::string& value : take_repeated_option(arguments, "output")) {
+    try {
+      outputs.push_back(parse_guest_output(value));
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  }
   const ParsedOptions options(
       arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
                    "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
@@ -409,6 +430,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
                    "truth"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
   RunRequest run = parse_run_options(options);
+  for (const GuestOutput& output : outputs) run.outputs.push_back(output.guest);
   std::unique_ptr<BundledInitrd> bundled;
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
@@ -444,16 +466,17 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   // profiled program writes to (issue 30).
   const WorkloadOutcome outcome = read_workload_outcome(result.host_messages);
   print_summary(run, result, outcome, options.flag("json"));
+  const bool outputs_written = write_guest_outputs(result.host_messages, outputs, std::cerr);
   // -- PROGRAM: the program's own status, like perf record ./a.out (issue 15);
   // any other failure init reports fails the run too.
   if (bundled && !bundled->guest_programs().empty()) {
     const int status =
         programs_exit_status(result.host_messages, bundled->guest_programs(), std::cerr);
-    if (status != 0 || !outcome.failed()) return status;
+    if (status != 0 || !outcome.failed()) return status != 0 ? status : outputs_written ? 0 : 1;
   }
   for (const std::string& failure : outcome.failures)
     std::cerr << "dcpi run: the workload failed: " << failure << '\n';
-  return outcome.failed() ? 1 : 0;
+  return outcome.failed() || !outputs_written ? 1 : 0;
 }
 
 }  // namespace dcpi

@@ -200,6 +200,8 @@ std::string kernel_command_line(const RunRequest& options) {
   if (!options.values.empty() && !options.value_capture.empty())
     line += " vcapture=" + options.value_capture;
   if (options.transport == Transport::kSerial) line += " transport=serial";
+  for (size_t i = 0; i < options.outputs.size(); ++i)
+    line += (i == 0 ? " output=" : ",") + options.outputs[i];
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);
     line += " period_range=" + std::to_string(options.period_range);

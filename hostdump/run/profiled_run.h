@@ -49,7 +49,9 @@ struct RunRequest {
   // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
   std::string timing_machine{kMachineQemu};
   bool profile = true;  // false: an unprofiled run (overhead baselines)
-  std::string values;   // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
+  // dcpi run --output's guest paths (kernel output=, hostdump/run/guest_outputs.h).
+  std::vector<std::string> outputs;
+  std::string values;  // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
   std::vector<std::string> value_modules;  // customization module plug-ins (seed 001 §2.4)
   std::string value_capture;  // kernel vcapture= spec (values/value_capture.h); empty: default
   double pull_interval_seconds = 0.5;

@@ -55,7 +55,9 @@ def main():
         report = json.loads(dcpi("calc", "--db", db, "--image", KERNEL, "--procedure", DISPATCH,
                                  "--json"))
         tables = [j["table"] for j in report["indirect_jumps"] if "table" in j]
-        expect(len(tables) >= 2 and len(tables) == len(report["indirect_jumps"]) and
+        # GCC may build one table or split the switch (it made two before the
+        # issue 29 calls filled the range up to 533).
+        expect(len(tables) >= 1 and len(tables) == len(report["indirect_jumps"]) and
                all(t["entries"] >= 6 for t in tables),
                f"every jmp is a jump table that was read ({[t['entries'] for t in tables]} entries)")
         expect(not report["missing_edges"], "the dispatcher's CFG has no missing edges")

@@ -6,7 +6,8 @@
    sorter --load-map   also print the run-time address of qsort and strlen and ask
                        the kernel to print its load map (syscall 1002, kinfo 4)
    sorter --fault      write through a null pointer (SIGSEGV)
-   sorter --enosys     make system call 9999 (not implemented anywhere)
+   sorter --enosys     make system call 9999 (not implemented anywhere) and
+                      148 (quotactl, a Linux call the kernel lacks)
    sorter --dlopen     dlopen libm.so.6.1 (shipped with --file) and call its cos
    sorter --deep N     recurse N levels with 4 KB frames first (a stack that grows) */
 #include <dlfcn.h>
@@ -42,6 +43,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--enosys") == 0) {
       long r = syscall(9999);
       printf("syscall 9999 = %ld errno %s\n", r, errno == ENOSYS ? "ENOSYS" : "other");
+      r = syscall(148, 0, 0, 0, 0); /* quotactl: a Linux call this kernel has no use for */
+      printf("syscall 148 = %ld errno %s\n", r, errno == ENOSYS ? "ENOSYS" : "other");
       return 0;
     } else if (strcmp(argv[i], "--dlopen") == 0) {
 #ifdef SORTER_STATIC

@@ -10,6 +10,8 @@ int main(void) {
   put_kv("efault: open(kernel pointer) = ", r);
   r = sys2(SYS_spawn, "/bin/true", 0xfffffc0000100000ul);
   put_kv("efault: spawn(kernel argv) = ", r);
+  /* A child to reap: as Linux, wait4 reaps it, then fails to store the status. */
+  sys2(SYS_spawn, "/bin/true", 0);
   int* status = (int*)0xfffffc0000100000ul;
   r = sys3(SYS_wait4, -1, status, 0);
   put_kv("efault: wait4(kernel status) = ", r);

@@ -1,0 +1,31 @@
+// Descriptor tables (FdTable) and open file descriptions (OpenFile,
+// kernel/process.h): a descriptor points at a description, which dup, fork
+// and threads share (one offset, one pipe end) and which is closed with its
+// last descriptor.
+#pragma once
+#include <cstdint>
+
+#include "kernel/process.h"
+
+namespace kernel {
+
+// A fresh description (refs 1) holding `file`'s fields; nullptr when the
+// pool is exhausted.
+OpenFile* new_description(const OpenFile& file);
+void hold_description(OpenFile* file);
+// Drops a reference; the last one closes it (a pipe end, kernel/pipe.h).
+void release_description(OpenFile* file);
+
+// The open file at `fd`, or nullptr if none.
+OpenFile* file_at(FdTable* fds, uint64_t fd);
+// Puts `file` (one reference handed over) at the lowest free fd >= `lowest`;
+// the fd, or -EMFILE (the reference is dropped then).
+int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec);
+// Puts `file` (one reference handed over) at exactly `fd`, closing what was
+// there: dup2/dup3.
+void install_file_at(FdTable* fds, uint64_t fd, OpenFile* file, bool cloexec);
+void close_file(FdTable* fds, uint64_t fd);
+// Every descriptor of a table whose last user went (process_parts).
+void close_all(FdTable* fds);
+
+}  // namespace kernel

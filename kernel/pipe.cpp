@@ -1,0 +1,135 @@
+#include "kernel/pipe.h"
+
+#include "kernel/futex.h"
+#include "kernel/irq_lock.h"
+#include "kernel/linux_errno.h"
+#include "kernel/page_alloc.h"
+#include "kernel/scheduler.h"
+#include "kernel/signals.h"
+
+namespace kernel {
+
+struct Pipe {
+  uint64_t buffer;  // KSEG page
+  uint64_t head, count;
+  uint32_t readers, writers;
+};
+
+namespace pipe {
+namespace {
+
+constexpr uint32_t kPipes = 32;
+constexpr uint64_t kCapacity = pages::kPageBytes;
+constexpr uint32_t kONonblock = 04;  // Linux/Alpha's O_NONBLOCK
+constexpr int kSigPipe = 13;
+Pipe pipes[kPipes];
+
+uint64_t key(const Pipe* p) { return reinterpret_cast<uint64_t>(p); }
+
+// Copies between the ring and user memory, at most `count` bytes, in up to
+// two pieces (the ring wraps). False on a bad user address.
+bool drain(Process* self, Pipe* p, uint64_t to, uint64_t count) {
+  while (count > 0) {
+    uint64_t piece = kCapacity - p->head;
+    if (piece > count) piece = count;
+    if (!copy_to_user(self->space(), to, reinterpret_cast<void*>(p->buffer + p->head), piece))
+      return false;
+    p->head = (p->head + piece) % kCapacity;
+    p->count -= piece;
+    to += piece, count -= piece;
+  }
+  return true;
+}
+
+bool fill(Process* self, Pipe* p, uint64_t from, uint64_t count) {
+  while (count > 0) {
+    const uint64_t tail = (p->head + p->count) % kCapacity;
+    uint64_t piece = kCapacity - tail;
+    if (piece > count) piece = count;
+    if (!copy_from_user(self->space(), reinterpret_cast<void*>(p->buffer + tail), from, piece))
+      return false;
+    p->count += piece;
+    from += piece, count -= piece;
+  }
+  return true;
+}
+
+}  // namespace
+
+Pipe* create() {
+  const uint64_t page = pages::allocate();
+  if (page == 0) return nullptr;
+  IrqLockGuard guard(sched::lock);
+  for (Pipe& p : pipes) {
+    if (p.buffer != 0) continue;
+    p = Pipe{page, 0, 0, 1, 1};
+    return &p;
+  }
+  pages::release(page);
+  return nullptr;
+}
+
+int64_t read(Process* self, OpenFile* end, uint64_t buffer, uint64_t count) {
+  Pipe* p = end->pipe;
+  IrqLockGuard guard(sched::lock);
+  for (;;) {
+    if (count == 0) return 0;
+    if (p->count > 0) {
+      const uint64_t n = count < p->count ? count : p->count;
+      if (!drain(self, p, buffer, n)) return -EFAULT;
+      futex::wake_all_locked(key(p));  // writers waiting for room
+      return static_cast<int64_t>(n);
+    }
+    if (p->writers == 0) return 0;  // end of file
+    if (end->flags & kONonblock) return -EAGAIN;
+    if (futex::sleep_on_locked(self, key(p)) < 0) return -EINTR;
+  }
+}
+
+int64_t write(Process* self, OpenFile* end, uint64_t buffer, uint64_t count) {
+  Pipe* p = end->pipe;
+  IrqLockGuard guard(sched::lock);
+  uint64_t done = 0;
+  for (;;) {
+    if (p->readers == 0) {
+      signals::send_thread_locked(self, kSigPipe);
+      return done ? static_cast<int64_t>(done) : -EPIPE;
+    }
+    const uint64_t room = kCapacity - p->count;
+    const uint64_t n = count - done < room ? count - done : room;
+    if (n > 0) {
+      if (!fill(self, p, buffer + done, n)) return done ? static_cast<int64_t>(done) : -EFAULT;
+      done += n;
+      futex::wake_all_locked(key(p));  // readers waiting for data
+    }
+    if (done == count) return static_cast<int64_t>(done);
+    if (end->flags & kONonblock) return done ? static_cast<int64_t>(done) : -EAGAIN;
+    if (futex::sleep_on_locked(self, key(p)) < 0) return done ? static_cast<int64_t>(done) : -EINTR;
+  }
+}
+
+void close_end(Pipe* p, bool writer) {
+  uint64_t page = 0;
+  {
+    IrqLockGuard guard(sched::lock);
+    --(writer ? p->writers : p->readers);
+    futex::wake_all_locked(key(p));  // readers see end of file, writers EPIPE
+    if (p->readers == 0 && p->writers == 0) {
+      page = p->buffer;
+      p->buffer = 0;
+    }
+  }
+  if (page != 0) pages::release(page);
+}
+
+uint32_t poll_events(const Pipe* p, bool writer) {
+  constexpr uint32_t kPollIn = 1, kPollOut = 4, kPollErr = 8, kPollHup = 16;
+  IrqLockGuard guard(sched::lock);
+  if (writer) return p->readers == 0 ? kPollErr : p->count < kCapacity ? kPollOut : 0;
+  return (p->count > 0 ? kPollIn : 0) | (p->writers == 0 ? kPollHup : 0);
+}
+
+uint64_t available(const Pipe* p) { return p->count; }
+
+}  // namespace pipe
+}  // namespace kernel

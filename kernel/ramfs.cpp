@@ -1,0 +1,316 @@
+#include "kernel/ramfs.h"
+
+#include "firmware/newc.h"
+#include "kernel/irq_lock.h"
+#include "kernel/linux_errno.h"
+#include "kernel/page_alloc.h"
+#include "kernel/text.h"
+
+namespace kernel::ramfs {
+
+inline constexpr uint64_t kNameMax = 256;
+
+struct Node {
+  char name[kNameMax];  // relative to "/"; "" once unlinked
+  uint32_t mode;        // 0: a free slot
+  bool whiteout;        // hides the initrd's entry of this name
+  uint32_t opens;
+  uint64_t data;  // KSEG, `pages` pages
+  uint64_t pages, size;
+};
+
+namespace {
+
+constexpr uint32_t kNodes = 64;
+constexpr uint32_t kModeFile = 0100644, kModeDirectory = 0040755, kTypeMask = 0170000,
+                   kTypeDirectory = 0040000;
+Node nodes[kNodes];
+SpinLock lock;
+
+// Names are relative to "/": leading "/" and "./" go, and "." is "".
+const char* strip(const char* path) {
+  for (;;) {
+    if (path[0] == '/')
+      ++path;
+    else if (path[0] == '.' && path[1] == '/')
+      path += 2;
+    else if (path[0] == '.' && path[1] == 0)
+      return path + 1;
+    else
+      return path;
+  }
+}
+
+Node* find_locked(const char* name) {
+  for (Node& n : nodes)
+    if (n.mode != 0 && n.name[0] != 0 && same_string(n.name, name)) return &n;
+  return nullptr;
+}
+
+// The length of `name`'s directory part ("a/b" of "a/b/c", 0 for "c").
+uint64_t parent_length(const char* name) {
+  uint64_t slash = 0;
+  for (uint64_t i = 0; name[i]; ++i)
+    if (name[i] == '/') slash = i;
+  return slash;
+}
+
+bool has_prefix_dir(const char* name, const char* dir, uint64_t dir_length) {
+  for (uint64_t i = 0; i < dir_length; ++i)
+    if (name[i] != dir[i]) return false;
+  return name[dir_length] == '/';
+}
+
+bool is_directory(uint32_t mode) { return (mode & kTypeMask) == kTypeDirectory; }
+
+Found lookup_locked(const char* name) {
+  if (Node* n = find_locked(name)) return n->whiteout ? Found{} : Found{n, {}, true};
+  Found found{nullptr, {}, false};
+  found.exists = initrd::lookup(name, &found.file);
+  if (!found.exists) {  // an archive may list files without their directories
+    const char* entry_name;
+    initrd::File file;
+    const uint64_t length = string_length(name);
+    for (uint64_t i = 0; initrd::entry(i, &entry_name, &file); ++i)
+      if (has_prefix_dir(entry_name, name, length)) {
+        found = Found{nullptr, initrd::File{nullptr, 0, kModeDirectory}, true};
+        break;
+      }
+  }
+  return found;
+}
+
+// True if the directory part of `name` names a directory.
+bool parent_exists_locked(const char* name) {
+  const uint64_t length = parent_length(name);
+  if (length == 0) return true;
+  char parent[kNameMax];
+  copy_name(parent, length + 1, name);
+  const Found found = lookup_locked(parent);
+  const uint32_t mode = found.node ? found.node->mode : found.file.mode;
+  return found.exists && is_directory(mode);
+}
+
+Node* allocate_locked(const char* name, uint32_t mode) {
+  if (string_length(name) >= kNameMax) return nullptr;
+  for (Node& n : nodes) {
+    if (n.mode != 0) continue;
+    n = Node{};
+    copy_name(n.name, kNameMax, name);
+    n.mode = mode;
+    return &n;
+  }
+  return nullptr;
+}
+
+void free_locked(Node* n) {
+  if (n->data) pages::release(n->data, n->pages);
+  n->mode = 0;
+}
+
+bool reserve(Node* n, uint64_t bytes) {
+  if (bytes <= n->pages * pages::kPageBytes) return true;
+  const uint64_t wanted = (bytes + pages::kPageBytes - 1) >> pages::kPageShift;
+  const uint64_t count = wanted > 2 * n->pages ? wanted : 2 * n->pages;
+  const uint64_t data = pages::allocate(count);
+  if (data == 0) return false;
+  if (n->data) {
+    __builtin_memcpy(reinterpret_cast<void*>(data), reinterpret_cast<void*>(n->data), n->size);
+    pages::release(n->data, n->pages);
+  }
+  n->data = data;
+  n->pages = count;
+  return true;
+}
+
+// Removes `name` from the view: a RAM node goes (or waits for its last
+// close), an initrd entry gets a whiteout.
+bool hide_locked(const char* name, bool in_initrd) {
+  Node* n = find_locked(name);
+  if (n != nullptr && !n->whiteout) {
+    n->name[0] = 0;
+    if (n->opens == 0) free_locked(n);
+    n = nullptr;
+  }
+  if (!in_initrd || n != nullptr) return true;
+  Node* whiteout = allocate_locked(name, kModeFile);
+  if (whiteout == nullptr) return false;
+  whiteout->whiteout = true;
+  return true;
+}
+
+bool in_initrd(const char* name) {
+  initrd::File file;
+  return initrd::lookup(name, &file);
+}
+
+}  // namespace
+
+Found lookup(const char* path) {
+  IrqLockGuard guard(lock);
+  return lookup_locked(strip(path));
+}
+
+int open_for_write(const char* path, bool create, bool exclusive, Node** out) {
+  const char* name = strip(path);
+  IrqLockGuard guard(lock);
+  const Found found = lookup_locked(name);
+  if (found.exists && exclusive && create) return EEXIST;
+  if (found.node) {
+    if (is_directory(found.node->mode)) return EISDIR;
+    *out = found.node;
+    return 0;
+  }
+  if (found.exists && is_directory(found.file.mode)) return EISDIR;
+  if (!found.exists && !create) return ENOENT;
+  if (!found.exists && !parent_exists_locked(name)) return ENOENT;
+  Node* n = find_locked(name);  // a whiteout is reused
+  if (n == nullptr) n = allocate_locked(name, kModeFile);
+  if (n == nullptr) return ENOSPC;
+  n->whiteout = false;
+  n->mode = kModeFile;
+  if (found.exists) {  // copy the initrd's file up
+    if (!reserve(n, found.file.size)) {
+      free_locked(n);
+      return ENOMEM;
+    }
+    __builtin_memcpy(reinterpret_cast<void*>(n->data), found.file.data, found.file.size);
+    n->size = found.file.size;
+  }
+  *out = n;
+  return 0;
+}
+
+int make_directory(const char* path) {
+  const char* name = strip(path);
+  IrqLockGuard guard(lock);
+  if (*name == 0 || lookup_locked(name).exists) return EEXIST;
+  if (!parent_exists_locked(name)) return ENOENT;
+  Node* n = find_locked(name);
+  if (n == nullptr) n = allocate_locked(name, kModeDirectory);
+  if (n == nullptr) return ENOSPC;
+  n->whiteout = false;
+  n->mode = kModeDirectory;
+  return 0;
+}
+
+int remove(const char* path, bool directory) {
+  const char* name = strip(path);
+  IrqLockGuard guard(lock);
+  const Found found = lookup_locked(name);
+  if (!found.exists) return ENOENT;
+  const uint32_t mode = found.node ? found.node->mode : found.file.mode;
+  if (directory != is_directory(mode)) return directory ? ENOTDIR : EISDIR;
+  if (directory) {  // only an empty one
+    const uint64_t length = string_length(name);
+    for (const Node& n : nodes)
+      if (n.mode && !n.whiteout && n.name[0] && has_prefix_dir(n.name, name, length))
+        return ENOTEMPTY;
+    const char* entry_name;
+    initrd::File file;
+    for (uint64_t i = 0; initrd::entry(i, &entry_name, &file); ++i)
+      if (has_prefix_dir(entry_name, name, length) && lookup_locked(entry_name).exists)
+        return ENOTEMPTY;
+  }
+  return hide_locked(name, in_initrd(name)) ? 0 : ENOSPC;
+}
+
+int rename(const char* from_path, const char* to_path) {
+  const char* from = strip(from_path);
+  const char* to = strip(to_path);
+  Node* n = nullptr;
+  if (int e = open_for_write(from, false, false, &n); e != 0)
+    return e == EISDIR ? EINVAL : e;  // directories are not renamed (not yet)
+  IrqLockGuard guard(lock);
+  if (same_string(from, to)) return 0;
+  if (!parent_exists_locked(to)) return ENOENT;
+  const Found target = lookup_locked(to);
+  if (target.exists && is_directory(target.node ? target.node->mode : target.file.mode))
+    return EISDIR;
+  if (!hide_locked(to, false)) return ENOSPC;  // the old target goes
+  Node* whiteout = find_locked(to);            // a whiteout of the target's name is reused
+  if (whiteout != nullptr) free_locked(whiteout);
+  copy_name(n->name, kNameMax, to);
+  if (in_initrd(from)) {  // the source's initrd entry stays hidden
+    Node* hide = allocate_locked(from, kModeFile);
+    if (hide == nullptr) return ENOSPC;
+    hide->whiteout = true;
+  }
+  return 0;  // a node named `to` hides an initrd entry of that name
+}
+
+void hold(Node* n) {
+  IrqLockGuard guard(lock);
+  ++n->opens;
+}
+
+void release(Node* n) {
+  IrqLockGuard guard(lock);
+  if (--n->opens == 0 && n->name[0] == 0) free_locked(n);  // unlinked while open
+}
+
+uint64_t size(const Node* n) { return n->size; }
+uint32_t mode(const Node* n) { return n->mode; }
+uint64_t inode(const Node* n) { return 0x10000 + static_cast<uint64_t>(n - nodes); }
+
+uint64_t read(const Node* n, uint64_t offset, void* to, uint64_t count) {
+  IrqLockGuard guard(lock);
+  if (offset >= n->size) return 0;
+  if (count > n->size - offset) count = n->size - offset;
+  __builtin_memcpy(to, reinterpret_cast<const void*>(n->data + offset), count);
+  return count;
+}
+
+bool write(Node* n, uint64_t offset, const void* from, uint64_t count) {
+  IrqLockGuard guard(lock);
+  if (offset + count < offset || !reserve(n, offset + count)) return false;
+  if (offset > n->size)  // a hole reads as zeroes
+    __builtin_memset(reinterpret_cast<void*>(n->data + n->size), 0, offset - n->size);
+  __builtin_memcpy(reinterpret_cast<void*>(n->data + offset), from, count);
+  if (offset + count > n->size) n->size = offset + count;
+  return true;
+}
+
+bool truncate(Node* n, uint64_t length) {
+  IrqLockGuard guard(lock);
+  if (length > n->size) {
+    if (!reserve(n, length)) return false;
+    __builtin_memset(reinterpret_cast<void*>(n->data + n->size), 0, length - n->size);
+  }
+  n->size = length;
+  return true;
+}
+
+bool list(const char* directory, uint64_t index, char* name, uint64_t capacity, uint32_t* mode) {
+  const char* dir = strip(directory);
+  const uint64_t length = string_length(dir);
+  IrqLockGuard guard(lock);
+  auto child = [&](const char* entry) -> const char* {  // the name under dir, if directly
+    if (length == 0)
+      return parent_length(entry) == 0 && entry[0] && entry[0] != '/' ? entry : nullptr;
+    if (!has_prefix_dir(entry, dir, length) || parent_length(entry) != length) return nullptr;
+    return entry + length + 1;
+  };
+  uint64_t seen = 0;
+  for (const Node& n : nodes) {
+    if (n.mode == 0 || n.whiteout || n.name[0] == 0) continue;
+    const char* leaf = child(n.name);
+    if (leaf == nullptr || seen++ != index) continue;
+    copy_name(name, capacity, leaf);
+    *mode = n.mode;
+    return true;
+  }
+  const char* entry_name;
+  initrd::File file;
+  for (uint64_t i = 0; initrd::entry(i, &entry_name, &file); ++i) {
+    const char* leaf = child(entry_name);
+    if (leaf == nullptr || *leaf == 0 || find_locked(entry_name) != nullptr) continue;
+    if (seen++ != index) continue;
+    copy_name(name, capacity, leaf);
+    *mode = file.mode;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace kernel::ramfs

@@ -1,0 +1,56 @@
+// A RAM file system over the initrd (issue 29): files created or written
+// (a file of the initrd is copied up into RAM when opened for writing),
+// directories made, and whiteouts for initrd names that were removed or
+// renamed away. Names are whole paths relative to "/" ("tmp/out.txt"); a
+// RAM entry hides the initrd's of the same name. Data lives in contiguous
+// KSEG pages, grown by copying. Everything under one lock; nothing here
+// touches user memory.
+#pragma once
+#include <cstdint>
+
+#include "kernel/initrd.h"
+
+namespace kernel::ramfs {
+
+struct Node;
+
+// What a path names: a RAM node, an initrd entry, or nothing (ENOENT,
+// also for a whiteout).
+struct Found {
+  Node* node;         // nullptr: not in RAM
+  initrd::File file;  // the initrd's entry when node == nullptr
+  bool exists;
+};
+Found lookup(const char* path);
+
+// A RAM node for `path` to write: the existing one, a copy of the initrd's
+// file, or (with `create`) a new empty file whose directory exists. 0 and
+// *node, or a positive errno (ENOENT, EISDIR, EEXIST with `exclusive`,
+// ENOTDIR, ENOSPC, ENOMEM).
+int open_for_write(const char* path, bool create, bool exclusive, Node** node);
+int make_directory(const char* path);
+// unlink (directory = false) or rmdir (true).
+int remove(const char* path, bool directory);
+int rename(const char* from, const char* to);
+
+// Open descriptions hold a node (an unlinked node lives until its last close).
+void hold(Node* node);
+void release(Node* node);
+
+uint64_t size(const Node* node);
+uint32_t mode(const Node* node);
+uint64_t inode(const Node* node);
+// Copies out up to `count` bytes from `offset` into `to` (a kernel buffer);
+// the number copied.
+uint64_t read(const Node* node, uint64_t offset, void* to, uint64_t count);
+// Writes `count` bytes of `from` at `offset`, growing the file; false when
+// out of memory.
+bool write(Node* node, uint64_t offset, const void* from, uint64_t count);
+bool truncate(Node* node, uint64_t length);
+
+// Directory listing: the names directly under `directory` (a path as for
+// lookup), RAM and initrd merged; entry `index` (0, 1, ...) into `name`
+// with its mode, false past the end.
+bool list(const char* directory, uint64_t index, char* name, uint64_t capacity, uint32_t* mode);
+
+}  // namespace kernel::ramfs

@@ -1,0 +1,289 @@
+#include "kernel/signals.h"
+
+#include "driver/kernel_services.h"
+#include "kernel/console.h"
+#include "kernel/irq_lock.h"
+#include "kernel/palcalls.h"
+#include "kernel/scheduler.h"
+#include "kernel/signal_frame.h"
+#include "kernel/syscalls.h"
+
+namespace kernel::signals {
+namespace {
+
+enum class Default { kIgnore, kTerminate, kCore };
+
+// Linux's default actions (signal(7)); stopping is not implemented, so the
+// stop signals are ignored like SIGCONT.
+Default default_action(int sig) {
+  switch (sig) {
+    case kSigChld:
+    case kSigUrg:
+    case kSigWinch:
+    case kSigCont:
+    case kSigStop:
+    case kSigTstp:
+    case kSigTtin:
+    case kSigTtou:
+      return Default::kIgnore;
+    default:
+      return dumps_core(sig) ? Default::kCore : Default::kTerminate;
+  }
+}
+
+bool ignored(const ThreadGroup* group, int sig) {
+  const uint64_t handler = group->actions[sig - 1].handler;
+  return handler == kSigIgn || (handler == kSigDfl && default_action(sig) == Default::kIgnore);
+}
+
+// Wakes `p` out of an interruptible sleep if it may take `sig`, or makes
+// the CPU running it look now rather than at its next tick.
+void wake_for_locked(Process* p, int sig) {
+  if (p->blocked & bit(sig)) return;
+  if (p->state == ProcessState::kBlocked && p->interruptible) sched::make_ready_locked(p);
+  if (p->state == ProcessState::kRunning) sched::kick_locked(p);
+}
+
+// The lowest pending signal the thread does not block, taken off its set
+// (the thread's own first, then the process's); 0 if none.
+int take_locked(Process* self) {
+  uint64_t* const sets[2] = {&self->pending, &self->group->pending};
+  for (uint64_t* set : sets) {
+    const uint64_t ready = *set & ~self->blocked;
+    if (ready == 0) continue;
+    const int sig = __builtin_ctzl(ready) + 1;
+    *set &= ~bit(sig);
+    return sig;
+  }
+  return 0;
+}
+
+// The context the handler will return to: every integer register, the
+// user sp, the FP registers (live in the CPU during the trap) and the mask.
+void save_context(const TrapFrame* frame, uint64_t usp, uint64_t mask, SigContext* sc) {
+  *sc = SigContext{};
+  sc->sc_mask = static_cast<int64_t>(mask);
+  sc->sc_pc = static_cast<int64_t>(frame->pc);
+  sc->sc_ps = 8;  // user mode, as Linux writes it
+  auto& regs = const_cast<TrapFrame&>(*frame);
+  for (unsigned r = 0; r < 30; ++r) sc->sc_regs[r] = static_cast<int64_t>(regs.reg(r));
+  sc->sc_regs[30] = static_cast<int64_t>(usp);
+  uint64_t fp[33];
+  fp_save(fp);
+  fp_restore(fp);  // fp_save clobbers f0
+  for (unsigned r = 0; r < 31; ++r) sc->sc_fpregs[r] = static_cast<int64_t>(fp[r]);
+  sc->sc_fpcr = fp[32];
+  sc->sc_traparg_a0 = frame->a0;
+  sc->sc_traparg_a1 = frame->a1;
+  sc->sc_traparg_a2 = frame->a2;
+}
+
+// Builds the frame below the user sp and points the trap's return at the
+// handler; false if the user stack cannot take it.
+bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& act, uint64_t mask) {
+  const uint64_t usp = pal::rdusp();
+  const bool rt = act.flags & kSaSiginfo;
+  const uint64_t bytes = rt ? sizeof(RtSigFrame) : sizeof(SigFrame);
+  const uint64_t at = (usp - bytes) & ~uint64_t{31};
+  uint64_t context_va, info_va = 0, retcode_va;
+  bool ok;
+  if (rt) {
+    RtSigFrame f{};
+    f.info.si_signo = sig;
+    f.info.si_code = kSiUser;
+    f.info.u.kill.pid = static_cast<int32_t>(self->group->sender[sig - 1]);
+    save_context(frame, usp, mask, &f.uc.uc_mcontext);
+    f.uc.uc_osf_sigmask = f.uc.uc_sigmask = mask;
+    f.uc.uc_stack.ss_flags = 2;  // SS_DISABLE: no alternate stack
+    f.retcode[0] = kInsnMovSpA0;
+    f.retcode[1] = kInsnLdiV0 + kNrRtSigreturn;
+    f.retcode[2] = kInsnCallsys;
+    ok = copy_to_user(self->space(), at, &f, sizeof f);
+    info_va = at;
+    context_va = at + __builtin_offsetof(RtSigFrame, uc);
+    retcode_va = at + __builtin_offsetof(RtSigFrame, retcode);
+  } else {
+    SigFrame f{};
+    save_context(frame, usp, mask, &f.sc);
+    f.retcode[0] = kInsnMovSpA0;
+    f.retcode[1] = kInsnLdiV0 + kNrSigreturn;
+    f.retcode[2] = kInsnCallsys;
+    ok = copy_to_user(self->space(), at, &f, sizeof f);
+    context_va = at;
+    retcode_va = at + __builtin_offsetof(SigFrame, retcode);
+  }
+  if (!ok) return false;
+  // QEMU translates code by page and invalidates on writes, so a retcode on
+  // the stack needs no imb here; glibc passes a restorer anyway.
+  frame->reg(26) = act.restorer ? act.restorer : retcode_va;
+  frame->reg(27) = frame->pc = act.handler;
+  frame->a0 = static_cast<uint64_t>(sig);
+  frame->a1 = info_va;
+  frame->a2 = context_va;
+  pal::wrusp(at);
+  return true;
+}
+
+// Linux's ERESTARTSYS: a call a handler interrupted is made again when the
+// handler has SA_RESTART (the trap returns to the callsys with v0 and a3 as
+// they were); sigsuspend and the sleeps return EINTR whatever the flags
+// (ERESTARTNOHAND and restart_block in Linux).
+void restart_if_asked(Process* self, TrapFrame* frame, const SignalAction* act) {
+  const uint64_t number = self->restart_number;
+  self->restart_number = 0;
+  if (number == 0 || act == nullptr || !(act->flags & kSaRestart)) return;
+  if (number == SYS_rt_sigsuspend || number == SYS_nanosleep || number == SYS_clock_nanosleep)
+    return;
+  frame->pc -= 4;
+  frame->reg(0) = number;
+  frame->reg(19) = self->restart_a3;
+}
+
+[[noreturn]] void die(Process* self, int sig) {
+  const bool core = default_action(sig) == Default::kCore;
+  kprintf("dcpi-kernel: pid %u (%s) killed by signal %d%s\n", self->tgid, self->name, sig,
+          core ? " (core dumped; no core file is written)" : "");
+  exit_current(core ? sig | 0x80 : sig);
+}
+
+}  // namespace
+
+bool dumps_core(int sig) {
+  switch (sig) {
+    case kSigQuit:
+    case kSigIll:
+    case kSigTrap:
+    case kSigAbrt:
+    case kSigEmt:
+    case kSigFpe:
+    case kSigBus:
+    case kSigSegv:
+    case kSigSys:
+    case kSigXcpu:
+    case kSigXfsz:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void send_thread_locked(Process* target, int sig) {
+  if (target->group == nullptr || ignored(target->group, sig)) return;
+  target->group->sender[sig - 1] = current()->tgid;  // the sender is always the caller
+  target->pending |= bit(sig);
+  wake_for_locked(target, sig);
+}
+
+void send_group_locked(Process* leader, int sig) {
+  ThreadGroup* group = leader->group;
+  if (group == nullptr || ignored(group, sig)) return;
+  // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
+  // has a handler for; the others, SIGKILL included, are dropped.
+  if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
+  group->sender[sig - 1] = current()->tgid;  // for SIGCHLD: the exiting child
+  group->pending |= bit(sig);
+  for (uint32_t i = 0; i < process_slot_count(); ++i) {
+    Process* p = &process_slots()[i];
+    if (p->state != ProcessState::kFree && p->group == group) wake_for_locked(p, sig);
+  }
+}
+
+bool interrupted(const Process* self) {
+  if (self->group == nullptr) return false;
+  return self->group->exiting || ((self->pending | self->group->pending) & ~self->blocked) != 0;
+}
+
+void deliver(TrapFrame* frame) {
+  Process* self = current();
+  if (self->group == nullptr) return;  // kernel threads
+  // The common case on every system call and tick, without the lock: a
+  // signal sent meanwhile is seen at the next return (the sender kicks a
+  // CPU running the target, sched::kick_locked).
+  if (((self->pending | self->group->pending) & ~self->blocked) == 0 && !self->group->exiting &&
+      !self->has_saved_blocked && self->restart_number == 0)
+    return;
+  for (;;) {
+    int sig = 0;
+    SignalAction act;
+    bool exiting;
+    int64_t status;
+    {
+      IrqLockGuard guard(sched::lock);
+      exiting = self->group->exiting;
+      status = self->group->exit_status;
+      if (!exiting) sig = take_locked(self);
+      if (sig != 0) {
+        act = self->group->actions[sig - 1];
+        if (act.handler > kSigIgn && (act.flags & kSaResethand))
+          self->group->actions[sig - 1].handler = kSigDfl;
+      }
+    }
+    if (exiting) exit_thread(status);
+    // rt_sigsuspend's temporary mask ends here; the handler's frame keeps
+    // the one it replaced.
+    const uint64_t mask = self->has_saved_blocked ? self->saved_blocked : self->blocked;
+    if (sig == 0) {
+      self->blocked = mask;
+      self->has_saved_blocked = false;
+      self->restart_number = 0;
+      return;
+    }
+    if (act.handler == kSigIgn) continue;
+    if (act.handler == kSigDfl) {
+      if (default_action(sig) == Default::kIgnore) continue;
+      die(self, sig);
+    }
+    self->has_saved_blocked = false;
+    self->blocked = mask;
+    restart_if_asked(self, frame, &act);
+    if (!build_frame(self, frame, sig, act, mask)) {
+      kprintf("dcpi-kernel: pid %u (%s): no room for the frame of signal %d at sp 0x%lx\n",
+              self->tgid, self->name, sig, pal::rdusp());
+      exit_current(kSigSegv | 0x80);
+    }
+    self->blocked |= (act.mask | ((act.flags & kSaNodefer) ? 0 : bit(sig))) & ~kUnblockable;
+    return;
+  }
+}
+
+bool restore(TrapFrame* frame, uint64_t frame_va, bool rt) {
+  Process* self = current();
+  SigContext sc;
+  uint64_t mask;
+  if (rt) {
+    const uint64_t uc = frame_va + __builtin_offsetof(RtSigFrame, uc);
+    if (!copy_from_user(self->space(), &sc, uc + __builtin_offsetof(UContext, uc_mcontext),
+                        sizeof sc) ||
+        !copy_from_user(self->space(), &mask, uc + __builtin_offsetof(UContext, uc_sigmask), 8))
+      return false;
+  } else {
+    if (!copy_from_user(self->space(), &sc, frame_va, sizeof sc)) return false;
+    mask = static_cast<uint64_t>(sc.sc_mask);
+  }
+  for (unsigned r = 0; r < 30; ++r) frame->reg(r) = static_cast<uint64_t>(sc.sc_regs[r]);
+  frame->pc = static_cast<uint64_t>(sc.sc_pc);  // the PS stays user mode whatever sc_ps says
+  pal::wrusp(static_cast<uint64_t>(sc.sc_regs[30]));
+  uint64_t fp[33];
+  for (unsigned r = 0; r < 31; ++r) fp[r] = static_cast<uint64_t>(sc.sc_fpregs[r]);
+  fp[31] = 0;
+  fp[32] = sc.sc_fpcr;
+  fp_restore(fp);
+  self->blocked = mask & ~kUnblockable;
+  return true;
+}
+
+void deliver_with_saved_mask(Process* self, uint64_t mask) {
+  self->saved_blocked = mask;
+  self->has_saved_blocked = true;
+}
+
+bool fault_to_handler(int sig) {
+  Process* self = current();
+  if (self->group == nullptr) return false;
+  IrqLockGuard guard(sched::lock);
+  if (self->group->actions[sig - 1].handler <= kSigIgn || (self->blocked & bit(sig))) return false;
+  self->pending |= bit(sig);
+  return true;
+}
+
+}  // namespace kernel::signals

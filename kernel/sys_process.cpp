@@ -1,0 +1,213 @@
+// Process and thread system calls (issue 29): clone/fork/vfork, execve,
+// exit and exit_group, wait4/waitid, identities, process groups (one per
+// process: a shell's needs, as far as job control stays out), futex, and
+// sleeping.
+#include "kernel/clock.h"
+#include "kernel/futex.h"
+#include "kernel/irq_lock.h"
+#include "kernel/linux_errno.h"
+#include "kernel/page_alloc.h"
+#include "kernel/scheduler.h"
+#include "kernel/signals.h"
+#include "kernel/syscall_handlers.h"
+#include "kernel/udiv.h"
+
+namespace kernel::sys {
+namespace {
+
+constexpr uint64_t kCloneVm = 0x100, kCloneVfork = 0x4000;
+constexpr uint64_t kArgPages = 4;  // 32 KB: argv and envp strings of execve
+constexpr uint64_t kTimerAbstime = 1;
+// waitid (linux/wait.h)
+constexpr uint64_t kPAll = 0, kPPid = 1, kWexited = 4, kWnohang = 1;
+constexpr int32_t kCldExited = 1, kCldKilled = 2, kCldDumped = 3;
+
+// A NULL-terminated vector of strings from user memory into `strings`
+// (used bytes advanced); the count, or -errno.
+int64_t vector_from_user(Process* self, uint64_t va, const char** out, uint64_t max, char* strings,
+                         uint64_t capacity, uint64_t* used) {
+  if (va == 0) return 0;
+  for (uint64_t n = 0;; ++n) {
+    uint64_t pointer;
+    if (!copy_from_user(self->space(), &pointer, va + n * 8, 8)) return error(EFAULT);
+    if (pointer == 0) return static_cast<int64_t>(n);
+    if (n == max) return error(E2BIG);
+    const int64_t length =
+        string_from_user(self->space(), strings + *used, pointer, capacity - *used);
+    if (length < 0) return error(translate_user(self->space(), pointer, false) ? E2BIG : EFAULT);
+    out[n] = strings + *used;
+    *used += static_cast<uint64_t>(length) + 1;
+  }
+}
+
+int64_t sleep_until(Process* self, uint64_t deadline) {
+  IrqLockGuard guard(sched::lock);
+  while (clock::cycles() < deadline) {
+    if (signals::interrupted(self)) return error(EINTR);
+    sched::sleep_locked(deadline);
+  }
+  return 0;
+}
+
+// A struct timespec as cycles; -errno if unreadable or malformed.
+int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles) {
+  int64_t ts[2];
+  if (!copy_from_user(self->space(), ts, va, sizeof ts)) return error(EFAULT);
+  if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1'000'000'000) return error(EINVAL);
+  *cycles = static_cast<uint64_t>(ts[0]) * clock::kCyclesPerSecond +
+            udiv(static_cast<uint64_t>(ts[1]), 1'000'000'000 / clock::kCyclesPerSecond);
+  return 0;
+}
+
+}  // namespace
+
+int64_t sys_clone(Process*, TrapFrame* frame, const Args& args) {
+  const int64_t tid =
+      clone_current(frame, CloneRequest{args.a[0], args.a[1], args.a[2], args.a[3], args.a[4]});
+  frame->reg(20) = 0;  // a4 = 0 in the parent (the child gets 1)
+  return tid;
+}
+
+int64_t sys_fork(Process* self, TrapFrame* frame, const Args&) {
+  return sys_clone(self, frame, Args{{signals::kSigChld, 0, 0, 0, 0}});
+}
+
+int64_t sys_vfork(Process* self, TrapFrame* frame, const Args&) {
+  return sys_clone(self, frame, Args{{kCloneVm | kCloneVfork | signals::kSigChld, 0, 0, 0, 0}});
+}
+
+int64_t sys_execve(Process* self, TrapFrame* frame, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
+  const uint64_t buffer = pages::allocate(kArgPages);
+  if (buffer == 0) return error(ENOMEM);
+  auto* strings = reinterpret_cast<char*>(buffer);
+  const uint64_t capacity = kArgPages << pages::kPageShift;
+  const char* argv[64];
+  const char* envp[64];
+  uint64_t used = 0;
+  int64_t argc = vector_from_user(self, args.a[1], argv, 64, strings, capacity, &used);
+  const int64_t envc =
+      argc < 0 ? 0 : vector_from_user(self, args.a[2], envp, 64, strings, capacity, &used);
+  int64_t result = argc < 0 ? argc : envc;
+  if (result >= 0) {
+    if (argc == 0) argv[argc++] = path;  // as Linux 6.x: argv[0] is never missing
+    result = exec_current(frame, path, argv, static_cast<uint64_t>(argc), envp,
+                          static_cast<uint64_t>(envc));
+  }
+  pages::release(buffer, kArgPages);
+  return result < 0 ? result : kRegistersSet;
+}
+
+int64_t sys_exit(Process*, TrapFrame*, const Args& args) {
+  exit_thread(static_cast<int64_t>((args.a[0] & 0xff) << 8));
+}
+
+int64_t sys_exit_group(Process*, TrapFrame*, const Args& args) {
+  exit_current(static_cast<int64_t>((args.a[0] & 0xff) << 8));
+}
+
+// As Linux, a bad status pointer is found only after the child was reaped:
+// EFAULT, and the child is gone.
+int64_t sys_wait4(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t status_va = args.a[1];
+  const auto pid = static_cast<int64_t>(args.a[0]);
+  int64_t status = 0;
+  const int64_t reaped = wait_child(pid > 0 ? pid : -1, &status, args.a[2]);
+  if (reaped > 0 && status_va != 0) {
+    const int32_t s = static_cast<int32_t>(status);
+    if (!copy_to_user(self->space(), status_va, &s, sizeof s)) return error(EFAULT);
+  }
+  return reaped;
+}
+
+// waitid(idtype, id, infop, options, rusage): P_ALL and P_PID with
+// WEXITED (what glibc's waitid and posix_spawn users ask).
+int64_t sys_waitid(Process* self, TrapFrame*, const Args& args) {
+  if ((args.a[0] != kPAll && args.a[0] != kPPid) || !(args.a[3] & kWexited)) return error(EINVAL);
+  const uint64_t info_va = args.a[2];
+  int64_t status = 0;
+  const int64_t reaped = wait_child(args.a[0] == kPPid ? static_cast<int64_t>(args.a[1]) : -1,
+                                    &status, args.a[3] & kWnohang);
+  if (reaped < 0 || info_va == 0) return reaped < 0 ? reaped : 0;
+  int32_t info[32] = {};  // siginfo_t: signo, errno, code, pad, pid, uid, status
+  if (reaped > 0) {
+    const int32_t signal = static_cast<int32_t>(status & 0x7f);
+    info[0] = signals::kSigChld;
+    info[2] = signal == 0 ? kCldExited : (status & 0x80) ? kCldDumped : kCldKilled;
+    info[4] = static_cast<int32_t>(reaped);
+    info[6] = signal == 0 ? static_cast<int32_t>((status >> 8) & 0xff) : signal;
+  }
+  return copy_to_user(self->space(), info_va, info, sizeof info) ? 0 : error(EFAULT);
+}
+
+int64_t sys_getxpid(Process* self, TrapFrame* frame, const Args&) {
+  frame->reg(20) = sys_getppid(self, frame, Args{});  // a4
+  return self->tgid;
+}
+
+// The process's parent, also from a thread (threads have none of their own).
+int64_t sys_getppid(Process* self, TrapFrame*, const Args&) {
+  IrqLockGuard guard(sched::lock);
+  const Process* leader = find_process_locked(self->tgid);
+  return leader ? leader->parent_pid : 0;
+}
+
+int64_t sys_gettid(Process* self, TrapFrame*, const Args&) { return self->pid; }
+
+// pthread_join's word: zeroed and woken when this thread exits.
+int64_t sys_set_tid_address(Process* self, TrapFrame*, const Args& args) {
+  self->clear_child_tid = args.a[0];
+  return self->pid;
+}
+
+// Robust futex lists: accepted and kept nowhere. glibc registers one per
+// thread; only a thread that dies holding a robust mutex would need it.
+int64_t sys_set_robust_list(Process*, TrapFrame*, const Args& args) {
+  return args.a[1] == 24 ? 0 : error(EINVAL);  // sizeof(struct robust_list_head)
+}
+
+int64_t sys_futex(Process* self, TrapFrame*, const Args& args) {
+  return futex::call(self, args.a[0], args.a[1], args.a[2], args.a[3], args.a[4], args.a[5]);
+}
+
+// One process group and one session per process, each named by its pid:
+// enough for programs that ask, not job control.
+int64_t sys_getpgrp(Process* self, TrapFrame*, const Args&) { return self->tgid; }
+int64_t sys_getpgid(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[0] != 0 && !process_exists(static_cast<uint32_t>(args.a[0]))) return error(ESRCH);
+  return args.a[0] ? static_cast<int64_t>(args.a[0]) : self->tgid;
+}
+int64_t sys_getsid(Process* self, TrapFrame* frame, const Args& args) {
+  return sys_getpgid(self, frame, args);
+}
+int64_t sys_setpgid(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t pid = args.a[0] ? args.a[0] : self->tgid;
+  const uint64_t pgid = args.a[1] ? args.a[1] : pid;
+  if (!process_exists(static_cast<uint32_t>(pid))) return error(ESRCH);
+  return pgid == pid ? 0 : error(EPERM);
+}
+int64_t sys_setsid(Process* self, TrapFrame*, const Args&) { return self->tgid; }
+
+int64_t sys_sched_yield(Process*, TrapFrame*, const Args&) {
+  IrqLockGuard guard(sched::lock);
+  sched::schedule_locked();
+  return 0;
+}
+
+int64_t sys_nanosleep(Process* self, TrapFrame*, const Args& args) {
+  uint64_t cycles;
+  if (const int64_t e = timespec_cycles(self, args.a[0], &cycles); e < 0) return e;
+  return sleep_until(self, clock::cycles() + cycles);
+}
+
+// clock_nanosleep(clock, flags, request, remain): every clock counts
+// virtual time since boot, so TIMER_ABSTIME is a deadline on that count.
+int64_t sys_clock_nanosleep(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[0] > 11) return error(EINVAL);
+  uint64_t cycles;
+  if (const int64_t e = timespec_cycles(self, args.a[2], &cycles); e < 0) return e;
+  return sleep_until(self, (args.a[1] & kTimerAbstime) ? cycles : clock::cycles() + cycles);
+}
+
+}  // namespace kernel::sys

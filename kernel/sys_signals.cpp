@@ -1,0 +1,166 @@
+// Signal system calls (issue 29): dispositions, masks, sending, and the
+// return from a handler. Delivery itself is kernel/signals.cpp.
+#include "kernel/irq_lock.h"
+#include "kernel/linux_errno.h"
+#include "kernel/scheduler.h"
+#include "kernel/signals.h"
+#include "kernel/syscall_handlers.h"
+
+namespace kernel::sys {
+namespace {
+
+using signals::bit;
+using signals::kUnblockable;
+
+constexpr uint64_t kSigBlock = 1, kSigUnblock = 2, kSigSetmask = 3;  // Linux/Alpha's values
+constexpr uint64_t kSigsetBytes = 8;
+
+// The struct sigaction of Linux/Alpha's rt_sigaction: handler, flags (an
+// unsigned long in the kernel, an unsigned int padded to 8 in glibc's
+// kernel_sigaction: the low half is the flags), mask.
+struct UserSigaction {
+  uint64_t handler;
+  uint64_t flags;
+  uint64_t mask;
+};
+static_assert(sizeof(UserSigaction) == 24);
+
+// kill(pid > 0) and tgkill's target checks; -1 and process groups are not
+// supported (ESRCH), as a kernel with one process per group would answer.
+int64_t send_to_process(uint32_t pid, int64_t sig) {
+  IrqLockGuard guard(sched::lock);
+  Process* leader = find_process_locked(pid);
+  if (leader == nullptr || leader->group == nullptr || leader->group->threads == 0)
+    return error(ESRCH);
+  if (sig != 0) signals::send_group_locked(leader, static_cast<int>(sig));
+  return 0;
+}
+
+int64_t send_to_thread(uint32_t tgid, uint32_t tid, int64_t sig) {
+  IrqLockGuard guard(sched::lock);
+  Process* thread = find_thread_locked(tid);
+  if (thread == nullptr || (tgid != 0 && thread->tgid != tgid)) return error(ESRCH);
+  if (sig != 0) signals::send_thread_locked(thread, static_cast<int>(sig));
+  return 0;
+}
+
+}  // namespace
+
+// rt_sigaction(sig, act, oact, sigsetsize, restorer): glibc passes its
+// sigreturn stub as the fifth argument (Linux/Alpha's ka_restorer).
+int64_t sys_rt_sigaction(Process* self, TrapFrame*, const Args& args) {
+  const auto sig = static_cast<int64_t>(args.a[0]);
+  if (!signals::valid(sig) || args.a[3] != kSigsetBytes) return error(EINVAL);
+  UserSigaction act{};
+  if (args.a[1] != 0 && !copy_from_user(self->space(), &act, args.a[1], sizeof act))
+    return error(EFAULT);
+  if (args.a[1] != 0 && (sig == signals::kSigKill || sig == signals::kSigStop))
+    return error(EINVAL);
+  SignalAction& slot = self->group->actions[sig - 1];
+  SignalAction old;
+  {
+    IrqLockGuard guard(sched::lock);
+    old = slot;
+    if (args.a[1] != 0) {
+      slot = SignalAction{act.handler, act.flags & 0xffffffff, act.mask & ~kUnblockable, args.a[4]};
+      // A signal now ignored is discarded if pending (POSIX).
+      if (act.handler == signals::kSigIgn) self->group->pending &= ~bit(static_cast<int>(sig));
+    }
+  }
+  if (args.a[2] != 0) {
+    const UserSigaction out{old.handler, old.flags, old.mask};
+    if (!copy_to_user(self->space(), args.a[2], &out, sizeof out)) return error(EFAULT);
+  }
+  return 0;
+}
+
+int64_t sys_rt_sigprocmask(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[3] != kSigsetBytes) return error(EINVAL);
+  const uint64_t old = self->blocked;
+  if (args.a[1] != 0) {
+    uint64_t set;
+    if (!copy_from_user(self->space(), &set, args.a[1], 8)) return error(EFAULT);
+    switch (args.a[0]) {
+      case kSigBlock:
+        self->blocked |= set;
+        break;
+      case kSigUnblock:
+        self->blocked &= ~set;
+        break;
+      case kSigSetmask:
+        self->blocked = set;
+        break;
+      default:
+        return error(EINVAL);
+    }
+    self->blocked &= ~kUnblockable;
+  }
+  if (args.a[2] != 0 && !copy_to_user(self->space(), args.a[2], &old, 8)) return error(EFAULT);
+  return 0;
+}
+
+int64_t sys_rt_sigpending(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[1] != kSigsetBytes) return error(EINVAL);
+  const uint64_t set = (self->pending | self->group->pending) & self->blocked;
+  return copy_to_user(self->space(), args.a[0], &set, 8) ? 0 : error(EFAULT);
+}
+
+// rt_sigsuspend(mask, size): sleeps with `mask` until a signal is to be
+// handled; the handler runs with the old mask saved in its frame.
+int64_t sys_rt_sigsuspend(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[1] != kSigsetBytes) return error(EINVAL);
+  uint64_t mask;
+  if (!copy_from_user(self->space(), &mask, args.a[0], 8)) return error(EFAULT);
+  const uint64_t old = self->blocked;
+  self->blocked = mask & ~kUnblockable;
+  {
+    IrqLockGuard guard(sched::lock);
+    while (!signals::interrupted(self)) sched::sleep_locked(0);
+  }
+  // Delivered on the way out (kernel/traps.cpp) with this mask in force;
+  // the frame must restore the old one.
+  signals::deliver_with_saved_mask(self, old);
+  return error(EINTR);
+}
+
+// No alternate signal stacks: handlers run on the thread's stack.
+int64_t sys_sigaltstack(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[1] == 0) return 0;
+  const uint64_t disabled[3] = {0, 2 /* SS_DISABLE */, 0};
+  return copy_to_user(self->space(), args.a[1], disabled, sizeof disabled) ? 0 : error(EFAULT);
+}
+
+int64_t sys_kill(Process* self, TrapFrame*, const Args& args) {
+  const auto pid = static_cast<int64_t>(args.a[0]), sig = static_cast<int64_t>(args.a[1]);
+  if (sig != 0 && !signals::valid(sig)) return error(EINVAL);
+  if (pid == 0) return send_to_process(self->tgid, sig);  // our process group: ourselves
+  if (pid < 0 || pid > 0xffffffff) return error(ESRCH);
+  return send_to_process(static_cast<uint32_t>(pid), sig);
+}
+
+int64_t sys_tgkill(Process*, TrapFrame*, const Args& args) {
+  const auto tgid = static_cast<int64_t>(args.a[0]), tid = static_cast<int64_t>(args.a[1]),
+             sig = static_cast<int64_t>(args.a[2]);
+  if ((sig != 0 && !signals::valid(sig)) || tgid <= 0 || tid <= 0) return error(EINVAL);
+  return send_to_thread(static_cast<uint32_t>(tgid), static_cast<uint32_t>(tid), sig);
+}
+
+int64_t sys_tkill(Process*, TrapFrame*, const Args& args) {
+  const auto tid = static_cast<int64_t>(args.a[0]), sig = static_cast<int64_t>(args.a[1]);
+  if ((sig != 0 && !signals::valid(sig)) || tid <= 0) return error(EINVAL);
+  return send_to_thread(0, static_cast<uint32_t>(tid), sig);
+}
+
+int64_t sys_sigreturn(Process*, TrapFrame* frame, const Args& args) {
+  if (!signals::restore(frame, args.a[0], false))
+    kill_current(signals::kSigSegv, "bad sigreturn frame", "va", args.a[0], frame->pc);
+  return kRegistersSet;
+}
+
+int64_t sys_rt_sigreturn(Process*, TrapFrame* frame, const Args& args) {
+  if (!signals::restore(frame, args.a[0], true))
+    kill_current(signals::kSigSegv, "bad rt_sigreturn frame", "va", args.a[0], frame->pc);
+  return kRegistersSet;
+}
+
+}  // namespace kernel::sys

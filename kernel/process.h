@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "firmware/contexts_format.h"
 #include "firmware/load_map.h"
 #include "kernel/address_space.h"
 #include "kernel/initrd.h"
@@ -64,6 +65,9 @@ struct alignas(64) Process {
   char name[64];
   uint64_t fp[33];  // f0-f31, FPCR (user processes only)
 };
+// The contexts plugin reads a thread's pid from its PCB at each swpctx
+// (firmware/contexts_format.h).
+static_assert(__builtin_offsetof(Process, pid) == DCPI_PCB_PID_OFFSET);
 
 // The process running on this CPU (its idle thread when none).
 Process* current();

@@ -2,6 +2,7 @@
 // (seed 002 §3), top-down with inclusive and exclusive costs per context, or
 // bottom-up (each procedure's exclusive cost, then its callers), like perf
 // report --children and HPCToolkit's views; --flame-graph draws it as SVG.
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -38,7 +39,12 @@ int run_tree_command(const std::vector<std::string>& arguments) {
   const ContextTree tree = load_context_tree(options);
   ContextTreeView view;
   view.metric = parse_context_metric(options, tree);
-  if (options.value("min-percent")) view.min_percent = options.positive("min-percent", 0.5);
+  if (const auto text = options.value("min-percent")) {
+    char* end = nullptr;
+    view.min_percent = std::strtod(text->c_str(), &end);
+    if (text->empty() || *end != '\0' || !(view.min_percent >= 0 && view.min_percent <= 100))
+      throw UsageError("--min-percent is a percentage from 0 to 100, not '" + *text + "'");
+  }
   if (options.value("depth"))
     view.max_depth = static_cast<uint32_t>(options.number("depth", 0, 1, 100000));
   view.bottom_up = options.flag("bottom-up");

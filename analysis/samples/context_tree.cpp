@@ -94,6 +94,13 @@ std::vector<ContextNeighbour> sorted(
   return out;
 }
 
+// Node 0: the whole profile (no parent).
+ContextTreeNode all_node() {
+  ContextTreeNode node;
+  node.name = "[all]";
+  return node;
+}
+
 }  // namespace
 
 uint64_t ContextCosts::get(ContextMetric metric) const {
@@ -117,7 +124,7 @@ ContextCosts& ContextCosts::operator+=(const ContextCosts& other) {
 
 void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& profile,
                          ImageResolver& resolver, std::optional<uint32_t> pid) {
-  if (tree.nodes.empty()) tree.nodes.push_back(ContextTreeNode{"[all]", "", {}, {}, {}, {}});
+  if (tree.nodes.empty()) tree.nodes.push_back(all_node());
   tree.machine = profile.machine;
   const std::vector<uint32_t> thread_of = threads_of_nodes(profile);
   std::vector<uint32_t> merged(profile.nodes.size());
@@ -169,7 +176,7 @@ ContextTree invert_context_tree(const ContextTree& tree) {
   ContextTree out;
   out.machine = tree.machine;
   out.epochs = tree.epochs;
-  out.nodes.push_back(ContextTreeNode{"[all]", "", {}, {}, {}, {}});
+  out.nodes.push_back(all_node());
   for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
     const ContextTreeNode& node = tree.nodes[i];
     if (node.self.instructions == 0 && node.self.cycles == 0) continue;

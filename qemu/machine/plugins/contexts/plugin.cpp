@@ -59,7 +59,9 @@ struct State {
   uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;
   std::mutex mutex;  // translations, the thread map
   std::deque<InsnInfo> insns;
-  std::map<uint32_t, std::unique_ptr<Thread>> threads;  // by pid
+  // By (pid, PCB): every CPU's idle thread has pid 0, and a pid's Process
+  // slot may be reused by a later pid.
+  std::map<std::pair<uint32_t, uint64_t>, std::unique_ptr<Thread>> threads;
   std::vector<std::unique_ptr<Thread>> boot;            // one per vCPU
   std::vector<Vcpu> vcpus;
   qemu_plugin_register* sp = nullptr;
@@ -120,7 +122,7 @@ void switch_thread(Vcpu& vcpu) {
   if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, vcpu.buffer, sizeof pid))
     std::memcpy(&pid, vcpu.buffer->data, sizeof pid);
   std::lock_guard<std::mutex> lock(state->mutex);
-  std::unique_ptr<Thread>& thread = state->threads[pid];
+  std::unique_ptr<Thread>& thread = state->threads[{pid, pcb}];
   if (!thread) {
     thread = std::make_unique<Thread>();
     thread->pid = pid;
@@ -187,7 +189,7 @@ void on_exit(qemu_plugin_id_t, void*) {
   for (const auto& boot : state->boot)
     if (boot->tree.nodes().size() > 1 || boot->tree.nodes()[0].instructions)
       threads.push_back({boot->pid, boot->cpu, boot->pcb, &boot->tree});
-  for (const auto& [pid, thread] : state->threads)
+  for (const auto& [key, thread] : state->threads)
     threads.push_back({thread->pid, thread->cpu, thread->pcb, &thread->tree});
   if (!dcpi::contexts::write_contexts_file(state->out_path, state->machine, threads)) {
     const std::string message = "contexts: cannot write " + state->out_path + "\n";

@@ -62,7 +62,7 @@ struct State {
   // By (pid, PCB): every CPU's idle thread has pid 0, and a pid's Process
   // slot may be reused by a later pid.
   std::map<std::pair<uint32_t, uint64_t>, std::unique_ptr<Thread>> threads;
-  std::vector<std::unique_ptr<Thread>> boot;            // one per vCPU
+  std::vector<std::unique_ptr<Thread>> boot;  // one per vCPU
   std::vector<Vcpu> vcpus;
   qemu_plugin_register* sp = nullptr;
   qemu_plugin_register* a0 = nullptr;

@@ -130,6 +130,16 @@ def check_reports(db, tmp):
            "the folded stacks add up to the tree's total")
     expect(any(line.endswith(";cheap;work " + line.rsplit(" ", 1)[1]) for line in folded.splitlines()),
            "a folded stack ends main;...;cheap;work")
+    pprof = os.path.join(tmp, "contexts.pb.gz")
+    dcpi("export", "--db", db, "--format", "pprof", "--contexts", "-o", pprof)
+    proto = os.path.join(os.path.dirname(__file__), "..", "..", "analysis", "reports", "proto")
+    if shutil.which("protoc"):
+        decoded = subprocess.run(
+            f"zcat {pprof} | protoc --decode=perftools.profiles.Profile -I {proto} profile.proto",
+            shell=True, capture_output=True, text=True, timeout=60).stdout
+        stacks = [block.count("location_id") for block in decoded.split("sample {")[1:]]
+        expect(stacks and max(stacks) >= 4, f"pprof --contexts: {len(stacks)} samples with "
+               f"location stacks up to {max(stacks or [0])} deep")
     svg = os.path.join(tmp, "flame.svg")
     dcpi("export", "--db", db, "--format", "svg", "-o", svg)
     tree = ElementTree.parse(svg)

@@ -70,6 +70,7 @@ class ProfileBuilder {
   const std::string& machine() const { return machine_; }
 
   LoadMapModel& load_map() { return load_map_; }
+  const LoadMapModel& load_map() const { return load_map_; }
   // Value-tuple reduction (seed 001 §2.2, §2.4): add plug-in modules here.
   values::ValueReducer& values() { return values_; }
   const IngestTotals& totals() const { return totals_; }

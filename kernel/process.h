@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "firmware/contexts_format.h"
 #include "firmware/load_map.h"
 #include "kernel/address_space.h"
 #include "kernel/initrd.h"
@@ -143,6 +144,9 @@ struct alignas(64) Process {
 
   AddressSpace& space() { return mm->space; }
 };
+// The contexts plugin reads a thread's pid from its PCB at each swpctx
+// (firmware/contexts_format.h).
+static_assert(__builtin_offsetof(Process, pid) == DCPI_PCB_PID_OFFSET);
 
 // The process running on this CPU (its idle thread when none).
 Process* current();

@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "profiledb/context_file.h"
 #include "profiledb/image_catalog.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
@@ -56,6 +57,14 @@ void check_epoch_entry(const fs::directory_entry& entry, CheckReport& report, Ep
                               ": leftover temporary file of an interrupted write (safe to "
                               "delete; dcpi db check --repair does)");
     report.debris.push_back(entry.path());
+    return;
+  }
+  if (name == profiledb::kContextsFileName) {  // dcpi run --contexts (context_file.h)
+    try {
+      profiledb::read_contexts_file(entry.path());
+    } catch (const ProfileFormatError& error) {
+      report.problems.push_back(error.what());
+    }
     return;
   }
   const bool values = name.ends_with(values::kValueSuffix);

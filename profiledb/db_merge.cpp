@@ -6,6 +6,7 @@
 
 #include "firmware/crc32c.h"
 #include "profiledb/container.h"
+#include "profiledb/context_file.h"
 #include "profiledb/image_catalog.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
@@ -122,6 +123,11 @@ uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
       const values::ValueFile file = values::read_value_file(info.file);
       writer.merge_values(epoch, file.info, file.hotlists);
     }
+    const fs::path contexts =
+        db.directory() / epoch_directory_name(from) / profiledb::kContextsFileName;
+    if (fs::exists(contexts))  // checked as it is read, stored as it was
+      writer.store_contexts(epoch,
+                            profiledb::encode_contexts(profiledb::read_contexts_file(contexts)));
     metadata.epoch = epoch;
     writer.replace_epoch_metadata(metadata);  // kept as it was, counts and all
     writer.commit_batch();

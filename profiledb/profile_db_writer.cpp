@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "profiledb/container.h"
+#include "profiledb/context_file.h"
 #include "profiledb/profile_format.h"
 
 namespace dcpi {
@@ -306,6 +307,11 @@ void ProfileDatabaseWriter::add_recording(const std::string& identity) {
   for (const std::string& line : read_recording_lines(current_version(file))) text += line + '\n';
   text += identity + '\n';
   write_atomically(file, text.data(), text.size());
+}
+
+void ProfileDatabaseWriter::store_contexts(uint64_t epoch, const std::vector<uint8_t>& bytes) {
+  const fs::path file = ensure_epoch_directory(epoch) / profiledb::kContextsFileName;
+  write_atomically(file, bytes.data(), bytes.size());
 }
 
 void ProfileDatabaseWriter::record_images(const std::vector<RecordedImage>& images) {

@@ -86,6 +86,9 @@ class ProfileDatabaseWriter {
   // Adds images to DIR/IMAGES (image_catalog.h): one entry per (build-id,
   // guest path), a newer host path replacing an older one. Batch-aware.
   void record_images(const std::vector<RecordedImage>& images);
+  // Stores the calling-context file of `epoch` (context_file.h; `dcpi run
+  // --contexts`), replacing any it had: one run owns its epochs.
+  void store_contexts(uint64_t epoch, const std::vector<uint8_t>& bytes);
 
   const std::filesystem::path& directory() const { return directory_; }
   uint64_t bytes_written() const { return bytes_written_; }

@@ -6,13 +6,18 @@
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/context_options.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/reports/context_output.h"
+#include "analysis/reports/context_pprof.h"
+#include "analysis/reports/flame_graph_svg.h"
 #include "analysis/reports/pprof_export.h"
 
 namespace dcpi {
 
 const std::string_view kExportUsage =
-    "usage: dcpi export --format pprof|json [--db DIR] [-o FILE | --output FILE]\n"
+    "usage: dcpi export --format pprof|json|folded|svg [--contexts] [--db DIR]\n"
+    "                   [-o FILE | --output FILE]\n"
     "                   [--images DIR[:DIR...]] [--image NAME] [--pid N] [--cpu N]\n"
     "                   [--epoch N[,N...]|all]\n"
     "\n"
@@ -20,19 +25,55 @@ const std::string_view kExportUsage =
     "         sample per stored row, labels pid/cpu/epoch, one value per event\n"
     "         (unit: count of samples); --output is required\n"
     "  json   {samples: [{epoch, event, image, pid, cpu, address, count, procedure,\n"
-    "         file, line}]}; to --output, or stdout\n";
+    "         file, line}]}; to --output, or stdout\n"
+    "  folded the exact calling contexts (dcpi run --contexts) as folded stacks, one line\n"
+    "         \"thread;caller;callee COST\" per context (flamegraph.pl, speedscope, inferno)\n"
+    "  svg    the same as a self-contained SVG flame graph\n"
+    "  --contexts  with pprof: the calling contexts instead of the samples, each context a\n"
+    "         sample with its call path as the location stack\n"
+    "  --metric  folded and svg: cycles, instructions or calls (default: cycles on qemu)\n";
+
+namespace {
+
+// folded, svg and pprof --contexts: from the exact calling context tree.
+int export_contexts(const ParsedOptions& options, const std::string& format,
+                    const std::optional<std::string>& output) {
+  const ContextTree tree = load_context_tree(options);
+  if (format == "pprof") {
+    write_gzip_file(*output, build_context_pprof(tree));
+    std::cerr << "dcpi export: wrote " << *output << " (" << tree.nodes.size() - 1
+              << " calling contexts)\n";
+    return 0;
+  }
+  if (format == "json") throw UsageError("--contexts goes with --format pprof, folded or svg");
+  const ContextMetric metric = parse_context_metric(options, tree);
+  std::ofstream file;
+  if (output) file.open(*output);
+  std::ostream& out = output ? file : std::cout;
+  if (format == "folded")
+    print_folded(out, tree, metric);
+  else
+    write_flame_graph_svg(out, tree, metric, "dcpi flame graph: " + options.database());
+  if (!out.flush()) throw std::runtime_error("cannot write " + output.value_or("stdout"));
+  return 0;
+}
+
+}  // namespace
 
 int run_export_command(const std::vector<std::string>& arguments) {
   std::vector<std::string> rest;
   for (size_t i = 0; i < arguments.size(); ++i)  // "-o FILE" is the one short option
     rest.push_back(arguments[i] == "-o" ? "--output" : arguments[i]);
   const ParsedOptions options(
-      rest, {{"format", "db", "output", "images", "image", "pid", "cpu", "epoch"}, {}});
+      rest, {{"format", "db", "output", "images", "image", "pid", "cpu", "epoch", "metric"},
+             {"contexts"}});
   const std::string format = options.required("format");
-  if (format != "pprof" && format != "json")
-    throw UsageError("--format wants 'pprof' or 'json', not '" + format + "'");
+  if (format != "pprof" && format != "json" && format != "folded" && format != "svg")
+    throw UsageError("--format wants 'pprof', 'json', 'folded' or 'svg', not '" + format + "'");
   const auto output = options.value("output");
   if (format == "pprof" && !output) throw UsageError("--format pprof needs -o FILE.pb.gz");
+  if (format == "folded" || format == "svg" || options.flag("contexts"))
+    return export_contexts(options, format, output);
   const ProfileDatabase database = ProfileDatabase::open(options.database());
   const SampleSet samples = load_samples(database, parse_sample_filter(options));
   ImageResolver resolver = image_resolver(options, {options.database()});

@@ -4,11 +4,14 @@
 // count toward the totals, so the percentages add up to 100.
 #include <algorithm>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
+#include "analysis/cli/context_options.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/reports/context_output.h"
 #include "analysis/reports/prof_output.h"
 #include "analysis/samples/profile_table.h"
 
@@ -18,6 +21,7 @@ const std::string_view kProfUsage =
     "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by KEY[,KEY...]]\n"
     "                 [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
     "                 [--limit N] [--wide] [--json]\n"
+    "       dcpi prof [--db DIR] (--callers PROC | --callees PROC) [--metric M] [--pid N]\n"
     "\n"
     "Samples per procedure (or per image, process, CPU), most sampled first, like dcpiprof.\n"
     "  --db      the profile database directory (default ./dcpi.db)\n"
@@ -36,11 +40,47 @@ const std::string_view kProfUsage =
     "  --limit   print at most N rows (totals still cover everything)\n"
     "  --wide    print long procedure names whole (by default a name longer than 50\n"
     "            characters is cut in the middle, so the image column stays on screen)\n"
+    "  --callers, --callees  from the exact calling contexts (dcpi run --contexts): who\n"
+    "            called PROC (or whom it called), with the calls and the inclusive cost\n"
+    "            of PROC's contexts under each caller (of each callee's under PROC)\n"
+    "  --metric  with --callers/--callees: cycles, instructions or calls\n"
     "  --json    JSON: {by, events, totals, rows: [{image, image_path, build_id, pid,\n"
     "            programs, cpu, procedure, start, source: {file, line}, samples,\n"
     "            percent, ...}]} (the fields of the --by keys; names always whole)\n";
 
 namespace {
+
+const std::set<std::string> kProfValueOptions = {"db",    "images",  "by",      "sort",
+                                                 "image", "pid",     "cpu",     "epoch",
+                                                 "limit", "callers", "callees", "metric"};
+
+// --callers P / --callees P: from the exact calling contexts (dcpi run
+// --contexts), the procedures that called P, or that P called, with the
+// inclusive cost of those calls (seed 002 §3).
+int print_neighbours(const std::vector<std::string>& arguments) {
+  const ParsedOptions options(arguments, {kProfValueOptions, {"json", "wide"}});
+  if (options.value("callers") && options.value("callees"))
+    throw UsageError("give --callers or --callees, not both");
+  const bool callers = options.value("callers").has_value();
+  const std::string procedure = callers ? *options.value("callers") : *options.value("callees");
+  const ContextTree tree = load_context_tree(options);
+  const std::vector<ContextNeighbour> rows =
+      callers ? context_callers(tree, procedure) : context_callees(tree, procedure);
+  if (options.flag("json")) {
+    print_context_neighbours_json(std::cout, rows, procedure, callers);
+    return 0;
+  }
+  const ContextMetric metric = parse_context_metric(options, tree);
+  const bool known =
+      std::any_of(tree.nodes.begin(), tree.nodes.end(),
+                  [&](const ContextTreeNode& node) { return node.name == procedure; });
+  if (!known)
+    throw std::runtime_error("no calling context runs " + procedure +
+                             " (dcpi tree lists the procedures by name)");
+  print_context_neighbours(std::cout, rows, procedure, callers, metric,
+                           tree.nodes[0].total.get(metric));
+  return 0;
+}
 
 struct ProfRequest {
   std::string database;
@@ -53,9 +93,7 @@ struct ProfRequest {
 };
 
 ProfRequest parse_request(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(
-      arguments,
-      {{"db", "images", "by", "sort", "image", "pid", "cpu", "epoch", "limit"}, {"json", "wide"}});
+  const ParsedOptions options(arguments, {kProfValueOptions, {"json", "wide"}});
   ProfRequest request;
   request.database = options.database();
   request.images = options.value("images");
@@ -84,6 +122,9 @@ ProfRequest parse_request(const std::vector<std::string>& arguments) {
 }  // namespace
 
 int run_prof_command(const std::vector<std::string>& arguments) {
+  for (const std::string& argument : arguments)
+    if (argument.starts_with("--callers") || argument.starts_with("--callees"))
+      return print_neighbours(arguments);
   const ProfRequest request = parse_request(arguments);
   const ProfileDatabase database = ProfileDatabase::open(request.database);
   ImageResolver resolver = image_resolver(request.images, {request.database});

@@ -33,7 +33,7 @@ namespace dcpi {
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
     "                [--period CYCLES [--period-range CYCLES]] [--events cycles] [--no-profile]\n"
-    "                [--machine qemu|ev5] [--truth FILE]\n"
+    "                [--machine qemu|ev5] [--truth FILE] [--contexts]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -70,6 +70,9 @@ const std::string_view kRunUsage =
     "               the Alpha 21164 charging its stalls to the guest clock; slower)\n"
     "  --truth      also write the ground truth to FILE: exact execution counts (qemu),\n"
     "               plus per-instruction cycles and stall causes (ev5); see dcpi score\n"
+    "  --contexts   also record every thread's exact calling context tree (seed 002):\n"
+    "               calls, instructions and cycles per context, from the machine, no\n"
+    "               instrumentation; see dcpi tree, dcpi prof --callers/--callees\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -246,6 +249,7 @@ void parse_machine_choice(const ParsedOptions& options, const std::filesystem::p
     truth = *file;
   }
   choose_timing_machine(run, build, machine, truth);
+  if (options.flag("contexts")) add_contexts_plugin(run, build);
 }
 
 RunRequest parse_run_options(const ParsedOptions& options) {
@@ -405,6 +409,10 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
             << result.decode.rejected() << ", lost " << result.decode.lost_records
             << ", dropped in the guest ring " << result.ring_records_dropped << " ("
             << result.ring_samples_dropped << " samples)\n";
+  if (result.contexts_epoch != 0)
+    std::cerr << "dcpi run: " << result.context_nodes << " calling contexts of "
+              << result.context_threads << " threads stored in epoch " << result.contexts_epoch
+              << " (dcpi tree --db " << run.database.string() << ")\n";
   if (t.samples != 0)
     std::cerr << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
 }
@@ -423,12 +431,13 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     }
   }
   const ParsedOptions options(
-      arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
-                   "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
-                   "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
-                   "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
-                   "truth"},
-                  {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd"}});
+      arguments,
+      {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
+        "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
+        "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
+        "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
+        "truth"},
+       {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd", "contexts"}});
   RunRequest run = parse_run_options(options);
   for (const GuestOutput& output : outputs) run.outputs.push_back(output.guest);
   std::unique_ptr<BundledInitrd> bundled;

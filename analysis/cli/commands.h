@@ -43,6 +43,8 @@ int run_values_command(const std::vector<std::string>& arguments);
 extern const std::string_view kValuesUsage;
 int run_export_command(const std::vector<std::string>& arguments);
 extern const std::string_view kExportUsage;
+int run_tree_command(const std::vector<std::string>& arguments);
+extern const std::string_view kTreeUsage;
 int run_report_command(const std::vector<std::string>& arguments);
 extern const std::string_view kReportUsage;
 

@@ -30,6 +30,8 @@ const std::array kCommands = {
             dcpi::kBenchDbUsage, dcpi::run_bench_db_command},
     Command{"prof", "samples per procedure, image, pid or CPU, with % and cum% (dcpiprof)",
             dcpi::kProfUsage, dcpi::run_prof_command},
+    Command{"tree", "the exact calling context tree (dcpi run --contexts), top-down or bottom-up",
+            dcpi::kTreeUsage, dcpi::run_tree_command},
     Command{"list", "a procedure's instructions annotated with samples (dcpilist)",
             dcpi::kListUsage, dcpi::run_list_command},
     Command{"stats", "per-procedure variation across runs or epochs (dcpistats)", dcpi::kStatsUsage,
@@ -110,7 +112,8 @@ bool asks_for_help(const std::vector<std::string>& arguments) {
 // (issue 30). Not run (the program's own output is echoed as it is), export
 // (binary pprof) or report (HTML, escaped as HTML).
 bool writes_text_report(std::string_view name) {
-  for (std::string_view report : {"prof", "list", "stats", "diff", "values", "calc", "score", "db"})
+  for (std::string_view report :
+       {"prof", "tree", "list", "stats", "diff", "values", "calc", "score", "db"})
     if (name == report) return true;
   return false;
 }

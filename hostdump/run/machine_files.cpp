@@ -1,5 +1,7 @@
 #include "hostdump/run/machine_files.h"
 
+#include <unistd.h>
+
 #include <stdexcept>
 #include <system_error>
 
@@ -54,6 +56,19 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
     if (!plugin) throw std::runtime_error("--truth needs libdcpi_exec_counts.so (not built)");
     request.machine.plugins.push_back("file=" + plugin->string() + truth);
   }
+}
+
+void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build) {
+  const auto plugin = machine_file(build, "libdcpi_contexts.so");
+  if (!plugin)
+    throw std::runtime_error(
+        "--contexts needs libdcpi_contexts.so (not built: QEMU's "
+        "qemu-plugin.h or glib was not found)");
+  request.contexts_raw = (std::filesystem::temp_directory_path() /
+                          ("dcpi-contexts-" + std::to_string(::getpid()) + ".cct"))
+                             .string();
+  request.machine.plugins.push_back("file=" + plugin->string() + ",out=" + request.contexts_raw +
+                                    ",machine=" + request.timing_machine);
 }
 
 }  // namespace dcpi

@@ -20,4 +20,8 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
                            const std::string& machine,
                            const std::optional<std::filesystem::path>& truth_file);
 
+// dcpi run --contexts: loads libdcpi_contexts.so beside the machine's own
+// plugin (after choose_timing_machine), writing to request.contexts_raw.
+void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build);
+
 }  // namespace dcpi

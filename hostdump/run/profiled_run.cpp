@@ -7,6 +7,7 @@
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
 #include "hostdump/run/booted_images.h"
+#include "hostdump/run/context_store.h"
 #include "hostdump/serial/stream_source.h"
 #include "hostdump/values/customization_module.h"
 #include "profiledb/profile_db.h"
@@ -188,6 +189,7 @@ void run_until_done(const RunRequest& options, RunResult& result) {
   }
   result.console = session.stop();
   result.host_messages = session.host_messages();
+  if (!options.contexts_raw.empty()) store_run_contexts(options, builder, writer, result);
 }
 
 }  // namespace

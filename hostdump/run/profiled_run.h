@@ -64,6 +64,9 @@ struct RunRequest {
   // With a truth plugin: where the run lists its images for it (the
   // plugin's images=), written before boot, removed after.
   std::string truth_images;
+  // dcpi run --contexts: where the contexts plugin writes its raw calling
+  // context tree (empty: no plugin); attributed into the run's last epoch.
+  std::string contexts_raw;
   // (host file, guest path) of images the initrd carries whose host files are
   // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
   std::vector<std::pair<std::string, std::string>> known_images;
@@ -82,6 +85,10 @@ struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
   // run said about it.
   int stop_signal = 0;
   std::string stop_reason;
+  // --contexts: threads and contexts stored, and in which epoch (0: none).
+  uint64_t context_threads = 0;
+  uint64_t context_nodes = 0;
+  uint64_t contexts_epoch = 0;
 };
 
 // Runs the workloads to their end, or until a stop signal (then

@@ -1,0 +1,16 @@
+// The options the calling-context reports share (dcpi tree, prof --callers/
+// --callees, export --format folded): which database, epochs, process and
+// metric, turned into a loaded ContextTree.
+#pragma once
+#include "analysis/cli/cli_options.h"
+#include "analysis/samples/context_tree.h"
+
+namespace dcpi {
+
+// --db, --images, --epoch, --pid.
+ContextTree load_context_tree(const ParsedOptions& options);
+// --metric cycles|instructions|calls; the default is cycles on `qemu` and
+// instructions on `ev5` (whose cycles the contexts plugin does not see yet).
+ContextMetric parse_context_metric(const ParsedOptions& options, const ContextTree& tree);
+
+}  // namespace dcpi

@@ -1,0 +1,160 @@
+#include "analysis/reports/context_output.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "analysis/reports/json_writer.h"
+
+namespace dcpi {
+namespace {
+
+double percent(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::vector<uint32_t> children_by_cost(const ContextTree& tree, uint32_t node,
+                                       ContextMetric metric) {
+  std::vector<uint32_t> children = tree.nodes[node].children;
+  std::stable_sort(children.begin(), children.end(), [&](uint32_t a, uint32_t b) {
+    return tree.nodes[a].total.get(metric) > tree.nodes[b].total.get(metric);
+  });
+  return children;
+}
+
+bool shown(const ContextTree& tree, uint32_t node, const ContextTreeView& view, uint32_t depth) {
+  if (view.max_depth && depth > *view.max_depth) return false;
+  const uint64_t total = tree.nodes[0].total.get(view.metric);
+  return percent(tree.nodes[node].total.get(view.metric), total) >= view.min_percent;
+}
+
+void print_node(std::ostream& out, const ContextTree& tree, uint32_t node,
+                const ContextTreeView& view, uint32_t depth) {
+  const ContextTreeNode& n = tree.nodes[node];
+  const uint64_t total = tree.nodes[0].total.get(view.metric);
+  char columns[96];
+  if (view.bottom_up)
+    std::snprintf(columns, sizeof columns, "%6.2f%%          %10llu  ",
+                  percent(n.total.get(view.metric), total),
+                  static_cast<unsigned long long>(n.total.calls));
+  else
+    std::snprintf(columns, sizeof columns, "%6.2f%% %6.2f%%  %10llu  ",
+                  percent(n.total.get(view.metric), total), percent(n.self.get(view.metric), total),
+                  static_cast<unsigned long long>(n.self.calls));
+  out << columns << std::string(2 * (depth - 1), ' ') << n.name;
+  if (!n.image.empty()) out << "  [" << n.image << "]";
+  out << '\n';
+  for (uint32_t child : children_by_cost(tree, node, view.metric))
+    if (shown(tree, child, view, depth + 1)) print_node(out, tree, child, view, depth + 1);
+}
+
+void json_node(JsonWriter& json, const ContextTree& tree, uint32_t node,
+               const ContextTreeView& view, uint32_t depth) {
+  const ContextTreeNode& n = tree.nodes[node];
+  json.begin_object().key("name").value(n.name).key("image").value(n.image);
+  json.key("calls").value(n.self.calls);
+  json.key("self").begin_object().key("instructions").value(n.self.instructions);
+  json.key("cycles").value(n.self.cycles).end_object();
+  json.key("total").begin_object().key("instructions").value(n.total.instructions);
+  json.key("cycles").value(n.total.cycles).end_object();
+  json.key("children").begin_array();
+  for (uint32_t child : children_by_cost(tree, node, view.metric))
+    if (shown(tree, child, view, depth + 1)) json_node(json, tree, child, view, depth + 1);
+  json.end_array().end_object();
+}
+
+std::string folded_name(std::string name) {
+  std::replace(name.begin(), name.end(), ';', ':');
+  std::replace(name.begin(), name.end(), '\n', ' ');
+  return name;
+}
+
+}  // namespace
+
+const char* metric_name(ContextMetric metric) {
+  switch (metric) {
+    case ContextMetric::kCycles:
+      return "cycles";
+    case ContextMetric::kInstructions:
+      return "instructions";
+    case ContextMetric::kCalls:
+      return "calls";
+  }
+  return "";
+}
+
+void print_context_tree(std::ostream& out, const ContextTree& tree, const ContextTreeView& view) {
+  const uint64_t total = tree.nodes[0].total.get(view.metric);
+  out << "Calling context tree (" << (view.bottom_up ? "bottom-up" : "top-down") << ") of "
+      << metric_name(view.metric) << " = " << total << " ("
+      << (tree.machine == DCPI_CONTEXTS_MACHINE_EV5 ? "ev5" : "qemu") << ", exact)\n\n";
+  out << (view.bottom_up ? "    self            calls  procedure\n"
+                         : "   total    self       calls  procedure\n");
+  for (uint32_t child : children_by_cost(tree, 0, view.metric))
+    if (shown(tree, child, view, 1)) print_node(out, tree, child, view, 1);
+}
+
+void print_context_tree_json(std::ostream& out, const ContextTree& tree,
+                             const ContextTreeView& view) {
+  JsonWriter json(out);
+  json.begin_object().key("metric").value(metric_name(view.metric));
+  json.key("machine").value(tree.machine == DCPI_CONTEXTS_MACHINE_EV5 ? "ev5" : "qemu");
+  json.key("view").value(view.bottom_up ? "bottom-up" : "top-down");
+  json.key("root");
+  json_node(json, tree, 0, view, 0);
+  json.end_object();
+  out << '\n';
+}
+
+void print_context_neighbours(std::ostream& out, const std::vector<ContextNeighbour>& rows,
+                              const std::string& procedure, bool callers, ContextMetric metric,
+                              uint64_t total) {
+  out << (callers ? "Callers of " : "Callees of ") << procedure << " (inclusive "
+      << metric_name(metric) << " of " << (callers ? "its calls from each" : "each call")
+      << ", exact)\n\n";
+  out << "      calls  " << metric_name(metric) << "      %  " << (callers ? "caller" : "callee")
+      << '\n';
+  for (const ContextNeighbour& row : rows) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%11llu  %12llu %6.2f%%  ",
+                  static_cast<unsigned long long>(row.costs.calls),
+                  static_cast<unsigned long long>(row.costs.get(metric)),
+                  percent(row.costs.get(metric), total));
+    out << line << row.name;
+    if (!row.image.empty()) out << "  [" << row.image << "]";
+    out << '\n';
+  }
+}
+
+void print_context_neighbours_json(std::ostream& out, const std::vector<ContextNeighbour>& rows,
+                                   const std::string& procedure, bool callers) {
+  JsonWriter json(out);
+  json.begin_object().key("procedure").value(procedure);
+  json.key(callers ? "callers" : "callees").begin_array(JsonWriter::Break::kLines);
+  for (const ContextNeighbour& row : rows)
+    json.begin_object()
+        .key("name")
+        .value(row.name)
+        .key("image")
+        .value(row.image)
+        .key("calls")
+        .value(row.costs.calls)
+        .key("instructions")
+        .value(row.costs.instructions)
+        .key("cycles")
+        .value(row.costs.cycles)
+        .end_object();
+  json.end_array().end_object();
+  out << '\n';
+}
+
+void print_folded(std::ostream& out, const ContextTree& tree, ContextMetric metric) {
+  for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
+    const uint64_t cost = tree.nodes[i].self.get(metric);
+    if (cost == 0) continue;
+    const std::vector<std::string> path = context_path(tree, i);
+    for (size_t k = 0; k < path.size(); ++k) out << (k ? ";" : "") << folded_name(path[k]);
+    out << ' ' << cost << '\n';
+  }
+}
+
+}  // namespace dcpi

@@ -1,0 +1,15 @@
+// Attribution of the contexts plugin's raw calling context tree (guest PCs)
+// to images and ELF addresses, with the run's load map (DCPI §4.3.2, the
+// rules samples follow): what `dcpi run --contexts` stores in the database.
+#pragma once
+#include "hostdump/load_map_model.h"
+#include "profiledb/context_file.h"
+
+namespace dcpi {
+
+// Every address (a node's procedure and call site) placed in its thread's
+// pid; one that no image claims keeps its raw PC with no image.
+profiledb::ContextProfile attribute_contexts(const profiledb::ContextProfile& raw,
+                                             const LoadMapModel& load_map);
+
+}  // namespace dcpi

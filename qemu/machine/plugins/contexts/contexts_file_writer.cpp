@@ -1,0 +1,69 @@
+#include "qemu/machine/plugins/contexts/contexts_file_writer.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include "firmware/crc32c.h"
+
+namespace dcpi::contexts {
+namespace {
+
+template <typename T>
+void append(std::vector<uint8_t>& out, const T& value) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+DcpiContextNode record_of(const Node& node, uint32_t base) {
+  DcpiContextNode record{};
+  record.parent = node.parent == DCPI_CONTEXTS_NO_PARENT ? node.parent : node.parent + base;
+  record.kind = node.kind;
+  record.image = DCPI_CONTEXTS_NO_IMAGE;
+  record.site_image = DCPI_CONTEXTS_NO_IMAGE;
+  record.address = node.address;
+  record.call_site = node.call_site;
+  record.calls = node.calls;
+  record.instructions = node.instructions;
+  record.cycles = node.cycles;
+  return record;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_contexts(uint16_t machine, const std::vector<ThreadEntry>& threads) {
+  DcpiContextsHeader header{};
+  std::memcpy(header.magic, DCPI_CONTEXTS_MAGIC, sizeof header.magic);
+  header.version = DCPI_CONTEXTS_VERSION;
+  header.header_bytes = sizeof header;
+  header.thread_count = static_cast<uint32_t>(threads.size());
+  header.machine = machine;
+  std::vector<uint8_t> out;
+  std::vector<uint32_t> bases;
+  uint32_t nodes = 0;
+  for (const ThreadEntry& thread : threads) {
+    bases.push_back(nodes);
+    nodes += static_cast<uint32_t>(thread.tree->nodes().size());
+  }
+  header.node_count = nodes;
+  append(out, header);
+  for (size_t i = 0; i < threads.size(); ++i)
+    append(out, DcpiContextThread{threads[i].pid, bases[i], threads[i].cpu, 0, threads[i].pcb});
+  for (size_t i = 0; i < threads.size(); ++i)
+    for (const Node& node : threads[i].tree->nodes()) append(out, record_of(node, bases[i]));
+  append(out, crc32c(out.data(), out.size()));
+  append(out, uint32_t{DCPI_CONTEXTS_TRAILER_MAGIC});
+  return out;
+}
+
+bool write_contexts_file(const std::string& path, uint16_t machine,
+                         const std::vector<ThreadEntry>& threads) {
+  const std::vector<uint8_t> bytes = encode_contexts(machine, threads);
+  const std::string temporary = path + ".tmp";
+  FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (!file) return false;
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (std::fclose(file) != 0 || !written) return false;
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace dcpi::contexts

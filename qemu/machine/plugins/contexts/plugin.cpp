@@ -1,0 +1,226 @@
+// contexts: a QEMU TCG plugin that builds the exact calling context tree of
+// every thread the guest runs (seed 002 §3), with no instrumentation of the
+// guest and no effect on its clock (it only adds host-side callbacks). Both
+// machines load it beside their own plugin (`dcpi run --contexts`):
+//   qemu-system-alpha … -plugin file=libdcpi_contexts.so,out=PATH[,machine=ev5]
+// At exit it writes PATH (firmware/contexts_format.h, raw guest PCs).
+//
+// Threads: the kernel switches with CALL_PAL swpctx, a0 = the next PCB, whose
+// Process holds the pid at DCPI_PCB_PID_OFFSET; each vCPU charges the thread
+// it last switched to (before its first switch, a boot context of its own).
+// Modes: KSEG PCs are the kernel's or PALcode's (firmware/memory_map.h).
+#include <glib.h>
+
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "firmware/memory_map.h"
+#include "firmware/pal_abi.h"
+#include "isa/decode.h"
+#include "qemu/machine/plugins/contexts/contexts_file_writer.h"
+#include "qemu/machine/plugins/contexts/thread_contexts.h"
+#include "qemu/machine/plugins/qemu_plugin.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+namespace {
+
+using dcpi::contexts::ThreadContexts;
+
+enum class Kind : uint8_t { kPlain, kCall, kReturn, kCoroutine, kSwitch };
+
+// One per translated instruction: the same PC holds different code in
+// different address spaces (every program starts at 0x120000000).
+struct InsnInfo {
+  uint64_t pc;
+  Kind kind;
+  bool user;
+};
+
+struct Thread {
+  uint32_t pid = 0;
+  uint32_t cpu = DCPI_CONTEXTS_NO_CPU;
+  uint64_t pcb = 0;
+  ThreadContexts tree;
+};
+
+struct Vcpu {
+  Thread* thread = nullptr;
+  GByteArray* buffer = nullptr;
+};
+
+struct State {
+  std::string out_path = "contexts.cct";
+  uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;
+  std::mutex mutex;  // translations, the thread map
+  std::deque<InsnInfo> insns;
+  // By (pid, PCB): every CPU's idle thread has pid 0, and a pid's Process
+  // slot may be reused by a later pid.
+  std::map<std::pair<uint32_t, uint64_t>, std::unique_ptr<Thread>> threads;
+  std::vector<std::unique_ptr<Thread>> boot;  // one per vCPU
+  std::vector<Vcpu> vcpus;
+  qemu_plugin_register* sp = nullptr;
+  qemu_plugin_register* a0 = nullptr;
+};
+
+State* state = nullptr;
+
+// Alpha has no gdb XML, so QEMU 10.0's qemu_plugin_get_registers() lists
+// nothing; its handles are the gdb register number + 1 (plugins/api.c), and
+// gdb's Alpha numbering is r0-r31 first. A handle named r30/sp, when some
+// QEMU does list one, is preferred.
+qemu_plugin_register* register_handle(const char* name, const char* alias, int number) {
+  GArray* registers = qemu_plugin_get_registers();
+  qemu_plugin_register* found = nullptr;
+  for (guint i = 0; registers && i < registers->len; ++i) {
+    const auto& d = g_array_index(registers, qemu_plugin_reg_descriptor, i);
+    if (std::strcmp(d.name, name) == 0 || std::strcmp(d.name, alias) == 0) found = d.handle;
+  }
+  if (registers) g_array_free(registers, true);
+  return found ? found : reinterpret_cast<qemu_plugin_register*>(static_cast<intptr_t>(number + 1));
+}
+
+uint64_t read_register(Vcpu& vcpu, qemu_plugin_register* handle) {
+  g_byte_array_set_size(vcpu.buffer, 0);
+  if (qemu_plugin_read_register(handle, vcpu.buffer) < 8) return 0;
+  uint64_t value = 0;
+  std::memcpy(&value, vcpu.buffer->data, sizeof value);
+  return value;
+}
+
+Vcpu* vcpu_of(unsigned int index) {
+  if (index >= state->vcpus.size()) return nullptr;
+  Vcpu& vcpu = state->vcpus[index];
+  if (!vcpu.thread) vcpu.thread = state->boot[index].get();
+  return &vcpu;
+}
+
+// On `qemu` a cycle is an instruction; the ev5 model's cycles are not seen
+// from here (they would need a hook in its plugin), so 0 there.
+void charge(Vcpu& vcpu, const InsnInfo& info) {
+  const uint64_t cycles = state->machine == DCPI_CONTEXTS_MACHINE_QEMU ? 1 : 0;
+  if (info.user)
+    vcpu.thread->tree.user_instruction(info.pc, cycles);
+  else
+    vcpu.thread->tree.kernel_instruction(cycles);
+}
+
+void on_plain(unsigned int index, void* userdata) {
+  if (Vcpu* vcpu = vcpu_of(index)) charge(*vcpu, *static_cast<const InsnInfo*>(userdata));
+}
+
+// The swpctx itself is the old thread's; what follows is the new one's.
+void switch_thread(Vcpu& vcpu) {
+  const uint64_t pcb = read_register(vcpu, state->a0);
+  uint32_t pid = 0;
+  g_byte_array_set_size(vcpu.buffer, 0);
+  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, vcpu.buffer, sizeof pid))
+    std::memcpy(&pid, vcpu.buffer->data, sizeof pid);
+  std::lock_guard<std::mutex> lock(state->mutex);
+  std::unique_ptr<Thread>& thread = state->threads[{pid, pcb}];
+  if (!thread) {
+    thread = std::make_unique<Thread>();
+    thread->pid = pid;
+  }
+  thread->pcb = pcb;
+  vcpu.thread = thread.get();
+}
+
+void on_control(unsigned int index, void* userdata) {
+  Vcpu* vcpu = vcpu_of(index);
+  if (!vcpu) return;
+  const auto& info = *static_cast<const InsnInfo*>(userdata);
+  charge(*vcpu, info);
+  if (info.kind == Kind::kSwitch) return switch_thread(*vcpu);
+  const uint64_t sp = read_register(*vcpu, state->sp);
+  ThreadContexts& tree = vcpu->thread->tree;
+  if (info.kind == Kind::kCall) tree.call(info.pc, sp);
+  if (info.kind == Kind::kReturn) tree.ret(sp);
+  if (info.kind == Kind::kCoroutine) tree.coroutine(info.pc, sp);
+}
+
+Kind kind_of(uint32_t word, bool user) {
+  const dcpi::isa::Instruction in = dcpi::isa::decode(word);
+  using dcpi::isa::Operation;
+  if (!user) {
+    const bool swpctx = in.operation == Operation::kCallPal && in.pal_function == CALL_PAL_SWPCTX;
+    return swpctx ? Kind::kSwitch : Kind::kPlain;
+  }
+  // A call writes its return address; bsr/jsr to $31 is a jump.
+  if ((in.operation == Operation::kBsr || in.operation == Operation::kJsr) && in.ra != 31)
+    return Kind::kCall;
+  if (in.operation == Operation::kRet) return Kind::kReturn;
+  if (in.operation == Operation::kJsrCoroutine) return Kind::kCoroutine;
+  return Kind::kPlain;
+}
+
+void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
+  const size_t n = qemu_plugin_tb_n_insns(tb);
+  std::lock_guard<std::mutex> lock(state->mutex);
+  for (size_t i = 0; i < n; ++i) {
+    struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
+    uint32_t word = 0;
+    qemu_plugin_insn_data(insn, &word, sizeof word);
+    const uint64_t pc = qemu_plugin_insn_vaddr(insn);
+    const bool user = !dcpi::is_kseg_address(pc);
+    InsnInfo& info = state->insns.emplace_back(InsnInfo{pc, kind_of(word, user), user});
+    if (info.kind == Kind::kPlain)
+      qemu_plugin_register_vcpu_insn_exec_cb(insn, on_plain, QEMU_PLUGIN_CB_NO_REGS, &info);
+    else
+      qemu_plugin_register_vcpu_insn_exec_cb(insn, on_control, QEMU_PLUGIN_CB_R_REGS, &info);
+  }
+}
+
+void on_vcpu_init(qemu_plugin_id_t, unsigned int index) {
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (!state->sp) state->sp = register_handle("r30", "sp", 30);
+  if (!state->a0) state->a0 = register_handle("r16", "a0", 16);
+  if (index < state->vcpus.size() && !state->vcpus[index].buffer)
+    state->vcpus[index].buffer = g_byte_array_sized_new(16);
+}
+
+void on_exit(qemu_plugin_id_t, void*) {
+  std::vector<dcpi::contexts::ThreadEntry> threads;
+  for (const auto& boot : state->boot)
+    if (boot->tree.nodes().size() > 1 || boot->tree.nodes()[0].instructions)
+      threads.push_back({boot->pid, boot->cpu, boot->pcb, &boot->tree});
+  for (const auto& [key, thread] : state->threads)
+    threads.push_back({thread->pid, thread->cpu, thread->pcb, &thread->tree});
+  if (!dcpi::contexts::write_contexts_file(state->out_path, state->machine, threads)) {
+    const std::string message = "contexts: cannot write " + state->out_path + "\n";
+    qemu_plugin_outs(message.c_str());
+  }
+}
+
+}  // namespace
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
+                                           char** argv) {
+  state = new State();  // lives until QEMU exits
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "out=", 4) == 0) {
+      state->out_path = argv[i] + 4;
+    } else if (std::strcmp(argv[i], "machine=ev5") == 0) {
+      state->machine = DCPI_CONTEXTS_MACHINE_EV5;
+    } else if (std::strcmp(argv[i], "machine=qemu") != 0) {
+      const std::string message = std::string("contexts: unknown argument ") + argv[i] + "\n";
+      qemu_plugin_outs(message.c_str());
+      return -1;
+    }
+  }
+  const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
+  state->vcpus.resize(static_cast<size_t>(vcpus));
+  for (int i = 0; i < vcpus; ++i) {
+    state->boot.push_back(std::make_unique<Thread>());
+    state->boot.back()->cpu = static_cast<uint32_t>(i);
+  }
+  qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+  qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);
+  qemu_plugin_register_atexit_cb(id, on_exit, nullptr);
+  return 0;
+}

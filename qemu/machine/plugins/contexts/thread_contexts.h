@@ -1,0 +1,90 @@
+// The exact calling context tree of one thread, built from the instruction
+// stream the machine executes (seed 002 §3: the CCT). No QEMU here: the
+// plugin (plugin.cpp) feeds it, the unit tests (tests/unit/contexts/) feed it
+// synthetic streams.
+//
+// Calls (bsr/jsr with a link register) push a frame that remembers the
+// caller's stack pointer; returns pop the frames whose stack pointer the
+// return has left behind. Matching by stack pointer rather than by return
+// address is what keeps the tree right when control leaves frames without
+// returning through them (longjmp, C++ unwinding): their frames are popped
+// as soon as a return or a call happens at a shallower stack.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "firmware/contexts_format.h"
+
+namespace dcpi::contexts {
+
+struct Node {
+  uint32_t parent = DCPI_CONTEXTS_NO_PARENT;
+  uint16_t kind = DCPI_CONTEXT_ROOT;
+  uint64_t address = 0;    // procedure entry
+  uint64_t call_site = 0;  // the call that created the node
+  uint64_t calls = 0;
+  uint64_t instructions = 0;                        // exclusive
+  uint64_t cycles = 0;                              // exclusive
+  uint32_t kernel_child = DCPI_CONTEXTS_NO_PARENT;  // its DCPI_CONTEXT_KERNEL child, if any
+};
+
+class ThreadContexts {
+ public:
+  ThreadContexts();
+
+  // A user-mode call instruction at `site` is about to execute with the
+  // stack pointer `sp`; the callee is the next user PC (resolved there).
+  void call(uint64_t site, uint64_t sp);
+  // A user-mode ret is about to execute with `sp`; returns to the next user PC.
+  void ret(uint64_t sp);
+  // jsr_coroutine: a return to the next user PC that also calls it.
+  void coroutine(uint64_t site, uint64_t sp);
+
+  // One instruction executed: a user one at `pc`, or a kernel or PALcode one
+  // (charged to the kernel child of the current user context).
+  void user_instruction(uint64_t pc, uint64_t cycles);
+  void kernel_instruction(uint64_t cycles);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::size_t depth() const { return frames_.size(); }
+
+ private:
+  struct Frame {
+    uint32_t node;
+    uint64_t sp;              // the caller's stack pointer at the call
+    uint64_t return_address;  // the call's address + 4
+  };
+  enum class Pending : uint8_t { kNone, kCall, kReturn, kCoroutine };
+
+  uint32_t current() const { return frames_.empty() ? 0 : frames_.back().node; }
+  void resolve(uint64_t pc);
+  void enter(uint64_t site, uint64_t sp, uint64_t callee);
+  void leave(uint64_t sp, uint64_t target);
+  void pop_dead_frames(uint64_t sp);
+  uint32_t child(uint32_t parent, uint64_t site, uint64_t callee);
+  uint32_t folded_ancestor(uint64_t callee) const;
+  uint32_t kernel_node(uint32_t parent);
+
+  std::vector<Node> nodes_;
+  std::vector<Frame> frames_;
+  // (parent, call site, callee) → node: one record per procedure per call
+  // path and call site (seed 002 §3.1's call-site slots).
+  struct Key {
+    uint32_t parent;
+    uint64_t site, callee;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return (k.site * 0x9e3779b97f4a7c15ull) ^ (k.callee * 0xc2b2ae3d27d4eb4full) ^ k.parent;
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> children_;
+  Pending pending_ = Pending::kNone;
+  uint64_t pending_site_ = 0;
+  uint64_t pending_sp_ = 0;
+};
+
+}  // namespace dcpi::contexts

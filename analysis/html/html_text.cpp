@@ -3,34 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/reports/markup_text.h"
+
 namespace dcpi::html {
 
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view text) { return markup_escaped(text); }
 
 namespace {
 

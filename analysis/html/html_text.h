@@ -10,7 +10,7 @@
 
 namespace dcpi::html {
 
-// &, <, >, " and ' as character references.
+// &, <, >, " and ' as character references (reports/markup_text.h).
 std::string escape(std::string_view text);
 
 // Anchor ids made only of [A-Za-z0-9._-] (no escaping needed in a URL

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "analysis/reports/markup_text.h"
+
 namespace dcpi {
 namespace {
 
@@ -48,14 +50,14 @@ void draw(const Layout& layout, uint32_t node, double x, int depth) {
   std::snprintf(geometry, sizeof geometry,
                 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"", x, y, width,
                 kFrameHeight - 1);
-  layout.out << "<g><title>" << xml_escaped(name) << " (" << n.total.get(layout.metric) << ' '
+  layout.out << "<g><title>" << markup_escaped(name) << " (" << n.total.get(layout.metric) << ' '
              << metric_name(layout.metric) << ")</title>" << geometry << colour_of(n.name)
              << "\" rx=\"2\"/>";
   const std::string label = label_for(n.name, width);
   if (!label.empty()) {
     char at[64];
     std::snprintf(at, sizeof at, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + kFrameHeight - 4);
-    layout.out << at << xml_escaped(label) << "</text>";
+    layout.out << at << markup_escaped(label) << "</text>";
   }
   layout.out << "</g>\n";
   double child_x = x;
@@ -78,32 +80,6 @@ int depth_of(const ContextTree& tree) {
 
 }  // namespace
 
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
-    }
-  }
-  return out;
-}
-
 void write_flame_graph_svg(std::ostream& out, const ContextTree& tree, ContextMetric metric,
                            const std::string& title) {
   const int frames = depth_of(tree) + 1;
@@ -119,7 +95,7 @@ void write_flame_graph_svg(std::ostream& out, const ContextTree& tree, ContextMe
          "g:hover rect{stroke:#000;stroke-width:0.5}</style>\n";
   out << "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#fdf8ee\"/>\n";
   out << "<text x=\"" << kWidth / 2 << "\" y=\"20\" text-anchor=\"middle\" "
-      << "style=\"font-size:16px\">" << xml_escaped(title) << "</text>\n";
+      << "style=\"font-size:16px\">" << markup_escaped(title) << "</text>\n";
   const Layout layout{tree, metric, total ? (kWidth - 2 * kMargin) / static_cast<double>(total) : 0,
                       height - kMargin, out};
   if (total) draw(layout, 0, kMargin, 0);

@@ -1,7 +1,7 @@
 // A flame graph of the calling context tree (Brendan Gregg's layout: the
 // root at the bottom, each context as wide as its inclusive cost, callees
 // stacked above their caller), as one self-contained SVG: no script, nothing
-// fetched; names are XML-escaped and shown in full in each frame's <title>.
+// fetched; names are escaped (markup_text.h) and shown in full in each frame's <title>.
 #pragma once
 #include <ostream>
 #include <string>
@@ -12,8 +12,5 @@ namespace dcpi {
 
 void write_flame_graph_svg(std::ostream& out, const ContextTree& tree, ContextMetric metric,
                            const std::string& title);
-
-// &, <, >, " and ' as XML entities; control characters as spaces.
-std::string xml_escaped(const std::string& text);
 
 }  // namespace dcpi

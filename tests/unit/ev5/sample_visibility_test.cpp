@@ -43,39 +43,39 @@ struct Blocks {
 
 // The driver's reload: a kernel block ending in CALL_PAL wrperfmon, PAL's
 // wrperfmon, back in the kernel.
-void reload(SampleVisibility& v, const Blocks& b, uint64_t now) {
-  v.enter(b.reloader, now, kWrperfmon);
-  v.enter(b.wrperfmon, now + 5, kAddq);
-  v.enter(b.kernel, now + 20, kAddq);
+void reload(SampleVisibility& v, const Blocks& b) {
+  v.enter(b.reloader, kWrperfmon);
+  v.enter(b.wrperfmon, kAddq);
+  v.enter(b.kernel, kAddq);
 }
 
 TEST(Ev5SampleVisibility, NothingIsVisibleBeforeTheFirstReload) {
   const Blocks b;
   SampleVisibility v(true);
-  v.enter(b.user, 0, kAddq);
+  v.enter(b.user, kAddq);
   EXPECT_EQ(v.state(), State::kOff);
-  v.book(kUser, 7, 0);
-  reload(v, b, 1000);
+  v.book(kUser, 7);
+  reload(v, b);
   EXPECT_EQ(v.state(), State::kCounting);
-  v.enter(b.user, 1100, kAddq);
-  v.book(kUser, 50, 1100);
-  v.enter(b.user, 1200, kAddq);
+  v.enter(b.user, kAddq);
+  v.book(kUser, 50);
+  v.enter(b.user, kAddq);
   EXPECT_EQ(v.visible().at(kUser), 50 + b.user.instructions[0].cost);  // the stall, the block
 }
 
 TEST(Ev5SampleVisibility, NothingIsVisibleFromADeliveryToTheReload) {
   const Blocks b;
   SampleVisibility v(true);
-  reload(v, b, 0);
-  v.enter(b.user, 500, kAddq);
+  reload(v, b);
+  v.enter(b.user, kAddq);
   v.cut(1);  // the exit: its second instruction did not run
-  v.enter(b.clock, 510, kAddq);
-  v.enter(b.delivery, 515, kAddq);
-  v.enter(b.handler, 530, kRtiperf);
+  v.enter(b.clock, kAddq);
+  v.enter(b.delivery, kAddq);
+  v.enter(b.handler, kRtiperf);
   EXPECT_EQ(v.state(), State::kOff);
-  v.book(kKernel + 0x80, 40, 530);
-  v.enter(b.rtiperf, 580, kAddq);  // the reload and the return
-  v.enter(b.user, 600, kAddq);
+  v.book(kKernel + 0x80, 40);
+  v.enter(b.rtiperf, kAddq);  // the reload and the return
+  v.enter(b.user, kAddq);
   EXPECT_EQ(v.state(), State::kCounting);
   EXPECT_EQ(v.visible().count(kKernel + 0x80), 0u);
   // The block the exit cut short (its first instruction), and PAL's
@@ -87,12 +87,12 @@ TEST(Ev5SampleVisibility, NothingIsVisibleFromADeliveryToTheReload) {
 TEST(Ev5SampleVisibility, PalCyclesAreSeenWherePalReturns) {
   const Blocks b;
   SampleVisibility v(true);
-  reload(v, b, 0);
-  v.enter(b.user_call, 500, kCallsys);
-  v.enter(b.callsys, 510, kAddq);
+  reload(v, b);
+  v.enter(b.user_call, kCallsys);
+  v.enter(b.callsys, kAddq);
   EXPECT_EQ(v.state(), State::kPal);
-  v.book(b.callsys.pc, 30, 512);  // a stall in PAL
-  v.enter(b.kernel, 560, kAddq);  // callsys goes on in the kernel
+  v.book(b.callsys.pc, 30);  // a stall in PAL
+  v.enter(b.kernel, kAddq);  // callsys goes on in the kernel
   EXPECT_EQ(v.state(), State::kCounting);
   EXPECT_EQ(v.visible().count(b.callsys.pc), 0u);
   // (and the kernel block after the reload, which starts there too, with
@@ -104,14 +104,14 @@ TEST(Ev5SampleVisibility, PalCyclesAreSeenWherePalReturns) {
 TEST(Ev5SampleVisibility, PalCutShortByAnInterruptIsSeenWhereTheInterruptReturns) {
   const Blocks b;
   SampleVisibility v(true);
-  reload(v, b, 0);
-  v.enter(b.user_call, 500, kCallsys);
-  v.enter(b.callsys, 510, kAddq);
-  v.enter(b.clock, 520, kAddq);  // pending on PAL's return: taken at once
-  v.enter(b.delivery, 525, kAddq);
-  v.enter(b.handler, 530, kRtiperf);
-  v.enter(b.rtiperf, 600, kAddq);
-  v.enter(b.user, 620, kAddq);  // back where the callsys returned
+  reload(v, b);
+  v.enter(b.user_call, kCallsys);
+  v.enter(b.callsys, kAddq);
+  v.enter(b.clock, kAddq);  // pending on PAL's return: taken at once
+  v.enter(b.delivery, kAddq);
+  v.enter(b.handler, kRtiperf);
+  v.enter(b.rtiperf, kAddq);
+  v.enter(b.user, kAddq);  // back where the callsys returned
   // The callsys PAL block (the clock vector's came after the overflow), and
   // rtiperf's after the reload.
   EXPECT_EQ(v.visible().at(kUser), b.callsys.static_cycles + b.rtiperf.static_cycles);
@@ -120,10 +120,10 @@ TEST(Ev5SampleVisibility, PalCutShortByAnInterruptIsSeenWhereTheInterruptReturns
 TEST(Ev5SampleVisibility, WithoutSamplingNothingIsRecorded) {
   const Blocks b;
   SampleVisibility v;
-  reload(v, b, 0);
-  v.enter(b.user, 500, kAddq);
-  v.book(kUser, 5, 500);
-  v.enter(b.user, 600, kAddq);
+  reload(v, b);
+  v.enter(b.user, kAddq);
+  v.book(kUser, 5);
+  v.enter(b.user, kAddq);
   EXPECT_TRUE(v.visible().empty());
 }
 

@@ -15,15 +15,6 @@ constexpr bool is_call_pal(uint32_t word, uint32_t function) {
 
 }  // namespace
 
-// A cycle between a reload and the next delivery, outside PAL, is where an
-// overflow can fall. Weighting each such cycle by the hazard of the drawn
-// period (1 / (smallest + range - elapsed)) would be exact if the counter
-// stopped the model at the overflow; the model completes the charge the
-// overflow falls in first, and the hazard-weighted expectation then puts
-// 7 % more samples on long stalls than they get (stream at period 2048:
-// 4.4 x noise, against 1.0 x with every cycle alike; docs/ev5-machine.md).
-uint64_t SampleVisibility::chance(uint64_t, uint64_t cycles) const { return armed_ ? cycles : 0; }
-
 void SampleVisibility::add(uint64_t pc, int64_t cycles) {
   if (cycles == 0) return;
   if (state_ == State::kPal)
@@ -32,29 +23,23 @@ void SampleVisibility::add(uint64_t pc, int64_t cycles) {
     visible_[pc] += cycles;
 }
 
-void SampleVisibility::book(uint64_t pc, int64_t cycles, uint64_t now) {
-  if (!enabled_ || state_ == State::kOff || cycles == 0) return;
-  add(pc, cycles < 0 ? -static_cast<int64_t>(chance(now, static_cast<uint64_t>(-cycles)))
-                     : static_cast<int64_t>(chance(now, static_cast<uint64_t>(cycles))));
+void SampleVisibility::book(uint64_t pc, int64_t cycles) {
+  if (enabled_ && state_ != State::kOff) add(pc, cycles);
 }
 
-// The static cycles of the instructions the previous block ran, each from
-// its issue (the dynamic stalls are booked where they happen).
+// The static cycles of the instructions the previous block ran (the
+// dynamic stalls are booked where they happen).
 void SampleVisibility::count_previous_block() {
   if (!block_ || state_ == State::kOff) return;
   const size_t n = std::min(ran_, block_->instructions.size());
-  if (armed_)
-    for (size_t i = 0; i < n; ++i) {
-      const InstructionTiming& t = block_->instructions[i];
-      add(t.pc, static_cast<int64_t>(chance(block_at_ + t.offset, t.cost)));
-    }
+  for (size_t i = 0; i < n; ++i)
+    add(block_->instructions[i].pc, static_cast<int64_t>(block_->instructions[i].cost));
 }
 
-void SampleVisibility::enter(const BlockTiming& timing, uint64_t now, uint32_t last_word) {
+void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   if (!enabled_) return;
   count_previous_block();
   block_ = &timing;
-  block_at_ = now;
   ran_ = timing.instructions.size();
   const uint64_t head = timing.pc;
   const bool pal = is_palcode_address(head);

@@ -50,15 +50,13 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   block_start_ += previous_static_ + dynamic_in_block_;
   previous_static_ = timing.static_cycles;
   dynamic_in_block_ = 0;
-  truth_.visibility.enter(timing, block_start_, block.words.back());
-  truth_.now = block_start_;
+  truth_.visibility.enter(timing, block.words.back());
   record_edge(timing.pc);
   started_ = true;
   last_pc_before_block_ = last_pc_;
   last_pc_ = timing.instructions.back().pc;
   if (timing.pc == skip_pc_) return rerun_head(block, step);
   const uint64_t stall = head_stall(block);
-  truth_.visibility.enter_issue(block_start_ + stall);
   previous_block_ = &block;
   dynamic_in_block_ = stall;
   return stall;
@@ -145,7 +143,6 @@ uint64_t VcpuModel::line_fetch(const BlockRecord& block, uint32_t index) {
   if (found == deferred_fetch_.end()) return 0;
   const DeferredFetch f = *found;
   deferred_fetch_.erase(found);
-  truth_.now = time_at(at);
   truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, f.itb);
   truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, f.icache);
   dynamic_in_block_ += f.itb + f.icache;
@@ -167,7 +164,6 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
 }
 
 uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {
-  truth_.now = now;
   uint64_t ready = now, culprit = kNoCulprit;
   for (uint64_t waiting = reads & pending_; waiting; waiting &= waiting - 1) {
     const int slot = std::countr_zero(waiting);
@@ -201,7 +197,6 @@ void VcpuModel::settle_abort() {
   const InstructionTiming& t = a.timing();
   a.block->cut[a.index].fetch_add(1, std::memory_order_relaxed);
   truth_.visibility.cut(a.index);
-  truth_.now = time_at(a);
   truth_.correct(t.pc, aborted_made_);
   if (aborted_made_ + 1 >= static_cast<int64_t>(t.cost))  // its static stalls were charged
     for (uint8_t k = 0; k < t.stall_count; ++k)
@@ -222,7 +217,6 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   const Site at = site(block, index);
   const InstructionTiming& t = at.timing();
   const uint64_t now = time_at(at);
-  truth_.now = now;
   uint64_t stall = 0;
   // The 21164 takes a DTB miss as a trap at the load or store and runs it
   // again after the refill; a store waits at itself for room in the write
@@ -271,7 +265,6 @@ uint64_t VcpuModel::unit_ready(const BlockRecord& block, uint32_t index) {
   uint64_t& free_at = t.first_multiply ? multiplier_free_ : divider_free_;
   uint64_t& culprit = t.first_multiply ? last_multiply_ : last_divide_;
   const uint64_t stall = free_at > now ? free_at - now : 0;
-  truth_.now = now;
   truth_.stall(t.pc, t.first_multiply ? StallCause::kMultiplierBusy : StallCause::kFpDividerBusy,
                culprit, stall);
   free_at = now + stall + (t.first_multiply ? timing.multiplier_span : timing.divider_span);

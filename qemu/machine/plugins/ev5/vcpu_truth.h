@@ -36,20 +36,17 @@ struct VcpuTruth {
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
-  // How many samples the cycles booked here should get.
+  // Which of the cycles booked here a sample can land on.
   SampleVisibility visibility;
-  // The model's cycle where the next booked cycles start.
-  uint64_t now = 0;
 
   void stall(uint64_t pc, StallCause cause, uint64_t culprit, uint64_t cycles) {
     if (!cycles) return;
     stalls[{pc, cause, culprit}] += cycles;
-    visibility.book(pc, static_cast<int64_t>(cycles), now);
-    now += cycles;
+    visibility.book(pc, static_cast<int64_t>(cycles));
   }
   void correct(uint64_t pc, int64_t cycles) {
     cycle_corrections[pc] += cycles;
-    visibility.book(pc, cycles, now);
+    visibility.book(pc, cycles);
   }
 };
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "firmware/memory_map.h"
+#include "isa/decode.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/coherence.h"
 #include "qemu/machine/plugins/ev5/machine_options.h"
@@ -145,8 +146,10 @@ void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t,
 }
 
 bool loads_page_table_base(uint32_t word) {
-  constexpr uint32_t kLdq = 0x29, kA0 = 16, kPcbPtbr = 16;
-  return (word >> 26) == kLdq && ((word >> 16) & 31) == kA0 && (word & 0xffff) == kPcbPtbr;
+  constexpr uint8_t kA0 = 16;
+  constexpr int32_t kPcbPtbr = 16;
+  const dcpi::isa::Instruction in = dcpi::isa::decode(word, dcpi::isa::DecodeMode::kPalcode);
+  return in.is(dcpi::isa::Operation::kLdq) && in.rb == kA0 && in.displacement == kPcbPtbr;
 }
 
 void watch_address_space(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {

@@ -4,13 +4,14 @@
 
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
+#include "isa/decode.h"
 
 namespace dcpi::ev5 {
 
 namespace {
 
-constexpr bool is_call_pal(uint32_t word, uint32_t function) {
-  return (word >> 26) == 0 && (word & 0x3ffffff) == function;
+bool is_call_pal(const isa::Instruction& in, uint32_t function) {
+  return in.is(isa::Operation::kCallPal) && in.pal_function == function;
 }
 
 }  // namespace
@@ -54,10 +55,9 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   if (reload) armed_ = true;  // the PAL entry that writes the counter
   state_ = !armed_ ? State::kOff : pal ? State::kPal : State::kCounting;
   if (!pal) {
-    called_reload_ =
-        is_call_pal(last_word, CALL_PAL_WRPERFMON) || is_call_pal(last_word, CALL_PAL_RTIPERF);
-    called_return_ =
-        is_call_pal(last_word, CALL_PAL_RTI) || is_call_pal(last_word, CALL_PAL_RTIPERF);
+    const isa::Instruction last = isa::decode(last_word);
+    called_reload_ = is_call_pal(last, CALL_PAL_WRPERFMON) || is_call_pal(last, CALL_PAL_RTIPERF);
+    called_return_ = is_call_pal(last, CALL_PAL_RTI) || is_call_pal(last, CALL_PAL_RTIPERF);
   }
 }
 

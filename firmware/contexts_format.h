@@ -88,6 +88,6 @@ static_assert(sizeof(DcpiContextNode) == 56, "node record layout");
 
 /* Where a thread's pid is in its kernel Process (kernel/process.h asserts
  * it): the plugin reads it at each swpctx from the new PCB. */
-#define DCPI_PCB_PID_OFFSET 48
+#include "firmware/process_block.h"
 
 #endif

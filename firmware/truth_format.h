@@ -30,7 +30,8 @@
 #define DCPI_TRUTH_VERSION_TIMED 2   /* the ev5 machine: + machine, cycles, stall, event */
 #define DCPI_TRUTH_VERSION_IMAGES 3  /* + image: the programs the run booted (issue 30) */
 #define DCPI_TRUTH_VERSION_VISIBLE 4 /* + visible: where the counter can put a sample */
-#define DCPI_TRUTH_VERSION_NEWEST 4
+#define DCPI_TRUTH_VERSION_SPACES 5  /* + space, map: user code per address space */
+#define DCPI_TRUTH_VERSION_NEWEST 5
 
 /* One row per record kind: name in code, the word that starts its line, the
  * first version that has it, its fields (the optional ones in brackets).
@@ -44,7 +45,9 @@
   X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */  \
   X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */  \
   X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */          \
-  X(VISIBLE, "visible", 4, "PC CYCLES")             /* cycles a sample can land on */
+  X(VISIBLE, "visible", 4, "PC CYCLES")             /* cycles a sample can land on */ \
+  X(SPACE, "space", 5, "PID GENERATION")            /* starts an address space */   \
+  X(MAP, "map", 5, "PID GENERATION LOAD SIZE LINK BUILD_ID PATH") /* its images */
 
 #define DCPI_TRUTH_RECORD_ENUM_(name, word, since, fields) DCPI_TRUTH_##name,
 enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
@@ -70,6 +73,25 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
  * a PC without a `visible` line then has none). Written after the events. */
 #define DCPI_TRUTH_VISIBLE_CYCLES_EVENT "visible_cycles"
 
+/* Address spaces (version 5, the ev5 machine). Every program is linked at
+ * the same addresses (0x120000000...), and a library lands wherever each
+ * process's loader puts it, so a guest address alone does not say whose
+ * instruction it was. A `space PID GENERATION` line starts the lines of
+ * one address space: the insn, edge, cycles, stall and visible lines after
+ * it, up to the next `space` line, are user-mode PCs of process PID (the
+ * thread group: what samples carry) in its GENERATION-th address space,
+ * counted from 0 in the order of the load map's kFork and kExec records of
+ * PID (firmware/load_map.h): each of them starts a new one. The plugin sees
+ * a new generation when PID runs on a new page-table base (swpctx): a
+ * fork's copy, and an exec's fresh space, both allocated while the old one
+ * still exists (kernel/exec.cpp), and PIDs are never reused. Lines before
+ * the first `space` line are kernel and PALcode PCs, shared by all.
+ * `map PID GENERATION LOAD SIZE LINK BUILD_ID PATH`: an image of that
+ * space ([LOAD, LOAD+SIZE) at ELF address LINK; BUILD_ID "-" when none),
+ * appended by the run (dcpi run), which has the load map the plugin lacks;
+ * they come last. A reader that sums the spaces by PC gets version 4's
+ * numbers. */
+
 /* The comment the exec_counts plugin writes under its header. */
 #define DCPI_TRUTH_COUNTS_COMMENT "# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)"
 
@@ -86,6 +108,8 @@ enum class Record : int {
   kStall = DCPI_TRUTH_STALL,
   kEvent = DCPI_TRUTH_EVENT,
   kVisible = DCPI_TRUTH_VISIBLE,
+  kSpace = DCPI_TRUTH_SPACE,
+  kMap = DCPI_TRUTH_MAP,
 };
 
 struct RecordInfo {
@@ -102,7 +126,7 @@ inline constexpr RecordInfo kRecords[] = {
 #undef DCPI_TRUTH_RECORD_ROW_
 };
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == DCPI_TRUTH_RECORD_COUNT &&
-                  DCPI_TRUTH_RECORD_COUNT == 9,
+                  DCPI_TRUTH_RECORD_COUNT == 11,
               "a new record kind needs its Record name here");
 
 constexpr const RecordInfo& record_info(Record record) {

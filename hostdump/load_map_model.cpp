@@ -61,9 +61,9 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   }
   if (kind == LoadKind::kFork) {  // the child starts with the parent's images (issue 29)
     const auto parent = processes_.find(record.parent_pid);
-    Process child;
-    if (parent != processes_.end()) child.mappings = parent->second.mappings;
-    processes_[record.pid] = std::move(child);
+    begin_space(record.pid,
+                parent != processes_.end() ? parent->second.mappings : std::vector<Mapping>{});
+    remember_space(record.pid);
     ++applied_records_;
     return true;
   }
@@ -85,15 +85,37 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   const Mapping mapping{record.load_address, record.load_address + record.size, record.link_address,
                         intern_image(record)};
   if (kind == LoadKind::kExec || kind == LoadKind::kMap) {
-    Process& process = processes_[record.pid];
     // A new program for the pid (a reused pid, or execve) replaces its images.
-    if (kind == LoadKind::kExec) process = {};
+    Process& process =
+        kind == LoadKind::kExec ? begin_space(record.pid, {}) : processes_[record.pid];
     insert_mapping(process.mappings, mapping);
+    remember_space(record.pid);
   } else {
     insert_mapping(global_, mapping);
   }
   ++applied_records_;
   return true;
+}
+
+LoadMapModel::Process& LoadMapModel::begin_space(uint32_t pid, std::vector<Mapping> mappings) {
+  Process& process = processes_[pid];
+  const uint32_t spaces = process.spaces;
+  process = Process{.mappings = std::move(mappings), .exited = false, .spaces = spaces + 1};
+  return process;
+}
+
+void LoadMapModel::remember_space(uint32_t pid) {
+  const Process& process = processes_[pid];
+  if (process.spaces > 0) spaces_[{pid, process.spaces - 1}] = process.mappings;
+}
+
+std::vector<LoadMapModel::SpaceImage> LoadMapModel::space_images() const {
+  std::vector<SpaceImage> out;
+  for (const auto& [space, mappings] : spaces_)
+    for (const Mapping& m : mappings)
+      out.push_back({space.first, space.second, m.load_address, m.end - m.load_address,
+                     m.link_address, m.image_id});
+  return out;
 }
 
 std::optional<Placement> LoadMapModel::place(uint32_t pid, uint64_t pc) const {

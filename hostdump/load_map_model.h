@@ -41,6 +41,16 @@ class LoadMapModel {
   std::optional<Placement> place(uint32_t pid, uint64_t pc) const;
 
   const std::vector<ImageIdentity>& images() const { return images_; }
+
+  // The address spaces each PID had, in the ev5 truth's numbering
+  // (firmware/truth_format.h): from 0, one per kFork and kExec record of
+  // the PID, with the images mapped in it by the end.
+  struct SpaceImage {
+    uint32_t pid = 0, generation = 0;
+    uint64_t load_address = 0, size = 0, link_address = 0;
+    uint32_t image_id = 0;
+  };
+  std::vector<SpaceImage> space_images() const;
   uint64_t rejected_records() const { return rejected_records_; }
   uint64_t applied_records() const { return applied_records_; }
   bool has_exited(uint32_t pid) const;
@@ -55,7 +65,11 @@ class LoadMapModel {
   struct Process {
     std::vector<Mapping> mappings;  // sorted by load_address, disjoint
     bool exited = false;
+    uint32_t spaces = 0;  // kFork and kExec records so far
   };
+  // A new address space for `pid`, with `mappings`.
+  Process& begin_space(uint32_t pid, std::vector<Mapping> mappings);
+  void remember_space(uint32_t pid);
 
   uint32_t intern_image(const LoadMapRecord& record);
   static void insert_mapping(std::vector<Mapping>& mappings, const Mapping& mapping);
@@ -65,6 +79,7 @@ class LoadMapModel {
   std::map<std::pair<std::string, std::string>, uint32_t> image_ids_;  // (build-id, path)
   std::vector<Mapping> global_;                                        // kernel and PALcode
   std::unordered_map<uint32_t, Process> processes_;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Mapping>> spaces_;  // (pid, generation)
   uint64_t rejected_records_ = 0;
   uint64_t applied_records_ = 0;
 };

@@ -147,6 +147,11 @@ struct alignas(64) Process {
 // The contexts plugin reads a thread's pid from its PCB at each swpctx
 // (firmware/contexts_format.h).
 static_assert(__builtin_offsetof(Process, pid) == DCPI_PCB_PID_OFFSET);
+// The ev5 model reads the process id the same way, to key its truth by
+// address space (firmware/process_block.h).
+static_assert(__builtin_offsetof(Process, tgid) == DCPI_PCB_TGID_OFFSET);
+static_assert(__builtin_offsetof(Process, pcb) + __builtin_offsetof(Pcb, ptbr) ==
+              DCPI_PCB_PTBR_OFFSET);
 
 // The process running on this CPU (its idle thread when none).
 Process* current();

@@ -39,6 +39,7 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
   if (truth_file) {
     const std::string absolute = std::filesystem::absolute(*truth_file).string();
     request.truth_images = absolute + ".images";
+    request.truth_file = absolute;
     truth = ",out=" + absolute + ",images=" + request.truth_images;
   }
   // The model's truth says which cycles a sample can land on

@@ -8,6 +8,7 @@
 #include "hostdump/gdb/ring_source.h"
 #include "hostdump/run/booted_images.h"
 #include "hostdump/run/context_store.h"
+#include "hostdump/run/truth_maps.h"
 #include "hostdump/serial/stream_source.h"
 #include "hostdump/values/customization_module.h"
 #include "profiledb/profile_db.h"
@@ -189,6 +190,8 @@ void run_until_done(const RunRequest& options, RunResult& result) {
   }
   result.console = session.stop();
   result.host_messages = session.host_messages();
+  if (!options.truth_file.empty() && std::filesystem::exists(options.truth_file))
+    add_truth_maps(options.truth_file, builder.load_map());
   if (!options.contexts_raw.empty()) store_run_contexts(options, builder, writer, result);
 }
 

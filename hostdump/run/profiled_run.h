@@ -64,6 +64,9 @@ struct RunRequest {
   // With a truth plugin: where the run lists its images for it (the
   // plugin's images=), written before boot, removed after.
   std::string truth_images;
+  // The truth file the plugin writes at exit (empty: none); the run adds
+  // its address spaces' images to it (truth_maps.h).
+  std::string truth_file;
   // dcpi run --contexts: where the contexts plugin writes its raw calling
   // context tree (empty: no plugin); attributed into the run's last epoch.
   std::string contexts_raw;

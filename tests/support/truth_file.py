@@ -12,6 +12,9 @@ field counts but leaves value checks to the C++ reader (unit-tested there).
     truth.instructions[pc], truth.edges[(src, dst)], truth.cycles[pc]
     truth.stalls: [(pc, cause, cycles, culprit or None)], truth.events[name]
     truth.visible[pc] (version 4: the cycles a sample could land on)
+    truth.spaces[(pid, generation)]: that address space's own instructions
+    (version 5: user PCs per address space; the maps above sum them all),
+    truth.maps: [(pid, generation, load, size, link, build-id, path)]
 """
 import os
 import re
@@ -54,6 +57,8 @@ class Truth:
         self.events = {}  # name -> count
         self.images = []  # (build-id or "-", guest path): version 3, the run's images
         self.visible = {}  # pc -> cycles a sample could land on: version 4, sampling runs
+        self.spaces = {}  # (pid, generation) -> {pc: executions}: version 5
+        self.maps = []  # (pid, generation, load, size, link, build-id, path): version 5
 
 
 def records(path):
@@ -106,6 +111,7 @@ def version(path):
 def read(path):
     truth = Truth()
     truth.version = version(path)
+    space = None
     for _, kind, fields, _ in records(path):
         if kind == "image":
             truth.images.append((fields[0], fields[1]))
@@ -116,6 +122,13 @@ def read(path):
         elif kind == "insn":
             pc = int(fields[0], 16)
             truth.instructions[pc] = truth.instructions.get(pc, 0) + int(fields[1])
+            if space is not None:
+                space[pc] = space.get(pc, 0) + int(fields[1])
+        elif kind == "space":
+            space = truth.spaces.setdefault((int(fields[0]), int(fields[1])), {})
+        elif kind == "map":
+            truth.maps.append((int(fields[0]), int(fields[1]), int(fields[2], 16),
+                               int(fields[3], 16), int(fields[4], 16), fields[5], fields[6]))
         elif kind == "edge":
             key = (int(fields[0], 16), int(fields[1], 16))
             truth.edges[key] = truth.edges.get(key, 0) + int(fields[2])

@@ -100,12 +100,36 @@ std::string truth_images_text(const calc::GroundTruth& truth) {
   return text;
 }
 
+// Version 3 on: the truth names the images its run booted.
+void check_truth_covers(const std::string& path, const calc::GroundTruth& truth,
+                        const ImageIdentity& image) {
+  if (truth.images.empty()) return;  // versions 1 and 2 do not say
+  for (const auto& covered : truth.images)
+    if (image.build_id.empty() ? covered.path == image.path : covered.build_id == image.build_id)
+      return;
+  throw std::runtime_error(path + " is the truth of a run of " + truth_images_text(truth) +
+                           ", not of " + image.path + " (" +
+                           (image.build_id.empty() ? "no build-id" : image.build_id) +
+                           "): another program's truth");
+}
+
 }  // namespace
 
 calc::GroundTruth load_ground_truth(const std::string& path, const CalcInputs& inputs) {
   calc::GroundTruth truth = load_ground_truth(path);
   const ImageIdentity& image = inputs.samples.identity;
   const std::string name = fs::path(image.path).filename().string();
+  if (truth.has_spaces()) {
+    // Version 5: user code per address space, each space's images named by
+    // the run that wrote the file (firmware/truth_format.h).
+    if (truth.maps.empty())
+      throw std::runtime_error(path +
+                               " keeps user code per address space but names none of "
+                               "their images: the run that wrote it did not finish "
+                               "(dcpi run adds them after QEMU exits)");
+    check_truth_covers(path, truth, image);
+    return truth.for_image(image.build_id, image.path);
+  }
   // Every process maps a library at its own address, and the truth counts
   // guest virtual addresses: whatever it holds there is not this library.
   if (name.find(".so") != std::string::npos)
@@ -113,14 +137,8 @@ calc::GroundTruth load_ground_truth(const std::string& path, const CalcInputs& i
                              ": the truth counts guest virtual addresses, and a shared library is "
                              "mapped at a different address in each process (score a program's "
                              "own code, or the kernel)");
-  if (truth.images.empty()) return truth;  // versions 1 and 2 do not say
-  for (const auto& covered : truth.images)
-    if (image.build_id.empty() ? covered.path == image.path : covered.build_id == image.build_id)
-      return truth;
-  throw std::runtime_error(path + " is the truth of a run of " + truth_images_text(truth) +
-                           ", not of " + image.path + " (" +
-                           (image.build_id.empty() ? "no build-id" : image.build_id) +
-                           "): another program's truth");
+  check_truth_covers(path, truth, image);
+  return truth;
 }
 
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name) {

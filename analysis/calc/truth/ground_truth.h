@@ -11,10 +11,17 @@
 // Version 2 (ev5 plugin, issue 14) adds per PC the cycles it spent at the
 // head of the issue queue, the stall cycles among them by cause with the
 // culprit PC when the model knows it, and whole-run event counts.
+//
+// Version 5 (ev5) keeps user-mode PCs per address space (a process and its
+// generation: every program is linked at the same addresses) with the
+// images each space had; the per-PC maps of the whole file still sum every
+// space by PC, as before, and for_image() gives one image's own truth.
 #pragma once
+#include <compare>
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +77,16 @@ class GroundTruth {
     return stalls_;
   }
   const std::map<std::string, uint64_t>& events() const { return events_; }
+  // Every PC with `cycles` or `visible` lines: f(pc, cycles, visible).
+  template <typename F>
+  void for_each_cycles(F f) const {
+    for (const auto& [pc, c] : cycles_) {
+      const auto v = visible_.find(pc);
+      f(pc, c, v == visible_.end() ? 0 : v->second);
+    }
+    for (const auto& [pc, v] : visible_)
+      if (!cycles_.contains(pc)) f(pc, 0, v);
+  }
 
   int version = 1;
   // Version 3: the images the run booted (build-id, guest path; build-id
@@ -81,7 +98,35 @@ class GroundTruth {
   };
   std::vector<Image> images;
   std::string machine = "qemu";  // version 1 files: qemu
-  uint64_t vcpus = 0;            // 0: not given
+
+  // Version 5: an address space, `space PID GENERATION`, and an image it
+  // had, `map ...` (firmware/truth_format.h).
+  struct SpaceId {
+    uint32_t pid = 0, generation = 0;
+    auto operator<=>(const SpaceId&) const = default;
+  };
+  struct Mapping {
+    SpaceId space;
+    uint64_t load = 0, size = 0, link = 0;
+    std::string build_id, path;  // build_id "-": none
+  };
+  // Each space's own lines (PCs as the guest ran them).
+  std::map<SpaceId, std::shared_ptr<GroundTruth>> spaces;
+  std::vector<Mapping> maps;
+  bool has_spaces() const { return !spaces.empty(); }
+  // Whether a `map` line names the image (by build-id, by path without one).
+  bool maps_image(const std::string& build_id, const std::string& path) const;
+  // The truth of one image: every space's lines inside the image's
+  // mappings, at the image's ELF addresses (pc - load + link), summed. A
+  // transfer or a culprit outside the mapping is kept only when it is no
+  // user address (the kernel's, PAL's), else a transfer goes to
+  // kOutsideImage and a culprit is dropped. Whole-run records (machine,
+  // events, images) are copied. Without spaces, the whole file as it is;
+  // for an image no `map` line names (the kernel, PALcode), the lines of
+  // the shared addresses (KSEG) only.
+  GroundTruth for_image(const std::string& build_id, const std::string& path) const;
+  static constexpr uint64_t kOutsideImage = ~uint64_t{0};
+  uint64_t vcpus = 0;  // 0: not given
   // True for a timed machine's file: cycles and stalls are the model's.
   bool timed() const { return version >= 2 && machine != "qemu"; }
 

@@ -8,7 +8,10 @@
 // estimates wrongly without a word.
 #include <algorithm>
 #include <charconv>
+#include <climits>
+#include <cstdint>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -97,10 +100,79 @@ void parse_event(const std::vector<std::string_view>& words, GroundTruth& truth)
   truth.add_event(std::string(words[1]), count(words[2]));
 }
 
-void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth) {
+uint32_t small_count(std::string_view word, const char* what) {
+  const uint64_t n = number(word, 10, what);
+  if (n > UINT32_MAX)
+    throw LineError(std::string(what) + " " + std::string(word) + " is too large");
+  return static_cast<uint32_t>(n);
+}
+
+GroundTruth::SpaceId parse_space_id(std::string_view pid, std::string_view generation) {
+  return {small_count(pid, "pid"), small_count(generation, "generation")};
+}
+
+// `space PID GENERATION`: the per-PC lines that follow are that space's.
+GroundTruth* parse_space(const std::vector<std::string_view>& words, GroundTruth& truth) {
+  const GroundTruth::SpaceId id = parse_space_id(words[1], words[2]);
+  std::shared_ptr<GroundTruth>& space = truth.spaces[id];
+  if (space)
+    throw LineError("space " + std::string(words[1]) + " " + std::string(words[2]) +
+                    " appears twice");
+  space = std::make_shared<GroundTruth>();
+  space->version = truth.version;
+  space->machine = truth.machine;
+  return space.get();
+}
+
+void parse_map(const std::vector<std::string_view>& words, GroundTruth& truth) {
+  GroundTruth::Mapping m{.space = parse_space_id(words[1], words[2]),
+                         .load = pc(words[3]),
+                         .size = pc(words[4]),
+                         .link = pc(words[5]),
+                         .build_id = std::string(words[6]),
+                         .path = std::string(words[7])};
+  if (m.size == 0 || m.load + m.size < m.load) throw LineError("empty or wrapping map range");
+  if (m.build_id == DCPI_TRUTH_NO_BUILD_ID) m.build_id.clear();
+  truth.maps.push_back(std::move(m));
+}
+
+// A per-PC record: into the whole file's sums, and its space's lines.
+void parse_pc_line(truth_format::Record record, const std::vector<std::string_view>& words,
+                   GroundTruth& truth) {
+  using truth_format::Record;
+  switch (record) {
+    case Record::kInsn:
+      return truth.add_instruction(pc(words[1]), count(words[2]));
+    case Record::kEdge:
+      return truth.add_edge(pc(words[1]), pc(words[2]), count(words[3]));
+    case Record::kCycles:
+      return truth.add_cycles(pc(words[1]), count(words[2]));
+    case Record::kStall:
+      return parse_stall(words, truth);
+    case Record::kVisible:
+      return truth.add_visible(pc(words[1]), count(words[2]));
+    default:
+      return;
+  }
+}
+
+bool is_pc_record(truth_format::Record record) {
+  using truth_format::Record;
+  return record == Record::kInsn || record == Record::kEdge || record == Record::kCycles ||
+         record == Record::kStall || record == Record::kVisible;
+}
+
+// `section`: the space whose lines these are (nullptr before the first).
+void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth,
+                GroundTruth*& section) {
   using truth_format::Record;
   const Record record = record_of(words[0], truth.version).record;
   expect_fields(words, record);
+  if (is_pc_record(record)) {
+    parse_pc_line(record, words, truth);
+    if (section) parse_pc_line(record, words, *section);
+    return;
+  }
   switch (record) {
     case Record::kImage:
       truth.images.push_back({std::string(words[1]), std::string(words[2])});
@@ -110,18 +182,16 @@ void parse_line(const std::vector<std::string_view>& words, GroundTruth& truth) 
     case Record::kVcpus:
       truth.vcpus = count(words[1]);
       return;
-    case Record::kInsn:
-      return truth.add_instruction(pc(words[1]), count(words[2]));
-    case Record::kEdge:
-      return truth.add_edge(pc(words[1]), pc(words[2]), count(words[3]));
-    case Record::kCycles:
-      return truth.add_cycles(pc(words[1]), count(words[2]));
-    case Record::kStall:
-      return parse_stall(words, truth);
     case Record::kEvent:
+      if (section) throw LineError("an event line inside a space's lines");
       return parse_event(words, truth);
-    case Record::kVisible:
-      return truth.add_visible(pc(words[1]), count(words[2]));
+    case Record::kSpace:
+      section = parse_space(words, truth);
+      return;
+    case Record::kMap:
+      return parse_map(words, truth);
+    default:
+      return;
   }
 }
 
@@ -155,6 +225,7 @@ bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error)
   std::string line;
   size_t line_number = 0;
   bool header = false;
+  GroundTruth* section = nullptr;
   try {
     while (std::getline(in, line)) {
       ++line_number;
@@ -164,7 +235,7 @@ bool read_ground_truth(std::istream& in, GroundTruth& truth, std::string& error)
         parse_header(words, truth);
         header = true;
       } else {
-        parse_line(words, truth);
+        parse_line(words, truth, section);
       }
     }
   } catch (const LineError& problem) {

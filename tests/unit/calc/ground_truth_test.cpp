@@ -118,11 +118,21 @@ TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   const std::string v2 = "dcpi-exec-counts 2\n";
   const std::string expected =
       "expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2' or 'dcpi-exec-counts 3' or "
-      "'dcpi-exec-counts 4'";
+      "'dcpi-exec-counts 4' or 'dcpi-exec-counts 5'";
   EXPECT_EQ(error_of("dcpi-exec-counts 0\n"), "line 1: " + expected);
   EXPECT_EQ(error_of("dcpi-exec-counts 02\n"), "line 1: " + expected);
-  EXPECT_EQ(error_of("dcpi-exec-counts 5\n"),
-            "line 1: version 5 is newer than this reader knows (1 to 4): a newer dcpi wrote it");
+  EXPECT_EQ(error_of("dcpi-exec-counts 6\n"),
+            "line 1: version 6 is newer than this reader knows (1 to 5): a newer dcpi wrote it");
+  EXPECT_EQ(error_of("dcpi-exec-counts 4\nspace 7 0\n"), "line 2: 'space' needs version 5");
+  const std::string v5 = "dcpi-exec-counts 5\nmachine ev5\n";
+  EXPECT_EQ(error_of(v5 + "space 7 0\nspace 7 0\n"), "line 4: space 7 0 appears twice");
+  EXPECT_EQ(error_of(v5 + "space 7 0\nevent cycles 5\n"),
+            "line 4: an event line inside a space's lines");
+  EXPECT_EQ(error_of(v5 + "map 7 0 120000000 0 120000000 - /bin/x\n"),
+            "line 3: empty or wrapping map range");
+  EXPECT_EQ(error_of(v5 + "map 7 0 120000000 10 120000000 -\n"),
+            "line 3: 'map' takes 7 fields, not 6");
+  EXPECT_EQ(error_of(v5 + "space 7 99999999999 \n"), "line 3: generation 99999999999 is too large");
   EXPECT_EQ(error_of("dcpi-exec-counts 3\nvisible 1000 5\n"), "line 2: 'visible' needs version 4");
   EXPECT_EQ(error_of(""), "empty file: " + expected);
   EXPECT_EQ(error_of(v2 + "image 0123 /bin/copy\n"), "line 2: 'image' needs version 3");
@@ -200,6 +210,65 @@ TEST(GroundTruthV3, NamesTheImagesItCovers) {
   EXPECT_EQ(truth.images[0].path, "/bin/copy");
   EXPECT_EQ(truth.images[1].build_id, "-");
   EXPECT_EQ(truth.executions(0x1000), 7u);
+}
+
+}  // namespace
+}  // namespace dcpi::calc
+
+namespace dcpi::calc {
+namespace {
+
+// Two programs linked at the same address, run by two processes, and a
+// library each maps at its own base: version 5 keeps them apart, and
+// for_image gives each image its own lines at its ELF addresses.
+TEST(GroundTruthV5, EachImageGetsItsOwnSpacesLines) {
+  std::istringstream in(
+      "dcpi-exec-counts 5\nmachine ev5\n"
+      "insn fffffc0000001000 9\ncycles fffffc0000001000 9\n"
+      "event cycles 100\nevent visible_cycles 28\n"
+      "space 7 0\n"
+      "insn 120000000 3\ncycles 120000000 30\nvisible 120000000 28\n"
+      "edge 120000000 20000000 3\n"
+      "insn 20000010 3\ncycles 20000010 6\nstall 20000010 dcache 3 20000010\n"
+      "space 8 1\n"
+      "insn 120000000 5\ncycles 120000000 5\nedge 120000000 fffffc0000001000 5\n"
+      "insn 30000010 1\ncycles 30000010 4\nstall 30000010 dep 3 120000000\n"
+      "map 7 0 120000000 2000 120000000 aa /bin/first\n"
+      "map 7 0 20000000 4000 0 cc /lib/libc.so.6.1\n"
+      "map 8 1 120000000 2000 120000000 bb /bin/second\n"
+      "map 8 1 30000000 4000 0 cc /lib/libc.so.6.1\n");
+  GroundTruth truth;
+  std::string error;
+  ASSERT_TRUE(read_ground_truth(in, truth, error)) << error;
+  // The whole file sums the spaces by address, as version 4 did.
+  EXPECT_EQ(truth.executions(0x120000000), 8u);
+  EXPECT_TRUE(truth.maps_image("aa", "/bin/first"));
+  EXPECT_FALSE(truth.maps_image("dd", "/bin/first"));
+
+  const GroundTruth first = truth.for_image("aa", "/bin/first");
+  EXPECT_EQ(first.executions(0x120000000), 3u);
+  EXPECT_EQ(first.cycles(0x120000000), 30u);
+  EXPECT_TRUE(first.knows_visibility());  // the whole-run events come along
+  EXPECT_EQ(first.visible_cycles(0x120000000), 28u);
+  EXPECT_EQ(first.transfers(0x120000000, GroundTruth::kOutsideImage), 3u);  // into libc
+  EXPECT_EQ(first.executions(0xfffffc0000001000), 0u);
+
+  const GroundTruth second = truth.for_image("bb", "/bin/second");
+  EXPECT_EQ(second.executions(0x120000000), 5u);
+  EXPECT_EQ(second.transfers(0x120000000, 0xfffffc0000001000), 5u);  // the kernel's stays
+
+  // libc at 0x20000000 in one process and 0x30000000 in the other: both at
+  // its ELF address 0x10; a culprit in the program is dropped.
+  const GroundTruth libc = truth.for_image("cc", "/lib/libc.so.6.1");
+  EXPECT_EQ(libc.executions(0x10), 4u);
+  EXPECT_EQ(libc.cycles(0x10), 10u);
+  ASSERT_EQ(libc.stalls(0x10).size(), 2u);
+  EXPECT_EQ(libc.stalls(0x10)[0].culprit, std::optional<uint64_t>(0x10));
+  EXPECT_EQ(libc.stalls(0x10)[1].culprit, std::nullopt);
+
+  // The kernel is in no space: the whole file as it is.
+  const GroundTruth kernel = truth.for_image("ee", "/boot/kernel");
+  EXPECT_EQ(kernel.executions(0xfffffc0000001000), 9u);
 }
 
 }  // namespace

@@ -28,9 +28,11 @@ constexpr uint32_t bne(uint32_t ra, int32_t displacement) {
   return 0x3du << 26 | ra << 21 | (static_cast<uint32_t>(displacement) & 0x1fffff);
 }
 
-// A block record of `words` at `pc`, timed as the plugin times it.
+// A block record of `words` at `pc`, timed as the plugin times it, with an
+// id of its own as the plugin's block table gives (per-vCPU counters).
 inline BlockRecord block_of(uint64_t pc, std::vector<uint32_t> words) {
-  return BlockRecord(time_block(pc, words), words);
+  static uint32_t next_id = 0;
+  return BlockRecord(time_block(pc, words), words, next_id++);
 }
 
 }  // namespace dcpi::ev5::testing

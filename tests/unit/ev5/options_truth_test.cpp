@@ -42,7 +42,8 @@ TEST(Ev5TruthFile, VersionTwoLines) {
   model.operands_ready(block, 1);
   model.enter(block);
   const std::string path = ::testing::TempDir() + "ev5_truth.txt";
-  ASSERT_TRUE(write_truth_file(path, {&block}, {&model}, {}));
+  model.settle_truth();
+  ASSERT_TRUE(write_truth_file(path, {&model}, TruthSpaces(), {}));
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -60,6 +61,41 @@ TEST(Ev5TruthFile, VersionTwoLines) {
   EXPECT_NE(s.find("event instructions 4\nevent cycles 204\n"), std::string::npos) << s;
   EXPECT_NE(s.find("event dcache_miss 1\n"), std::string::npos) << s;
   EXPECT_FALSE(std::ifstream(path + ".tmp").good());
+  std::remove(path.c_str());
+}
+
+// Two processes run the same program at the same address (every program is
+// linked at 0x120000000): version 5 keeps their lines apart, each after its
+// space line, and the kernel's lines before them, shared.
+TEST(Ev5TruthFile, UserLinesPerAddressSpace) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t user = 0x120000000, kernel = 0xfffffc0000001000ull;
+  BlockRecord program = testing::block_of(user, {testing::addq(1, 1, 2), testing::addq(2, 2, 3)});
+  BlockRecord syscall = testing::block_of(kernel, {testing::addq(1, 1, 2)});
+  TruthSpaces spaces;
+  model.switch_truth_space(spaces.number(7, 0));
+  for (int i = 0; i < 3; ++i) model.enter(program);
+  model.enter(syscall);
+  model.switch_truth_space(spaces.number(9, 1));
+  model.enter(program);
+  model.enter(syscall);
+  model.settle_truth();
+  const std::string path = ::testing::TempDir() + "ev5_spaces.txt";
+  ASSERT_TRUE(write_truth_file(path, {&model}, spaces, {}));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  EXPECT_EQ(s.rfind("dcpi-exec-counts 5\n", 0), 0u) << s;
+  const size_t first = s.find("space 7 0\n"), second = s.find("space 9 1\n");
+  ASSERT_NE(first, std::string::npos) << s;
+  ASSERT_NE(second, std::string::npos) << s;
+  EXPECT_LT(s.find("insn fffffc0000001000 2\n"), first) << s;  // shared, before the spaces
+  EXPECT_EQ(s.find("insn 120000000 3\n", first), s.find("insn 120000000 3\n")) << s;
+  EXPECT_LT(s.find("insn 120000000 3\n"), second) << s;
+  EXPECT_NE(s.find("insn 120000000 1\n", second), std::string::npos) << s;
+  EXPECT_NE(s.find("event instructions 10\n"), std::string::npos) << s;
   std::remove(path.c_str());
 }
 

@@ -146,7 +146,8 @@ TEST(Ev5SampleVisibility, TheTruthFileSaysWhichCyclesASampleCanSee) {
   }
   model.enter(loop);
   const std::string path = ::testing::TempDir() + "visible.txt";
-  ASSERT_TRUE(write_truth_file(path, {&reloader, &pal, &loop}, {&model}, {}));
+  model.settle_truth();
+  ASSERT_TRUE(write_truth_file(path, {&model}, TruthSpaces(), {}));
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -4,8 +4,10 @@
 
 namespace dcpi::ev5 {
 
-BlockRecord::BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words)
+BlockRecord::BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words,
+                         uint32_t serial)
     : timing(std::move(t)),
+      id(serial),
       words(instruction_words.begin(), instruction_words.end()),
       cut(new std::atomic<uint64_t>[timing.instructions.size()]) {
   const size_t n = timing.instructions.size();
@@ -84,13 +86,15 @@ BlockRecord& BlockTable::find_or_add(uint64_t pc, std::span<const uint32_t> word
   if (record) return *record;
   BlockTiming timing = time_block(pc, words);
   size_t first = 0;
+  const auto id = static_cast<uint32_t>(records_.size() - 1);  // this one is in already
   if (timing.ends_in_transfer) {
-    record = std::make_unique<BlockRecord>(std::move(timing), words);
+    record = std::make_unique<BlockRecord>(std::move(timing), words, id);
     complete_.emplace(pc, record.get());
   } else if (const BlockRecord* whole = enclosing(pc, words, first)) {
-    record = std::make_unique<BlockRecord>(slice_timing(whole->timing, first, words.size()), words);
+    record =
+        std::make_unique<BlockRecord>(slice_timing(whole->timing, first, words.size()), words, id);
   } else {
-    record = std::make_unique<BlockRecord>(std::move(timing), words);
+    record = std::make_unique<BlockRecord>(std::move(timing), words, id);
   }
   return *record;
 }

@@ -29,8 +29,9 @@ struct InstructionRef {
 };
 
 struct BlockRecord {
-  BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words);
+  BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words, uint32_t serial = 0);
   BlockTiming timing;
+  uint32_t id = 0;  // dense: the order of creation (indexes per-vCPU counters)
   std::vector<uint32_t> words;
   // Never resized: callbacks hold pointers. The ordinary translation's and
   // the step translation's (a block a timer deadline falls in).

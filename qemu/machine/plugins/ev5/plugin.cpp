@@ -16,8 +16,11 @@
 // charged instruction. The next block entry sees it, finds the instruction
 // in `last_charged`, and tells the model (VcpuModel::aborted), which neither
 // re-models nor re-counts its re-run.
+#include <glib.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "firmware/memory_map.h"
+#include "firmware/process_block.h"
 #include "isa/decode.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/coherence.h"
@@ -63,6 +67,17 @@ struct State {
   // Address spaces by page-table base, numbered from 1 as ASNs (0: boot).
   std::mutex spaces_lock;
   std::unordered_map<uint64_t, uint32_t> spaces;
+  // The truth's address spaces (truth_space.h): per process the page-table
+  // base it ran on last and its generation; a new base is a new generation
+  // (firmware/truth_format.h).
+  struct ProcessSpace {
+    uint64_t page_table_base = 0;
+    uint32_t generation = 0;
+    uint32_t space = 0;
+  };
+  std::unordered_map<uint32_t, ProcessSpace> processes;
+  dcpi::ev5::TruthSpaces truth_spaces;
+  GByteArray* pid_buffer = nullptr;  // under spaces_lock
 };
 
 State* state = nullptr;
@@ -128,28 +143,56 @@ void on_operands(unsigned int vcpu, void* userdata) {
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
 }
 
+// The process the new PCB belongs to (firmware/process_block.h); 0 when it
+// cannot be read.
+uint32_t process_of(uint64_t pcb) {
+  if (!state->pid_buffer) state->pid_buffer = g_byte_array_new();
+  g_byte_array_set_size(state->pid_buffer, 0);
+  uint32_t pid = 0;
+  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_TGID_OFFSET, state->pid_buffer, sizeof pid) &&
+      state->pid_buffer->len >= sizeof pid)
+    std::memcpy(&pid, state->pid_buffer->data, sizeof pid);
+  return pid;
+}
+
+// The truth space of process `pid` on `page_table_base` (spaces_lock held).
+uint32_t truth_space(uint32_t pid, uint64_t page_table_base) {
+  if (pid == 0) return 0;
+  auto [it, first] = state->processes.try_emplace(pid);
+  State::ProcessSpace& p = it->second;
+  if (first || p.page_table_base != page_table_base) {
+    if (!first) ++p.generation;
+    p.page_table_base = page_table_base;
+    p.space = state->truth_spaces.number(pid, p.generation);
+  }
+  return p.space;
+}
+
 // PAL's swpctx loads the new page-table base from the process control block
 // (pal.S: `ldq p1, 16(a0)`, OSF/1's PCB layout): the CPU changes address
-// space, which the model numbers as an ASN (vcpu_model.h).
-void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t, void*) {
+// space, which the model numbers as an ASN (vcpu_model.h), and the truth
+// as the process's generation (firmware/truth_format.h).
+void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void*) {
   if (vcpu >= state->vcpus.size()) return;
   const qemu_plugin_mem_value value = qemu_plugin_mem_get_value(info);
   if (value.type != QEMU_PLUGIN_MEM_VALUE_U64) return;
-  uint32_t number = 0;
+  uint32_t number = 0, space = 0;
   {
     std::lock_guard<std::mutex> hold(state->spaces_lock);
     auto [it, added] = state->spaces.try_emplace(value.data.u64, 0);
     if (added) it->second = static_cast<uint32_t>(state->spaces.size());
     number = it->second;
+    space = truth_space(process_of(vaddr - DCPI_PCB_PTBR_OFFSET), value.data.u64);
   }
   state->vcpus[vcpu]->switch_address_space(number & ((1u << 20) - 1));
+  state->vcpus[vcpu]->switch_truth_space(space);
 }
 
 bool loads_page_table_base(uint32_t word) {
   constexpr uint8_t kA0 = 16;
-  constexpr int32_t kPcbPtbr = 16;
   const dcpi::isa::Instruction in = dcpi::isa::decode(word, dcpi::isa::DecodeMode::kPalcode);
-  return in.is(dcpi::isa::Operation::kLdq) && in.rb == kA0 && in.displacement == kPcbPtbr;
+  return in.is(dcpi::isa::Operation::kLdq) && in.rb == kA0 &&
+         in.displacement == DCPI_PCB_PTBR_OFFSET;
 }
 
 void watch_address_space(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
@@ -298,8 +341,11 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
 void on_exit(qemu_plugin_id_t, void*) {
   if (state->options.out_path.empty()) return;
   std::vector<const dcpi::ev5::VcpuModel*> vcpus;
-  for (const auto& vcpu : state->vcpus) vcpus.push_back(vcpu.get());
-  if (!dcpi::ev5::write_truth_file(state->options.out_path, state->blocks.records(), vcpus,
+  for (const auto& vcpu : state->vcpus) {
+    vcpu->settle_truth();
+    vcpus.push_back(vcpu.get());
+  }
+  if (!dcpi::ev5::write_truth_file(state->options.out_path, vcpus, state->truth_spaces,
                                    state->options.images_path))
     std::fprintf(stderr, "ev5: cannot write %s\n", state->options.out_path.c_str());
 }

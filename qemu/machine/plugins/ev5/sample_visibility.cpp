@@ -5,6 +5,7 @@
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
 #include "isa/decode.h"
+#include "qemu/machine/plugins/ev5/truth_space.h"
 
 namespace dcpi::ev5 {
 
@@ -21,7 +22,7 @@ void SampleVisibility::add(uint64_t pc, int64_t cycles) {
   if (state_ == State::kPal)
     deferred_ += cycles;
   else
-    visible_[pc] += cycles;
+    visible_[truth_key(pc, space_)] += cycles;
 }
 
 void SampleVisibility::book(uint64_t pc, int64_t cycles) {
@@ -91,7 +92,7 @@ void SampleVisibility::leave_pal(uint64_t head) {
     held_ = 0;
     interrupted_ = false;
   }
-  if (cycles != 0) visible_[head] += cycles;
+  if (cycles != 0) visible_[truth_key(head, space_)] += cycles;
 }
 
 }  // namespace dcpi::ev5

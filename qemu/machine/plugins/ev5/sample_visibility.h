@@ -43,7 +43,9 @@ class SampleVisibility {
   void book(uint64_t pc, int64_t cycles);
   State state() const { return state_; }
 
-  // Visible cycles per PC.
+  // Visible cycles per truth key (truth_space.h): the address space the
+  // CPU runs from now on.
+  void set_space(uint32_t space) { space_ = space; }
   const std::map<uint64_t, int64_t>& visible() const { return visible_; }
 
  private:
@@ -67,6 +69,7 @@ class SampleVisibility {
   // which land where the interrupted context resumes.
   int64_t deferred_ = 0, held_ = 0;
   bool interrupted_ = false;
+  uint32_t space_ = 0;
   std::map<uint64_t, int64_t> visible_;
 };
 

@@ -13,26 +13,57 @@ namespace dcpi::ev5 {
 
 namespace {
 
-struct Totals {
+// One address space's lines (truth space 0: the shared kernel and PALcode
+// ones), PCs as the guest ran them.
+struct SpaceTotals {
   std::map<uint64_t, uint64_t> executions;
   std::map<uint64_t, int64_t> cycles;
   std::map<std::tuple<uint64_t, StallCause, uint64_t>, uint64_t> stalls;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
-  std::map<std::string, uint64_t> events;
   // Visible cycles per PC (sample_visibility.h), in a sampling run.
   std::map<uint64_t, int64_t> visible;
-  bool sampling = false;
 };
 
-void add_static(const BlockRecord& block, Totals& totals) {
+struct Totals {
+  std::map<uint32_t, SpaceTotals> spaces;
+  std::map<std::string, uint64_t> events;
+  bool sampling = false;
+  uint64_t instructions = 0, cycles = 0;
+
+  SpaceTotals& of(uint64_t key) { return spaces[truth_space_of(key)]; }
+};
+
+// A line goes with its first user PC's space (a stall charged in the kernel
+// for a user load, an edge into a user block), else with the shared lines.
+uint32_t space_of(uint64_t first, uint64_t second) {
+  return truth_space_of(first) ? truth_space_of(first) : truth_space_of(second);
+}
+
+void add_block(const BlockRecord& block, uint32_t space, uint64_t entries,
+               const std::map<std::pair<const BlockRecord*, uint32_t>, uint64_t>& cuts,
+               Totals& totals) {
+  uint64_t left = 0;
   for (size_t i = 0; i < block.timing.instructions.size(); ++i) {
-    const uint64_t n = block.executions(i);
+    if (auto cut = cuts.find({&block, static_cast<uint32_t>(i)}); cut != cuts.end())
+      left += cut->second;
+    const uint64_t n = entries > left ? entries - left : 0;
     if (!n) continue;
     const InstructionTiming& t = block.timing.instructions[i];
-    totals.executions[t.pc] += n;
-    totals.cycles[t.pc] += static_cast<int64_t>(n * t.cost);
-    for (uint8_t k = 0; k < t.stall_count; ++k)
-      totals.stalls[{t.pc, t.stalls[k].cause, t.stalls[k].culprit}] += n * t.stalls[k].cycles;
+    const uint64_t key = truth_key(t.pc, space);
+    SpaceTotals& lines = totals.of(key);
+    lines.executions[t.pc] += n;
+    lines.cycles[t.pc] += static_cast<int64_t>(n * t.cost);
+    for (uint8_t k = 0; k < t.stall_count; ++k) {
+      const uint64_t culprit = t.stalls[k].culprit;
+      lines.stalls[{t.pc, t.stalls[k].cause, culprit}] += n * t.stalls[k].cycles;
+    }
+  }
+}
+
+void add_blocks(const VcpuTruth& truth, Totals& totals) {
+  for (const auto& [space, counts] : truth.blocks) {
+    for (const auto& [block, entries] : counts.entries)
+      add_block(*block, space, entries, counts.cuts, totals);
   }
 }
 
@@ -40,22 +71,30 @@ void add_visible(const SampleVisibility& sampling, Totals& totals) {
   if (!sampling.enabled()) return;
   totals.sampling = true;
   uint64_t sum = 0;
-  for (const auto& [pc, cycles] : sampling.visible()) {
-    totals.visible[pc] += cycles;
+  for (const auto& [key, cycles] : sampling.visible()) {
+    totals.of(key).visible[truth_pc_of(key)] += cycles;
     sum += static_cast<uint64_t>(std::max<int64_t>(cycles, 0));
   }
   totals.events[DCPI_TRUTH_VISIBLE_CYCLES_EVENT] += sum;
 }
 
-void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
-  const VcpuTruth& truth = vcpu.truth();
+void add_dynamic(const VcpuTruth& truth, Totals& totals) {
   for (const auto& [key, cycles] : truth.stalls) {
-    totals.stalls[key] += cycles;
-    totals.cycles[std::get<0>(key)] += static_cast<int64_t>(cycles);
+    const auto& [pc, cause, culprit] = key;
+    SpaceTotals& lines = totals.spaces[space_of(pc, culprit)];
+    lines.stalls[{truth_pc_of(pc), cause, truth_pc_of(culprit)}] += cycles;
+    totals.of(pc).cycles[truth_pc_of(pc)] += static_cast<int64_t>(cycles);
   }
-  for (const auto& [pc, cycles] : truth.cycle_corrections) totals.cycles[pc] += cycles;
+  for (const auto& [key, cycles] : truth.cycle_corrections)
+    totals.of(key).cycles[truth_pc_of(key)] += cycles;
+  for (const auto& [edge, count] : truth.edges)
+    totals.spaces[space_of(edge.first, edge.second)]
+        .edges[{truth_pc_of(edge.first), truth_pc_of(edge.second)}] += count;
   add_visible(truth.visibility, totals);
-  for (const auto& [edge, count] : truth.edges) totals.edges[edge] += count;
+}
+
+void add_events(const VcpuModel& vcpu, Totals& totals) {
+  const VcpuTruth& truth = vcpu.truth();
   const MemoryEvents& m = vcpu.memory_events();
   totals.events["icache_miss"] += m.icache_miss;
   totals.events["dcache_miss"] += m.dcache_miss;
@@ -70,47 +109,69 @@ void add_dynamic(const VcpuModel& vcpu, Totals& totals) {
   totals.events["exact_exits"] += truth.exact_exits;
 }
 
-void write_visible(truth::TruthWriter& out, const Totals& totals) {
-  for (const auto& [pc, cycles] : totals.visible)
-    if (cycles > 0) out.visible(pc, static_cast<uint64_t>(cycles));
+void count_all(Totals& totals) {
+  for (const auto& [space, lines] : totals.spaces) {
+    for (const auto& [pc, n] : lines.executions) totals.instructions += n;
+    for (const auto& [pc, cycles] : lines.cycles)
+      totals.cycles += cycles > 0 ? static_cast<uint64_t>(cycles) : 0;
+  }
 }
 
-// The records in the format's order (firmware/truth_format.h), each kind
-// sorted: insn, edge, cycles, stall, the run's events, then visible.
-void write(truth::TruthWriter& out, const Totals& totals, size_t vcpus) {
-  out.machine(DCPI_TRUTH_MACHINE_EV5);
-  out.vcpus(vcpus);
-  for (const auto& [pc, n] : totals.executions) out.insn(pc, n);
-  for (const auto& [edge, n] : totals.edges) out.edge(edge.first, edge.second, n);
-  uint64_t all_cycles = 0, instructions = 0;
-  for (const auto& [pc, n] : totals.executions) instructions += n;
-  for (const auto& [pc, cycles] : totals.cycles) {
-    const uint64_t c = cycles > 0 ? static_cast<uint64_t>(cycles) : 0;
-    all_cycles += c;
-    out.cycles(pc, c);
-  }
-  for (const auto& [key, cycles] : totals.stalls) {
+// One space's per-PC records in the format's order, each kind sorted.
+void write_lines(truth::TruthWriter& out, const SpaceTotals& lines) {
+  for (const auto& [pc, n] : lines.executions) out.insn(pc, n);
+  for (const auto& [edge, n] : lines.edges) out.edge(edge.first, edge.second, n);
+  for (const auto& [pc, cycles] : lines.cycles) out.cycles(pc, cycles > 0 ? uint64_t(cycles) : 0);
+  for (const auto& [key, cycles] : lines.stalls) {
     const auto& [pc, cause, culprit] = key;
     if (cycles)
       out.stall(pc, cause, cycles, culprit == kNoCulprit ? std::nullopt : std::optional(culprit));
   }
-  out.event("instructions", instructions);
-  out.event("cycles", all_cycles);
+}
+
+void write_visible(truth::TruthWriter& out, const SpaceTotals& lines) {
+  for (const auto& [pc, cycles] : lines.visible)
+    if (cycles > 0) out.visible(pc, static_cast<uint64_t>(cycles));
+}
+
+// The shared lines, the run's events, then each address space's lines
+// after its `space` line (firmware/truth_format.h).
+void write(truth::TruthWriter& out, Totals& totals, size_t vcpus, const TruthSpaces& spaces) {
+  out.machine(DCPI_TRUTH_MACHINE_EV5);
+  out.vcpus(vcpus);
+  count_all(totals);
+  const SpaceTotals& shared = totals.spaces[0];
+  write_lines(out, shared);
+  out.event("instructions", totals.instructions);
+  out.event("cycles", totals.cycles);
   for (const auto& [name, n] : totals.events) out.event(name.c_str(), n);
-  if (totals.sampling) write_visible(out, totals);
+  if (totals.sampling) write_visible(out, shared);
+  for (const auto& [space, lines] : totals.spaces) {
+    if (space == 0) continue;
+    const auto [pid, generation] = spaces.process(space);
+    out.space(pid, generation);
+    write_lines(out, lines);
+    if (totals.sampling) write_visible(out, lines);
+  }
 }
 
 }  // namespace
 
-bool write_truth_file(const std::string& path, const std::vector<const BlockRecord*>& blocks,
-                      const std::vector<const VcpuModel*>& vcpus, const std::string& images) {
+bool write_truth_file(const std::string& path, const std::vector<const VcpuModel*>& vcpus,
+                      const TruthSpaces& spaces, const std::string& images) {
   Totals totals;
-  for (const BlockRecord* block : blocks) add_static(*block, totals);
-  for (const VcpuModel* vcpu : vcpus) add_dynamic(*vcpu, totals);
+  for (const VcpuModel* vcpu : vcpus) {
+    add_blocks(vcpu->truth(), totals);
+    add_dynamic(vcpu->truth(), totals);
+    add_events(*vcpu, totals);
+  }
+  bool has_spaces = totals.spaces.size() > 1 || !totals.spaces.count(0);
   truth::TruthWriter out;
-  const int version = totals.sampling ? DCPI_TRUTH_VERSION_VISIBLE : DCPI_TRUTH_VERSION_TIMED;
+  const int version = has_spaces        ? DCPI_TRUTH_VERSION_SPACES
+                      : totals.sampling ? DCPI_TRUTH_VERSION_VISIBLE
+                                        : DCPI_TRUTH_VERSION_TIMED;
   if (!out.open(path, version, images)) return false;
-  write(out, totals, vcpus.size());
+  write(out, totals, vcpus.size(), spaces);
   return out.close();
 }
 

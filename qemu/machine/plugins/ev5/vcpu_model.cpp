@@ -14,7 +14,7 @@ VcpuModel::VcpuModel(const Machine& machine, SampleVisibility sampling)
 }
 
 void VcpuModel::record_edge(uint64_t to) {
-  if (started_ && to != last_pc_ + 4) ++truth_.edges[{last_pc_, to}];
+  if (started_ && to != last_pc_ + 4) truth_.edge(last_pc_, to);
 }
 
 VcpuModel::Site VcpuModel::site(const BlockRecord& block, uint32_t index) const {
@@ -47,6 +47,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   rerun_block_ = nullptr;
   const BlockTiming& timing = block.timing;
   block.entries.fetch_add(1, std::memory_order_relaxed);
+  truth_.enter(block);
   block_start_ += previous_static_ + dynamic_in_block_;
   previous_static_ = timing.static_cycles;
   dynamic_in_block_ = 0;
@@ -196,6 +197,7 @@ void VcpuModel::settle_abort() {
   aborted_ = {};
   const InstructionTiming& t = a.timing();
   a.block->cut[a.index].fetch_add(1, std::memory_order_relaxed);
+  truth_.cut(*a.block, a.index);
   truth_.visibility.cut(a.index);
   truth_.correct(t.pc, aborted_made_);
   if (aborted_made_ + 1 >= static_cast<int64_t>(t.cost))  // its static stalls were charged

@@ -70,6 +70,10 @@ class VcpuModel {
   // entries carry the ASN), so processes sharing virtual addresses share
   // neither. Numbers below 2^20.
   void switch_address_space(uint32_t number) { space_ = number; }
+  // The truth's address space (truth_space.h) the CPU runs from now on.
+  void switch_truth_space(uint32_t space) { truth_.switch_space(space); }
+  // Moves the last counts into the truth (call when the vCPU is stopped).
+  void settle_truth() { truth_.settle(); }
   // On a multiprocessor: the caches' coherence, and this CPU's number.
   void join(Coherence* coherence, size_t cpu) { memory_.join(coherence, cpu); }
 

@@ -1,18 +1,23 @@
 // What one vCPU's run-time model observed, for the truth file: dynamic stall
 // cycles by (charged PC, cause, culprit), cycle corrections from exact exits,
-// which of them a sample could see,
-// control transfers between blocks, and event counts. Touched only by its
-// own vCPU while the guest runs.
+// which of them a sample could see, control transfers between blocks, block
+// entries and exact-exit cuts, and event counts. Every PC is booked as its
+// truth key (truth_space.h): a user PC with the address space it ran in.
+// Touched only by its own vCPU while the guest runs.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/block_timing.h"
 #include "qemu/machine/plugins/ev5/count_cache.h"
 #include "qemu/machine/plugins/ev5/sample_visibility.h"
+#include "qemu/machine/plugins/ev5/truth_space.h"
 
 namespace dcpi::ev5 {
 
@@ -31,6 +36,14 @@ struct StallKeyHash {
   }
 };
 
+// Block entries and exact-exit cuts of one address space (block_record.h
+// counts them for all spaces together): instruction i of a block ran
+// entries - sum(cuts[0..i]) times in it.
+struct SpaceBlockCounts {
+  std::unordered_map<const BlockRecord*, uint64_t> entries;
+  std::map<std::pair<const BlockRecord*, uint32_t>, uint64_t> cuts;
+};
+
 struct VcpuTruth {
   CountMap<StallKey, StallKeyHash> stalls;
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
@@ -38,16 +51,51 @@ struct VcpuTruth {
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
   // Which of the cycles booked here a sample can land on.
   SampleVisibility visibility;
+  // Per truth space (0: kernel and PALcode blocks, and user ones before
+  // the first swpctx); complete after settle().
+  std::map<uint32_t, SpaceBlockCounts> blocks;
 
+  uint64_t key(uint64_t pc) const { return truth_key(pc, space_); }
   void stall(uint64_t pc, StallCause cause, uint64_t culprit, uint64_t cycles) {
     if (!cycles) return;
-    stalls[{pc, cause, culprit}] += cycles;
+    stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));
   }
   void correct(uint64_t pc, int64_t cycles) {
-    cycle_corrections[pc] += cycles;
+    cycle_corrections[key(pc)] += cycles;
     visibility.book(pc, cycles);
   }
+  void edge(uint64_t from, uint64_t to) { ++edges[{key(from), key(to)}]; }
+  // The hot path: one entry of `block` (its id indexes a dense counter,
+  // moved into `blocks` at the next switch or settle()).
+  void enter(const BlockRecord& block) {
+    if (block.id >= entries_now_.size()) entries_now_.resize(block.id * 2 + 64);
+    if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
+  }
+  void cut(const BlockRecord& block, uint32_t index) {
+    ++blocks[space_for(block)].cuts[{&block, index}];
+  }
+  // The CPU runs truth space `space` from now on (swpctx).
+  void switch_space(uint32_t space) {
+    settle();
+    space_ = space;
+    visibility.set_space(space);
+  }
+  void settle() {
+    for (const BlockRecord* block : touched_) {
+      blocks[space_for(*block)].entries[block] += entries_now_[block->id];
+      entries_now_[block->id] = 0;
+    }
+    touched_.clear();
+  }
+
+ private:
+  uint32_t space_for(const BlockRecord& block) const {
+    return is_user_pc(block.timing.pc) ? space_ : 0;
+  }
+  uint32_t space_ = 0;
+  std::vector<uint64_t> entries_now_;
+  std::vector<const BlockRecord*> touched_;
 };
 
 }  // namespace dcpi::ev5

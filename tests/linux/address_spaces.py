@@ -13,7 +13,8 @@ map. Checks:
   judges it;
 - manyproc's children (shortlived, one process each, the same addresses as
   manyproc) are scored apart from manyproc: the placement ratio is near
-  sampling noise (it was 59.8 x noise when the truth summed them by address).
+  sampling noise (it was 59.8 x noise when the truth summed them by address);
+- the qemu machine's exec_counts plugin keeps the same spaces (procs again).
 
 Usage: address_spaces.py BUILD LINUX_DIR"""
 import json
@@ -84,6 +85,11 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(libc["samples"] > 0 and libc["ratio"] > 0,
            f"libc.so is scored against its own lines: {libc['samples']} samples, "
            f"ratio {libc['ratio']:.2f}")
+
+    db, truth = os.path.join(tmp, "procs-qemu.db"), os.path.join(tmp, "procs-qemu.truth")
+    dcpi("run", "--quiet", "--machine", "qemu", "--cpus", "2", "--db", db, "--truth", truth,
+         "--", os.path.join(LINUX, "procs"))
+    check_spaces(truth)
 
     db, truth = os.path.join(tmp, "manyproc.db"), os.path.join(tmp, "manyproc.truth")
     dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", "manyproc",

@@ -7,6 +7,10 @@
 // one truth writer qemu/machine/truth/): one "insn PC COUNT"
 // line per executed instruction and one "edge FROM TO COUNT" line per
 // transfer FROM → TO with TO ≠ FROM + 4, per vCPU's instruction stream.
+// Built against QEMU's real qemu-plugin.h it keeps user code per address
+// space (version 5: `space PID GENERATION` sections; every program is linked
+// at the same addresses), learning the process at each swpctx
+// (swpctx_watch.h).
 //
 // Timing: the plugin only adds host-side callbacks; under -icount the guest's
 // virtual clock advances per guest instruction, so guest time (RPCC, the
@@ -22,17 +26,25 @@
 #include <utility>
 #include <vector>
 
+#include "firmware/memory_map.h"
 #include "firmware/truth_format.h"
 #include "qemu/machine/plugins/qemu_plugin.h"
+#include "qemu/machine/truth/truth_space.h"
 #include "qemu/machine/truth/truth_writer.h"
+#ifdef DCPI_REAL_QEMU_PLUGIN_H
+#include "qemu/machine/plugins/swpctx_watch.h"
+#endif
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 namespace {
 
+using dcpi::truth::truth_key;
+using dcpi::truth::truth_pc_of;
+using dcpi::truth::truth_space_of;
+
 struct InstructionCounter {
   uint64_t pc = 0;
-  std::atomic<uint64_t> count{0};
 };
 
 struct PairHash {
@@ -41,10 +53,13 @@ struct PairHash {
   }
 };
 
-// Touched only by its own vCPU thread while the guest runs.
+// Touched only by its own vCPU thread while the guest runs. PCs are truth
+// keys (truth_space.h): a user PC with its address space.
 struct VcpuStream {
   bool started = false;
   uint64_t last_pc = 0;
+  uint32_t space = 0;
+  std::unordered_map<uint64_t, uint64_t> counts;
   std::unordered_map<std::pair<uint64_t, uint64_t>, uint64_t, PairHash> edges;
 };
 
@@ -54,23 +69,55 @@ struct State {
   std::mutex translation_mutex;  // translations may run on several vCPU threads
   std::unordered_map<uint64_t, std::unique_ptr<InstructionCounter>> counters;
   std::vector<VcpuStream> vcpus;
+  std::mutex spaces_mutex;
+  dcpi::truth::TruthSpaces spaces;
+  GByteArray* pid_buffer = nullptr;  // under spaces_mutex
 };
 
 State* state = nullptr;
 
 void on_instruction(unsigned int vcpu_index, void* userdata) {
-  auto* counter = static_cast<InstructionCounter*>(userdata);
-  counter->count.fetch_add(1, std::memory_order_relaxed);
+  const auto* counter = static_cast<const InstructionCounter*>(userdata);
   if (vcpu_index >= state->vcpus.size()) return;
   VcpuStream& stream = state->vcpus[vcpu_index];
-  if (stream.started && counter->pc != stream.last_pc + 4)
-    ++stream.edges[{stream.last_pc, counter->pc}];
-  stream.last_pc = counter->pc;
+  const uint64_t key = truth_key(counter->pc, stream.space);
+  ++stream.counts[key];
+  if (stream.started && counter->pc != truth_pc_of(stream.last_pc) + 4)
+    ++stream.edges[{stream.last_pc, key}];
+  stream.last_pc = key;
   stream.started = true;
 }
 
+#ifdef DCPI_REAL_QEMU_PLUGIN_H
+// swpctx loads the next process's page-table base: its address space.
+void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void*) {
+  if (vcpu >= state->vcpus.size()) return;
+  const qemu_plugin_mem_value value = qemu_plugin_mem_get_value(info);
+  if (value.type != QEMU_PLUGIN_MEM_VALUE_U64) return;
+  std::lock_guard<std::mutex> hold(state->spaces_mutex);
+  if (!state->pid_buffer) state->pid_buffer = g_byte_array_new();
+  const uint32_t pid = dcpi::plugins::process_of_pcb_load(vaddr, state->pid_buffer);
+  state->vcpus[vcpu].space = state->spaces.switch_to(pid, value.data.u64);
+}
+
+void watch_address_space(struct qemu_plugin_tb* tb) {
+  if (!dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
+  for (size_t i = 0; i < qemu_plugin_tb_n_insns(tb); ++i) {
+    struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
+    uint32_t word = 0;
+    qemu_plugin_insn_data(insn, &word, sizeof word);
+    if (dcpi::plugins::loads_page_table_base(word))
+      qemu_plugin_register_vcpu_mem_cb(insn, on_page_table_base, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_R, nullptr);
+  }
+}
+#else
+void watch_address_space(struct qemu_plugin_tb*) {}  // no memory callbacks declared
+#endif
+
 void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
   const size_t n = qemu_plugin_tb_n_insns(tb);
+  watch_address_space(tb);
   std::lock_guard<std::mutex> lock(state->translation_mutex);
   for (size_t i = 0; i < n; ++i) {
     struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
@@ -85,26 +132,51 @@ void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
   }
 }
 
-void on_exit(qemu_plugin_id_t, void*) {
+// One address space's lines (0: the shared kernel and PALcode ones).
+struct SpaceLines {
   std::map<uint64_t, uint64_t> instructions;
-  for (const auto& [pc, counter] : state->counters) {
-    const uint64_t count = counter->count.load(std::memory_order_relaxed);
-    if (count) instructions[pc] = count;
-  }
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
-  for (const VcpuStream& stream : state->vcpus)
-    for (const auto& [edge, count] : stream.edges) edges[edge] += count;
+};
 
+std::map<uint32_t, SpaceLines> collect() {
+  std::map<uint32_t, SpaceLines> spaces;
+  for (const VcpuStream& stream : state->vcpus) {
+    for (const auto& [key, count] : stream.counts)
+      spaces[truth_space_of(key)].instructions[truth_pc_of(key)] += count;
+    for (const auto& [edge, count] : stream.edges) {
+      // With its first user PC's space (an edge into user code from the kernel).
+      const uint32_t space =
+          truth_space_of(edge.first) ? truth_space_of(edge.first) : truth_space_of(edge.second);
+      spaces[space].edges[{truth_pc_of(edge.first), truth_pc_of(edge.second)}] += count;
+    }
+  }
+  return spaces;
+}
+
+void write_lines(dcpi::truth::TruthWriter& out, const SpaceLines& lines) {
+  for (const auto& [pc, count] : lines.instructions) out.insn(pc, count);
+  for (const auto& [edge, count] : lines.edges) out.edge(edge.first, edge.second, count);
+}
+
+void on_exit(qemu_plugin_id_t, void*) {
+  std::map<uint32_t, SpaceLines> spaces = collect();
+  const bool has_spaces = spaces.size() > 1 || (!spaces.empty() && !spaces.count(0));
   dcpi::truth::TruthWriter out;
-  if (!out.open(state->out_path, DCPI_TRUTH_VERSION_COUNTS, state->images_path)) {
+  const int version = has_spaces ? DCPI_TRUTH_VERSION_SPACES : DCPI_TRUTH_VERSION_COUNTS;
+  if (!out.open(state->out_path, version, state->images_path)) {
     const std::string message = "exec_counts: cannot write " + state->out_path + ".tmp\n";
     qemu_plugin_outs(message.c_str());
     return;
   }
   out.comment(DCPI_TRUTH_COUNTS_COMMENT);
   out.vcpus(state->vcpus.size());
-  for (const auto& [pc, count] : instructions) out.insn(pc, count);
-  for (const auto& [edge, count] : edges) out.edge(edge.first, edge.second, count);
+  write_lines(out, spaces[0]);
+  for (const auto& [space, lines] : spaces) {
+    if (space == 0) continue;
+    const auto [pid, generation] = state->spaces.process(space);
+    out.space(pid, generation);
+    write_lines(out, lines);
+  }
   out.close();
 }
 

@@ -16,11 +16,9 @@
 // charged instruction. The next block entry sees it, finds the instruction
 // in `last_charged`, and tells the model (VcpuModel::aborted), which neither
 // re-models nor re-counts its re-run.
-#include <glib.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,14 +26,13 @@
 #include <vector>
 
 #include "firmware/memory_map.h"
-#include "firmware/process_block.h"
-#include "isa/decode.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/coherence.h"
 #include "qemu/machine/plugins/ev5/machine_options.h"
 #include "qemu/machine/plugins/ev5/truth_file.h"
 #include "qemu/machine/plugins/ev5/vcpu_model.h"
 #include "qemu/machine/plugins/qemu_plugin.h"
+#include "qemu/machine/plugins/swpctx_watch.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -67,16 +64,8 @@ struct State {
   // Address spaces by page-table base, numbered from 1 as ASNs (0: boot).
   std::mutex spaces_lock;
   std::unordered_map<uint64_t, uint32_t> spaces;
-  // The truth's address spaces (truth_space.h): per process the page-table
-  // base it ran on last and its generation; a new base is a new generation
-  // (firmware/truth_format.h).
-  struct ProcessSpace {
-    uint64_t page_table_base = 0;
-    uint32_t generation = 0;
-    uint32_t space = 0;
-  };
-  std::unordered_map<uint32_t, ProcessSpace> processes;
-  dcpi::ev5::TruthSpaces truth_spaces;
+  // The truth's address spaces (qemu/machine/truth/truth_space.h).
+  dcpi::truth::TruthSpaces truth_spaces;
   GByteArray* pid_buffer = nullptr;  // under spaces_lock
 };
 
@@ -143,31 +132,6 @@ void on_operands(unsigned int vcpu, void* userdata) {
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
 }
 
-// The process the new PCB belongs to (firmware/process_block.h); 0 when it
-// cannot be read.
-uint32_t process_of(uint64_t pcb) {
-  if (!state->pid_buffer) state->pid_buffer = g_byte_array_new();
-  g_byte_array_set_size(state->pid_buffer, 0);
-  uint32_t pid = 0;
-  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_TGID_OFFSET, state->pid_buffer, sizeof pid) &&
-      state->pid_buffer->len >= sizeof pid)
-    std::memcpy(&pid, state->pid_buffer->data, sizeof pid);
-  return pid;
-}
-
-// The truth space of process `pid` on `page_table_base` (spaces_lock held).
-uint32_t truth_space(uint32_t pid, uint64_t page_table_base) {
-  if (pid == 0) return 0;
-  auto [it, first] = state->processes.try_emplace(pid);
-  State::ProcessSpace& p = it->second;
-  if (first || p.page_table_base != page_table_base) {
-    if (!first) ++p.generation;
-    p.page_table_base = page_table_base;
-    p.space = state->truth_spaces.number(pid, p.generation);
-  }
-  return p.space;
-}
-
 // PAL's swpctx loads the new page-table base from the process control block
 // (pal.S: `ldq p1, 16(a0)`, OSF/1's PCB layout): the CPU changes address
 // space, which the model numbers as an ASN (vcpu_model.h), and the truth
@@ -182,23 +146,18 @@ void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t 
     auto [it, added] = state->spaces.try_emplace(value.data.u64, 0);
     if (added) it->second = static_cast<uint32_t>(state->spaces.size());
     number = it->second;
-    space = truth_space(process_of(vaddr - DCPI_PCB_PTBR_OFFSET), value.data.u64);
+    if (!state->pid_buffer) state->pid_buffer = g_byte_array_new();
+    const uint32_t pid = dcpi::plugins::process_of_pcb_load(vaddr, state->pid_buffer);
+    space = state->truth_spaces.switch_to(pid, value.data.u64);
   }
   state->vcpus[vcpu]->switch_address_space(number & ((1u << 20) - 1));
   state->vcpus[vcpu]->switch_truth_space(space);
 }
 
-bool loads_page_table_base(uint32_t word) {
-  constexpr uint8_t kA0 = 16;
-  const dcpi::isa::Instruction in = dcpi::isa::decode(word, dcpi::isa::DecodeMode::kPalcode);
-  return in.is(dcpi::isa::Operation::kLdq) && in.rb == kA0 &&
-         in.displacement == DCPI_PCB_PTBR_OFFSET;
-}
-
 void watch_address_space(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
   if (!dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
   for (size_t i = 0; i < words.size(); ++i)
-    if (loads_page_table_base(words[i]))
+    if (dcpi::plugins::loads_page_table_base(words[i]))
       qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), on_page_table_base,
                                        QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_R, nullptr);
 }

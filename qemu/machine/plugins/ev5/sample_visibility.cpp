@@ -5,7 +5,6 @@
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
 #include "isa/decode.h"
-#include "qemu/machine/plugins/ev5/truth_space.h"
 
 namespace dcpi::ev5 {
 

@@ -22,8 +22,11 @@
 #include <map>
 
 #include "qemu/machine/plugins/ev5/block_timing.h"
+#include "qemu/machine/truth/truth_space.h"
 
 namespace dcpi::ev5 {
+
+using truth::truth_key;
 
 class SampleVisibility {
  public:

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "qemu/machine/plugins/ev5/truth_space.h"
 #include "qemu/machine/plugins/ev5/vcpu_model.h"
+#include "qemu/machine/truth/truth_space.h"
 
 namespace dcpi::ev5 {
 

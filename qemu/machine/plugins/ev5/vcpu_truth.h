@@ -17,9 +17,15 @@
 #include "qemu/machine/plugins/ev5/block_timing.h"
 #include "qemu/machine/plugins/ev5/count_cache.h"
 #include "qemu/machine/plugins/ev5/sample_visibility.h"
-#include "qemu/machine/plugins/ev5/truth_space.h"
+#include "qemu/machine/truth/truth_space.h"
 
 namespace dcpi::ev5 {
+
+using truth::is_user_pc;
+using truth::truth_key;
+using truth::truth_pc_of;
+using truth::truth_space_of;
+using truth::TruthSpaces;
 
 struct PairHash {
   size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {

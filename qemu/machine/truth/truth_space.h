@@ -1,16 +1,17 @@
-// Address spaces in the truth (firmware/truth_format.h, version 5): every
-// program is linked at the same addresses, so the model books a user-mode PC
-// with the address space it ran in, packed above the 44-bit user address
-// like the TBs' ASN tag (vcpu_model.h): one 64-bit key, so the counters stay
-// single maps. Kernel and PALcode PCs (KSEG, bit 63 set) are shared by all
-// and keep their address; so does a user PC before the first swpctx.
+// Address spaces in the truth (firmware/truth_format.h, version 5), for
+// both plugins: every program is linked at the same addresses, so a plugin
+// books a user-mode PC with the address space it ran in, packed above the
+// 44-bit user address like the ev5 model's ASN tag: one 64-bit key, so the
+// counters stay single maps. Kernel and PALcode PCs (KSEG, bit 63 set) are
+// shared by all and keep their address; so does a user PC before the first
+// swpctx.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
 
-namespace dcpi::ev5 {
+namespace dcpi::truth {
 
 inline constexpr int kTruthSpaceShift = 44;
 // Space numbers stay below bit 63, which only KSEG keys have.
@@ -40,6 +41,20 @@ static_assert(truth_space_of(truth_key(0x3ffffffffff, kTruthSpaceLimit - 1)) ==
 // per (process, generation) (firmware/truth_format.h).
 class TruthSpaces {
  public:
+  // The space process `pid` runs in on `page_table_base` (swpctx): a new
+  // base is the process's next generation (a fork's copy, an exec). 0 for
+  // pid 0 (the kernel's threads). Not thread-safe: callers hold a lock.
+  uint32_t switch_to(uint32_t pid, uint64_t page_table_base) {
+    if (pid == 0) return 0;
+    auto [it, first] = processes_.try_emplace(pid);
+    Process& p = it->second;
+    if (first || p.page_table_base != page_table_base) {
+      if (!first) ++p.generation;
+      p.page_table_base = page_table_base;
+      p.space = number(pid, p.generation);
+    }
+    return p.space;
+  }
   uint32_t number(uint32_t pid, uint32_t generation) {
     auto [it, added] = numbers_.try_emplace({pid, generation}, 0);
     if (added && spaces_.size() + 1 < kTruthSpaceLimit) {
@@ -52,8 +67,14 @@ class TruthSpaces {
   std::pair<uint32_t, uint32_t> process(uint32_t number) const { return spaces_.at(number - 1); }
 
  private:
+  struct Process {
+    uint64_t page_table_base = 0;
+    uint32_t generation = 0;
+    uint32_t space = 0;
+  };
+  std::map<uint32_t, Process> processes_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> numbers_;
   std::vector<std::pair<uint32_t, uint32_t>> spaces_;
 };
 
-}  // namespace dcpi::ev5
+}  // namespace dcpi::truth

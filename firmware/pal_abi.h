@@ -88,6 +88,7 @@
 #define CSERVE_SET_TICK 2  /* a1 tick interval in ns (0 disables) */
 #define CSERVE_VMTIME 3    /* v0 = virtual clock in ns */
 #define CSERVE_PAL_IMAGE 4 /* v0 = KSEG address of {start, end, build-id note start, end} */
+#define CSERVE_WAIT 5      /* wtint: sleep until an interrupt is pending; v0 = 0 */
 
 /* wrperfmon (CALL_PAL 0x39) functions: EV5/OSF function codes. */
 #define PERFMON_DISABLE 0
@@ -132,6 +133,15 @@
 #define PAL_VECTOR_CLOCK 0x0180
 #define PAL_VECTOR_DEVICE 0x0200
 #define PAL_COUNTER_DELIVERY 0x0194
+/* The wait (cserve CSERVE_WAIT: QEMU runs CALL_PAL wtint itself, never
+ * entering PALcode) stores how long the CPU slept (ns of the virtual clock)
+ * at this offset, after it wakes: the ev5 model books the sleep as cycles
+ * there (a halted 21164's cycle counter still counts, so the samples of an
+ * idle CPU land where the wait returns), since its own time only follows
+ * the instructions it runs. */
+#define PAL_WAIT_SLEPT 0x1fa4
+/* The virtual clock's nanoseconds per cycle: -icount shift=2 (DESIGN §3). */
+#define PAL_NS_PER_CYCLE 4
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */
 #define PERFMON_CTR0_SHIFT 48
 #define PERFMON_CTR0_WIDTH 16

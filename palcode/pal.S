@@ -411,9 +411,24 @@ pal_retsys:				/* back to user mode after callsys */
 	mfpr	$30, prUsp
 	hw_ret	(p5)
 
+/* QEMU runs CALL_PAL wtint itself (target/alpha/translate.c halts the CPU
+ * without entering PALcode), so the kernel waits through cserve
+ * CSERVE_WAIT, whose body sits in wtint's slot: it also stores how long the
+ * CPU slept at PAL_WAIT_SLEPT, where the ev5 model books the sleep. */
 	CALL_PAL_PRIV(CALL_PAL_WTINT)
 pal_wtint:
+	mfpr	p1, prVmtime
 	mtpr	$31, prWait		/* sleep until an interrupt is pending */
+	mfpr	p2, prVmtime
+	subq	p2, p1, p2		/* how long it slept (ns) */
+	mfpr	p1, ptCpu
+	br	p3, 1f
+1:	lda	p3, (pal_mailbox - 1b)(p3)
+	s4addq	p1, 0, p1		/* 32 bytes a CPU */
+	s8addq	p1, p3, p3
+	.globl	pal_wait_slept		/* at PAL_WAIT_SLEPT (tests/guest/pal_offsets.py) */
+pal_wait_slept:
+	stq	p2, 24(p3)		/* the ev5 model books the sleep from this store */
 	mov	$31, v0
 	hw_rei
 
@@ -765,6 +780,8 @@ pal_cserve_body:
 	bne	p1, pal_read_vmtime
 	cmpeq	a0, CSERVE_PAL_IMAGE, p1
 	bne	p1, pal_read_image
+	cmpeq	a0, CSERVE_WAIT, p1
+	bne	p1, pal_wtint
 	lda	v0, -1($31)
 	hw_rei
 
@@ -912,7 +929,7 @@ pal_image_info:
 
 /* Start-up mailboxes for the secondary CPUs: entry, stack, argument. */
 	.align	6
-pal_mailbox:
+pal_mailbox:				/* per CPU: entry, stack, argument, last sleep */
 	.skip	32 * 4
 
 	.globl	pal_end

@@ -99,5 +99,27 @@ TEST(Ev5TruthFile, UserLinesPerAddressSpace) {
   std::remove(path.c_str());
 }
 
+// A CPU that slept (PAL's wait, firmware/pal_abi.h PAL_WAIT_SLEPT) spent
+// those cycles at the wait: the truth books them there and counts them as
+// halted; the model's clock moves on with them (nothing is charged).
+TEST(Ev5TruthFile, SleepIsBookedWhereTheWaitIs) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = 0xfffffc0000001fa0ull;
+  BlockRecord wait = testing::block_of(pc, {testing::addq(1, 1, 2), testing::addq(2, 2, 3)});
+  model.enter(wait);
+  model.slept(wait, 1, 5000);
+  model.settle_truth();
+  const std::string path = ::testing::TempDir() + "ev5_sleep.txt";
+  ASSERT_TRUE(write_truth_file(path, {&model}, TruthSpaces(), {}));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  EXPECT_NE(s.find("event halted_cycles 5000\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("cycles fffffc0000001fa4 5001\n"), std::string::npos) << s;
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace dcpi::ev5

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "firmware/memory_map.h"
+#include "firmware/pal_abi.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/coherence.h"
 #include "qemu/machine/plugins/ev5/machine_options.h"
@@ -154,12 +155,35 @@ void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t 
   state->vcpus[vcpu]->switch_truth_space(space);
 }
 
-void watch_address_space(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
-  if (!dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
-  for (size_t i = 0; i < words.size(); ++i)
+// PAL's wait (cserve CSERVE_WAIT) stores how long the CPU slept
+// (firmware/pal_abi.h PAL_WAIT_SLEPT).
+void on_slept(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const qemu_plugin_mem_value value = qemu_plugin_mem_get_value(info);
+  if (value.type != QEMU_PLUGIN_MEM_VALUE_U64) return;
+  const auto* ref = static_cast<const InstructionRef*>(userdata);
+  // Under icount's round robin a vCPU may read the virtual clock a little
+  // behind where it read it before it slept: no sleep then.
+  const auto slept_ns = static_cast<int64_t>(value.data.u64);
+  if (slept_ns > 0)
+    state->vcpus[vcpu]->slept(*ref->block, ref->index,
+                              static_cast<uint64_t>(slept_ns) / PAL_NS_PER_CYCLE);
+}
+
+// The PAL instructions that tell the model something: swpctx's load of
+// the page-table base, the wait's store of its sleep.
+void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockRecord& block) {
+  const uint64_t start = qemu_plugin_tb_vaddr(tb);
+  if (!dcpi::is_palcode_address(start)) return;
+  for (size_t i = 0; i < words.size(); ++i) {
+    qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     if (dcpi::plugins::loads_page_table_base(words[i]))
-      qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), on_page_table_base,
-                                       QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_R, nullptr);
+      qemu_plugin_register_vcpu_mem_cb(insn, on_page_table_base, QEMU_PLUGIN_CB_NO_REGS,
+                                       QEMU_PLUGIN_MEM_R, nullptr);
+    if (start + 4 * i - dcpi::kKsegBase == PAL_WAIT_SLEPT)
+      qemu_plugin_register_vcpu_mem_cb(insn, on_slept, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
+                                       &block.refs[i]);
+  }
 }
 
 void on_line_fetch(unsigned int vcpu, void* userdata) {
@@ -287,7 +311,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
     qemu_plugin_insn_data(qemu_plugin_tb_get_insn(tb, i), &words[i], sizeof words[i]);
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
   if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
-  watch_address_space(tb, words);
+  watch_pal(tb, words, block);
   if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
     register_step_block(tb, block);

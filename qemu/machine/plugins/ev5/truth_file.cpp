@@ -107,6 +107,7 @@ void add_events(const VcpuModel& vcpu, Totals& totals) {
   totals.events["dtb_miss"] += truth.dtb_miss;
   totals.events["mispredict"] += truth.mispredict;
   totals.events["exact_exits"] += truth.exact_exits;
+  totals.events["halted_cycles"] += truth.halted;
 }
 
 void count_all(Totals& totals) {

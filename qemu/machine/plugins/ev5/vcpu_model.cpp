@@ -247,6 +247,11 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   return stall;
 }
 
+void VcpuModel::slept(const BlockRecord& block, uint32_t index, uint64_t cycles) {
+  truth_.sleep(site(block, index).timing().pc, cycles);
+  block_start_ += cycles;
+}
+
 uint64_t VcpuModel::operands_ready(const BlockRecord& block, uint32_t index) {
   const Site at = site(block, index);
   const InstructionTiming& t = at.timing();

@@ -62,6 +62,12 @@ class VcpuModel {
   // At an instruction that starts an I-cache line (after the block's head):
   // the fetch stall of its line and page, if they missed.
   uint64_t line_fetch(const BlockRecord& block, uint32_t index);
+  // PAL's wtint stored at instruction `index` how long the CPU slept, in
+  // cycles of the virtual clock (firmware/pal_abi.h PAL_WTINT_SLEPT): the
+  // time is booked there (no charge: the clock already moved) and the
+  // model's own clock moves on with it (the write buffer drained, the bus
+  // went idle meanwhile).
+  void slept(const BlockRecord& block, uint32_t index, uint64_t cycles);
   // Whether a later line of the block missed (gates line_fetch's callbacks).
   bool fetch_pending() const { return !deferred_fetch_.empty(); }
 

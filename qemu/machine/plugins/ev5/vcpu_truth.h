@@ -54,7 +54,7 @@ struct VcpuTruth {
   CountMap<StallKey, StallKeyHash> stalls;
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
-  uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0;
+  uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0, halted = 0;
   // Which of the cycles booked here a sample can land on.
   SampleVisibility visibility;
   // Per truth space (0: kernel and PALcode blocks, and user ones before
@@ -72,6 +72,12 @@ struct VcpuTruth {
     visibility.book(pc, cycles);
   }
   void edge(uint64_t from, uint64_t to) { ++edges[{key(from), key(to)}]; }
+  // The CPU slept (wtint) at `pc`: its cycle counter ran on.
+  void sleep(uint64_t pc, uint64_t cycles) {
+    cycle_corrections[key(pc)] += static_cast<int64_t>(cycles);
+    halted += cycles;
+    visibility.book(pc, static_cast<int64_t>(cycles));
+  }
   // The hot path: one entry of `block` (its id indexes a dense counter,
   // moved into `blocks` at the next switch or settle()).
   void enter(const BlockRecord& block) {

@@ -74,6 +74,7 @@ def accuracy(build, workload):
     row = {"workload": workload, "samples": score["instructions"]["total_weight"]}
     for percent in (5, 10, 15):
         row[f"within_{percent}"] = score["estimates"]["dcpi"]["instructions"][f"within_{percent}"]
+        row[f"flow_within_{percent}"] = score["estimates"]["flow"]["instructions"][f"within_{percent}"]
     overall = culprits.get("culprits", {}).get("overall", {})
     row["culprit_recall"] = overall.get("recall")
     row["culprit_precision"] = overall.get("precision")
@@ -120,10 +121,12 @@ def main():
     rows = [accuracy(args.build, w) for w in args.workloads.split(",")]
     print("machine ev5 (21164 model), 1 CPU, period 2048 + [0, 4096)")
     print(f"{'workload':<10} {'samples':>8}  {'within 5/10/15 % (DCPI 73/87/92)':>33}  "
+          f"{'flow estimator 5/10/15 %':>24}  "
           f"{'culprit recall':>14} {'precision':>9}  {'placement (x noise, >4 sigma)':>29}")
     for r in rows:
         within = " ".join(percent(r[f"within_{p}"]) for p in (5, 10, 15))
-        print(f"{r['workload']:<10} {r['samples']:>8.0f}  {within:>33}  "
+        flow = " ".join(percent(r[f"flow_within_{p}"]) for p in (5, 10, 15))
+        print(f"{r['workload']:<10} {r['samples']:>8.0f}  {within:>33}  {flow:>24}  "
               f"{percent(r['culprit_recall']):>14} {percent(r['culprit_precision']):>9}  "
               f"{r['placement_ratio']:>14.2f}x {r['placement_outliers']:>3} of {r['placement_judged']:<4}")
     result = {"machine": "ev5", "cpus": 1, "period": "2048 + [0, 4096)", "rows": rows}

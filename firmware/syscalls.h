@@ -66,6 +66,7 @@
   X(uname, 339)                                                                       \
   X(nanosleep, 340)                                                                   \
   X(mremap, 341)                                                                      \
+  X(prctl, 348)                                                                      \
   X(pread64, 349)                                                                     \
   X(rt_sigreturn, 351)                                                                \
   X(rt_sigaction, 352)                                                                \

@@ -54,16 +54,13 @@ const LoadMapModel::Mapping* LoadMapModel::find(const std::vector<Mapping>& mapp
 
 bool LoadMapModel::apply(const LoadMapRecord& record) {
   const auto kind = static_cast<LoadKind>(record.kind);
-  if (kind == LoadKind::kExit) {
-    processes_[record.pid].exited = true;
-    ++applied_records_;
-    return true;
-  }
-  if (kind == LoadKind::kFork) {  // the child starts with the parent's images (issue 29)
-    const auto parent = processes_.find(record.parent_pid);
-    Process child;
-    if (parent != processes_.end()) child.mappings = parent->second.mappings;
-    processes_[record.pid] = std::move(child);
+  if (kind == LoadKind::kExit || kind == LoadKind::kFork || kind == LoadKind::kThread ||
+      kind == LoadKind::kThreadName || kind == LoadKind::kThreadExit ||
+      kind == LoadKind::kCommand) {
+    if (!apply_table_record(record)) {
+      ++rejected_records_;
+      return false;
+    }
     ++applied_records_;
     return true;
   }
@@ -87,7 +84,10 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   if (kind == LoadKind::kExec || kind == LoadKind::kMap) {
     Process& process = processes_[record.pid];
     // A new program for the pid (a reused pid, or execve) replaces its images.
-    if (kind == LoadKind::kExec) process = {};
+    if (kind == LoadKind::kExec) {
+      process = {};
+      note_program(record);
+    }
     insert_mapping(process.mappings, mapping);
   } else {
     insert_mapping(global_, mapping);
@@ -96,7 +96,8 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
   return true;
 }
 
-std::optional<Placement> LoadMapModel::place(uint32_t pid, uint64_t pc) const {
+std::optional<Placement> LoadMapModel::place(uint32_t tid, uint64_t pc) const {
+  const uint32_t pid = table_.process_of(tid);
   const Mapping* mapping = nullptr;
   if (const auto process = processes_.find(pid); process != processes_.end())
     mapping = find(process->second.mappings, pc);

@@ -100,6 +100,16 @@ int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
 
 // Opens /dev/null (any access) or an initrd path read-only.
 int64_t open_path(Process* self, const char* path, uint64_t flags) {
+  if (starts_with(path, "/proc/self/task/") || starts_with(path, "/proc/thread-self/")) {
+    // glibc's pthread_setname_np/getname_np of another thread go through
+    // /proc/self/task/TID/comm; this kernel has no /proc file system (a
+    // thread names itself with prctl, which the process table records).
+    kprintf(
+        "dcpi-kernel: pid %u (%s): %s: no /proc/self/task here (ENOENT); a thread names "
+        "itself with prctl(PR_SET_NAME)\n",
+        self->tgid, self->name, path);
+    return error(ENOENT);
+  }
   if (same_string(path, "/dev/null")) {
     OpenFile null{};
     null.kind = OpenFile::kNull;

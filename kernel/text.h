@@ -18,6 +18,11 @@ inline uint64_t string_length(const char* s) {
   return n;
 }
 
+inline bool starts_with(const char* s, const char* prefix) {
+  while (*prefix && *s == *prefix) ++s, ++prefix;
+  return *prefix == 0;
+}
+
 inline bool same_string(const char* a, const char* b) {
   while (*a && *a == *b) ++a, ++b;
   return *a == *b;

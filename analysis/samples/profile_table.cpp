@@ -85,7 +85,8 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
     const auto found = kNames.find(text.substr(begin, end - begin));
     if (found == kNames.end())
       throw std::invalid_argument(
-          "--by takes image, procedure, pid, tid or cpu, line (the source line), perf's dso, "
+          "--by takes image, procedure, pid or cpu, tid (a thread), line (the source line), perf's "
+          "dso, "
           "sym, comm or srcline, or several joined by commas (pid,image), not '" +
           text + "'");
     if (std::find(keys.begin(), keys.end(), found->second) == keys.end())

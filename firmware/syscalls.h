@@ -22,6 +22,7 @@
   X(write, 4)                                                                         \
   X(close, 6)                                                                         \
   X(unlink, 10)                                                                       \
+  X(chdir, 12)                                                                        \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \

@@ -104,6 +104,9 @@ struct ThreadGroup {
   uint32_t users;             // Process slots pointing here (zombies too); 0: free
   bool exiting;               // exit_group or a fatal signal: every thread leaves
   int64_t exit_status;        // the group's wait status once `exiting`
+  // The working directory (chdir; inherited by fork, shared by threads as
+  // with CLONE_FS): absolute and normalized, "" for "/".
+  char cwd[256];
 };
 
 struct alignas(64) Process {

@@ -395,8 +395,11 @@ int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] < 2) return error(ERANGE);
-  return copy_to_user(self->space(), args.a[0], "/", 2) ? 2 : error(EFAULT);
+  const char* cwd = self->group->cwd[0] ? self->group->cwd : "/";
+  const uint64_t bytes = string_length(cwd) + 1;
+  if (args.a[1] < bytes) return error(ERANGE);
+  return copy_to_user(self->space(), args.a[0], cwd, bytes) ? static_cast<int64_t>(bytes)
+                                                            : error(EFAULT);
 }
 
 // isatty(): the console answers TCGETS like a terminal; files are not ttys.

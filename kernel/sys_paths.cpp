@@ -124,8 +124,7 @@ int64_t sys_chdir(Process* self, TrapFrame*, const Args& args) {
   if (!found.exists) return error(ENOENT);
   const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
   if ((mode & kTypeMask) != kDirectory) return error(ENOTDIR);
-  copy_name(self->group->cwd, sizeof self->group->cwd,
-            same_string(absolute, "/") ? "" : absolute);
+  copy_name(self->group->cwd, sizeof self->group->cwd, same_string(absolute, "/") ? "" : absolute);
   return 0;
 }
 

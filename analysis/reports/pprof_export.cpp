@@ -263,7 +263,7 @@ void write_samples_json(const SampleSet& samples, ImageResolver& resolver, std::
       json.field("image", image_display_name(image));
       json.field("image_path", image.unknown ? "[unknown]" : image.path);
       json.field("build_id", image.build_id);
-      json.field("pid", row.pid).field("cpu", row.cpu);
+      json.field("pid", row.pid).field("tid", row.tid).field("cpu", row.cpu);
       json.field("address", hex_address(row.address)).field("count", row.count);
       std::optional<Procedure> procedure;
       if (resolved.elf) procedure = resolved.elf->procedure_at(row.address);

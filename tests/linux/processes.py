@@ -23,6 +23,10 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               process table (dcpi procs) against what
                                               the program prints (gettid, names, its
                                               fork+execve+wait child's pid and status)
+  processes.py BUILD LINUX_DIR openmp CPUS    an OpenMP program (GCC's libgomp, a team of
+                                              4): the same output as qemu-alpha, every
+                                              team member has samples, and on 4 CPUs
+                                              the team's samples come from all 4
   processes.py BUILD LINUX_DIR procs CPUS     fork, vfork, execve, posix_spawn,
                                               wait4/waitid, error paths (the exec
                                               lines against fixed text: qemu-alpha
@@ -220,11 +224,31 @@ def case_tidprof(tmp):
            f"the process's threads and their names: {threads}")
 
 
+def case_openmp(tmp):
+    db = os.path.join(tmp, "omp.db")
+    out = dcpi_run(db, "openmp").stdout
+
+    def fixed(text):
+        return "".join(l for l in text.splitlines(True) if not l.startswith("tid "))
+    same("openmp (fixed lines)", fixed(out), fixed(oracle("openmp")))
+    team = [int(t) for t in re.findall(r"^tid \d (\d+)$", out, re.M)]
+    expect(len(team) == 4, f"a team of 4 printed its tids: {team}")
+    rows = dcpi_json("prof", "--db", db, "--by", "tid,cpu").get("rows", [])
+    samples = {}
+    cpus = set()
+    for row in rows:
+        if row.get("tid") in team:
+            samples[row["tid"]] = samples.get(row["tid"], 0) + row["samples"]
+            cpus.add(row["cpu"])
+    expect(all(samples.get(t, 0) > 0 for t in team), f"every team member has samples: {samples}")
+    expect(len(cpus) == CPUS, f"the team's samples come from all {CPUS} CPUs: {sorted(cpus)}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
-                 "tidprof": case_tidprof}
+                 "tidprof": case_tidprof, "openmp": case_openmp}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -24,6 +24,14 @@ enum class LoadKind : uint32_t {
                  // library, a dlopen()ed object (DCPI §4.3.2's loader notification)
   kFork = 6,     // pid was forked from parent_pid: it starts with a copy of the
                  // parent's mappings (no range; path = the program's name)
+  // The process table (issue 29). Samples carry the thread id (the driver's
+  // pid key, DCPI §4.2.1, holds the running thread); these records tell the
+  // host which process each thread belongs to. A process's first thread has
+  // tid == pid and needs no kThread record.
+  kThread = 7,      // a new thread `pid` (its tid) of process `parent_pid`; path = its name
+  kThreadName = 8,  // thread `pid` of process `parent_pid` is now called `path` (prctl)
+  kThreadExit = 9,  // thread `pid` of process `parent_pid` ended (exit_status: its status)
+  kCommand = 10,    // process `pid` runs with argv[0] = `path` (after kExec)
 };
 
 // A PC in [load_address, load_address + size) of process pid (any pid for

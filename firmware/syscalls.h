@@ -22,6 +22,7 @@
   X(write, 4)                                                                         \
   X(close, 6)                                                                         \
   X(unlink, 10)                                                                       \
+  X(chdir, 12)                                                                        \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \
@@ -66,6 +67,7 @@
   X(uname, 339)                                                                       \
   X(nanosleep, 340)                                                                   \
   X(mremap, 341)                                                                      \
+  X(prctl, 348)                                                                      \
   X(pread64, 349)                                                                     \
   X(rt_sigreturn, 351)                                                                \
   X(rt_sigaction, 352)                                                                \

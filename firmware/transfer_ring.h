@@ -17,7 +17,8 @@ namespace dcpi {
 struct SampleEntry {
   uint64_t pc;
   uint32_t count;
-  uint16_t pid;    // 0 = kernel / no process
+  uint16_t pid;    // the running thread's id (its process's for the first thread;
+                   // load map kThread records name the process); 0 = kernel / idle
   uint16_t event;  // dcpi::Event
 };
 static_assert(sizeof(SampleEntry) == 16);

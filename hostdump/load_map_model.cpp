@@ -54,16 +54,13 @@ const LoadMapModel::Mapping* LoadMapModel::find(const std::vector<Mapping>& mapp
 
 bool LoadMapModel::apply(const LoadMapRecord& record) {
   const auto kind = static_cast<LoadKind>(record.kind);
-  if (kind == LoadKind::kExit) {
-    processes_[record.pid].exited = true;
-    ++applied_records_;
-    return true;
-  }
-  if (kind == LoadKind::kFork) {  // the child starts with the parent's images (issue 29)
-    const auto parent = processes_.find(record.parent_pid);
-    begin_space(record.pid,
-                parent != processes_.end() ? parent->second.mappings : std::vector<Mapping>{});
-    remember_space(record.pid);
+  if (kind == LoadKind::kExit || kind == LoadKind::kFork || kind == LoadKind::kThread ||
+      kind == LoadKind::kThreadName || kind == LoadKind::kThreadExit ||
+      kind == LoadKind::kCommand) {
+    if (!apply_table_record(record)) {
+      ++rejected_records_;
+      return false;
+    }
     ++applied_records_;
     return true;
   }
@@ -88,6 +85,7 @@ bool LoadMapModel::apply(const LoadMapRecord& record) {
     // A new program for the pid (a reused pid, or execve) replaces its images.
     Process& process =
         kind == LoadKind::kExec ? begin_space(record.pid, {}) : processes_[record.pid];
+    if (kind == LoadKind::kExec) note_program(record);
     insert_mapping(process.mappings, mapping);
     remember_space(record.pid);
   } else {
@@ -118,7 +116,8 @@ std::vector<LoadMapModel::SpaceImage> LoadMapModel::space_images() const {
   return out;
 }
 
-std::optional<Placement> LoadMapModel::place(uint32_t pid, uint64_t pc) const {
+std::optional<Placement> LoadMapModel::place(uint32_t tid, uint64_t pc) const {
+  const uint32_t pid = table_.process_of(tid);
   const Mapping* mapping = nullptr;
   if (const auto process = processes_.find(pid); process != processes_.end())
     mapping = find(process->second.mappings, pc);

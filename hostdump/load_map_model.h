@@ -13,6 +13,11 @@
 //  - kExit only marks the PID as exited. Its mappings are KEPT, because the
 //    driver flushes its hash tables lazily (DCPI §4.2.3): samples of a
 //    process can arrive after its exit record.
+//  - Samples carry the thread id (issue 29): kThread records say which
+//    process a thread belongs to, and its samples are placed in that
+//    process's images. The records of the process table (kThread,
+//    kThreadName, kThreadExit, kCommand, and the times, parents and exit
+//    statuses of kFork/kExec/kExit) fill `processes()`.
 //  - Whatever cannot be placed goes to the unknown profile, counted.
 #pragma once
 #include <cstdint>
@@ -23,6 +28,7 @@
 #include <vector>
 
 #include "firmware/load_map.h"
+#include "profiledb/process_table.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi {
@@ -38,7 +44,12 @@ class LoadMapModel {
   // unterminated path, oversized build-id) is counted and ignored: false.
   bool apply(const LoadMapRecord& record);
 
-  std::optional<Placement> place(uint32_t pid, uint64_t pc) const;
+  // `tid`: the sample's thread (its process's id for the first thread, and
+  // in recordings made before issue 29).
+  std::optional<Placement> place(uint32_t tid, uint64_t pc) const;
+  // Every process and thread the records named so far (the database's
+  // epoch-N/processes).
+  const ProcessTable& processes() const { return table_; }
 
   const std::vector<ImageIdentity>& images() const { return images_; }
 
@@ -72,6 +83,8 @@ class LoadMapModel {
   void remember_space(uint32_t pid);
 
   uint32_t intern_image(const LoadMapRecord& record);
+  bool apply_table_record(const LoadMapRecord& record);
+  void note_program(const LoadMapRecord& record);
   static void insert_mapping(std::vector<Mapping>& mappings, const Mapping& mapping);
   static const Mapping* find(const std::vector<Mapping>& mappings, uint64_t pc);
 
@@ -80,6 +93,7 @@ class LoadMapModel {
   std::vector<Mapping> global_;                                        // kernel and PALcode
   std::unordered_map<uint32_t, Process> processes_;
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Mapping>> spaces_;  // (pid, generation)
+  ProcessTable table_;
   uint64_t rejected_records_ = 0;
   uint64_t applied_records_ = 0;
 };

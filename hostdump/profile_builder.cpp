@@ -158,6 +158,9 @@ void ProfileBuilder::write_epoch(ProfileDatabaseWriter& writer, uint64_t number,
     writer.merge_profile(number, image, key.event, rows.sorted_rows());
   }
   write_values(writer, number);
+  // The run's process table as known now (issue 29): the epoch's samples
+  // may belong to any process the run started so far.
+  if (!load_map_.processes().empty()) writer.merge_processes(number, load_map_.processes());
   writer.merge_epoch_metadata(pending.metadata);
 }
 

@@ -86,6 +86,7 @@ void copy_context(Process* self, Process* child, const TrapFrame* frame,
   child->ieee_fp_control = self->ieee_fp_control;
   child->blocked = self->blocked;
   copy_name(child->name, sizeof child->name, self->name);
+  copy_name(child->comm, sizeof child->comm, self->comm);
 }
 
 // A new process inherits its parent's images: one kFork record tells the
@@ -145,6 +146,9 @@ int64_t clone_current(const TrapFrame* frame, const CloneRequest& request) {
   if (flags & kCloneChildSettid) (void)copy_to_user(child->space(), request.child_tid, &tid32, 4);
   if (flags & kCloneChildCleartid) child->clear_child_tid = request.child_tid;
   if (!(flags & kCloneThread)) append_fork_record(child, self->tgid);
+  // The process table (issue 29): a thread's process, a new process's name.
+  record_thread((flags & kCloneThread) ? dcpi::LoadKind::kThread : dcpi::LoadKind::kThreadName,
+                child, 0);
   IrqLockGuard guard(sched::lock);
   if (flags & kCloneVfork) child->vfork_waiter = self->pid;
   sched::make_ready_locked(child);

@@ -102,6 +102,7 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   build::release_vfork_parent(self);
   reset_handlers(self);
   copy_name(self->name, sizeof self->name, path);
+  set_comm_from_path(self, path);
   self->clear_child_tid = 0;
   self->ieee_fp_control = 0;
 
@@ -123,6 +124,8 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   if (image.dynamic)
     build::append_image_record(dcpi::LoadKind::kMap, self->tgid, self->parent_pid,
                                image.interpreter, image.program.interpreter);
+  record_thread(dcpi::LoadKind::kThreadName, self, 0);
+  record_command(self, argc > 0 ? argv[0] : "");
   return 0;
 }
 

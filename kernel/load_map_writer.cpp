@@ -74,7 +74,10 @@ bool load_map_read(uint64_t i, dcpi::LoadMapRecord* record) {
 }
 
 void load_map_print() {
-  static const char* const kinds[] = {"?", "exec", "exit", "kernel", "palcode", "map", "fork"};
+  static const char* const kinds[] = {"?",           "exec",        "exit",   "kernel",
+                                      "palcode",     "map",         "fork",   "thread",
+                                      "thread-name", "thread-exit", "command"};
+  constexpr uint32_t kLastKind = sizeof kinds / sizeof kinds[0] - 1;
   const uint64_t count = load_map_count();
   for (uint64_t i = 0; i < count; ++i) {
     dcpi::LoadMapRecord r;
@@ -89,8 +92,8 @@ void load_map_print() {
     kprintf(
         "dcpi-kernel: loadmap %lu %s pid=%u parent=%u load=0x%lx size=0x%lx link=0x%lx "
         "status=%ld build-id=%s path=%s\n",
-        i, kinds[r.kind <= 6 ? r.kind : 0], r.pid, r.parent_pid, r.load_address, r.size,
-        r.link_address, r.exit_status, r.build_id_bytes ? id : "-", r.path);
+        i, kinds[r.kind <= kLastKind ? r.kind : 0], r.pid, r.parent_pid, r.load_address, r.size,
+        r.link_address, r.exit_status, r.build_id_bytes ? id : "-", r.path[0] ? r.path : "-");
   }
 }
 

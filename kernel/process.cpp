@@ -347,6 +347,7 @@ uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
   p->kernel_thread = true;
   p->pcb.ptbr = sched::kernel_ptbr();
   copy_name(p->name, sizeof p->name, name);
+  copy_name(p->comm, sizeof p->comm, name);
   build::build_switch_frame(p, build::stack_top(p) - build::kSwitchFrameBytes, kernel_thread_start,
                             reinterpret_cast<uint64_t>(fn), reinterpret_cast<uint64_t>(arg));
   IrqLockGuard guard(sched::lock);
@@ -375,6 +376,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
   }
   if (parent != 0) give_host_stdin(p->fds);
   copy_name(p->name, sizeof p->name, path);
+  set_comm_from_path(p, path);
   p->fp[32] = build::kFpcrDynNormal;
   p->pcb.ptbr = p->mm->space.l1_phys;
   p->pcb.usp = image.usp;
@@ -392,6 +394,8 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
   if (image.dynamic)
     build::append_image_record(dcpi::LoadKind::kMap, pid, parent, image.interpreter,
                                image.program.interpreter);
+  record_thread(dcpi::LoadKind::kThreadName, p, 0);
+  record_command(p, argc > 0 ? argv[0] : path);
   {
     IrqLockGuard guard(sched::lock);
     sched::make_ready_locked(p);
@@ -445,6 +449,8 @@ void exit_thread(int64_t wait_status) {
     status = group->exiting ? group->exit_status : wait_status;
     leader = find_process_locked(self->tgid);
   }
+  // The thread's end for the process table (before its process's kExit).
+  record_thread(dcpi::LoadKind::kThreadExit, self, status);
   if (last && leader != nullptr) {
     append_exit_record(leader, status);
     if (is_init(self->tgid)) report_init_exit(status);

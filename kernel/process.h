@@ -104,6 +104,9 @@ struct ThreadGroup {
   uint32_t users;             // Process slots pointing here (zombies too); 0: free
   bool exiting;               // exit_group or a fatal signal: every thread leaves
   int64_t exit_status;        // the group's wait status once `exiting`
+  // The working directory (chdir; inherited by fork, shared by threads as
+  // with CLONE_FS): absolute and normalized, "" for "/".
+  char cwd[256];
 };
 
 struct alignas(64) Process {
@@ -140,6 +143,7 @@ struct alignas(64) Process {
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
   char name[64];
+  char comm[16];    // the thread's name (Linux's TASK_COMM_LEN): prctl(PR_SET_NAME)
   uint64_t fp[33];  // f0-f31, FPCR (user processes only)
 
   AddressSpace& space() { return mm->space; }
@@ -195,6 +199,15 @@ int64_t clone_current(const TrapFrame* frame, const CloneRequest& request);
 // and the old program goes on. `argv`/`envp`: kernel copies. kernel/exec.cpp.
 int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv, uint64_t argc,
                      const char* const* envp, uint64_t envc);
+// The process table's load-map records (issue 29; firmware/load_map.h):
+// kThread, kThreadName, kThreadExit for thread `p`, kCommand for its
+// process. kernel/thread_records.cpp.
+void record_thread(dcpi::LoadKind kind, const Process* p, int64_t status);
+void record_command(const Process* p, const char* argv0);
+// A new program's thread name, as Linux's exec: the path's last component,
+// cut to 15 characters.
+void set_comm_from_path(Process* p, const char* path);
+
 // Kills the current user process after a fault it caused (SIGSEGV, ...):
 // "dcpi-kernel: pid 7 (/bin/bad) killed: memory fault at va 0x0 pc 0x...".
 // `label` names `value` ("va", or "summary" for an arithmetic trap).

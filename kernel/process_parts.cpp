@@ -3,6 +3,7 @@
 #include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/page_alloc.h"
+#include "kernel/text.h"
 
 namespace kernel::parts {
 namespace {
@@ -135,8 +136,9 @@ ThreadGroup* group_create() {
 
 ThreadGroup* group_copy(const ThreadGroup* from) {
   ThreadGroup* group = group_create();
-  if (group != nullptr)
-    for (uint32_t i = 0; i < kSignals; ++i) group->actions[i] = from->actions[i];
+  if (group == nullptr) return nullptr;
+  for (uint32_t i = 0; i < kSignals; ++i) group->actions[i] = from->actions[i];
+  copy_name(group->cwd, sizeof group->cwd, from->cwd);
   return group;
 }
 

@@ -118,8 +118,9 @@ void schedule_locked() {
   running[cpu] = next;
   previous[cpu] = prev;
   if (uses_fp(prev)) fp_save(prev->fp);
-  // Samples name the process (its thread group): the load map is per process.
-  dcpi::driver::sampler_context_switch(next->tgid);
+  // Samples name the thread (DCPI §4.2.1's PID key holds the tid, issue 29):
+  // the load map's kThread records tell the host its process.
+  dcpi::driver::sampler_context_switch(next->pid);
   switch_context(&next->pcb);
   finish_switch();
 }

@@ -100,6 +100,16 @@ int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
 
 // Opens /dev/null (any access) or an initrd path read-only.
 int64_t open_path(Process* self, const char* path, uint64_t flags) {
+  if (starts_with(path, "/proc/self/task/") || starts_with(path, "/proc/thread-self/")) {
+    // glibc's pthread_setname_np/getname_np of another thread go through
+    // /proc/self/task/TID/comm; this kernel has no /proc file system (a
+    // thread names itself with prctl, which the process table records).
+    kprintf(
+        "dcpi-kernel: pid %u (%s): %s: no /proc/self/task here (ENOENT); a thread names "
+        "itself with prctl(PR_SET_NAME)\n",
+        self->tgid, self->name, path);
+    return error(ENOENT);
+  }
   if (same_string(path, "/dev/null")) {
     OpenFile null{};
     null.kind = OpenFile::kNull;
@@ -385,8 +395,11 @@ int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] < 2) return error(ERANGE);
-  return copy_to_user(self->space(), args.a[0], "/", 2) ? 2 : error(EFAULT);
+  const char* cwd = self->group->cwd[0] ? self->group->cwd : "/";
+  const uint64_t bytes = string_length(cwd) + 1;
+  if (args.a[1] < bytes) return error(ERANGE);
+  return copy_to_user(self->space(), args.a[0], cwd, bytes) ? static_cast<int64_t>(bytes)
+                                                            : error(EFAULT);
 }
 
 // isatty(): the console answers TCGETS like a terminal; files are not ttys.

@@ -112,6 +112,22 @@ int64_t sys_truncate(Process* self, TrapFrame*, const Args& args) {
   return ramfs::truncate(node, args.a[1]) ? 0 : error(ENOSPC);
 }
 
+// chdir: the working directory every relative path starts from
+// (path_from_user); a directory of the RAM file system or the initrd.
+int64_t sys_chdir(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint32_t kTypeMask = 0170000, kDirectory = 0040000;
+  char path[kMaxPath], absolute[kMaxPath];
+  if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
+  if (path[0] == 0) return error(ENOENT);
+  if (!normalize_path(path, absolute, sizeof absolute)) return error(ENAMETOOLONG);
+  const ramfs::Found found = ramfs::lookup(absolute);
+  if (!found.exists) return error(ENOENT);
+  const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
+  if ((mode & kTypeMask) != kDirectory) return error(ENOTDIR);
+  copy_name(self->group->cwd, sizeof self->group->cwd, same_string(absolute, "/") ? "" : absolute);
+  return 0;
+}
+
 int64_t sys_stat64(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
   if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;

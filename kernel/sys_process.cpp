@@ -3,6 +3,7 @@
 // process: a shell's needs, as far as job control stays out), futex, and
 // sleeping.
 #include "kernel/clock.h"
+#include "kernel/console.h"
 #include "kernel/futex.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
@@ -10,6 +11,7 @@
 #include "kernel/scheduler.h"
 #include "kernel/signals.h"
 #include "kernel/syscall_handlers.h"
+#include "kernel/text.h"
 #include "kernel/udiv.h"
 
 namespace kernel::sys {
@@ -208,6 +210,36 @@ int64_t sys_clock_nanosleep(Process* self, TrapFrame*, const Args& args) {
   uint64_t cycles;
   if (const int64_t e = timespec_cycles(self, args.a[2], &cycles); e < 0) return e;
   return sleep_until(self, (args.a[1] & kTimerAbstime) ? cycles : clock::cycles() + cycles);
+}
+
+}  // namespace kernel::sys
+
+namespace kernel::sys {
+namespace {
+constexpr uint64_t kPrSetName = 15, kPrGetName = 16;  // Linux's prctl options
+}  // namespace
+
+// prctl: a thread's name (PR_SET_NAME, PR_GET_NAME; glibc's
+// pthread_setname_np/getname_np for the calling thread), which the process
+// table records (issue 29). Other options are refused (EINVAL) and named.
+int64_t sys_prctl(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[0] == kPrGetName)
+    return copy_to_user(self->space(), args.a[1], self->comm, sizeof self->comm) ? 0
+                                                                                 : error(EFAULT);
+  if (args.a[0] != kPrSetName) {
+    kprintf("dcpi-kernel: pid %u (%s): prctl option %lu is not implemented (EINVAL)\n", self->tgid,
+            self->name, args.a[0]);
+    return error(EINVAL);
+  }
+  // As Linux: at most 15 characters are taken, a longer name is cut.
+  char name[sizeof self->comm] = {};
+  for (uint64_t i = 0; i + 1 < sizeof name; ++i) {
+    if (!copy_from_user(self->space(), &name[i], args.a[1] + i, 1)) return error(EFAULT);
+    if (name[i] == 0) break;
+  }
+  copy_name(self->comm, sizeof self->comm, name);
+  record_thread(dcpi::LoadKind::kThreadName, self, 0);
+  return 0;
 }
 
 }  // namespace kernel::sys

@@ -13,6 +13,7 @@
 #include "kernel/process.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/syscall_names.h"
+#include "kernel/text.h"
 
 namespace kernel::sys {
 namespace {
@@ -73,8 +74,18 @@ int64_t argv_from_user(Process* self, uint64_t argv_va, const char** argv, char*
 
 int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]) {
   const int64_t length = string_from_user(self->space(), path, path_va, kMaxPath);
-  if (length >= 0) return 0;
-  return error(translate_user(self->space(), path_va, false) ? ENAMETOOLONG : EFAULT);
+  if (length < 0)
+    return error(translate_user(self->space(), path_va, false) ? ENAMETOOLONG : EFAULT);
+  // Relative to "/" (the file systems' own rule) unless a chdir moved the
+  // working directory: then made absolute here, once, for every call.
+  const char* cwd = self->group ? self->group->cwd : "";
+  if (path[0] == '/' || path[0] == 0 || cwd[0] == 0) return 0;
+  char joined[2 * kMaxPath];
+  const uint64_t at = string_length(cwd);
+  copy_name(joined, sizeof joined, cwd);
+  joined[at] = '/';
+  copy_name(joined + at + 1, sizeof joined - at - 1, path);
+  return normalize_path(joined, path, kMaxPath) ? 0 : error(ENAMETOOLONG);
 }
 
 void report_unimplemented() {

@@ -59,6 +59,14 @@ void check_epoch_entry(const fs::directory_entry& entry, CheckReport& report, Ep
     report.debris.push_back(entry.path());
     return;
   }
+  if (name == kProcessTableName) {  // the process table (process_table.h, issue 29)
+    try {
+      read_process_table_file(entry.path());
+    } catch (const ProfileFormatError& error) {
+      report.problems.push_back(error.what());
+    }
+    return;
+  }
   if (name == profiledb::kContextsFileName) {  // dcpi run --contexts (context_file.h)
     try {
       profiledb::read_contexts_file(entry.path());

@@ -128,6 +128,8 @@ uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
     if (fs::exists(contexts))  // checked as it is read, stored as it was
       writer.store_contexts(epoch,
                             profiledb::encode_contexts(profiledb::read_contexts_file(contexts)));
+    if (const auto table = read_process_table(db.directory() / epoch_directory_name(from)))
+      writer.merge_processes(epoch, *table);  // an epoch's pids are its run's
     metadata.epoch = epoch;
     writer.replace_epoch_metadata(metadata);  // kept as it was, counts and all
     writer.commit_batch();

@@ -161,6 +161,10 @@ fs::path ProfileDatabase::epoch_directory(uint64_t epoch) const {
   return directory_ / epoch_directory_name(epoch);
 }
 
+std::optional<ProcessTable> ProfileDatabase::process_table(uint64_t epoch) const {
+  return read_process_table(epoch_directory(epoch));
+}
+
 EpochMetadata ProfileDatabase::epoch_metadata(uint64_t epoch) const {
   const fs::path file = epoch_directory(epoch) / kEpochMetaName;
   if (!fs::exists(file))

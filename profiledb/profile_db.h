@@ -39,6 +39,8 @@
 #include <string_view>
 #include <vector>
 
+#include "profiledb/process_table.h"
+
 namespace dcpi {
 
 // A file of the database is malformed (bad magic, version, checksum, varint,
@@ -75,10 +77,16 @@ struct ImageIdentity {
 };
 
 struct ProfileRow {
-  uint32_t pid = 0;      // 0 = kernel / no process
+  // As stored: the thread that took the samples (the driver's PID key holds
+  // the tid since issue 29; a process's first thread has tid == pid, and
+  // older databases stored the process). 0 = kernel / no process.
+  // analysis/samples/sample_set.h's load_samples sets it to the thread's
+  // process (epoch-N/processes) and moves the thread to `tid`.
+  uint32_t pid = 0;
   uint32_t cpu = 0;      // CPU that took the samples; 0xffff if not known
   uint64_t address = 0;  // ELF virtual address in the image (raw PC if unknown)
   uint64_t count = 0;    // samples (>= 1)
+  uint32_t tid = 0;      // the thread, once load_samples resolved it; 0 in stored rows
 
   auto operator<=>(const ProfileRow&) const = default;
 };
@@ -176,6 +184,9 @@ class ProfileDatabase {
   std::filesystem::path epoch_directory(uint64_t epoch) const;
   // Throws ProfileFormatError if epoch.meta is malformed, ProfileDatabaseError if absent.
   EpochMetadata epoch_metadata(uint64_t epoch) const;
+  // The epoch's process table (process_table.h), nothing for an epoch
+  // written before issue 29. Throws ProfileFormatError if it is damaged.
+  std::optional<ProcessTable> process_table(uint64_t epoch) const;
   // Headers of every profile file in the epoch, sorted by (image path, build-id, event).
   std::vector<ProfileInfo> profiles(uint64_t epoch) const;
   Profile read_profile(const ProfileInfo& info) const;

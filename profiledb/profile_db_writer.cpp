@@ -314,6 +314,23 @@ void ProfileDatabaseWriter::store_contexts(uint64_t epoch, const std::vector<uin
   write_atomically(file, bytes.data(), bytes.size());
 }
 
+void ProfileDatabaseWriter::merge_processes(uint64_t epoch, const ProcessTable& table) {
+  const fs::path file = ensure_epoch_directory(epoch) / kProcessTableName;
+  ProcessTable merged;
+  try {
+    merged = read_process_table_file(current_version(file)).value_or(ProcessTable{});
+  } catch (const ProfileFormatError& error) {
+    throw ProfileDatabaseError(std::string("existing process table is damaged, not overwriting "
+                                           "it: ") +
+                               error.what() + " (see dcpi db check)");
+  }
+  const ProcessTable known = merged;
+  merged.merge(table);
+  if (merged == known && fs::exists(current_version(file))) return;
+  const std::string text = encode_process_table(merged);
+  write_atomically(file, text.data(), text.size());
+}
+
 void ProfileDatabaseWriter::record_images(const std::vector<RecordedImage>& images) {
   const fs::path file = directory_ / kImageCatalogName;
   std::vector<RecordedImage> known;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "profiledb/image_catalog.h"
+#include "profiledb/process_table.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/value_file.h"
 
@@ -89,6 +90,10 @@ class ProfileDatabaseWriter {
   // Stores the calling-context file of `epoch` (context_file.h; `dcpi run
   // --contexts`), replacing any it had: one run owns its epochs.
   void store_contexts(uint64_t epoch, const std::vector<uint8_t>& bytes);
+  // Merges `table` into epoch-N/processes (process_table.h): its entries
+  // replace those with the same id, the others stay. Batch-aware; refuses to
+  // overwrite a damaged table.
+  void merge_processes(uint64_t epoch, const ProcessTable& table);
 
   const std::filesystem::path& directory() const { return directory_; }
   uint64_t bytes_written() const { return bytes_written_; }

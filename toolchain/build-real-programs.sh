@@ -7,6 +7,7 @@
 #   lua5.4  bin/lua      + lib/liblua5.4.so.0   runs workloads/real/bench.lua
 #   bzip2   bin/bzip2    + lib/libbz2.so.1.0    tests (decompresses) .bz2 files
 #   zlib    bin/minigzip + lib/libz.so.1        decompresses a .gz file to stdout
+#   dash    bin/dash                            runs workloads/real/shell.sh (issue 29)
 #
 # Usage: toolchain/build-real-programs.sh      (no arguments)
 # Env:   DCPI_CACHE  cache root (default ~/.cache/dcpi)
@@ -25,7 +26,7 @@ data_src=$here/../workloads/real
 cross=alpha-linux-gnu-
 jobs=${DCPI_JOBS:-2}
 cache=${DCPI_CACHE:-$HOME/.cache/dcpi}
-sources=(lua5.4 bzip2 zlib)
+sources=(lua5.4 bzip2 zlib dash)
 recipe=1 # bump when the recipe changes in a way the hash does not see
 
 log() { echo "build-real-programs: $*" >&2; }
@@ -117,6 +118,19 @@ build_zlib() {
     -L"$stage/lib" -l:libz.so.1
 }
 
+# dash with Debian's patches, cross-configured. Debian's patches add
+# src/priv.c without regenerating src/Makefile.in (debian/rules runs
+# autoreconf, which needs automake here): the generators stay off and
+# priv.o is linked by naming it.
+build_dash() {
+  local src objects="builtins.o init.o nodes.o signames.o syntax.o priv.o"
+  src=$(echo "$work"/dash-*/)
+  (cd "$src" && ./configure -q --host=alpha-linux-gnu CC="$CC" CC_FOR_BUILD=gcc CFLAGS="$cflags" &&
+    make -j"$jobs" -C src ACLOCAL=true AUTOCONF=true AUTOMAKE=true AUTOHEADER=true \
+      "dash_LDADD=$objects" "dash_DEPENDENCIES=$objects")
+  cp "$src/src/dash" "$stage/bin/dash"
+}
+
 # The data: the bench script, bzip2's own test files, and a text compressed
 # by the Alpha programs themselves (under qemu-alpha, so no host tool decides
 # the bytes).
@@ -124,14 +138,14 @@ make_data() {
   local real=$stage/etc/real bz gz
   bz=$(echo "$work"/bzip2-*)
   gz=$(echo "$work"/zlib-*)
-  cp "$data_src"/bench.lua "$real/"
+  cp "$data_src"/bench.lua "$data_src"/shell.sh "$real/"
   cp "$bz"/sample1.bz2 "$bz"/sample2.bz2 "$bz"/sample3.bz2 "$real/"
   local run=(qemu-alpha -L /usr/alpha-linux-gnu -E "LD_LIBRARY_PATH=$stage/lib")
   "${run[@]}" "$stage/bin/bzip2" -9 -c "$(echo "$work"/lua5.4-*/doc/manual.html)" >"$real/manual.html.bz2"
   "${run[@]}" "$stage/bin/minigzip" -9 -c "$gz/ChangeLog" >"$real/ChangeLog.gz"
 }
 
-for step in build_lua build_bzip2 build_zlib make_data; do
+for step in build_lua build_bzip2 build_zlib build_dash make_data; do
   "$step" >>"$buildlog" 2>&1 || fail "$step"
 done
 rm -rf "$dest" "$dest.partial"

@@ -19,7 +19,7 @@ namespace dcpi {
 
 const std::string_view kProfUsage =
     "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by KEY[,KEY...]]\n"
-    "                 [--image NAME] [--pid N] [--cpu N] [--epoch N[,N...]|all]\n"
+    "                 [--image NAME] [--pid N] [--tid N] [--cpu N] [--epoch N[,N...]|all]\n"
     "                 [--limit N] [--wide] [--json]\n"
     "       dcpi prof [--db DIR] (--callers PROC | --callees PROC) [--metric M] [--pid N]\n"
     "\n"
@@ -28,14 +28,17 @@ const std::string_view kProfUsage =
     "  --images  directories holding the ELF files (kernel, PALcode, workloads);\n"
     "            without them procedures are shown as image+0xADDRESS\n"
     "  --by      what a row is: procedure (default), image, line (source file and line,\n"
-    "            from DWARF), pid, cpu, or several joined by commas, like perf report\n"
+    "            from DWARF), pid, tid (a thread, shown with its process), cpu, or several\n"
+    "            joined by commas, like perf report\n"
     "            --sort (pid,image: one row per process and image); perf's names dso,\n"
     "            sym, srcline and comm work too; PIDs are shown with the programs they\n"
-    "            ran (3:copy), and a build-id column appears when two images share a name\n"
+    "            ran (3:copy, from the run's process table: dcpi procs), threads with\n"
+    "            their names (12:worker), and a build-id column appears when two images\n"
+    "            share a name\n"
     "  --sort    the same as --by (perf report's name for it)\n"
     "  --image   only this image (guest path or file name; '[unknown]' too); a name the\n"
     "            database lacks is an error that lists the images it has\n"
-    "  --pid, --cpu   only samples of this process / CPU\n"
+    "  --pid, --tid, --cpu   only samples of this process (all its threads) / thread / CPU\n"
     "  --epoch   epochs to add up (default: all)\n"
     "  --limit   print at most N rows (totals still cover everything)\n"
     "  --wide    print long procedure names whole (by default a name longer than 50\n"
@@ -45,14 +48,14 @@ const std::string_view kProfUsage =
     "            of PROC's contexts under each caller (of each callee's under PROC)\n"
     "  --metric  with --callers/--callees: cycles, instructions or calls\n"
     "  --json    JSON: {by, events, totals, rows: [{image, image_path, build_id, pid,\n"
-    "            programs, cpu, procedure, start, source: {file, line}, samples,\n"
-    "            percent, ...}]} (the fields of the --by keys; names always whole)\n";
+    "            programs, tid, thread, cpu, procedure, start, source: {file, line},\n"
+    "            samples, percent, ...}]} (the fields of the --by keys; names always whole)\n";
 
 namespace {
 
-const std::set<std::string> kProfValueOptions = {"db",    "images",  "by",      "sort",
-                                                 "image", "pid",     "cpu",     "epoch",
-                                                 "limit", "callers", "callees", "metric"};
+const std::set<std::string> kProfValueOptions = {"db",      "images",  "by",    "sort", "image",
+                                                 "pid",     "cpu",     "epoch", "tid",  "limit",
+                                                 "callers", "callees", "metric"};
 
 // --callers P / --callees P: from the exact calling contexts (dcpi run
 // --contexts), the procedures that called P, or that P called, with the

@@ -60,6 +60,7 @@ SampleFilter parse_sample_filter(const ParsedOptions& options) {
   };
   filter.pid = small_number("pid");
   filter.cpu = small_number("cpu");
+  filter.tid = small_number("tid");
   filter.epochs = parse_epoch_option(options);
   return filter;
 }

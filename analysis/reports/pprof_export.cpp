@@ -169,8 +169,13 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
         if (!added && shared(entry->second) && !shared(stored.info.image.path))
           entry->second = stored.info.image.path;
       }
+  // The epoch's process table names its programs where it has one (issue 29).
+  for (const auto& [epoch, table] : samples.processes)
+    for (const auto& [pid, process] : table.processes)
+      if (!process.program.empty()) programs[{epoch, pid}] = process.program;
   const int64_t pid_key = builder.strings().index("pid");
   const int64_t cpu_key = builder.strings().index("cpu");
+  const int64_t tid_key = builder.strings().index("tid");
   const int64_t epoch_key = builder.strings().index("epoch");
   const int64_t image_key = builder.strings().index("image");
   const int64_t program_key = builder.strings().index("program");
@@ -195,6 +200,7 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
                                                           : "[unknown]";
       for (const auto& [key, text] :
            {std::pair{pid_key, std::to_string(row.pid)},
+            std::pair{tid_key, std::to_string(row.tid)},
             std::pair{cpu_key, std::to_string(row.cpu)}, std::pair{image_key, std::string()},
             std::pair{program_key, program}}) {
         pb::Label* label = sample->add_label();
@@ -257,7 +263,7 @@ void write_samples_json(const SampleSet& samples, ImageResolver& resolver, std::
       json.field("image", image_display_name(image));
       json.field("image_path", image.unknown ? "[unknown]" : image.path);
       json.field("build_id", image.build_id);
-      json.field("pid", row.pid).field("cpu", row.cpu);
+      json.field("pid", row.pid).field("tid", row.tid).field("cpu", row.cpu);
       json.field("address", hex_address(row.address)).field("count", row.count);
       std::optional<Procedure> procedure;
       if (resolved.elf) procedure = resolved.elf->procedure_at(row.address);

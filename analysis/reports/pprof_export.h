@@ -2,7 +2,7 @@
 // (gzipped perftools.profiles.Profile, analysis/reports/proto/profile.proto) and a
 // flat JSON list. Every stored row becomes one pprof sample of type
 // "samples"/"count" (the period, when known, converts to cycles) labelled
-// with its pid, cpu, image and program (string labels: pprof drops numeric
+// with its pid, tid, cpu, image and program (string labels: pprof drops numeric
 // labels of value 0) and its epoch; locations carry the image's mapping, the
 // procedure and, with DWARF, the source line. Nothing is invented: the
 // period is written only when every exported epoch recorded the same one

@@ -37,6 +37,10 @@ std::vector<TextTable::Column> key_columns(const ProfileReport& report,
                                            std::vector<TextTable::Column> columns) {
   for (GroupKey key : report.keys) {
     if (key == GroupKey::kPid) columns.push_back({"pid", true});
+    if (key == GroupKey::kTid) {  // a thread with its process (issue 29)
+      if (!has_key(report, GroupKey::kPid)) columns.push_back({"pid", true});
+      columns.push_back({"tid", true});
+    }
     if (key == GroupKey::kCpu) columns.push_back({"cpu"});
     if (key == GroupKey::kProcedure) columns.push_back({"procedure", true});
     if (key == GroupKey::kLine) columns.push_back({"line", true});
@@ -52,6 +56,10 @@ void add_key_cells(const ProfileReport& report, const ReportRow& row, ProfTextOp
                    std::vector<std::string>& cells) {
   for (GroupKey key : report.keys) {
     if (key == GroupKey::kPid) cells.push_back(pid_label(*row.pid, report.programs));
+    if (key == GroupKey::kTid) {
+      if (!has_key(report, GroupKey::kPid)) cells.push_back(pid_label(*row.pid, report.programs));
+      cells.push_back(tid_label(*row.tid, report.thread_names));
+    }
     if (key == GroupKey::kCpu) cells.push_back(std::to_string(*row.cpu));
     if (key == GroupKey::kProcedure)
       cells.push_back(options.wide ? row.procedure
@@ -129,6 +137,11 @@ void print_prof_json(const ProfileReport& report, std::optional<uint64_t> limit,
       if (const auto found = report.programs.find(*row.pid); found != report.programs.end())
         for (const std::string& program : found->second) json.value(program);
       json.end_array();
+    }
+    if (row.tid) {
+      const auto name = report.thread_names.find(*row.tid);
+      json.field("tid", *row.tid).key("thread");
+      name != report.thread_names.end() ? json.value(name->second) : json.null();
     }
     if (row.cpu) json.field("cpu", *row.cpu);
     if (has_key(report, GroupKey::kLine)) {

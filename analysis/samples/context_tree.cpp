@@ -48,16 +48,21 @@ std::pair<std::string, std::string> name_of(const profiledb::ContextProfile& pro
   return {hex, image.path};
 }
 
-// "pid 3 /bin/copy": the image where the thread's user code spent most.
+// "pid 3 /bin/copy": the image where the thread's user code spent most;
+// "pid 3 tid 5 /bin/threads" for a thread other than the process's first
+// (the plugin names threads by tid; the process table knows their process).
 std::string thread_label(const profiledb::ContextProfile& profile,
-                         const std::vector<uint32_t>& thread_of, uint32_t thread) {
+                         const std::vector<uint32_t>& thread_of, uint32_t thread,
+                         const ProcessTable* table) {
   const DcpiContextThread& t = profile.threads[thread];
   std::map<uint32_t, uint64_t> by_image;
   for (size_t i = 0; i < profile.nodes.size(); ++i)
     if (thread_of[i] == thread && profile.nodes[i].image != DCPI_CONTEXTS_NO_IMAGE)
       by_image[profile.nodes[i].image] += profile.nodes[i].instructions;
+  const uint32_t pid = table ? table->process_of(t.pid) : t.pid;
   std::string label = t.cpu != DCPI_CONTEXTS_NO_CPU ? "cpu " + std::to_string(t.cpu) + " boot"
-                                                    : "pid " + std::to_string(t.pid);
+                                                    : "pid " + std::to_string(pid);
+  if (t.cpu == DCPI_CONTEXTS_NO_CPU && pid != t.pid) label += " tid " + std::to_string(t.pid);
   const auto top = std::max_element(by_image.begin(), by_image.end(),
                                     [](auto& a, auto& b) { return a.second < b.second; });
   if (top != by_image.end()) label += " " + profile.images[top->first].path;
@@ -123,7 +128,8 @@ ContextCosts& ContextCosts::operator+=(const ContextCosts& other) {
 }
 
 void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& profile,
-                         ImageResolver& resolver, std::optional<uint32_t> pid) {
+                         ImageResolver& resolver, std::optional<uint32_t> pid,
+                         const ProcessTable* table) {
   if (tree.nodes.empty()) tree.nodes.push_back(all_node());
   tree.machine = profile.machine;
   const std::vector<uint32_t> thread_of = threads_of_nodes(profile);
@@ -131,9 +137,10 @@ void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& pro
   for (uint32_t i = 0; i < profile.nodes.size(); ++i) {
     const DcpiContextNode& node = profile.nodes[i];
     const DcpiContextThread& thread = profile.threads[thread_of[i]];
-    if (pid && (thread.pid != *pid || thread.cpu != DCPI_CONTEXTS_NO_CPU)) continue;
+    const uint32_t process = table ? table->process_of(thread.pid) : thread.pid;
+    if (pid && (process != *pid || thread.cpu != DCPI_CONTEXTS_NO_CPU)) continue;
     if (node.parent == DCPI_CONTEXTS_NO_PARENT) {
-      merged[i] = child_named(tree, 0, thread_label(profile, thread_of, thread_of[i]), "");
+      merged[i] = child_named(tree, 0, thread_label(profile, thread_of, thread_of[i], table), "");
     } else {
       const auto [name, image] = name_of(profile, node, resolver);
       merged[i] = child_named(tree, merged[node.parent], name, image);
@@ -162,7 +169,9 @@ ContextTree load_context_tree(const std::string& database, const ContextTreeRequ
       continue;
     const auto file = db.directory() / epoch_directory_name(epoch) / profiledb::kContextsFileName;
     if (!std::filesystem::exists(file)) continue;
-    add_context_profile(tree, profiledb::read_contexts_file(file), resolver, request.pid);
+    const std::optional<ProcessTable> table = db.process_table(epoch);
+    add_context_profile(tree, profiledb::read_contexts_file(file), resolver, request.pid,
+                        table ? &*table : nullptr);
     ++tree.epochs;
   }
   if (tree.epochs == 0)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "profiledb/context_file.h"
+#include "profiledb/process_table.h"
 #include "symbols/image_resolver.h"
 
 namespace dcpi {
@@ -54,8 +55,12 @@ struct ContextTreeRequest {
 ContextTree load_context_tree(const std::string& database, const ContextTreeRequest& request,
                               ImageResolver& resolver);
 // The same from profiles already read (the tests build them by hand).
+// `table`: the epoch's process table, which maps the plugin's thread ids to
+// their processes (--pid selects every thread of a process); none: each
+// thread is its own process, as before issue 29.
 void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& profile,
-                         ImageResolver& resolver, std::optional<uint32_t> pid);
+                         ImageResolver& resolver, std::optional<uint32_t> pid,
+                         const ProcessTable* table = nullptr);
 // Recomputes the inclusive totals after the last add_context_profile.
 void compute_totals(ContextTree& tree);
 

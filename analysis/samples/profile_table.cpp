@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -62,7 +63,8 @@ const std::map<std::string, GroupKey>& group_keys_by_name() {
   static const std::map<std::string, GroupKey> kNames = {
       {"image", GroupKey::kImage},   {"procedure", GroupKey::kProcedure}, {"pid", GroupKey::kPid},
       {"cpu", GroupKey::kCpu},       {"line", GroupKey::kLine},           {"dso", GroupKey::kImage},
-      {"sym", GroupKey::kProcedure}, {"srcline", GroupKey::kLine},        {"comm", GroupKey::kPid}};
+      {"sym", GroupKey::kProcedure}, {"srcline", GroupKey::kLine},        {"comm", GroupKey::kPid},
+      {"tid", GroupKey::kTid}};
   return kNames;
 }
 
@@ -83,7 +85,8 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
     const auto found = kNames.find(text.substr(begin, end - begin));
     if (found == kNames.end())
       throw std::invalid_argument(
-          "--by takes image, procedure, pid or cpu, line (the source line), perf's dso, "
+          "--by takes image, procedure, pid or cpu, tid (a thread), line (the source line), perf's "
+          "dso, "
           "sym, comm or srcline, or several joined by commas (pid,image), not '" +
           text + "'");
     if (std::find(keys.begin(), keys.end(), found->second) == keys.end())
@@ -94,7 +97,7 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
 }
 
 std::string group_keys_text(const std::vector<GroupKey>& keys) {
-  static const char* kNames[] = {"image", "procedure", "pid", "cpu", "line"};
+  static const char* kNames[] = {"image", "procedure", "pid", "cpu", "line", "tid"};
   std::string text;
   for (GroupKey key : keys) text += (text.empty() ? "" : ",") + std::string(kNames[int(key)]);
   return text;
@@ -112,12 +115,21 @@ bool is_shared_object(const std::string& path) {
 
 std::map<uint32_t, std::vector<std::string>> programs_by_pid(const SampleSet& samples) {
   std::map<uint32_t, std::vector<std::string>> programs, libraries;
+  std::set<uint32_t> from_table;  // issue 29: the table names them, not the samples
+  for (const auto& [epoch, table] : samples.processes)
+    for (const auto& [pid, process] : table.processes) {
+      if (process.program.empty()) continue;
+      std::vector<std::string>& names = programs[pid];
+      if (std::find(names.begin(), names.end(), process.program) == names.end())
+        names.push_back(process.program);
+      from_table.insert(pid);
+    }
   for (const Profile& profile : samples.profiles) {
     const ImageIdentity& image = profile.info.image;
     if (image.unknown || !image.path.starts_with('/')) continue;
     auto& into = is_shared_object(image.path) ? libraries : programs;
     for (const ProfileRow& row : profile.rows) {
-      if (row.pid == 0) continue;  // the kernel's own, not a process
+      if (row.pid == 0 || from_table.count(row.pid)) continue;  // the kernel's own; named
       std::vector<std::string>& names = into[row.pid];
       if (std::find(names.begin(), names.end(), image.path) == names.end())
         names.push_back(image.path);
@@ -137,6 +149,20 @@ std::string pid_label(uint32_t pid, const std::map<uint32_t, std::vector<std::st
   return label;
 }
 
+std::map<uint32_t, std::string> thread_names(const SampleSet& samples) {
+  std::map<uint32_t, std::string> names;
+  for (const auto& [epoch, table] : samples.processes)
+    for (const auto& [tid, thread] : table.threads) names[tid] = thread.name;
+  return names;
+}
+
+std::string tid_label(uint32_t tid, const std::map<uint32_t, std::string>& names) {
+  if (tid == 0) return "0:[kernel]";
+  const auto found = names.find(tid);
+  if (found == names.end() || found->second.empty()) return std::to_string(tid);
+  return std::to_string(tid) + ":" + found->second;
+}
+
 ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Grouping grouping) {
   return build_report(samples, resolver,
                       std::vector<GroupKey>{grouping == Grouping::kImage ? GroupKey::kImage
@@ -152,6 +178,7 @@ struct RowKey {
   int source_line = 0;
   int64_t pid = -1;  // -1: not grouped by it
   int64_t cpu = -1;
+  int64_t tid = -1;
   auto operator<=>(const RowKey&) const = default;
 };
 
@@ -164,8 +191,8 @@ void sort_rows(ProfileReport& report) {
     if (a.samples != b.samples)
       return std::lexicographical_compare(b.samples.begin(), b.samples.end(), a.samples.begin(),
                                           a.samples.end());
-    return std::tie(a.image, a.procedure, a.source_file, a.source_line, a.pid, a.cpu) <
-           std::tie(b.image, b.procedure, b.source_file, b.source_line, b.pid, b.cpu);
+    return std::tie(a.image, a.procedure, a.source_file, a.source_line, a.pid, a.cpu, a.tid) <
+           std::tie(b.image, b.procedure, b.source_file, b.source_line, b.pid, b.cpu, b.tid);
   });
   std::map<std::string, std::string> build_id_of;
   for (const ReportRow& row : report.rows) {
@@ -186,8 +213,12 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
   const bool by_procedure = has_key(keys, GroupKey::kProcedure);
   const bool by_line = has_key(keys, GroupKey::kLine);
   const bool by_image = by_procedure || by_line || has_key(keys, GroupKey::kImage);
-  const bool by_pid = has_key(keys, GroupKey::kPid), by_cpu = has_key(keys, GroupKey::kCpu);
+  const bool by_tid = has_key(keys, GroupKey::kTid);
+  // A thread is shown with its process.
+  const bool by_pid = has_key(keys, GroupKey::kPid) || by_tid;
+  const bool by_cpu = has_key(keys, GroupKey::kCpu);
   if (by_pid) report.programs = programs_by_pid(samples);
+  if (by_tid) report.thread_names = thread_names(samples);
   const auto events = events_present(samples);
   std::map<uint16_t, size_t> column_of;
   for (const auto& [number, name] : events) {
@@ -214,6 +245,7 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
       row.start = procedure.start;
       if (by_pid) row.pid = static_cast<uint32_t>(k.pid);
       if (by_cpu) row.cpu = static_cast<uint32_t>(k.cpu);
+      if (by_tid) row.tid = static_cast<uint32_t>(k.tid);
       report.rows.push_back(std::move(row));
     }
     return entry->second;
@@ -248,7 +280,8 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
         line = entry->second;
       }
       return row_index({by_image ? image : ImageIdentity{}, name->name, line.file, line.line,
-                        by_pid ? int64_t{row.pid} : -1, by_cpu ? int64_t{row.cpu} : -1},
+                        by_pid ? int64_t{row.pid} : -1, by_cpu ? int64_t{row.cpu} : -1,
+                        by_tid ? int64_t{row.tid} : -1},
                        *name);
     };
     for (const ProfileRow& row : profile.rows) {

@@ -18,7 +18,8 @@ enum class Grouping { kImage, kProcedure };
 // What `dcpi prof --by` groups samples by, in column order, like perf
 // report's --sort: "pid,image" gives one row per (pid, image). A procedure
 // or a source line is always shown with its image (names are per image).
-enum class GroupKey { kImage, kProcedure, kPid, kCpu, kLine };
+// kTid: one row per thread (issue 29), shown with its process.
+enum class GroupKey { kImage, kProcedure, kPid, kCpu, kLine, kTid };
 // "image,pid" -> {kImage, kPid}; perf's names are accepted too (dso, sym,
 // srcline, comm for pid); throws std::invalid_argument naming a bad key.
 std::vector<GroupKey> parse_group_keys(const std::string& text);
@@ -38,7 +39,8 @@ struct ReportRow {
   std::string procedure;          // empty unless grouped by procedure
   std::string source_file;        // grouped by line: DWARF's file name, or kNoSourceLine
   int source_line = 0;            // grouped by line; 0 when DWARF has none
-  std::optional<uint32_t> pid;    // when grouped by pid
+  std::optional<uint32_t> pid;    // when grouped by pid or tid (the thread's process)
+  std::optional<uint32_t> tid;    // when grouped by tid
   std::optional<uint32_t> cpu;    // when grouped by CPU
   std::optional<uint64_t> start;  // procedure start address, when a symbol named it
   std::vector<uint64_t> samples;  // one per ProfileReport::events entry
@@ -55,13 +57,16 @@ struct ProfileReport {
   // show the build-id so the rows can be told apart.
   bool build_ids_needed = false;
   std::map<uint32_t, std::vector<std::string>> programs;  // programs_by_pid, when grouped by pid
+  std::map<uint32_t, std::string> thread_names;           // thread_names, when grouped by tid
 };
 
 ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver, Grouping grouping);
 ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
                            const std::vector<GroupKey>& keys);
 
-// The programs each PID ran, from the samples themselves: the user images
+// The programs each PID ran: from the epochs' process tables (issue 29: the
+// program each process ran last), and for a PID no table knows, from the
+// samples themselves: the user images
 // (guest paths starting with '/'; the kernel and PALcode are named without
 // one, hostdump's load map) with samples of that PID, shared objects
 // (NAME.so*) only when it has nothing else; PID 0 is the kernel's
@@ -70,6 +75,10 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
 std::map<uint32_t, std::vector<std::string>> programs_by_pid(const SampleSet& samples);
 // "3:copy", "0:[kernel]", "7:copy,stream"; "9" when no user image has its samples.
 std::string pid_label(uint32_t pid, const std::map<uint32_t, std::vector<std::string>>& programs);
+// Each thread's name from the process tables (the newest epoch's).
+std::map<uint32_t, std::string> thread_names(const SampleSet& samples);
+// "12:worker", or "12" for a thread no table names.
+std::string tid_label(uint32_t tid, const std::map<uint32_t, std::string>& names);
 
 // "copy+0x120001234": the name of an address no symbol covers. The number is
 // the ELF virtual address (what objdump shows), not an offset.

@@ -12,10 +12,19 @@ bool image_matches(const ImageIdentity& image, const std::string& wanted) {
   return image.path == wanted || std::filesystem::path(image.path).filename() == wanted;
 }
 
+void resolve_threads(Profile& profile, const ProcessTable* table) {
+  for (ProfileRow& row : profile.rows) {
+    row.tid = row.pid;
+    if (table) row.pid = table->process_of(row.tid);
+  }
+  if (table) std::sort(profile.rows.begin(), profile.rows.end());
+}
+
 Profile filter_rows(Profile profile, const SampleFilter& filter) {
-  if (!filter.pid && !filter.cpu) return profile;
+  if (!filter.pid && !filter.cpu && !filter.tid) return profile;
   std::erase_if(profile.rows, [&](const ProfileRow& row) {
-    return (filter.pid && row.pid != *filter.pid) || (filter.cpu && row.cpu != *filter.cpu);
+    return (filter.pid && row.pid != *filter.pid) || (filter.cpu && row.cpu != *filter.cpu) ||
+           (filter.tid && row.tid != *filter.tid);
   });
   profile.info.row_count = profile.rows.size();
   profile.info.total_count = 0;
@@ -51,9 +60,13 @@ SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filt
     const EpochMetadata metadata = database.epoch_metadata(epoch);
     set.periods[epoch] = metadata.period;
     set.machines[epoch] = metadata.machine;
+    const std::optional<ProcessTable> table = database.process_table(epoch);
+    if (table) set.processes[epoch] = *table;
     for (const ProfileInfo& info : database.profiles(epoch)) {
       if (filter.image && !image_matches(info.image, *filter.image)) continue;
-      Profile profile = filter_rows(database.read_profile(info), filter);
+      Profile profile = database.read_profile(info);
+      resolve_threads(profile, table ? &*table : nullptr);
+      profile = filter_rows(std::move(profile), filter);
       if (!profile.rows.empty()) set.profiles.push_back(std::move(profile));
     }
   }

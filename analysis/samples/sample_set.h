@@ -17,8 +17,9 @@ namespace dcpi {
 struct SampleFilter {
   std::optional<std::vector<uint64_t>> epochs = {};  // nullopt: every epoch
   std::optional<std::string> image = {};             // guest path or its last component
-  std::optional<uint32_t> pid = {};
+  std::optional<uint32_t> pid = {};                  // a process: every thread of it
   std::optional<uint32_t> cpu = {};
+  std::optional<uint32_t> tid = {};  // one thread (issue 29)
 };
 
 struct SampleSet {
@@ -26,6 +27,8 @@ struct SampleSet {
   std::vector<Profile> profiles;  // rows already filtered; profiles left with no rows dropped
   std::map<uint64_t, SamplingPeriod> periods = {};  // per epoch read, from its epoch.meta
   std::map<uint64_t, std::string> machines = {};    // per epoch read: qemu or ev5 (issue 14)
+  // Per epoch read, its process table (epoch-N/processes; none before issue 29).
+  std::map<uint64_t, ProcessTable> processes = {};
 };
 
 bool image_matches(const ImageIdentity& image, const std::string& wanted);
@@ -52,7 +55,11 @@ std::vector<SampleSet> load_comparison_sets(const std::vector<std::string>& data
 // part as a percentage of total: 0 when total is 0 (shares of samples).
 double percent_of(uint64_t part, uint64_t total);
 
-// Applies the PID/CPU filter to rows already in memory (used by load_samples).
+// Stored rows name the thread (profiledb/profile_db.h): `tid` gets it and
+// `pid` its process from `table` (the thread itself without a table).
+void resolve_threads(Profile& profile, const ProcessTable* table);
+
+// Applies the PID/CPU/TID filter to rows already in memory (used by load_samples).
 Profile filter_rows(Profile profile, const SampleFilter& filter);
 
 }  // namespace dcpi

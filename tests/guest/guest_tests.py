@@ -386,10 +386,21 @@ def case_user_fp():
 
 def case_user_loadmap():
     text = boot_user(1, "loadmap")
-    rows = values(text, r"dcpi-kernel: loadmap (?P<i>\d+) (?P<kind>\w+) pid=(?P<pid>\d+) parent=(?P<parent>\d+) "
+    every = values(text, r"dcpi-kernel: loadmap (?P<i>\d+) (?P<kind>[\w-]+) pid=(?P<pid>\d+) parent=(?P<parent>\d+) "
                         r"load=0x(?P<load>[0-9a-f]+) size=0x(?P<size>[0-9a-f]+) link=0x(?P<link>[0-9a-f]+) "
                         r"status=(?P<status>-?\d+) build-id=(?P<id>\S+) path=(?P<path>\S+)")
-    expect([int(r["i"]) for r in rows] == list(range(len(rows))), "records are in order")
+    expect([int(r["i"]) for r in every] == list(range(len(every))), "records are in order")
+    # The process table's records (issue 29): per process its name and
+    # argv[0] after the exec, its thread's end before its exit.
+    table = [(r["kind"], r["pid"], r["path"]) for r in every
+             if r["kind"] in ("thread", "thread-name", "thread-exit", "command")]
+    spawned = [r["pid"] for r in every if r["kind"] == "exec"]
+    want = [("thread-name", "1", "testinit"), ("command", "1", "/bin/testinit")]
+    for pid in spawned[1:]:
+        want += [("thread-name", pid, "hello"), ("command", pid, "/bin/hello"),
+                 ("thread-exit", pid, "hello")]
+    expect(table == want, f"thread names, argv[0] and thread ends: {table}")
+    rows = [r for r in every if r["kind"] not in ("thread", "thread-name", "thread-exit", "command")]
     kinds = [r["kind"] for r in rows]
     expect(kinds == ["kernel", "palcode", "exec", "exec", "exit", "exec", "exit"],
            f"kernel, PALcode, then one exec per spawn and one exit per exit: {kinds}")

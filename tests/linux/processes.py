@@ -19,6 +19,14 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR stress CPUS    300 threads in waves, signals during a
                                               blocking read, fork under memory
                                               pressure until it fails
+  processes.py BUILD LINUX_DIR tidprof CPUS   profiles per thread: prof --by tid and the
+                                              process table (dcpi procs) against what
+                                              the program prints (gettid, names, its
+                                              fork+execve+wait child's pid and status)
+  processes.py BUILD LINUX_DIR openmp CPUS    an OpenMP program (GCC's libgomp, a team of
+                                              4): the same output as qemu-alpha, every
+                                              team member has samples, and on 4 CPUs
+                                              the team's samples come from all 4
   processes.py BUILD LINUX_DIR procs CPUS     fork, vfork, execve, posix_spawn,
                                               wait4/waitid, error paths (the exec
                                               lines against fixed text: qemu-alpha
@@ -28,6 +36,7 @@ Every case: the program exits 0, its output equals qemu-alpha's, no system
 call is missing, every sample is placed (unknown <= 0.05 %) and the
 database checks out.
 """
+import json
 import os
 import re
 import subprocess
@@ -157,10 +166,89 @@ def case_pipes(tmp):
     same("pipes", dcpi_run(os.path.join(tmp, "pp.db"), "pipes").stdout, oracle("pipes"))
 
 
+def dcpi_json(*args):
+    done = subprocess.run([DCPI, *args, "--json"], capture_output=True, text=True, timeout=60)
+    expect(done.returncode == 0, f"dcpi {' '.join(args)}: {done.stderr[-300:]}")
+    return json.loads(done.stdout or "{}")
+
+
+def case_tidprof(tmp):
+    db = os.path.join(tmp, "tp.db")
+    done = dcpi_run(db, "tidprof", "--fork")
+    out = done.stdout
+
+    def fixed(text):  # the lines whose numbers do not depend on the run
+        return "".join(l for l in text.splitlines(True) if not l.startswith(("tid ", "child ")))
+    same("tidprof (fixed lines)", fixed(out), fixed(oracle("tidprof")))
+    main = re.search(r"^tid main (\d+) pid (\d+)$", out, re.M)
+    expect(main and main.group(1) == main.group(2), "the main thread's tid is the pid")
+    pid = int(main.group(2)) if main else -1
+    expect("tid other-setname No such file or directory" in out and
+           "no /proc/self/task here" in done.stderr,
+           "naming another thread (/proc/self/task/TID/comm) is refused and named: " +
+           done.stderr[-300:])
+    printed = {int(t): name for _, t, name in re.findall(r"^tid (\d) (\d+) (\S+)$", out, re.M)}
+    expect(len(printed) == 4, f"four threads printed their tids: {printed}")
+    rows = dcpi_json("prof", "--db", db, "--by", "tid").get("rows", [])
+    samples = {r["tid"]: r for r in rows if r.get("pid") == pid}
+    for tid, name in printed.items():
+        row = samples.get(tid)
+        expect(row is not None and row["samples"] > 0, f"thread {tid} ({name}) has samples")
+        expect(row is not None and row.get("thread") == name,
+               f"thread {tid} is named {name} in prof --by tid: {row}")
+    by_id = sorted(printed.items(), key=lambda item: item[1])  # cruncher-1 .. cruncher-4
+    counts = [samples.get(tid, {}).get("samples", 0) for tid, _ in by_id]
+    if CPUS == 1:  # samples count this CPU's instructions: 1x, 2x, 3x, 4x the work
+        expect(counts[3] > 2 * counts[0], f"cruncher-4 did 4x cruncher-1's work: {counts}")
+    else:  # icount's one clock for all CPUs: samples count time, which grows with the work
+        expect(counts == sorted(counts) and counts[0] < counts[3],
+               f"the longer a cruncher worked, the more samples it took: {counts}")
+    # The process table against the program's own view of its child.
+    child = re.search(r"^child (\d+) exit (\d+)$", out, re.M)
+    expect(child and child.group(2) == "7", f"the child exited 7: {child and child.group(0)}")
+    epochs = dcpi_json("procs", "--db", db).get("epochs", [])
+    expect(epochs and epochs[-1]["has_table"], "the database holds a process table")
+    table = epochs[-1] if epochs else {"processes": [], "threads": []}
+    processes = {p["pid"]: p for p in table["processes"]}
+    parent = processes.get(pid, {})
+    expect(parent.get("program", "").endswith("/tidprof") and parent.get("wait_status") == 0,
+           f"the program's process: {parent}")
+    kid = processes.get(int(child.group(1)) if child else -1, {})
+    expect(kid.get("parent") == pid and kid.get("wait_status") == 7 << 8 and
+           kid.get("argv0") == "tidprof-child" and kid.get("program") == parent.get("program")
+           and kid.get("end", 0) > kid.get("start", 0),
+           f"the child's parent, exit status, argv[0], program and times: {kid}")
+    threads = {t["tid"]: t for t in table["threads"] if t["pid"] == pid}
+    expect(sorted(threads) == sorted([pid, *printed]) and
+           all(threads[t]["name"] == name for t, name in printed.items()),
+           f"the process's threads and their names: {threads}")
+
+
+def case_openmp(tmp):
+    db = os.path.join(tmp, "omp.db")
+    out = dcpi_run(db, "openmp").stdout
+
+    def fixed(text):
+        return "".join(l for l in text.splitlines(True) if not l.startswith("tid "))
+    same("openmp (fixed lines)", fixed(out), fixed(oracle("openmp")))
+    team = [int(t) for t in re.findall(r"^tid \d (\d+)$", out, re.M)]
+    expect(len(team) == 4, f"a team of 4 printed its tids: {team}")
+    rows = dcpi_json("prof", "--db", db, "--by", "tid,cpu").get("rows", [])
+    samples = {}
+    cpus = set()
+    for row in rows:
+        if row.get("tid") in team:
+            samples[row["tid"]] = samples.get(row["tid"], 0) + row["samples"]
+            cpus.add(row["cpu"])
+    expect(all(samples.get(t, 0) > 0 for t in team), f"every team member has samples: {samples}")
+    expect(len(cpus) == CPUS, f"the team's samples come from all {CPUS} CPUs: {sorted(cpus)}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
-                 "pipes": case_pipes, "files": case_files, "stress": case_stress}
+                 "pipes": case_pipes, "files": case_files, "stress": case_stress,
+                 "tidprof": case_tidprof, "openmp": case_openmp}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

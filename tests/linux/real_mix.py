@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The real mix (issue 15): lua, bzip2 and minigzip, cross-built from Debian
+"""The real mix (issue 15): lua, bzip2, minigzip and dash (issue 29: a script
+with pipes, redirection, a here-document and a subshell), cross-built from Debian
 sources by toolchain/build-real-programs.sh, run by `dcpi run --mix real`
 on CPUS CPUs and checked against the same binaries under qemu-alpha user mode
 (an oracle nobody here wrote), with the same arguments in BUILD/mixes/real.
@@ -101,6 +102,7 @@ def check_profile(db, console):
     for image, wanted in [("/lib/liblua5.4.so.0", "luaV_execute"),
                           ("/lib/libbz2.so.1.0", "BZ2_decompress"),
                           ("/lib/libz.so.1", "inflate"),
+                          ("/bin/dash", "eval"),
                           ("/lib/libc.so.6.1", "")]:
         rows = procedures(db, image)
         named = {p: s for p, s in rows.items() if not re.match(r"^[^ ]*\+0x[0-9a-f]+$", p)}

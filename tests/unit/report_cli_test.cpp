@@ -255,11 +255,12 @@ TEST_F(ReportCliTest, ExportJson) {
   const auto result = run({"export", "--format", "json", "--db", db_, "--images", images_,
                            "--epoch", "2", "--image", "kernel"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(result.out,
-            R"({"samples":[{"epoch":2,"event":"cycles","image":"kernel","image_path":"/kernel",)"
-            R"("build_id":"0123456789abcdef","pid":0,"cpu":0,"address":"0xfffffc0000310014",)"
-            R"("count":50,"procedure":"idle_loop"}]})"
-            "\n");
+  EXPECT_EQ(
+      result.out,
+      R"({"samples":[{"epoch":2,"event":"cycles","image":"kernel","image_path":"/kernel",)"
+      R"("build_id":"0123456789abcdef","pid":0,"tid":0,"cpu":0,"address":"0xfffffc0000310014",)"
+      R"("count":50,"procedure":"idle_loop"}]})"
+      "\n");
 }
 
 TEST(ReportCliErrors, EmptyDatabase) {

@@ -1,0 +1,160 @@
+#include "profiledb/process_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <vector>
+
+#include "firmware/crc32c.h"
+#include "profiledb/container.h"
+#include "profiledb/profile_db.h"
+
+namespace dcpi {
+namespace {
+
+std::string crc_text(std::string_view text) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", crc32c(text.data(), text.size()));
+  return hex;
+}
+
+std::vector<std::string_view> split_tabs(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (size_t at = 0; at <= line.size();) {
+    const size_t tab = std::min(line.find('\t', at), line.size());
+    fields.push_back(line.substr(at, tab - at));
+    at = tab + 1;
+  }
+  return fields;
+}
+
+// A guest string as one field: no tab, newline or other control character.
+std::string field_text(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
+template <typename T>
+std::string optional_text(const std::optional<T>& value) {
+  return value ? std::to_string(*value) : "-";
+}
+
+template <typename T>
+bool parse_number(std::string_view text, T* value) {
+  if (text.empty() || (text.size() > 1 && text[0] == '0')) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+template <typename T>
+bool parse_optional(std::string_view text, std::optional<T>* value) {
+  if (text == "-") return true;
+  T parsed;
+  if (!parse_number(text, &parsed)) return false;
+  *value = parsed;
+  return true;
+}
+
+bool clean(std::string_view text) {
+  for (char c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+// One "process" line's fields after the tag; false if malformed.
+bool parse_process(const std::vector<std::string_view>& f, ProcessEntry* p) {
+  return f.size() == 8 && parse_number(f[1], &p->pid) && p->pid != 0 &&
+         parse_number(f[2], &p->parent) && parse_number(f[3], &p->start) &&
+         parse_optional(f[4], &p->end) && parse_optional(f[5], &p->status) &&
+         p->end.has_value() == p->status.has_value() && clean(f[6]) && clean(f[7]) &&
+         (p->program.assign(f[6]), p->command.assign(f[7]), true);
+}
+
+bool parse_thread(const std::vector<std::string_view>& f, ThreadEntry* t) {
+  return f.size() == 7 && parse_number(f[1], &t->tid) && t->tid != 0 &&
+         parse_number(f[2], &t->pid) && t->pid != 0 && parse_number(f[3], &t->start) &&
+         parse_optional(f[4], &t->end) && parse_optional(f[5], &t->status) &&
+         t->end.has_value() == t->status.has_value() && clean(f[6]) && (t->name.assign(f[6]), true);
+}
+
+}  // namespace
+
+uint32_t ProcessTable::process_of(uint32_t tid) const {
+  const auto thread = threads.find(tid);
+  return thread == threads.end() ? tid : thread->second.pid;
+}
+
+std::string ProcessTable::program_name(uint32_t pid) const {
+  if (const auto p = processes.find(pid); p != processes.end() && !p->second.program.empty()) {
+    const std::string& path = p->second.program;
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  }
+  if (const auto t = threads.find(pid); t != threads.end()) return t->second.name;
+  return "";
+}
+
+void ProcessTable::merge(const ProcessTable& newer) {
+  for (const auto& [pid, entry] : newer.processes) processes[pid] = entry;
+  for (const auto& [tid, entry] : newer.threads) threads[tid] = entry;
+}
+
+std::string encode_process_table(const ProcessTable& table) {
+  std::string text = std::string(kProcessTableMagicLine) + '\n';
+  for (const auto& [pid, p] : table.processes)
+    text += "process\t" + std::to_string(pid) + '\t' + std::to_string(p.parent) + '\t' +
+            std::to_string(p.start) + '\t' + optional_text(p.end) + '\t' + optional_text(p.status) +
+            '\t' + field_text(p.program) + '\t' + field_text(p.command) + '\n';
+  for (const auto& [tid, t] : table.threads)
+    text += "thread\t" + std::to_string(tid) + '\t' + std::to_string(t.pid) + '\t' +
+            std::to_string(t.start) + '\t' + optional_text(t.end) + '\t' + optional_text(t.status) +
+            '\t' + field_text(t.name) + '\n';
+  return text + "crc32c " + crc_text(text) + '\n';
+}
+
+ProcessTable decode_process_table(std::string_view text, const std::string& path) {
+  const size_t crc_line = text.rfind("crc32c ");
+  if (crc_line == std::string_view::npos || (crc_line > 0 && text[crc_line - 1] != '\n'))
+    throw ProfileFormatError(path, text.size(), "missing crc32c line (truncated?)");
+  if (text.substr(crc_line + 7) != crc_text(text.substr(0, crc_line)) + "\n")
+    throw ProfileFormatError(path, crc_line, "checksum mismatch (corrupt process table)");
+  const std::string magic = std::string(kProcessTableMagicLine) + '\n';
+  if (!text.starts_with(magic))
+    throw ProfileFormatError(path, 0, "not a process table (or unsupported version)");
+  ProcessTable table;
+  for (size_t position = magic.size(); position < crc_line;) {
+    const size_t end = text.find('\n', position);
+    const std::vector<std::string_view> fields = split_tabs(text.substr(position, end - position));
+    ProcessEntry process;
+    ThreadEntry thread;
+    if (fields[0] == "process" && parse_process(fields, &process)) {
+      if (!table.processes.emplace(process.pid, process).second)
+        throw ProfileFormatError(path, position,
+                                 "process " + std::to_string(process.pid) + " listed twice");
+    } else if (fields[0] == "thread" && parse_thread(fields, &thread)) {
+      if (!table.threads.emplace(thread.tid, thread).second)
+        throw ProfileFormatError(path, position,
+                                 "thread " + std::to_string(thread.tid) + " listed twice");
+    } else {
+      throw ProfileFormatError(path, position, "malformed process table line");
+    }
+    position = end + 1;
+  }
+  return table;
+}
+
+std::optional<ProcessTable> read_process_table(const std::filesystem::path& epoch_directory) {
+  return read_process_table_file(epoch_directory / kProcessTableName);
+}
+
+std::optional<ProcessTable> read_process_table_file(const std::filesystem::path& file) {
+  if (!std::filesystem::exists(std::filesystem::symlink_status(file))) return std::nullopt;
+  const std::vector<uint8_t> bytes =
+      profiledb::read_file_bytes(file, SIZE_MAX, profiledb::kMaxTextFileBytes);
+  return decode_process_table(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), file.string());
+}
+
+}  // namespace dcpi

@@ -1,0 +1,74 @@
+// The process table of an epoch (epoch-N/processes, docs/profile-db.md;
+// issue 29): every process the run had (parent, program, argv[0], exit
+// status, start and end cycle) and every thread (its process, its name,
+// start and end cycle). Samples are keyed by the thread that took them (the
+// driver's PID key holds the tid, DCPI §4.2.1), so reports need the table to
+// group threads into processes and to name each process's program rather
+// than guess it from its samples. Built by the host from the load map's
+// kFork/kExec/kCommand/kExit and kThread/kThreadName/kThreadExit records.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dcpi {
+
+struct ProcessEntry {
+  uint32_t pid = 0;
+  uint32_t parent = 0;            // 0: the kernel started it
+  uint64_t start = 0;             // guest cycle of its fork or first exec
+  std::optional<uint64_t> end;    // guest cycle of its exit; none while it ran
+  std::optional<int64_t> status;  // Linux wait status at its exit
+  std::string program;            // path of the program it ran last (execve)
+  std::string command;            // that program's argv[0]
+  auto operator<=>(const ProcessEntry&) const = default;
+};
+
+struct ThreadEntry {
+  uint32_t tid = 0;
+  uint32_t pid = 0;  // its process; tid == pid for a process's first thread
+  uint64_t start = 0;
+  std::optional<uint64_t> end;
+  std::optional<int64_t> status;
+  std::string name;  // the program's name, or what prctl(PR_SET_NAME) set last
+  auto operator<=>(const ThreadEntry&) const = default;
+};
+
+struct ProcessTable {
+  std::map<uint32_t, ProcessEntry> processes;
+  std::map<uint32_t, ThreadEntry> threads;
+
+  bool empty() const { return processes.empty() && threads.empty(); }
+  // The process a thread belongs to; the id itself for one the table does not
+  // know (a database written before issue 29 keyed samples by process).
+  uint32_t process_of(uint32_t tid) const;
+  // "copy" for a process: its program's last path component, else its
+  // first thread's name; empty if the table does not know the pid.
+  std::string program_name(uint32_t pid) const;
+  // `newer` entries replace entries with the same id; the others stay.
+  void merge(const ProcessTable& newer);
+  auto operator<=>(const ProcessTable&) const = default;
+};
+
+inline constexpr const char* kProcessTableName = "processes";
+inline constexpr const char* kProcessTableMagicLine = "dcpi-processes 1";
+
+// Text: the magic line, then
+//   process\tPID\tPARENT\tSTART\tEND\tSTATUS\tPROGRAM\tCOMMAND
+//   thread\tTID\tPID\tSTART\tEND\tSTATUS\tNAME
+// (END and STATUS "-" until it ended; ids ascending), then "crc32c XXXXXXXX"
+// over the preceding bytes. Tabs, newlines and other control characters in
+// strings are written as '?'.
+std::string encode_process_table(const ProcessTable& table);
+// Throws ProfileFormatError ("PATH: at offset N: problem").
+ProcessTable decode_process_table(std::string_view text, const std::string& path);
+// epoch-N/processes, or nothing for an epoch written before the table
+// existed. Throws ProfileFormatError if it is damaged.
+std::optional<ProcessTable> read_process_table(const std::filesystem::path& epoch_directory);
+// The same for one file (nothing if it does not exist).
+std::optional<ProcessTable> read_process_table_file(const std::filesystem::path& file);
+
+}  // namespace dcpi

@@ -1,0 +1,265 @@
+// The process table (issue 29): the epoch-N/processes codec and its damage
+// checks, the load-map records that fill it (hostdump/load_map_model.h),
+// threads placed in their process's images, the writer's merge, and what
+// the reports make of it (pid from the table, --by tid, dcpi procs) next to
+// a database written before it existed.
+#include "profiledb/process_table.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include "analysis/samples/process_listing.h"
+#include "analysis/samples/profile_table.h"
+#include "firmware/crc32c.h"
+#include "hostdump/load_map_model.h"
+#include "profiledb/profile_db.h"
+#include "profiledb/profile_db_writer.h"
+#include "test_support.h"
+#include "transfer_fixtures.h"
+
+namespace dcpi {
+namespace {
+
+using testing::contains;
+using testing::load_record;
+using testing::run_dcpi;
+using testing::TempDir;
+
+ProcessTable sample_table() {
+  ProcessTable table;
+  table.processes[3] = {3, 0, 100, 900, 0, "/bin/threads", "threads"};
+  table.processes[7] = {7, 3, 400, std::nullopt, std::nullopt, "/bin/odd\tname", ""};
+  table.threads[3] = {3, 3, 100, 900, 0, "threads"};
+  table.threads[4] = {4, 3, 200, 800, 0, "worker-1"};
+  table.threads[7] = {7, 7, 400, std::nullopt, std::nullopt, "odd"};
+  return table;
+}
+
+TEST(ProcessTable, RoundTripsWithControlCharactersReplaced) {
+  const std::string text = encode_process_table(sample_table());
+  EXPECT_TRUE(text.starts_with("dcpi-processes 1\n"));
+  ProcessTable expected = sample_table();
+  expected.processes[7].program = "/bin/odd?name";  // a tab would split the line
+  EXPECT_EQ(decode_process_table(text, "processes"), expected);
+  EXPECT_EQ(expected.process_of(4), 3u);
+  EXPECT_EQ(expected.process_of(99), 99u);  // unknown: its own process (older databases)
+  EXPECT_EQ(expected.program_name(3), "threads");
+}
+
+TEST(ProcessTable, RejectsDamageWithOneLine) {
+  const std::string text = encode_process_table(sample_table());
+  auto problem = [](const std::string& bytes) {
+    try {
+      decode_process_table(bytes, "epoch-00000001/processes");
+    } catch (const ProfileFormatError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  std::string flipped = text;
+  flipped[flipped.find("worker")] = 'W';
+  EXPECT_TRUE(contains(problem(flipped), "checksum mismatch")) << problem(flipped);
+  EXPECT_TRUE(contains(problem(text.substr(0, text.find("crc32c"))), "missing crc32c"));
+  // A well-checksummed file whose content is wrong: every field is checked.
+  auto resealed = [](std::string body) {
+    char crc[9];
+    std::snprintf(crc, sizeof crc, "%08x", crc32c(body.data(), body.size()));
+    return body + "crc32c " + crc + "\n";
+  };
+  const std::string magic = "dcpi-processes 1\n";
+  EXPECT_TRUE(contains(problem(resealed("dcpi-processes 2\n")), "unsupported version"));
+  EXPECT_TRUE(contains(problem(resealed(magic + "process\t3\t0\t1\t-\t0\tp\tc\n")), "malformed"));
+  EXPECT_TRUE(contains(problem(resealed(magic + "thread\t0\t3\t1\t-\t-\tn\n")), "malformed"));
+  EXPECT_TRUE(contains(problem(resealed(magic + "thread\t4\t3\t01\t-\t-\tn\n")), "malformed"));
+  EXPECT_TRUE(
+      contains(problem(resealed(magic + "thread\t4\t3\t1\t-\t-\tn\nthread\t4\t3\t1\t-\t-\tn\n")),
+               "listed twice"));
+  EXPECT_EQ(problem(resealed(magic)), "accepted");
+  for (const std::string& bad : {flipped, text.substr(0, 10)}) {
+    const std::string message = problem(bad);
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
+  }
+}
+
+// The reader fuzz rule (test_support.h's damage): any mutation is either
+// decoded or refused with ProfileFormatError, never a crash or another error.
+TEST(ProcessTable, FuzzedTablesAreDecodedOrRefused) {
+  const std::string text = encode_process_table(sample_table());
+  std::mt19937 random(29);
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<uint8_t> bytes(text.begin(), text.end());
+    testing::damage(bytes, random, round);
+    try {
+      decode_process_table(std::string(bytes.begin(), bytes.end()), "processes");
+    } catch (const ProfileFormatError&) {
+    }
+  }
+}
+
+LoadMapRecord table_record(LoadKind kind, uint32_t pid, uint32_t parent, uint64_t time,
+                           const std::string& path, int64_t status = 0) {
+  LoadMapRecord record = load_record(kind, pid, 0, 0, 0, path);
+  record.parent_pid = parent;
+  record.time = time;
+  record.exit_status = status;
+  return record;
+}
+
+// What the kernel writes for: init (pid 1) forks 5, 5 execs /bin/threads
+// with argv[0] "thr", starts thread 6, names it, both end, 5 exits 3.
+LoadMapModel threaded_run() {
+  LoadMapModel model;
+  model.apply(load_record(LoadKind::kExec, 1, 0x120000000, 0x4000, 0x120000000, "/bin/init"));
+  model.apply(table_record(LoadKind::kCommand, 1, 0, 10, "init"));
+  model.apply(table_record(LoadKind::kFork, 5, 1, 20, "/bin/init"));
+  model.apply(table_record(LoadKind::kThreadName, 5, 5, 20, "init"));
+  LoadMapRecord exec =
+      load_record(LoadKind::kExec, 5, 0x120000000, 0x8000, 0x120000000, "/bin/threads");
+  exec.parent_pid = 1;
+  exec.time = 30;
+  model.apply(exec);
+  model.apply(table_record(LoadKind::kThreadName, 5, 5, 30, "threads"));
+  model.apply(table_record(LoadKind::kCommand, 5, 1, 30, "thr"));
+  model.apply(table_record(LoadKind::kThread, 6, 5, 40, "threads"));
+  model.apply(table_record(LoadKind::kThreadName, 6, 5, 45, "cruncher"));
+  model.apply(table_record(LoadKind::kThreadExit, 6, 5, 50, "cruncher"));
+  model.apply(table_record(LoadKind::kThreadExit, 5, 5, 60, "threads", 3 << 8));
+  model.apply(table_record(LoadKind::kExit, 5, 1, 60, "/bin/threads", 3 << 8));
+  return model;
+}
+
+TEST(ProcessTable, LoadMapRecordsFillIt) {
+  const LoadMapModel model = threaded_run();
+  EXPECT_EQ(model.rejected_records(), 0u);
+  const ProcessTable& table = model.processes();
+  ASSERT_EQ(table.processes.count(5), 1u);
+  const ProcessEntry& p = table.processes.at(5);
+  EXPECT_EQ(p.parent, 1u);
+  EXPECT_EQ(p.start, 20u);  // the fork, not the exec
+  EXPECT_EQ(p.end, 60u);
+  EXPECT_EQ(p.status, 3 << 8);
+  EXPECT_EQ(p.program, "/bin/threads");
+  EXPECT_EQ(p.command, "thr");
+  EXPECT_EQ(table.threads.at(6).pid, 5u);
+  EXPECT_EQ(table.threads.at(6).name, "cruncher");
+  EXPECT_EQ(table.threads.at(6).start, 40u);
+  EXPECT_EQ(table.threads.at(6).end, 50u);
+  EXPECT_EQ(table.threads.at(5).name, "threads");
+  EXPECT_EQ(table.processes.at(1).command, "init");
+}
+
+TEST(ProcessTable, ThreadSamplesArePlacedInTheirProcessImages) {
+  const LoadMapModel model = threaded_run();
+  const auto placed = model.place(6, 0x120000010);
+  ASSERT_TRUE(placed);
+  EXPECT_EQ(model.images()[placed->image_id].path, "/bin/threads");
+  EXPECT_EQ(placed->address, 0x120000010u);
+}
+
+TEST(ProcessTable, MalformedTableRecordsAreRejected) {
+  LoadMapModel model;
+  EXPECT_FALSE(model.apply(table_record(LoadKind::kThread, 6, 0, 1, "orphan")));  // no process
+  LoadMapRecord unterminated = table_record(LoadKind::kThreadName, 6, 5, 1, "");
+  std::memset(unterminated.path, 'a', sizeof unterminated.path);
+  EXPECT_FALSE(model.apply(unterminated));
+  EXPECT_FALSE(model.apply(table_record(LoadKind::kCommand, 5, 1, 1, "bad\nname")));
+  EXPECT_EQ(model.rejected_records(), 3u);
+  EXPECT_TRUE(model.processes().empty());
+}
+
+// A database as dcpi run writes it: rows keyed by thread, the table beside.
+void write_threaded_database(const std::string& directory, bool with_table) {
+  ProfileDatabaseWriter writer(directory);
+  writer.begin_batch();
+  const ImageIdentity image{"ab", "/bin/threads", 0x8000, false};
+  writer.merge_profile(1, image, 0,
+                       {{5, 0, 0x120000010, 10}, {6, 1, 0x120000010, 30}, {6, 1, 0x120000020, 2}});
+  if (with_table) writer.merge_processes(1, threaded_run().processes());
+  EpochMetadata metadata;
+  metadata.epoch = 1;
+  metadata.samples = 42;
+  metadata.entries = 3;
+  writer.merge_epoch_metadata(metadata);
+  writer.commit_batch();
+}
+
+TEST(ProcessTable, WriterMergesNewerEntriesOverOlder) {
+  TempDir dir;
+  ProfileDatabaseWriter writer(dir.file("db"));
+  ProcessTable first;
+  first.processes[5] = {5, 1, 20, std::nullopt, std::nullopt, "/bin/threads", "thr"};
+  first.processes[9] = {9, 1, 25, std::nullopt, std::nullopt, "/bin/other", "other"};
+  ProcessTable later;
+  later.processes[5] = {5, 1, 20, 60, 0, "/bin/threads", "thr"};
+  for (const ProcessTable* table : {&first, &later}) {
+    writer.begin_batch();
+    writer.merge_processes(1, *table);
+    writer.commit_batch();
+  }
+  const auto stored = read_process_table(std::filesystem::path(dir.file("db")) / "epoch-00000001");
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->processes.at(5).end, 60u);  // the newer entry
+  EXPECT_EQ(stored->processes.count(9), 1u);    // the other kept
+}
+
+TEST(ProcessTable, ReportsGroupThreadsIntoTheirProcess) {
+  TempDir dir;
+  write_threaded_database(dir.file("db"), true);
+  const SampleSet samples = load_samples(ProfileDatabase::open(dir.file("db")), {});
+  uint64_t of_process = 0;
+  for (const Profile& profile : samples.profiles)
+    for (const ProfileRow& row : profile.rows) {
+      EXPECT_EQ(row.pid, 5u);
+      if (row.tid == 6) of_process += row.count;
+    }
+  EXPECT_EQ(of_process, 32u);
+  EXPECT_EQ(programs_by_pid(samples).at(5), std::vector<std::string>{"/bin/threads"});
+
+  const auto by_tid = run_dcpi({"prof", "--db", dir.file("db"), "--by", "tid"});
+  EXPECT_EQ(by_tid.exit_code, 0) << by_tid.err;
+  EXPECT_TRUE(contains(by_tid.out, "6:cruncher")) << by_tid.out;
+  EXPECT_TRUE(contains(by_tid.out, "5:threads")) << by_tid.out;
+  const auto by_pid = run_dcpi({"prof", "--db", dir.file("db"), "--by", "pid"});
+  EXPECT_TRUE(contains(by_pid.out, "42")) << by_pid.out;  // all threads in one row
+  const auto one = run_dcpi({"prof", "--db", dir.file("db"), "--by", "tid", "--tid", "6"});
+  EXPECT_TRUE(contains(one.out, "cycles = 32")) << one.out;
+  const auto procs = run_dcpi({"procs", "--db", dir.file("db")});
+  EXPECT_EQ(procs.exit_code, 0) << procs.err;
+  EXPECT_TRUE(contains(procs.out, "exit 3")) << procs.out;
+  EXPECT_TRUE(contains(procs.out, "cruncher")) << procs.out;
+  EXPECT_TRUE(contains(procs.out, "/bin/threads")) << procs.out;
+}
+
+TEST(ProcessTable, DatabasesWithoutATableReadAsBefore) {
+  TempDir dir;
+  write_threaded_database(dir.file("db"), false);
+  const SampleSet samples = load_samples(ProfileDatabase::open(dir.file("db")), {});
+  for (const Profile& profile : samples.profiles)
+    for (const ProfileRow& row : profile.rows) EXPECT_EQ(row.pid, row.tid);  // keyed by process
+  const auto procs = run_dcpi({"procs", "--db", dir.file("db")});
+  EXPECT_EQ(procs.exit_code, 0) << procs.err;
+  EXPECT_TRUE(contains(procs.out, "no process table")) << procs.out;
+  const auto check = run_dcpi({"db", "check", dir.file("db")});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+}
+
+TEST(ProcessTable, DamagedTableIsAOneLineError) {
+  TempDir dir;
+  write_threaded_database(dir.file("db"), true);
+  const std::string file = dir.file("db") + "/epoch-00000001/processes";
+  std::ofstream(file, std::ios::app) << "x";
+  const auto prof = run_dcpi({"prof", "--db", dir.file("db"), "--by", "pid"});
+  EXPECT_NE(prof.exit_code, 0);
+  EXPECT_TRUE(contains(prof.err, "processes")) << prof.err;
+  EXPECT_EQ(std::count(prof.err.begin(), prof.err.end(), '\n'), 1) << prof.err;
+  const auto check = run_dcpi({"db", "check", dir.file("db")});
+  EXPECT_NE(check.exit_code, 0);
+}
+
+}  // namespace
+}  // namespace dcpi

@@ -214,26 +214,42 @@ int64_t set_period(uint64_t base, uint64_t range) {
   return kControlOk;
 }
 
+// The events of `events` in `set`, in event order, into `list`; false when
+// more than kMaxMuxEvents.
+bool list_events(uint64_t events, EventSet set, uint8_t (&list)[kMaxMuxEvents], uint32_t& n) {
+  n = 0;
+  for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e) {
+    if (!(events & set & (uint64_t{1} << e))) continue;
+    if (n == kMaxMuxEvents) return false;
+    list[n++] = static_cast<uint8_t>(e);
+  }
+  return true;
+}
+
 // DCPI's configurations: "cycles" (one event), "default" (cycles + imiss),
-// "mux" (cycles + a rotation of others). On QEMU only cycles is countable
-// (firmware/events.h): anything else is refused, never faked.
+// "mux" (cycles + a rotation of others on a second counter, §4.1). Counter
+// 0 counts cycles (or issues on QEMU, where they are equal); the misses and
+// mispredicts are counter 2's, which only the ev5 machine has
+// (firmware/events.h kCountableOnEv5). Anything else is refused, never faked.
 int64_t set_events(uint64_t events, uint64_t mux) {
   if (events == 0 || events >> static_cast<uint32_t>(Event::kCount) != 0)
     return kControlBadArgument;
-  if (events & ~uint64_t{kCountableOnQemu}) return kControlUncountableEvent;
-  uint32_t n = 0;
-  uint8_t list[kMaxMuxEvents] = {};
-  for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e) {
-    if (!(events & (uint64_t{1} << e))) continue;
-    if (n == kMaxMuxEvents) return kControlBadArgument;
-    list[n++] = static_cast<uint8_t>(e);
-  }
-  // Counter 0 counts one event at a time: several without mux cannot be done.
-  if (n > 1 && !mux) return kControlUncountableEvent;
+  const uint64_t counter2 = events & ~uint64_t{kCountableOnQemu};
+  if (counter2 & ~uint64_t{kCountableOnEv5}) return kControlUncountableEvent;
+  if (counter2 && !machine_has_event_counters()) return kControlUncountableEvent;
+  uint32_t n = 0, n2 = 0;
+  uint8_t list[kMaxMuxEvents] = {}, list2[kMaxMuxEvents] = {};
+  if (!list_events(events, kCountableOnQemu, list, n) || !list_events(counter2, ~0u, list2, n2))
+    return kControlBadArgument;
+  if (n == 0) list[n++] = static_cast<uint8_t>(Event::kCycles);  // counter 0 always runs
+  // One counter counts one event at a time: several without mux cannot be done.
+  if ((n > 1 || n2 > 1) && !mux) return kControlUncountableEvent;
   g_config.events = static_cast<EventSet>(events);
   g_config.mux = mux ? 1 : 0;
   g_config.mux_count = n;
   for (uint32_t i = 0; i < kMaxMuxEvents; ++i) g_config.mux_events[i] = i < n ? list[i] : list[0];
+  g_config.ctr2_count = n2;
+  for (uint32_t i = 0; i < kMaxMuxEvents; ++i) g_config.ctr2_events[i] = i < n2 ? list2[i] : 0;
   request_all(kOpConfigure);
   return kControlOk;
 }

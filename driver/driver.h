@@ -48,6 +48,11 @@ void sampler_stop();
 // line (driver/fast_handler.S; the C++ variants via kernel/entry.S
 // entry_counter_full and dcpi_counter_interrupt in driver/handler.cpp).
 
+// Counters 1 and 2's overflow on the ev5 machine (issue 26): PALcode's
+// classic delivery, INT_PERFCTR with a1 = the overflow bits
+// (firmware/ev5_counters.h), from the kernel's interrupt entry at IPL 6.
+void event_counter_interrupt(uint64_t overflowed, uint64_t pc);
+
 // The scheduler tells the driver which process now runs on this CPU (called
 // with interrupts at IPL >= 5 on every context switch; pid 0 = kernel/idle).
 // DCPI §4.2: the handler reads the PID from its per-CPU line, not from shared

@@ -8,8 +8,9 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
-#include "firmware/park_miller.h"
 #include "driver/value_sampler.h"
+#include "firmware/ev5_counters.h"
+#include "firmware/park_miller.h"
 
 extern "C" {
 // The variants' entries (driver/fast_handler.S).
@@ -122,6 +123,7 @@ void mux_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame*) {
     pal::wrperfmon(PERFMON_MUX, mux_code(event));
     set_pid_event(hot, hot.pid, event);
   }
+  event_counters_rotate(hot);
   reload(hot);
 }
 
@@ -209,9 +211,20 @@ void apply_config(CpuHot& hot) {
   set_pid_event(hot, hot.pid, event);
   value_apply(hot.cpu);
   hot.value_countdown = static_cast<uint8_t>(value_every(hot.cpu));
+  event_counters_apply(hot);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;
   hot.handler = kEntries[static_cast<uint32_t>(variant)];
   select_entry(hot);
+}
+
+// Counter 2 overflowed (the ev5 machine; PALcode's classic delivery at
+// IPL 6, so atomic with counter 0's handler): one sample of the event it
+// counts at the interrupted PC, the instruction the event belongs to.
+void event_counter_interrupt(uint64_t overflowed, uint64_t pc) {
+  CpuHot& hot = cpu_hot(pal::whami());
+  const CpuAux& aux = g_aux[hot.cpu];
+  if ((overflowed & EV5_OVERFLOW_CTR2) && aux.ctr2_count)
+    record(hot, pc, aux.ctr2_events[aux.ctr2_index]);
 }
 
 void counter_start(CpuHot& hot) {

@@ -3,8 +3,8 @@
 #pragma once
 #include <cstdint>
 
-#include "driver/percpu.h"
 #include "driver/driver.h"
+#include "driver/percpu.h"
 
 namespace dcpi::driver {
 
@@ -44,7 +44,14 @@ struct alignas(64) CpuAux {
   uint32_t last_period;  // period drawn for the count now running (trace)
   uint32_t initialised;
   uint64_t traced;
-  uint64_t reserved[6];
+  // Counter 2 on the ev5 machine (issue 26): its events (dcpi::Event), how
+  // many (0: off), and the one it counts now (rotated by the mux variant).
+  uint8_t ctr2_events[kMaxMuxEvents];
+  uint8_t ctr2_count;
+  uint8_t ctr2_index;
+  uint8_t ctr2_programmed;  // counter 2 was set up on this CPU
+  uint8_t pad;
+  uint64_t reserved[5];
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -57,6 +64,9 @@ struct GlobalConfig {
   Variant base_variant;  // cycles, trace or value when not multiplexing
   uint32_t mux_count;
   uint8_t mux_events[kMaxMuxEvents];
+  // Counter 2's events (the ev5 machine's model counts them; issue 26).
+  uint32_t ctr2_count;
+  uint8_t ctr2_events[kMaxMuxEvents];
 };
 
 extern GlobalConfig g_config;
@@ -89,5 +99,12 @@ void counter_start(CpuHot& hot);
 bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask);
 // The mux select code for wrperfmon function 2 (palcode/README.md).
 uint64_t mux_code(uint16_t event);
+// Counter 2 on this CPU (the ev5 machine): programs g_config's first
+// counter-2 event, or turns counter 2 off (driver/event_counters.cpp).
+void event_counters_apply(CpuHot& hot);
+// The mux variant's rotation of counter 2's events, on a counter-0 interrupt.
+void event_counters_rotate(CpuHot& hot);
+// Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).
+bool machine_has_event_counters();
 
 }  // namespace dcpi::driver

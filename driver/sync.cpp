@@ -26,9 +26,15 @@
 
 namespace dcpi::driver {
 
-GlobalConfig g_config = {
-    kDefaultPeriodBase, kDefaultPeriodRange, event_bit(Event::kCycles), 0, Variant::kCycles, 1,
-    {0, 0, 0, 0}};
+GlobalConfig g_config = {kDefaultPeriodBase,
+                         kDefaultPeriodRange,
+                         event_bit(Event::kCycles),
+                         0,
+                         Variant::kCycles,
+                         1,
+                         {0, 0, 0, 0},
+                         0,
+                         {0, 0, 0, 0}};
 alignas(64) CpuMailbox g_mailbox[kMaxCpus];
 alignas(64) CpuRequest g_request[kMaxCpus];
 uint32_t g_daemon_cpu = 0;

@@ -52,8 +52,13 @@ static_assert(sizeof(kEventNames) / sizeof(kEventNames[0]) == static_cast<int>(E
 // Bit set of events, bit i = Event(i).
 using EventSet = uint32_t;
 inline constexpr EventSet event_bit(Event e) { return EventSet{1} << static_cast<uint16_t>(e); }
-// What the emulated machine can count (DESIGN §4).
+// What the emulated machine can count (DESIGN §4): counter 0, the clock.
 inline constexpr EventSet kCountableOnQemu = event_bit(Event::kCycles);
+// What the ev5 machine's counter 2 adds (its model counts them; issue 26,
+// firmware/ev5_counters.h). Replay traps and issues are not modelled.
+inline constexpr EventSet kCountableOnEv5 = event_bit(Event::kIMiss) | event_bit(Event::kDMiss) |
+                                            event_bit(Event::kBranchMp) |
+                                            event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss);
 
 }  // namespace dcpi
 #endif

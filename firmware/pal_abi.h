@@ -145,13 +145,18 @@
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */
 #define PERFMON_CTR0_SHIFT 48
 #define PERFMON_CTR0_WIDTH 16
-/* Mux (function 2): bit 0 selects counter 0's event: 0 cycles, 1 issues.
- * Under icount both are the instruction count. Any other bit asks for an
- * event QEMU cannot count and is refused (v0 = PERFMON_REFUSED). */
-#define PERFMON_MUX_CTR0_ISSUES 1
-/* Options (function 3): counting in some modes only cannot be done by a
- * virtual clock; only 0 (count in all modes) is accepted. */
+/* Mux (function 2): bit 31 (the 21164's SEL0) selects counter 0's event:
+ * 0 cycles, 1 issues. Under icount both are the instruction count; on the
+ * ev5 machine counter 0 counts cycles only. SEL1 and SEL2 (bits 7:0) select
+ * counters 1 and 2's events on the ev5 machine (firmware/ev5_counters.h)
+ * and are refused (v0 = PERFMON_REFUSED) on the `qemu` machine, which has
+ * no such events; so are options (kill bits) and frequencies other than 0
+ * there. */
+#define PERFMON_MUX_CTR0_ISSUES 0x80000000
 #define PERFMON_REFUSED (-1)
+/* Ours (ev5 machine): a1 = counters 1 and 2's values in the 21164's fields
+ * (firmware/ev5_counters.h); function 6 writes counter 0 alone. */
+#define PERFMON_WRITE_EVENTS 9
 
 /* Typhoon CCHIP (physical). */
 #define TYPHOON_CCHIP_PHYS_HI 0x400d /* << 29 = 0x801a0000000 */

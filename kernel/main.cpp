@@ -93,6 +93,10 @@ BootOptions parse_command_line(const char* line) {
           !dcpi::parse_capture_spec(word + 9, length - 9, options.profiler.value_capture);
       if (options.profiler.value_capture_bad)
         options.profiler.value_capture = dcpi::default_value_capture();
+    } else if (starts_with(word, "events=")) {  // dcpi run --events (issue 26)
+      options.profiler.events = static_cast<uint32_t>(parse_number(word + 7, length - 7));
+    } else if (starts_with(word, "emux=")) {
+      options.profiler.events_mux = length > 5 && word[5] == '1';
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "output=")) {  // dcpi run --output (issue 29)

@@ -57,6 +57,14 @@ void start(const Options& options) {
       kprintf("dcpi-kernel: period %u+%u refused (status %ld); keeping the default\n",
               options.period_base, options.period_range, status);
   }
+  if (options.events != 0) {
+    const uint64_t args[3] = {options.events, options.events_mux ? 1u : 0u, 0};
+    const int64_t status = dcpi::driver::control_from_user(
+        static_cast<uint32_t>(dcpi::ControlCommand::kSetEvents), args);
+    if (status != dcpi::kControlOk)
+      kprintf("dcpi-kernel: events %#x refused (status %ld); sampling cycles\n", options.events,
+              status);
+  }
   if (options.serial) dcpi::driver::set_serial_transport(true);
   if (options.value_capture_bad)
     kprintf("dcpi-kernel: vcapture= not understood; capturing the default (tor)\n");

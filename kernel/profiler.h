@@ -17,6 +17,8 @@ struct Options {
   bool enabled = true;        // profile=0 turns sampling off (unprofiled baselines)
   uint32_t period_base = 0;   // period=N: 0 keeps the driver's default (60K)
   uint32_t period_range = 0;  // period_range=N
+  uint32_t events = 0;        // events=N: the event set (firmware/events.h); 0 = cycles
+  bool events_mux = false;    // emux=1: time-multiplex them (DCPI §4.1 "mux")
   bool serial = false;        // transport=serial: records also go out on COM2
   uint32_t value_length = 0;  // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
   uint32_t value_every = 2;   // ... on every k-th interrupt

@@ -71,8 +71,9 @@ bool fault_handled(TrapFrame* frame, int signal) {
 
 }  // namespace
 
-// The performance counter never arrives here: kernel/entry.S sends it to the
+// Counter 0 never arrives here: PALcode's dedicated delivery jumps to the
 // driver's handler entry (driver/fast_handler.S, driver/handler.cpp).
+// Counters 1 and 2 (the ev5 machine) do, as OSF/1's INT_PERFCTR.
 extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame* frame) {
   switch (type) {
     case INT_CLOCK:
@@ -83,6 +84,10 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame
       return;
     case INT_IPI:
       kernel::smp::handle_ipi();
+      return_to_user(frame);
+      return;
+    case INT_PERFCTR:  // counters 1 and 2 (ev5); counter 0 never comes here
+      dcpi::driver::event_counter_interrupt(a1, frame->pc);
       return_to_user(frame);
       return;
     default:

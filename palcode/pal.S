@@ -10,6 +10,7 @@
  * Register use inside PALcode: p0-p7 are the PAL shadow registers
  * ($8-$14, $25), so nothing of the interrupted context needs saving.
  */
+#include "firmware/ev5_counters.h"
 #include "firmware/pal_abi.h"
 
 	.set	noat
@@ -42,6 +43,7 @@
 #define prVptptr	9
 #define prUnique	10
 #define prUsp		12
+#define prCounterWord	EV5_IPR_OVERFLOW /* ev5 machine: counters 1-2 overflow word (firmware/ev5_counters.h) */
 #define prVmtime	249
 #define prAlarm		251
 #define prHalt		252
@@ -258,6 +260,12 @@ pal_fp_disabled:
 /* ------------------------------------------------------------------ */
 /* Privileged CALL_PAL entries: 0x1000 + 64 * n.                        */
 /* ------------------------------------------------------------------ */
+/* Counters 1 and 2 (the ev5 machine only; our QEMU patch's vector): the
+ * model raised their overflow at the instruction the event belongs to. */
+	.org	EV5_PAL_VECTOR_COUNTER
+pal_event_counter_interrupt:
+	br	$31, pal_event_counter_body
+
 #define CALL_PAL_PRIV(n)	.org 0x1000 + 64 * (n)
 #define CALL_PAL_UNPRIV(n)	.org 0x2000 + 64 * ((n) - 0x80)
 
@@ -654,6 +662,23 @@ pal_spurious_clock:
 	bsr	p7, pal_rearm_alarm
 	hw_rei
 
+/* Counters 1 and 2 overflowed (mfpr 248, bits 1 and 2): the classic OSF/1
+ * delivery, a0 = INT_PERFCTR, a1 = the overflow bits (never a context:
+ * counter 0 comes through its dedicated delivery), a2 = 0, at IPL 6. The
+ * bits delivered are cleared; one raised meanwhile interrupts again. */
+pal_event_counter_body:
+	mfpr	p1, prCounterWord
+	and	p1, EV5_OVERFLOW_COUNTERS, p1
+	beq	p1, pal_perfmon_done	/* nothing (already delivered): back */
+	mtpr	p1, prCounterWord
+	mfpr	p0, prPS
+	mfpr	p6, prExcAddr
+	KERNEL_FRAME p0, p6, p2
+	lda	a0, INT_PERFCTR($31)
+	mov	p1, a1
+	mov	$31, a2
+	ENTER_KERNEL ptEntInt, IPL_PERFCTR, p2
+
 /* perfframe (ours): a1 = the context of a dedicated counter delivery not
  * yet returned from. Does what a classic delivery does: restart the count at
  * the overflow time (the counter wraps and keeps counting), push the OSF/1
@@ -846,6 +871,8 @@ pal_wrperfmon_body:
 	bne	p1, pal_perfmon_freq
 	cmpeq	a0, PERFMON_SET_CONTEXT, p1
 	bne	p1, pal_perfmon_set_context
+	cmpeq	a0, PERFMON_WRITE_EVENTS, p1
+	bne	p1, pal_perfmon_write_events
 pal_perfmon_refuse:
 	lda	v0, PERFMON_REFUSED($31)
 	hw_rei
@@ -900,18 +927,59 @@ pal_perfmon_disable:
 pal_perfmon_done:
 	hw_rei
 
+/* p2 <- 1 when the machine has counters 1 and 2 (the ev5 model: mfpr 248
+ * bit 63), else 0 (plain QEMU reads an unknown IPR as 0). */
+.macro	HAS_EVENT_COUNTERS out
+	mfpr	\out, prCounterWord
+	srl	\out, EV5_HAS_EVENT_COUNTERS_SHIFT, \out
+.endm
+
+/* Mux: SEL0 in bit 31 (counter 0: cycles, or issues = instructions under
+ * icount, the `qemu` machine only: on ev5 the clock counts cycles), SEL1
+ * and SEL2 in bits 7:0 (ev5 only; the model checks the selections). */
 pal_perfmon_mux:
-	bic	a1, PERFMON_MUX_CTR0_ISSUES, p1
-	bne	p1, pal_perfmon_refuse	/* an event QEMU cannot count */
+	HAS_EVENT_COUNTERS p2
+	srl	a1, 32, p1
+	bne	p1, pal_perfmon_refuse
+	sll	a1, 33, p1		/* bits 30:8 must be 0 */
+	srl	p1, 41, p1
+	bne	p1, pal_perfmon_refuse
+	and	a1, EV5_MUX_COUNTERS_1_2, p1
+	beq	p1, 1f			/* SEL1/SEL2 given: only with counters 1 and 2 */
+	beq	p2, pal_perfmon_refuse
+1:	srl	a1, 31, p1		/* SEL0 = issues: not on ev5 */
+	and	p1, p2, p1
+	bne	p1, pal_perfmon_refuse
 	mtpr	a1, ptCtrMux
 	hw_rei
 
+/* Options: the kill bits, for counters 1 and 2 (ev5 only). Counter 0 is the
+ * virtual clock and counts in every mode (palcode/README.md). */
 pal_perfmon_options:
-	bne	a1, pal_perfmon_refuse	/* per-mode counting: not on a virtual clock */
+	beq	a1, pal_perfmon_done
+	HAS_EVENT_COUNTERS p2
+	beq	p2, pal_perfmon_refuse	/* per-mode counting: not on a virtual clock */
+	ldah	p3, (EV5_KILL_USER >> 16)($31)
+	lda	p3, (EV5_KILL_PAL | EV5_KILL_KERNEL)(p3)
+	bic	a1, p3, p1
+	bne	p1, pal_perfmon_refuse
 	hw_rei
 
+/* Frequency: CTL1 and CTL2 (ev5 only); CTL0 may only say "interrupt when
+ * the 16 bits wrap" (counter 0 has no 256-event mode here). */
 pal_perfmon_freq:
-	bne	a1, pal_perfmon_refuse	/* only the full 16-bit counter */
+	beq	a1, pal_perfmon_done
+	HAS_EVENT_COUNTERS p2
+	beq	p2, pal_perfmon_refuse	/* only the full 16-bit counter */
+	lda	p3, ((EV5_CTL_WRAP << EV5_CTL0_SHIFT) | EV5_CTL_COUNTERS_1_2)($31)
+	bic	a1, p3, p1
+	bne	p1, pal_perfmon_refuse
+	hw_rei
+
+/* Counters 1 and 2's values (ours, wrperfmon 9): the model takes them. */
+pal_perfmon_write_events:
+	HAS_EVENT_COUNTERS p2
+	beq	p2, pal_perfmon_refuse
 	hw_rei
 
 pal_perfmon_set_context:		/* ours: a1 is delivered in a1 on overflow */

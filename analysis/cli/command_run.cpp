@@ -32,7 +32,7 @@ namespace dcpi {
 
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
-    "                [--period CYCLES [--period-range CYCLES]] [--events cycles] [--no-profile]\n"
+    "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
     "                [--machine qemu|ev5] [--truth FILE] [--contexts]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
@@ -64,7 +64,10 @@ const std::string_view kRunUsage =
     "  --epoch      database epoch for this run (default: one after the last stored)\n"
     "  --period     sampling period base in cycles (default 61440 = 60K)\n"
     "  --period-range  width of the uniform random period (default 4096 = 4K)\n"
-    "  --events     what to count; the emulated machine counts only cycles\n"
+    "  --events     what to sample: cycles (default), a list such as cycles,imiss, or\n"
+    "               DCPI's configurations default (cycles,imiss) and mux (cycles with\n"
+    "               imiss, dmiss and branchmp rotated on counter 2); misses and\n"
+    "               mispredicts need --machine ev5 (the qemu machine counts cycles)\n"
     "  --machine    whose time the guest runs on: qemu (default; one cycle per\n"
     "               instruction, exact and fast) or ev5 (our patched QEMU with a model of\n"
     "               the Alpha 21164 charging its stalls to the guest clock; slower)\n"
@@ -166,32 +169,54 @@ uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint
 }
 
 // The events `machine` can count, for the errors: the driver refuses any
-// other (driver/daemon.cpp). Both machines count cycles only: ev5's model
-// charges its stalls to the clock but raises no miss or mispredict overflows.
+// other (driver/daemon.cpp). The qemu machine counts cycles only; the ev5
+// machine's model adds counter 2's misses and mispredicts (issue 26).
+EventSet countable_on(const std::string& machine) {
+  return machine == "ev5" ? (kCountableOnQemu | kCountableOnEv5) : kCountableOnQemu;
+}
+
 std::string countable_events(const std::string& machine) {
   std::string names;
   for (size_t e = 0; e < std::size(kEventNames); ++e)
-    if (kCountableOnQemu & (EventSet{1} << e))
+    if (countable_on(machine) & (EventSet{1} << e))
       names += (names.empty() ? "" : ", ") + std::string(kEventNames[e]);
   return "the " + machine + " machine counts: " + names;
 }
 
-void check_events(const std::string& events, const std::string& machine) {
-  std::stringstream list(events);
-  std::string name;
-  while (std::getline(list, name, ',')) {
-    if (name == kEventNames[0]) continue;
-    bool known = false;
-    for (const char* event : kEventNames) known |= name == event;
-    if (known)
+EventSet event_named(const std::string& name, const std::string& machine) {
+  for (size_t e = 0; e < std::size(kEventNames); ++e) {
+    if (name != kEventNames[e]) continue;
+    const EventSet bit = EventSet{1} << e;
+    if (countable_on(machine) & bit) return bit;
+    if (machine != "ev5" && (kCountableOnEv5 & bit))
       throw UsageError("the emulated Alpha cannot count '" + name +
-                       "': QEMU has no caches or pipeline events, only cycles "
-                       "(one per instruction under icount; " +
-                       countable_events(machine) + "); see docs/qemu-deviations.md");
-    const std::vector<std::string> names(std::begin(kEventNames), std::end(kEventNames));
-    throw UsageError("unknown event '" + name + "'" + closest_name_hint(name, names) + " (" +
-                     countable_events(machine) + ")");
+                       "': QEMU has no caches or pipeline events, only cycles (one per "
+                       "instruction under icount; " +
+                       countable_events(machine) +
+                       "); the 21164 model counts it: --machine ev5; see docs/qemu-deviations.md");
+    throw UsageError("the " + machine + " machine cannot count '" + name + "': its model has no " +
+                     name + " events (" + countable_events(machine) + "); see docs/ev5-machine.md");
   }
+  const std::vector<std::string> names(std::begin(kEventNames), std::end(kEventNames));
+  throw UsageError("unknown event '" + name + "'" + closest_name_hint(name, names) + " (" +
+                   countable_events(machine) + ")");
+}
+
+// --events: a list of event names, or DCPI's configurations (§4.1):
+// "default" = cycles,imiss; "mux" = cycles with imiss, dmiss and branchmp
+// rotated on counter 2. A list that gives counter 2 more than one event is
+// time-multiplexed too. Cycles is always sampled (counter 0 runs).
+void parse_events(const std::string& events, const std::string& machine, RunRequest& run) {
+  std::string list_text = events;
+  if (events == "default") list_text = "cycles,imiss";
+  if (events == "mux") list_text = "cycles,imiss,dmiss,branchmp";
+  std::stringstream list(list_text);
+  std::string name;
+  EventSet set = 0;
+  while (std::getline(list, name, ',')) set |= event_named(name, machine);
+  const EventSet counter2 = set & kCountableOnEv5;
+  run.events = set == event_bit(Event::kCycles) ? 0 : set;
+  run.events_mux = (counter2 & (counter2 - 1)) != 0;
 }
 
 // Options that describe the machine beyond a profiled run (the Python tests'
@@ -278,8 +303,8 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
   if (run.period_base && run.period_base + run.period_range > 65536)
     throw UsageError("period + range must fit the 16-bit counter (at most 65536)");
-  check_events(options.value("events").value_or("cycles"),
-               options.value("machine").value_or("qemu"));
+  parse_events(options.value("events").value_or("cycles"),
+               options.value("machine").value_or("qemu"), run);
   run.profile = !options.flag("no-profile");
   if (const auto values = options.value("values")) {
     // N/k: interpret N instructions on every k-th interrupt (seed 001 §3.4).

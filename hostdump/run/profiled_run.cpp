@@ -207,6 +207,8 @@ std::string kernel_command_line(const RunRequest& options) {
   if (options.transport == Transport::kSerial) line += " transport=serial";
   for (size_t i = 0; i < options.outputs.size(); ++i)
     line += (i == 0 ? " output=" : ",") + options.outputs[i];
+  if (options.events != 0) line += " events=" + std::to_string(options.events);
+  if (options.events_mux) line += " emux=1";
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);
     line += " period_range=" + std::to_string(options.period_range);

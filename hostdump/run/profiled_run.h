@@ -45,6 +45,10 @@ struct RunRequest {
   std::optional<uint64_t> epoch;  // database epoch of this run; default: after the last one
   uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
   uint32_t period_range = 0;
+  // dcpi run --events (issue 26): the event set (firmware/events.h), 0 for
+  // the driver's default (cycles); with events_mux, time-multiplexed.
+  uint32_t events = 0;
+  bool events_mux = false;
   // The machine whose time the guest runs on, recorded with every epoch of
   // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
   std::string timing_machine{kMachineQemu};

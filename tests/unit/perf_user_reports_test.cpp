@@ -220,9 +220,17 @@ TEST(PerfUserCli, EventErrorsListWhatTheMachineCounts) {
   EXPECT_TRUE(contains(unknown.err, "unknown event 'cylces'; did you mean 'cycles'?"))
       << unknown.err;
   EXPECT_TRUE(contains(unknown.err, "the qemu machine counts: cycles")) << unknown.err;
-  const auto uncountable = run_dcpi({"run", "--events", "dmiss", "--machine", "ev5"});
+  // Misses need the 21164 model; replay traps it does not model (issue 26).
+  const auto on_qemu = run_dcpi({"run", "--events", "dmiss"});
+  EXPECT_EQ(on_qemu.exit_code, 2);
+  EXPECT_TRUE(contains(on_qemu.err, "cannot count 'dmiss'")) << on_qemu.err;
+  EXPECT_TRUE(contains(on_qemu.err, "--machine ev5")) << on_qemu.err;
+  const auto uncountable = run_dcpi({"run", "--events", "replay", "--machine", "ev5"});
   EXPECT_EQ(uncountable.exit_code, 2);
-  EXPECT_TRUE(contains(uncountable.err, "the ev5 machine counts: cycles")) << uncountable.err;
+  EXPECT_TRUE(contains(uncountable.err,
+                       "the ev5 machine counts: cycles, imiss, dmiss, branchmp, "
+                       "itbmiss, dtbmiss"))
+      << uncountable.err;
 }
 
 // Item 14: C++ names as a reader writes them.

@@ -36,6 +36,13 @@ bool qemu_plugin_register_vcpu_mem_icount_charge(struct qemu_plugin_insn* insn,
                                                  qemu_plugin_vcpu_mem_cb_t cb,
                                                  enum qemu_plugin_mem_rw rw,
                                                  qemu_plugin_u64 entry, void* userdata);
+// Counter interrupts (the patch's third part, issue 26): weak too.
+QEMU_PLUGIN_API
+bool qemu_plugin_icount_interrupt_at_charge(uint64_t word);
+QEMU_PLUGIN_API
+void qemu_plugin_icount_interrupt_capable(uint64_t bits);
+#pragma weak qemu_plugin_icount_interrupt_at_charge
+#pragma weak qemu_plugin_icount_interrupt_capable
 #pragma weak qemu_plugin_register_vcpu_insn_exec_icount_charge
 #pragma weak qemu_plugin_icount_use_step_tbs
 #pragma weak qemu_plugin_tb_is_icount_step

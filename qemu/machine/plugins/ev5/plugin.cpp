@@ -19,14 +19,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "firmware/ev5_counters.h"
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
+#include "isa/decode.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/coherence.h"
 #include "qemu/machine/plugins/ev5/machine_options.h"
@@ -48,6 +51,7 @@ struct ChargeWords {
   uint64_t last_charged;  // InstructionRef* of the last charge that could be positive
   uint64_t pending;       // non-zero while a load is outstanding (gates operand callbacks)
   uint64_t fetching;      // non-zero while a later line of the block missed (line callbacks)
+  uint64_t forced;        // non-zero: the next charge delivers a counter interrupt
 };
 
 struct State {
@@ -59,6 +63,10 @@ struct State {
   qemu_plugin_u64 stall{}, last_charged{}, pending{}, fetching{};
   // Our patched QEMU (charges, step blocks, access charges) under -icount.
   bool charging = false;
+  // ... that also delivers the model's counter interrupts (issue 26).
+  bool interrupts = false;
+  qemu_plugin_register* a0 = nullptr;
+  qemu_plugin_register* a1 = nullptr;
   bool probed = false;
   // The CPUs' caches kept coherent (coherence.h), with more than one CPU.
   dcpi::ev5::Coherence coherence;
@@ -84,16 +92,28 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
   std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
+// A counter the model just made overflow interrupts at the charge of the
+// instruction it was counting for: the patch ends that charge as a deadline
+// would (an exact exit, which `forced` lets the next entry recognise even
+// when nothing was charged) and raises the interrupt (docs/ev5-machine.md
+// "Event counters").
+void deliver_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
+  const uint64_t bits = model.take_overflow();
+  if (bits && state->interrupts && qemu_plugin_icount_interrupt_at_charge(bits)) words.forced = 1;
+}
+
 void enter(unsigned int vcpu, BlockRecord& block, bool step) {
   ChargeWords& words = words_of(vcpu);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  if (state->charging && words.stall != 0 && words.last_charged != 0) {
+  if (state->charging && (words.stall != 0 || words.forced != 0) && words.last_charged != 0) {
     const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
     model.aborted(*ref->block, ref->index, ref->step, ref->access);
   }
+  words.forced = 0;
   words.stall = state->charging ? model.enter(block, step) : (model.enter(block, step), 0);
   words.pending = model.pending_loads();
   words.fetching = model.fetch_pending();
+  deliver_overflow(words, model);
 }
 
 void on_block_entry(unsigned int vcpu, void* userdata) {
@@ -104,11 +124,12 @@ void on_step_block_entry(unsigned int vcpu, void* userdata) {
   if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), true);
 }
 
-void deposit(unsigned int vcpu, uint64_t cycles, const dcpi::ev5::VcpuModel& model) {
+void deposit(unsigned int vcpu, uint64_t cycles, dcpi::ev5::VcpuModel& model) {
   ChargeWords& words = words_of(vcpu);
   if (state->charging) words.stall += cycles;
   words.pending = model.pending_loads();
   words.fetching = model.fetch_pending();
+  deliver_overflow(words, model);
 }
 
 // Before the access (the patch's access charge): its DTB miss and a full
@@ -186,6 +207,68 @@ void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockReco
   }
 }
 
+// Alpha has no gdb XML: QEMU 10.0's register handles are the gdb number + 1
+// (as plugins/contexts reads them); a0 and a1 are r16 and r17.
+uint64_t read_register(qemu_plugin_register* handle) {
+  thread_local GByteArray* buffer = g_byte_array_new();
+  g_byte_array_set_size(buffer, 0);
+  if (qemu_plugin_read_register(handle, buffer) < 8) return 0;
+  uint64_t value = 0;
+  std::memcpy(&value, buffer->data, sizeof value);
+  return value;
+}
+
+// wrperfmon (a0 = function, a1 = argument) as the kernel calls it: the
+// model's counters 1 and 2 take the arguments for them that PALcode takes
+// (firmware/ev5_counters.h); counter 0 is PALcode's own.
+void on_wrperfmon(unsigned int vcpu, void*) {
+  if (vcpu >= state->vcpus.size()) return;
+  dcpi::ev5::PerfCounters& counters = state->vcpus[vcpu]->counters();
+  const uint64_t function = read_register(state->a0), argument = read_register(state->a1);
+  std::string error;
+  bool ok = true;
+  switch (function) {
+    case PERFMON_DISABLE:
+      counters.disable(argument);
+      break;
+    case PERFMON_ENABLE:
+      counters.enable(argument);
+      break;
+    case PERFMON_ENABLE_CLEAR:
+      counters.write(0);
+      counters.enable(argument);
+      break;
+    case PERFMON_MUX:
+      ok = counters.mux(argument, &error);
+      break;
+    case PERFMON_OPTIONS:
+      ok = counters.options(argument, &error);
+      break;
+    case PERFMON_FREQ:
+      ok = counters.frequency(argument, &error);
+      break;
+    case PERFMON_WRITE_EVENTS:
+      counters.write(argument);
+      break;
+    default:
+      break;
+  }
+  if (!ok)
+    std::fprintf(stderr, "ev5: wrperfmon %lu %#lx refused: %s\n",
+                 static_cast<unsigned long>(function), static_cast<unsigned long>(argument),
+                 error.c_str());
+}
+
+void watch_wrperfmon(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
+  if (!state->interrupts || dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const dcpi::isa::Instruction in = dcpi::isa::decode(words[i]);
+    if (in.operation == dcpi::isa::Operation::kCallPal && in.pal_function == CALL_PAL_WRPERFMON)
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_wrperfmon,
+                                             QEMU_PLUGIN_CB_R_REGS, nullptr);
+  }
+}
+
 void on_line_fetch(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
@@ -244,6 +327,14 @@ void probe_charging(qemu_plugin_insn* first) {
                     &qemu_plugin_register_vcpu_mem_icount_charge != nullptr &&
                     qemu_plugin_register_vcpu_insn_exec_icount_charge(first, {nullptr, 0}, 0);
   if (state->charging) qemu_plugin_icount_use_step_tbs();
+  // The model's counters 1 and 2, announced to PALcode (mfpr 248 bit 63).
+  state->interrupts = state->charging && &qemu_plugin_icount_interrupt_at_charge != nullptr &&
+                      &qemu_plugin_icount_interrupt_capable != nullptr;
+  if (!state->interrupts) return;
+  qemu_plugin_icount_interrupt_capable(uint64_t{1} << EV5_HAS_EVENT_COUNTERS_SHIFT);
+  // Alpha lists no registers (no gdb XML): the handles are gdb's r16 + 1, r17 + 1.
+  state->a0 = reinterpret_cast<qemu_plugin_register*>(static_cast<intptr_t>(16 + 1));
+  state->a1 = reinterpret_cast<qemu_plugin_register*>(static_cast<intptr_t>(17 + 1));
 }
 
 // Instructions where a callback may put a stall into `stall` before their
@@ -312,6 +403,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
   if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
   watch_pal(tb, words, block);
+  watch_wrperfmon(tb, words);
   if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
     register_step_block(tb, block);

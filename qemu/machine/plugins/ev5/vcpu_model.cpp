@@ -126,6 +126,8 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
     const uint64_t icache =
         memory_.fetch(tagged(t.pc & ~uint64_t{Machine::kL1LineBytes - 1}), block_start_ + stall);
     if (i == 0) {
+      if (itb) count(ModelEvent::kItbMiss, t.pc);
+      if (icache) count(ModelEvent::kICacheMiss, t.pc);
       truth_.stall(t.pc, StallCause::kItbMiss, kNoCulprit, itb);
       truth_.stall(t.pc, StallCause::kICacheMiss, kNoCulprit, icache);
       stall += itb + icache;
@@ -144,6 +146,8 @@ uint64_t VcpuModel::line_fetch(const BlockRecord& block, uint32_t index) {
   if (found == deferred_fetch_.end()) return 0;
   const DeferredFetch f = *found;
   deferred_fetch_.erase(found);
+  if (f.itb) count(ModelEvent::kItbMiss, pc);
+  if (f.icache) count(ModelEvent::kICacheMiss, pc);
   truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, f.itb);
   truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, f.icache);
   dynamic_in_block_ += f.itb + f.icache;
@@ -160,6 +164,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   const uint64_t branch = from.instructions.back().pc;
   if (!predictor_.mispredicted(branch, from.branch_target <= branch, taken)) return 0;
   ++truth_.mispredict;
+  count(ModelEvent::kBranchMispredict, timing.pc);
   truth_.stall(timing.pc, StallCause::kBranchMispredict, branch, machine_.mispredict_penalty);
   return machine_.mispredict_penalty;
 }
@@ -225,10 +230,13 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   // buffer. Both are charged and booked there.
   if (!bypasses_tlb(vaddr) && !dtb_.access(tagged(vaddr))) {
     ++truth_.dtb_miss;
+    count(ModelEvent::kDtbMiss, t.pc);
     stall += machine_.dtb_refill;
     truth_.stall(t.pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
   }
   const uint64_t address = paddr != ~0ull ? paddr : tagged(vaddr);
+  count(store ? ModelEvent::kStore : ModelEvent::kLoad, t.pc);
+  const uint64_t dcache_misses = memory_.events().dcache_miss;
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
     truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
@@ -243,6 +251,7 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   } else {
     memory_.load(address, now + stall);  // a prefetch (load into R31): nobody waits
   }
+  if (memory_.events().dcache_miss != dcache_misses) count(ModelEvent::kDCacheMiss, t.pc);
   dynamic_in_block_ += stall;
   return stall;
 }

@@ -22,6 +22,7 @@
 #include "qemu/machine/plugins/ev5/branch_predictor.h"
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/memory_system.h"
+#include "qemu/machine/plugins/ev5/perf_counters.h"
 #include "qemu/machine/plugins/ev5/tlb.h"
 #include "qemu/machine/plugins/ev5/vcpu_truth.h"
 
@@ -88,6 +89,19 @@ class VcpuModel {
   const VcpuTruth& truth() const { return truth_; }
   const MemoryEvents& memory_events() const { return memory_.events(); }
 
+  // The 21164's counters 1 and 2 (perf_counters.h), counting the events
+  // this model finds where it charges them: an I-cache or ITB miss at the
+  // first instruction of its line, a mispredict at the block it leads to,
+  // a DTB miss, D-cache load miss, load or store at its access.
+  PerfCounters& counters() { return counters_; }
+  // The overflow bits raised since the last call (EV5_OVERFLOW_CTR1/2):
+  // the plugin delivers them at the charge of the instruction just modelled.
+  uint64_t take_overflow() {
+    const uint64_t bits = overflow_;
+    overflow_ = 0;
+    return bits;
+  }
+
  private:
   // An instruction of the block being timed: a step block that continues
   // another block after an exit is timed as the rest of that block.
@@ -152,6 +166,12 @@ class VcpuModel {
   uint64_t tagged(uint64_t address) const {
     return bypasses_tlb(address) ? address : address | uint64_t{space_} << 43;
   }
+  void count(ModelEvent event, uint64_t pc) {
+    if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
+    if (event != ModelEvent::kLoad && event != ModelEvent::kStore) truth_.event(pc, event);
+  }
+  PerfCounters counters_;
+  uint64_t overflow_ = 0;
   std::array<uint64_t, 64> ready_{}, loaded_by_{};
   uint64_t multiplier_free_ = 0, divider_free_ = 0;
   uint64_t last_multiply_ = kNoCulprit, last_divide_ = kNoCulprit;

@@ -16,6 +16,7 @@
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/block_timing.h"
 #include "qemu/machine/plugins/ev5/count_cache.h"
+#include "qemu/machine/plugins/ev5/perf_counters.h"
 #include "qemu/machine/plugins/ev5/sample_visibility.h"
 #include "qemu/machine/truth/truth_space.h"
 
@@ -67,6 +68,10 @@ struct VcpuTruth {
     stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));
   }
+  // Events per PC, where the model counts them for counters 1 and 2
+  // (loads and stores are the executions of their instructions, not kept).
+  CountMap<std::pair<uint64_t, uint64_t>, PairHash> events;  // (pc, ModelEvent)
+  void event(uint64_t pc, ModelEvent e) { ++events[{pc, static_cast<uint64_t>(e)}]; }
   void correct(uint64_t pc, int64_t cycles) {
     cycle_corrections[key(pc)] += cycles;
     visibility.book(pc, cycles);

@@ -1,0 +1,168 @@
+#include "qemu/machine/plugins/ev5/perf_counters.h"
+
+#include "firmware/ev5_counters.h"
+#include "firmware/memory_map.h"
+
+namespace dcpi::ev5 {
+
+namespace {
+
+constexpr int kNone = -1;
+
+// The model event a counter's selection counts, or kNone for the HRM
+// selections this model has no events for (refused, never faked).
+int selected_event(int counter, uint8_t select) {
+  if (counter == 1) {
+    switch (select) {
+      case EV5_SEL1_LOADS:
+        return static_cast<int>(ModelEvent::kLoad);
+      case EV5_SEL1_STORES:
+        return static_cast<int>(ModelEvent::kStore);
+      default:
+        return kNone;
+    }
+  }
+  switch (select) {
+    case EV5_SEL2_BRANCH_MISPREDICTS:
+      return static_cast<int>(ModelEvent::kBranchMispredict);
+    case EV5_SEL2_ICACHE_MISSES:
+      return static_cast<int>(ModelEvent::kICacheMiss);
+    case EV5_SEL2_ITB_MISSES:
+      return static_cast<int>(ModelEvent::kItbMiss);
+    case EV5_SEL2_DCACHE_MISSES:
+      return static_cast<int>(ModelEvent::kDCacheMiss);
+    case EV5_SEL2_DTB_MISSES:
+      return static_cast<int>(ModelEvent::kDtbMiss);
+    default:
+      return kNone;
+  }
+}
+
+uint64_t kill_bit(Mode mode) {
+  switch (mode) {
+    case Mode::kUser:
+      return EV5_KILL_USER;
+    case Mode::kKernel:
+      return EV5_KILL_KERNEL;
+    case Mode::kPal:
+      return EV5_KILL_PAL;
+  }
+  return 0;
+}
+
+void fail(std::string* error, const std::string& why) {
+  if (error) *error = why;
+}
+
+}  // namespace
+
+Mode mode_of(uint64_t pc) {
+  if (is_palcode_address(pc)) return Mode::kPal;
+  return (pc >> 63) ? Mode::kKernel : Mode::kUser;
+}
+
+int PerfCounters::width(int counter) { return counter == 1 ? EV5_CTR1_WIDTH : EV5_CTR2_WIDTH; }
+
+bool PerfCounters::mux(uint64_t value, std::string* error) {
+  if (value & ~uint64_t{EV5_MUX_COUNTERS_1_2 | EV5_MUX_SEL0_ISSUES}) {
+    fail(error, "mux bits outside SEL0, SEL1 and SEL2");
+    return false;
+  }
+  // Counter 0 counts the clock, which on this machine is cycles, not issues.
+  if (value & EV5_MUX_SEL0_ISSUES) {
+    fail(error, "counter 0 counts cycles only on the ev5 machine (issues are not modelled)");
+    return false;
+  }
+  const uint8_t sel1 = (value >> EV5_MUX_SEL1_SHIFT) & EV5_MUX_SEL_MASK;
+  const uint8_t sel2 = (value >> EV5_MUX_SEL2_SHIFT) & EV5_MUX_SEL_MASK;
+  // Only a counter that counts must select a countable event.
+  if (control_[1] != EV5_CTL_OFF && selected_event(1, sel1) == kNone) {
+    fail(error, "counter 1 selection " + std::to_string(sel1) + " is not modelled");
+    return false;
+  }
+  if (control_[2] != EV5_CTL_OFF && selected_event(2, sel2) == kNone) {
+    fail(error, "counter 2 selection " + std::to_string(sel2) + " is not modelled");
+    return false;
+  }
+  select_[1] = sel1;
+  select_[2] = sel2;
+  update_counted();
+  return true;
+}
+
+bool PerfCounters::options(uint64_t value, std::string* error) {
+  if (value & ~uint64_t{EV5_KILL_MASK}) {
+    fail(error, "options bits other than KILLU, KILLK and KILLP");
+    return false;
+  }
+  kill_ = value;
+  return true;
+}
+
+bool PerfCounters::frequency(uint64_t value, std::string* error) {
+  const uint64_t ctl0 = (value >> EV5_CTL0_SHIFT) & 3;
+  if ((value & ~uint64_t{EV5_CTL_COUNTERS_1_2 | 3u << EV5_CTL0_SHIFT}) ||
+      (ctl0 != EV5_CTL_OFF && ctl0 != EV5_CTL_WRAP)) {
+    fail(error, "counter 0 interrupts only when its 16 bits wrap");
+    return false;
+  }
+  const uint8_t ctl1 = (value >> EV5_CTL1_SHIFT) & 3, ctl2 = (value >> EV5_CTL2_SHIFT) & 3;
+  if ((ctl1 != EV5_CTL_OFF && selected_event(1, select_[1]) == kNone) ||
+      (ctl2 != EV5_CTL_OFF && selected_event(2, select_[2]) == kNone)) {
+    fail(error, "a counter set to count selects an event that is not modelled");
+    return false;
+  }
+  control_[1] = ctl1;
+  control_[2] = ctl2;
+  update_counted();
+  return true;
+}
+
+void PerfCounters::enable(uint64_t counters) {
+  for (int c = 1; c < kCounters; ++c)
+    if (counters & (1u << c)) enabled_[c] = true;
+  update_counted();
+}
+
+void PerfCounters::disable(uint64_t counters) {
+  for (int c = 1; c < kCounters; ++c)
+    if (counters & (1u << c)) enabled_[c] = false;
+  update_counted();
+}
+
+void PerfCounters::write(uint64_t values) {
+  value_[1] = (values >> EV5_CTR1_SHIFT) & ((1u << EV5_CTR1_WIDTH) - 1);
+  value_[2] = (values >> EV5_CTR2_SHIFT) & ((1u << EV5_CTR2_WIDTH) - 1);
+}
+
+uint64_t PerfCounters::read() const {
+  return uint64_t{value_[1]} << EV5_CTR1_SHIFT | uint64_t{value_[2]} << EV5_CTR2_SHIFT;
+}
+
+void PerfCounters::update_counted() {
+  counted_ = 0;
+  for (int& c : event_counter_) c = 0;
+  for (int c = 1; c < kCounters; ++c) {
+    if (!enabled_[c] || control_[c] == EV5_CTL_OFF) continue;
+    const int event = selected_event(c, select_[c]);
+    if (event == kNone) continue;
+    counted_ |= 1u << event;
+    event_counter_[event] = c;
+  }
+}
+
+uint64_t PerfCounters::count(ModelEvent event, uint64_t pc) {
+  if (!counts(event) || (kill_ & kill_bit(mode_of(pc)))) return 0;
+  const int c = event_counter_[static_cast<int>(event)];
+  const uint32_t mask = (1u << width(c)) - 1;
+  value_[c] = (value_[c] + 1) & mask;
+  const bool wrapped = value_[c] == 0;
+  const bool interrupts = control_[c] == EV5_CTL_WRAP  ? wrapped
+                          : control_[c] == EV5_CTL_256 ? (value_[c] & 0xff) == 0
+                                                       : false;
+  if (!interrupts) return 0;
+  ++interrupts_[c];
+  return c == 1 ? EV5_OVERFLOW_CTR1 : EV5_OVERFLOW_CTR2;
+}
+
+}  // namespace dcpi::ev5

@@ -1,0 +1,70 @@
+// The 21164's counters 1 and 2 on the ev5 machine (issue 26 item 1;
+// firmware/ev5_counters.h has the HRM's fields): the model counts the
+// events they select, in the modes their kill bits allow, and reports an
+// overflow the plugin then delivers at the instruction the event belongs to
+// (qemu_plugin_icount_interrupt_at_charge, docs/ev5-machine.md "Event
+// counters"). Counter 0 is PALcode's clock (palcode/README.md) and not here.
+// One per vCPU, touched only by its vCPU.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace dcpi::ev5 {
+
+// What the model sees happen; each is counted by the selection naming it.
+enum class ModelEvent : uint8_t {
+  kLoad,
+  kStore,
+  kBranchMispredict,
+  kICacheMiss,
+  kItbMiss,
+  kDCacheMiss,  // a D-cache load miss
+  kDtbMiss,
+  kCount,
+};
+
+// The processor mode an event happened in (the kill bits' modes).
+enum class Mode : uint8_t { kUser, kKernel, kPal };
+// By the instruction's address: PALcode's region, KSEG (our kernel runs
+// there only), else user.
+Mode mode_of(uint64_t pc);
+
+class PerfCounters {
+ public:
+  static constexpr int kCounters = 3;  // index 1 and 2 used; 0 is PALcode's
+
+  // wrperfmon's functions as PALcode accepts them; a refused argument
+  // (an event this model does not count) changes nothing and returns false
+  // with the reason in `error` (PALcode refuses it with v0 = -1 too).
+  bool mux(uint64_t value, std::string* error = nullptr);
+  bool options(uint64_t value, std::string* error = nullptr);
+  bool frequency(uint64_t value, std::string* error = nullptr);
+  void enable(uint64_t counters);  // bit N: counter N
+  void disable(uint64_t counters);
+  void write(uint64_t values);  // counters 1 and 2 fields (wrperfmon 9)
+  uint64_t read() const;        // the same fields
+
+  // One event at `pc`: returns the overflow bits (EV5_OVERFLOW_CTR1/2) of
+  // the counters it made interrupt, 0 when none.
+  uint64_t count(ModelEvent event, uint64_t pc);
+  // Whether any counter counts `event` now (for the callers' fast path).
+  bool counts(ModelEvent event) const { return (counted_ >> static_cast<int>(event)) & 1; }
+
+  uint32_t value(int counter) const { return value_[counter]; }
+  uint64_t interrupts(int counter) const { return interrupts_[counter]; }
+
+ private:
+  void update_counted();
+  static int width(int counter);
+
+  uint8_t select_[kCounters] = {0, 0, 0};   // SEL fields; 0 = counter 1's/2's first
+  uint8_t control_[kCounters] = {0, 0, 0};  // CTL fields (EV5_CTL_*)
+  bool enabled_[kCounters] = {false, false, false};
+  uint64_t kill_ = 0;
+  uint32_t value_[kCounters] = {0, 0, 0};
+  uint64_t interrupts_[kCounters] = {0, 0, 0};
+  uint32_t counted_ = 0;  // bit per ModelEvent some counter counts
+  int event_counter_[static_cast<int>(ModelEvent::kCount)] = {};  // 0: none
+};
+
+}  // namespace dcpi::ev5

@@ -201,7 +201,9 @@ def case_tidprof(tmp):
     if CPUS == 1:  # samples count this CPU's instructions: 1x, 2x, 3x, 4x the work
         expect(counts[3] > 2 * counts[0], f"cruncher-4 did 4x cruncher-1's work: {counts}")
     else:  # icount's one clock for all CPUs: samples count time, which grows with the work
-        expect(counts == sorted(counts) and counts[0] < counts[3],
+        # Only the ends are ordered: neighbours in work (2x, 3x) share the
+        # CPUs' round-robin slices unevenly (seen: [433, 1170, 1150, 1512]).
+        expect(counts[0] < counts[3] and counts[0] == min(counts),
                f"the longer a cruncher worked, the more samples it took: {counts}")
     # The process table against the program's own view of its child.
     child = re.search(r"^child (\d+) exit (\d+)$", out, re.M)

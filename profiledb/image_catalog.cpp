@@ -1,32 +1,15 @@
 #include "profiledb/image_catalog.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <utility>
 
-#include "firmware/crc32c.h"
 #include "profiledb/container.h"
 #include "profiledb/profile_db.h"
+#include "profiledb/tab_text.h"
 
 namespace dcpi {
 namespace {
-
-std::string crc_text(std::string_view text) {
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08x", crc32c(text.data(), text.size()));
-  return hex;
-}
-
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> fields;
-  for (size_t at = 0; at <= line.size();) {
-    const size_t tab = std::min(line.find('\t', at), line.size());
-    fields.push_back(line.substr(at, tab - at));
-    at = tab + 1;
-  }
-  return fields;
-}
 
 bool is_hex(std::string_view text) {
   return text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
@@ -48,15 +31,11 @@ std::string encode_image_catalog(const std::vector<RecordedImage>& images) {
     if (!recordable(image)) continue;
     text += "image\t" + image.build_id + '\t' + image.guest_path + '\t' + image.host_path + '\n';
   }
-  return text + "crc32c " + crc_text(text) + '\n';
+  return with_crc_line(text);
 }
 
 std::vector<RecordedImage> decode_image_catalog(std::string_view text, const std::string& path) {
-  const size_t crc_line = text.rfind("crc32c ");
-  if (crc_line == std::string_view::npos || (crc_line > 0 && text[crc_line - 1] != '\n'))
-    throw ProfileFormatError(path, text.size(), "missing crc32c line (truncated?)");
-  if (text.substr(crc_line + 7) != crc_text(text.substr(0, crc_line)) + "\n")
-    throw ProfileFormatError(path, crc_line, "checksum mismatch (corrupt image catalog)");
+  const size_t crc_line = checked_crc_body(text, path, "image catalog").size();
   const std::string magic = std::string(kImageCatalogMagicLine) + '\n';
   if (!text.starts_with(magic))
     throw ProfileFormatError(path, 0, "not an image catalog (or unsupported version)");

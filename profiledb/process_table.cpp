@@ -1,32 +1,14 @@
 #include "profiledb/process_table.h"
 
-#include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <vector>
 
-#include "firmware/crc32c.h"
 #include "profiledb/container.h"
 #include "profiledb/profile_db.h"
+#include "profiledb/tab_text.h"
 
 namespace dcpi {
 namespace {
-
-std::string crc_text(std::string_view text) {
-  char hex[9];
-  std::snprintf(hex, sizeof hex, "%08x", crc32c(text.data(), text.size()));
-  return hex;
-}
-
-std::vector<std::string_view> split_tabs(std::string_view line) {
-  std::vector<std::string_view> fields;
-  for (size_t at = 0; at <= line.size();) {
-    const size_t tab = std::min(line.find('\t', at), line.size());
-    fields.push_back(line.substr(at, tab - at));
-    at = tab + 1;
-  }
-  return fields;
-}
 
 // A guest string as one field: no tab, newline or other control character.
 std::string field_text(const std::string& text) {
@@ -111,15 +93,11 @@ std::string encode_process_table(const ProcessTable& table) {
     text += "thread\t" + std::to_string(tid) + '\t' + std::to_string(t.pid) + '\t' +
             std::to_string(t.start) + '\t' + optional_text(t.end) + '\t' + optional_text(t.status) +
             '\t' + field_text(t.name) + '\n';
-  return text + "crc32c " + crc_text(text) + '\n';
+  return with_crc_line(text);
 }
 
 ProcessTable decode_process_table(std::string_view text, const std::string& path) {
-  const size_t crc_line = text.rfind("crc32c ");
-  if (crc_line == std::string_view::npos || (crc_line > 0 && text[crc_line - 1] != '\n'))
-    throw ProfileFormatError(path, text.size(), "missing crc32c line (truncated?)");
-  if (text.substr(crc_line + 7) != crc_text(text.substr(0, crc_line)) + "\n")
-    throw ProfileFormatError(path, crc_line, "checksum mismatch (corrupt process table)");
+  const size_t crc_line = checked_crc_body(text, path, "process table").size();
   const std::string magic = std::string(kProcessTableMagicLine) + '\n';
   if (!text.starts_with(magic))
     throw ProfileFormatError(path, 0, "not a process table (or unsupported version)");

@@ -16,10 +16,8 @@
 // virtual clock advances per guest instruction, so guest time (RPCC, the
 // counter ALARM) is unchanged (tests/guest/plugin_counts.py checks this).
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -43,9 +41,9 @@ using dcpi::truth::truth_key;
 using dcpi::truth::truth_pc_of;
 using dcpi::truth::truth_space_of;
 
-struct InstructionCounter {
-  uint64_t pc = 0;
-};
+// Each instruction's callback gets its guest PC as its userdata: the
+// counts are per vCPU (VcpuStream), so nothing is shared.
+static_assert(sizeof(void*) >= sizeof(uint64_t), "a guest PC fits a callback's userdata");
 
 struct PairHash {
   size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
@@ -65,9 +63,7 @@ struct VcpuStream {
 
 struct State {
   std::string out_path = "exec_counts.txt";
-  std::string images_path;       // images=: the run's images for the truth's `image` lines
-  std::mutex translation_mutex;  // translations may run on several vCPU threads
-  std::unordered_map<uint64_t, std::unique_ptr<InstructionCounter>> counters;
+  std::string images_path;  // images=: the run's images for the truth's `image` lines
   std::vector<VcpuStream> vcpus;
   std::mutex spaces_mutex;
   dcpi::truth::TruthSpaces spaces;
@@ -77,12 +73,12 @@ struct State {
 State* state = nullptr;
 
 void on_instruction(unsigned int vcpu_index, void* userdata) {
-  const auto* counter = static_cast<const InstructionCounter*>(userdata);
+  const auto pc = reinterpret_cast<uint64_t>(userdata);
   if (vcpu_index >= state->vcpus.size()) return;
   VcpuStream& stream = state->vcpus[vcpu_index];
-  const uint64_t key = truth_key(counter->pc, stream.space);
+  const uint64_t key = truth_key(pc, stream.space);
   ++stream.counts[key];
-  if (stream.started && counter->pc != truth_pc_of(stream.last_pc) + 4)
+  if (stream.started && pc != truth_pc_of(stream.last_pc) + 4)
     ++stream.edges[{stream.last_pc, key}];
   stream.last_pc = key;
   stream.started = true;
@@ -118,17 +114,11 @@ void watch_address_space(struct qemu_plugin_tb*) {}  // no memory callbacks decl
 void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
   const size_t n = qemu_plugin_tb_n_insns(tb);
   watch_address_space(tb);
-  std::lock_guard<std::mutex> lock(state->translation_mutex);
   for (size_t i = 0; i < n; ++i) {
     struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     const uint64_t pc = qemu_plugin_insn_vaddr(insn);
-    std::unique_ptr<InstructionCounter>& counter = state->counters[pc];
-    if (!counter) {
-      counter = std::make_unique<InstructionCounter>();
-      counter->pc = pc;
-    }
     qemu_plugin_register_vcpu_insn_exec_cb(insn, on_instruction, QEMU_PLUGIN_CB_NO_REGS,
-                                           counter.get());
+                                           reinterpret_cast<void*>(pc));
   }
 }
 

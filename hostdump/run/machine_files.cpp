@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "firmware/control_block.h"
+
 namespace dcpi {
 namespace {
 
@@ -43,8 +45,13 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
     truth = ",out=" + absolute + ",images=" + request.truth_images;
   }
   // The model's truth says which cycles a sample can land on
-  // (sample_visibility.h, issue 25).
-  const std::string window = truth_file && request.profile ? ",sampling=1" : "";
+  // (sample_visibility.h, issue 25), which depends on the periods drawn.
+  const uint32_t period = request.period_base ? request.period_base : kDefaultPeriodBase;
+  const uint32_t range = request.period_base ? request.period_range : kDefaultPeriodRange;
+  const std::string window = truth_file && request.profile
+                                 ? ",sampling=1,period=" + std::to_string(period) +
+                                       ",period_range=" + std::to_string(range)
+                                 : "";
   request.timing_machine = machine;  // recorded with every epoch (epoch.meta machine)
   if (machine == "ev5") {
     request.machine.qemu_binary =

@@ -39,6 +39,7 @@ struct Blocks {
   BlockTiming callsys = two_at(kPal + 0x2000 + 64 * (kCallsys - 0x80));
   BlockTiming clock = two_at(kPal + PAL_VECTOR_CLOCK);
   BlockTiming delivery = two_at(kPal + PAL_COUNTER_DELIVERY);
+  BlockTiming masked = two_at(kKernel + 0xc0);  // kernel code the tests run at a high IPL
 };
 
 // The driver's reload: a kernel block ending in CALL_PAL wrperfmon, PAL's
@@ -117,6 +118,79 @@ TEST(Ev5SampleVisibility, PalCutShortByAnInterruptIsSeenWhereTheInterruptReturns
   EXPECT_EQ(v.visible().at(kUser), b.callsys.static_cycles + b.rtiperf.static_cycles);
 }
 
+// DCPI §4.1.3's other blind spot: the overflow waits while the IPL masks
+// it (5 and above: QEMU's clock interrupt) and lands where the IPL drops.
+TEST(Ev5SampleVisibility, HighIplCyclesAreSeenWhereTheIplDrops) {
+  const Blocks b;
+  SampleVisibility v(true);
+  reload(v, b);
+  v.set_ipl(7);  // the kernel's swpipl (the block that called it ran at 0)
+  v.enter(b.masked, kAddq);
+  EXPECT_EQ(v.state(), State::kHighIpl);
+  v.book(kKernel + 0xc0, 25);  // a stall at IPL 7
+  v.set_ipl(0);                // its last instruction: swpipl back to 0
+  v.enter(b.user, kAddq);
+  EXPECT_EQ(v.state(), State::kCounting);
+  EXPECT_EQ(v.visible().count(kKernel + 0xc0), 0u);
+  EXPECT_EQ(v.visible().at(kUser), 25 + b.masked.static_cycles);
+}
+
+TEST(Ev5SampleVisibility, AnInterruptHandlerAtIpl5IsSeenWhereItReturns) {
+  const Blocks b;
+  BlockTiming rti = two_at(kPal + 0x1000 + 64 * 0x3f);
+  SampleVisibility v(true);
+  reload(v, b);
+  v.enter(b.user, kAddq);
+  v.enter(b.clock, kAddq);  // the tick, not the counter
+  v.set_ipl(5);             // PAL enters the kernel at IPL_CLOCK
+  v.enter(b.masked, 0x3f);  // the handler, ending in rti
+  EXPECT_EQ(v.state(), State::kHighIpl);
+  v.enter(rti, kAddq);
+  v.set_ipl(0);  // rti restores the interrupted PS
+  v.enter(b.user, kAddq);
+  EXPECT_EQ(v.visible().count(kKernel + 0xc0), 0u);
+  EXPECT_EQ(v.visible().at(kUser), b.user.static_cycles + b.clock.static_cycles +
+                                       b.masked.static_cycles + rti.static_cycles);
+}
+
+TEST(Ev5SampleVisibility, PalReturningToAMaskedIplKeepsWaiting) {
+  const Blocks b;
+  SampleVisibility v(true);
+  reload(v, b);
+  v.set_ipl(6);
+  v.enter(b.user_call, kCallsys);  // (a kernel call at IPL 6, as far as visibility goes)
+  v.enter(b.callsys, kAddq);
+  v.enter(b.masked, kAddq);  // PAL returns; the IPL still masks
+  EXPECT_EQ(v.state(), State::kHighIpl);
+  EXPECT_EQ(v.visible().count(kKernel + 0xc0), 0u);
+  v.set_ipl(4);  // IPL_DEVICE does not mask the clock
+  v.enter(b.user, kAddq);
+  EXPECT_EQ(v.state(), State::kCounting);
+  EXPECT_EQ(v.visible().at(kUser),
+            b.user_call.static_cycles + b.callsys.static_cycles + b.masked.static_cycles);
+}
+
+// However long a masked stretch, one overflow is one interrupt: it lands as
+// E[min(X, L)] cycles, X uniform in [period, period + range].
+TEST(Ev5SampleVisibility, AMaskedStretchLandsAsAtMostOnePeriod) {
+  const Blocks b;
+  auto landed = [&](int64_t stretch) {
+    SampleVisibility v(true, 1000, 200);
+    reload(v, b);
+    v.set_ipl(7);
+    v.enter(b.masked, kAddq);
+    v.book(kKernel + 0xc0, stretch - static_cast<int64_t>(b.masked.static_cycles));
+    v.set_ipl(0);
+    v.enter(b.user, kAddq);
+    return v.visible().at(kUser);
+  };
+  EXPECT_EQ(landed(400), 400);       // shorter than any period: whole
+  EXPECT_EQ(landed(1000), 1000);     // up to the smallest period
+  EXPECT_EQ(landed(1100), 1075);     // (1100² - 1000²)/2/200 + 1100 × 100/200
+  EXPECT_EQ(landed(1200), 1100);     // the mean period
+  EXPECT_EQ(landed(5000000), 1100);  // a long sleep: one sample
+}
+
 TEST(Ev5SampleVisibility, WithoutSamplingNothingIsRecorded) {
   const Blocks b;
   SampleVisibility v;
@@ -170,6 +244,10 @@ TEST(Ev5Options, SamplingIsOnOrOff) {
   EXPECT_EQ(options.sampling, 1u);
   EXPECT_FALSE(apply_option("sampling=2", options, error));
   EXPECT_EQ(error, "ev5: sampling=2 is not an integer in [0, 1]");
+  EXPECT_TRUE(apply_option("period=8192", options, error));
+  EXPECT_TRUE(apply_option("period_range=1024", options, error));
+  EXPECT_EQ(options.period + options.period_range, 9216u);
+  EXPECT_FALSE(apply_option("period=65537", options, error));
 }
 
 }  // namespace

@@ -67,6 +67,10 @@ bool apply_option(std::string_view argument, PluginOptions& options, std::string
   }
   if (name == "sampling")
     return parse({"sampling", nullptr, 0, 1, false}, value, options.sampling, error);
+  if (name == "period")
+    return parse({"period", nullptr, 0, 65536, false}, value, options.period, error);
+  if (name == "period_range")
+    return parse({"period_range", nullptr, 0, 65536, false}, value, options.period_range, error);
   for (const NumericOption& option : kOptions) {
     if (name != option.name) continue;
     return parse(option, value, options.machine.*option.field, error);

@@ -16,6 +16,10 @@ struct PluginOptions {
   // sampling=1: the run samples the cycle counter, so the truth says which
   // cycles a sample can land on (sample_visibility.h); 0: none written.
   uint32_t sampling = 0;
+  // period=, period_range=: the driver's sampling periods in cycles (dcpi run
+  // --period, --period-range): a masked stretch lands as at most one sample
+  // (sample_visibility.h). 0: unknown.
+  uint32_t period = 0, period_range = 0;
 };
 
 // Applies one "name=value" argument; false with a one-line `error` for an

@@ -191,6 +191,58 @@ void on_slept(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t, void* use
                               static_cast<uint64_t>(slept_ns) / PAL_NS_PER_CYCLE);
 }
 
+// Alpha has no gdb XML: QEMU 10.0's register handles are the gdb number + 1
+// (as plugins/contexts reads them); gdb's r8-r14 and r25 are PAL's shadow
+// registers in PAL mode, as QEMU's own instructions see them.
+qemu_plugin_register* register_handle(unsigned number) {
+  return reinterpret_cast<qemu_plugin_register*>(static_cast<intptr_t>(number + 1));
+}
+
+uint64_t read_register(qemu_plugin_register* handle) {
+  thread_local GByteArray* buffer = g_byte_array_new();
+  g_byte_array_set_size(buffer, 0);
+  if (qemu_plugin_read_register(handle, buffer) < 8) return 0;
+  uint64_t value = 0;
+  std::memcpy(&value, buffer->data, sizeof value);
+  return value;
+}
+
+// Before an instruction that sets the IPL: PAL's hw_mtpr to PS (QEMU's IPR
+// 0; the register is its rb) or the kernel's CALL_PAL swpipl, which QEMU
+// runs inline (a0). userdata: the register's number.
+void on_ipl_write(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto number = static_cast<unsigned>(reinterpret_cast<uintptr_t>(userdata));
+  state->vcpus[vcpu]->set_ipl(
+      static_cast<uint8_t>(read_register(register_handle(number)) & PS_IPL_MASK));
+}
+
+// The register whose value becomes the IPL at `word`, or -1.
+int ipl_source(uint32_t word, bool palcode) {
+  constexpr uint32_t kHwMtpr = 0x1D, kIprPs = 0, kA0 = 16;
+  if (palcode)
+    return (word >> 26) == kHwMtpr && (word & 0xffff) == kIprPs
+               ? static_cast<int>((word >> 16) & 31)
+               : -1;
+  const dcpi::isa::Instruction in = dcpi::isa::decode(word);
+  return in.is(dcpi::isa::Operation::kCallPal) && in.pal_function == CALL_PAL_SWPIPL ? kA0 : -1;
+}
+
+// Kernel and PAL blocks: follow the IPL (sample_visibility.h), only when
+// the run samples (no other part of the model needs it).
+void watch_ipl(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
+  const uint64_t start = qemu_plugin_tb_vaddr(tb);
+  if (!state->options.sampling || start < dcpi::kKsegBase) return;
+  const bool palcode = dcpi::is_palcode_address(start);
+  for (size_t i = 0; i < words.size(); ++i) {
+    const int source = ipl_source(words[i], palcode);
+    if (source >= 0)
+      qemu_plugin_register_vcpu_insn_exec_cb(
+          qemu_plugin_tb_get_insn(tb, i), on_ipl_write, QEMU_PLUGIN_CB_R_REGS,
+          reinterpret_cast<void*>(static_cast<uintptr_t>(source)));
+  }
+}
+
 // The PAL instructions that tell the model something: swpctx's load of
 // the page-table base, the wait's store of its sleep.
 void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockRecord& block) {
@@ -205,17 +257,6 @@ void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockReco
       qemu_plugin_register_vcpu_mem_cb(insn, on_slept, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
                                        &block.refs[i]);
   }
-}
-
-// Alpha has no gdb XML: QEMU 10.0's register handles are the gdb number + 1
-// (as plugins/contexts reads them); a0 and a1 are r16 and r17.
-uint64_t read_register(qemu_plugin_register* handle) {
-  thread_local GByteArray* buffer = g_byte_array_new();
-  g_byte_array_set_size(buffer, 0);
-  if (qemu_plugin_read_register(handle, buffer) < 8) return 0;
-  uint64_t value = 0;
-  std::memcpy(&value, buffer->data, sizeof value);
-  return value;
 }
 
 // wrperfmon (a0 = function, a1 = argument) as the kernel calls it: the
@@ -332,9 +373,8 @@ void probe_charging(qemu_plugin_insn* first) {
                       &qemu_plugin_icount_interrupt_capable != nullptr;
   if (!state->interrupts) return;
   qemu_plugin_icount_interrupt_capable(uint64_t{1} << EV5_HAS_EVENT_COUNTERS_SHIFT);
-  // Alpha lists no registers (no gdb XML): the handles are gdb's r16 + 1, r17 + 1.
-  state->a0 = reinterpret_cast<qemu_plugin_register*>(static_cast<intptr_t>(16 + 1));
-  state->a1 = reinterpret_cast<qemu_plugin_register*>(static_cast<intptr_t>(17 + 1));
+  state->a0 = register_handle(16);  // a0, a1
+  state->a1 = register_handle(17);
 }
 
 // Instructions where a callback may put a stall into `stall` before their
@@ -403,6 +443,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
   BlockRecord& block = state->blocks.find_or_add(qemu_plugin_tb_vaddr(tb), words);
   if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
   watch_pal(tb, words, block);
+  watch_ipl(tb, words);
   watch_wrperfmon(tb, words);
   if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
@@ -442,7 +483,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   const dcpi::ev5::PluginOptions& o = state->options;
   for (int v = 0; v < vcpus; ++v)
     state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(
-        o.machine, dcpi::ev5::SampleVisibility(o.sampling != 0)));
+        o.machine, dcpi::ev5::SampleVisibility(o.sampling != 0, o.period, o.period_range)));
   if (vcpus > 1)
     for (int v = 0; v < vcpus; ++v)
       state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v));

@@ -1,6 +1,7 @@
 #include "qemu/machine/plugins/ev5/sample_visibility.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
@@ -18,7 +19,7 @@ bool is_call_pal(const isa::Instruction& in, uint32_t function) {
 
 void SampleVisibility::add(uint64_t pc, int64_t cycles) {
   if (cycles == 0) return;
-  if (state_ == State::kPal)
+  if (state_ == State::kPal || state_ == State::kHighIpl)
     deferred_ += cycles;
   else
     visible_[truth_key(pc, space_)] += cycles;
@@ -51,9 +52,14 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   }
   if (pal) enter_pal(head - kKsegBase);
   if (!pal && in_pal_) leave_pal(head);
+  // From kernel code at a masking IPL through a swpipl that lowered it.
+  if (!pal && !in_pal_ && !masked() && deferred_ != 0) land_deferred(head);
   in_pal_ = pal;
   if (reload) armed_ = true;  // the PAL entry that writes the counter
-  state_ = !armed_ ? State::kOff : pal ? State::kPal : State::kCounting;
+  state_ = !armed_    ? State::kOff
+           : pal      ? State::kPal
+           : masked() ? State::kHighIpl
+                      : State::kCounting;
   if (!pal) {
     const isa::Instruction last = isa::decode(last_word);
     called_reload_ = is_call_pal(last, CALL_PAL_WRPERFMON) || is_call_pal(last, CALL_PAL_RTIPERF);
@@ -77,20 +83,33 @@ void SampleVisibility::enter_pal(uint64_t offset) {
   }
 }
 
-// PAL returns to `head`: where its deferred samples land.
+// PAL returns to `head`: where its deferred samples land, unless the IPL
+// there still masks the overflow.
 void SampleVisibility::leave_pal(uint64_t head) {
   if (interrupted_ && !returning_) {  // into the interrupt's handler: wait for its return
     held_ += deferred_;
     deferred_ = 0;
     return;
   }
-  int64_t cycles = deferred_;
-  deferred_ = 0;
-  if (interrupted_) {
-    cycles += held_;
+  if (interrupted_) {  // returned: what the interrupt held waits with the rest
+    deferred_ += held_;
     held_ = 0;
     interrupted_ = false;
   }
+  if (!masked()) land_deferred(head);
+}
+
+// E[min(X, L)] for X uniform in [period, period + range].
+int64_t SampleVisibility::landing(int64_t stretch) const {
+  const double l = static_cast<double>(stretch), a = period_, r = range_;
+  if (period_ == 0 || l <= a) return stretch;
+  if (l >= a + r) return std::llround(a + r / 2);
+  return std::llround(((l * l - a * a) / 2 + l * (a + r - l)) / r);
+}
+
+void SampleVisibility::land_deferred(uint64_t head) {
+  const int64_t cycles = landing(deferred_);
+  deferred_ = 0;
   if (cycles != 0) visible_[truth_key(head, space_)] += cycles;
 }
 

@@ -14,8 +14,19 @@
 // overflow falls in first, and the hazard-weighted expectation put 7 % more
 // samples on long stalls than they got (docs/ev5-machine.md). So no cycle's
 // time is needed here, only its state.
-// Kernel code at high IPL is the other blind spot of §4.1.3; the model
-// cannot see the IPL and counts it as visible (docs/ev5-machine.md).
+// - Kernel code at IPL 5 and above is the other blind spot of §4.1.3: the
+//   counter's overflow comes through the ALARM, which QEMU takes at IPL 4 or
+//   below (target/alpha/helper.c), so cycles at a higher IPL are visible
+//   where the IPL drops (the block after a lowering swpipl, or where PAL's
+//   rti returns). The plugin tells the IPL (set_ipl); until it does, every
+//   IPL counts as low.
+// A masked stretch (PAL, high IPL) delivers at most one sample however long
+// it is: overflows while the interrupt is pending are one interrupt, and the
+// handler's reload restarts the count at the delivery. So a stretch of L
+// cycles lands as E[min(X, L)] visible cycles, X the drawn period: the
+// chance that an overflow falls in it times the mean period (a renewal
+// process's residual time). PAL's short stretches land whole; a long sleep
+// or an address space torn down at IPL 7 lands as about one period.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -30,10 +41,15 @@ using truth::truth_key;
 
 class SampleVisibility {
  public:
-  enum class State : uint8_t { kOff, kCounting, kPal };
+  enum class State : uint8_t { kOff, kCounting, kPal, kHighIpl };
+  // The lowest IPL that masks the counter's overflow (QEMU's clock interrupt).
+  static constexpr uint8_t kMaskingIpl = 5;
 
   // `sampling`: the run samples the cycle counter; else nothing is recorded.
-  explicit SampleVisibility(bool sampling = false) : enabled_(sampling) {}
+  // `period`, `range`: the driver's periods, uniform in [period, period +
+  // range] cycles (0: unknown, every masked cycle lands as one).
+  explicit SampleVisibility(bool sampling = false, uint32_t period = 0, uint32_t range = 0)
+      : enabled_(sampling), period_(period), range_(range) {}
   bool enabled() const { return enabled_; }
 
   // The model enters `timing`'s block (after the previous block, whose
@@ -45,6 +61,8 @@ class SampleVisibility {
   // Books `cycles` spent at `pc` (negative: a correction).
   void book(uint64_t pc, int64_t cycles);
   State state() const { return state_; }
+  // The processor's IPL from now on (PAL's mtpr PS, the kernel's swpipl).
+  void set_ipl(uint8_t ipl) { ipl_ = ipl; }
 
   // Visible cycles per truth key (truth_space.h): the address space the
   // CPU runs from now on.
@@ -56,8 +74,12 @@ class SampleVisibility {
   void count_previous_block();
   void enter_pal(uint64_t offset);
   void leave_pal(uint64_t head);
+  void land_deferred(uint64_t head);
+  bool masked() const { return ipl_ >= kMaskingIpl; }
+  int64_t landing(int64_t stretch) const;
 
   bool enabled_ = false;
+  uint32_t period_ = 0, range_ = 0;
   State state_ = State::kOff;
   // Counting towards an overflow: from a reload to the delivery.
   bool armed_ = false;
@@ -73,6 +95,7 @@ class SampleVisibility {
   int64_t deferred_ = 0, held_ = 0;
   bool interrupted_ = false;
   uint32_t space_ = 0;
+  uint8_t ipl_ = 0;
   std::map<uint64_t, int64_t> visible_;
 };
 

@@ -79,6 +79,9 @@ class VcpuModel {
   void switch_address_space(uint32_t number) { space_ = number; }
   // The truth's address space (truth_space.h) the CPU runs from now on.
   void switch_truth_space(uint32_t space) { truth_.switch_space(space); }
+  // The processor's IPL from now on (sample_visibility.h: the overflows it
+  // masks are visible where it drops).
+  void set_ipl(uint8_t ipl) { truth_.visibility.set_ipl(ipl); }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
   // On a multiprocessor: the caches' coherence, and this CPU's number.

@@ -32,6 +32,11 @@ bool VcpuModel::continues(const BlockRecord& block, bool step) const {
 }
 
 uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
+  const bool exited = aborted_.block != nullptr;
+  const bool io_tail = !exited && follows_io_access(block);
+  if (io_tail) io_only_rerun(*accessed_block_, accessed_index_);
+  accessed_block_ = nullptr;
+  entered_ = &block;
   if (continues(block, step)) {
     // Nothing happened between: the block goes on, timed as it was, and
     // its instructions are counted as its own (no cut, no entry).
@@ -215,8 +220,38 @@ void VcpuModel::settle_abort() {
   last_pc_ = a.index > 0 ? t.pc - 4 : last_pc_before_block_;
 }
 
+// Under icount an access to a device must end its block: QEMU abandons the
+// block at the access (cpu_io_recompile), runs the instruction alone in a
+// block that calls no callbacks but memory ones, and goes on in a new block
+// after it. So the next entry is of the instruction after the access, in the
+// middle of the block entered, which did not end (unless it branches there
+// itself). Its later instructions did not run in this entry (the next block
+// runs them): it is cut there, as at an exact exit.
+bool VcpuModel::follows_io_access(const BlockRecord& next) const {
+  if (!accessed_block_ || !entered_) return false;
+  const Site at = site(*accessed_block_, accessed_index_);
+  const std::vector<InstructionTiming>& all = at.block->timing.instructions;
+  return at.index + 1 < all.size() && next.timing.pc == all[at.index + 1].pc &&
+         next.timing.pc != entered_->timing.branch_target;
+}
+
+void VcpuModel::io_only_rerun(const BlockRecord& block, uint32_t index) {
+  const Site at = site(block, index);
+  const std::vector<InstructionTiming>& all = at.block->timing.instructions;
+  const uint32_t next = at.index + 1;
+  if (next >= all.size()) return;
+  at.block->cut[next].fetch_add(1, std::memory_order_relaxed);
+  truth_.cut(*at.block, next);
+  truth_.visibility.cut(next);  // it counts the whole block's instructions
+  previous_static_ = all[next].offset;
+  last_pc_ = all[at.index].pc;
+  previous_block_ = nullptr;
+}
+
 uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr,
                                   uint64_t paddr, bool store) {
+  accessed_block_ = &block;
+  accessed_index_ = index;
   if (is_rerun_head(block, index) && rerun_access_done_) {
     rerun_access_done_ = false;  // modelled before the exit that re-runs it
     return 0;

@@ -54,6 +54,8 @@ class VcpuModel {
   uint64_t step_units(const BlockRecord& block, uint32_t index);
   // Before the load or store at instruction `index` (virtual and physical
   // address; physical ~0 when unknown): its own stall (DTB miss, write buffer).
+  // An entry right after an access, in the middle of the block, follows an
+  // access to a device QEMU ran alone (io_only_rerun): the block stopped there.
   uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr, uint64_t paddr,
                          bool store);
   // At the first reader of a register loaded earlier in the block.
@@ -128,6 +130,8 @@ class VcpuModel {
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
   void record_edge(uint64_t to);
   void see(BlockRecord& block);
+  bool follows_io_access(const BlockRecord& next) const;
+  void io_only_rerun(const BlockRecord& block, uint32_t index);
 
   const Machine& machine_;
   MemorySystem memory_;
@@ -137,6 +141,11 @@ class VcpuModel {
 
   uint64_t block_start_ = 0, dynamic_in_block_ = 0, previous_static_ = 0;
   const BlockRecord* previous_block_ = nullptr;  // completed, for its branch outcome
+  // The last block entered, and the last load or store modelled since
+  // (io_only_rerun).
+  const BlockRecord* entered_ = nullptr;
+  const BlockRecord* accessed_block_ = nullptr;
+  uint32_t accessed_index_ = 0;
   bool started_ = false;
   uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
   uint64_t skip_pc_ = 1;  // odd: no instruction's address

@@ -136,6 +136,38 @@ TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
   EXPECT_TRUE(model.truth().edges.empty());  // pc -> pc + 4 is sequential
 }
 
+// Under icount QEMU abandons a block at a device access, runs the access
+// alone (memory callbacks only) and goes on after it in a new block: the
+// block's later instructions run once, in that block.
+TEST(Ev5VcpuModel, ADeviceAccessQemuRanAloneCutsItsBlock) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x9000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2), addq(2, 2, 3), bne(3, -4)});
+  BlockRecord tail = testing::block_of(pc + 4, {addq(1, 1, 2), addq(2, 2, 3), bne(3, -4)});
+  for (int i = 0; i < 3; ++i) {
+    model.enter(block);
+    model.memory_access(block, 0, kKseg + 0x200000, 0x200000, false);
+    model.enter(tail);
+  }
+  EXPECT_EQ(block.executions(0), 3u);
+  EXPECT_EQ(block.executions(1), 0u);
+  EXPECT_EQ(tail.executions(0), 3u);
+}
+
+// A loop that branches into its own middle after an access is no cut.
+TEST(Ev5VcpuModel, ABranchBackIntoTheBlockAfterAnAccessIsNoCut) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0xa000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2), bne(2, -2)});
+  BlockRecord loop = testing::block_of(pc + 4, {addq(1, 1, 2), bne(2, -2)});
+  model.enter(block);
+  model.memory_access(block, 0, kKseg + 0x200000, 0x200000, false);
+  model.enter(loop);  // bne's target: pc + 12 - 8
+  EXPECT_EQ(block.executions(2), 1u);
+}
+
 // The patch's step exit: a charge whose deadline lay further on in the block
 // leaves it before the charged instruction, and the rest runs next as a step
 // block, which goes on timing the block as it was (the dependency cycle is

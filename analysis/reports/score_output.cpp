@@ -131,6 +131,8 @@ void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
   json.key("distance").real(p.distance, 6).key("noise_distance").real(p.noise_distance, 6);
   json.key("noise_spread").real(p.noise_spread, 6).field("draws", uint64_t(p.draws));
   json.key("ratio").real(p.ratio, 6).field("judged", uint64_t{p.judged});
+  json.key("noise_farther").real(p.noise_farther, 4);
+  json.key("noise_ratio_p95").real(p.noise_ratio_p95, 4);
   json.field("outliers_total", uint64_t{p.outliers.size()});
   json.key("expectation").value(p.visible_cycles ? "visible" : "cycles");
   json.key("outliers").begin_array();
@@ -158,6 +160,11 @@ void print_placement(const calc::PlacementScore& p, std::ostream& out) {
                 "  total variation %.4f = %.2f x sampling noise (%.4f +- %.4f over %d draws of "
                 "%.0f samples)\n",
                 p.distance, p.ratio, p.noise_distance, p.noise_spread, p.draws, p.samples);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "  noise alone: %.0f %% of the draws as far or farther; 95 %% of them under "
+                "%.2f x\n",
+                100 * p.noise_farther, p.noise_ratio_p95);
   out << line;
   out << "  " << p.judged << " instructions with >= 200 expected samples, " << p.outliers.size()
       << " beyond 4 sigma\n";

@@ -167,7 +167,7 @@ TEST_F(CalcEv5Cli, ScoreHoldsTheSamplesAgainstTheTruthsCycles) {
   EXPECT_NE(j.out.find("\"samples\": 213754", placement), std::string::npos) << j.out;
   EXPECT_NE(j.out.find("\"judged\": 13", placement), std::string::npos)
       << j.out;  // all 13 reach 200
-  EXPECT_NE(j.out.find("\"draws\": 32", placement), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"draws\": 64", placement), std::string::npos) << j.out;
 }
 
 TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {

@@ -60,10 +60,12 @@ void add_noise(const Distributions& d, double n, const PlacementOptions& options
   const int64_t whole = std::llround(n);
   if (whole <= 0 || options.draws <= 0) return;
   std::mt19937_64 rng(options.seed);
+  std::vector<double> tvds;
   double sum = 0, sum_squares = 0;
   for (int i = 0; i < options.draws; ++i) {
     const double tvd =
         total_variation(multinomial(whole, d.truth, rng), static_cast<double>(whole), d.truth);
+    tvds.push_back(tvd);
     sum += tvd;
     sum_squares += tvd * tvd;
   }
@@ -71,6 +73,12 @@ void add_noise(const Distributions& d, double n, const PlacementOptions& options
   score.noise_distance = sum / options.draws;
   score.noise_spread = std::sqrt(
       std::max(0.0, sum_squares / options.draws - score.noise_distance * score.noise_distance));
+  const auto farther = std::count_if(tvds.begin(), tvds.end(),
+                                     [&](double tvd) { return tvd >= score.distance; });
+  score.noise_farther = static_cast<double>(farther) / options.draws;
+  std::sort(tvds.begin(), tvds.end());
+  const auto p95 = std::min(tvds.size() - 1, static_cast<size_t>(0.95 * tvds.size()));
+  if (score.noise_distance > 0) score.noise_ratio_p95 = tvds[p95] / score.noise_distance;
 }
 
 void judge_instructions(const Distributions& d, double n, const PlacementOptions& options,
@@ -105,7 +113,7 @@ PlacementScore score_placement(const SamplesByAddress& samples,
   const Distributions d = align(samples, cycles, score.true_cycles);
   score.instructions = d.pcs.size();
   score.distance = total_variation(d.samples, score.samples, d.truth);
-  add_noise(d, score.samples, options, score);
+  add_noise(d, score.samples, options, score);  // after the distance: it counts the draws beyond
   if (score.noise_distance > 0) score.ratio = score.distance / score.noise_distance;
   judge_instructions(d, score.samples, options, score);
   return score;

@@ -20,7 +20,7 @@ namespace dcpi::calc {
 
 struct PlacementOptions {
   uint64_t seed = 1;          // the noise draws are reproducible
-  int draws = 32;             // multinomial draws for the noise distance
+  int draws = 64;             // multinomial draws for the noise distance
   double min_expected = 200;  // instructions judged one by one from this many expected samples
   double outlier_sigma = 4;   // an instruction beyond this many σ is an outlier
 };
@@ -45,6 +45,13 @@ struct PlacementScore {
   // distance / noise_distance; 0 when nothing can be judged (no samples or
   // no cycles).
   double ratio = 0;
+  // How far an ideal sampler's own ratio goes: the share of the draws at
+  // least as far from the truth as the samples (a Monte Carlo p-value; a
+  // small share says the samples are farther than noise), and the 95th
+  // percentile of the draws' distance / noise_distance. With few
+  // instructions the noise's spread is wide and a ratio of 1.3 can be noise.
+  double noise_farther = 0;
+  double noise_ratio_p95 = 0;
   size_t judged = 0;  // instructions with ≥ min_expected expected samples
   // The judged instructions beyond outlier_sigma, largest |z| first.
   std::vector<PlacementOutlier> outliers;

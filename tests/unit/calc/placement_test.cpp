@@ -41,6 +41,11 @@ TEST(Placement, AnIdealSamplerScoresAboutOneTimesNoise) {
     EXPECT_LT(s.ratio, 1.5) << seed;
     EXPECT_TRUE(s.outliers.empty()) << seed;
     EXPECT_EQ(s.judged, 40u);  // ≥ 200 expected each
+    // Its own draw is one more of the noise's: not beyond all of them, and
+    // the noise's 95th percentile lies above the mean.
+    EXPECT_GT(s.noise_farther, 0.0) << seed;
+    EXPECT_GT(s.noise_ratio_p95, 1.0) << seed;
+    EXPECT_LT(s.noise_ratio_p95, 2.0) << seed;
   }
 }
 
@@ -53,6 +58,7 @@ TEST(Placement, ASkidToTheNextInstructionIsFarAboveNoiseAndNamesBothPcs) {
   samples[stalled + 4] += moved;
   const PlacementScore s = score_placement(samples, cycles);
   EXPECT_GT(s.ratio, 3);
+  EXPECT_EQ(s.noise_farther, 0.0);  // no draw of the noise is as far
   ASSERT_GE(s.outliers.size(), 2u);
   EXPECT_TRUE((s.outliers[0].pc == stalled && s.outliers[1].pc == stalled + 4) ||
               (s.outliers[1].pc == stalled && s.outliers[0].pc == stalled + 4));
@@ -94,7 +100,7 @@ TEST(Placement, TheNoiseIsReproducibleForASeedAndMovesWithIt) {
   const PlacementScore c = score_placement(samples, cycles, {.seed = 4});
   EXPECT_EQ(a.noise_distance, b.noise_distance);
   EXPECT_NE(a.noise_distance, c.noise_distance);
-  EXPECT_EQ(a.draws, 32);
+  EXPECT_EQ(a.draws, 64);
   EXPECT_GT(a.noise_spread, 0);
 }
 

@@ -88,7 +88,7 @@
 #define CSERVE_SET_TICK 2  /* a1 tick interval in ns (0 disables) */
 #define CSERVE_VMTIME 3    /* v0 = virtual clock in ns */
 #define CSERVE_PAL_IMAGE 4 /* v0 = KSEG address of {start, end, build-id note start, end} */
-#define CSERVE_WAIT 5      /* wtint: sleep until an interrupt is pending; v0 = 0 */
+#define CSERVE_SLEPT 5     /* a1 = ns the CPU just slept in wtint (for the ev5 model); v0 = 0 */
 
 /* wrperfmon (CALL_PAL 0x39) functions: EV5/OSF function codes. */
 #define PERFMON_DISABLE 0
@@ -133,13 +133,13 @@
 #define PAL_VECTOR_CLOCK 0x0180
 #define PAL_VECTOR_DEVICE 0x0200
 #define PAL_COUNTER_DELIVERY 0x0194
-/* The wait (cserve CSERVE_WAIT: QEMU runs CALL_PAL wtint itself, never
- * entering PALcode) stores how long the CPU slept (ns of the virtual clock)
- * at this offset, after it wakes: the ev5 model books the sleep as cycles
- * there (a halted 21164's cycle counter still counts, so the samples of an
- * idle CPU land where the wait returns), since its own time only follows
- * the instructions it runs. */
-#define PAL_WAIT_SLEPT 0x1fa4
+/* cserve CSERVE_SLEPT (QEMU runs CALL_PAL wtint itself, never entering
+ * PALcode, so the kernel reports each sleep it measured on the virtual
+ * clock) stores the sleep's length (ns) at this offset: the ev5 model books
+ * it as cycles there (a halted 21164's cycle counter still counts, so the
+ * samples of an idle CPU land where its IPL drops after the sleep), since
+ * its own time only follows the instructions it runs. */
+#define PAL_WAIT_SLEPT 0x1f94
 /* The virtual clock's nanoseconds per cycle: -icount shift=2 (DESIGN §3). */
 #define PAL_NS_PER_CYCLE 4
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */

@@ -420,15 +420,12 @@ pal_retsys:				/* back to user mode after callsys */
 	hw_ret	(p5)
 
 /* QEMU runs CALL_PAL wtint itself (target/alpha/translate.c halts the CPU
- * without entering PALcode), so the kernel waits through cserve
- * CSERVE_WAIT, whose body sits in wtint's slot: it also stores how long the
- * CPU slept at PAL_WAIT_SLEPT, where the ev5 model books the sleep. */
+ * without entering PALcode), so the kernel measures each sleep on the
+ * virtual clock and reports it through cserve CSERVE_SLEPT (a1 = ns), whose
+ * body sits in wtint's slot: it stores the length at PAL_WAIT_SLEPT, where
+ * the ev5 model books the sleep (a halted 21164's cycle counter counts on). */
 	CALL_PAL_PRIV(CALL_PAL_WTINT)
-pal_wtint:
-	mfpr	p1, prVmtime
-	mtpr	$31, prWait		/* sleep until an interrupt is pending */
-	mfpr	p2, prVmtime
-	subq	p2, p1, p2		/* how long it slept (ns) */
+pal_cserve_slept:
 	mfpr	p1, ptCpu
 	br	p3, 1f
 1:	lda	p3, (pal_mailbox - 1b)(p3)
@@ -436,7 +433,7 @@ pal_wtint:
 	s8addq	p1, p3, p3
 	.globl	pal_wait_slept		/* at PAL_WAIT_SLEPT (tests/guest/pal_offsets.py) */
 pal_wait_slept:
-	stq	p2, 24(p3)		/* the ev5 model books the sleep from this store */
+	stq	a1, 24(p3)		/* the ev5 model books the sleep from this store */
 	mov	$31, v0
 	hw_rei
 
@@ -805,8 +802,8 @@ pal_cserve_body:
 	bne	p1, pal_read_vmtime
 	cmpeq	a0, CSERVE_PAL_IMAGE, p1
 	bne	p1, pal_read_image
-	cmpeq	a0, CSERVE_WAIT, p1
-	bne	p1, pal_wtint
+	cmpeq	a0, CSERVE_SLEPT, p1
+	bne	p1, pal_cserve_slept
 	lda	v0, -1($31)
 	hw_rei
 

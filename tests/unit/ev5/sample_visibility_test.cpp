@@ -191,6 +191,36 @@ TEST(Ev5SampleVisibility, AMaskedStretchLandsAsAtMostOnePeriod) {
   EXPECT_EQ(landed(5000000), 1100);  // a long sleep: one sample
 }
 
+// The kernel sleeps at IPL 7 and reports the sleep (CSERVE_SLEPT): a sleep
+// ends at the first overflow in it, so it lands whole, not capped.
+TEST(Ev5SampleVisibility, AReportedSleepLandsWholeWhereTheIplDrops) {
+  const Blocks b;
+  SampleVisibility v(true, 1000, 200);
+  reload(v, b);
+  v.set_ipl(7);
+  v.enter(b.masked, kAddq);
+  v.book_sleep(5000);
+  v.set_ipl(0);
+  v.enter(b.user, kAddq);
+  EXPECT_EQ(v.visible().at(kUser), 5000 + b.masked.static_cycles);
+}
+
+// When an interrupt is pending as the IPL drops, it is taken at once: the
+// stretch lands on the instruction after the swpipl, which never entered.
+TEST(Ev5SampleVisibility, AnInterruptTakenAsTheIplDropsLandsAfterTheSwpipl) {
+  const Blocks b;
+  SampleVisibility v(true, 1000, 200);
+  reload(v, b);
+  v.set_ipl(7);
+  v.enter(b.masked, kAddq);
+  v.book_sleep(700);
+  v.set_ipl(0);              // the block's last instruction lowered it
+  v.enter(b.clock, kAddq);   // the pending interrupt
+  v.enter(b.delivery, kAddq);
+  const uint64_t after = kKernel + 0xc0 + 4 * b.masked.instructions.size();
+  EXPECT_EQ(v.visible().at(after), 700 + b.masked.static_cycles);
+}
+
 TEST(Ev5SampleVisibility, WithoutSamplingNothingIsRecorded) {
   const Blocks b;
   SampleVisibility v;

@@ -176,8 +176,8 @@ void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t 
   state->vcpus[vcpu]->switch_truth_space(space);
 }
 
-// PAL's wait (cserve CSERVE_WAIT) stores how long the CPU slept
-// (firmware/pal_abi.h PAL_WAIT_SLEPT).
+// PAL's cserve CSERVE_SLEPT stores how long the CPU slept in the kernel's
+// last wtint, which QEMU runs inline (firmware/pal_abi.h PAL_WAIT_SLEPT).
 void on_slept(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const qemu_plugin_mem_value value = qemu_plugin_mem_get_value(info);

@@ -29,6 +29,10 @@ void SampleVisibility::book(uint64_t pc, int64_t cycles) {
   if (enabled_ && state_ != State::kOff) add(pc, cycles);
 }
 
+void SampleVisibility::book_sleep(int64_t cycles) {
+  if (enabled_ && state_ != State::kOff) slept_ += cycles;
+}
+
 // The static cycles of the instructions the previous block ran (the
 // dynamic stalls are booked where they happen).
 void SampleVisibility::count_previous_block() {
@@ -41,6 +45,8 @@ void SampleVisibility::count_previous_block() {
 void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   if (!enabled_) return;
   count_previous_block();
+  const BlockTiming* previous = block_;
+  const size_t previous_ran = ran_;
   block_ = &timing;
   ran_ = timing.instructions.size();
   const uint64_t head = timing.pc;
@@ -50,10 +56,13 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
     reload = called_reload_;
     returning_ = called_return_;
   }
+  // From kernel code at a masking IPL through a swpipl that lowered it (which
+  // ends its block): where the kernel goes on, or where an interrupt pending
+  // meanwhile is taken at once.
+  if (!in_pal_ && !masked() && (deferred_ != 0 || slept_ != 0))
+    land_deferred(pal && previous ? previous->pc + 4 * previous_ran : head);
   if (pal) enter_pal(head - kKsegBase);
   if (!pal && in_pal_) leave_pal(head);
-  // From kernel code at a masking IPL through a swpipl that lowered it.
-  if (!pal && !in_pal_ && !masked() && deferred_ != 0) land_deferred(head);
   in_pal_ = pal;
   if (reload) armed_ = true;  // the PAL entry that writes the counter
   state_ = !armed_    ? State::kOff
@@ -73,6 +82,7 @@ void SampleVisibility::enter_pal(uint64_t offset) {
     // and none counts until the reload.
     armed_ = false;
     deferred_ = 0;
+    slept_ = 0;
   }
   if (offset == PAL_VECTOR_IPI || offset == PAL_VECTOR_CLOCK || offset == PAL_VECTOR_DEVICE) {
     // An interrupt: PAL's cycles so far land where the interrupted
@@ -108,8 +118,10 @@ int64_t SampleVisibility::landing(int64_t stretch) const {
 }
 
 void SampleVisibility::land_deferred(uint64_t head) {
-  const int64_t cycles = landing(deferred_);
+
+  const int64_t cycles = landing(deferred_) + slept_;
   deferred_ = 0;
+  slept_ = 0;
   if (cycles != 0) visible_[truth_key(head, space_)] += cycles;
 }
 

@@ -60,6 +60,10 @@ class SampleVisibility {
   void cut(size_t index) { ran_ = index; }
   // Books `cycles` spent at `pc` (negative: a correction).
   void book(uint64_t pc, int64_t cycles);
+  // Books a sleep the CPU reported (PAL's CSERVE_SLEPT, at IPL 7): it lands
+  // whole with the masked stretch around it, not as at most one period,
+  // since a sleep ends at the first overflow in it (the ALARM wakes it).
+  void book_sleep(int64_t cycles);
   State state() const { return state_; }
   // The processor's IPL from now on (PAL's mtpr PS, the kernel's swpipl).
   void set_ipl(uint8_t ipl) { ipl_ = ipl; }
@@ -93,6 +97,7 @@ class SampleVisibility {
   // PAL cycles of this stretch, and of stretches an interrupt cut short,
   // which land where the interrupted context resumes.
   int64_t deferred_ = 0, held_ = 0;
+  int64_t slept_ = 0;  // reported sleeps of the masked stretch
   bool interrupted_ = false;
   uint32_t space_ = 0;
   uint8_t ipl_ = 0;

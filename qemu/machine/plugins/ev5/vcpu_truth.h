@@ -77,11 +77,11 @@ struct VcpuTruth {
     visibility.book(pc, cycles);
   }
   void edge(uint64_t from, uint64_t to) { ++edges[{key(from), key(to)}]; }
-  // The CPU slept (wtint) at `pc`: its cycle counter ran on.
+  // The CPU slept (wtint; reported at `pc`): its cycle counter ran on.
   void sleep(uint64_t pc, uint64_t cycles) {
     cycle_corrections[key(pc)] += static_cast<int64_t>(cycles);
     halted += cycles;
-    visibility.book(pc, static_cast<int64_t>(cycles));
+    visibility.book_sleep(static_cast<int64_t>(cycles));
   }
   // The hot path: one entry of `block` (its id indexes a dense counter,
   // moved into `blocks` at the next switch or settle()).

@@ -37,10 +37,10 @@ inline void wripir(uint64_t cpu) { DCPI_CALL_PAL_2(CALL_PAL_WRIPIR, cpu, 0); }
 inline uint64_t vmtime_ns();
 // Sleep until an interrupt is pending (wtint; QEMU runs it inline, without
 // our PALcode) and report the sleep's length to PALcode (cserve
-// CSERVE_SLEPT), where the ev5 model books it. At IPL 7, so that the
-// interrupt that wakes the CPU is taken after the measurement, when the
-// caller's IPL returns: QEMU wakes a halted CPU on any pending interrupt,
-// masked or not.
+// CSERVE_SLEPT), where the ev5 model books it (docs/ev5-machine.md "Idle
+// time"). At IPL 7, so that the interrupt that wakes the CPU is taken after
+// the measurement, when the caller's IPL returns: QEMU wakes a halted CPU
+// on any pending interrupt, masked or not.
 inline void wtint() {
   const uint64_t ipl = DCPI_CALL_PAL_2(CALL_PAL_SWPIPL, IPL_HIGH, 0);
   const uint64_t before = vmtime_ns();

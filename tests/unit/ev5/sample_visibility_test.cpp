@@ -214,11 +214,38 @@ TEST(Ev5SampleVisibility, AnInterruptTakenAsTheIplDropsLandsAfterTheSwpipl) {
   v.set_ipl(7);
   v.enter(b.masked, kAddq);
   v.book_sleep(700);
-  v.set_ipl(0);              // the block's last instruction lowered it
-  v.enter(b.clock, kAddq);   // the pending interrupt
+  v.set_ipl(0);             // the block's last instruction lowered it
+  v.enter(b.clock, kAddq);  // the pending interrupt
   v.enter(b.delivery, kAddq);
   const uint64_t after = kKernel + 0xc0 + 4 * b.masked.instructions.size();
   EXPECT_EQ(v.visible().at(after), 700 + b.masked.static_cycles);
+}
+
+// Round-robin icount: a CPU's counter counts the others' cycles while it
+// waits for its turn; an overflow then is taken where it resumes.
+TEST(Ev5SampleVisibility, AWaitForTheTurnLandsWhereTheCpuResumes) {
+  const Blocks b;
+  SampleVisibility v(true, 1000, 200);
+  reload(v, b);
+  v.enter(b.user, kAddq);
+  v.waited(300, kUser);  // resumes at the same block's head
+  v.enter(b.user, kAddq);
+  EXPECT_EQ(v.visible().at(kUser), 300 + b.user.static_cycles);
+  v.waited(5000, b.clock.pc);  // an interrupt taken on resuming: where it stopped
+  v.enter(b.clock, kAddq);
+  EXPECT_EQ(v.visible().at(kUser + 8), 1100);  // at most one period's worth
+}
+
+TEST(Ev5SampleVisibility, AWaitAfterAWtintIsTheReportedSleeps) {
+  const Blocks b;
+  SampleVisibility v(true, 1000, 200);
+  reload(v, b);
+  BlockTiming idle = two_at(kKernel + 0x100, 0x3e);  // ends in CALL_PAL wtint
+  v.enter(idle, 0x3e);
+  v.waited(4000, kKernel + 0x40);
+  v.enter(b.kernel, kAddq);
+  EXPECT_EQ(v.visible().count(kKernel + 0x40), 1u);  // only the reload's PAL cycles
+  EXPECT_EQ(v.visible().at(kKernel + 0x40), b.kernel.static_cycles + b.wrperfmon.static_cycles);
 }
 
 TEST(Ev5SampleVisibility, WithoutSamplingNothingIsRecorded) {

@@ -18,6 +18,7 @@
 // re-models nor re-counts its re-run.
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -70,6 +71,8 @@ struct State {
   bool probed = false;
   // The CPUs' caches kept coherent (coherence.h), with more than one CPU.
   dcpi::ev5::Coherence coherence;
+  // Round-robin icount's one virtual clock: every CPU's modelled cycles.
+  std::atomic<uint64_t> clock{0};
   // Address spaces by page-table base, numbered from 1 as ASNs (0: boot).
   std::mutex spaces_lock;
   std::unordered_map<uint64_t, uint32_t> spaces;
@@ -486,7 +489,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         o.machine, dcpi::ev5::SampleVisibility(o.sampling != 0, o.period, o.period_range)));
   if (vcpus > 1)
     for (int v = 0; v < vcpus; ++v)
-      state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v));
+      state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v), &state->clock);
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
   state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
   state->stall = {state->words, offsetof(ChargeWords, stall)};

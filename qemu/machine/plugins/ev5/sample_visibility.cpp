@@ -33,6 +33,18 @@ void SampleVisibility::book_sleep(int64_t cycles) {
   if (enabled_ && state_ != State::kOff) slept_ += cycles;
 }
 
+void SampleVisibility::waited(int64_t cycles, uint64_t head) {
+  if (!enabled_ || cycles <= 0 || state_ == State::kOff || called_wtint_) return;
+  if (state_ != State::kCounting) {
+    deferred_ += cycles;
+    return;
+  }
+  // An interrupt taken on resuming enters PAL: it lands where the CPU stopped.
+  const bool interrupt = is_palcode_address(head) && block_;
+  const uint64_t resume = interrupt ? block_->pc + 4 * ran_ : head;
+  visible_[truth_key(resume, space_)] += landing(cycles);
+}
+
 // The static cycles of the instructions the previous block ran (the
 // dynamic stalls are booked where they happen).
 void SampleVisibility::count_previous_block() {
@@ -73,6 +85,7 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
     const isa::Instruction last = isa::decode(last_word);
     called_reload_ = is_call_pal(last, CALL_PAL_WRPERFMON) || is_call_pal(last, CALL_PAL_RTIPERF);
     called_return_ = is_call_pal(last, CALL_PAL_RTI) || is_call_pal(last, CALL_PAL_RTIPERF);
+    called_wtint_ = is_call_pal(last, CALL_PAL_WTINT);
   }
 }
 
@@ -118,7 +131,6 @@ int64_t SampleVisibility::landing(int64_t stretch) const {
 }
 
 void SampleVisibility::land_deferred(uint64_t head) {
-
   const int64_t cycles = landing(deferred_) + slept_;
   deferred_ = 0;
   slept_ = 0;

@@ -64,6 +64,12 @@ class SampleVisibility {
   // whole with the masked stretch around it, not as at most one period,
   // since a sleep ends at the first overflow in it (the ALARM wakes it).
   void book_sleep(int64_t cycles);
+  // The CPU waited `cycles` of the one virtual clock for its round-robin
+  // turn (other CPUs ran; docs/ev5-machine.md "SMP"): its counter counted
+  // them, and an overflow among them is taken where it resumes, before
+  // `head` is entered (so before enter()). Not after a wtint: the reported
+  // sleep holds that wait.
+  void waited(int64_t cycles, uint64_t head);
   State state() const { return state_; }
   // The processor's IPL from now on (PAL's mtpr PS, the kernel's swpipl).
   void set_ipl(uint8_t ipl) { ipl_ = ipl; }
@@ -94,6 +100,7 @@ class SampleVisibility {
   // What the last block outside PAL called: the reload (wrperfmon,
   // rtiperf), the return from an interrupt (rti, rtiperf), or neither.
   bool called_reload_ = false, called_return_ = false, returning_ = false;
+  bool called_wtint_ = false;
   // PAL cycles of this stretch, and of stretches an interrupt cut short,
   // which land where the interrupted context resumes.
   int64_t deferred_ = 0, held_ = 0;

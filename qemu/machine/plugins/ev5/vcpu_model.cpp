@@ -32,6 +32,8 @@ bool VcpuModel::continues(const BlockRecord& block, bool step) const {
 }
 
 uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
+  // The other CPUs' cycles since this one last ran: its wait for its turn.
+  const uint64_t waited = clock_ && started_ ? clock_->load() - clock_mark_ : 0;
   const bool exited = aborted_.block != nullptr;
   const bool io_tail = !exited && follows_io_access(block);
   if (io_tail) io_only_rerun(*accessed_block_, accessed_index_);
@@ -45,6 +47,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
     rerun_block_ = &block;
     owe_rerun();
     aborted_ = {};
+    truth_.visibility.waited(static_cast<int64_t>(waited), block.timing.pc);
+    if (clock_) clock_mark_ = clock_->load();
     return 0;
   }
   if (aborted_.block) settle_abort();
@@ -53,9 +57,12 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   const BlockTiming& timing = block.timing;
   block.entries.fetch_add(1, std::memory_order_relaxed);
   truth_.enter(block);
-  block_start_ += previous_static_ + dynamic_in_block_;
+  const uint64_t ran = previous_static_ + dynamic_in_block_;
+  block_start_ += ran;
+  if (clock_) clock_mark_ = clock_->fetch_add(ran) + ran;
   previous_static_ = timing.static_cycles;
   dynamic_in_block_ = 0;
+  truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
   truth_.visibility.enter(timing, block.words.back());
   record_edge(timing.pc);
   started_ = true;
@@ -228,11 +235,13 @@ void VcpuModel::settle_abort() {
 // itself). Its later instructions did not run in this entry (the next block
 // runs them): it is cut there, as at an exact exit.
 bool VcpuModel::follows_io_access(const BlockRecord& next) const {
-  if (!accessed_block_ || !entered_) return false;
-  const Site at = site(*accessed_block_, accessed_index_);
-  const std::vector<InstructionTiming>& all = at.block->timing.instructions;
-  return at.index + 1 < all.size() && next.timing.pc == all[at.index + 1].pc &&
-         next.timing.pc != entered_->timing.branch_target;
+  // The access inside the block entered, not its last instruction: a block
+  // icount translated short (block_record.h) ends at an access of its own.
+  if (!accessed_block_ || accessed_block_ != entered_) return false;
+  const BlockTiming& timing = entered_->timing;
+  return accessed_index_ + 1 < timing.instructions.size() &&
+         next.timing.pc == timing.instructions[accessed_index_ + 1].pc &&
+         next.timing.pc != timing.branch_target;
 }
 
 void VcpuModel::io_only_rerun(const BlockRecord& block, uint32_t index) {

@@ -14,6 +14,7 @@
 // instruction.
 #pragma once
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -86,8 +87,14 @@ class VcpuModel {
   void set_ipl(uint8_t ipl) { truth_.visibility.set_ipl(ipl); }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
-  // On a multiprocessor: the caches' coherence, and this CPU's number.
-  void join(Coherence* coherence, size_t cpu) { memory_.join(coherence, cpu); }
+  // On a multiprocessor: the caches' coherence, this CPU's number, and the
+  // one virtual clock of round-robin icount: the sum of every CPU's
+  // modelled cycles (a CPU's counter also counts the others' while it waits
+  // for its turn; sample_visibility.h waited()).
+  void join(Coherence* coherence, size_t cpu, std::atomic<uint64_t>* clock = nullptr) {
+    memory_.join(coherence, cpu);
+    clock_ = clock;
+  }
 
   // Register slots whose load has not completed (bit per slot).
   uint64_t pending_loads() const { return pending_; }
@@ -144,6 +151,9 @@ class VcpuModel {
   // The last block entered, and the last load or store modelled since
   // (io_only_rerun).
   const BlockRecord* entered_ = nullptr;
+  // The shared clock (join), and its value after this CPU's last addition.
+  std::atomic<uint64_t>* clock_ = nullptr;
+  uint64_t clock_mark_ = 0;
   const BlockRecord* accessed_block_ = nullptr;
   uint32_t accessed_index_ = 0;
   bool started_ = false;

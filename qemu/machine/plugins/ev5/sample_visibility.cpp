@@ -35,6 +35,7 @@ void SampleVisibility::book_sleep(int64_t cycles) {
 
 void SampleVisibility::waited(int64_t cycles, uint64_t head) {
   if (!enabled_ || cycles <= 0 || state_ == State::kOff || called_wtint_) return;
+  waited_total_ += cycles;  // landed capped: the total bounds what landed
   if (state_ != State::kCounting) {
     deferred_ += cycles;
     return;

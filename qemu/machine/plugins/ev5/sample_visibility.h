@@ -78,6 +78,9 @@ class SampleVisibility {
   // CPU runs from now on.
   void set_space(uint32_t space) { space_ = space; }
   const std::map<uint64_t, int64_t>& visible() const { return visible_; }
+  // Of those, the cycles booked for waits for the round-robin turn (not
+  // this CPU's own; the truth's `event waited_cycles`).
+  int64_t waited_total() const { return waited_total_; }
 
  private:
   void add(uint64_t pc, int64_t cycles);
@@ -105,6 +108,7 @@ class SampleVisibility {
   // which land where the interrupted context resumes.
   int64_t deferred_ = 0, held_ = 0;
   int64_t slept_ = 0;  // reported sleeps of the masked stretch
+  int64_t waited_total_ = 0;
   bool interrupted_ = false;
   uint32_t space_ = 0;
   uint8_t ipl_ = 0;

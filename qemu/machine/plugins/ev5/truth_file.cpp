@@ -76,6 +76,7 @@ void add_visible(const SampleVisibility& sampling, Totals& totals) {
     sum += static_cast<uint64_t>(std::max<int64_t>(cycles, 0));
   }
   totals.events[DCPI_TRUTH_VISIBLE_CYCLES_EVENT] += sum;
+  totals.events["waited_cycles"] += static_cast<uint64_t>(sampling.waited_total());
 }
 
 void add_dynamic(const VcpuTruth& truth, Totals& totals) {

@@ -1,4 +1,5 @@
-// Plugin arguments: out=PATH (the truth file; none without it) and the tunable machine
+// Plugin arguments: out=PATH (the truth file; none without it), contexts=PATH and
+// paths=PATH (the calling contexts, the path profiles; none without them) and the tunable machine
 // parameters (docs/ev5-machine.md), each checked against its range.
 #pragma once
 #include <string>
@@ -16,6 +17,11 @@ struct PluginOptions {
   // sampling=1: the run samples the cycle counter, so the truth says which
   // cycles a sample can land on (sample_visibility.h); 0: none written.
   uint32_t sampling = 0;
+  // contexts=PATH: the calling context trees with the model's metrics
+  // (context_metrics.h, dcpi run --contexts); empty: none.
+  std::string contexts_path;
+  // paths=PATH: the path profiles (contexts/thread_paths.h, dcpi run --paths).
+  std::string paths_path;
 };
 
 // Applies one "name=value" argument; false with a one-line `error` for an

@@ -4,12 +4,14 @@
  * docs/profile-db.md ("Path profiles").
  *
  * A path is what one activation of a procedure runs between two path
- * boundaries: its entry, a backward transfer (a branch to an address at or
- * below its own: every cycle of a control-flow graph has one, so these
- * edges play Ball-Larus's back edges and the rest is acyclic in address
- * order), its return. It is stored as its start, the taken transfers along
- * it (fall-throughs are implied) and its last instruction: enough to rebuild
- * its block sequence, and the Ball-Larus number, from the paths themselves.
+ * boundaries: its entry, a back edge (Ball-Larus's: an edge to an
+ * instruction on the stack of a depth-first search of the procedure's
+ * control-flow graph from its entry, which the plugin builds from the code
+ * at the procedure's first activation: qemu/machine/plugins/contexts/
+ * procedure_loops.h), its return. It is stored as its start, the taken
+ * transfers along it (fall-throughs are implied) and its last instruction:
+ * enough to rebuild its block sequence, and the Ball-Larus number, from the
+ * paths themselves.
  * Metrics are the path's own instructions (callees excluded, as a calling
  * context's exclusive metrics).
  *
@@ -66,7 +68,7 @@ struct DcpiPathRecord {
   uint64_t mispredicts;
 };
 
-/* A taken transfer inside a path (to != from + 4, forward: to > from). */
+/* A taken transfer inside a path (to != from + 4; an edge of the DAG). */
 struct DcpiPathEdge {
   uint64_t from;
   uint64_t to;

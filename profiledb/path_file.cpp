@@ -62,9 +62,9 @@ void check_path(const DcpiPathRecord& record, uint32_t index, uint64_t next_edge
 
 void check_edges(const PathProfile& profile, size_t edges_at, const std::string& path) {
   for (size_t i = 0; i < profile.edges.size(); ++i)
-    if (profile.edges[i].to <= profile.edges[i].from)
+    if (profile.edges[i].to == profile.edges[i].from + 4)
       throw ProfileFormatError(path, edges_at + i * sizeof(DcpiPathEdge),
-                               "edge " + std::to_string(i) + " is not forward (a path boundary)");
+                               "edge " + std::to_string(i) + " is a fall-through");
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ struct PathProfile {
 };
 
 // Checks everything (framing, CRC, counts against the size, edge ranges in
-// bounds and in order, edges forward, image indices, reserved fields, a
+// bounds and in order, no fall-through as an edge, image indices, reserved fields, a
 // path that ran at least once); any problem is a ProfileFormatError
 // "PATH: at offset N: problem".
 PathProfile decode_paths(std::span<const uint8_t> bytes, const std::string& path);

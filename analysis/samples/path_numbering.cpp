@@ -35,7 +35,7 @@ std::vector<std::pair<uint64_t, uint64_t>> runs_of(const ExecutedPath& path) {
   std::vector<std::pair<uint64_t, uint64_t>> runs;
   uint64_t at = path.start;
   for (const auto& [from, to] : path.edges) {
-    if (from < at || to <= from) throw std::runtime_error("a path that is not forward");
+    if (from < at) throw std::runtime_error("a path whose straight-line run goes backward");
     runs.emplace_back(at, from);
     at = to;
   }
@@ -56,6 +56,34 @@ void cut(const std::set<uint64_t>& leaders, uint64_t first, uint64_t last,
   blocks.emplace_back(at, last);
 }
 
+// Every block after all its successors (depth-first postorder); throws on a cycle.
+std::vector<uint64_t> reverse_topological(
+    const std::map<uint64_t, std::set<uint64_t>>& successors) {
+  std::vector<uint64_t> order;
+  std::map<uint64_t, uint8_t> state;  // 1 on the stack, 2 done
+  for (const auto& [root, ignored] : successors) {
+    if (state[root]) continue;
+    std::vector<std::pair<uint64_t, std::set<uint64_t>::const_iterator>> stack;
+    state[root] = 1;
+    stack.emplace_back(root, successors.at(root).begin());
+    while (!stack.empty()) {
+      auto& [block, next] = stack.back();
+      if (next == successors.at(block).end()) {
+        state[block] = 2;
+        order.push_back(block);
+        stack.pop_back();
+        continue;
+      }
+      const uint64_t to = *next++;
+      if (to == kExit || state[to] == 2) continue;
+      if (state[to] == 1) throw std::runtime_error("the paths' blocks form a cycle");
+      state[to] = 1;
+      stack.emplace_back(to, successors.at(to).begin());
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 PathNumbering number_paths(const std::vector<ExecutedPath>& paths) {
@@ -72,16 +100,15 @@ PathNumbering number_paths(const std::vector<ExecutedPath>& paths) {
           i + 1 < numbered.blocks.size() ? numbered.blocks[i + 1].first : kExit);
     out.paths.push_back(std::move(numbered));
   }
-  // Reverse topological order is descending address (EXIT first).
   std::map<uint64_t, uint64_t> count{{kExit, 1}};
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> value;
-  for (auto it = successors.rbegin(); it != successors.rend(); ++it) {
+  for (uint64_t block : reverse_topological(successors)) {
     uint64_t sum = 0;
-    for (uint64_t next : it->second) {  // ascending, EXIT last
-      value[{it->first, next}] = sum;
+    for (uint64_t next : successors.at(block)) {  // ascending, EXIT last
+      value[{block, next}] = sum;
       sum = add_checked(sum, count.at(next));
     }
-    count[it->first] = sum;
+    count[block] = sum;
   }
   std::map<uint64_t, uint64_t> entry_value;
   for (uint64_t entry : entries) {

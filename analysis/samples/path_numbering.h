@@ -5,8 +5,8 @@
 // a path's end), its edges the consecutive blocks of the paths, plus ENTRY
 // to each path's first block and each path's last block to EXIT (Ball and
 // Larus's pseudo edges where a path starts or ends at a backward
-// transfer). Every edge between blocks goes forward in address
-// (firmware/paths_format.h), so address order is a topological order.
+// transfer). The paths follow the edges of a DAG (the procedure's CFG
+// without its back edges, firmware/paths_format.h), so their union is one.
 //
 // Each edge gets a value such that the sums along the paths from ENTRY to
 // EXIT are exactly 0 .. potential - 1, each once. Paths never executed
@@ -23,7 +23,7 @@ namespace dcpi {
 
 struct ExecutedPath {
   uint64_t start = 0, end = 0;                       // first and last instruction
-  std::vector<std::pair<uint64_t, uint64_t>> edges;  // taken transfers, forward
+  std::vector<std::pair<uint64_t, uint64_t>> edges;  // taken transfers
 };
 
 struct NumberedPath {
@@ -37,8 +37,10 @@ struct PathNumbering {
   size_t blocks = 0;                // vertices, ENTRY and EXIT not counted
 };
 
-// Throws std::runtime_error when a path is not forward (a transfer back, an
-// end before its start) or the count of potential paths passes 2^64.
+// Throws std::runtime_error when a path's runs go backward (an end before
+// its start), when the paths' union has a cycle (paths of code whose back
+// edges differed: two processes' different code at one address), or when
+// the count of potential paths passes 2^64.
 PathNumbering number_paths(const std::vector<ExecutedPath>& paths);
 
 }  // namespace dcpi

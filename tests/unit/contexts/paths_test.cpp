@@ -20,25 +20,28 @@ namespace {
 using contexts::PathKey;
 using contexts::ThreadPaths;
 
+// Back edges as the address rule has them (procedure_loops.h's fallback).
+bool backward(uint64_t, uint64_t from, uint64_t to) { return to <= from; }
+
 // A loop at 0x100: a diamond (0x104 -> 0x110 or fall through to 0x108),
 // then a backward branch at 0x11c to 0x100; the loop runs three times.
 ThreadPaths loop_paths() {
   ThreadPaths paths;
   paths.sync({0}, 0x100, 0x100);
   for (int i = 0; i < 3; ++i) {
-    paths.block(0x100, 0x104);  // a backward branch from 0x11c after the first
+    paths.block(0x100, 0x104, backward);  // a back edge from 0x11c after the first
     paths.current().instructions += 2;
     if (i == 1) {
-      paths.block(0x110, 0x11c);  // taken
+      paths.block(0x110, 0x11c, backward);  // taken
     } else {
-      paths.block(0x108, 0x10c);  // fall-through
-      paths.block(0x110, 0x11c);  // the join: a fall-through from 0x10c
+      paths.block(0x108, 0x10c, backward);  // fall-through
+      paths.block(0x110, 0x11c, backward);  // the join: a fall-through from 0x10c
     }
   }
   paths.sync({0, 7}, 0x400, 0x400);  // a call: the loop's path waits
-  paths.block(0x400, 0x40c);
+  paths.block(0x400, 0x40c, backward);
   paths.sync({0}, 0, 0x120);  // its return
-  paths.block(0x120, 0x124);
+  paths.block(0x120, 0x124, backward);
   paths.finish_all();
   return paths;
 }
@@ -65,9 +68,11 @@ TEST(ThreadPaths, BackwardTransfersEndPathsAndCallsSuspendThem) {
 TEST(ThreadPaths, AnExactExitIsNoTransfer) {
   ThreadPaths paths;
   paths.sync({0}, 0x100, 0x100);
-  paths.block(0x100, 0x120);
-  paths.stopped_before(0x110);  // the block left before 0x110 ...
-  paths.block(0x110, 0x120);    // ... which runs again as a block's head
+  paths.block(0x100, 0x120, backward);
+  paths.stopped_before(0x100);          // the block left before its head ...
+  paths.block(0x100, 0x120, backward);  // ... which runs again: no back edge
+  paths.stopped_before(0x110);          // the same at 0x110
+  paths.block(0x110, 0x120, backward);
   paths.finish_all();
   ASSERT_EQ(paths.paths().size(), 1u);
   EXPECT_TRUE(paths.paths().begin()->first.edges.empty());
@@ -96,7 +101,12 @@ TEST(PathNumbering, NumbersAreDenseAndUnique) {
   EXPECT_EQ(numbering.potential, 6u);
   EXPECT_EQ(numbering.paths[1].blocks.size(), 2u);
   EXPECT_EQ(numbering.paths[1].blocks[0], std::make_pair(uint64_t{0x100}, uint64_t{0x104}));
-  EXPECT_THROW(number_paths({{0x100, 0x120, {{0x110, 0x108}}}}), std::runtime_error);
+  EXPECT_THROW(number_paths({{0x100, 0x120, {{0x110, 0x108}}}, {0x108, 0x114, {}}}),
+               std::runtime_error);  // 0x108 -> 0x110 -> 0x108: a cycle
+  // A DAG edge may go backward in address (a loop's arm laid out before it).
+  const PathNumbering back = number_paths({{0x200, 0x20c, {{0x204, 0x100}, {0x104, 0x208}}}});
+  EXPECT_EQ(back.potential, 1u);
+  EXPECT_EQ(back.paths[0].blocks.size(), 3u);
 }
 
 std::vector<uint8_t> paths_file() {
@@ -148,12 +158,12 @@ TEST(PathFile, InconsistentFilesAreRefusedWithOneLine) {
   EXPECT_NE(with_path(0, [](auto& r) { r.count = 0; }).find("never ran"), std::string::npos);
   EXPECT_NE(with_path(0, [](auto& r) { r.image = 3; }).find("image index"), std::string::npos);
   EXPECT_NE(with_path(1, [](auto& r) { r.first_edge = 5; }).find("edges"), std::string::npos);
-  std::vector<uint8_t> backward = paths_file();
-  const size_t edge_at = backward.size() - 8 - sizeof(DcpiPathEdge);
-  const uint64_t low = 1;
-  std::memcpy(backward.data() + edge_at + 8, &low, sizeof low);
-  reseal(backward);
-  EXPECT_NE(error_of(backward).find("not forward"), std::string::npos);
+  std::vector<uint8_t> fall_through = paths_file();
+  const size_t edge_at = fall_through.size() - 8 - sizeof(DcpiPathEdge);
+  const uint64_t next = 0x108;  // the edge 0x104 -> 0x110 made 0x104 -> 0x108
+  std::memcpy(fall_through.data() + edge_at + 8, &next, sizeof next);
+  reseal(fall_through);
+  EXPECT_NE(error_of(fall_through).find("fall-through"), std::string::npos);
   std::vector<uint8_t> torn = paths_file();
   torn[70] ^= 1;
   const std::string one_line = error_of(torn);

@@ -26,17 +26,20 @@ void ThreadPaths::sync(const std::vector<uint64_t>& frames, uint64_t entry, uint
     active.serial = frames[i];
     active.key.procedure = i + 1 == frames.size() ? entry : 0;
     active.key.start = pc;
-    active.last = pc - 4;  // so that `pc` itself is a fall-through
     stack_.push_back(std::move(active));
   }
 }
 
-// Seed 002 §2: a backward transfer ends the path and starts the next at its
-// target; a forward one is recorded; a fall-through is implied.
-void ThreadPaths::block(uint64_t pc, uint64_t last) {
+// Seed 002 §2: a back edge ends the path and starts the next at its
+// target; another taken transfer is recorded; a fall-through is implied.
+void ThreadPaths::block(uint64_t pc, uint64_t last, const EndsPath& ends_path) {
   if (stack_.empty()) return;
   Active& active = stack_.back();
-  if (pc <= active.last) {
+  const bool resumed = pc == resume_;
+  resume_ = 1;
+  if (active.fresh || resumed) {
+    active.fresh = false;
+  } else if (ends_path(active.key.procedure, active.last, pc)) {
     finish(active);
     active.key.start = pc;
   } else if (pc != active.last + 4) {
@@ -46,7 +49,9 @@ void ThreadPaths::block(uint64_t pc, uint64_t last) {
 }
 
 void ThreadPaths::stopped_before(uint64_t pc) {
-  if (!stack_.empty()) stack_.back().last = pc - 4;
+  if (stack_.empty()) return;
+  resume_ = pc;
+  stack_.back().last = pc - 4;  // where the activation stands if it never resumes
 }
 
 PathCosts& ThreadPaths::current() {

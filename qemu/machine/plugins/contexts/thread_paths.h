@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -35,9 +36,12 @@ class ThreadPaths {
   // `frames`: the serials of the activations now live, outermost first:
   // the paths of those that left are finished (a return, a longjmp).
   void sync(const std::vector<uint64_t>& frames, uint64_t entry, uint64_t pc);
+  // Whether control going from `from` to `to` in procedure `entry` ends a path.
+  using EndsPath = std::function<bool(uint64_t entry, uint64_t from, uint64_t to)>;
   // The current activation's next block starts at `pc` and runs to `last`.
-  void block(uint64_t pc, uint64_t last);
-  // An exact exit: the activation's last instruction run is before `pc`.
+  void block(uint64_t pc, uint64_t last, const EndsPath& ends_path);
+  // An exact exit left a block before `pc`, which runs again as a block's
+  // head: no transfer.
   void stopped_before(uint64_t pc);
   // Where a user instruction's metrics go now.
   PathCosts& current();
@@ -50,10 +54,12 @@ class ThreadPaths {
     uint64_t serial = 0;
     PathKey key;
     uint64_t last = 0;  // the last instruction run in this activation
+    bool fresh = true;  // no block run yet: its first is the entry
     PathCosts costs;
   };
   void finish(Active& active);
   std::vector<Active> stack_;
+  uint64_t resume_ = 1;  // odd: none
   std::map<PathKey, PathCosts> paths_;
 };
 

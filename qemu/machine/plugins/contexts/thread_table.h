@@ -25,7 +25,8 @@ struct ContextThread {
   uint32_t cpu = DCPI_CONTEXTS_NO_CPU;
   uint64_t pcb = 0;
   ThreadContexts tree;
-  ThreadPaths paths;  // filled by the ev5 plugin's --paths only
+  ThreadPaths paths;   // filled by the ev5 plugin's --paths only
+  uint64_t space = 0;  // its page-table base, where the ev5 plugin follows it
 };
 
 class ThreadTable {

@@ -81,8 +81,8 @@ class Booking final : public TruthObserver {
 
 }  // namespace
 
-ContextMetrics::ContextMetrics(size_t vcpus, bool paths)
-    : threads_(vcpus), paths_(paths), followed_(vcpus) {
+ContextMetrics::ContextMetrics(size_t vcpus, bool paths, contexts::ProcedureLoops::ReadWord read)
+    : threads_(vcpus), paths_(paths), loops_(std::move(read)), followed_(vcpus) {
   for (size_t v = 0; v < vcpus; ++v)
     observers_.push_back(std::make_unique<Booking>(threads_, static_cast<unsigned int>(v), paths));
 }
@@ -102,7 +102,10 @@ void ContextMetrics::block_head(unsigned int vcpu, const BlockRecord& block) {
     thread.paths.sync(f.frames, thread.tree.current_procedure(), pc);
     f = Followed{&thread, thread.tree.depth(), thread.tree.top_serial(), std::move(f.frames)};
   }
-  thread.paths.block(pc, block.timing.instructions.back().pc);
+  thread.paths.block(pc, block.timing.instructions.back().pc,
+                     [&](uint64_t entry, uint64_t from, uint64_t to) {
+                       return loops_.ends_path(thread.space, entry, from, to);
+                     });
 }
 
 void ContextMetrics::stopped_before(unsigned int vcpu, uint64_t pc) {

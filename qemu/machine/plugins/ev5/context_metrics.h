@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "qemu/machine/plugins/contexts/procedure_loops.h"
 #include "qemu/machine/plugins/contexts/thread_table.h"
 #include "qemu/machine/plugins/contexts/transfer_kind.h"
 #include "qemu/machine/plugins/ev5/vcpu_truth.h"
@@ -30,8 +31,9 @@ namespace dcpi::ev5 {
 
 class ContextMetrics {
  public:
-  // `paths`: also each thread's path profile (thread_paths.h).
-  ContextMetrics(size_t vcpus, bool paths);
+  // `paths`: also each thread's path profile (thread_paths.h), whose back
+  // edges come from the code `read` finds (procedure_loops.h).
+  ContextMetrics(size_t vcpus, bool paths, contexts::ProcedureLoops::ReadWord read = {});
 
   // What vCPU `vcpu`'s truth books goes to its current thread's contexts.
   TruthObserver* observer(unsigned int vcpu) { return observers_[vcpu].get(); }
@@ -41,9 +43,11 @@ class ContextMetrics {
   void stopped_before(unsigned int vcpu, uint64_t pc);
   // A user call, return or jsr_coroutine at `pc` is about to run with `sp`.
   void transfer(unsigned int vcpu, contexts::TransferKind kind, uint64_t pc, uint64_t sp);
-  // The vCPU switched threads: the PCB at `pcb` of thread `pid`.
-  void switch_thread(unsigned int vcpu, uint32_t pid, uint64_t pcb) {
+  // The vCPU switched threads: the PCB at `pcb` of thread `pid`, whose
+  // address space has the page-table base `space`.
+  void switch_thread(unsigned int vcpu, uint32_t pid, uint64_t pcb, uint64_t space) {
     threads_.switch_to(vcpu, pid, pcb);
+    threads_.current(vcpu)->space = space;
   }
   // The files (firmware/contexts_format.h, paths_format.h; machine ev5);
   // false on an error. Call when no vCPU runs.
@@ -53,6 +57,7 @@ class ContextMetrics {
  private:
   contexts::ThreadTable threads_;
   bool paths_;
+  contexts::ProcedureLoops loops_;
   // Per vCPU: the activation its thread's paths last followed (its depth
   // and innermost serial identify the whole stack), and a buffer.
   struct Followed {

@@ -170,16 +170,27 @@ void on_operands(unsigned int vcpu, void* userdata) {
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
 }
 
+// A word of the running vCPU's code, for the path profiles' back edges
+// (contexts/procedure_loops.h).
+bool read_code_word(uint64_t address, uint32_t& word) {
+  thread_local GByteArray* buffer = g_byte_array_new();
+  g_byte_array_set_size(buffer, 0);
+  if (!qemu_plugin_read_memory_vaddr(address, buffer, sizeof word) || buffer->len < sizeof word)
+    return false;
+  std::memcpy(&word, buffer->data, sizeof word);
+  return true;
+}
+
 // The contexts follow threads (a thread's own pid, as the contexts plugin
 // reads it at swpctx), the truth address spaces (its process's). Under
 // spaces_lock (pid_buffer).
-void switch_context_thread(unsigned int vcpu, uint64_t pcb) {
+void switch_context_thread(unsigned int vcpu, uint64_t pcb, uint64_t space) {
   uint32_t thread = 0;
   g_byte_array_set_size(state->pid_buffer, 0);
   if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, state->pid_buffer, sizeof thread) &&
       state->pid_buffer->len >= sizeof thread)
     std::memcpy(&thread, state->pid_buffer->data, sizeof thread);
-  state->contexts->switch_thread(vcpu, thread, pcb);
+  state->contexts->switch_thread(vcpu, thread, pcb, space);
 }
 
 // PAL's swpctx loads the new page-table base from the process control block
@@ -199,7 +210,7 @@ void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t 
     if (!state->pid_buffer) state->pid_buffer = g_byte_array_new();
     const uint32_t pid = dcpi::plugins::process_of_pcb_load(vaddr, state->pid_buffer);
     space = state->truth_spaces.switch_to(pid, value.data.u64);
-    if (state->contexts) switch_context_thread(vcpu, vaddr - DCPI_PCB_PTBR_OFFSET);
+    if (state->contexts) switch_context_thread(vcpu, vaddr - DCPI_PCB_PTBR_OFFSET, value.data.u64);
   }
   state->vcpus[vcpu]->switch_address_space(number & ((1u << 20) - 1));
   state->vcpus[vcpu]->switch_truth_space(space);
@@ -511,8 +522,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int v = 0; v < vcpus; ++v)
       state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v));
   if (!o.contexts_path.empty() || !o.paths_path.empty()) {
-    state->contexts = std::make_unique<dcpi::ev5::ContextMetrics>(static_cast<size_t>(vcpus),
-                                                                  !o.paths_path.empty());
+    state->contexts = std::make_unique<dcpi::ev5::ContextMetrics>(
+        static_cast<size_t>(vcpus), !o.paths_path.empty(), read_code_word);
     for (int v = 0; v < vcpus; ++v)
       state->vcpus[v]->observe_truth(state->contexts->observer(static_cast<unsigned int>(v)));
   }

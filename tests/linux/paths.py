@@ -173,6 +173,13 @@ def main():
         expect("Paths of correlated" in text and "paths.c:" in text,
                "dcpi paths prints the paths with their source lines")
         check_summary(db)
+        page = os.path.join(tmp, "paths.html")
+        dcpi("report", "--html", page, "--db", db, "--top", "all", "--model", "ev5")
+        html = open(page).read()
+        section = html[html.find('id="paths--correlated"'):]
+        section = section[:section.find("</section>")]
+        expect('class="edge hotpath"' in section and "path #" in section,
+               "the HTML report draws correlated's hot paths on its CFG")
         refused = dcpi("run", "--db", os.path.join(tmp, "q.db"), "--paths", "--", PROGRAM,
                        check=False)
         expect(refused.returncode != 0 and "--machine ev5" in refused.stderr,

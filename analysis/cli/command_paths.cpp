@@ -1,5 +1,5 @@
-// `dcpi paths`: the exact Ball-Larus path profiles `dcpi run --machine ev5
-// --paths` recorded (seed 002 §2): a procedure's hot paths with their
+// `dcpi paths`: the exact Ball-Larus path profiles `dcpi run --paths`
+// recorded (seed 002 §2): a procedure's hot paths with their
 // metrics and block sequences, or (--summary) how the D-cache misses
 // concentrate on hot paths, as the paper's Table 4 reports them.
 #include <cstdlib>
@@ -18,15 +18,15 @@ const std::string_view kPathsUsage =
     "                  (--procedure NAME [--top N] | --summary [--threshold P])\n"
     "                  [--metric M] [--json]\n"
     "\n"
-    "Exact path profiles (dcpi run --machine ev5 --paths; seed 002): every path a\n"
-    "procedure ran between its entry, a backward branch or its return, with how often it\n"
-    "ran and the 21164 model's metrics on it (its own instructions, callees excluded).\n"
+    "Exact path profiles (dcpi run --paths; seed 002): every path a procedure ran between\n"
+    "its entry, a back edge or its return, with how often it ran and its metrics (its own\n"
+    "instructions, callees excluded; on ev5 the 21164 model's cycles and events).\n"
     "  --procedure  the procedure's hot paths, largest --metric first, each with its\n"
     "               Ball-Larus number (over the CFG its executed paths span) and its\n"
     "               blocks (first and last address, first source line)\n"
     "  --top        paths shown per procedure (default 10)\n"
     "  --summary    hot, dense, sparse and cold paths and their shares of instructions and\n"
-    "               of --metric (default dmiss), as seed 002's Table 4\n"
+    "               of --metric (default dmiss on ev5, cycles on qemu), as seed 002's Table 4\n"
     "  --threshold  a hot path's least share of the total, in percent (default 1)\n"
     "  --metric     cycles (default), instructions, calls (runs), dmiss, imiss, dtbmiss,\n"
     "               mispredict\n"
@@ -44,10 +44,15 @@ PathSet load(const ParsedOptions& options) {
   return load_paths(options.database(), request, resolver);
 }
 
-ContextMetric parse_metric(const ParsedOptions& options, ContextMetric fallback) {
+ContextMetric parse_metric(const ParsedOptions& options, ContextMetric fallback, uint16_t machine) {
   const auto name = options.value("metric");
   if (!name) return fallback;
-  if (const auto metric = context_metric_named(*name)) return *metric;
+  if (const auto metric = context_metric_named(*name)) {
+    if (is_model_event(*metric) && machine != DCPI_CONTEXTS_MACHINE_EV5)
+      throw UsageError("--metric " + *name +
+                       " is counted by the ev5 machine only (these paths are from qemu)");
+    return *metric;
+  }
   throw UsageError(
       "--metric is cycles, instructions, calls, dmiss, imiss, dtbmiss or "
       "mispredict, not '" +
@@ -65,8 +70,11 @@ double parse_threshold(const ParsedOptions& options) {
 }
 
 int run_summary(const ParsedOptions& options, const PathSet& set) {
-  const HotPathTable table = hot_path_table(
-      set, parse_metric(options, ContextMetric::kDCacheMisses), parse_threshold(options));
+  const ContextMetric fallback = set.machine == DCPI_CONTEXTS_MACHINE_EV5
+                                     ? ContextMetric::kDCacheMisses
+                                     : ContextMetric::kCycles;
+  const HotPathTable table =
+      hot_path_table(set, parse_metric(options, fallback, set.machine), parse_threshold(options));
   if (options.flag("json"))
     print_hot_path_table_json(std::cout, table, set.machine);
   else
@@ -86,7 +94,7 @@ int run_paths_command(const std::vector<std::string>& arguments) {
   const PathSet set = load(options);
   if (options.flag("summary")) return run_summary(options, set);
   PathView view;
-  view.metric = parse_metric(options, ContextMetric::kCycles);
+  view.metric = parse_metric(options, ContextMetric::kCycles, set.machine);
   view.machine = set.machine;
   if (options.value("top")) view.top = static_cast<size_t>(options.number("top", 10, 1, 1000000));
   std::vector<ProcedurePaths> procedures = procedure_paths(set, *procedure, view.metric);

@@ -78,9 +78,9 @@ const std::string_view kRunUsage =
     "               instrumentation (on ev5 the 21164 model's cycles, stalls included,\n"
     "               and its D-/I-cache misses, DTB misses and mispredicts); see dcpi\n"
     "               tree, dcpi prof --callers/--callees\n"
-    "  --paths      also record every procedure's exact Ball-Larus path profile with the\n"
-    "               21164 model's metrics per path (seed 002; --machine ev5 only); see\n"
-    "               dcpi paths\n"
+    "  --paths      also record every procedure's exact Ball-Larus path profile (seed\n"
+    "               002): runs and instructions per path, and on ev5 the 21164 model's\n"
+    "               cycles and events; see dcpi paths\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -280,7 +280,7 @@ void parse_machine_choice(const ParsedOptions& options, const std::filesystem::p
   }
   choose_timing_machine(run, build, machine, truth);
   if (options.flag("contexts")) add_contexts_plugin(run, build);
-  if (options.flag("paths")) add_path_profiles(run);
+  if (options.flag("paths")) add_path_profiles(run, build);
 }
 
 RunRequest parse_run_options(const ParsedOptions& options) {

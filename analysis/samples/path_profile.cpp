@@ -103,7 +103,7 @@ PathSet load_paths(const std::string& database, const PathRequest& request,
   }
   if (set.epochs == 0)
     throw std::runtime_error("no path profiles in " + database +
-                             " (record them with dcpi run --machine ev5 --paths)");
+                             " (record them with dcpi run --paths)");
   return set;
 }
 

@@ -31,7 +31,7 @@ void store_run_paths(const RunRequest& request, const ProfileBuilder& builder,
                      ProfileDatabaseWriter& writer, RunResult& result) {
   const std::filesystem::path raw_file = request.paths_raw;
   if (!std::filesystem::exists(raw_file))
-    throw std::runtime_error("--paths: the ev5 plugin wrote no " + raw_file.string());
+    throw std::runtime_error("--paths: the plugin wrote no " + raw_file.string());
   const profiledb::PathProfile raw = profiledb::read_paths_file(raw_file);
   std::filesystem::remove(raw_file);
   const auto& epochs = builder.written_epochs();

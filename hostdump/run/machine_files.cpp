@@ -89,15 +89,27 @@ void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build
                                     ",machine=" + request.timing_machine);
 }
 
-void add_path_profiles(RunRequest& request) {
-  if (request.timing_machine != "ev5")
-    throw std::runtime_error(
-        "--paths needs --machine ev5 (the path profiles are recorded by the 21164 model's "
-        "plugin)");
+void add_path_profiles(RunRequest& request, const std::filesystem::path& build) {
   request.paths_raw = (std::filesystem::temp_directory_path() /
                        ("dcpi-paths-" + std::to_string(::getpid()) + ".blp"))
                           .string();
-  ev5_plugin(request) += ",paths=" + request.paths_raw;
+  if (request.timing_machine == "ev5") {
+    ev5_plugin(request) += ",paths=" + request.paths_raw;
+    return;
+  }
+  // On qemu the contexts plugin follows the paths (one cycle per instruction).
+  for (std::string& plugin : request.machine.plugins)
+    if (plugin.find("libdcpi_contexts.so") != std::string::npos) {
+      plugin += ",paths=" + request.paths_raw;
+      return;
+    }
+  const auto plugin = machine_file(build, "libdcpi_contexts.so");
+  if (!plugin)
+    throw std::runtime_error(
+        "--paths needs libdcpi_contexts.so (not built: QEMU's qemu-plugin.h or glib was not "
+        "found)");
+  request.machine.plugins.push_back("file=" + plugin->string() + ",paths=" + request.paths_raw +
+                                    ",machine=" + request.timing_machine);
 }
 
 }  // namespace dcpi

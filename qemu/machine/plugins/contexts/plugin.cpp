@@ -4,8 +4,10 @@
 // `dcpi run --contexts` loads it on the `qemu` machine; on `ev5` the model
 // plugin builds the same trees with its cycles and events (contexts=PATH,
 // ev5/context_metrics.h). Standalone:
-//   qemu-system-alpha … -plugin file=libdcpi_contexts.so,out=PATH[,machine=ev5]
-// At exit it writes PATH (firmware/contexts_format.h, raw guest PCs).
+//   qemu-system-alpha … -plugin file=libdcpi_contexts.so,out=PATH[,paths=PATH2][,machine=ev5]
+// At exit it writes PATH (firmware/contexts_format.h, raw guest PCs); with
+// paths=PATH2 also the path profiles (firmware/paths_format.h), one cycle
+// per instruction (and only those, without out=).
 //
 // Threads: the kernel switches with CALL_PAL swpctx, a0 = the next PCB, whose
 // Process holds the pid at DCPI_PCB_PID_OFFSET; each vCPU charges the thread
@@ -23,6 +25,8 @@
 #include "firmware/pal_abi.h"
 #include "isa/decode.h"
 #include "qemu/machine/plugins/contexts/contexts_file_writer.h"
+#include "qemu/machine/plugins/contexts/path_follower.h"
+#include "qemu/machine/plugins/contexts/paths_file_writer.h"
 #include "qemu/machine/plugins/contexts/thread_contexts.h"
 #include "qemu/machine/plugins/contexts/thread_table.h"
 #include "qemu/machine/plugins/contexts/transfer_kind.h"
@@ -48,9 +52,18 @@ struct Vcpu {
   GByteArray* buffer = nullptr;
 };
 
+// A translated user block, for the path profiles: its first and last PC.
+struct BlockInfo {
+  uint64_t first, last;
+};
+
+bool read_code_word(uint64_t address, uint32_t& word);
+
 struct State {
-  explicit State(size_t vcpus) : threads(vcpus), vcpus(vcpus) {}
+  explicit State(size_t vcpus) : threads(vcpus), vcpus(vcpus), follower(vcpus, read_code_word) {}
   std::string out_path = "contexts.cct";
+  bool out_given = false;
+  std::string paths_path;  // paths=PATH: the path profiles too (thread_paths.h)
   uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;
   std::mutex mutex;  // translations
   std::deque<InsnInfo> insns;
@@ -58,6 +71,8 @@ struct State {
   std::vector<Vcpu> vcpus;
   qemu_plugin_register* sp = nullptr;
   qemu_plugin_register* a0 = nullptr;
+  std::deque<BlockInfo> blocks;  // under mutex; callbacks hold them
+  dcpi::contexts::PathFollower follower;
 };
 
 State* state = nullptr;
@@ -90,10 +105,34 @@ uint64_t read_register(Vcpu& vcpu, qemu_plugin_register* handle) {
 // loads this plugin on `qemu` only); here they would be 0.
 void charge(ContextThread& thread, const InsnInfo& info) {
   const uint64_t cycles = state->machine == DCPI_CONTEXTS_MACHINE_QEMU ? 1 : 0;
-  if (info.user)
-    thread.tree.user_instruction(info.pc, cycles);
-  else
-    thread.tree.kernel_instruction(cycles);
+  if (!info.user) return thread.tree.kernel_instruction(cycles);
+  thread.tree.user_instruction(info.pc, cycles);
+  if (state->paths_path.empty()) return;
+  dcpi::contexts::PathCosts& path = thread.paths.current();
+  ++path.instructions;
+  path.cycles += cycles;
+  thread.paths.ran(info.pc);
+}
+
+// A word of the running vCPU's code (the path profiles' back edges,
+// procedure_loops.h).
+bool read_code_word(uint64_t address, uint32_t& word) {
+  thread_local GByteArray* buffer = g_byte_array_new();
+  g_byte_array_set_size(buffer, 0);
+  if (!qemu_plugin_read_memory_vaddr(address, buffer, sizeof word) || buffer->len < sizeof word)
+    return false;
+  std::memcpy(&word, buffer->data, sizeof word);
+  return true;
+}
+
+// A user block's head: a pending call or return resolves here (as the
+// first instruction would resolve it), then the paths follow.
+void on_user_block(unsigned int index, void* userdata) {
+  ContextThread* thread = state->threads.current(index);
+  if (!thread) return;
+  const auto& block = *static_cast<const BlockInfo*>(userdata);
+  thread->tree.user_block(block.first);
+  state->follower.block_head(index, *thread, block.first, block.first);
 }
 
 void on_plain(unsigned int index, void* userdata) {
@@ -108,7 +147,12 @@ void switch_thread(unsigned int index, Vcpu& vcpu) {
   g_byte_array_set_size(vcpu.buffer, 0);
   if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, vcpu.buffer, sizeof pid))
     std::memcpy(&pid, vcpu.buffer->data, sizeof pid);
+  uint64_t space = 0;  // its page-table base: the code the paths read is that space's
+  g_byte_array_set_size(vcpu.buffer, 0);
+  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PTBR_OFFSET, vcpu.buffer, sizeof space))
+    std::memcpy(&space, vcpu.buffer->data, sizeof space);
   state->threads.switch_to(index, pid, pcb);
+  state->threads.current(index)->space = space;
 }
 
 void on_control(unsigned int index, void* userdata) {
@@ -128,6 +172,11 @@ void on_control(unsigned int index, void* userdata) {
 void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
   const size_t n = qemu_plugin_tb_n_insns(tb);
   std::lock_guard<std::mutex> lock(state->mutex);
+  const uint64_t first = qemu_plugin_tb_vaddr(tb);
+  if (!state->paths_path.empty() && n && !dcpi::is_kseg_address(first)) {
+    BlockInfo& block = state->blocks.emplace_back(BlockInfo{first, first + 4 * (n - 1)});
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_user_block, QEMU_PLUGIN_CB_NO_REGS, &block);
+  }
   for (size_t i = 0; i < n; ++i) {
     struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     uint32_t word = 0;
@@ -152,9 +201,17 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int index) {
 }
 
 void on_exit(qemu_plugin_id_t, void*) {
-  if (!dcpi::contexts::write_contexts_file(state->out_path, state->machine,
-                                           state->threads.entries())) {
+  const bool contexts = state->out_given || state->paths_path.empty();
+  if (contexts && !dcpi::contexts::write_contexts_file(state->out_path, state->machine,
+                                                       state->threads.entries())) {
     const std::string message = "contexts: cannot write " + state->out_path + "\n";
+    qemu_plugin_outs(message.c_str());
+  }
+  if (state->paths_path.empty()) return;
+  state->threads.finish_paths();
+  if (!dcpi::contexts::write_paths_file(state->paths_path, state->machine,
+                                        state->threads.entries())) {
+    const std::string message = "contexts: cannot write " + state->paths_path + "\n";
     qemu_plugin_outs(message.c_str());
   }
 }
@@ -168,6 +225,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "out=", 4) == 0) {
       state->out_path = argv[i] + 4;
+      state->out_given = true;
+    } else if (std::strncmp(argv[i], "paths=", 6) == 0) {
+      state->paths_path = argv[i] + 6;
     } else if (std::strcmp(argv[i], "machine=ev5") == 0) {
       state->machine = DCPI_CONTEXTS_MACHINE_EV5;
     } else if (std::strcmp(argv[i], "machine=qemu") != 0) {

@@ -35,7 +35,7 @@ void ThreadPaths::sync(const std::vector<uint64_t>& frames, uint64_t entry, uint
 void ThreadPaths::block(uint64_t pc, uint64_t last, const EndsPath& ends_path) {
   if (stack_.empty()) return;
   Active& active = stack_.back();
-  const bool resumed = pc == resume_;
+  const bool resumed = pc == resume_ || pc == active.last;
   resume_ = 1;
   if (active.fresh || resumed) {
     active.fresh = false;

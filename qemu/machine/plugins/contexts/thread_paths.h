@@ -43,6 +43,14 @@ class ThreadPaths {
   // An exact exit left a block before `pc`, which runs again as a block's
   // head: no transfer.
   void stopped_before(uint64_t pc);
+  // For a machine that follows every instruction (the contexts plugin on
+  // qemu): the current activation ran the user instruction at `pc`, so a
+  // block left early (a fault) is seen where it stopped. A block head at
+  // the instruction last run is that instruction again (after a fault), no
+  // transfer.
+  void ran(uint64_t pc) {
+    if (!stack_.empty()) stack_.back().last = pc;
+  }
   // Where a user instruction's metrics go now.
   PathCosts& current();
   // Finishes every path still running (the run ended).

@@ -82,7 +82,7 @@ class Booking final : public TruthObserver {
 }  // namespace
 
 ContextMetrics::ContextMetrics(size_t vcpus, bool paths, contexts::ProcedureLoops::ReadWord read)
-    : threads_(vcpus), paths_(paths), loops_(std::move(read)), followed_(vcpus) {
+    : threads_(vcpus), paths_(paths), follower_(vcpus, std::move(read)) {
   for (size_t v = 0; v < vcpus; ++v)
     observers_.push_back(std::make_unique<Booking>(threads_, static_cast<unsigned int>(v), paths));
 }
@@ -93,19 +93,7 @@ void ContextMetrics::block_head(unsigned int vcpu, const BlockRecord& block) {
   contexts::ContextThread& thread = *threads_.current(vcpu);
   thread.tree.user_block(pc);
   if (!paths_) return;
-  // The activations changed (a call, return or longjmp resolved here, or
-  // another thread): the paths of those that left end, a new one starts.
-  Followed& f = followed_[vcpu];
-  if (f.thread != &thread || f.depth != thread.tree.depth() ||
-      f.serial != thread.tree.top_serial()) {
-    thread.tree.frame_serials(f.frames);
-    thread.paths.sync(f.frames, thread.tree.current_procedure(), pc);
-    f = Followed{&thread, thread.tree.depth(), thread.tree.top_serial(), std::move(f.frames)};
-  }
-  thread.paths.block(pc, block.timing.instructions.back().pc,
-                     [&](uint64_t entry, uint64_t from, uint64_t to) {
-                       return loops_.ends_path(thread.space, entry, from, to);
-                     });
+  follower_.block_head(vcpu, thread, pc, block.timing.instructions.back().pc);
 }
 
 void ContextMetrics::stopped_before(unsigned int vcpu, uint64_t pc) {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "qemu/machine/plugins/contexts/procedure_loops.h"
+#include "qemu/machine/plugins/contexts/path_follower.h"
 #include "qemu/machine/plugins/contexts/thread_table.h"
 #include "qemu/machine/plugins/contexts/transfer_kind.h"
 #include "qemu/machine/plugins/ev5/vcpu_truth.h"
@@ -57,16 +57,7 @@ class ContextMetrics {
  private:
   contexts::ThreadTable threads_;
   bool paths_;
-  contexts::ProcedureLoops loops_;
-  // Per vCPU: the activation its thread's paths last followed (its depth
-  // and innermost serial identify the whole stack), and a buffer.
-  struct Followed {
-    const contexts::ContextThread* thread = nullptr;
-    size_t depth = ~size_t{0};
-    uint64_t serial = 0;
-    std::vector<uint64_t> frames;
-  };
-  std::vector<Followed> followed_;
+  contexts::PathFollower follower_;
   std::vector<std::unique_ptr<TruthObserver>> observers_;
 };
 

@@ -21,7 +21,8 @@
 #include <stdint.h>
 
 #define DCPI_CONTEXTS_MAGIC "DCPICTXT"
-#define DCPI_CONTEXTS_VERSION 1
+#define DCPI_CONTEXTS_VERSION 2                 /* + the ev5 model's events per node (issue 28) */
+#define DCPI_CONTEXTS_VERSION_FIRST 1           /* nodes of 56 bytes: no events; still read */
 #define DCPI_CONTEXTS_TRAILER_MAGIC 0x43504344u /* "DCPC" */
 
 /* flags: bit 0 set when addresses are attributed (ELF addresses in the
@@ -40,7 +41,8 @@
 
 /* machine: what `cycles` counts. */
 #define DCPI_CONTEXTS_MACHINE_QEMU 0 /* one cycle per instruction (-icount) */
-#define DCPI_CONTEXTS_MACHINE_EV5 1  /* the 21164 model's cycles (not yet recorded: 0) */
+#define DCPI_CONTEXTS_MACHINE_EV5 1  /* the 21164 model's cycles, stalls included, and its events \
+                                      */
 
 struct DcpiContextsHeader {
   char magic[8];         /* DCPI_CONTEXTS_MAGIC */
@@ -78,13 +80,22 @@ struct DcpiContextNode {
   uint64_t calls;        /* activations, folded recursive ones included */
   uint64_t instructions; /* exclusive: executed while this context was current */
   uint64_t cycles;       /* exclusive, on the machine's clock */
+  /* Version 2: the ev5 model's events, exclusive, booked where its truth
+   * books them (docs/ev5-machine.md); 0 on the qemu machine, which has none. */
+  uint64_t dcache_misses;
+  uint64_t icache_misses;
+  uint64_t dtb_misses;
+  uint64_t mispredicts;
 };
 
 #ifdef __cplusplus
 static_assert(sizeof(DcpiContextsHeader) == 64, "fixed header layout");
 static_assert(sizeof(DcpiContextThread) == 24, "thread record layout");
-static_assert(sizeof(DcpiContextNode) == 56, "node record layout");
+static_assert(sizeof(DcpiContextNode) == 88, "node record layout");
 #endif
+
+/* A version 1 node is the first 56 bytes of this one. */
+#define DCPI_CONTEXT_NODE_V1_BYTES 56
 
 /* Where a thread's pid is in its kernel Process (kernel/process.h asserts
  * it): the plugin reads it at each swpctx from the new PCB. */

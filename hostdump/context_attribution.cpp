@@ -51,4 +51,26 @@ profiledb::ContextProfile attribute_contexts(const profiledb::ContextProfile& ra
   return out;
 }
 
+profiledb::PathProfile attribute_paths(const profiledb::PathProfile& raw,
+                                       const LoadMapModel& load_map) {
+  profiledb::PathProfile out = raw;
+  out.attributed = true;
+  out.images.clear();
+  ImageTable table(load_map);
+  for (DcpiPathRecord& path : out.paths) {
+    const uint64_t start = path.start;
+    std::tie(path.image, path.start) = table.place(path.pid, start, out.images);
+    if (path.image == DCPI_PATHS_NO_IMAGE) continue;
+    const uint64_t offset = path.start - start;  // modulo 2^64: ELF = guest + offset
+    if (path.procedure != 0) path.procedure += offset;
+    path.end += offset;
+    for (uint32_t i = 0; i < path.edge_count; ++i) {
+      DcpiPathEdge& edge = out.edges[path.first_edge + i];
+      edge.from += offset;
+      edge.to += offset;
+    }
+  }
+  return out;
+}
+
 }  // namespace dcpi

@@ -4,6 +4,7 @@
 #pragma once
 #include "hostdump/load_map_model.h"
 #include "profiledb/context_file.h"
+#include "profiledb/path_file.h"
 
 namespace dcpi {
 
@@ -11,5 +12,13 @@ namespace dcpi {
 // pid; one that no image claims keeps its raw PC with no image.
 profiledb::ContextProfile attribute_contexts(const profiledb::ContextProfile& raw,
                                              const LoadMapModel& load_map);
+
+// A path lies in one procedure: its start is placed in its pid, and its
+// procedure, end and edges move by the same offset (a PC of another image,
+// where a path jumps out of its procedure's image, keeps its offset from
+// the start's image: the report shows it outside the procedure). A start no
+// image claims keeps every raw PC, with no image.
+profiledb::PathProfile attribute_paths(const profiledb::PathProfile& raw,
+                                       const LoadMapModel& load_map);
 
 }  // namespace dcpi

@@ -11,15 +11,31 @@ namespace {
 
 const ContainerKind kContexts{"contexts", DCPI_CONTEXTS_MAGIC, DCPI_CONTEXTS_VERSION,
                               DCPI_CONTEXTS_TRAILER_MAGIC, sizeof(DcpiContextsHeader)};
+// Version 1 (before the ev5 events): the same but for shorter nodes.
+const ContainerKind kContextsFirst{"contexts", DCPI_CONTEXTS_MAGIC, DCPI_CONTEXTS_VERSION_FIRST,
+                                   DCPI_CONTEXTS_TRAILER_MAGIC, sizeof(DcpiContextsHeader)};
+
+// The kind the file says it is: its version, when this reader knows it.
+const ContainerKind& kind_of(std::span<const uint8_t> bytes) {
+  uint32_t version = 0;
+  if (bytes.size() >= offsetof(ContainerPrefix, header_bytes))
+    std::memcpy(&version, bytes.data() + offsetof(ContainerPrefix, version), sizeof version);
+  return version == DCPI_CONTEXTS_VERSION_FIRST ? kContextsFirst : kContexts;
+}
+
+size_t node_bytes(const ContainerKind& kind) {
+  return kind.version == DCPI_CONTEXTS_VERSION_FIRST ? DCPI_CONTEXT_NODE_V1_BYTES
+                                                     : sizeof(DcpiContextNode);
+}
 
 // At most this many records of either kind: no guest runs 2^24 threads, and
 // a tree of 64 M contexts (3.5 GiB) is beyond kMaxContainerBytes anyway.
 constexpr uint64_t kMaxRecords = uint64_t{1} << 26;
 
 template <typename T>
-T load(std::span<const uint8_t> bytes, size_t offset) {
-  T value;
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
+T load(std::span<const uint8_t> bytes, size_t offset, size_t size = sizeof(T)) {
+  T value{};  // a shorter, older record leaves the newer fields 0
+  std::memcpy(&value, bytes.data() + offset, size);
   return value;
 }
 
@@ -65,6 +81,9 @@ void check_node(const DcpiContextNode& node, uint32_t index, const ContextProfil
   if (node.kind != DCPI_CONTEXT_CALL && (node.address || node.call_site || node.calls))
     fail("a root or kernel node with an address or calls");
   if (node.kind == DCPI_CONTEXT_CALL && node.calls == 0) fail("a call context never called");
+  if (profile.machine == DCPI_CONTEXTS_MACHINE_QEMU &&
+      (node.dcache_misses | node.icache_misses | node.dtb_misses | node.mispredicts) != 0)
+    fail("model events on the qemu machine, which has none");
   for (uint32_t image : {node.image, node.site_image})
     if (image != DCPI_CONTEXTS_NO_IMAGE && image >= profile.images.size())
       fail("image index out of range");
@@ -73,7 +92,9 @@ void check_node(const DcpiContextNode& node, uint32_t index, const ContextProfil
 }  // namespace
 
 ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string& path) {
-  const ContainerPrefix prefix = check_prefix(bytes, path, kContexts);
+  const ContainerKind& kind = kind_of(bytes);
+  const size_t node_size = node_bytes(kind);
+  const ContainerPrefix prefix = check_prefix(bytes, path, kind);
   const auto header = load<DcpiContextsHeader>(bytes, 0);
   for (uint32_t word : header.reserved)
     if (word != 0) throw ProfileFormatError(path, 36, "reserved header field not 0");
@@ -81,12 +102,12 @@ ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string
     throw ProfileFormatError(path, 32, "unknown flags");
   if (header.machine > DCPI_CONTEXTS_MACHINE_EV5)
     throw ProfileFormatError(path, 34, "unknown machine " + std::to_string(header.machine));
-  check_header_bytes(prefix, kContexts, header.string_bytes, bytes, path);
-  const size_t end = check_trailer(bytes, prefix.header_bytes, path, kContexts);
+  check_header_bytes(prefix, kind, header.string_bytes, bytes, path);
+  const size_t end = check_trailer(bytes, prefix.header_bytes, path, kind);
   if (header.thread_count > kMaxRecords || header.node_count > kMaxRecords)
     throw ProfileFormatError(path, 20, "implausible record counts");
   const uint64_t body = uint64_t{header.thread_count} * sizeof(DcpiContextThread) +
-                        uint64_t{header.node_count} * sizeof(DcpiContextNode);
+                        uint64_t{header.node_count} * node_size;
   if (body != end - prefix.header_bytes)
     throw ProfileFormatError(path, prefix.header_bytes,
                              "body size does not match the thread and node counts");
@@ -99,8 +120,8 @@ ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string
       decode_images(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
   const size_t nodes_at = prefix.header_bytes + header.thread_count * sizeof(DcpiContextThread);
   for (uint32_t i = 0; i < header.node_count; ++i) {
-    const size_t offset = nodes_at + i * sizeof(DcpiContextNode);
-    profile.nodes.push_back(load<DcpiContextNode>(bytes, offset));
+    const size_t offset = nodes_at + i * node_size;
+    profile.nodes.push_back(load<DcpiContextNode>(bytes, offset, node_size));
     check_node(profile.nodes.back(), i, profile, offset, path);
   }
   std::vector<bool> owned(profile.nodes.size());
@@ -111,7 +132,7 @@ ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string
   }
   for (uint32_t i = 0; i < profile.nodes.size(); ++i)
     if (profile.nodes[i].kind == DCPI_CONTEXT_ROOT && !owned[i])
-      throw ProfileFormatError(path, nodes_at + i * sizeof(DcpiContextNode),
+      throw ProfileFormatError(path, nodes_at + i * node_size,
                                "root node " + std::to_string(i) + " belongs to no thread");
   return profile;
 }

@@ -5,6 +5,7 @@
 
 #include "profiledb/context_file.h"
 #include "profiledb/image_catalog.h"
+#include "profiledb/path_file.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
 #include "profiledb/profile_format.h"
@@ -70,6 +71,14 @@ void check_epoch_entry(const fs::directory_entry& entry, CheckReport& report, Ep
   if (name == profiledb::kContextsFileName) {  // dcpi run --contexts (context_file.h)
     try {
       profiledb::read_contexts_file(entry.path());
+    } catch (const ProfileFormatError& error) {
+      report.problems.push_back(error.what());
+    }
+    return;
+  }
+  if (name == profiledb::kPathsFileName) {  // dcpi run --paths (path_file.h)
+    try {
+      profiledb::read_paths_file(entry.path());
     } catch (const ProfileFormatError& error) {
       report.problems.push_back(error.what());
     }

@@ -8,6 +8,7 @@
 #include "profiledb/container.h"
 #include "profiledb/context_file.h"
 #include "profiledb/image_catalog.h"
+#include "profiledb/path_file.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
 #include "profiledb/profile_format.h"
@@ -128,6 +129,9 @@ uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
     if (fs::exists(contexts))  // checked as it is read, stored as it was
       writer.store_contexts(epoch,
                             profiledb::encode_contexts(profiledb::read_contexts_file(contexts)));
+    const fs::path paths = db.directory() / epoch_directory_name(from) / profiledb::kPathsFileName;
+    if (fs::exists(paths))
+      writer.store_paths(epoch, profiledb::encode_paths(profiledb::read_paths_file(paths)));
     if (const auto table = read_process_table(db.directory() / epoch_directory_name(from)))
       writer.merge_processes(epoch, *table);  // an epoch's pids are its run's
     metadata.epoch = epoch;

@@ -15,6 +15,7 @@
 
 #include "profiledb/container.h"
 #include "profiledb/context_file.h"
+#include "profiledb/path_file.h"
 #include "profiledb/profile_format.h"
 
 namespace dcpi {
@@ -311,6 +312,11 @@ void ProfileDatabaseWriter::add_recording(const std::string& identity) {
 
 void ProfileDatabaseWriter::store_contexts(uint64_t epoch, const std::vector<uint8_t>& bytes) {
   const fs::path file = ensure_epoch_directory(epoch) / profiledb::kContextsFileName;
+  write_atomically(file, bytes.data(), bytes.size());
+}
+
+void ProfileDatabaseWriter::store_paths(uint64_t epoch, const std::vector<uint8_t>& bytes) {
+  const fs::path file = ensure_epoch_directory(epoch) / profiledb::kPathsFileName;
   write_atomically(file, bytes.data(), bytes.size());
 }
 

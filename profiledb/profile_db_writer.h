@@ -90,6 +90,8 @@ class ProfileDatabaseWriter {
   // Stores the calling-context file of `epoch` (context_file.h; `dcpi run
   // --contexts`), replacing any it had: one run owns its epochs.
   void store_contexts(uint64_t epoch, const std::vector<uint8_t>& bytes);
+  // The same for the path-profile file (path_file.h; `dcpi run --paths`).
+  void store_paths(uint64_t epoch, const std::vector<uint8_t>& bytes);
   // Merges `table` into epoch-N/processes (process_table.h): its entries
   // replace those with the same id, the others stay. Batch-aware; refuses to
   // overwrite a damaged table.

@@ -33,7 +33,7 @@ namespace dcpi {
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
     "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
-    "                [--machine qemu|ev5] [--truth FILE] [--contexts]\n"
+    "                [--machine qemu|ev5] [--truth FILE] [--contexts] [--paths]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -75,7 +75,12 @@ const std::string_view kRunUsage =
     "               plus per-instruction cycles and stall causes (ev5); see dcpi score\n"
     "  --contexts   also record every thread's exact calling context tree (seed 002):\n"
     "               calls, instructions and cycles per context, from the machine, no\n"
-    "               instrumentation; see dcpi tree, dcpi prof --callers/--callees\n"
+    "               instrumentation (on ev5 the 21164 model's cycles, stalls included,\n"
+    "               and its D-/I-cache misses, DTB misses and mispredicts); see dcpi\n"
+    "               tree, dcpi prof --callers/--callees\n"
+    "  --paths      also record every procedure's exact Ball-Larus path profile (seed\n"
+    "               002): runs and instructions per path, and on ev5 the 21164 model's\n"
+    "               cycles and events; see dcpi paths\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -275,6 +280,7 @@ void parse_machine_choice(const ParsedOptions& options, const std::filesystem::p
   }
   choose_timing_machine(run, build, machine, truth);
   if (options.flag("contexts")) add_contexts_plugin(run, build);
+  if (options.flag("paths")) add_path_profiles(run, build);
 }
 
 RunRequest parse_run_options(const ParsedOptions& options) {
@@ -438,6 +444,10 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
     std::cerr << "dcpi run: " << result.context_nodes << " calling contexts of "
               << result.context_threads << " threads stored in epoch " << result.contexts_epoch
               << " (dcpi tree --db " << run.database.string() << ")\n";
+  if (result.paths_epoch != 0)
+    std::cerr << "dcpi run: " << result.path_count << " distinct paths stored in epoch "
+              << result.paths_epoch << " (dcpi paths --db " << run.database.string()
+              << " --procedure P)\n";
   if (t.samples != 0)
     std::cerr << "dcpi run: next, the profile by procedure: " << next_command(run) << "\n";
 }
@@ -456,13 +466,13 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     }
   }
   const ParsedOptions options(
-      arguments,
-      {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
-        "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
-        "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
-        "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
-        "truth"},
-       {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd", "contexts"}});
+      arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
+                   "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
+                   "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
+                   "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
+                   "truth"},
+                  {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd",
+                   "contexts", "paths"}});
   RunRequest run = parse_run_options(options);
   for (const GuestOutput& output : outputs) run.outputs.push_back(output.guest);
   std::unique_ptr<BundledInitrd> bundled;

@@ -17,19 +17,21 @@ namespace dcpi {
 
 const std::string_view kTreeUsage =
     "usage: dcpi tree [--db DIR] [--images DIR[:DIR...]] [--epoch N[,N...]|all] [--pid N]\n"
-    "                 [--bottom-up] [--metric cycles|instructions|calls] [--min-percent P]\n"
+    "                 [--bottom-up] [--metric M] [--min-percent P]\n"
     "                 [--depth N] [--json] [--flame-graph FILE.svg]\n"
     "\n"
     "The exact calling context tree of every thread (dcpi run --contexts): each context\n"
     "with its inclusive (total) and exclusive (self) share and its calls; recursion is\n"
     "folded onto the ancestor; [kernel] is the kernel's time while the context was current.\n"
     "  --bottom-up    each procedure's exclusive cost first, then the callers it came from\n"
-    "  --metric       what the shares count (default cycles on qemu, instructions on ev5)\n"
+    "  --metric       what the shares count: cycles (default), instructions, calls, and on\n"
+    "                 ev5 the 21164 model's dmiss, imiss, dtbmiss, mispredict\n"
     "  --min-percent  hide contexts below P% of the total (default 0.5)\n"
     "  --depth        show at most N levels\n"
     "  --pid          only this process\n"
     "  --json         the tree as JSON: {metric, machine, view, root: {name, image, calls,\n"
-    "                 self, total, children}}\n"
+    "                 self, total, children}}; self and total hold instructions, cycles\n"
+    "                 and, on ev5, dmiss, imiss, dtbmiss, mispredict\n"
     "  --flame-graph  also write a self-contained SVG flame graph to FILE\n";
 
 int run_tree_command(const std::vector<std::string>& arguments) {

@@ -45,6 +45,8 @@ int run_export_command(const std::vector<std::string>& arguments);
 extern const std::string_view kExportUsage;
 int run_tree_command(const std::vector<std::string>& arguments);
 extern const std::string_view kTreeUsage;
+int run_paths_command(const std::vector<std::string>& arguments);
+extern const std::string_view kPathsUsage;
 int run_procs_command(const std::vector<std::string>& arguments);
 extern const std::string_view kProcsUsage;
 int run_report_command(const std::vector<std::string>& arguments);

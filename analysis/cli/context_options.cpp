@@ -15,13 +15,22 @@ ContextTree load_context_tree(const ParsedOptions& options) {
 
 ContextMetric parse_context_metric(const ParsedOptions& options, const ContextTree& tree) {
   const auto metric = options.value("metric");
-  if (!metric)
-    return tree.machine == DCPI_CONTEXTS_MACHINE_EV5 ? ContextMetric::kInstructions
-                                                     : ContextMetric::kCycles;
-  if (*metric == "cycles") return ContextMetric::kCycles;
-  if (*metric == "instructions") return ContextMetric::kInstructions;
-  if (*metric == "calls") return ContextMetric::kCalls;
-  throw UsageError("--metric is cycles, instructions or calls, not '" + *metric + "'");
+  const bool ev5 = tree.machine == DCPI_CONTEXTS_MACHINE_EV5;
+  if (!metric) {
+    // An ev5 tree stored before issue 28 (version 1) has no cycles.
+    const bool no_cycles = !tree.nodes.empty() && tree.nodes[0].total.cycles == 0;
+    return ev5 && no_cycles ? ContextMetric::kInstructions : ContextMetric::kCycles;
+  }
+  if (const std::optional<ContextMetric> known = context_metric_named(*metric)) {
+    if (!ev5 && is_model_event(*known))
+      throw UsageError("--metric " + *metric +
+                       " is counted by the ev5 machine only (these contexts are from qemu)");
+    return *known;
+  }
+  throw UsageError(
+      "--metric is cycles, instructions, calls, dmiss, imiss, dtbmiss or mispredict, "
+      "not '" +
+      *metric + "'");
 }
 
 }  // namespace dcpi

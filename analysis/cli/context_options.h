@@ -9,8 +9,9 @@ namespace dcpi {
 
 // --db, --images, --epoch, --pid.
 ContextTree load_context_tree(const ParsedOptions& options);
-// --metric cycles|instructions|calls; the default is cycles on `qemu` and
-// instructions on `ev5` (whose cycles the contexts plugin does not see yet).
+// --metric cycles|instructions|calls|dmiss|imiss|dtbmiss|mispredict (the
+// events on `ev5` only); the default is cycles (instructions for an ev5 tree
+// stored before issue 28, which has no cycles).
 ContextMetric parse_context_metric(const ParsedOptions& options, const ContextTree& tree);
 
 }  // namespace dcpi

@@ -34,6 +34,8 @@ const std::array kCommands = {
             dcpi::kProcsUsage, dcpi::run_procs_command},
     Command{"tree", "the exact calling context tree (dcpi run --contexts), top-down or bottom-up",
             dcpi::kTreeUsage, dcpi::run_tree_command},
+    Command{"paths", "exact Ball-Larus path profiles (dcpi run --paths)",
+            dcpi::kPathsUsage, dcpi::run_paths_command},
     Command{"list", "a procedure's instructions annotated with samples (dcpilist)",
             dcpi::kListUsage, dcpi::run_list_command},
     Command{"stats", "per-procedure variation across runs or epochs (dcpistats)", dcpi::kStatsUsage,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -85,7 +86,7 @@ std::string executions_text(std::optional<double> frequency, double period) {
 }
 
 void write_blocks(const calc::ProcedureAnalysis& analysis, double period, std::string_view anchor,
-                  std::ostream& out) {
+                  const std::vector<std::optional<size_t>>& on_path, std::ostream& out) {
   const ControlFlowGraph& cfg = analysis.cfg;
   double hottest = 0;
   for (BlockId b = 0; b < cfg.blocks().size(); ++b)
@@ -102,7 +103,8 @@ void write_blocks(const calc::ProcedureAnalysis& analysis, double period, std::s
         << ", URL=" << dot_quoted("#" + std::string(anchor) + "-" + hex_address(block.start))
         << ", tooltip="
         << dot_quoted(hex_address(block.start) + ": " + compact_number(samples) + " samples");
-    if (b == cfg.entry()) out << ", penwidth=2.5";
+    if (on_path[b]) out << ", color=" << dot_quoted(path_colour(*on_path[b]));
+    if (b == cfg.entry() || on_path[b]) out << ", penwidth=2.5";
     if (block.leaves_procedure) out << ", peripheries=2";
     out << "];\n";
   }
@@ -126,18 +128,67 @@ void write_missing_edges(const ControlFlowGraph& cfg, std::ostream& out) {
   }
 }
 
+// The CFG blocks a path runs through, in order: each of its straight-line
+// runs covers the blocks that start inside it (a run starts at a block's
+// head: the entry or a branch target).
+std::vector<BlockId> path_blocks(const ControlFlowGraph& cfg, const DrawnPath& path) {
+  std::vector<BlockId> out;
+  for (const auto& [first, last] : path.blocks)
+    for (BlockId b = 0; b < cfg.blocks().size(); ++b)
+      if (cfg.block(b).start >= first && cfg.block(b).start <= last) out.push_back(b);
+  return out;
+}
+
+// Per edge and per block: the hottest drawn path on it, or none.
+struct PathMarks {
+  std::vector<std::optional<size_t>> edge, block;
+};
+
+PathMarks mark_paths(const ControlFlowGraph& cfg, const std::vector<DrawnPath>& paths) {
+  PathMarks marks{std::vector<std::optional<size_t>>(cfg.edges().size()),
+                  std::vector<std::optional<size_t>>(cfg.blocks().size())};
+  for (size_t k = std::min(paths.size(), kMaxDrawnPaths); k-- > 0;) {  // the hottest last: it wins
+    const std::vector<BlockId> blocks = path_blocks(cfg, paths[k]);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      marks.block[blocks[i]] = k;
+      if (i + 1 == blocks.size()) continue;
+      for (calc::EdgeId e : cfg.block(blocks[i]).outgoing)
+        if (cfg.edge(e).to == blocks[i + 1]) marks.edge[e] = k;
+    }
+  }
+  return marks;
+}
+
+void write_path_legend(const std::vector<DrawnPath>& paths, std::ostream& out) {
+  for (size_t k = 0; k < std::min(paths.size(), kMaxDrawnPaths); ++k) {
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f", 100 * paths[k].share);
+    out << "  legend" << k << " [shape=plaintext, style=\"\", fontname=\"sans-serif\", label="
+        << dot_quoted("path #" + std::to_string(paths[k].number) + ": " +
+                      std::to_string(paths[k].runs) + " runs, " + share + " % of the cycles")
+        << ", fontcolor=" << dot_quoted(path_colour(k)) << "];\n";
+  }
+}
+
 }  // namespace
 
-std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period,
-                    std::string_view anchor) {
+const char* path_colour(size_t k) {
+  static const char* const kColours[kMaxDrawnPaths] = {"#ae3ec9", "#2b8a3e", "#e8590c"};
+  return kColours[k % kMaxDrawnPaths];
+}
+
+std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period, std::string_view anchor,
+                    const std::vector<DrawnPath>& paths) {
   std::ostringstream out;
   out << "digraph cfg {\n"
          "  graph [fontname=\"sans-serif\", fontsize=10, nodesep=0.25, ranksep=0.35];\n"
          "  node [shape=box, style=filled, fontname=\"monospace\", fontsize=9, "
          "margin=\"0.08,0.03\"];\n"
          "  edge [fontname=\"sans-serif\", fontsize=9, arrowsize=0.6];\n";
-  write_blocks(analysis, period, anchor, out);
   const ControlFlowGraph& cfg = analysis.cfg;
+  const PathMarks marks = mark_paths(cfg, paths);
+  write_blocks(analysis, period, anchor, marks.block, out);
+  write_path_legend(paths, out);
   const std::vector<bool> back = back_edges(cfg);
   for (calc::EdgeId e = 0; e < cfg.edges().size(); ++e) {
     const calc::CfgEdge& edge = cfg.edge(e);
@@ -146,7 +197,12 @@ std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period,
     const std::string style = frequency ? "solid" : "dashed";
     out << "  b" << edge.from << " -> b" << edge.to << " [label=" << dot_quoted(label)
         << ", style=" << style;
-    if (back[e]) out << ", color=\"#1c7ed6\", fontcolor=\"#1c7ed6\", penwidth=2, class=\"back\"";
+    if (marks.edge[e])
+      out << ", color=" << dot_quoted(path_colour(*marks.edge[e]))
+          << ", fontcolor=" << dot_quoted(path_colour(*marks.edge[e]))
+          << ", penwidth=3.5, class=\"hotpath\"";
+    else if (back[e])
+      out << ", color=\"#1c7ed6\", fontcolor=\"#1c7ed6\", penwidth=2, class=\"back\"";
     out << "];\n";
   }
   write_missing_edges(cfg, out);

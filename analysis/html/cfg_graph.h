@@ -5,10 +5,15 @@
 // executions (frequency × mean period), dashed where no estimate exists,
 // back edges (loops) drawn bold blue, and an unresolved indirect jump's
 // missing edges as a dashed red arrow to "?" (§6.1.1: the CFG is then
-// incomplete). Blocks link to their rows in the listing.
+// incomplete). Blocks link to their rows in the listing. With a path
+// profile (dcpi run --paths, seed 002 §2) its hottest paths are drawn over
+// it: their edges thick in a colour per path, their blocks outlined.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/calc/estimate/procedure_analysis.h"
@@ -23,9 +28,22 @@ inline constexpr size_t kMaxDrawnBlocks = 400;
 // (and the extra entries): its target is still on the walk's stack.
 std::vector<bool> back_edges(const calc::ControlFlowGraph& cfg);
 
+// One exact path to draw: its Ball-Larus number, how often it ran, its
+// share of the procedure's cycles, and its straight-line runs [first, last]
+// (ELF addresses; analysis/samples/path_profile.h).
+struct DrawnPath {
+  uint64_t number = 0, runs = 0;
+  double share = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> blocks;
+};
+inline constexpr size_t kMaxDrawnPaths = 3;
+// The colour of the k-th hottest path (also its legend's).
+const char* path_colour(size_t k);
+
 // The DOT text. `anchor` prefixes the listing rows' ids ("ANCHOR-0x1200...").
-std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period,
-                    std::string_view anchor);
+// `paths`: the hottest first, at most kMaxDrawnPaths drawn.
+std::string cfg_dot(const calc::ProcedureAnalysis& analysis, double period, std::string_view anchor,
+                    const std::vector<DrawnPath>& paths = {});
 
 // dot -Tsvg through run_program (never a shell), reduced to the bare <svg>
 // element for inline use: no XML prolog, DOCTYPE or namespace attributes,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -12,6 +13,7 @@
 #include "analysis/html/procedure_section.h"
 #include "analysis/html/run_overview.h"
 #include "analysis/reports/report_output.h"
+#include "analysis/samples/path_profile.h"
 #include "analysis/samples/profile_table.h"
 
 namespace dcpi::html {
@@ -215,6 +217,21 @@ void write_warnings(const std::vector<std::string>& warnings, std::ostream& out)
   out << "</ul>\n";
 }
 
+// The path profiles of the selected epochs (dcpi run --paths), if the
+// database has any; a damaged file is an error like a damaged profile.
+std::optional<PathSet> load_paths_if_any(const HtmlReportRequest& request,
+                                         ImageResolver& resolver) {
+  PathRequest selection;
+  selection.epochs = request.filter.epochs;
+  try {
+    return load_paths(request.database, selection, resolver);
+  } catch (const ProfileFormatError&) {
+    throw;
+  } catch (const std::runtime_error&) {
+    return std::nullopt;  // no epoch has paths
+  }
+}
+
 }  // namespace
 
 HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostream& out) {
@@ -253,9 +270,10 @@ HtmlReportResult write_html_report(const HtmlReportRequest& request, std::ostrea
   out << "</div>\n";
   write_blind_spots(find_blind_spots(samples, resolver), out);
 
-  ProcedureSections sections(samples, resolver,
-                             load_value_hotlists(database, std::nullopt, {}, request.filter.epochs),
-                             {.model = model, .dot_program = request.dot_program});
+  const std::optional<PathSet> paths = load_paths_if_any(request, resolver);
+  ProcedureSections sections(
+      samples, resolver, load_value_hotlists(database, std::nullopt, {}, request.filter.epochs),
+      {.model = model, .dot_program = request.dot_program, .paths = paths ? &*paths : nullptr});
   std::ostringstream body;  // the sections come after a note on the graphs, known only after them
   for (const size_t i : chosen) sections.write(by_procedure.rows[i], anchors[i], body);
   out << "<h2 id=\"listings\">The top " << chosen.size() << " procedures</h2>\n";

@@ -198,17 +198,42 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   return &data;
 }
 
+// The procedure's hottest paths by cycles (seed 002 §2), from the image
+// the section shows.
+std::vector<DrawnPath> ProcedureSections::hot_paths(const std::string& procedure,
+                                                    const std::string& image) const {
+  std::vector<DrawnPath> out;
+  if (!options_.paths) return out;
+  for (const ProcedurePaths& found :
+       procedure_paths(*options_.paths, procedure, ContextMetric::kCycles)) {
+    if (found.image != image) continue;
+    for (size_t k = 0; k < found.paths.size() && out.size() < kMaxDrawnPaths; ++k) {
+      const ProcedurePath& path = found.paths[k];
+      const double share =
+          found.total.cycles ? double(path.costs.cycles) / double(found.total.cycles) : 0;
+      out.push_back(DrawnPath{path.number, path.costs.calls, share, path.blocks});
+    }
+  }
+  return out;
+}
+
 std::string ProcedureSections::draw(const calc::ProcedureAnalysis& analysis, double period,
-                                    const std::string& anchor) {
+                                    const std::string& anchor,
+                                    const std::vector<DrawnPath>& paths) {
   if (!graph_problem_.empty()) return "";
   if (analysis.cfg.blocks().size() > kMaxDrawnBlocks)
     return "<p class=\"note\">" + std::to_string(analysis.cfg.blocks().size()) +
            " basic blocks: too many to draw (at most " + std::to_string(kMaxDrawnBlocks) +
            ").</p>\n";
   try {
-    std::string svg = svg_from_dot(cfg_dot(analysis, period, anchor), options_.dot_program);
+    std::string svg = svg_from_dot(cfg_dot(analysis, period, anchor, paths), options_.dot_program);
     ++graphs_drawn_;
-    return "<div class=\"graph\">" + svg + "</div>\n";
+    std::string note;
+    if (!paths.empty())
+      note = "<p class=\"note\">The " + std::to_string(std::min(paths.size(), kMaxDrawnPaths)) +
+             " hottest paths by cycles (exact, dcpi run --paths; dcpi paths --procedure) are "
+             "drawn over the graph, one colour each.</p>\n";
+    return note + "<div class=\"graph\">" + svg + "</div>\n";
   } catch (const ProgramNotFound& e) {
     graph_problem_ = std::string(e.what()) +
                      ": install Graphviz (Debian: apt-get install graphviz) to draw the "
@@ -243,7 +268,8 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *model_);
     report = build_calc_report(row.procedure, result.analysis, culprits, *model_,
                                std::move(result.code.indirect_jumps), data->total);
-    graph = draw(result.analysis, data->period.mean, anchor);
+    graph = draw(result.analysis, data->period.mean, anchor,
+                 hot_paths(procedure->name, row.image_path));
   }
   out << "<p class=\"meta\">[" << hex_address(listing.procedure.start) << ", "
       << hex_address(listing.end) << "), " << (listing.totals.empty() ? 0 : listing.totals[0])

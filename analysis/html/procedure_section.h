@@ -15,6 +15,8 @@
 #include "analysis/calc/estimate/procedure_analysis.h"
 #include "analysis/calc/frontend/code_image.h"
 #include "analysis/calc/model/processor_model.h"
+#include "analysis/html/cfg_graph.h"
+#include "analysis/samples/path_profile.h"
 #include "analysis/samples/profile_table.h"
 #include "analysis/values/value_hotlists.h"
 
@@ -23,6 +25,9 @@ namespace dcpi::html {
 struct ProcedureOptions {
   std::string model = "qemu";       // calc's processor model (make_model)
   std::string dot_program = "dot";  // Graphviz, looked up in PATH
+  // The run's exact path profiles (dcpi run --paths), whose hottest paths
+  // are drawn on each CFG; none: plain CFGs.
+  const PathSet* paths = nullptr;
 };
 
 class ProcedureSections {
@@ -44,7 +49,8 @@ class ProcedureSections {
   struct ImageData;
   ImageData* image_data(const std::string& image_path);
   std::string draw(const calc::ProcedureAnalysis& analysis, double period,
-                   const std::string& anchor);
+                   const std::string& anchor, const std::vector<DrawnPath>& paths);
+  std::vector<DrawnPath> hot_paths(const std::string& procedure, const std::string& image) const;
 
   const SampleSet& samples_;
   ImageResolver& resolver_;

@@ -47,15 +47,24 @@ void print_node(std::ostream& out, const ContextTree& tree, uint32_t node,
     if (shown(tree, child, view, depth + 1)) print_node(out, tree, child, view, depth + 1);
 }
 
+// instructions, cycles and, on ev5, the model's events (version 2 trees).
+void json_costs(JsonWriter& json, const ContextCosts& costs, uint16_t machine) {
+  json.begin_object();
+  for (ContextMetric metric : kContextMetrics) {
+    if (metric == ContextMetric::kCalls) continue;
+    if (is_model_event(metric) && machine != DCPI_CONTEXTS_MACHINE_EV5) continue;
+    json.key(context_metric_key(metric)).value(costs.get(metric));
+  }
+  json.end_object();
+}
+
 void json_node(JsonWriter& json, const ContextTree& tree, uint32_t node,
                const ContextTreeView& view, uint32_t depth) {
   const ContextTreeNode& n = tree.nodes[node];
   json.begin_object().key("name").value(n.name).key("image").value(n.image);
   json.key("calls").value(n.self.calls);
-  json.key("self").begin_object().key("instructions").value(n.self.instructions);
-  json.key("cycles").value(n.self.cycles).end_object();
-  json.key("total").begin_object().key("instructions").value(n.total.instructions);
-  json.key("cycles").value(n.total.cycles).end_object();
+  json_costs(json.key("self"), n.self, tree.machine);
+  json_costs(json.key("total"), n.total, tree.machine);
   json.key("children").begin_array();
   for (uint32_t child : children_by_cost(tree, node, view.metric))
     if (shown(tree, child, view, depth + 1)) json_node(json, tree, child, view, depth + 1);
@@ -78,15 +87,29 @@ const char* metric_name(ContextMetric metric) {
       return "instructions";
     case ContextMetric::kCalls:
       return "calls";
+    case ContextMetric::kDCacheMisses:
+      return "D-cache misses";
+    case ContextMetric::kICacheMisses:
+      return "I-cache misses";
+    case ContextMetric::kDtbMisses:
+      return "DTB misses";
+    case ContextMetric::kMispredicts:
+      return "mispredicts";
   }
   return "";
+}
+
+const char* machine_note(uint16_t machine) {
+  return machine == DCPI_CONTEXTS_MACHINE_EV5
+             ? "ev5: the 21164 model's cycles, stalls included, and events; exact"
+             : "qemu: one cycle per instruction; exact";
 }
 
 void print_context_tree(std::ostream& out, const ContextTree& tree, const ContextTreeView& view) {
   const uint64_t total = tree.nodes[0].total.get(view.metric);
   out << "Calling context tree (" << (view.bottom_up ? "bottom-up" : "top-down") << ") of "
-      << metric_name(view.metric) << " = " << total << " ("
-      << (tree.machine == DCPI_CONTEXTS_MACHINE_EV5 ? "ev5" : "qemu") << ", exact)\n\n";
+      << metric_name(view.metric) << " = " << total << " (" << machine_note(tree.machine)
+      << ")\n\n";
   out << (view.bottom_up ? "    self            calls  procedure\n"
                          : "   total    self       calls  procedure\n");
   for (uint32_t child : children_by_cost(tree, 0, view.metric))

@@ -36,5 +36,7 @@ void print_context_neighbours_json(std::ostream& out, const std::vector<ContextN
 void print_folded(std::ostream& out, const ContextTree& tree, ContextMetric metric);
 
 const char* metric_name(ContextMetric metric);
+// Which machine the numbers came from, and what its cycles are.
+const char* machine_note(uint16_t machine);
 
 }  // namespace dcpi

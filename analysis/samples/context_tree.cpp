@@ -116,15 +116,58 @@ uint64_t ContextCosts::get(ContextMetric metric) const {
       return instructions;
     case ContextMetric::kCalls:
       return calls;
+    case ContextMetric::kDCacheMisses:
+      return dcache_misses;
+    case ContextMetric::kICacheMisses:
+      return icache_misses;
+    case ContextMetric::kDtbMisses:
+      return dtb_misses;
+    case ContextMetric::kMispredicts:
+      return mispredicts;
   }
   return 0;
+}
+
+const char* context_metric_key(ContextMetric metric) {
+  switch (metric) {
+    case ContextMetric::kCycles:
+      return "cycles";
+    case ContextMetric::kInstructions:
+      return "instructions";
+    case ContextMetric::kCalls:
+      return "calls";
+    case ContextMetric::kDCacheMisses:
+      return "dmiss";
+    case ContextMetric::kICacheMisses:
+      return "imiss";
+    case ContextMetric::kDtbMisses:
+      return "dtbmiss";
+    case ContextMetric::kMispredicts:
+      return "mispredict";
+  }
+  return "";
+}
+
+std::optional<ContextMetric> context_metric_named(const std::string& name) {
+  for (ContextMetric metric : kContextMetrics)
+    if (name == context_metric_key(metric)) return metric;
+  return std::nullopt;
 }
 
 ContextCosts& ContextCosts::operator+=(const ContextCosts& other) {
   calls = add_checked(calls, other.calls);
   instructions = add_checked(instructions, other.instructions);
   cycles = add_checked(cycles, other.cycles);
+  dcache_misses = add_checked(dcache_misses, other.dcache_misses);
+  icache_misses = add_checked(icache_misses, other.icache_misses);
+  dtb_misses = add_checked(dtb_misses, other.dtb_misses);
+  mispredicts = add_checked(mispredicts, other.mispredicts);
   return *this;
+}
+
+ContextCosts ContextCosts::of(const DcpiContextNode& node) {
+  return ContextCosts{node.calls,         node.instructions, node.cycles,     node.dcache_misses,
+                      node.icache_misses, node.dtb_misses,   node.mispredicts};
 }
 
 void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& profile,
@@ -145,7 +188,7 @@ void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& pro
       const auto [name, image] = name_of(profile, node, resolver);
       merged[i] = child_named(tree, merged[node.parent], name, image);
     }
-    tree.nodes[merged[i]].self += ContextCosts{node.calls, node.instructions, node.cycles};
+    tree.nodes[merged[i]].self += ContextCosts::of(node);
   }
 }
 

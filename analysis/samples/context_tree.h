@@ -19,14 +19,34 @@
 
 namespace dcpi {
 
-enum class ContextMetric { kCycles, kInstructions, kCalls };
+// The ev5 model's events (firmware/contexts_format.h version 2) after the
+// three both machines have.
+enum class ContextMetric {
+  kCycles,
+  kInstructions,
+  kCalls,
+  kDCacheMisses,
+  kICacheMisses,
+  kDtbMisses,
+  kMispredicts
+};
+inline constexpr ContextMetric kContextMetrics[] = {
+    ContextMetric::kCycles,       ContextMetric::kInstructions, ContextMetric::kCalls,
+    ContextMetric::kDCacheMisses, ContextMetric::kICacheMisses, ContextMetric::kDtbMisses,
+    ContextMetric::kMispredicts};
+inline bool is_model_event(ContextMetric metric) { return metric >= ContextMetric::kDCacheMisses; }
+// The names --metric takes and JSON uses ("cycles", ..., "dmiss"); nullopt: none.
+const char* context_metric_key(ContextMetric metric);
+std::optional<ContextMetric> context_metric_named(const std::string& name);
 
 struct ContextCosts {
   uint64_t calls = 0;
   uint64_t instructions = 0;
   uint64_t cycles = 0;
+  uint64_t dcache_misses = 0, icache_misses = 0, dtb_misses = 0, mispredicts = 0;
   uint64_t get(ContextMetric metric) const;
   ContextCosts& operator+=(const ContextCosts& other);
+  static ContextCosts of(const DcpiContextNode& node);  // its exclusive costs
 };
 
 struct ContextTreeNode {

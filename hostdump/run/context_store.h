@@ -11,5 +11,8 @@ namespace dcpi {
 // when the plugin left no file or a malformed one.
 void store_run_contexts(const RunRequest& request, const ProfileBuilder& builder,
                         ProfileDatabaseWriter& writer, RunResult& result);
+// dcpi run --paths: the ev5 plugin's raw path profiles, the same way.
+void store_run_paths(const RunRequest& request, const ProfileBuilder& builder,
+                     ProfileDatabaseWriter& writer, RunResult& result);
 
 }  // namespace dcpi

@@ -66,16 +66,56 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
   }
 }
 
+namespace {
+
+// The ev5 model's plugin argument (choose_timing_machine added it).
+std::string& ev5_plugin(RunRequest& request) {
+  for (std::string& plugin : request.machine.plugins)
+    if (plugin.find("libdcpi_ev5.so") != std::string::npos) return plugin;
+  throw std::runtime_error("the ev5 machine's plugin is not loaded");
+}
+
+}  // namespace
+
 void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build) {
+  request.contexts_raw = (std::filesystem::temp_directory_path() /
+                          ("dcpi-contexts-" + std::to_string(::getpid()) + ".cct"))
+                             .string();
+  // On ev5 the model builds the trees itself, with its cycles and events
+  // (qemu/machine/plugins/ev5/context_metrics.h).
+  if (request.timing_machine == "ev5") {
+    ev5_plugin(request) += ",contexts=" + request.contexts_raw;
+    return;
+  }
   const auto plugin = machine_file(build, "libdcpi_contexts.so");
   if (!plugin)
     throw std::runtime_error(
         "--contexts needs libdcpi_contexts.so (not built: QEMU's "
         "qemu-plugin.h or glib was not found)");
-  request.contexts_raw = (std::filesystem::temp_directory_path() /
-                          ("dcpi-contexts-" + std::to_string(::getpid()) + ".cct"))
-                             .string();
   request.machine.plugins.push_back("file=" + plugin->string() + ",out=" + request.contexts_raw +
+                                    ",machine=" + request.timing_machine);
+}
+
+void add_path_profiles(RunRequest& request, const std::filesystem::path& build) {
+  request.paths_raw = (std::filesystem::temp_directory_path() /
+                       ("dcpi-paths-" + std::to_string(::getpid()) + ".blp"))
+                          .string();
+  if (request.timing_machine == "ev5") {
+    ev5_plugin(request) += ",paths=" + request.paths_raw;
+    return;
+  }
+  // On qemu the contexts plugin follows the paths (one cycle per instruction).
+  for (std::string& plugin : request.machine.plugins)
+    if (plugin.find("libdcpi_contexts.so") != std::string::npos) {
+      plugin += ",paths=" + request.paths_raw;
+      return;
+    }
+  const auto plugin = machine_file(build, "libdcpi_contexts.so");
+  if (!plugin)
+    throw std::runtime_error(
+        "--paths needs libdcpi_contexts.so (not built: QEMU's qemu-plugin.h or glib was not "
+        "found)");
+  request.machine.plugins.push_back("file=" + plugin->string() + ",paths=" + request.paths_raw +
                                     ",machine=" + request.timing_machine);
 }
 

@@ -20,8 +20,13 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
                            const std::string& machine,
                            const std::optional<std::filesystem::path>& truth_file);
 
-// dcpi run --contexts: loads libdcpi_contexts.so beside the machine's own
-// plugin (after choose_timing_machine), writing to request.contexts_raw.
+// dcpi run --contexts (after choose_timing_machine), writing to
+// request.contexts_raw: on qemu loads libdcpi_contexts.so beside the
+// machine; on ev5 asks the model's plugin, which books its own metrics.
 void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build);
+// dcpi run --paths (after choose_timing_machine and add_contexts_plugin):
+// the ev5 model's plugin, or on qemu the contexts plugin, writes the path
+// profiles to request.paths_raw.
+void add_path_profiles(RunRequest& request, const std::filesystem::path& build);
 
 }  // namespace dcpi

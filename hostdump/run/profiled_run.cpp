@@ -193,6 +193,7 @@ void run_until_done(const RunRequest& options, RunResult& result) {
   if (!options.truth_file.empty() && std::filesystem::exists(options.truth_file))
     add_truth_maps(options.truth_file, builder.load_map());
   if (!options.contexts_raw.empty()) store_run_contexts(options, builder, writer, result);
+  if (!options.paths_raw.empty()) store_run_paths(options, builder, writer, result);
 }
 
 }  // namespace

@@ -74,6 +74,9 @@ struct RunRequest {
   // dcpi run --contexts: where the contexts plugin writes its raw calling
   // context tree (empty: no plugin); attributed into the run's last epoch.
   std::string contexts_raw;
+  // dcpi run --paths (ev5): where the model's plugin writes its raw path
+  // profiles (empty: none); attributed into the run's last epoch.
+  std::string paths_raw;
   // (host file, guest path) of images the initrd carries whose host files are
   // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
   std::vector<std::pair<std::string, std::string>> known_images;
@@ -96,6 +99,9 @@ struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
   uint64_t context_threads = 0;
   uint64_t context_nodes = 0;
   uint64_t contexts_epoch = 0;
+  // --paths: distinct paths stored, and in which epoch (0: none).
+  uint64_t path_count = 0;
+  uint64_t paths_epoch = 0;
 };
 
 // Runs the workloads to their end, or until a stop signal (then

@@ -105,6 +105,7 @@ def check_totals(root, truth_path):
            f"count ({true_kernel})")
     expect(root["total"]["cycles"] == root["total"]["instructions"],
            "on qemu a context's cycles are its instructions")
+    expect("dmiss" not in root["total"], "a qemu tree has no model events in its JSON")
 
 
 def check_reports(db, tmp):
@@ -119,6 +120,11 @@ def check_reports(db, tmp):
            "dcpi prof --callees copier: memcpy, 19 calls (and the first through the PLT)")
     text = dcpi("tree", "--db", db).stdout
     expect("main" in text and "work" in text and "total" in text, "dcpi tree prints the tree")
+    expect("qemu: one cycle per instruction" in text, "dcpi tree says which machine counted")
+    refused = dcpi("tree", "--db", db, "--metric", "dmiss", check=False)
+    expect(refused.returncode != 0 and "ev5 machine only" in refused.stderr
+           and len(refused.stderr.strip().splitlines()) == 1,
+           f"--metric dmiss on a qemu tree: one line naming ev5 ({refused.stderr.strip()})")
     bottom = dcpi("tree", "--db", db, "--bottom-up", "--json", "--metric", "instructions").stdout
     roots = json.loads(bottom)["root"]["children"]
     expect(roots and roots[0]["name"] in ("work", "[kernel]", "fib"),

@@ -112,6 +112,36 @@ TEST(HtmlCfg, DotMarksLoopsMissingEdgesAndEstimates) {
   EXPECT_NE(svg.find("missing edges"), std::string::npos);
 }
 
+// Seed 002 §2's paths on the CFG: the hottest path's edges and blocks in its
+// colour, a legend line per path; an edge on no path keeps its own style.
+TEST(HtmlCfg, DotDrawsTheHottestPathsOverTheGraph) {
+  using calc::ControlFlow;
+  // 0x100 beq -> 0x10c; 0x104 add; 0x108 br -> 0x110; 0x10c add; 0x110 ret
+  const std::vector<calc::InstructionRecord> code = {
+      calc::testing::branch(0x100, ControlFlow::kConditionalBranch, 0x10c, 1),
+      calc::testing::op(0x104, isa::Ev5Class::kIadd, 1, 2, 3),
+      calc::testing::branch(0x108, ControlFlow::kUnconditionalBranch, 0x110),
+      calc::testing::op(0x10c, isa::Ev5Class::kIadd, 1, 2, 3),
+      calc::testing::branch(0x110, ControlFlow::kReturn, std::nullopt)};
+  const calc::ProcedureAnalysis analysis =
+      calc::analyze_procedure(calc::build_cfg(code), calc::QemuIcountModel{}, {});
+  // The path through 0x10c: [0x100, 0x100], then [0x10c, 0x110].
+  const html::DrawnPath hot{.number = 1, .runs = 90, .share = 0.9,
+                            .blocks = {{0x100, 0x100}, {0x10c, 0x110}}};
+  const std::string dot = html::cfg_dot(analysis, 1000, "p", {hot});
+  const std::string colour = html::path_colour(0);
+  const auto line_of = [&](const std::string& start) {
+    const size_t at = dot.find(start);
+    return at == std::string::npos ? std::string() : dot.substr(at, dot.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("  b0 -> b2 [").find(colour), std::string::npos) << dot;
+  EXPECT_NE(line_of("  b2 -> b3 [").find(colour), std::string::npos) << dot;
+  EXPECT_EQ(line_of("  b0 -> b1 [").find(colour), std::string::npos) << dot;
+  EXPECT_NE(line_of("  b2 [").find("color=\"" + colour), std::string::npos) << dot;
+  EXPECT_NE(dot.find("path #1: 90 runs, 90.0 % of the cycles"), std::string::npos) << dot;
+  EXPECT_NE(html::svg_from_dot(dot).find("class=\"edge hotpath\""), std::string::npos);
+}
+
 TEST(HtmlCfg, SvgFromDotIsABareInlineElement) {
   const std::string svg = html::svg_from_dot("digraph { a -> b [URL=\"#x-0x10\"]; }");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u) << svg.substr(0, 200);

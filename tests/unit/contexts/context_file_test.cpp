@@ -116,6 +116,52 @@ TEST(ContextFile, InconsistentTreesAreRefusedWithOneLine) {
   EXPECT_EQ(one_line.rfind("f.cct: at offset", 0), 0u);
 }
 
+// A file of version 1 (before issue 28's events: 56-byte nodes) is the same
+// file less each node's last 32 bytes; it still reads, with no events.
+std::vector<uint8_t> as_version_1(const std::vector<uint8_t>& v2, size_t threads, size_t nodes) {
+  const size_t nodes_at = sizeof(DcpiContextsHeader) + threads * sizeof(DcpiContextThread);
+  std::vector<uint8_t> v1(v2.begin(), v2.begin() + static_cast<std::ptrdiff_t>(nodes_at));
+  for (size_t i = 0; i < nodes; ++i) {
+    const auto* node = v2.data() + nodes_at + i * sizeof(DcpiContextNode);
+    v1.insert(v1.end(), node, node + DCPI_CONTEXT_NODE_V1_BYTES);
+  }
+  v1.insert(v1.end(), v2.end() - 8, v2.end());
+  const uint32_t version = DCPI_CONTEXTS_VERSION_FIRST;
+  std::memcpy(v1.data() + 8, &version, sizeof version);
+  reseal(v1);
+  return v1;
+}
+
+TEST(ContextFile, VersionOneFilesStillRead) {
+  const std::vector<uint8_t> v1 = as_version_1(plugin_file(), 2, 6);
+  const profiledb::ContextProfile profile = profiledb::decode_contexts(v1, "old.cct");
+  ASSERT_EQ(profile.nodes.size(), 6u);
+  EXPECT_EQ(profile.nodes[1].address, 0x120000100u);
+  EXPECT_EQ(profile.nodes[1].cycles, 1u);
+  EXPECT_EQ(profile.nodes[1].dcache_misses, 0u);
+  // Rewritten, it is a version 2 file with the same tree.
+  EXPECT_EQ(profiledb::encode_contexts(profile), plugin_file());
+  std::vector<uint8_t> future = plugin_file();
+  const uint32_t version = DCPI_CONTEXTS_VERSION + 1;
+  std::memcpy(future.data() + 8, &version, sizeof version);
+  reseal(future);
+  EXPECT_NE(error_of(future).find("version"), std::string::npos);
+}
+
+TEST(ContextFile, EventsAreTheEv5MachinesOnly) {
+  contexts::ThreadContexts tree = sample_tree();
+  tree.booked(true).dcache_misses = 5;
+  tree.booked(false).mispredicts = 2;
+  const std::vector<contexts::ThreadEntry> threads = {{7, DCPI_CONTEXTS_NO_CPU, 0, &tree}};
+  const profiledb::ContextProfile ev5 = profiledb::decode_contexts(
+      contexts::encode_contexts(DCPI_CONTEXTS_MACHINE_EV5, threads), "ev5.cct");
+  EXPECT_EQ(ev5.nodes[0].dcache_misses, 5u);  // the root is current again after the return
+  EXPECT_EQ(ev5.nodes[3].mispredicts, 2u);    // the root's [kernel], made by booked(false)
+  EXPECT_NE(error_of(contexts::encode_contexts(DCPI_CONTEXTS_MACHINE_QEMU, threads))
+                .find("model events on the qemu machine"),
+            std::string::npos);
+}
+
 // Random damage, resealed half of the time so it reaches the body checks:
 // each copy either decodes or throws ProfileFormatError (ASan/UBSan builds
 // catch what a plain run would not).

@@ -170,5 +170,31 @@ TEST(ThreadContexts, CoroutineReturnsAndCalls) {
   EXPECT_EQ(s.node({0x104}).calls, 1u);
 }
 
+// The ev5 model books its own metrics (ev5/context_metrics.h): a block head
+// resolves the pending call without counting, and bookings go to the node
+// current for their PC's mode.
+TEST(ThreadContexts, AModelBooksToTheContextABlockHeadResolved) {
+  ThreadContexts tree;
+  tree.booked(true).instructions += 3;
+  tree.call(0x108, 1000);
+  tree.booked(true).cycles += 4;  // the call's own cycles: still the caller's
+  tree.user_block(kF);
+  tree.booked(true).dcache_misses += 2;
+  tree.booked(false).cycles += 9;  // an interrupt in the callee
+  tree.user_block(kF + 0x40);      // a block head with nothing pending: no new context
+  tree.booked(true).mispredicts += 1;
+  ASSERT_EQ(tree.nodes().size(), 3u);
+  const Node& root = tree.nodes()[0];
+  const Node& f = tree.nodes()[1];
+  EXPECT_EQ(root.instructions, 3u);
+  EXPECT_EQ(root.cycles, 4u);
+  EXPECT_EQ(f.address, kF);
+  EXPECT_EQ(f.calls, 1u);
+  EXPECT_EQ(f.instructions, 0u);  // user_block counts nothing
+  EXPECT_EQ(f.dcache_misses, 2u);
+  EXPECT_EQ(f.mispredicts, 1u);
+  EXPECT_EQ(tree.nodes()[f.kernel_child].cycles, 9u);
+}
+
 }  // namespace
 }  // namespace dcpi::contexts

@@ -25,6 +25,10 @@ DcpiContextNode record_of(const Node& node, uint32_t base) {
   record.calls = node.calls;
   record.instructions = node.instructions;
   record.cycles = node.cycles;
+  record.dcache_misses = node.dcache_misses;
+  record.icache_misses = node.icache_misses;
+  record.dtb_misses = node.dtb_misses;
+  record.mispredicts = node.mispredicts;
   return record;
 }
 

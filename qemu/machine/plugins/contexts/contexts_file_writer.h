@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "qemu/machine/plugins/contexts/thread_contexts.h"
+#include "qemu/machine/plugins/contexts/thread_paths.h"
 
 namespace dcpi::contexts {
 
@@ -14,6 +15,7 @@ struct ThreadEntry {
   uint32_t cpu = DCPI_CONTEXTS_NO_CPU;
   uint64_t pcb = 0;
   const ThreadContexts* tree = nullptr;
+  const ThreadPaths* paths = nullptr;  // for the path file (paths_file_writer.h)
 };
 
 // The file's bytes, trailer included.

@@ -1,9 +1,13 @@
 // contexts: a QEMU TCG plugin that builds the exact calling context tree of
 // every thread the guest runs (seed 002 §3), with no instrumentation of the
-// guest and no effect on its clock (it only adds host-side callbacks). Both
-// machines load it beside their own plugin (`dcpi run --contexts`):
-//   qemu-system-alpha … -plugin file=libdcpi_contexts.so,out=PATH[,machine=ev5]
-// At exit it writes PATH (firmware/contexts_format.h, raw guest PCs).
+// guest and no effect on its clock (it only adds host-side callbacks).
+// `dcpi run --contexts` loads it on the `qemu` machine; on `ev5` the model
+// plugin builds the same trees with its cycles and events (contexts=PATH,
+// ev5/context_metrics.h). Standalone:
+//   qemu-system-alpha … -plugin file=libdcpi_contexts.so,out=PATH[,paths=PATH2][,machine=ev5]
+// At exit it writes PATH (firmware/contexts_format.h, raw guest PCs); with
+// paths=PATH2 also the path profiles (firmware/paths_format.h), one cycle
+// per instruction (and only those, without out=).
 //
 // Threads: the kernel switches with CALL_PAL swpctx, a0 = the next PCB, whose
 // Process holds the pid at DCPI_PCB_PID_OFFSET; each vCPU charges the thread
@@ -13,8 +17,6 @@
 
 #include <cstring>
 #include <deque>
-#include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,16 +25,20 @@
 #include "firmware/pal_abi.h"
 #include "isa/decode.h"
 #include "qemu/machine/plugins/contexts/contexts_file_writer.h"
+#include "qemu/machine/plugins/contexts/path_follower.h"
+#include "qemu/machine/plugins/contexts/paths_file_writer.h"
 #include "qemu/machine/plugins/contexts/thread_contexts.h"
+#include "qemu/machine/plugins/contexts/thread_table.h"
+#include "qemu/machine/plugins/contexts/transfer_kind.h"
 #include "qemu/machine/plugins/qemu_plugin.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 namespace {
 
+using dcpi::contexts::ContextThread;
 using dcpi::contexts::ThreadContexts;
-
-enum class Kind : uint8_t { kPlain, kCall, kReturn, kCoroutine, kSwitch };
+using Kind = dcpi::contexts::TransferKind;
 
 // One per translated instruction: the same PC holds different code in
 // different address spaces (every program starts at 0x120000000).
@@ -42,30 +48,31 @@ struct InsnInfo {
   bool user;
 };
 
-struct Thread {
-  uint32_t pid = 0;
-  uint32_t cpu = DCPI_CONTEXTS_NO_CPU;
-  uint64_t pcb = 0;
-  ThreadContexts tree;
-};
-
 struct Vcpu {
-  Thread* thread = nullptr;
   GByteArray* buffer = nullptr;
 };
 
+// A translated user block, for the path profiles: its first and last PC.
+struct BlockInfo {
+  uint64_t first, last;
+};
+
+bool read_code_word(uint64_t address, uint32_t& word);
+
 struct State {
+  explicit State(size_t vcpus) : threads(vcpus), vcpus(vcpus), follower(vcpus, read_code_word) {}
   std::string out_path = "contexts.cct";
+  bool out_given = false;
+  std::string paths_path;  // paths=PATH: the path profiles too (thread_paths.h)
   uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;
-  std::mutex mutex;  // translations, the thread map
+  std::mutex mutex;  // translations
   std::deque<InsnInfo> insns;
-  // By (pid, PCB): every CPU's idle thread has pid 0, and a pid's Process
-  // slot may be reused by a later pid.
-  std::map<std::pair<uint32_t, uint64_t>, std::unique_ptr<Thread>> threads;
-  std::vector<std::unique_ptr<Thread>> boot;  // one per vCPU
+  dcpi::contexts::ThreadTable threads;
   std::vector<Vcpu> vcpus;
   qemu_plugin_register* sp = nullptr;
   qemu_plugin_register* a0 = nullptr;
+  std::deque<BlockInfo> blocks;  // under mutex; callbacks hold them
+  dcpi::contexts::PathFollower follower;
 };
 
 State* state = nullptr;
@@ -93,82 +100,91 @@ uint64_t read_register(Vcpu& vcpu, qemu_plugin_register* handle) {
   return value;
 }
 
-Vcpu* vcpu_of(unsigned int index) {
-  if (index >= state->vcpus.size()) return nullptr;
-  Vcpu& vcpu = state->vcpus[index];
-  if (!vcpu.thread) vcpu.thread = state->boot[index].get();
-  return &vcpu;
+// On `qemu` a cycle is an instruction. The ev5 machine books its own
+// cycles and events into the same trees (ev5/context_metrics.h: dcpi run
+// loads this plugin on `qemu` only); here they would be 0.
+void charge(ContextThread& thread, const InsnInfo& info) {
+  const uint64_t cycles = state->machine == DCPI_CONTEXTS_MACHINE_QEMU ? 1 : 0;
+  if (!info.user) return thread.tree.kernel_instruction(cycles);
+  thread.tree.user_instruction(info.pc, cycles);
+  if (state->paths_path.empty()) return;
+  dcpi::contexts::PathCosts& path = thread.paths.current();
+  ++path.instructions;
+  path.cycles += cycles;
+  thread.paths.ran(info.pc);
 }
 
-// On `qemu` a cycle is an instruction; the ev5 model's cycles are not seen
-// from here (they would need a hook in its plugin), so 0 there.
-void charge(Vcpu& vcpu, const InsnInfo& info) {
-  const uint64_t cycles = state->machine == DCPI_CONTEXTS_MACHINE_QEMU ? 1 : 0;
-  if (info.user)
-    vcpu.thread->tree.user_instruction(info.pc, cycles);
-  else
-    vcpu.thread->tree.kernel_instruction(cycles);
+// A word of the running vCPU's code (the path profiles' back edges,
+// procedure_loops.h).
+bool read_code_word(uint64_t address, uint32_t& word) {
+  thread_local GByteArray* buffer = g_byte_array_new();
+  g_byte_array_set_size(buffer, 0);
+  if (!qemu_plugin_read_memory_vaddr(address, buffer, sizeof word) || buffer->len < sizeof word)
+    return false;
+  std::memcpy(&word, buffer->data, sizeof word);
+  return true;
+}
+
+// A user block's head: a pending call or return resolves here (as the
+// first instruction would resolve it), then the paths follow.
+void on_user_block(unsigned int index, void* userdata) {
+  ContextThread* thread = state->threads.current(index);
+  if (!thread) return;
+  const auto& block = *static_cast<const BlockInfo*>(userdata);
+  thread->tree.user_block(block.first);
+  state->follower.block_head(index, *thread, block.first, block.first);
 }
 
 void on_plain(unsigned int index, void* userdata) {
-  if (Vcpu* vcpu = vcpu_of(index)) charge(*vcpu, *static_cast<const InsnInfo*>(userdata));
+  if (ContextThread* thread = state->threads.current(index))
+    charge(*thread, *static_cast<const InsnInfo*>(userdata));
 }
 
 // The swpctx itself is the old thread's; what follows is the new one's.
-void switch_thread(Vcpu& vcpu) {
+void switch_thread(unsigned int index, Vcpu& vcpu) {
   const uint64_t pcb = read_register(vcpu, state->a0);
   uint32_t pid = 0;
   g_byte_array_set_size(vcpu.buffer, 0);
   if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, vcpu.buffer, sizeof pid))
     std::memcpy(&pid, vcpu.buffer->data, sizeof pid);
-  std::lock_guard<std::mutex> lock(state->mutex);
-  std::unique_ptr<Thread>& thread = state->threads[{pid, pcb}];
-  if (!thread) {
-    thread = std::make_unique<Thread>();
-    thread->pid = pid;
-  }
-  thread->pcb = pcb;
-  vcpu.thread = thread.get();
+  uint64_t space = 0;  // its page-table base: the code the paths read is that space's
+  g_byte_array_set_size(vcpu.buffer, 0);
+  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PTBR_OFFSET, vcpu.buffer, sizeof space))
+    std::memcpy(&space, vcpu.buffer->data, sizeof space);
+  state->threads.switch_to(index, pid, pcb);
+  state->threads.current(index)->space = space;
 }
 
 void on_control(unsigned int index, void* userdata) {
-  Vcpu* vcpu = vcpu_of(index);
-  if (!vcpu) return;
+  ContextThread* thread = state->threads.current(index);
+  if (!thread) return;
+  Vcpu& vcpu = state->vcpus[index];
   const auto& info = *static_cast<const InsnInfo*>(userdata);
-  charge(*vcpu, info);
-  if (info.kind == Kind::kSwitch) return switch_thread(*vcpu);
-  const uint64_t sp = read_register(*vcpu, state->sp);
-  ThreadContexts& tree = vcpu->thread->tree;
+  charge(*thread, info);
+  if (info.kind == Kind::kSwitch) return switch_thread(index, vcpu);
+  const uint64_t sp = read_register(vcpu, state->sp);
+  ThreadContexts& tree = thread->tree;
   if (info.kind == Kind::kCall) tree.call(info.pc, sp);
   if (info.kind == Kind::kReturn) tree.ret(sp);
   if (info.kind == Kind::kCoroutine) tree.coroutine(info.pc, sp);
 }
 
-Kind kind_of(uint32_t word, bool user) {
-  const dcpi::isa::Instruction in = dcpi::isa::decode(word);
-  using dcpi::isa::Operation;
-  if (!user) {
-    const bool swpctx = in.operation == Operation::kCallPal && in.pal_function == CALL_PAL_SWPCTX;
-    return swpctx ? Kind::kSwitch : Kind::kPlain;
-  }
-  // A call writes its return address; bsr/jsr to $31 is a jump.
-  if ((in.operation == Operation::kBsr || in.operation == Operation::kJsr) && in.ra != 31)
-    return Kind::kCall;
-  if (in.operation == Operation::kRet) return Kind::kReturn;
-  if (in.operation == Operation::kJsrCoroutine) return Kind::kCoroutine;
-  return Kind::kPlain;
-}
-
 void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
   const size_t n = qemu_plugin_tb_n_insns(tb);
   std::lock_guard<std::mutex> lock(state->mutex);
+  const uint64_t first = qemu_plugin_tb_vaddr(tb);
+  if (!state->paths_path.empty() && n && !dcpi::is_kseg_address(first)) {
+    BlockInfo& block = state->blocks.emplace_back(BlockInfo{first, first + 4 * (n - 1)});
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_user_block, QEMU_PLUGIN_CB_NO_REGS, &block);
+  }
   for (size_t i = 0; i < n; ++i) {
     struct qemu_plugin_insn* insn = qemu_plugin_tb_get_insn(tb, i);
     uint32_t word = 0;
     qemu_plugin_insn_data(insn, &word, sizeof word);
     const uint64_t pc = qemu_plugin_insn_vaddr(insn);
     const bool user = !dcpi::is_kseg_address(pc);
-    InsnInfo& info = state->insns.emplace_back(InsnInfo{pc, kind_of(word, user), user});
+    InsnInfo& info =
+        state->insns.emplace_back(InsnInfo{pc, dcpi::contexts::transfer_kind(word, user), user});
     if (info.kind == Kind::kPlain)
       qemu_plugin_register_vcpu_insn_exec_cb(insn, on_plain, QEMU_PLUGIN_CB_NO_REGS, &info);
     else
@@ -185,14 +201,17 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int index) {
 }
 
 void on_exit(qemu_plugin_id_t, void*) {
-  std::vector<dcpi::contexts::ThreadEntry> threads;
-  for (const auto& boot : state->boot)
-    if (boot->tree.nodes().size() > 1 || boot->tree.nodes()[0].instructions)
-      threads.push_back({boot->pid, boot->cpu, boot->pcb, &boot->tree});
-  for (const auto& [key, thread] : state->threads)
-    threads.push_back({thread->pid, thread->cpu, thread->pcb, &thread->tree});
-  if (!dcpi::contexts::write_contexts_file(state->out_path, state->machine, threads)) {
+  const bool contexts = state->out_given || state->paths_path.empty();
+  if (contexts && !dcpi::contexts::write_contexts_file(state->out_path, state->machine,
+                                                       state->threads.entries())) {
     const std::string message = "contexts: cannot write " + state->out_path + "\n";
+    qemu_plugin_outs(message.c_str());
+  }
+  if (state->paths_path.empty()) return;
+  state->threads.finish_paths();
+  if (!dcpi::contexts::write_paths_file(state->paths_path, state->machine,
+                                        state->threads.entries())) {
+    const std::string message = "contexts: cannot write " + state->paths_path + "\n";
     qemu_plugin_outs(message.c_str());
   }
 }
@@ -201,10 +220,14 @@ void on_exit(qemu_plugin_id_t, void*) {
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t* info, int argc,
                                            char** argv) {
-  state = new State();  // lives until QEMU exits
+  const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
+  state = new State(static_cast<size_t>(vcpus));  // lives until QEMU exits
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "out=", 4) == 0) {
       state->out_path = argv[i] + 4;
+      state->out_given = true;
+    } else if (std::strncmp(argv[i], "paths=", 6) == 0) {
+      state->paths_path = argv[i] + 6;
     } else if (std::strcmp(argv[i], "machine=ev5") == 0) {
       state->machine = DCPI_CONTEXTS_MACHINE_EV5;
     } else if (std::strcmp(argv[i], "machine=qemu") != 0) {
@@ -212,12 +235,6 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
       qemu_plugin_outs(message.c_str());
       return -1;
     }
-  }
-  const int vcpus = info->system_emulation ? std::max(info->system.max_vcpus, 1) : 1;
-  state->vcpus.resize(static_cast<size_t>(vcpus));
-  for (int i = 0; i < vcpus; ++i) {
-    state->boot.push_back(std::make_unique<Thread>());
-    state->boot.back()->cpu = static_cast<uint32_t>(i);
   }
   qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);

@@ -53,7 +53,7 @@ void ThreadContexts::enter(uint64_t site, uint64_t sp, uint64_t callee) {
   uint32_t node = folded_ancestor(callee);
   if (node == DCPI_CONTEXTS_NO_PARENT) node = child(current(), site, callee);
   ++nodes_[node].calls;
-  frames_.push_back(Frame{node, sp, site + 4});
+  frames_.push_back(Frame{node, sp, site + 4, next_serial_++});
 }
 
 // seed 002 §3: a return restores the caller's stack pointer, so it ends every

@@ -25,8 +25,10 @@ struct Node {
   uint64_t address = 0;    // procedure entry
   uint64_t call_site = 0;  // the call that created the node
   uint64_t calls = 0;
-  uint64_t instructions = 0;                        // exclusive
-  uint64_t cycles = 0;                              // exclusive
+  uint64_t instructions = 0;  // exclusive
+  uint64_t cycles = 0;        // exclusive
+  // The ev5 model's events, exclusive (firmware/contexts_format.h version 2).
+  uint64_t dcache_misses = 0, icache_misses = 0, dtb_misses = 0, mispredicts = 0;
   uint32_t kernel_child = DCPI_CONTEXTS_NO_PARENT;  // its DCPI_CONTEXT_KERNEL child, if any
 };
 
@@ -47,6 +49,25 @@ class ThreadContexts {
   void user_instruction(uint64_t pc, uint64_t cycles);
   void kernel_instruction(uint64_t cycles);
 
+  // For a model that books its metrics itself (the ev5 plugin,
+  // ev5/context_metrics.h): the first user instruction of a block, which
+  // resolves a pending call or return without counting anything, and the
+  // node whose exclusive metrics a booking for a user (or kernel or
+  // PALcode) instruction goes to now.
+  void user_block(uint64_t pc) {
+    if (pending_ != Pending::kNone) resolve(pc);
+  }
+  Node& booked(bool user) { return nodes_[user ? current() : kernel_node(current())]; }
+  // The live activations, outermost first, each by a number no other
+  // activation of the thread had (0: the root), and the current one's
+  // procedure: what the path profile follows (thread_paths.h).
+  void frame_serials(std::vector<uint64_t>& out) const {
+    out.assign(1, 0);
+    for (const Frame& frame : frames_) out.push_back(frame.serial);
+  }
+  uint64_t current_procedure() const { return nodes_[current()].address; }
+  uint64_t top_serial() const { return frames_.empty() ? 0 : frames_.back().serial; }
+
   const std::vector<Node>& nodes() const { return nodes_; }
   std::size_t depth() const { return frames_.size(); }
 
@@ -55,6 +76,7 @@ class ThreadContexts {
     uint32_t node;
     uint64_t sp;              // the caller's stack pointer at the call
     uint64_t return_address;  // the call's address + 4
+    uint64_t serial;          // this activation's number (frame_serials)
   };
   enum class Pending : uint8_t { kNone, kCall, kReturn, kCoroutine };
 
@@ -82,6 +104,7 @@ class ThreadContexts {
     }
   };
   std::unordered_map<Key, uint32_t, KeyHash> children_;
+  uint64_t next_serial_ = 1;
   Pending pending_ = Pending::kNone;
   uint64_t pending_site_ = 0;
   uint64_t pending_sp_ = 0;

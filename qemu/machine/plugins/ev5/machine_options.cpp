@@ -61,6 +61,14 @@ bool apply_option(std::string_view argument, PluginOptions& options, std::string
     options.out_path = value;
     return true;
   }
+  if (name == "contexts" || name == "paths") {
+    if (value.empty()) {
+      error = "ev5: " + std::string(name) + "= needs a path";
+      return false;
+    }
+    (name == "paths" ? options.paths_path : options.contexts_path) = value;
+    return true;
+  }
   if (name == "images") {
     options.images_path = value;
     return true;

@@ -1,4 +1,5 @@
-// Plugin arguments: out=PATH (the truth file; none without it) and the tunable machine
+// Plugin arguments: out=PATH (the truth file; none without it), contexts=PATH and
+// paths=PATH (the calling contexts, the path profiles; none without them) and the tunable machine
 // parameters (docs/ev5-machine.md), each checked against its range.
 #pragma once
 #include <string>
@@ -20,6 +21,11 @@ struct PluginOptions {
   // --period, --period-range): a masked stretch lands as at most one sample
   // (sample_visibility.h). 0: unknown.
   uint32_t period = 0, period_range = 0;
+  // contexts=PATH: the calling context trees with the model's metrics
+  // (context_metrics.h, dcpi run --contexts); empty: none.
+  std::string contexts_path;
+  // paths=PATH: the path profiles (contexts/thread_paths.h, dcpi run --paths).
+  std::string paths_path;
 };
 
 // Applies one "name=value" argument; false with a one-line `error` for an

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,8 +32,10 @@
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
 #include "isa/decode.h"
+#include "qemu/machine/plugins/contexts/transfer_kind.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/coherence.h"
+#include "qemu/machine/plugins/ev5/context_metrics.h"
 #include "qemu/machine/plugins/ev5/machine_options.h"
 #include "qemu/machine/plugins/ev5/truth_file.h"
 #include "qemu/machine/plugins/ev5/vcpu_model.h"
@@ -79,6 +82,15 @@ struct State {
   // The truth's address spaces (qemu/machine/truth/truth_space.h).
   dcpi::truth::TruthSpaces truth_spaces;
   GByteArray* pid_buffer = nullptr;  // under spaces_lock
+  // dcpi run --contexts (contexts=PATH) and --paths (paths=PATH): the
+  // calling contexts and path profiles with the model's metrics, and the
+  // user calls and returns they follow.
+  std::unique_ptr<dcpi::ev5::ContextMetrics> contexts;
+  struct Transfer {
+    uint64_t pc;
+    dcpi::contexts::TransferKind kind;
+  };
+  std::deque<Transfer> transfers;  // under spaces_lock; never shrinks (callbacks hold them)
 };
 
 State* state = nullptr;
@@ -111,8 +123,12 @@ void enter(unsigned int vcpu, BlockRecord& block, bool step) {
   if (state->charging && (words.stall != 0 || words.forced != 0) && words.last_charged != 0) {
     const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
     model.aborted(*ref->block, ref->index, ref->step, ref->access);
+    if (state->contexts)
+      state->contexts->stopped_before(vcpu, ref->block->timing.instructions[ref->index].pc);
   }
   words.forced = 0;
+  // A pending call or return is resolved at this head before the model books it.
+  if (state->contexts) state->contexts->block_head(vcpu, block);
   words.stall = state->charging ? model.enter(block, step) : (model.enter(block, step), 0);
   words.pending = model.pending_loads();
   words.fetching = model.fetch_pending();
@@ -157,6 +173,29 @@ void on_operands(unsigned int vcpu, void* userdata) {
   deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
 }
 
+// A word of the running vCPU's code, for the path profiles' back edges
+// (contexts/procedure_loops.h).
+bool read_code_word(uint64_t address, uint32_t& word) {
+  thread_local GByteArray* buffer = g_byte_array_new();
+  g_byte_array_set_size(buffer, 0);
+  if (!qemu_plugin_read_memory_vaddr(address, buffer, sizeof word) || buffer->len < sizeof word)
+    return false;
+  std::memcpy(&word, buffer->data, sizeof word);
+  return true;
+}
+
+// The contexts follow threads (a thread's own pid, as the contexts plugin
+// reads it at swpctx), the truth address spaces (its process's). Under
+// spaces_lock (pid_buffer).
+void switch_context_thread(unsigned int vcpu, uint64_t pcb, uint64_t space) {
+  uint32_t thread = 0;
+  g_byte_array_set_size(state->pid_buffer, 0);
+  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, state->pid_buffer, sizeof thread) &&
+      state->pid_buffer->len >= sizeof thread)
+    std::memcpy(&thread, state->pid_buffer->data, sizeof thread);
+  state->contexts->switch_thread(vcpu, thread, pcb, space);
+}
+
 // PAL's swpctx loads the new page-table base from the process control block
 // (pal.S: `ldq p1, 16(a0)`, OSF/1's PCB layout): the CPU changes address
 // space, which the model numbers as an ASN (vcpu_model.h), and the truth
@@ -174,6 +213,7 @@ void on_page_table_base(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t 
     if (!state->pid_buffer) state->pid_buffer = g_byte_array_new();
     const uint32_t pid = dcpi::plugins::process_of_pcb_load(vaddr, state->pid_buffer);
     space = state->truth_spaces.switch_to(pid, value.data.u64);
+    if (state->contexts) switch_context_thread(vcpu, vaddr - DCPI_PCB_PTBR_OFFSET, value.data.u64);
   }
   state->vcpus[vcpu]->switch_address_space(number & ((1u << 20) - 1));
   state->vcpus[vcpu]->switch_truth_space(space);
@@ -310,6 +350,33 @@ void watch_wrperfmon(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
     if (in.operation == dcpi::isa::Operation::kCallPal && in.pal_function == CALL_PAL_WRPERFMON)
       qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_wrperfmon,
                                              QEMU_PLUGIN_CB_R_REGS, nullptr);
+  }
+}
+
+// A user call, return or jsr_coroutine about to run: the stack pointer
+// (r30, gdb handle 31) says which frames it enters or leaves.
+void on_transfer(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  const auto* transfer = static_cast<const State::Transfer*>(userdata);
+  static qemu_plugin_register* const sp = reinterpret_cast<qemu_plugin_register*>(intptr_t{31});
+  state->contexts->transfer(vcpu, transfer->kind, transfer->pc, read_register(sp));
+}
+
+// Registered after the instruction's charge: an exact exit there leaves
+// before the instruction, and its transfer is seen when it runs again.
+void watch_transfers(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
+  const uint64_t start = qemu_plugin_tb_vaddr(tb);
+  if (!state->contexts || !dcpi::truth::is_user_pc(start)) return;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const auto kind = dcpi::contexts::transfer_kind(words[i], true);
+    if (kind == dcpi::contexts::TransferKind::kPlain) continue;
+    State::Transfer* transfer = nullptr;
+    {
+      std::lock_guard<std::mutex> hold(state->spaces_lock);
+      transfer = &state->transfers.emplace_back(State::Transfer{start + 4 * i, kind});
+    }
+    qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_transfer,
+                                           QEMU_PLUGIN_CB_R_REGS, transfer);
   }
 }
 
@@ -451,13 +518,21 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
   if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
     register_step_block(tb, block);
+    watch_transfers(tb, words);
     return;
   }
   qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);
   register_block(tb, block);
+  watch_transfers(tb, words);
 }
 
 void on_exit(qemu_plugin_id_t, void*) {
+  const std::string& contexts = state->options.contexts_path;
+  if (state->contexts && !contexts.empty() && !state->contexts->write(contexts))
+    std::fprintf(stderr, "ev5: cannot write %s\n", contexts.c_str());
+  const std::string& paths = state->options.paths_path;
+  if (state->contexts && !paths.empty() && !state->contexts->write_paths(paths))
+    std::fprintf(stderr, "ev5: cannot write %s\n", paths.c_str());
   if (state->options.out_path.empty()) return;
   std::vector<const dcpi::ev5::VcpuModel*> vcpus;
   for (const auto& vcpu : state->vcpus) {
@@ -490,6 +565,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   if (vcpus > 1)
     for (int v = 0; v < vcpus; ++v)
       state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v), &state->clock);
+  if (!o.contexts_path.empty() || !o.paths_path.empty()) {
+    state->contexts = std::make_unique<dcpi::ev5::ContextMetrics>(
+        static_cast<size_t>(vcpus), !o.paths_path.empty(), read_code_word);
+    for (int v = 0; v < vcpus; ++v)
+      state->vcpus[v]->observe_truth(state->contexts->observer(static_cast<unsigned int>(v)));
+  }
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
   state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
   state->stall = {state->words, offsetof(ChargeWords, stall)};

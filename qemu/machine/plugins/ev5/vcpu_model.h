@@ -99,6 +99,8 @@ class VcpuModel {
   // Register slots whose load has not completed (bit per slot).
   uint64_t pending_loads() const { return pending_; }
   const VcpuTruth& truth() const { return truth_; }
+  // Who else is told the truth's bookings (context_metrics.h); none: nobody.
+  void observe_truth(TruthObserver* observer) { truth_.observer = observer; }
   const MemoryEvents& memory_events() const { return memory_.events(); }
 
   // The 21164's counters 1 and 2 (perf_counters.h), counting the events

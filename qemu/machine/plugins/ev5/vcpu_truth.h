@@ -51,7 +51,19 @@ struct SpaceBlockCounts {
   std::map<std::pair<const BlockRecord*, uint32_t>, uint64_t> cuts;
 };
 
+// Told every booking as it happens, by the PC it is booked at (not its
+// truth key): the calling contexts of the run (context_metrics.h, issue 28)
+// book the same cycles, instructions and events to the context running.
+struct TruthObserver {
+  virtual ~TruthObserver() = default;
+  virtual void entered(const BlockRecord& block) = 0;  // each instruction once, its cost
+  virtual void cut(const BlockRecord& block, uint32_t index) = 0;  // [index, end) did not run
+  virtual void cycles(uint64_t pc, int64_t cycles) = 0;
+  virtual void event(uint64_t pc, ModelEvent event) = 0;
+};
+
 struct VcpuTruth {
+  TruthObserver* observer = nullptr;  // none unless dcpi run --contexts
   CountMap<StallKey, StallKeyHash> stalls;
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
@@ -67,14 +79,19 @@ struct VcpuTruth {
     if (!cycles) return;
     stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));
+    if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
   }
   // Events per PC, where the model counts them for counters 1 and 2
   // (loads and stores are the executions of their instructions, not kept).
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> events;  // (pc, ModelEvent)
-  void event(uint64_t pc, ModelEvent e) { ++events[{pc, static_cast<uint64_t>(e)}]; }
+  void event(uint64_t pc, ModelEvent e) {
+    ++events[{pc, static_cast<uint64_t>(e)}];
+    if (observer) observer->event(pc, e);
+  }
   void correct(uint64_t pc, int64_t cycles) {
     cycle_corrections[key(pc)] += cycles;
     visibility.book(pc, cycles);
+    if (observer) observer->cycles(pc, cycles);
   }
   void edge(uint64_t from, uint64_t to) { ++edges[{key(from), key(to)}]; }
   // The CPU slept (wtint; reported at `pc`): its cycle counter ran on.
@@ -82,15 +99,18 @@ struct VcpuTruth {
     cycle_corrections[key(pc)] += static_cast<int64_t>(cycles);
     halted += cycles;
     visibility.book_sleep(static_cast<int64_t>(cycles));
+    if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
   }
   // The hot path: one entry of `block` (its id indexes a dense counter,
   // moved into `blocks` at the next switch or settle()).
   void enter(const BlockRecord& block) {
     if (block.id >= entries_now_.size()) entries_now_.resize(block.id * 2 + 64);
     if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
+    if (observer) observer->entered(block);
   }
   void cut(const BlockRecord& block, uint32_t index) {
     ++blocks[space_for(block)].cuts[{&block, index}];
+    if (observer) observer->cut(block, index);
   }
   // The CPU runs truth space `space` from now on (swpctx).
   void switch_space(uint32_t space) {

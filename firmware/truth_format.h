@@ -31,22 +31,24 @@
 #define DCPI_TRUTH_VERSION_IMAGES 3  /* + image: the programs the run booted (issue 30) */
 #define DCPI_TRUTH_VERSION_VISIBLE 4 /* + visible: where the counter can put a sample */
 #define DCPI_TRUTH_VERSION_SPACES 5  /* + space, map: user code per address space */
-#define DCPI_TRUTH_VERSION_NEWEST 5
+#define DCPI_TRUTH_VERSION_EVENTS 6  /* + pcevent: each counter event's count per PC */
+#define DCPI_TRUTH_VERSION_NEWEST 6
 
 /* One row per record kind: name in code, the word that starts its line, the
  * first version that has it, its fields (the optional ones in brackets).
  * The lines of a file come in this order, each kind sorted by its fields. */
-#define DCPI_TRUTH_RECORDS(X)                                                       \
-  X(IMAGE, "image", 3, "BUILD_ID PATH")             /* a booted image, - if none */ \
-  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */               \
-  X(VCPUS, "vcpus", 1, "N")                         /* informational */             \
-  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */          \
-  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */   \
-  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */  \
-  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */  \
-  X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */          \
+#define DCPI_TRUTH_RECORDS(X)                                                         \
+  X(IMAGE, "image", 3, "BUILD_ID PATH")             /* a booted image, - if none */   \
+  X(MACHINE, "machine", 2, "NAME")                  /* qemu or ev5 */                 \
+  X(VCPUS, "vcpus", 1, "N")                         /* informational */               \
+  X(INSN, "insn", 1, "PC COUNT")                    /* executions of PC */            \
+  X(EDGE, "edge", 1, "FROM TO COUNT")               /* transfers, TO != FROM+4 */     \
+  X(CYCLES, "cycles", 2, "PC CYCLES")               /* at the head of the queue */    \
+  X(STALL, "stall", 2, "PC CAUSE CYCLES [CULPRIT]") /* isa/stall_causes.h names */    \
+  X(EVENT, "event", 2, "NAME COUNT")                /* whole-run counts */            \
   X(VISIBLE, "visible", 4, "PC CYCLES")             /* cycles a sample can land on */ \
-  X(SPACE, "space", 5, "PID GENERATION")            /* starts an address space */   \
+  X(PCEVENT, "pcevent", 6, "PC NAME COUNT")         /* an event's count at PC */      \
+  X(SPACE, "space", 5, "PID GENERATION")            /* starts an address space */     \
   X(MAP, "map", 5, "PID GENERATION LOAD SIZE LINK BUILD_ID PATH") /* its images */
 
 #define DCPI_TRUTH_RECORD_ENUM_(name, word, since, fields) DCPI_TRUTH_##name,
@@ -92,6 +94,18 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
  * they come last. A reader that sums the spaces by PC gets version 4's
  * numbers. */
 
+/* `pcevent PC NAME COUNT` (version 6, the ev5 machine, issue 26): how many
+ * times the event NAME (a firmware/events.h name the 21164's counters 1 and
+ * 2 select: imiss, itbmiss, dmiss, dtbmiss, branchmp) happened at PC, booked
+ * at the instruction the model charges it to and the counter interrupt is
+ * delivered at (docs/ev5-machine.md "Event counters"), in every mode (the
+ * kill bits select what a counter counts, not what happened). A per-PC
+ * line: in a space's lines, that space's. `event NAME N` (NAME the same
+ * word) is their sum over the whole file; `event imiss` can fall short of
+ * the model's `event icache_miss`, which also counts a miss found at a
+ * block's entry for a later line that fetch never reached (the block was
+ * left before it), and `itbmiss` of `itb_miss` likewise. */
+
 /* The comment the exec_counts plugin writes under its header. */
 #define DCPI_TRUTH_COUNTS_COMMENT "# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)"
 
@@ -108,6 +122,7 @@ enum class Record : int {
   kStall = DCPI_TRUTH_STALL,
   kEvent = DCPI_TRUTH_EVENT,
   kVisible = DCPI_TRUTH_VISIBLE,
+  kPcEvent = DCPI_TRUTH_PCEVENT,
   kSpace = DCPI_TRUTH_SPACE,
   kMap = DCPI_TRUTH_MAP,
 };
@@ -126,7 +141,7 @@ inline constexpr RecordInfo kRecords[] = {
 #undef DCPI_TRUTH_RECORD_ROW_
 };
 static_assert(sizeof(kRecords) / sizeof(kRecords[0]) == DCPI_TRUTH_RECORD_COUNT &&
-                  DCPI_TRUTH_RECORD_COUNT == 11,
+                  DCPI_TRUTH_RECORD_COUNT == 12,
               "a new record kind needs its Record name here");
 
 constexpr const RecordInfo& record_info(Record record) {

@@ -123,9 +123,10 @@ void write_outlier(JsonWriter& json, const calc::PlacementOutlier& o) {
   json.key("z").real(o.z, 4).end_object();
 }
 
-void write_placement_json(JsonWriter& json, const calc::PlacementScore& p) {
+void write_placement_json(JsonWriter& json, const calc::PlacementScore& p,
+                          const std::string& key = "placement") {
   constexpr size_t kListed = 20;
-  json.key("placement").begin_object();
+  json.key(key).begin_object();
   json.key("samples").real(p.samples).field("true_cycles", p.true_cycles);
   json.field("instructions", uint64_t{p.instructions});
   json.key("distance").real(p.distance, 6).key("noise_distance").real(p.noise_distance, 6);
@@ -176,6 +177,34 @@ void print_placement(const calc::PlacementScore& p, std::ostream& out) {
   }
 }
 
+void write_event_placement_json(JsonWriter& json, const ScoreRun& run) {
+  json.key("event_placement").begin_object();
+  for (const auto& [event, score] : run.event_placement) write_placement_json(json, score, event);
+  json.end_object();
+}
+
+// Issue 26: each event's samples against the truth's events per PC.
+void print_event_placement(const ScoreRun& run, std::ostream& out) {
+  if (run.event_placement.empty()) return;
+  out << "\nEvent sample placement (each event's samples against the truth's count of it per "
+         "instruction):\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-9s %9s %12s %9s %9s %6s %8s\n", "event", "samples",
+                "true events", "distance", "noise", "ratio", "outliers");
+  out << line;
+  for (const auto& [event, p] : run.event_placement) {
+    if (p.samples <= 0 || p.true_cycles == 0) {
+      std::snprintf(line, sizeof line, "  %-9s %9.0f %12llu   nothing to compare\n", event.c_str(),
+                    p.samples, static_cast<unsigned long long>(p.true_cycles));
+    } else {
+      std::snprintf(line, sizeof line, "  %-9s %9.0f %12llu %9.4f %9.4f %6.2f %8zu\n",
+                    event.c_str(), p.samples, static_cast<unsigned long long>(p.true_cycles),
+                    p.distance, p.noise_distance, p.ratio, p.outliers.size());
+    }
+    out << line;
+  }
+}
+
 }  // namespace
 
 void print_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context,
@@ -204,6 +233,7 @@ void print_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcC
   json.end_object();
   write_procedure_rows(json, run.rows);
   write_placement_json(json, run.placement);
+  write_event_placement_json(json, run);
   json.field("truth_machine", run.truth.machine);
   if (run.culprits_wanted) {
     json.key("culprits");
@@ -232,6 +262,7 @@ void print_score_text(const ScoreRun& run, const CalcInputs& inputs, const CalcC
   print_estimators(run.all, out);
   print_procedure_table(run.rows, out);
   print_placement(run.placement, out);
+  print_event_placement(run, out);
   if (run.culprits)
     print_culprit_scores(*run.culprits, out);
   else if (run.culprits_wanted)

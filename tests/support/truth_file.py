@@ -15,6 +15,8 @@ field counts but leaves value checks to the C++ reader (unit-tested there).
     truth.spaces[(pid, generation)]: that address space's own instructions
     (version 5: user PCs per address space; the maps above sum them all),
     truth.maps: [(pid, generation, load, size, link, build-id, path)]
+    truth.pc_events[name][pc] (version 6: each counter event per PC, every
+    space summed; truth.events[name] is their whole-run sum)
 """
 import os
 import re
@@ -59,6 +61,7 @@ class Truth:
         self.visible = {}  # pc -> cycles a sample could land on: version 4, sampling runs
         self.spaces = {}  # (pid, generation) -> {pc: executions}: version 5
         self.maps = []  # (pid, generation, load, size, link, build-id, path): version 5
+        self.pc_events = {}  # name -> {pc: count}: version 6
 
 
 def records(path):
@@ -140,6 +143,10 @@ def read(path):
             truth.stalls.append((int(fields[0], 16), fields[1], int(fields[2]), culprit))
         elif kind == "event":
             truth.events[fields[0]] = truth.events.get(fields[0], 0) + int(fields[1])
+        elif kind == "pcevent":
+            per = truth.pc_events.setdefault(fields[1], {})
+            pc = int(fields[0], 16)
+            per[pc] = per.get(pc, 0) + int(fields[2])
         elif kind == "visible":
             pc = int(fields[0], 16)
             truth.visible[pc] = truth.visible.get(pc, 0) + int(fields[1])

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "copy_fig2_profile.h"
+#include "firmware/events.h"
 #include "test_support.h"
 
 namespace dcpi {
@@ -168,6 +169,41 @@ TEST_F(CalcEv5Cli, ScoreHoldsTheSamplesAgainstTheTruthsCycles) {
   EXPECT_NE(j.out.find("\"judged\": 13", placement), std::string::npos)
       << j.out;  // all 13 reach 200
   EXPECT_NE(j.out.find("\"draws\": 64", placement), std::string::npos) << j.out;
+}
+
+// Issue 26: an event's samples against a version-6 truth's events per PC.
+// D-cache misses at the two loads, 3:1; the samples where the events are
+// score near no distance, samples on a store (no misses there) far off.
+TEST_F(CalcEv5Cli, ScoreHoldsEachEventsSamplesAgainstTheTruthsEventsPerPc) {
+  std::string v6 = truth_text();
+  v6.replace(0, std::string("dcpi-exec-counts 2").size(), "dcpi-exec-counts 6");
+  v6 += "event dmiss 4000000\npcevent 981c dmiss 3000000\npcevent 9810 dmiss 1000000\n";
+  std::ofstream(dir_.file("v6.txt")) << v6;
+  const ImageIdentity image{
+      .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
+  // Each case its own database: the cycles of Figure 2 and the dmiss rows.
+  const auto score_with = [&](const std::string& name, std::vector<ProfileRow> rows) {
+    testing::write_copy_fig2_epoch(dir_.file(name), 1, "ev5");
+    ProfileDatabaseWriter(dir_.file(name)).merge_profile(1, image, DCPI_EVENT_DMISS, rows);
+    return run_dcpi({"score", "--db", dir_.file(name), "--image", elf_, "--truth",
+                     dir_.file("v6.txt"), "--procedure", "copy_fig2", "--json"});
+  };
+  const auto placed =
+      score_with("placed", {{.pid = 7, .cpu = 0, .address = 0x9810, .count = 1000},
+                            {.pid = 7, .cpu = 0, .address = 0x981c, .count = 3000}});
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  const size_t at = placed.out.find("\"event_placement\": {\"dmiss\": {");
+  ASSERT_NE(at, std::string::npos) << placed.out;
+  EXPECT_NE(placed.out.find("\"samples\": 4000", at), std::string::npos) << placed.out;
+  EXPECT_NE(placed.out.find("\"true_cycles\": 4000000", at), std::string::npos) << placed.out;
+  EXPECT_NE(placed.out.find("\"ratio\": 0,", at), std::string::npos) << placed.out;
+  // The same 4000 samples again, all on the stq at 9834: far from the truth.
+  const auto misplaced =
+      score_with("misplaced", {{.pid = 7, .cpu = 0, .address = 0x9834, .count = 4000}});
+  ASSERT_EQ(misplaced.exit_code, 0) << misplaced.err;
+  const size_t ratio = misplaced.out.find("\"ratio\": ", misplaced.out.find("\"dmiss\""));
+  ASSERT_NE(ratio, std::string::npos) << misplaced.out;
+  EXPECT_GT(std::stod(misplaced.out.substr(ratio + 9)), 10.0) << misplaced.out;
 }
 
 TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {

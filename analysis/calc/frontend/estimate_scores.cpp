@@ -78,6 +78,9 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
   std::vector<calc::AddressRange> ranges;
   for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
   run.placement = calc::score_placement_in(inputs.samples.cycles, run.truth, ranges);
+  for (const auto& [event, samples] : inputs.samples.events)
+    if (const auto truth = run.truth.pc_events().find(event); truth != run.truth.pc_events().end())
+      run.event_placement[event] = calc::score_event_placement_in(samples, truth->second, ranges);
 }
 
 }  // namespace dcpi

@@ -45,6 +45,10 @@ struct ScoreRun {
   // Issue 25's oracle over the scored procedures: the first number to look
   // at when the machine changes.
   calc::PlacementScore placement;
+  // The same oracle per event (issue 26): each event's samples against the
+  // truth's count of it per PC (version 6), for every event the profile and
+  // the truth both have.
+  std::map<std::string, calc::PlacementScore> event_placement;
 };
 
 // Scores --procedure's procedure (nullopt: every one with samples) against

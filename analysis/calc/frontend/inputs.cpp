@@ -277,6 +277,19 @@ std::string image_with_procedure(const ProfileDatabase& db, const std::vector<ui
 
 // The image's CYCLES samples in `epochs`: the image is the one `code` is (by
 // build-id), or, without an ELF yet, the one `image` names.
+// The image's samples of every event but cycles (DCPI kept one profile per
+// image and event, §4.3.3), for the per-event scores.
+void read_event_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
+                        ImageSamples& samples) {
+  for (uint64_t epoch : epochs)
+    for (const ProfileInfo& info : db.profiles(epoch)) {
+      if (info.event_name == "cycles" || info.image != samples.identity) continue;
+      calc::SamplesByAddress& event = samples.events[info.event_name];
+      for (const ProfileRow& row : db.read_profile(info).rows)
+        event[row.address] += static_cast<double>(row.count);
+    }
+}
+
 ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
                                 const std::string& image, const std::optional<CodeImage>& code) {
   ImageSamples samples;
@@ -308,6 +321,7 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
     if (samples.total > before) machines[metadata.machine].push_back(epoch);
   }
   if (!found) throw std::runtime_error(no_image_message(db, epochs, image));
+  read_event_samples(db, epochs, samples);
   samples.machine = one_machine(machines, image);
   samples.epochs = epochs;
   samples.cpus = cpus.size();

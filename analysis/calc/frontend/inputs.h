@@ -3,6 +3,7 @@
 // the mean sampling period.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,9 +43,11 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
                                 std::optional<double> option);
 
 struct ImageSamples {
-  ImageIdentity identity;             // the image in the database
-  std::vector<uint64_t> epochs;       // epochs read
-  calc::SamplesByAddress cycles;      // CYCLES samples per ELF address, all PIDs and CPUs
+  ImageIdentity identity;         // the image in the database
+  std::vector<uint64_t> epochs;   // epochs read
+  calc::SamplesByAddress cycles;  // CYCLES samples per ELF address, all PIDs and CPUs
+  // The other events' samples (imiss, dmiss, ...; the ev5 machine), the same way.
+  std::map<std::string, calc::SamplesByAddress> events;
   double total = 0;                   // in the image
   size_t cpus = 0;                    // CPUs with driver statistics in those epochs
   std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples

@@ -12,6 +12,10 @@
 // head of the issue queue, the stall cycles among them by cause with the
 // culprit PC when the model knows it, and whole-run event counts.
 //
+// Version 6 (ev5, issue 26) adds each counter event's count per PC
+// (`pcevent`): what the 21164's counters 1 and 2 count, where the model
+// books it.
+//
 // Version 5 (ev5) keeps user-mode PCs per address space (a process and its
 // generation: every program is linked at the same addresses) with the
 // images each space had; the per-PC maps of the whole file still sum every
@@ -54,6 +58,9 @@ class GroundTruth {
   void add_stall(uint64_t pc, const TruthStall& stall);
   void add_event(const std::string& name, uint64_t count) { events_[name] += count; }
   void add_visible(uint64_t pc, uint64_t cycles) { visible_[pc] += cycles; }
+  void add_pc_event(const std::string& name, uint64_t pc, uint64_t count) {
+    pc_events_[name][pc] += count;
+  }
 
   uint64_t executions(uint64_t pc) const;
   // Executions of the transfer from → to; to == from + 4 includes the
@@ -77,6 +84,10 @@ class GroundTruth {
     return stalls_;
   }
   const std::map<std::string, uint64_t>& events() const { return events_; }
+  // Version 6: each counter event's count per PC, by its firmware/events.h
+  // name (imiss, dmiss, ...); empty in older files.
+  using PcCounts = std::unordered_map<uint64_t, uint64_t>;
+  const std::map<std::string, PcCounts>& pc_events() const { return pc_events_; }
   // Every PC with `cycles` or `visible` lines: f(pc, cycles, visible).
   template <typename F>
   void for_each_cycles(F f) const {
@@ -137,6 +148,7 @@ class GroundTruth {
   std::unordered_map<uint64_t, uint64_t> cycles_, visible_;
   std::unordered_map<uint64_t, std::vector<TruthStall>> stalls_;
   std::map<std::string, uint64_t> events_;
+  std::map<std::string, PcCounts> pc_events_;
 };
 
 // Parses a truth file of any version up to DCPI_TRUTH_VERSION_NEWEST

@@ -151,6 +151,10 @@ void parse_pc_line(truth_format::Record record, const std::vector<std::string_vi
       return parse_stall(words, truth);
     case Record::kVisible:
       return truth.add_visible(pc(words[1]), count(words[2]));
+    case Record::kPcEvent:
+      if (!is_event_name(words[2]))
+        throw LineError("bad event name '" + std::string(words[2].substr(0, 40)) + "'");
+      return truth.add_pc_event(std::string(words[2]), pc(words[1]), count(words[3]));
     default:
       return;
   }
@@ -159,7 +163,7 @@ void parse_pc_line(truth_format::Record record, const std::vector<std::string_vi
 bool is_pc_record(truth_format::Record record) {
   using truth_format::Record;
   return record == Record::kInsn || record == Record::kEdge || record == Record::kCycles ||
-         record == Record::kStall || record == Record::kVisible;
+         record == Record::kStall || record == Record::kVisible || record == Record::kPcEvent;
 }
 
 // `section`: the space whose lines these are (nullptr before the first).

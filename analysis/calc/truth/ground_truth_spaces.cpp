@@ -40,6 +40,9 @@ void add_space(const GroundTruth& space, const Translate& at, GroundTruth& out) 
       out.add_stall(at(pc), stall);
     }
   }
+  for (const auto& [name, counts] : space.pc_events())
+    for (const auto& [pc, n] : counts)
+      if (at.inside(pc)) out.add_pc_event(name, at(pc), n);
   space.for_each_cycles([&](uint64_t pc, uint64_t cycles, uint64_t visible) {
     if (!at.inside(pc)) return;
     if (cycles) out.add_cycles(at(pc), cycles);

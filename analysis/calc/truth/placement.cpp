@@ -129,15 +129,41 @@ bool inside(const std::vector<AddressRange>& ranges, uint64_t pc) {
 
 }  // namespace
 
-PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
-                                  const std::vector<AddressRange>& ranges,
-                                  const PlacementOptions& options) {
+namespace {
+
+std::vector<AddressRange> sorted_ranges(const std::vector<AddressRange>& ranges) {
   std::vector<AddressRange> sorted = ranges;
   std::sort(sorted.begin(), sorted.end(),
             [](const AddressRange& a, const AddressRange& b) { return a.start < b.start; });
+  return sorted;
+}
+
+SamplesByAddress samples_inside(const SamplesByAddress& samples,
+                                const std::vector<AddressRange>& sorted) {
   SamplesByAddress in_samples;
   for (const auto& [pc, count] : samples)
     if (inside(sorted, pc)) in_samples[pc] += count;
+  return in_samples;
+}
+
+}  // namespace
+
+PlacementScore score_event_placement_in(const SamplesByAddress& samples,
+                                        const std::unordered_map<uint64_t, uint64_t>& events,
+                                        const std::vector<AddressRange>& ranges,
+                                        const PlacementOptions& options) {
+  const std::vector<AddressRange> sorted = sorted_ranges(ranges);
+  std::unordered_map<uint64_t, uint64_t> in_events;
+  for (const auto& [pc, n] : events)
+    if (n > 0 && inside(sorted, pc)) in_events[pc] = n;
+  return score_placement(samples_inside(samples, sorted), in_events, options);
+}
+
+PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
+                                  const std::vector<AddressRange>& ranges,
+                                  const PlacementOptions& options) {
+  const std::vector<AddressRange> sorted = sorted_ranges(ranges);
+  const SamplesByAddress in_samples = samples_inside(samples, sorted);
   std::unordered_map<uint64_t, uint64_t> in_cycles;
   for (const auto& [pc, executions] : truth.instructions())
     if (executions > 0 && inside(sorted, pc)) in_cycles[pc] = truth.visible_cycles(pc);

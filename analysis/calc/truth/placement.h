@@ -79,4 +79,13 @@ PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundT
                                   const std::vector<AddressRange>& ranges,
                                   const PlacementOptions& options = {});
 
+// The same oracle for an event's samples (issue 26): against the truth's
+// count of that event per PC (GroundTruth::pc_events, version 6) inside the
+// ranges, where the event's samples should be in proportion (the model
+// delivers the counter's interrupt at the event's instruction).
+PlacementScore score_event_placement_in(const SamplesByAddress& samples,
+                                        const std::unordered_map<uint64_t, uint64_t>& events,
+                                        const std::vector<AddressRange>& ranges,
+                                        const PlacementOptions& options = {});
+
 }  // namespace dcpi::calc

@@ -77,6 +77,10 @@ void TruthWriter::visible(uint64_t pc, uint64_t cycles) {
   std::fprintf(out_, "%s %" PRIx64 " %" PRIu64 "\n", word(Record::kVisible), pc, cycles);
 }
 
+void TruthWriter::pc_event(uint64_t pc, const char* name, uint64_t count) {
+  std::fprintf(out_, "%s %" PRIx64 " %s %" PRIu64 "\n", word(Record::kPcEvent), pc, name, count);
+}
+
 void TruthWriter::space(uint32_t pid, uint32_t generation) {
   std::fprintf(out_, "%s %u %u\n", word(Record::kSpace), pid, generation);
 }

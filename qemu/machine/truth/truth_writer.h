@@ -39,6 +39,8 @@ class TruthWriter {
   void stall(uint64_t pc, isa::StallCause cause, uint64_t cycles, std::optional<uint64_t> culprit);
   void event(const char* name, uint64_t count);
   void visible(uint64_t pc, uint64_t cycles);
+  // Version 6: event NAME happened COUNT times at PC.
+  void pc_event(uint64_t pc, const char* name, uint64_t count);
   // Version 5: the per-PC lines that follow are user PCs of this space.
   void space(uint32_t pid, uint32_t generation);
 

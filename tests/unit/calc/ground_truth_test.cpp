@@ -118,11 +118,11 @@ TEST(GroundTruthV2, MalformedLinesAreOneLineErrors) {
   const std::string v2 = "dcpi-exec-counts 2\n";
   const std::string expected =
       "expected 'dcpi-exec-counts 1' or 'dcpi-exec-counts 2' or 'dcpi-exec-counts 3' or "
-      "'dcpi-exec-counts 4' or 'dcpi-exec-counts 5'";
+      "'dcpi-exec-counts 4' or 'dcpi-exec-counts 5' or 'dcpi-exec-counts 6'";
   EXPECT_EQ(error_of("dcpi-exec-counts 0\n"), "line 1: " + expected);
   EXPECT_EQ(error_of("dcpi-exec-counts 02\n"), "line 1: " + expected);
-  EXPECT_EQ(error_of("dcpi-exec-counts 6\n"),
-            "line 1: version 6 is newer than this reader knows (1 to 5): a newer dcpi wrote it");
+  EXPECT_EQ(error_of("dcpi-exec-counts 7\n"),
+            "line 1: version 7 is newer than this reader knows (1 to 6): a newer dcpi wrote it");
   EXPECT_EQ(error_of("dcpi-exec-counts 4\nspace 7 0\n"), "line 2: 'space' needs version 5");
   const std::string v5 = "dcpi-exec-counts 5\nmachine ev5\n";
   EXPECT_EQ(error_of(v5 + "space 7 0\nspace 7 0\n"), "line 4: space 7 0 appears twice");
@@ -269,6 +269,45 @@ TEST(GroundTruthV5, EachImageGetsItsOwnSpacesLines) {
   // The kernel is in no space: the whole file as it is.
   const GroundTruth kernel = truth.for_image("ee", "/boot/kernel");
   EXPECT_EQ(kernel.executions(0xfffffc0000001000), 9u);
+}
+
+TEST(GroundTruthV6, EventsPerPcPerSpaceAndImage) {
+  std::istringstream in(
+      "dcpi-exec-counts 6\nmachine ev5\n"
+      "insn fffffc0000001000 9\n"
+      "event imiss 7\nevent dmiss 0\n"
+      "pcevent fffffc0000001000 imiss 2\n"
+      "space 7 0\n"
+      "insn 120000000 3\npcevent 120000000 imiss 4\npcevent 120000004 branchmp 2\n"
+      "space 8 0\n"
+      "insn 120000000 5\npcevent 120000000 imiss 1\n"
+      "map 7 0 120000000 2000 120000000 aa /bin/first\n"
+      "map 8 0 120000000 2000 120000000 bb /bin/second\n");
+  GroundTruth truth;
+  std::string error;
+  ASSERT_TRUE(read_ground_truth(in, truth, error)) << error;
+  EXPECT_EQ(truth.version, 6);
+  // The whole file sums the spaces by address; `event imiss` is their sum.
+  EXPECT_EQ(truth.pc_events().at("imiss").at(0x120000000), 5u);
+  EXPECT_EQ(truth.pc_events().at("imiss").at(0xfffffc0000001000), 2u);
+  EXPECT_EQ(truth.events().at("imiss"), 7u);
+  const GroundTruth first = truth.for_image("aa", "/bin/first");
+  EXPECT_EQ(first.pc_events().at("imiss").at(0x120000000), 4u);
+  EXPECT_EQ(first.pc_events().at("branchmp").at(0x120000004), 2u);
+  const GroundTruth second = truth.for_image("bb", "/bin/second");
+  EXPECT_EQ(second.pc_events().at("imiss").at(0x120000000), 1u);
+  EXPECT_FALSE(second.pc_events().contains("branchmp"));
+  const GroundTruth kernel = truth.for_image("ee", "/boot/kernel");
+  EXPECT_EQ(kernel.pc_events().at("imiss").size(), 1u);
+}
+
+TEST(GroundTruthV6, PcEventNeedsVersionSixAndAName) {
+  EXPECT_NE(error_of("dcpi-exec-counts 5\npcevent 10 imiss 1\n").find("needs version 6"),
+            std::string::npos);
+  EXPECT_NE(error_of("dcpi-exec-counts 6\npcevent 10 I-MISS 1\n").find("bad event name"),
+            std::string::npos);
+  EXPECT_NE(error_of("dcpi-exec-counts 6\npcevent 10 imiss\n").find("takes 3 fields"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -48,7 +48,14 @@ TEST(Ev5TruthFile, VersionTwoLines) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string s = text.str();
-  EXPECT_EQ(s.rfind("dcpi-exec-counts 2\nmachine ev5\nvcpus 1\n", 0), 0u) << s;
+  // Version 6: the cold I-cache line and the D-cache miss are counter
+  // events, each at its instruction (`pcevent`), summed in `event` lines.
+  EXPECT_EQ(s.rfind("dcpi-exec-counts 6\nmachine ev5\nvcpus 1\n", 0), 0u) << s;
+  EXPECT_NE(s.find("pcevent fffffc0000001000 dmiss 1\npcevent fffffc0000001000 imiss 1\n"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("event imiss 1\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("event branchmp 0\n"), std::string::npos) << s;
   EXPECT_NE(s.find("insn fffffc0000001000 2\n"), std::string::npos) << s;
   EXPECT_NE(s.find("insn fffffc0000001004 2\n"), std::string::npos) << s;
   // The reader: 2 x 2 static cycles and the 98-cycle miss; the load: 2 x 1
@@ -87,7 +94,7 @@ TEST(Ev5TruthFile, UserLinesPerAddressSpace) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string s = text.str();
-  EXPECT_EQ(s.rfind("dcpi-exec-counts 5\n", 0), 0u) << s;
+  EXPECT_EQ(s.rfind("dcpi-exec-counts 6\n", 0), 0u) << s;
   const size_t first = s.find("space 7 0\n"), second = s.find("space 9 1\n");
   ASSERT_NE(first, std::string::npos) << s;
   ASSERT_NE(second, std::string::npos) << s;
@@ -95,6 +102,10 @@ TEST(Ev5TruthFile, UserLinesPerAddressSpace) {
   EXPECT_EQ(s.find("insn 120000000 3\n", first), s.find("insn 120000000 3\n")) << s;
   EXPECT_LT(s.find("insn 120000000 3\n"), second) << s;
   EXPECT_NE(s.find("insn 120000000 1\n", second), std::string::npos) << s;
+  // The program's cold line missed in the first space: its event is there.
+  EXPECT_GT(s.find("pcevent 120000000 imiss 1\n"), first) << s;
+  EXPECT_LT(s.find("pcevent 120000000 imiss 1\n"), second) << s;
+  EXPECT_LT(s.find("pcevent fffffc0000001000 imiss 1\n"), first) << s;
   EXPECT_NE(s.find("event instructions 10\n"), std::string::npos) << s;
   std::remove(path.c_str());
 }

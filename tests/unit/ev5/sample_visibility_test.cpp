@@ -283,7 +283,7 @@ TEST(Ev5SampleVisibility, TheTruthFileSaysWhichCyclesASampleCanSee) {
   std::stringstream text;
   text << in.rdbuf();
   const std::string s = text.str();
-  EXPECT_EQ(s.rfind("dcpi-exec-counts 4\n", 0), 0u) << s.substr(0, 200);
+  EXPECT_EQ(s.rfind("dcpi-exec-counts 6\n", 0), 0u) << s.substr(0, 200);  // visible, pcevent
   // PAL is never visible: its cycles count where it returns to, the loop's
   // head, which then shows more than its own.
   EXPECT_EQ(s.find("visible fffffc000000200"), std::string::npos);
@@ -291,7 +291,7 @@ TEST(Ev5SampleVisibility, TheTruthFileSaysWhichCyclesASampleCanSee) {
   // The reloading block ran before any reload: nothing of it is visible.
   EXPECT_EQ(s.find("visible 120000100"), std::string::npos);
   EXPECT_GT(number_after(s, "event visible_cycles "), 0u);
-  EXPECT_GT(s.find("visible "), s.rfind("event "));  // the format's order
+  EXPECT_GT(s.find("visible "), s.rfind("\nevent "));  // the format's order
 }
 
 TEST(Ev5Options, SamplingIsOnOrOff) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "firmware/events.h"
 #include "firmware/truth_format.h"
 #include "qemu/machine/truth/truth_writer.h"
 
@@ -22,6 +23,8 @@ struct SpaceTotals {
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> edges;
   // Visible cycles per PC (sample_visibility.h), in a sampling run.
   std::map<uint64_t, int64_t> visible;
+  // Counter events per (event name, PC): the `pcevent` lines.
+  std::map<std::pair<const char*, uint64_t>, uint64_t> events;
 };
 
 struct Totals {
@@ -94,6 +97,39 @@ void add_dynamic(const VcpuTruth& truth, Totals& totals) {
   add_visible(truth.visibility, totals);
 }
 
+// The name a counter event has in samples and profiles (firmware/events.h),
+// which the truth's `pcevent` lines use so that both compare by name.
+const char* counted_event_name(ModelEvent event) {
+  switch (event) {
+    case ModelEvent::kICacheMiss:
+      return kEventNames[DCPI_EVENT_IMISS];
+    case ModelEvent::kItbMiss:
+      return kEventNames[DCPI_EVENT_ITBMISS];
+    case ModelEvent::kDCacheMiss:
+      return kEventNames[DCPI_EVENT_DMISS];
+    case ModelEvent::kDtbMiss:
+      return kEventNames[DCPI_EVENT_DTBMISS];
+    case ModelEvent::kBranchMispredict:
+      return kEventNames[DCPI_EVENT_BRANCHMP];
+    default:
+      return nullptr;  // loads and stores: their instructions' executions
+  }
+}
+
+// Each counter event per PC in its space's lines, and its whole-run sum as
+// an `event` line of the same name (firmware/truth_format.h, version 6).
+void add_counted_events(const VcpuTruth& truth, Totals& totals) {
+  // Every counted event has its line, 0 included: the file says it counted.
+  for (int e = 0; e < static_cast<int>(ModelEvent::kCount); ++e)
+    if (const char* name = counted_event_name(static_cast<ModelEvent>(e))) totals.events[name];
+  for (const auto& [key, n] : truth.events) {
+    const char* name = counted_event_name(static_cast<ModelEvent>(key.second));
+    if (!name) continue;
+    totals.of(key.first).events[{name, truth_pc_of(key.first)}] += n;
+    totals.events[name] += n;
+  }
+}
+
 void add_events(const VcpuModel& vcpu, Totals& totals) {
   const VcpuTruth& truth = vcpu.truth();
   const MemoryEvents& m = vcpu.memory_events();
@@ -136,6 +172,13 @@ void write_visible(truth::TruthWriter& out, const SpaceTotals& lines) {
     if (cycles > 0) out.visible(pc, static_cast<uint64_t>(cycles));
 }
 
+// Sorted by name (the pointers come from one table), then PC.
+void write_pc_events(truth::TruthWriter& out, const SpaceTotals& lines) {
+  std::map<std::pair<std::string, uint64_t>, uint64_t> sorted;
+  for (const auto& [key, n] : lines.events) sorted[{key.first, key.second}] += n;
+  for (const auto& [key, n] : sorted) out.pc_event(key.second, key.first.c_str(), n);
+}
+
 // The shared lines, the run's events, then each address space's lines
 // after its `space` line (firmware/truth_format.h).
 void write(truth::TruthWriter& out, Totals& totals, size_t vcpus, const TruthSpaces& spaces) {
@@ -148,12 +191,14 @@ void write(truth::TruthWriter& out, Totals& totals, size_t vcpus, const TruthSpa
   out.event("cycles", totals.cycles);
   for (const auto& [name, n] : totals.events) out.event(name.c_str(), n);
   if (totals.sampling) write_visible(out, shared);
+  write_pc_events(out, shared);
   for (const auto& [space, lines] : totals.spaces) {
     if (space == 0) continue;
     const auto [pid, generation] = spaces.process(space);
     out.space(pid, generation);
     write_lines(out, lines);
     if (totals.sampling) write_visible(out, lines);
+    write_pc_events(out, lines);
   }
 }
 
@@ -166,10 +211,14 @@ bool write_truth_file(const std::string& path, const std::vector<const VcpuModel
     add_blocks(vcpu->truth(), totals);
     add_dynamic(vcpu->truth(), totals);
     add_events(*vcpu, totals);
+    add_counted_events(vcpu->truth(), totals);
   }
   bool has_spaces = totals.spaces.size() > 1 || !totals.spaces.count(0);
+  bool has_pc_events = std::any_of(totals.spaces.begin(), totals.spaces.end(),
+                                   [](const auto& space) { return !space.second.events.empty(); });
   truth::TruthWriter out;
-  const int version = has_spaces        ? DCPI_TRUTH_VERSION_SPACES
+  const int version = has_pc_events     ? DCPI_TRUTH_VERSION_EVENTS
+                      : has_spaces      ? DCPI_TRUTH_VERSION_SPACES
                       : totals.sampling ? DCPI_TRUTH_VERSION_VISIBLE
                                         : DCPI_TRUTH_VERSION_TIMED;
   if (!out.open(path, version, images)) return false;

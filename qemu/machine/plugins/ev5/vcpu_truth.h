@@ -81,11 +81,12 @@ struct VcpuTruth {
     visibility.book(pc, static_cast<int64_t>(cycles));
     if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
   }
-  // Events per PC, where the model counts them for counters 1 and 2
-  // (loads and stores are the executions of their instructions, not kept).
-  CountMap<std::pair<uint64_t, uint64_t>, PairHash> events;  // (pc, ModelEvent)
+  // Events per PC (its truth key), where the model counts them for counters
+  // 1 and 2 (loads and stores are the executions of their instructions, not
+  // kept): the truth's `pcevent` lines.
+  CountMap<std::pair<uint64_t, uint64_t>, PairHash> events;  // (key, ModelEvent)
   void event(uint64_t pc, ModelEvent e) {
-    ++events[{pc, static_cast<uint64_t>(e)}];
+    ++events[{key(pc), static_cast<uint64_t>(e)}];
     if (observer) observer->event(pc, e);
   }
   void correct(uint64_t pc, int64_t cycles) {

@@ -23,16 +23,22 @@ inline bool loads_page_table_base(uint32_t word) {
   return in.is(isa::Operation::kLdq) && in.rb == kA0 && in.displacement == DCPI_PCB_PTBR_OFFSET;
 }
 
+// The `T` at `offset` in the PCB at `pcb`; 0 when it cannot be read.
+// `buffer`: the caller's.
+template <typename T>
+T pcb_field(uint64_t pcb, uint64_t offset, GByteArray* buffer) {
+  g_byte_array_set_size(buffer, 0);
+  T value = 0;
+  if (qemu_plugin_read_memory_vaddr(pcb + offset, buffer, sizeof value) &&
+      buffer->len >= sizeof value)
+    std::memcpy(&value, buffer->data, sizeof value);
+  return value;
+}
+
 // The process id in the PCB whose page-table base was loaded from
 // `ptbr_address`; 0 when it cannot be read. `buffer`: the caller's.
 inline uint32_t process_of_pcb_load(uint64_t ptbr_address, GByteArray* buffer) {
-  g_byte_array_set_size(buffer, 0);
-  const uint64_t pcb = ptbr_address - DCPI_PCB_PTBR_OFFSET;
-  uint32_t pid = 0;
-  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_TGID_OFFSET, buffer, sizeof pid) &&
-      buffer->len >= sizeof pid)
-    std::memcpy(&pid, buffer->data, sizeof pid);
-  return pid;
+  return pcb_field<uint32_t>(ptbr_address - DCPI_PCB_PTBR_OFFSET, DCPI_PCB_TGID_OFFSET, buffer);
 }
 
 }  // namespace dcpi::plugins

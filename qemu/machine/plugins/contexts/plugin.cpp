@@ -31,6 +31,7 @@
 #include "qemu/machine/plugins/contexts/thread_table.h"
 #include "qemu/machine/plugins/contexts/transfer_kind.h"
 #include "qemu/machine/plugins/qemu_plugin.h"
+#include "qemu/machine/plugins/swpctx_watch.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -143,14 +144,9 @@ void on_plain(unsigned int index, void* userdata) {
 // The swpctx itself is the old thread's; what follows is the new one's.
 void switch_thread(unsigned int index, Vcpu& vcpu) {
   const uint64_t pcb = read_register(vcpu, state->a0);
-  uint32_t pid = 0;
-  g_byte_array_set_size(vcpu.buffer, 0);
-  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, vcpu.buffer, sizeof pid))
-    std::memcpy(&pid, vcpu.buffer->data, sizeof pid);
-  uint64_t space = 0;  // its page-table base: the code the paths read is that space's
-  g_byte_array_set_size(vcpu.buffer, 0);
-  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PTBR_OFFSET, vcpu.buffer, sizeof space))
-    std::memcpy(&space, vcpu.buffer->data, sizeof space);
+  const auto pid = dcpi::plugins::pcb_field<uint32_t>(pcb, DCPI_PCB_PID_OFFSET, vcpu.buffer);
+  // Its page-table base: the code the paths read is that space's.
+  const auto space = dcpi::plugins::pcb_field<uint64_t>(pcb, DCPI_PCB_PTBR_OFFSET, vcpu.buffer);
   state->threads.switch_to(index, pid, pcb);
   state->threads.current(index)->space = space;
 }

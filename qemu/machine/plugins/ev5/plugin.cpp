@@ -188,11 +188,8 @@ bool read_code_word(uint64_t address, uint32_t& word) {
 // reads it at swpctx), the truth address spaces (its process's). Under
 // spaces_lock (pid_buffer).
 void switch_context_thread(unsigned int vcpu, uint64_t pcb, uint64_t space) {
-  uint32_t thread = 0;
-  g_byte_array_set_size(state->pid_buffer, 0);
-  if (qemu_plugin_read_memory_vaddr(pcb + DCPI_PCB_PID_OFFSET, state->pid_buffer, sizeof thread) &&
-      state->pid_buffer->len >= sizeof thread)
-    std::memcpy(&thread, state->pid_buffer->data, sizeof thread);
+  const auto thread =
+      dcpi::plugins::pcb_field<uint32_t>(pcb, DCPI_PCB_PID_OFFSET, state->pid_buffer);
   state->contexts->switch_thread(vcpu, thread, pcb, space);
 }
 
@@ -354,12 +351,11 @@ void watch_wrperfmon(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
 }
 
 // A user call, return or jsr_coroutine about to run: the stack pointer
-// (r30, gdb handle 31) says which frames it enters or leaves.
+// (r30) says which frames it enters or leaves.
 void on_transfer(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* transfer = static_cast<const State::Transfer*>(userdata);
-  static qemu_plugin_register* const sp = reinterpret_cast<qemu_plugin_register*>(intptr_t{31});
-  state->contexts->transfer(vcpu, transfer->kind, transfer->pc, read_register(sp));
+  state->contexts->transfer(vcpu, transfer->kind, transfer->pc, read_register(register_handle(30)));
 }
 
 // Registered after the instruction's charge: an exact exit there leaves

@@ -40,10 +40,14 @@ void SampleVisibility::waited(int64_t cycles, uint64_t head) {
     deferred_ += cycles;
     return;
   }
-  // An interrupt taken on resuming enters PAL: it lands where the CPU stopped.
-  const bool interrupt = is_palcode_address(head) && block_;
-  const uint64_t resume = interrupt ? block_->pc + 4 * ran_ : head;
-  visible_[truth_key(resume, space_)] += landing(cycles);
+  visible_[truth_key(resume_pc(head), space_)] += landing(cycles);
+}
+
+// Where the CPU goes on before `head` is entered: `head`, or, when it is
+// PAL's (an interrupt pending there is taken at once), where the block
+// before it stopped.
+uint64_t SampleVisibility::resume_pc(uint64_t head) const {
+  return is_palcode_address(head) && block_ ? block_->pc + 4 * ran_ : head;
 }
 
 // The static cycles of the instructions the previous block ran (the
@@ -58,8 +62,7 @@ void SampleVisibility::count_previous_block() {
 void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   if (!enabled_) return;
   count_previous_block();
-  const BlockTiming* previous = block_;
-  const size_t previous_ran = ran_;
+  const uint64_t resume = resume_pc(timing.pc);
   block_ = &timing;
   ran_ = timing.instructions.size();
   const uint64_t head = timing.pc;
@@ -72,8 +75,7 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   // From kernel code at a masking IPL through a swpipl that lowered it (which
   // ends its block): where the kernel goes on, or where an interrupt pending
   // meanwhile is taken at once.
-  if (!in_pal_ && !masked() && (deferred_ != 0 || slept_ != 0))
-    land_deferred(pal && previous ? previous->pc + 4 * previous_ran : head);
+  if (!in_pal_ && !masked() && (deferred_ != 0 || slept_ != 0)) land_deferred(resume);
   if (pal) enter_pal(head - kKsegBase);
   if (!pal && in_pal_) leave_pal(head);
   in_pal_ = pal;

@@ -90,6 +90,7 @@ class SampleVisibility {
   void land_deferred(uint64_t head);
   bool masked() const { return ipl_ >= kMaskingIpl; }
   int64_t landing(int64_t stretch) const;
+  uint64_t resume_pc(uint64_t head) const;
 
   bool enabled_ = false;
   uint32_t period_ = 0, range_ = 0;

@@ -34,9 +34,7 @@ bool VcpuModel::continues(const BlockRecord& block, bool step) const {
 uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   // The other CPUs' cycles since this one last ran: its wait for its turn.
   const uint64_t waited = clock_ && started_ ? clock_->load() - clock_mark_ : 0;
-  const bool exited = aborted_.block != nullptr;
-  const bool io_tail = !exited && follows_io_access(block);
-  if (io_tail) io_only_rerun(*accessed_block_, accessed_index_);
+  if (!aborted_.block && follows_io_access(block)) io_only_rerun(*accessed_block_, accessed_index_);
   accessed_block_ = nullptr;
   entered_ = &block;
   if (continues(block, step)) {
@@ -213,18 +211,24 @@ void VcpuModel::settle_abort() {
   const Site a = aborted_;
   aborted_ = {};
   const InstructionTiming& t = a.timing();
-  a.block->cut[a.index].fetch_add(1, std::memory_order_relaxed);
-  truth_.cut(*a.block, a.index);
-  truth_.visibility.cut(a.index);
+  cut_entry(a);
   truth_.correct(t.pc, aborted_made_);
   if (aborted_made_ + 1 >= static_cast<int64_t>(t.cost))  // its static stalls were charged
     for (uint8_t k = 0; k < t.stall_count; ++k)
       truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
   owe_rerun();
   skip_pc_ = t.pc;
-  previous_static_ = t.offset;
-  previous_block_ = nullptr;
   last_pc_ = a.index > 0 ? t.pc - 4 : last_pc_before_block_;
+}
+
+// This entry of the block left it before instruction `at.index` (an exact
+// exit, or a device access QEMU ran alone): the rest did not run.
+void VcpuModel::cut_entry(Site at) {
+  at.block->cut[at.index].fetch_add(1, std::memory_order_relaxed);
+  truth_.cut(*at.block, at.index);
+  truth_.visibility.cut(at.index);  // it counts the whole block's instructions
+  previous_static_ = at.timing().offset;
+  previous_block_ = nullptr;
 }
 
 // Under icount an access to a device must end its block: QEMU abandons the
@@ -246,15 +250,9 @@ bool VcpuModel::follows_io_access(const BlockRecord& next) const {
 
 void VcpuModel::io_only_rerun(const BlockRecord& block, uint32_t index) {
   const Site at = site(block, index);
-  const std::vector<InstructionTiming>& all = at.block->timing.instructions;
-  const uint32_t next = at.index + 1;
-  if (next >= all.size()) return;
-  at.block->cut[next].fetch_add(1, std::memory_order_relaxed);
-  truth_.cut(*at.block, next);
-  truth_.visibility.cut(next);  // it counts the whole block's instructions
-  previous_static_ = all[next].offset;
-  last_pc_ = all[at.index].pc;
-  previous_block_ = nullptr;
+  if (at.index + 1 >= at.block->timing.instructions.size()) return;
+  cut_entry({at.block, at.index + 1});
+  last_pc_ = at.timing().pc;
 }
 
 uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr,

@@ -139,6 +139,7 @@ class VcpuModel {
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
   void record_edge(uint64_t to);
   void see(BlockRecord& block);
+  void cut_entry(Site at);
   bool follows_io_access(const BlockRecord& next) const;
   void io_only_rerun(const BlockRecord& block, uint32_t index);
 
@@ -150,12 +151,12 @@ class VcpuModel {
 
   uint64_t block_start_ = 0, dynamic_in_block_ = 0, previous_static_ = 0;
   const BlockRecord* previous_block_ = nullptr;  // completed, for its branch outcome
-  // The last block entered, and the last load or store modelled since
-  // (io_only_rerun).
-  const BlockRecord* entered_ = nullptr;
   // The shared clock (join), and its value after this CPU's last addition.
   std::atomic<uint64_t>* clock_ = nullptr;
   uint64_t clock_mark_ = 0;
+  // The last block entered, and the last load or store modelled since
+  // (io_only_rerun).
+  const BlockRecord* entered_ = nullptr;
   const BlockRecord* accessed_block_ = nullptr;
   uint32_t accessed_index_ = 0;
   bool started_ = false;

@@ -33,7 +33,8 @@ namespace dcpi {
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
     "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
-    "                [--machine qemu|ev5] [--truth FILE] [--contexts] [--paths]\n"
+    "                [--machine qemu|ev5] [--model NAME=N,...] [--truth FILE] [--contexts]\n"
+    "                [--paths]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -71,6 +72,9 @@ const std::string_view kRunUsage =
     "  --machine    whose time the guest runs on: qemu (default; one cycle per\n"
     "               instruction, exact and fast) or ev5 (our patched QEMU with a model of\n"
     "               the Alpha 21164 charging its stalls to the guest clock; slower)\n"
+    "  --model      the ev5 machine's parameters, e.g. memory_latency=120,memory_bus=64\n"
+    "               (names, defaults and sources: docs/ev5-machine.md); recorded nowhere\n"
+    "               else, so keep the command line with the results\n"
     "  --truth      also write the ground truth to FILE: exact execution counts (qemu),\n"
     "               plus per-instruction cycles and stall causes (ev5); see dcpi score\n"
     "  --contexts   also record every thread's exact calling context tree (seed 002):\n"
@@ -281,6 +285,14 @@ void parse_machine_choice(const ParsedOptions& options, const std::filesystem::p
   choose_timing_machine(run, build, machine, truth);
   if (options.flag("contexts")) add_contexts_plugin(run, build);
   if (options.flag("paths")) add_path_profiles(run, build);
+  if (const auto parameters = options.value("model")) {
+    if (machine != "ev5") throw UsageError("--model sets the ev5 machine's parameters (--machine ev5)");
+    try {
+      set_model_parameters(run, *parameters);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  }
 }
 
 RunRequest parse_run_options(const ParsedOptions& options) {
@@ -470,7 +482,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
                    "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
                    "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
                    "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
-                   "truth"},
+                   "truth",         "model"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd",
                    "contexts", "paths"}});
   RunRequest run = parse_run_options(options);

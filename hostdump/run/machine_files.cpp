@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <system_error>
 
@@ -117,6 +118,22 @@ void add_path_profiles(RunRequest& request, const std::filesystem::path& build) 
         "found)");
   request.machine.plugins.push_back("file=" + plugin->string() + ",paths=" + request.paths_raw +
                                     ",machine=" + request.timing_machine);
+}
+
+void set_model_parameters(RunRequest& request, const std::string& parameters) {
+  // Each item NAME=UNSIGNED; the plugin knows the names and their ranges.
+  size_t start = 0;
+  while (start <= parameters.size()) {
+    const size_t end = std::min(parameters.find(',', start), parameters.size());
+    const std::string item = parameters.substr(start, end - start);
+    const size_t equals = item.find('=');
+    if (equals == 0 || equals == std::string::npos || equals + 1 == item.size() ||
+        item.find_first_not_of("0123456789", equals + 1) != std::string::npos)
+      throw std::invalid_argument("--model takes NAME=NUMBER items separated by commas, not '" +
+                                  item + "'");
+    start = end + 1;
+  }
+  ev5_plugin(request) += "," + parameters;
 }
 
 }  // namespace dcpi

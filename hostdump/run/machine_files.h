@@ -28,5 +28,9 @@ void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build
 // the ev5 model's plugin, or on qemu the contexts plugin, writes the path
 // profiles to request.paths_raw.
 void add_path_profiles(RunRequest& request, const std::filesystem::path& build);
+// dcpi run --model NAME=VALUE,... (after choose_timing_machine): the ev5
+// model's parameters (docs/ev5-machine.md), passed to its plugin, which
+// checks names and ranges. Throws std::invalid_argument on a malformed list.
+void set_model_parameters(RunRequest& request, const std::string& parameters);
 
 }  // namespace dcpi

@@ -68,13 +68,32 @@ TEST(Ev5MemorySystem, SixMissesOutstandingThenTheSeventhWaits) {
 
 TEST(Ev5MemorySystem, MemoryFillsTakeTheBusOneAtATime) {
   Machine machine;
-  machine.memory_bus_cycles = 48;  // memory_bus=48 (the default)
+  machine.memory_bus_cycles = 48;
   MemorySystem memory(machine);
   EXPECT_EQ(memory.load(0x10000, 0), 100u);
   EXPECT_EQ(memory.load(0x20000, 0), 148u);  // waits 48 cycles for the bus
   EXPECT_EQ(memory.load(0x30000, 500), 600u);
   // An S-cache hit does not use the bus.
-  EXPECT_EQ(memory.load(0x30020, 500), 508u);
+  EXPECT_EQ(memory.load(0x30020, 700), 708u);
+}
+
+// A fill's data come 16 bytes per data cycle, the requested 16 first, the
+// others in interleaved (XOR) order: with the fill asked for 0x10010 they
+// come as chunks 1, 0, 3, 2 of the 64-byte line.
+TEST(Ev5MemorySystem, ALinesDataArriveSixteenBytesPerDataCycleInWrapOrder) {
+  Machine machine;
+  machine.memory_bus_cycles = 0;
+  machine.fill_chunk_cycles = 10;
+  MemorySystem memory(machine);
+  EXPECT_EQ(memory.load(0x10010, 0), 100u);  // chunk 1: first
+  EXPECT_EQ(memory.load(0x10000, 0), 110u);  // chunk 0: second (the same D-cache line)
+  EXPECT_EQ(memory.load(0x10038, 0), 120u);  // chunk 3: third (S-cache line still arriving)
+  EXPECT_EQ(memory.load(0x10020, 0), 130u);  // chunk 2: last
+  EXPECT_EQ(memory.events().scache_miss, 1u);
+  // Once the line is there the S-cache serves in its 8 cycles.
+  MemorySystem later(machine);
+  EXPECT_EQ(later.load(0x20000, 0), 100u);
+  EXPECT_EQ(later.load(0x20020, 200), 208u);
 }
 
 TEST(Ev5MemorySystem, InstructionFetchMissesOncePerLine) {
@@ -82,8 +101,10 @@ TEST(Ev5MemorySystem, InstructionFetchMissesOncePerLine) {
   MemorySystem memory(machine);
   EXPECT_EQ(memory.fetch(0x2000, 0), 100u);
   EXPECT_EQ(memory.fetch(0x2000, 0), 0u);
-  EXPECT_EQ(memory.fetch(0x2020, 0), 8u);  // same S-cache line, other I-cache line
-  EXPECT_EQ(memory.events().icache_miss, 2u);
+  EXPECT_EQ(memory.fetch(0x2020, 0), 120u);  // same S-cache line, still arriving: third data cycle
+  EXPECT_EQ(memory.fetch(0x4000, 200), 100u);
+  EXPECT_EQ(memory.fetch(0x4020, 400), 8u);  // same S-cache line, there
+  EXPECT_EQ(memory.events().icache_miss, 4u);
 }
 
 }  // namespace

@@ -214,11 +214,13 @@ TEST(Ev5VcpuModel, ALaterLinesMissStallsAtItsFirstInstruction) {
   ASSERT_TRUE(block.timing.instructions[2].starts_line);
   EXPECT_EQ(model.enter(block), 100u);  // the head's line only
   EXPECT_TRUE(model.fetch_pending());
-  EXPECT_EQ(model.line_fetch(block, 2), 8u);  // the next 32 bytes: S-cache (64-byte line)
+  // The next 32 bytes: the same 64-byte S-cache line, still arriving; the
+  // 16 bytes fetch wants come in its last data cycle (wrap order 1, 0, 3, 2).
+  EXPECT_EQ(model.line_fetch(block, 2), 20u);
   EXPECT_FALSE(model.fetch_pending());
   EXPECT_EQ(model.line_fetch(block, 2), 0u);  // charged once
   EXPECT_EQ(stall_of(model, pc, StallCause::kICacheMiss, kNoCulprit), 100u);
-  EXPECT_EQ(stall_of(model, pc + 8, StallCause::kICacheMiss, kNoCulprit), 8u);
+  EXPECT_EQ(stall_of(model, pc + 8, StallCause::kICacheMiss, kNoCulprit), 20u);
   model.enter(block);  // both lines are there now
   EXPECT_FALSE(model.fetch_pending());
 }

@@ -17,13 +17,14 @@ CacheAccess Cache::lookup(uint64_t address, uint64_t now) {
   for (uint32_t w = 0; w < ways_; ++w) {
     if (set[w].valid && set[w].tag == line_number) {
       set[w].last_use = ++use_clock_;
-      return {.hit = true, .ready = set[w].ready > now ? set[w].ready : now};
+      const uint64_t ready = set[w].arrival.of(address);
+      return {.hit = true, .ready = ready > now ? ready : now, .arrival = set[w].arrival};
     }
   }
-  return {.hit = false, .ready = now};
+  return {.hit = false, .ready = now, .arrival = {}};
 }
 
-void Cache::fill(uint64_t address, uint64_t ready) {
+void Cache::fill(uint64_t address, const Arrival& arrival) {
   const uint64_t line_number = address >> line_shift_;
   Line* set = set_of(line_number);
   Line* victim = &set[0];
@@ -34,7 +35,7 @@ void Cache::fill(uint64_t address, uint64_t ready) {
     }
     if (!set[w].valid || (victim->valid && set[w].last_use < victim->last_use)) victim = &set[w];
   }
-  *victim = Line{.tag = line_number, .ready = ready, .last_use = ++use_clock_, .valid = true};
+  *victim = Line{.tag = line_number, .arrival = arrival, .last_use = ++use_clock_, .valid = true};
 }
 
 bool Cache::invalidate(uint64_t address, uint32_t bytes) {

@@ -1,6 +1,7 @@
 // A set-associative cache with LRU replacement (direct-mapped when ways = 1).
-// It remembers when each line's fill completes, so an access to a line still
-// being filled waits for it (the 21164's miss address file merges such loads).
+// It remembers when each line's data arrive, so an access to a line still
+// being filled waits for its part (the 21164's miss address file merges
+// such loads).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -8,9 +9,27 @@
 
 namespace dcpi::ev5 {
 
+// When a fill's data arrive. It comes 16 bytes per data cycle of the
+// 128-bit bus, the requested 16 bytes first and the rest in interleaved
+// (XOR) wrap order (21164 HRM §4: 16-byte data cycles, the SSRAMs'
+// interleaved burst), so another part of the line comes a few cycles later.
+struct Arrival {
+  static constexpr uint32_t kChunkBytes = 16;
+  static constexpr uint32_t kChunks = 4;  // a 64-byte line: four data cycles
+  uint64_t first = 0;         // cycle the requested chunk is there
+  uint64_t first_chunk = 0;   // its address / kChunkBytes
+  uint32_t chunk_cycles = 0;  // between data cycles; 0: all at once
+  // When the chunk holding `address` is there.
+  uint64_t of(uint64_t address) const {
+    return first + (((address / kChunkBytes) ^ first_chunk) & (kChunks - 1)) * chunk_cycles;
+  }
+  uint64_t last() const { return first + (kChunks - 1) * uint64_t{chunk_cycles}; }
+};
+
 struct CacheAccess {
   bool hit = false;
-  uint64_t ready = 0;  // cycle the line's data is there (a hit on a line being filled)
+  uint64_t ready = 0;  // cycle the accessed data are there (a hit on a line being filled)
+  Arrival arrival;     // of the line's fill, on a hit
 };
 
 class Cache {
@@ -21,7 +40,9 @@ class Cache {
   // Looks `address` up at cycle `now`; a miss does not fill.
   CacheAccess lookup(uint64_t address, uint64_t now);
   // Installs the line holding `address`, its data there at `ready`.
-  void fill(uint64_t address, uint64_t ready);
+  void fill(uint64_t address, uint64_t ready) { fill(address, Arrival{ready, address / Arrival::kChunkBytes, 0}); }
+  // Installs the line holding `address`, its data arriving as `arrival` says.
+  void fill(uint64_t address, const Arrival& arrival);
   void invalidate_all();
   // Drops every line within [address, address + bytes); true if one was there.
   bool invalidate(uint64_t address, uint32_t bytes);
@@ -32,7 +53,7 @@ class Cache {
  private:
   struct Line {
     uint64_t tag = 0;
-    uint64_t ready = 0;
+    Arrival arrival;
     uint64_t last_use = 0;
     bool valid = false;
   };

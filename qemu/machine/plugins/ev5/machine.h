@@ -28,10 +28,14 @@ struct Machine {
   // Cycles one 64-byte line transfer occupies the memory bus: fills wait for
   // it, and a line the write buffer allocates costs a second transfer for
   // its later write-back.
-  // 48: about 440 MB/s at 333 MHz (docs/ev5-machine.md); memory_bus=0 for
-  // infinite bandwidth. On since the samples were shown to sit where the
-  // cycles are with it (the placement oracle's visible cycles, issue 25).
-  uint32_t memory_bus_cycles = 48;
+  // 80: calibrated on the one measurement of this machine we have, the DCPI
+  // paper's Figure 2 copy loop, which the bus bounds (docs/ev5-machine.md);
+  // memory_bus=0 for infinite bandwidth.
+  uint32_t memory_bus_cycles = 80;
+  // CPU cycles per 16-byte data cycle of a fill from memory (the system
+  // clock's ratio to the CPU's): a 64-byte line's later chunks arrive this
+  // much apart after the requested one (cache.h). 0: all at once.
+  uint32_t fill_chunk_cycles = 10;
   // Extra cycles of a fill another CPU's dirty line supplies (coherence.h),
   // beyond the memory access it replaces.
   uint32_t intervention = 0;

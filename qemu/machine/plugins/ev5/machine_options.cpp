@@ -19,6 +19,7 @@ constexpr NumericOption kOptions[] = {
     {"bcache_latency", &Machine::bcache_latency, 3, 10000, false},
     {"memory_latency", &Machine::memory_latency, 3, 100000, false},
     {"memory_bus", &Machine::memory_bus_cycles, 0, 10000, false},
+    {"fill_chunk", &Machine::fill_chunk_cycles, 0, 1000, false},
     {"intervention", &Machine::intervention, 0, 10000, false},
     {"itb_refill", &Machine::itb_refill, 0, 10000, false},
     {"dtb_refill", &Machine::dtb_refill, 0, 10000, false},

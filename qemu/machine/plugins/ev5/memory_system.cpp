@@ -4,6 +4,9 @@
 
 namespace dcpi::ev5 {
 
+static_assert(Arrival::kChunks * Arrival::kChunkBytes == Machine::kL2LineBytes,
+              "a system fill moves one S-/B-cache line");
+
 MemorySystem::MemorySystem(const Machine& machine)
     : machine_(machine),
       icache_(Machine::kIcacheBytes, Machine::kIcacheWays, Machine::kL1LineBytes),
@@ -31,21 +34,28 @@ uint64_t MemorySystem::bus_start(uint64_t now) {
   return start;
 }
 
-uint64_t MemorySystem::fill_latency(uint64_t address, uint64_t now) {
-  if (scache_.lookup(address, now).hit) return machine_.scache_latency;
+Arrival MemorySystem::fill_from_beyond(uint64_t address, uint64_t now) {
+  const uint64_t chunk = address / Arrival::kChunkBytes;
+  const CacheAccess s = scache_.lookup(address, now);
+  if (s.hit) {
+    const uint64_t served = now + machine_.scache_latency;
+    // A line still arriving in the S-cache serves the miss as its data come.
+    if (s.arrival.last() > served) return s.arrival;
+    return {served, chunk, 0};
+  }
   ++events_.scache_miss;
-  uint64_t latency = machine_.bcache_latency;
+  Arrival arrival{now + machine_.bcache_latency, chunk, 0};
   if (!bcache_.lookup(address, now).hit) {
     ++events_.bcache_miss;
-    latency = bus_start(now) - now + machine_.memory_latency;
+    arrival = {bus_start(now) + machine_.memory_latency, chunk, machine_.fill_chunk_cycles};
     if (coherence_ && coherence_->fill(cpu_, address)) {  // the owner's cache supplies it
       ++events_.interventions;
-      latency += machine_.intervention;
+      arrival.first += machine_.intervention;
     }
-    bcache_.fill(address, now + latency);
+    bcache_.fill(address, arrival);
   }
-  scache_.fill(address, now + latency);
-  return latency;
+  scache_.fill(address, arrival);
+  return arrival;
 }
 
 // With all miss address file entries busy a new miss waits for the first
@@ -60,9 +70,10 @@ uint64_t MemorySystem::load(uint64_t address, uint64_t now) {
   if (d.hit) return d.ready;
   ++events_.dcache_miss;
   const uint64_t start = miss_slot_free(now);
-  const uint64_t ready = start + fill_latency(address, start);
+  const Arrival arrival = fill_from_beyond(address, start);
+  const uint64_t ready = arrival.of(address);
   *std::min_element(outstanding_.begin(), outstanding_.end()) = ready;
-  dcache_.fill(address, ready);
+  dcache_.fill(address, arrival);
   return ready;
 }
 

@@ -286,7 +286,8 @@ void parse_machine_choice(const ParsedOptions& options, const std::filesystem::p
   if (options.flag("contexts")) add_contexts_plugin(run, build);
   if (options.flag("paths")) add_path_profiles(run, build);
   if (const auto parameters = options.value("model")) {
-    if (machine != "ev5") throw UsageError("--model sets the ev5 machine's parameters (--machine ev5)");
+    if (machine != "ev5")
+      throw UsageError("--model sets the ev5 machine's parameters (--machine ev5)");
     try {
       set_model_parameters(run, *parameters);
     } catch (const std::invalid_argument& error) {

@@ -35,6 +35,15 @@ std::optional<size_t> dependence_window_start(const ScheduledInstruction& insn, 
   return start;
 }
 
+// How far above a cluster's smallest ratio its other ratios may be: DCPI's
+// 1.5, or less where that ratio's own sampling error (relative 1/sqrt(S))
+// says a larger one is no longer the same frequency plus noise.
+double cluster_bound(const EstimatorOptions& options, double low_samples) {
+  if (options.cluster_noise_sigmas <= 0 || low_samples <= 0) return options.cluster_bound;
+  return std::min(options.cluster_bound,
+                  1.0 + options.cluster_noise_sigmas * 2.0 / std::sqrt(low_samples));
+}
+
 std::vector<IssuePointRatio> issue_point_ratios(std::span<const ScheduledBlockSamples> blocks) {
   std::vector<IssuePointRatio> ratios;
   for (size_t b = 0; b < blocks.size(); ++b) {
@@ -137,10 +146,9 @@ ClassFrequencyEstimate estimate_class_frequency(std::span<const ScheduledBlockSa
     std::optional<std::pair<size_t, size_t>> chosen, fallback;  // [first, last) in `order`
     for (size_t first = 0; first < order.size() && !chosen; ++first) {
       const double low = estimate.ratios[order[first]].ratio;
+      const double bound = cluster_bound(options, estimate.ratios[order[first]].samples);
       size_t last = first;
-      while (last < order.size() &&
-             estimate.ratios[order[last]].ratio <= options.cluster_bound * low)
-        ++last;
+      while (last < order.size() && estimate.ratios[order[last]].ratio <= bound * low) ++last;
       if (!fallback) fallback = {first, last};
       if (low <= 0 && last - first < order.size()) continue;  // zero ratios: anomalous samples
       if (last - first < minimum) continue;

@@ -31,7 +31,13 @@ struct ScheduledBlockSamples {
 };
 
 struct EstimatorOptions {
-  double cluster_bound = 1.5;               // §6.1.3: max ratio ≤ 1.5 × min ratio
+  double cluster_bound = 1.5;  // §6.1.3: max ratio ≤ 1.5 × min ratio
+  // "Similar ratios" (§6.1.3) also within this many sampling errors of the
+  // cluster's smallest ratio (relative 2 / sqrt(its samples): the difference
+  // of two ratios, the smallest of several low by chance), so a well-sampled
+  // class leaves out an issue point stalled 20 % of the time, which 1.5
+  // alone averages in; 0: the 1.5 bound only.
+  double cluster_noise_sigmas = 3;
   double small_sample_threshold = 40;       // fewer samples in the class: Σ S / Σ M
   double min_cluster_fraction = 0.2;        // of the class's issue points
   double max_plausible_stall_cycles = 400;  // ≈ 10 memory fills on a 21164

@@ -16,9 +16,9 @@ namespace dcpi::ev5 {
 struct Arrival {
   static constexpr uint32_t kChunkBytes = 16;
   static constexpr uint32_t kChunks = 4;  // a 64-byte line: four data cycles
-  uint64_t first = 0;         // cycle the requested chunk is there
-  uint64_t first_chunk = 0;   // its address / kChunkBytes
-  uint32_t chunk_cycles = 0;  // between data cycles; 0: all at once
+  uint64_t first = 0;                     // cycle the requested chunk is there
+  uint64_t first_chunk = 0;               // its address / kChunkBytes
+  uint32_t chunk_cycles = 0;              // between data cycles; 0: all at once
   // When the chunk holding `address` is there.
   uint64_t of(uint64_t address) const {
     return first + (((address / kChunkBytes) ^ first_chunk) & (kChunks - 1)) * chunk_cycles;
@@ -40,7 +40,9 @@ class Cache {
   // Looks `address` up at cycle `now`; a miss does not fill.
   CacheAccess lookup(uint64_t address, uint64_t now);
   // Installs the line holding `address`, its data there at `ready`.
-  void fill(uint64_t address, uint64_t ready) { fill(address, Arrival{ready, address / Arrival::kChunkBytes, 0}); }
+  void fill(uint64_t address, uint64_t ready) {
+    fill(address, Arrival{ready, address / Arrival::kChunkBytes, 0});
+  }
   // Installs the line holding `address`, its data arriving as `arrival` says.
   void fill(uint64_t address, const Arrival& arrival);
   void invalidate_all();

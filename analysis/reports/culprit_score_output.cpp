@@ -10,8 +10,9 @@ namespace {
 
 void print_row(const std::string& name, const calc::CauseScore& s, std::ostream& out) {
   char line[200];
-  std::snprintf(line, sizeof line, "  %-12s %14.0f %8s %8llu %8llu %10s\n", name.c_str(),
+  std::snprintf(line, sizeof line, "  %-12s %14.0f %8s %8s %8llu %8llu %10s\n", name.c_str(),
                 s.true_cycles, share_text(s.covered_cycles, s.true_cycles).c_str(),
+                share_text(s.seen_covered_cycles, s.seen_true_cycles).c_str(),
                 static_cast<unsigned long long>(s.listed), static_cast<unsigned long long>(s.real),
                 share_text(s.real_weight, s.listed_weight).c_str());
   out << line;
@@ -21,6 +22,9 @@ void write_cause(JsonWriter& json, const calc::CauseScore& s) {
   json.begin_object().key("true_cycles").real(s.true_cycles, 12);
   json.key("covered_cycles").real(s.covered_cycles, 12);
   json.key("recall").real(s.true_cycles > 0 ? std::optional(s.recall()) : std::nullopt, 6);
+  json.key("seen_true_cycles").real(s.seen_true_cycles, 12);
+  json.key("seen_recall")
+      .real(s.seen_true_cycles > 0 ? std::optional(s.seen_recall()) : std::nullopt, 6);
   json.field("listed", s.listed).field("real", s.real);
   json.key("precision").real(s.listed_weight > 0 ? std::optional(s.precision()) : std::nullopt, 6);
   json.end_object();
@@ -32,10 +36,11 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
   out << "\nCulprits (DCPI 6.3) against the truth: recall = share of the true dynamic stall\n"
          "cycles whose cause (and culprit PC, where both name one) dcpicalc listed; precision =\n"
          "share of the listed culprits, weighted by their instruction's estimated stall cycles,\n"
-         "that the truth confirms:\n";
+         "that the truth confirms; seen = recall over the instructions whose true stall is\n"
+         "worth at least 4 samples (what sampling can show at all):\n";
   char header[200];
-  std::snprintf(header, sizeof header, "  %-12s %14s %8s %8s %8s %10s\n", "cause", "true cycles",
-                "recall", "listed", "real", "precision");
+  std::snprintf(header, sizeof header, "  %-12s %14s %8s %8s %8s %8s %10s\n", "cause",
+                "true cycles", "recall", "seen", "listed", "real", "precision");
   out << header;
   for (const auto& [cause, score] : scores.causes)
     print_row(std::string(isa::truth_name(cause)), score, out);

@@ -149,7 +149,20 @@ TEST_F(CalcEv5Cli, ScoreCulpritsGivesRecallAndPrecisionPerCause) {
   ASSERT_EQ(j.exit_code, 0) << j.err;
   EXPECT_NE(j.out.find("\"truth_machine\": \"ev5\""), std::string::npos) << j.out;
   EXPECT_NE(j.out.find("\"recall\": 0.88"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"seen_recall\": 0.88"), std::string::npos) << j.out;
   EXPECT_NE(j.out.find("\"stall_cycles\": {"), std::string::npos) << j.out;
+}
+
+// A stall worth less than 4 samples (a cold I-cache miss of 100 cycles, which
+// dcpicalc happens to list at 9810: its samples show a stall there)
+// counts against recall but not against the recall of what sampling can
+// show ("seen").
+TEST_F(CalcEv5Cli, ScoreCulpritsSeenRecallLeavesOutStallsTooSmallToSample) {
+  std::ofstream(dir_.file("truth.txt")) << truth_text() << "stall 9810 icache 100\n";
+  const auto r = score({"--culprits"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(line_of(r.out, "icache ").find("100   100.0%        -"), std::string::npos) << r.out;
+  EXPECT_NE(line_of(r.out, "dcache ").find("90.9%    90.9%"), std::string::npos) << r.out;
 }
 
 // Issue 25's placement oracle: Figure 2's samples against this truth's

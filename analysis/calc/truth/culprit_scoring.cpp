@@ -8,6 +8,8 @@ namespace dcpi::calc {
 void CauseScore::add(const CauseScore& other) {
   true_cycles += other.true_cycles;
   covered_cycles += other.covered_cycles;
+  seen_true_cycles += other.seen_true_cycles;
+  seen_covered_cycles += other.seen_covered_cycles;
   listed_weight += other.listed_weight;
   real_weight += other.real_weight;
   listed += other.listed;
@@ -59,17 +61,28 @@ bool matches(const CulpritCandidate& listed, const TruthStall& truth, BlockRange
   return listed.cause != StallCause::kDCacheMiss || !block.contains(*truth.culprit);
 }
 
+double dynamic_stall_cycles(const std::vector<TruthStall>& truth_stalls) {
+  double cycles = 0;
+  for (const TruthStall& t : truth_stalls)
+    if (!isa::is_truth_static(t.cause)) cycles += double(t.cycles);
+  return cycles;
+}
+
 void score_instruction(const std::vector<TruthStall>& truth_stalls, const DynamicStall* stall,
-                       double estimated, BlockRange block, CulpritScores& scores) {
+                       double estimated, BlockRange block, double period, CulpritScores& scores) {
   static const std::vector<CulpritCandidate> kNone;
   const std::vector<CulpritCandidate>& listed = stall ? stall->candidates : kNone;
+  const bool seen = dynamic_stall_cycles(truth_stalls) >= kSeenStallSamples * period;
   for (const TruthStall& t : truth_stalls) {
     if (isa::is_truth_static(t.cause) || t.cycles == 0) continue;
     CauseScore& score = scores.causes[t.cause];
+    const bool covered = std::any_of(listed.begin(), listed.end(),
+                                     [&](const CulpritCandidate& c) { return matches(c, t, block); });
     score.true_cycles += double(t.cycles);
-    if (std::any_of(listed.begin(), listed.end(),
-                    [&](const CulpritCandidate& c) { return matches(c, t, block); }))
-      score.covered_cycles += double(t.cycles);
+    if (covered) score.covered_cycles += double(t.cycles);
+    if (!seen) continue;
+    score.seen_true_cycles += double(t.cycles);
+    if (covered) score.seen_covered_cycles += double(t.cycles);
   }
   for (const CulpritCandidate& c : listed) {
     CauseScore& score = scores.causes[c.cause];
@@ -103,7 +116,8 @@ void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culp
                           double(truth.executions(address));
       const double exact = std::max(0.0, double(truth.cycles(address)) - best);
       if (estimated > 0 || exact > 0) scores.stalls.push_back({address, estimated, exact});
-      score_instruction(truth.stalls(address), stall, estimated, {block.start, block.end}, scores);
+      score_instruction(truth.stalls(address), stall, estimated, {block.start, block.end}, period,
+                        scores);
     }
   }
 }

@@ -10,7 +10,10 @@
 // - recall: the share of the truth's dynamic stall cycles whose cause (and
 //   culprit PC, where both name one) is among dcpicalc's listed culprits (an
 //   anonymous D-cache candidate stands for a load outside the block, where
-//   dcpicalc could not see it);
+//   dcpicalc could not see it); also over the instructions whose true
+//   dynamic stall is worth at least kSeenStallSamples samples, the stalls
+//   sampling can show at all (a cold miss of a few hundred cycles at an
+//   instruction run once is no sample, and no estimator can explain it);
 // - precision: the share of dcpicalc's listed culprits (weighted by the
 //   instruction's estimated stall cycles) that the truth confirms: cycles of
 //   that cause, and that culprit PC where both name one.
@@ -25,15 +28,23 @@
 
 namespace dcpi::calc {
 
+// A stall sampling can see: its cycles are this many sampling periods.
+inline constexpr double kSeenStallSamples = 4;
+
 struct CauseScore {
   double true_cycles = 0;     // truth: dynamic stall cycles of this cause
   double covered_cycles = 0;  // of those, at instructions where dcpicalc listed this culprit
+  double seen_true_cycles = 0;  // true_cycles at instructions stalled >= kSeenStallSamples periods
+  double seen_covered_cycles = 0;
   double listed_weight = 0;   // dcpicalc's candidates of this cause, by estimated stall cycles
   double real_weight = 0;     // of those, confirmed by the truth
   uint64_t listed = 0;        // candidates listed
   uint64_t real = 0;          // of those, confirmed
 
   double recall() const { return true_cycles > 0 ? covered_cycles / true_cycles : 0; }
+  double seen_recall() const {
+    return seen_true_cycles > 0 ? seen_covered_cycles / seen_true_cycles : 0;
+  }
   double precision() const { return listed_weight > 0 ? real_weight / listed_weight : 0; }
   void add(const CauseScore& other);
 };

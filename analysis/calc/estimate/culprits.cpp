@@ -161,14 +161,24 @@ class CulpritFinder {
     return result;
   }
 
+  // A unit (multiplier, divider) the instruction needs may still be busy
+  // from an earlier user in its block or in the blocks before it, up to
+  // `depth` blocks back; a call among them stands for its callee, which may
+  // have used the unit just before returning (a multiply in llround keeps
+  // the multiplier busy for its caller's next mulq). Unknown predecessors
+  // count only for the instruction's own block, as before.
   template <typename Predicate>
-  bool earlier_in_block_or_predecessors(BlockId b, size_t i, Predicate is_kind) const {
+  bool earlier_in_block_or_predecessors(BlockId b, size_t i, Predicate is_kind, int depth = 2,
+                                        bool own_block = true) const {
     for (size_t k = 0; k < i; ++k)
-      if (is_kind(insn(b, k).ev5_class)) return true;
-    if (unknown_predecessors(b)) return true;
+      if (is_kind(insn(b, k).ev5_class) || insn(b, k).control_flow == ControlFlow::kCall)
+        return true;
+    if (depth == 0) return false;
+    if (own_block && unknown_predecessors(b)) return true;
     for (BlockId p : frequent_predecessors(b))
-      for (const InstructionRecord& other : cfg_.block(p).instructions)
-        if (is_kind(other.ev5_class)) return true;
+      if (earlier_in_block_or_predecessors(p, cfg_.block(p).instructions.size(), is_kind, depth - 1,
+                                           false))
+        return true;
     return false;
   }
 

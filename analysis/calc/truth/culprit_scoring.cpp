@@ -76,8 +76,9 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
   for (const TruthStall& t : truth_stalls) {
     if (isa::is_truth_static(t.cause) || t.cycles == 0) continue;
     CauseScore& score = scores.causes[t.cause];
-    const bool covered = std::any_of(listed.begin(), listed.end(),
-                                     [&](const CulpritCandidate& c) { return matches(c, t, block); });
+    const bool covered = std::any_of(listed.begin(), listed.end(), [&](const CulpritCandidate& c) {
+      return matches(c, t, block);
+    });
     score.true_cycles += double(t.cycles);
     if (covered) score.covered_cycles += double(t.cycles);
     if (!seen) continue;

@@ -32,14 +32,14 @@ namespace dcpi::calc {
 inline constexpr double kSeenStallSamples = 4;
 
 struct CauseScore {
-  double true_cycles = 0;     // truth: dynamic stall cycles of this cause
-  double covered_cycles = 0;  // of those, at instructions where dcpicalc listed this culprit
+  double true_cycles = 0;       // truth: dynamic stall cycles of this cause
+  double covered_cycles = 0;    // of those, at instructions where dcpicalc listed this culprit
   double seen_true_cycles = 0;  // true_cycles at instructions stalled >= kSeenStallSamples periods
   double seen_covered_cycles = 0;
-  double listed_weight = 0;   // dcpicalc's candidates of this cause, by estimated stall cycles
-  double real_weight = 0;     // of those, confirmed by the truth
-  uint64_t listed = 0;        // candidates listed
-  uint64_t real = 0;          // of those, confirmed
+  double listed_weight = 0;  // dcpicalc's candidates of this cause, by estimated stall cycles
+  double real_weight = 0;    // of those, confirmed by the truth
+  uint64_t listed = 0;       // candidates listed
+  uint64_t real = 0;         // of those, confirmed
 
   double recall() const { return true_cycles > 0 ? covered_cycles / true_cycles : 0; }
   double seen_recall() const {

@@ -107,6 +107,31 @@ TEST(Culprits, RegisterOnlyInstructionsBlameOnlyNamedLoads) {
   }
 }
 
+// A mulq right after a call returns may wait for the multiplier the callee
+// left busy (mathcall: llround's mulq, 4 M cycles in main's next mulq):
+// the call stands for the callee's code; without it nothing multiplies.
+TEST(Culprits, AMultiplyAfterACallMayFindTheMultiplierBusy) {
+  using testing::op;
+  for (const bool with_call : {true, false}) {
+    const std::vector<InstructionRecord> code = {
+        testing::branch(0x100, ControlFlow::kConditionalBranch, 0x110, 1),  // beq t0, mulq
+        op(0x104, isa::Ev5Class::kIadd, 17, 18, 6),
+        with_call ? testing::branch(0x108, ControlFlow::kCall, 0x2000, 26)
+                  : op(0x108, isa::Ev5Class::kIadd, 17, 18, 7),
+        op(0x10c, isa::Ev5Class::kIadd, 17, 18, 8),
+        op(0x110, isa::Ev5Class::kImulq, 17, 18, 9),  // mulq: stalled in the samples
+        testing::branch(0x114, ControlFlow::kReturn, std::nullopt)};
+    SamplesByAddress samples = {{0x110, 4000}};
+    for (uint64_t a : {0x100, 0x104, 0x108, 0x10c, 0x114}) samples[a] = 400;
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* stall = stall_at(report, 0x110);
+    ASSERT_NE(stall, nullptr);
+    EXPECT_EQ(has(*stall, StallCause::kMultiplierBusy), with_call) << "call " << with_call;
+  }
+}
+
 TEST(Culprits, QemuModelReportsNoDynamicStallsAndSaysWhy) {
   const QemuIcountModel model;
   const ProcedureAnalysis analysis =

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -189,6 +190,46 @@ TEST(Ev5SampleVisibility, AMaskedStretchLandsAsAtMostOnePeriod) {
   EXPECT_EQ(landed(1100), 1075);     // (1100² - 1000²)/2/200 + 1100 × 100/200
   EXPECT_EQ(landed(1200), 1100);     // the mean period
   EXPECT_EQ(landed(5000000), 1100);  // a long sleep: one sample
+}
+
+// With the drawn period known (read at the reload), a cycle weighs by the
+// hazard of the period at its count since the reload, up to the overflow
+// and no further: nothing before the smallest period (the handler's
+// return, whatever it perturbed), and over a whole count the weights sum to
+// mean period × H(X), H(X) = -ln((base + range - X) / range): the
+// compensator, whose expectation is one sample per count.
+TEST(Ev5SampleVisibility, WithTheDrawnPeriodACycleWeighsByItsHazardUpToTheOverflow) {
+  const Blocks b;
+  SampleVisibility v(true, 100, 100);
+  v.enter(b.reloader, kWrperfmon);
+  v.next_period(150);  // read from the driver's reload
+  v.enter(b.wrperfmon, kAddq);
+  v.enter(b.kernel, kAddq);
+  v.enter(b.user, kAddq);
+  v.book(kUser, 120);  // a stall across the smallest period
+  v.book(kUser, 100);  // the overflow at 150 falls in this one: nothing after it weighs
+  v.enter(b.user_call, kCallsys);
+  EXPECT_EQ(v.visible().count(kKernel + 0x40), 0u);  // before the smallest period
+  EXPECT_NEAR(v.visible().at(kUser), 150 * std::log(2.0), 1e-9);
+  EXPECT_EQ(v.visible().count(kUser + 4), 0u);
+  EXPECT_EQ(v.visible().count(kUser + 0x40), 0u);  // after the overflow
+}
+
+// A masked stretch the overflow falls in: its weight lands where the IPL drops.
+TEST(Ev5SampleVisibility, AMaskedStretchsHazardLandsWhereTheIplDrops) {
+  const Blocks b;
+  SampleVisibility v(true, 100, 100);
+  v.enter(b.reloader, kWrperfmon);
+  v.next_period(190);
+  v.enter(b.wrperfmon, kAddq);
+  v.enter(b.kernel, kAddq);
+  v.set_ipl(7);
+  v.enter(b.masked, kAddq);
+  v.book(kKernel + 0xc0, 300);
+  v.set_ipl(0);
+  v.enter(b.user, kAddq);
+  EXPECT_NEAR(v.visible().at(kUser), 150 * -std::log(10.0 / 100), 1e-9);
+  EXPECT_EQ(v.visible().count(kKernel + 0xc0), 0u);
 }
 
 // The kernel sleeps at IPL 7 and reports the sleep (CSERVE_SLEPT): a sleep

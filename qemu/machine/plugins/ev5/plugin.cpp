@@ -268,6 +268,38 @@ int ipl_source(uint32_t word, bool palcode) {
   return in.is(dcpi::isa::Operation::kCallPal) && in.pal_function == CALL_PAL_SWPIPL ? kA0 : -1;
 }
 
+// Before the driver's reload of counter 0: rtiperf takes the period in a0,
+// wrperfmon's write (a0 = PERFMON_WRITE) the counter's start value in a1
+// (2^16 - period, shifted): the period a sample's weight follows
+// (sample_visibility.h).
+void on_rtiperf(unsigned int vcpu, void*) {
+  if (vcpu < state->vcpus.size())
+    state->vcpus[vcpu]->next_period(read_register(register_handle(16)));
+}
+
+void on_wrperfmon_write(unsigned int vcpu, void*) {
+  if (vcpu >= state->vcpus.size() || read_register(register_handle(16)) != PERFMON_WRITE) return;
+  const uint64_t start = (read_register(register_handle(17)) >> PERFMON_CTR0_SHIFT) &
+                         ((uint64_t{1} << PERFMON_CTR0_WIDTH) - 1);
+  state->vcpus[vcpu]->next_period((uint64_t{1} << PERFMON_CTR0_WIDTH) - start);
+}
+
+void watch_reload(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
+  const uint64_t start = qemu_plugin_tb_vaddr(tb);
+  if (!state->options.sampling || start < dcpi::kKsegBase || dcpi::is_palcode_address(start))
+    return;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const dcpi::isa::Instruction in = dcpi::isa::decode(words[i]);
+    if (!in.is(dcpi::isa::Operation::kCallPal)) continue;
+    if (in.pal_function == CALL_PAL_RTIPERF)
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_rtiperf,
+                                             QEMU_PLUGIN_CB_R_REGS, nullptr);
+    if (in.pal_function == CALL_PAL_WRPERFMON)
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_wrperfmon_write,
+                                             QEMU_PLUGIN_CB_R_REGS, nullptr);
+  }
+}
+
 // Kernel and PAL blocks: follow the IPL (sample_visibility.h), only when
 // the run samples (no other part of the model needs it).
 void watch_ipl(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
@@ -510,6 +542,7 @@ void on_translation(qemu_plugin_id_t, qemu_plugin_tb* tb) {
   if (!state->probed) probe_charging(qemu_plugin_tb_get_insn(tb, 0));
   watch_pal(tb, words, block);
   watch_ipl(tb, words);
+  watch_reload(tb, words);
   watch_wrperfmon(tb, words);
   if (state->charging && qemu_plugin_tb_is_icount_step(tb)) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_step_block_entry, QEMU_PLUGIN_CB_NO_REGS, &block);

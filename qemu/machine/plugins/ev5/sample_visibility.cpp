@@ -17,30 +17,53 @@ bool is_call_pal(const isa::Instruction& in, uint32_t function) {
 
 }  // namespace
 
+// H(t) = -ln S(t) for the period uniform in [base, base + range): 0 before
+// base; a fixed period (range 0) is a step at base.
+double SampleVisibility::cumulative_hazard(double elapsed) const {
+  const double a = period_, r = range_;
+  if (elapsed < a) return 0;
+  if (r == 0) return 1;
+  return -std::log(std::max(a + r - elapsed, 1e-9) / r);
+}
+
+double SampleVisibility::weight(int64_t cycles) {
+  const double from = elapsed_, to = elapsed_ + static_cast<double>(cycles);
+  elapsed_ = to;
+  if (drawn_ == 0 || period_ == 0) return static_cast<double>(cycles);
+  const double end = static_cast<double>(drawn_);  // no cycle after the overflow weighs
+  const double mean = period_ + range_ / 2.0;
+  return mean * (cumulative_hazard(std::min(to, end)) - cumulative_hazard(std::min(from, end)));
+}
+
 void SampleVisibility::add(uint64_t pc, int64_t cycles) {
   if (cycles == 0) return;
+  const double w = weight(cycles);
   if (state_ == State::kPal || state_ == State::kHighIpl)
-    deferred_ += cycles;
-  else
-    visible_[truth_key(pc, space_)] += cycles;
+    deferred_ += w;
+  else if (w != 0)
+    visible_[truth_key(pc, space_)] += w;
 }
 
 void SampleVisibility::book(uint64_t pc, int64_t cycles) {
-  if (enabled_ && state_ != State::kOff) add(pc, cycles);
+  if (!enabled_ || state_ == State::kOff) return;
+  count_ran_before(pc);
+  add(pc, cycles);
 }
 
 void SampleVisibility::book_sleep(int64_t cycles) {
-  if (enabled_ && state_ != State::kOff) slept_ += cycles;
+  if (enabled_ && state_ != State::kOff) slept_ += weight(cycles);
 }
 
 void SampleVisibility::waited(int64_t cycles, uint64_t head) {
   if (!enabled_ || cycles <= 0 || state_ == State::kOff || called_wtint_) return;
   waited_total_ += cycles;  // landed capped: the total bounds what landed
+  const bool drawn = drawn_ != 0 && period_ != 0;
+  const double w = weight(cycles);
   if (state_ != State::kCounting) {
-    deferred_ += cycles;
+    deferred_ += drawn ? w : static_cast<double>(cycles);
     return;
   }
-  visible_[truth_key(resume_pc(head), space_)] += landing(cycles);
+  visible_[truth_key(resume_pc(head), space_)] += drawn ? w : landing(static_cast<double>(cycles));
 }
 
 // Where the CPU goes on before `head` is entered: `head`, or, when it is
@@ -52,11 +75,22 @@ uint64_t SampleVisibility::resume_pc(uint64_t head) const {
 
 // The static cycles of the instructions the previous block ran (the
 // dynamic stalls are booked where they happen).
-void SampleVisibility::count_previous_block() {
+void SampleVisibility::count_previous_block() { count_instructions(ran_); }
+
+// The static cycles of the block's instructions before the one at `pc`
+// (stalled there now): the count reaches it in the order the CPU ran them.
+void SampleVisibility::count_ran_before(uint64_t pc) {
+  if (!block_ || pc < block_->pc) return;
+  const uint64_t index = (pc - block_->pc) / 4;
+  if (index < block_->instructions.size()) count_instructions(static_cast<size_t>(index));
+}
+
+void SampleVisibility::count_instructions(size_t end) {
   if (!block_ || state_ == State::kOff) return;
-  const size_t n = std::min(ran_, block_->instructions.size());
-  for (size_t i = 0; i < n; ++i)
-    add(block_->instructions[i].pc, static_cast<int64_t>(block_->instructions[i].cost));
+  const size_t n = std::min(end, block_->instructions.size());
+  for (; counted_ < n; ++counted_)
+    add(block_->instructions[counted_].pc,
+        static_cast<int64_t>(block_->instructions[counted_].cost));
 }
 
 void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
@@ -65,6 +99,7 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   const uint64_t resume = resume_pc(timing.pc);
   block_ = &timing;
   ran_ = timing.instructions.size();
+  counted_ = 0;
   const uint64_t head = timing.pc;
   const bool pal = is_palcode_address(head);
   bool reload = false;
@@ -79,7 +114,12 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   if (pal) enter_pal(head - kKsegBase);
   if (!pal && in_pal_) leave_pal(head);
   in_pal_ = pal;
-  if (reload) armed_ = true;  // the PAL entry that writes the counter
+  if (reload) {  // the PAL entry that writes the counter: a new count
+    armed_ = true;
+    elapsed_ = 0;
+    drawn_ = next_period_;
+    next_period_ = 0;
+  }
   state_ = !armed_    ? State::kOff
            : pal      ? State::kPal
            : masked() ? State::kHighIpl
@@ -99,6 +139,7 @@ void SampleVisibility::enter_pal(uint64_t offset) {
     armed_ = false;
     deferred_ = 0;
     slept_ = 0;
+    drawn_ = 0;
   }
   if (offset == PAL_VECTOR_IPI || offset == PAL_VECTOR_CLOCK || offset == PAL_VECTOR_DEVICE) {
     // An interrupt: PAL's cycles so far land where the interrupted
@@ -125,16 +166,18 @@ void SampleVisibility::leave_pal(uint64_t head) {
   if (!masked()) land_deferred(head);
 }
 
-// E[min(X, L)] for X uniform in [period, period + range].
-int64_t SampleVisibility::landing(int64_t stretch) const {
-  const double l = static_cast<double>(stretch), a = period_, r = range_;
+// E[min(X, L)] for X uniform in [period, period + range]: a stretch's
+// weight when the drawn period is unknown.
+double SampleVisibility::landing(double stretch) const {
+  const double l = stretch, a = period_, r = range_;
   if (period_ == 0 || l <= a) return stretch;
-  if (l >= a + r) return std::llround(a + r / 2);
-  return std::llround(((l * l - a * a) / 2 + l * (a + r - l)) / r);
+  if (l >= a + r) return a + r / 2;
+  return ((l * l - a * a) / 2 + l * (a + r - l)) / r;
 }
 
 void SampleVisibility::land_deferred(uint64_t head) {
-  const int64_t cycles = landing(deferred_) + slept_;
+  const bool drawn = drawn_ != 0 && period_ != 0;  // weighed already
+  const double cycles = (drawn ? deferred_ : landing(deferred_)) + slept_;
   deferred_ = 0;
   slept_ = 0;
   if (cycles != 0) visible_[truth_key(head, space_)] += cycles;

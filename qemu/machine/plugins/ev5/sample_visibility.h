@@ -8,12 +8,18 @@
 //    there is delivered where PAL returns to, so PAL's cycles are visible
 //    at that PC (the instruction after a CALL_PAL that returns, the kernel
 //    entry for callsys, the interrupted instruction after an interrupt).
-// Every other cycle counts alike. Weighting each by the hazard of the drawn
-// period (1 / (smallest + range - elapsed)) would be exact if the counter
-// stopped the model at the overflow; the model completes the charge the
-// overflow falls in first, and the hazard-weighted expectation put 7 % more
-// samples on long stalls than they got (docs/ev5-machine.md). So no cycle's
-// time is needed here, only its state.
+// A cycle's weight is the chance that the overflow falls in it: the hazard
+// of the drawn period at the cycle's elapsed count since the reload, h(t) =
+// 1 / (base + range - t) for t in [base, base + range) and 0 before base,
+// summed up to the overflow and no further (the compensator of the sample
+// process: its expectation is the number of samples). The plugin reads each
+// drawn period where the driver reloads (rtiperf's a0, wrperfmon's write),
+// so the sum stops exactly at the overflow, inside the charge it falls in;
+// a cycle the handler's return perturbs (a write buffer it drained, a line
+// it evicted) right after a reload gets weight 0, as no sample can land
+// there before `base` cycles have passed. Weights are scaled by the mean
+// period, so they read as cycles. Without a drawn period (a run started
+// before the plugin read one, tests) every cycle counts alike.
 // - Kernel code at IPL 5 and above is the other blind spot of §4.1.3: the
 //   counter's overflow comes through the ALARM, which QEMU takes at IPL 4 or
 //   below (target/alpha/helper.c), so cycles at a higher IPL are visible
@@ -22,11 +28,9 @@
 //   IPL counts as low.
 // A masked stretch (PAL, high IPL) delivers at most one sample however long
 // it is: overflows while the interrupt is pending are one interrupt, and the
-// handler's reload restarts the count at the delivery. So a stretch of L
-// cycles lands as E[min(X, L)] visible cycles, X the drawn period: the
-// chance that an overflow falls in it times the mean period (a renewal
-// process's residual time). PAL's short stretches land whole; a long sleep
-// or an address space torn down at IPL 7 lands as about one period.
+// handler's reload restarts the count at the delivery. Its weight (the
+// hazard summed up to the overflow) lands where it is delivered; without a
+// drawn period a stretch of L cycles lands as E[min(X, L)], X the period.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -77,7 +81,10 @@ class SampleVisibility {
   // Visible cycles per truth key (truth_space.h): the address space the
   // CPU runs from now on.
   void set_space(uint32_t space) { space_ = space; }
-  const std::map<uint64_t, int64_t>& visible() const { return visible_; }
+  // The period the driver drew for the next count (read at its reload):
+  // from the reload on, cycles weigh by its hazard and stop at it.
+  void next_period(uint64_t cycles) { next_period_ = cycles; }
+  const std::map<uint64_t, double>& visible() const { return visible_; }
   // Of those, the cycles booked for waits for the round-robin turn (not
   // this CPU's own; the truth's `event waited_cycles`).
   int64_t waited_total() const { return waited_total_; }
@@ -85,11 +92,16 @@ class SampleVisibility {
  private:
   void add(uint64_t pc, int64_t cycles);
   void count_previous_block();
+  void count_ran_before(uint64_t pc);
+  void count_instructions(size_t end);
+  // The weight of the next `cycles` counted cycles (above), as cycles.
+  double weight(int64_t cycles);
+  double cumulative_hazard(double elapsed) const;
   void enter_pal(uint64_t offset);
   void leave_pal(uint64_t head);
   void land_deferred(uint64_t head);
   bool masked() const { return ipl_ >= kMaskingIpl; }
-  int64_t landing(int64_t stretch) const;
+  double landing(double stretch) const;
   uint64_t resume_pc(uint64_t head) const;
 
   bool enabled_ = false;
@@ -100,6 +112,10 @@ class SampleVisibility {
   // The block being run: its instructions count when the next one enters.
   const BlockTiming* block_ = nullptr;
   size_t ran_ = 0;
+  size_t counted_ = 0;  // its instructions whose static cycles are booked
+  // The count since the reload, and the period drawn for it (0: unknown).
+  double elapsed_ = 0;
+  uint64_t drawn_ = 0, next_period_ = 0;
   bool in_pal_ = false;
   // What the last block outside PAL called: the reload (wrperfmon,
   // rtiperf), the return from an interrupt (rti, rtiperf), or neither.
@@ -107,13 +123,13 @@ class SampleVisibility {
   bool called_wtint_ = false;
   // PAL cycles of this stretch, and of stretches an interrupt cut short,
   // which land where the interrupted context resumes.
-  int64_t deferred_ = 0, held_ = 0;
-  int64_t slept_ = 0;  // reported sleeps of the masked stretch
+  double deferred_ = 0, held_ = 0;
+  double slept_ = 0;  // reported sleeps of the masked stretch
   int64_t waited_total_ = 0;
   bool interrupted_ = false;
   uint32_t space_ = 0;
   uint8_t ipl_ = 0;
-  std::map<uint64_t, int64_t> visible_;
+  std::map<uint64_t, double> visible_;
 };
 
 }  // namespace dcpi::ev5

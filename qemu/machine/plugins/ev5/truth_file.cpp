@@ -74,7 +74,8 @@ void add_visible(const SampleVisibility& sampling, Totals& totals) {
   if (!sampling.enabled()) return;
   totals.sampling = true;
   uint64_t sum = 0;
-  for (const auto& [key, cycles] : sampling.visible()) {
+  for (const auto& [key, weight] : sampling.visible()) {
+    const auto cycles = static_cast<int64_t>(std::llround(weight));
     totals.of(key).visible[truth_pc_of(key)] += cycles;
     sum += static_cast<uint64_t>(std::max<int64_t>(cycles, 0));
   }

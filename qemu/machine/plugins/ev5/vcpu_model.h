@@ -85,6 +85,8 @@ class VcpuModel {
   // The processor's IPL from now on (sample_visibility.h: the overflows it
   // masks are visible where it drops).
   void set_ipl(uint8_t ipl) { truth_.visibility.set_ipl(ipl); }
+  // The period the driver drew for counter 0's next count (its reload).
+  void next_period(uint64_t cycles) { truth_.visibility.next_period(cycles); }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
   // On a multiprocessor: the caches' coherence, this CPU's number, and the

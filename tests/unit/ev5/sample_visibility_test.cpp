@@ -232,6 +232,23 @@ TEST(Ev5SampleVisibility, AMaskedStretchsHazardLandsWhereTheIplDrops) {
   EXPECT_EQ(v.visible().count(kKernel + 0xc0), 0u);
 }
 
+// An idle CPU halts in wtint (QEMU runs it inline) and nothing reports the
+// sleep; woken by the overflow, the sleep ran the count to the drawn period:
+// the rest of the count's weight lands after the wtint, where the sample is.
+TEST(Ev5SampleVisibility, AnUnreportedSleepEndedByTheOverflowLandsAfterTheWtint) {
+  const Blocks b;
+  const BlockTiming idle = two_at(kKernel + 0x100, 0x3e);  // ... call_pal wtint
+  SampleVisibility v(true, 100, 100);
+  v.enter(b.reloader, kWrperfmon);
+  v.next_period(150);
+  v.enter(b.wrperfmon, kAddq);
+  v.enter(b.kernel, kAddq);
+  v.enter(idle, 0x3e);
+  v.enter(b.clock, kAddq);     // woken: the interrupt's PAL entry
+  v.enter(b.delivery, kAddq);  // the counter's
+  EXPECT_NEAR(v.visible().at(kKernel + 0x108), 150 * std::log(2.0), 1e-9);
+}
+
 // The kernel sleeps at IPL 7 and reports the sleep (CSERVE_SLEPT): a sleep
 // ends at the first overflow in it, so it lands whole, not capped.
 TEST(Ev5SampleVisibility, AReportedSleepLandsWholeWhereTheIplDrops) {

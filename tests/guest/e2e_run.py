@@ -370,6 +370,11 @@ def case_errors(db):
             (["--kernel", "/nonexistent.elf"], 1, "kernel (-kernel) not found"),
             (["--machine", "ev6"], 2, "--machine is qemu or ev5, not 'ev6'"),
             (["--truth", "a,b"], 2, "--truth takes a file name without commas"),
+            (["--model", "memory_bus=80"], 2, "--model sets the ev5 machine's parameters"),
+            (["--machine", "ev5", "--model", "memory_bus"], 2,
+             "--model takes NAME=NUMBER items separated by commas, not 'memory_bus'"),
+            (["--machine", "ev5", "--cpus", "1", "--workloads", "copy", "--model", "bogus=1"], 1,
+             "ev5: unknown argument bogus=1"),
             # the ev5 machine without our QEMU build: says what to build
             (["--machine", "ev5", "--build", db + "-empty"], 1, "qemu/machine/build-qemu.sh"),
     ):

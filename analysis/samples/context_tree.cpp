@@ -94,7 +94,8 @@ std::vector<ContextNeighbour> sorted(
   std::vector<ContextNeighbour> out;
   for (const auto& [key, costs] : from) out.push_back({key.first, key.second, costs});
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.costs.cycles + a.costs.instructions > b.costs.cycles + b.costs.instructions;
+    return a.costs.cycles + a.costs.instructions + a.costs.samples >
+           b.costs.cycles + b.costs.instructions + b.costs.samples;
   });
   return out;
 }
@@ -124,6 +125,8 @@ uint64_t ContextCosts::get(ContextMetric metric) const {
       return dtb_misses;
     case ContextMetric::kMispredicts:
       return mispredicts;
+    case ContextMetric::kSamples:
+      return samples;
   }
   return 0;
 }
@@ -144,6 +147,8 @@ const char* context_metric_key(ContextMetric metric) {
       return "dtbmiss";
     case ContextMetric::kMispredicts:
       return "mispredict";
+    case ContextMetric::kSamples:
+      return "samples";
   }
   return "";
 }
@@ -151,6 +156,7 @@ const char* context_metric_key(ContextMetric metric) {
 std::optional<ContextMetric> context_metric_named(const std::string& name) {
   for (ContextMetric metric : kContextMetrics)
     if (name == context_metric_key(metric)) return metric;
+  if (name == context_metric_key(ContextMetric::kSamples)) return ContextMetric::kSamples;
   return std::nullopt;
 }
 
@@ -162,6 +168,7 @@ ContextCosts& ContextCosts::operator+=(const ContextCosts& other) {
   icache_misses = add_checked(icache_misses, other.icache_misses);
   dtb_misses = add_checked(dtb_misses, other.dtb_misses);
   mispredicts = add_checked(mispredicts, other.mispredicts);
+  samples = add_checked(samples, other.samples);
   return *this;
 }
 
@@ -228,10 +235,11 @@ ContextTree invert_context_tree(const ContextTree& tree) {
   ContextTree out;
   out.machine = tree.machine;
   out.epochs = tree.epochs;
+  out.sampled = tree.sampled;
   out.nodes.push_back(all_node());
   for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
     const ContextTreeNode& node = tree.nodes[i];
-    if (node.self.instructions == 0 && node.self.cycles == 0) continue;
+    if (node.self.instructions == 0 && node.self.cycles == 0 && node.self.samples == 0) continue;
     ContextCosts cost = node.self;
     uint32_t at = 0;
     for (uint32_t n = i; n != 0; n = tree.nodes[n].parent) {

@@ -30,19 +30,30 @@ struct alignas(64) ChainBuffer {
   uint64_t pad1[6];
   uint64_t dropped;      // samples lost because the buffer was full
   uint32_t stack_words;  // this CPU's copy of the configuration
-  uint32_t pad2[13];
+  // The previous recorded user sample's slice (what the host holds too):
+  // a new sample sends only the quadwords below the part that is unchanged
+  // (firmware/call_chains.h, ChainSampleHead). Two slices, swapped, so nothing is
+  // copied twice.
+  uint32_t previous;        // index of the previous slice in `slices`
+  uint32_t previous_words;  // 0: no previous (first sample, after a drop, new pid)
+  uint16_t previous_pid;
+  uint8_t sequence;  // recorded samples, mod 256 (the host checks continuity)
+  uint8_t pad2[41];
+  uint64_t previous_sp;
+  uint64_t slices[2][kMaxChainStackBytes / 8];
   uint64_t words[kChainBufferWords];
 };
 static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
 static_assert(kMaxChainStackBytes / 8 + kChainHeadWords < kChainBufferWords / 4);
+static_assert(kMaxChainStackBytes / 8 < 1024, "low, reused and high are 10 bits each");
 
 ChainBuffer g_chains[kMaxCpus];
 uint32_t g_stack_bytes = 0;
 
-// Copies up to `limit` quadwords of user stack from `sp` into the buffer
-// at `head` (wrapping); returns how many were readable, and sets `ended`
-// when an unreadable page cut the slice short.
-uint32_t copy_user_stack(ChainBuffer& cb, uint64_t head, uint64_t sp, uint32_t limit, bool* ended) {
+// Copies up to `limit` quadwords of user stack from `sp` into `to`;
+// returns how many were readable, and sets `ended` when an unreadable page
+// cut the slice short.
+uint32_t copy_user_stack(uint64_t* to, uint64_t sp, uint32_t limit, bool* ended) {
   const kernel::AddressSpace* space = kernel::current_user_space();
   uint32_t copied = 0;
   while (copied < limit) {
@@ -56,11 +67,35 @@ uint32_t copy_user_stack(ChainBuffer& cb, uint64_t head, uint64_t sp, uint32_t l
     uint32_t n = static_cast<uint32_t>((kPageBytes - (va & (kPageBytes - 1))) / 8);
     if (n > limit - copied) n = limit - copied;
     const auto* from = reinterpret_cast<const volatile uint64_t*>(k);
-    for (uint32_t i = 0; i < n; ++i)
-      cb.words[(head + copied + i) & (kChainBufferWords - 1)] = from[i];
+    for (uint32_t i = 0; i < n; ++i) to[copied + i] = from[i];
     copied += n;
   }
   return copied;
+}
+
+// The run of quadwords [low, low + reused) of the slice that equal the
+// previous slice's at the same addresses: the overlap's highest run (the
+// outer frames, which a loop deeper down does not touch). Quadwords above
+// the previous slice's top (sp moved up) are sent again.
+struct Reuse {
+  uint32_t low = 0, reused = 0;
+};
+Reuse unchanged_run(const ChainBuffer& cb, const uint64_t* slice, uint64_t sp, uint32_t n) {
+  Reuse r{n, 0};
+  if (cb.previous_words == 0) return r;
+  const uint64_t previous_end = cb.previous_sp + uint64_t{cb.previous_words} * 8;
+  if (previous_end <= sp || cb.previous_sp >= sp + uint64_t{n} * 8) return r;
+  const uint32_t begin = cb.previous_sp > sp ? static_cast<uint32_t>((cb.previous_sp - sp) / 8) : 0;
+  const uint64_t end_words = (previous_end - sp) / 8;
+  const uint32_t end = end_words < n ? static_cast<uint32_t>(end_words) : n;
+  const uint64_t* previous = cb.slices[cb.previous];
+  const int64_t shift =
+      static_cast<int64_t>(sp - cb.previous_sp) / 8;  // slice i = previous i + shift
+  uint32_t i = end;
+  while (i > begin && slice[i - 1] == previous[static_cast<int64_t>(i - 1) + shift]) --i;
+  r.low = i;
+  r.reused = end - i;
+  return r;
 }
 
 }  // namespace
@@ -84,22 +119,39 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   // Room for the largest sample: written whole or dropped whole.
   if (before - tail + kChainHeadWords + want > kChainBufferWords) {
     ++cb.dropped;
+    cb.previous_words = 0;  // the host will not have it: the next one goes whole
     return;
   }
   bool ended = false;
-  const uint32_t got = want ? copy_user_stack(cb, before + kChainHeadWords, sp, want, &ended) : 0;
+  uint64_t* slice = cb.slices[cb.previous ^ 1];
+  const uint32_t got = want ? copy_user_stack(slice, sp, want, &ended) : 0;
+  Reuse reuse{got, 0};
+  if (user) {
+    if (hot.pid != cb.previous_pid) cb.previous_words = 0;
+    reuse = unchanged_run(cb, slice, sp, got);
+    cb.previous ^= 1, cb.previous_words = got, cb.previous_sp = sp, cb.previous_pid = hot.pid;
+  }
+  const uint32_t high = got - reuse.low - reuse.reused;
+  const uint32_t sent = reuse.low + high;
   const uint8_t flags =
       static_cast<uint8_t>((user ? kChainUser : 0) | (ended ? kChainStackEnd : 0));
   const uint64_t head_words[kChainHeadWords] = {
-      uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{got} << 32,
+      uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
+          uint64_t{reuse.low} << 32 | uint64_t{reuse.reused} << 42 | uint64_t{high} << 52,
       frame->pc,
       sp,
       frame->r19_to_r28[26 - 19],
       frame->r0_to_r15[15],
       frame->gp};
+  ++cb.sequence;
   for (uint32_t i = 0; i < kChainHeadWords; ++i)
     cb.words[(before + i) & (kChainBufferWords - 1)] = head_words[i];
-  const uint64_t head = before + kChainHeadWords + got;
+  for (uint32_t i = 0; i < reuse.low; ++i)
+    cb.words[(before + kChainHeadWords + i) & (kChainBufferWords - 1)] = slice[i];
+  for (uint32_t i = 0; i < high; ++i)
+    cb.words[(before + kChainHeadWords + reuse.low + i) & (kChainBufferWords - 1)] =
+        slice[reuse.low + reuse.reused + i];
+  const uint64_t head = before + kChainHeadWords + sent;
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now (as value_sample does), once per crossing.

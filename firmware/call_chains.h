@@ -23,36 +23,44 @@ inline constexpr uint32_t kDefaultChainStackBytes = 1024;
 inline constexpr uint32_t kMaxChainStackBytes = 4096;
 
 // ---- The kChains payload: ChainsPayload, then `words` quadwords of chain
-// samples, each a ChainSampleHead and then stack_words quadwords of stack
-// (the quadwords at sp, sp + 8, ...).
+// samples, each a ChainSampleHead and then low + high quadwords of stack.
 struct ChainsPayload {
   uint32_t words;    // quadwords of samples that follow
   uint32_t format;   // kChainsFormat
   uint64_t dropped;  // chain samples lost on this CPU since the previous record (buffer full)
 };
 static_assert(sizeof(ChainsPayload) == 16);
-inline constexpr uint32_t kChainsFormat = 1;
+inline constexpr uint32_t kChainsFormat = 2;  // 1: whole slices; 2: + sequence, low/reused/high
 
 enum ChainFlags : uint8_t {
   kChainUser = 1u << 0,      // interrupted in user mode: sp is the user sp, memory the process's
   kChainStackEnd = 1u << 1,  // the slice stopped early at an unmapped page or the stack's top
 };
 
-// One sample's registers. `words` counts the whole sample: the head's 6
-// quadwords plus stack_words.
+// One sample's registers, then low + high quadwords of stack. The slice
+// is low + reused + high quadwords long, from sp up: the `reused` ones in
+// the middle are the previous sample's (same CPU) at the same addresses,
+// which it does not repeat; the `high` ones above them follow the `low`
+// ones. Why: copying 1 KB per sample into the ring (and checksumming it)
+// cost ~6 % of the guest's time at the default period (compress, 1 CPU),
+// and a loop's outer frames rarely change between samples. `reused` is
+// nonzero only when the previous user sample of this CPU was recorded (not
+// dropped), by the same thread; `sequence` counts the CPU's recorded
+// samples mod 256, so the host knows whether it holds that sample.
 struct ChainSampleHead {
-  uint16_t pid;   // the sampled thread (CpuHot::pid)
-  uint8_t flags;  // ChainFlags
-  uint8_t reserved;
-  uint16_t stack_words;  // quadwords of stack that follow the head
-  uint16_t reserved2;
-  uint64_t pc;  // the interrupted PC (the sample's)
-  uint64_t sp;  // r30 at the interrupt: the address of the first stack quadword
-  uint64_t ra;  // r26
-  uint64_t fp;  // r15 (the CFA register of frames that keep a frame pointer)
-  uint64_t gp;  // r29 (for completeness: CFI never needs it, a reader may)
+  uint16_t pid;      // the sampled thread (CpuHot::pid)
+  uint8_t flags;     // ChainFlags
+  uint8_t sequence;  // this CPU's recorded chain samples before this one, mod 256
+  uint32_t counts;   // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
+  uint64_t pc;       // the interrupted PC (the sample's)
+  uint64_t sp;       // r30 at the interrupt: the address of the first stack quadword
+  uint64_t ra;       // r26
+  uint64_t fp;       // r15 (the CFA register of frames that keep a frame pointer)
+  uint64_t gp;       // r29 (for completeness: CFI never needs it, a reader may)
 };
 static_assert(sizeof(ChainSampleHead) == 48);
 inline constexpr uint32_t kChainHeadWords = sizeof(ChainSampleHead) / 8;
+inline constexpr uint32_t kChainCountBits = 10;  // low, reused, high: each < 1024
+static_assert(kMaxChainStackBytes / 8 < (1u << kChainCountBits));
 
 }  // namespace dcpi

@@ -117,8 +117,8 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       ++totals_.chains_records;
       std::vector<ChainSample> samples;
       uint64_t dropped = 0;
-      if (!decode_chain_payload(record.payload, record_epoch, record.header.cpu, samples,
-                                &dropped)) {
+      if (!chain_decoder_.decode(record.payload, record_epoch, record.header.cpu, samples,
+                                 &dropped)) {
         ++totals_.chains_rejected;
         break;
       }

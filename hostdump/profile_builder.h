@@ -80,6 +80,8 @@ class ProfileBuilder {
   // Sampled call chains (issue 28): without a sink kChains records are
   // counted and dropped; the run plugs in the unwinder.
   void set_chain_sink(ChainSink* sink) { chain_sink_ = sink; }
+  // Chain samples whose reused quadwords the host did not have (a lost record).
+  uint64_t chain_references_lost() const { return chain_decoder_.references_lost(); }
   const IngestTotals& totals() const { return totals_; }
   uint64_t current_epoch() const { return current_epoch_; }
   bool pending() const { return !epochs_.empty(); }
@@ -109,6 +111,7 @@ class ProfileBuilder {
   LoadMapModel load_map_;
   values::ValueReducer values_;
   ChainSink* chain_sink_ = nullptr;
+  ChainDecoder chain_decoder_;
   std::map<uint64_t, PendingEpoch> epochs_;
   std::set<uint64_t> written_epochs_;
   uint64_t current_epoch_ = 0;

@@ -4,6 +4,7 @@
 // the unwinding is a ChainSink the run plugs into the ProfileBuilder.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct ChainSample {
   uint16_t cpu = 0;
   uint16_t pid = 0;
   uint8_t flags = 0;  // ChainFlags
+  uint8_t sequence = 0;
+  bool reference_lost = false;  // its reused quadwords were not available: the slice is cut
   uint64_t pc = 0, sp = 0, ra = 0, fp = 0, gp = 0;
   std::vector<uint64_t> stack;  // the quadwords at sp, sp + 8, ...
 
@@ -32,11 +35,29 @@ struct ChainSample {
   }
 };
 
-// Splits a payload into samples; false (and `out` untouched) when it is
-// malformed: a short header, an unknown format, a sample running past the
-// end, reserved bits set.
-bool decode_chain_payload(std::span<const uint8_t> payload, uint64_t epoch, uint16_t cpu,
-                          std::vector<ChainSample>& out, uint64_t* dropped);
+// Splits payloads into samples and rebuilds each slice from its low and
+// high quadwords and the previous sample of the same CPU (the reused ones,
+// firmware/call_chains.h). One per transfer stream: it remembers each CPU's
+// last slice.
+class ChainDecoder {
+ public:
+  // False (and `out` untouched) when the payload is malformed: a short
+  // header, an unknown format, a sample running past the end, reserved
+  // bits set.
+  bool decode(std::span<const uint8_t> payload, uint64_t epoch, uint16_t cpu,
+              std::vector<ChainSample>& out, uint64_t* dropped);
+  uint64_t references_lost() const { return references_lost_; }
+
+ private:
+  struct Previous {
+    bool valid = false;
+    uint8_t next_sequence = 0;
+    uint64_t sp = 0;
+    std::vector<uint64_t> slice;
+  };
+  std::map<uint16_t, Previous> previous_;
+  uint64_t references_lost_ = 0;
+};
 
 // Where the builder hands each decoded sample, with the load map as it is
 // when the record arrives (the images a sample's frames must be found in).

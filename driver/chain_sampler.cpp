@@ -1,7 +1,7 @@
 // Call-chain capture in the counter-overflow handler (issue 28 item 2), at
 // IPL 6 on the interrupted context's full TrapFrame. Like `perf
 // --call-graph dwarf`: no frame walk in the guest (Alpha -O2 code keeps no
-// frame pointer), only a copy of sp, ra, fp, gp, the PC and the stack above
+// frame pointer), only a copy of sp, ra, fp, t9, the PC and the stack above
 // sp; the host unwinds with the images' CFI (symbols/cfi_unwinder.h).
 //
 // User stacks are read through the page tables of the interrupted process
@@ -142,7 +142,7 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
       sp,
       frame->r19_to_r28[26 - 19],
       frame->r0_to_r15[15],
-      frame->gp};
+      frame->r19_to_r28[23 - 19]};
   ++cb.sequence;
   for (uint32_t i = 0; i < kChainHeadWords; ++i)
     cb.words[(before + i) & (kChainBufferWords - 1)] = head_words[i];

@@ -56,7 +56,8 @@ struct ChainSampleHead {
   uint64_t sp;       // r30 at the interrupt: the address of the first stack quadword
   uint64_t ra;       // r26
   uint64_t fp;       // r15 (the CFA register of frames that keep a frame pointer)
-  uint64_t gp;       // r29 (for completeness: CFI never needs it, a reader may)
+  uint64_t t9;       // r23: the return address of the division millicode (__divqu, __remqu, ...:
+                     // RA column 23 in their CFI)
 };
 static_assert(sizeof(ChainSampleHead) == 48);
 inline constexpr uint32_t kChainHeadWords = sizeof(ChainSampleHead) / 8;

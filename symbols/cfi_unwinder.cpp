@@ -484,6 +484,24 @@ UnwindStep CfiTable::step(uint64_t elf_pc, const UnwindRegisters& regs,
   return result;
 }
 
+std::optional<uint64_t> CfiTable::function_begin(uint64_t elf_pc) const {
+  const auto& fdes = handles_->fdes;
+  auto it = std::upper_bound(fdes.begin(), fdes.end(), elf_pc,
+                             [](uint64_t pc, const Fde& f) { return pc < f.begin; });
+  if (it == fdes.begin() || elf_pc >= std::prev(it)->end) return std::nullopt;
+  return std::prev(it)->begin;
+}
+
+std::optional<uint64_t> cfi_function_begin(const std::string& path, uint64_t elf_pc) {
+  static std::map<std::string, std::unique_ptr<CfiTable>> tables;
+  auto found = tables.find(path);
+  if (found == tables.end()) {
+    std::string problem;
+    found = tables.emplace(path, CfiTable::open(path, &problem)).first;
+  }
+  return found->second ? found->second->function_begin(elf_pc) : std::nullopt;
+}
+
 const char* unwind_stop_name(UnwindStop stop) {
   switch (stop) {
     case UnwindStop::kOutermost:

@@ -19,7 +19,7 @@ namespace dcpi {
 // Alpha's DWARF register numbers are the integer registers 0-31.
 inline constexpr int kAlphaDwarfRa = 26;
 inline constexpr int kAlphaDwarfFp = 15;
-inline constexpr int kAlphaDwarfGp = 29;
+inline constexpr int kAlphaDwarfT9 = 23;  // the division millicode returns through it
 inline constexpr int kAlphaDwarfSp = 30;
 
 struct UnwindRegisters {
@@ -64,6 +64,9 @@ class CfiTable {
   // instruction's address (return address - 4), so that a call that ends
   // a procedure is looked up in that procedure.
   UnwindStep step(uint64_t elf_pc, const UnwindRegisters& registers, const StackReader& read) const;
+  // Where the FDE covering `elf_pc` begins: the procedure's first address,
+  // for code without symbols (stripped libraries); nullopt when none covers it.
+  std::optional<uint64_t> function_begin(uint64_t elf_pc) const;
 
  private:
   struct Handles;
@@ -72,5 +75,9 @@ class CfiTable {
 };
 
 const char* unwind_stop_name(UnwindStop stop);
+
+// CfiTable::function_begin for the ELF file at `path`, its table opened once
+// per process and kept (the reports name unsymbolized code by it).
+std::optional<uint64_t> cfi_function_begin(const std::string& path, uint64_t elf_pc);
 
 }  // namespace dcpi

@@ -16,8 +16,38 @@ std::vector<uint32_t> ancestry(const ContextTree& tree, uint32_t node) {
   return path;
 }
 
+// The program's own frames end at main (or a thread's start_thread): the
+// start-up code outside it is reached through the PLT, which the exact tree
+// records as the stub's context (a call into the executable's .plt, then a
+// jump) and a sampled chain as the library function; beyond it the two can
+// name the same code differently, so neither side looks past it.
+bool is_program_entry(const std::string& name) { return name == "main" || name == "start_thread"; }
+
+// Seed 002 §3's folding, as the exact tree does it: a procedure already on
+// the path (from the root) takes the path back to that ancestor.
+Key fold_recursion(const Key& frames) {
+  Key from_root;
+  for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame) {
+    const auto again = std::find(from_root.begin(), from_root.end(), *frame);
+    if (again != from_root.end())
+      from_root.erase(again + 1, from_root.end());
+    else
+      from_root.push_back(*frame);
+  }
+  return Key(from_root.rbegin(), from_root.rend());
+}
+
 Key cut(const Key& frames, uint32_t depth) {
-  return Key(frames.begin(), frames.begin() + std::min<size_t>(frames.size(), depth));
+  size_t n = std::min<size_t>(frames.size(), depth);
+  for (size_t i = 0; i < n; ++i)
+    if (is_program_entry(frames[i])) n = i + 1;
+  return Key(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+bool reaches_entry(const Key& frames, uint32_t depth) {
+  for (size_t i = 0; i < frames.size() && i < depth; ++i)
+    if (is_program_entry(frames[i])) return true;
+  return false;
 }
 
 // The exact tree: node 0 [all], then threads, then calls. Thread nodes and
@@ -59,7 +89,7 @@ ChainScore score_chains(const ContextTree& exact, const ContextTree& sampled, ui
     for (uint32_t n : path)
       if (!is_marker(sampled.nodes[n].name)) frames.push_back(sampled.nodes[n].name);
     score.user_samples += node.self.samples;
-    if (frames.size() < depth) {
+    if (frames.size() < depth && !reaches_entry(frames, depth)) {
       if (!complete) {
         score.not_unwound += node.self.samples;
         score.not_unwound_in[sampled.nodes[path[path.size() - 2]].image] += node.self.samples;
@@ -67,7 +97,7 @@ ChainScore score_chains(const ContextTree& exact, const ContextTree& sampled, ui
       }
       frames.pop_back();  // the thread's entry: the exact tree's root
     }
-    const Key key = cut(frames, depth);
+    const Key key = cut(fold_recursion(frames), depth);
     sampled_count[key] += node.self.samples;
     if (exact_cost.count(key)) score.matched += node.self.samples;
   }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "profiledb/profile_db.h"
+#include "symbols/cfi_unwinder.h"
 
 namespace dcpi {
 namespace {
@@ -42,9 +43,15 @@ std::pair<std::string, std::string> name_of(const profiledb::ContextProfile& pro
   const profiledb::ContextImage& image = profile.images[node.image];
   const ImageIdentity identity{image.build_id, image.path, 0, false};
   const ResolvedImage& resolved = resolver.resolve(identity);
-  if (resolved.elf)
+  if (resolved.elf) {
     if (const auto procedure = resolved.elf->procedure_at(node.address))
       return {procedure->name, image.path};
+    // Stripped code: named by where its CFI's procedure begins (a bsr enters
+    // past the gp set-up, a jsr at the entry: one name for both), as the
+    // sampled chains name it (chain_tree.cpp).
+    if (const auto begin = cfi_function_begin(resolved.elf->path(), node.address))
+      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(*begin));
+  }
   return {hex, image.path};
 }
 

@@ -54,7 +54,7 @@ bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint
     const uint64_t sent = p.low + p.high;
     if (words.size() - at - kChainHeadWords < sent) return false;
     p.sample.pc = words[at + 1], p.sample.sp = words[at + 2], p.sample.ra = words[at + 3];
-    p.sample.fp = words[at + 4], p.sample.gp = words[at + 5];
+    p.sample.fp = words[at + 4], p.sample.t9 = words[at + 5];
     p.at = at + kChainHeadWords;
     parsed.push_back(std::move(p));
     at += kChainHeadWords + sent;

@@ -60,7 +60,7 @@ ChainStop ChainUnwinder::unwind(const ChainSample& sample, const LoadMapModel& l
   regs.set(kAlphaDwarfSp, sample.sp);
   regs.set(kAlphaDwarfRa, sample.ra);
   regs.set(kAlphaDwarfFp, sample.fp);
-  regs.set(kAlphaDwarfGp, sample.gp);
+  regs.set(kAlphaDwarfT9, sample.t9);
   regs.set(31, 0);  // Alpha's zero register: .frame $30,N,$31 (an entry's "no return address")
   const StackReader read = [&sample](uint64_t address, uint64_t* value) {
     return sample.read(address, value);

@@ -48,8 +48,13 @@ void print_node(std::ostream& out, const ContextTree& tree, uint32_t node,
 }
 
 // instructions, cycles and, on ev5, the model's events (version 2 trees).
-void json_costs(JsonWriter& json, const ContextCosts& costs, uint16_t machine) {
+void json_costs(JsonWriter& json, const ContextCosts& costs, uint16_t machine, bool sampled) {
   json.begin_object();
+  if (sampled) {  // a sampled tree counts samples only (chain_tree.h)
+    json.key("samples").value(costs.samples);
+    json.end_object();
+    return;
+  }
   for (ContextMetric metric : kContextMetrics) {
     if (metric == ContextMetric::kCalls) continue;
     if (is_model_event(metric) && machine != DCPI_CONTEXTS_MACHINE_EV5) continue;
@@ -63,8 +68,8 @@ void json_node(JsonWriter& json, const ContextTree& tree, uint32_t node,
   const ContextTreeNode& n = tree.nodes[node];
   json.begin_object().key("name").value(n.name).key("image").value(n.image);
   json.key("calls").value(n.self.calls);
-  json_costs(json.key("self"), n.self, tree.machine);
-  json_costs(json.key("total"), n.total, tree.machine);
+  json_costs(json.key("self"), n.self, tree.machine, tree.sampled);
+  json_costs(json.key("total"), n.total, tree.machine, tree.sampled);
   json.key("children").begin_array();
   for (uint32_t child : children_by_cost(tree, node, view.metric))
     if (shown(tree, child, view, depth + 1)) json_node(json, tree, child, view, depth + 1);

@@ -61,6 +61,46 @@ void check_node(const ChainNode& node, uint32_t index, const ChainProfile& profi
     fail("image index out of range");
 }
 
+// A node as varints (docs/profile-db.md): a root is 0 and its stop; a frame
+// is the distance back to its parent (>= 1), image + 1 (0: none), its
+// address and its samples. About 8 bytes a node instead of 32.
+ChainNode decode_node(Cursor& cursor, uint32_t index) {
+  const uint64_t back = cursor.varint("node parent");
+  if (back == 0) {
+    const uint64_t stop = cursor.varint("root stop");
+    if (stop > 0xffff) cursor.fail(cursor.position(), "root stop out of range");
+    return ChainNode{
+        kChainNoParent, kChainRoot, static_cast<uint16_t>(stop), kChainNoImage, 0, 0, 0};
+  }
+  if (back > index)
+    cursor.fail(cursor.position(),
+                "node " + std::to_string(index) + ": parent does not come before it");
+  const uint64_t image = cursor.varint("node image");
+  if (image > kChainNoImage) cursor.fail(cursor.position(), "node image out of range");
+  ChainNode node{static_cast<uint32_t>(index - back),
+                 kChainFrame,
+                 0,
+                 image == 0 ? kChainNoImage : static_cast<uint32_t>(image - 1),
+                 0,
+                 0,
+                 0};
+  node.address = cursor.varint("node address");
+  node.samples = cursor.varint("node samples");
+  return node;
+}
+
+void encode_node(std::vector<uint8_t>& out, const ChainNode& node, uint32_t index) {
+  if (node.kind == kChainRoot) {
+    put_varint(out, 0);
+    put_varint(out, node.stop);
+    return;
+  }
+  put_varint(out, index - node.parent);
+  put_varint(out, node.image == kChainNoImage ? 0 : uint64_t{node.image} + 1);
+  put_varint(out, node.address);
+  put_varint(out, node.samples);
+}
+
 }  // namespace
 
 const char* chain_stop_name(ChainStop stop) {
@@ -110,19 +150,20 @@ ChainProfile decode_chains(std::span<const uint8_t> bytes, const std::string& pa
   check_header_bytes(prefix, kChains, header.string_bytes, bytes, path);
   const size_t end = check_trailer(bytes, prefix.header_bytes, path, kChains);
   if (header.node_count > kMaxNodes) throw ProfileFormatError(path, 20, "implausible node count");
-  if (uint64_t{header.node_count} * sizeof(ChainNode) != end - prefix.header_bytes)
-    throw ProfileFormatError(path, prefix.header_bytes, "body size does not match the node count");
   ChainProfile profile;
   profile.machine = header.machine;
   profile.dropped = header.dropped;
   profile.stack_bytes = header.stack_bytes;
   profile.images =
       decode_images(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
+  Cursor cursor(bytes, prefix.header_bytes, end, path);
   for (uint32_t i = 0; i < header.node_count; ++i) {
-    const size_t offset = prefix.header_bytes + size_t{i} * sizeof(ChainNode);
-    profile.nodes.push_back(load<ChainNode>(bytes, offset));
+    const size_t offset = cursor.position();
+    profile.nodes.push_back(decode_node(cursor, i));
     check_node(profile.nodes.back(), i, profile, offset, path);
   }
+  if (!cursor.done())
+    throw ProfileFormatError(path, cursor.position(), "bytes after the last node");
   if (profile.samples() != header.samples)
     throw ProfileFormatError(path, 32, "the nodes' samples do not add up to the header's");
   return profile;
@@ -150,7 +191,7 @@ std::vector<uint8_t> encode_chains(const ChainProfile& profile) {
   std::vector<uint8_t> out;
   append_bytes(out, &header, sizeof header);
   out.insert(out.end(), strings.begin(), strings.end());
-  append_bytes(out, profile.nodes.data(), profile.nodes.size() * sizeof(ChainNode));
+  for (uint32_t i = 0; i < profile.nodes.size(); ++i) encode_node(out, profile.nodes[i], i);
   seal(out, kChains);
   return out;
 }

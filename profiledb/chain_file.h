@@ -7,7 +7,9 @@
 // Layout inside the database's container framing (container.h): the fixed
 // header, the image strings (as contexts.cct: per image u16 build-id length,
 // u16 path length, the lower-case hex build-id, the path), then node_count
-// fixed 32-byte nodes, parents first, then CRC-32C and the trailer magic.
+// nodes as LEB128 varints, parents first (a root: 0, stop; a frame: the
+// distance back to its parent, image + 1, address, samples), then CRC-32C
+// and the trailer magic. ChainNode is the decoded form.
 //
 // A chain is the path root -> outermost frame -> ... -> leaf. The root says
 // how the chain ended (ChainStop): "complete" when the CFI marked the

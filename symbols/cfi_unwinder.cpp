@@ -478,7 +478,15 @@ UnwindStep CfiTable::step(uint64_t elf_pc, const UnwindRegisters& regs,
     if (const std::optional<uint64_t> value = recover(reg, &ignored))
       caller.set(static_cast<int>(reg), *value);
   }
-  caller.set(kAlphaDwarfSp, cfa);  // Alpha: the CFA is the caller's sp at the call
+  // Alpha: the CFA is the caller's sp at the call, unless the CFI says where
+  // sp was saved (hand-written code that switches stacks).
+  caller.set(kAlphaDwarfSp, cfa);
+  if (row.rules[kAlphaDwarfSp].kind != Rule::kSame &&
+      row.rules[kAlphaDwarfSp].kind != Rule::kUndefined) {
+    UnwindStop ignored;
+    if (const std::optional<uint64_t> sp = recover(kAlphaDwarfSp, &ignored))
+      caller.set(kAlphaDwarfSp, *sp);
+  }
   result.return_address = *ra;
   result.caller = caller;
   return result;

@@ -4,11 +4,11 @@
 // statistics and epoch markers, and performs control commands. One pass is
 // daemon_step(); today the boot CPU's idle loop runs it, later a kernel
 // thread can. Everything here runs at IPL < 5 under one lock.
+#include "driver/chain_sampler.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/ring_writer.h"
-#include "driver/chain_sampler.h"
 #include "driver/value_sampler.h"
 #include "firmware/control_block.h"
 #include "firmware/load_map.h"

@@ -5,10 +5,10 @@
 // other CPU). A miss that evicts adds one overflow-buffer line. Nothing is
 // shared with another CPU; no locks, no memory barriers (DCPI §4.2.3): the
 // daemon synchronizes with the handler only through IPIs (driver/sync.cpp).
+#include "driver/chain_sampler.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
-#include "driver/chain_sampler.h"
 #include "driver/value_sampler.h"
 #include "firmware/ev5_counters.h"
 #include "firmware/park_miller.h"

@@ -13,8 +13,8 @@
 #include <tuple>
 #include <utility>
 
-#include "profiledb/container.h"
 #include "profiledb/chain_file.h"
+#include "profiledb/container.h"
 #include "profiledb/context_file.h"
 #include "profiledb/path_file.h"
 #include "profiledb/profile_format.h"

@@ -2,8 +2,8 @@
 // profile.proto (gzipped; opens in `pprof`, speedscope, ...) or flat JSON.
 // The counterpart of DCPI's translation of profiles "into pixie format" (§3).
 #include <fstream>
-#include <set>
 #include <iostream>
+#include <set>
 
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
@@ -11,9 +11,9 @@
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/context_output.h"
 #include "analysis/reports/context_pprof.h"
-#include "analysis/samples/chain_tree.h"
 #include "analysis/reports/flame_graph_svg.h"
 #include "analysis/reports/pprof_export.h"
+#include "analysis/samples/chain_tree.h"
 
 namespace dcpi {
 
@@ -72,7 +72,7 @@ int run_export_command(const std::vector<std::string>& arguments) {
   for (size_t i = 0; i < arguments.size(); ++i)  // "-o FILE" is the one short option
     rest.push_back(arguments[i] == "-o" ? "--output" : arguments[i]);
   const std::set<std::string> values = {"format", "db",  "output", "images", "image",
-                                       "pid",    "cpu", "epoch",  "metric"};
+                                        "pid",    "cpu", "epoch",  "metric"};
   const std::set<std::string> flags = {"contexts", "sampled"};
   {
     const ParsedOptions first(rest, {values, flags});

@@ -10,10 +10,10 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/context_options.h"
-#include "analysis/samples/chain_tree.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/context_output.h"
 #include "analysis/reports/prof_output.h"
+#include "analysis/samples/chain_tree.h"
 #include "analysis/samples/profile_table.h"
 
 namespace dcpi {
@@ -87,11 +87,11 @@ int print_neighbours(std::vector<std::string> arguments) {
       std::any_of(tree.nodes.begin(), tree.nodes.end(),
                   [&](const ContextTreeNode& node) { return node.name == procedure; });
   if (!known)
-    throw std::runtime_error(std::string(tree.sampled ? "no sampled call chain runs "
-                                                      : "no calling context runs ") +
-                             procedure +
-                             (tree.sampled ? " (dcpi tree --sampled lists the procedures by name)"
-                                           : " (dcpi tree lists the procedures by name)"));
+    throw std::runtime_error(
+        std::string(tree.sampled ? "no sampled call chain runs " : "no calling context runs ") +
+        procedure +
+        (tree.sampled ? " (dcpi tree --sampled lists the procedures by name)"
+                      : " (dcpi tree lists the procedures by name)"));
   print_context_neighbours(std::cout, rows, procedure, callers, metric,
                            tree.nodes[0].total.get(metric));
   return 0;

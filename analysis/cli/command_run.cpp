@@ -17,6 +17,7 @@
 #include "analysis/cli/console_echo.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
+#include "firmware/call_chains.h"
 #include "firmware/events.h"
 #include "firmware/memory_map.h"
 #include "firmware/value_tuples.h"
@@ -25,7 +26,6 @@
 #include "hostdump/run/profiled_run.h"
 #include "hostdump/run/program_run.h"
 #include "hostdump/run/workload_outcome.h"
-#include "firmware/call_chains.h"
 #include "hostdump/values/value_capture.h"
 #include "profiledb/profile_db.h"
 
@@ -350,9 +350,8 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   if (options.flag("call-graph")) {
     if (!run.profile) throw UsageError("-g needs profiling (drop --no-profile)");
     if (!run.values.empty()) throw UsageError("-g and --values are separate handler variants");
-    run.chain_stack_bytes =
-        static_cast<uint32_t>(options.number("stack-bytes", kDefaultChainStackBytes, 8,
-                                             kMaxChainStackBytes));
+    run.chain_stack_bytes = static_cast<uint32_t>(
+        options.number("stack-bytes", kDefaultChainStackBytes, 8, kMaxChainStackBytes));
     if (run.chain_stack_bytes % 8 != 0) throw UsageError("--stack-bytes must be a multiple of 8");
   } else if (options.value("stack-bytes")) {
     throw UsageError("--stack-bytes needs -g");

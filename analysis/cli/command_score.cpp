@@ -48,7 +48,8 @@ const std::string_view kScoreUsage =
 namespace {
 
 int score_sampled_chains(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments, {{"db", "images", "epoch", "depth"}, {"contexts", "json"}});
+  const ParsedOptions options(arguments,
+                              {{"db", "images", "epoch", "depth"}, {"contexts", "json"}});
   ContextTreeRequest request;
   request.epochs = parse_epoch_option(options);
   ImageResolver resolver = image_resolver(options, {options.database()});

@@ -57,8 +57,8 @@ int run_tree_command(const std::vector<std::string>& arguments) {
       arguments, {{"db", "images", "epoch", "pid", "metric", "min-percent", "depth", "flame-graph"},
                   {"bottom-up", "json", "sampled"}});
   ChainTreeStats stats;
-  const ContextTree tree = options.flag("sampled") ? load_sampled_tree(options, stats)
-                                                   : load_context_tree(options);
+  const ContextTree tree =
+      options.flag("sampled") ? load_sampled_tree(options, stats) : load_context_tree(options);
   ContextTreeView view;
   view.metric = parse_context_metric(options, tree);
   if (const auto text = options.value("min-percent")) {

@@ -121,9 +121,9 @@ const char* sampled_note(uint16_t machine) {
 void print_context_tree(std::ostream& out, const ContextTree& tree, const ContextTreeView& view) {
   const uint64_t total = tree.nodes[0].total.get(view.metric);
   out << (tree.sampled ? "Sampled call-chain tree (" : "Calling context tree (")
-      << (view.bottom_up ? "bottom-up" : "top-down") << ") of " << metric_name(view.metric)
-      << " = " << total << " ("
-      << (tree.sampled ? sampled_note(tree.machine) : machine_note(tree.machine)) << ")\n\n";
+      << (view.bottom_up ? "bottom-up" : "top-down") << ") of " << metric_name(view.metric) << " = "
+      << total << " (" << (tree.sampled ? sampled_note(tree.machine) : machine_note(tree.machine))
+      << ")\n\n";
   out << (view.bottom_up ? "    self            calls  procedure\n"
                          : "   total    self       calls  procedure\n");
   for (uint32_t child : children_by_cost(tree, 0, view.metric))
@@ -281,7 +281,12 @@ void print_chain_score_json(std::ostream& out, const ChainScore& score, uint16_t
   for (const ChainScore::Row& row : score.top) {
     json.begin_object().key("path").begin_array();
     for (const std::string& name : row.path) json.value(name);
-    json.end_array().key("exact").value(row.exact, 4).key("sampled").value(row.sampled, 4).end_object();
+    json.end_array()
+        .key("exact")
+        .value(row.exact, 4)
+        .key("sampled")
+        .value(row.sampled, 4)
+        .end_object();
   }
   json.end_array().end_object();
   out << '\n';

@@ -1,11 +1,10 @@
 #include "analysis/reports/context_pprof.h"
 
 #include <algorithm>
-#include <vector>
-
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/reports/proto/profile.pb.h"
 
@@ -53,10 +52,9 @@ std::string build_context_pprof(const ContextTree& tree) {
   pb::Profile profile;
   Frames frames(profile);
   // A sampled tree (chain_tree.h) has one value, samples; the exact one three.
-  const std::vector<const char*> types = tree.sampled
-                                             ? std::vector<const char*>{"samples"}
-                                             : std::vector<const char*>{"instructions", "cycles",
-                                                                        "calls"};
+  const std::vector<const char*> types =
+      tree.sampled ? std::vector<const char*>{"samples"}
+                   : std::vector<const char*>{"instructions", "cycles", "calls"};
   for (const char* type : types) {
     pb::ValueType* value = profile.add_sample_type();
     value->set_type(frames.string(type));
@@ -65,9 +63,9 @@ std::string build_context_pprof(const ContextTree& tree) {
   for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
     const ContextTreeNode& node = tree.nodes[i];
     const std::vector<uint64_t> values =
-        tree.sampled ? std::vector<uint64_t>{node.self.samples}
-                     : std::vector<uint64_t>{node.self.instructions, node.self.cycles,
-                                             node.self.calls};
+        tree.sampled
+            ? std::vector<uint64_t>{node.self.samples}
+            : std::vector<uint64_t>{node.self.instructions, node.self.cycles, node.self.calls};
     if (std::all_of(values.begin(), values.end(), [](uint64_t v) { return v == 0; })) continue;
     pb::Sample* sample = profile.add_sample();
     for (uint32_t n = i; n != 0; n = tree.nodes[n].parent)  // leaf first: a location stack

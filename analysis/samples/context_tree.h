@@ -64,7 +64,7 @@ struct ContextTreeNode {
 struct ContextTree {
   std::vector<ContextTreeNode> nodes;  // parents first; node 0 is [all]
   uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;
-  uint64_t epochs = 0;  // epochs that had contexts
+  uint64_t epochs = 0;   // epochs that had contexts
   bool sampled = false;  // built from sampled call chains (chain_tree.h), not the exact CCT
   std::vector<std::string> warnings;
 };

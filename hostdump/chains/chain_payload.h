@@ -22,7 +22,7 @@ struct ChainSample {
   uint8_t sequence = 0;
   bool reference_lost = false;  // its reused quadwords were not available: the slice is cut
   uint64_t pc = 0, sp = 0, ra = 0, fp = 0, t9 = 0;  // r30, r26, r15, r23
-  std::vector<uint64_t> stack;  // the quadwords at sp, sp + 8, ...
+  std::vector<uint64_t> stack;                      // the quadwords at sp, sp + 8, ...
 
   bool user() const { return flags & kChainUser; }
   // The quadword at `address` if the slice holds it.

@@ -178,8 +178,7 @@ void run_until_done(const RunRequest& options, RunResult& result) {
   std::unique_ptr<ChainUnwinder> chains;
   if (options.chain_stack_bytes != 0) {
     chains = std::make_unique<ChainUnwinder>(
-        collect_booted_images(machine.palcode, machine.kernel, machine.initrd,
-                              options.known_images)
+        collect_booted_images(machine.palcode, machine.kernel, machine.initrd, options.known_images)
             .images,
         options.chain_stack_bytes,
         options.timing_machine == kMachineQemu ? uint16_t{0} : uint16_t{1});

@@ -72,7 +72,8 @@ TEST(ChainFile, RoundTrips) {
   EXPECT_EQ(profiledb::encode_chains(back), bytes);
   // 64-byte header, the image strings, a few varint bytes a node, 8 of
   // trailer: the store is shared, not one copy per sample.
-  EXPECT_EQ(bytes.size(), 64 + 4 + 8 + 10 + 2 + 5 + 5 + 5 + 6 + 6 + 6 + 2 + 6 + 8u);  // 0x4000 and up: 3 bytes
+  EXPECT_EQ(bytes.size(),
+            64 + 4 + 8 + 10 + 2 + 5 + 5 + 5 + 6 + 6 + 6 + 2 + 6 + 8u);  // 0x4000 and up: 3 bytes
 }
 
 TEST(ChainFile, RefusesBrokenStructure) {

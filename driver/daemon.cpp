@@ -4,6 +4,7 @@
 // statistics and epoch markers, and performs control commands. One pass is
 // daemon_step(); today the boot CPU's idle loop runs it, later a kernel
 // thread can. Everything here runs at IPL < 5 under one lock.
+#include "driver/chain_sampler.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
@@ -176,9 +177,26 @@ void emit_values(uint32_t cpu) {
   ring.commit();
 }
 
+// Issue 28: the chain samples (registers + stack slices) go to the host,
+// which unwinds them; one kChains record per CPU per pass, as kValues.
+void emit_chains(uint32_t cpu) {
+  bool dropped_since = false;
+  const uint32_t words = chain_pending_words(cpu, &dropped_since);
+  if (words == 0 && !dropped_since) return;
+  const uint32_t bytes = sizeof(ChainsPayload) + words * sizeof(uint64_t);
+  if (!ring.fits(bytes)) return;  // they wait in their buffer, which counts its drops
+  uint8_t* payload =
+      ring.begin(RecordType::kChains, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
+  if (payload == nullptr) return;
+  auto* samples = reinterpret_cast<uint64_t*>(payload + sizeof(ChainsPayload));
+  const ChainsPayload header{words, kChainsFormat, chain_take(cpu, samples, words)};
+  __builtin_memcpy(payload, &header, sizeof header);
+  ring.commit();
+}
+
 void flush_all_locked() {
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
-    if (initialised(cpu)) emit_values(cpu);
+    if (initialised(cpu)) emit_values(cpu), emit_chains(cpu);
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
     if (initialised(cpu)) flush_cpu(cpu);
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
@@ -197,6 +215,16 @@ int64_t set_values(uint64_t length, uint64_t every) {
   if (length > kMaxValueLength || every == 0 || every > kMaxValueEvery) return kControlBadArgument;
   value_configure(static_cast<uint32_t>(length), static_cast<uint32_t>(every));
   g_config.base_variant = length == 0 ? Variant::kCycles : Variant::kValue;
+  request_all(kOpConfigure);
+  return kControlOk;
+}
+
+// Issue 28: copy `stack_bytes` of stack with every sample (0: chains off).
+// Chains and value sampling are separate variants: one replaces the other.
+int64_t set_chains(uint64_t stack_bytes) {
+  if (stack_bytes > kMaxChainStackBytes || (stack_bytes & 7) != 0) return kControlBadArgument;
+  chain_configure(static_cast<uint32_t>(stack_bytes));
+  g_config.base_variant = stack_bytes == 0 ? Variant::kCycles : Variant::kChain;
   request_all(kOpConfigure);
   return kControlOk;
 }
@@ -279,6 +307,8 @@ int64_t perform_locked(uint32_t command, const uint64_t args[3]) {
       return set_events(args[0], args[1]);
     case ControlCommand::kSetValues:
       return set_values(args[0], args[1]);
+    case ControlCommand::kSetChains:
+      return set_chains(args[0]);
   }
   return kControlUnknownCommand;
 }
@@ -315,6 +345,7 @@ void daemon_step() {
     if (initialised(cpu)) {
       drain_full_buffers(cpu);
       emit_values(cpu);
+      emit_chains(cpu);
     }
   if (daemon.flush_interval != 0 &&
       kernel::clock::cycles() - daemon.last_flush >= daemon.flush_interval)

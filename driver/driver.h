@@ -29,7 +29,8 @@ enum class Variant : uint32_t {
   kMux = 1,     // time-multiplexed events: rotates counter 0's event (DCPI §4.1)
   kValue = 2,   // cycles path + the value-sampling interpreter (seed 001, driver/value_sampler.h)
   kTrace = 3,   // cycles path + drawn/observed period trace (guest self-tests only)
-  kCount = 4,
+  kChain = 4,   // cycles path + a call-chain capture on every interrupt (driver/chain_sampler.h)
+  kCount = 5,
 };
 
 struct SamplerConfig {

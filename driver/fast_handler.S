@@ -210,6 +210,10 @@ bail:
 	FULL_FRAME_VARIANT dcpi_entry_mux, VARIANT_MUX
 	FULL_FRAME_VARIANT dcpi_entry_value_flushing, VARIANT_VALUE
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE
+	/* Call chains (issue 28): every interrupt needs the interrupted
+	 * registers, so the chain variant always takes the full frame; the
+	 * cycles fast path above is untouched when chains are off. */
+	FULL_FRAME_VARIANT dcpi_entry_chain, VARIANT_CHAIN
 
 	/* Only the k-th interrupt needs the frame and C++ (the interpreter);
 	 * the others are plain cycles samples. T (a0) is free: PAL saved it. */

@@ -5,6 +5,7 @@
 // other CPU). A miss that evicts adds one overflow-buffer line. Nothing is
 // shared with another CPU; no locks, no memory barriers (DCPI §4.2.3): the
 // daemon synchronizes with the handler only through IPIs (driver/sync.cpp).
+#include "driver/chain_sampler.h"
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
@@ -18,6 +19,7 @@ void dcpi_entry_cycles();
 void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
+void dcpi_entry_chain();
 void dcpi_entry_cycles_flushing();
 void dcpi_entry_value_flushing();
 // dcpi_cpu_slots and dcpi_driver_stats are defined in driver/fast_handler.S,
@@ -155,11 +157,20 @@ void trace_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t observed, TrapFr
   aux.last_period = reload(hot);
 }
 
-constexpr Handler kHandlers[] = {cycles_handler, mux_handler, value_handler, trace_handler};
+// Issue 28 item 2: the cycles path, then the registers and the stack slice
+// the host unwinds (driver/chain_sampler.cpp), on every interrupt.
+void chain_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame* frame) {
+  record(hot, pc, hot.event);
+  reload(hot);
+  chain_sample(hot, frame);
+}
+
+constexpr Handler kHandlers[] = {cycles_handler, mux_handler, value_handler, trace_handler,
+                                 chain_handler};
 static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == static_cast<uint32_t>(Variant::kCount));
 // What CpuHot::handler points at, by Variant (DCPI §4.2 "specialized versions").
 constexpr HandlerEntry kEntries[] = {dcpi_entry_cycles, dcpi_entry_mux, dcpi_entry_value,
-                                     dcpi_entry_trace};
+                                     dcpi_entry_trace, dcpi_entry_chain};
 static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<uint32_t>(Variant::kCount));
 
 }  // namespace
@@ -210,6 +221,7 @@ void apply_config(CpuHot& hot) {
   if (event != hot.event) pal::wrperfmon(PERFMON_MUX, mux_code(event));
   set_pid_event(hot, hot.pid, event);
   value_apply(hot.cpu);
+  chain_apply(hot.cpu);
   hot.value_countdown = static_cast<uint8_t>(value_every(hot.cpu));
   event_counters_apply(hot);
   const Variant variant = g_config.mux ? Variant::kMux : g_config.base_variant;

@@ -51,5 +51,6 @@
 #define VARIANT_MUX 1
 #define VARIANT_VALUE 2
 #define VARIANT_TRACE 3
+#define VARIANT_CHAIN 4
 
 #endif

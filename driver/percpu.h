@@ -140,7 +140,8 @@ static_assert(offsetof(SampleEntry, pid) == ENTRY_PID_EVENT &&
 static_assert(static_cast<uint32_t>(Variant::kCycles) == VARIANT_CYCLES &&
               static_cast<uint32_t>(Variant::kMux) == VARIANT_MUX &&
               static_cast<uint32_t>(Variant::kValue) == VARIANT_VALUE &&
-              static_cast<uint32_t>(Variant::kTrace) == VARIANT_TRACE);
+              static_cast<uint32_t>(Variant::kTrace) == VARIANT_TRACE &&
+              static_cast<uint32_t>(Variant::kChain) == VARIANT_CHAIN);
 
 }  // namespace dcpi::driver
 

@@ -1,5 +1,5 @@
 /* The profiler's control path (start, stop, flush, epoch, period, events,
- * values). The same block is written by the host through the GDB stub
+ * values, chains). The same block is written by the host through the GDB stub
  * (kernel symbol `dcpi_control`) and by user programs through the
  * dcpi_control system call (firmware/syscalls.h); the daemon acts on it.
  * Written once, in C, for the driver, the host tools and user programs
@@ -27,8 +27,10 @@ enum {
   DCPI_CONTROL_NEW_EPOCH = 4,  /* flush, then start a new epoch (args[0] = epoch, 0 = next) */
   DCPI_CONTROL_SET_PERIOD = 5, /* args[0] = period base, args[1] = range (cycles) */
   DCPI_CONTROL_SET_EVENTS = 6, /* args[0] = event set (firmware/events.h), args[1] = 1: mux */
-  DCPI_CONTROL_SET_VALUES = 7  /* value sampling (seed 001): args[0] = N instructions
+  DCPI_CONTROL_SET_VALUES = 7, /* value sampling (seed 001): args[0] = N instructions
                                   (0 = off), args[1] = every k-th interrupt */
+  DCPI_CONTROL_SET_CHAINS = 8  /* sampled call chains (issue 28): args[0] = stack bytes
+                                  copied per sample (0 = off; firmware/call_chains.h) */
 };
 
 /* Results (dcpi_control_block.status). */
@@ -70,6 +72,7 @@ enum class ControlCommand : uint32_t {
   kSetPeriod = DCPI_CONTROL_SET_PERIOD,
   kSetEvents = DCPI_CONTROL_SET_EVENTS,
   kSetValues = DCPI_CONTROL_SET_VALUES,
+  kSetChains = DCPI_CONTROL_SET_CHAINS,
 };
 
 enum ControlStatus : int64_t {

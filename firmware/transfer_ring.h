@@ -36,6 +36,7 @@ enum class RecordType : uint16_t {
   kStats = 3,    // one DriverCpuStats
   kEpoch = 4,    // EpochPayload: a new epoch begins with the next record
   kValues = 5,   // value-sampling tuples (seed 001 §2; format owned by that issue)
+  kChains = 6,   // sampled call chains: registers + stack slices (firmware/call_chains.h)
 };
 
 // 32 bytes; payload follows; the whole record is padded to kRecordAlignment.

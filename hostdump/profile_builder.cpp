@@ -113,6 +113,21 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       if (!values_.add_payload(record_epoch, record.payload, place)) ++totals_.values_rejected;
       break;
     }
+    case RecordType::kChains: {
+      ++totals_.chains_records;
+      std::vector<ChainSample> samples;
+      uint64_t dropped = 0;
+      if (!chain_decoder_.decode(record.payload, record_epoch, record.header.cpu, samples,
+                                 &dropped)) {
+        ++totals_.chains_rejected;
+        break;
+      }
+      totals_.chain_samples += samples.size();
+      if (chain_sink_ == nullptr) break;
+      for (const ChainSample& sample : samples) chain_sink_->add(sample, load_map_);
+      if (dropped != 0) chain_sink_->add_dropped(record_epoch, dropped);
+      break;
+    }
     case RecordType::kPad:
       break;
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "firmware/transfer_ring.h"
+#include "hostdump/chains/chain_payload.h"
 #include "hostdump/load_map_model.h"
 #include "hostdump/row_accumulator.h"
 #include "hostdump/transfer_records.h"
@@ -35,6 +36,9 @@ struct IngestTotals {
   uint64_t values_records = 0;   // kValues records (seed 001 §2.1.2)
   uint64_t values_rejected = 0;  // of those, malformed payloads
   uint64_t epoch_rejected = 0;   // records naming an epoch beyond kMaxEpoch
+  uint64_t chains_records = 0;   // kChains records (issue 28)
+  uint64_t chains_rejected = 0;  // of those, malformed payloads
+  uint64_t chain_samples = 0;    // call-chain samples decoded
 };
 
 class ProfileBuilder {
@@ -73,6 +77,11 @@ class ProfileBuilder {
   const LoadMapModel& load_map() const { return load_map_; }
   // Value-tuple reduction (seed 001 §2.2, §2.4): add plug-in modules here.
   values::ValueReducer& values() { return values_; }
+  // Sampled call chains (issue 28): without a sink kChains records are
+  // counted and dropped; the run plugs in the unwinder.
+  void set_chain_sink(ChainSink* sink) { chain_sink_ = sink; }
+  // Chain samples whose reused quadwords the host did not have (a lost record).
+  uint64_t chain_references_lost() const { return chain_decoder_.references_lost(); }
   const IngestTotals& totals() const { return totals_; }
   uint64_t current_epoch() const { return current_epoch_; }
   bool pending() const { return !epochs_.empty(); }
@@ -101,6 +110,8 @@ class ProfileBuilder {
 
   LoadMapModel load_map_;
   values::ValueReducer values_;
+  ChainSink* chain_sink_ = nullptr;
+  ChainDecoder chain_decoder_;
   std::map<uint64_t, PendingEpoch> epochs_;
   std::set<uint64_t> written_epochs_;
   uint64_t current_epoch_ = 0;

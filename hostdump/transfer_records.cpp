@@ -21,7 +21,7 @@ RecordHeader load_header(const uint8_t* bytes) {
   return header;
 }
 
-bool known_type(uint16_t type) { return type <= static_cast<uint16_t>(RecordType::kValues); }
+bool known_type(uint16_t type) { return type <= static_cast<uint16_t>(RecordType::kChains); }
 
 // Header-only verdict, shared by both transports. Returns false after counting.
 bool header_plausible(const RecordHeader& header, uint64_t max_payload, DecodeStats& stats) {
@@ -80,6 +80,7 @@ std::string check_payload_size(RecordType type, uint32_t payload_bytes) {
   switch (type) {
     case RecordType::kPad:
     case RecordType::kValues:  // format owned by the value-sampling issue
+    case RecordType::kChains:  // checked whole by decode_chain_payload
       return "";
     case RecordType::kSamples:
       if (payload_bytes >= sizeof(SamplesPayload) &&

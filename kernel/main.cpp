@@ -56,7 +56,7 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
 // halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial,
-// values=N/k, vcapture=SPEC, output=PATH,PATH (kernel/host_output.h).
+// values=N/k, vcapture=SPEC, chains=BYTES, output=PATH,PATH (kernel/host_output.h).
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
   for (uint64_t i = 0; i < kCommandLineBytes && line[i];) {
@@ -87,6 +87,9 @@ BootOptions parse_command_line(const char* line) {
       if (slash + 1 < length)
         options.profiler.value_every =
             static_cast<uint32_t>(parse_number(word + slash + 1, length - slash - 1));
+    } else if (starts_with(word, "chains=")) {  // dcpi run -g (issue 28)
+      options.profiler.chain_stack_bytes =
+          static_cast<uint32_t>(parse_number(word + 7, length - 7));
     } else if (starts_with(word, "vcapture=")) {
       // seed 001 §2.4: what the interpreter records (firmware/value_tuples.h)
       options.profiler.value_capture_bad =

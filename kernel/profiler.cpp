@@ -82,6 +82,16 @@ void start(const Options& options) {
               options.value_every, status);
     }
   }
+  if (options.chain_stack_bytes != 0) {  // issue 28: sampled call chains
+    const uint64_t args[3] = {options.chain_stack_bytes, 0, 0};
+    const int64_t status = dcpi::driver::control_from_user(
+        static_cast<uint32_t>(dcpi::ControlCommand::kSetChains), args);
+    if (status == dcpi::kControlOk)
+      kprintf("dcpi-kernel: call chains with %u bytes of stack per sample\n",
+              options.chain_stack_bytes);
+    else
+      kprintf("dcpi-kernel: chains=%u refused (status %ld)\n", options.chain_stack_bytes, status);
+  }
   if (spawn_kernel_thread(daemon_main, nullptr, "dcpid") == 0) panic("cannot start dcpid");
   if (options.enabled) dcpi::driver::start_all();
   __atomic_store_n(&running, true, __ATOMIC_RELEASE);

@@ -22,6 +22,8 @@ struct Options {
   bool serial = false;        // transport=serial: records also go out on COM2
   uint32_t value_length = 0;  // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
   uint32_t value_every = 2;   // ... on every k-th interrupt
+  uint32_t chain_stack_bytes =
+      0;  // chains=BYTES: call chains, BYTES of stack per sample (issue 28)
   dcpi::ValueCapture value_capture = dcpi::default_value_capture();  // vcapture=SPEC
   bool value_capture_bad = false;                                    // vcapture= did not parse
 };

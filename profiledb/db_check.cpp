@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "profiledb/chain_file.h"
 #include "profiledb/context_file.h"
 #include "profiledb/image_catalog.h"
 #include "profiledb/path_file.h"
@@ -71,6 +72,14 @@ void check_epoch_entry(const fs::directory_entry& entry, CheckReport& report, Ep
   if (name == profiledb::kContextsFileName) {  // dcpi run --contexts (context_file.h)
     try {
       profiledb::read_contexts_file(entry.path());
+    } catch (const ProfileFormatError& error) {
+      report.problems.push_back(error.what());
+    }
+    return;
+  }
+  if (name == profiledb::kChainsFileName) {  // dcpi run -g (chain_file.h)
+    try {
+      profiledb::read_chains_file(entry.path());
     } catch (const ProfileFormatError& error) {
       report.problems.push_back(error.what());
     }

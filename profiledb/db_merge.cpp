@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "firmware/crc32c.h"
+#include "profiledb/chain_file.h"
 #include "profiledb/container.h"
 #include "profiledb/context_file.h"
 #include "profiledb/image_catalog.h"
@@ -132,6 +133,10 @@ uint64_t copy_epoch(const ProfileDatabase& db, uint64_t from, uint64_t epoch,
     const fs::path paths = db.directory() / epoch_directory_name(from) / profiledb::kPathsFileName;
     if (fs::exists(paths))
       writer.store_paths(epoch, profiledb::encode_paths(profiledb::read_paths_file(paths)));
+    const fs::path chains =
+        db.directory() / epoch_directory_name(from) / profiledb::kChainsFileName;
+    if (fs::exists(chains))
+      writer.store_chains(epoch, profiledb::encode_chains(profiledb::read_chains_file(chains)));
     if (const auto table = read_process_table(db.directory() / epoch_directory_name(from)))
       writer.merge_processes(epoch, *table);  // an epoch's pids are its run's
     metadata.epoch = epoch;

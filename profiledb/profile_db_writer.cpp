@@ -13,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include "profiledb/chain_file.h"
 #include "profiledb/container.h"
 #include "profiledb/context_file.h"
 #include "profiledb/path_file.h"
@@ -317,6 +318,11 @@ void ProfileDatabaseWriter::store_contexts(uint64_t epoch, const std::vector<uin
 
 void ProfileDatabaseWriter::store_paths(uint64_t epoch, const std::vector<uint8_t>& bytes) {
   const fs::path file = ensure_epoch_directory(epoch) / profiledb::kPathsFileName;
+  write_atomically(file, bytes.data(), bytes.size());
+}
+
+void ProfileDatabaseWriter::store_chains(uint64_t epoch, const std::vector<uint8_t>& bytes) {
+  const fs::path file = ensure_epoch_directory(epoch) / profiledb::kChainsFileName;
   write_atomically(file, bytes.data(), bytes.size());
 }
 

@@ -92,6 +92,8 @@ class ProfileDatabaseWriter {
   void store_contexts(uint64_t epoch, const std::vector<uint8_t>& bytes);
   // The same for the path-profile file (path_file.h; `dcpi run --paths`).
   void store_paths(uint64_t epoch, const std::vector<uint8_t>& bytes);
+  // The same for the sampled call chains (chain_file.h; `dcpi run -g`).
+  void store_chains(uint64_t epoch, const std::vector<uint8_t>& bytes);
   // Merges `table` into epoch-N/processes (process_table.h): its entries
   // replace those with the same id, the others stay. Batch-aware; refuses to
   // overwrite a damaged table.

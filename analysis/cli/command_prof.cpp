@@ -13,6 +13,7 @@
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/context_output.h"
 #include "analysis/reports/prof_output.h"
+#include "analysis/samples/chain_tree.h"
 #include "analysis/samples/profile_table.h"
 
 namespace dcpi {
@@ -21,7 +22,8 @@ const std::string_view kProfUsage =
     "usage: dcpi prof [--db DIR] [--images DIR[:DIR...]] [--by KEY[,KEY...]]\n"
     "                 [--image NAME] [--pid N] [--tid N] [--cpu N] [--epoch N[,N...]|all]\n"
     "                 [--limit N] [--wide] [--json]\n"
-    "       dcpi prof [--db DIR] (--callers PROC | --callees PROC) [--metric M] [--pid N]\n"
+    "       dcpi prof [--db DIR] (--callers PROC | --callees PROC) [--sampled] [--metric M]\n"
+    "                 [--pid N]\n"
     "\n"
     "Samples per procedure (or per image, process, CPU), most sampled first, like dcpiprof.\n"
     "  --db      the profile database directory (default ./dcpi.db)\n"
@@ -46,6 +48,9 @@ const std::string_view kProfUsage =
     "  --callers, --callees  from the exact calling contexts (dcpi run --contexts): who\n"
     "            called PROC (or whom it called), with the calls and the inclusive cost\n"
     "            of PROC's contexts under each caller (of each callee's under PROC)\n"
+    "  --sampled with --callers/--callees: from the sampled call chains (dcpi run -g)\n"
+    "            instead, counting samples (the default when the database has chains and\n"
+    "            no exact contexts)\n"
     "  --metric  with --callers/--callees: cycles, instructions or calls\n"
     "  --json    JSON: {by, events, totals, rows: [{image, image_path, build_id, pid,\n"
     "            programs, tid, thread, cpu, procedure, start, source: {file, line},\n"
@@ -60,8 +65,12 @@ const std::set<std::string> kProfValueOptions = {"db",      "images",  "by",    
 // --callers P / --callees P: from the exact calling contexts (dcpi run
 // --contexts), the procedures that called P, or that P called, with the
 // inclusive cost of those calls (seed 002 §3).
-int print_neighbours(const std::vector<std::string>& arguments) {
-  const ParsedOptions options(arguments, {kProfValueOptions, {"json", "wide"}});
+int print_neighbours(std::vector<std::string> arguments) {
+  if (std::find(arguments.begin(), arguments.end(), "--sampled") == arguments.end() &&
+      prefer_sampled_chains(
+          ParsedOptions(arguments, {kProfValueOptions, {"json", "wide", "sampled"}}).database()))
+    arguments.push_back("--sampled");  // only chains recorded (dcpi run -g without --contexts)
+  const ParsedOptions options(arguments, {kProfValueOptions, {"json", "wide", "sampled"}});
   if (options.value("callers") && options.value("callees"))
     throw UsageError("give --callers or --callees, not both");
   const bool callers = options.value("callers").has_value();
@@ -78,8 +87,11 @@ int print_neighbours(const std::vector<std::string>& arguments) {
       std::any_of(tree.nodes.begin(), tree.nodes.end(),
                   [&](const ContextTreeNode& node) { return node.name == procedure; });
   if (!known)
-    throw std::runtime_error("no calling context runs " + procedure +
-                             " (dcpi tree lists the procedures by name)");
+    throw std::runtime_error(
+        std::string(tree.sampled ? "no sampled call chain runs " : "no calling context runs ") +
+        procedure +
+        (tree.sampled ? " (dcpi tree --sampled lists the procedures by name)"
+                      : " (dcpi tree lists the procedures by name)"));
   print_context_neighbours(std::cout, rows, procedure, callers, metric,
                            tree.nodes[0].total.get(metric));
   return 0;

@@ -17,6 +17,7 @@
 #include "analysis/cli/console_echo.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/json_writer.h"
+#include "firmware/call_chains.h"
 #include "firmware/events.h"
 #include "firmware/memory_map.h"
 #include "firmware/value_tuples.h"
@@ -34,7 +35,7 @@ const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
     "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
     "                [--machine qemu|ev5] [--model NAME=N,...] [--truth FILE] [--contexts]\n"
-    "                [--paths]\n"
+    "                [--paths] [-g | --call-graph [--stack-bytes N]]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -85,6 +86,13 @@ const std::string_view kRunUsage =
     "  --paths      also record every procedure's exact Ball-Larus path profile (seed\n"
     "               002): runs and instructions per path, and on ev5 the 21164 model's\n"
     "               cycles and events; see dcpi paths\n"
+    "  --call-graph also record a call chain with every sample (-g for short; issue\n"
+    "               28): the driver copies the registers and the stack above sp, the\n"
+    "               host unwinds them with each image's DWARF CFI (as perf --call-graph\n"
+    "               dwarf); chains that cannot be finished are kept and counted by why\n"
+    "               (dcpi prof --callers/--callees, dcpi tree --sampled, dcpi export\n"
+    "               --sampled, dcpi score --contexts)\n"
+    "  --stack-bytes  stack copied per sample with -g (default 1024, at most 4096)\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -351,6 +359,15 @@ RunRequest parse_run_options(const ParsedOptions& options) {
     run.value_capture = capture_spec_for(run, options.value("values-capture"));
   else if (options.value("values-capture"))
     throw UsageError("--values-capture needs --values");
+  if (options.flag("call-graph")) {
+    if (!run.profile) throw UsageError("-g needs profiling (drop --no-profile)");
+    if (!run.values.empty()) throw UsageError("-g and --values are separate handler variants");
+    run.chain_stack_bytes = static_cast<uint32_t>(
+        options.number("stack-bytes", kDefaultChainStackBytes, 8, kMaxChainStackBytes));
+    if (run.chain_stack_bytes % 8 != 0) throw UsageError("--stack-bytes must be a multiple of 8");
+  } else if (options.value("stack-bytes")) {
+    throw UsageError("--stack-bytes needs -g");
+  }
   run.pull_interval_seconds = options.seconds("interval", 0.5);
   run.timeout_seconds = options.seconds("timeout", 900);
   const std::string transport = options.value("transport").value_or("gdb");
@@ -457,6 +474,10 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
     std::cerr << "dcpi run: " << result.context_nodes << " calling contexts of "
               << result.context_threads << " threads stored in epoch " << result.contexts_epoch
               << " (dcpi tree --db " << run.database.string() << ")\n";
+  if (result.chains_epoch != 0)
+    std::cerr << "dcpi run: " << result.chain_samples << " call chains (" << result.chain_nodes
+              << " nodes) stored in epoch " << result.chains_epoch << " (dcpi prof --db "
+              << run.database.string() << " --callers PROC)\n";
   if (result.paths_epoch != 0)
     std::cerr << "dcpi run: " << result.path_count << " distinct paths stored in epoch "
               << result.paths_epoch << " (dcpi paths --db " << run.database.string()
@@ -470,6 +491,8 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
 int run_run_command(const std::vector<std::string>& all_arguments) {
   std::vector<std::string> arguments = all_arguments;
   const std::optional<ProgramCommand> program_command = take_program_command(arguments);
+  for (std::string& argument : arguments)  // perf's spelling (issue 28)
+    if (argument == "-g") argument = "--call-graph";
   std::vector<GuestOutput> outputs;
   for (const std::string& value : take_repeated_option(arguments, "output")) {
     try {
@@ -479,13 +502,14 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
     }
   }
   const ParsedOptions options(
-      arguments, {{"mix",           "workloads",      "cpus",    "db",       "epoch",     "period",
-                   "period-range",  "events",         "build",   "palcode",  "kernel",    "initrd",
-                   "memory",        "interval",       "timeout", "gdb-port", "transport", "values",
-                   "values-module", "values-capture", "append",  "plugin",   "com2-port", "machine",
-                   "truth",         "model"},
-                  {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd",
-                   "contexts", "paths"}});
+      arguments,
+      {{"mix",           "workloads",      "cpus",       "db",       "epoch",     "period",
+        "period-range",  "events",         "build",      "palcode",  "kernel",    "initrd",
+        "memory",        "interval",       "timeout",    "gdb-port", "transport", "values",
+        "values-module", "values-capture", "append",     "plugin",   "com2-port", "machine",
+        "truth",         "model",          "stack-bytes"},
+       {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd", "contexts",
+        "paths", "call-graph"}});
   RunRequest run = parse_run_options(options);
   for (const GuestOutput& output : outputs) run.outputs.push_back(output.guest);
   std::unique_ptr<BundledInitrd> bundled;

@@ -11,7 +11,9 @@
 #include "analysis/calc/frontend/inputs.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/reports/context_output.h"
 #include "analysis/reports/score_output.h"
+#include "analysis/samples/chain_score.h"
 
 namespace dcpi {
 
@@ -19,7 +21,15 @@ const std::string_view kScoreUsage =
     "usage: dcpi score [--db DIR] --truth FILE (--image PATH_OR_NAME | --procedure NAME)\n"
     "                  [--culprits] [--model qemu|ev5] [--epoch N] [--period CYCLES]\n"
     "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
+    "       dcpi score --contexts [--db DIR] [--images DIR[:DIR]] [--epoch N[,N...]|all]\n"
+    "                  [--depth N] [--json]\n"
     "\n"
+    "--contexts scores the sampled call chains (dcpi run -g) against the exact calling\n"
+    "context tree of the same run (dcpi run --contexts): the share of user-mode samples\n"
+    "whose callers match an exact context to --depth frames (default 8; to the root\n"
+    "when shallower), the share that could not be unwound (by image), and the overlap\n"
+    "of the two splits of time among contexts. Kernel samples are left out (the kernel\n"
+    "has no unwind tables).\n"
     "Scores dcpi calc's frequency estimates against exact counts (DCPI 6.2, Figures 8\n"
     "and 9). FILE is the truth a plugin wrote (dcpi run --truth; version 1 from the qemu\n"
     "machine, version 2 with cycles and stalls from ev5; docs/exec-counts-format.md);\n"
@@ -35,7 +45,30 @@ const std::string_view kScoreUsage =
     "histograms show --estimate's (default dcpi). Edges an unresolved jump took\n"
     "(missing from the CFG) are scored as not estimated. Other options as for dcpi calc.\n";
 
+namespace {
+
+int score_sampled_chains(const std::vector<std::string>& arguments) {
+  const ParsedOptions options(arguments,
+                              {{"db", "images", "epoch", "depth"}, {"contexts", "json"}});
+  ContextTreeRequest request;
+  request.epochs = parse_epoch_option(options);
+  ImageResolver resolver = image_resolver(options, {options.database()});
+  const ContextTree exact = load_context_tree(options.database(), request, resolver);
+  const ContextTree sampled = load_chain_tree(options.database(), request, resolver);
+  const auto depth = static_cast<uint32_t>(options.number("depth", 8, 1, 128));
+  const ChainScore score = score_chains(exact, sampled, depth);
+  if (options.flag("json"))
+    print_chain_score_json(std::cout, score, exact.machine);
+  else
+    print_chain_score(std::cout, score, exact.machine);
+  return 0;
+}
+
+}  // namespace
+
 int run_score_command(const std::vector<std::string>& arguments) {
+  if (std::find(arguments.begin(), arguments.end(), "--contexts") != arguments.end())
+    return score_sampled_chains(arguments);
   OptionSpec spec{.flags = {"json", "culprits"}};
   for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
   for (const char* name : {"procedure", "counts", "truth"}) spec.with_value.insert(name);

@@ -12,17 +12,22 @@
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/context_output.h"
 #include "analysis/reports/flame_graph_svg.h"
+#include "analysis/samples/chain_tree.h"
 
 namespace dcpi {
 
 const std::string_view kTreeUsage =
     "usage: dcpi tree [--db DIR] [--images DIR[:DIR...]] [--epoch N[,N...]|all] [--pid N]\n"
-    "                 [--bottom-up] [--metric M] [--min-percent P]\n"
+    "                 [--sampled] [--bottom-up] [--metric M] [--min-percent P]\n"
     "                 [--depth N] [--json] [--flame-graph FILE.svg]\n"
     "\n"
     "The exact calling context tree of every thread (dcpi run --contexts): each context\n"
     "with its inclusive (total) and exclusive (self) share and its calls; recursion is\n"
     "folded onto the ancestor; [kernel] is the kernel's time while the context was current.\n"
+    "  --sampled      the sampled call chains of dcpi run -g instead (issue 28): samples\n"
+    "                 per chain, unwound on the host with DWARF CFI; chains that could not\n"
+    "                 be finished hang below [truncated: WHY]; a summary of why chains ended\n"
+    "                 and where they stopped, per image, follows the tree\n"
     "  --bottom-up    each procedure's exclusive cost first, then the callers it came from\n"
     "  --metric       what the shares count: cycles (default), instructions, calls, and on\n"
     "                 ev5 the 21164 model's dmiss, imiss, dtbmiss, mispredict\n"
@@ -34,11 +39,26 @@ const std::string_view kTreeUsage =
     "                 and, on ev5, dmiss, imiss, dtbmiss, mispredict\n"
     "  --flame-graph  also write a self-contained SVG flame graph to FILE\n";
 
+namespace {
+
+// dcpi run -g's chains, with how they ended (issue 28).
+ContextTree load_sampled_tree(const ParsedOptions& options, ChainTreeStats& stats) {
+  ContextTreeRequest request;
+  request.epochs = parse_epoch_option(options);
+  if (options.value("pid")) throw UsageError("--sampled covers every process together (no --pid)");
+  ImageResolver resolver = image_resolver(options, {options.database()});
+  return load_chain_tree(options.database(), request, resolver, &stats);
+}
+
+}  // namespace
+
 int run_tree_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(
       arguments, {{"db", "images", "epoch", "pid", "metric", "min-percent", "depth", "flame-graph"},
-                  {"bottom-up", "json"}});
-  const ContextTree tree = load_context_tree(options);
+                  {"bottom-up", "json", "sampled"}});
+  ChainTreeStats stats;
+  const ContextTree tree =
+      options.flag("sampled") ? load_sampled_tree(options, stats) : load_context_tree(options);
   ContextTreeView view;
   view.metric = parse_context_metric(options, tree);
   if (const auto text = options.value("min-percent")) {
@@ -56,10 +76,12 @@ int run_tree_command(const std::vector<std::string>& arguments) {
     if (!out.flush()) throw std::runtime_error("cannot write " + *svg);
   }
   const ContextTree shown = view.bottom_up ? invert_context_tree(tree) : tree;
-  if (options.flag("json"))
+  if (options.flag("json")) {
     print_context_tree_json(std::cout, shown, view);
-  else
+  } else {
     print_context_tree(std::cout, shown, view);
+    if (tree.sampled) print_chain_summary(std::cout, stats);
+  }
   return 0;
 }
 

@@ -7,7 +7,8 @@
 
 namespace dcpi {
 
-// --db, --images, --epoch, --pid.
+// --db, --images, --epoch, --pid; --sampled: the sampled call chains (dcpi run
+// -g, analysis/samples/chain_tree.h) instead of the exact contexts.
 ContextTree load_context_tree(const ParsedOptions& options);
 // --metric cycles|instructions|calls|dmiss|imiss|dtbmiss|mispredict (the
 // events on `ev5` only); the default is cycles (instructions for an ev5 tree

@@ -48,8 +48,13 @@ void print_node(std::ostream& out, const ContextTree& tree, uint32_t node,
 }
 
 // instructions, cycles and, on ev5, the model's events (version 2 trees).
-void json_costs(JsonWriter& json, const ContextCosts& costs, uint16_t machine) {
+void json_costs(JsonWriter& json, const ContextCosts& costs, uint16_t machine, bool sampled) {
   json.begin_object();
+  if (sampled) {  // a sampled tree counts samples only (chain_tree.h)
+    json.key("samples").value(costs.samples);
+    json.end_object();
+    return;
+  }
   for (ContextMetric metric : kContextMetrics) {
     if (metric == ContextMetric::kCalls) continue;
     if (is_model_event(metric) && machine != DCPI_CONTEXTS_MACHINE_EV5) continue;
@@ -63,8 +68,8 @@ void json_node(JsonWriter& json, const ContextTree& tree, uint32_t node,
   const ContextTreeNode& n = tree.nodes[node];
   json.begin_object().key("name").value(n.name).key("image").value(n.image);
   json.key("calls").value(n.self.calls);
-  json_costs(json.key("self"), n.self, tree.machine);
-  json_costs(json.key("total"), n.total, tree.machine);
+  json_costs(json.key("self"), n.self, tree.machine, tree.sampled);
+  json_costs(json.key("total"), n.total, tree.machine, tree.sampled);
   json.key("children").begin_array();
   for (uint32_t child : children_by_cost(tree, node, view.metric))
     if (shown(tree, child, view, depth + 1)) json_node(json, tree, child, view, depth + 1);
@@ -95,6 +100,8 @@ const char* metric_name(ContextMetric metric) {
       return "DTB misses";
     case ContextMetric::kMispredicts:
       return "mispredicts";
+    case ContextMetric::kSamples:
+      return "samples";
   }
   return "";
 }
@@ -105,10 +112,17 @@ const char* machine_note(uint16_t machine) {
              : "qemu: one cycle per instruction; exact";
 }
 
+const char* sampled_note(uint16_t machine) {
+  return machine == DCPI_CONTEXTS_MACHINE_EV5
+             ? "ev5: the driver's samples, chains unwound on the host with DWARF CFI; sampled"
+             : "qemu: the driver's samples, chains unwound on the host with DWARF CFI; sampled";
+}
+
 void print_context_tree(std::ostream& out, const ContextTree& tree, const ContextTreeView& view) {
   const uint64_t total = tree.nodes[0].total.get(view.metric);
-  out << "Calling context tree (" << (view.bottom_up ? "bottom-up" : "top-down") << ") of "
-      << metric_name(view.metric) << " = " << total << " (" << machine_note(tree.machine)
+  out << (tree.sampled ? "Sampled call-chain tree (" : "Calling context tree (")
+      << (view.bottom_up ? "bottom-up" : "top-down") << ") of " << metric_name(view.metric) << " = "
+      << total << " (" << (tree.sampled ? sampled_note(tree.machine) : machine_note(tree.machine))
       << ")\n\n";
   out << (view.bottom_up ? "    self            calls  procedure\n"
                          : "   total    self       calls  procedure\n");
@@ -120,6 +134,7 @@ void print_context_tree_json(std::ostream& out, const ContextTree& tree,
                              const ContextTreeView& view) {
   JsonWriter json(out);
   json.begin_object().key("metric").value(metric_name(view.metric));
+  json.key("source").value(tree.sampled ? "sampled" : "exact");
   json.key("machine").value(tree.machine == DCPI_CONTEXTS_MACHINE_EV5 ? "ev5" : "qemu");
   json.key("view").value(view.bottom_up ? "bottom-up" : "top-down");
   json.key("root");
@@ -131,9 +146,10 @@ void print_context_tree_json(std::ostream& out, const ContextTree& tree,
 void print_context_neighbours(std::ostream& out, const std::vector<ContextNeighbour>& rows,
                               const std::string& procedure, bool callers, ContextMetric metric,
                               uint64_t total) {
+  const bool sampled = metric == ContextMetric::kSamples;
   out << (callers ? "Callers of " : "Callees of ") << procedure << " (inclusive "
       << metric_name(metric) << " of " << (callers ? "its calls from each" : "each call")
-      << ", exact)\n\n";
+      << (sampled ? ", from sampled call chains; calls are not counted)\n\n" : ", exact)\n\n");
   out << "      calls  " << metric_name(metric) << "      %  " << (callers ? "caller" : "callee")
       << '\n';
   for (const ContextNeighbour& row : rows) {
@@ -165,6 +181,8 @@ void print_context_neighbours_json(std::ostream& out, const std::vector<ContextN
         .value(row.costs.instructions)
         .key("cycles")
         .value(row.costs.cycles)
+        .key("samples")
+        .value(row.costs.samples)
         .end_object();
   json.end_array().end_object();
   out << '\n';
@@ -178,6 +196,100 @@ void print_folded(std::ostream& out, const ContextTree& tree, ContextMetric metr
     for (size_t k = 0; k < path.size(); ++k) out << (k ? ";" : "") << folded_name(path[k]);
     out << ' ' << cost << '\n';
   }
+}
+
+void print_chain_summary(std::ostream& out, const ChainTreeStats& stats) {
+  out << "\nHow the " << stats.samples << " chains ended";
+  if (stats.dropped) out << " (" << stats.dropped << " more lost in the guest: buffer full)";
+  out << ":\n";
+  for (const auto& [why, samples] : stats.stops) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%10llu %6.2f%%  ", static_cast<unsigned long long>(samples),
+                  percent(samples, stats.samples));
+    out << line << why << '\n';
+  }
+  out << "\nPer image: samples with their leaf there, and chains that stopped there "
+         "(could not be unwound further)\n";
+  for (const auto& [image, samples] : stats.leaf_samples) {
+    const auto stopped = stats.truncated_in.find(image);
+    const uint64_t truncated = stopped == stats.truncated_in.end() ? 0 : stopped->second;
+    char line[96];
+    std::snprintf(line, sizeof line, "%10llu leaf %10llu stopped %6.2f%%  ",
+                  static_cast<unsigned long long>(samples),
+                  static_cast<unsigned long long>(truncated), percent(truncated, stats.samples));
+    out << line << (image.empty() ? "[no image]" : image) << '\n';
+  }
+}
+
+namespace {
+
+std::string joined_path(const std::vector<std::string>& path) {
+  std::string text;
+  for (size_t i = 0; i < path.size(); ++i) text += (i ? " <- " : "") + path[i];
+  return text.empty() ? "(thread entry code)" : text;
+}
+
+}  // namespace
+
+void print_chain_score(std::ostream& out, const ChainScore& score, uint16_t machine) {
+  out << "Sampled call chains (dcpi run -g) against the exact calling contexts (--contexts), "
+      << (machine == DCPI_CONTEXTS_MACHINE_EV5 ? "ev5" : "qemu") << " machine, depth "
+      << score.depth << "\n\n";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "user-mode samples       %10llu\n"
+                "callers match exactly   %10llu  %6.2f%%  (target >= 95%%)\n"
+                "could not be unwound    %10llu  %6.2f%%\n"
+                "kernel samples, left out%10llu\n"
+                "share overlap           %10.4f  (sum over contexts of min(sampled, exact))\n",
+                static_cast<unsigned long long>(score.user_samples),
+                static_cast<unsigned long long>(score.matched),
+                percent(score.matched, score.user_samples),
+                static_cast<unsigned long long>(score.not_unwound),
+                percent(score.not_unwound, score.user_samples),
+                static_cast<unsigned long long>(score.kernel_samples), score.overlap);
+  out << line;
+  if (!score.not_unwound_in.empty()) {
+    out << "\nCould not be unwound, by the image the chain stopped in:\n";
+    for (const auto& [image, samples] : score.not_unwound_in) {
+      std::snprintf(line, sizeof line, "%10llu %6.2f%%  ", static_cast<unsigned long long>(samples),
+                    percent(samples, score.user_samples));
+      out << line << (image.empty() ? "[no image]" : image) << '\n';
+    }
+  }
+  out << "\nLargest contexts (leaf <- callers):   exact  sampled\n";
+  for (const ChainScore::Row& row : score.top) {
+    std::snprintf(line, sizeof line, "%6.2f%% %6.2f%%  ", 100 * row.exact, 100 * row.sampled);
+    out << line << joined_path(row.path) << '\n';
+  }
+}
+
+void print_chain_score_json(std::ostream& out, const ChainScore& score, uint16_t machine) {
+  JsonWriter json(out);
+  json.begin_object().key("machine").value(machine == DCPI_CONTEXTS_MACHINE_EV5 ? "ev5" : "qemu");
+  json.key("depth").value(uint64_t{score.depth});
+  json.key("user_samples").value(score.user_samples);
+  json.key("matched").value(score.matched);
+  json.key("not_unwound").value(score.not_unwound);
+  json.key("kernel_samples").value(score.kernel_samples);
+  json.key("overlap").value(score.overlap, 4);
+  json.key("not_unwound_in").begin_object();
+  for (const auto& [image, samples] : score.not_unwound_in)
+    json.key(image.empty() ? "[no image]" : image).value(samples);
+  json.end_object();
+  json.key("top").begin_array(JsonWriter::Break::kLines);
+  for (const ChainScore::Row& row : score.top) {
+    json.begin_object().key("path").begin_array();
+    for (const std::string& name : row.path) json.value(name);
+    json.end_array()
+        .key("exact")
+        .value(row.exact, 4)
+        .key("sampled")
+        .value(row.sampled, 4)
+        .end_object();
+  }
+  json.end_array().end_object();
+  out << '\n';
 }
 
 }  // namespace dcpi

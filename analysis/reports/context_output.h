@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/samples/chain_score.h"
+#include "analysis/samples/chain_tree.h"
 #include "analysis/samples/context_tree.h"
 
 namespace dcpi {
@@ -38,5 +40,14 @@ void print_folded(std::ostream& out, const ContextTree& tree, ContextMetric metr
 const char* metric_name(ContextMetric metric);
 // Which machine the numbers came from, and what its cycles are.
 const char* machine_note(uint16_t machine);
+const char* sampled_note(uint16_t machine);  // the same for sampled call-chain trees
+
+// After a sampled tree: how many chains ended how, and per image the
+// samples whose leaf is there and those whose chain stopped there.
+void print_chain_summary(std::ostream& out, const ChainTreeStats& stats);
+
+// dcpi score --contexts: the sampled chains against the exact tree.
+void print_chain_score(std::ostream& out, const ChainScore& score, uint16_t machine);
+void print_chain_score_json(std::ostream& out, const ChainScore& score, uint16_t machine);
 
 }  // namespace dcpi

@@ -1,8 +1,10 @@
 #include "analysis/reports/context_pprof.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/reports/proto/profile.pb.h"
 
@@ -49,23 +51,32 @@ class Frames {
 std::string build_context_pprof(const ContextTree& tree) {
   pb::Profile profile;
   Frames frames(profile);
-  for (const char* type : {"instructions", "cycles", "calls"}) {
+  // A sampled tree (chain_tree.h) has one value, samples; the exact one three.
+  const std::vector<const char*> types =
+      tree.sampled ? std::vector<const char*>{"samples"}
+                   : std::vector<const char*>{"instructions", "cycles", "calls"};
+  for (const char* type : types) {
     pb::ValueType* value = profile.add_sample_type();
     value->set_type(frames.string(type));
     value->set_unit(frames.string("count"));
   }
   for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
     const ContextTreeNode& node = tree.nodes[i];
-    if (node.self.instructions == 0 && node.self.cycles == 0 && node.self.calls == 0) continue;
+    const std::vector<uint64_t> values =
+        tree.sampled
+            ? std::vector<uint64_t>{node.self.samples}
+            : std::vector<uint64_t>{node.self.instructions, node.self.cycles, node.self.calls};
+    if (std::all_of(values.begin(), values.end(), [](uint64_t v) { return v == 0; })) continue;
     pb::Sample* sample = profile.add_sample();
-    for (uint32_t n = i; n != 0; n = tree.nodes[n].parent)  // leaf first
+    for (uint32_t n = i; n != 0; n = tree.nodes[n].parent)  // leaf first: a location stack
       sample->add_location_id(frames.location(tree.nodes[n]));
-    for (uint64_t value : {node.self.instructions, node.self.cycles, node.self.calls})
-      sample->add_value(static_cast<int64_t>(value));
+    for (uint64_t value : values) sample->add_value(static_cast<int64_t>(value));
   }
   profile.add_comment(frames.string(
-      "dcpi export --contexts: the exact calling context tree (dcpi run --contexts); values "
-      "are exclusive per context"));
+      tree.sampled ? "dcpi export --sampled: the sampled call chains (dcpi run -g), unwound with "
+                     "DWARF CFI; values are samples whose chain ends there"
+                   : "dcpi export --contexts: the exact calling context tree (dcpi run "
+                     "--contexts); values are exclusive per context"));
   std::string bytes;
   if (!profile.SerializeToString(&bytes)) throw std::runtime_error("cannot serialize the profile");
   return bytes;

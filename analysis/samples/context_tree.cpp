@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "profiledb/profile_db.h"
+#include "symbols/cfi_unwinder.h"
 
 namespace dcpi {
 namespace {
@@ -42,9 +43,15 @@ std::pair<std::string, std::string> name_of(const profiledb::ContextProfile& pro
   const profiledb::ContextImage& image = profile.images[node.image];
   const ImageIdentity identity{image.build_id, image.path, 0, false};
   const ResolvedImage& resolved = resolver.resolve(identity);
-  if (resolved.elf)
+  if (resolved.elf) {
     if (const auto procedure = resolved.elf->procedure_at(node.address))
       return {procedure->name, image.path};
+    // Stripped code: named by where its CFI's procedure begins (a bsr enters
+    // past the gp set-up, a jsr at the entry: one name for both), as the
+    // sampled chains name it (chain_tree.cpp).
+    if (const auto begin = cfi_function_begin(resolved.elf->path(), node.address))
+      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(*begin));
+  }
   return {hex, image.path};
 }
 
@@ -94,7 +101,8 @@ std::vector<ContextNeighbour> sorted(
   std::vector<ContextNeighbour> out;
   for (const auto& [key, costs] : from) out.push_back({key.first, key.second, costs});
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.costs.cycles + a.costs.instructions > b.costs.cycles + b.costs.instructions;
+    return a.costs.cycles + a.costs.instructions + a.costs.samples >
+           b.costs.cycles + b.costs.instructions + b.costs.samples;
   });
   return out;
 }
@@ -124,6 +132,8 @@ uint64_t ContextCosts::get(ContextMetric metric) const {
       return dtb_misses;
     case ContextMetric::kMispredicts:
       return mispredicts;
+    case ContextMetric::kSamples:
+      return samples;
   }
   return 0;
 }
@@ -144,6 +154,8 @@ const char* context_metric_key(ContextMetric metric) {
       return "dtbmiss";
     case ContextMetric::kMispredicts:
       return "mispredict";
+    case ContextMetric::kSamples:
+      return "samples";
   }
   return "";
 }
@@ -151,6 +163,7 @@ const char* context_metric_key(ContextMetric metric) {
 std::optional<ContextMetric> context_metric_named(const std::string& name) {
   for (ContextMetric metric : kContextMetrics)
     if (name == context_metric_key(metric)) return metric;
+  if (name == context_metric_key(ContextMetric::kSamples)) return ContextMetric::kSamples;
   return std::nullopt;
 }
 
@@ -162,6 +175,7 @@ ContextCosts& ContextCosts::operator+=(const ContextCosts& other) {
   icache_misses = add_checked(icache_misses, other.icache_misses);
   dtb_misses = add_checked(dtb_misses, other.dtb_misses);
   mispredicts = add_checked(mispredicts, other.mispredicts);
+  samples = add_checked(samples, other.samples);
   return *this;
 }
 
@@ -228,10 +242,11 @@ ContextTree invert_context_tree(const ContextTree& tree) {
   ContextTree out;
   out.machine = tree.machine;
   out.epochs = tree.epochs;
+  out.sampled = tree.sampled;
   out.nodes.push_back(all_node());
   for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
     const ContextTreeNode& node = tree.nodes[i];
-    if (node.self.instructions == 0 && node.self.cycles == 0) continue;
+    if (node.self.instructions == 0 && node.self.cycles == 0 && node.self.samples == 0) continue;
     ContextCosts cost = node.self;
     uint32_t at = 0;
     for (uint32_t n = i; n != 0; n = tree.nodes[n].parent) {

@@ -28,13 +28,15 @@ enum class ContextMetric {
   kDCacheMisses,
   kICacheMisses,
   kDtbMisses,
-  kMispredicts
+  kMispredicts,
+  kSamples,  // sampled call chains (issue 28): samples, not a machine count
 };
 inline constexpr ContextMetric kContextMetrics[] = {
     ContextMetric::kCycles,       ContextMetric::kInstructions, ContextMetric::kCalls,
     ContextMetric::kDCacheMisses, ContextMetric::kICacheMisses, ContextMetric::kDtbMisses,
     ContextMetric::kMispredicts};
 inline bool is_model_event(ContextMetric metric) { return metric >= ContextMetric::kDCacheMisses; }
+// kContextMetrics leaves kSamples out: exact trees have none.
 // The names --metric takes and JSON uses ("cycles", ..., "dmiss"); nullopt: none.
 const char* context_metric_key(ContextMetric metric);
 std::optional<ContextMetric> context_metric_named(const std::string& name);
@@ -44,6 +46,7 @@ struct ContextCosts {
   uint64_t instructions = 0;
   uint64_t cycles = 0;
   uint64_t dcache_misses = 0, icache_misses = 0, dtb_misses = 0, mispredicts = 0;
+  uint64_t samples = 0;  // sampled trees (chain_tree.h) count these and nothing else
   uint64_t get(ContextMetric metric) const;
   ContextCosts& operator+=(const ContextCosts& other);
   static ContextCosts of(const DcpiContextNode& node);  // its exclusive costs
@@ -61,7 +64,8 @@ struct ContextTreeNode {
 struct ContextTree {
   std::vector<ContextTreeNode> nodes;  // parents first; node 0 is [all]
   uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;
-  uint64_t epochs = 0;  // epochs that had contexts
+  uint64_t epochs = 0;   // epochs that had contexts
+  bool sampled = false;  // built from sampled call chains (chain_tree.h), not the exact CCT
   std::vector<std::string> warnings;
 };
 

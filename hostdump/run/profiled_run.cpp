@@ -7,6 +7,7 @@
 #include "hostdump/gdb/gdb_client.h"
 #include "hostdump/gdb/ring_source.h"
 #include "hostdump/run/booted_images.h"
+#include "hostdump/run/chain_unwind.h"
 #include "hostdump/run/context_store.h"
 #include "hostdump/run/truth_maps.h"
 #include "hostdump/serial/stream_source.h"
@@ -174,6 +175,15 @@ void run_until_done(const RunRequest& options, RunResult& result) {
   for (const std::string& module : options.value_modules)
     builder.values().add_module(values::load_module(module));
 
+  std::unique_ptr<ChainUnwinder> chains;
+  if (options.chain_stack_bytes != 0) {
+    chains = std::make_unique<ChainUnwinder>(
+        collect_booted_images(machine.palcode, machine.kernel, machine.initrd, options.known_images)
+            .images,
+        options.chain_stack_bytes,
+        options.timing_machine == kMachineQemu ? uint16_t{0} : uint16_t{1});
+    builder.set_chain_sink(chains.get());
+  }
   const TruthImageList truth_images(options, machine);
   qemu::QemuSession session(machine, options.console, {options.timeout_seconds});
   if (com2) {
@@ -194,6 +204,7 @@ void run_until_done(const RunRequest& options, RunResult& result) {
     add_truth_maps(options.truth_file, builder.load_map());
   if (!options.contexts_raw.empty()) store_run_contexts(options, builder, writer, result);
   if (!options.paths_raw.empty()) store_run_paths(options, builder, writer, result);
+  if (chains) store_run_chains(*chains, builder, writer, result);
 }
 
 }  // namespace
@@ -205,6 +216,8 @@ std::string kernel_command_line(const RunRequest& options) {
   if (!options.values.empty()) line += " values=" + options.values;
   if (!options.values.empty() && !options.value_capture.empty())
     line += " vcapture=" + options.value_capture;
+  if (options.chain_stack_bytes != 0)
+    line += " chains=" + std::to_string(options.chain_stack_bytes);
   if (options.transport == Transport::kSerial) line += " transport=serial";
   for (size_t i = 0; i < options.outputs.size(); ++i)
     line += (i == 0 ? " output=" : ",") + options.outputs[i];

@@ -77,6 +77,9 @@ struct RunRequest {
   // dcpi run --paths (ev5): where the model's plugin writes its raw path
   // profiles (empty: none); attributed into the run's last epoch.
   std::string paths_raw;
+  // dcpi run -g (issue 28): bytes of stack the driver copies with every
+  // sample for the host's CFI unwinder (kernel chains=); 0: no call chains.
+  uint32_t chain_stack_bytes = 0;
   // (host file, guest path) of images the initrd carries whose host files are
   // known (dcpi run -- PROGRAM): recorded as such in the image catalog.
   std::vector<std::pair<std::string, std::string>> known_images;
@@ -102,6 +105,10 @@ struct RunResult : SessionStats {  // pulls: GDB pulls, or serial reads
   // --paths: distinct paths stored, and in which epoch (0: none).
   uint64_t path_count = 0;
   uint64_t paths_epoch = 0;
+  // -g: chain samples and distinct chain nodes stored, and in which epoch.
+  uint64_t chain_samples = 0;
+  uint64_t chain_nodes = 0;
+  uint64_t chains_epoch = 0;
 };
 
 // Runs the workloads to their end, or until a stop signal (then

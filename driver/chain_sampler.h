@@ -1,0 +1,33 @@
+// Sampled call chains (issue 28 item 2): the `chain` handler variant copies,
+// at every counter interrupt, the registers an unwinder needs and a bounded
+// slice of the interrupted stack into a per-CPU buffer, in their wire form
+// (firmware/call_chains.h); the daemon moves them into the transfer ring
+// and the host unwinds them with the images' DWARF CFI. Guest only.
+#pragma once
+#include <cstdint>
+
+#include "firmware/call_chains.h"
+#include "firmware/trap_frame.h"
+
+namespace dcpi::driver {
+
+struct CpuHot;
+
+// Per CPU (256 KB: about 240 samples of 1 KB; the daemon is woken at half).
+inline constexpr uint32_t kChainBufferWords = 32 * 1024;
+
+// From the chain handler (IPL 6) on every interrupt, after the sample is
+// recorded: copy the registers and the stack slice of `frame`.
+void chain_sample(CpuHot& hot, const TrapFrame* frame);
+// Bytes of stack to copy per sample (0: chains off); multiple of 8, at most
+// kMaxChainStackBytes. Copied into each CPU by chain_apply (apply_config).
+void chain_configure(uint32_t stack_bytes);
+uint32_t chain_stack_bytes();
+void chain_apply(uint32_t cpu);
+// The daemon, as value_pending_words / value_take: quadwords of whole
+// samples waiting, then moves exactly that many and returns the samples
+// dropped since the previous take.
+uint32_t chain_pending_words(uint32_t cpu, bool* dropped_since);
+uint64_t chain_take(uint32_t cpu, uint64_t* out, uint32_t words);
+
+}  // namespace dcpi::driver

@@ -1,0 +1,67 @@
+// Sampled call chains (issue 28 item 2): what the `chain` handler variant
+// captures at every counter interrupt when call chains are on (`dcpi run
+// -g`), carried to the host in kChains records of the transfer ring
+// (RecordType::kChains). Shared by the guest writer (driver/chain_sampler)
+// and the host decoder (hostdump/chains/); documented in
+// docs/transfer-format.md ("kChains records").
+//
+// Alpha programs built -O2 keep no frame pointer, so the guest does not
+// walk frames: like `perf --call-graph dwarf`, it copies the registers an
+// unwinder needs and a bounded slice of the stack above sp, and the host
+// unwinds with each image's DWARF CFI (.eh_frame / .debug_frame). A chain
+// the slice or the CFI cannot finish is kept, marked as truncated, never
+// guessed.
+#pragma once
+#include <cstdint>
+
+namespace dcpi {
+
+// The stack slice: `dcpi run -g` copies this many bytes above sp by
+// default (perf's default is 8 KB on x86-64; Alpha -O2 frames are small and
+// the copy is paid on every sample, so 1 KB); at most kMaxChainStackBytes.
+inline constexpr uint32_t kDefaultChainStackBytes = 1024;
+inline constexpr uint32_t kMaxChainStackBytes = 4096;
+
+// ---- The kChains payload: ChainsPayload, then `words` quadwords of chain
+// samples, each a ChainSampleHead and then low + high quadwords of stack.
+struct ChainsPayload {
+  uint32_t words;    // quadwords of samples that follow
+  uint32_t format;   // kChainsFormat
+  uint64_t dropped;  // chain samples lost on this CPU since the previous record (buffer full)
+};
+static_assert(sizeof(ChainsPayload) == 16);
+inline constexpr uint32_t kChainsFormat = 2;  // 1: whole slices; 2: + sequence, low/reused/high
+
+enum ChainFlags : uint8_t {
+  kChainUser = 1u << 0,      // interrupted in user mode: sp is the user sp, memory the process's
+  kChainStackEnd = 1u << 1,  // the slice stopped early at an unmapped page or the stack's top
+};
+
+// One sample's registers, then low + high quadwords of stack. The slice
+// is low + reused + high quadwords long, from sp up: the `reused` ones in
+// the middle are the previous sample's (same CPU) at the same addresses,
+// which it does not repeat; the `high` ones above them follow the `low`
+// ones. Why: copying 1 KB per sample into the ring (and checksumming it)
+// cost ~6 % of the guest's time at the default period (compress, 1 CPU),
+// and a loop's outer frames rarely change between samples. `reused` is
+// nonzero only when the previous user sample of this CPU was recorded (not
+// dropped), by the same thread; `sequence` counts the CPU's recorded
+// samples mod 256, so the host knows whether it holds that sample.
+struct ChainSampleHead {
+  uint16_t pid;      // the sampled thread (CpuHot::pid)
+  uint8_t flags;     // ChainFlags
+  uint8_t sequence;  // this CPU's recorded chain samples before this one, mod 256
+  uint32_t counts;   // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
+  uint64_t pc;       // the interrupted PC (the sample's)
+  uint64_t sp;       // r30 at the interrupt: the address of the first stack quadword
+  uint64_t ra;       // r26
+  uint64_t fp;       // r15 (the CFA register of frames that keep a frame pointer)
+  uint64_t t9;       // r23: the return address of the division millicode (__divqu, __remqu, ...:
+                     // RA column 23 in their CFI)
+};
+static_assert(sizeof(ChainSampleHead) == 48);
+inline constexpr uint32_t kChainHeadWords = sizeof(ChainSampleHead) / 8;
+inline constexpr uint32_t kChainCountBits = 10;  // low, reused, high: each < 1024
+static_assert(kMaxChainStackBytes / 8 < (1u << kChainCountBits));
+
+}  // namespace dcpi

@@ -1,0 +1,142 @@
+#include "hostdump/run/chain_unwind.h"
+
+#include <stdexcept>
+
+namespace dcpi {
+
+using profiledb::ChainStop;
+
+ChainUnwinder::ChainUnwinder(std::vector<RecordedImage> images, uint32_t stack_bytes,
+                             uint16_t machine)
+    : resolver_(ImageResolver::from_sources(ImageSources{{}, std::move(images), true})),
+      stack_bytes_(stack_bytes),
+      machine_(machine) {}
+
+void ChainUnwinder::add_dropped(uint64_t, uint64_t samples) { dropped_ += samples; }
+
+const CfiTable* ChainUnwinder::table_for(uint32_t image_id, const LoadMapModel& load_map,
+                                         ChainStop* why) {
+  auto found = tables_.find(image_id);
+  if (found == tables_.end()) {
+    const ResolvedImage& resolved = resolver_.resolve(load_map.images()[image_id]);
+    std::unique_ptr<CfiTable> table;
+    std::string problem;
+    if (resolved.elf == nullptr)
+      table_problem_[image_id] = ChainStop::kNoElf;
+    else if (!(table = CfiTable::open(resolved.elf->path(), &problem)))
+      table_problem_[image_id] = ChainStop::kNoCfi;
+    found = tables_.emplace(image_id, std::move(table)).first;
+  }
+  if (found->second == nullptr) *why = table_problem_[image_id];
+  return found->second.get();
+}
+
+namespace {
+
+ChainStop stop_of(UnwindStop stop, const ChainSample& sample) {
+  switch (stop) {
+    case UnwindStop::kOutermost:
+      return ChainStop::kComplete;
+    case UnwindStop::kNoCfi:
+      return ChainStop::kNoCfi;
+    case UnwindStop::kNoRegister:
+      return ChainStop::kNoRegister;
+    case UnwindStop::kNoMemory:
+      return (sample.flags & kChainStackEnd) ? ChainStop::kStackEnded : ChainStop::kSliceTooShort;
+    case UnwindStop::kBadCfi:
+      return ChainStop::kBadCfi;
+  }
+  return ChainStop::kBadCfi;
+}
+
+}  // namespace
+
+// Leaf first. The leaf's address is the sampled PC; a caller's is its call
+// instruction (return address - 4: every Alpha instruction is 4 bytes and
+// bsr/jsr leave the next one in ra), which is also where its CFI row is.
+ChainStop ChainUnwinder::unwind(const ChainSample& sample, const LoadMapModel& load_map,
+                                std::vector<Frame>& frames) {
+  UnwindRegisters regs;
+  regs.set(kAlphaDwarfSp, sample.sp);
+  regs.set(kAlphaDwarfRa, sample.ra);
+  regs.set(kAlphaDwarfFp, sample.fp);
+  regs.set(kAlphaDwarfT9, sample.t9);
+  regs.set(31, 0);  // Alpha's zero register: .frame $30,N,$31 (an entry's "no return address")
+  const StackReader read = [&sample](uint64_t address, uint64_t* value) {
+    return sample.read(address, value);
+  };
+  uint64_t pc = sample.pc;
+  for (bool leaf = true;; leaf = false) {
+    const uint64_t where = leaf ? pc : pc - 4;
+    const std::optional<Placement> placed = load_map.place(sample.pid, where);
+    if (!placed) {
+      frames.push_back({profiledb::kChainNoImage, where});
+      return ChainStop::kNoImage;
+    }
+    frames.push_back({placed->image_id, placed->address});
+    if (!sample.user()) return ChainStop::kKernel;
+    if (frames.size() >= profiledb::kMaxChainDepth) return ChainStop::kDepthLimit;
+    ChainStop why = ChainStop::kNoCfi;
+    const CfiTable* table = table_for(placed->image_id, load_map, &why);
+    if (table == nullptr) return why;
+    const UnwindStep step = table->step(placed->address, regs, read);
+    if (!step.caller) return stop_of(step.stop, sample);
+    if (step.return_address == 0) return ChainStop::kComplete;
+    const uint64_t caller_sp = step.caller->value[kAlphaDwarfSp];
+    if (caller_sp < regs.value[kAlphaDwarfSp] ||
+        (caller_sp == regs.value[kAlphaDwarfSp] && step.return_address == pc))
+      return ChainStop::kNoProgress;
+    regs = *step.caller;
+    pc = step.return_address;
+  }
+}
+
+uint32_t ChainUnwinder::node(uint32_t parent, uint32_t image, uint64_t address) {
+  const auto key = std::tuple{parent, image, address};
+  if (const auto found = index_.find(key); found != index_.end()) return found->second;
+  const auto index = static_cast<uint32_t>(nodes_.size());
+  nodes_.push_back({parent, profiledb::kChainFrame, 0, image, 0, address, 0});
+  index_.emplace(key, index);
+  return index;
+}
+
+void ChainUnwinder::add(const ChainSample& sample, const LoadMapModel& load_map) {
+  std::vector<Frame> frames;
+  const ChainStop stop = unwind(sample, load_map, frames);
+  auto root = roots_.find(static_cast<uint16_t>(stop));
+  if (root == roots_.end()) {
+    const auto index = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back({profiledb::kChainNoParent, profiledb::kChainRoot, static_cast<uint16_t>(stop),
+                      profiledb::kChainNoImage, 0, 0, 0});
+    root = roots_.emplace(static_cast<uint16_t>(stop), index).first;
+  }
+  uint32_t at = root->second;
+  for (auto frame = frames.rbegin(); frame != frames.rend(); ++frame)
+    at = node(at, frame->image, frame->address);
+  ++nodes_[at].samples;
+}
+
+profiledb::ChainProfile ChainUnwinder::profile(const LoadMapModel& load_map) const {
+  profiledb::ChainProfile out;
+  out.machine = machine_;
+  out.dropped = dropped_;
+  out.stack_bytes = stack_bytes_;
+  for (const ImageIdentity& image : load_map.images())
+    out.images.push_back({image.build_id, image.path});
+  out.nodes = nodes_;
+  return out;
+}
+
+void store_run_chains(const ChainUnwinder& unwinder, const ProfileBuilder& builder,
+                      ProfileDatabaseWriter& writer, RunResult& result) {
+  const auto& epochs = builder.written_epochs();
+  if (epochs.empty()) throw std::runtime_error("-g: the run stored no epoch to keep the chains in");
+  const uint64_t epoch = *epochs.rbegin();
+  const profiledb::ChainProfile profile = unwinder.profile(builder.load_map());
+  writer.store_chains(epoch, profiledb::encode_chains(profile));
+  result.chain_samples = profile.samples();
+  result.chain_nodes = profile.nodes.size();
+  result.chains_epoch = epoch;
+}
+
+}  // namespace dcpi

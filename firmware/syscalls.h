@@ -23,6 +23,7 @@
   X(close, 6)                                                                         \
   X(unlink, 10)                                                                       \
   X(chdir, 12)                                                                        \
+  X(fchdir, 13)                                                                       \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \
@@ -63,6 +64,7 @@
   X(osf_setsysinfo, 257)                                                              \
   X(clone, 312)                                                                       \
   X(times, 323)                                                                       \
+  X(sysinfo, 318)                                                                     \
   X(sched_yield, 334)                                                                 \
   X(uname, 339)                                                                       \
   X(nanosleep, 340)                                                                   \
@@ -204,6 +206,17 @@ struct linux_utsname {
   char domainname[65];
 };
 
+/* sysinfo(2) on a 64-bit Linux (linux/sysinfo.h): its padding `_f` is
+ * empty there. */
+struct linux_sysinfo {
+  long uptime;
+  unsigned long loads[3];
+  unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+  unsigned short procs, pad;
+  unsigned long totalhigh, freehigh;
+  unsigned int mem_unit;
+};
+
 struct linux_rlimit {
   unsigned long rlim_cur;
   unsigned long rlim_max;
@@ -245,6 +258,8 @@ static_assert(sizeof(linux_alpha_stat64) == 136 &&
               __builtin_offsetof(linux_alpha_stat64, st_mode) == 40 &&
               __builtin_offsetof(linux_alpha_stat64, st_times) == 64);
 static_assert(sizeof(linux_utsname) == 390);
+static_assert(sizeof(linux_sysinfo) == 112 && __builtin_offsetof(linux_sysinfo, procs) == 80 &&
+              __builtin_offsetof(linux_sysinfo, mem_unit) == 104);
 #else
 _Static_assert(sizeof(struct linux_alpha_stat) == 80, "Linux/Alpha struct stat is 80 bytes");
 #endif

@@ -48,9 +48,12 @@
   X(fstat, 91)                                                                        \
   X(fcntl, 92)                                                                        \
   X(poll, 94)                                                                         \
+  X(fsync, 95)                                                                        \
   X(sigreturn, 103)                                                                   \
   X(readv, 120)                                                                       \
   X(writev, 121)                                                                      \
+  X(fchown, 123)                                                                      \
+  X(fchmod, 124)                                                                      \
   X(rename, 128)                                                                      \
   X(truncate, 129)                                                                    \
   X(ftruncate, 130)                                                                   \
@@ -71,6 +74,7 @@
   X(mremap, 341)                                                                      \
   X(prctl, 348)                                                                      \
   X(pread64, 349)                                                                     \
+  X(pwrite64, 350)                                                                    \
   X(rt_sigreturn, 351)                                                                \
   X(rt_sigaction, 352)                                                                \
   X(rt_sigprocmask, 353)                                                              \
@@ -86,6 +90,7 @@
   X(sched_getaffinity, 396)                                                           \
   X(exit_group, 405)                                                                  \
   X(set_tid_address, 411)                                                             \
+  X(fadvise64, 413)                                                                   \
   X(clock_gettime, 420)                                                               \
   X(clock_nanosleep, 422)                                                             \
   X(tgkill, 424)                                                                      \
@@ -93,6 +98,7 @@
   X(lstat64, 426)                                                                     \
   X(fstat64, 427)                                                                     \
   X(waitid, 438)                                                                      \
+  X(fdatasync, 447)                                                                   \
   X(openat, 450)                                                                      \
   X(mkdirat, 451)                                                                     \
   X(fstatat64, 455)                                                                   \
@@ -102,6 +108,7 @@
   X(faccessat, 462)                                                                   \
   X(ppoll, 464)                                                                       \
   X(set_robust_list, 466)                                                             \
+  X(utimensat, 475)                                                                   \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
   X(prlimit64, 496)                                                                   \

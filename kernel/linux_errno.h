@@ -34,6 +34,7 @@ inline constexpr int ENOTTY = 25;
 inline constexpr int ENOSPC = 28;
 inline constexpr int EPIPE = 32;
 inline constexpr int ERANGE = 34;
+inline constexpr int ENOLCK = 77;     // Linux/Alpha value (OSF numbering)
 inline constexpr int ENOTEMPTY = 66;  // Linux/Alpha value (OSF numbering)
 
 }  // namespace kernel

@@ -17,6 +17,7 @@ struct Node {
   uint32_t opens;
   uint64_t data;  // KSEG, `pages` pages
   uint64_t pages, size;
+  uint64_t times[4];  // atime, its ns, mtime, its ns (utimensat; 0 until set)
 };
 
 namespace {
@@ -286,6 +287,22 @@ void hold(Node* n) {
 void release(Node* n) {
   IrqLockGuard guard(lock);
   if (--n->opens == 0 && n->name[0] == 0) free_locked(n);  // unlinked while open
+}
+
+void set_permissions(Node* n, uint32_t permissions) {
+  IrqLockGuard guard(lock);
+  n->mode = (n->mode & kTypeMask) | (permissions & 07777);
+}
+
+void set_times(Node* n, const uint64_t (&times)[4], bool access, bool modification) {
+  IrqLockGuard guard(lock);
+  if (access) n->times[0] = times[0], n->times[1] = times[1];
+  if (modification) n->times[2] = times[2], n->times[3] = times[3];
+}
+
+void get_times(const Node* n, uint64_t (&times)[4]) {
+  IrqLockGuard guard(lock);
+  for (int i = 0; i < 4; ++i) times[i] = n->times[i];
 }
 
 uint64_t size(const Node* n) { return n->size; }

@@ -30,6 +30,11 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR dirs CPUS      renaming directories (also over an
                                               empty one), fchdir, sysinfo, error
                                               paths; an initrd directory is EXDEV
+  processes.py BUILD LINUX_DIR filestate CPUS record locks between a parent and
+                                              a child (conflicts, F_GETLK, splits,
+                                              release on close, F_SETLKW), pwrite,
+                                              fsync, fadvise, fchmod, futimens,
+                                              error paths
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -262,6 +267,11 @@ def case_dirs(tmp):
                           "ls lib2: ENOENT\n", f"dirs --initrd: {done.stdout!r}")
 
 
+def case_filestate(tmp):
+    same("filestate", dcpi_run(os.path.join(tmp, "fs.db"), "filestate").stdout,
+         oracle("filestate"))
+
+
 def case_shell(tmp):
     """system() and popen() run /bin/sh: dash in the guest, under qemu-alpha
     the host's dash of the same Debian version (its execve is the host's)."""
@@ -284,7 +294,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
-                 "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs,
+                 "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())

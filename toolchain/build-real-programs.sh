@@ -36,6 +36,7 @@ die() { log "error: $*"; exit 1; }
 
 command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found (run toolchain/install-deps.sh)"
 command -v qemu-alpha >/dev/null || die "qemu-alpha not found (run toolchain/install-deps.sh)"
+command -v tclsh >/dev/null || die "tclsh not found: sqlite3 generates its sources with it (run toolchain/install-deps.sh)"
 versions=
 for package in "${sources[@]}"; do
   version=$(apt-cache showsrc "$package" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)

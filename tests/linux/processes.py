@@ -288,6 +288,17 @@ def case_shell(tmp):
     expect(len(shells) >= 8, f"the table has each /bin/sh (system and popen): {len(shells)}")
     killed = [p for p in shells if p.get("wait_status") == 9]
     expect(len(killed) == 1, f"one sh was killed by SIGKILL (kill -9 $$): {killed}")
+    # A build without the real mix has no dash: dcpi run says so before it
+    # boots, and system() finds no shell (127), popen fails.
+    bare = os.path.join(tmp, "bare-build")
+    os.makedirs(bare)
+    os.symlink(os.path.join(os.path.abspath(BUILD), "guest"), os.path.join(bare, "guest"))
+    done = dcpi_run(os.path.join(tmp, "nosh.db"), "shell", options=("--build", bare))
+    expect("dcpi run: no /bin/sh in the guest" in done.stderr,
+           "without dash, dcpi run says there is no /bin/sh: " + done.stderr[:300])
+    expect("system(NULL): no shell\nsystem echo: exit 127\n" in done.stdout and
+           "popen r: " in done.stdout and "popen w: " in done.stdout,
+           f"without /bin/sh system() returns 127 and popen fails: {done.stdout[:400]!r}")
 
 
 def main():

@@ -157,7 +157,7 @@ bool in_initrd(const char* name) {
 }
 
 // A directory made in RAM is renamed with everything under it (every
-// entry under it is a RAM node: mkdir refuses a name the initrd has). One of
+// entry under it is a RAM node: mkdir refuses a name the initrd shows). One of
 // the initrd is EXDEV, as overlayfs answers for a lower-layer directory
 // (without redirect_dir), and `mv` copies then. The target may be an empty
 // directory (replaced), not a file (ENOTDIR) nor inside the source (EINVAL).
@@ -180,6 +180,10 @@ int rename_directory(const char* from, const char* to) {
     if (m.mode && m.name[0] && (&m == dir || has_prefix_dir(m.name, from, from_length)) &&
         string_length(m.name) - from_length + to_length >= kNameMax)
       return ENAMETOOLONG;
+  // A directory made where the initrd had one that was removed: the old name
+  // keeps hiding the initrd's (its entries keep their own whiteouts).
+  Node* hide = in_initrd(from) ? allocate_locked("", kModeDirectory) : nullptr;
+  if (in_initrd(from) && hide == nullptr) return ENOSPC;
   for (Node& m : nodes) {
     if (m.mode == 0 || m.whiteout || m.name[0] == 0 ||
         (&m != dir && !has_prefix_dir(m.name, from, from_length)))
@@ -190,6 +194,10 @@ int rename_directory(const char* from, const char* to) {
     for (Node& w : nodes)  // a whiteout of the new name is not needed any more
       if (w.mode && w.whiteout && same_string(w.name, renamed)) free_locked(&w);
     copy_name(m.name, kNameMax, renamed);
+  }
+  if (hide != nullptr) {
+    copy_name(hide->name, kNameMax, from);
+    hide->whiteout = true;
   }
   return 0;
 }

@@ -10,7 +10,9 @@
 
    dirs            the tour
    dirs --initrd   renames a directory of the initrd: EXDEV, as overlayfs
-                   answers for a lower layer's directory (the guest only) */
+                   answers for a lower layer's directory; one made in RAM
+                   where the initrd's was removed leaves no trace when
+                   renamed away (the guest only) */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -156,6 +158,14 @@ int main(int argc, char **argv) {
     printf("rename lib: %s\n", err(rename("lib", "lib2")));
     printf("rename a directory over lib: %s\n", err((mkdir("d", 0755), rename("d", "lib"))));
     list("lib2");
+    /* The initrd's empty data/ removed, made again in RAM, renamed away: the
+       old name stays gone. */
+    printf("rmdir data: %s\n", err(rmdir("data")));
+    printf("mkdir data: %s\n", err(mkdir("data", 0755)));
+    printf("rename data data2: %s\n", err(rename("data", "data2")));
+    struct stat st;
+    printf("stat data: %s\n", err(stat("data", &st)));
+    list("data2");
     return 0;
   }
   rename_directories();

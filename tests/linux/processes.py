@@ -264,7 +264,9 @@ def case_dirs(tmp):
     # (the guest only: qemu-alpha has no initrd).
     done = dcpi_run(os.path.join(tmp, "di.db"), "dirs", "--initrd")
     expect(done.stdout == "rename lib: EXDEV\nrename a directory over lib: ENOTEMPTY\n"
-                          "ls lib2: ENOENT\n", f"dirs --initrd: {done.stdout!r}")
+                          "ls lib2: ENOENT\nrmdir data: ok\nmkdir data: ok\n"
+                          "rename data data2: ok\nstat data: ENOENT\nls data2:\n",
+           f"dirs --initrd: {done.stdout!r}")
 
 
 def case_filestate(tmp):

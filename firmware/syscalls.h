@@ -23,6 +23,7 @@
   X(close, 6)                                                                         \
   X(unlink, 10)                                                                       \
   X(chdir, 12)                                                                        \
+  X(fchdir, 13)                                                                       \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \
@@ -47,9 +48,12 @@
   X(fstat, 91)                                                                        \
   X(fcntl, 92)                                                                        \
   X(poll, 94)                                                                         \
+  X(fsync, 95)                                                                        \
   X(sigreturn, 103)                                                                   \
   X(readv, 120)                                                                       \
   X(writev, 121)                                                                      \
+  X(fchown, 123)                                                                      \
+  X(fchmod, 124)                                                                      \
   X(rename, 128)                                                                      \
   X(truncate, 129)                                                                    \
   X(ftruncate, 130)                                                                   \
@@ -63,12 +67,14 @@
   X(osf_setsysinfo, 257)                                                              \
   X(clone, 312)                                                                       \
   X(times, 323)                                                                       \
+  X(sysinfo, 318)                                                                     \
   X(sched_yield, 334)                                                                 \
   X(uname, 339)                                                                       \
   X(nanosleep, 340)                                                                   \
   X(mremap, 341)                                                                      \
   X(prctl, 348)                                                                      \
   X(pread64, 349)                                                                     \
+  X(pwrite64, 350)                                                                    \
   X(rt_sigreturn, 351)                                                                \
   X(rt_sigaction, 352)                                                                \
   X(rt_sigprocmask, 353)                                                              \
@@ -84,6 +90,7 @@
   X(sched_getaffinity, 396)                                                           \
   X(exit_group, 405)                                                                  \
   X(set_tid_address, 411)                                                             \
+  X(fadvise64, 413)                                                                   \
   X(clock_gettime, 420)                                                               \
   X(clock_nanosleep, 422)                                                             \
   X(tgkill, 424)                                                                      \
@@ -91,6 +98,7 @@
   X(lstat64, 426)                                                                     \
   X(fstat64, 427)                                                                     \
   X(waitid, 438)                                                                      \
+  X(fdatasync, 447)                                                                   \
   X(openat, 450)                                                                      \
   X(mkdirat, 451)                                                                     \
   X(fstatat64, 455)                                                                   \
@@ -100,6 +108,7 @@
   X(faccessat, 462)                                                                   \
   X(ppoll, 464)                                                                       \
   X(set_robust_list, 466)                                                             \
+  X(utimensat, 475)                                                                   \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
   X(prlimit64, 496)                                                                   \
@@ -204,6 +213,17 @@ struct linux_utsname {
   char domainname[65];
 };
 
+/* sysinfo(2) on a 64-bit Linux (linux/sysinfo.h): its padding `_f` is
+ * empty there. */
+struct linux_sysinfo {
+  long uptime;
+  unsigned long loads[3];
+  unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+  unsigned short procs, pad;
+  unsigned long totalhigh, freehigh;
+  unsigned int mem_unit;
+};
+
 struct linux_rlimit {
   unsigned long rlim_cur;
   unsigned long rlim_max;
@@ -245,6 +265,8 @@ static_assert(sizeof(linux_alpha_stat64) == 136 &&
               __builtin_offsetof(linux_alpha_stat64, st_mode) == 40 &&
               __builtin_offsetof(linux_alpha_stat64, st_times) == 64);
 static_assert(sizeof(linux_utsname) == 390);
+static_assert(sizeof(linux_sysinfo) == 112 && __builtin_offsetof(linux_sysinfo, procs) == 80 &&
+              __builtin_offsetof(linux_sysinfo, mem_unit) == 104);
 #else
 _Static_assert(sizeof(struct linux_alpha_stat) == 80, "Linux/Alpha struct stat is 80 bytes");
 #endif

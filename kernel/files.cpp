@@ -4,6 +4,7 @@
 #include "kernel/linux_errno.h"
 #include "kernel/pipe.h"
 #include "kernel/ramfs.h"
+#include "kernel/record_locks.h"
 
 namespace kernel {
 namespace {
@@ -63,6 +64,18 @@ int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec
   return -EMFILE;
 }
 
+namespace {
+
+// A descriptor of `file` closed: the calling process's record locks on the
+// file go (POSIX's rule), then its reference.
+void release_closed(OpenFile* file) {
+  if (const Process* self = current(); self != nullptr && !self->kernel_thread)
+    locks::release(lock_key(file), self->tgid);
+  release_description(file);
+}
+
+}  // namespace
+
 void install_file_at(FdTable* fds, uint64_t fd, OpenFile* file, bool cloexec) {
   OpenFile* old;
   {
@@ -71,7 +84,18 @@ void install_file_at(FdTable* fds, uint64_t fd, OpenFile* file, bool cloexec) {
     fds->files[fd] = file;
     fds->cloexec = cloexec ? fds->cloexec | (1u << fd) : fds->cloexec & ~(1u << fd);
   }
-  if (old != nullptr) release_description(old);
+  if (old != nullptr) release_closed(old);  // dup2 over a descriptor closes it
+}
+
+const void* lock_key(const OpenFile* file) {
+  switch (file->kind) {
+    case OpenFile::kRamFile:
+      return file->node;
+    case OpenFile::kInitrd:
+      return file->file.data;
+    default:
+      return file;  // a pipe end, the console: the description itself
+  }
 }
 
 void close_file(FdTable* fds, uint64_t fd) {
@@ -82,7 +106,7 @@ void close_file(FdTable* fds, uint64_t fd) {
     fds->files[fd] = nullptr;
     fds->cloexec &= ~(1u << fd);
   }
-  if (old != nullptr) release_description(old);
+  if (old != nullptr) release_closed(old);
 }
 
 void close_all(FdTable* fds) {

@@ -24,7 +24,12 @@ int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec
 // Puts `file` (one reference handed over) at exactly `fd`, closing what was
 // there: dup2/dup3.
 void install_file_at(FdTable* fds, uint64_t fd, OpenFile* file, bool cloexec);
+// Closes `fd`; the calling process's record locks on its file go with it
+// (POSIX: any close of the file releases them).
 void close_file(FdTable* fds, uint64_t fd);
+// What identifies an open file for record locks (kernel/record_locks.h):
+// what every description of it shares.
+const void* lock_key(const OpenFile* file);
 // Every descriptor of a table whose last user went (process_parts).
 void close_all(FdTable* fds);
 

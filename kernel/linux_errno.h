@@ -28,11 +28,13 @@ inline constexpr int EOPNOTSUPP = 45;    // Linux/Alpha value (OSF numbering)
 inline constexpr int ETIMEDOUT = 60;     // Linux/Alpha value (OSF numbering)
 inline constexpr int EBUSY = 16;
 inline constexpr int EEXIST = 17;
+inline constexpr int EXDEV = 18;
 inline constexpr int ENOTDIR = 20;
 inline constexpr int ENOTTY = 25;
 inline constexpr int ENOSPC = 28;
 inline constexpr int EPIPE = 32;
 inline constexpr int ERANGE = 34;
+inline constexpr int ENOLCK = 77;     // Linux/Alpha value (OSF numbering)
 inline constexpr int ENOTEMPTY = 66;  // Linux/Alpha value (OSF numbering)
 
 }  // namespace kernel

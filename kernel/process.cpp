@@ -15,6 +15,7 @@
 #include "kernel/process_build.h"
 #include "kernel/process_parts.h"
 #include "kernel/profiler.h"
+#include "kernel/record_locks.h"
 #include "kernel/scheduler.h"
 #include "kernel/signals.h"
 #include "kernel/syscalls.h"
@@ -451,6 +452,7 @@ void exit_thread(int64_t wait_status) {
   }
   // The thread's end for the process table (before its process's kExit).
   record_thread(dcpi::LoadKind::kThreadExit, self, status);
+  if (last) locks::release(nullptr, self->tgid);  // its record locks, on every file
   if (last && leader != nullptr) {
     append_exit_record(leader, status);
     if (is_init(self->tgid)) report_init_exit(status);

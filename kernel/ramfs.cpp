@@ -17,6 +17,7 @@ struct Node {
   uint32_t opens;
   uint64_t data;  // KSEG, `pages` pages
   uint64_t pages, size;
+  uint64_t times[4];  // atime, its ns, mtime, its ns (utimensat; 0 until set)
 };
 
 namespace {
@@ -139,9 +140,66 @@ bool hide_locked(const char* name, bool in_initrd) {
   return true;
 }
 
+bool empty_directory_locked(const char* name) {
+  const uint64_t length = string_length(name);
+  for (const Node& n : nodes)
+    if (n.mode && !n.whiteout && n.name[0] && has_prefix_dir(n.name, name, length)) return false;
+  const char* entry_name;
+  initrd::File file;
+  for (uint64_t i = 0; initrd::entry(i, &entry_name, &file); ++i)
+    if (has_prefix_dir(entry_name, name, length) && lookup_locked(entry_name).exists) return false;
+  return true;
+}
+
 bool in_initrd(const char* name) {
   initrd::File file;
   return initrd::lookup(name, &file);
+}
+
+// A directory made in RAM is renamed with everything under it (every
+// entry under it is a RAM node: mkdir refuses a name the initrd shows). One of
+// the initrd is EXDEV, as overlayfs answers for a lower-layer directory
+// (without redirect_dir), and `mv` copies then. The target may be an empty
+// directory (replaced), not a file (ENOTDIR) nor inside the source (EINVAL).
+int rename_directory(const char* from, const char* to) {
+  if (*from == 0 || *to == 0) return EBUSY;  // "/"
+  IrqLockGuard guard(lock);
+  Node* dir = find_locked(from);
+  if (dir == nullptr || dir->whiteout) return EXDEV;  // the initrd's
+  const uint64_t from_length = string_length(from), to_length = string_length(to);
+  if (same_string(from, to)) return 0;
+  if (has_prefix_dir(to, from, from_length)) return EINVAL;
+  if (!parent_exists_locked(to)) return ENOENT;
+  if (const Found target = lookup_locked(to); target.exists) {
+    if (!is_directory(target.node ? target.node->mode : target.file.mode)) return ENOTDIR;
+    if (!empty_directory_locked(to)) return ENOTEMPTY;
+    if (target.node == nullptr) return EXDEV;  // an initrd directory is not replaced
+    hide_locked(to, false);
+  }
+  for (const Node& m : nodes)  // every new name fits before anything changes
+    if (m.mode && m.name[0] && (&m == dir || has_prefix_dir(m.name, from, from_length)) &&
+        string_length(m.name) - from_length + to_length >= kNameMax)
+      return ENAMETOOLONG;
+  // A directory made where the initrd had one that was removed: the old name
+  // keeps hiding the initrd's (its entries keep their own whiteouts).
+  Node* hide = in_initrd(from) ? allocate_locked("", kModeDirectory) : nullptr;
+  if (in_initrd(from) && hide == nullptr) return ENOSPC;
+  for (Node& m : nodes) {
+    if (m.mode == 0 || m.whiteout || m.name[0] == 0 ||
+        (&m != dir && !has_prefix_dir(m.name, from, from_length)))
+      continue;
+    char renamed[kNameMax];
+    copy_name(renamed, kNameMax, to);
+    copy_name(renamed + to_length, kNameMax - to_length, m.name + from_length);
+    for (Node& w : nodes)  // a whiteout of the new name is not needed any more
+      if (w.mode && w.whiteout && same_string(w.name, renamed)) free_locked(&w);
+    copy_name(m.name, kNameMax, renamed);
+  }
+  if (hide != nullptr) {
+    copy_name(hide->name, kNameMax, from);
+    hide->whiteout = true;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -201,17 +259,7 @@ int remove(const char* path, bool directory) {
   if (!found.exists) return ENOENT;
   const uint32_t mode = found.node ? found.node->mode : found.file.mode;
   if (directory != is_directory(mode)) return directory ? ENOTDIR : EISDIR;
-  if (directory) {  // only an empty one
-    const uint64_t length = string_length(name);
-    for (const Node& n : nodes)
-      if (n.mode && !n.whiteout && n.name[0] && has_prefix_dir(n.name, name, length))
-        return ENOTEMPTY;
-    const char* entry_name;
-    initrd::File file;
-    for (uint64_t i = 0; initrd::entry(i, &entry_name, &file); ++i)
-      if (has_prefix_dir(entry_name, name, length) && lookup_locked(entry_name).exists)
-        return ENOTEMPTY;
-  }
+  if (directory && !empty_directory_locked(name)) return ENOTEMPTY;
   return hide_locked(name, in_initrd(name)) ? 0 : ENOSPC;
 }
 
@@ -220,7 +268,7 @@ int rename(const char* from_path, const char* to_path) {
   const char* to = strip(to_path);
   Node* n = nullptr;
   if (int e = open_for_write(from, false, false, &n); e != 0)
-    return e == EISDIR ? EINVAL : e;  // directories are not renamed (not yet)
+    return e == EISDIR ? rename_directory(from, to) : e;
   IrqLockGuard guard(lock);
   if (same_string(from, to)) return 0;
   if (!parent_exists_locked(to)) return ENOENT;
@@ -247,6 +295,22 @@ void hold(Node* n) {
 void release(Node* n) {
   IrqLockGuard guard(lock);
   if (--n->opens == 0 && n->name[0] == 0) free_locked(n);  // unlinked while open
+}
+
+void set_permissions(Node* n, uint32_t permissions) {
+  IrqLockGuard guard(lock);
+  n->mode = (n->mode & kTypeMask) | (permissions & 07777);
+}
+
+void set_times(Node* n, const uint64_t (&times)[4], bool access, bool modification) {
+  IrqLockGuard guard(lock);
+  if (access) n->times[0] = times[0], n->times[1] = times[1];
+  if (modification) n->times[2] = times[2], n->times[3] = times[3];
+}
+
+void get_times(const Node* n, uint64_t (&times)[4]) {
+  IrqLockGuard guard(lock);
+  for (int i = 0; i < 4; ++i) times[i] = n->times[i];
 }
 
 uint64_t size(const Node* n) { return n->size; }

@@ -37,6 +37,12 @@ int rename(const char* from, const char* to);
 void hold(Node* node);
 void release(Node* node);
 
+// fchmod: the permission bits (the type stays).
+void set_permissions(Node* node, uint32_t permissions);
+// utimensat: atime (seconds, ns) and mtime as chosen; stat reports them.
+void set_times(Node* node, const uint64_t (&times)[4], bool access, bool modification);
+void get_times(const Node* node, uint64_t (&times)[4]);
+
 uint64_t size(const Node* node);
 uint32_t mode(const Node* node);
 uint64_t inode(const Node* node);

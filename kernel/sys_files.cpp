@@ -17,7 +17,7 @@ constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegul
 constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
 constexpr uint64_t kTermiosBytes = 44;
 constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
-                   kFDupfdCloexec = 1030;
+                   kFDupfdCloexec = 1030, kFGetlk = 7, kFSetlk = 8, kFSetlkw = 9;
 
 constexpr uint64_t kOCloexec = 010000000, kODirectory = 0100000,
                    kFdCloexec = 1;      // Linux/Alpha's (asm/fcntl.h)
@@ -51,23 +51,29 @@ int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uin
   return static_cast<int64_t>(count);
 }
 
-// A write at the description's offset (the end with O_APPEND), moving it.
-int64_t write_ram_file(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+// A write at `offset` of a RAM file; bytes written or -errno.
+int64_t write_ram_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
   if ((f->flags & LINUX_O_ACCMODE) == 0) return error(EBADF);  // opened read-only
-  if (f->flags & LINUX_O_APPEND) f->offset = ramfs::size(f->node);
   uint64_t done = 0;
   char bounce[kBounceBytes];
   while (done < count) {
     const uint64_t n = count - done < kBounceBytes ? count - done : kBounceBytes;
     if (!copy_from_user(self->space(), bounce, buffer + done, n)) break;
-    if (!ramfs::write(f->node, f->offset, bounce, n)) {
+    if (!ramfs::write(f->node, offset + done, bounce, n)) {
       if (done == 0) return error(ENOSPC);
       break;
     }
-    f->offset += n;
     done += n;
   }
   return done || count == 0 ? static_cast<int64_t>(done) : error(EFAULT);
+}
+
+// A write at the description's offset (the end with O_APPEND), moving it.
+int64_t write_ram_file(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->flags & LINUX_O_APPEND) f->offset = ramfs::size(f->node);
+  const int64_t n = write_ram_at(self, f, buffer, count, f->offset);
+  if (n > 0) f->offset += static_cast<uint64_t>(n);
+  return n;
 }
 
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
@@ -179,6 +185,9 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_blocks = (ramfs::size(f.node) + 511) >> 9;
     st->st_ino = ramfs::inode(f.node);
     st->st_dev = 1;
+    uint64_t times[4];
+    ramfs::get_times(f.node, times);
+    for (int i = 0; i < 4; ++i) st->st_times[i] = times[i];
     return;
   }
   st->st_mode = f.file.mode;
@@ -256,6 +265,18 @@ int64_t sys_pread64(Process* self, TrapFrame*, const Args& args) {
   if (f == nullptr) return error(EBADF);
   if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
   return read_at(self, f, args.a[1], args.a[2], args.a[3]);
+}
+
+// pwrite64: at an offset, the description's own unmoved (RAM files only:
+// the initrd is read-only, the console and pipes cannot seek).
+int64_t sys_pwrite64(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_of(self, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
+  if (f->kind == OpenFile::kNull) return static_cast<int64_t>(args.a[2]);
+  if (f->kind != OpenFile::kRamFile) return error(EBADF);
+  if (static_cast<int64_t>(args.a[3]) < 0) return error(EINVAL);
+  return write_ram_at(self, f, args.a[1], args.a[2], args.a[3]);
 }
 
 int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
@@ -435,6 +456,10 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
       f->flags = (f->flags & ~(LINUX_O_NONBLOCK | LINUX_O_APPEND)) |
                  static_cast<uint32_t>(args.a[2] & (LINUX_O_NONBLOCK | LINUX_O_APPEND));
       return 0;
+    case kFGetlk:
+    case kFSetlk:
+    case kFSetlkw:
+      return record_lock(self, f, args.a[1], args.a[2]);
     default:
       return error(EINVAL);
   }

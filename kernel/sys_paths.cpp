@@ -53,6 +53,21 @@ uint8_t type_of(uint32_t mode) {
   }
 }
 
+// Makes `path` (absolute, or relative to "/") the working directory every
+// relative path starts from (path_from_user): a directory of the RAM file
+// system or the initrd. 0 or -errno.
+int64_t change_directory(Process* self, const char* path) {
+  constexpr uint32_t kTypeMask = 0170000, kDirectory = 0040000;
+  char absolute[kMaxPath];
+  if (!normalize_path(path, absolute, sizeof absolute)) return error(ENAMETOOLONG);
+  const ramfs::Found found = ramfs::lookup(absolute);
+  if (!found.exists) return error(ENOENT);
+  const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
+  if ((mode & kTypeMask) != kDirectory) return error(ENOTDIR);
+  copy_name(self->group->cwd, sizeof self->group->cwd, same_string(absolute, "/") ? "" : absolute);
+  return 0;
+}
+
 }  // namespace
 
 int64_t sys_unlinkat(Process* self, TrapFrame*, const Args& args) {
@@ -112,20 +127,22 @@ int64_t sys_truncate(Process* self, TrapFrame*, const Args& args) {
   return ramfs::truncate(node, args.a[1]) ? 0 : error(ENOSPC);
 }
 
-// chdir: the working directory every relative path starts from
-// (path_from_user); a directory of the RAM file system or the initrd.
 int64_t sys_chdir(Process* self, TrapFrame*, const Args& args) {
-  constexpr uint32_t kTypeMask = 0170000, kDirectory = 0040000;
-  char path[kMaxPath], absolute[kMaxPath];
+  char path[kMaxPath];
   if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
   if (path[0] == 0) return error(ENOENT);
-  if (!normalize_path(path, absolute, sizeof absolute)) return error(ENAMETOOLONG);
-  const ramfs::Found found = ramfs::lookup(absolute);
-  if (!found.exists) return error(ENOENT);
-  const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
-  if ((mode & kTypeMask) != kDirectory) return error(ENOTDIR);
-  copy_name(self->group->cwd, sizeof self->group->cwd, same_string(absolute, "/") ? "" : absolute);
-  return 0;
+  return change_directory(self, path);
+}
+
+// fchdir: to the directory an open descriptor names (a program that opened
+// "." to come back to it). The description keeps the path it was opened by
+// (path_from_user made it absolute, or it is relative to "/"); a directory
+// removed or renamed since is ENOENT (Linux would follow the inode).
+int64_t sys_fchdir(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_at(self->fds, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  if (f->kind != OpenFile::kDirectory) return error(ENOTDIR);
+  return change_directory(self, f->path);
 }
 
 int64_t sys_stat64(Process* self, TrapFrame*, const Args& args) {

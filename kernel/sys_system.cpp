@@ -3,7 +3,10 @@
 // malloc and C++ start-up (issue 15). Signals are kernel/sys_signals.cpp,
 // threads and processes kernel/sys_process.cpp.
 #include "kernel/clock.h"
+#include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
+#include "kernel/page_alloc.h"
+#include "kernel/scheduler.h"
 #include "kernel/smp.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/syscalls.h"
@@ -129,6 +132,24 @@ int64_t sys_sched_getaffinity(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] < 8) return error(EINVAL);
   const uint64_t mask = (uint64_t{1} << smp::online_count()) - 1;
   return copy_to_user(self->space(), args.a[2], &mask, 8) ? 8 : error(EFAULT);
+}
+
+// sysinfo: glibc's sysconf(_SC_PHYS_PAGES) and (_SC_AVPHYS_PAGES) read
+// it (xz sizes its memory limit from them); the page allocator's pages,
+// in bytes (mem_unit 1), uptime in virtual seconds, no swap, no load
+// average (not kept), procs: the thread slots in use.
+int64_t sys_sysinfo(Process* self, TrapFrame*, const Args& args) {
+  linux_sysinfo info{};
+  info.uptime = static_cast<long>(udiv(clock::cycles(), kCyclesPerSecond));
+  info.totalram = pages::total_count() << pages::kPageShift;
+  info.freeram = pages::free_count() << pages::kPageShift;
+  info.mem_unit = 1;
+  {
+    IrqLockGuard guard(sched::lock);
+    for (uint32_t i = 0; i < process_slot_count(); ++i)
+      if (process_slots()[i].state != ProcessState::kFree) ++info.procs;
+  }
+  return copy_to_user(self->space(), args.a[0], &info, sizeof info) ? 0 : error(EFAULT);
 }
 
 }  // namespace kernel::sys

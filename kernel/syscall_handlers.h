@@ -34,5 +34,8 @@ int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]);
 // stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer);
+// fcntl's F_GETLK, F_SETLK, F_SETLKW on `file` with the struct flock at
+// `flock_va`: 0 or -errno. kernel/sys_file_state.cpp.
+int64_t record_lock(Process* self, OpenFile* file, uint64_t command, uint64_t flock_va);
 
 }  // namespace kernel::sys

@@ -8,6 +8,8 @@
 #   bzip2   bin/bzip2    + lib/libbz2.so.1.0    tests (decompresses) .bz2 files
 #   zlib    bin/minigzip + lib/libz.so.1        decompresses a .gz file to stdout
 #   dash    bin/dash                            runs workloads/real/shell.sh (issue 29)
+#   xz-utils bin/xz     + lib/liblzma.so.5      compresses and decompresses with -T4 (issue 29)
+#   sqlite3 bin/sqlite3 + lib/libsqlite3.so.0   runs workloads/real/shop.sql (issue 29)
 #
 # Usage: toolchain/build-real-programs.sh      (no arguments)
 # Env:   DCPI_CACHE  cache root (default ~/.cache/dcpi)
@@ -26,7 +28,7 @@ data_src=$here/../workloads/real
 cross=alpha-linux-gnu-
 jobs=${DCPI_JOBS:-2}
 cache=${DCPI_CACHE:-$HOME/.cache/dcpi}
-sources=(lua5.4 bzip2 zlib dash)
+sources=(lua5.4 bzip2 zlib dash xz-utils sqlite3)
 recipe=1 # bump when the recipe changes in a way the hash does not see
 
 log() { echo "build-real-programs: $*" >&2; }
@@ -34,6 +36,7 @@ die() { log "error: $*"; exit 1; }
 
 command -v "${cross}gcc" >/dev/null || die "${cross}gcc not found (run toolchain/install-deps.sh)"
 command -v qemu-alpha >/dev/null || die "qemu-alpha not found (run toolchain/install-deps.sh)"
+command -v tclsh >/dev/null || die "tclsh not found: sqlite3 generates its sources with it (run toolchain/install-deps.sh)"
 versions=
 for package in "${sources[@]}"; do
   version=$(apt-cache showsrc "$package" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
@@ -131,6 +134,42 @@ build_dash() {
   cp "$src/src/dash" "$stage/bin/dash"
 }
 
+# xz-utils with its autotools build (Debian's configure, shared liblzma
+# only), without the tools the mix does not run.
+build_xz() {
+  local src
+  src=$(echo "$work"/xz-utils-*/)
+  (cd "$src" && ./configure -q --host=alpha-linux-gnu CC="$CC" CFLAGS="$cflags" --disable-static \
+    --disable-doc --disable-nls --disable-scripts --disable-lzmadec --disable-lzmainfo \
+    --disable-xzdec --disable-lzma-links && make -j"$jobs")
+  cp "$src/src/xz/.libs/xz" "$stage/bin/xz"
+  cp -L "$src/src/liblzma/.libs/liblzma.so.5" "$stage/lib/liblzma.so.5"
+}
+
+# sqlite3's shell and library from the amalgamation, as upstream ships it.
+# Debian's source has no sqlite3.c: configure (with --build, so that it is a
+# cross build and BUILD_CC compiles the generators for this machine) and
+# `make sqlite3.c shell.c` generate it with tclsh and lemon; Debian's
+# 30-cross.patch builds lemon with the target compiler unless
+# CROSS_BUILDING=yes. Then the library (Debian's feature flags from
+# debian/rules) and the shell are compiled directly: the libtool build
+# would compile the 8.6 MB amalgamation twice.
+build_sqlite3() {
+  local src defs
+  src=$(echo "$work"/sqlite3-*/)
+  (cd "$src" && ./configure -q --build="$(gcc -dumpmachine)" --host=alpha-linux-gnu CC="$CC" \
+    BUILD_CC=gcc CFLAGS="$cflags" --disable-tcl --disable-readline --disable-editline &&
+    make CROSS_BUILDING=yes sqlite3.c shell.c)
+  defs=$(sed -n '/^export CFLAGS += -O2/,/^$/p' "$src/debian/rules" | grep -o -- '-DSQLITE_[A-Z0-9_]*\(=[0-9]*\)\?')
+  [ -n "$defs" ] || return 1
+  # shellcheck disable=SC2086 # one word per flag
+  $CC $cflags -fno-strict-aliasing $defs -fPIC -c "$src/sqlite3.c" -o "$work/sqlite3.o"
+  $CC -shared -Wl,-soname,libsqlite3.so.0 -o "$stage/lib/libsqlite3.so.0" "$work/sqlite3.o" -lm
+  # shellcheck disable=SC2086
+  $CC $cflags -fno-strict-aliasing $defs -I"$src" -o "$stage/bin/sqlite3" "$src/shell.c" \
+    -L"$stage/lib" -l:libsqlite3.so.0
+}
+
 # The data: the bench script, bzip2's own test files, and a text compressed
 # by the Alpha programs themselves (under qemu-alpha, so no host tool decides
 # the bytes).
@@ -138,14 +177,15 @@ make_data() {
   local real=$stage/etc/real bz gz
   bz=$(echo "$work"/bzip2-*)
   gz=$(echo "$work"/zlib-*)
-  cp "$data_src"/bench.lua "$data_src"/shell.sh "$real/"
+  cp "$data_src"/bench.lua "$data_src"/shell.sh "$data_src"/shop.sql "$real/"
+  "$data_src"/words.sh >"$real/words.txt"
   cp "$bz"/sample1.bz2 "$bz"/sample2.bz2 "$bz"/sample3.bz2 "$real/"
   local run=(qemu-alpha -L /usr/alpha-linux-gnu -E "LD_LIBRARY_PATH=$stage/lib")
   "${run[@]}" "$stage/bin/bzip2" -9 -c "$(echo "$work"/lua5.4-*/doc/manual.html)" >"$real/manual.html.bz2"
   "${run[@]}" "$stage/bin/minigzip" -9 -c "$gz/ChangeLog" >"$real/ChangeLog.gz"
 }
 
-for step in build_lua build_bzip2 build_zlib build_dash make_data; do
+for step in build_lua build_bzip2 build_zlib build_dash build_xz build_sqlite3 make_data; do
   "$step" >>"$buildlog" 2>&1 || fail "$step"
 done
 rm -rf "$dest" "$dest.partial"

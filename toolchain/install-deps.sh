@@ -55,6 +55,7 @@ packages=(
   chromium                        # tests render the HTML report headless
   help2man                        # man pages from dcpi's help text
   dpkg-dev                        # apt-get source unpacks with dpkg-source
+  tcl                             # sqlite3 generates its amalgamation with tclsh (real mix)
   # Issue 14: the ev5 machine's qemu-system-alpha is built from Debian's
   # qemu source with our plugin patch (qemu/machine/build-qemu.sh)
   python3-venv python3-pycotap libglib2.0-dev libpixman-1-dev flex bison

@@ -1,4 +1,4 @@
-# The real mix (issue 15): lua, bzip2 and minigzip cross-built from Debian
+# The real mix (issue 15, 29): lua, bzip2, minigzip, dash, xz and sqlite3 cross-built from Debian
 # source packages by toolchain/build-real-programs.sh (cached in
 # ~/.cache/dcpi, instant when the build for the current recipe exists; the
 # first build downloads the sources with apt-get source). The build directory

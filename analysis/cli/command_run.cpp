@@ -516,8 +516,12 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
       throw UsageError("-- PROGRAM goes without --mix, --workloads and --print-qemu-command");
-    bundled =
-        BundledInitrd::for_programs(*program_command, run.machine.initrd, run.machine.memory_mb);
+    const std::filesystem::path shell = shell_for_build(build_directory(options));
+    if (shell.empty() && !options.flag("quiet"))
+      std::cerr << "dcpi run: no /bin/sh in the guest (dash comes with the real mix, "
+                   "toolchain/build-real-programs.sh): system() and popen() fail there\n";
+    bundled = BundledInitrd::for_programs(*program_command, run.machine.initrd,
+                                          run.machine.memory_mb, shell);
   } else if (const auto mix = options.value("mix");
              mix && !options.value("initrd") && !options.flag("print-qemu-command")) {
     bundled = BundledInitrd::for_mix(build_directory(options), *mix, run.machine.initrd,

@@ -13,9 +13,11 @@ namespace dcpi {
 
 std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(const ProgramCommand& command,
                                                            const std::filesystem::path& base_initrd,
-                                                           uint32_t memory_mb) {
+                                                           uint32_t memory_mb,
+                                                           const std::filesystem::path& shell) {
   qemu::ProgramRequest request;
   request.guest_memory_bytes = uint64_t{memory_mb} << 20;
+  request.shell = shell;
   for (const auto& argv : command.programs)
     request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
   request.files = command.files;
@@ -40,6 +42,7 @@ std::unique_ptr<BundledInitrd> BundledInitrd::for_mix(const std::filesystem::pat
     programs.push_back(entry.path());
   std::sort(programs.begin(), programs.end());
   for (const auto& program : programs) request.programs.push_back({program, {}});
+  request.shell = shell_for_build(build);
   if (std::filesystem::is_directory(root / "etc"))
     for (const auto& entry : std::filesystem::recursive_directory_iterator(root / "etc"))
       if (entry.is_regular_file())
@@ -75,6 +78,12 @@ void BundledInitrd::apply_to(RunRequest& request) const {
   request.machine.initrd = path_.string();
   request.script = script_;
   for (const auto& image : images_) request.known_images.push_back(image);
+}
+
+std::filesystem::path shell_for_build(const std::filesystem::path& build) {
+  const std::filesystem::path dash = build / "mixes" / "real" / "bin" / "dash";
+  std::error_code error;
+  return std::filesystem::is_regular_file(dash, error) ? dash : std::filesystem::path{};
 }
 
 namespace {

@@ -33,9 +33,11 @@ class BundledInitrd {
   // The programs of `command`, their libraries and data on top of `base_initrd`.
   // Throws std::runtime_error naming what cannot be bundled.
   // `memory_mb` is the guest's: no --file may be larger than it can hold.
+  // `shell` (may be empty) goes in as /bin/sh (shell_for_build).
   static std::unique_ptr<BundledInitrd> for_programs(const ProgramCommand& command,
                                                      const std::filesystem::path& base_initrd,
-                                                     uint32_t memory_mb);
+                                                     uint32_t memory_mb,
+                                                     const std::filesystem::path& shell);
 
   // A mix that is not built with the workloads brings its programs in
   // <build>/mixes/NAME (the real mix: toolchain/build-real-programs.sh,
@@ -65,6 +67,11 @@ class BundledInitrd {
   std::vector<std::string> guest_programs_;
   std::vector<std::pair<std::string, std::string>> images_;  // (host file, guest path)
 };
+
+// The guest's /bin/sh for system() and popen() (issue 29): the real mix's
+// dash, <build>/mixes/real/bin/dash, when the build made it
+// (toolchain/build-real-programs.sh); empty when not.
+std::filesystem::path shell_for_build(const std::filesystem::path& build);
 
 // dcpi run's exit status for the programs from what init sent the host
 // (RunResult::host_messages, never the console a program can write to): the first

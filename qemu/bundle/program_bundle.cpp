@@ -205,6 +205,20 @@ std::string mix_line(const std::string& guest_program, const std::vector<std::st
   return line;
 }
 
+// /bin/sh for system() and popen(), unless a program took that name.
+void add_shell(const ProgramRequest& request, std::vector<CpioEntry>& entries,
+               std::vector<BundledImage>& images) {
+  if (request.shell.empty()) return;
+  if (std::any_of(entries.begin(), entries.end(), [](auto& e) { return e.name == "bin/sh"; }))
+    return;
+  const ElfFacts shell = read_elf_facts(request.shell);
+  if (!shell.alpha || !shell.executable || !shell.problem.empty())
+    throw std::runtime_error(request.shell.string() + " cannot be the guest's /bin/sh: " +
+                             (shell.problem.empty() ? "not an Alpha executable" : shell.problem));
+  add_image(entries, images, request.shell, "/bin/sh");
+  add_dependencies(request, request.shell, shell, entries, images);
+}
+
 }  // namespace
 
 ProgramBundle bundle_program(const ProgramRequest& request) {
@@ -224,6 +238,7 @@ ProgramBundle bundle_program(const ProgramRequest& request) {
     bundle.guest_programs.push_back(guest);
     mix += mix_line(guest, invocation.arguments) + "\n";
   }
+  add_shell(request, entries, bundle.images);
   put(entries, bundle.script, kDataMode, mix);  // before the data files, which may not replace it
   add_data_files(request, entries);
   for (const char* directory : {"lib", "data"})

@@ -27,6 +27,10 @@ struct ProgramRequest {
   // The guest's memory: no --file may be larger than what it leaves beside
   // the kernel (firmware/memory_map.h); 0: no bound.
   uint64_t guest_memory_bytes = 0;
+  // An Alpha shell for /bin/sh (the real mix's dash), with its loader and
+  // libraries, not run: glibc's system() and popen() exec "/bin/sh -c".
+  // Empty: none. A program called `sh` takes /bin/sh itself.
+  std::filesystem::path shell;
 };
 
 // init reads its script with fgets into 512 bytes: a longer line would be

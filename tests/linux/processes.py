@@ -27,6 +27,18 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               4): the same output as qemu-alpha, every
                                               team member has samples, and on 4 CPUs
                                               the team's samples come from all 4
+  processes.py BUILD LINUX_DIR dirs CPUS      renaming directories (also over an
+                                              empty one), fchdir, sysinfo, error
+                                              paths; an initrd directory is EXDEV
+  processes.py BUILD LINUX_DIR filestate CPUS record locks between a parent and
+                                              a child (conflicts, F_GETLK, splits,
+                                              release on close, F_SETLKW), pwrite,
+                                              fsync, fadvise, fchmod, futimens,
+                                              error paths
+  processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
+                                              (the real mix's dash), status, a
+                                              command not found, a killed shell,
+                                              ECHILD, EINVAL
   processes.py BUILD LINUX_DIR procs CPUS     fork, vfork, execve, posix_spawn,
                                               wait4/waitid, error paths (the exec
                                               lines against fixed text: qemu-alpha
@@ -246,11 +258,57 @@ def case_openmp(tmp):
     expect(len(cpus) == CPUS, f"the team's samples come from all {CPUS} CPUs: {sorted(cpus)}")
 
 
+def case_dirs(tmp):
+    same("dirs", dcpi_run(os.path.join(tmp, "d.db"), "dirs").stdout, oracle("dirs"))
+    # The initrd's directories are a lower layer: EXDEV, as overlayfs answers
+    # (the guest only: qemu-alpha has no initrd).
+    done = dcpi_run(os.path.join(tmp, "di.db"), "dirs", "--initrd")
+    expect(done.stdout == "rename lib: EXDEV\nrename a directory over lib: ENOTEMPTY\n"
+                          "ls lib2: ENOENT\nrmdir data: ok\nmkdir data: ok\n"
+                          "rename data data2: ok\nstat data: ENOENT\nls data2:\n",
+           f"dirs --initrd: {done.stdout!r}")
+
+
+def case_filestate(tmp):
+    same("filestate", dcpi_run(os.path.join(tmp, "fs.db"), "filestate").stdout,
+         oracle("filestate"))
+
+
+def case_shell(tmp):
+    """system() and popen() run /bin/sh: dash in the guest, under qemu-alpha
+    the host's dash of the same Debian version (its execve is the host's)."""
+    dash = os.path.join(BUILD, "mixes", "real", "bin", "dash")
+    if not os.path.exists(dash):
+        print(f"SKIPPED: no {dash} (the real mix is not built): no /bin/sh in the guest")
+        return
+    done = dcpi_run(os.path.join(tmp, "sh.db"), "shell")
+    same("shell", done.stdout, oracle("shell"))
+    expect("dcpi run: no /bin/sh" not in done.stderr, "dcpi run provided /bin/sh")
+    # Every sh started was a process with its program in the table.
+    table = dcpi_json("procs", "--db", os.path.join(tmp, "sh.db")).get("epochs", [{}])[-1]
+    shells = [p for p in table.get("processes", []) if p.get("program") == "/bin/sh"]
+    expect(len(shells) >= 8, f"the table has each /bin/sh (system and popen): {len(shells)}")
+    killed = [p for p in shells if p.get("wait_status") == 9]
+    expect(len(killed) == 1, f"one sh was killed by SIGKILL (kill -9 $$): {killed}")
+    # A build without the real mix has no dash: dcpi run says so before it
+    # boots, and system() finds no shell (127), popen fails.
+    bare = os.path.join(tmp, "bare-build")
+    os.makedirs(bare)
+    os.symlink(os.path.join(os.path.abspath(BUILD), "guest"), os.path.join(bare, "guest"))
+    done = dcpi_run(os.path.join(tmp, "nosh.db"), "shell", options=("--build", bare))
+    expect("dcpi run: no /bin/sh in the guest" in done.stderr,
+           "without dash, dcpi run says there is no /bin/sh: " + done.stderr[:300])
+    expect("system(NULL): no shell\nsystem echo: exit 127\n" in done.stdout and
+           "popen r: " in done.stdout and "popen w: " in done.stdout,
+           f"without /bin/sh system() returns 127 and popen fails: {done.stdout[:400]!r}")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
-                 "tidprof": case_tidprof, "openmp": case_openmp}
+                 "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
+                 "shell": case_shell}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The real mix (issue 15): lua, bzip2, minigzip and dash (issue 29: a script
-with pipes, redirection, a here-document and a subshell), cross-built from Debian
-sources by toolchain/build-real-programs.sh, run by `dcpi run --mix real`
-on CPUS CPUs and checked against the same binaries under qemu-alpha user mode
-(an oracle nobody here wrote), with the same arguments in BUILD/mixes/real.
+with pipes, redirection, a here-document and a subshell), xz with 4 threads
+and sqlite3's shell (issue 29), cross-built from Debian sources by
+toolchain/build-real-programs.sh, run by `dcpi run --mix real` on CPUS CPUs
+and checked against the same binaries under qemu-alpha user mode (an oracle
+nobody here wrote), with the same arguments in a copy of BUILD/mixes/real's
+etc/ (the programs write files there).
 
   real_mix.py BUILD MIX_FILE CPUS
 
@@ -11,11 +13,16 @@ Checks: every program exits 0 in the guest as under qemu-alpha; each
 program's output is qemu-alpha's, line for line; no system call was missing
 (ENOSYS); unknown samples <= 0.05 %; the samples are attributed to the
 programs' and libraries' procedures by name (liblua5.4.so.0, libbz2.so.1.0,
-libz.so.1, libc.so.6.1).
+libz.so.1, libc.so.6.1, liblzma.so.5, libsqlite3.so.0). xz: the stream it
+wrote in the guest (dcpi run --output) is qemu-alpha's byte for byte (and
+the host's xz 5.4.1's with the same options, when the host has that
+version: a second oracle), its decompression gives the text back, and its
+threads took samples (on 4 CPUs, from every CPU).
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,13 +50,18 @@ def mix_commands():
     return commands
 
 
-def oracle(argv):
-    """Output (stdout and stderr, as on the console) and status under qemu-alpha."""
+XZ_STREAM = "etc/real/words.txt.out.xz"  # what the mix's xz lines write
+XZ_ROUND_TRIP = "etc/real/words.txt.out"
+
+
+def oracle(argv, cwd):
+    """Output (stdout and stderr, as on the console) and status under qemu-alpha,
+    run in `cwd`, which holds a copy of the mix's etc/."""
     program = os.path.join(REAL, "bin", os.path.basename(argv[0]))
     done = subprocess.run(["qemu-alpha", "-L", SYSROOT, "-E",
                            "LD_LIBRARY_PATH=" + os.path.join(REAL, "lib"), program, *argv[1:]],
-                          cwd=REAL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=300)
+                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          stdin=subprocess.DEVNULL, text=True, timeout=300)
     return done.stdout, done.returncode
 
 
@@ -69,10 +81,10 @@ def contains(lines, wanted):
     return False
 
 
-def check_outputs(console):
+def check_outputs(console, oracle_dir):
     lines = program_lines(console)
     for argv in mix_commands():
-        expected, status = oracle(argv)
+        expected, status = oracle(argv, oracle_dir)
         name = os.path.basename(argv[0])
         expect(status == 0, f"{' '.join(argv)} exits 0 under qemu-alpha")
         exits = re.findall(rf"init: {name} pid \d+ exit (\d+)", console)
@@ -84,6 +96,65 @@ def check_outputs(console):
     expect("init exited with status 0" in console, "init exited with status 0")
     expect("not implemented (ENOSYS)" not in console,
            "no system call was missing: " + "; ".join(re.findall(r".*ENOSYS.*", console))[:300])
+
+
+def read_bytes(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def host_xz_stream(oracle_dir):
+    """The host's xz with the mix's options, if it is the same version (5.4.1):
+    its multithreaded block mode writes the same bytes on any machine."""
+    xz = shutil.which("xz")
+    if xz is None or "5.4.1" not in subprocess.run([xz, "--version"], capture_output=True,
+                                                   text=True).stdout:
+        return None
+    argv = next(a for a in mix_commands() if a[0] == "/bin/xz" and "-z" in a)
+    options = [a for a in argv[1:-1] if a not in ("-k", "-f", "-S", ".out.xz")]
+    return subprocess.run([xz, *options, "-c", os.path.join(oracle_dir, argv[-1])],
+                          capture_output=True, timeout=120).stdout
+
+
+def check_xz_files(tmp, oracle_dir):
+    stream = read_bytes(os.path.join(tmp, "guest.xz"))
+    want = read_bytes(os.path.join(oracle_dir, XZ_STREAM))
+    expect(stream is not None and stream == want,
+           f"xz -T4's stream in the guest is qemu-alpha's, byte for byte "
+           f"({len(stream or b'')} and {len(want or b'')} bytes)")
+    host = host_xz_stream(oracle_dir)
+    if host is not None:
+        expect(stream == host, "... and the host's xz 5.4.1's with the same options")
+    else:
+        print("the host has no xz 5.4.1: compared with qemu-alpha's stream only")
+    text = read_bytes(os.path.join(REAL, "etc/real/words.txt"))
+    expect(read_bytes(os.path.join(tmp, "guest.out")) == text,
+           f"xz -d -T4 in the guest gave the text back ({len(text or b'')} bytes)")
+
+
+def check_xz_threads(db):
+    """xz's worker threads took samples, and on 4 CPUs from every CPU."""
+    table = dcpi_json(["procs", "--db", db]).get("epochs", [{}])[-1]
+    pids = {p["pid"] for p in table.get("processes", []) if p.get("program") == "/bin/xz"}
+    rows = dcpi_json(["prof", "--db", db, "--by", "tid,cpu"]).get("rows", [])
+    tids, cpus = {}, set()
+    for row in rows:
+        if row.get("pid") in pids:
+            tids[row["tid"]] = tids.get(row["tid"], 0) + row["samples"]
+            cpus.add(row["cpu"])
+    print(f"xz: pids {sorted(pids)}, samples per thread {tids}, CPUs {sorted(cpus)}")
+    expect(len(pids) == 2, f"two xz processes in the table (compress, decompress): {pids}")
+    busy = [t for t, n in tids.items() if t not in pids and n > 0]
+    expect(len(busy) >= 4, f"xz's worker threads (not the main ones) have samples: {tids}")
+    expect(len(cpus) == CPUS, f"xz's samples come from all {CPUS} CPUs: {sorted(cpus)}")
+
+
+def dcpi_json(args):
+    done = subprocess.run([DCPI, *args, "--json"], capture_output=True, text=True, timeout=120)
+    expect(done.returncode == 0, f"dcpi {' '.join(args)}: {done.stderr[-300:]}")
+    return json.loads(done.stdout or "{}")
 
 
 def procedures(db, image):
@@ -103,6 +174,8 @@ def check_profile(db, console):
                           ("/lib/libbz2.so.1.0", "BZ2_decompress"),
                           ("/lib/libz.so.1", "inflate"),
                           ("/bin/dash", "eval"),
+                          ("/lib/liblzma.so.5", "lz"),
+                          ("/lib/libsqlite3.so.0", "sqlite3VdbeExec"),
                           ("/lib/libc.so.6.1", "")]:
         rows = procedures(db, image)
         named = {p: s for p, s in rows.items() if not re.match(r"^[^ ]*\+0x[0-9a-f]+$", p)}
@@ -119,11 +192,18 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "real.db")
         done = subprocess.run([DCPI, "run", "--mix", "real", "--cpus", str(CPUS), "--db", db,
-                               "--timeout", "500"], capture_output=True, text=True, timeout=560)
+                               "--timeout", "500",
+                               "--output", f"{XZ_STREAM}:{os.path.join(tmp, 'guest.xz')}",
+                               "--output", f"{XZ_ROUND_TRIP}:{os.path.join(tmp, 'guest.out')}"],
+                              capture_output=True, text=True, timeout=560)
         console = done.stderr + done.stdout  # the console, then dcpi run's summary
         expect(done.returncode == 0, f"dcpi run --mix real --cpus {CPUS} exits 0 "
                                      f"({done.returncode}: {console[-400:]})")
-        check_outputs(console)
+        oracle_dir = os.path.join(tmp, "oracle")
+        shutil.copytree(os.path.join(REAL, "etc"), os.path.join(oracle_dir, "etc"))
+        check_outputs(console, oracle_dir)
+        check_xz_files(tmp, oracle_dir)
+        check_xz_threads(db)
         check_profile(db, console)
     print("failures:", len(CHECKS.failures))
     return CHECKS.exit_code()

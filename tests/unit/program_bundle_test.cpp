@@ -138,5 +138,45 @@ TEST_F(BundleMix, AMissingLibraryIsOneLineNamingIt) {
   }
 }
 
+// The guest's /bin/sh (issue 29): the real mix's dash goes in at /bin/sh,
+// once, with the libraries it shares with the program; a program named sh
+// keeps the name; something that is no Alpha program is refused.
+TEST_F(BundleMix, PutsTheShellAtBinSh) {
+  request_.shell = real_ / "bin/dash";
+  const ProgramBundle bundle = bundle_program(request_);
+  std::map<std::string, std::string> files;
+  for (const CpioEntry& entry : read_cpio(bundle.archive)) files[entry.name] = entry.data;
+  std::ifstream dash(real_ / "bin/dash", std::ios::binary);
+  ASSERT_TRUE(files.count("bin/sh"));
+  EXPECT_EQ(files["bin/sh"], std::string(std::istreambuf_iterator<char>(dash), {}));
+  EXPECT_EQ(bundle.guest_programs, (std::vector<std::string>{"/bin/lua", "/bin/bzip2"}));
+  std::map<std::string, int> images;
+  for (const BundledImage& image : bundle.images) ++images[image.guest];
+  EXPECT_EQ(images["/bin/sh"], 1);
+  EXPECT_EQ(images["/lib/libc.so.6.1"], 1);
+}
+
+TEST_F(BundleMix, AProgramCalledShKeepsBinSh) {
+  const auto dir = std::filesystem::temp_directory_path() / ("dcpi-sh-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(real_ / "bin/bzip2", dir / "sh");
+  request_.programs = {{dir / "sh", {}}};
+  request_.shell = real_ / "bin/dash";
+  const ProgramBundle bundle = bundle_program(request_);
+  std::filesystem::remove_all(dir);
+  int shells = 0;
+  for (const BundledImage& image : bundle.images) {
+    if (image.guest != "/bin/sh") continue;
+    ++shells;
+    EXPECT_EQ(image.host.filename(), "sh");
+  }
+  EXPECT_EQ(shells, 1);
+}
+
+TEST_F(BundleMix, AShellThatIsNoAlphaProgramIsRefused) {
+  request_.shell = real_ / "etc/real/bench.lua";
+  EXPECT_THROW(bundle_program(request_), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace dcpi::qemu

@@ -11,20 +11,6 @@
 namespace dcpi {
 namespace {
 
-uint32_t child_named(ContextTree& tree, uint32_t parent, const std::string& name,
-                     const std::string& image) {
-  for (uint32_t child : tree.nodes[parent].children)
-    if (tree.nodes[child].name == name && tree.nodes[child].image == image) return child;
-  const auto index = static_cast<uint32_t>(tree.nodes.size());
-  ContextTreeNode node;
-  node.name = name;
-  node.image = image;
-  node.parent = parent;
-  tree.nodes.push_back(std::move(node));
-  tree.nodes[parent].children.push_back(index);
-  return index;
-}
-
 // The image a chain stopped in: the outermost frame its root leads to.
 void count_truncation(const profiledb::ChainProfile& profile, const std::vector<uint32_t>& root_of,
                       const std::vector<std::string>& image_of, ChainTreeStats& stats) {

@@ -18,21 +18,6 @@ uint64_t add_checked(uint64_t a, uint64_t b) {
   return sum;
 }
 
-// Finds or adds the child of `parent` named (name, image).
-uint32_t child_named(ContextTree& tree, uint32_t parent, const std::string& name,
-                     const std::string& image) {
-  for (uint32_t child : tree.nodes[parent].children)
-    if (tree.nodes[child].name == name && tree.nodes[child].image == image) return child;
-  const auto index = static_cast<uint32_t>(tree.nodes.size());
-  ContextTreeNode node;
-  node.name = name;
-  node.image = image;
-  node.parent = parent;
-  tree.nodes.push_back(std::move(node));
-  tree.nodes[parent].children.push_back(index);
-  return index;
-}
-
 // A procedure's name and image display name for an attributed address.
 std::pair<std::string, std::string> name_of(const profiledb::ContextProfile& profile,
                                             const DcpiContextNode& node, ImageResolver& resolver) {
@@ -288,6 +273,20 @@ std::vector<std::string> context_path(const ContextTree& tree, uint32_t node) {
     path.push_back(tree.nodes[n].name);
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+uint32_t child_named(ContextTree& tree, uint32_t parent, const std::string& name,
+                     const std::string& image) {
+  for (uint32_t child : tree.nodes[parent].children)
+    if (tree.nodes[child].name == name && tree.nodes[child].image == image) return child;
+  const auto index = static_cast<uint32_t>(tree.nodes.size());
+  ContextTreeNode node;
+  node.name = name;
+  node.image = image;
+  node.parent = parent;
+  tree.nodes.push_back(std::move(node));
+  tree.nodes[parent].children.push_back(index);
+  return index;
 }
 
 }  // namespace dcpi

@@ -87,6 +87,9 @@ void add_context_profile(ContextTree& tree, const profiledb::ContextProfile& pro
                          const ProcessTable* table = nullptr);
 // Recomputes the inclusive totals after the last add_context_profile.
 void compute_totals(ContextTree& tree);
+// Finds or adds the child of `parent` named (name, image); returns its index.
+uint32_t child_named(ContextTree& tree, uint32_t parent, const std::string& name,
+                     const std::string& image);
 
 // Bottom-up (callers) view: each procedure's exclusive cost, then who called
 // it along every path (HPCToolkit's bottom-up view): a tree of the same shape.

@@ -2,5 +2,5 @@
 # Runs every test: host unit tests, newlib link test, guest tests under QEMU.
 set -euo pipefail
 cd "$(dirname "$0")"
-toolchain/setup.sh
+toolchain/setup.sh --all
 ctest --test-dir build --output-on-failure -j2 "$@"

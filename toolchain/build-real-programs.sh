@@ -11,7 +11,9 @@
 #   xz-utils bin/xz     + lib/liblzma.so.5      compresses and decompresses with -T4 (issue 29)
 #   sqlite3 bin/sqlite3 + lib/libsqlite3.so.0   runs workloads/real/shop.sql (issue 29)
 #
-# Usage: toolchain/build-real-programs.sh      (no arguments)
+# Usage: toolchain/build-real-programs.sh      (builds, or finds, the mix)
+#        toolchain/build-real-programs.sh --prefix-only  (where it goes; nothing built:
+#          configuring needs only that, the build is the `real-programs` target)
 # Env:   DCPI_CACHE  cache root (default ~/.cache/dcpi)
 #        DCPI_JOBS   parallel compiles (default 2)
 #
@@ -52,7 +54,7 @@ key=$(
   } | sha256sum | cut -c1-10
 )
 dest=$cache/real-${versions}alpha-$key
-if [ -f "$dest/.complete" ]; then echo "$dest"; exit 0; fi
+if [ -f "$dest/.complete" ] || [ "${1:-}" = --prefix-only ]; then echo "$dest"; exit 0; fi
 mkdir -p "$cache"
 exec 9>"$cache/.real.lock"
 flock 9

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Shared by run.sh and test.sh: install dependencies, build newlib (cached),
-# configure and build everything into build/.
+# configure and build everything into build/. With --all (test.sh) also the
+# parts the first run does not need (issue 31: the first report sooner): the
+# ev5 machine's patched QEMU and the real mix, both cached in ~/.cache/dcpi
+# (targets ev5-qemu and real-programs; `dcpi run` names them when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash toolchain/install-deps.sh
 bash toolchain/build-newlib.sh >/dev/null
-bash toolchain/build-real-programs.sh >/dev/null   # the real mix (cached)
-bash qemu/machine/build-qemu.sh >/dev/null            # the ev5 machine's QEMU (cached)
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build
+if [ "${1:-}" = --all ]; then
+  cmake --build build --target ev5-qemu real-programs
+fi

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <ostream>
 #include <regex>
+#include <stdexcept>
 
 #include "qemu/bundle/program_bundle.h"
 
@@ -32,6 +33,12 @@ std::unique_ptr<BundledInitrd> BundledInitrd::for_mix(const std::filesystem::pat
                                                       const std::filesystem::path& base_initrd,
                                                       uint32_t memory_mb) {
   const std::filesystem::path root = build / "mixes" / mix;
+  std::error_code error;
+  if (std::filesystem::is_symlink(root, error) && !std::filesystem::exists(root, error))
+    // Configured, not built: the first ./run.sh skips it (issue 31).
+    throw std::runtime_error("the " + mix + " mix is not built yet: cmake --build " +
+                             build.string() + " --target real-programs (about 6 minutes the " +
+                             "first time; ./test.sh builds it too)");
   if (!std::filesystem::is_directory(root / "bin")) return nullptr;
   qemu::ProgramRequest request;
   request.guest_memory_bytes = uint64_t{memory_mb} << 20;

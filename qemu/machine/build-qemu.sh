@@ -7,7 +7,10 @@
 # ../shared/research/ev5-clock.md). Only alpha-softmmu is built (~4 min on
 # two cores).
 #
-# Usage: qemu/machine/build-qemu.sh          (no arguments)
+# Usage: qemu/machine/build-qemu.sh                (builds, or finds, the binary)
+#        qemu/machine/build-qemu.sh --header-only  (only the patched qemu-plugin.h,
+#          in seconds: what configuring the plugin needs; the binary is built
+#          when first needed, issue 31)
 # Env:   DCPI_CACHE  cache root (default ~/.cache/dcpi)
 #        DCPI_JOBS   ninja parallelism (default 2)
 # Result: ${DCPI_CACHE}/qemu-<version>-<hash>/{bin/qemu-system-alpha,
@@ -37,6 +40,12 @@ if [ -f "$prefix/.complete" ]; then
   echo "$prefix"
   exit 0
 fi
+header_only=false
+[ "${1:-}" = --header-only ] && header_only=true
+if $header_only && [ -f "$prefix/include/qemu-plugin.h" ]; then
+  echo "$prefix"
+  exit 0
+fi
 
 for tool in meson ninja python3 patch; do
   command -v $tool >/dev/null || die "$tool not found (run toolchain/install-deps.sh)"
@@ -53,6 +62,29 @@ if [ ! -f "$src_dir/$tarball" ]; then
 fi
 echo "$tarball_sha256  $src_dir/$tarball" | sha256sum -c --quiet - >&2 ||
   die "$tarball does not have the expected checksum"
+
+if $header_only; then
+  # One member of the tarball and its hunks of the patches, nothing built.
+  work=$(mktemp -d "$cache/qemu-header.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  header=include/qemu/qemu-plugin.h
+  tar -C "$work" --no-same-owner -xf "$src_dir/$tarball" "qemu-${version%+ds}/$header"
+  for p in "${patches[@]}"; do
+    python3 - "$p" "$header" >"$work/header.patch" <<'PY'
+import re, sys
+sections = re.split(r"(?m)^(?=--- )", open(sys.argv[1]).read())
+print("".join(s for s in sections if s.startswith("--- a/" + sys.argv[2] + "\n")), end="")
+PY
+    if [ -s "$work/header.patch" ]; then
+      patch -d "$work/qemu-${version%+ds}" -p1 --quiet <"$work/header.patch" ||
+        die "patch $p does not apply to $header"
+    fi
+  done
+  mkdir -p "$prefix/include"
+  cp "$work/qemu-${version%+ds}/$header" "$prefix/include/qemu-plugin.h"
+  echo "$prefix"
+  exit 0
+fi
 
 work=$(mktemp -d "$cache/qemu-build.XXXXXX")
 trap 'rm -rf "$work"' EXIT

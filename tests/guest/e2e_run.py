@@ -359,6 +359,25 @@ def run_dcpi(*args, timeout=120):
                           timeout=timeout)
 
 
+def case_not_built_yet(db):
+    """A build configured but not built (issue 31: the first ./run.sh skips the ev5 QEMU and
+    the real mix): dcpi run names the target to build."""
+    build = db + "-configured"
+    os.makedirs(os.path.join(build, "qemu"))
+    os.makedirs(os.path.join(build, "mixes"))
+    os.symlink(os.path.join(BUILD, "guest"), os.path.join(build, "guest"))
+    os.symlink(build + "/missing", os.path.join(build, "qemu", "qemu-system-alpha-ev5"))
+    shutil.copy(os.path.join(BUILD, "qemu", "libdcpi_ev5.so"), os.path.join(build, "qemu"))
+    os.symlink(build + "/missing", os.path.join(build, "mixes", "real"))
+    for args, target in ((["--machine", "ev5", "--workloads", "copy"], "ev5-qemu"),
+                         (["--mix", "real"], "real-programs")):
+        done = run_dcpi("--db", db, "--build", build, *args)
+        expect(done.returncode == 1 and "not built yet" in done.stderr and
+               f"--target {target}" in done.stderr,
+               f"dcpi run {' '.join(args)} before {target} is built: names it "
+               f"({done.stderr.strip()!r})")
+
+
 def case_errors(db):
     import socket
     for args, code, text in (
@@ -381,6 +400,7 @@ def case_errors(db):
         done = run_dcpi("--db", db, *args)
         expect(done.returncode == code and text in done.stderr,
                f"dcpi run {' '.join(args)}: exit {code}, says '{text}' ({done.stderr.strip()!r})")
+    case_not_built_yet(db)
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

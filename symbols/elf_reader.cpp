@@ -274,9 +274,14 @@ class ElfReader {
   // (_init).
   void read_plt_stubs(ElfImage& image) {
     constexpr uint32_t kJumpSlot = 26;  // R_ALPHA_JMP_SLOT
+    if (header_.e_machine != kMachineAlpha) return;
+    size_t names_index = 0;
+    if (elf_getshdrstrndx(elf_, &names_index) != 0) return;
     for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf_, section));) {
       const GElf_Shdr header = section_header(section);
-      if (header.sh_type != SHT_RELA) continue;
+      const char* section_name = elf_strptr(elf_, names_index, header.sh_name);
+      if (header.sh_type != SHT_RELA || !section_name || std::strcmp(section_name, ".rela.plt"))
+        continue;
       Elf_Data* data = elf_getdata(section, nullptr);
       Elf_Scn* symbols = elf_getscn(elf_, header.sh_link);
       if (data == nullptr || symbols == nullptr || header.sh_entsize == 0) continue;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "profiledb/container.h"
+#include "profiledb/image_table.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi::profiledb {
@@ -11,33 +12,6 @@ namespace {
 const ContainerKind kChains{"chains", std::string_view(kChainsMagic, 8), kChainsVersion,
                             kChainsTrailerMagic, sizeof(ChainsHeader)};
 constexpr uint64_t kMaxNodes = uint64_t{1} << 26;
-
-template <typename T>
-T load(std::span<const uint8_t> bytes, size_t offset) {
-  T value{};
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
-
-std::vector<ChainImage> decode_images(std::span<const uint8_t> bytes, size_t begin, size_t end,
-                                      uint32_t count, const std::string& path) {
-  std::vector<ChainImage> images;
-  size_t at = begin;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (end - at < 4) throw ProfileFormatError(path, at, "image table truncated");
-    const size_t lengths[2] = {load<uint16_t>(bytes, at), load<uint16_t>(bytes, at + 2)};
-    if (end - at - 4 < lengths[0] + lengths[1])
-      throw ProfileFormatError(path, at, "image strings truncated");
-    const char* text = reinterpret_cast<const char*>(bytes.data() + at + 4);
-    ChainImage image{std::string(text, lengths[0]), std::string(text + lengths[0], lengths[1])};
-    if (!is_lower_hex(image.build_id))
-      throw ProfileFormatError(path, at + 4, "image build-id is not lower-case hex");
-    images.push_back(std::move(image));
-    at += 4 + lengths[0] + lengths[1];
-  }
-  if (at != end) throw ProfileFormatError(path, at, "bytes after the image table");
-  return images;
-}
 
 void check_node(const ChainNode& node, uint32_t index, const ChainProfile& profile, size_t offset,
                 const std::string& path) {
@@ -141,7 +115,7 @@ uint64_t ChainProfile::samples() const {
 
 ChainProfile decode_chains(std::span<const uint8_t> bytes, const std::string& path) {
   const ContainerPrefix prefix = check_prefix(bytes, path, kChains);
-  const auto header = load<ChainsHeader>(bytes, 0);
+  const auto header = load_record<ChainsHeader>(bytes, 0);
   for (uint32_t word : header.reserved)
     if (word != 0) throw ProfileFormatError(path, 52, "reserved header field not 0");
   if (header.flags != 0) throw ProfileFormatError(path, 24, "unknown flags");
@@ -155,7 +129,7 @@ ChainProfile decode_chains(std::span<const uint8_t> bytes, const std::string& pa
   profile.dropped = header.dropped;
   profile.stack_bytes = header.stack_bytes;
   profile.images =
-      decode_images(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
+      decode_image_table(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
   Cursor cursor(bytes, prefix.header_bytes, end, path);
   for (uint32_t i = 0; i < header.node_count; ++i) {
     const size_t offset = cursor.position();
@@ -170,14 +144,7 @@ ChainProfile decode_chains(std::span<const uint8_t> bytes, const std::string& pa
 }
 
 std::vector<uint8_t> encode_chains(const ChainProfile& profile) {
-  std::vector<uint8_t> strings;
-  for (const ChainImage& image : profile.images) {
-    const uint16_t lengths[2] = {static_cast<uint16_t>(image.build_id.size()),
-                                 static_cast<uint16_t>(image.path.size())};
-    append_bytes(strings, lengths, sizeof lengths);
-    append_bytes(strings, image.build_id.data(), image.build_id.size());
-    append_bytes(strings, image.path.data(), image.path.size());
-  }
+  const std::vector<uint8_t> strings = encode_image_table(profile.images);
   ChainsHeader header{};
   const ContainerPrefix prefix = make_prefix(kChains, strings.size());
   std::memcpy(&header, &prefix, sizeof prefix);

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "profiledb/image_table.h"
+
 namespace dcpi::profiledb {
 
 inline constexpr const char* kChainsFileName = "chains.cct";
@@ -80,10 +82,7 @@ struct ChainNode {
 };
 static_assert(sizeof(ChainNode) == 32);
 
-struct ChainImage {
-  std::string build_id;
-  std::string path;
-};
+using ChainImage = ContextImage;  // the same image table (image_table.h)
 
 struct ChainProfile {
   uint16_t machine = 0;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "profiledb/container.h"
+#include "profiledb/image_table.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi::profiledb {
@@ -31,33 +32,6 @@ size_t node_bytes(const ContainerKind& kind) {
 // At most this many records of either kind: no guest runs 2^24 threads, and
 // a tree of 64 M contexts (3.5 GiB) is beyond kMaxContainerBytes anyway.
 constexpr uint64_t kMaxRecords = uint64_t{1} << 26;
-
-template <typename T>
-T load(std::span<const uint8_t> bytes, size_t offset, size_t size = sizeof(T)) {
-  T value{};  // a shorter, older record leaves the newer fields 0
-  std::memcpy(&value, bytes.data() + offset, size);
-  return value;
-}
-
-std::vector<ContextImage> decode_images(std::span<const uint8_t> bytes, size_t begin, size_t end,
-                                        uint32_t count, const std::string& path) {
-  std::vector<ContextImage> images;
-  size_t at = begin;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (end - at < 4) throw ProfileFormatError(path, at, "image table truncated");
-    const size_t lengths[2] = {load<uint16_t>(bytes, at), load<uint16_t>(bytes, at + 2)};
-    if (end - at - 4 < lengths[0] + lengths[1])
-      throw ProfileFormatError(path, at, "image strings truncated");
-    const char* text = reinterpret_cast<const char*>(bytes.data() + at + 4);
-    ContextImage image{std::string(text, lengths[0]), std::string(text + lengths[0], lengths[1])};
-    if (!is_lower_hex(image.build_id))
-      throw ProfileFormatError(path, at + 4, "image build-id is not lower-case hex");
-    images.push_back(std::move(image));
-    at += 4 + lengths[0] + lengths[1];
-  }
-  if (at != end) throw ProfileFormatError(path, at, "bytes after the image table");
-  return images;
-}
 
 void check_thread(const DcpiContextThread& thread, const ContextProfile& profile,
                   std::vector<bool>& owned, size_t offset, const std::string& path) {
@@ -95,7 +69,7 @@ ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string
   const ContainerKind& kind = kind_of(bytes);
   const size_t node_size = node_bytes(kind);
   const ContainerPrefix prefix = check_prefix(bytes, path, kind);
-  const auto header = load<DcpiContextsHeader>(bytes, 0);
+  const auto header = load_record<DcpiContextsHeader>(bytes, 0);
   for (uint32_t word : header.reserved)
     if (word != 0) throw ProfileFormatError(path, 36, "reserved header field not 0");
   if (header.flags & ~DCPI_CONTEXTS_FLAG_ATTRIBUTED)
@@ -117,17 +91,17 @@ ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string
   if (!profile.attributed && header.image_count != 0)
     throw ProfileFormatError(path, 16, "a raw file with an image table");
   profile.images =
-      decode_images(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
+      decode_image_table(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
   const size_t nodes_at = prefix.header_bytes + header.thread_count * sizeof(DcpiContextThread);
   for (uint32_t i = 0; i < header.node_count; ++i) {
     const size_t offset = nodes_at + i * node_size;
-    profile.nodes.push_back(load<DcpiContextNode>(bytes, offset, node_size));
+    profile.nodes.push_back(load_record<DcpiContextNode>(bytes, offset, node_size));
     check_node(profile.nodes.back(), i, profile, offset, path);
   }
   std::vector<bool> owned(profile.nodes.size());
   for (uint32_t i = 0; i < header.thread_count; ++i) {
     const size_t offset = prefix.header_bytes + i * sizeof(DcpiContextThread);
-    profile.threads.push_back(load<DcpiContextThread>(bytes, offset));
+    profile.threads.push_back(load_record<DcpiContextThread>(bytes, offset));
     check_thread(profile.threads.back(), profile, owned, offset, path);
   }
   for (uint32_t i = 0; i < profile.nodes.size(); ++i)
@@ -138,14 +112,7 @@ ContextProfile decode_contexts(std::span<const uint8_t> bytes, const std::string
 }
 
 std::vector<uint8_t> encode_contexts(const ContextProfile& profile) {
-  std::vector<uint8_t> strings;
-  for (const ContextImage& image : profile.images) {
-    const uint16_t lengths[2] = {static_cast<uint16_t>(image.build_id.size()),
-                                 static_cast<uint16_t>(image.path.size())};
-    append_bytes(strings, lengths, sizeof lengths);
-    append_bytes(strings, image.build_id.data(), image.build_id.size());
-    append_bytes(strings, image.path.data(), image.path.size());
-  }
+  const std::vector<uint8_t> strings = encode_image_table(profile.images);
   DcpiContextsHeader header{};
   const ContainerPrefix prefix = make_prefix(kContexts, strings.size());
   std::memcpy(&header, &prefix, sizeof prefix);

@@ -11,15 +11,11 @@
 #include <vector>
 
 #include "firmware/contexts_format.h"
+#include "profiledb/image_table.h"
 
 namespace dcpi::profiledb {
 
 inline constexpr const char* kContextsFileName = "contexts.cct";
-
-struct ContextImage {
-  std::string build_id;  // lower-case hex, may be empty
-  std::string path;
-};
 
 struct ContextProfile {
   uint16_t machine = DCPI_CONTEXTS_MACHINE_QEMU;

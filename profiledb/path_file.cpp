@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "profiledb/container.h"
+#include "profiledb/image_table.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi::profiledb {
@@ -13,35 +14,6 @@ const ContainerKind kPaths{"paths", DCPI_PATHS_MAGIC, DCPI_PATHS_VERSION, DCPI_P
 
 // No run has 2^26 distinct paths (6.5 GiB of records, beyond kMaxContainerBytes).
 constexpr uint64_t kMaxRecords = uint64_t{1} << 26;
-
-template <typename T>
-T load(std::span<const uint8_t> bytes, size_t offset) {
-  T value;
-  std::memcpy(&value, bytes.data() + offset, sizeof value);
-  return value;
-}
-
-// The image table is contexts_format.h's: u16 build-id length, u16 path
-// length, the lower-case hex build-id, the path.
-std::vector<ContextImage> decode_images(std::span<const uint8_t> bytes, size_t begin, size_t end,
-                                        uint32_t count, const std::string& path) {
-  std::vector<ContextImage> images;
-  size_t at = begin;
-  for (uint32_t i = 0; i < count; ++i) {
-    if (end - at < 4) throw ProfileFormatError(path, at, "image table truncated");
-    const size_t lengths[2] = {load<uint16_t>(bytes, at), load<uint16_t>(bytes, at + 2)};
-    if (end - at - 4 < lengths[0] + lengths[1])
-      throw ProfileFormatError(path, at, "image strings truncated");
-    const char* text = reinterpret_cast<const char*>(bytes.data() + at + 4);
-    ContextImage image{std::string(text, lengths[0]), std::string(text + lengths[0], lengths[1])};
-    if (!is_lower_hex(image.build_id))
-      throw ProfileFormatError(path, at + 4, "image build-id is not lower-case hex");
-    images.push_back(std::move(image));
-    at += 4 + lengths[0] + lengths[1];
-  }
-  if (at != end) throw ProfileFormatError(path, at, "bytes after the image table");
-  return images;
-}
 
 // Paths own consecutive, disjoint runs of edges, in record order.
 void check_path(const DcpiPathRecord& record, uint32_t index, uint64_t next_edge,
@@ -71,7 +43,7 @@ void check_edges(const PathProfile& profile, size_t edges_at, const std::string&
 
 PathProfile decode_paths(std::span<const uint8_t> bytes, const std::string& path) {
   const ContainerPrefix prefix = check_prefix(bytes, path, kPaths);
-  const auto header = load<DcpiPathsHeader>(bytes, 0);
+  const auto header = load_record<DcpiPathsHeader>(bytes, 0);
   for (uint32_t word : header.reserved)
     if (word != 0) throw ProfileFormatError(path, 36, "reserved header field not 0");
   if (header.flags & ~DCPI_PATHS_FLAG_ATTRIBUTED)
@@ -93,15 +65,15 @@ PathProfile decode_paths(std::span<const uint8_t> bytes, const std::string& path
   if (!profile.attributed && header.image_count != 0)
     throw ProfileFormatError(path, 16, "a raw file with an image table");
   profile.images =
-      decode_images(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
+      decode_image_table(bytes, sizeof header, prefix.header_bytes, header.image_count, path);
   const size_t edges_at = prefix.header_bytes + header.path_count * sizeof(DcpiPathRecord);
   for (uint32_t i = 0; i < header.edge_count; ++i)
-    profile.edges.push_back(load<DcpiPathEdge>(bytes, edges_at + i * sizeof(DcpiPathEdge)));
+    profile.edges.push_back(load_record<DcpiPathEdge>(bytes, edges_at + i * sizeof(DcpiPathEdge)));
   check_edges(profile, edges_at, path);
   uint64_t next_edge = 0;
   for (uint32_t i = 0; i < header.path_count; ++i) {
     const size_t offset = prefix.header_bytes + i * sizeof(DcpiPathRecord);
-    profile.paths.push_back(load<DcpiPathRecord>(bytes, offset));
+    profile.paths.push_back(load_record<DcpiPathRecord>(bytes, offset));
     check_path(profile.paths.back(), i, next_edge, profile, offset, path);
     next_edge += profile.paths.back().edge_count;
   }
@@ -111,14 +83,7 @@ PathProfile decode_paths(std::span<const uint8_t> bytes, const std::string& path
 }
 
 std::vector<uint8_t> encode_paths(const PathProfile& profile) {
-  std::vector<uint8_t> strings;
-  for (const ContextImage& image : profile.images) {
-    const uint16_t lengths[2] = {static_cast<uint16_t>(image.build_id.size()),
-                                 static_cast<uint16_t>(image.path.size())};
-    append_bytes(strings, lengths, sizeof lengths);
-    append_bytes(strings, image.build_id.data(), image.build_id.size());
-    append_bytes(strings, image.path.data(), image.path.size());
-  }
+  const std::vector<uint8_t> strings = encode_image_table(profile.images);
   DcpiPathsHeader header{};
   const ContainerPrefix prefix = make_prefix(kPaths, strings.size());
   std::memcpy(&header, &prefix, sizeof prefix);

@@ -28,6 +28,11 @@ const CodeRange* ElfImage::code_range_of(uint64_t address) const {
 }
 
 std::optional<Procedure> ElfImage::procedure_at(uint64_t address) const {
+  auto stub = std::upper_bound(
+      plt_stubs_.begin(), plt_stubs_.end(), address,
+      [](uint64_t value, const ElfSymbol& symbol) { return value < symbol.address; });
+  if (stub != plt_stubs_.begin() && address - std::prev(stub)->address < std::prev(stub)->size)
+    return from_symbol(*std::prev(stub), ProcedureSource::kFunctionSymbol);
   if (const ElfSymbol* function = symbols_.function_containing(address))
     return from_symbol(*function, ProcedureSource::kFunctionSymbol);
   const CodeRange* range = code_range_of(address);

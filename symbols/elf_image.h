@@ -48,6 +48,7 @@ struct CodeSection {
 struct ElfLoadInfo {
   bool alpha = false;               // ELFCLASS64, little-endian, EM_ALPHA
   bool executable = false;          // ET_EXEC or ET_DYN
+  uint64_t entry = 0;               // e_entry: the first instruction a process runs here
   std::string interpreter;          // PT_INTERP; empty for a static program
   std::vector<std::string> needed;  // DT_NEEDED, in file order
   bool has_tls = false;             // a PT_TLS segment
@@ -97,7 +98,8 @@ class ElfImage {
   const std::optional<std::string>& build_id() const { return symbols_.build_id(); }
   const ElfLoadInfo& load_info() const { return load_info_; }
 
-  // The procedure containing `address`: a function symbol, else the nearest
+  // The procedure containing `address`: a PLT stub (`foo@plt`, from the
+  // lazy-binding relocations), a function symbol, else the nearest
   // preceding symbol in the same executable section; nullopt if neither.
   std::optional<Procedure> procedure_at(uint64_t address) const;
   // The procedure named `name` (function symbols first, then any code symbol).
@@ -141,6 +143,7 @@ class ElfImage {
   ElfSymbols symbols_;
   ElfLoadInfo load_info_;
   std::vector<ElfSymbol> code_symbols_;  // every symbol inside code, by address
+  std::vector<ElfSymbol> plt_stubs_;     // "foo@plt", by address (elf_reader.cpp)
   std::vector<LineRow> line_rows_;       // sorted by address, end-of-sequence first
   std::vector<std::string> source_files_;
   std::string dwarf_problem_;

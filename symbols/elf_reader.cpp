@@ -18,6 +18,7 @@
 #include <map>
 #include <span>
 
+#include "symbols/demangle.h"
 #include "symbols/elf_image.h"
 #include "symbols/elf_load_check.h"
 
@@ -114,7 +115,7 @@ class ElfReader {
       image.sections_problem_ = "not little-endian";
     read_load_info(image.load_info_);
     if (symbol_table) read_symbols(symbol_table, symbols);
-    if (options.procedures) index_code_symbols(image);
+    if (options.procedures) index_code_symbols(image), read_plt_stubs(image);
     if (options.line_tables) read_line_tables(image);
   }
 
@@ -154,6 +155,7 @@ class ElfReader {
     load.alpha = header_.e_ident[EI_CLASS] == ELFCLASS64 &&
                  header_.e_ident[EI_DATA] == ELFDATA2LSB && header_.e_machine == kMachineAlpha;
     load.executable = header_.e_type == ET_EXEC || header_.e_type == ET_DYN;
+    load.entry = header_.e_entry;
     size_t count = 0;
     if (elf_getphdrnum(elf_, &count) != 0) {
       load.problem = "the program headers cannot be read";
@@ -262,6 +264,64 @@ class ElfReader {
                 if (a.is_function != b.is_function) return a.is_function;  // prefer functions
                 return a.name < b.name;
               });
+  }
+
+  // PLT stubs as `foo@plt` (as perf and gdb name them): each lazy-binding
+  // relocation (R_ALPHA_JMP_SLOT) names the function whose GOT slot it
+  // fills, and the slot's initial contents in the file are the stub a call
+  // enters until ld.so resolves it (with Alpha's read-only PLT, one `br` a
+  // stub). Without this the stubs take the name of the symbol before .plt
+  // (_init).
+  void read_plt_stubs(ElfImage& image) {
+    constexpr uint32_t kJumpSlot = 26;  // R_ALPHA_JMP_SLOT
+    if (header_.e_machine != kMachineAlpha) return;
+    size_t names_index = 0;
+    if (elf_getshdrstrndx(elf_, &names_index) != 0) return;
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf_, section));) {
+      const GElf_Shdr header = section_header(section);
+      const char* section_name = elf_strptr(elf_, names_index, header.sh_name);
+      if (header.sh_type != SHT_RELA || !section_name || std::strcmp(section_name, ".rela.plt"))
+        continue;
+      Elf_Data* data = elf_getdata(section, nullptr);
+      Elf_Scn* symbols = elf_getscn(elf_, header.sh_link);
+      if (data == nullptr || symbols == nullptr || header.sh_entsize == 0) continue;
+      const GElf_Shdr symbols_header = section_header(symbols);
+      Elf_Data* symbol_data = elf_getdata(symbols, nullptr);
+      for (size_t i = 0; i < header.sh_size / header.sh_entsize; ++i) {
+        GElf_Rela rela;
+        GElf_Sym symbol;
+        if (gelf_getrela(data, static_cast<int>(i), &rela) == nullptr) break;
+        if (GELF_R_TYPE(rela.r_info) != kJumpSlot || symbol_data == nullptr) continue;
+        if (!gelf_getsym(symbol_data, static_cast<int>(GELF_R_SYM(rela.r_info)), &symbol)) continue;
+        const char* name = elf_strptr(elf_, symbols_header.sh_link, symbol.st_name);
+        const std::optional<uint64_t> stub = quadword_at(rela.r_offset);
+        if (name && *name && stub && image.code_range_of(*stub))
+          image.plt_stubs_.push_back({demangle(name) + "@plt", *stub, 0, true});
+      }
+    }
+    std::sort(image.plt_stubs_.begin(), image.plt_stubs_.end(), address_order);
+    // A stub ends where the next begins, the last one 4 bytes on (one `br`).
+    for (size_t i = 0; i < image.plt_stubs_.size(); ++i)
+      image.plt_stubs_[i].size = i + 1 < image.plt_stubs_.size()
+                                     ? image.plt_stubs_[i + 1].address - image.plt_stubs_[i].address
+                                     : 4;
+  }
+
+  // The quadword the file holds at virtual address `address` (a GOT slot).
+  std::optional<uint64_t> quadword_at(uint64_t address) {
+    for (Elf_Scn* section = nullptr; (section = elf_nextscn(elf_, section));) {
+      const GElf_Shdr header = section_header(section);
+      if (header.sh_type != SHT_PROGBITS || address < header.sh_addr ||
+          address - header.sh_addr + 8 > header.sh_size)
+        continue;
+      Elf_Data* data = elf_rawdata(section, nullptr);
+      if (data == nullptr || data->d_buf == nullptr || address - header.sh_addr + 8 > data->d_size)
+        return std::nullopt;
+      uint64_t value;
+      std::memcpy(&value, static_cast<const uint8_t*>(data->d_buf) + (address - header.sh_addr), 8);
+      return value;
+    }
+    return std::nullopt;
   }
 
   void read_line_tables(ElfImage& image) {

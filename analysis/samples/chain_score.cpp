@@ -16,11 +16,11 @@ std::vector<uint32_t> ancestry(const ContextTree& tree, uint32_t node) {
   return path;
 }
 
-// The program's own frames end at main (or a thread's start_thread): the
-// start-up code outside it is reached through the PLT, which the exact tree
-// records as the stub's context (a call into the executable's .plt, then a
-// jump) and a sampled chain as the library function; beyond it the two can
-// name the same code differently, so neither side looks past it.
+// The program's own frames end at main (or a thread's start_thread); the
+// libc start-up code beyond it is the same for every sample, so neither
+// side looks past it. (It was also where the two trees named the PLT call
+// of __libc_start_main differently, until PLT stubs were named: symbols/
+// elf_reader.cpp read_plt_stubs, context_tree.cpp name_of.)
 bool is_program_entry(const std::string& name) { return name == "main" || name == "start_thread"; }
 
 // Seed 002 §3's folding, as the exact tree does it: a procedure already on

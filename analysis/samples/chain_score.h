@@ -2,9 +2,7 @@
 // -g) against the exact calling context tree of the same run (--contexts).
 //
 // Each user-mode sample's chain is cut to its innermost `depth` frames
-// (leaf first), and at main or start_thread (the program's own frames: the
-// start-up code beyond them is entered through the PLT, which the exact
-// tree records as the stub's context and a chain as the library function);
+// (leaf first), and at main or start_thread (the program's own frames);
 // a complete chain shallower than that keeps all its frames but its
 // outermost, the thread's entry code (the exact tree's root: code before
 // the thread's first call, not a call). Every exact context with

@@ -29,8 +29,14 @@ std::pair<std::string, std::string> name_of(const profiledb::ContextProfile& pro
   const ImageIdentity identity{image.build_id, image.path, 0, false};
   const ResolvedImage& resolved = resolver.resolve(identity);
   if (resolved.elf) {
-    if (const auto procedure = resolved.elf->procedure_at(node.address))
+    if (auto procedure = resolved.elf->procedure_at(node.address)) {
+      // A call into a PLT stub is a call of the function the stub jumps to
+      // (through ld.so's resolver on the first call): the context's time is
+      // that function's, and a sampled chain, which sees only the caller's
+      // return address, names it so too (docs/reports.md, "PLT calls").
+      if (procedure->name.ends_with("@plt")) procedure->name.resize(procedure->name.size() - 4);
       return {procedure->name, image.path};
+    }
     // Stripped code: named by where its CFI's procedure begins (a bsr enters
     // past the gp set-up, a jsr at the entry: one name for both), as the
     // sampled chains name it (chain_tree.cpp).

@@ -51,6 +51,19 @@ ChainStop stop_of(UnwindStop stop, const ChainSample& sample) {
 
 }  // namespace
 
+// The code at an image's ELF entry point up to its first call (ld.so's
+// _start: set gp, pass sp, call _dl_start) has no CFI and no caller: it is
+// where the process began, the exact tree's root (code before the thread's
+// first call), so a chain that reaches it is complete, not truncated.
+bool ChainUnwinder::in_entry_code(uint32_t image_id, uint64_t address,
+                                  const LoadMapModel& load_map) {
+  constexpr uint64_t kEntryCodeBytes = 64;  // ld.so's first call is its 5th instruction
+  const ResolvedImage& resolved = resolver_.resolve(load_map.images()[image_id]);
+  if (resolved.elf == nullptr) return false;
+  const uint64_t entry = resolved.elf->load_info().entry;
+  return entry != 0 && address >= entry && address - entry < kEntryCodeBytes;
+}
+
 // Leaf first. The leaf's address is the sampled PC; a caller's is its call
 // instruction (return address - 4: every Alpha instruction is 4 bytes and
 // bsr/jsr leave the next one in ra), which is also where its CFI row is.
@@ -80,6 +93,9 @@ ChainStop ChainUnwinder::unwind(const ChainSample& sample, const LoadMapModel& l
     const CfiTable* table = table_for(placed->image_id, load_map, &why);
     if (table == nullptr) return why;
     const UnwindStep step = table->step(placed->address, regs, read);
+    if (!step.caller && step.stop == UnwindStop::kNoCfi && !leaf &&
+        in_entry_code(placed->image_id, placed->address, load_map))
+      return ChainStop::kComplete;
     if (!step.caller) return stop_of(step.stop, sample);
     if (step.return_address == 0) return ChainStop::kComplete;
     const uint64_t caller_sp = step.caller->value[kAlphaDwarfSp];

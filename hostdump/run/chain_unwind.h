@@ -41,6 +41,7 @@ class ChainUnwinder : public ChainSink {
   };
   profiledb::ChainStop unwind(const ChainSample& sample, const LoadMapModel& load_map,
                               std::vector<Frame>& frames);
+  bool in_entry_code(uint32_t image_id, uint64_t address, const LoadMapModel& load_map);
   const CfiTable* table_for(uint32_t image_id, const LoadMapModel& load_map,
                             profiledb::ChainStop* why);
   uint32_t node(uint32_t parent, uint32_t image, uint64_t address);

@@ -3,9 +3,12 @@
 // the resolver finds (or refuses) an ELF for a profile's image identity.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "report_fixture.h"
+#include "symbols/demangle.h"
 #include "symbols/elf_image.h"
 #include "symbols/image_resolver.h"
 #include "test_support.h"
@@ -92,6 +95,43 @@ TEST(ElfImage, StrippedLibraryNamesOnlyItsExportedFunctions) {
   EXPECT_EQ(inside->source, ProcedureSource::kFunctionSymbol);
   const auto after = image.procedure_at(wrapper.address + wrapper.size + 0x40);
   EXPECT_TRUE(!after || after->start > wrapper.address) << after->name;
+}
+
+// PLT stubs are named `foo@plt` from the lazy-binding relocations. Oracle:
+// binutils' readelf lists each R_ALPHA_JMP_SLOT (GOT slot, symbol); the
+// slot's initial contents, read here from the .got section's bytes, is the
+// stub a call enters before ld.so resolves it.
+TEST(ElfImage, PltStubsAreNamedByTheirRelocation) {
+  const std::string library = "/usr/alpha-linux-gnu/lib/libstdc++.so.6";
+  if (!fs::exists(library)) GTEST_SKIP() << "no Alpha sysroot";
+  FILE* pipe = popen(("alpha-linux-gnu-readelf -rW " + library + " 2>/dev/null").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::vector<std::pair<uint64_t, std::string>> slots;
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe)) {
+    char offset[32], info[32], type[64], value[32], name[256];
+    if (std::sscanf(line, "%31s %31s %63s %31s %255s", offset, info, type, value, name) == 5 &&
+        std::string(type) == "R_ALPHA_JMP_SLOT")
+      slots.emplace_back(std::stoull(offset, nullptr, 16),
+                         std::string(name).substr(0, std::string(name).find('@')));
+  }
+  if (pclose(pipe) != 0 || slots.empty()) GTEST_SKIP() << "no alpha-linux-gnu-readelf";
+  const ElfImage image = ElfImage::open(library, {.line_tables = false});
+  size_t checked = 0;
+  for (const auto& [slot, name] : slots) {
+    for (const ElfSection& section : image.sections()) {
+      if (slot < section.address || slot + 8 > section.address + section.bytes.size()) continue;
+      uint64_t stub = 0;
+      std::memcpy(&stub, section.bytes.data() + (slot - section.address), 8);
+      const auto procedure = image.procedure_at(stub);
+      ASSERT_TRUE(procedure) << name;
+      EXPECT_EQ(procedure->name, demangle(name) + "@plt");
+      EXPECT_EQ(procedure->start, stub);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, slots.size());
+  EXPECT_GT(checked, 100u);  // libstdc++ imports hundreds of functions
 }
 
 TEST(ElfImage, NonElfIsAClearError) {

@@ -1,18 +1,11 @@
 #include "qemu/machine/plugins/contexts/contexts_file_writer.h"
 
-#include <cstdio>
 #include <cstring>
 
-#include "firmware/crc32c.h"
+#include "qemu/machine/plugins/contexts/raw_file.h"
 
 namespace dcpi::contexts {
 namespace {
-
-template <typename T>
-void append(std::vector<uint8_t>& out, const T& value) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
-  out.insert(out.end(), bytes, bytes + sizeof value);
-}
 
 DcpiContextNode record_of(const Node& node, uint32_t base) {
   DcpiContextNode record{};
@@ -49,25 +42,19 @@ std::vector<uint8_t> encode_contexts(uint16_t machine, const std::vector<ThreadE
     nodes += static_cast<uint32_t>(thread.tree->nodes().size());
   }
   header.node_count = nodes;
-  append(out, header);
+  append_record(out, header);
   for (size_t i = 0; i < threads.size(); ++i)
-    append(out, DcpiContextThread{threads[i].pid, bases[i], threads[i].cpu, 0, threads[i].pcb});
+    append_record(out,
+                  DcpiContextThread{threads[i].pid, bases[i], threads[i].cpu, 0, threads[i].pcb});
   for (size_t i = 0; i < threads.size(); ++i)
-    for (const Node& node : threads[i].tree->nodes()) append(out, record_of(node, bases[i]));
-  append(out, crc32c(out.data(), out.size()));
-  append(out, uint32_t{DCPI_CONTEXTS_TRAILER_MAGIC});
+    for (const Node& node : threads[i].tree->nodes()) append_record(out, record_of(node, bases[i]));
+  seal_raw_file(out, DCPI_CONTEXTS_TRAILER_MAGIC);
   return out;
 }
 
 bool write_contexts_file(const std::string& path, uint16_t machine,
                          const std::vector<ThreadEntry>& threads) {
-  const std::vector<uint8_t> bytes = encode_contexts(machine, threads);
-  const std::string temporary = path + ".tmp";
-  FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return false;
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  if (std::fclose(file) != 0 || !written) return false;
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
+  return write_file_atomically(path, encode_contexts(machine, threads));
 }
 
 }  // namespace dcpi::contexts

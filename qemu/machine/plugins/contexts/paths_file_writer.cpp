@@ -1,19 +1,12 @@
 #include "qemu/machine/plugins/contexts/paths_file_writer.h"
 
-#include <cstdio>
 #include <cstring>
 
-#include "firmware/crc32c.h"
 #include "firmware/paths_format.h"
+#include "qemu/machine/plugins/contexts/raw_file.h"
 
 namespace dcpi::contexts {
 namespace {
-
-template <typename T>
-void append(std::vector<uint8_t>& out, const T& value) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
-  out.insert(out.end(), bytes, bytes + sizeof value);
-}
 
 DcpiPathRecord record_of(uint32_t pid, const PathKey& key, const PathCosts& costs,
                          uint32_t first_edge) {
@@ -55,23 +48,16 @@ std::vector<uint8_t> encode_paths(uint16_t machine, const std::vector<ThreadEntr
   header.edge_count = static_cast<uint32_t>(edges.size());
   header.machine = machine;
   std::vector<uint8_t> out;
-  append(out, header);
-  for (const DcpiPathRecord& record : records) append(out, record);
-  for (const DcpiPathEdge& edge : edges) append(out, edge);
-  append(out, crc32c(out.data(), out.size()));
-  append(out, uint32_t{DCPI_PATHS_TRAILER_MAGIC});
+  append_record(out, header);
+  for (const DcpiPathRecord& record : records) append_record(out, record);
+  for (const DcpiPathEdge& edge : edges) append_record(out, edge);
+  seal_raw_file(out, DCPI_PATHS_TRAILER_MAGIC);
   return out;
 }
 
 bool write_paths_file(const std::string& path, uint16_t machine,
                       const std::vector<ThreadEntry>& threads) {
-  const std::vector<uint8_t> bytes = encode_paths(machine, threads);
-  const std::string temporary = path + ".tmp";
-  FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return false;
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  if (std::fclose(file) != 0 || !written) return false;
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
+  return write_file_atomically(path, encode_paths(machine, threads));
 }
 
 }  // namespace dcpi::contexts

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <utility>
 
 namespace dcpi::calc {
 
@@ -98,9 +100,15 @@ bool MinCostFlow::solve() {
 
   simplex.upperMap(capacity).costMap(cost).supplyMap(supply);
   if (simplex.run() != Simplex::OPTIMAL) return false;
+  // A saturated arc carries exactly its real capacity, as in a real-valued
+  // solver: a block whose observation is cancelled in full gets 0, not the
+  // rounding residue of its capacities.
   flow_.resize(arcs_.size());
-  for (size_t i = 0; i < arcs_.size(); ++i)
-    flow_[i] = static_cast<double>(simplex.flow(graph.arcFromId(static_cast<int>(i)))) / scale.flow;
+  for (size_t i = 0; i < arcs_.size(); ++i) {
+    const Graph::Arc arc = graph.arcFromId(static_cast<int>(i));
+    const int64_t units = simplex.flow(arc);
+    flow_[i] = units == capacity[arc] ? arcs_[i].capacity : static_cast<double>(units) / scale.flow;
+  }
   return true;
 }
 

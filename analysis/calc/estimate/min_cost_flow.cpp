@@ -30,6 +30,23 @@ struct Scales {
   double cost = 1;  // units per unit of cost
 };
 
+// The graph, its maps and the solver, kept per thread from one procedure to
+// the next: NetworkSimplex's reset() re-reads a changed graph, and its
+// vectors keep their storage, so a whole image's many small networks do not
+// allocate and zero-fill it again each time (issue 31: that set-up was
+// ~30 % of the flow pass on palcode.elf's small procedures).
+struct Workspace {
+  Graph graph;
+  Graph::ArcMap<int64_t> capacity{graph}, cost{graph};
+  Graph::NodeMap<int64_t> supply{graph};
+  Simplex simplex{graph};
+};
+
+Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
+}
+
 bool bounded(double capacity) { return capacity < MinCostFlow::kUnbounded; }
 
 int64_t scaled(double value, double scale) { return std::llround(value * scale); }
@@ -67,16 +84,20 @@ bool MinCostFlow::solve() {
     scale.cost = power_of_two_below(
         std::min(kUnits, kRange / static_cast<double>(supply_.size() + 1)) / largest_cost);
 
-  Graph graph;
+  Workspace& w = workspace();
+  Graph& graph = w.graph;
+  graph.clear();
   graph.reserveNode(static_cast<int>(supply_.size()));
   graph.reserveArc(static_cast<int>(arcs_.size()));
   for (size_t n = 0; n < supply_.size(); ++n) graph.addNode();
   for (const Arc& a : arcs_)
     graph.addArc(graph.nodeFromId(static_cast<int>(a.from)),
                  graph.nodeFromId(static_cast<int>(a.to)));
-  Graph::ArcMap<int64_t> capacity(graph), cost(graph);
-  Graph::NodeMap<int64_t> supply(graph);
-  Simplex simplex(graph);
+  Graph::ArcMap<int64_t>& capacity = w.capacity;
+  Graph::ArcMap<int64_t>& cost = w.cost;
+  Graph::NodeMap<int64_t>& supply = w.supply;
+  Simplex& simplex = w.simplex;
+  simplex.reset();
   for (size_t i = 0; i < arcs_.size(); ++i) {
     const Graph::Arc arc = graph.arcFromId(static_cast<int>(i));
     capacity[arc] =

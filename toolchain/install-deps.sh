@@ -50,6 +50,7 @@ packages=(
   libelf-dev libdw-dev elfutils
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libfmt-dev                      # fmt::format: hex in messages and file names (host.cmake)
+  liblemon-dev                    # NetworkSimplex: the flow estimate's min-cost flow (analysis/calc)
   clang-format clang-tidy
   graphviz                        # dcpi report --html draws control-flow graphs with dot
   chromium                        # tests render the HTML report headless

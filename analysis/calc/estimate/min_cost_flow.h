@@ -1,7 +1,12 @@
-// A small minimum-cost flow solver (successive shortest paths with
-// Bellman-Ford/SPFA on the residual network), for flow_estimate.h. Real
-// (double) capacities, non-negative costs; the networks are one procedure's
-// CFG, tens to a few thousand arcs.
+// Minimum-cost flow for flow_estimate.h, solved by LEMON's NetworkSimplex
+// (Debian's liblemon-dev, LEMON 1.3.1; issue 31: our own successive
+// shortest paths took 20-60x DCPI's whole analysis). The interface takes
+// real (double) capacities, costs and supplies; NetworkSimplex requires
+// integers ("All input data ... must be integer", network_simplex.h), so
+// solve() scales flows and costs to int64 fixed point, each to ~2^-40 of the
+// network's largest value, small enough that no potential or flow can
+// overflow (min_cost_flow.cpp). Results are within that resolution of the
+// real-valued optimum's cost.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -10,36 +15,34 @@ namespace dcpi::calc {
 
 class MinCostFlow {
  public:
-  explicit MinCostFlow(size_t nodes) : out_(nodes), supply_(nodes, 0.0) {}
+  explicit MinCostFlow(size_t nodes) : supply_(nodes, 0.0) {}
 
-  // Returns the arc's id. `capacity` may be kUnbounded; `cost` >= 0.
+  // Returns the arc's id. `capacity` >= 0 or kUnbounded; `cost` any sign,
+  // but no cycle of unbounded arcs may have negative cost.
   size_t add_arc(size_t from, size_t to, double capacity, double cost);
   // Positive: the node must send this much; negative: it must receive it.
+  // Supplies and demands must balance (their sum is 0).
   void add_supply(size_t node, double amount) { supply_[node] += amount; }
   // Routes every supply to the demands at the least total cost. Returns
-  // false if some supply cannot reach a demand (supplies and demands must
-  // balance).
+  // false if that is impossible (a supply cannot reach a demand, or the
+  // supplies do not balance).
   bool solve();
-  double flow(size_t arc) const { return arcs_[2 * arc].flow; }
+  double flow(size_t arc) const { return flow_[arc]; }
+  // Σ cost · flow over the arcs, with the real (unscaled) costs.
+  double total_cost() const;
 
   static constexpr double kUnbounded = 1e300;
 
  private:
   struct Arc {
+    size_t from = 0;
     size_t to = 0;
     double capacity = 0;
     double cost = 0;
-    double flow = 0;
-    double residual() const { return capacity - flow; }
   };
-  // Arc 2k is the k-th added arc, 2k+1 its reverse (capacity 0, cost −cost):
-  // pushing along the reverse cancels flow on the forward arc.
-  size_t add_residual_pair(size_t from, size_t to, double capacity, double cost);
-  bool shortest_path(size_t source, size_t sink, std::vector<size_t>& via) const;
-
   std::vector<Arc> arcs_;
-  std::vector<std::vector<size_t>> out_;
   std::vector<double> supply_;
+  std::vector<double> flow_;
 };
 
 }  // namespace dcpi::calc

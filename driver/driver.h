@@ -9,6 +9,7 @@
 
 #include "firmware/control_block.h"
 #include "firmware/events.h"
+#include "firmware/load_map.h"
 #include "firmware/memory_map.h"
 #include "firmware/transfer_ring.h"
 #include "firmware/value_tuples.h"
@@ -53,6 +54,30 @@ void sampler_stop();
 // classic delivery, INT_PERFCTR with a1 = the overflow bits
 // (firmware/ev5_counters.h), from the kernel's interrupt entry at IPL 6.
 void event_counter_interrupt(uint64_t overflowed, uint64_t pc);
+
+// Counting mode (issue 26 item 4, `dcpi stat`; the ev5 machine's counter 2):
+// each event of `events` (up to kCountSlots, in Event order: slot i is the
+// i-th) counted in user mode, time-multiplexed by the scheduler tick when
+// there are several. 0 turns counting off. Returns a ControlStatus
+// (kControlUncountableEvent on the `qemu` machine or for an event counter 2
+// cannot count). Boot CPU, before processes run.
+int64_t counting_configure(EventSet events);
+bool counting_active();
+uint32_t counting_events(uint16_t* events);  // the slots' events; returns how many
+// What this CPU counted since its last take.
+struct CountDelta {
+  uint64_t count[kCountSlots];
+  uint64_t counted_cycles[kCountSlots];  // time each slot's event was selected
+  uint64_t cycles;                       // all the time between the takes
+};
+// Adds this CPU's counts since its last take to *into (nullptr: drops them)
+// and restarts them: the kernel calls it at every context switch for the
+// thread leaving the CPU (and at a thread's exit), at IPL >= 5.
+void counting_take(CountDelta* into);
+// Every scheduler tick on every CPU: rotates counter 2's event when several.
+void counting_tick();
+// From event_counter_interrupt: true when counting mode took the overflow.
+bool counting_overflow(uint64_t overflowed);
 
 // The scheduler tells the driver which process now runs on this CPU (called
 // with interrupts at IPL >= 5 on every context switch; pid 0 = kernel/idle).

@@ -233,6 +233,7 @@ void apply_config(CpuHot& hot) {
 // IPL 6, so atomic with counter 0's handler): one sample of the event it
 // counts at the interrupted PC, the instruction the event belongs to.
 void event_counter_interrupt(uint64_t overflowed, uint64_t pc) {
+  if (counting_overflow(overflowed)) return;  // counting mode: no sample (event_counting.cpp)
   CpuHot& hot = cpu_hot(pal::whami());
   const CpuAux& aux = g_aux[hot.cpu];
   if ((overflowed & EV5_OVERFLOW_CTR2) && aux.ctr2_count)

@@ -75,6 +75,10 @@
 #define EV5_OVERFLOW_COUNTERS 0x6
 #define EV5_HAS_EVENT_COUNTERS_SHIFT 63
 #define EV5_IPR_OVERFLOW 248
+/* mfpr 247 (ours, qemu_plugin_set_read_word in the QEMU patch): counters 1
+ * and 2 in their value fields, as the model had them at the last
+ * `call_pal wrperfmon` with a0 = 5 (read); PALcode ORs them into v0. */
+#define EV5_IPR_READ 247
 #define EV5_PAL_VECTOR_COUNTER 0x0500
 
 #endif

@@ -6,6 +6,7 @@
 // daemon forwards them through the transfer ring (kLoadMap records). Layout
 // written once for the guest (writer) and hostdump (reader).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace dcpi {
@@ -32,6 +33,10 @@ enum class LoadKind : uint32_t {
   kThreadName = 8,  // thread `pid` of process `parent_pid` is now called `path` (prctl)
   kThreadExit = 9,  // thread `pid` of process `parent_pid` ended (exit_status: its status)
   kCommand = 10,    // process `pid` runs with argv[0] = `path` (after kExec)
+  // Counting mode (issue 26 item 4, `dcpi stat`): process `pid`'s virtual
+  // counters at its end, just before its kExit. A CountsRecord, not a
+  // LoadMapRecord: it has no path.
+  kCounts = 11,
 };
 
 // A PC in [load_address, load_address + size) of process pid (any pid for
@@ -51,6 +56,40 @@ struct LoadMapRecord {
   char path[kImagePathMax];  // NUL-terminated
 };
 static_assert(sizeof(LoadMapRecord) == 256);
+
+// Counting mode's per-process totals (issue 26 item 4). The R10000 paper's
+// (seed 003) virtual counters: 64 bits per event per process, saved and
+// restored at each context switch by the kernel; IRIX's rule adds a waited-for
+// child's totals (its own and its children's) to its parent's children
+// totals. `counted_cycles` is the time an event was selected on its counter
+// while the process ran (the multiplexing share); `cycles` the process's
+// whole time while counting (its threads' run time, kernel mode included).
+inline constexpr uint32_t kCountSlots = 5;  // counter 2's events, imiss..dtbmiss
+struct CountSlot {
+  uint64_t count;  // user-mode events (KILLK, KILLP set)
+  uint64_t counted_cycles;
+  uint64_t child_count;
+  uint64_t child_counted_cycles;
+};
+static_assert(sizeof(CountSlot) == 32);
+struct CountsRecord {
+  uint32_t kind;  // LoadKind::kCounts
+  uint32_t pid;   // the process (thread group id)
+  uint64_t cycles;
+  uint64_t child_cycles;
+  uint64_t children;  // waited-for descendants whose totals are in child_*
+  uint64_t time;      // RPCC when recorded (LoadMapRecord::time)
+  uint64_t reserved0;
+  uint32_t parent_pid;
+  uint16_t slots;                // slots in use
+  uint16_t events[kCountSlots];  // dcpi::Event of each slot
+  CountSlot slot[kCountSlots];
+  uint8_t reserved2[32];
+};
+static_assert(sizeof(CountsRecord) == sizeof(LoadMapRecord));
+static_assert(offsetof(CountsRecord, time) == offsetof(LoadMapRecord, time));
+static_assert(offsetof(CountsRecord, parent_pid) == offsetof(LoadMapRecord, parent_pid));
+static_assert(offsetof(CountsRecord, slot) == 64);
 
 // At kernel symbol `dcpi_load_map`: record i is records[i % capacity].
 struct alignas(64) LoadMap {

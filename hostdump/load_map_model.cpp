@@ -54,6 +54,11 @@ const LoadMapModel::Mapping* LoadMapModel::find(const std::vector<Mapping>& mapp
 
 bool LoadMapModel::apply(const LoadMapRecord& record) {
   const auto kind = static_cast<LoadKind>(record.kind);
+  if (kind == LoadKind::kCounts) {  // counting mode (issue 26 item 4): no path
+    const bool ok = apply_counts_record(record);
+    ++(ok ? applied_records_ : rejected_records_);
+    return ok;
+  }
   if (kind == LoadKind::kExit || kind == LoadKind::kFork || kind == LoadKind::kThread ||
       kind == LoadKind::kThreadName || kind == LoadKind::kThreadExit ||
       kind == LoadKind::kCommand) {

@@ -84,6 +84,7 @@ class LoadMapModel {
 
   uint32_t intern_image(const LoadMapRecord& record);
   bool apply_table_record(const LoadMapRecord& record);
+  bool apply_counts_record(const LoadMapRecord& record);  // kCounts (CountsRecord)
   void note_program(const LoadMapRecord& record);
   static void insert_mapping(std::vector<Mapping>& mappings, const Mapping& mapping);
   static const Mapping* find(const std::vector<Mapping>& mappings, uint64_t pc);

@@ -2,6 +2,7 @@
 // kFork, kExec, kCommand, kExit and kThread, kThreadName, kThreadExit).
 #include <cstring>
 
+#include "firmware/events.h"
 #include "hostdump/load_map_model.h"
 
 namespace dcpi {
@@ -97,6 +98,22 @@ bool LoadMapModel::apply_table_record(const LoadMapRecord& record) {
     default:
       return false;
   }
+}
+
+// kCounts (issue 26 item 4): a process's virtual counters at its end.
+bool LoadMapModel::apply_counts_record(const LoadMapRecord& as_load_map) {
+  CountsRecord record;
+  std::memcpy(&record, &as_load_map, sizeof record);
+  if (record.pid == 0 || record.slots > kCountSlots) return false;
+  ProcessCounts counts{record.cycles, record.child_cycles, record.children, {}};
+  for (uint32_t i = 0; i < record.slots; ++i) {
+    if (record.events[i] >= static_cast<uint16_t>(Event::kCount)) return false;
+    const CountSlot& s = record.slot[i];
+    const EventCount count{s.count, s.counted_cycles, s.child_count, s.child_counted_cycles};
+    if (!counts.events.emplace(kEventNames[record.events[i]], count).second) return false;
+  }
+  process_entry(table_, record.pid, record.parent_pid, record.time).counts = std::move(counts);
+  return true;
 }
 
 }  // namespace dcpi

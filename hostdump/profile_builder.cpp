@@ -187,6 +187,8 @@ bool ProfileBuilder::holds_nothing(uint64_t number, const PendingEpoch& pending)
     if (const auto interrupts = stats.find("interrupts");
         interrupts != stats.end() && interrupts->second != 0)
       return false;  // the driver sampled: its counts are worth keeping
+  for (const auto& [pid, process] : load_map_.processes().processes)
+    if (process.counts) return false;  // counting mode (dcpi stat): the counts are the result
   return !written_epochs_.count(number) && m.samples == 0 && m.records_rejected == 0 &&
          m.records_lost == 0 && m.ring_records_dropped == 0 && m.ring_samples_dropped == 0 &&
          (value == values.end() || value->first.epoch != number);

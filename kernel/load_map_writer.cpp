@@ -74,14 +74,18 @@ bool load_map_read(uint64_t i, dcpi::LoadMapRecord* record) {
 }
 
 void load_map_print() {
-  static const char* const kinds[] = {"?",           "exec",        "exit",   "kernel",
-                                      "palcode",     "map",         "fork",   "thread",
-                                      "thread-name", "thread-exit", "command"};
+  static const char* const kinds[] = {"?",           "exec",        "exit",    "kernel",
+                                      "palcode",     "map",         "fork",    "thread",
+                                      "thread-name", "thread-exit", "command", "counts"};
   constexpr uint32_t kLastKind = sizeof kinds / sizeof kinds[0] - 1;
   const uint64_t count = load_map_count();
   for (uint64_t i = 0; i < count; ++i) {
     dcpi::LoadMapRecord r;
     if (!load_map_read(i, &r)) continue;
+    if (r.kind == static_cast<uint32_t>(dcpi::LoadKind::kCounts)) {  // no path (CountsRecord)
+      kprintf("dcpi-kernel: loadmap %lu counts pid=%u parent=%u\n", i, r.pid, r.parent_pid);
+      continue;
+    }
     char id[2 * dcpi::kBuildIdMax + 1];
     const char digits[] = "0123456789abcdef";
     for (uint32_t k = 0; k < r.build_id_bytes; ++k) {

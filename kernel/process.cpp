@@ -184,6 +184,42 @@ void report_init_exit(int64_t wait_status) {
   if (halt_after_init) pal::halt();
 }
 
+// Counting mode (issue 26 item 4): the process's virtual counters, own and
+// its waited-for children's, for the host (firmware/load_map.h kCounts).
+void append_counts_record(const Process* leader) {
+  if (!dcpi::driver::counting_active() || leader->group == nullptr) return;
+  const ThreadGroup& group = *leader->group;
+  dcpi::CountsRecord record{};
+  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kCounts);
+  record.pid = leader->tgid;
+  record.parent_pid = leader->parent_pid;
+  uint16_t events[dcpi::kCountSlots];
+  record.slots = static_cast<uint16_t>(dcpi::driver::counting_events(events));
+  for (uint32_t i = 0; i < record.slots; ++i) {
+    record.events[i] = events[i];
+    record.slot[i] = {group.counts.count[i], group.counts.counted_cycles[i],
+                      group.child_counts.count[i], group.child_counts.counted_cycles[i]};
+  }
+  record.cycles = group.counts.cycles;
+  record.child_cycles = group.child_counts.cycles;
+  record.children = group.counted_children;
+  dcpi::LoadMapRecord as_load_map;
+  __builtin_memcpy(&as_load_map, &record, sizeof record);
+  load_map_append(as_load_map);
+}
+
+// IRIX's rule: a reaped child's totals, its own and its children's, go to
+// its parent's children totals.
+void add_child_counts(ThreadGroup& parent, const ThreadGroup& child) {
+  for (uint32_t i = 0; i < dcpi::kCountSlots; ++i) {
+    parent.child_counts.count[i] += child.counts.count[i] + child.child_counts.count[i];
+    parent.child_counts.counted_cycles[i] +=
+        child.counts.counted_cycles[i] + child.child_counts.counted_cycles[i];
+  }
+  parent.child_counts.cycles += child.counts.cycles + child.child_counts.cycles;
+  parent.counted_children += 1 + child.counted_children;
+}
+
 void append_exit_record(const Process* leader, int64_t wait_status) {
   dcpi::LoadMapRecord record{};
   record.kind = static_cast<uint32_t>(dcpi::LoadKind::kExit);
@@ -446,6 +482,7 @@ void exit_thread(int64_t wait_status) {
   Process* leader;
   {
     IrqLockGuard guard(sched::lock);
+    sched::take_counts(self);  // its last user events, before its process's kCounts
     last = --group->threads == 0;
     status = group->exiting ? group->exit_status : wait_status;
     leader = find_process_locked(self->tgid);
@@ -454,6 +491,7 @@ void exit_thread(int64_t wait_status) {
   record_thread(dcpi::LoadKind::kThreadExit, self, status);
   if (last) locks::release(nullptr, self->tgid);  // its record locks, on every file
   if (last && leader != nullptr) {
+    append_counts_record(leader);
     append_exit_record(leader, status);
     if (is_init(self->tgid)) report_init_exit(status);
   }
@@ -507,6 +545,8 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
       const int64_t reaped = child.pid;
       *status = child.wait_status;
       self->child_cycles += child.run_cycles + child.child_cycles;
+      if (self->group != nullptr && child.group != nullptr)
+        add_child_counts(*self->group, *child.group);
       build::release_slot(&child);
       return reaped;
     }

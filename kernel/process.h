@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "driver/driver.h"
 #include "firmware/contexts_format.h"
 #include "firmware/load_map.h"
 #include "kernel/address_space.h"
@@ -107,6 +108,11 @@ struct ThreadGroup {
   // The working directory (chdir; inherited by fork, shared by threads as
   // with CLONE_FS): absolute and normalized, "" for "/".
   char cwd[256];
+  // Counting mode (issue 26 item 4): the virtual counters of its threads,
+  // and of its waited-for children (IRIX's rule, seed 003).
+  dcpi::driver::CountDelta counts;
+  dcpi::driver::CountDelta child_counts;
+  uint64_t counted_children;
 };
 
 struct alignas(64) Process {

@@ -65,6 +65,14 @@ void start(const Options& options) {
       kprintf("dcpi-kernel: events %#x refused (status %ld); sampling cycles\n", options.events,
               status);
   }
+  if (options.count_events != 0) {  // dcpi stat (issue 26 item 4)
+    const int64_t status = dcpi::driver::counting_configure(options.count_events);
+    if (status == dcpi::kControlOk)
+      kprintf("dcpi-kernel: counting events 0x%x per process\n", options.count_events);
+    else
+      kprintf("dcpi-kernel: count=0x%x refused (status %ld): not counting\n", options.count_events,
+              status);
+  }
   if (options.serial) dcpi::driver::set_serial_transport(true);
   if (options.value_capture_bad)
     kprintf("dcpi-kernel: vcapture= not understood; capturing the default (tor)\n");
@@ -114,6 +122,7 @@ void ipi() {
 }
 
 void tick() {
+  dcpi::driver::counting_tick();  // counting mode's multiplexing (every CPU)
   if (pal::whami() != kDaemonCpu) return;
   dcpi_guest_cycles = clock::cycles();  // also keeps the 64-bit extension fresh
   if (++ticks % kWakeEveryTicks == 0) wake();

@@ -101,6 +101,14 @@ void finish_switch() {
   if (uses_fp(self)) fp_restore(self->fp);
 }
 
+// Counting mode (issue 26 item 4): what this CPU counted for `p` since it
+// came in is saved in its process's virtual counters.
+void take_counts(Process* p) {
+  if (!dcpi::driver::counting_active()) return;
+  dcpi::driver::counting_take(p->group != nullptr && !p->kernel_thread ? &p->group->counts
+                                                                       : nullptr);
+}
+
 void schedule_locked() {
   const uint32_t cpu = static_cast<uint32_t>(pal::whami());
   Process* prev = running[cpu];
@@ -118,6 +126,7 @@ void schedule_locked() {
   running[cpu] = next;
   previous[cpu] = prev;
   if (uses_fp(prev)) fp_save(prev->fp);
+  take_counts(prev);
   // Samples name the thread (DCPI §4.2.1's PID key holds the tid, issue 29):
   // the load map's kThread records tell the host its process.
   dcpi::driver::sampler_context_switch(next->pid);

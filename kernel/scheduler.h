@@ -22,6 +22,9 @@ void make_ready_locked(Process* p);
 // Gives the CPU away: re-queues the current thread if it is still running,
 // switches to the next one. Returns (with `lock` held) when it runs again.
 void schedule_locked();
+// Counting mode (issue 26 item 4): adds what this CPU counted since the last
+// take to `p`'s process (at every switch, and at a thread's exit). IPL >= 5.
+void take_counts(Process* p);
 // Blocks the current thread (with `lock` held) until someone makes it ready
 // or, if `deadline` (cycles) is not 0, until the tick after it passes;
 // interruptible: a signal wakes it too. Returns with `lock` held.

@@ -44,6 +44,7 @@
 #define prUnique	10
 #define prUsp		12
 #define prCounterWord	EV5_IPR_OVERFLOW /* ev5 machine: counters 1-2 overflow word (firmware/ev5_counters.h) */
+#define prCounterRead	EV5_IPR_READ /* ev5 machine: counters 1-2 values, set at wrperfmon 5 */
 #define prVmtime	249
 #define prAlarm		251
 #define prHalt		252
@@ -894,7 +895,13 @@ pal_perfmon_read:
 	CTR0_COUNT p2, v0
 1:	zapnot	v0, 3, v0
 	sll	v0, PERFMON_CTR0_SHIFT, v0
-	hw_rei
+	/* ev5: counters 1 and 2 live in the model, which set their fields
+	 * (47:32, 29:16) in mfpr 247 at this call_pal (issue 26 item 4). */
+	mfpr	p2, prCounterWord	/* bit 63: the machine has counters 1-2 */
+	bge	p2, 2f
+	mfpr	p2, prCounterRead
+	or	v0, p2, v0
+2:	hw_rei
 
 pal_perfmon_enable_clear:
 	blbc	a1, pal_perfmon_done

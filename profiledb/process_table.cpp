@@ -61,6 +61,43 @@ bool parse_thread(const std::vector<std::string_view>& f, ThreadEntry* t) {
          t->end.has_value() == t->status.has_value() && clean(f[6]) && (t->name.assign(f[6]), true);
 }
 
+// "counts" and "count" lines (version 2) of a process already listed.
+bool parse_counts(const std::vector<std::string_view>& f, ProcessTable& table) {
+  uint32_t pid = 0;
+  if (f.size() != 5 || !parse_number(f[1], &pid)) return false;
+  const auto process = table.processes.find(pid);
+  if (process == table.processes.end() || process->second.counts) return false;
+  ProcessCounts counts;
+  if (!parse_number(f[2], &counts.cycles) || !parse_number(f[3], &counts.child_cycles) ||
+      !parse_number(f[4], &counts.children))
+    return false;
+  process->second.counts = counts;
+  return true;
+}
+
+bool parse_count(const std::vector<std::string_view>& f, ProcessTable& table) {
+  uint32_t pid = 0;
+  EventCount e;
+  if (f.size() != 7 || !parse_number(f[1], &pid) || f[2].empty() || !clean(f[2]) ||
+      !parse_number(f[3], &e.count) || !parse_number(f[4], &e.counted_cycles) ||
+      !parse_number(f[5], &e.child_count) || !parse_number(f[6], &e.child_counted_cycles))
+    return false;
+  const auto process = table.processes.find(pid);
+  if (process == table.processes.end() || !process->second.counts) return false;
+  return process->second.counts->events.emplace(std::string(f[2]), e).second;
+}
+
+std::string counts_text(uint32_t pid, const ProcessCounts& c) {
+  const std::string id = std::to_string(pid);
+  std::string text = "counts\t" + id + '\t' + std::to_string(c.cycles) + '\t' +
+                     std::to_string(c.child_cycles) + '\t' + std::to_string(c.children) + '\n';
+  for (const auto& [name, e] : c.events)
+    text += "count\t" + id + '\t' + field_text(name) + '\t' + std::to_string(e.count) + '\t' +
+            std::to_string(e.counted_cycles) + '\t' + std::to_string(e.child_count) + '\t' +
+            std::to_string(e.child_counted_cycles) + '\n';
+  return text;
+}
+
 }  // namespace
 
 uint32_t ProcessTable::process_of(uint32_t tid) const {
@@ -84,11 +121,15 @@ void ProcessTable::merge(const ProcessTable& newer) {
 }
 
 std::string encode_process_table(const ProcessTable& table) {
-  std::string text = std::string(kProcessTableMagicLine) + '\n';
-  for (const auto& [pid, p] : table.processes)
+  bool counted = false;
+  for (const auto& [pid, p] : table.processes) counted |= p.counts.has_value();
+  std::string text = std::string(counted ? kProcessTableMagicLine2 : kProcessTableMagicLine) + '\n';
+  for (const auto& [pid, p] : table.processes) {
     text += "process\t" + std::to_string(pid) + '\t' + std::to_string(p.parent) + '\t' +
             std::to_string(p.start) + '\t' + optional_text(p.end) + '\t' + optional_text(p.status) +
             '\t' + field_text(p.program) + '\t' + field_text(p.command) + '\n';
+    if (p.counts) text += counts_text(pid, *p.counts);
+  }
   for (const auto& [tid, t] : table.threads)
     text += "thread\t" + std::to_string(tid) + '\t' + std::to_string(t.pid) + '\t' +
             std::to_string(t.start) + '\t' + optional_text(t.end) + '\t' + optional_text(t.status) +
@@ -99,7 +140,9 @@ std::string encode_process_table(const ProcessTable& table) {
 ProcessTable decode_process_table(std::string_view text, const std::string& path) {
   const size_t crc_line = checked_crc_body(text, path, "process table").size();
   const std::string magic = std::string(kProcessTableMagicLine) + '\n';
-  if (!text.starts_with(magic))
+  const std::string magic2 = std::string(kProcessTableMagicLine2) + '\n';
+  const bool version2 = text.starts_with(magic2);
+  if (!text.starts_with(magic) && !version2)
     throw ProfileFormatError(path, 0, "not a process table (or unsupported version)");
   ProcessTable table;
   for (size_t position = magic.size(); position < crc_line;) {
@@ -111,6 +154,12 @@ ProcessTable decode_process_table(std::string_view text, const std::string& path
       if (!table.processes.emplace(process.pid, process).second)
         throw ProfileFormatError(path, position,
                                  "process " + std::to_string(process.pid) + " listed twice");
+    } else if (version2 && fields[0] == "counts") {
+      if (!parse_counts(fields, table))
+        throw ProfileFormatError(path, position, "malformed or misplaced counts line");
+    } else if (version2 && fields[0] == "count") {
+      if (!parse_count(fields, table))
+        throw ProfileFormatError(path, position, "malformed or misplaced count line");
     } else if (fields[0] == "thread" && parse_thread(fields, &thread)) {
       if (!table.threads.emplace(thread.tid, thread).second)
         throw ProfileFormatError(path, position,

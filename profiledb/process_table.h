@@ -16,14 +16,34 @@
 
 namespace dcpi {
 
+// Counting mode's virtual counters of one process for one event (issue 26
+// item 4; firmware/load_map.h CountsRecord): its own user-mode events and
+// its waited-for children's, each with the cycles the event was counted.
+struct EventCount {
+  uint64_t count = 0;
+  uint64_t counted_cycles = 0;
+  uint64_t child_count = 0;
+  uint64_t child_counted_cycles = 0;
+  auto operator<=>(const EventCount&) const = default;
+};
+
+struct ProcessCounts {
+  uint64_t cycles = 0;                       // the process's time while counting (kernel mode too)
+  uint64_t child_cycles = 0;                 // its waited-for descendants'
+  uint64_t children = 0;                     // how many descendants' totals are in child_*
+  std::map<std::string, EventCount> events;  // by event name (firmware/events.h)
+  auto operator<=>(const ProcessCounts&) const = default;
+};
+
 struct ProcessEntry {
   uint32_t pid = 0;
-  uint32_t parent = 0;            // 0: the kernel started it
-  uint64_t start = 0;             // guest cycle of its fork or first exec
-  std::optional<uint64_t> end;    // guest cycle of its exit; none while it ran
-  std::optional<int64_t> status;  // Linux wait status at its exit
-  std::string program;            // path of the program it ran last (execve)
-  std::string command;            // that program's argv[0]
+  uint32_t parent = 0;                  // 0: the kernel started it
+  uint64_t start = 0;                   // guest cycle of its fork or first exec
+  std::optional<uint64_t> end;          // guest cycle of its exit; none while it ran
+  std::optional<int64_t> status;        // Linux wait status at its exit
+  std::string program;                  // path of the program it ran last (execve)
+  std::string command;                  // that program's argv[0]
+  std::optional<ProcessCounts> counts;  // counting mode (dcpi stat) only
   auto operator<=>(const ProcessEntry&) const = default;
 };
 
@@ -55,10 +75,16 @@ struct ProcessTable {
 
 inline constexpr const char* kProcessTableName = "processes";
 inline constexpr const char* kProcessTableMagicLine = "dcpi-processes 1";
+// Version 2 adds counting mode's lines; written only when a process has
+// counts, so a table without them stays readable by version-1 readers.
+inline constexpr const char* kProcessTableMagicLine2 = "dcpi-processes 2";
 
 // Text: the magic line, then
 //   process\tPID\tPARENT\tSTART\tEND\tSTATUS\tPROGRAM\tCOMMAND
 //   thread\tTID\tPID\tSTART\tEND\tSTATUS\tNAME
+// and in version 2, for a process counted (dcpi stat), after its process line:
+//   counts\tPID\tCYCLES\tCHILD_CYCLES\tCHILDREN
+//   count\tPID\tEVENT\tCOUNT\tCOUNTED_CYCLES\tCHILD_COUNT\tCHILD_COUNTED_CYCLES
 // (END and STATUS "-" until it ended; ids ascending), then "crc32c XXXXXXXX"
 // over the preceding bytes. Tabs, newlines and other control characters in
 // strings are written as '?'.

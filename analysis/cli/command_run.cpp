@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "analysis/cli/commands.h"
 #include "analysis/cli/console_echo.h"
 #include "analysis/cli/report_options.h"
+#include "analysis/cli/run_execution.h"
 #include "analysis/reports/json_writer.h"
 #include "firmware/call_chains.h"
 #include "firmware/events.h"
@@ -488,7 +490,13 @@ void print_summary(const RunRequest& run, const RunResult& result, const Workloa
 
 }  // namespace
 
-int run_run_command(const std::vector<std::string>& all_arguments) {
+// dcpi run's whole run: options, bundling, the boot and pull loop; `prepare`
+// adjusts the request before the boot (dcpi stat: counting instead of
+// sampling), `extra_flags` are the caller's own flags. nullopt when only the
+// QEMU command was printed.
+std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_arguments,
+                                       const std::function<void(RunRequest&)>& prepare,
+                                       bool summary) {
   std::vector<std::string> arguments = all_arguments;
   const std::optional<ProgramCommand> program_command = take_program_command(arguments);
   for (std::string& argument : arguments)  // perf's spelling (issue 28)
@@ -512,6 +520,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
         "paths", "call-graph"}});
   RunRequest run = parse_run_options(options);
   for (const GuestOutput& output : outputs) run.outputs.push_back(output.guest);
+  if (prepare) prepare(run);
   std::unique_ptr<BundledInitrd> bundled;
   if (program_command) {
     if (options.value("mix") || options.value("workloads") || options.flag("print-qemu-command"))
@@ -530,7 +539,7 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   if (bundled) bundled->apply_to(run);  // its initrd and mix; its images with their host files
   if (options.flag("print-qemu-command")) {
     std::cout << shell_quoted(qemu_command_for(run)) << '\n';
-    return 0;
+    return std::nullopt;
   }
   // The program's output to stdout (stderr under --json, whose stdout is the
   // summary), the system's and dcpi's to stderr unless --quiet (issue 30).
@@ -540,28 +549,40 @@ int run_run_command(const std::vector<std::string>& all_arguments) {
   std::ostream console(&splitter);
   run.console = &console;
   if (!quiet) run.progress = &std::cerr;
-  const RunResult result = run_profiled_workload(run);
+  FinishedRun finished{run, run_profiled_workload(run), {}, 0};
+  const RunResult& result = finished.result;
   splitter.flush_partial();
   if (result.stop_signal != 0) {  // the shell's convention: 128 + the signal
     std::cerr << "dcpi run: " << result.stop_reason << "; the " << result.totals.samples
               << " samples pulled before it are stored in " << run.database.string() << '\n';
-    return 128 + result.stop_signal;
+    finished.exit_status = 128 + result.stop_signal;
+    return finished;
   }
   // The verdicts come from the host channel, never from the console a
   // profiled program writes to (issue 30).
-  const WorkloadOutcome outcome = read_workload_outcome(result.host_messages);
-  print_summary(run, result, outcome, options.flag("json"));
+  finished.outcome = read_workload_outcome(result.host_messages);
+  const WorkloadOutcome& outcome = finished.outcome;
+  if (summary) print_summary(run, result, outcome, options.flag("json"));
   const bool outputs_written = write_guest_outputs(result.host_messages, outputs, std::cerr);
   // -- PROGRAM: the program's own status, like perf record ./a.out (issue 15);
   // any other failure init reports fails the run too.
   if (bundled && !bundled->guest_programs().empty()) {
     const int status =
         programs_exit_status(result.host_messages, bundled->guest_programs(), std::cerr);
-    if (status != 0 || !outcome.failed()) return status != 0 ? status : outputs_written ? 0 : 1;
+    if (status != 0 || !outcome.failed()) {
+      finished.exit_status = status != 0 ? status : outputs_written ? 0 : 1;
+      return finished;
+    }
   }
   for (const std::string& failure : outcome.failures)
     std::cerr << "dcpi run: the workload failed: " << failure << '\n';
-  return outcome.failed() || !outputs_written ? 1 : 0;
+  finished.exit_status = outcome.failed() || !outputs_written ? 1 : 0;
+  return finished;
+}
+
+int run_run_command(const std::vector<std::string>& arguments) {
+  const std::optional<FinishedRun> finished = execute_run(arguments, nullptr, true);
+  return finished ? finished->exit_status : 0;
 }
 
 }  // namespace dcpi

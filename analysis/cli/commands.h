@@ -18,6 +18,8 @@ struct Command {
 int run_ingest_command(const std::vector<std::string>& arguments);
 int run_run_command(const std::vector<std::string>& arguments);
 extern const std::string_view kRunUsage;
+int run_stat_command(const std::vector<std::string>& arguments);
+extern const std::string_view kStatUsage;
 extern const std::string_view kIngestUsage;
 int run_db_command(const std::vector<std::string>& arguments);
 extern const std::string_view kDbUsage;

@@ -49,6 +49,8 @@ struct RunRequest {
   // the driver's default (cycles); with events_mux, time-multiplexed.
   uint32_t events = 0;
   bool events_mux = false;
+  // dcpi stat (issue 26 item 4): counting mode's events (kernel count=), 0: off.
+  uint32_t count_events = 0;
   // The machine whose time the guest runs on, recorded with every epoch of
   // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
   std::string timing_machine{kMachineQemu};

@@ -17,6 +17,8 @@ field counts but leaves value checks to the C++ reader (unit-tested there).
     truth.maps: [(pid, generation, load, size, link, build-id, path)]
     truth.pc_events[name][pc] (version 6: each counter event per PC, every
     space summed; truth.events[name] is their whole-run sum)
+    truth.space_events[(pid, generation)][name]: that space's user-mode
+    events (its pcevent lines summed; what dcpi stat counts per process)
 """
 import os
 import re
@@ -62,6 +64,7 @@ class Truth:
         self.spaces = {}  # (pid, generation) -> {pc: executions}: version 5
         self.maps = []  # (pid, generation, load, size, link, build-id, path): version 5
         self.pc_events = {}  # name -> {pc: count}: version 6
+        self.space_events = {}  # (pid, generation) -> {name: count}: version 6
 
 
 def records(path):
@@ -115,6 +118,7 @@ def read(path):
     truth = Truth()
     truth.version = version(path)
     space = None
+    space_key = None
     for _, kind, fields, _ in records(path):
         if kind == "image":
             truth.images.append((fields[0], fields[1]))
@@ -128,7 +132,8 @@ def read(path):
             if space is not None:
                 space[pc] = space.get(pc, 0) + int(fields[1])
         elif kind == "space":
-            space = truth.spaces.setdefault((int(fields[0]), int(fields[1])), {})
+            space_key = (int(fields[0]), int(fields[1]))
+            space = truth.spaces.setdefault(space_key, {})
         elif kind == "map":
             truth.maps.append((int(fields[0]), int(fields[1]), int(fields[2], 16),
                                int(fields[3], 16), int(fields[4], 16), fields[5], fields[6]))
@@ -147,6 +152,9 @@ def read(path):
             per = truth.pc_events.setdefault(fields[1], {})
             pc = int(fields[0], 16)
             per[pc] = per.get(pc, 0) + int(fields[2])
+            if space_key is not None:
+                events = truth.space_events.setdefault(space_key, {})
+                events[fields[1]] = events.get(fields[1], 0) + int(fields[2])
         elif kind == "visible":
             pc = int(fields[0], 16)
             truth.visible[pc] = truth.visible.get(pc, 0) + int(fields[1])

@@ -16,6 +16,7 @@
 #include "analysis/samples/process_listing.h"
 #include "analysis/samples/profile_table.h"
 #include "firmware/crc32c.h"
+#include "firmware/events.h"
 #include "hostdump/load_map_model.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
@@ -51,6 +52,53 @@ TEST(ProcessTable, RoundTripsWithControlCharactersReplaced) {
   EXPECT_EQ(expected.program_name(3), "threads");
 }
 
+// Counting mode (issue 26 item 4): version 2 only when a process has counts.
+TEST(ProcessTable, CountsRoundTripInVersion2) {
+  ProcessTable table = sample_table();
+  ProcessCounts counts{5000, 700, 2, {}};
+  counts.events["dmiss"] = {123, 4000, 45, 600};
+  counts.events["imiss"] = {0, 1000, 0, 100};
+  table.processes[3].counts = counts;
+  const std::string text = encode_process_table(table);
+  EXPECT_TRUE(text.starts_with("dcpi-processes 2\n"));
+  EXPECT_TRUE(contains(text, "count\t3\tdmiss\t123\t4000\t45\t600\n"));
+  ProcessTable expected = table;
+  expected.processes[7].program = "/bin/odd?name";
+  EXPECT_EQ(decode_process_table(text, "processes"), expected);
+}
+
+// The kCounts load-map record fills the counts of its process.
+TEST(ProcessTable, CountsRecordFillsTheTable) {
+  CountsRecord record{};
+  record.kind = static_cast<uint32_t>(LoadKind::kCounts);
+  record.pid = 9;
+  record.parent_pid = 1;
+  record.cycles = 1000;
+  record.child_cycles = 10;
+  record.children = 1;
+  record.slots = 2;
+  record.events[0] = static_cast<uint16_t>(Event::kIMiss);
+  record.events[1] = static_cast<uint16_t>(Event::kDMiss);
+  record.slot[0] = {11, 500, 1, 5};
+  record.slot[1] = {22, 500, 2, 5};
+  LoadMapRecord as_load_map;
+  std::memcpy(&as_load_map, &record, sizeof record);
+  LoadMapModel model;
+  EXPECT_TRUE(model.apply(as_load_map));
+  const ProcessEntry& entry = model.processes().processes.at(9);
+  ASSERT_TRUE(entry.counts.has_value());
+  EXPECT_EQ(entry.counts->cycles, 1000u);
+  EXPECT_EQ(entry.counts->events.at("imiss"), (EventCount{11, 500, 1, 5}));
+  EXPECT_EQ(entry.counts->events.at("dmiss"), (EventCount{22, 500, 2, 5}));
+  record.slots = kCountSlots + 1;  // damaged: refused, not read past the slots
+  std::memcpy(&as_load_map, &record, sizeof record);
+  EXPECT_FALSE(model.apply(as_load_map));
+  record.slots = 1;
+  record.events[0] = 200;  // no such event
+  std::memcpy(&as_load_map, &record, sizeof record);
+  EXPECT_FALSE(model.apply(as_load_map));
+}
+
 TEST(ProcessTable, RejectsDamageWithOneLine) {
   const std::string text = encode_process_table(sample_table());
   auto problem = [](const std::string& bytes) {
@@ -72,7 +120,19 @@ TEST(ProcessTable, RejectsDamageWithOneLine) {
     return body + "crc32c " + crc + "\n";
   };
   const std::string magic = "dcpi-processes 1\n";
-  EXPECT_TRUE(contains(problem(resealed("dcpi-processes 2\n")), "unsupported version"));
+  EXPECT_TRUE(contains(problem(resealed("dcpi-processes 3\n")), "unsupported version"));
+  // Counting lines only in version 2, after their process, once each.
+  EXPECT_TRUE(
+      contains(problem(resealed(magic + "process\t3\t0\t1\t-\t-\tp\tc\ncounts\t3\t1\t0\t0\n")),
+               "malformed"));
+  const std::string magic2 = "dcpi-processes 2\n", p3 = "process\t3\t0\t1\t-\t-\tp\tc\n";
+  EXPECT_TRUE(contains(problem(resealed(magic2 + "counts\t3\t1\t0\t0\n" + p3)), "misplaced"));
+  EXPECT_TRUE(
+      contains(problem(resealed(magic2 + p3 + "count\t3\tdmiss\t1\t1\t0\t0\n")), "misplaced"));
+  EXPECT_TRUE(contains(problem(resealed(magic2 + p3 + "counts\t3\t1\t0\t0\ncounts\t3\t1\t0\t0\n")),
+                       "misplaced"));
+  EXPECT_EQ(problem(resealed(magic2 + p3 + "counts\t3\t9\t0\t0\ncount\t3\tdmiss\t1\t9\t0\t0\n")),
+            "accepted");
   EXPECT_TRUE(contains(problem(resealed(magic + "process\t3\t0\t1\t-\t0\tp\tc\n")), "malformed"));
   EXPECT_TRUE(contains(problem(resealed(magic + "thread\t0\t3\t1\t-\t-\tn\n")), "malformed"));
   EXPECT_TRUE(contains(problem(resealed(magic + "thread\t4\t3\t01\t-\t-\tn\n")), "malformed"));

@@ -363,6 +363,9 @@ void on_wrperfmon(unsigned int vcpu, void*) {
     case PERFMON_WRITE_EVENTS:
       counters.write(argument);
       break;
+    case PERFMON_READ:  // PALcode ORs the word (mfpr 247) into v0 (issue 26 item 4)
+      qemu_plugin_set_read_word(counters.read());
+      break;
     default:
       break;
   }

@@ -1,0 +1,99 @@
+#include "analysis/reports/stat_output.h"
+
+#include <fmt/format.h>
+
+#include "analysis/reports/json_writer.h"
+
+namespace dcpi {
+namespace {
+
+// 1234567 -> "1,234,567" (perf stat's grouping).
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string title(const StatRow& row) {
+  if (row.pid == 0) return fmt::format("the whole machine ({} processes)", row.processes);
+  std::string text = fmt::format("'{}' (pid {}", row.program.empty() ? "?" : row.program, row.pid);
+  if (row.with_children && row.processes > 1)
+    text += fmt::format(", with {} waited-for descendants", row.processes - 1);
+  return text + ")";
+}
+
+// Under icount the qemu machine runs one instruction per cycle: its
+// instructions are its cycles, and IPC is 1 by construction.
+void print_cycles(const StatReport& report, const StatRow& row, std::ostream& out) {
+  out << fmt::format("{:>20}      {:<14}# the process's time, kernel mode included\n",
+                     grouped(row.cycles), "cycles");
+  if (report.machine == "qemu")
+    out << fmt::format("{:>20}      {:<14}# = cycles: one per cycle under icount (qemu machine)\n",
+                       grouped(row.cycles), "instructions");
+}
+
+void print_event(const StatRow& row, const StatEvent& e, std::ostream& out) {
+  const double per_k = row.cycles ? 1000.0 * double(e.projected) / double(row.cycles) : 0;
+  out << fmt::format("{:>20}      {:<14}# {:8.3f} per 1000 cycles", grouped(e.count), e.name,
+                     per_k);
+  if (e.share < 1.0)
+    out << fmt::format("  ({:5.1f}% of the time; projected {})", 100.0 * e.share,
+                       grouped(e.projected));
+  if (e.estimated_cycles)
+    out << fmt::format("  est. {} cycles ({:.1f}%) at {} each", grouped(*e.estimated_cycles),
+                       row.cycles ? 100.0 * double(*e.estimated_cycles) / double(row.cycles) : 0,
+                       *e.typical_cost);
+  out << '\n';
+}
+
+}  // namespace
+
+void print_stat_text(const StatReport& report, std::ostream& out) {
+  if (report.rows.empty()) {
+    out << "dcpi stat: no process was counted\n";
+    return;
+  }
+  bool events = false;
+  for (const StatRow& row : report.rows) {
+    events |= !row.events.empty();
+    out << "\n Performance counter stats for " << title(row) << ", machine " << report.machine
+        << ", " << report.cpus << (report.cpus == 1 ? " CPU" : " CPUs") << ":\n\n";
+    print_cycles(report, row, out);
+    for (const StatEvent& e : row.events) print_event(row, e, out);
+  }
+  if (events)
+    out << "\n events count user mode only (the 21164's kill bits for kernel and PAL mode);"
+           " est. = perfex's count x typical cost, which ignores overlap\n";
+}
+
+void print_stat_json(const StatReport& report, std::ostream& out) {
+  JsonWriter json(out, JsonWriter::Style::kSpaced);
+  json.begin_object().field("machine", report.machine).field("cpus", report.cpus);
+  json.key("processes").begin_array(JsonWriter::Break::kLines);
+  for (const StatRow& row : report.rows) {
+    json.begin_object().field("pid", row.pid).field("program", row.program);
+    json.field("with_children", row.with_children).field("processes", row.processes);
+    json.field("cycles", row.cycles);
+    json.key("instructions");
+    report.machine == "qemu" ? json.value(row.cycles) : json.null();
+    json.key("events").begin_array();
+    for (const StatEvent& e : row.events) {
+      json.begin_object().field("name", e.name).field("count", e.count);
+      json.field("counted_cycles", e.counted_cycles).field("share", e.share, 6);
+      json.field("projected", e.projected);
+      json.key("typical_cost");
+      e.typical_cost ? json.value(*e.typical_cost) : json.null();
+      json.key("estimated_cycles");
+      e.estimated_cycles ? json.value(*e.estimated_cycles) : json.null();
+      json.end_object();
+    }
+    json.end_array().end_object();
+  }
+  json.end_array().end_object();
+  out << '\n';
+}
+
+}  // namespace dcpi

@@ -14,6 +14,14 @@ namespace {
 
 constexpr uint64_t kCounter2 = 1u << 2;  // wrperfmon 0/1: bit N = counter N
 
+
+// Counter 0's SEL0 with counter 2's selection: one mux word sets both.
+void select(CpuHot& hot, uint16_t event) {
+  pal::wrperfmon(PERFMON_MUX, mux_code(hot.event) | sel2_of(event) << EV5_MUX_SEL2_SHIFT);
+}
+
+}  // namespace
+
 // Counter 2's selection (HRM SEL2) for a dcpi event; 0 for one it has none.
 uint64_t sel2_of(uint16_t event) {
   switch (static_cast<Event>(event)) {
@@ -31,13 +39,6 @@ uint64_t sel2_of(uint16_t event) {
       return 0;
   }
 }
-
-// Counter 0's SEL0 with counter 2's selection: one mux word sets both.
-void select(CpuHot& hot, uint16_t event) {
-  pal::wrperfmon(PERFMON_MUX, mux_code(hot.event) | sel2_of(event) << EV5_MUX_SEL2_SHIFT);
-}
-
-}  // namespace
 
 bool machine_has_event_counters() {
   return pal::wrperfmon(PERFMON_WRITE_EVENTS, 0) != PERFMON_REFUSED;

@@ -46,23 +46,6 @@ struct alignas(64) CountingCpu {
 };
 CountingCpu g_counting_cpu[kMaxCpus];
 
-uint64_t sel2_of(uint16_t event) {
-  switch (static_cast<Event>(event)) {
-    case Event::kIMiss:
-      return EV5_SEL2_ICACHE_MISSES;
-    case Event::kDMiss:
-      return EV5_SEL2_DCACHE_MISSES;
-    case Event::kBranchMp:
-      return EV5_SEL2_BRANCH_MISPREDICTS;
-    case Event::kItbMiss:
-      return EV5_SEL2_ITB_MISSES;
-    case Event::kDtbMiss:
-      return EV5_SEL2_DTB_MISSES;
-    default:
-      return 0;
-  }
-}
-
 void select_slot(uint32_t cpu, uint32_t index) {
   CountingCpu& state = g_counting_cpu[cpu];
   state.index = index;

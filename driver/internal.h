@@ -99,6 +99,9 @@ void counter_start(CpuHot& hot);
 bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask);
 // The mux select code for wrperfmon function 2 (palcode/README.md).
 uint64_t mux_code(uint16_t event);
+// Counter 2's selection (HRM SEL2) for a dcpi event; 0 for one it has none
+// (event_counters.cpp; counting mode uses it too).
+uint64_t sel2_of(uint16_t event);
 // Counter 2 on this CPU (the ev5 machine): programs g_config's first
 // counter-2 event, or turns counter 2 off (driver/event_counters.cpp).
 void event_counters_apply(CpuHot& hot);

@@ -14,7 +14,6 @@ namespace {
 
 constexpr uint64_t kCounter2 = 1u << 2;  // wrperfmon 0/1: bit N = counter N
 
-
 // Counter 0's SEL0 with counter 2's selection: one mux word sets both.
 void select(CpuHot& hot, uint16_t event) {
   pal::wrperfmon(PERFMON_MUX, mux_code(hot.event) | sel2_of(event) << EV5_MUX_SEL2_SHIFT);

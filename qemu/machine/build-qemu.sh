@@ -72,11 +72,11 @@ if $header_only; then
   for p in "${patches[@]}"; do
     python3 - "$p" "$header" >"$work/header.patch" <<'PY'
 import re, sys
-sections = re.split(r"(?m)^(?=--- )", open(sys.argv[1]).read())
+sections = re.split(r"(?m)^(?=--- |diff --git )", open(sys.argv[1]).read())
 print("".join(s for s in sections if s.startswith("--- a/" + sys.argv[2] + "\n")), end="")
 PY
     if [ -s "$work/header.patch" ]; then
-      patch -d "$work/qemu-${version%+ds}" -p1 --quiet <"$work/header.patch" ||
+      patch -d "$work/qemu-${version%+ds}" -p1 --quiet --batch <"$work/header.patch" ||
         die "patch $p does not apply to $header"
     fi
   done

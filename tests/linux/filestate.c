@@ -70,8 +70,13 @@ static void child_checks(int go, int done, pid_t parent) {
       probe("child", fd, 0, 0, parent);
       printf("child: write lock on everything: %s\n", err(lock(fd, F_SETLK, F_WRLCK, 0, 0)));
     } else if (step == 'd') {
-      printf("child: F_SETLKW on [0, 10) (the parent unlocks in 20 ms): %s\n",
-             err(lock(fd, F_SETLKW, F_WRLCK, 0, 10)));
+      const int waited = lock(fd, F_SETLKW, F_WRLCK, 0, 10);
+      const int waited_errno = errno;
+      /* The parent's line first, as on one CPU: on several the child could
+         print between the parent's unlock and its printf. */
+      read(go, &step, 1);
+      errno = waited_errno;
+      printf("child: F_SETLKW on [0, 10) (the parent unlocks in 20 ms): %s\n", err(waited));
     }
     fflush(stdout);
     write(done, &step, 1);
@@ -152,6 +157,7 @@ static void waiting_lock(void) {
   usleep(20000);
   printf("parent: unlock: %s\n", err(lock(fd, F_SETLK, F_UNLCK, 0, 10)));
   fflush(stdout);
+  write(to_child[1], &which, 1); /* now the child's line */
   read(from_child[0], &which, 1);
   close(to_child[1]);
   waitpid(child, NULL, 0);

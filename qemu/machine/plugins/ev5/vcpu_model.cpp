@@ -1,7 +1,7 @@
 #include "qemu/machine/plugins/ev5/vcpu_model.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <bit>
 
 namespace dcpi::ev5 {
@@ -46,7 +46,8 @@ bool VcpuModel::continues(const BlockRecord& block, bool step) const {
 
 uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   // The other CPUs' cycles since this one last ran: its wait for its turn.
-  const uint64_t waited = clock_ && started_ ? clock_->load(std::memory_order_relaxed) - clock_mark_ : 0;
+  const uint64_t waited =
+      clock_ && started_ ? clock_->load(std::memory_order_relaxed) - clock_mark_ : 0;
   if (!aborted_.block && follows_io_access(block)) io_only_rerun(*accessed_block_, accessed_index_);
   accessed_block_ = nullptr;
   entered_ = &block;

@@ -161,12 +161,10 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
   }
   if (initrd::present()) {
     const char* argv[] = {options.init, options.script};
-    // Held until the profiler is on: another CPU would run it at once.
-    const int64_t pid = spawn_user(options.init, argv, 2, 0, SpawnStart::kHeld);
+    const int64_t pid = spawn_user(options.init, argv, 2, 0);
     if (pid < 0) panic("cannot start init %s: error %ld", options.init, -pid);
     set_init_pid(static_cast<uint32_t>(pid), options.halt);
     profiler::start(options.profiler);
-    start_spawned(static_cast<uint32_t>(pid));
     sched::idle_loop();
   }
   // No init to run: idle, with the daemon serving the host (dcpi ingest).

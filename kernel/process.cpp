@@ -394,8 +394,7 @@ uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
   return p->pid;
 }
 
-int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent,
-                   SpawnStart start) {
+int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent) {
   initrd::File file;
   if (!initrd::find(path, &file)) return -ENOENT;
   if (argc > build::kMaxArgs) return -E2BIG;
@@ -434,15 +433,11 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
                                image.program.interpreter);
   record_thread(dcpi::LoadKind::kThreadName, p, 0);
   record_command(p, argc > 0 ? argv[0] : path);
-  if (start == SpawnStart::kNow) start_spawned(pid);
+  {
+    IrqLockGuard guard(sched::lock);
+    sched::make_ready_locked(p);
+  }
   return pid;
-}
-
-void start_spawned(uint32_t pid) {
-  IrqLockGuard guard(sched::lock);
-  Process* p = find_process_locked(pid);
-  if (p != nullptr && p->state == ProcessState::kBlocked)
-    sched::make_ready_locked(p);  // new: blocked
 }
 
 void exit_current(int64_t wait_status) {

@@ -172,14 +172,8 @@ uint32_t current_pid();
 uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name);
 
 // Creates a user process from the initrd executable `path` with `argc`
-// arguments (kernel copies); returns its pid (> 0) or -errno. kHeld leaves
-// it off the run queue until start_spawned(pid): init waits so that the
-// profiler is configured on every CPU before its first instruction (on SMP
-// another CPU would otherwise run it unprofiled and uncounted).
-enum class SpawnStart { kNow, kHeld };
-int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent,
-                   SpawnStart start = SpawnStart::kNow);
-void start_spawned(uint32_t pid);
+// arguments (kernel copies); returns its pid (> 0) or -errno.
+int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent);
 
 // Ends the current process (every thread of it: exit_group, a fatal
 // signal) with a Linux wait status (code << 8, or a signal number, | 0x80

@@ -160,6 +160,7 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
     pal::halt();
   }
   if (initrd::present()) {
+    profiler::configure(options.profiler);
     const char* argv[] = {options.init, options.script};
     const int64_t pid = spawn_user(options.init, argv, 2, 0);
     if (pid < 0) panic("cannot start init %s: error %ld", options.init, -pid);

@@ -48,7 +48,7 @@ void daemon_main(void*) {
 
 }  // namespace
 
-void start(const Options& options) {
+void configure(const Options& options) {
   if (options.period_base != 0) {
     const uint64_t args[3] = {options.period_base, options.period_range, 0};
     const int64_t status = dcpi::driver::control_from_user(
@@ -100,6 +100,9 @@ void start(const Options& options) {
     else
       kprintf("dcpi-kernel: chains=%u refused (status %ld)\n", options.chain_stack_bytes, status);
   }
+}
+
+void start(const Options& options) {
   if (spawn_kernel_thread(daemon_main, nullptr, "dcpid") == 0) panic("cannot start dcpid");
   if (options.enabled) dcpi::driver::start_all();
   __atomic_store_n(&running, true, __ATOMIC_RELEASE);

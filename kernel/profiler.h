@@ -29,8 +29,13 @@ struct Options {
   bool value_capture_bad = false;                                    // vcapture= did not parse
 };
 
-// After the scheduler and secondary CPUs are up: configure, start sampling
-// on every CPU, and start the daemon thread.
+// After the scheduler and secondary CPUs are up, before init exists: the
+// period, events, counting mode, values and chains. Counting must be on
+// before init is ready, or another CPU runs its first instructions
+// uncounted (each CPU programs its counter at its first switch after this).
+void configure(const Options& options);
+// After init is spawned (it keeps pid 1): start the daemon thread and
+// sampling on every CPU.
 void start(const Options& options);
 // Wakes the daemon (interrupt context is fine: IPL 5 handlers call it).
 void wake();

@@ -45,6 +45,12 @@ struct Machine {
   // Cycles one write-buffer entry takes to retire into an S-cache line that is
   // present (a missing line first comes from the B-cache or memory).
   uint32_t wbuf_retire = 5;
+  // Cycles from a counter 1/2 event to its overflow interrupt (the skid).
+  // The 21164 delivers them about six cycles late, so a sample lands on the
+  // instruction in progress then (seed 004 §2.2: "the seventh instruction
+  // after the load"); 0 (the default) puts it on the event's own
+  // instruction, which is what the placement checks score.
+  uint32_t counter_skid = 0;
 };
 
 }  // namespace dcpi::ev5

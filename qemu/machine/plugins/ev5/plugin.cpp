@@ -112,9 +112,18 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
 // would (an exact exit, which `forced` lets the next entry recognise even
 // when nothing was charged) and raises the interrupt (docs/ev5-machine.md
 // "Event counters").
+// With a skid (counter_skid=N) the interrupt comes N cycles after the
+// event's instruction issues, at whatever instruction runs then, as the
+// 21164's does (the patch's deadline of the vCPU's own, no forced exit here).
 void deliver_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
   const uint64_t bits = model.take_overflow();
-  if (bits && state->interrupts && qemu_plugin_icount_interrupt_at_charge(bits)) words.forced = 1;
+  if (!bits || !state->interrupts) return;
+  const uint32_t skid = state->options.machine.counter_skid;
+  if (skid != 0 && &qemu_plugin_icount_interrupt_after != nullptr) {
+    qemu_plugin_icount_interrupt_after(bits, skid);
+    return;
+  }
+  if (qemu_plugin_icount_interrupt_at_charge(bits)) words.forced = 1;
 }
 
 void enter(unsigned int vcpu, BlockRecord& block, bool step) {

@@ -34,7 +34,10 @@
  * the interpreter on the frame. While flushing it is
  * dcpi_entry_value_flushing, the full-frame path on every interrupt.
  *
- * The other variants (mux, trace) always take the full-frame way: perfframe,
+ * dcpi_entry_mux does the same with the mux rotation every kMuxEvery-th
+ * interrupt (dcpi_entry_mux_flushing: the full-frame path on every one).
+ *
+ * The other variants (trace, chain) always take the full-frame way: perfframe,
  * then kernel/entry.S entry_counter_full saves the complete TrapFrame and
  * calls dcpi_counter_interrupt(variant, hot, observed, frame)
  * (driver/handler.cpp), which reloads with wrperfmon and returns with rti.
@@ -207,7 +210,7 @@ bail:
 	.end	\name
 .endm
 	FULL_FRAME_VARIANT dcpi_entry_cycles_flushing, VARIANT_CYCLES
-	FULL_FRAME_VARIANT dcpi_entry_mux, VARIANT_MUX
+	FULL_FRAME_VARIANT dcpi_entry_mux_flushing, VARIANT_MUX
 	FULL_FRAME_VARIANT dcpi_entry_value_flushing, VARIANT_VALUE
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE
 	/* Call chains (issue 28): every interrupt needs the interrupted
@@ -233,6 +236,27 @@ interpret:
 	lda	$16, VARIANT_VALUE($31)
 	br	$31, entry_counter_full
 	.end	dcpi_entry_value
+
+	/* Mux (DCPI §4.1): only the kMuxEvery-th interrupt rotates the
+	 * events (C++, full frame); the others are plain cycles samples of
+	 * the event counter 0 counts now. The countdown is value_countdown's
+	 * byte (the value variant is off under mux). */
+	.globl	dcpi_entry_mux
+	.align	4
+	.ent	dcpi_entry_mux
+dcpi_entry_mux:
+	.frame	$30, 0, $31, 0
+	.prologue 0
+	ldbu	T, HOT_VALUE_COUNTDOWN(HOT)
+	subq	T, 1, T
+	ble	T, rotate
+	stb	T, HOT_VALUE_COUNTDOWN(HOT)
+	br	$31, dcpi_entry_cycles
+rotate:
+	call_pal CALL_PAL_PERFFRAME
+	lda	$16, VARIANT_MUX($31)
+	br	$31, entry_counter_full
+	.end	dcpi_entry_mux
 
 /* The per-CPU lines (driver/percpu.h), here so that their order is fixed:
  * dcpi_driver_stats starts HOT_TO_STATS bytes after dcpi_cpu_slots. */

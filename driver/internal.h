@@ -51,7 +51,12 @@ struct alignas(64) CpuAux {
   uint8_t ctr2_index;
   uint8_t ctr2_programmed;  // counter 2 was set up on this CPU
   uint8_t pad;
-  uint64_t reserved[5];
+  // DCPI §4.1.1's randomized periods for counter 2 too: its own seed (counter
+  // 0's draws stay as they were), and each event's counter value while
+  // another has the counter (mux), so no event's count finishes another's.
+  uint32_t ctr2_seed;
+  uint16_t ctr2_value[kMaxMuxEvents];
+  uint64_t reserved[3];
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -107,6 +112,8 @@ uint64_t sel2_of(uint16_t event);
 void event_counters_apply(CpuHot& hot);
 // The mux variant's rotation of counter 2's events, on a counter-0 interrupt.
 void event_counters_rotate(CpuHot& hot);
+// A fresh randomized period for counter 2 after its sample.
+void event_counters_reload(CpuHot& hot);
 // Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).
 bool machine_has_event_counters();
 

@@ -12,12 +12,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "firmware/events.h"
-#include "driver/hot_layout.h"
 #include "driver/driver.h"
-#include "firmware/transfer_ring.h"
+#include "driver/hot_layout.h"
+#include "firmware/events.h"
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
+#include "firmware/transfer_ring.h"
 #include "firmware/trap_frame.h"
 
 namespace dcpi::driver {
@@ -47,6 +47,9 @@ using HandlerEntry = void (*)();
 // Mux list length held in the hot line (events.h has 8 events; the 21164's
 // mux configuration rotated a handful of them on one counter, DCPI §4.1).
 inline constexpr uint32_t kMaxMuxEvents = 4;
+// The mux variant rotates the events on every kMuxEvery-th counter-0
+// interrupt (about 4 x 62K cycles: still "a very fine grain", DCPI §4.1).
+inline constexpr uint32_t kMuxEvery = 4;
 
 // The line after each CpuHot (CpuSlot::save): written by PALcode at delivery (PS, PC, a0-a2: the
 // interrupted values, restored by rtiperf or copied into the OSF/1 frame by
@@ -76,7 +79,8 @@ struct alignas(64) CpuHot {
   uint8_t mux_count;                  // read-only copy: events in the mux list
   uint8_t mux_events[kMaxMuxEvents];  // read-only copy of the mux list
   uint8_t cpu;
-  uint8_t value_countdown;  // value variant: interrupts until the next interpretation (1: this one)
+  uint8_t value_countdown;  // value/mux variants: interrupts until the next interpretation/rotation
+                            // (1: this one)
 };
 static_assert(sizeof(CpuHot) == 64, "the handler's state: one line (DCPI §4.2.2)");
 static_assert(alignof(CpuHot) == 64, "aligned to a cache line (DCPI §4.2.2)");

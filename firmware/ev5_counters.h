@@ -67,6 +67,14 @@
 #define EV5_CTR2_SHIFT 16
 #define EV5_CTR2_WIDTH 14
 
+/* The driver's sampling period for counter 2's events (DCPI §4.1.1's
+ * randomization, as for cycles): each period uniform in
+ * [EV5_EVENT_PERIOD_BASE, EV5_EVENT_PERIOD_BASE + EV5_EVENT_PERIOD_RANGE)
+ * events, written into the counter after each sample (it interrupts when
+ * it wraps). The host scales event samples by the mean. */
+#define EV5_EVENT_PERIOD_BASE 3840
+#define EV5_EVENT_PERIOD_RANGE 512
+
 /* The overflow word (mfpr 248 reads it; mtpr 248 clears the bits written):
  * bit N = counter N overflowed. Bit 63: the machine has counters 1 and 2
  * (the ev5 model is loaded); always 0 on the `qemu` machine. */

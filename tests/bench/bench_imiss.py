@@ -8,7 +8,7 @@ top, bottom and midpoint of the stall range). Here the machine knows the
 truth, so each procedure's IMISS samples are held against the truth's
 I-cache misses of that procedure (version 6 `pcevent ... imiss` lines) and
 against its true I-cache stall cycles (`stall ... icache`). Counter 2 counts
-I-cache misses alone (no rotation), an interrupt every 256 misses.
+I-cache misses alone (no rotation), an interrupt every ~4096 misses (randomized).
 
 Per workload, `dcpi run --machine ev5 --cpus 1 --events cycles,imiss
 --truth`; procedures from the images' symbols (alpha-linux-gnu-nm: the
@@ -35,7 +35,7 @@ from support import truth_file
 from support.common import nm
 
 WORKLOADS = "copy,stream,compress,matmul,mathcall,bytecode"
-PERIOD = 256  # counter 2's interrupt every 256 events (driver/event_counters.cpp)
+PERIOD = 3840 + (512 - 1) / 2  # counter 2's mean period (firmware/ev5_counters.h)
 
 
 class Procedures:
@@ -156,16 +156,16 @@ def main():
             samples, truth, truth_path = run_workload(options.build, workload, tmp)
             results.append(summarize(workload, procedure_rows(options.build, workload, samples,
                                                               truth, truth_path)))
-    print("IMISS samples x 256 per procedure against the truth (ev5 machine, 1 CPU, Pearson r)")
+    print("IMISS samples x PERIOD per procedure against the truth (ev5 machine, 1 CPU, Pearson r)")
     print(f"{'workload':9} {'procs':>5} {'r misses':>9} {'r stalls':>9} {'user':>5} "
-          f"{'r misses':>9} {'r stalls':>9} {'kernel samples x256/misses':>27}")
+          f"{'r misses':>9} {'r stalls':>9} {'kernel samples xP/misses':>27}")
     for r in results:
         ratio = r["kernel_samples"] * PERIOD / r["kernel_misses"] if r["kernel_misses"] else 0
         print(f"{r['workload']:9} {r['procedures']:5} {r['r_misses']:9.3f} "
               f"{r['r_stall_cycles']:9.3f} {r['user_procedures']:5} {r['user_r_misses']:9.3f} "
               f"{r['user_r_stall_cycles']:9.3f} {ratio:27.3f}")
     for r in results:
-        print(f"{r['workload']}: largest differences (samples x 256 vs misses):")
+        print(f"{r['workload']}: largest differences (samples x PERIOD vs misses):")
         for w in r["worst"]:
             print(f"    {w['image']:12} {w['procedure'][:40]:40} {w['samples'] * PERIOD:>10} "
                   f"{w['misses']:>10} {w['stall_cycles']:>12} stall cycles")

@@ -41,6 +41,7 @@ BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 DCPI = dcpi_binary(BUILD)
 EVENTS = ("imiss", "itbmiss", "dmiss", "dtbmiss", "branchmp")
+PERIOD = 3840 + (512 - 1) / 2  # counter 2's mean sampling period (firmware/ev5_counters.h)
 # The model's own whole-run counts each counter event equals (or bounds).
 SAME_AS = {"dmiss": "dcache_miss", "dtbmiss": "dtb_miss", "branchmp": "mispredict"}
 AT_MOST = {"imiss": "icache_miss", "itbmiss": "itb_miss"}
@@ -115,8 +116,8 @@ def space_events(truth_path):
 
 
 def check_blind_spot(db, truth, truth_path, checks):
-    """Samples per image against events per image, as rates: samples x 256
-    (counter 2 interrupts every 256 events) / events."""
+    """Samples per image against events per image, as rates: samples x PERIOD
+    (counter 2's mean sampling period, firmware/ev5_counters.h) / events."""
     samples = {}
     for s in json.loads(dcpi("export", "--format", "json", "--db", db))["samples"]:
         if s["event"] == "imiss":
@@ -127,9 +128,9 @@ def check_blind_spot(db, truth, truth_path, checks):
     events = {"kernel.elf": spaces.get("shared", {}).get("imiss", 0)}
     for name in ("copy", "compress"):
         events[name] = spaces.get(programs.get(name), {}).get("imiss", 0)
-    overall = sum(samples.values()) * 256 / max(1, truth.events["imiss"])
-    rates = {n: samples.get(n, 0) * 256 / max(1, e) / overall for n, e in events.items()}
-    print("imiss samples x 256 / events, relative to the whole run's:",
+    overall = sum(samples.values()) * PERIOD / max(1, truth.events["imiss"])
+    rates = {n: samples.get(n, 0) * PERIOD / max(1, e) / overall for n, e in events.items()}
+    print("imiss samples x PERIOD / events, relative to the whole run's:",
           {n: round(r, 3) for n, r in rates.items()}, "samples", samples, "events", events)
     checks.expect(rates["kernel.elf"] < 1 / BLIND_SPOT_FACTOR,
                   f"the kernel's imiss samples are {rates['kernel.elf']:.2f} of what its events "

@@ -28,6 +28,7 @@ BUILD = sys.argv[1]
 DCPI = dcpi_binary(BUILD)
 PROGRAM = os.path.join(BUILD, "guest", "workloads", "skid")
 ADDS = 16
+PASSES = 16  # 1 M missing loads: ~250 DMISS samples at ~4096 events each
 
 
 def the_load_and_its_adds():
@@ -47,7 +48,7 @@ def histogram(work, skid, load):
     db = os.path.join(work, f"skid{skid}.db")
     subprocess.run([DCPI, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--events",
                     "cycles,dmiss", "--model", f"counter_skid={skid}", "--db", db, "--",
-                    PROGRAM], check=True, capture_output=True, text=True, timeout=600)
+                    PROGRAM, str(PASSES)], check=True, capture_output=True, text=True, timeout=600)
     exported = subprocess.run([DCPI, "export", "--format", "json", "--db", db], check=True,
                               capture_output=True, text=True).stdout
     per_offset = {}
@@ -74,7 +75,7 @@ def main():
             peaks[skid] = peak
             print(f"counter_skid={skid}: {total} dmiss samples in the loop; per instruction "
                   f"after the load: {dict(sorted(per_offset.items()))}")
-            checks.expect(total > 200 and share >= 0.95,
+            checks.expect(total > 150 and share >= 0.95,
                           f"counter_skid={skid}: {100 * share:.1f}% of {total} samples on one "
                           f"instruction (load + {peak})")
     checks.expect(peaks[0] == 0, f"no skid: the peak is on the load itself (+{peaks[0]})")

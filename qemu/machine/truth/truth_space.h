@@ -43,9 +43,12 @@ class TruthSpaces {
  public:
   // The space process `pid` runs in on `page_table_base` (swpctx): a new
   // base is the process's next generation (a fork's copy, an exec). 0 for
-  // pid 0 (the kernel's threads). Not thread-safe: callers hold a lock.
+  // the kernel's threads: pid 0 (the idle threads), and any thread on the
+  // page table the idle threads use (a kernel thread such as dcpid has a
+  // pid but no user space). Not thread-safe: callers hold a lock.
   uint32_t switch_to(uint32_t pid, uint64_t page_table_base) {
-    if (pid == 0) return 0;
+    if (pid == 0) kernel_page_table_ = page_table_base;
+    if (pid == 0 || page_table_base == kernel_page_table_) return 0;
     auto [it, first] = processes_.try_emplace(pid);
     Process& p = it->second;
     if (first || p.page_table_base != page_table_base) {
@@ -72,6 +75,7 @@ class TruthSpaces {
     uint32_t generation = 0;
     uint32_t space = 0;
   };
+  uint64_t kernel_page_table_ = ~uint64_t{0};
   std::map<uint32_t, Process> processes_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> numbers_;
   std::vector<std::pair<uint32_t, uint32_t>> spaces_;

@@ -76,8 +76,12 @@ def imiss_per_procedure(build, db, workload):
 def breakdown(build, db, truth, workload, *extra):
     text = dcpi(build, "calc", "--db", db, "--image", f"/bin/{workload}", "--all", "--breakdown",
                 "--top", "100000", "--truth", truth, "--json", *extra)
-    rows = {}
-    for p in json.loads(text)["procedures"]:
+    data = json.loads(text)
+    run = data["run"]
+    rows = {"": {cause: {"calc": run["calc"]["dynamic"].get(cause, [0, 0]),
+                         "truth": run["truth"]["dynamic"].get(cause, [0, 0])[0]}
+                 for cause in ("I-cache miss", "D-cache miss", "branch mispredict")}}
+    for p in data["procedures"]:
         low, high = p["calc"]["dynamic"].get("I-cache miss", [0, 0])
         rows[p["procedure"]] = {"low": low, "high": high,
                                 "truth": p["truth"]["dynamic"].get("I-cache miss", [0, 0])[0]}
@@ -85,8 +89,9 @@ def breakdown(build, db, truth, workload, *extra):
 
 
 def figure10(imiss, with_events, without_events):
-    names = sorted(set(imiss) | {n for n, r in with_events.items() if r["truth"] or r["high"]})
-    names = [n for n in names if n in with_events]
+    names = sorted(set(imiss) | {n for n, r in with_events.items()
+                                 if n and (r["truth"] or r["high"])})
+    names = [n for n in names if n in with_events and n]
     x = [imiss.get(n, 0) * EVENTS_PER_SAMPLE for n in names]
     out = {"procedures": len(names),
            "r_truth": pearson(x, [with_events[n]["truth"] for n in names])}
@@ -97,6 +102,22 @@ def figure10(imiss, with_events, without_events):
     return out
 
 
+def shares(build, db, truth):
+    """Each event's samples x 768 over the run against the truth's count of
+    it: how well the equal-share assumption projects the events."""
+    totals = {}
+    for s in json.loads(dcpi(build, "export", "--format", "json", "--db", db))["samples"]:
+        totals[s["event"]] = totals.get(s["event"], 0) + s["count"]
+    true = {}
+    with open(truth) as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[0] == "event" and len(fields) == 3:
+                true[fields[1]] = int(fields[2])
+    return {e: {"samples": totals.get(e, 0), "projected": totals.get(e, 0) * EVENTS_PER_SAMPLE,
+                "true": true.get(e, 0)} for e in ("imiss", "dmiss", "branchmp")}
+
+
 def culprit_scores(build, db, truth, workload):
     score = json.loads(dcpi(build, "score", "--db", db, "--truth", truth, "--image",
                             f"/bin/{workload}", "--culprits", "--json"))
@@ -105,6 +126,7 @@ def culprit_scores(build, db, truth, workload):
         c = score.get(key) or {}
         overall = c.get("overall", {})
         out[label] = {"recall": overall.get("recall"), "precision": overall.get("precision"),
+                      "cycle_precision": overall.get("cycle_precision"),
                       "causes": {k: {"recall": v.get("recall"), "precision": v.get("precision"),
                                      "ruled_out": v.get("ruled_out"),
                                      "ruled_out_weight": v.get("ruled_out_weight"),
@@ -119,27 +141,49 @@ def measure(build, workload, tmp):
     if not (os.path.exists(db) and os.path.exists(truth)):  # --keep DIR reuses its runs
         dcpi(build, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", workload,
              "--events", "mux", "--truth", truth, "--db", db)
+    with_events = breakdown(build, db, truth, workload)
+    without = breakdown(build, db, truth, workload, "--no-events")
     return {"workload": workload, "culprits": culprit_scores(build, db, truth, workload),
-            "figure10": figure10(imiss_per_procedure(build, db, workload),
-                                 breakdown(build, db, truth, workload),
-                                 breakdown(build, db, truth, workload, "--no-events"))}
+            "shares": shares(build, db, truth),
+            "ranges": {"events": with_events[""], "no_events": without[""]},
+            "figure10": figure10(imiss_per_procedure(build, db, workload), with_events, without)}
 
 
 def pct(x):
     return "   -" if x is None else f"{100 * x:5.1f}"
 
 
+def r_text(x):
+    return "   nan" if x is None or math.isnan(x) else f"{x:6.3f}"
+
+
 def report(results):
     print("Culprits against the truth (ev5, 1 CPU, --events mux; the program's image):")
-    print(f"{'workload':9} {'recall':>7} {'without':>8} {'prec.':>7} {'without':>8}  ruled out "
-          "(cause: n, est. stall cycles, true cycles of the cause there)")
+    print(f"{'workload':9} {'recall':>7} {'without':>8} {'prec.':>7} {'without':>8} "
+          f"{'cycles':>7} {'without':>8}  ruled out (cause: n, est. stall cycles, true cycles "
+          "of the cause there)")
     for r in results:
         w, wo = r["culprits"]["events"], r["culprits"]["no_events"]
         ruled = ", ".join(f"{k}: {v['ruled_out']}, {v['ruled_out_weight']:.3g}, "
                           f"{v['ruled_out_true_cycles']:.3g}"
                           for k, v in w["causes"].items() if v.get("ruled_out"))
         print(f"{r['workload']:9} {pct(w['recall']):>7} {pct(wo['recall']):>8} "
-              f"{pct(w['precision']):>7} {pct(wo['precision']):>8}  {ruled or '-'}")
+              f"{pct(w['precision']):>7} {pct(wo['precision']):>8} "
+              f"{pct(w['cycle_precision']):>7} {pct(wo['cycle_precision']):>8}  {ruled or '-'}")
+    print("\nCalc's dynamic stall range over the program (Figure 4, cycles, millions) with the")
+    print("events and without them, and the truth:")
+    print(f"{'workload':9} {'cause':18} {'events':>17} {'no events':>17} {'truth':>8}")
+    for r in results:
+        for cause, v in r["ranges"]["events"].items():
+            wo = r["ranges"]["no_events"][cause]["calc"]
+            print(f"{r['workload']:9} {cause:18} {v['calc'][0] / 1e6:8.2f}-{v['calc'][1] / 1e6:8.2f} "
+                  f"{wo[0] / 1e6:8.2f}-{wo[1] / 1e6:8.2f} {v['truth'] / 1e6:8.2f}")
+    print("\nEvents projected from the samples (x 256 x 3, equal shares) against the truth's"
+          " totals:")
+    for r in results:
+        print(f"{r['workload']:9} " + "  ".join(
+            f"{e} {v['projected']:>10} / {v['true']:>10} ({v['projected'] / v['true'] - 1:+.1%})"
+            if v["true"] else f"{e} -" for e, v in r["shares"].items()))
     print("\nDCPI Figure 10 per procedure of the program: Pearson r of IMISS samples x 768 with")
     print("the truth's I-cache stall cycles, and with calc's I-cache range (top/bottom/mid)")
     print("with the events and without them (DCPI: 0.91, 0.86, 0.90):")
@@ -147,10 +191,11 @@ def report(results):
           f"{'top':>6} {'bottom':>6} {'mid':>6} (no events)")
     for r in results:
         f = r["figure10"]
-        print(f"{r['workload']:9} {f['procedures']:5} {f['r_truth']:6.3f} | "
-              f"{f['r_events_high']:6.3f} {f['r_events_low']:6.3f} {f['r_events_mid']:6.3f} | "
-              f"{f['r_no_events_high']:6.3f} {f['r_no_events_low']:6.3f} "
-              f"{f['r_no_events_mid']:6.3f}")
+        print(f"{r['workload']:9} {f['procedures']:5} " + " ".join(
+            r_text(f[k]) for k in ("r_truth",)) + " | " + " ".join(
+            r_text(f[k]) for k in ("r_events_high", "r_events_low", "r_events_mid")) + " | " +
+            " ".join(r_text(f[k]) for k in ("r_no_events_high", "r_no_events_low",
+                                            "r_no_events_mid")))
 
 
 def main():
@@ -166,6 +211,9 @@ def main():
         os.environ["DCPI_BUILDID_DIR"] = os.path.join(tmp, "build-id")
         results = [measure(options.build, w, tmp) for w in options.workloads.split(",")]
     report(results)
+    for r in results:  # JSON has no NaN: no spread to correlate is null
+        r["figure10"] = {k: None if isinstance(v, float) and math.isnan(v) else v
+                         for k, v in r["figure10"].items()}
     if options.json:
         with open(options.json, "w") as f:
             json.dump({"machine": "ev5", "cpus": 1, "events": "mux", "results": results}, f,

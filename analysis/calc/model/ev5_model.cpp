@@ -14,8 +14,8 @@ uint32_t Ev5Model::worst_event_cycles(StallCause cause) const {
     case StallCause::kItbMiss:
     case StallCause::kDtbMiss:
       return 25;  // the PALcode TB miss flow (the ev5 machine's itb_refill, dtb_refill)
-    default:
-      return 100;  // a fill from memory (the ev5 machine's memory_latency)
+    default:      // a fill from memory behind two bus transfers (memory_latency, memory_bus)
+      return 100 + 2 * 80;
   }
 }
 

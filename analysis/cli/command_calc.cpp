@@ -20,7 +20,7 @@ const std::string_view kCalcUsage =
     "       dcpi calc [--db DIR] --image PATH_OR_NAME --all\n"
     "                 [--model qemu|ev5] [--epoch N] [--period CYCLES] [--images DIR[:DIR]]\n"
     "                 [--mode user|pal] [--estimate dcpi|flow] [--no-source] [--json]\n"
-    "                 [--truth FILE] [--breakdown [--top N]]\n"
+    "                 [--truth FILE] [--breakdown [--top N]] [--no-events]\n"
     "\n"
     "Estimates how often each basic block of a procedure ran and how many cycles each\n"
     "instruction spent at the head of the issue queue (DCPI 6.1), and why (6.3).\n"
@@ -50,6 +50,10 @@ const std::string_view kCalcUsage =
     "  --truth      the truth file of the run (dcpi run --truth FILE): with --procedure\n"
     "               its cycles, stalls and culprits beside each instruction, with\n"
     "               --breakdown its breakdown beside calc's\n"
+    "  --no-events  culprits from the cycles samples alone: the event samples (imiss,\n"
+    "               dmiss, branchmp, itbmiss, dtbmiss; dcpi run --events on ev5) keep\n"
+    "               their columns but no longer bound or rule out the I-cache, D-cache,\n"
+    "               mispredict and TB explanations (DCPI 6.3)\n"
     "  --json       machine-readable output\n";
 
 namespace {
@@ -64,7 +68,7 @@ void attach_source_lines(const ElfImage& elf, CalcReport& report) {
 }  // namespace
 
 int run_calc_command(const std::vector<std::string>& arguments) {
-  OptionSpec spec{.flags = {"json", "all", "no-source", "breakdown"}};
+  OptionSpec spec{.flags = {"json", "all", "no-source", "breakdown", "no-events"}};
   for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
   for (const char* name : {"procedure", "truth", "top"}) spec.with_value.insert(name);
   const ParsedOptions options(arguments, spec);
@@ -97,10 +101,12 @@ int run_calc_command(const std::vector<std::string>& arguments) {
         &select_code_procedure(inputs.code, *name, &inputs.samples.cycles);
     AnalyzedProcedure result = analyze_code(inputs.code, *procedure, *inputs.model,
                                             inputs.samples.cycles, inputs.estimator);
-    const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
+    const calc::CulpritReport culprits =
+        calc::find_culprits(result.analysis, *inputs.model, inputs.culprits);
     CalcReport report =
         build_calc_report(demangle(procedure->name), result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);
+    attach_event_samples(report, inputs.samples.events);
     if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
     if (const auto truth = options.value("truth"))
       attach_truth(report, load_ground_truth(*truth, inputs));

@@ -19,7 +19,8 @@ namespace dcpi {
 
 const std::string_view kScoreUsage =
     "usage: dcpi score [--db DIR] --truth FILE (--image PATH_OR_NAME | --procedure NAME)\n"
-    "                  [--culprits] [--model qemu|ev5] [--epoch N] [--period CYCLES]\n"
+    "                  [--culprits [--no-events]] [--model qemu|ev5] [--epoch N] [--period "
+    "CYCLES]\n"
     "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
     "       dcpi score --contexts [--db DIR] [--images DIR[:DIR]] [--epoch N[,N...]|all]\n"
     "                  [--depth N] [--json]\n"
@@ -37,7 +38,10 @@ const std::string_view kScoreUsage =
     "addresses are summed.\n"
     "--culprits also scores dcpicalc's stall cycles and culprit lists (DCPI 6.3) against\n"
     "an ev5 truth: per cause, the share of true stall cycles whose cause was listed\n"
-    "(recall) and the share of listed culprits that were real (precision).\n"
+    "(recall) and the share of listed culprits that were real (precision). With event\n"
+    "samples (dcpi run --events on ev5) calc weighs them (DCPI 6.3) and the score shows\n"
+    "the culprits with and without them, and what they ruled out; --no-events scores\n"
+    "without them only.\n"
     "With --procedure and no --image, the image is the one that has the procedure.\n"
     "Without --procedure every procedure of the image with samples is scored, with a\n"
     "table per procedure (samples, share within 5/10/15 %, missing edges flagged).\n"
@@ -69,7 +73,7 @@ int score_sampled_chains(const std::vector<std::string>& arguments) {
 int run_score_command(const std::vector<std::string>& arguments) {
   if (std::find(arguments.begin(), arguments.end(), "--contexts") != arguments.end())
     return score_sampled_chains(arguments);
-  OptionSpec spec{.flags = {"json", "culprits"}};
+  OptionSpec spec{.flags = {"json", "culprits", "no-events"}};
   for (const std::string& name : kCalcValueOptions) spec.with_value.insert(name);
   for (const char* name : {"procedure", "counts", "truth"}) spec.with_value.insert(name);
   const ParsedOptions options(arguments, spec);
@@ -86,6 +90,7 @@ int run_score_command(const std::vector<std::string>& arguments) {
   // On qemu's truth nothing stalls (1 instruction per cycle): nothing to score.
   run.culprits_wanted = options.flag("culprits");
   if (run.culprits_wanted && run.truth.timed()) run.culprits.emplace();
+  if (run.culprits && !inputs.culprits.events.empty()) run.culprits_without_events.emplace();
 
   score_estimates(inputs, options.value("procedure"), run);
   const CalcContext context = calc_context(inputs);

@@ -115,6 +115,7 @@ CalcRequest parse_calc_request(const ParsedOptions& options) {
     else
       throw UsageError("--mode must be pal or user, not '" + *m + "'");
   }
+  request.use_events = !options.flag("no-events");
   request.model = options.value("model");
   if (request.model && !make_model(*request.model))
     throw UsageError("--model must be qemu or ev5, not '" + *request.model + "'");

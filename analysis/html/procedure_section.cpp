@@ -27,6 +27,7 @@ struct ProcedureSections::ImageData {
   calc::SamplesByAddress cycles;
   double total = 0;
   PeriodChoice period;
+  calc::CulpritOptions culprits;  // the image's event samples for §6.3 (issue 26)
 };
 
 namespace {
@@ -171,10 +172,16 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   slot = std::make_unique<ImageData>();
   ImageData& data = *slot;
   std::map<uint64_t, double> per_epoch;
+  ImageSamples events;  // the other events, as dcpi calc reads them
   for (const Profile& profile : samples_.profiles) {
+    if (profile.info.event_name != "cycles") events.sampled_events.insert(profile.info.event_name);
     if (profile.info.image.path != image_path || profile.info.image.unknown) continue;
     data.identity = profile.info.image;
-    if (profile.info.event_name != "cycles") continue;
+    if (profile.info.event_name != "cycles") {
+      for (const ProfileRow& row : profile.rows)
+        events.events[profile.info.event_name][row.address] += static_cast<double>(row.count);
+      continue;
+    }
     for (const ProfileRow& row : profile.rows) {
       data.cycles[row.address] += static_cast<double>(row.count);
       data.total += static_cast<double>(row.count);
@@ -185,6 +192,7 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   for (const auto& [epoch, period] : samples_.periods)
     periods.push_back({.epoch = epoch, .period = period, .samples = per_epoch[epoch]});
   data.period = choose_mean_period(periods, std::nullopt);
+  data.culprits = culprit_options(events, data.period.mean, true, nullptr);
   const ResolvedImage& resolved = resolver_.resolve(data.identity);
   data.elf = resolved.elf;
   data.problem = resolved.warning;
@@ -265,7 +273,8 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
   const ProcedureRange* range = data->code ? data->code->containing(*row.start) : nullptr;
   if (range) {
     AnalyzedProcedure result = analyze_code(*data->code, *range, *model_, data->cycles);
-    const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *model_);
+    const calc::CulpritReport culprits =
+        calc::find_culprits(result.analysis, *model_, data->culprits);
     report = build_calc_report(row.procedure, result.analysis, culprits, *model_,
                                std::move(result.code.indirect_jumps), data->total);
     graph = draw(result.analysis, data->period.mean, anchor,

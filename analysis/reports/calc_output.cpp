@@ -73,6 +73,19 @@ void print_truth(const TruthLine& truth, std::ostream& out) {
   }
 }
 
+// "[events rule out: d 981c, i] " (DCPI §6.3: absent where expected).
+void print_ruled_out(const CalcInstruction& line, std::ostream& out) {
+  if (line.ruled_out.empty()) return;
+  out << "[events rule out:";
+  const char* separator = " ";
+  for (const CalcInstruction::RuledOut& r : line.ruled_out) {
+    out << separator << r.letter;
+    if (r.culprit) out << ' ' << hex_digits(*r.culprit);
+    separator = ", ";
+  }
+  out << "] ";
+}
+
 }  // namespace
 
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
@@ -91,6 +104,7 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
   for (const std::string& note : context.period_notes) out << "note:   " << note << '\n';
+  if (!context.events.description.empty()) out << "events: " << context.events.description << '\n';
   if (context.hypothetical_stalls)
     out << "note:   HYPOTHETICAL STALLS: this profile comes from QEMU, which runs 1 instruction "
            "per\n"
@@ -160,14 +174,16 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     if (block.true_cycles)
       out << "*** True " << fixed_text(*block.true_cycles, 1) << "/" << n << " = "
           << fixed_text(*block.true_cycles / n, 2) << "CPI (the truth file)\n";
-    out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8)
-        << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
+    out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8);
+    for (const std::string& event : report.events) out << rpad(event, 9);
+    out << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
       if (const auto banner = sources.banner(line.source)) out << *banner << '\n';
       print_bubbles(line, out);
       out << pad(hex_digits(line.address), 10) << "  " << pad(untab(line.text), 30)
-          << rpad(fixed_text(line.samples, 0), 8)
-          << rpad(block.frequency ? fixed_text(*block.frequency, 1) : "-", 10)
+          << rpad(fixed_text(line.samples, 0), 8);
+      for (double n : line.event_samples) out << rpad(fixed_text(n, 0), 9);
+      out << rpad(block.frequency ? fixed_text(*block.frequency, 1) : "-", 10)
           << rpad(line.head_cycles == 0 && line.samples == 0 ? ""
                   : line.cpi                                 ? fixed_text(*line.cpi, 1) + "cy"
                                                              : "-",
@@ -175,6 +191,7 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
           << "  ";
       if (line.head_cycles == 0) out << "(dual issue) ";
       for (uint64_t culprit : line.culprits) out << hex_digits(culprit) << ' ';
+      print_ruled_out(line, out);
       if (line.truth) print_truth(*line.truth, out);
       out << '\n';
     }
@@ -244,6 +261,25 @@ void write_indirect_jump(JsonWriter& json, const IndirectJump& j) {
   json.end_object();
 }
 
+// The event samples calc weighed (issue 26): null without any.
+void write_event_evidence(JsonWriter& json, const EventEvidenceSummary& e) {
+  json.key("events");
+  if (e.used.empty()) {
+    json.null();
+    return;
+  }
+  json.begin_object().field("used", !e.ignored).field("sharing", uint64_t{e.sharing});
+  json.key("events").begin_array();
+  for (const EventEvidenceUse& u : e.used)
+    json.begin_object()
+        .field("event", u.event)
+        .field("cause", std::string(isa::truth_name(u.cause)))
+        .real_field("samples", u.samples)
+        .real_field("events_per_sample", u.events_per_sample)
+        .end_object();
+  json.end_array().end_object();
+}
+
 void write_summary(JsonWriter& json, const CalcSummary& s) {
   json.key("summary").begin_object();
   json.real_field("samples", s.samples).real_field("image_samples", s.image_samples);
@@ -270,7 +306,8 @@ void write_class(JsonWriter& json, const CalcClass& c, double period) {
   json.end_array().end_object();
 }
 
-void write_instruction(JsonWriter& json, const CalcInstruction& line) {
+void write_instruction(JsonWriter& json, const CalcInstruction& line,
+                       const std::vector<std::string>& events) {
   json.begin_object().address_field("address", line.address).field("text", untab(line.text));
   json.real_field("samples", line.samples).field("head_cycles", line.head_cycles);
   json.real_field("cpi", line.cpi).field("static", line.static_letters);
@@ -278,6 +315,17 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
   json.real_field("dynamic_cycles", line.dynamic_cycles).key("culprits").begin_array();
   for (uint64_t culprit : line.culprits) json.address(culprit);
   json.end_array();
+  if (!events.empty()) {
+    json.key("events").begin_object();
+    for (size_t e = 0; e < events.size(); ++e) json.real_field(events[e], line.event_samples[e]);
+    json.end_object().key("ruled_out").begin_array();
+    for (const CalcInstruction::RuledOut& r : line.ruled_out) {
+      json.begin_object().field("cause", std::string(1, r.letter)).key("culprit");
+      r.culprit ? json.address(*r.culprit) : json.null();
+      json.real_field("expected_samples", r.expected_samples).end_object();
+    }
+    json.end_array();
+  }
   if (line.source) {
     json.key("source").begin_object().field("file", line.source->file);
     json.field("line", line.source->line).end_object();
@@ -298,7 +346,7 @@ void write_instruction(JsonWriter& json, const CalcInstruction& line) {
   json.end_object();
 }
 
-void write_block(JsonWriter& json, const CalcBlock& block) {
+void write_block(JsonWriter& json, const CalcBlock& block, const std::vector<std::string>& events) {
   json.begin_object().address_field("start", block.start).address_field("end", block.end);
   json.field("class", uint64_t{block.frequency_class}).real_field("frequency", block.frequency);
   json.field("padding", block.padding);
@@ -306,7 +354,7 @@ void write_block(JsonWriter& json, const CalcBlock& block) {
   json.field("best_case_cycles", block.best_case_cycles).real_field("samples", block.samples);
   if (block.true_cycles) json.real_field("true_cycles", block.true_cycles);
   json.key("instructions").begin_array(Break::kLines);
-  for (const CalcInstruction& line : block.instructions) write_instruction(json, line);
+  for (const CalcInstruction& line : block.instructions) write_instruction(json, line, events);
   json.end_array().end_object();
 }
 
@@ -326,6 +374,7 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.key("period_notes").begin_array();
   for (const std::string& note : context.period_notes) json.value(note);
   json.end_array().field("cpus", uint64_t{context.cpus});
+  write_event_evidence(json, context.events);
   json.field("missing_edges", report.missing_edges).key("indirect_jumps").begin_array();
   for (const IndirectJump& jump : report.indirect_jumps) write_indirect_jump(json, jump);
   json.end_array();
@@ -333,7 +382,7 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.key("classes").begin_array(Break::kLines);
   for (const CalcClass& c : report.classes) write_class(json, c, context.period);
   json.end_array().key("blocks").begin_array(Break::kLines);
-  for (const CalcBlock& block : report.blocks) write_block(json, block);
+  for (const CalcBlock& block : report.blocks) write_block(json, block, report.events);
   json.end_array().end_object();
 }
 

@@ -27,6 +27,10 @@ void write_cause(JsonWriter& json, const calc::CauseScore& s) {
       .real(s.seen_true_cycles > 0 ? std::optional(s.seen_recall()) : std::nullopt, 6);
   json.field("listed", s.listed).field("real", s.real);
   json.key("precision").real(s.listed_weight > 0 ? std::optional(s.precision()) : std::nullopt, 6);
+  json.key("cycle_precision")
+      .real(s.listed_weight > 0 ? std::optional(s.cycle_precision()) : std::nullopt, 6);
+  json.field("ruled_out", s.ruled_out).key("ruled_out_weight").real(s.ruled_out_weight, 12);
+  json.key("ruled_out_true_cycles").real(s.ruled_out_true_cycles, 12);
   json.end_object();
 }
 
@@ -61,6 +65,38 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
                 share_text(scores.fraction_within(25), 1).c_str(),
                 share_text(scores.fraction_within(50), 1).c_str());
   out << line;
+}
+
+void print_event_effect(const calc::CulpritScores& with, const calc::CulpritScores& without,
+                        std::ostream& out) {
+  out << "\nWhat the event samples changed (DCPI 6.3; without = --no-events): recall and\n"
+         "precision per cause; cycles = precision counting of each listed culprit only the\n"
+         "cycles the truth confirms; ruled out = candidates dropped for want of their event,\n"
+         "the estimated stall cycles at them, and the truth's cycles of that cause there:\n";
+  char line[260];
+  std::snprintf(line, sizeof line, "  %-12s %7s %7s %9s %7s %7s %7s %6s %12s %11s\n", "cause",
+                "recall", "without", "precision", "without", "cycles", "without", "ruled",
+                "est. cycles", "true there");
+  out << line;
+  const auto row = [&](const std::string& name, const calc::CauseScore& a,
+                       const calc::CauseScore& b) {
+    std::snprintf(line, sizeof line, "  %-12s %7s %7s %9s %7s %7s %7s %6llu %12.0f %11.0f\n",
+                  name.c_str(), share_text(a.covered_cycles, a.true_cycles).c_str(),
+                  share_text(b.covered_cycles, b.true_cycles).c_str(),
+                  share_text(a.real_weight, a.listed_weight).c_str(),
+                  share_text(b.real_weight, b.listed_weight).c_str(),
+                  share_text(a.confirmed_weight, a.listed_weight).c_str(),
+                  share_text(b.confirmed_weight, b.listed_weight).c_str(),
+                  static_cast<unsigned long long>(a.ruled_out), a.ruled_out_weight,
+                  a.ruled_out_true_cycles);
+    out << line;
+  };
+  for (const auto& [cause, score] : with.causes) {
+    const auto other = without.causes.find(cause);
+    row(std::string(isa::truth_name(cause)), score,
+        other == without.causes.end() ? calc::CauseScore{} : other->second);
+  }
+  row("overall", with.overall(), without.overall());
 }
 
 void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores) {

@@ -12,5 +12,9 @@ namespace dcpi {
 
 void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out);
 void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores);
+// Issue 26: what the event samples changed (recall and precision per cause
+// with and without them) and what they ruled out, against the truth.
+void print_event_effect(const calc::CulpritScores& with, const calc::CulpritScores& without,
+                        std::ostream& out);
 
 }  // namespace dcpi

@@ -241,6 +241,11 @@ void print_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcC
       write_culprit_scores(json, *run.culprits);
     else
       json.null().field("culprits_note", no_stalls_note(run.truth));
+    json.key("culprits_without_events");
+    if (run.culprits_without_events)
+      write_culprit_scores(json, *run.culprits_without_events);
+    else
+      json.null();
   }
   json.end_object();
 }
@@ -263,10 +268,13 @@ void print_score_text(const ScoreRun& run, const CalcInputs& inputs, const CalcC
   print_procedure_table(run.rows, out);
   print_placement(run.placement, out);
   print_event_placement(run, out);
-  if (run.culprits)
+  if (run.culprits) {
     print_culprit_scores(*run.culprits, out);
-  else if (run.culprits_wanted)
+    if (run.culprits_without_events)
+      print_event_effect(*run.culprits, *run.culprits_without_events, out);
+  } else if (run.culprits_wanted) {
     out << "\nCulprits: " << no_stalls_note(run.truth) << '\n';
+  }
 }
 
 }  // namespace dcpi

@@ -6,6 +6,8 @@
 
 namespace dcpi::calc {
 
+bool event_at_culprit(StallCause cause) { return cause == StallCause::kDCacheMiss; }
+
 namespace {
 
 class CulpritFinder {
@@ -13,19 +15,12 @@ class CulpritFinder {
   CulpritFinder(const ProcedureAnalysis& a, const ProcessorModel& m, const CulpritOptions& o)
       : analysis_(a), model_(m), options_(o), cfg_(a.cfg) {}
 
-  std::vector<CulpritCandidate> candidates(BlockId b, size_t i) const {
-    std::vector<CulpritCandidate> result;
+  // The candidates that stay, and those the event samples rule out.
+  void candidates(BlockId b, size_t i, DynamicStall& stall) const {
     for (StallCause cause : model_.dynamic_stall_causes()) {
-      std::vector<CulpritCandidate> found = possible(cause, b, i);
-      for (CulpritCandidate& candidate : found) {
-        candidate.upper_bound_cycles = upper_bound(cause, b, i);
-        if (candidate.upper_bound_cycles &&
-            *candidate.upper_bound_cycles < options_.min_stall_cycles)
-          continue;  // the events rule it out
-        result.push_back(candidate);
-      }
+      for (CulpritCandidate& candidate : possible(cause, b, i))
+        (weigh(candidate, b, i) ? stall.candidates : stall.ruled_out).push_back(candidate);
     }
-    return result;
   }
 
  private:
@@ -182,20 +177,35 @@ class CulpritFinder {
     return false;
   }
 
-  // Events at the instruction, scaled to occurrences, each costing at most a
-  // fill from memory, per execution of the instruction.
-  std::optional<double> upper_bound(StallCause cause, BlockId b, size_t i) const {
-    const auto events = options_.event_samples.find(cause);
-    if (events == options_.event_samples.end() || options_.event_period <= 0 ||
+  // DCPI §6.3 with event samples: a candidate whose event has samples where
+  // the machine charges it is confirmed, with an upper bound (those events,
+  // each at the worst cost, per execution of the stalled instruction); one
+  // with none there, where explaining min_stall_cycles per execution would
+  // have given significant_samples, is ruled out (false). A bound below the
+  // stall still explains part of it, so it stays. Without its event's
+  // samples a candidate stays unbounded.
+  bool weigh(CulpritCandidate& candidate, BlockId b, size_t i) const {
+    const auto evidence = options_.events.find(candidate.cause);
+    if (evidence == options_.events.end() || evidence->second.events_per_sample <= 0 ||
         options_.cycles_period <= 0)
-      return std::nullopt;
+      return true;
+    // An anonymous D-cache candidate's load is out of sight: no evidence.
+    const std::optional<uint64_t> at =
+        event_at_culprit(candidate.cause) ? candidate.instruction : insn(b, i).address;
     const std::optional<double> frequency = analysis_.block_frequency(b);
-    if (!frequency || *frequency <= 0) return std::nullopt;
-    const auto at = events->second.find(insn(b, i).address);
-    const double occurrences =
-        (at == events->second.end() ? 0.0 : at->second) * options_.event_period;
+    if (!at || !frequency || *frequency <= 0) return true;
     const double executions = *frequency * options_.cycles_period;
-    return occurrences * model_.memory_fill_cycles() / executions;
+    const double cost = model_.worst_event_cycles(candidate.cause);
+    const double per_sample = evidence->second.events_per_sample;
+    const auto found = evidence->second.samples.find(*at);
+    const double samples = found == evidence->second.samples.end() ? 0.0 : found->second;
+    candidate.event_samples = samples;
+    if (samples > 0) {
+      candidate.upper_bound_cycles = samples * per_sample * cost / executions;
+      return true;
+    }
+    candidate.expected_samples = options_.min_stall_cycles * executions / cost / per_sample;
+    return candidate.expected_samples < options_.significant_samples;
   }
 
   const ProcedureAnalysis& analysis_;
@@ -223,11 +233,12 @@ CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorMo
       if (!cycles) continue;
       const double stall = *cycles - analysis.schedules[b].instructions[i].head_cycles;
       if (stall < options.min_stall_cycles) continue;
-      report.stalls.push_back(DynamicStall{.block = b,
-                                           .instruction = i,
-                                           .address = analysis.cfg.block(b).instructions[i].address,
-                                           .cycles = stall,
-                                           .candidates = finder.candidates(b, i)});
+      DynamicStall& found = report.stalls.emplace_back(
+          DynamicStall{.block = b,
+                       .instruction = i,
+                       .address = analysis.cfg.block(b).instructions[i].address,
+                       .cycles = stall});
+      finder.candidates(b, i, found);
     }
   }
   return report;

@@ -2,8 +2,9 @@
 // innocent": every dynamic stall starts with the full list of causes the
 // machine has (ProcessorModel::dynamic_stall_causes) and loses the ones that
 // are impossible for this instruction; event samples, when present, bound
-// how many cycles a cause can explain. Dynamic stall cycles of instruction
-// i are C_i − M_i, with C_i = S_i / F.
+// how many cycles a cause can explain, and their absence where enough were
+// expected rules a cause out. Dynamic stall cycles of instruction i are
+// C_i − M_i, with C_i = S_i / F.
 //
 // A machine without dynamic stalls (QEMU under icount) gets no stalls at
 // all: samples above M_i there are sampling noise, and the report says so
@@ -18,20 +19,44 @@
 
 namespace dcpi::calc {
 
+// The samples of the event that counts one stall cause (IMISS for I-cache
+// misses, DMISS for D-cache misses, ...; DCPI §6.3). Each sample stands for
+// `events_per_sample` events: the counter's interrupt period over the share
+// of the time the event had the counter (time multiplexing, DCPI §4.1).
+struct EventEvidence {
+  std::string event;  // its name in the database (imiss, dmiss, ...)
+  SamplesByAddress samples;
+  double events_per_sample = 0;
+};
+
+// Where the machine charges a cause's event: at the stalled instruction
+// itself (I-cache and ITB misses at the first instruction of the line or
+// page, a mispredict at the first instruction of the block the branch led
+// to, a DTB miss at the access), or at the culprit load (a D-cache miss),
+// docs/ev5-machine.md "Event counters".
+bool event_at_culprit(StallCause cause);
+
 struct CulpritOptions {
   double min_stall_cycles = 0.5;     // smaller excesses are not reported as stalls
   double rare_edge_fraction = 0.05;  // §6.3: ignore predecessors much rarer than the stall
-  // Optional event samples per cause (e.g. IMISS for kICacheMiss) and the
-  // periods, in events and in cycles, they and the CYCLES samples used.
-  std::map<StallCause, SamplesByAddress> event_samples;
-  double event_period = 0;
-  double cycles_period = 0;
+  // Event samples per cause; empty: calc knows only the CYCLES samples.
+  std::map<StallCause, EventEvidence> events;
+  double cycles_period = 0;  // the mean period of the CYCLES samples (F × period = executions)
+  // A cause whose event was sampled but has no sample where it would be
+  // charged is ruled out when, had it explained min_stall_cycles per
+  // execution at the worst cost per event, at least this many samples were
+  // expected: a Poisson count of mean 5 is zero with probability e^-5 =
+  // 0.7 %. A procedure tests tens of candidates, so e^-3 (5 %) would drop
+  // a real one in most procedures (measured: docs/calc.md "Event samples").
+  double significant_samples = 5;
 };
 
 struct CulpritCandidate {
   StallCause cause;
   std::optional<uint64_t> instruction;       // e.g. the load whose miss the stall waits for
   std::optional<double> upper_bound_cycles;  // per execution, from event samples
+  std::optional<double> event_samples;       // its event's samples where they would be charged
+  double expected_samples = 0;  // ruled out: the samples its event would have had at least
 };
 
 struct DynamicStall {
@@ -40,6 +65,7 @@ struct DynamicStall {
   uint64_t address = 0;
   double cycles = 0;  // per execution, beyond M_i
   std::vector<CulpritCandidate> candidates;
+  std::vector<CulpritCandidate> ruled_out;  // candidates the event samples eliminated
   bool unexplained() const { return candidates.empty(); }
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "firmware/events.h"
+
 namespace dcpi {
 
 using namespace calc;
@@ -67,6 +69,8 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
       add_letter(line.dynamic_letters, isa::dynamic_letter(c.cause));
       if (c.instruction) line.culprits.push_back(*c.instruction);
     }
+    for (const CulpritCandidate& c : stall->ruled_out)
+      line.ruled_out.push_back({isa::dynamic_letter(c.cause), c.instruction, c.expected_samples});
   }
   std::sort(line.culprits.begin(), line.culprits.end());
   line.culprits.erase(std::unique(line.culprits.begin(), line.culprits.end()), line.culprits.end());
@@ -120,6 +124,20 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
 }
 
 }  // namespace
+
+void attach_event_samples(CalcReport& report,
+                          const std::map<std::string, SamplesByAddress>& events) {
+  for (const char* name : kEventNames) {
+    const auto found = events.find(name);
+    if (found == events.end() || found->first == "cycles") continue;
+    report.events.push_back(found->first);
+    for (CalcBlock& block : report.blocks)
+      for (CalcInstruction& line : block.instructions) {
+        const auto at = found->second.find(line.address);
+        line.event_samples.push_back(at == found->second.end() ? 0.0 : at->second);
+      }
+  }
+}
 
 void attach_truth(CalcReport& report, const GroundTruth& truth) {
   for (CalcBlock& block : report.blocks) {

@@ -37,14 +37,23 @@ struct CalcInstruction {
   uint64_t address = 0;
   std::string text;
   double samples = 0;
-  uint32_t head_cycles = 0;              // M_i (0: issued with its predecessor)
-  std::optional<double> cpi;             // C_i = S_i / F
-  std::string static_letters;            // why it waited statically (or could not pair)
-  int static_half_cycles = 0;            // half-cycle lines for static stalls / lost slots
-  std::string dynamic_letters;           // the culprits of its dynamic stall
-  double dynamic_cycles = 0;             // per execution, beyond M_i (0 if none)
-  std::vector<uint64_t> culprits;        // instructions that may have caused a stall
-  bool unexplained = false;              // a dynamic stall with every cause ruled out
+  uint32_t head_cycles = 0;        // M_i (0: issued with its predecessor)
+  std::optional<double> cpi;       // C_i = S_i / F
+  std::string static_letters;      // why it waited statically (or could not pair)
+  int static_half_cycles = 0;      // half-cycle lines for static stalls / lost slots
+  std::string dynamic_letters;     // the culprits of its dynamic stall
+  double dynamic_cycles = 0;       // per execution, beyond M_i (0 if none)
+  std::vector<uint64_t> culprits;  // instructions that may have caused a stall
+  bool unexplained = false;        // a dynamic stall with every cause ruled out
+  // Candidates the event samples ruled out (DCPI §6.3): the cause's letter,
+  // its culprit load, and the event samples it would have had at least.
+  struct RuledOut {
+    char letter = '?';
+    std::optional<uint64_t> culprit;
+    double expected_samples = 0;
+  };
+  std::vector<RuledOut> ruled_out;
+  std::vector<double> event_samples;     // per CalcReport::events, at this instruction
   std::optional<SourceLocation> source;  // DWARF line, when the image has it
   std::optional<TruthLine> truth;        // dcpi calc --truth: the run's exact figures
 };
@@ -100,7 +109,14 @@ struct CalcReport {
   std::vector<CalcBlock> blocks;
   std::vector<CalcClass> classes;
   CalcSummary summary;
+  std::vector<std::string> events;  // the event columns beside the cycles samples (issue 26)
 };
+
+// The image's samples of the other events beside each instruction's cycles
+// samples (dcpiprof's and dcpicalc's columns per event), in
+// firmware/events.h order.
+void attach_event_samples(CalcReport& report,
+                          const std::map<std::string, calc::SamplesByAddress>& events);
 
 // dcpi calc --truth: the truth's cycles, stalls and culprits beside each
 // instruction it saw execute, and each block's true cycles per execution.

@@ -13,7 +13,8 @@ std::vector<CalcOverviewRow> calc_overview(const CalcInputs& inputs) {
   for (const ProcedureRange& procedure : inputs.code.procedures()) {
     AnalyzedProcedure result = analyze_code(inputs.code, procedure, *inputs.model,
                                             inputs.samples.cycles, inputs.estimator);
-    const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
+    const calc::CulpritReport culprits =
+        calc::find_culprits(result.analysis, *inputs.model, inputs.culprits);
     const CalcReport report =
         build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
                           std::move(result.code.indirect_jumps), inputs.samples.total);

@@ -83,7 +83,8 @@ ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& 
                                 const std::optional<calc::GroundTruth>& truth) {
   AnalyzedProcedure result =
       analyze_code(inputs.code, procedure, *inputs.model, inputs.samples.cycles, inputs.estimator);
-  const calc::CulpritReport culprits = calc::find_culprits(result.analysis, *inputs.model);
+  const calc::CulpritReport culprits =
+      calc::find_culprits(result.analysis, *inputs.model, inputs.culprits);
   const CalcReport report =
       build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
                         std::move(result.code.indirect_jumps), inputs.samples.total);

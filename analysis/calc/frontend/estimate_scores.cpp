@@ -26,7 +26,7 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
 ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
                                const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
                                std::map<calc::FrequencyEstimator, EstimatorScores>& all,
-                               calc::CulpritScores* culprits) {
+                               ScoreRun& run) {
   ProcedureScore row{.name = p.name, .samples = samples_in(inputs.samples.cycles, p.start, p.end)};
   for (const calc::FrequencyEstimator e :
        {calc::FrequencyEstimator::kDcpi, calc::FrequencyEstimator::kFlow}) {
@@ -42,9 +42,17 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
     (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);
-    if (e == chosen && culprits)
-      calc::score_culprits(result.analysis, calc::find_culprits(result.analysis, *inputs.model),
-                           truth, inputs.period, *culprits);
+    if (e == chosen && run.culprits)
+      calc::score_culprits(result.analysis,
+                           calc::find_culprits(result.analysis, *inputs.model, inputs.culprits),
+                           truth, inputs.period, *run.culprits);
+    if (e == chosen && run.culprits_without_events) {
+      calc::CulpritOptions cycles_only = inputs.culprits;
+      cycles_only.events.clear();
+      calc::score_culprits(result.analysis,
+                           calc::find_culprits(result.analysis, *inputs.model, cycles_only), truth,
+                           inputs.period, *run.culprits_without_events);
+    }
     all[e].instructions.insert(all[e].instructions.end(), instructions.begin(), instructions.end());
     all[e].edges.insert(all[e].edges.end(), edges.begin(), edges.end());
   }
@@ -70,8 +78,7 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
                      ScoreRun& run) {
   const std::vector<const ProcedureRange*> procedures = scored_procedures(inputs, procedure);
   for (const ProcedureRange* p : procedures)
-    run.rows.push_back(score_procedure(inputs, *p, run.truth, inputs.estimator, run.all,
-                                       run.culprits ? &*run.culprits : nullptr));
+    run.rows.push_back(score_procedure(inputs, *p, run.truth, inputs.estimator, run.all, run));
   run.all[inputs.estimator];  // present even when nothing was scored
   run.procedures = procedures.size();
   for (const ProcedureScore& r : run.rows) run.missing += r.missing_edges;

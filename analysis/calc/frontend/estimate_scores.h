@@ -42,6 +42,9 @@ struct ScoreRun {
   std::vector<ProcedureScore> rows;
   bool culprits_wanted = false;
   std::optional<calc::CulpritScores> culprits;  // only on a timed machine's truth
+  // The same from the CYCLES samples alone, when the culprits weighed event
+  // samples (issue 26): what the events changed.
+  std::optional<calc::CulpritScores> culprits_without_events;
   // Issue 25's oracle over the scored procedures: the first number to look
   // at when the machine changes.
   calc::PlacementScore placement;

@@ -192,7 +192,8 @@ CalcContext calc_context(const CalcInputs& inputs) {
       .machine = inputs.samples.machine,
       // The 21164's stalls on samples of QEMU's 1-IPC machine.
       .hypothetical_stalls = !inputs.qemu_model && inputs.samples.machine == kMachineQemu,
-      .estimator = std::string(to_string(inputs.estimator))};
+      .estimator = std::string(to_string(inputs.estimator)),
+      .events = inputs.events};
 }
 
 namespace {
@@ -283,7 +284,9 @@ void read_event_samples(const ProfileDatabase& db, const std::vector<uint64_t>& 
                         ImageSamples& samples) {
   for (uint64_t epoch : epochs)
     for (const ProfileInfo& info : db.profiles(epoch)) {
-      if (info.event_name == "cycles" || info.image != samples.identity) continue;
+      if (info.event_name == "cycles") continue;
+      samples.sampled_events.insert(info.event_name);
+      if (info.image != samples.identity) continue;
       calc::SamplesByAddress& event = samples.events[info.event_name];
       for (const ProfileRow& row : db.read_profile(info).rows)
         event[row.address] += static_cast<double>(row.count);
@@ -362,6 +365,8 @@ CalcInputs load_calc_inputs(const CalcRequest& request) {
   std::string list;
   for (uint64_t e : epochs) list += (list.empty() ? "" : ", ") + std::to_string(e);
   inputs.epochs_text = request.epoch ? list : "all (" + list + ")";
+  inputs.culprits =
+      culprit_options(inputs.samples, inputs.period, request.use_events, &inputs.events);
   return inputs;
 }
 

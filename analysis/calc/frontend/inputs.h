@@ -6,11 +6,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
 #include "analysis/calc/frontend/code_image.h"
+#include "analysis/calc/frontend/event_evidence.h"
 #include "analysis/calc/model/processor_model.h"
 #include "analysis/calc/truth/ground_truth.h"
 #include "profiledb/profile_db.h"
@@ -48,6 +51,9 @@ struct ImageSamples {
   calc::SamplesByAddress cycles;  // CYCLES samples per ELF address, all PIDs and CPUs
   // The other events' samples (imiss, dmiss, ...; the ev5 machine), the same way.
   std::map<std::string, calc::SamplesByAddress> events;
+  // Every event but cycles with samples in the epochs read, in any image:
+  // the events that shared counter 2 (time multiplexing).
+  std::set<std::string> sampled_events;
   double total = 0;                   // in the image
   size_t cpus = 0;                    // CPUs with driver statistics in those epochs
   std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples
@@ -63,6 +69,10 @@ struct CalcInputs {
   double period = 0;
   PeriodChoice period_choice;
   std::string epochs_text;
+  // DCPI §6.3: the event samples the culprit phase weighs (none without
+  // events, or with --no-events), and what they are for the header.
+  calc::CulpritOptions culprits;
+  EventEvidenceSummary events;
 };
 
 // What both commands were asked for (parsed by analysis/cli/report_options.h).
@@ -79,6 +89,7 @@ struct CalcRequest {
   std::optional<uint64_t> epoch;  // --epoch; default: every epoch
   std::optional<double> period;   // --period; default: what the database recorded
   calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
+  bool use_events = true;  // --no-events: culprits from the CYCLES samples alone
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);
 
@@ -101,6 +112,7 @@ struct CalcContext {
   // what the machine did.
   bool hypothetical_stalls = false;
   std::string estimator = "dcpi";  // --estimate: dcpi or flow
+  EventEvidenceSummary events;     // the event samples beside cycles (issue 26)
 };
 
 // The report header both commands print.

@@ -7,6 +7,18 @@ namespace dcpi::calc {
 // Every §6.3 candidate: the 21164 has them all.
 std::span<const StallCause> Ev5Model::dynamic_stall_causes() const { return isa::kDynamicCauses; }
 
+uint32_t Ev5Model::worst_event_cycles(StallCause cause) const {
+  switch (cause) {
+    case StallCause::kBranchMispredict:
+      return 5;  // 21164 HRM: the mispredict penalty
+    case StallCause::kItbMiss:
+    case StallCause::kDtbMiss:
+      return 25;  // the PALcode TB miss flow (the ev5 machine's itb_refill, dtb_refill)
+    default:      // a fill from memory behind two bus transfers (memory_latency, memory_bus)
+      return 100 + 2 * 80;
+  }
+}
+
 namespace {
 
 uint8_t register_slot(const Register& reg) {

@@ -16,6 +16,14 @@ class Ev5Model final : public ProcessorModel {
   std::span<const StallCause> dynamic_stall_causes() const override;
   // DESIGN §8: cache latencies 2 (D-cache), 12 (S-cache), 38 (memory).
   uint32_t memory_fill_cycles() const override { return 38; }
+  // The ev5 machine's costs (docs/ev5-machine.md, the parameter table): a
+  // miss all the way to memory, 100 cycles load to use (DCPI §4.2's "on the
+  // order of 100 cycles"), behind a write-back and another fill on the
+  // memory bus (80 cycles each): 260; a TB refill 25; a mispredict 5.
+  // Measured (ev5, mux): the culprit loads with >= 1000 misses cost at most
+  // 143 cycles per miss on average (stream), 118 on copy, so 100 alone was
+  // not pessimistic; I-cache misses at most 8 (mathcall), 36 (compress).
+  uint32_t worst_event_cycles(StallCause cause) const override;
   uint32_t icache_line_bytes() const override { return 32; }
 };
 

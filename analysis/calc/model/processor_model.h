@@ -54,6 +54,10 @@ class ProcessorModel {
   virtual std::span<const StallCause> dynamic_stall_causes() const = 0;
   // Cycles of the slowest miss (a fill from memory), for upper bounds (§6.3).
   virtual uint32_t memory_fill_cycles() const = 0;
+  // What one event of a cause's counter costs at most, for the bounds and
+  // the rule-outs event samples give (§6.3: "assuming pessimistically that
+  // each I-cache miss incurred a cache fill all the way from memory").
+  virtual uint32_t worst_event_cycles(StallCause) const { return memory_fill_cycles(); }
   virtual uint32_t icache_line_bytes() const = 0;
   virtual uint64_t page_bytes() const { return 8192; }
 

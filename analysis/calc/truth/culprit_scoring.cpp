@@ -12,8 +12,12 @@ void CauseScore::add(const CauseScore& other) {
   seen_covered_cycles += other.seen_covered_cycles;
   listed_weight += other.listed_weight;
   real_weight += other.real_weight;
+  confirmed_weight += other.confirmed_weight;
   listed += other.listed;
   real += other.real;
+  ruled_out += other.ruled_out;
+  ruled_out_weight += other.ruled_out_weight;
+  ruled_out_true_cycles += other.ruled_out_true_cycles;
 }
 
 CauseScore CulpritScores::overall() const {
@@ -68,6 +72,18 @@ double dynamic_stall_cycles(const std::vector<TruthStall>& truth_stalls) {
   return cycles;
 }
 
+// The truth's cycles behind each candidate the events ruled out.
+void score_ruled_out(const std::vector<TruthStall>& truth_stalls, const DynamicStall& stall,
+                     double estimated, BlockRange block, CulpritScores& scores) {
+  for (const CulpritCandidate& c : stall.ruled_out) {
+    CauseScore& score = scores.causes[c.cause];
+    ++score.ruled_out;
+    score.ruled_out_weight += estimated;
+    for (const TruthStall& t : truth_stalls)
+      if (matches(c, t, block)) score.ruled_out_true_cycles += double(t.cycles);
+  }
+}
+
 void score_instruction(const std::vector<TruthStall>& truth_stalls, const DynamicStall* stall,
                        double estimated, BlockRange block, double period, CulpritScores& scores) {
   static const std::vector<CulpritCandidate> kNone;
@@ -90,6 +106,10 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
     const bool real = std::any_of(truth_stalls.begin(), truth_stalls.end(), [&](const auto& t) {
       return t.cycles > 0 && matches(c, t, block);
     });
+    double true_cycles = 0;
+    for (const TruthStall& t : truth_stalls)
+      if (matches(c, t, block)) true_cycles += double(t.cycles);
+    score.confirmed_weight += std::min(estimated, true_cycles);
     ++score.listed;
     score.listed_weight += estimated;
     if (real) {
@@ -97,6 +117,7 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
       score.real_weight += estimated;
     }
   }
+  if (stall) score_ruled_out(truth_stalls, *stall, estimated, block, scores);
 }
 
 }  // namespace

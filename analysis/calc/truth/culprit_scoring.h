@@ -16,7 +16,9 @@
 //   instruction run once is no sample, and no estimator can explain it);
 // - precision: the share of dcpicalc's listed culprits (weighted by the
 //   instruction's estimated stall cycles) that the truth confirms: cycles of
-//   that cause, and that culprit PC where both name one.
+//   that cause, and that culprit PC where both name one;
+// - ruled out: the candidates event samples eliminated, and the truth's
+//   cycles of their cause there (what was wrongly dropped).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -38,14 +40,27 @@ struct CauseScore {
   double seen_covered_cycles = 0;
   double listed_weight = 0;  // dcpicalc's candidates of this cause, by estimated stall cycles
   double real_weight = 0;    // of those, confirmed by the truth
-  uint64_t listed = 0;       // candidates listed
-  uint64_t real = 0;         // of those, confirmed
+  // The part of each listed candidate's weight the truth's cycles of that
+  // cause there cover (min of the two): a candidate the truth confirms with
+  // 1 % of its stall counts 1 %, not all of it as in real_weight.
+  double confirmed_weight = 0;
+  uint64_t listed = 0;  // candidates listed
+  uint64_t real = 0;    // of those, confirmed
+  // Candidates the event samples ruled out (issue 26, DCPI §6.3): how many,
+  // their instructions' estimated stall cycles, and the truth's cycles of
+  // that cause (from that culprit) at them: near zero if rightly ruled out.
+  uint64_t ruled_out = 0;
+  double ruled_out_weight = 0;
+  double ruled_out_true_cycles = 0;
 
   double recall() const { return true_cycles > 0 ? covered_cycles / true_cycles : 0; }
   double seen_recall() const {
     return seen_true_cycles > 0 ? seen_covered_cycles / seen_true_cycles : 0;
   }
   double precision() const { return listed_weight > 0 ? real_weight / listed_weight : 0; }
+  double cycle_precision() const {
+    return listed_weight > 0 ? confirmed_weight / listed_weight : 0;
+  }
   void add(const CauseScore& other);
 };
 

@@ -44,12 +44,12 @@ CountingConfig g_counting{};
 // One CPU's counting state; touched by that CPU only, at IPL >= 5 (context
 // switch, tick) or 6 (the wrap interrupt).
 struct alignas(64) CountingCpu {
-  uint32_t generation;  // of g_counting it programmed; 0: not yet
-  uint32_t index;       // the slot counter 2 counts now
-  uint64_t since;       // clock at the last harvest
-  uint64_t wraps;       // events of the wraps since the last harvest
+  uint32_t generation;   // of g_counting it programmed; 0: not yet
+  uint32_t index;        // the slot counter 2 counts now
+  uint64_t since;        // clock at the last harvest
+  uint64_t wraps;        // events of the wraps since the last harvest
   uint64_t issue_wraps;  // counter 0's (instructions), likewise
-  CountDelta pending;   // harvested, not yet taken by the kernel
+  CountDelta pending;    // harvested, not yet taken by the kernel
 };
 CountingCpu g_counting_cpu[kMaxCpus];
 
@@ -121,7 +121,8 @@ void harvest(uint32_t cpu) {
     state.pending.counted_cycles[state.index] += now - state.since;
   }
   if (g_counting.instructions)
-    state.pending.instructions += state.issue_wraps + ((read >> EV5_CTR0_SHIFT) & (kCounter0Wrap - 1));
+    state.pending.instructions +=
+        state.issue_wraps + ((read >> EV5_CTR0_SHIFT) & (kCounter0Wrap - 1));
   state.wraps = 0;
   state.issue_wraps = 0;
   state.since = now;

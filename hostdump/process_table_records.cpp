@@ -114,8 +114,9 @@ bool LoadMapModel::apply_counts_record(const LoadMapRecord& as_load_map) {
   }
   if (record.flags & kCountsInstructions) {  // counter 0's issues (ev5)
     const CountSlot& s = record.instructions;
-    counts.events.emplace(kInstructionsCountName, EventCount{s.count, s.counted_cycles,
-                                                             s.child_count, s.child_counted_cycles});
+    counts.events.emplace(
+        kInstructionsCountName,
+        EventCount{s.count, s.counted_cycles, s.child_count, s.child_counted_cycles});
   }
   process_entry(table_, record.pid, record.parent_pid, record.time).counts = std::move(counts);
   return true;

@@ -222,8 +222,7 @@ void add_child_counts(ThreadGroup& parent, const ThreadGroup& child) {
         child.counts.counted_cycles[i] + child.child_counts.counted_cycles[i];
   }
   parent.child_counts.cycles += child.counts.cycles + child.child_counts.cycles;
-  parent.child_counts.instructions +=
-      child.counts.instructions + child.child_counts.instructions;
+  parent.child_counts.instructions += child.counts.instructions + child.child_counts.instructions;
   parent.counted_children += 1 + child.counted_children;
 }
 

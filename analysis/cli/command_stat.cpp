@@ -96,8 +96,7 @@ StatOptions take_stat_options(const std::vector<std::string>& arguments) {
 }
 
 EventSet counting_set(const std::string& text, const std::string& machine) {
-  if (text.empty())
-    return machine == "ev5" ? (kCycles | kInstructions | kCountableOnEv5) : kCycles;
+  if (text.empty()) return machine == "ev5" ? (kCycles | kInstructions | kCountableOnEv5) : kCycles;
   EventSet set = kCycles;
   std::stringstream list(text);
   for (std::string name; std::getline(list, name, ',');) {

@@ -43,9 +43,10 @@ void print_cycles(const StatReport& report, const StatRow& row, std::ostream& ou
                        grouped(row.cycles), "instructions");
   } else if (row.instructions) {
     const double n = double(*row.instructions), c = double(row.cycles);
-    out << fmt::format("{:>20}      {:<14}# {:6.3f} per cycle, {:.3f} cycles per instruction "
-                       "(user instructions over all cycles)\n",
-                       grouped(*row.instructions), "instructions", c ? n / c : 0, n ? c / n : 0);
+    out << fmt::format(
+        "{:>20}      {:<14}# {:6.3f} per cycle, {:.3f} cycles per instruction "
+        "(user instructions over all cycles)\n",
+        grouped(*row.instructions), "instructions", c ? n / c : 0, n ? c / n : 0);
   }
 }
 
@@ -102,11 +103,11 @@ void print_stat_json(const StatReport& report, std::ostream& out) {
     json.key("instructions");
     instructions ? json.value(*instructions) : json.null();
     json.key("ipc");
-    instructions && row.cycles ? json.value(double(*instructions) / double(row.cycles), 6)
-                               : json.null();
+    instructions&& row.cycles ? json.value(double(*instructions) / double(row.cycles), 6)
+                              : json.null();
     json.key("cpi");
-    instructions && *instructions ? json.value(double(row.cycles) / double(*instructions), 6)
-                                  : json.null();
+    instructions&&* instructions ? json.value(double(row.cycles) / double(*instructions), 6)
+                                 : json.null();
     json.key("events").begin_array();
     for (const StatEvent& e : row.events) {
       json.begin_object().field("name", e.name).field("count", e.count);
@@ -117,7 +118,7 @@ void print_stat_json(const StatReport& report, std::ostream& out) {
       json.key("estimated_cycles");
       e.estimated_cycles ? json.value(*e.estimated_cycles) : json.null();
       json.key("per_1000_instructions");
-      instructions && *instructions
+      instructions&&* instructions
           ? json.value(1000.0 * double(e.projected) / double(*instructions), 6)
           : json.null();
       json.key("truth_stall_cycles");

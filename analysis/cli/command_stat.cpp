@@ -105,6 +105,10 @@ EventSet counting_set(const std::string& text, const std::string& machine) {
       if (machine == "ev5") set |= kInstructions;
       continue;
     }
+    if (name == "loads" || name == "stores")  // SEL1 0xB, 0xC: the model has them
+      throw UsageError("'" + name +
+                       "' is the 21164's counter 1, which the ev5 model counts but dcpi "
+                       "stat does not program yet (it counts on counters 0 and 2)");
     const auto known = std::find(std::begin(kEventNames), std::end(kEventNames), name);
     const EventSet bit =
         known == std::end(kEventNames) ? 0 : EventSet{1} << (known - std::begin(kEventNames));

@@ -926,6 +926,7 @@ pal_perfmon_enable:
 	srl	p3, 31, p3
 	and	p2, p3, p2
 	bne	p2, pal_perfmon_done
+	mfpr	p0, prVmtime		/* now again: the count starts as before the test */
 	mfpr	p2, ptCtrDeadline
 	bne	p2, pal_perfmon_done	/* already counting */
 	mfpr	p1, ptCtrValue

@@ -58,17 +58,19 @@ void event_counter_interrupt(uint64_t overflowed, uint64_t pc);
 // Counting mode (issue 26 item 4, `dcpi stat`; the ev5 machine's counter 2):
 // each event of `events` (up to kCountSlots, in Event order: slot i is the
 // i-th) counted in user mode, time-multiplexed by the scheduler tick when
-// there are several. 0 turns counting off. Returns a ControlStatus
-// (kControlUncountableEvent on the `qemu` machine or for an event counter 2
+// there are several; Event::kIssues: instructions, on counter 0 (ev5). 0 turns counting off.
+// Returns a ControlStatus (kControlUncountableEvent on the `qemu` machine or for an event counter 2
 // cannot count). Boot CPU, before processes run.
 int64_t counting_configure(EventSet events);
 bool counting_active();
+bool counting_instructions();                // counter 0 counts issues (instructions)
 uint32_t counting_events(uint16_t* events);  // the slots' events; returns how many
 // What this CPU counted since its last take.
 struct CountDelta {
   uint64_t count[kCountSlots];
   uint64_t counted_cycles[kCountSlots];  // time each slot's event was selected
   uint64_t cycles;                       // all the time between the takes
+  uint64_t instructions;                 // user mode, counter 0's issues (ev5)
 };
 // Adds this CPU's counts since its last take to *into (nullptr: drops them)
 // and restarts them: the kernel calls it at every context switch for the

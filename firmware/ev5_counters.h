@@ -15,11 +15,14 @@
  *              whole counter wraps, 3 interrupt every 256 events
  *   values:    counter 0 in 63:48, counter 1 in 47:32, counter 2 in 29:16
  *
- * Counter 0 is PALcode's (the virtual clock, palcode/README.md); counters 1
- * and 2 exist only on the `ev5` machine, whose model counts their events
- * and raises their overflow interrupt at the instruction the event belongs
- * to (PAL vector 0x500, `mfpr 248`: the overflow word). Plain C #defines:
- * included by PALcode assembly, C and C++. */
+ * Counter 0 counting cycles (SEL0 = 0) is PALcode's (the virtual clock,
+ * palcode/README.md). Counting issues (SEL0 = 1) on the `ev5` machine it is
+ * the model's, like counters 1 and 2 (the kill bits apply to it, as on the
+ * 21164; counting mode uses it for instructions, docs/counting-mode.md).
+ * Counters 1 and 2 exist only on the `ev5` machine, whose model counts their
+ * events and raises their overflow interrupt at the instruction the event
+ * belongs to (PAL vector 0x500, `mfpr 248`: the overflow word). Plain C
+ * #defines: included by PALcode assembly, C and C++. */
 #ifndef DCPI_FIRMWARE_EV5_COUNTERS_H
 #define DCPI_FIRMWARE_EV5_COUNTERS_H
 
@@ -60,8 +63,11 @@
 #define EV5_CTL_256 3   /* interrupt every 256 events */
 #define EV5_CTL_COUNTERS_1_2 0xf0
 
-/* Values (wrperfmon 9, ours: counters 1 and 2 only; wrperfmon 6 writes
- * counter 0, the cycles hot path, alone). */
+/* Values (wrperfmon 9, ours: counters 1 and 2, and counter 0 when it counts
+ * issues on the ev5 machine; wrperfmon 6 writes PALcode's counter 0, the
+ * cycles hot path, alone). */
+#define EV5_CTR0_SHIFT 48
+#define EV5_CTR0_WIDTH 16
 #define EV5_CTR1_SHIFT 32
 #define EV5_CTR1_WIDTH 16
 #define EV5_CTR2_SHIFT 16
@@ -76,15 +82,17 @@
 #define EV5_EVENT_PERIOD_RANGE 512
 
 /* The overflow word (mfpr 248 reads it; mtpr 248 clears the bits written):
- * bit N = counter N overflowed. Bit 63: the machine has counters 1 and 2
- * (the ev5 model is loaded); always 0 on the `qemu` machine. */
+ * bit N = counter N overflowed (counter 0: only the model's, counting
+ * issues). Bit 63: the machine has counters 1 and 2 (the ev5 model is
+ * loaded); always 0 on the `qemu` machine. */
+#define EV5_OVERFLOW_CTR0 0x1
 #define EV5_OVERFLOW_CTR1 0x2
 #define EV5_OVERFLOW_CTR2 0x4
-#define EV5_OVERFLOW_COUNTERS 0x6
+#define EV5_OVERFLOW_COUNTERS 0x7
 #define EV5_HAS_EVENT_COUNTERS_SHIFT 63
 #define EV5_IPR_OVERFLOW 248
 /* mfpr 247 (ours, qemu_plugin_set_read_word in the QEMU patch): counters 1
- * and 2 in their value fields, as the model had them at the last
+ * and 2 (and 0 when it counts issues) in their value fields, as the model had them at the last
  * `call_pal wrperfmon` with a0 = 5 (read); PALcode ORs them into v0. */
 #define EV5_IPR_READ 247
 #define EV5_PAL_VECTOR_COUNTER 0x0500

@@ -79,17 +79,21 @@ struct CountsRecord {
   uint64_t child_cycles;
   uint64_t children;  // waited-for descendants whose totals are in child_*
   uint64_t time;      // RPCC when recorded (LoadMapRecord::time)
-  uint64_t reserved0;
+  uint64_t flags;     // kCountsInstructions
   uint32_t parent_pid;
   uint16_t slots;                // slots in use
   uint16_t events[kCountSlots];  // dcpi::Event of each slot
   CountSlot slot[kCountSlots];
-  uint8_t reserved2[32];
+  // With kCountsInstructions (the ev5 machine): user-mode instructions,
+  // counter 0's issues; counted_cycles is all the time (never multiplexed).
+  CountSlot instructions;
 };
+inline constexpr uint64_t kCountsInstructions = 1;
 static_assert(sizeof(CountsRecord) == sizeof(LoadMapRecord));
 static_assert(offsetof(CountsRecord, time) == offsetof(LoadMapRecord, time));
 static_assert(offsetof(CountsRecord, parent_pid) == offsetof(LoadMapRecord, parent_pid));
 static_assert(offsetof(CountsRecord, slot) == 64);
+static_assert(offsetof(CountsRecord, instructions) == 224);
 
 // At kernel symbol `dcpi_load_map`: record i is records[i % capacity].
 struct alignas(64) LoadMap {

@@ -112,6 +112,12 @@ bool LoadMapModel::apply_counts_record(const LoadMapRecord& as_load_map) {
     const EventCount count{s.count, s.counted_cycles, s.child_count, s.child_counted_cycles};
     if (!counts.events.emplace(kEventNames[record.events[i]], count).second) return false;
   }
+  if (record.flags & kCountsInstructions) {  // counter 0's issues (ev5)
+    const CountSlot& s = record.instructions;
+    counts.events.emplace(
+        kInstructionsCountName,
+        EventCount{s.count, s.counted_cycles, s.child_count, s.child_counted_cycles});
+  }
   process_entry(table_, record.pid, record.parent_pid, record.time).counts = std::move(counts);
   return true;
 }

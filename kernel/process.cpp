@@ -200,6 +200,11 @@ void append_counts_record(const Process* leader) {
     record.slot[i] = {group.counts.count[i], group.counts.counted_cycles[i],
                       group.child_counts.count[i], group.child_counts.counted_cycles[i]};
   }
+  if (dcpi::driver::counting_instructions()) {
+    record.flags |= dcpi::kCountsInstructions;
+    record.instructions = {group.counts.instructions, group.counts.cycles,
+                           group.child_counts.instructions, group.child_counts.cycles};
+  }
   record.cycles = group.counts.cycles;
   record.child_cycles = group.child_counts.cycles;
   record.children = group.counted_children;
@@ -217,6 +222,7 @@ void add_child_counts(ThreadGroup& parent, const ThreadGroup& child) {
         child.counts.counted_cycles[i] + child.child_counts.counted_cycles[i];
   }
   parent.child_counts.cycles += child.counts.cycles + child.child_counts.cycles;
+  parent.child_counts.instructions += child.counts.instructions + child.child_counts.instructions;
   parent.counted_children += 1 + child.counted_children;
 }
 

@@ -846,8 +846,16 @@ pal_set_tick:
 	mov	$31, v0
 	hw_rei
 
-/* wrperfmon: a0 = function, a1 = argument (EV5/OSF function codes). Only
- * counter 0 exists; it counts cycles (= instructions under icount). */
+/* p2 <- 1 when the machine has counters 1 and 2 (the ev5 model: mfpr 248
+ * bit 63), else 0 (plain QEMU reads an unknown IPR as 0). */
+.macro	HAS_EVENT_COUNTERS out
+	mfpr	\out, prCounterWord
+	srl	\out, EV5_HAS_EVENT_COUNTERS_SHIFT, \out
+.endm
+
+/* wrperfmon: a0 = function, a1 = argument (EV5/OSF function codes).
+ * PALcode's counter 0 counts cycles (= instructions under icount); on ev5
+ * the model has counters 1 and 2, and counter 0 when it counts issues. */
 pal_wrperfmon_body:
 	mov	$31, v0
 	mfpr	p0, prVmtime
@@ -899,6 +907,9 @@ pal_perfmon_read:
 	 * (47:32, 29:16) in mfpr 247 at this call_pal (issue 26 item 4). */
 	mfpr	p2, prCounterWord	/* bit 63: the machine has counters 1-2 */
 	bge	p2, 2f
+	mfpr	p3, ptCtrMux		/* SEL0 = issues: counter 0 is the model's too */
+	srl	p3, 31, p3
+	cmovlbs	p3, $31, v0
 	mfpr	p2, prCounterRead
 	or	v0, p2, v0
 2:	hw_rei
@@ -910,6 +921,12 @@ pal_perfmon_enable_clear:
 	/* fall through */
 pal_perfmon_enable:
 	blbc	a1, pal_perfmon_done
+	HAS_EVENT_COUNTERS p2		/* ev5 with SEL0 = issues: the model counts */
+	mfpr	p3, ptCtrMux
+	srl	p3, 31, p3
+	and	p2, p3, p2
+	bne	p2, pal_perfmon_done
+	mfpr	p0, prVmtime		/* now again: the count starts as before the test */
 	mfpr	p2, ptCtrDeadline
 	bne	p2, pal_perfmon_done	/* already counting */
 	mfpr	p1, ptCtrValue
@@ -931,16 +948,10 @@ pal_perfmon_disable:
 pal_perfmon_done:
 	hw_rei
 
-/* p2 <- 1 when the machine has counters 1 and 2 (the ev5 model: mfpr 248
- * bit 63), else 0 (plain QEMU reads an unknown IPR as 0). */
-.macro	HAS_EVENT_COUNTERS out
-	mfpr	\out, prCounterWord
-	srl	\out, EV5_HAS_EVENT_COUNTERS_SHIFT, \out
-.endm
-
-/* Mux: SEL0 in bit 31 (counter 0: cycles, or issues = instructions under
- * icount, the `qemu` machine only: on ev5 the clock counts cycles), SEL1
- * and SEL2 in bits 7:0 (ev5 only; the model checks the selections). */
+/* Mux: SEL0 in bit 31 (counter 0: cycles, or issues: = instructions under
+ * icount on the `qemu` machine, the model's count on ev5, where PALcode's
+ * clock then leaves counter 0 alone), SEL1 and SEL2 in bits 7:0 (ev5 only;
+ * the model checks the selections). */
 pal_perfmon_mux:
 	HAS_EVENT_COUNTERS p2
 	srl	a1, 32, p1
@@ -951,10 +962,7 @@ pal_perfmon_mux:
 	and	a1, EV5_MUX_COUNTERS_1_2, p1
 	beq	p1, 1f			/* SEL1/SEL2 given: only with counters 1 and 2 */
 	beq	p2, pal_perfmon_refuse
-1:	srl	a1, 31, p1		/* SEL0 = issues: not on ev5 */
-	and	p1, p2, p1
-	bne	p1, pal_perfmon_refuse
-	mtpr	a1, ptCtrMux
+1:	mtpr	a1, ptCtrMux
 	hw_rei
 
 /* Options: the kill bits, for counters 1 and 2 (ev5 only). Counter 0 is the

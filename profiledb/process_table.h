@@ -27,6 +27,10 @@ struct EventCount {
   auto operator<=>(const EventCount&) const = default;
 };
 
+// The events map's name for counter 0's issues (the ev5 machine): the
+// process's user-mode instructions, never multiplexed.
+inline constexpr const char* kInstructionsCountName = "instructions";
+
 struct ProcessCounts {
   uint64_t cycles = 0;                       // the process's time while counting (kernel mode too)
   uint64_t child_cycles = 0;                 // its waited-for descendants'

@@ -18,6 +18,7 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/cli/run_execution.h"
+#include "analysis/cli/stat_truth.h"
 #include "analysis/reports/stat_output.h"
 #include "analysis/samples/process_counts.h"
 #include "firmware/events.h"
@@ -37,24 +38,28 @@ const std::string_view kStatUsage =
     "for it), and prints each program's counts as perf stat and perfex do.\n"
     "  -e, --events  what to count, comma-separated: cycles (always: the process's time,\n"
     "               kernel mode included), instructions (qemu machine: equal to cycles under\n"
-    "               icount), and on --machine ev5 the 21164's counter-2 events imiss, dmiss,\n"
-    "               branchmp, itbmiss, dtbmiss, counted in user mode only. More than one of\n"
-    "               those shares counter 2 by time (rotated every scheduler tick): each\n"
-    "               shows the share of the time it was counted and count / share projected.\n"
-    "               Default: cycles,instructions (qemu); every counter-2 event (ev5)\n"
+    "               icount; ev5: counter 0's issues, user mode), and on --machine ev5 the\n"
+    "               21164's counter-2 events imiss, dmiss, branchmp, itbmiss, dtbmiss,\n"
+    "               counted in user mode only. More than one of those shares counter 2 by\n"
+    "               time (rotated every scheduler tick): each shows the share of the time it\n"
+    "               was counted and count / share projected. Default: cycles,instructions\n"
+    "               (qemu); instructions and every counter-2 event (ev5)\n"
     "  -a           every process on its own and the whole machine's total, instead of\n"
     "               each program init started with its waited-for descendants\n"
     "  --json       the counts as JSON on stdout (the programs' output goes to stderr)\n"
     "  --db         keep the database (the counts are in epoch-N/processes); default: a\n"
     "               temporary one, removed after\n"
-    "Derived figures: events per 1000 cycles, and perfex's estimated time (count x a\n"
-    "typical cost: 8 cycles for an I- or D-cache miss served by the S-cache, 25 for a\n"
-    "TB miss, 5 for a mispredict), which ignores overlap: compare dcpi run --truth's\n"
-    "stall cycles. See docs/counting-mode.md.\n";
+    "Derived figures: IPC and CPI, events per 1000 instructions, and perfex's estimated\n"
+    "time (count x a typical cost: 8 cycles for an I- or D-cache miss served by the\n"
+    "S-cache, 25 for a TB miss, 5 for a mispredict), which ignores overlap; with\n"
+    "--truth FILE (ev5) the model's real stall cycles of each event's cause are printed\n"
+    "beside it. See docs/counting-mode.md.\n";
 
 namespace {
 
 constexpr EventSet kCycles = event_bit(Event::kCycles);
+// Counter 0's issues selection (the 21164 HRM), user mode: instructions.
+constexpr EventSet kInstructions = event_bit(Event::kIssues);
 
 struct StatOptions {
   std::string events;  // -e; empty: the machine's default
@@ -91,19 +96,19 @@ StatOptions take_stat_options(const std::vector<std::string>& arguments) {
 }
 
 EventSet counting_set(const std::string& text, const std::string& machine) {
-  if (text.empty()) return machine == "ev5" ? (kCycles | kCountableOnEv5) : kCycles;
+  if (text.empty()) return machine == "ev5" ? (kCycles | kInstructions | kCountableOnEv5) : kCycles;
   EventSet set = kCycles;
   std::stringstream list(text);
   for (std::string name; std::getline(list, name, ',');) {
     if (name == "cycles") continue;
-    if (name == "instructions") {
-      if (machine != "qemu")
-        throw UsageError(
-            "the ev5 machine has no instruction counter yet (its model does not "
-            "count issues); instructions are counted on --machine qemu, where they "
-            "equal cycles");
+    if (name == "instructions") {  // qemu: the cycles themselves (icount)
+      if (machine == "ev5") set |= kInstructions;
       continue;
     }
+    if (name == "loads" || name == "stores")  // SEL1 0xB, 0xC: the model has them
+      throw UsageError("'" + name +
+                       "' is the 21164's counter 1, which the ev5 model counts but dcpi "
+                       "stat does not program yet (it counts on counters 0 and 2)");
     const auto known = std::find(std::begin(kEventNames), std::end(kEventNames), name);
     const EventSet bit =
         known == std::end(kEventNames) ? 0 : EventSet{1} << (known - std::begin(kEventNames));
@@ -165,6 +170,8 @@ int run_stat_command(const std::vector<std::string>& arguments) {
   StatReport report{finished->run.timing_machine, finished->run.machine.cpus,
                     stat_rows(counted_processes(*finished), stat.all)};
   if (!scratch.empty()) std::filesystem::remove_all(scratch.parent_path());
+  if (!finished->run.truth_file.empty() && finished->run.timing_machine == "ev5")
+    add_truth_stalls(finished->run.truth_file, report.rows);
   if (stat.json)
     print_stat_json(report, std::cout);
   else

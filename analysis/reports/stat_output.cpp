@@ -25,20 +25,38 @@ std::string title(const StatRow& row) {
   return text + ")";
 }
 
+// The instructions a row's rates are per: counted on ev5 (counter 0's
+// issues, user mode), the cycles themselves on qemu (one per cycle under
+// icount), none when not counted.
+std::optional<uint64_t> instructions_of(const StatReport& report, const StatRow& row) {
+  if (report.machine == "qemu") return row.cycles;
+  return row.instructions;
+}
+
 // Under icount the qemu machine runs one instruction per cycle: its
 // instructions are its cycles, and IPC is 1 by construction.
 void print_cycles(const StatReport& report, const StatRow& row, std::ostream& out) {
   out << fmt::format("{:>20}      {:<14}# the process's time, kernel mode included\n",
                      grouped(row.cycles), "cycles");
-  if (report.machine == "qemu")
+  if (report.machine == "qemu") {
     out << fmt::format("{:>20}      {:<14}# = cycles: one per cycle under icount (qemu machine)\n",
                        grouped(row.cycles), "instructions");
+  } else if (row.instructions) {
+    const double n = double(*row.instructions), c = double(row.cycles);
+    out << fmt::format(
+        "{:>20}      {:<14}# {:6.3f} per cycle, {:.3f} cycles per instruction "
+        "(user instructions over all cycles)\n",
+        grouped(*row.instructions), "instructions", c ? n / c : 0, n ? c / n : 0);
+  }
 }
 
-void print_event(const StatRow& row, const StatEvent& e, std::ostream& out) {
-  const double per_k = row.cycles ? 1000.0 * double(e.projected) / double(row.cycles) : 0;
-  out << fmt::format("{:>20}      {:<14}# {:8.3f} per 1000 cycles", grouped(e.count), e.name,
-                     per_k);
+void print_event(const StatReport& report, const StatRow& row, const StatEvent& e,
+                 std::ostream& out) {
+  const std::optional<uint64_t> instructions = instructions_of(report, row);
+  const uint64_t per = instructions.value_or(row.cycles);
+  const double per_k = per ? 1000.0 * double(e.projected) / double(per) : 0;
+  out << fmt::format("{:>20}      {:<14}# {:8.3f} per 1000 {}", grouped(e.count), e.name, per_k,
+                     instructions ? "instructions" : "cycles");
   if (e.share < 1.0)
     out << fmt::format("  ({:5.1f}% of the time; projected {})", 100.0 * e.share,
                        grouped(e.projected));
@@ -46,6 +64,9 @@ void print_event(const StatRow& row, const StatEvent& e, std::ostream& out) {
     out << fmt::format("  est. {} cycles ({:.1f}%) at {} each", grouped(*e.estimated_cycles),
                        row.cycles ? 100.0 * double(*e.estimated_cycles) / double(row.cycles) : 0,
                        *e.typical_cost);
+  if (e.truth_stall_cycles)
+    out << fmt::format("; truth {} stall cycles ({:.1f}%)", grouped(*e.truth_stall_cycles),
+                       row.cycles ? 100.0 * double(*e.truth_stall_cycles) / double(row.cycles) : 0);
   out << '\n';
 }
 
@@ -62,11 +83,12 @@ void print_stat_text(const StatReport& report, std::ostream& out) {
     out << "\n Performance counter stats for " << title(row) << ", machine " << report.machine
         << ", " << report.cpus << (report.cpus == 1 ? " CPU" : " CPUs") << ":\n\n";
     print_cycles(report, row, out);
-    for (const StatEvent& e : row.events) print_event(row, e, out);
+    for (const StatEvent& e : row.events) print_event(report, row, e, out);
   }
   if (events)
-    out << "\n events count user mode only (the 21164's kill bits for kernel and PAL mode);"
-           " est. = perfex's count x typical cost, which ignores overlap\n";
+    out << "\n events and instructions count user mode only (the 21164's kill bits for kernel"
+           " and PAL mode);\n est. = perfex's count x typical cost, which ignores overlap;"
+           " truth = the model's stall cycles of that cause (--truth)\n";
 }
 
 void print_stat_json(const StatReport& report, std::ostream& out) {
@@ -77,8 +99,15 @@ void print_stat_json(const StatReport& report, std::ostream& out) {
     json.begin_object().field("pid", row.pid).field("program", row.program);
     json.field("with_children", row.with_children).field("processes", row.processes);
     json.field("cycles", row.cycles);
+    const std::optional<uint64_t> instructions = instructions_of(report, row);
     json.key("instructions");
-    report.machine == "qemu" ? json.value(row.cycles) : json.null();
+    instructions ? json.value(*instructions) : json.null();
+    json.key("ipc");
+    instructions&& row.cycles ? json.value(double(*instructions) / double(row.cycles), 6)
+                              : json.null();
+    json.key("cpi");
+    instructions&&* instructions ? json.value(double(row.cycles) / double(*instructions), 6)
+                                 : json.null();
     json.key("events").begin_array();
     for (const StatEvent& e : row.events) {
       json.begin_object().field("name", e.name).field("count", e.count);
@@ -88,6 +117,12 @@ void print_stat_json(const StatReport& report, std::ostream& out) {
       e.typical_cost ? json.value(*e.typical_cost) : json.null();
       json.key("estimated_cycles");
       e.estimated_cycles ? json.value(*e.estimated_cycles) : json.null();
+      json.key("per_1000_instructions");
+      instructions&&* instructions
+          ? json.value(1000.0 * double(e.projected) / double(*instructions), 6)
+          : json.null();
+      json.key("truth_stall_cycles");
+      e.truth_stall_cycles ? json.value(*e.truth_stall_cycles) : json.null();
       json.end_object();
     }
     json.end_array().end_object();

@@ -25,7 +25,7 @@ struct Totals {
 };
 
 StatEvent stat_event(const std::string& name, uint64_t count, uint64_t counted, uint64_t cycles) {
-  StatEvent e{name, count, counted, 0, count, typical_cost(name), std::nullopt};
+  StatEvent e{name, count, counted, 0, count, typical_cost(name), std::nullopt, std::nullopt};
   e.share = cycles == 0 ? 0 : static_cast<double>(counted) / static_cast<double>(cycles);
   // The R10000 paper's projection: what the counter would have counted had
   // the event had it all the time (exact when it did).
@@ -36,10 +36,24 @@ StatEvent stat_event(const std::string& name, uint64_t count, uint64_t counted, 
 }
 
 StatRow row_of(uint32_t pid, std::string program, bool children, const Totals& t) {
-  StatRow row{pid, std::move(program), children, t.processes, t.cycles, {}};
-  for (const auto& [name, e] : t.events)
+  StatRow row{pid, std::move(program), children, t.processes, t.cycles, {}, {}, {}};
+  for (const auto& [name, e] : t.events) {
+    if (name == kInstructionsCountName) {
+      row.instructions = e.first;  // counter 0: counted all the time
+      continue;
+    }
     row.events.push_back(stat_event(name, e.first, e.second, t.cycles));
+  }
   return row;
+}
+
+// `pid` and, with `children`, every descendant the table knows.
+std::vector<uint32_t> pids_of(const ProcessTable& table, uint32_t pid, bool children) {
+  std::vector<uint32_t> pids{pid};
+  for (size_t i = 0; children && i < pids.size(); ++i)
+    for (const auto& [other, process] : table.processes)
+      if (process.parent == pids[i] && other != pids[i]) pids.push_back(other);
+  return pids;
 }
 
 }  // namespace
@@ -66,6 +80,7 @@ std::vector<StatRow> stat_rows(const ProcessTable& table, bool all) {
       own.add(*process.counts, false);
       machine.add(*process.counts, false);
       rows.push_back(row_of(pid, table.program_name(pid), false, own));
+      rows.back().pids = {pid};
       continue;
     }
     const auto parent = table.processes.find(process.parent);
@@ -74,8 +89,13 @@ std::vector<StatRow> stat_rows(const ProcessTable& table, bool all) {
     Totals inherited;
     inherited.add(*process.counts, true);
     rows.push_back(row_of(pid, table.program_name(pid), true, inherited));
+    rows.back().pids = pids_of(table, pid, true);
   }
-  if (all && machine.processes != 0) rows.push_back(row_of(0, "", false, machine));
+  if (all && machine.processes != 0) {
+    rows.push_back(row_of(0, "", false, machine));
+    for (const auto& [pid, process] : table.processes)
+      if (process.counts) rows.back().pids.push_back(pid);
+  }
   return rows;
 }
 

@@ -25,6 +25,9 @@ struct StatEvent {
   // has one (typical_cost).
   std::optional<uint64_t> typical_cost;
   std::optional<uint64_t> estimated_cycles;
+  // The truth's stall cycles of the event's cause in the row's processes
+  // (dcpi stat --truth, ev5): what the estimate ignores (overlap) shows.
+  std::optional<uint64_t> truth_stall_cycles;
 };
 
 struct StatRow {
@@ -33,7 +36,11 @@ struct StatRow {
   bool with_children = false;  // its waited-for descendants' counts are added
   uint64_t processes = 1;      // processes whose counts are summed
   uint64_t cycles = 0;         // their time while counting, kernel mode included
+  // User-mode instructions (the ev5 machine's counter 0 on issues); none
+  // when not counted.
+  std::optional<uint64_t> instructions;
   std::vector<StatEvent> events;
+  std::vector<uint32_t> pids;  // the processes summed (with their descendants)
 };
 
 // A typical cost in cycles of one `event` on the ev5 machine (perfex's

@@ -19,6 +19,8 @@ field counts but leaves value checks to the C++ reader (unit-tested there).
     space summed; truth.events[name] is their whole-run sum)
     truth.space_events[(pid, generation)][name]: that space's user-mode
     events (its pcevent lines summed; what dcpi stat counts per process)
+    truth.space_stalls[(pid, generation)][cause]: that space's stall cycles
+    per cause word (its stall lines summed; dcpi stat --truth prints them)
 """
 import os
 import re
@@ -65,6 +67,7 @@ class Truth:
         self.maps = []  # (pid, generation, load, size, link, build-id, path): version 5
         self.pc_events = {}  # name -> {pc: count}: version 6
         self.space_events = {}  # (pid, generation) -> {name: count}: version 6
+        self.space_stalls = {}  # (pid, generation) -> {cause: cycles}: version 5
 
 
 def records(path):
@@ -146,6 +149,9 @@ def read(path):
         elif kind == "stall":
             culprit = int(fields[3], 16) if len(fields) > 3 else None
             truth.stalls.append((int(fields[0], 16), fields[1], int(fields[2]), culprit))
+            if space_key is not None:
+                stalls = truth.space_stalls.setdefault(space_key, {})
+                stalls[fields[1]] = stalls.get(fields[1], 0) + int(fields[2])
         elif kind == "event":
             truth.events[fields[0]] = truth.events.get(fields[0], 0) + int(fields[1])
         elif kind == "pcevent":

@@ -90,6 +90,14 @@ TEST(ProcessTable, CountsRecordFillsTheTable) {
   EXPECT_EQ(entry.counts->cycles, 1000u);
   EXPECT_EQ(entry.counts->events.at("imiss"), (EventCount{11, 500, 1, 5}));
   EXPECT_EQ(entry.counts->events.at("dmiss"), (EventCount{22, 500, 2, 5}));
+  EXPECT_FALSE(entry.counts->events.contains(kInstructionsCountName));  // no flag: not counted
+  // Counter 0's issues (ev5): the last slot, flagged.
+  record.flags = kCountsInstructions;
+  record.instructions = {5000, 1000, 70, 10};
+  std::memcpy(&as_load_map, &record, sizeof record);
+  EXPECT_TRUE(model.apply(as_load_map));
+  EXPECT_EQ(model.processes().processes.at(9).counts->events.at(kInstructionsCountName),
+            (EventCount{5000, 1000, 70, 10}));
   record.slots = kCountSlots + 1;  // damaged: refused, not read past the slots
   std::memcpy(&as_load_map, &record, sizeof record);
   EXPECT_FALSE(model.apply(as_load_map));

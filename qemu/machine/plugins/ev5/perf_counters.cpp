@@ -61,16 +61,13 @@ Mode mode_of(uint64_t pc) {
   return (pc >> 63) ? Mode::kKernel : Mode::kUser;
 }
 
-int PerfCounters::width(int counter) { return counter == 1 ? EV5_CTR1_WIDTH : EV5_CTR2_WIDTH; }
+int PerfCounters::width(int counter) {
+  return counter == 0 ? EV5_CTR0_WIDTH : counter == 1 ? EV5_CTR1_WIDTH : EV5_CTR2_WIDTH;
+}
 
 bool PerfCounters::mux(uint64_t value, std::string* error) {
   if (value & ~uint64_t{EV5_MUX_COUNTERS_1_2 | EV5_MUX_SEL0_ISSUES}) {
     fail(error, "mux bits outside SEL0, SEL1 and SEL2");
-    return false;
-  }
-  // Counter 0 counts the clock, which on this machine is cycles, not issues.
-  if (value & EV5_MUX_SEL0_ISSUES) {
-    fail(error, "counter 0 counts cycles only on the ev5 machine (issues are not modelled)");
     return false;
   }
   const uint8_t sel1 = (value >> EV5_MUX_SEL1_SHIFT) & EV5_MUX_SEL_MASK;
@@ -84,6 +81,8 @@ bool PerfCounters::mux(uint64_t value, std::string* error) {
     fail(error, "counter 2 selection " + std::to_string(sel2) + " is not modelled");
     return false;
   }
+  // SEL0 = issues: counter 0 is this model's (cycles: PALcode's clock).
+  select_[0] = (value & EV5_MUX_SEL0_ISSUES) ? 1 : 0;
   select_[1] = sel1;
   select_[2] = sel2;
   update_counted();
@@ -112,6 +111,7 @@ bool PerfCounters::frequency(uint64_t value, std::string* error) {
     fail(error, "a counter set to count selects an event that is not modelled");
     return false;
   }
+  control_[0] = static_cast<uint8_t>(ctl0);
   control_[1] = ctl1;
   control_[2] = ctl2;
   update_counted();
@@ -119,27 +119,30 @@ bool PerfCounters::frequency(uint64_t value, std::string* error) {
 }
 
 void PerfCounters::enable(uint64_t counters) {
-  for (int c = 1; c < kCounters; ++c)
+  for (int c = 0; c < kCounters; ++c)
     if (counters & (1u << c)) enabled_[c] = true;
   update_counted();
 }
 
 void PerfCounters::disable(uint64_t counters) {
-  for (int c = 1; c < kCounters; ++c)
+  for (int c = 0; c < kCounters; ++c)
     if (counters & (1u << c)) enabled_[c] = false;
   update_counted();
 }
 
 void PerfCounters::write(uint64_t values) {
+  if (select_[0]) value_[0] = (values >> EV5_CTR0_SHIFT) & ((1u << EV5_CTR0_WIDTH) - 1);
   value_[1] = (values >> EV5_CTR1_SHIFT) & ((1u << EV5_CTR1_WIDTH) - 1);
   value_[2] = (values >> EV5_CTR2_SHIFT) & ((1u << EV5_CTR2_WIDTH) - 1);
 }
 
 uint64_t PerfCounters::read() const {
-  return uint64_t{value_[1]} << EV5_CTR1_SHIFT | uint64_t{value_[2]} << EV5_CTR2_SHIFT;
+  const uint64_t counter0 = select_[0] ? uint64_t{value_[0]} << EV5_CTR0_SHIFT : 0;
+  return counter0 | uint64_t{value_[1]} << EV5_CTR1_SHIFT | uint64_t{value_[2]} << EV5_CTR2_SHIFT;
 }
 
 void PerfCounters::update_counted() {
+  issues_counted_ = select_[0] && enabled_[0] && control_[0] != EV5_CTL_OFF;
   counted_ = 0;
   for (int& c : event_counter_) c = 0;
   for (int c = 1; c < kCounters; ++c) {
@@ -163,6 +166,18 @@ uint64_t PerfCounters::count(ModelEvent event, uint64_t pc) {
   if (!interrupts) return 0;
   ++interrupts_[c];
   return c == 1 ? EV5_OVERFLOW_CTR1 : EV5_OVERFLOW_CTR2;
+}
+
+// The HRM's counter 0 counts issues in the modes its kill bits allow; the
+// model issues each instruction once (no speculation), so issues are the
+// instructions the truth counts. Only the 16-bit wrap interrupts (CTL0).
+uint64_t PerfCounters::count_issues(uint64_t n, uint64_t pc) {
+  if (!issues_counted_ || n == 0 || (kill_ & kill_bit(mode_of(pc)))) return 0;
+  const uint32_t sum = value_[0] + static_cast<uint32_t>(n);
+  value_[0] = sum & ((1u << EV5_CTR0_WIDTH) - 1);
+  if (sum >> EV5_CTR0_WIDTH == 0) return 0;
+  ++interrupts_[0];
+  return EV5_OVERFLOW_CTR0;
 }
 
 }  // namespace dcpi::ev5

@@ -3,7 +3,10 @@
 // events they select, in the modes their kill bits allow, and reports an
 // overflow the plugin then delivers at the instruction the event belongs to
 // (qemu_plugin_icount_interrupt_at_charge, docs/ev5-machine.md "Event
-// counters"). Counter 0 is PALcode's clock (palcode/README.md) and not here.
+// counters"). Counter 0 counting cycles is PALcode's clock
+// (palcode/README.md) and not here; counting issues (SEL0, the HRM's other
+// counter-0 selection) it is: the model counts each instruction once, as
+// the truth does, in the modes the kill bits allow (count_issues).
 // One per vCPU, touched only by its vCPU.
 #pragma once
 #include <cstdint>
@@ -31,7 +34,7 @@ Mode mode_of(uint64_t pc);
 
 class PerfCounters {
  public:
-  static constexpr int kCounters = 3;  // index 1 and 2 used; 0 is PALcode's
+  static constexpr int kCounters = 3;  // 0 here only when it counts issues
 
   // wrperfmon's functions as PALcode accepts them; a refused argument
   // (an event this model does not count) changes nothing and returns false
@@ -41,14 +44,20 @@ class PerfCounters {
   bool frequency(uint64_t value, std::string* error = nullptr);
   void enable(uint64_t counters);  // bit N: counter N
   void disable(uint64_t counters);
-  void write(uint64_t values);  // counters 1 and 2 fields (wrperfmon 9)
-  uint64_t read() const;        // the same fields
+  // wrperfmon 9: counters 1 and 2's fields, and counter 0's when it counts
+  // issues (ours: wrperfmon 6 is PALcode's counter 0).
+  void write(uint64_t values);
+  uint64_t read() const;  // the same fields
 
   // One event at `pc`: returns the overflow bits (EV5_OVERFLOW_CTR1/2) of
   // the counters it made interrupt, 0 when none.
   uint64_t count(ModelEvent event, uint64_t pc);
   // Whether any counter counts `event` now (for the callers' fast path).
   bool counts(ModelEvent event) const { return (counted_ >> static_cast<int>(event)) & 1; }
+  // `n` instructions issued at `pc`'s mode (counter 0's issues selection):
+  // EV5_OVERFLOW_CTR0 when they made it wrap, else 0.
+  uint64_t count_issues(uint64_t n, uint64_t pc);
+  bool counts_issues() const { return issues_counted_; }
 
   uint32_t value(int counter) const { return value_[counter]; }
   uint64_t interrupts(int counter) const { return interrupts_[counter]; }
@@ -57,13 +66,14 @@ class PerfCounters {
   void update_counted();
   static int width(int counter);
 
-  uint8_t select_[kCounters] = {0, 0, 0};   // SEL fields; 0 = counter 1's/2's first
+  uint8_t select_[kCounters] = {0, 0, 0};   // SEL fields; counter 0: 1 = issues
   uint8_t control_[kCounters] = {0, 0, 0};  // CTL fields (EV5_CTL_*)
   bool enabled_[kCounters] = {false, false, false};
   uint64_t kill_ = 0;
   uint32_t value_[kCounters] = {0, 0, 0};
   uint64_t interrupts_[kCounters] = {0, 0, 0};
   uint32_t counted_ = 0;  // bit per ModelEvent some counter counts
+  bool issues_counted_ = false;
   int event_counter_[static_cast<int>(ModelEvent::kCount)] = {};  // 0: none
 };
 

@@ -64,6 +64,9 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
     return 0;
   }
   if (aborted_.block) settle_abort();
+  issue_entered();
+  issuing_ = &block;
+  issuing_count_ = block.timing.instructions.size();
   continuation_ = nullptr;
   rerun_block_ = nullptr;
   const BlockTiming& timing = block.timing;
@@ -238,6 +241,7 @@ void VcpuModel::settle_abort() {
 // This entry of the block left it before instruction `at.index` (an exact
 // exit, or a device access QEMU ran alone): the rest did not run.
 void VcpuModel::cut_entry(Site at) {
+  issue_cut(*at.block, at.index);
   add_unlocked(at.block->cut[at.index], 1);
   truth_.cut(*at.block, at.index);
   truth_.visibility.cut(at.index);  // it counts the whole block's instructions
@@ -343,6 +347,27 @@ uint64_t VcpuModel::unit_ready(const BlockRecord& block, uint32_t index) {
   culprit = t.pc;
   dynamic_in_block_ += stall;
   return stall;
+}
+
+// The block entered before has run to its end or to its cut: its
+// instructions are counted now, in its mode (the kill bits'). A wrap raises
+// counter 0's overflow at the charge of the block being entered: at a user
+// block's head it is taken at once (exact exit, the block runs again); in
+// PALcode it waits until PALcode returns, before the kernel can read the
+// counter (counting mode reads it at IPL >= 5, the overflow is taken at
+// IPL <= 5, and the kernel is entered from user mode at IPL 5 or below).
+void VcpuModel::issue_entered() {
+  if (issuing_ != nullptr && counters_.counts_issues())
+    overflow_ |= counters_.count_issues(issuing_count_, issuing_->timing.pc);
+  issuing_ = nullptr;
+  issuing_count_ = 0;
+}
+
+// Instructions [index, end) of `block` did not run in this entry.
+void VcpuModel::issue_cut(const BlockRecord& block, uint32_t index) {
+  if (&block != issuing_) return;
+  const uint64_t unrun = block.timing.instructions.size() - index;
+  issuing_count_ -= std::min(issuing_count_, unrun);
 }
 
 }  // namespace dcpi::ev5

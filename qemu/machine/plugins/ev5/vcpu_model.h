@@ -197,6 +197,15 @@ class VcpuModel {
     if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
     if (event != ModelEvent::kLoad && event != ModelEvent::kStore) truth_.event(pc, event);
   }
+  // Counter 0's issues (perf_counters.h count_issues): the block entered
+  // last issues its instructions when the next one is entered, less those
+  // an exact exit or a device access cut (cut_entry), so the counter counts
+  // what the truth counts (entries less cuts) and wraps at an instruction
+  // that ran.
+  void issue_entered();
+  void issue_cut(const BlockRecord& block, uint32_t index);
+  const BlockRecord* issuing_ = nullptr;
+  uint64_t issuing_count_ = 0;
   PerfCounters counters_;
   uint64_t overflow_ = 0;
   std::array<uint64_t, 64> ready_{}, loaded_by_{};

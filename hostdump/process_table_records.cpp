@@ -37,7 +37,7 @@ ThreadEntry& thread_entry(ProcessTable& table, uint32_t tid, uint32_t pid, uint6
 
 ProcessEntry& process_entry(ProcessTable& table, uint32_t pid, uint32_t parent, uint64_t time) {
   ProcessEntry& process = table.processes[pid];
-  if (process.pid == 0) process = ProcessEntry{pid, parent, time, {}, {}, "", ""};
+  if (process.pid == 0) process = ProcessEntry{pid, parent, time, {}, {}, "", "", {}};
   return process;
 }
 
@@ -62,7 +62,7 @@ bool LoadMapModel::apply_table_record(const LoadMapRecord& record) {
                   parent != processes_.end() ? parent->second.mappings : std::vector<Mapping>{});
       remember_space(record.pid);
       ProcessEntry& process = table_.processes[record.pid];
-      process = ProcessEntry{record.pid, record.parent_pid, record.time, {}, {}, "", ""};
+      process = ProcessEntry{record.pid, record.parent_pid, record.time, {}, {}, "", "", {}};
       if (const auto from = table_.processes.find(record.parent_pid);
           from != table_.processes.end()) {
         process.program = from->second.program;

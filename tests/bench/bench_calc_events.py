@@ -103,7 +103,7 @@ def figure10(imiss, with_events, without_events):
 
 
 def shares(build, db, truth):
-    """Each event's samples x 768 over the run against the truth's count of
+    """Each event's samples x EVENTS_PER_SAMPLE over the run against the truth's count of
     it: how well the equal-share assumption projects the events."""
     totals = {}
     for s in json.loads(dcpi(build, "export", "--format", "json", "--db", db))["samples"]:
@@ -184,7 +184,7 @@ def report(results):
         print(f"{r['workload']:9} " + "  ".join(
             f"{e} {v['projected']:>10} / {v['true']:>10} ({v['projected'] / v['true'] - 1:+.1%})"
             if v["true"] else f"{e} -" for e, v in r["shares"].items()))
-    print("\nDCPI Figure 10 per procedure of the program: Pearson r of IMISS samples x 768 with")
+    print("\nDCPI Figure 10 per procedure of the program: Pearson r of IMISS samples x ~12287 with")
     print("the truth's I-cache stall cycles, and with calc's I-cache range (top/bottom/mid)")
     print("with the events and without them (DCPI: 0.91, 0.86, 0.90):")
     print(f"{'workload':9} {'procs':>5} {'truth':>6} | {'top':>6} {'bottom':>6} {'mid':>6} | "

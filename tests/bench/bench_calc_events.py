@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 
+from bench_imiss import pearson  # the same Pearson r as DCPI Figure 10's bench
 from support.common import nm
 
 WORKLOADS = "copy,stream,compress,matmul,mathcall,bytecode"
@@ -37,17 +38,6 @@ EVENTS_PER_SAMPLE = (3840 + 511 / 2) * 3  # mean period (firmware/ev5_counters.h
 def dcpi(build, *args):
     return subprocess.run([os.path.join(build, "dcpi"), *args], check=True, capture_output=True,
                           text=True, timeout=1200).stdout
-
-
-def pearson(xs, ys):
-    n = len(xs)
-    if n < 3:
-        return float("nan")
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
 
 
 def procedure_of(elf):

@@ -105,11 +105,13 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Load latencies (seed 001 §3.3) through the latency plug-in, captured on
     # load opcodes only. QEMU has no memory hierarchy: the interpreter's
-    # timed access path costs the same number of instructions every time.
+    # timed access path costs nearly the same number of instructions every
+    # time (a few data-dependent branches: 88, 90 and 92 were seen in one
+    # run, two of them in most), against hundreds of cycles of spread on ev5.
     latency = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "latency",
                               "--images", IMAGES, "--json"))
-    seen = {v["value"] for r in latency["rows"] for v in r["values"]}
-    expect(len(latency["rows"]) > 0 and len(seen) <= 2,
+    seen = {int(v["value"]) for r in latency["rows"] for v in r["values"]}
+    expect(len(latency["rows"]) > 0 and max(seen) - min(seen) <= 8,
            f"load latencies are (nearly) constant under QEMU: {sorted(seen)} over "
            f"{len(latency['rows'])} loads")
     expect(all(r["instruction"].startswith("ld") for r in latency["rows"]),

@@ -29,10 +29,10 @@ import sys
 import tempfile
 
 from bench_imiss import pearson  # the same Pearson r as DCPI Figure 10's bench
-from support.common import nm
+from support.common import event_period_mean, nm
 
 WORKLOADS = "copy,stream,compress,matmul,mathcall,bytecode"
-EVENTS_PER_SAMPLE = (3840 + 511 / 2) * 3  # mean period (firmware/ev5_counters.h), 3 events share counter 2 under mux
+EVENTS_PER_SAMPLE = event_period_mean() * 3  # 3 events share counter 2 under mux
 
 
 def dcpi(build, *args):

@@ -32,10 +32,10 @@ import sys
 import tempfile
 
 from support import truth_file
-from support.common import nm
+from support.common import event_period_mean, nm
 
 WORKLOADS = "copy,stream,compress,matmul,mathcall,bytecode"
-PERIOD = 3840 + (512 - 1) / 2  # counter 2's mean period (firmware/ev5_counters.h)
+PERIOD = event_period_mean()  # counter 2's mean period (firmware/ev5_counters.h)
 
 
 class Procedures:

@@ -35,13 +35,13 @@ import sys
 import tempfile
 
 from support import truth_file
-from support.common import Checks, dcpi_binary
+from support.common import Checks, dcpi_binary, event_period_mean
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 DCPI = dcpi_binary(BUILD)
 EVENTS = ("imiss", "itbmiss", "dmiss", "dtbmiss", "branchmp")
-PERIOD = 3840 + (512 - 1) / 2  # counter 2's mean sampling period (firmware/ev5_counters.h)
+PERIOD = event_period_mean()  # counter 2's mean sampling period (firmware/ev5_counters.h)
 # The model's own whole-run counts each counter event equals (or bounds).
 SAME_AS = {"dmiss": "dcache_miss", "dtbmiss": "dtb_miss", "branchmp": "mispredict"}
 AT_MOST = {"imiss": "icache_miss", "itbmiss": "itb_miss"}

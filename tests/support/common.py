@@ -2,9 +2,22 @@
 guest ELFs' symbols (alpha-linux-gnu-nm) and a chi-square goodness of fit."""
 import math
 import os
+import re
 import subprocess
 
 NM = "alpha-linux-gnu-nm"
+FIRMWARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "firmware")
+
+
+def event_period_mean():
+    """Counter 2's mean sampling period in events: the driver draws each
+    uniformly in [EV5_EVENT_PERIOD_BASE, + EV5_EVENT_PERIOD_RANGE), read from
+    firmware/ev5_counters.h so that no test keeps its own copy."""
+    with open(os.path.join(FIRMWARE, "ev5_counters.h")) as f:
+        text = f.read()
+    value = {name: int(re.search(rf"#define {name} (\d+)", text).group(1))
+             for name in ("EV5_EVENT_PERIOD_BASE", "EV5_EVENT_PERIOD_RANGE")}
+    return value["EV5_EVENT_PERIOD_BASE"] + (value["EV5_EVENT_PERIOD_RANGE"] - 1) / 2
 
 
 # --- Checks: "ok: ..." for each one that holds, then stop or go on. -------

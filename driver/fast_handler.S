@@ -218,45 +218,32 @@ bail:
 	 * cycles fast path above is untouched when chains are off. */
 	FULL_FRAME_VARIANT dcpi_entry_chain, VARIANT_CHAIN
 
-	/* Only the k-th interrupt needs the frame and C++ (the interpreter);
-	 * the others are plain cycles samples. T (a0) is free: PAL saved it. */
-	.globl	dcpi_entry_value
+/* A variant that needs the frame and C++ on every k-th interrupt only,
+ * counted down in CpuHot::value_countdown (1: this one): the others are
+ * plain cycles samples. T (a0) is free: PAL saved it. */
+.macro	COUNTDOWN_VARIANT name, variant
+	.globl	\name
 	.align	4
-	.ent	dcpi_entry_value
-dcpi_entry_value:
+	.ent	\name
+\name:
 	.frame	$30, 0, $31, 0
 	.prologue 0
 	ldbu	T, HOT_VALUE_COUNTDOWN(HOT)
 	subq	T, 1, T
-	ble	T, interpret
+	ble	T, 1f
 	stb	T, HOT_VALUE_COUNTDOWN(HOT)
 	br	$31, dcpi_entry_cycles
-interpret:
-	call_pal CALL_PAL_PERFFRAME
-	lda	$16, VARIANT_VALUE($31)
+1:	call_pal CALL_PAL_PERFFRAME
+	lda	$16, \variant($31)
 	br	$31, entry_counter_full
-	.end	dcpi_entry_value
-
-	/* Mux (DCPI §4.1): only the kMuxEvery-th interrupt rotates the
-	 * events (C++, full frame); the others are plain cycles samples of
-	 * the event counter 0 counts now. The countdown is value_countdown's
-	 * byte (the value variant is off under mux). */
-	.globl	dcpi_entry_mux
-	.align	4
-	.ent	dcpi_entry_mux
-dcpi_entry_mux:
-	.frame	$30, 0, $31, 0
-	.prologue 0
-	ldbu	T, HOT_VALUE_COUNTDOWN(HOT)
-	subq	T, 1, T
-	ble	T, rotate
-	stb	T, HOT_VALUE_COUNTDOWN(HOT)
-	br	$31, dcpi_entry_cycles
-rotate:
-	call_pal CALL_PAL_PERFFRAME
-	lda	$16, VARIANT_MUX($31)
-	br	$31, entry_counter_full
-	.end	dcpi_entry_mux
+	.end	\name
+.endm
+	/* Values (seed 001 §3.4): the k-th interrupt runs the interpreter. */
+	COUNTDOWN_VARIANT dcpi_entry_value, VARIANT_VALUE
+	/* Mux (DCPI §4.1): the kMuxEvery-th interrupt rotates the events; the
+	 * others sample the event counter 0 counts now. The countdown byte is
+	 * the value variant's (it is off under mux). */
+	COUNTDOWN_VARIANT dcpi_entry_mux, VARIANT_MUX
 
 /* The per-CPU lines (driver/percpu.h), here so that their order is fixed:
  * dcpi_driver_stats starts HOT_TO_STATS bytes after dcpi_cpu_slots. */

@@ -123,13 +123,13 @@ void flush_cpu(uint32_t cpu) {
 }
 
 void emit_stats(uint32_t cpu) {
-  const DriverCpuStats stats = read_stats(cpu);
+  const StatsPayload stats{read_stats(cpu), event_counted_cycles(cpu)};
   uint8_t* payload =
       ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
   if (payload == nullptr) return;
   __builtin_memcpy(payload, &stats, sizeof stats);
   ring.commit();
-  daemon.counts[cpu].interrupts_reported = stats.interrupts;
+  daemon.counts[cpu].interrupts_reported = stats.stats.interrupts;
 }
 
 void emit_epoch() {

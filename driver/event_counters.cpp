@@ -84,6 +84,7 @@ void event_counters_apply(CpuHot& hot) {
     return;
   }
   aux.ctr2_programmed = 1;
+  aux.ctr2_since = static_cast<uint32_t>(pal::rpcc());
   if (aux.ctr2_seed == 0) aux.ctr2_seed = kEventSeed + hot.cpu;
   for (uint32_t i = 0; i < aux.ctr2_count; ++i) aux.ctr2_value[i] = draw_ctr2_start(aux);
   pal::wrperfmon(PERFMON_DISABLE, kCounter2);
@@ -99,6 +100,10 @@ void event_counters_rotate(CpuHot& hot) {
   CpuAux& aux = g_aux[hot.cpu];
   if (aux.ctr2_count < 2) return;
   aux.ctr2_value[aux.ctr2_index] = read_ctr2();
+  // RPCC's low 32 bits wrap; a turn lasts kMuxEvery periods, far below 2^32.
+  const auto now = static_cast<uint32_t>(pal::rpcc());
+  aux.counted_cycles[aux.ctr2_events[aux.ctr2_index]] += now - aux.ctr2_since;
+  aux.ctr2_since = now;
   uint32_t next = aux.ctr2_index + 1u;
   if (next == aux.ctr2_count) next = 0;
   aux.ctr2_index = static_cast<uint8_t>(next);
@@ -109,5 +114,11 @@ void event_counters_rotate(CpuHot& hot) {
 // After a counter-2 sample: a fresh period (the few events counted since
 // the wrap are dropped, as counter 0's are at its reload).
 void event_counters_reload(CpuHot& hot) { write_ctr2(draw_ctr2_start(g_aux[hot.cpu])); }
+
+EventCountedCycles event_counted_cycles(uint32_t cpu) {
+  EventCountedCycles counted{};
+  for (uint32_t e = 0; e < DCPI_EVENT_COUNT; ++e) counted.cycles[e] = g_aux[cpu].counted_cycles[e];
+  return counted;
+}
 
 }  // namespace dcpi::driver

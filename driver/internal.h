@@ -56,7 +56,12 @@ struct alignas(64) CpuAux {
   // another has the counter (mux), so no event's count finishes another's.
   uint32_t ctr2_seed;
   uint16_t ctr2_value[kMaxMuxEvents];
-  uint64_t reserved[3];
+  // Each event's time on counter 2 while it rotates (issue 26: the share
+  // of time reports scale its samples by): RPCC's low word at the last
+  // rotation, and the cycles booked per dcpi::Event (EventCountedCycles).
+  uint32_t ctr2_since;
+  uint32_t pad2;
+  uint64_t counted_cycles[DCPI_EVENT_COUNT];
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -114,6 +119,8 @@ void event_counters_apply(CpuHot& hot);
 void event_counters_rotate(CpuHot& hot);
 // A fresh randomized period for counter 2 after its sample.
 void event_counters_reload(CpuHot& hot);
+// Each event's cycles on counter 2 while it rotated, on `cpu` (kStats).
+EventCountedCycles event_counted_cycles(uint32_t cpu);
 // Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).
 bool machine_has_event_counters();
 

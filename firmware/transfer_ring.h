@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "firmware/events.h"
 #include "firmware/memory_map.h"
 
 namespace dcpi {
@@ -33,7 +34,7 @@ enum class RecordType : uint16_t {
   kPad = 0,      // fills the space up to the end of the ring; skip it
   kSamples = 1,  // SamplesPayload + SampleEntry[count]
   kLoadMap = 2,  // one LoadMapRecord (firmware/load_map.h)
-  kStats = 3,    // one DriverCpuStats
+  kStats = 3,    // one StatsPayload (one DriverCpuStats from a guest before issue 26)
   kEpoch = 4,    // EpochPayload: a new epoch begins with the next record
   kValues = 5,   // value-sampling tuples (seed 001 §2; format owned by that issue)
   kChains = 6,   // sampled call chains: registers + stack slices (firmware/call_chains.h)
@@ -104,6 +105,27 @@ static_assert(offsetof(DriverCpuStats, flushing_samples) == 112);
 static_assert(offsetof(DriverCpuStats, period_base) == 120);
 static_assert(offsetof(DriverCpuStats, period_range) == 124);
 static_assert(offsetof(DriverCpuStats, period_flags) == 126);
+
+// Issue 26 (R10000 paper §3: each event's share of time when the events
+// outnumber the counters): the RPCC cycles each event had counter 2 while the
+// mux variant rotated it, cumulative per CPU since boot, by dcpi::Event.
+// Booked at each rotation (driver/event_counters.cpp), so the turn in
+// progress is not yet in (under one rotation: kMuxEvery counter-0 periods).
+// All zero when counter 2 did not rotate: one event, or none, had it all the
+// time.
+struct EventCountedCycles {
+  uint64_t cycles[DCPI_EVENT_COUNT];
+};
+static_assert(sizeof(EventCountedCycles) == 64);
+
+// A kStats record's payload. A 128-byte payload (a DriverCpuStats alone)
+// comes from a guest built before issue 26 and records no counted cycles.
+struct StatsPayload {
+  DriverCpuStats stats;
+  EventCountedCycles counted;
+};
+static_assert(sizeof(StatsPayload) == 192);
+static_assert(offsetof(StatsPayload, counted) == 128);
 
 // DriverCpuStats::period_flags.
 enum PeriodFlags : uint16_t {

@@ -77,13 +77,18 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       break;
     }
     case RecordType::kStats: {
-      DriverCpuStats stats;
-      std::memcpy(&stats, payload, sizeof stats);
+      StatsPayload whole{};
+      std::memcpy(&whole, payload, std::min<size_t>(record.payload.size(), sizeof whole));
+      const DriverCpuStats& stats = whole.stats;
       uint64_t values[sizeof stats / sizeof(uint64_t)];
       std::memcpy(values, &stats, sizeof values);
       CpuStats named;
       const auto& names = profile_format::driver_stat_names();
       for (size_t i = 0; i < names.size(); ++i) named[names[i]] = values[i];
+      // Issue 26: each event's time on the rotating counter 2 (only those it had).
+      for (uint32_t e = 0; e < DCPI_EVENT_COUNT; ++e)
+        if (whole.counted.cycles[e] != 0)
+          named[profile_format::counted_cycles_stat_name(e)] = whole.counted.cycles[e];
       pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
       // The period of the samples this CPU shipped since its previous kStats
       // record (all taken with it: the driver flushes before a period change).

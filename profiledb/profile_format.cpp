@@ -199,6 +199,18 @@ const std::vector<std::string>& driver_stat_names() {
   return names;
 }
 
+std::string counted_cycles_stat_name(uint32_t event) {
+  return "counted_cycles_" + event_name(static_cast<uint16_t>(event));
+}
+
+bool is_driver_stat_name(std::string_view name) {
+  const auto& names = driver_stat_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+  for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e)
+    if (name == counted_cycles_stat_name(e)) return true;
+  return false;
+}
+
 namespace {
 
 struct MetaField {
@@ -299,10 +311,8 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
       }
     } else if (words.size() == 4 && words[0] == "cpu") {
       uint64_t cpu = 0;
-      const auto& names = driver_stat_names();
       ok = parse_u64(words[1], cpu) && cpu <= std::numeric_limits<uint32_t>::max() &&
-           std::find(names.begin(), names.end(), words[2]) != names.end() &&
-           parse_u64(words[3], value);
+           is_driver_stat_name(words[2]) && parse_u64(words[3], value);
       if (ok) metadata.cpu_stats[static_cast<uint32_t>(cpu)][std::string(words[2])] = value;
     }
     if (!ok)

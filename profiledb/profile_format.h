@@ -66,6 +66,11 @@ EpochMetadata decode_epoch_metadata(std::string_view text, const std::string& pa
 
 // Stat names in DriverCpuStats order (firmware/transfer_ring.h).
 const std::vector<std::string>& driver_stat_names();
+// "counted_cycles_<event>": an event's cycles on the rotating counter 2
+// (StatsPayload::counted, issue 26; present only when non-zero).
+std::string counted_cycles_stat_name(uint32_t event);
+// A name of driver_stat_names() or a counted_cycles_stat_name() of a known event.
+bool is_driver_stat_name(std::string_view name);
 
 // A file name for (image, event) that is unique per identity and safe:
 // "<basename>-<build-id or path hash>.<event>.prof", "unknown.<event>.prof".

@@ -144,13 +144,27 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
   std::map<uint16_t, std::string> events;
   for (const Profile& stored : samples.profiles)
     events.emplace(stored.info.event, stored.info.event_name);
-  // The values are samples, one per counter overflow; the period (set_period)
-  // converts them to the event's count, as pprof's own CPU profiles do.
-  std::map<uint16_t, int> value_index;
+  // The values are samples, one per counter overflow, then each event's
+  // projected count (issue 26: samples x mean period / share of time
+  // counted, profiledb/event_scale.h), as pprof's own CPU profiles
+  // pair samples/count with cpu/nanoseconds. An event some epoch of which
+  // did not record its period gets no projected column.
+  std::map<uint16_t, int> value_index, estimate_index;
   for (const auto& [number, name] : events) {
     value_index[number] = profile.sample_type_size();
     pb::ValueType* type = profile.add_sample_type();
     type->set_type(builder.strings().index(events.size() == 1 ? "samples" : "samples_" + name));
+    type->set_unit(builder.strings().index("count"));
+  }
+  for (const auto& [number, name] : events) {
+    bool known = true;
+    for (const Profile& stored : samples.profiles)
+      if (stored.info.event == number && !scale_of(samples, stored.info).events_per_sample())
+        known = false;
+    if (!known) continue;
+    estimate_index[number] = profile.sample_type_size();
+    pb::ValueType* type = profile.add_sample_type();
+    type->set_type(builder.strings().index(name));
     type->set_unit(builder.strings().index("count"));
   }
   // The program each pid ran in each epoch (pids are reused by later runs):
@@ -186,12 +200,17 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
       warnings.push_back(resolved.warning);
     const int64_t image =
         builder.strings().index(stored.info.image.unknown ? "[unknown]" : stored.info.image.path);
+    const int samples_at = value_index.at(stored.info.event);
+    const auto estimate = estimate_index.find(stored.info.event);
+    const int estimate_at = estimate == estimate_index.end() ? -1 : estimate->second;
+    const double per_sample = scale_of(samples, stored.info).events_per_sample().value_or(0.0);
     for (const ProfileRow& row : stored.rows) {
       pb::Sample* sample = profile.add_sample();
       sample->add_location_id(builder.location(stored.info.image, row.address));
       for (int v = 0; v < profile.sample_type_size(); ++v)
-        sample->add_value(v == value_index[stored.info.event] ? static_cast<int64_t>(row.count)
-                                                              : 0);
+        sample->add_value(v == samples_at    ? static_cast<int64_t>(row.count)
+                          : v == estimate_at ? std::llround(double(row.count) * per_sample)
+                                             : 0);
       // String labels: pprof drops a numeric label whose value is 0 (pid 0,
       // cpu 0), and -tagfocus pid=3 matches strings as well.
       const auto found = programs.find({stored.info.epoch, row.pid});
@@ -216,7 +235,8 @@ std::string build_pprof(const SampleSet& samples, ImageResolver& resolver,
     if (mapping.memory_start() > mapping.memory_limit()) mapping.set_memory_start(0);
   set_period(samples, builder, profile);
   profile.add_comment(builder.strings().index(
-      "dcpi export: values are samples (one per counter overflow); on QEMU cycles = instructions"));
+      "dcpi export: values are samples (one per counter overflow) and each event's projected "
+      "count (samples x mean period / share of time counted); on QEMU cycles = instructions"));
   std::string bytes;
   if (!profile.SerializeToString(&bytes)) throw std::runtime_error("cannot serialize the profile");
   return bytes;
@@ -257,6 +277,7 @@ void write_samples_json(const SampleSet& samples, ImageResolver& resolver, std::
   for (const Profile& stored : samples.profiles) {
     const ImageIdentity& image = stored.info.image;
     const ResolvedImage& resolved = resolver.resolve(image);
+    const std::optional<double> per_sample = scale_of(samples, stored.info).events_per_sample();
     for (const ProfileRow& row : stored.rows) {
       json.begin_object();
       json.field("epoch", stored.info.epoch).field("event", stored.info.event_name);
@@ -265,6 +286,8 @@ void write_samples_json(const SampleSet& samples, ImageResolver& resolver, std::
       json.field("build_id", image.build_id);
       json.field("pid", row.pid).field("tid", row.tid).field("cpu", row.cpu);
       json.field("address", hex_address(row.address)).field("count", row.count);
+      json.key("estimated");  // issue 26: count x mean period / share of time counted
+      per_sample ? json.value(double(row.count) * *per_sample, 1) : json.null();
       std::optional<Procedure> procedure;
       if (resolved.elf) procedure = resolved.elf->procedure_at(row.address);
       json.field("procedure", image.unknown ? std::string(kUnknownProcedure)

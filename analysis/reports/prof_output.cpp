@@ -1,5 +1,7 @@
 #include "analysis/reports/prof_output.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "analysis/reports/json_writer.h"
@@ -76,6 +78,25 @@ size_t shown_rows(const ProfileReport& report, std::optional<uint64_t> limit) {
   return limit ? std::min<size_t>(report.rows.size(), *limit) : report.rows.size();
 }
 
+// build_report fills the projections; a report built by hand may not.
+bool has_estimates(const ProfileReport& report) {
+  return report.estimated_totals.size() == report.events.size() &&
+         report.estimated_known.size() == report.events.size() &&
+         report.scale_notes.size() == report.events.size();
+}
+
+// Issue 26: each event's projected count, as perf stat's "(approx.)" and
+// perfex's multiplexed projections: samples x mean period / share of time.
+void print_estimates(const ProfileReport& report, std::ostream& out) {
+  if (!has_estimates(report)) return;
+  out << "Estimated counts (samples x mean period / share of time counted):\n";
+  for (size_t e = 0; e < report.events.size(); ++e) {
+    out << "  " << report.events[e] << " = ";
+    out << (report.estimated_known[e] ? fmt::format("{:.0f}", report.estimated_totals[e]) : "?");
+    out << " (" << report.scale_notes[e] << ")\n";
+  }
+}
+
 }  // namespace
 
 void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit, std::ostream& out,
@@ -87,7 +108,9 @@ void print_prof_text(const ProfileReport& report, std::optional<uint64_t> limit,
   out << "Total samples for event type";
   for (size_t e = 0; e < report.events.size(); ++e)
     out << (e ? ", " : " ") << report.events[e] << " = " << report.totals[e];
-  out << "\n\nThe counts given below are the number of samples for each listed event type.\n\n";
+  out << "\n";
+  print_estimates(report, out);
+  out << "\nThe counts given below are the number of samples for each listed event type.\n\n";
   TextTable table(key_columns(report, event_columns(report)));
   uint64_t cumulative = 0;
   for (size_t r = 0; r < shown_rows(report, limit); ++r) {
@@ -119,6 +142,17 @@ void print_prof_json(const ProfileReport& report, std::optional<uint64_t> limit,
   json.end_array();
   json.key("totals").begin_object();
   for (size_t e = 0; e < report.events.size(); ++e) json.field(report.events[e], report.totals[e]);
+  json.end_object();
+  const bool estimates = has_estimates(report);
+  json.key("estimated_totals").begin_object();
+  for (size_t e = 0; e < report.events.size() && estimates; ++e) {
+    json.key(report.events[e]);
+    report.estimated_known[e] ? json.value(report.estimated_totals[e], 1) : json.null();
+  }
+  json.end_object();
+  json.key("scales").begin_object();
+  for (size_t e = 0; e < report.events.size() && estimates; ++e)
+    json.field(report.events[e], report.scale_notes[e]);
   json.end_object();
   json.field("unknown_samples", report.unknown_samples);
   json.field("row_count", uint64_t{report.rows.size()});
@@ -160,6 +194,12 @@ void print_prof_json(const ProfileReport& report, std::optional<uint64_t> limit,
     json.field("cumulative_percent", percent_of(cumulative, report.totals[0]), 4);
     json.key("events").begin_object();
     for (size_t e = 0; e < report.events.size(); ++e) json.field(report.events[e], row.samples[e]);
+    json.end_object();
+    json.key("estimated").begin_object();
+    for (size_t e = 0; e < report.events.size() && estimates && row.estimated.size() > e; ++e) {
+      json.key(report.events[e]);
+      report.estimated_known[e] ? json.value(row.estimated[e], 1) : json.null();
+    }
     json.end_object();
     json.end_object();
   }

@@ -204,6 +204,17 @@ void sort_rows(ProfileReport& report) {
   }
 }
 
+// Issue 26: how `column`'s samples were scaled, the same in every epoch or not.
+void note_scale(ProfileReport& report, size_t column, const EventScale& scale) {
+  if (!scale.events_per_sample()) report.estimated_known[column] = false;
+  const std::string note = describe_scale(scale, report.events[column]);
+  std::string& kept = report.scale_notes[column];
+  if (kept.empty())
+    kept = note;
+  else if (kept != note)
+    kept = "varies by epoch";
+}
+
 }  // namespace
 
 ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
@@ -226,6 +237,9 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
     report.events.push_back(name);
   }
   report.totals.assign(report.events.size(), 0);
+  report.estimated_totals.assign(report.events.size(), 0.0);
+  report.estimated_known.assign(report.events.size(), true);
+  report.scale_notes.assign(report.events.size(), "");
 
   std::map<RowKey, size_t> row_of;
   auto row_index = [&](RowKey key, const ProcedureName& procedure) {
@@ -234,6 +248,7 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
       const RowKey& k = entry->first;
       ReportRow row;
       row.samples.assign(report.events.size(), 0);
+      row.estimated.assign(report.events.size(), 0.0);
       if (by_image) {
         row.image = image_display_name(k.image);
         row.image_path = k.image.unknown ? "[unknown]" : k.image.path;
@@ -255,6 +270,9 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
   for (const Profile& profile : samples.profiles) {
     const ImageIdentity& image = profile.info.image;
     const size_t column = column_of.at(profile.info.event);
+    const EventScale scale = scale_of(samples, profile.info);
+    const double per_sample = scale.events_per_sample().value_or(0.0);
+    note_scale(report, column, scale);
     const ResolvedImage& resolved = resolver.resolve(image);
     if (by_image && !resolved.warning.empty() && !warned[image]) {
       warned[image] = true;
@@ -294,7 +312,9 @@ ProfileReport build_report(const SampleSet& samples, ImageResolver& resolver,
         index = entry->second;
       }
       report.rows[index].samples[column] += row.count;
+      report.rows[index].estimated[column] += static_cast<double>(row.count) * per_sample;
       report.totals[column] += row.count;
+      report.estimated_totals[column] += static_cast<double>(row.count) * per_sample;
     }
   }
   sort_rows(report);

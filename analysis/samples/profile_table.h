@@ -44,11 +44,20 @@ struct ReportRow {
   std::optional<uint32_t> cpu;    // when grouped by CPU
   std::optional<uint64_t> start;  // procedure start address, when a symbol named it
   std::vector<uint64_t> samples;  // one per ProfileReport::events entry
+  // Per event: samples × what each stood for (event_scale.h), summed over
+  // the epochs; meaningful where ProfileReport::estimated_known says so.
+  std::vector<double> estimated;
 };
 
 struct ProfileReport {
-  std::vector<std::string> events;    // column order: by event number ("cycles" first)
-  std::vector<uint64_t> totals;       // per event, over every row (unknown included)
+  std::vector<std::string> events;  // column order: by event number ("cycles" first)
+  std::vector<uint64_t> totals;     // per event, over every row (unknown included)
+  // Issue 26: per event, the projected count (samples × mean period ÷ share
+  // of time counted), whether every epoch recorded what it needs, and how a
+  // sample was scaled ("varies by epoch" when the epochs differ).
+  std::vector<double> estimated_totals;
+  std::vector<bool> estimated_known;
+  std::vector<std::string> scale_notes;
   std::vector<ReportRow> rows;        // most samples of the first event first
   std::vector<std::string> warnings;  // images without names, mismatched build-ids
   uint64_t unknown_samples = 0;       // first event, in the "[unknown]" row

@@ -64,6 +64,7 @@ SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filt
     if (table) set.processes[epoch] = *table;
     for (const ProfileInfo& info : database.profiles(epoch)) {
       if (filter.image && !image_matches(info.image, *filter.image)) continue;
+      set.scales[{epoch, info.event}] = event_scale(metadata, info.event);
       Profile profile = database.read_profile(info);
       resolve_threads(profile, table ? &*table : nullptr);
       profile = filter_rows(std::move(profile), filter);
@@ -93,6 +94,11 @@ std::vector<SampleSet> load_comparison_sets(const std::vector<std::string>& data
     sets.back().label = path;  // the path as typed: distinct even when base names repeat
   }
   return sets;
+}
+
+EventScale scale_of(const SampleSet& set, const ProfileInfo& info) {
+  const auto found = set.scales.find({info.epoch, info.event});
+  return found == set.scales.end() ? EventScale{} : found->second;
 }
 
 double percent_of(uint64_t part, uint64_t total) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "profiledb/event_scale.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi {
@@ -29,7 +30,13 @@ struct SampleSet {
   std::map<uint64_t, std::string> machines = {};    // per epoch read: qemu or ev5 (issue 14)
   // Per epoch read, its process table (epoch-N/processes; none before issue 29).
   std::map<uint64_t, ProcessTable> processes = {};
+  // Per (epoch, event) of the profiles read: what one sample stands for
+  // (issue 26: the period and, when counter 2 was time-shared, the share).
+  std::map<std::pair<uint64_t, uint16_t>, EventScale> scales = {};
 };
+
+// The scale of `info`'s samples (an unknown one when the set has none).
+EventScale scale_of(const SampleSet& set, const ProfileInfo& info);
 
 bool image_matches(const ImageIdentity& image, const std::string& wanted);
 

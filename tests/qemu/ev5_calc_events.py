@@ -14,7 +14,9 @@ and BRANCHMP rotated on counter 2), then:
 - `dcpi calc --procedure` lists a column per event beside the cycles
   samples, holding exactly the database's samples of that event at each
   instruction (oracle: `dcpi export`), names the events in its header, and
-  `--no-events` keeps the columns but drops the rule-outs.
+  `--no-events` keeps the columns but drops the rule-outs;
+- `dcpi prof` projects each event's count (samples x mean period / the
+  recorded share of time counted) within 5 % of the truth's.
 
 Usage: ev5_calc_events.py BUILD_DIR [KEEP_DIR]
 """
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 
+from support import truth_file
 from support.common import dcpi_binary, expect
 
 BUILD = sys.argv[1]
@@ -83,23 +86,14 @@ def event_samples(db):
     return out
 
 
-def hottest_procedure(db):
+def hottest_procedures(db, count):
     rows = json.loads(dcpi("calc", "--db", db, "--image", f"/bin/{WORKLOAD}", "--all",
                            "--json"))["procedures"]
-    return max(rows, key=lambda r: r["samples"])["procedure"]
+    return [r["procedure"] for r in sorted(rows, key=lambda r: -r["samples"])[:count]]
 
 
-def check_listing(db):
-    samples = event_samples(db)
-    procedure = hottest_procedure(db)
-    text = dcpi("calc", "--db", db, "--image", f"/bin/{WORKLOAD}", "--procedure", procedure)
-    expect(re.search(r"^events: imiss, dmiss, branchmp: a sample every 3840-4351 events \(randomized\), counter 2 "
-                     r"time-shared by 3 events", text, re.M),
-           "the header names the events and their sharing")
-    header = next(line for line in text.splitlines() if line.startswith("Addr"))
-    columns = header.split()
-    events = [c for c in columns if c in ("imiss", "dmiss", "branchmp")]
-    expect(events == ["imiss", "dmiss", "branchmp"], f"a column per event: {header}")
+def listed_event_counts(text, samples, events):
+    """(instruction lines, non-zero event counts, mismatches with the database)."""
     checked, nonzero, wrong = 0, 0, []
     for line in text.splitlines():
         m = re.match(r"^([0-9a-f]{9,16})\s{2}(.{30})\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s", line)
@@ -112,9 +106,32 @@ def check_listing(db):
                 wrong.append(f"{event} at {address:x}: listed {value}, database {stored}")
             nonzero += stored > 0
         checked += 1
+    return checked, nonzero, wrong
+
+
+def check_listing(db):
+    samples = event_samples(db)
+    # Counter 2 samples every ~4096 events: one procedure may hold only a
+    # handful (3 in a CI run), so the three hottest are compared.
+    procedures = hottest_procedures(db, 3)
+    procedure = procedures[0]
+    text = dcpi("calc", "--db", db, "--image", f"/bin/{WORKLOAD}", "--procedure", procedure)
+    expect(re.search(r"^events: imiss, dmiss, branchmp: a sample every 3840-4351 events "
+                     r"\(randomized\), counter 2 time-shared by 3 events \(events per sample: "
+                     r"imiss \d+, dmiss \d+, branchmp \d+\)", text, re.M),
+           "the header names the events, their sharing and the recorded scale")
+    header = next(line for line in text.splitlines() if line.startswith("Addr"))
+    columns = header.split()
+    events = [c for c in columns if c in ("imiss", "dmiss", "branchmp")]
+    expect(events == ["imiss", "dmiss", "branchmp"], f"a column per event: {header}")
+    checked, nonzero, wrong = listed_event_counts(text, samples, events)
+    for other in procedures[1:]:
+        more = dcpi("calc", "--db", db, "--image", f"/bin/{WORKLOAD}", "--procedure", other)
+        c, n, w = listed_event_counts(more, samples, events)
+        checked, nonzero, wrong = checked + c, nonzero + n, wrong + w
     expect(checked > 10 and nonzero > 3 and not wrong,
-           f"{checked} instruction lines, {nonzero} non-zero event counts, each equal to the "
-           f"database's: {wrong[:5]}")
+           f"{checked} instruction lines in {len(procedures)} procedures, {nonzero} non-zero "
+           f"event counts, each equal to the database's: {wrong[:5]}")
     data = json.loads(dcpi("calc", "--db", db, "--image", f"/bin/{WORKLOAD}", "--procedure",
                            procedure, "--json"))
     expect(data["events"]["used"] and data["events"]["sharing"] == 3,
@@ -126,6 +143,33 @@ def check_listing(db):
     expect(not ruled, "--no-events rules nothing out")
 
 
+def check_projections(db, truth_path):
+    """Issue 26 item 2: `dcpi prof` projects each event's count as samples x
+    mean period / share of time counted, the shares from the driver's
+    counted cycles (epoch.meta). Oracle: the model's whole-run counts in the
+    truth file. They include what ran before sampling began (boot, under
+    3 % of the cycles here) and the events of a period not completed at the
+    end, so the projection sits slightly below: within 5 %. The three
+    events took equal turns (kMuxEvery counter-0 periods each), so each
+    share is near 1/3 and the shares sum to 1."""
+    report = json.loads(dcpi("prof", "--db", db, "--json"))
+    truth = truth_file.read(truth_path)
+    shares = {}
+    for event in ("cycles", "imiss", "dmiss", "branchmp"):
+        projected, exact = report["estimated_totals"][event], truth.events[event]
+        error = projected / exact - 1
+        print(f"  {event}: projected {projected:.0f}, truth {exact}, error {100 * error:+.2f} %"
+              f" ({report['scales'][event]})")
+        expect(abs(error) <= 0.05, f"{event}'s projected count within 5 % of the truth's")
+        m = re.search(r"counted ([\d.]+) % of the time", report["scales"][event])
+        if event != "cycles":
+            expect(m, f"{event}'s share of time is recorded: {report['scales'][event]}")
+            shares[event] = float(m.group(1)) / 100
+    expect(abs(sum(shares.values()) - 1) < 0.002 and
+           all(abs(v - 1 / 3) < 0.02 for v in shares.values()),
+           f"equal turns: shares {shares} near 1/3, summing to 1")
+
+
 def main(tmp):
     os.environ["DCPI_BUILDID_DIR"] = os.path.join(tmp, "build-id")
     db, truth = os.path.join(tmp, f"{WORKLOAD}.db"), os.path.join(tmp, f"{WORKLOAD}.truth")
@@ -133,6 +177,7 @@ def main(tmp):
         dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", WORKLOAD,
              "--events", "mux", "--truth", truth, "--db", db)
     check_scores(db, truth)
+    check_projections(db, truth)
     check_listing(db)
 
 

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "firmware/ev5_counters.h"
 #include "hostdump/profile_builder.h"
+#include "profiledb/event_scale.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
 #include "test_support.h"
@@ -187,6 +189,68 @@ TEST(ProfileBuilder, EpochPeriodFromStatsRecords) {
   }
   EXPECT_EQ(db.epoch_metadata(1).period, (SamplingPeriod{8192, 1024, false}));
   EXPECT_EQ(db.epoch_metadata(3).period, (SamplingPeriod{8192, 1024, false}));
+}
+
+// Issue 26: a 192-byte kStats record carries each event's cycles on the
+// rotating counter 2; epoch.meta keeps them per CPU and event_scale turns
+// them into shares of time (docs/transfer-format.md, profile-db.md).
+TEST(ProfileBuilder, CountedCyclesGiveEachEventsShare) {
+  const auto stats = [](uint16_t cpu, uint64_t imiss, uint64_t dmiss, uint64_t branchmp) {
+    StatsPayload s{};
+    s.stats.cpu = cpu;
+    s.stats.interrupts = 10;
+    s.stats.period_base = 8192;
+    s.stats.period_range = 1024;
+    s.stats.period_flags = kPeriodSampled;
+    s.counted.cycles[static_cast<int>(Event::kIMiss)] = imiss;
+    s.counted.cycles[static_cast<int>(Event::kDMiss)] = dmiss;
+    s.counted.cycles[static_cast<int>(Event::kBranchMp)] = branchmp;
+    return testing::bytes_of(s);
+  };
+  testing::TempDir dir;
+  testing::RecordStream stream;
+  stream.add(RecordType::kStats, stats(0, 100, 200, 0), 0, 1);  // branchmp never had it here
+  stream.add(RecordType::kStats, stats(1, 300, 200, 200), 1, 1);
+  StreamDecoder decoder;
+  ProfileBuilder builder;
+  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
+  {
+    ProfileDatabaseWriter writer(dir.file("db"));
+    builder.flush(writer);
+  }
+  const ProfileDatabase db = ProfileDatabase::open(dir.file("db"));
+  const EpochMetadata meta = db.epoch_metadata(1);
+  EXPECT_EQ(meta.cpu_stats.at(0).at("counted_cycles_imiss"), 100u);
+  EXPECT_EQ(meta.cpu_stats.at(0).count("counted_cycles_branchmp"), 0u);  // zero: not stored
+  EXPECT_EQ(meta.cpu_stats.at(1).at("counted_cycles_branchmp"), 200u);
+  const EventScale imiss = event_scale(meta, static_cast<uint16_t>(Event::kIMiss));
+  const EventScale dmiss = event_scale(meta, static_cast<uint16_t>(Event::kDMiss));
+  const EventScale branchmp = event_scale(meta, static_cast<uint16_t>(Event::kBranchMp));
+  EXPECT_TRUE(imiss.shared);
+  EXPECT_DOUBLE_EQ(imiss.share, 400.0 / 1000.0);
+  EXPECT_DOUBLE_EQ(dmiss.share, 400.0 / 1000.0);
+  EXPECT_DOUBLE_EQ(branchmp.share, 200.0 / 1000.0);
+  const double counter2_mean = mean_period(EV5_EVENT_PERIOD_BASE, EV5_EVENT_PERIOD_RANGE);
+  EXPECT_DOUBLE_EQ(*branchmp.events_per_sample(), counter2_mean * 5);
+  // Counter 0's cycles: the recorded period, all the time.
+  const EventScale cycles = event_scale(meta, static_cast<uint16_t>(Event::kCycles));
+  EXPECT_FALSE(cycles.shared);
+  EXPECT_DOUBLE_EQ(*cycles.events_per_sample(), 8703.5);
+  // A 128-byte record (a guest from before) still reads, with no shares.
+  testing::RecordStream old_guest(stream.bytes.size() / 32);
+  DriverCpuStats alone{};
+  alone.cpu = 0;
+  alone.interrupts = 5;  // it sampled: the epoch is kept
+  old_guest.add(RecordType::kStats, testing::bytes_of(alone), 0, 2);
+  StreamDecoder decoder2;
+  ProfileBuilder builder2;
+  for (const TransferRecord& record : decoder2.feed(old_guest.bytes)) builder2.add_record(record);
+  {
+    ProfileDatabaseWriter writer(dir.file("db"));
+    builder2.flush(writer);
+  }
+  EXPECT_EQ(db.epoch_metadata(2).cpu_stats.at(0).at("interrupts"), 5u);
+  EXPECT_FALSE(event_scale(db.epoch_metadata(2), static_cast<uint16_t>(Event::kIMiss)).shared);
 }
 
 }  // namespace

@@ -259,7 +259,7 @@ TEST_F(ReportCliTest, ExportJson) {
       result.out,
       R"({"samples":[{"epoch":2,"event":"cycles","image":"kernel","image_path":"/kernel",)"
       R"("build_id":"0123456789abcdef","pid":0,"tid":0,"cpu":0,"address":"0xfffffc0000310014",)"
-      R"("count":50,"procedure":"idle_loop"}]})"
+      R"("count":50,"estimated":null,"procedure":"idle_loop"}]})"
       "\n");
 }
 

@@ -5,6 +5,7 @@
 // pprof export read back with protobuf (pprof's own label rules applied).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <regex>
 
@@ -189,9 +190,13 @@ TEST_F(ReportViews, PprofSamplesAreLabelledAndTyped) {
   perftools::profiles::Profile p;
   ASSERT_TRUE(p.ParseFromString(read_gzip_file(output)));
   auto text = [&](int64_t index) { return p.string_table(index); };
-  ASSERT_EQ(p.sample_type_size(), 1);
+  // Samples, then the projected cycles (issue 26: samples x mean period).
+  ASSERT_EQ(p.sample_type_size(), 2);
   EXPECT_EQ(text(p.sample_type(0).type()), "samples");
   EXPECT_EQ(text(p.sample_type(0).unit()), "count");
+  EXPECT_EQ(text(p.sample_type(1).type()), "cycles");
+  for (const auto& sample : p.sample())
+    EXPECT_EQ(sample.value(1), std::llround(double(sample.value(0)) * 63487.5));
   EXPECT_EQ(text(p.period_type().type()), "cycles");
   EXPECT_EQ(p.period(), 63488);  // 61440 + 4095 / 2 = 63487.5, rounded
   ASSERT_EQ(p.sample_size(), 11);

@@ -1,6 +1,7 @@
 #include "analysis/calc/frontend/event_evidence.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "analysis/calc/frontend/inputs.h"
 #include "firmware/events.h"
@@ -26,11 +27,15 @@ std::string describe(const EventEvidenceSummary& s) {
   std::string line = names + ": a sample every " + std::to_string(EV5_EVENT_PERIOD_BASE) + "-" +
                      std::to_string(EV5_EVENT_PERIOD_BASE + EV5_EVENT_PERIOD_RANGE - 1) +
                      " events (randomized)";
-  if (s.sharing > 1)
-    line += ", counter 2 time-shared by " + std::to_string(s.sharing) +
-            " events (assumed equal shares: the database does not record them), so one "
-            "sample = " +
-            std::to_string(static_cast<long long>(s.used.front().events_per_sample)) + " events";
+  if (s.sharing > 1) {
+    line += ", counter 2 time-shared by " + std::to_string(s.sharing) + " events (";
+    if (!s.shares_recorded) line += "shares not recorded: assumed equal; ";
+    std::string each;
+    for (const EventEvidenceUse& u : s.used)
+      each += (each.empty() ? "" : ", ") + u.event + " " +
+              std::to_string(std::llround(u.events_per_sample));
+    line += "events per sample: " + each + ")";
+  }
   return line + "; weighed against the culprits (DCPI 6.3)";
 }
 
@@ -41,16 +46,22 @@ calc::CulpritOptions culprit_options(const ImageSamples& samples, double cycles_
   calc::CulpritOptions options;
   options.cycles_period = cycles_period;
   EventEvidenceSummary s;
-  // The driver rotates counter 2's events round-robin at every scheduler
-  // tick (driver/event_counters.cpp), so each had it about 1/n of the time.
+  // The driver rotates counter 2's events (driver/event_counters.cpp) and
+  // records each one's time on it; a database without those shares gets
+  // the round-robin's 1/n.
   for (const std::string& event : samples.sampled_events)
     if (cause_of_event(event)) ++s.sharing;
-  const double per_sample = kEventInterruptPeriod * double(std::max<size_t>(s.sharing, 1));
+  const double assumed = kEventInterruptPeriod * double(std::max<size_t>(s.sharing, 1));
+  s.shares_recorded = true;
   for (const char* name : kEventNames) {  // firmware/events.h order: imiss, dmiss, branchmp, ...
     const auto found = samples.events.find(name);
     const std::optional<calc::StallCause> cause = cause_of_event(name);
     if (found == samples.events.end() || !cause) continue;
     const auto& [event, by_address] = *found;
+    const auto recorded = samples.events_per_sample.find(event);
+    if (recorded == samples.events_per_sample.end()) s.shares_recorded = false;
+    const double per_sample =
+        recorded != samples.events_per_sample.end() ? recorded->second : assumed;
     double total = 0;
     for (const auto& [address, n] : by_address) total += n;
     s.used.push_back({event, *cause, total, per_sample});

@@ -39,6 +39,7 @@ struct EventEvidenceUse {
 struct EventEvidenceSummary {
   std::vector<EventEvidenceUse> used;  // events weighed (in the image's profiles)
   size_t sharing = 0;                  // counter-2 events that shared the counter in the epochs
+  bool shares_recorded = false;        // each one's share of time came from the database
   bool ignored = false;                // --no-events: present but not used
   std::string description;             // one line for the header; empty without events
 };

@@ -9,6 +9,7 @@
 #include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "firmware/control_block.h"
+#include "profiledb/event_scale.h"
 #include "symbols/procedure_match.h"
 
 namespace dcpi {
@@ -282,15 +283,31 @@ std::string image_with_procedure(const ProfileDatabase& db, const std::vector<ui
 // image and event, §4.3.3), for the per-event scores.
 void read_event_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,
                         ImageSamples& samples) {
-  for (uint64_t epoch : epochs)
+  std::map<std::string, double> counted, estimated;
+  std::set<std::string> unscaled;
+  for (uint64_t epoch : epochs) {
+    const EpochMetadata metadata = db.epoch_metadata(epoch);
+    std::set<uint16_t> counter2;  // events of this epoch on counter 2
+    for (const ProfileInfo& info : db.profiles(epoch))
+      if (info.event_name != "cycles") counter2.insert(info.event);
     for (const ProfileInfo& info : db.profiles(epoch)) {
       if (info.event_name == "cycles") continue;
       samples.sampled_events.insert(info.event_name);
       if (info.image != samples.identity) continue;
+      const EventScale scale = event_scale(metadata, info.event);
+      // Several events but no counted cycles: the shares were not recorded.
+      if (counter2.size() > 1 && !scale.shared) unscaled.insert(info.event_name);
       calc::SamplesByAddress& event = samples.events[info.event_name];
-      for (const ProfileRow& row : db.read_profile(info).rows)
+      for (const ProfileRow& row : db.read_profile(info).rows) {
         event[row.address] += static_cast<double>(row.count);
+        counted[info.event_name] += static_cast<double>(row.count);
+        estimated[info.event_name] +=
+            static_cast<double>(row.count) * scale.events_per_sample().value_or(0.0);
+      }
     }
+  }
+  for (const auto& [event, n] : counted)
+    if (n > 0 && !unscaled.count(event)) samples.events_per_sample[event] = estimated[event] / n;
 }
 
 ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uint64_t>& epochs,

@@ -54,6 +54,11 @@ struct ImageSamples {
   // Every event but cycles with samples in the epochs read, in any image:
   // the events that shared counter 2 (time multiplexing).
   std::set<std::string> sampled_events;
+  // Per event of `events`: the events one of its samples stood for in the
+  // image (mean period ÷ recorded share of time, averaged over the epochs
+  // by samples; profiledb/event_scale.h). Absent when an epoch
+  // time-shared counter 2 without recording the shares (older databases).
+  std::map<std::string, double> events_per_sample;
   double total = 0;                   // in the image
   size_t cpus = 0;                    // CPUs with driver statistics in those epochs
   std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples

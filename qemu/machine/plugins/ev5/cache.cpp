@@ -1,5 +1,6 @@
 #include "qemu/machine/plugins/ev5/cache.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace dcpi::ev5 {
@@ -9,16 +10,18 @@ Cache::Cache(uint32_t bytes, uint32_t ways, uint32_t line_bytes)
       line_bytes_(line_bytes),
       line_shift_(static_cast<uint32_t>(std::countr_zero(line_bytes))),
       sets_(bytes / (ways * line_bytes)),
-      lines_(static_cast<std::size_t>(sets_) * ways) {}
+      tags_(static_cast<std::size_t>(sets_) * ways, kInvalid),
+      states_(static_cast<std::size_t>(sets_) * ways) {}
 
 CacheAccess Cache::lookup(uint64_t address, uint64_t now) {
   const uint64_t line_number = address >> line_shift_;
-  Line* set = set_of(line_number);
+  const size_t set = set_of(line_number);
   for (uint32_t w = 0; w < ways_; ++w) {
-    if (set[w].valid && set[w].tag == line_number) {
-      set[w].last_use = ++use_clock_;
-      const uint64_t ready = set[w].arrival.of(address);
-      return {.hit = true, .ready = ready > now ? ready : now, .arrival = set[w].arrival};
+    if (tags_[set + w] == line_number + 1) {
+      LineState& line = states_[set + w];
+      line.last_use = ++use_clock_;
+      const uint64_t ready = line.arrival.of(address);
+      return {.hit = true, .ready = ready > now ? ready : now, .arrival = line.arrival};
     }
   }
   return {.hit = false, .ready = now, .arrival = {}};
@@ -26,34 +29,36 @@ CacheAccess Cache::lookup(uint64_t address, uint64_t now) {
 
 void Cache::fill(uint64_t address, const Arrival& arrival) {
   const uint64_t line_number = address >> line_shift_;
-  Line* set = set_of(line_number);
-  Line* victim = &set[0];
+  const size_t set = set_of(line_number);
+  size_t victim = set;
   for (uint32_t w = 0; w < ways_; ++w) {
-    if (set[w].valid && set[w].tag == line_number) {
-      victim = &set[w];
+    const size_t way = set + w;
+    if (tags_[way] == line_number + 1) {
+      victim = way;
       break;
     }
-    if (!set[w].valid || (victim->valid && set[w].last_use < victim->last_use)) victim = &set[w];
+    if (tags_[way] == kInvalid ||
+        (tags_[victim] != kInvalid && states_[way].last_use < states_[victim].last_use))
+      victim = way;
   }
-  *victim = Line{.tag = line_number, .arrival = arrival, .last_use = ++use_clock_, .valid = true};
+  tags_[victim] = line_number + 1;
+  states_[victim] = LineState{.arrival = arrival, .last_use = ++use_clock_};
 }
 
 bool Cache::invalidate(uint64_t address, uint32_t bytes) {
   bool held = false;
   for (uint64_t line_number = address >> line_shift_;
        line_number <= (address + bytes - 1) >> line_shift_; ++line_number) {
-    Line* set = set_of(line_number);
+    const size_t set = set_of(line_number);
     for (uint32_t w = 0; w < ways_; ++w)
-      if (set[w].valid && set[w].tag == line_number) {
-        set[w].valid = false;
+      if (tags_[set + w] == line_number + 1) {
+        tags_[set + w] = kInvalid;
         held = true;
       }
   }
   return held;
 }
 
-void Cache::invalidate_all() {
-  for (Line& line : lines_) line.valid = false;
-}
+void Cache::invalidate_all() { std::fill(tags_.begin(), tags_.end(), kInvalid); }
 
 }  // namespace dcpi::ev5

@@ -123,7 +123,8 @@ void flush_cpu(uint32_t cpu) {
 }
 
 void emit_stats(uint32_t cpu) {
-  const StatsPayload stats{read_stats(cpu), event_counted_cycles(cpu)};
+  StatsPayload stats{read_stats(cpu), event_counted_cycles(cpu), 0, 0, 0};
+  profileme_interval(stats.profileme_base, stats.profileme_range);
   uint8_t* payload =
       ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
   if (payload == nullptr) return;

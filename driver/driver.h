@@ -63,6 +63,13 @@ void event_counter_interrupt(uint64_t overflowed, uint64_t pc);
 // cannot count). Boot CPU, before processes run.
 int64_t counting_configure(EventSet events);
 bool counting_active();
+
+// ProfileMe (issue 27, the ev5 machine; firmware/profileme.h): each CPU
+// samples one fetched instruction every [base, base + range) fetched
+// instructions once sampling starts; base 0 turns it off. Returns a
+// ControlStatus (kControlUncountableEvent on the `qemu` machine). Boot CPU,
+// before sampling starts (driver/profileme_sampler.cpp).
+int64_t profileme_configure(uint32_t interval_base, uint32_t interval_range);
 bool counting_instructions();                // counter 0 counts issues (instructions)
 uint32_t counting_events(uint16_t* events);  // the slots' events; returns how many
 // What this CPU counted since its last take.

@@ -107,6 +107,39 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
   return period;
 }
 
+}  // namespace
+
+// ProfileMe's entries (issue 27): `count` added to (pid, pc, event) in the
+// same table and overflow buffers, outside the interrupt statistics
+// (hits + misses + flushing samples = counter-0 interrupts); one that
+// cannot be stored is counted in dropped[kDropProfileMe].
+void record_sum(CpuHot& hot, uint64_t pc, uint16_t pid, uint16_t event, uint32_t count) {
+  DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
+  const SampleEntry entry{pc, count, pid, event};
+  if (hot.flushing) {
+    if (!append(hot, stats, entry)) ++stats.dropped[kDropProfileMe];
+    return;
+  }
+  const uint32_t pid_event = pid | uint32_t{event} << 16;
+  SampleEntry* bucket = hot.table + (bucket_of(pc, pid_event) << 2);
+  for (uint32_t i = 0; i < kBucketEntries; ++i) {
+    if (bucket[i].pc == pc && pid_event_of(bucket[i]) == pid_event &&
+        bucket[i].count <= ~0u - count) {
+      bucket[i].count += count;
+      return;
+    }
+  }
+  SampleEntry& victim = bucket[hot.evict];
+  if (victim.count != 0 && !append(hot, stats, victim)) {
+    ++stats.dropped[kDropProfileMe];
+    return;
+  }
+  hot.evict = (hot.evict + 1) & (kBucketEntries - 1);
+  victim = entry;
+}
+
+namespace {
+
 // The C++ form of dcpi_entry_cycles (driver/fast_handler.S); the fast path
 // hands it the samples it does not do itself (flushing, full buffer).
 void cycles_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame*) {
@@ -253,6 +286,7 @@ void event_counter_interrupt(uint64_t overflowed, uint64_t pc) {
     record(hot, pc, aux.ctr2_events[aux.ctr2_index]);
     event_counters_reload(hot);
   }
+  if (overflowed & EV5_OVERFLOW_PROFILEME) profileme_interrupt(hot);
 }
 
 void counter_start(CpuHot& hot) {
@@ -260,6 +294,7 @@ void counter_start(CpuHot& hot) {
   pal::wrperfmon(PERFMON_SET_CONTEXT, reinterpret_cast<uint64_t>(&hot));
   g_aux[hot.cpu].last_period = reload(hot);  // with the counter off: just loads it
   pal::wrperfmon(PERFMON_ENABLE, 1);
+  profileme_start(hot);
 }
 
 }  // namespace dcpi::driver

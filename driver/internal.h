@@ -62,6 +62,8 @@ struct alignas(64) CpuAux {
   uint32_t ctr2_since;
   uint32_t pad2;
   uint64_t counted_cycles[DCPI_EVENT_COUNT];
+  uint32_t profileme_seed;  // the Fetched Instruction Counter's draws (issue 27)
+  uint32_t pad3;
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -119,6 +121,15 @@ void event_counters_apply(CpuHot& hot);
 void event_counters_rotate(CpuHot& hot);
 // A fresh randomized period for counter 2 after its sample.
 void event_counters_reload(CpuHot& hot);
+// Adds `count` to the table's (pid, pc, event) entry, outside the
+// interrupt statistics (ProfileMe's records, driver/profileme_sampler.cpp).
+void record_sum(CpuHot& hot, uint64_t pc, uint16_t pid, uint16_t event, uint32_t count);
+// ProfileMe (issue 27): arm this CPU's Fetched Instruction Counter when
+// configured (at counter_start), and take a completed record.
+void profileme_start(CpuHot& hot);
+void profileme_interrupt(CpuHot& hot);
+// The interval configured (base 0: off), for the kStats records.
+void profileme_interval(uint32_t& base, uint32_t& range);
 // Each event's cycles on counter 2 while it rotated, on `cpu` (kStats).
 EventCountedCycles event_counted_cycles(uint32_t cpu);
 // Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).

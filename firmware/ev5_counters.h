@@ -89,6 +89,10 @@
 #define EV5_OVERFLOW_CTR1 0x2
 #define EV5_OVERFLOW_CTR2 0x4
 #define EV5_OVERFLOW_COUNTERS 0x7
+/* Bit 3: a ProfileMe record is complete (firmware/profileme.h, issue 27). */
+#define EV5_OVERFLOW_PROFILEME 0x8
+/* What PALcode's vector 0x500 delivers (a1 = these bits). */
+#define EV5_OVERFLOW_DELIVERED 0xf
 #define EV5_HAS_EVENT_COUNTERS_SHIFT 63
 #define EV5_IPR_OVERFLOW 248
 /* mfpr 247 (ours, qemu_plugin_set_read_word in the QEMU patch): counters 1

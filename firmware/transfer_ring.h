@@ -72,6 +72,7 @@ struct EpochPayload {
 enum DropReason : uint32_t {
   kDropBothBuffersFull = 0,  // the daemon had not drained the other overflow buffer
   kDropUncountedEvent = 1,   // overflow for an event the configuration does not record
+  kDropProfileMe = 2,        // ProfileMe entries (issue 27) both buffers had no room for
   kDropReasons = 4,
 };
 
@@ -123,9 +124,15 @@ static_assert(sizeof(EventCountedCycles) == 64);
 struct StatsPayload {
   DriverCpuStats stats;
   EventCountedCycles counted;
+  // ProfileMe's interval in fetched instructions (issue 27): uniform in
+  // [base, base + range); base 0 when ProfileMe is off.
+  uint32_t profileme_base;
+  uint32_t profileme_range;
+  uint64_t reserved;
 };
-static_assert(sizeof(StatsPayload) == 192);
+static_assert(sizeof(StatsPayload) == 208);
 static_assert(offsetof(StatsPayload, counted) == 128);
+static_assert(offsetof(StatsPayload, profileme_base) == 192);
 
 // DriverCpuStats::period_flags.
 enum PeriodFlags : uint16_t {

@@ -1,6 +1,7 @@
 #include "kernel/profiler.h"
 
 #include "driver/driver.h"
+#include "firmware/profileme.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/irq_lock.h"
@@ -72,6 +73,18 @@ void configure(const Options& options) {
     else
       kprintf("dcpi-kernel: count=0x%x refused (status %ld): not counting\n", options.count_events,
               status);
+  }
+  if (options.profileme != 0) {  // issue 27: mean N, N/8 either side (1: firmware/profileme.h's)
+    uint32_t base = PROFILEME_INTERVAL_BASE, range = PROFILEME_INTERVAL_RANGE;
+    if (options.profileme > 1) {
+      base = options.profileme - options.profileme / 8;
+      range = options.profileme / 4;
+    }
+    const int64_t status = dcpi::driver::profileme_configure(base, range);
+    if (status == dcpi::kControlOk)
+      kprintf("dcpi-kernel: ProfileMe every %u-%u fetched instructions\n", base, base + range - 1);
+    else
+      kprintf("dcpi-kernel: profileme refused (status %ld): only the ev5 machine has it\n", status);
   }
   if (options.serial) dcpi::driver::set_serial_transport(true);
   if (options.value_capture_bad)

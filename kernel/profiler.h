@@ -20,6 +20,7 @@ struct Options {
   uint32_t events = 0;        // events=N: the event set (firmware/events.h); 0 = cycles
   bool events_mux = false;    // emux=1: time-multiplex them (DCPI §4.1 "mux")
   uint32_t count_events = 0;  // count=N: counting mode's events (dcpi stat; 0 = off)
+  uint32_t profileme = 0;     // profileme=N: ProfileMe every ~N fetched instructions, 1 = default
   bool serial = false;        // transport=serial: records also go out on COM2
   uint32_t value_length = 0;  // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
   uint32_t value_every = 2;   // ... on every k-th interrupt

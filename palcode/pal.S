@@ -12,6 +12,7 @@
  */
 #include "firmware/ev5_counters.h"
 #include "firmware/pal_abi.h"
+#include "firmware/profileme.h"
 
 	.set	noat
 	.set	nomacro
@@ -660,13 +661,14 @@ pal_spurious_clock:
 	bsr	p7, pal_rearm_alarm
 	hw_rei
 
-/* Counters 1 and 2 overflowed (mfpr 248, bits 1 and 2): the classic OSF/1
+/* Counters 1 and 2 overflowed (mfpr 248, bits 1 and 2) or a ProfileMe
+ * record is complete (bit 3, firmware/profileme.h): the classic OSF/1
  * delivery, a0 = INT_PERFCTR, a1 = the overflow bits (never a context:
  * counter 0 comes through its dedicated delivery), a2 = 0, at IPL 6. The
  * bits delivered are cleared; one raised meanwhile interrupts again. */
 pal_event_counter_body:
 	mfpr	p1, prCounterWord
-	and	p1, EV5_OVERFLOW_COUNTERS, p1
+	and	p1, EV5_OVERFLOW_DELIVERED, p1
 	beq	p1, pal_perfmon_done	/* nothing (already delivered): back */
 	mtpr	p1, prCounterWord
 	mfpr	p0, prPS
@@ -879,6 +881,10 @@ pal_wrperfmon_body:
 	bne	p1, pal_perfmon_set_context
 	cmpeq	a0, PERFMON_WRITE_EVENTS, p1
 	bne	p1, pal_perfmon_write_events
+	cmpeq	a0, PERFMON_PROFILEME_ARM, p1
+	bne	p1, pal_perfmon_write_events
+	cmpeq	a0, PERFMON_PROFILEME_READ, p1
+	bne	p1, pal_perfmon_profileme_read
 pal_perfmon_refuse:
 	lda	v0, PERFMON_REFUSED($31)
 	hw_rei
@@ -992,6 +998,14 @@ pal_perfmon_freq:
 pal_perfmon_write_events:
 	HAS_EVENT_COUNTERS p2
 	beq	p2, pal_perfmon_refuse
+	hw_rei
+
+/* ProfileMe (ours, firmware/profileme.h): the model set the register a1
+ * names in mfpr 247 at this call_pal; the ev5 machine only. */
+pal_perfmon_profileme_read:
+	HAS_EVENT_COUNTERS p2
+	beq	p2, pal_perfmon_refuse
+	mfpr	v0, prCounterRead
 	hw_rei
 
 pal_perfmon_set_context:		/* ours: a1 is delivered in a1 on overflow */

@@ -4,6 +4,7 @@
 
 #include "firmware/ev5_counters.h"
 #include "firmware/events.h"
+#include "firmware/profileme.h"
 #include "profiledb/profile_format.h"
 
 namespace dcpi {
@@ -29,6 +30,14 @@ uint64_t stat_of(const CpuStats& stats, const std::string& name) {
 
 EventScale event_scale(const EpochMetadata& metadata, uint16_t event) {
   EventScale scale;
+  if (is_profileme_event(event)) {  // a record per mean interval of fetched instructions
+    for (const auto& [cpu, stats] : metadata.cpu_stats)
+      if (const uint64_t base = stat_of(stats, "profileme_base"); base != 0) {
+        scale.mean_period = mean_period(base, stat_of(stats, "profileme_range"));
+        break;
+      }
+    return scale;
+  }
   if (on_counter0(event)) {
     scale.mean_period = metadata.period.known() ? metadata.period.mean() : 0;
     return scale;
@@ -49,8 +58,14 @@ EventScale event_scale(const EpochMetadata& metadata, uint16_t event) {
   return scale;
 }
 
+bool is_profileme_event(uint16_t event) {
+  return event >= PROFILEME_EVENT_BASE && event < PROFILEME_EVENT_END;
+}
+
 std::string describe_scale(const EventScale& scale, const std::string& event) {
   if (scale.mean_period <= 0) return "period not recorded";
+  if (event.starts_with("pm_"))
+    return fmt::format("a record every {:.1f} fetched instructions (mean)", scale.mean_period);
   std::string text = fmt::format("a sample every {:.1f} {} (mean)", scale.mean_period,
                                  event == "cycles" ? "cycles" : event + " events");
   if (scale.shared) text += fmt::format(", counted {:.1f} % of the time", 100.0 * scale.share);

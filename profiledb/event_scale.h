@@ -30,6 +30,11 @@ struct EventScale {
 // cycles (summed over CPUs) that was theirs, 1 when it did not rotate.
 EventScale event_scale(const EpochMetadata& metadata, uint16_t event);
 
+// ProfileMe's events (pm_*, firmware/profileme.h): counts and summed
+// latencies of records, one per mean interval of fetched instructions (the
+// paper's S): each times S estimates the total.
+bool is_profileme_event(uint16_t event);
+
 // "a sample every 9215.5 cycles (mean)", "... imiss (mean), counted 33.3 % of the time".
 std::string describe_scale(const EventScale& scale, const std::string& event);
 

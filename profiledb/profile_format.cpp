@@ -12,6 +12,7 @@
 
 #include "firmware/crc32c.h"
 #include "firmware/events.h"
+#include "firmware/profileme.h"
 #include "profiledb/container.h"
 
 namespace dcpi {
@@ -68,7 +69,10 @@ ProfileInfo info_from_header(const FixedHeader& header, std::span<const uint8_t>
 }  // namespace
 
 std::string event_name(uint16_t event) {
+  static constexpr const char* kProfileMeNames[] = {PROFILEME_EVENT_LIST(PROFILEME_EVENT_TEXT_)};
   if (event < static_cast<uint16_t>(Event::kCount)) return kEventNames[event];
+  if (event >= PROFILEME_EVENT_BASE && event < PROFILEME_EVENT_END)
+    return kProfileMeNames[event - PROFILEME_EVENT_BASE];
   return "event" + std::to_string(event);
 }
 
@@ -206,6 +210,7 @@ std::string counted_cycles_stat_name(uint32_t event) {
 bool is_driver_stat_name(std::string_view name) {
   const auto& names = driver_stat_names();
   if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+  if (name == "profileme_base" || name == "profileme_range") return true;  // issue 27
   for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e)
     if (name == counted_cycles_stat_name(e)) return true;
   return false;

@@ -38,6 +38,7 @@ const std::string_view kRunUsage =
     "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
     "                [--machine qemu|ev5] [--model NAME=N,...] [--truth FILE] [--contexts]\n"
     "                [--paths] [-g | --call-graph [--stack-bytes N]]\n"
+    "                [--profileme | --profileme-interval N]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -95,6 +96,11 @@ const std::string_view kRunUsage =
     "               (dcpi prof --callers/--callees, dcpi tree --sampled, dcpi export\n"
     "               --sampled, dcpi score --contexts)\n"
     "  --stack-bytes  stack copied per sample with -g (default 1024, at most 4096)\n"
+    "  --profileme  also sample instructions (ProfileMe, seed 004; --machine ev5): one\n"
+    "               fetched instruction every 61440-69631, its PC, event bits and\n"
+    "               latencies, stored as pm_* events (see dcpi profileme)\n"
+    "  --profileme-interval N  the same, one every N fetched instructions (mean; N/8\n"
+    "               either side)\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -335,6 +341,11 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   parse_events(options.value("events").value_or("cycles"),
                options.value("machine").value_or("qemu"), run);
   run.profile = !options.flag("no-profile");
+  run.profileme = options.flag("profileme") ? 1 : 0;
+  if (options.value("profileme-interval"))
+    run.profileme = parse_count(options, "profileme-interval", 0, 256, 1u << 30);
+  if (run.profileme != 0 && options.value("machine").value_or("qemu") != "ev5")
+    throw UsageError("--profileme needs --machine ev5: QEMU has no pipeline to sample");
   if (const auto values = options.value("values")) {
     // N/k: interpret N instructions on every k-th interrupt (seed 001 §3.4).
     const size_t slash = values->find('/');
@@ -510,14 +521,15 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
     }
   }
   const ParsedOptions options(
-      arguments,
-      {{"mix",           "workloads",      "cpus",       "db",       "epoch",     "period",
-        "period-range",  "events",         "build",      "palcode",  "kernel",    "initrd",
-        "memory",        "interval",       "timeout",    "gdb-port", "transport", "values",
-        "values-module", "values-capture", "append",     "plugin",   "com2-port", "machine",
-        "truth",         "model",          "stack-bytes"},
-       {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd", "contexts",
-        "paths", "call-graph"}});
+      arguments, {{"mix",       "workloads", "cpus",          "db",
+                   "epoch",     "period",    "period-range",  "events",
+                   "build",     "palcode",   "kernel",        "initrd",
+                   "memory",    "interval",  "timeout",       "gdb-port",
+                   "transport", "values",    "values-module", "values-capture",
+                   "append",    "plugin",    "com2-port",     "machine",
+                   "truth",     "model",     "stack-bytes",   "profileme-interval"},
+                  {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd",
+                   "contexts", "paths", "call-graph", "profileme"}});
   RunRequest run = parse_run_options(options);
   for (const GuestOutput& output : outputs) run.outputs.push_back(output.guest);
   if (prepare) prepare(run);

@@ -35,6 +35,8 @@ extern const std::string_view kBenchCalcUsage;
 // Reports over the profile database (DCPI §3; docs/reports.md).
 int run_prof_command(const std::vector<std::string>& arguments);
 extern const std::string_view kProfUsage;
+int run_profileme_command(const std::vector<std::string>& arguments);
+extern const std::string_view kProfileMeUsage;
 int run_list_command(const std::vector<std::string>& arguments);
 extern const std::string_view kListUsage;
 int run_stats_command(const std::vector<std::string>& arguments);

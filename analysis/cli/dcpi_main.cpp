@@ -32,6 +32,8 @@ const std::array kCommands = {
             dcpi::kBenchDbUsage, dcpi::run_bench_db_command},
     Command{"prof", "samples per procedure, image, pid or CPU, with % and cum% (dcpiprof)",
             dcpi::kProfUsage, dcpi::run_prof_command},
+    Command{"profileme", "ProfileMe's instruction samples: executions, event rates, latencies",
+            dcpi::kProfileMeUsage, dcpi::run_profileme_command},
     Command{"procs", "the run's processes and threads: parent, program, status, samples",
             dcpi::kProcsUsage, dcpi::run_procs_command},
     Command{"tree", "the exact calling context tree (dcpi run --contexts), top-down or bottom-up",

@@ -51,6 +51,9 @@ struct RunRequest {
   bool events_mux = false;
   // dcpi stat (issue 26 item 4): counting mode's events (kernel count=), 0: off.
   uint32_t count_events = 0;
+  // dcpi run --profileme (issue 27): instruction sampling every ~N fetched
+  // instructions (kernel profileme=N; 1: the driver's default), 0: off.
+  uint32_t profileme = 0;
   // The machine whose time the guest runs on, recorded with every epoch of
   // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
   std::string timing_machine{kMachineQemu};

@@ -63,7 +63,7 @@ TEST(TransferRecords, PayloadSizeRulesPerType) {
   EXPECT_EQ(check_payload_size(RecordType::kLoadMap, 256), "");
   EXPECT_NE(check_payload_size(RecordType::kLoadMap, 255), "");
   EXPECT_EQ(check_payload_size(RecordType::kStats, 128), "");  // a guest from before issue 26
-  EXPECT_EQ(check_payload_size(RecordType::kStats, 192), "");
+  EXPECT_EQ(check_payload_size(RecordType::kStats, 208), "");
   EXPECT_NE(check_payload_size(RecordType::kStats, 160), "");
   EXPECT_NE(check_payload_size(RecordType::kEpoch, 8), "");
 }

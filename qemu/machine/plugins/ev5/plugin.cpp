@@ -31,6 +31,7 @@
 #include "firmware/ev5_counters.h"
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
+#include "firmware/profileme.h"
 #include "isa/decode.h"
 #include "qemu/machine/plugins/contexts/transfer_kind.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
@@ -374,6 +375,12 @@ void on_wrperfmon(unsigned int vcpu, void*) {
       break;
     case PERFMON_READ:  // PALcode ORs the word (mfpr 247) into v0 (issue 26 item 4)
       qemu_plugin_set_read_word(counters.read());
+      break;
+    case PERFMON_PROFILEME_ARM:  // issue 27: the Fetched Instruction Counter
+      state->vcpus[vcpu]->profileme_arm(argument);
+      break;
+    case PERFMON_PROFILEME_READ:  // PALcode returns the word (mfpr 247) in v0
+      qemu_plugin_set_read_word(state->vcpus[vcpu]->profileme_register(argument));
       break;
     default:
       break;

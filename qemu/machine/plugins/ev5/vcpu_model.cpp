@@ -295,6 +295,7 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
     truth_.stall(t.pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
   }
   const uint64_t address = paddr != ~0ull ? paddr : tagged(vaddr);
+  if (truth_.profile_unit) profile_unit_.accessed(t.pc, vaddr);
   count(store ? ModelEvent::kStore : ModelEvent::kLoad, t.pc);
   const uint64_t dcache_misses = memory_.events().dcache_miss;
   if (store) {

@@ -24,6 +24,7 @@
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/memory_system.h"
 #include "qemu/machine/plugins/ev5/perf_counters.h"
+#include "qemu/machine/plugins/ev5/profile_unit.h"
 #include "qemu/machine/plugins/ev5/tlb.h"
 #include "qemu/machine/plugins/ev5/vcpu_truth.h"
 
@@ -79,7 +80,10 @@ class VcpuModel {
   // its TB entries and its user lines are tagged with it (21164 HRM: TB
   // entries carry the ASN), so processes sharing virtual addresses share
   // neither. Numbers below 2^20.
-  void switch_address_space(uint32_t number) { space_ = number; }
+  void switch_address_space(uint32_t number) {
+    space_ = number;
+    profile_unit_.switch_space(number);
+  }
   // The truth's address space (truth_space.h) the CPU runs from now on.
   void switch_truth_space(uint32_t space) { truth_.switch_space(space); }
   // The processor's IPL from now on (sample_visibility.h: the overflows it
@@ -110,10 +114,18 @@ class VcpuModel {
   // first instruction of its line, a mispredict at the block it leads to,
   // a DTB miss, D-cache load miss, load or store at its access.
   PerfCounters& counters() { return counters_; }
-  // The overflow bits raised since the last call (EV5_OVERFLOW_CTR1/2):
-  // the plugin delivers them at the charge of the instruction just modelled.
+  // ProfileMe's counter and registers (profile_unit.h, issue 27); it
+  // watches the bookings once armed the first time.
+  void profileme_arm(uint64_t fetched) {
+    truth_.profile_unit = &profile_unit_;
+    profile_unit_.arm(fetched);
+  }
+  uint64_t profileme_register(uint64_t index) const { return profile_unit_.read(index); }
+  // The overflow bits raised since the last call (EV5_OVERFLOW_CTR1/2, and
+  // EV5_OVERFLOW_PROFILEME for a completed record): the plugin delivers
+  // them at the charge of the instruction just modelled.
   uint64_t take_overflow() {
-    const uint64_t bits = overflow_;
+    const uint64_t bits = overflow_ | profile_unit_.take_completed();
     overflow_ = 0;
     return bits;
   }
@@ -207,6 +219,7 @@ class VcpuModel {
   const BlockRecord* issuing_ = nullptr;
   uint64_t issuing_count_ = 0;
   PerfCounters counters_;
+  ProfileUnit profile_unit_;
   uint64_t overflow_ = 0;
   std::array<uint64_t, 64> ready_{}, loaded_by_{};
   uint64_t multiplier_free_ = 0, divider_free_ = 0;

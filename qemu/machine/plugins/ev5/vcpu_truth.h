@@ -60,10 +60,13 @@ struct TruthObserver {
   virtual void cut(const BlockRecord& block, uint32_t index) = 0;  // [index, end) did not run
   virtual void cycles(uint64_t pc, int64_t cycles) = 0;
   virtual void event(uint64_t pc, ModelEvent event) = 0;
+  // A stall booked at `pc` (also told as cycles()), with its cause.
+  virtual void stalled(uint64_t, StallCause, uint64_t) {}
 };
 
 struct VcpuTruth {
-  TruthObserver* observer = nullptr;  // none unless dcpi run --contexts
+  TruthObserver* observer = nullptr;      // none unless dcpi run --contexts
+  TruthObserver* profile_unit = nullptr;  // ProfileMe's (profile_unit.h), when armed ever
   CountMap<StallKey, StallKeyHash> stalls;
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
@@ -80,6 +83,7 @@ struct VcpuTruth {
     stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));
     if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
+    if (profile_unit) profile_unit->stalled(pc, cause, cycles);
   }
   // Events per PC (its truth key), where the model counts them for counters
   // 1 and 2 (loads and stores are the executions of their instructions, not
@@ -88,6 +92,7 @@ struct VcpuTruth {
   void event(uint64_t pc, ModelEvent e) {
     ++events[{key(pc), static_cast<uint64_t>(e)}];
     if (observer) observer->event(pc, e);
+    if (profile_unit) profile_unit->event(pc, e);
   }
   void correct(uint64_t pc, int64_t cycles) {
     cycle_corrections[key(pc)] += cycles;
@@ -108,10 +113,12 @@ struct VcpuTruth {
     if (block.id >= entries_now_.size()) entries_now_.resize(block.id * 2 + 64);
     if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
     if (observer) observer->entered(block);
+    if (profile_unit) profile_unit->entered(block);
   }
   void cut(const BlockRecord& block, uint32_t index) {
     ++blocks[space_for(block)].cuts[{&block, index}];
     if (observer) observer->cut(block, index);
+    if (profile_unit) profile_unit->cut(block, index);
   }
   // The CPU runs truth space `space` from now on (swpctx).
   void switch_space(uint32_t space) {

@@ -1,0 +1,103 @@
+#include "analysis/reports/profileme_output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "analysis/reports/json_writer.h"
+#include "analysis/reports/report_output.h"
+
+namespace dcpi {
+
+namespace {
+
+size_t shown(const ProfileMeReport& report, std::optional<uint64_t> limit) {
+  return limit ? std::min<size_t>(report.rows.size(), *limit) : report.rows.size();
+}
+
+// Per execution: records with the event over retired records ("-" without any).
+std::string rate(uint64_t with, uint64_t retired) {
+  return retired == 0 ? "-" : fixed_text(static_cast<double>(with) / double(retired), 3);
+}
+
+std::string mean(uint64_t sum, uint64_t records) {
+  return records == 0 ? "-" : fixed_text(static_cast<double>(sum) / double(records), 1);
+}
+
+}  // namespace
+
+void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t> limit,
+                          std::ostream& out) {
+  if (report.rows.empty()) {
+    out << "No ProfileMe records (dcpi run --machine ev5 --profileme), or none match.\n";
+    return;
+  }
+  out << "ProfileMe records: " << report.records;
+  if (report.interval > 0)
+    out << fmt::format(", one per {:.1f} fetched instructions (S); executions = retired x S",
+                       report.interval);
+  out << "\nRates per execution (records with the event / retired records); latencies: mean "
+         "cycles per record\n(issue, fetch -> slot, slot -> issue: docs/profileme.md)\n\n";
+  const bool listing = !report.rows.empty() && report.rows.front().address.has_value();
+  std::vector<TextTable::Column> columns;
+  if (listing) columns.push_back({"address", true});
+  for (const char* header : {"records", "executions", "aborted", "dmiss", "dtbmiss", "imiss",
+                             "mispredict", "issue", "fetch", "stall"})
+    columns.push_back({header});
+  if (!listing) {
+    columns.push_back({"procedure", true});
+    columns.push_back({"image", true});
+  }
+  TextTable table(std::move(columns));
+  for (size_t i = 0; i < shown(report, limit); ++i) {
+    const ProfileMeRow& row = report.rows[i];
+    std::vector<std::string> cells;
+    if (listing) cells.push_back(hex_digits(*row.address));
+    cells.push_back(std::to_string(row.records));
+    cells.push_back(report.interval > 0 ? fmt::format("{:.0f}", row.executions) : "?");
+    cells.push_back(share_text(double(row.records - row.retired), double(row.records)));
+    cells.push_back(rate(row.dmiss, row.retired));
+    cells.push_back(rate(row.dtbmiss, row.retired));
+    cells.push_back(rate(row.imiss, row.retired));
+    cells.push_back(rate(row.mispredict, row.retired));
+    cells.push_back(mean(row.issue, row.records));
+    cells.push_back(mean(row.fetch, row.records));
+    cells.push_back(mean(row.stall, row.records));
+    if (!listing) {
+      cells.push_back(row.procedure);
+      cells.push_back(row.image);
+    }
+    table.add_row(std::move(cells));
+  }
+  table.print(out);
+  if (shown(report, limit) < report.rows.size())
+    out << "(" << report.rows.size() - shown(report, limit) << " more rows; --limit)\n";
+}
+
+void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t> limit,
+                          std::ostream& out) {
+  JsonWriter json(out);
+  json.begin_object().field("records", report.records);
+  json.key("interval");
+  report.interval > 0 ? json.value(report.interval, 1) : json.null();
+  json.key("rows").begin_array();
+  for (size_t i = 0; i < shown(report, limit); ++i) {
+    const ProfileMeRow& row = report.rows[i];
+    json.begin_object().field("image", row.image).field("procedure", row.procedure);
+    if (row.address) json.field("address", hex_address(*row.address));
+    json.field("records", row.records).field("retired", row.retired);
+    json.key("executions");
+    report.interval > 0 ? json.value(row.executions, 1) : json.null();
+    json.key("events").begin_object();
+    json.field("imiss", row.imiss).field("itbmiss", row.itbmiss).field("dmiss", row.dmiss);
+    json.field("dtbmiss", row.dtbmiss).field("mispredict", row.mispredict).field("pal", row.pal);
+    json.end_object();
+    json.key("latency_cycles").begin_object();
+    json.field("issue", row.issue).field("fetch", row.fetch).field("stall", row.stall);
+    json.end_object().end_object();
+  }
+  json.end_array().end_object();
+  out << '\n';
+}
+
+}  // namespace dcpi

@@ -1,0 +1,89 @@
+#include "analysis/samples/profileme_table.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "analysis/samples/profile_table.h"
+#include "firmware/profileme.h"
+
+namespace dcpi {
+
+namespace {
+
+// The row field a pm_* event adds to (nullptr: pm_samples/pm_retired, apart).
+uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
+  switch (event) {
+    case PROFILEME_EVENT_SAMPLES:
+      return &row.records;
+    case PROFILEME_EVENT_RETIRED:
+      return &row.retired;
+    case PROFILEME_EVENT_IMISS:
+      return &row.imiss;
+    case PROFILEME_EVENT_ITBMISS:
+      return &row.itbmiss;
+    case PROFILEME_EVENT_DMISS:
+      return &row.dmiss;
+    case PROFILEME_EVENT_DTBMISS:
+      return &row.dtbmiss;
+    case PROFILEME_EVENT_MISPREDICT:
+      return &row.mispredict;
+    case PROFILEME_EVENT_PAL:
+      return &row.pal;
+    case PROFILEME_EVENT_STALL:
+      return &row.stall;
+    case PROFILEME_EVENT_FETCH:
+      return &row.fetch;
+    case PROFILEME_EVENT_ISSUE:
+      return &row.issue;
+    default:
+      return nullptr;
+  }
+}
+
+std::string procedure_name(const ImageIdentity& image, const ResolvedImage& resolved,
+                           uint64_t address) {
+  if (image.unknown) return "[unknown]";
+  if (resolved.elf)
+    if (auto procedure = resolved.elf->procedure_at(address)) return procedure->name;
+  return address_name(image, address);
+}
+
+}  // namespace
+
+ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& resolver,
+                                       const std::optional<std::string>& procedure) {
+  ProfileMeReport report;
+  std::map<std::tuple<std::string, std::string, uint64_t>, ProfileMeRow> rows;
+  for (const Profile& profile : samples.profiles) {
+    const uint16_t event = profile.info.event;
+    if (!is_profileme_event(event)) continue;
+    const ImageIdentity& image = profile.info.image;
+    const ResolvedImage& resolved = resolver.resolve(image);
+    const std::optional<double> per_record = scale_of(samples, profile.info).events_per_sample();
+    if (report.interval == 0 && per_record) report.interval = *per_record;
+    const std::string display = image.unknown ? "[unknown]" : image.path;
+    for (const ProfileRow& stored : profile.rows) {
+      const std::string name = procedure_name(image, resolved, stored.address);
+      if (procedure && name != *procedure) continue;
+      const uint64_t address = procedure ? stored.address : 0;
+      ProfileMeRow& row = rows[{display, name, address}];
+      row.image = display;
+      row.procedure = name;
+      if (procedure) row.address = stored.address;
+      if (uint64_t* field = field_of(row, event)) *field += stored.count;
+      if (event == PROFILEME_EVENT_RETIRED)
+        row.executions += static_cast<double>(stored.count) * per_record.value_or(0.0);
+      if (event == PROFILEME_EVENT_SAMPLES) report.records += stored.count;
+    }
+  }
+  for (auto& [key, row] : rows) report.rows.push_back(std::move(row));
+  std::stable_sort(report.rows.begin(), report.rows.end(),
+                   [&](const ProfileMeRow& a, const ProfileMeRow& b) {
+                     if (procedure) return a.address < b.address;  // a listing: in order
+                     return a.records > b.records;
+                   });
+  return report;
+}
+
+}  // namespace dcpi

@@ -1,0 +1,42 @@
+// What `dcpi profileme` shows (issue 27 item 4; seed 004 §4): ProfileMe's
+// records (the pm_* events, firmware/profileme.h) per procedure, or per
+// instruction of one procedure, turned into the paper's estimates: the
+// executions k·S (retired records times the mean interval), event rates per
+// execution (D-cache misses per execution of a load, mispredicts, ...), the
+// aborted share, and each latency's mean per record.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/samples/sample_set.h"
+#include "symbols/image_resolver.h"
+
+namespace dcpi {
+
+struct ProfileMeRow {
+  std::string image;                // display name
+  std::string procedure;            // or the instruction's procedure
+  std::optional<uint64_t> address;  // per instruction
+  uint64_t records = 0;             // pm_samples
+  uint64_t retired = 0;             // pm_retired
+  double executions = 0;            // retired x S (summed over epochs)
+  // Per event bit: records with it (firmware/profileme.h order).
+  uint64_t imiss = 0, itbmiss = 0, dmiss = 0, dtbmiss = 0, mispredict = 0, pal = 0;
+  // Latencies summed over the records (cycles).
+  uint64_t issue = 0, fetch = 0, stall = 0;
+};
+
+struct ProfileMeReport {
+  std::vector<ProfileMeRow> rows;  // most records first
+  uint64_t records = 0;
+  double interval = 0;  // S: the mean interval (the first epoch's), 0 if unknown
+  std::vector<std::string> warnings;
+};
+
+// Per procedure of every image; with `procedure`, per instruction of it.
+ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& resolver,
+                                       const std::optional<std::string>& procedure);
+
+}  // namespace dcpi

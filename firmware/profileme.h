@@ -1,0 +1,96 @@
+/* ProfileMe on the ev5 machine (issue 27; seed 004, Dean et al., MICRO-30):
+ * instruction sampling. Written once for PALcode, the driver, the ev5
+ * model (qemu/machine/plugins/ev5/profile_unit.h) and the host tools.
+ *
+ * The hardware (the model, docs/profileme.md): a Fetched Instruction
+ * Counter per CPU, written by software (wrperfmon PERFMON_PROFILEME_ARM,
+ * a1 = fetched instructions until the one to sample, 0 = off), counts the
+ * instructions fetched on the path the program takes; the one it reaches
+ * is tagged, and what happens to it is recorded in the Profile Registers.
+ * After the instruction completes (its block left) the model raises
+ * EV5_OVERFLOW_PROFILEME in the overflow word (firmware/ev5_counters.h,
+ * PAL vector 0x500, the classic delivery at IPL 6), and the counter stays
+ * off until software arms it again. Software reads register k with
+ * wrperfmon PERFMON_PROFILEME_READ (a1 = k; v0 = the register).
+ *
+ * Extensions of ours: the ARM and READ functions (the 21264 had none; the
+ * paper's registers were simulated), and the registers' layout below,
+ * adapted to the 21164's in-order pipeline. Plain C #defines. */
+#ifndef DCPI_FIRMWARE_PROFILEME_H
+#define DCPI_FIRMWARE_PROFILEME_H
+
+#include "firmware/ev5_counters.h"
+
+/* wrperfmon functions (firmware/pal_abi.h numbering continues). */
+#define PERFMON_PROFILEME_ARM 10
+#define PERFMON_PROFILEME_READ 11
+
+/* The Profile Registers (PERFMON_PROFILEME_READ a1). */
+#define PROFILEME_REG_PC 0      /* the tagged instruction's PC */
+#define PROFILEME_REG_EVENTS 1  /* PROFILEME_BIT_* | space << PROFILEME_SPACE_SHIFT */
+#define PROFILEME_REG_LATENCY 2 /* cycles, in the PROFILEME_LAT_* fields */
+#define PROFILEME_REG_ADDRESS 3 /* its load or store's effective address, else 0 */
+#define PROFILEME_REGISTERS 4
+
+/* PROFILEME_REG_EVENTS bits: what happened to the instruction. */
+#define PROFILEME_BIT_RETIRED 0x1     /* it completed (else aborted) */
+#define PROFILEME_BIT_IMISS 0x2       /* its I-cache line missed */
+#define PROFILEME_BIT_ITBMISS 0x4     /* its page missed the ITB */
+#define PROFILEME_BIT_DMISS 0x8       /* its load missed the D-cache */
+#define PROFILEME_BIT_DTBMISS 0x10    /* its access missed the DTB */
+#define PROFILEME_BIT_MISPREDICT 0x20 /* its block was reached by a mispredict */
+#define PROFILEME_BIT_PAL 0x40        /* PALcode mode */
+#define PROFILEME_BITS 7
+/* The address space (the model's ASN numbering, swpctx) in bits 63:32. */
+#define PROFILEME_SPACE_SHIFT 32
+
+/* PROFILEME_REG_LATENCY fields (each saturates at its width):
+ *   63:48 issue: the cycles its issue took (the static cost of its slot)
+ *   47:32 fetch: I-cache and ITB stall cycles charged at it (fetch -> slot)
+ *   31:0  stall: every other stall charged at it (slot -> issue: operands,
+ *         D-cache, DTB, write buffer, units; what DCPI's cycle samples see) */
+#define PROFILEME_LAT_STALL_SHIFT 0
+#define PROFILEME_LAT_STALL_MASK 0xffffffffull
+#define PROFILEME_LAT_FETCH_SHIFT 32
+#define PROFILEME_LAT_FETCH_MASK 0xffffull
+#define PROFILEME_LAT_ISSUE_SHIFT 48
+#define PROFILEME_LAT_ISSUE_MASK 0xffffull
+
+/* The driver's default sampling interval, in fetched instructions: uniform
+ * in [BASE, BASE + RANGE) (randomized like DCPI's periods, §4.1.1), about
+ * as often as DCPI's default cycles period. One record stands for the mean
+ * interval's worth of fetched instructions (the paper's S); the kStats
+ * records carry the interval in use (firmware/transfer_ring.h). */
+#define PROFILEME_INTERVAL_BASE 61440
+#define PROFILEME_INTERVAL_RANGE 8192
+
+/* What the driver records per sample in its hash table, as events of their
+ * own (the table's (PID, PC, EVENT) key; counts are sums): one
+ * PROFILEME_EVENT_SAMPLES per record, one of each bit's event per record
+ * with that bit, and the latencies' cycles summed. Numbered apart from the
+ * counter events (firmware/events.h). */
+#define PROFILEME_EVENT_BASE 32
+#define PROFILEME_EVENT_LIST(X)                           \
+  X(SAMPLES, "pm_samples") /* records */                  \
+  X(RETIRED, "pm_retired") /* records of retired ones */  \
+  X(IMISS, "pm_imiss")                                    \
+  X(ITBMISS, "pm_itbmiss")                                \
+  X(DMISS, "pm_dmiss")                                    \
+  X(DTBMISS, "pm_dtbmiss")                                \
+  X(MISPREDICT, "pm_mispredict")                          \
+  X(PAL, "pm_pal")                                        \
+  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */ \
+  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */ \
+  X(ISSUE, "pm_issue_cycles") /* issue, summed */
+
+#ifndef __ASSEMBLER__
+#define PROFILEME_EVENT_ENUM_(name, text) PROFILEME_EVENT_##name,
+#define PROFILEME_EVENT_TEXT_(name, text) text,
+enum {
+  PROFILEME_EVENT_FIRST_ = PROFILEME_EVENT_BASE - 1,
+  PROFILEME_EVENT_LIST(PROFILEME_EVENT_ENUM_) PROFILEME_EVENT_END
+};
+#define PROFILEME_EVENT_COUNT (PROFILEME_EVENT_END - PROFILEME_EVENT_BASE)
+#endif
+
+#endif

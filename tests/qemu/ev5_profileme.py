@@ -10,7 +10,7 @@ model's truth: `dcpi run --machine ev5 --profileme-interval N --truth`.
   program, pm_retired x S, against the truth's executions; at least
   MIN_WITHIN of the instructions with >= MIN_K records lie within
   1 +- 1/sqrt(k) of exact (the paper: about two thirds, what a Poisson
-  count gives);
+  count gives; asserted >= 55 %, printed);
 - D-cache misses: every instruction with a pm_dmiss record is one the
   truth has D-cache misses at (ProfileMe tags the load itself: no skid),
   and the program's pm_dmiss x S is within 4 sigma of the truth's misses
@@ -19,7 +19,10 @@ model's truth: `dcpi run --machine ev5 --profileme-interval N --truth`.
   x S over the program against the truth's cycles at its PCs, within 5 %;
 - `dcpi profileme` lists procedures and, per instruction, executions
   (retired x S) and event rates: the D-cache misses per execution of the
-  most-missing load within 3 sigma of the truth's.
+  most-missing load within 4 sigma of the truth's;
+- `dcpi score --culprits`: the event bits as dcpicalc's evidence lower
+  neither recall nor the confirmed share of cycles, and rule out only
+  what the truth has (next to) none of.
 
 Usage: ev5_profileme.py BUILD_DIR [KEEP_DIR]
 """
@@ -43,7 +46,10 @@ WORKLOAD = "compress"
 # docs/profileme.md).
 INTERVAL = 16384
 MIN_K = 16
-MIN_WITHIN = 0.60
+# The paper's two thirds is what a Poisson count gives; 195 instructions
+# put the share's own sigma near 3.3 points (66-71 % measured), so the
+# assertion sits 3.5 sigma below it and the share is printed.
+MIN_WITHIN = 0.55
 
 
 def dcpi(*args):
@@ -128,7 +134,7 @@ def check_report(db, pm, truth, checks, s):
     """`dcpi profileme`: per procedure, then per instruction of the hottest
     one; its executions are retired x S, and the D-cache misses per
     execution of the load with the most miss records is the truth's rate
-    there within 3 sigma (sigma of a binomial share of its records)."""
+    there within 4 sigma (sigma of a binomial share of its records)."""
     rows = json.loads(dcpi("profileme", "--db", db, "--image", WORKLOAD, "--json"))["rows"]
     checks.expect(rows and rows[0]["records"] >= rows[-1]["records"],
                   f"profileme lists {len(rows)} procedures, most records first")
@@ -151,11 +157,32 @@ def check_report(db, pm, truth, checks, s):
     sigma = math.sqrt(max(exact * (1 - exact), 1e-9) / load["retired"])
     print(f"  {hottest} {pc:x}: {measured:.3f} D-cache misses per execution "
           f"({load['retired']} records), truth {exact:.3f}")
-    checks.expect(abs(measured - exact) <= 3 * sigma + 1e-9,
-                  "the load's miss rate within 3 sigma of the truth's")
+    checks.expect(abs(measured - exact) <= 4 * sigma + 1e-9,
+                  "the load's miss rate within 4 sigma of the truth's")
     text = dcpi("profileme", "--db", db, "--image", WORKLOAD, "--limit", "3")
     checks.expect("ProfileMe records:" in text and "executions" in text,
                   "the text report names the records and the estimate")
+
+
+def check_culprits(db, truth_path, checks):
+    """dcpicalc prunes its culprits with the records' event bits (DCPI
+    §6.3's evidence, ProfileMe's on the instruction itself): recall and the
+    confirmed share of the listed culprits' cycles are not lower than
+    without them, and what they rule out the truth has next to nothing of."""
+    score = json.loads(dcpi("score", "--db", db, "--truth", truth_path, "--image",
+                            f"/bin/{WORKLOAD}", "--culprits", "--json"))
+    w, wo = score["culprits"]["overall"], score["culprits_without_events"]["overall"]
+    print(f"culprits: recall {w['recall']:.4f} (without the bits {wo['recall']:.4f}), cycle "
+          f"precision {w['cycle_precision']:.4f} ({wo['cycle_precision']:.4f}), precision "
+          f"{w['precision']:.4f} ({wo['precision']:.4f})")
+    checks.expect(w["recall"] >= wo["recall"] - 0.005 and
+                  w["cycle_precision"] >= wo["cycle_precision"],
+                  "the event bits lower neither recall nor the confirmed cycles")
+    for cause, v in score["culprits"]["causes"].items():
+        if v["ruled_out"]:
+            checks.expect(v["ruled_out_true_cycles"] <= 0.02 * v["ruled_out_weight"],
+                          f"{cause}: {v['ruled_out']} ruled out, {v['ruled_out_true_cycles']:.0f} "
+                          f"true cycles of {v['ruled_out_weight']:.0f} estimated")
 
 
 def main(tmp):
@@ -173,6 +200,7 @@ def main(tmp):
     check_dcache(pm, truth, executions, checks, s)
     check_cycles(pm, truth, executions, checks, s)
     check_report(db, pm, truth, checks, s)
+    check_culprits(db, truth_path, checks)
     return checks.exit_code()
 
 

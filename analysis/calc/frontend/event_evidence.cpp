@@ -20,10 +20,13 @@ std::optional<calc::StallCause> cause_of_event(const std::string& event) {
 
 namespace {
 
-std::string describe(const EventEvidenceSummary& s) {
+bool is_profileme_use(const EventEvidenceUse& u) { return u.event.starts_with("pm_"); }
+
+std::string describe_counter_events(const EventEvidenceSummary& s) {
   std::string names;
-  for (const EventEvidenceUse& u : s.used) names += (names.empty() ? "" : ", ") + u.event;
-  if (s.ignored) return names + " sampled, not used (--no-events)";
+  for (const EventEvidenceUse& u : s.used)
+    if (!is_profileme_use(u)) names += (names.empty() ? "" : ", ") + u.event;
+  if (names.empty()) return "";
   std::string line = names + ": a sample every " + std::to_string(EV5_EVENT_PERIOD_BASE) + "-" +
                      std::to_string(EV5_EVENT_PERIOD_BASE + EV5_EVENT_PERIOD_RANGE - 1) +
                      " events (randomized)";
@@ -32,11 +35,68 @@ std::string describe(const EventEvidenceSummary& s) {
     if (!s.shares_recorded) line += "shares not recorded: assumed equal; ";
     std::string each;
     for (const EventEvidenceUse& u : s.used)
-      each += (each.empty() ? "" : ", ") + u.event + " " +
-              std::to_string(std::llround(u.events_per_sample));
+      if (!is_profileme_use(u))
+        each += (each.empty() ? "" : ", ") + u.event + " " +
+                std::to_string(std::llround(u.events_per_sample));
     line += "events per sample: " + each + ")";
   }
-  return line + "; weighed against the culprits (DCPI 6.3)";
+  return line;
+}
+
+std::string describe_profileme(const EventEvidenceSummary& s) {
+  std::string names;
+  double interval = 0;
+  for (const EventEvidenceUse& u : s.used)
+    if (is_profileme_use(u)) {
+      names += (names.empty() ? "" : ", ") + u.event;
+      interval = u.events_per_sample;
+    }
+  if (names.empty()) return "";
+  return "ProfileMe " + names + ": one record per " + std::to_string(std::llround(interval)) +
+         " fetched instructions, on the instruction itself";
+}
+
+std::string describe(const EventEvidenceSummary& s) {
+  std::string names;
+  for (const EventEvidenceUse& u : s.used) names += (names.empty() ? "" : ", ") + u.event;
+  if (s.ignored) return names + " sampled, not used (--no-events)";
+  const std::string counters = describe_counter_events(s), profileme = describe_profileme(s);
+  return counters + (counters.empty() || profileme.empty() ? "" : "; ") + profileme +
+         "; weighed against the culprits (DCPI 6.3)";
+}
+
+// ProfileMe's event bits (issue 27, docs/profileme.md): a record with the
+// bit is of the very instruction the model charges the event at (no skid,
+// no shared counter), one record per S executions; where a run has them
+// they are the evidence for their cause, in place of counter 2's samples.
+struct ProfileMeEvidence {
+  const char* event;
+  calc::StallCause cause;
+};
+constexpr ProfileMeEvidence kProfileMeEvidence[] = {
+    {"pm_imiss", calc::StallCause::kICacheMiss},
+    {"pm_itbmiss", calc::StallCause::kItbMiss},
+    {"pm_dmiss", calc::StallCause::kDCacheMiss},
+    {"pm_dtbmiss", calc::StallCause::kDtbMiss},
+    {"pm_mispredict", calc::StallCause::kBranchMispredict},
+};
+
+void add_profileme_evidence(const ImageSamples& samples, bool use_events,
+                            calc::CulpritOptions& options, EventEvidenceSummary& s) {
+  // Only a run that sampled instructions: its records, with S recorded.
+  const auto records = samples.events_per_sample.find("pm_samples");
+  if (records == samples.events_per_sample.end()) return;
+  for (const ProfileMeEvidence& e : kProfileMeEvidence) {
+    const auto found = samples.events.find(e.event);
+    const calc::SamplesByAddress none;
+    const calc::SamplesByAddress& by_address = found == samples.events.end() ? none : found->second;
+    double total = 0;
+    for (const auto& [address, n] : by_address) total += n;
+    std::erase_if(s.used, [&](const EventEvidenceUse& u) { return u.cause == e.cause; });
+    s.used.push_back({e.event, e.cause, total, records->second});
+    // No record with the bit anywhere is evidence too: none of those events.
+    if (use_events) options.events[e.cause] = {e.event, by_address, records->second};
+  }
 }
 
 }  // namespace
@@ -67,6 +127,7 @@ calc::CulpritOptions culprit_options(const ImageSamples& samples, double cycles_
     s.used.push_back({event, *cause, total, per_sample});
     if (use_events) options.events[*cause] = {event, by_address, per_sample};
   }
+  add_profileme_evidence(samples, use_events, options, s);
   s.ignored = !use_events && !s.used.empty();
   if (!s.used.empty()) s.description = describe(s);
   if (summary) *summary = std::move(s);

@@ -289,14 +289,17 @@ void read_event_samples(const ProfileDatabase& db, const std::vector<uint64_t>& 
     const EpochMetadata metadata = db.epoch_metadata(epoch);
     std::set<uint16_t> counter2;  // events of this epoch on counter 2
     for (const ProfileInfo& info : db.profiles(epoch))
-      if (info.event_name != "cycles") counter2.insert(info.event);
+      if (info.event_name != "cycles" && !is_profileme_event(info.event))
+        counter2.insert(info.event);
     for (const ProfileInfo& info : db.profiles(epoch)) {
       if (info.event_name == "cycles") continue;
       samples.sampled_events.insert(info.event_name);
       if (info.image != samples.identity) continue;
       const EventScale scale = event_scale(metadata, info.event);
       // Several events but no counted cycles: the shares were not recorded.
-      if (counter2.size() > 1 && !scale.shared) unscaled.insert(info.event_name);
+      if (counter2.count(info.event) && counter2.size() > 1 && !scale.shared)
+        unscaled.insert(info.event_name);
+      if (!scale.events_per_sample()) unscaled.insert(info.event_name);
       calc::SamplesByAddress& event = samples.events[info.event_name];
       for (const ProfileRow& row : db.read_profile(info).rows) {
         event[row.address] += static_cast<double>(row.count);

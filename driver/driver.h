@@ -65,11 +65,11 @@ int64_t counting_configure(EventSet events);
 bool counting_active();
 
 // ProfileMe (issue 27, the ev5 machine; firmware/profileme.h): each CPU
-// samples one fetched instruction every [base, base + range) fetched
-// instructions once sampling starts; base 0 turns it off. Returns a
-// ControlStatus (kControlUncountableEvent on the `qemu` machine). Boot CPU,
-// before sampling starts (driver/profileme_sampler.cpp).
-int64_t profileme_configure(uint32_t interval_base, uint32_t interval_range);
+// samples one fetched instruction per `interval_mean` fetched (exponential
+// intervals) once sampling starts; 0 turns it off. Returns a ControlStatus
+// (kControlUncountableEvent on the `qemu` machine). Boot CPU, before
+// sampling starts (driver/profileme_sampler.cpp).
+int64_t profileme_configure(uint32_t interval_mean);
 bool counting_instructions();                // counter 0 counts issues (instructions)
 uint32_t counting_events(uint16_t* events);  // the slots' events; returns how many
 // What this CPU counted since its last take.

@@ -128,8 +128,8 @@ void record_sum(CpuHot& hot, uint64_t pc, uint16_t pid, uint16_t event, uint32_t
 // configured (at counter_start), and take a completed record.
 void profileme_start(CpuHot& hot);
 void profileme_interrupt(CpuHot& hot);
-// The interval configured (base 0: off), for the kStats records.
-void profileme_interval(uint32_t& base, uint32_t& range);
+// The mean interval configured (0: off), for the kStats records.
+uint32_t profileme_interval();
 // Each event's cycles on counter 2 while it rotated, on `cpu` (kStats).
 EventCountedCycles event_counted_cycles(uint32_t cpu);
 // Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).

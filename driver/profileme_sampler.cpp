@@ -16,13 +16,18 @@ namespace dcpi::driver {
 
 namespace {
 
-uint32_t g_interval_base = 0;  // 0: ProfileMe off
-uint32_t g_interval_range = 0;
+uint32_t g_interval_mean = 0;                    // 0: ProfileMe off
 constexpr uint32_t kProfileMeSeed = 0x3c6ef372;  // its own stream, apart from the counters'
 
+// Memoryless intervals (firmware/park_miller.h exponential_interval): the
+// handler's own return after the re-arm is counted too, and only an
+// interval that can end anywhere, however soon, tags its instructions as
+// often as the program's, so that k·S is unbiased (seed 004 §5.1). A
+// narrow uniform interval, longer than that return, never tags it and
+// projected the program's instructions high by return / S (5 % at S = 8K).
 uint64_t draw_interval(CpuAux& aux) {
   aux.profileme_seed = park_miller_next(aux.profileme_seed);
-  return g_interval_base + scale_to_range(aux.profileme_seed, g_interval_range);
+  return exponential_interval(aux.profileme_seed, g_interval_mean);
 }
 
 uint64_t profile_register(uint64_t index) {
@@ -51,20 +56,16 @@ uint32_t field(uint64_t word, uint32_t shift, uint64_t mask) {
 
 }  // namespace
 
-int64_t profileme_configure(uint32_t interval_base, uint32_t interval_range) {
-  if (interval_base != 0 && !machine_has_event_counters()) return kControlUncountableEvent;
-  g_interval_base = interval_base;
-  g_interval_range = interval_range;
+int64_t profileme_configure(uint32_t interval_mean) {
+  if (interval_mean != 0 && !machine_has_event_counters()) return kControlUncountableEvent;
+  g_interval_mean = interval_mean;
   return kControlOk;
 }
 
-void profileme_interval(uint32_t& base, uint32_t& range) {
-  base = g_interval_base;
-  range = g_interval_range;
-}
+uint32_t profileme_interval() { return g_interval_mean; }
 
 void profileme_start(CpuHot& hot) {
-  if (g_interval_base == 0) return;
+  if (g_interval_mean == 0) return;
   CpuAux& aux = g_aux[hot.cpu];
   if (aux.profileme_seed == 0) aux.profileme_seed = kProfileMeSeed + hot.cpu;
   pal::wrperfmon(PERFMON_PROFILEME_ARM, draw_interval(aux));
@@ -85,7 +86,7 @@ void profileme_interrupt(CpuHot& hot) {
                                  PROFILEME_EVENT_ISSUE};
   for (int i = 0; i < 3; ++i)
     if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
-  if (g_interval_base != 0) pal::wrperfmon(PERFMON_PROFILEME_ARM, draw_interval(g_aux[hot.cpu]));
+  if (g_interval_mean != 0) pal::wrperfmon(PERFMON_PROFILEME_ARM, draw_interval(g_aux[hot.cpu]));
 }
 
 }  // namespace dcpi::driver

@@ -28,6 +28,35 @@ constexpr uint32_t scale_to_range(uint32_t value, uint32_t range) {
   return static_cast<uint32_t>((uint64_t{value} * range) >> 31);
 }
 
+// −ln(value / 2^31) in Q16 (16 fraction bits) for a generator value in
+// [1, 2^31 − 2]: (31 − log2 value) · ln 2, log2's fraction by the bitwise
+// method (square the mantissa, a bit for each time it reaches 2), all in
+// integers for the guest kernel, which keeps no FP state.
+constexpr uint32_t neg_log_q16(uint32_t value) {
+  const uint32_t whole = 31u - static_cast<uint32_t>(__builtin_clz(value));  // floor(log2 value)
+  uint64_t mantissa = uint64_t{value} << (31 - whole);  // [2^31, 2^32): [1, 2) in Q31
+  uint32_t fraction = 0;
+  for (int bit = 15; bit >= 0; --bit) {
+    mantissa = (mantissa * mantissa) >> 31;
+    if (mantissa >= (uint64_t{1} << 32)) {
+      fraction |= 1u << bit;
+      mantissa >>= 1;
+    }
+  }
+  const uint64_t log2_q16 = uint64_t{whole} << 16 | fraction;
+  constexpr uint64_t kLn2Q16 = 45426;  // ln 2 · 2^16
+  return static_cast<uint32_t>(((uint64_t{31} << 16) - log2_q16) * kLn2Q16 >> 16);
+}
+
+// An interval with a memoryless distribution of mean ≈ `mean` + 1/2:
+// 1 + floor(mean · E), E exponential with mean 1 (from `value`). ProfileMe
+// (firmware/profileme.h) draws its intervals so: every fetched instruction
+// is then equally likely to be chosen, wherever it sits after the
+// software that re-armed the counter (seed 004 §5.1: E[kS] = fN).
+constexpr uint64_t exponential_interval(uint32_t value, uint32_t mean) {
+  return 1 + ((uint64_t{mean} * neg_log_q16(value)) >> 16);
+}
+
 // A seed must be in [1, 2^31 − 2]; 0 and the modulus are fixed points.
 constexpr uint32_t sanitize_seed(uint32_t seed) {
   seed &= kParkMillerModulus;

@@ -56,13 +56,15 @@
 #define PROFILEME_LAT_ISSUE_SHIFT 48
 #define PROFILEME_LAT_ISSUE_MASK 0xffffull
 
-/* The driver's default sampling interval, in fetched instructions: uniform
- * in [BASE, BASE + RANGE) (randomized like DCPI's periods, §4.1.1), about
- * as often as DCPI's default cycles period. One record stands for the mean
- * interval's worth of fetched instructions (the paper's S); the kStats
- * records carry the interval in use (firmware/transfer_ring.h). */
-#define PROFILEME_INTERVAL_BASE 61440
-#define PROFILEME_INTERVAL_RANGE 8192
+/* The driver's default mean sampling interval, in fetched instructions,
+ * about as often as DCPI's default cycles period. Each interval is drawn
+ * from an exponential distribution with this mean (firmware/park_miller.h
+ * exponential_interval: memoryless, so every fetched instruction is equally
+ * likely to be chosen, the handler's own return after re-arming included),
+ * and one record stands for the mean's worth of fetched instructions (the
+ * paper's S). The kStats records carry the mean in use
+ * (firmware/transfer_ring.h). */
+#define PROFILEME_INTERVAL_MEAN 65536
 
 /* What the driver records per sample in its hash table, as events of their
  * own (the table's (PID, PC, EVENT) key; counts are sums): one

@@ -124,15 +124,15 @@ static_assert(sizeof(EventCountedCycles) == 64);
 struct StatsPayload {
   DriverCpuStats stats;
   EventCountedCycles counted;
-  // ProfileMe's interval in fetched instructions (issue 27): uniform in
-  // [base, base + range); base 0 when ProfileMe is off.
-  uint32_t profileme_base;
-  uint32_t profileme_range;
+  // ProfileMe's mean interval in fetched instructions (issue 27; each drawn
+  // from an exponential distribution, 1 + floor(mean · E)); 0 when off.
+  uint32_t profileme_mean;
+  uint32_t reserved32;
   uint64_t reserved;
 };
 static_assert(sizeof(StatsPayload) == 208);
 static_assert(offsetof(StatsPayload, counted) == 128);
-static_assert(offsetof(StatsPayload, profileme_base) == 192);
+static_assert(offsetof(StatsPayload, profileme_mean) == 192);
 
 // DriverCpuStats::period_flags.
 enum PeriodFlags : uint16_t {

@@ -89,11 +89,8 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       for (uint32_t e = 0; e < DCPI_EVENT_COUNT; ++e)
         if (whole.counted.cycles[e] != 0)
           named[profile_format::counted_cycles_stat_name(e)] = whole.counted.cycles[e];
-      // Issue 27: ProfileMe's interval, which its records are scaled by.
-      if (whole.profileme_base != 0) {
-        named["profileme_base"] = whole.profileme_base;
-        named["profileme_range"] = whole.profileme_range;
-      }
+      // Issue 27: ProfileMe's mean interval, which its records are scaled by.
+      if (whole.profileme_mean != 0) named["profileme_mean"] = whole.profileme_mean;
       pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
       // The period of the samples this CPU shipped since its previous kStats
       // record (all taken with it: the driver flushes before a period change).

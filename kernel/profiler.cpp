@@ -74,15 +74,11 @@ void configure(const Options& options) {
       kprintf("dcpi-kernel: count=0x%x refused (status %ld): not counting\n", options.count_events,
               status);
   }
-  if (options.profileme != 0) {  // issue 27: mean N, N/8 either side (1: firmware/profileme.h's)
-    uint32_t base = PROFILEME_INTERVAL_BASE, range = PROFILEME_INTERVAL_RANGE;
-    if (options.profileme > 1) {
-      base = options.profileme - options.profileme / 8;
-      range = options.profileme / 4;
-    }
-    const int64_t status = dcpi::driver::profileme_configure(base, range);
+  if (options.profileme != 0) {  // issue 27: 1 = firmware/profileme.h's mean
+    const uint32_t mean = options.profileme > 1 ? options.profileme : PROFILEME_INTERVAL_MEAN;
+    const int64_t status = dcpi::driver::profileme_configure(mean);
     if (status == dcpi::kControlOk)
-      kprintf("dcpi-kernel: ProfileMe every %u-%u fetched instructions\n", base, base + range - 1);
+      kprintf("dcpi-kernel: ProfileMe every %u fetched instructions (mean, exponential)\n", mean);
     else
       kprintf("dcpi-kernel: profileme refused (status %ld): only the ev5 machine has it\n", status);
   }

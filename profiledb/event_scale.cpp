@@ -32,8 +32,9 @@ EventScale event_scale(const EpochMetadata& metadata, uint16_t event) {
   EventScale scale;
   if (is_profileme_event(event)) {  // a record per mean interval of fetched instructions
     for (const auto& [cpu, stats] : metadata.cpu_stats)
-      if (const uint64_t base = stat_of(stats, "profileme_base"); base != 0) {
-        scale.mean_period = mean_period(base, stat_of(stats, "profileme_range"));
+      if (const uint64_t mean = stat_of(stats, "profileme_mean"); mean != 0) {
+        // 1 + floor(mean · E) (firmware/park_miller.h): mean + 1/2.
+        scale.mean_period = static_cast<double>(mean) + 0.5;
         break;
       }
     return scale;

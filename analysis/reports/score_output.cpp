@@ -205,6 +205,74 @@ void print_event_placement(const ScoreRun& run, std::ostream& out) {
   }
 }
 
+void write_convergence_json(JsonWriter& json, const calc::Convergence& c) {
+  json.begin_object().field("instructions_k16", uint64_t{c.instructions});
+  json.field("within_k16", uint64_t{c.within}).field("share_k16", c.share(), 4);
+  json.key("by_records").begin_array();
+  for (const calc::ConvergenceBucket& b : c.buckets)
+    json.begin_object()
+        .field("min_records", b.min_records)
+        .field("instructions", uint64_t{b.instructions})
+        .field("within", uint64_t{b.within})
+        .end_object();
+  json.end_array().end_object();
+}
+
+void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
+  json.key("profileme");
+  if (!run.profileme) {
+    json.null();
+    return;
+  }
+  const calc::ProfileMeScore& p = *run.profileme;
+  json.begin_object().real_field("interval", p.interval).real_field("records", p.records);
+  json.key("executions");
+  write_convergence_json(json, p.executions);
+  json.key("dcache_misses");
+  write_convergence_json(json, p.dcache_misses);
+  json.field("procedures_within_2sigma", uint64_t{p.procedures_within});
+  json.key("procedures").begin_array();
+  for (const calc::ProcedureCycles& row : p.procedures)
+    json.begin_object()
+        .field("procedure", row.name)
+        .real_field("projected_cycles", row.projected)
+        .real_field("true_cycles", row.exact)
+        .real_field("sigma", row.sigma)
+        .field("within_2sigma", row.within_2sigma())
+        .end_object();
+  json.end_array().end_object();
+}
+
+void print_convergence(const char* what, const calc::Convergence& c, std::ostream& out) {
+  out << "  " << what << ": " << c.within << " of " << c.instructions
+      << " instructions with >= 16 records within 1 +- 1/sqrt(k) ("
+      << percent_text(100.0 * c.share()) << "; a Poisson count: 68%)\n    by k:";
+  for (const calc::ConvergenceBucket& b : c.buckets)
+    if (b.instructions) out << ' ' << b.min_records << "+: " << b.within << '/' << b.instructions;
+  out << '\n';
+}
+
+// Issue 27: ProfileMe's records against the truth (docs/profileme.md).
+void print_profileme(const ScoreRun& run, std::ostream& out) {
+  if (!run.profileme) return;
+  const calc::ProfileMeScore& p = *run.profileme;
+  out << "\nProfileMe (" << static_cast<uint64_t>(p.records)
+      << " records, S = " << fixed_text(p.interval, 1)
+      << "): estimates k x S against the truth (Figure 3)\n";
+  print_convergence("executions (retired records)", p.executions, out);
+  print_convergence("D-cache misses (records with the bit)", p.dcache_misses, out);
+  out << "  cycles per procedure (latencies x S): " << p.procedures_within << " of "
+      << p.procedures.size() << " within 2 sigma of the truth's\n";
+  TextTable table({{"procedure", true}, {"projected"}, {"truth"}, {"sigma"}, {"within"}});
+  for (size_t i = 0; i < std::min<size_t>(p.procedures.size(), 10); ++i) {
+    const calc::ProcedureCycles& row = p.procedures[i];
+    table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.projected, 0),
+                   fixed_text(row.exact, 0), fixed_text(row.sigma, 0),
+                   row.within_2sigma() ? "yes" : "no"});
+  }
+  table.print(out);
+}
+
 }  // namespace
 
 void print_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcContext& context,
@@ -234,6 +302,7 @@ void print_score_json(const ScoreRun& run, const CalcInputs& inputs, const CalcC
   write_procedure_rows(json, run.rows);
   write_placement_json(json, run.placement);
   write_event_placement_json(json, run);
+  write_profileme_json(json, run);
   json.field("truth_machine", run.truth.machine);
   if (run.culprits_wanted) {
     json.key("culprits");
@@ -268,6 +337,7 @@ void print_score_text(const ScoreRun& run, const CalcInputs& inputs, const CalcC
   print_procedure_table(run.rows, out);
   print_placement(run.placement, out);
   print_event_placement(run, out);
+  print_profileme(run, out);
   if (run.culprits) {
     print_culprit_scores(*run.culprits, out);
     if (run.culprits_without_events)

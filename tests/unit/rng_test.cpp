@@ -2,6 +2,7 @@
 // against the published values and a plain 64-bit modulo reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "firmware/park_miller.h"
@@ -73,6 +74,31 @@ TEST(Rng, ScaleToRangeCoversSmallRangeEvenly) {
     ++counts[scale_to_range(value, kRange)];
   }
   for (int count : counts) EXPECT_NEAR(count, 10000, 500);
+}
+
+// ProfileMe's intervals (firmware/park_miller.h exponential_interval): the
+// integer −ln against libm's, and the draws' mean and tail against an
+// exponential's (mean S + 1/2 for 1 + floor(S·E); P(interval > 2S) = e^-2).
+TEST(ExponentialInterval, LogMatchesLibmAndDrawsAreExponential) {
+  for (uint32_t value : {1u, 2u, 3u, 1000u, 65536u, 123456789u, 1u << 30, 0x7ffffffeu}) {
+    const double exact = -std::log(static_cast<double>(value) / 2147483648.0);
+    EXPECT_NEAR(neg_log_q16(value) / 65536.0, exact, 1e-3) << value;
+  }
+  constexpr uint32_t kMean = 4096;
+  constexpr int kDraws = 200000;
+  uint32_t seed = 12345;
+  double sum = 0;
+  int beyond_2s = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    seed = park_miller_next(seed);
+    const uint64_t interval = exponential_interval(seed, kMean);
+    ASSERT_GE(interval, 1u);
+    sum += static_cast<double>(interval);
+    beyond_2s += interval > 2 * kMean;
+  }
+  // Standard error of the mean: 4096 / sqrt(200000) = 9.2.
+  EXPECT_NEAR(sum / kDraws, kMean + 0.5, 40.0);
+  EXPECT_NEAR(static_cast<double>(beyond_2s) / kDraws, std::exp(-2.0), 0.005);
 }
 
 }  // namespace

@@ -72,6 +72,33 @@ std::vector<const ProcedureRange*> scored_procedures(const CalcInputs& inputs,
   return procedures;
 }
 
+// Issue 27: the records of the procedures that have some (--procedure's
+// alone when given), against the truth.
+void score_profileme_records(const CalcInputs& inputs, const std::optional<std::string>& name,
+                             ScoreRun& run) {
+  const auto& events = inputs.samples.events;
+  const auto interval = inputs.samples.events_per_sample.find("pm_samples");
+  if (interval == inputs.samples.events_per_sample.end() || !events.count("pm_samples")) return;
+  auto records_of = [&](const char* event) {
+    const auto found = events.find(event);
+    return found == events.end()
+               ? calc::RecordsByAddress{}
+               : calc::RecordsByAddress(found->second.begin(), found->second.end());
+  };
+  calc::ProfileMeRecords records{records_of("pm_samples"),
+                                 records_of("pm_retired"),
+                                 records_of("pm_dmiss"),
+                                 {},
+                                 interval->second};
+  for (const char* latency : {"pm_issue_cycles", "pm_fetch_cycles", "pm_stall_cycles"})
+    for (const auto& [pc, cycles] : records_of(latency)) records.latency[pc] += cycles;
+  std::vector<calc::NamedRange> procedures;
+  for (const ProcedureRange& p : inputs.code.procedures())
+    if ((!name || p.name == *name) && samples_in(events.at("pm_samples"), p.start, p.end) > 0)
+      procedures.push_back({p.name, {p.start, p.end}});
+  run.profileme = calc::score_profileme(records, run.truth, procedures);
+}
+
 }  // namespace
 
 void score_estimates(const CalcInputs& inputs, const std::optional<std::string>& procedure,
@@ -88,6 +115,7 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
   for (const auto& [event, samples] : inputs.samples.events)
     if (const auto truth = run.truth.pc_events().find(event); truth != run.truth.pc_events().end())
       run.event_placement[event] = calc::score_event_placement_in(samples, truth->second, ranges);
+  score_profileme_records(inputs, procedure, run);
 }
 
 }  // namespace dcpi

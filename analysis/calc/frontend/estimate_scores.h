@@ -14,6 +14,7 @@
 #include "analysis/calc/truth/culprit_scoring.h"
 #include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/truth/placement.h"
+#include "analysis/calc/truth/profileme_scoring.h"
 #include "analysis/calc/truth/scoring.h"
 
 namespace dcpi {
@@ -52,6 +53,9 @@ struct ScoreRun {
   // truth's count of it per PC (version 6), for every event the profile and
   // the truth both have.
   std::map<std::string, calc::PlacementScore> event_placement;
+  // ProfileMe's records against the truth (issue 27), when the profile has
+  // them: Figure 3's convergence and each procedure's cycles.
+  std::optional<calc::ProfileMeScore> profileme;
 };
 
 // Scores --procedure's procedure (nullopt: every one with samples) against

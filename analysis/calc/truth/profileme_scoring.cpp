@@ -1,0 +1,93 @@
+#include "analysis/calc/truth/profileme_scoring.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace dcpi::calc {
+
+bool ProcedureCycles::within_2sigma() const {
+  return std::fabs(projected - exact) <= 2 * sigma + 1e-9;
+}
+
+namespace {
+
+constexpr uint64_t kLastBucket = 64;
+constexpr double kFigureRightHalf = 16;
+
+size_t bucket_of(double k) {
+  size_t b = 0;
+  for (uint64_t low = 2; low <= kLastBucket && k >= double(low); low *= 2) ++b;
+  return b;
+}
+
+bool in_ranges(uint64_t pc, const std::vector<NamedRange>& procedures) {
+  return std::any_of(procedures.begin(), procedures.end(),
+                     [&](const NamedRange& p) { return pc >= p.range.start && pc < p.range.end; });
+}
+
+// Each instruction with records: is k·S within 1 ± 1/√k of `exact(pc)`?
+template <typename Exact>
+Convergence converge(const RecordsByAddress& records, double interval,
+                     const std::vector<NamedRange>& procedures, Exact exact) {
+  Convergence c;
+  for (uint64_t low = 1; low <= kLastBucket; low *= 2) c.buckets.push_back({low, 0, 0});
+  for (const auto& [pc, k] : records) {
+    const double truth = static_cast<double>(exact(pc));
+    if (k < 1 || truth <= 0 || !in_ranges(pc, procedures)) continue;
+    const bool within = std::fabs(k * interval / truth - 1) <= 1 / std::sqrt(k);
+    ConvergenceBucket& b = c.buckets[bucket_of(k)];
+    ++b.instructions;
+    b.within += within;
+    if (k >= kFigureRightHalf) {
+      ++c.instructions;
+      c.within += within;
+    }
+  }
+  return c;
+}
+
+ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& records,
+                                 const GroundTruth& truth) {
+  ProcedureCycles row{p.name, 0, 0, 0};
+  double variance = 0;
+  for (const auto& [pc, latency] : records.latency) {
+    if (pc < p.range.start || pc >= p.range.end) continue;
+    row.projected += latency * records.interval;
+    const auto k = records.samples.find(pc);
+    if (k != records.samples.end() && k->second > 0)
+      variance += latency * latency / k->second * records.interval * records.interval;
+  }
+  for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4)
+    row.exact += static_cast<double>(truth.cycles(pc));
+  row.sigma = std::sqrt(variance);
+  return row;
+}
+
+}  // namespace
+
+ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTruth& truth,
+                               const std::vector<NamedRange>& procedures) {
+  ProfileMeScore score;
+  score.interval = records.interval;
+  for (const auto& [pc, k] : records.samples)
+    if (in_ranges(pc, procedures)) score.records += k;
+  score.executions = converge(records.retired, records.interval, procedures,
+                              [&](uint64_t pc) { return truth.executions(pc); });
+  const auto misses = truth.pc_events().find("dmiss");
+  score.dcache_misses = converge(records.dmiss, records.interval, procedures, [&](uint64_t pc) {
+    if (misses == truth.pc_events().end()) return uint64_t{0};
+    const auto found = misses->second.find(pc);
+    return found == misses->second.end() ? uint64_t{0} : found->second;
+  });
+  for (const NamedRange& p : procedures) {
+    ProcedureCycles row = procedure_cycles(p, records, truth);
+    if (row.projected == 0 && row.exact == 0) continue;
+    score.procedures_within += row.within_2sigma();
+    score.procedures.push_back(std::move(row));
+  }
+  std::sort(score.procedures.begin(), score.procedures.end(),
+            [](const ProcedureCycles& a, const ProcedureCycles& b) { return a.exact > b.exact; });
+  return score;
+}
+
+}  // namespace dcpi::calc

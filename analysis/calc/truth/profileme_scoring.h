@@ -1,0 +1,63 @@
+// ProfileMe's records against the machine's truth (issue 27 item 5; seed
+// 004 §4, Figure 3): how close each instruction's estimate k·S comes to the
+// exact count as its records k grow, for executions (retired records) and
+// D-cache misses (records with the bit), and whether each procedure's
+// latencies × S give its true cycles (issue + fetch -> slot + slot ->
+// issue = the truth's `cycles` per PC).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/calc/truth/ground_truth.h"
+#include "analysis/calc/truth/placement.h"
+
+namespace dcpi::calc {
+
+using RecordsByAddress = std::unordered_map<uint64_t, double>;
+
+// Figure 3's measure: instructions whose estimate lies within 1 ± 1/√k of
+// exact, by k (records at the instruction).
+struct ConvergenceBucket {
+  uint64_t min_records = 0;  // k in [min_records, 2 × min_records); the last bucket: and more
+  size_t instructions = 0;
+  size_t within = 0;
+};
+struct Convergence {
+  std::vector<ConvergenceBucket> buckets;  // k = 1, 2-3, 4-7, ..., >= 64
+  size_t instructions = 0;                 // with k >= 16 (the figure's right half)
+  size_t within = 0;
+  double share() const { return instructions ? double(within) / double(instructions) : 0; }
+};
+
+struct ProcedureCycles {
+  std::string name;
+  double projected = 0;  // Σ latencies × S
+  double exact = 0;      // the truth's cycles
+  double sigma = 0;      // of the projection (records as Poisson, each its PC's mean)
+  bool within_2sigma() const;
+};
+
+struct ProfileMeScore {
+  double interval = 0;  // S
+  double records = 0;
+  Convergence executions, dcache_misses;
+  std::vector<ProcedureCycles> procedures;  // most cycles first
+  size_t procedures_within = 0;             // within 2σ
+};
+
+struct ProfileMeRecords {
+  RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
+  double interval = 0;
+};
+
+struct NamedRange {
+  std::string name;
+  AddressRange range;
+};
+
+ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTruth& truth,
+                               const std::vector<NamedRange>& procedures);
+
+}  // namespace dcpi::calc

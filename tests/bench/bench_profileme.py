@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Benchmark of ProfileMe on the ev5 machine (issue 27; docs/profileme.md):
+its estimates against the model's truth on every bundled workload, and
+what a record costs.
+
+For each workload: `dcpi run --machine ev5 --cpus 1 --profileme-interval
+INTERVAL --truth`, then `dcpi score --json` on the workload's image, whose
+`profileme` section holds seed 004's Figure 3 measure (instructions with
+>= 16 records whose estimate k x S lies within 1 +- 1/sqrt(k) of the exact
+count: executions from retired records, D-cache misses from records with
+the bit; a Poisson count gives 68 %, the paper about two thirds) and each
+procedure's cycles from the records' latencies x S against the truth's
+(within 2 sigma).
+
+Cost (--skip-costs leaves it out): compress with and without `--profileme`
+at the default interval (one record per 65536 fetched instructions, mean),
+1 CPU: the workload's modelled cycles (exact: the model's clock under
+icount) and the slowdown, beside the cycle sampler's own records.
+
+Usage: bench_profileme.py BUILD_DIR [--workloads a,b] [--interval N]
+                          [--json FILE] [--skip-costs]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from support.common import dcpi_binary
+
+WORKLOADS = ["copy", "stream", "compress", "matmul", "mathcall", "callpal", "bytecode"]
+
+
+def dcpi(build, *args):
+    done = subprocess.run([dcpi_binary(build), *args], capture_output=True, text=True,
+                          timeout=1800)
+    if done.returncode != 0:
+        raise RuntimeError(f"dcpi {' '.join(args)}: exit {done.returncode}\n{done.stderr[-2000:]}")
+    return done
+
+
+def accuracy(build, workload, interval):
+    with tempfile.TemporaryDirectory() as tmp:
+        db, truth = os.path.join(tmp, "db"), os.path.join(tmp, "truth")
+        dcpi(build, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", workload,
+             "--profileme-interval", str(interval), "--db", db, "--truth", truth)
+        image = os.path.join(build, "guest", "workloads", workload)
+        score = json.loads(dcpi(build, "score", "--db", db, "--truth", truth, "--image", image,
+                                "--json").stdout)
+    p = score["profileme"] or {}
+    executions, misses = p.get("executions", {}), p.get("dcache_misses", {})
+    return {"workload": workload, "records": p.get("records", 0), "interval": p.get("interval"),
+            "executions_k16": executions.get("instructions_k16", 0),
+            "executions_within": executions.get("share_k16", 0),
+            "dmiss_k16": misses.get("instructions_k16", 0),
+            "dmiss_within": misses.get("share_k16", 0),
+            "procedures": len(p.get("procedures", [])),
+            "procedures_within_2sigma": p.get("procedures_within_2sigma", 0)}
+
+
+def workload_cycles(build, extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        done = dcpi(build, "run", "--machine", "ev5", "--cpus", "1", "--workloads", "compress",
+                    *extra, "--db", os.path.join(tmp, "db"))
+    cycles = int(re.search(r"init ran (\d+) cycles", done.stderr).group(1))
+    samples = int(re.search(r"dcpi run: (\d+) samples \(", done.stderr).group(1))
+    return cycles, samples
+
+
+def costs(build):
+    plain, cycle_samples = workload_cycles(build, [])
+    profiled, all_samples = workload_cycles(build, ["--profileme"])
+    return {"compress_cycles": plain, "compress_cycles_profileme": profiled,
+            "slowdown_percent": 100 * (profiled / plain - 1),
+            "cycle_samples": cycle_samples, "samples_with_profileme": all_samples}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("build")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--interval", type=int, default=8192)
+    parser.add_argument("--json", help="write the table as JSON here")
+    parser.add_argument("--skip-costs", action="store_true")
+    args = parser.parse_args()
+    rows = [accuracy(args.build, w, args.interval) for w in args.workloads.split(",") if w]
+    print(f"machine ev5 (21164 model), 1 CPU, one record per ~{args.interval} fetched "
+          "instructions (mean; exponential intervals)")
+    print(f"{'workload':<10} {'records':>8}  {'executions k>=16 within':>24}  "
+          f"{'D-cache misses k>=16':>21}  {'procedures within 2 sigma':>26}")
+    for r in rows:
+        print(f"{r['workload']:<10} {r['records']:>8.0f}  {r['executions_k16']:>12} "
+              f"{100 * r['executions_within']:>10.1f}%  {r['dmiss_k16']:>10} "
+              f"{100 * r['dmiss_within']:>9.1f}%  {r['procedures_within_2sigma']:>14} of "
+              f"{r['procedures']:<8}")
+    result = {"machine": "ev5", "cpus": 1, "interval": args.interval, "rows": rows}
+    if not args.skip_costs:
+        c = costs(args.build)
+        result["costs"] = c
+        print(f"cost, compress, default interval: {c['compress_cycles']} -> "
+              f"{c['compress_cycles_profileme']} modelled cycles (+{c['slowdown_percent']:.2f} %, "
+              f"exact); samples {c['cycle_samples']} cycles only, {c['samples_with_profileme']} "
+              "with the pm_* entries")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

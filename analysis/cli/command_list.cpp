@@ -1,6 +1,7 @@
 // `dcpi list`: one procedure's instructions annotated with their samples,
 // with source lines interleaved where DWARF has them (DCPI §3: the tools that
 // "annotate source and assembly code with sample counts").
+#include <algorithm>
 #include <iostream>
 
 #include "analysis/cli/cli_options.h"
@@ -15,7 +16,7 @@ namespace dcpi {
 const std::string_view kListUsage =
     "usage: dcpi list [--db DIR] --procedure NAME [--images DIR[:DIR...]] [--image NAME]\n"
     "                 [--pid N] [--cpu N] [--epoch N[,N...]|all] [--no-source] [--values]\n"
-    "                 [--sort address|samples] [--json]\n"
+    "                 [--sort address|samples] [--profileme] [--json]\n"
     "\n"
     "The procedure's instructions with the samples at each one and their share of\n"
     "the procedure's samples; source lines are interleaved when the image has\n"
@@ -34,9 +35,22 @@ const std::string_view kListUsage =
     "               its source line)\n"
     "  --values     add each instruction's value hotlist (runs with dcpi run --values;\n"
     "               seed 001 §2.4): the kind seen most there, its top values and shares\n"
+    "  --profileme  the procedure's ProfileMe records per instruction instead (dcpi\n"
+    "               profileme --procedure NAME: executions, event rates, latencies)\n"
     "  --json       JSON: {listings: [{image, procedure, instructions: [...]}]}\n";
 
 int run_list_command(const std::vector<std::string>& arguments) {
+  // Issue 27: `dcpi list --profileme` is dcpi profileme's per-instruction listing.
+  if (std::find(arguments.begin(), arguments.end(), "--profileme") != arguments.end()) {
+    std::vector<std::string> rest;
+    for (const std::string& argument : arguments)
+      if (argument != "--profileme") rest.push_back(argument);
+    if (std::find(rest.begin(), rest.end(), "--procedure") == rest.end() &&
+        std::none_of(rest.begin(), rest.end(),
+                     [](const std::string& a) { return a.starts_with("--procedure="); }))
+      throw UsageError("missing --procedure");
+    return run_profileme_command(rest);
+  }
   const ParsedOptions options(
       arguments, {{"db", "procedure", "images", "image", "pid", "cpu", "epoch", "sort"},
                   {"json", "no-source", "values"}});

@@ -40,7 +40,10 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
          "cycles per record\n(issue, fetch -> slot, slot -> issue: docs/profileme.md)\n\n";
   const bool listing = !report.rows.empty() && report.rows.front().address.has_value();
   std::vector<TextTable::Column> columns;
-  if (listing) columns.push_back({"address", true});
+  if (listing) {
+    columns.push_back({"address", true});
+    columns.push_back({"instruction", true});
+  }
   for (const char* header : {"records", "executions", "aborted", "dmiss", "dtbmiss", "imiss",
                              "mispredict", "issue", "fetch", "stall"})
     columns.push_back({header});
@@ -52,7 +55,10 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
   for (size_t i = 0; i < shown(report, limit); ++i) {
     const ProfileMeRow& row = report.rows[i];
     std::vector<std::string> cells;
-    if (listing) cells.push_back(hex_digits(*row.address));
+    if (listing) {
+      cells.push_back(hex_digits(*row.address));
+      cells.push_back(row.instruction.empty() ? "?" : row.instruction);
+    }
     cells.push_back(std::to_string(row.records));
     cells.push_back(report.interval > 0 ? fmt::format("{:.0f}", row.executions) : "?");
     cells.push_back(share_text(double(row.records - row.retired), double(row.records)));
@@ -85,6 +91,7 @@ void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t>
     const ProfileMeRow& row = report.rows[i];
     json.begin_object().field("image", row.image).field("procedure", row.procedure);
     if (row.address) json.field("address", hex_address(*row.address));
+    if (row.address) json.field("instruction", row.instruction);
     json.field("records", row.records).field("retired", row.retired);
     json.key("executions");
     report.interval > 0 ? json.value(row.executions, 1) : json.null();

@@ -6,6 +6,7 @@
 
 #include "analysis/samples/profile_table.h"
 #include "firmware/profileme.h"
+#include "isa/print.h"
 
 namespace dcpi {
 
@@ -49,6 +50,17 @@ std::string procedure_name(const ImageIdentity& image, const ResolvedImage& reso
   return address_name(image, address);
 }
 
+std::string disassembly(const ResolvedImage& resolved, uint64_t address) {
+  if (!resolved.elf) return "";
+  const std::optional<uint32_t> word = resolved.elf->instruction_at(address);
+  if (!word) return "";
+  char text[96];
+  isa::disassemble(*word, address, text, sizeof text);
+  std::string line = text;
+  std::replace(line.begin(), line.end(), '\t', ' ');  // objdump's tab after the mnemonic
+  return line;
+}
+
 }  // namespace
 
 ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& resolver,
@@ -70,7 +82,10 @@ ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& 
       ProfileMeRow& row = rows[{display, name, address}];
       row.image = display;
       row.procedure = name;
-      if (procedure) row.address = stored.address;
+      if (procedure) {
+        row.address = stored.address;
+        if (row.instruction.empty()) row.instruction = disassembly(resolved, stored.address);
+      }
       if (uint64_t* field = field_of(row, event)) *field += stored.count;
       if (event == PROFILEME_EVENT_RETIRED)
         row.executions += static_cast<double>(stored.count) * per_record.value_or(0.0);

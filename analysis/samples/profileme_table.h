@@ -19,6 +19,7 @@ struct ProfileMeRow {
   std::string image;                // display name
   std::string procedure;            // or the instruction's procedure
   std::optional<uint64_t> address;  // per instruction
+  std::string instruction;          // per instruction: its disassembly, when the ELF is found
   uint64_t records = 0;             // pm_samples
   uint64_t retired = 0;             // pm_retired
   double executions = 0;            // retired x S (summed over epochs)

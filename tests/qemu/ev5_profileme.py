@@ -159,6 +159,8 @@ def check_report(db, pm, truth, checks, s):
         return
     load = max(loads, key=lambda r: r["events"]["dmiss"])
     pc = int(load["address"], 16)
+    checks.expect(load["instruction"].startswith("ld"),
+                  f"the instruction with D-cache-miss records is a load: {load['instruction']}")
     measured = load["events"]["dmiss"] / load["retired"]
     exact = truth.pc_events.get("dmiss", {}).get(pc, 0) / max(truth.instructions.get(pc, 1), 1)
     sigma = math.sqrt(max(exact * (1 - exact), 1e-9) / load["retired"])
@@ -169,6 +171,9 @@ def check_report(db, pm, truth, checks, s):
     text = dcpi("profileme", "--db", db, "--image", WORKLOAD, "--limit", "3")
     checks.expect("ProfileMe records:" in text and "executions" in text,
                   "the text report names the records and the estimate")
+    listed = dcpi("list", "--db", db, "--image", WORKLOAD, "--procedure", hottest, "--profileme")
+    checks.expect(f"{pc:x}" in listed and load["instruction"] in listed,
+                  "dcpi list --profileme lists the same instructions")
 
 
 def check_culprits(db, truth_path, checks):

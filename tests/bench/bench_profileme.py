@@ -17,8 +17,11 @@ at the default interval (one record per 65536 fetched instructions, mean),
 1 CPU: the workload's modelled cycles (exact: the model's clock under
 icount) and the slowdown, beside the cycle sampler's own records.
 
+The real mix (BUILD/mixes/real, when built) runs once too, and each of its
+programs and libraries with records is a row (real:NAME).
+
 Usage: bench_profileme.py BUILD_DIR [--workloads a,b] [--interval N]
-                          [--json FILE] [--skip-costs]
+                          [--mixes real] [--json FILE] [--skip-costs]
 """
 import argparse
 import json
@@ -49,15 +52,39 @@ def accuracy(build, workload, interval):
         image = os.path.join(build, "guest", "workloads", workload)
         score = json.loads(dcpi(build, "score", "--db", db, "--truth", truth, "--image", image,
                                 "--json").stdout)
+    return profileme_row(workload, score)
+
+
+def profileme_row(label, score):
     p = score["profileme"] or {}
     executions, misses = p.get("executions", {}), p.get("dcache_misses", {})
-    return {"workload": workload, "records": p.get("records", 0), "interval": p.get("interval"),
+    return {"workload": label, "records": p.get("records", 0), "interval": p.get("interval"),
             "executions_k16": executions.get("instructions_k16", 0),
             "executions_within": executions.get("share_k16", 0),
             "dmiss_k16": misses.get("instructions_k16", 0),
             "dmiss_within": misses.get("share_k16", 0),
             "procedures": len(p.get("procedures", [])),
             "procedures_within_2sigma": p.get("procedures_within_2sigma", 0)}
+
+
+def real_mix(build, interval):
+    """The real mix's programs and libraries (Debian sources, BUILD/mixes/real),
+    one run, each ELF scored on its own."""
+    real = os.path.join(build, "mixes", "real")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db, truth = os.path.join(tmp, "db"), os.path.join(tmp, "truth")
+        dcpi(build, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--mix", "real",
+             "--profileme-interval", str(interval), "--db", db, "--truth", truth)
+        for folder in ("bin", "lib"):
+            for name in sorted(os.listdir(os.path.join(real, folder))):
+                done = subprocess.run([dcpi_binary(build), "score", "--db", db, "--truth", truth,
+                                       "--image", os.path.join(real, folder, name), "--json"],
+                                      capture_output=True, text=True, timeout=1800)
+                if done.returncode == 0 and (json.loads(done.stdout).get("profileme") or {}).get(
+                        "records"):
+                    rows.append(profileme_row(f"real:{name}", json.loads(done.stdout)))
+    return rows
 
 
 def workload_cycles(build, extra):
@@ -84,14 +111,21 @@ def main():
     parser.add_argument("--interval", type=int, default=8192)
     parser.add_argument("--json", help="write the table as JSON here")
     parser.add_argument("--skip-costs", action="store_true")
+    parser.add_argument("--mixes", default=None,
+                        help="mixes to score too (default: real, if it was built)")
     args = parser.parse_args()
     rows = [accuracy(args.build, w, args.interval) for w in args.workloads.split(",") if w]
+    mixes = args.mixes
+    if mixes is None:
+        mixes = "real" if os.path.isdir(os.path.join(args.build, "mixes", "real", "bin")) else ""
+    if "real" in mixes.split(","):
+        rows += real_mix(args.build, args.interval)
     print(f"machine ev5 (21164 model), 1 CPU, one record per ~{args.interval} fetched "
           "instructions (mean; exponential intervals)")
-    print(f"{'workload':<10} {'records':>8}  {'executions k>=16 within':>24}  "
+    print(f"{'workload':<20} {'records':>8}  {'executions k>=16 within':>24}  "
           f"{'D-cache misses k>=16':>21}  {'procedures within 2 sigma':>26}")
     for r in rows:
-        print(f"{r['workload']:<10} {r['records']:>8.0f}  {r['executions_k16']:>12} "
+        print(f"{r['workload']:<20} {r['records']:>8.0f}  {r['executions_k16']:>12} "
               f"{100 * r['executions_within']:>10.1f}%  {r['dmiss_k16']:>10} "
               f"{100 * r['dmiss_within']:>9.1f}%  {r['procedures_within_2sigma']:>14} of "
               f"{r['procedures']:<8}")

@@ -23,24 +23,19 @@ Usage: ev5_calc_events.py BUILD_DIR [KEEP_DIR]
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 from support import truth_file
-from support.common import dcpi_binary, expect
+from support.common import expect, run_dcpi
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
-DCPI = dcpi_binary(BUILD)
 WORKLOAD = "compress"
 
 
 def dcpi(*args):
-    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise AssertionError(f"dcpi {' '.join(args)}: exit {done.returncode}: {done.stderr[-800:]}")
-    return done.stdout
+    return run_dcpi(BUILD, *args)
 
 
 def check_scores(db, truth):

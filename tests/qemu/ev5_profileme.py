@@ -30,16 +30,14 @@ Usage: ev5_profileme.py BUILD_DIR [KEEP_DIR]
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 from support import truth_file
-from support.common import Checks, dcpi_binary
+from support.common import Checks, run_dcpi
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
-DCPI = dcpi_binary(BUILD)
 WORKLOAD = "compress"
 # Denser than the default (64K), for more records per instruction.
 INTERVAL = 16384
@@ -51,10 +49,7 @@ MIN_WITHIN = 0.55
 
 
 def dcpi(*args):
-    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise AssertionError(f"dcpi {' '.join(args)}: exit {done.returncode}: {done.stderr[-800:]}")
-    return done.stdout
+    return run_dcpi(BUILD, *args)
 
 
 def records(db):

@@ -52,6 +52,16 @@ def dcpi_binary(build):
     return os.path.join(build, "dcpi")
 
 
+def run_dcpi(build, *args, timeout=900):
+    """`dcpi ARGS` of the build; its stdout, or AssertionError with the exit
+    status and the end of stderr."""
+    done = subprocess.run([dcpi_binary(build), *args], capture_output=True, text=True,
+                          timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"dcpi {' '.join(args)}: exit {done.returncode}: {done.stderr[-800:]}")
+    return done.stdout
+
+
 class GuestFiles:
     """The files QEMU boots, in a build's guest/ directory."""
 

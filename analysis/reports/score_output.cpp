@@ -245,8 +245,9 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
 
 void print_convergence(const char* what, const calc::Convergence& c, std::ostream& out) {
   out << "  " << what << ": " << c.within << " of " << c.instructions
-      << " instructions with >= 16 records within 1 +- 1/sqrt(k) ("
-      << percent_text(100.0 * c.share()) << "; a Poisson count: 68%)\n    by k:";
+      << " instructions expecting >= 16 records within 1 +- 1/sqrt(expected) ("
+      << percent_text(100.0 * c.share()) << "; a Poisson count: 68%)\n    by records k, "
+      << "within 1 +- 1/sqrt(k):";
   for (const calc::ConvergenceBucket& b : c.buckets)
     if (b.instructions) out << ' ' << b.min_records << "+: " << b.within << '/' << b.instructions;
   out << '\n';

@@ -26,6 +26,8 @@ bool in_ranges(uint64_t pc, const std::vector<NamedRange>& procedures) {
 }
 
 // Each instruction with records: is k·S within 1 ± 1/√k of `exact(pc)`?
+// (by observed k, the figure's buckets); and each instruction of the
+// ranges expecting ≥ 16 records: is k within 1 ± 1/√expected of it?
 template <typename Exact>
 Convergence converge(const RecordsByAddress& records, double interval,
                      const std::vector<NamedRange>& procedures, Exact exact) {
@@ -34,15 +36,19 @@ Convergence converge(const RecordsByAddress& records, double interval,
   for (const auto& [pc, k] : records) {
     const double truth = static_cast<double>(exact(pc));
     if (k < 1 || truth <= 0 || !in_ranges(pc, procedures)) continue;
-    const bool within = std::fabs(k * interval / truth - 1) <= 1 / std::sqrt(k);
     ConvergenceBucket& b = c.buckets[bucket_of(k)];
     ++b.instructions;
-    b.within += within;
-    if (k >= kFigureRightHalf) {
-      ++c.instructions;
-      c.within += within;
-    }
+    b.within += std::fabs(k * interval / truth - 1) <= 1 / std::sqrt(k);
   }
+  for (const NamedRange& p : procedures)
+    for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4) {
+      const double expected = static_cast<double>(exact(pc)) / interval;
+      if (interval <= 0 || expected < kFigureRightHalf) continue;
+      const auto found = records.find(pc);
+      const double k = found == records.end() ? 0 : found->second;
+      ++c.instructions;
+      c.within += std::fabs(k / expected - 1) <= 1 / std::sqrt(expected);
+    }
   return c;
 }
 

@@ -23,7 +23,9 @@ model's truth: `dcpi run --machine ev5 --profileme-interval N --truth`.
   most-missing load within 4 sigma of the truth's;
 - `dcpi score --culprits`: the event bits as dcpicalc's evidence lower
   neither recall nor the confirmed share of cycles, and rule out only
-  what the truth has (next to) none of.
+  what the truth has (next to) none of;
+- the PAL blind spot: on callpal, ProfileMe's share of records in PALcode
+  is the truth's share of PAL instructions, and no cycle sample is there.
 
 Usage: ev5_profileme.py BUILD_DIR [KEEP_DIR]
 """
@@ -41,6 +43,8 @@ KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 WORKLOAD = "compress"
 # Denser than the default (64K), for more records per instruction.
 INTERVAL = 16384
+# PALcode's KSEG range (firmware/memory_map.h: is_palcode_address).
+PAL_BASE, PAL_SPAN = 0xfffffc0000000000, 0x10000
 MIN_K = 16
 # The paper's two thirds is what a Poisson count gives; 195 instructions
 # put the share's own sigma near 3.3 points (66-71 % measured), so the
@@ -192,6 +196,32 @@ def check_culprits(db, truth_path, checks):
                           f"true cycles of {v['ruled_out_weight']:.0f} estimated")
 
 
+def check_pal_blind_spot(tmp, checks):
+    """The PALcode blind spot (DCPI §4.1, seed 004 §2): on callpal at the
+    default rate, ProfileMe's share of records with a PAL PC is the truth's
+    share of PAL instructions (within 3 sigma of a binomial share), while no
+    cycle sample lands in PALcode (the interrupt waits for its return)."""
+    db, truth_path = os.path.join(tmp, "pal.db"), os.path.join(tmp, "pal.truth")
+    if not os.path.exists(db):
+        dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", "callpal",
+             "--profileme", "--truth", truth_path, "--db", db)
+    rows = json.loads(dcpi("prof", "--db", db, "--by", "image", "--json"))["rows"]
+    records = sum(r["events"].get("pm_samples", 0) for r in rows)
+    pal = [r for r in rows if r["image"] == "palcode.elf"]
+    pal_records = pal[0]["events"].get("pm_samples", 0) if pal else 0
+    pal_cycles = pal[0]["events"].get("cycles", 0) if pal else 0
+    truth = truth_file.read(truth_path)
+    exact = sum(v for pc, v in truth.instructions.items()
+                if PAL_BASE <= pc < PAL_BASE + PAL_SPAN) / truth.events["instructions"]
+    share = pal_records / records if records else 0
+    sigma = math.sqrt(exact * (1 - exact) / max(records, 1))
+    print(f"callpal: {pal_records} of {records} records in PALcode ({100 * share:.2f} %), the "
+          f"truth's PAL instructions {100 * exact:.2f} %; cycle samples there: {pal_cycles}")
+    checks.expect(records > 1000 and abs(share - exact) <= 3 * sigma,
+                  "ProfileMe's PAL share is the truth's (within 3 sigma)")
+    checks.expect(pal_cycles == 0, "no cycle sample in PALcode: the blind spot")
+
+
 def main(tmp):
     os.environ["DCPI_BUILDID_DIR"] = os.path.join(tmp, "build-id")
     db, truth_path = os.path.join(tmp, "pm.db"), os.path.join(tmp, "pm.truth")
@@ -208,6 +238,7 @@ def main(tmp):
     check_cycles(db, truth_path, checks)
     check_report(db, pm, truth, checks, s)
     check_culprits(db, truth_path, checks)
+    check_pal_blind_spot(tmp, checks)
     return checks.exit_code()
 
 

@@ -43,8 +43,8 @@ KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 WORKLOAD = "compress"
 # Denser than the default (64K), for more records per instruction.
 INTERVAL = 16384
-# PALcode's KSEG range (firmware/memory_map.h: is_palcode_address).
-PAL_BASE, PAL_SPAN = 0xfffffc0000000000, 0x10000
+# PALcode's KSEG range (firmware/memory_map.h DCPI_PALCODE_REGION_BYTES).
+PAL_BASE, PAL_SPAN = 0xfffffc0000000000, 0x100000
 MIN_K = 16
 # The paper's two thirds is what a Poisson count gives; 195 instructions
 # put the share's own sigma near 3.3 points (66-71 % measured), so the

@@ -39,8 +39,11 @@ Arrival MemorySystem::fill_from_beyond(uint64_t address, uint64_t now) {
   const CacheAccess s = scache_.lookup(address, now);
   if (s.hit) {
     const uint64_t served = now + machine_.scache_latency;
-    // A line still arriving in the S-cache serves the miss as its data come.
-    if (s.arrival.last() > served) return s.arrival;
+    // A line still arriving in the S-cache serves the miss as its data come;
+    // a chunk that is there already, as a hit does (its arrival can be
+    // before `now`: the latency went negative, -17 cycles at an I-cache
+    // refill seen by linux_contexts_ev5).
+    if (s.arrival.last() > served && s.arrival.of(address) > served) return s.arrival;
     return {served, chunk, 0};
   }
   ++events_.scache_miss;

@@ -57,6 +57,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
     continuation_ = &block;
     continued_ = aborted_;
     rerun_block_ = &block;
+    rerun_correction_ = 0;  // the continued block's entry booked the head already
     owe_rerun();
     aborted_ = {};
     truth_.visibility.waited(static_cast<int64_t>(waited), block.timing.pc);
@@ -96,7 +97,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
 uint64_t VcpuModel::rerun_head(BlockRecord& block, bool step) {
   skip_pc_ = 1;
   const InstructionTiming& head = block.timing.instructions.front();
-  truth_.correct(head.pc, rerun_units_ - static_cast<int64_t>(head.cost));
+  rerun_correction_ = rerun_units_ - static_cast<int64_t>(head.cost);
+  truth_.correct(head.pc, rerun_correction_);
   previous_block_ = &block;
   dynamic_in_block_ = 0;
   rerun_block_ = &block;
@@ -228,6 +230,12 @@ void VcpuModel::settle_abort() {
   const Site a = aborted_;
   aborted_ = {};
   const InstructionTiming& t = a.timing();
+  // A re-run head cut at its own charge: its entry books none of its cost
+  // (the cut), so the correction rerun_head() made for that cost is taken
+  // back, or the instruction's cycles went negative (-16 at a return
+  // point of sys_ioctl, seen by linux_contexts_ev5).
+  if (is_rerun_head(*a.block, a.index)) truth_.correct(t.pc, -rerun_correction_);
+  rerun_correction_ = 0;
   cut_entry(a);
   truth_.correct(t.pc, aborted_made_);
   if (aborted_made_ + 1 >= static_cast<int64_t>(t.cost))  // its static stalls were charged

@@ -189,6 +189,7 @@ class VcpuModel {
   // static units still to charge for it.
   const BlockRecord* rerun_block_ = nullptr;
   int64_t rerun_units_ = 0;
+  int64_t rerun_correction_ = 0;  // what rerun_head() booked at the head, for settle_abort
   uint64_t last_step_units_ = 0;
   uint64_t pending_ = 0;
   // Misses of the current block's later lines, found at its entry and

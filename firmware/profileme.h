@@ -40,7 +40,10 @@
 #define PROFILEME_BIT_DTBMISS 0x10    /* its access missed the DTB */
 #define PROFILEME_BIT_MISPREDICT 0x20 /* its block was reached by a mispredict */
 #define PROFILEME_BIT_PAL 0x40        /* PALcode mode */
-#define PROFILEME_BITS 7
+#define PROFILEME_BIT_SMISS 0x80      /* its D-cache miss missed the S-cache too */
+#define PROFILEME_BIT_BMISS 0x100     /* ... and the B-cache: memory served it */
+#define PROFILEME_BIT_WBUF 0x200      /* its store waited for a write-buffer entry */
+#define PROFILEME_BITS 10
 /* The address space (the model's ASN numbering, swpctx) in bits 63:32. */
 #define PROFILEME_SPACE_SHIFT 32
 
@@ -83,7 +86,10 @@
   X(PAL, "pm_pal")                                        \
   X(STALL, "pm_stall_cycles") /* slot -> issue, summed */ \
   X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */ \
-  X(ISSUE, "pm_issue_cycles") /* issue, summed */
+  X(ISSUE, "pm_issue_cycles") /* issue, summed */         \
+  X(SMISS, "pm_smiss")                                    \
+  X(BMISS, "pm_bmiss")                                    \
+  X(WBUF, "pm_wbuf")
 
 #ifndef __ASSEMBLER__
 #define PROFILEME_EVENT_ENUM_(name, text) PROFILEME_EVENT_##name,

@@ -98,6 +98,7 @@ void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t>
     json.key("events").begin_object();
     json.field("imiss", row.imiss).field("itbmiss", row.itbmiss).field("dmiss", row.dmiss);
     json.field("dtbmiss", row.dtbmiss).field("mispredict", row.mispredict).field("pal", row.pal);
+    json.field("smiss", row.smiss).field("bmiss", row.bmiss).field("wbuf", row.wbuf);
     json.end_object();
     json.key("latency_cycles").begin_object();
     json.field("issue", row.issue).field("fetch", row.fetch).field("stall", row.stall);

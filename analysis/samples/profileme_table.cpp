@@ -31,6 +31,12 @@ uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
       return &row.mispredict;
     case PROFILEME_EVENT_PAL:
       return &row.pal;
+    case PROFILEME_EVENT_SMISS:
+      return &row.smiss;
+    case PROFILEME_EVENT_BMISS:
+      return &row.bmiss;
+    case PROFILEME_EVENT_WBUF:
+      return &row.wbuf;
     case PROFILEME_EVENT_STALL:
       return &row.stall;
     case PROFILEME_EVENT_FETCH:

@@ -25,6 +25,7 @@ struct ProfileMeRow {
   double executions = 0;            // retired x S (summed over epochs)
   // Per event bit: records with it (firmware/profileme.h order).
   uint64_t imiss = 0, itbmiss = 0, dmiss = 0, dtbmiss = 0, mispredict = 0, pal = 0;
+  uint64_t smiss = 0, bmiss = 0, wbuf = 0;  // the D-cache miss's level; a full write buffer
   // Latencies summed over the records (cycles).
   uint64_t issue = 0, fetch = 0, stall = 0;
 };

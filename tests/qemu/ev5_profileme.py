@@ -15,6 +15,9 @@ model's truth: `dcpi run --machine ev5 --profileme-interval N --truth`.
   truth has D-cache misses at (ProfileMe tags the load itself: no skid),
   and the program's pm_dmiss x S is within 4 sigma of the truth's misses
   at its PCs (sigma: sqrt of the records);
+- the D-cache miss's level nests (B-cache misses <= S-cache <= D-cache
+  per instruction) and write-buffer records sit where the truth has
+  write-buffer stalls;
 - latencies (`dcpi score`): the records' issue, fetch -> slot and slot ->
   issue cycles x S per procedure against the truth's cycles, the
   program's within 3 sigma, at least half the procedures within 2;
@@ -98,6 +101,25 @@ def check_convergence(pm, executions, checks, s):
     checks.expect(scored >= 50 and share >= MIN_WITHIN,
                   f"retire counts converge: {100 * share:.1f} % within 1/sqrt(k) "
                   f"(at least {100 * MIN_WITHIN:.0f} %)")
+
+
+def check_levels(pm, truth, checks):
+    """The D-cache miss's level and the write buffer (issue 27 item 1): per
+    instruction, records that missed the B-cache <= those that missed the
+    S-cache <= those that missed the D-cache, some missed beyond the
+    S-cache, and every record with the write-buffer bit is at an
+    instruction the truth charges write-buffer stalls at."""
+    dmiss, smiss, bmiss = (pm.get(e, {}) for e in ("pm_dmiss", "pm_smiss", "pm_bmiss"))
+    nested = all(bmiss.get(pc, 0) <= smiss.get(pc, 0) <= dmiss.get(pc, 0)
+                 for pc in set(dmiss) | set(smiss) | set(bmiss))
+    print(f"D-cache-miss records {sum(dmiss.values())}, beyond the S-cache "
+          f"{sum(smiss.values())}, from memory {sum(bmiss.values())}; write-buffer records "
+          f"{sum(pm.get('pm_wbuf', {}).values())}")
+    checks.expect(nested and sum(smiss.values()) > 0,
+                  "the levels nest per instruction, and some misses went beyond the S-cache")
+    wbuf_pcs = {pc for pc, cause, c, _ in truth.stalls if cause == "wbuf" and c > 0}
+    stray = [f"{pc:x}" for pc in pm.get("pm_wbuf", {}) if pc not in wbuf_pcs]
+    checks.expect(not stray, f"write-buffer records only where the truth has such stalls {stray[:3]}")
 
 
 def check_dcache(pm, truth, executions, checks, s):
@@ -235,6 +257,7 @@ def main(tmp):
     check_recorded_interval(db, checks, s)
     check_convergence(pm, executions, checks, s)
     check_dcache(pm, truth, executions, checks, s)
+    check_levels(pm, truth, checks)
     check_cycles(db, truth_path, checks)
     check_report(db, pm, truth, checks, s)
     check_culprits(db, truth_path, checks)

@@ -77,6 +77,13 @@ void ProfileUnit::event(uint64_t pc, ModelEvent event) {
 void ProfileUnit::stalled(uint64_t pc, StallCause cause, uint64_t cycles) {
   if (!tagging_ || pc != pc_) return;
   (is_fetch_stall(cause) ? fetch_ : stall_) += cycles;
+  if (cause == StallCause::kWriteBufferOverflow && cycles != 0) bits_ |= PROFILEME_BIT_WBUF;
+}
+
+void ProfileUnit::missed_levels(uint64_t pc, bool scache, bool bcache) {
+  if (!tagging_ || pc != pc_) return;
+  if (scache) bits_ |= PROFILEME_BIT_SMISS;
+  if (bcache) bits_ |= PROFILEME_BIT_BMISS;
 }
 
 void ProfileUnit::accessed(uint64_t pc, uint64_t vaddr) {

@@ -32,6 +32,9 @@ class ProfileUnit : public TruthObserver {
   void switch_space(uint32_t space) { space_ = space; }
   // The tagged instruction's load or store went to `vaddr`.
   void accessed(uint64_t pc, uint64_t vaddr);
+  // Its D-cache miss was served beyond the S-cache (`scache`) or from
+  // memory (`bcache`): the level that served it.
+  void missed_levels(uint64_t pc, bool scache, bool bcache);
   // The record in progress ends now (the vCPU stops).
   void flush();
 

@@ -306,6 +306,8 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   if (truth_.profile_unit) profile_unit_.accessed(t.pc, vaddr);
   count(store ? ModelEvent::kStore : ModelEvent::kLoad, t.pc);
   const uint64_t dcache_misses = memory_.events().dcache_miss;
+  const uint64_t scache_misses = memory_.events().scache_miss;
+  const uint64_t bcache_misses = memory_.events().bcache_miss;
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
     truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
@@ -320,7 +322,12 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   } else {
     memory_.load(address, now + stall);  // a prefetch (load into R31): nobody waits
   }
-  if (memory_.events().dcache_miss != dcache_misses) count(ModelEvent::kDCacheMiss, t.pc);
+  if (memory_.events().dcache_miss != dcache_misses) {
+    count(ModelEvent::kDCacheMiss, t.pc);
+    if (truth_.profile_unit)
+      profile_unit_.missed_levels(t.pc, memory_.events().scache_miss != scache_misses,
+                                  memory_.events().bcache_miss != bcache_misses);
+  }
   dynamic_in_block_ += stall;
   return stall;
 }

@@ -30,13 +30,6 @@ std::string source_line_text(const ReportRow& row) {
          std::to_string(row.source_line);
 }
 
-namespace {
-
-struct ProcedureName {
-  std::string name;
-  std::optional<uint64_t> start;
-};
-
 ProcedureName name_procedure(const ImageIdentity& image, const ResolvedImage& resolved,
                              uint64_t address) {
   if (image.unknown) return {kUnknownProcedure, std::nullopt};
@@ -45,6 +38,8 @@ ProcedureName name_procedure(const ImageIdentity& image, const ResolvedImage& re
       return {procedure->name, procedure->start};
   return {address_name(image, address), std::nullopt};
 }
+
+namespace {
 
 // Columns in event-number order, so "cycles" (event 0) leads as in Figure 1.
 std::vector<std::pair<uint16_t, std::string>> events_present(const SampleSet& samples) {

@@ -93,6 +93,15 @@ std::string tid_label(uint32_t tid, const std::map<uint32_t, std::string>& names
 // the ELF virtual address (what objdump shows), not an offset.
 std::string address_name(const ImageIdentity& image, uint64_t address);
 
+// The procedure holding `address` in `image`: its symbol's name and start,
+// "[unknown]" for the unknown image, else address_name's.
+struct ProcedureName {
+  std::string name;
+  std::optional<uint64_t> start;
+};
+ProcedureName name_procedure(const ImageIdentity& image, const ResolvedImage& resolved,
+                             uint64_t address);
+
 // Index of `event` in report.events, or nullopt.
 std::optional<size_t> event_column(const ProfileReport& report, const std::string& event);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "analysis/samples/profile_table.h"
 #include "firmware/profileme.h"
@@ -48,14 +49,6 @@ uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
   }
 }
 
-std::string procedure_name(const ImageIdentity& image, const ResolvedImage& resolved,
-                           uint64_t address) {
-  if (image.unknown) return "[unknown]";
-  if (resolved.elf)
-    if (auto procedure = resolved.elf->procedure_at(address)) return procedure->name;
-  return address_name(image, address);
-}
-
 std::string disassembly(const ResolvedImage& resolved, uint64_t address) {
   if (!resolved.elf) return "";
   const std::optional<uint32_t> word = resolved.elf->instruction_at(address);
@@ -73,6 +66,7 @@ ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& 
                                        const std::optional<std::string>& procedure) {
   ProfileMeReport report;
   std::map<std::tuple<std::string, std::string, uint64_t>, ProfileMeRow> rows;
+  std::map<ImageIdentity, std::unordered_map<uint64_t, std::string>> names_of;
   for (const Profile& profile : samples.profiles) {
     const uint16_t event = profile.info.event;
     if (!is_profileme_event(event)) continue;
@@ -81,8 +75,12 @@ ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& 
     const std::optional<double> per_record = scale_of(samples, profile.info).events_per_sample();
     if (report.interval == 0 && per_record) report.interval = *per_record;
     const std::string display = image.unknown ? "[unknown]" : image.path;
+    // Every pm_* profile of the image holds the same addresses: name each once.
+    std::unordered_map<uint64_t, std::string>& names = names_of[image];
     for (const ProfileRow& stored : profile.rows) {
-      const std::string name = procedure_name(image, resolved, stored.address);
+      auto [found, added] = names.try_emplace(stored.address);
+      if (added) found->second = name_procedure(image, resolved, stored.address).name;
+      const std::string& name = found->second;
       if (procedure && name != *procedure) continue;
       const uint64_t address = procedure ? stored.address : 0;
       ProfileMeRow& row = rows[{display, name, address}];

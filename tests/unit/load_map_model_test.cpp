@@ -17,6 +17,20 @@ namespace {
 
 using testing::load_record;
 
+// Decodes `stream` into `builder` and flushes it into the database at `db`,
+// as hostdump does after a pull.
+void ingest(const testing::RecordStream& stream, const std::string& db, ProfileBuilder& builder) {
+  StreamDecoder decoder;
+  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
+  ProfileDatabaseWriter writer(db);
+  builder.flush(writer);
+}
+
+void ingest(const testing::RecordStream& stream, const std::string& db) {
+  ProfileBuilder builder;
+  ingest(stream, db, builder);
+}
+
 constexpr uint64_t kKernelBase = 0xfffffc0000310000;
 
 LoadMapModel booted() {
@@ -115,13 +129,8 @@ TEST(ProfileBuilder, RecordsToDatabaseWithUnknownProfile) {
                   {0x5, 1, 4, 0},
                   {kKernelBase + 8, 0, 4, 0}},
                  /*cpu=*/2);
-  StreamDecoder decoder;
   ProfileBuilder builder;
-  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
-  {
-    ProfileDatabaseWriter writer(dir.file("db"));
-    builder.flush(writer);
-  }
+  ingest(stream, dir.file("db"), builder);
   EXPECT_EQ(builder.totals().samples, 6u);
   EXPECT_EQ(builder.totals().unknown_samples, 1u);
   const ProfileDatabase db = ProfileDatabase::open(dir.file("db"));
@@ -161,13 +170,7 @@ TEST(ProfileBuilder, EpochPeriodFromStatsRecords) {
   stream.add(RecordType::kStats, stats(0, 4096, 0, kPeriodSampled), 0, 2);
   // Epoch 3: only records from a guest that predates the period fields.
   stream.add(RecordType::kStats, stats(0, 0, 0, 0), 0, 3);
-  StreamDecoder decoder;
-  ProfileBuilder builder;
-  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
-  {
-    ProfileDatabaseWriter writer(dir.file("db"));
-    builder.flush(writer);
-  }
+  ingest(stream, dir.file("db"));
   const ProfileDatabase db = ProfileDatabase::open(dir.file("db"));
   EXPECT_EQ(db.epoch_metadata(1).period, (SamplingPeriod{8192, 1024, false}));
   EXPECT_EQ(db.epoch_metadata(2).period, (SamplingPeriod{4096, 9216 - 4096, true}));
@@ -180,18 +183,12 @@ TEST(ProfileBuilder, EpochPeriodFromStatsRecords) {
   testing::RecordStream later(stream.bytes.size() / 32);
   later.add(RecordType::kStats, stats(0, 8192, 1024, kPeriodSampled), 0, 1);
   later.add(RecordType::kStats, stats(0, 8192, 1024, kPeriodSampled), 0, 3);
-  StreamDecoder decoder2;
-  ProfileBuilder builder2;
-  for (const TransferRecord& record : decoder2.feed(later.bytes)) builder2.add_record(record);
-  {
-    ProfileDatabaseWriter writer(dir.file("db"));
-    builder2.flush(writer);
-  }
+  ingest(later, dir.file("db"));
   EXPECT_EQ(db.epoch_metadata(1).period, (SamplingPeriod{8192, 1024, false}));
   EXPECT_EQ(db.epoch_metadata(3).period, (SamplingPeriod{8192, 1024, false}));
 }
 
-// Issue 26: a 192-byte kStats record carries each event's cycles on the
+// Issue 26: a kStats record (StatsPayload) carries each event's cycles on the
 // rotating counter 2; epoch.meta keeps them per CPU and event_scale turns
 // them into shares of time (docs/transfer-format.md, profile-db.md).
 TEST(ProfileBuilder, CountedCyclesGiveEachEventsShare) {
@@ -211,13 +208,7 @@ TEST(ProfileBuilder, CountedCyclesGiveEachEventsShare) {
   testing::RecordStream stream;
   stream.add(RecordType::kStats, stats(0, 100, 200, 0), 0, 1);  // branchmp never had it here
   stream.add(RecordType::kStats, stats(1, 300, 200, 200), 1, 1);
-  StreamDecoder decoder;
-  ProfileBuilder builder;
-  for (const TransferRecord& record : decoder.feed(stream.bytes)) builder.add_record(record);
-  {
-    ProfileDatabaseWriter writer(dir.file("db"));
-    builder.flush(writer);
-  }
+  ingest(stream, dir.file("db"));
   const ProfileDatabase db = ProfileDatabase::open(dir.file("db"));
   const EpochMetadata meta = db.epoch_metadata(1);
   EXPECT_EQ(meta.cpu_stats.at(0).at("counted_cycles_imiss"), 100u);
@@ -242,13 +233,7 @@ TEST(ProfileBuilder, CountedCyclesGiveEachEventsShare) {
   alone.cpu = 0;
   alone.interrupts = 5;  // it sampled: the epoch is kept
   old_guest.add(RecordType::kStats, testing::bytes_of(alone), 0, 2);
-  StreamDecoder decoder2;
-  ProfileBuilder builder2;
-  for (const TransferRecord& record : decoder2.feed(old_guest.bytes)) builder2.add_record(record);
-  {
-    ProfileDatabaseWriter writer(dir.file("db"));
-    builder2.flush(writer);
-  }
+  ingest(old_guest, dir.file("db"));
   EXPECT_EQ(db.epoch_metadata(2).cpu_stats.at(0).at("interrupts"), 5u);
   EXPECT_FALSE(event_scale(db.epoch_metadata(2), static_cast<uint16_t>(Event::kIMiss)).shared);
 }

@@ -287,11 +287,12 @@ void read_event_samples(const ProfileDatabase& db, const std::vector<uint64_t>& 
   std::set<std::string> unscaled;
   for (uint64_t epoch : epochs) {
     const EpochMetadata metadata = db.epoch_metadata(epoch);
+    const std::vector<ProfileInfo> profiles = db.profiles(epoch);
     std::set<uint16_t> counter2;  // events of this epoch on counter 2
-    for (const ProfileInfo& info : db.profiles(epoch))
+    for (const ProfileInfo& info : profiles)
       if (info.event_name != "cycles" && !is_profileme_event(info.event))
         counter2.insert(info.event);
-    for (const ProfileInfo& info : db.profiles(epoch)) {
+    for (const ProfileInfo& info : profiles) {
       if (info.event_name == "cycles") continue;
       samples.sampled_events.insert(info.event_name);
       if (info.image != samples.identity) continue;

@@ -102,6 +102,7 @@ class Ev5BlockScheduler {
       } else {
         group_pipes_ = with;
         commit(in, index, group_cycle_);
+        in_group_ = !ends_issue_group(in.ev5_class);
         return Ev5Issue{.issue_cycle = static_cast<uint32_t>(group_cycle_), .head_cycles = 0};
       }
     }
@@ -153,12 +154,17 @@ class Ev5BlockScheduler {
     group_pipes_.add(in.ev5_class);
     group_fetch_block_ = in.address / kFetchBlockBytes;
     group_cycle_ = issue;
-    in_group_ = true;
+    in_group_ = !ends_issue_group(in.ev5_class);
     commit(in, index, issue);
     previous_group_ = static_cast<int64_t>(issue);
     cycle_ = issue + 1;
     return result;
   }
+
+  // A CALL_PAL traps into PALcode: the instruction after it is fetched only
+  // when PAL returns, so it starts a new issue group (the model's block ends
+  // there; the truth has it issue alone after the return).
+  static constexpr bool ends_issue_group(Ev5Class c) { return c == Ev5Class::kCallPal; }
 
   constexpr Readiness readiness(const Ev5Instruction& in) const {
     Readiness r;

@@ -63,6 +63,18 @@ TEST(Ev5Schedule, CompareFeedsBranchInTheSameCycle) {
   EXPECT_EQ(Ev5Model().schedule_block(block).best_case_cycles, 1u);
 }
 
+TEST(Ev5Schedule, TheInstructionAfterACallPalStartsANewIssueGroup) {
+  // callpal's loop (workloads/callpal.c): callsys, then two ldas that pair in
+  // the model's truth once PAL returns, and a cmovne that waits for E0/E1.
+  const std::vector<InstructionRecord> block = {
+      op(0x2000, isa::Ev5Class::kCallPal, std::nullopt, std::nullopt, std::nullopt),
+      op(0x2004, isa::Ev5Class::kIadd, std::nullopt, 31, 1),   // lda t0, -1
+      op(0x2008, isa::Ev5Class::kIadd, std::nullopt, 10, 10),  // lda s1, 1(s1)
+      op(0x200c, isa::Ev5Class::kIcmov, 19, 1, 0),             // cmovne a3, t0, v0
+  };
+  EXPECT_EQ(head_cycles(Ev5Model().schedule_block(block)), (std::vector<uint32_t>{1, 1, 0, 1}));
+}
+
 TEST(Ev5Schedule, BackToBackMultipliesWaitForTheNonPipelinedMultiplier) {
   const std::vector<InstructionRecord> block = {
       op(0x2000, isa::Ev5Class::kImulq, 1, 2, 3),  // mulq r1, r2, r3

@@ -34,6 +34,32 @@ void write_cause(JsonWriter& json, const calc::CauseScore& s) {
   json.end_object();
 }
 
+std::string listed_text(const std::vector<isa::StallCause>& listed) {
+  if (listed.empty()) return "nothing";
+  std::string text;
+  for (isa::StallCause cause : listed) {
+    if (!text.empty()) text += ",";
+    text += isa::truth_name(cause);
+  }
+  return text;
+}
+
+// Where recall was lost: the largest true stalls whose cause was not listed.
+void print_missed(const calc::CulpritScores& scores, std::ostream& out) {
+  const auto missed = scores.largest_missed(8);
+  if (missed.empty()) return;
+  out << "\nLargest true stalls dcpicalc did not list (PC, cause, culprit, true cycles; listed "
+         "instead):\n";
+  for (const calc::MissedStall& m : missed) {
+    char line[256];
+    std::snprintf(
+        line, sizeof line, "  %12llx  %-10s %12s %14.0f  %s\n",
+        static_cast<unsigned long long>(m.address), std::string(isa::truth_name(m.cause)).c_str(),
+        m.culprit ? hex_digits(*m.culprit).c_str() : "-", m.cycles, listed_text(m.listed).c_str());
+    out << line;
+  }
+}
+
 }  // namespace
 
 void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) {
@@ -65,6 +91,7 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
                 share_text(scores.fraction_within(25), 1).c_str(),
                 share_text(scores.fraction_within(50), 1).c_str());
   out << line;
+  print_missed(scores, out);
 }
 
 void print_event_effect(const calc::CulpritScores& with, const calc::CulpritScores& without,
@@ -117,7 +144,16 @@ void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores) {
   json.key("mean_relative_error").real(scores.mean_relative_error(), 6);
   for (int percent : {10, 25, 50})
     json.key("within_" + std::to_string(percent)).real(scores.fraction_within(percent), 6);
-  json.end_object().end_object();
+  json.end_object().key("missed").begin_array();
+  for (const calc::MissedStall& m : scores.largest_missed(20)) {
+    json.begin_object().key("pc").address(m.address);
+    json.field("cause", std::string(isa::truth_name(m.cause)));
+    if (m.culprit) json.key("culprit").address(*m.culprit);
+    json.key("cycles").real(m.cycles, 12).key("listed").begin_array();
+    for (isa::StallCause cause : m.listed) json.value(isa::truth_name(cause));
+    json.end_array().end_object();
+  }
+  json.end_array().end_object();
 }
 
 }  // namespace dcpi

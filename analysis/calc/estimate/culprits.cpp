@@ -1,6 +1,7 @@
 #include "analysis/calc/estimate/culprits.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "isa/ev5.h"
 
@@ -214,6 +215,17 @@ class CulpritFinder {
   const ControlFlowGraph& cfg_;
 };
 
+// A stall worth listing: large, or small but far beyond sampling noise.
+bool worth_listing(double stall, double head_cycles, double frequency,
+                   const CulpritOptions& options) {
+  if (stall >= options.min_stall_cycles) return true;
+  if (options.significant_stall_sigmas <= 0) return false;
+  const double floor = options.min_significant_stall * std::max(1.0, head_cycles);
+  const double expected = frequency * std::max(1.0, head_cycles);
+  return stall >= floor &&
+         stall * frequency >= options.significant_stall_sigmas * std::sqrt(expected);
+}
+
 }  // namespace
 
 CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorModel& model,
@@ -231,8 +243,9 @@ CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorMo
     for (size_t i = 0; i < analysis.cfg.block(b).instructions.size(); ++i) {
       const std::optional<double> cycles = analysis.cycles_per_execution(b, i);
       if (!cycles) continue;
-      const double stall = *cycles - analysis.schedules[b].instructions[i].head_cycles;
-      if (stall < options.min_stall_cycles) continue;
+      const double head = analysis.schedules[b].instructions[i].head_cycles;
+      const double stall = *cycles - head;
+      if (!worth_listing(stall, head, *analysis.block_frequency(b), options)) continue;
       DynamicStall& found = report.stalls.emplace_back(
           DynamicStall{.block = b,
                        .instruction = i,

@@ -37,7 +37,15 @@ struct EventEvidence {
 bool event_at_culprit(StallCause cause);
 
 struct CulpritOptions {
-  double min_stall_cycles = 0.5;     // smaller excesses are not reported as stalls
+  double min_stall_cycles = 0.5;  // smaller excesses are not reported as stalls, unless…
+  // … the excess is at least this many standard deviations of the samples
+  // the best case predicts (Poisson: sqrt(F x M)) and at least
+  // min_significant_stall of M per execution (the class's frequency error,
+  // a few %, moves every C_i by that share of M): a load-use wait that
+  // misses one time in three is a third of a cycle, and on a hot loop
+  // thousands of samples say it is there.
+  double significant_stall_sigmas = 4;
+  double min_significant_stall = 0.1;
   double rare_edge_fraction = 0.05;  // §6.3: ignore predecessors much rarer than the stall
   // Event samples per cause; empty: calc knows only the CYCLES samples.
   std::map<StallCause, EventEvidence> events;

@@ -45,6 +45,14 @@ double CulpritScores::fraction_within(double percent) const {
   return exact > 0 ? within / exact : 0;
 }
 
+std::vector<MissedStall> CulpritScores::largest_missed(size_t count) const {
+  std::vector<MissedStall> largest = missed;
+  std::sort(largest.begin(), largest.end(),
+            [](const MissedStall& a, const MissedStall& b) { return a.cycles > b.cycles; });
+  if (largest.size() > count) largest.resize(count);
+  return largest;
+}
+
 namespace {
 
 // The instructions of the stalled instruction's block: dcpicalc names every
@@ -84,8 +92,17 @@ void score_ruled_out(const std::vector<TruthStall>& truth_stalls, const DynamicS
   }
 }
 
-void score_instruction(const std::vector<TruthStall>& truth_stalls, const DynamicStall* stall,
-                       double estimated, BlockRange block, double period, CulpritScores& scores) {
+void note_missed(uint64_t address, const TruthStall& t, const std::vector<CulpritCandidate>& listed,
+                 CulpritScores& scores) {
+  MissedStall missed{
+      .address = address, .cause = t.cause, .culprit = t.culprit, .cycles = double(t.cycles)};
+  for (const CulpritCandidate& c : listed) missed.listed.push_back(c.cause);
+  scores.missed.push_back(std::move(missed));
+}
+
+void score_instruction(uint64_t address, const std::vector<TruthStall>& truth_stalls,
+                       const DynamicStall* stall, double estimated, BlockRange block, double period,
+                       CulpritScores& scores) {
   static const std::vector<CulpritCandidate> kNone;
   const std::vector<CulpritCandidate>& listed = stall ? stall->candidates : kNone;
   const bool seen = dynamic_stall_cycles(truth_stalls) >= kSeenStallSamples * period;
@@ -96,7 +113,10 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
       return matches(c, t, block);
     });
     score.true_cycles += double(t.cycles);
-    if (covered) score.covered_cycles += double(t.cycles);
+    if (covered)
+      score.covered_cycles += double(t.cycles);
+    else
+      note_missed(address, t, listed, scores);
     if (!seen) continue;
     score.seen_true_cycles += double(t.cycles);
     if (covered) score.seen_covered_cycles += double(t.cycles);
@@ -120,6 +140,26 @@ void score_instruction(const std::vector<TruthStall>& truth_stalls, const Dynami
   if (stall) score_ruled_out(truth_stalls, *stall, estimated, block, scores);
 }
 
+// A busy unit inside one block is static (§6.3: Figure 2's "f"), and the
+// schedule already counts it in M_i; the truth books the wait as the unit's
+// cause wherever it falls. Only the cycles beyond the schedule's prediction
+// (the same unit, the same culprit) are dynamic stalls for dcpicalc to list.
+std::vector<TruthStall> dynamic_part(std::vector<TruthStall> truth_stalls,
+                                     const ScheduledInstruction& scheduled, const BasicBlock& block,
+                                     uint64_t executions) {
+  for (TruthStall& t : truth_stalls) {
+    if (t.cause != StallCause::kMultiplierBusy && t.cause != StallCause::kFpDividerBusy) continue;
+    uint64_t predicted = 0;
+    for (const StaticStall& s : scheduled.stalls) {
+      if (s.reason != t.cause || !s.culprit || *s.culprit >= block.instructions.size()) continue;
+      if (t.culprit && block.instructions[*s.culprit].address != *t.culprit) continue;
+      predicted += uint64_t(s.cycles) * executions;
+    }
+    t.cycles -= std::min(t.cycles, predicted);
+  }
+  return truth_stalls;
+}
+
 }  // namespace
 
 void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culprits,
@@ -138,7 +178,10 @@ void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culp
                           double(truth.executions(address));
       const double exact = std::max(0.0, double(truth.cycles(address)) - best);
       if (estimated > 0 || exact > 0) scores.stalls.push_back({address, estimated, exact});
-      score_instruction(truth.stalls(address), stall, estimated, {block.start, block.end}, period,
+      const auto truth_stalls =
+          dynamic_part(truth.stalls(address), analysis.schedules[b].instructions[i], block,
+                       truth.executions(address));
+      score_instruction(address, truth_stalls, stall, estimated, {block.start, block.end}, period,
                         scores);
     }
   }

@@ -22,6 +22,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "analysis/calc/estimate/culprits.h"
@@ -70,15 +71,28 @@ struct StallEstimate {
   double exact = 0;      // truth: cycles − M_i × executions (≥ 0)
 };
 
+// A true dynamic stall whose cause dcpicalc did not list there: where to look
+// first when recall drops.
+struct MissedStall {
+  uint64_t address = 0;
+  StallCause cause = StallCause::kOther;
+  std::optional<uint64_t> culprit;  // the truth's culprit PC, if it names one
+  double cycles = 0;                // the truth's cycles of that cause there
+  std::vector<StallCause> listed;   // the causes dcpicalc listed there instead
+};
+
 struct CulpritScores {
   std::map<StallCause, CauseScore> causes;  // dynamic causes only (not slot, dep), in enum order
   std::vector<StallEstimate> stalls;        // instructions where either side has a stall
+  std::vector<MissedStall> missed;          // uncovered true stalls, in no particular order
 
   CauseScore overall() const;
   // Σ |estimated − exact| / Σ exact over `stalls` (0 when nothing stalled).
   double mean_relative_error() const;
   // Share of the exact stall cycles at instructions estimated within ±percent.
   double fraction_within(double percent) const;
+  // The `count` missed stalls with the most true cycles, largest first.
+  std::vector<MissedStall> largest_missed(size_t count) const;
 };
 
 // Adds one procedure's instructions to `scores`. `period` is the mean sampling

@@ -21,7 +21,7 @@ const std::string_view kScoreUsage =
     "usage: dcpi score [--db DIR] --truth FILE (--image PATH_OR_NAME | --procedure NAME)\n"
     "                  [--culprits [--no-events]] [--model qemu|ev5] [--epoch N] [--period "
     "CYCLES]\n"
-    "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate dcpi|flow] [--json]\n"
+    "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate flow|dcpi] [--json]\n"
     "       dcpi score --contexts [--db DIR] [--images DIR[:DIR]] [--epoch N[,N...]|all]\n"
     "                  [--depth N] [--json]\n"
     "\n"
@@ -46,7 +46,7 @@ const std::string_view kScoreUsage =
     "Without --procedure every procedure of the image with samples is scored, with a\n"
     "table per procedure (samples, share within 5/10/15 %, missing edges flagged).\n"
     "Both estimators are scored (dcpi and flow, see dcpi calc --estimate); the\n"
-    "histograms show --estimate's (default dcpi). Edges an unresolved jump took\n"
+    "histograms show --estimate's (default flow). Edges an unresolved jump took\n"
     "(missing from the CFG) are scored as not estimated. Other options as for dcpi calc.\n";
 
 namespace {

@@ -122,7 +122,8 @@ CalcRequest parse_calc_request(const ParsedOptions& options) {
   // Whole text only: "--epoch 2x" or "--period 4096zz" are usage errors.
   if (options.value("epoch")) request.epoch = options.number("epoch", 0, 0, UINT64_MAX);
   if (options.value("period")) request.period = options.positive("period", 0);
-  const std::string estimate = options.value("estimate").value_or("dcpi");
+  const std::string estimate =
+      options.value("estimate").value_or(std::string(calc::to_string(calc::kDefaultEstimator)));
   const auto estimator = calc::parse_estimator(estimate);
   if (!estimator) throw UsageError("--estimate must be dcpi or flow, not '" + estimate + "'");
   request.estimator = *estimator;

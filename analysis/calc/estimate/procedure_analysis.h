@@ -28,6 +28,11 @@ using SamplesByAddress = std::unordered_map<uint64_t, double>;
 enum class FrequencyEstimator : uint8_t { kDcpi, kFlow };
 std::string_view to_string(FrequencyEstimator estimator);  // "dcpi", "flow"
 std::optional<FrequencyEstimator> parse_estimator(std::string_view name);
+// What the reports use unless told: the flow estimate, at least as accurate
+// as DCPI's on every bundled workload on both machines (bench_calc_accuracy,
+// bench_ev5: it fixes the classes of one or two stalled issue points §6.2
+// blames for the >45 % bucket) at under 2x its time (bench-calc).
+inline constexpr FrequencyEstimator kDefaultEstimator = FrequencyEstimator::kFlow;
 
 struct ProcedureAnalysis {
   ControlFlowGraph cfg;

@@ -34,7 +34,8 @@ BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model)
 
   start = std::chrono::steady_clock::now();
   for (const ProcedureRange& p : image.procedures()) {
-    AnalyzedProcedure result = analyze_code(image, p, model, samples);
+    AnalyzedProcedure result =
+        analyze_code(image, p, model, samples, calc::FrequencyEstimator::kDcpi);
     row.instructions += result.code.records.size();
     row.missing_edges += result.analysis.cfg.missing_edges();
     for (const calc::IndirectJump& jump : result.code.indirect_jumps) {

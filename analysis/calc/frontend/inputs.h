@@ -70,7 +70,7 @@ struct CalcInputs {
   ImageSamples samples;
   std::unique_ptr<calc::ProcessorModel> model;
   bool qemu_model = true;
-  calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;
+  calc::FrequencyEstimator estimator = calc::kDefaultEstimator;
   double period = 0;
   PeriodChoice period_choice;
   std::string epochs_text;
@@ -93,7 +93,7 @@ struct CalcRequest {
   std::optional<std::string> model;
   std::optional<uint64_t> epoch;  // --epoch; default: every epoch
   std::optional<double> period;   // --period; default: what the database recorded
-  calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi;  // --estimate
+  calc::FrequencyEstimator estimator = calc::kDefaultEstimator;  // --estimate
   bool use_events = true;  // --no-events: culprits from the CYCLES samples alone
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);
@@ -149,7 +149,7 @@ struct AnalyzedProcedure {
 AnalyzedProcedure analyze_code(
     const CodeImage& image, const ProcedureRange& procedure, const calc::ProcessorModel& model,
     const calc::SamplesByAddress& samples,
-    calc::FrequencyEstimator estimator = calc::FrequencyEstimator::kDcpi);
+    calc::FrequencyEstimator estimator = calc::kDefaultEstimator);
 
 // The samples that fall inside [start, end).
 double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end);

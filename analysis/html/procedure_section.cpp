@@ -10,6 +10,7 @@
 #include "analysis/html/cfg_graph.h"
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
+#include "analysis/reports/profileme_output.h"
 #include "analysis/reports/report_output.h"
 #include "analysis/samples/procedure_listing.h"
 #include "profiledb/value_format.h"
@@ -83,6 +84,9 @@ struct ListingContext {
   double period;
   const std::vector<MergedKind>& values;
   bool show_values;
+  // ProfileMe's records per instruction (issue 27), when the run took any.
+  const std::map<uint64_t, ProfileMeRow>* profileme = nullptr;
+  double profileme_interval = 0;
   std::string anchor;
   std::set<uint64_t> targets;  // rows something links to: block starts, culprits
 };
@@ -118,6 +122,15 @@ void write_instruction(const ListingContext& c, const ListedInstruction& insn,
     out << "<td>"
         << escape(hotlist_text(best_hotlist_at(c.values, c.listing.image_path, insn.address)))
         << "</td>";
+  if (c.profileme) {
+    const auto row = c.profileme->find(insn.address);
+    if (row == c.profileme->end()) {
+      out << "<td></td>";
+    } else {
+      const ProfileMeCell cell = profileme_cell(row->second, c.profileme_interval);
+      out << "<td title=\"" << escape(cell.title) << "\">" << escape(cell.text) << "</td>";
+    }
+  }
   out << "</tr>\n";
 }
 
@@ -133,11 +146,15 @@ void write_listing(ListingContext& c, std::ostream& out) {
         c.targets.insert(i.culprits.begin(), i.culprits.end());
       }
     }
-  const size_t columns = 7 + (c.show_values ? 1 : 0);
+  const size_t columns = 7 + (c.show_values ? 1 : 0) + (c.profileme ? 1 : 0);
   out << "<table class=\"listing\"><thead><tr><th>address</th><th>samples</th><th>%</th><th></th>"
          "<th title=\"cycles per execution at the head of the issue queue\">CPI</th>"
          "<th title=\"stall reasons (Figure 2 letters) and culprits\">stalls</th>"
       << "<th>instruction</th>" << (c.show_values ? "<th>values (kind: top values)</th>" : "")
+      << (c.profileme ? "<th title=\"ProfileMe (dcpi profileme): estimated executions, then "
+                        "each event's rate per retired record (i I d D p w as in the stalls "
+                        "column)\">ProfileMe</th>"
+                      : "")
       << "</tr></thead><tbody>\n";
   SourceFiles sources;
   for (const ListedInstruction& insn : c.listing.instructions) {
@@ -160,7 +177,10 @@ ProcedureSections::ProcedureSections(const SampleSet& samples, ImageResolver& re
       resolver_(resolver),
       values_(std::move(values)),
       options_(std::move(options)),
-      model_(make_model(options_.model)) {
+      model_(make_model(options_.model)),
+      has_profileme_(
+          std::any_of(samples.profiles.begin(), samples.profiles.end(),
+                      [](const Profile& p) { return is_profileme_event(p.info.event); })) {
   if (!model_) throw std::invalid_argument("unknown processor model '" + options_.model + "'");
 }
 
@@ -204,6 +224,12 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
     data.code_problem = e.what();
   }
   return &data;
+}
+
+// ProfileMe's records per instruction of the procedure, if the run took any.
+ProfileMeReport ProcedureSections::profileme_rows(const std::string& procedure) const {
+  if (!has_profileme_) return {};
+  return build_profileme_report(samples_, resolver_, procedure);
 }
 
 // The procedure's hottest paths by cycles (seed 002 §2), from the image
@@ -292,11 +318,17 @@ void ProcedureSections::write(const ReportRow& row, const std::string& anchor, s
         << escape(data->code_problem.empty() ? "calc found no procedure here" : data->code_problem)
         << "</p>\n";
   out << graph;
+  const ProfileMeReport profileme = profileme_rows(procedure->name);
+  std::map<uint64_t, ProfileMeRow> profileme_at;
+  for (const ProfileMeRow& r : profileme.rows)
+    if (r.address && r.image == row.image_path) profileme_at[*r.address] = r;
   ListingContext context{.listing = listing,
                          .calc = report ? &*report : nullptr,
                          .period = data->period.mean,
                          .values = values_,
                          .show_values = has_values(),
+                         .profileme = profileme_at.empty() ? nullptr : &profileme_at,
+                         .profileme_interval = profileme.interval,
                          .anchor = anchor};
   write_listing(context, out);
   out << "</section>\n";

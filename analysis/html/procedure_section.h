@@ -18,6 +18,7 @@
 #include "analysis/html/cfg_graph.h"
 #include "analysis/samples/path_profile.h"
 #include "analysis/samples/profile_table.h"
+#include "analysis/samples/profileme_table.h"
 #include "analysis/values/value_hotlists.h"
 
 namespace dcpi::html {
@@ -51,12 +52,14 @@ class ProcedureSections {
   std::string draw(const calc::ProcedureAnalysis& analysis, double period,
                    const std::string& anchor, const std::vector<DrawnPath>& paths);
   std::vector<DrawnPath> hot_paths(const std::string& procedure, const std::string& image) const;
+  ProfileMeReport profileme_rows(const std::string& procedure) const;
 
   const SampleSet& samples_;
   ImageResolver& resolver_;
   std::vector<MergedKind> values_;
   ProcedureOptions options_;
   std::unique_ptr<calc::ProcessorModel> model_;
+  bool has_profileme_ = false;  // the database holds pm_* profiles (issue 27)
   std::map<std::string, std::unique_ptr<ImageData>> images_;
   size_t graphs_drawn_ = 0;
   std::string graph_problem_;

@@ -26,6 +26,25 @@ std::string mean(uint64_t sum, uint64_t records) {
 
 }  // namespace
 
+ProfileMeCell profileme_cell(const ProfileMeRow& row, double interval) {
+  ProfileMeCell cell;
+  cell.text = interval > 0 ? fmt::format("~{:.0f}", row.executions) : "?";
+  const std::pair<char, uint64_t> bits[] = {{'i', row.imiss},      {'I', row.itbmiss},
+                                            {'d', row.dmiss},      {'D', row.dtbmiss},
+                                            {'p', row.mispredict}, {'w', row.wbuf}};
+  for (const auto& [letter, with] : bits)
+    if (with > 0 && row.retired > 0)
+      cell.text += fmt::format(" {} {}", letter, rate(with, row.retired));
+  cell.title = fmt::format(
+      "{} records, {} retired; imiss {} itbmiss {} dmiss {} (S-cache miss {}, B-cache miss {}) "
+      "dtbmiss {} mispredict {} wbuf {} pal {}; mean cycles per record: issue {}, fetch {}, "
+      "stall {}",
+      row.records, row.retired, row.imiss, row.itbmiss, row.dmiss, row.smiss, row.bmiss,
+      row.dtbmiss, row.mispredict, row.wbuf, row.pal, mean(row.issue, row.records),
+      mean(row.fetch, row.records), mean(row.stall, row.records));
+  return cell;
+}
+
 void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t> limit,
                           std::ostream& out) {
   if (report.rows.empty()) {

@@ -195,6 +195,26 @@ def check_report(db, pm, truth, checks, s):
     listed = dcpi("list", "--db", db, "--image", WORKLOAD, "--procedure", hottest, "--profileme")
     checks.expect(f"{pc:x}" in listed and load["instruction"] in listed,
                   "dcpi list --profileme lists the same instructions")
+    check_html(db, hottest, pc, load, checks)
+
+
+def check_html(db, hottest, pc, load, checks):
+    """The HTML report's listing has a ProfileMe column: the load's row
+    shows its estimated executions and its D-cache-miss rate (letter d, as
+    in the stalls column), the counts in the cell's title."""
+    page = os.path.join(os.path.dirname(db), "report.html")
+    dcpi("report", "--html", page, "--db", db, "--top", "3")
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    checks.expect(">ProfileMe</th>" in html, "the listing has a ProfileMe column")
+    row_start = html.find(f"<td>0x{pc:x}</td>")
+    row = html[row_start:html.find("</tr>", row_start)] if row_start >= 0 else ""
+    rate = load["events"]["dmiss"] / load["retired"]
+    # The JSON rounds the executions to 0.1: either neighbouring integer.
+    cells = {f"~{math.floor(load['executions'])}", f"~{math.ceil(load['executions'])}"}
+    checks.expect(any(c in row for c in cells) and f"d {rate:.3f}" in row and
+                  f"{load['records']} records" in row,
+                  f"{hottest} {pc:x}: the HTML row shows {min(cells)} and d {rate:.3f}")
 
 
 def check_culprits(db, truth_path, checks):

@@ -123,7 +123,8 @@ void flush_cpu(uint32_t cpu) {
 }
 
 void emit_stats(uint32_t cpu) {
-  const StatsPayload stats{read_stats(cpu), event_counted_cycles(cpu), profileme_interval(), 0, 0};
+  const StatsPayload stats{read_stats(cpu), event_counted_cycles(cpu), profileme_interval(),
+                           profileme_pair_window(), 0};
   uint8_t* payload =
       ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
   if (payload == nullptr) return;

@@ -69,7 +69,7 @@ bool counting_active();
 // intervals) once sampling starts; 0 turns it off. Returns a ControlStatus
 // (kControlUncountableEvent on the `qemu` machine). Boot CPU, before
 // sampling starts (driver/profileme_sampler.cpp).
-int64_t profileme_configure(uint32_t interval_mean);
+int64_t profileme_configure(uint32_t interval_mean, uint32_t pair_window = 0);
 bool counting_instructions();                // counter 0 counts issues (instructions)
 uint32_t counting_events(uint16_t* events);  // the slots' events; returns how many
 // What this CPU counted since its last take.

@@ -130,6 +130,7 @@ void profileme_start(CpuHot& hot);
 void profileme_interrupt(CpuHot& hot);
 // The mean interval configured (0: off), for the kStats records.
 uint32_t profileme_interval();
+uint32_t profileme_pair_window();  // W, 0: single records
 // Each event's cycles on counter 2 while it rotated, on `cpu` (kStats).
 EventCountedCycles event_counted_cycles(uint32_t cpu);
 // Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).

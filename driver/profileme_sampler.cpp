@@ -17,6 +17,7 @@ namespace dcpi::driver {
 namespace {
 
 uint32_t g_interval_mean = 0;                    // 0: ProfileMe off
+uint32_t g_pair_window = 0;                      // W of paired sampling, 0: single records
 constexpr uint32_t kProfileMeSeed = 0x3c6ef372;  // its own stream, apart from the counters'
 
 // Memoryless intervals (firmware/park_miller.h exponential_interval): the
@@ -28,6 +29,17 @@ constexpr uint32_t kProfileMeSeed = 0x3c6ef372;  // its own stream, apart from t
 uint64_t draw_interval(CpuAux& aux) {
   aux.profileme_seed = park_miller_next(aux.profileme_seed);
   return exponential_interval(aux.profileme_seed, g_interval_mean);
+}
+
+// The ARM word: the major interval, and with pairs a minor interval drawn
+// uniformly in [1, W] (seed 004 §5.2.2: "a pseudo-random number uniformly
+// distributed between 1 and W").
+uint64_t arm_word(CpuAux& aux) {
+  const uint64_t major = draw_interval(aux) & PROFILEME_ARM_MAJOR_MASK;
+  if (g_pair_window == 0) return major;
+  aux.profileme_seed = park_miller_next(aux.profileme_seed);
+  const uint64_t minor = 1 + scale_to_range(aux.profileme_seed, g_pair_window);
+  return major | minor << PROFILEME_ARM_MINOR_SHIFT;
 }
 
 uint64_t profile_register(uint64_t index) {
@@ -57,27 +69,19 @@ uint32_t field(uint64_t word, uint32_t shift, uint64_t mask) {
   return static_cast<uint32_t>((word >> shift) & mask);
 }
 
-}  // namespace
+// What a pair's overlap test needs of each record.
+struct RecordSummary {
+  uint64_t pc;
+  uint64_t bits;
+  uint32_t charged;  // its cycles: issue + fetch -> slot + slot -> issue
+};
 
-int64_t profileme_configure(uint32_t interval_mean) {
-  if (interval_mean != 0 && !machine_has_event_counters()) return kControlUncountableEvent;
-  g_interval_mean = interval_mean;
-  return kControlOk;
-}
-
-uint32_t profileme_interval() { return g_interval_mean; }
-
-void profileme_start(CpuHot& hot) {
-  if (g_interval_mean == 0) return;
-  CpuAux& aux = g_aux[hot.cpu];
-  if (aux.profileme_seed == 0) aux.profileme_seed = kProfileMeSeed + hot.cpu;
-  pal::wrperfmon(PERFMON_PROFILEME_ARM, draw_interval(aux));
-}
-
-void profileme_interrupt(CpuHot& hot) {
-  const uint64_t pc = profile_register(PROFILEME_REG_PC);
-  const uint64_t bits = profile_register(PROFILEME_REG_EVENTS);
-  const uint64_t latency = profile_register(PROFILEME_REG_LATENCY);
+// One record (the registers at `base`) into the table, with its cycles in
+// progress when paired (at least its issue cycle, issue_slots.h).
+RecordSummary record(CpuHot& hot, uint64_t base) {
+  const uint64_t pc = profile_register(base + PROFILEME_REG_PC);
+  const uint64_t bits = profile_register(base + PROFILEME_REG_EVENTS);
+  const uint64_t latency = profile_register(base + PROFILEME_REG_LATENCY);
   const auto pid = static_cast<uint16_t>(hot.pid);
   record_sum(hot, pc, pid, PROFILEME_EVENT_SAMPLES, 1);
   for (const BitEvent& b : kBitEvents)
@@ -89,7 +93,48 @@ void profileme_interrupt(CpuHot& hot) {
                                  PROFILEME_EVENT_ISSUE};
   for (int i = 0; i < 3; ++i)
     if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
-  if (g_interval_mean != 0) pal::wrperfmon(PERFMON_PROFILEME_ARM, draw_interval(g_aux[hot.cpu]));
+  const uint32_t charged = sums[0] + sums[1] + sums[2];
+  if (g_pair_window != 0) record_sum(hot, pc, pid, PROFILEME_EVENT_WINDOW, charged ? charged : 1);
+  return RecordSummary{pc, bits, charged};
+}
+
+// Seed 004 §5.2.3's useful overlap on the in-order 21164: the second issued
+// while the first was in progress, and so the first while the second was,
+// exactly when they issued in one group: the fetch latency is the first's
+// own cycles (nothing between them took any) and the second took none
+// (docs/profileme.md "Paired sampling"). Both must have retired.
+void record_overlap(CpuHot& hot, const RecordSummary& first, const RecordSummary& second) {
+  if (!(first.bits & second.bits & PROFILEME_BIT_RETIRED) || second.charged != 0) return;
+  if (profile_register(PROFILEME_REG_PAIR_FETCH) != first.charged) return;
+  const auto pid = static_cast<uint16_t>(hot.pid);
+  record_sum(hot, first.pc, pid, PROFILEME_EVENT_OVERLAP, 1);
+  record_sum(hot, second.pc, pid, PROFILEME_EVENT_OVERLAP, 1);
+}
+
+}  // namespace
+
+int64_t profileme_configure(uint32_t interval_mean, uint32_t pair_window) {
+  if (interval_mean != 0 && !machine_has_event_counters()) return kControlUncountableEvent;
+  if (pair_window > PROFILEME_PAIR_WINDOW_MAX) return kControlBadArgument;
+  g_interval_mean = interval_mean;
+  g_pair_window = interval_mean != 0 ? pair_window : 0;
+  return kControlOk;
+}
+
+uint32_t profileme_interval() { return g_interval_mean; }
+uint32_t profileme_pair_window() { return g_pair_window; }
+
+void profileme_start(CpuHot& hot) {
+  if (g_interval_mean == 0) return;
+  CpuAux& aux = g_aux[hot.cpu];
+  if (aux.profileme_seed == 0) aux.profileme_seed = kProfileMeSeed + hot.cpu;
+  pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(aux));
+}
+
+void profileme_interrupt(CpuHot& hot) {
+  const RecordSummary first = record(hot, 0);
+  if (g_pair_window != 0) record_overlap(hot, first, record(hot, PROFILEME_REG_SECOND));
+  if (g_interval_mean != 0) pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(g_aux[hot.cpu]));
 }
 
 }  // namespace dcpi::driver

@@ -32,6 +32,29 @@
 #define PROFILEME_REG_ADDRESS 3 /* its load or store's effective address, else 0 */
 #define PROFILEME_REGISTERS 4
 
+/* Paired sampling (seed 004 §4.2): ARM's a1 carries a minor interval in
+ * bits 63:48 (0: no pair), the fetched instructions from the first
+ * instruction of the pair to the second; bits 47:0 are the major interval
+ * to the first. The second instruction's registers are the first's plus
+ * PROFILEME_REG_SECOND, and PROFILEME_REG_PAIR_FETCH is the intra-pair
+ * fetch latency: the cycles from the first instruction's fetch to the
+ * second's (on the in-order 21164 model, a fetch is the cycle the
+ * instruction's own charge begins: its I-cache wait, then its wait at the
+ * head of the issue queue, then its issue; docs/profileme.md). The
+ * interrupt comes when both records are complete. */
+#define PROFILEME_ARM_MINOR_SHIFT 48
+#define PROFILEME_ARM_MAJOR_MASK 0xffffffffffffull
+#define PROFILEME_REG_SECOND 4
+#define PROFILEME_REG_PAIR_FETCH 8
+#define PROFILEME_REGISTERS_PAIRED 9
+/* The 21164 issues up to four instructions per cycle (two integer, two
+ * floating point) from one aligned block of four: C in seed 004 §5.2.3,
+ * and the pair window W that covers every instruction issued with the
+ * first (distances 1-3; 4, a fetch block, is the default). */
+#define PROFILEME_ISSUE_WIDTH 4
+#define PROFILEME_PAIR_WINDOW_DEFAULT 4
+#define PROFILEME_PAIR_WINDOW_MAX 64
+
 /* PROFILEME_REG_EVENTS bits: what happened to the instruction. */
 #define PROFILEME_BIT_RETIRED 0x1     /* it completed (else aborted) */
 #define PROFILEME_BIT_IMISS 0x2       /* its I-cache line missed */
@@ -89,7 +112,9 @@
   X(ISSUE, "pm_issue_cycles") /* issue, summed */         \
   X(SMISS, "pm_smiss")                                    \
   X(BMISS, "pm_bmiss")                                    \
-  X(WBUF, "pm_wbuf")
+  X(WBUF, "pm_wbuf")                                      \
+  X(WINDOW, "pm_window_cycles") /* in progress, summed */ \
+  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */
 
 #ifndef __ASSEMBLER__
 #define PROFILEME_EVENT_ENUM_(name, text) PROFILEME_EVENT_##name,

@@ -127,12 +127,16 @@ struct StatsPayload {
   // ProfileMe's mean interval in fetched instructions (issue 27; each drawn
   // from an exponential distribution, 1 + floor(mean · E)); 0 when off.
   uint32_t profileme_mean;
-  uint32_t reserved32;
+  // Paired sampling's window W (seed 004 §5.2.2): each record then has a
+  // partner 1..W fetches away and one stands for half a mean interval; 0:
+  // single records (and every guest before it).
+  uint32_t profileme_pair_window;
   uint64_t reserved;
 };
 static_assert(sizeof(StatsPayload) == 208);
 static_assert(offsetof(StatsPayload, counted) == 128);
 static_assert(offsetof(StatsPayload, profileme_mean) == 192);
+static_assert(offsetof(StatsPayload, profileme_pair_window) == 196);
 
 // DriverCpuStats::period_flags.
 enum PeriodFlags : uint16_t {

@@ -91,6 +91,8 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
           named[profile_format::counted_cycles_stat_name(e)] = whole.counted.cycles[e];
       // Issue 27: ProfileMe's mean interval, which its records are scaled by.
       if (whole.profileme_mean != 0) named["profileme_mean"] = whole.profileme_mean;
+      if (whole.profileme_pair_window != 0)  // paired: two records per interval
+        named["profileme_pair_window"] = whole.profileme_pair_window;
       pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
       // The period of the samples this CPU shipped since its previous kStats
       // record (all taken with it: the driver flushes before a period change).

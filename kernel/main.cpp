@@ -98,6 +98,8 @@ BootOptions parse_command_line(const char* line) {
         options.profiler.value_capture = dcpi::default_value_capture();
     } else if (starts_with(word, "events=")) {  // dcpi run --events (issue 26)
       options.profiler.events = static_cast<uint32_t>(parse_number(word + 7, length - 7));
+    } else if (starts_with(word, "profileme_pair=")) {  // dcpi run --profileme-paired W
+      options.profiler.profileme_pair = static_cast<uint32_t>(parse_number(word + 15, length - 15));
     } else if (starts_with(word, "profileme=")) {  // dcpi run --profileme (issue 27)
       options.profiler.profileme = static_cast<uint32_t>(parse_number(word + 10, length - 10));
     } else if (starts_with(word, "count=")) {  // dcpi stat (issue 26 item 4)

@@ -76,9 +76,12 @@ void configure(const Options& options) {
   }
   if (options.profileme != 0) {  // issue 27: 1 = firmware/profileme.h's mean
     const uint32_t mean = options.profileme > 1 ? options.profileme : PROFILEME_INTERVAL_MEAN;
-    const int64_t status = dcpi::driver::profileme_configure(mean);
+    const int64_t status = dcpi::driver::profileme_configure(mean, options.profileme_pair);
     if (status == dcpi::kControlOk)
-      kprintf("dcpi-kernel: ProfileMe every %u fetched instructions (mean, exponential)\n", mean);
+      kprintf(
+          "dcpi-kernel: ProfileMe every %u fetched instructions (mean, exponential), pair "
+          "window %u\n",
+          mean, options.profileme_pair);
     else
       kprintf("dcpi-kernel: profileme refused (status %ld): only the ev5 machine has it\n", status);
   }

@@ -14,16 +14,17 @@ namespace kernel::profiler {
 inline constexpr uint32_t kDaemonCpu = 0;
 
 struct Options {
-  bool enabled = true;        // profile=0 turns sampling off (unprofiled baselines)
-  uint32_t period_base = 0;   // period=N: 0 keeps the driver's default (60K)
-  uint32_t period_range = 0;  // period_range=N
-  uint32_t events = 0;        // events=N: the event set (firmware/events.h); 0 = cycles
-  bool events_mux = false;    // emux=1: time-multiplex them (DCPI §4.1 "mux")
-  uint32_t count_events = 0;  // count=N: counting mode's events (dcpi stat; 0 = off)
-  uint32_t profileme = 0;     // profileme=N: ProfileMe every ~N fetched instructions, 1 = default
-  bool serial = false;        // transport=serial: records also go out on COM2
-  uint32_t value_length = 0;  // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
-  uint32_t value_every = 2;   // ... on every k-th interrupt
+  bool enabled = true;          // profile=0 turns sampling off (unprofiled baselines)
+  uint32_t period_base = 0;     // period=N: 0 keeps the driver's default (60K)
+  uint32_t period_range = 0;    // period_range=N
+  uint32_t events = 0;          // events=N: the event set (firmware/events.h); 0 = cycles
+  bool events_mux = false;      // emux=1: time-multiplex them (DCPI §4.1 "mux")
+  uint32_t count_events = 0;    // count=N: counting mode's events (dcpi stat; 0 = off)
+  uint32_t profileme = 0;       // profileme=N: ProfileMe every ~N fetched instructions, 1 = default
+  uint32_t profileme_pair = 0;  // profileme_pair=W: paired sampling, window W (issue 27 item 2)
+  bool serial = false;          // transport=serial: records also go out on COM2
+  uint32_t value_length = 0;    // values=N/k: interpret N instructions (seed 001 §2.1.2); 0 = off
+  uint32_t value_every = 2;     // ... on every k-th interrupt
   uint32_t chain_stack_bytes =
       0;  // chains=BYTES: call chains, BYTES of stack per sample (issue 28)
   dcpi::ValueCapture value_capture = dcpi::default_value_capture();  // vcapture=SPEC

@@ -33,8 +33,11 @@ EventScale event_scale(const EpochMetadata& metadata, uint16_t event) {
   if (is_profileme_event(event)) {  // a record per mean interval of fetched instructions
     for (const auto& [cpu, stats] : metadata.cpu_stats)
       if (const uint64_t mean = stat_of(stats, "profileme_mean"); mean != 0) {
-        // 1 + floor(mean · E) (firmware/park_miller.h): mean + 1/2.
+        // 1 + floor(mean · E) (firmware/park_miller.h): mean + 1/2. Paired,
+        // each position is a sample of its own: a record stands for S/2.
         scale.mean_period = static_cast<double>(mean) + 0.5;
+        scale.pair_window = static_cast<uint32_t>(stat_of(stats, "profileme_pair_window"));
+        if (scale.pair_window != 0) scale.mean_period /= 2;
         break;
       }
     return scale;

@@ -20,6 +20,9 @@ struct EventScale {
   double mean_period = 0;  // events per sample while counted; 0: not recorded
   double share = 1;        // of the sampled time the event had its counter
   bool shared = false;     // counter 2 rotated: `share` measured (counted cycles)
+  // ProfileMe's paired sampling window W (epoch.meta profileme_pair_window),
+  // 0: single records; a pm_* record then stands for S/2 (mean_period).
+  uint32_t pair_window = 0;
   // The events one sample stands for; nullopt when the period is unknown.
   std::optional<double> events_per_sample() const;
 };
@@ -32,7 +35,8 @@ EventScale event_scale(const EpochMetadata& metadata, uint16_t event);
 
 // ProfileMe's events (pm_*, firmware/profileme.h): counts and summed
 // latencies of records, one per mean interval of fetched instructions (the
-// paper's S): each times S estimates the total.
+// paper's S): each times S estimates the total; with paired sampling
+// (`profileme_pair_window`) two per interval, each times S/2.
 bool is_profileme_event(uint16_t event);
 
 // "a sample every 9215.5 cycles (mean)", "... imiss (mean), counted 33.3 % of the time".

@@ -22,6 +22,7 @@
 #include "firmware/call_chains.h"
 #include "firmware/events.h"
 #include "firmware/memory_map.h"
+#include "firmware/profileme.h"
 #include "firmware/value_tuples.h"
 #include "hostdump/run/guest_outputs.h"
 #include "hostdump/run/machine_files.h"
@@ -38,7 +39,7 @@ const std::string_view kRunUsage =
     "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
     "                [--machine qemu|ev5] [--model NAME=N,...] [--truth FILE] [--contexts]\n"
     "                [--paths] [-g | --call-graph [--stack-bytes N]]\n"
-    "                [--profileme | --profileme-interval N]\n"
+    "                [--profileme | --profileme-interval N] [--profileme-paired W]\n"
     "                [--build DIR] [--palcode P] [--kernel K] [--initrd I] [--memory MB]\n"
     "                [--transport gdb|serial] [--interval SECONDS] [--timeout SECONDS] [--quiet] "
     "[--gdb-port PORT] [--json]\n"
@@ -101,6 +102,10 @@ const std::string_view kRunUsage =
     "               latencies, stored as pm_* events (see dcpi profileme)\n"
     "  --profileme-interval N  the same, one per N fetched instructions (mean;\n"
     "               intervals exponential, so every instruction is as likely)\n"
+    "  --profileme-paired W  paired sampling (seed 004 4.2): each sampled instruction\n"
+    "               gets a partner 1..W fetches later (uniform; W <= 64, the 21164's\n"
+    "               4-wide issue needs W >= 3), for the wasted issue slots in dcpi\n"
+    "               profileme; implies --profileme\n"
     "  --no-profile run with sampling off (for overhead baselines)\n"
     "  --values     value sampling (seed 001): interpret N instructions on every k-th\n"
     "               interrupt of user code and store value hotlists (see dcpi values)\n"
@@ -344,6 +349,10 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   run.profileme = options.flag("profileme") ? 1 : 0;
   if (options.value("profileme-interval"))
     run.profileme = parse_count(options, "profileme-interval", 0, 256, 1u << 30);
+  if (options.value("profileme-paired")) {
+    run.profileme_pair = parse_count(options, "profileme-paired", 0, 1, PROFILEME_PAIR_WINDOW_MAX);
+    if (run.profileme == 0) run.profileme = 1;
+  }
   if (run.profileme != 0 && options.value("machine").value_or("qemu") != "ev5")
     throw UsageError("--profileme needs --machine ev5: QEMU has no pipeline to sample");
   if (const auto values = options.value("values")) {
@@ -521,13 +530,35 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
     }
   }
   const ParsedOptions options(
-      arguments, {{"mix",       "workloads", "cpus",          "db",
-                   "epoch",     "period",    "period-range",  "events",
-                   "build",     "palcode",   "kernel",        "initrd",
-                   "memory",    "interval",  "timeout",       "gdb-port",
-                   "transport", "values",    "values-module", "values-capture",
-                   "append",    "plugin",    "com2-port",     "machine",
-                   "truth",     "model",     "stack-bytes",   "profileme-interval"},
+      arguments, {{"mix",
+                   "workloads",
+                   "cpus",
+                   "db",
+                   "epoch",
+                   "period",
+                   "period-range",
+                   "events",
+                   "build",
+                   "palcode",
+                   "kernel",
+                   "initrd",
+                   "memory",
+                   "interval",
+                   "timeout",
+                   "gdb-port",
+                   "transport",
+                   "values",
+                   "values-module",
+                   "values-capture",
+                   "append",
+                   "plugin",
+                   "com2-port",
+                   "machine",
+                   "truth",
+                   "model",
+                   "stack-bytes",
+                   "profileme-interval",
+                   "profileme-paired"},
                   {"no-profile", "quiet", "json", "print-qemu-command", "no-gdb", "no-initrd",
                    "contexts", "paths", "call-graph", "profileme"}});
   RunRequest run = parse_run_options(options);

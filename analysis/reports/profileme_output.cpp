@@ -6,6 +6,7 @@
 
 #include "analysis/reports/json_writer.h"
 #include "analysis/reports/report_output.h"
+#include "firmware/profileme.h"
 
 namespace dcpi {
 
@@ -52,9 +53,15 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
     return;
   }
   out << "ProfileMe records: " << report.records;
-  if (report.interval > 0)
+  if (report.interval > 0 && report.pair_window == 0)
     out << fmt::format(", one per {:.1f} fetched instructions (S); executions = retired x S",
                        report.interval);
+  if (report.interval > 0 && report.pair_window != 0)
+    out << fmt::format(
+        ", in pairs (W = {}), a pair per {:.1f} fetched instructions (S); executions = retired "
+        "x S/2; \"wasted\": the issue slots wasted while the instructions were in progress "
+        "(seed 004 5.2.3: C x L x S/2 - U x W x S - executions, C = {})",
+        report.pair_window, 2 * report.interval, PROFILEME_ISSUE_WIDTH);
   out << "\nRates per execution (records with the event / retired records); latencies: mean "
          "cycles per record\n(issue, fetch -> slot, slot -> issue: docs/profileme.md)\n\n";
   const bool listing = !report.rows.empty() && report.rows.front().address.has_value();
@@ -66,6 +73,7 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
   for (const char* header : {"records", "executions", "aborted", "dmiss", "dtbmiss", "imiss",
                              "mispredict", "issue", "fetch", "stall"})
     columns.push_back({header});
+  if (report.pair_window != 0) columns.push_back({"wasted"});
   if (!listing) {
     columns.push_back({"procedure", true});
     columns.push_back({"image", true});
@@ -88,6 +96,7 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
     cells.push_back(mean(row.issue, row.records));
     cells.push_back(mean(row.fetch, row.records));
     cells.push_back(mean(row.stall, row.records));
+    if (report.pair_window != 0) cells.push_back(fmt::format("{:.0f}", row.wasted.value_or(0)));
     if (!listing) {
       cells.push_back(row.procedure);
       cells.push_back(row.image);
@@ -105,6 +114,7 @@ void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t>
   json.begin_object().field("records", report.records);
   json.key("interval");
   report.interval > 0 ? json.value(report.interval, 1) : json.null();
+  json.field("pair_window", report.pair_window);
   json.key("rows").begin_array();
   for (size_t i = 0; i < shown(report, limit); ++i) {
     const ProfileMeRow& row = report.rows[i];
@@ -121,7 +131,12 @@ void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t>
     json.end_object();
     json.key("latency_cycles").begin_object();
     json.field("issue", row.issue).field("fetch", row.fetch).field("stall", row.stall);
-    json.end_object().end_object();
+    json.end_object();
+    if (report.pair_window != 0) {
+      json.field("window_cycles", row.window).field("overlap", row.overlap);
+      json.key("wasted_slots").value(row.wasted.value_or(0), 1);
+    }
+    json.end_object();
   }
   json.end_array().end_object();
   out << '\n';

@@ -240,6 +240,19 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
         .real_field("sigma", row.sigma)
         .field("within_2sigma", row.within_2sigma())
         .end_object();
+  json.end_array();
+  json.field("pair_window", p.pair_window);
+  json.field("waste_judged", uint64_t{p.waste_judged});
+  json.field("waste_within_10", uint64_t{p.waste_within});
+  json.key("wasted_slots").begin_array();
+  for (const calc::ProcedureWaste& row : p.waste)
+    json.begin_object()
+        .field("procedure", row.name)
+        .real_field("records", row.records)
+        .real_field("estimated", row.estimated)
+        .real_field("true", row.exact)
+        .field("within_10", row.within(calc::kWasteWithin))
+        .end_object();
   json.end_array().end_object();
 }
 
@@ -251,6 +264,27 @@ void print_convergence(const char* what, const calc::Convergence& c, std::ostrea
   for (const calc::ConvergenceBucket& b : c.buckets)
     if (b.instructions) out << ' ' << b.min_records << "+: " << b.within << '/' << b.instructions;
   out << '\n';
+}
+
+// Paired sampling's wasted issue slots per procedure (seed 004 §5.2.3).
+void print_waste(const calc::ProfileMeScore& p, std::ostream& out) {
+  if (p.pair_window == 0) return;
+  if (p.waste.empty()) {
+    out << "  wasted issue slots: no truth to score them against (the truth has no "
+           "wasted_slots lines)\n";
+    return;
+  }
+  out << "  wasted issue slots per procedure (paired, W = " << p.pair_window
+      << "; C x L x S/2 - U x W x S - executions): " << p.waste_within << " of the "
+      << p.waste_judged << " with >= 100 records within 10 % of the truth's\n";
+  TextTable table({{"procedure", true}, {"records"}, {"estimated"}, {"truth"}, {"error"}});
+  for (size_t i = 0; i < std::min<size_t>(p.waste.size(), 10); ++i) {
+    const calc::ProcedureWaste& row = p.waste[i];
+    table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.records, 0),
+                   fixed_text(row.estimated, 0), fixed_text(row.exact, 0),
+                   row.exact > 0 ? percent_text(100.0 * row.error()) : "-"});
+  }
+  table.print(out);
 }
 
 // Issue 27: ProfileMe's records against the truth (docs/profileme.md).
@@ -272,6 +306,7 @@ void print_profileme(const ScoreRun& run, std::ostream& out) {
                    row.within_2sigma() ? "yes" : "no"});
   }
   table.print(out);
+  print_waste(p, out);
 }
 
 }  // namespace

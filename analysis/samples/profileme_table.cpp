@@ -44,6 +44,10 @@ uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
       return &row.fetch;
     case PROFILEME_EVENT_ISSUE:
       return &row.issue;
+    case PROFILEME_EVENT_WINDOW:
+      return &row.window;
+    case PROFILEME_EVENT_OVERLAP:
+      return &row.overlap;
     default:
       return nullptr;
   }
@@ -62,6 +66,14 @@ std::string disassembly(const ResolvedImage& resolved, uint64_t address) {
 
 }  // namespace
 
+double wasted_issue_slots(const ProfileMeRow& row, double interval, uint32_t pair_window) {
+  // s = S/2: L·C·S/2 = window·C·s, U·W·S = overlap·W·2s, executions = retired·s
+  // (each issues itself in its window: a slot used, not wasted).
+  return PROFILEME_ISSUE_WIDTH * static_cast<double>(row.window) * interval -
+         static_cast<double>(row.overlap) * pair_window * 2 * interval -
+         static_cast<double>(row.retired) * interval;
+}
+
 ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& resolver,
                                        const std::optional<std::string>& procedure) {
   ProfileMeReport report;
@@ -72,8 +84,10 @@ ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& 
     if (!is_profileme_event(event)) continue;
     const ImageIdentity& image = profile.info.image;
     const ResolvedImage& resolved = resolver.resolve(image);
-    const std::optional<double> per_record = scale_of(samples, profile.info).events_per_sample();
+    const EventScale scale = scale_of(samples, profile.info);
+    const std::optional<double> per_record = scale.events_per_sample();
     if (report.interval == 0 && per_record) report.interval = *per_record;
+    if (scale.pair_window != 0) report.pair_window = scale.pair_window;
     const std::string display = image.unknown ? "[unknown]" : image.path;
     // Every pm_* profile of the image holds the same addresses: name each once.
     std::unordered_map<uint64_t, std::string>& names = names_of[image];
@@ -96,7 +110,11 @@ ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& 
       if (event == PROFILEME_EVENT_SAMPLES) report.records += stored.count;
     }
   }
-  for (auto& [key, row] : rows) report.rows.push_back(std::move(row));
+  for (auto& [key, row] : rows) {
+    if (report.pair_window != 0 && report.interval > 0)
+      row.wasted = wasted_issue_slots(row, report.interval, report.pair_window);
+    report.rows.push_back(std::move(row));
+  }
   std::stable_sort(report.rows.begin(), report.rows.end(),
                    [&](const ProfileMeRow& a, const ProfileMeRow& b) {
                      if (procedure) return a.address < b.address;  // a listing: in order

@@ -28,14 +28,25 @@ struct ProfileMeRow {
   uint64_t smiss = 0, bmiss = 0, wbuf = 0;  // the D-cache miss's level; a full write buffer
   // Latencies summed over the records (cycles).
   uint64_t issue = 0, fetch = 0, stall = 0;
+  // Paired sampling (seed 004 §5.2.3): cycles in progress summed, and the
+  // records whose partner issued with them (useful overlap).
+  uint64_t window = 0, overlap = 0;
+  // The wasted issue slots while its instructions were in progress,
+  // C·L·S/2 − U·W·S − executions, when the records were paired.
+  std::optional<double> wasted;
 };
 
 struct ProfileMeReport {
   std::vector<ProfileMeRow> rows;  // most records first
   uint64_t records = 0;
-  double interval = 0;  // S: the mean interval (the first epoch's), 0 if unknown
+  double interval = 0;       // what one record stands for: S (S/2 when paired), 0 if unknown
+  uint32_t pair_window = 0;  // W when the records were paired, else 0
   std::vector<std::string> warnings;
 };
+
+// Seed 004 §5.2.3's estimate on the 21164 (C = 4): C × window × s − overlap
+// × W × 2s − retired × s, s = what one paired record stands for (S/2).
+double wasted_issue_slots(const ProfileMeRow& row, double interval, uint32_t pair_window);
 
 // Per procedure of every image; with `procedure`, per instruction of it.
 ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& resolver,

@@ -225,6 +225,8 @@ std::string kernel_command_line(const RunRequest& options) {
   if (options.events_mux) line += " emux=1";
   if (options.count_events != 0) line += " count=" + std::to_string(options.count_events);
   if (options.profileme != 0) line += " profileme=" + std::to_string(options.profileme);
+  if (options.profileme_pair != 0)
+    line += " profileme_pair=" + std::to_string(options.profileme_pair);
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);
     line += " period_range=" + std::to_string(options.period_range);

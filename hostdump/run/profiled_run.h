@@ -54,6 +54,8 @@ struct RunRequest {
   // dcpi run --profileme (issue 27): instruction sampling every ~N fetched
   // instructions (kernel profileme=N; 1: the driver's default), 0: off.
   uint32_t profileme = 0;
+  // --profileme-paired W (issue 27 item 2): kernel profileme_pair=W, 0: off.
+  uint32_t profileme_pair = 0;
   // The machine whose time the guest runs on, recorded with every epoch of
   // the run (epoch.meta `machine`, issue 14): "qemu" or "ev5" (dcpi run --machine).
   std::string timing_machine{kMachineQemu};

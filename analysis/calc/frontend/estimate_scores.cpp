@@ -92,6 +92,9 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
                                  interval->second};
   for (const char* latency : {"pm_issue_cycles", "pm_fetch_cycles", "pm_stall_cycles"})
     for (const auto& [pc, cycles] : records_of(latency)) records.latency[pc] += cycles;
+  records.window = records_of("pm_window_cycles");
+  records.overlap = records_of("pm_overlap");
+  records.pair_window = inputs.samples.profileme_pair_window;
   std::vector<calc::NamedRange> procedures;
   for (const ProcedureRange& p : inputs.code.procedures())
     if ((!name || p.name == *name) && samples_in(events.at("pm_samples"), p.start, p.end) > 0)

@@ -297,6 +297,7 @@ void read_event_samples(const ProfileDatabase& db, const std::vector<uint64_t>& 
       samples.sampled_events.insert(info.event_name);
       if (info.image != samples.identity) continue;
       const EventScale scale = event_scale(metadata, info.event);
+      if (scale.pair_window != 0) samples.profileme_pair_window = scale.pair_window;
       // Several events but no counted cycles: the shares were not recorded.
       if (counter2.count(info.event) && counter2.size() > 1 && !scale.shared)
         unscaled.insert(info.event_name);

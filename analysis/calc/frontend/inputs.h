@@ -59,8 +59,9 @@ struct ImageSamples {
   // by samples; profiledb/event_scale.h). Absent when an epoch
   // time-shared counter 2 without recording the shares (older databases).
   std::map<std::string, double> events_per_sample;
-  double total = 0;                   // in the image
-  size_t cpus = 0;                    // CPUs with driver statistics in those epochs
+  uint32_t profileme_pair_window = 0;  // W of paired ProfileMe records (issue 27), 0: none
+  double total = 0;                    // in the image
+  size_t cpus = 0;                     // CPUs with driver statistics in those epochs
   std::vector<EpochPeriod> periods;   // per epoch read: its recorded period and the image's samples
   std::string machine{kMachineQemu};  // of the epochs with samples (one machine, or an error)
 };
@@ -146,10 +147,10 @@ struct AnalyzedProcedure {
 };
 
 // DCPI §6.1 for one procedure: decode, CFG, classes, estimates, propagation.
-AnalyzedProcedure analyze_code(
-    const CodeImage& image, const ProcedureRange& procedure, const calc::ProcessorModel& model,
-    const calc::SamplesByAddress& samples,
-    calc::FrequencyEstimator estimator = calc::kDefaultEstimator);
+AnalyzedProcedure analyze_code(const CodeImage& image, const ProcedureRange& procedure,
+                               const calc::ProcessorModel& model,
+                               const calc::SamplesByAddress& samples,
+                               calc::FrequencyEstimator estimator = calc::kDefaultEstimator);
 
 // The samples that fall inside [start, end).
 double samples_in(const calc::SamplesByAddress& samples, uint64_t start, uint64_t end);

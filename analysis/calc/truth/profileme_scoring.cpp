@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "firmware/profileme.h"
+
 namespace dcpi::calc {
 
 bool ProcedureCycles::within_2sigma() const {
@@ -69,6 +71,47 @@ ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& re
   return row;
 }
 
+double sum_in(const RecordsByAddress& records, const AddressRange& range) {
+  double sum = 0;
+  for (const auto& [pc, n] : records)
+    if (pc >= range.start && pc < range.end) sum += n;
+  return sum;
+}
+
+// C·L·S/2 − U·W·S − executions, with s = S/2 per record (profileme_table.h).
+ProcedureWaste procedure_waste(const NamedRange& p, const ProfileMeRecords& records,
+                               const GroundTruth& truth) {
+  ProcedureWaste row{p.name};
+  const double s = records.interval;
+  row.records = sum_in(records.samples, p.range);
+  row.estimated = PROFILEME_ISSUE_WIDTH * sum_in(records.window, p.range) * s -
+                  sum_in(records.overlap, p.range) * records.pair_window * 2 * s -
+                  sum_in(records.retired, p.range) * s;
+  const auto wasted = truth.pc_events().find("wasted_slots");
+  if (wasted != truth.pc_events().end())
+    for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4)
+      if (const auto found = wasted->second.find(pc); found != wasted->second.end())
+        row.exact += static_cast<double>(found->second);
+  return row;
+}
+
+void score_waste(const ProfileMeRecords& records, const GroundTruth& truth,
+                 const std::vector<NamedRange>& procedures, ProfileMeScore& score) {
+  score.pair_window = records.pair_window;
+  if (records.pair_window == 0 || !truth.pc_events().count("wasted_slots")) return;
+  for (const NamedRange& p : procedures) {
+    ProcedureWaste row = procedure_waste(p, records, truth);
+    if (row.records == 0 && row.exact == 0) continue;
+    if (row.records >= kWasteMinRecords) {
+      ++score.waste_judged;
+      score.waste_within += row.within(kWasteWithin);
+    }
+    score.waste.push_back(std::move(row));
+  }
+  std::sort(score.waste.begin(), score.waste.end(),
+            [](const ProcedureWaste& a, const ProcedureWaste& b) { return a.exact > b.exact; });
+}
+
 }  // namespace
 
 ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTruth& truth,
@@ -93,6 +136,7 @@ ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTrut
   }
   std::sort(score.procedures.begin(), score.procedures.end(),
             [](const ProcedureCycles& a, const ProcedureCycles& b) { return a.exact > b.exact; });
+  score_waste(records, truth, procedures, score);
   return score;
 }
 

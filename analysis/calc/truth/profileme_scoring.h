@@ -5,6 +5,7 @@
 // latencies × S give its true cycles (issue + fetch -> slot + slot ->
 // issue = the truth's `cycles` per PC).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -43,17 +44,39 @@ struct ProcedureCycles {
   bool within_2sigma() const;
 };
 
+// Paired sampling's wasted issue slots (seed 004 §5.2.3) per procedure:
+// the estimate from the records against the truth's `wasted_slots`.
+struct ProcedureWaste {
+  std::string name;
+  double records = 0;
+  double estimated = 0;
+  double exact = 0;
+  double error() const { return exact > 0 ? estimated / exact - 1 : 0; }
+  bool within(double share) const { return exact > 0 && std::fabs(error()) <= share; }
+};
+
 struct ProfileMeScore {
-  double interval = 0;  // S
+  double interval = 0;  // S (S/2 when paired: what one record stands for)
   double records = 0;
   Convergence executions, dcache_misses;
   std::vector<ProcedureCycles> procedures;  // most cycles first
   size_t procedures_within = 0;             // within 2σ
+  uint32_t pair_window = 0;                 // W; 0: not paired, no waste scored
+  std::vector<ProcedureWaste> waste;        // most true wasted slots first
+  size_t waste_judged = 0;                  // procedures with >= kWasteMinRecords records
+  size_t waste_within = 0;                  // of those, within kWasteWithin of the truth
 };
+inline constexpr double kWasteWithin = 0.10;  // issue 27: within 10 %
+// A procedure with fewer records is sampling noise first: a record of a
+// group's leader alone stands for S/2 × (C × cycles − 1) slots.
+inline constexpr double kWasteMinRecords = 100;
 
 struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
   double interval = 0;
+  // Paired sampling: cycles in progress and useful overlaps per PC, and W.
+  RecordsByAddress window, overlap;
+  uint32_t pair_window = 0;
 };
 
 struct NamedRange {

@@ -38,7 +38,15 @@ uint64_t saturate(uint64_t value, uint64_t mask) { return std::min(value, mask);
 
 }  // namespace
 
-void ProfileUnit::arm(uint64_t fetched) { countdown_ = fetched; }
+void ProfileUnit::arm(uint64_t value) {
+  countdown_ = value & PROFILEME_ARM_MAJOR_MASK;
+  minor_ = value >> PROFILEME_ARM_MINOR_SHIFT;
+  paired_ = countdown_ != 0 && minor_ != 0;
+  second_pending_ = paired_;
+  for (Record& r : records_) r.done = false;
+  pair_open_ = false;
+  pair_cycles_ = 0;
+}
 
 uint64_t ProfileUnit::take_completed() {
   if (!completed_) return 0;
@@ -46,63 +54,144 @@ uint64_t ProfileUnit::take_completed() {
   return EV5_OVERFLOW_PROFILEME;
 }
 
-void ProfileUnit::entered(const BlockRecord& block) {
-  if (tagging_) complete();  // the tagged instruction's block was left: it retired
-  if (countdown_ == 0) return;
-  const auto& instructions = block.timing.instructions;
-  if (countdown_ > instructions.size()) {
-    countdown_ -= instructions.size();
+void ProfileUnit::tag(Record& record, const BlockRecord& block, uint32_t index) {
+  const auto& instruction = block.timing.instructions[index];
+  record.tagging = true;
+  record.block = &block;
+  record.index = index;
+  record.pc = instruction.pc;
+  record.bits = PROFILEME_BIT_RETIRED | (is_palcode_address(record.pc) ? PROFILEME_BIT_PAL : 0);
+  record.stall = record.fetch = record.address = 0;
+  record.issue = instruction.cost;
+}
+
+// The static costs of [from, to) count now; their stalls as they come.
+void ProfileUnit::open_span(const BlockRecord& block, uint32_t from, uint32_t to) {
+  span_ = PairSpan{&block, from, to};
+  for (uint32_t i = from; i < to; ++i) pair_cycles_ += block.timing.instructions[i].cost;
+}
+
+// Counts fetched instructions of `block` from `next` on, tagging the one
+// the countdown reaches: the first (then the countdown runs the minor
+// interval) or the pair's second.
+void ProfileUnit::take_in(const BlockRecord& block, uint32_t& next) {
+  const auto size = static_cast<uint32_t>(block.timing.instructions.size());
+  if (countdown_ > size - next) {
+    countdown_ -= size - next;
+    if (pair_open_) open_span(block, next, size);
+    next = size;
     return;
   }
-  index_ = static_cast<uint32_t>(countdown_ - 1);
-  countdown_ = 0;  // software arms it again after reading the record
-  block_ = &block;
-  pc_ = instructions[index_].pc;
-  bits_ = PROFILEME_BIT_RETIRED | (is_palcode_address(pc_) ? PROFILEME_BIT_PAL : 0);
-  stall_ = fetch_ = address_ = 0;
-  issue_ = instructions[index_].cost;
-  tagging_ = true;
+  const auto index = static_cast<uint32_t>(next + countdown_ - 1);
+  countdown_ = 0;    // software arms it again after reading the record
+  if (pair_open_) {  // the pair's second: the span ends before it
+    open_span(block, next, index);
+    pair_open_ = false;
+    second_pending_ = false;
+    tag(records_[1], block, index);
+  } else {
+    tag(records_[0], block, index);
+    if (paired_) {
+      countdown_ = minor_;
+      pair_open_ = true;
+      pair_cycles_ = 0;
+      span_ = PairSpan{};
+      // The first's own cycles are the start of the fetch latency.
+      const uint32_t first = index;
+      next = index + 1;
+      if (countdown_ > size - next) {
+        open_span(block, first, size);
+        countdown_ -= size - next;
+        next = size;
+        return;
+      }
+      const auto second = static_cast<uint32_t>(next + countdown_ - 1);
+      countdown_ = 0;
+      open_span(block, first, second);
+      pair_open_ = false;
+      second_pending_ = false;
+      tag(records_[1], block, second);
+      next = second + 1;
+      return;
+    }
+  }
+  next = index + 1;
+}
+
+void ProfileUnit::entered(const BlockRecord& block) {
+  // The tagged instructions' blocks were left: they retired.
+  for (uint32_t set = 0; set < records_.size(); ++set)
+    if (records_[set].tagging) complete(records_[set], set);
+  span_ = PairSpan{};
+  if (countdown_ == 0) return;
+  uint32_t next = 0;
+  take_in(block, next);
 }
 
 void ProfileUnit::cut(const BlockRecord& block, uint32_t index) {
-  if (!tagging_ || &block != block_ || index_ < index) return;
-  bits_ &= ~uint64_t{PROFILEME_BIT_RETIRED};  // fetched, but the exit came first
-  complete();
+  if (span_.block == &block && index < span_.to) {  // [index, to) did not run
+    const uint32_t from = std::max(index, span_.from);
+    for (uint32_t i = from; i < span_.to; ++i) pair_cycles_ -= block.timing.instructions[i].cost;
+    span_.to = from;
+  }
+  for (uint32_t set = 0; set < records_.size(); ++set) {
+    Record& r = records_[set];
+    if (!r.tagging || r.block != &block || r.index < index) continue;
+    r.bits &= ~uint64_t{PROFILEME_BIT_RETIRED};  // fetched, but the exit came first
+    complete(r, set);
+  }
 }
 
 void ProfileUnit::event(uint64_t pc, ModelEvent event) {
-  if (tagging_ && pc == pc_) bits_ |= bit_of(event);
+  for (Record& r : records_)
+    if (r.tagging && pc == r.pc) r.bits |= bit_of(event);
 }
 
 void ProfileUnit::stalled(uint64_t pc, StallCause cause, uint64_t cycles) {
-  if (!tagging_ || pc != pc_) return;
-  (is_fetch_stall(cause) ? fetch_ : stall_) += cycles;
-  if (cause == StallCause::kWriteBufferOverflow && cycles != 0) bits_ |= PROFILEME_BIT_WBUF;
+  if (span_.block && span_.from < span_.to) {
+    const auto& instructions = span_.block->timing.instructions;
+    if (pc >= instructions[span_.from].pc && pc <= instructions[span_.to - 1].pc)
+      pair_cycles_ += cycles;
+  }
+  for (Record& r : records_) {
+    if (!r.tagging || pc != r.pc) continue;
+    (is_fetch_stall(cause) ? r.fetch : r.stall) += cycles;
+    if (cause == StallCause::kWriteBufferOverflow && cycles != 0) r.bits |= PROFILEME_BIT_WBUF;
+  }
 }
 
 void ProfileUnit::missed_levels(uint64_t pc, bool scache, bool bcache) {
-  if (!tagging_ || pc != pc_) return;
-  if (scache) bits_ |= PROFILEME_BIT_SMISS;
-  if (bcache) bits_ |= PROFILEME_BIT_BMISS;
+  for (Record& r : records_) {
+    if (!r.tagging || pc != r.pc) continue;
+    if (scache) r.bits |= PROFILEME_BIT_SMISS;
+    if (bcache) r.bits |= PROFILEME_BIT_BMISS;
+  }
 }
 
 void ProfileUnit::accessed(uint64_t pc, uint64_t vaddr) {
-  if (tagging_ && pc == pc_) address_ = vaddr;
+  for (Record& r : records_)
+    if (r.tagging && pc == r.pc) r.address = vaddr;
 }
 
 void ProfileUnit::flush() {
-  if (tagging_) complete();
+  for (uint32_t set = 0; set < records_.size(); ++set)
+    if (records_[set].tagging) complete(records_[set], set);
 }
 
-void ProfileUnit::complete() {
-  tagging_ = false;
-  registers_[PROFILEME_REG_PC] = pc_;
-  registers_[PROFILEME_REG_EVENTS] = bits_ | uint64_t{space_} << PROFILEME_SPACE_SHIFT;
-  registers_[PROFILEME_REG_LATENCY] =
-      saturate(stall_, PROFILEME_LAT_STALL_MASK) << PROFILEME_LAT_STALL_SHIFT |
-      saturate(fetch_, PROFILEME_LAT_FETCH_MASK) << PROFILEME_LAT_FETCH_SHIFT |
-      saturate(issue_, PROFILEME_LAT_ISSUE_MASK) << PROFILEME_LAT_ISSUE_SHIFT;
-  registers_[PROFILEME_REG_ADDRESS] = address_;
+void ProfileUnit::complete(Record& r, uint32_t set) {
+  r.tagging = false;
+  r.done = true;
+  const uint32_t base = set * PROFILEME_REG_SECOND;
+  registers_[base + PROFILEME_REG_PC] = r.pc;
+  registers_[base + PROFILEME_REG_EVENTS] = r.bits | uint64_t{space_} << PROFILEME_SPACE_SHIFT;
+  registers_[base + PROFILEME_REG_LATENCY] =
+      saturate(r.stall, PROFILEME_LAT_STALL_MASK) << PROFILEME_LAT_STALL_SHIFT |
+      saturate(r.fetch, PROFILEME_LAT_FETCH_MASK) << PROFILEME_LAT_FETCH_SHIFT |
+      saturate(r.issue, PROFILEME_LAT_ISSUE_MASK) << PROFILEME_LAT_ISSUE_SHIFT;
+  registers_[base + PROFILEME_REG_ADDRESS] = r.address;
+  // The interrupt waits for every record the arming asked for (§4.2).
+  if (!records_[0].done || (paired_ && (second_pending_ || !records_[1].done))) return;
+  if (paired_) registers_[PROFILEME_REG_PAIR_FETCH] = pair_cycles_;
   completed_ = true;
 }
 

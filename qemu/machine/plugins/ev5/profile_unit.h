@@ -1,12 +1,19 @@
-// ProfileMe's hardware on the 21164 model (issue 27; seed 004 §3,
+// ProfileMe's hardware on the 21164 model (issue 27; seed 004 §3-4,
 // firmware/profileme.h): the Fetched Instruction Counter and the Profile
-// Registers of one CPU. It watches what the model books (as a truth
-// observer): the instructions fetched on the program's path (every block
-// entered, a block cut short included: its instructions were fetched), and
-// the stalls and events the model charges at the tagged instruction while
-// its block runs. When that block is left the record is complete and the
-// unit raises EV5_OVERFLOW_PROFILEME; an instruction whose block an exit
-// cut before it ran is recorded as aborted.
+// Registers of one CPU, two sets of them for paired sampling. It watches
+// what the model books (as a truth observer): the instructions fetched on
+// the program's path (every block entered, a block cut short included: its
+// instructions were fetched), and the stalls and events the model charges
+// at a tagged instruction while its block runs. When that block is left the
+// record is complete; when every armed record is, the unit raises
+// EV5_OVERFLOW_PROFILEME. An instruction whose block an exit cut before it
+// ran is recorded as aborted.
+//
+// Paired sampling (§4.2): the second instruction is the minor interval's
+// fetch after the first, and the unit measures the intra-pair fetch
+// latency: the cycles charged from the first instruction's fetch (its own
+// charge's start) to the second's, the costs and stalls of the
+// instructions in between included.
 //
 // Not modelled (docs/profileme.md): the wrong-path instructions a
 // mispredicted branch makes the 21164 fetch and squash (TCG runs the right
@@ -23,11 +30,13 @@ namespace dcpi::ev5 {
 class ProfileUnit : public TruthObserver {
  public:
   // The Fetched Instruction Counter (wrperfmon PERFMON_PROFILEME_ARM): the
-  // `fetched`-th instruction fetched from now is tagged; 0 turns it off.
-  void arm(uint64_t fetched);
-  // Profile Register `index` (PROFILEME_REG_*) of the last completed record.
+  // major interval's fetched instruction from now is tagged, and, with a
+  // minor interval, the minor interval's after it too; 0 turns it off.
+  void arm(uint64_t value);
+  // Profile Register `index` (PROFILEME_REG_*, + PROFILEME_REG_SECOND for
+  // the pair's second, PROFILEME_REG_PAIR_FETCH) of the last completed pair.
   uint64_t read(uint64_t index) const { return index < registers_.size() ? registers_[index] : 0; }
-  // EV5_OVERFLOW_PROFILEME once per completed record, else 0.
+  // EV5_OVERFLOW_PROFILEME once per completed record (or pair), else 0.
   uint64_t take_completed();
   void switch_space(uint32_t space) { space_ = space; }
   // The tagged instruction's load or store went to `vaddr`.
@@ -35,7 +44,7 @@ class ProfileUnit : public TruthObserver {
   // Its D-cache miss was served beyond the S-cache (`scache`) or from
   // memory (`bcache`): the level that served it.
   void missed_levels(uint64_t pc, bool scache, bool bcache);
-  // The record in progress ends now (the vCPU stops).
+  // The records in progress end now (the vCPU stops).
   void flush();
 
   void entered(const BlockRecord& block) override;
@@ -45,16 +54,38 @@ class ProfileUnit : public TruthObserver {
   void stalled(uint64_t pc, StallCause cause, uint64_t cycles) override;
 
  private:
-  void complete();
+  // One set of Profile Registers while its instruction is in flight.
+  struct Record {
+    bool tagging = false;  // the tagged instruction's block is running
+    bool done = false;     // complete since the counter was armed
+    const BlockRecord* block = nullptr;
+    uint32_t index = 0;
+    uint64_t pc = 0, bits = 0, stall = 0, fetch = 0, issue = 0, address = 0;
+  };
+  // The instructions of the running block whose cycles count towards the
+  // intra-pair fetch latency: [from, to) of `block`.
+  struct PairSpan {
+    const BlockRecord* block = nullptr;
+    uint32_t from = 0, to = 0;
+  };
 
-  uint64_t countdown_ = 0;  // fetched instructions until the tag; 0: off
-  bool tagging_ = false;    // the tagged instruction's block is running
-  const BlockRecord* block_ = nullptr;
-  uint32_t index_ = 0;
-  uint64_t pc_ = 0, bits_ = 0, stall_ = 0, fetch_ = 0, issue_ = 0, address_ = 0;
+  void tag(Record& record, const BlockRecord& block, uint32_t index);
+  void complete(Record& record, uint32_t set);
+  void open_span(const BlockRecord& block, uint32_t from, uint32_t to);
+  void take_in(const BlockRecord& block, uint32_t& next);
+
+  uint64_t countdown_ = 0;  // fetched instructions until the next tag; 0: off
+  uint64_t minor_ = 0;      // the pair's minor interval, 0: no pair
+  bool paired_ = false;     // this arming tags a pair
+  bool second_pending_ = false;
+  std::array<Record, 2> records_{};
+  // The intra-pair fetch latency: open from the first tag to the second.
+  bool pair_open_ = false;
+  uint64_t pair_cycles_ = 0;
+  PairSpan span_{};
   uint32_t space_ = 0;
   bool completed_ = false;
-  std::array<uint64_t, PROFILEME_REGISTERS> registers_{};
+  std::array<uint64_t, PROFILEME_REGISTERS_PAIRED> registers_{};
 };
 
 }  // namespace dcpi::ev5

@@ -131,6 +131,17 @@ void add_counted_events(const VcpuTruth& truth, Totals& totals) {
   }
 }
 
+// Paired ProfileMe's truth (issue_slots.h): wasted issue slots per PC.
+void add_wasted_slots(const VcpuModel& vcpu, Totals& totals) {
+  if (!vcpu.issue_slots_watched()) return;
+  static constexpr const char* kName = "wasted_slots";
+  totals.events[kName];
+  for (const auto& [key, slots] : vcpu.issue_slots().wasted()) {
+    totals.of(key).events[{kName, truth_pc_of(key)}] += slots;
+    totals.events[kName] += slots;
+  }
+}
+
 void add_events(const VcpuModel& vcpu, Totals& totals) {
   const VcpuTruth& truth = vcpu.truth();
   const MemoryEvents& m = vcpu.memory_events();
@@ -213,6 +224,7 @@ bool write_truth_file(const std::string& path, const std::vector<const VcpuModel
     add_dynamic(vcpu->truth(), totals);
     add_events(*vcpu, totals);
     add_counted_events(vcpu->truth(), totals);
+    add_wasted_slots(*vcpu, totals);
   }
   bool has_spaces = totals.spaces.size() > 1 || !totals.spaces.count(0);
   bool has_pc_events = std::any_of(totals.spaces.begin(), totals.spaces.end(),

@@ -21,6 +21,7 @@
 
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/branch_predictor.h"
+#include "qemu/machine/plugins/ev5/issue_slots.h"
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/memory_system.h"
 #include "qemu/machine/plugins/ev5/perf_counters.h"
@@ -85,7 +86,10 @@ class VcpuModel {
     profile_unit_.switch_space(number);
   }
   // The truth's address space (truth_space.h) the CPU runs from now on.
-  void switch_truth_space(uint32_t space) { truth_.switch_space(space); }
+  void switch_truth_space(uint32_t space) {
+    truth_.switch_space(space);
+    issue_slots_.set_space(space);
+  }
   // The processor's IPL from now on (sample_visibility.h: the overflows it
   // masks are visible where it drops).
   void set_ipl(uint8_t ipl) { truth_.visibility.set_ipl(ipl); }
@@ -116,10 +120,14 @@ class VcpuModel {
   PerfCounters& counters() { return counters_; }
   // ProfileMe's counter and registers (profile_unit.h, issue 27); it
   // watches the bookings once armed the first time.
-  void profileme_arm(uint64_t fetched) {
+  void profileme_arm(uint64_t value) {
     truth_.profile_unit = &profile_unit_;
-    profile_unit_.arm(fetched);
+    // Paired sampling's truth (issue_slots.h) from the first paired arming.
+    if (value >> PROFILEME_ARM_MINOR_SHIFT) truth_.issue_slots = &issue_slots_;
+    profile_unit_.arm(value);
   }
+  const IssueSlots& issue_slots() const { return issue_slots_; }
+  bool issue_slots_watched() const { return truth_.issue_slots != nullptr; }
   uint64_t profileme_register(uint64_t index) const { return profile_unit_.read(index); }
   // The overflow bits raised since the last call (EV5_OVERFLOW_CTR1/2, and
   // EV5_OVERFLOW_PROFILEME for a completed record): the plugin delivers
@@ -221,6 +229,7 @@ class VcpuModel {
   uint64_t issuing_count_ = 0;
   PerfCounters counters_;
   ProfileUnit profile_unit_;
+  IssueSlots issue_slots_;
   uint64_t overflow_ = 0;
   std::array<uint64_t, 64> ready_{}, loaded_by_{};
   uint64_t multiplier_free_ = 0, divider_free_ = 0;

@@ -67,6 +67,7 @@ struct TruthObserver {
 struct VcpuTruth {
   TruthObserver* observer = nullptr;      // none unless dcpi run --contexts
   TruthObserver* profile_unit = nullptr;  // ProfileMe's (profile_unit.h), when armed ever
+  TruthObserver* issue_slots = nullptr;   // issue_slots.h, when paired ProfileMe was armed
   CountMap<StallKey, StallKeyHash> stalls;
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
@@ -84,6 +85,7 @@ struct VcpuTruth {
     visibility.book(pc, static_cast<int64_t>(cycles));
     if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
     if (profile_unit) profile_unit->stalled(pc, cause, cycles);
+    if (issue_slots) issue_slots->stalled(pc, cause, cycles);
   }
   // Events per PC (its truth key), where the model counts them for counters
   // 1 and 2 (loads and stores are the executions of their instructions, not
@@ -114,11 +116,13 @@ struct VcpuTruth {
     if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
     if (observer) observer->entered(block);
     if (profile_unit) profile_unit->entered(block);
+    if (issue_slots) issue_slots->entered(block);
   }
   void cut(const BlockRecord& block, uint32_t index) {
     ++blocks[space_for(block)].cuts[{&block, index}];
     if (observer) observer->cut(block, index);
     if (profile_unit) profile_unit->cut(block, index);
+    if (issue_slots) issue_slots->cut(block, index);
   }
   // The CPU runs truth space `space` from now on (swpctx).
   void switch_space(uint32_t space) {

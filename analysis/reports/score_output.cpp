@@ -250,6 +250,7 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
         .field("procedure", row.name)
         .real_field("records", row.records)
         .real_field("estimated", row.estimated)
+        .real_field("sigma", row.sigma)
         .real_field("true", row.exact)
         .field("within_10", row.within(calc::kWasteWithin))
         .end_object();
@@ -276,12 +277,13 @@ void print_waste(const calc::ProfileMeScore& p, std::ostream& out) {
   }
   out << "  wasted issue slots per procedure (paired, W = " << p.pair_window
       << "; C x L x S/2 - U x W x S - executions): " << p.waste_within << " of the "
-      << p.waste_judged << " with >= 100 records within 10 % of the truth's\n";
-  TextTable table({{"procedure", true}, {"records"}, {"estimated"}, {"truth"}, {"error"}});
+      << p.waste_judged << " with >= 1000 records within 10 % of the truth's\n";
+  TextTable table(
+      {{"procedure", true}, {"records"}, {"estimated"}, {"sigma"}, {"truth"}, {"error"}});
   for (size_t i = 0; i < std::min<size_t>(p.waste.size(), 10); ++i) {
     const calc::ProcedureWaste& row = p.waste[i];
     table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.records, 0),
-                   fixed_text(row.estimated, 0), fixed_text(row.exact, 0),
+                   fixed_text(row.estimated, 0), fixed_text(row.sigma, 0), fixed_text(row.exact, 0),
                    row.exact > 0 ? percent_text(100.0 * row.error()) : "-"});
   }
   table.print(out);

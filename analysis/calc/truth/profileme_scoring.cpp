@@ -83,10 +83,22 @@ ProcedureWaste procedure_waste(const NamedRange& p, const ProfileMeRecords& reco
                                const GroundTruth& truth) {
   ProcedureWaste row{p.name};
   const double s = records.interval;
-  row.records = sum_in(records.samples, p.range);
-  row.estimated = PROFILEME_ISSUE_WIDTH * sum_in(records.window, p.range) * s -
-                  sum_in(records.overlap, p.range) * records.pair_window * 2 * s -
-                  sum_in(records.retired, p.range) * s;
+  auto at = [](const RecordsByAddress& m, uint64_t pc) {
+    const auto found = m.find(pc);
+    return found == m.end() ? 0.0 : found->second;
+  };
+  double variance = 0;
+  for (const auto& [pc, k] : records.samples) {
+    if (pc < p.range.start || pc >= p.range.end || k <= 0) continue;
+    const double slots =
+        (PROFILEME_ISSUE_WIDTH * at(records.window, pc) -
+         at(records.overlap, pc) * records.pair_window * 2 - at(records.retired, pc)) *
+        s;
+    row.records += k;
+    row.estimated += slots;
+    variance += slots * slots / k;
+  }
+  row.sigma = std::sqrt(variance);
   const auto wasted = truth.pc_events().find("wasted_slots");
   if (wasted != truth.pc_events().end())
     for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4)

@@ -51,6 +51,10 @@ struct ProcedureWaste {
   double records = 0;
   double estimated = 0;
   double exact = 0;
+  // Of the estimate, each PC's records taken as Poisson with that PC's
+  // mean slots per record (a PC whose records differ, misses among hits,
+  // adds more: a lower bound).
+  double sigma = 0;
   double error() const { return exact > 0 ? estimated / exact - 1 : 0; }
   bool within(double share) const { return exact > 0 && std::fabs(error()) <= share; }
 };
@@ -69,7 +73,7 @@ struct ProfileMeScore {
 inline constexpr double kWasteWithin = 0.10;  // issue 27: within 10 %
 // A procedure with fewer records is sampling noise first: a record of a
 // group's leader alone stands for S/2 × (C × cycles − 1) slots.
-inline constexpr double kWasteMinRecords = 100;
+inline constexpr double kWasteMinRecords = 1000;
 
 struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles

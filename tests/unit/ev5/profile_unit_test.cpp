@@ -1,0 +1,117 @@
+// ProfileMe's paired sampling on the model (profile_unit.h) and its truth,
+// the wasted issue slots (issue_slots.h): seed 004 §4.2, §5.2.3.
+#include "qemu/machine/plugins/ev5/profile_unit.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "qemu/machine/plugins/ev5/issue_slots.h"
+#include "tests/unit/ev5/encode.h"
+
+namespace dcpi::ev5 {
+namespace {
+
+using namespace testing;
+
+constexpr uint64_t kPc = 0x120001000;  // user code: the record's PAL bit stays clear
+
+uint64_t arm_word(uint64_t major, uint64_t minor) {
+  return major | minor << PROFILEME_ARM_MINOR_SHIFT;
+}
+
+// Four independent adds: two integer pipes, so two groups of two (costs
+// 1, 0, 1, 0), from one aligned fetch block.
+std::vector<uint32_t> four_adds() {
+  return {addq(1, 1, 2), addq(3, 3, 4), addq(5, 5, 6), addq(7, 7, 8)};
+}
+
+std::vector<uint32_t> costs(const BlockRecord& block) {
+  std::vector<uint32_t> out;
+  for (const auto& i : block.timing.instructions) out.push_back(i.cost);
+  return out;
+}
+
+TEST(Ev5ProfileUnit, APairInOneGroupHasTheFirstsCyclesAsItsFetchLatency) {
+  BlockRecord block = block_of(kPc, four_adds());
+  BlockRecord next = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ASSERT_EQ(costs(block), (std::vector<uint32_t>{1, 0, 1, 0}));
+  ProfileUnit unit;
+  unit.arm(arm_word(1, 1));  // the first fetched instruction, then the next
+  unit.entered(block);
+  EXPECT_EQ(unit.take_completed(), 0u) << "nothing completes before its block is left";
+  unit.entered(next);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc);
+  EXPECT_EQ(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_PC), kPc + 4);
+  EXPECT_TRUE(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+  // Fetched one cycle apart: the first took its issue cycle, the second
+  // none (it issued with it): the overlap test's "same group".
+  EXPECT_EQ(unit.read(PROFILEME_REG_PAIR_FETCH), 1u);
+  EXPECT_EQ(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_LATENCY) >> PROFILEME_LAT_ISSUE_SHIFT,
+            0u);
+}
+
+// The second is the minor interval's fetch after the first, across blocks;
+// the latency adds every cost and stall charged from the first's fetch to
+// the second's, and the interrupt waits for the second's record.
+TEST(Ev5ProfileUnit, APairAcrossBlocksCountsTheStallsBetweenAndWaitsForTheSecond) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), addq(3, 3, 4), addq(5, 5, 6)});
+  BlockRecord b = block_of(kPc + 0x40, {addq(1, 1, 2), addq(3, 3, 4), addq(5, 5, 6)});
+  BlockRecord c = block_of(kPc + 0x80, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(arm_word(2, 3));  // first: a[1]; second: 3 fetches on, b[1]
+  unit.entered(a);
+  unit.stalled(kPc + 8, StallCause::kDCacheMiss, 7);  // a[2], between the two
+  unit.entered(b);
+  EXPECT_EQ(unit.take_completed(), 0u) << "the second record is still in flight";
+  unit.stalled(kPc + 0x44, StallCause::kDCacheMiss, 5);  // b[1]: the second's own, not between
+  unit.entered(c);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc + 4);
+  EXPECT_EQ(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_PC), kPc + 0x44);
+  const auto& ta = a.timing.instructions;
+  const uint64_t between = ta[1].cost + ta[2].cost + 7 + b.timing.instructions[0].cost;
+  EXPECT_EQ(unit.read(PROFILEME_REG_PAIR_FETCH), between);
+  EXPECT_EQ(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_LATENCY) & PROFILEME_LAT_STALL_MASK, 5u);
+}
+
+// A cut before the second ran aborts it and takes the cycles of what did
+// not run out of the latency.
+TEST(Ev5ProfileUnit, ACutBeforeTheSecondAbortsItAndUncountsWhatDidNotRun) {
+  BlockRecord a = block_of(kPc, four_adds());
+  BlockRecord b = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(arm_word(1, 3));  // a[0] and a[3]
+  unit.entered(a);
+  unit.cut(a, 2);  // a[2] and a[3] did not run
+  EXPECT_EQ(unit.take_completed(), 0u) << "the first's record completes when its block is left";
+  unit.entered(b);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+  EXPECT_FALSE(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+  EXPECT_EQ(unit.read(PROFILEME_REG_PAIR_FETCH), 1u);  // a[0] and a[1] only
+}
+
+TEST(Ev5IssueSlots, EachGroupMemberWastesWidthTimesItsCyclesLessTheGroup) {
+  BlockRecord a = block_of(kPc, four_adds());
+  BlockRecord b = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  IssueSlots slots;
+  slots.entered(a);
+  slots.stalled(kPc + 8, StallCause::kDCacheMiss, 5);  // the second group's leader: 6 cycles
+  slots.entered(b);  // a finishes; its last group stays open until a leader
+  slots.entered(a);  // b's add leads a group of one, and closes a's
+  const auto& wasted = slots.wasted();
+  auto at = [&](uint64_t pc) {
+    const auto found = wasted.find(truth_key(pc, 0));
+    return found == wasted.end() ? uint64_t{0} : found->second;
+  };
+  EXPECT_EQ(at(kPc), 4u * 1 - 2);
+  EXPECT_EQ(at(kPc + 4), 4u - 2);
+  EXPECT_EQ(at(kPc + 8), 4u * 6 - 2);
+  EXPECT_EQ(at(kPc + 12), 4u - 2);
+  EXPECT_EQ(at(kPc + 0x100), 0u) << "its group is still open";
+}
+
+}  // namespace
+}  // namespace dcpi::ev5

@@ -94,7 +94,10 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
   for (int i = 0; i < 3; ++i)
     if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
   const uint32_t charged = sums[0] + sums[1] + sums[2];
-  if (g_pair_window != 0) record_sum(hot, pc, pid, PROFILEME_EVENT_WINDOW, charged ? charged : 1);
+  // In progress from fetch to issue, at least its issue cycle; a squashed
+  // instruction never was (issue_slots.h).
+  if (g_pair_window != 0 && (bits & PROFILEME_BIT_RETIRED))
+    record_sum(hot, pc, pid, PROFILEME_EVENT_WINDOW, charged ? charged : 1);
   return RecordSummary{pc, bits, charged};
 }
 

@@ -54,6 +54,14 @@
 #define PROFILEME_ISSUE_WIDTH 4
 #define PROFILEME_PAIR_WINDOW_DEFAULT 4
 #define PROFILEME_PAIR_WINDOW_MAX 64
+/* The wrong path (issue 27 item 1): after a mispredicted conditional
+ * branch the 21164 has fetched down the predicted path until the branch
+ * resolves; the model counts as fetched, and squashed, the instructions
+ * from the wrong target to the end of the next aligned fetch block (the
+ * instruction buffer's two blocks of four, 21164 HRM: the IDU's IB), and a
+ * tag that lands there records an aborted instruction (no RETIRED bit, no
+ * latency: it never reached the issue stage). */
+#define PROFILEME_WRONG_PATH_BLOCKS 2
 
 /* PROFILEME_REG_EVENTS bits: what happened to the instruction. */
 #define PROFILEME_BIT_RETIRED 0x1     /* it completed (else aborted) */

@@ -230,6 +230,10 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
   write_convergence_json(json, p.executions);
   json.key("dcache_misses");
   write_convergence_json(json, p.dcache_misses);
+  json.key("squashed");
+  write_convergence_json(json, p.squashed);
+  json.real_field("aborted_projected", p.aborted_projected);
+  json.real_field("squashed_true", p.squashed_exact);
   json.field("procedures_within_2sigma", uint64_t{p.procedures_within});
   json.key("procedures").begin_array();
   for (const calc::ProcedureCycles& row : p.procedures)
@@ -298,6 +302,9 @@ void print_profileme(const ScoreRun& run, std::ostream& out) {
       << "): estimates k x S against the truth (Figure 3)\n";
   print_convergence("executions (retired records)", p.executions, out);
   print_convergence("D-cache misses (records with the bit)", p.dcache_misses, out);
+  print_convergence("wrong-path fetches (aborted records)", p.squashed, out);
+  out << "  wrong-path fetches of these procedures: " << fixed_text(p.aborted_projected, 0)
+      << " projected, " << fixed_text(p.squashed_exact, 0) << " true\n";
   out << "  cycles per procedure (latencies x S): " << p.procedures_within << " of "
       << p.procedures.size() << " within 2 sigma of the truth's\n";
   TextTable table({{"procedure", true}, {"projected"}, {"truth"}, {"sigma"}, {"within"}});

@@ -27,6 +27,8 @@ model's truth: `dcpi run --machine ev5 --profileme-interval N --truth`.
 - `dcpi score --culprits`: the event bits as dcpicalc's evidence lower
   neither recall nor the confirmed share of cycles, and rule out only
   what the truth has (next to) none of;
+- the wrong path: aborted records x S against the truth's squashed fetches
+  (a mispredict's wrong path, counted as fetched);
 - the PAL blind spot: on callpal, ProfileMe's share of records in PALcode
   is the truth's share of PAL instructions, and no cycle sample is there.
 
@@ -156,6 +158,20 @@ def check_cycles(db, truth_path, checks):
                   "at least half the procedures within 2 sigma")
     checks.expect(score["executions"]["share_k16"] >= MIN_WITHIN,
                   "dcpi score's Figure 3 share agrees")
+    check_wrong_path(score, checks)
+
+
+def check_wrong_path(score, checks):
+    """The wrong path (issue 27 item 1): a mispredict's squashed fetches are
+    counted and a tag there is an aborted record; the aborted records x S
+    estimate the truth's squashed fetches (`pcevent PC squashed N`) of the
+    program within 4 sigma (records as Poisson)."""
+    projected, exact = score["aborted_projected"], score["squashed_true"]
+    sigma = math.sqrt(max(projected, 1) * score["interval"])
+    print(f"wrong path: {projected:.0f} squashed fetches projected from aborted records, truth "
+          f"{exact:.0f} (sigma {sigma:.0f})")
+    checks.expect(exact > 0 and abs(projected - exact) <= 4 * sigma,
+                  "aborted records x S estimate the squashed fetches within 4 sigma")
 
 
 def check_report(db, pm, truth, checks, s):

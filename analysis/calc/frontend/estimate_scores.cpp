@@ -85,13 +85,18 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
                ? calc::RecordsByAddress{}
                : calc::RecordsByAddress(found->second.begin(), found->second.end());
   };
-  calc::ProfileMeRecords records{records_of("pm_samples"),
-                                 records_of("pm_retired"),
-                                 records_of("pm_dmiss"),
-                                 {},
-                                 interval->second};
+  calc::ProfileMeRecords records;
+  records.samples = records_of("pm_samples");
+  records.retired = records_of("pm_retired");
+  records.dmiss = records_of("pm_dmiss");
+  records.interval = interval->second;
   for (const char* latency : {"pm_issue_cycles", "pm_fetch_cycles", "pm_stall_cycles"})
     for (const auto& [pc, cycles] : records_of(latency)) records.latency[pc] += cycles;
+  for (const auto& [pc, k] : records.samples) {
+    const auto retired = records.retired.find(pc);
+    const double aborted = k - (retired == records.retired.end() ? 0.0 : retired->second);
+    if (aborted > 0) records.aborted[pc] = aborted;
+  }
   records.window = records_of("pm_window_cycles");
   records.overlap = records_of("pm_overlap");
   records.pair_window = inputs.samples.profileme_pair_window;

@@ -140,6 +140,18 @@ ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTrut
     const auto found = misses->second.find(pc);
     return found == misses->second.end() ? uint64_t{0} : found->second;
   });
+  const auto squashed = truth.pc_events().find("squashed");
+  auto squashed_at = [&](uint64_t pc) {
+    if (squashed == truth.pc_events().end()) return uint64_t{0};
+    const auto found = squashed->second.find(pc);
+    return found == squashed->second.end() ? uint64_t{0} : found->second;
+  };
+  score.squashed = converge(records.aborted, records.interval, procedures, squashed_at);
+  for (const NamedRange& p : procedures) {
+    score.aborted_projected += sum_in(records.aborted, p.range) * records.interval;
+    for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4)
+      score.squashed_exact += static_cast<double>(squashed_at(pc));
+  }
   for (const NamedRange& p : procedures) {
     ProcedureCycles row = procedure_cycles(p, records, truth);
     if (row.projected == 0 && row.exact == 0) continue;

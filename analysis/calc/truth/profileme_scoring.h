@@ -63,6 +63,10 @@ struct ProfileMeScore {
   double interval = 0;  // S (S/2 when paired: what one record stands for)
   double records = 0;
   Convergence executions, dcache_misses;
+  // The wrong path (issue 27 item 1): aborted records (no retired bit)
+  // against the truth's squashed fetches per PC, and their totals.
+  Convergence squashed;
+  double aborted_projected = 0, squashed_exact = 0;
   std::vector<ProcedureCycles> procedures;  // most cycles first
   size_t procedures_within = 0;             // within 2σ
   uint32_t pair_window = 0;                 // W; 0: not paired, no waste scored
@@ -77,6 +81,7 @@ inline constexpr double kWasteMinRecords = 1000;
 
 struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
+  RecordsByAddress aborted;                           // samples - retired
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.
   RecordsByAddress window, overlap;

@@ -93,6 +93,34 @@ TEST(Ev5ProfileUnit, ACutBeforeTheSecondAbortsItAndUncountsWhatDidNotRun) {
   EXPECT_EQ(unit.read(PROFILEME_REG_PAIR_FETCH), 1u);  // a[0] and a[1] only
 }
 
+// The wrong path a mispredict fetched counts before the block the model
+// tells it with (it was fetched first) and a tag there is aborted at once.
+TEST(Ev5ProfileUnit, AWrongPathFetchIsCountedFirstAndRecordedAborted) {
+  constexpr uint64_t kWrong = kPc + 0x200;
+  EXPECT_EQ(wrong_path_length(kWrong), 8u);       // its fetch block and the next
+  EXPECT_EQ(wrong_path_length(kWrong + 12), 5u);  // the last of its block, and the next four
+  BlockRecord a = block_of(kPc, four_adds());
+  ProfileUnit unit;
+  unit.arm(2);
+  unit.entered(a);
+  unit.squashed(kWrong, 8);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kWrong + 4);
+  const uint64_t bits = unit.read(PROFILEME_REG_EVENTS);
+  EXPECT_FALSE(bits & PROFILEME_BIT_RETIRED);
+  EXPECT_FALSE(bits & PROFILEME_BIT_MISPREDICT)
+      << "the bit is for retired ones a mispredict led to";
+  EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY), 0u) << "it never reached the issue stage";
+
+  unit.arm(10);  // past the wrong path's 8: the second of the block after it
+  unit.entered(a);
+  unit.squashed(kWrong, 8);
+  unit.entered(a);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc + 4);
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+}
+
 TEST(Ev5IssueSlots, EachGroupMemberWastesWidthTimesItsCyclesLessTheGroup) {
   BlockRecord a = block_of(kPc, four_adds());
   BlockRecord b = block_of(kPc + 0x100, {addq(1, 1, 2)});

@@ -119,16 +119,57 @@ void ProfileUnit::take_in(const BlockRecord& block, uint32_t& next) {
 }
 
 void ProfileUnit::entered(const BlockRecord& block) {
+  settle();
   // The tagged instructions' blocks were left: they retired.
   for (uint32_t set = 0; set < records_.size(); ++set)
     if (records_[set].tagging) complete(records_[set], set);
   span_ = PairSpan{};
-  if (countdown_ == 0) return;
+  pending_ = &block;
+}
+
+void ProfileUnit::settle() {
+  const BlockRecord* block = pending_;
+  pending_ = nullptr;
+  if (!block || countdown_ == 0) return;
   uint32_t next = 0;
-  take_in(block, next);
+  take_in(*block, next);
+}
+
+// A squashed instruction: fetched, never issued, recorded at once.
+void ProfileUnit::tag_squashed(uint64_t pc) {
+  const uint32_t set = pair_open_ ? 1 : 0;
+  Record& r = records_[set];
+  r = Record{};
+  r.pc = pc;
+  r.bits = is_palcode_address(pc) ? PROFILEME_BIT_PAL : 0;  // aborted: no retired bit
+  if (set == 1) {
+    pair_open_ = false;
+    second_pending_ = false;
+  } else if (paired_) {
+    countdown_ = minor_;  // the wrong path takes no cycles: the latency starts at 0
+    pair_open_ = true;
+    pair_cycles_ = 0;
+  }
+  complete(r, set);
+}
+
+void ProfileUnit::squashed(uint64_t start, uint32_t count) {
+  uint32_t next = 0;
+  while (countdown_ != 0 && next < count) {
+    if (countdown_ > count - next) {
+      countdown_ -= count - next;
+      break;
+    }
+    const auto index = static_cast<uint32_t>(next + countdown_ - 1);
+    countdown_ = 0;
+    tag_squashed(start + 4 * uint64_t{index});
+    next = index + 1;
+  }
+  settle();
 }
 
 void ProfileUnit::cut(const BlockRecord& block, uint32_t index) {
+  settle();
   if (span_.block == &block && index < span_.to) {  // [index, to) did not run
     const uint32_t from = std::max(index, span_.from);
     for (uint32_t i = from; i < span_.to; ++i) pair_cycles_ -= block.timing.instructions[i].cost;
@@ -143,11 +184,13 @@ void ProfileUnit::cut(const BlockRecord& block, uint32_t index) {
 }
 
 void ProfileUnit::event(uint64_t pc, ModelEvent event) {
+  settle();
   for (Record& r : records_)
     if (r.tagging && pc == r.pc) r.bits |= bit_of(event);
 }
 
 void ProfileUnit::stalled(uint64_t pc, StallCause cause, uint64_t cycles) {
+  settle();
   if (span_.block && span_.from < span_.to) {
     const auto& instructions = span_.block->timing.instructions;
     if (pc >= instructions[span_.from].pc && pc <= instructions[span_.to - 1].pc)
@@ -161,6 +204,7 @@ void ProfileUnit::stalled(uint64_t pc, StallCause cause, uint64_t cycles) {
 }
 
 void ProfileUnit::missed_levels(uint64_t pc, bool scache, bool bcache) {
+  settle();
   for (Record& r : records_) {
     if (!r.tagging || pc != r.pc) continue;
     if (scache) r.bits |= PROFILEME_BIT_SMISS;
@@ -169,11 +213,13 @@ void ProfileUnit::missed_levels(uint64_t pc, bool scache, bool bcache) {
 }
 
 void ProfileUnit::accessed(uint64_t pc, uint64_t vaddr) {
+  settle();
   for (Record& r : records_)
     if (r.tagging && pc == r.pc) r.address = vaddr;
 }
 
 void ProfileUnit::flush() {
+  settle();
   for (uint32_t set = 0; set < records_.size(); ++set)
     if (records_[set].tagging) complete(records_[set], set);
 }

@@ -15,9 +15,10 @@
 // charge's start) to the second's, the costs and stalls of the
 // instructions in between included.
 //
-// Not modelled (docs/profileme.md): the wrong-path instructions a
-// mispredicted branch makes the 21164 fetch and squash (TCG runs the right
-// path only); so nothing is ever aborted by a mispredict.
+// The wrong path: TCG runs the right path only, so the model tells the unit
+// which instructions a mispredict fetched and squashed (squashed(); the
+// rest of the wrong target's fetch block and the next one): they count as
+// fetched, and one tagged is recorded at once, aborted.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -52,6 +53,9 @@ class ProfileUnit : public TruthObserver {
   void cycles(uint64_t, int64_t) override {}
   void event(uint64_t pc, ModelEvent event) override;
   void stalled(uint64_t pc, StallCause cause, uint64_t cycles) override;
+  // The wrong path a mispredict fetched (issue 27 item 1): counted before
+  // the block it was told with, as the 21164 fetched it.
+  void squashed(uint64_t start, uint32_t count) override;
 
  private:
   // One set of Profile Registers while its instruction is in flight.
@@ -70,13 +74,18 @@ class ProfileUnit : public TruthObserver {
   };
 
   void tag(Record& record, const BlockRecord& block, uint32_t index);
+  void tag_squashed(uint64_t pc);
+  // The block entered last is counted at the next callback (or at a
+  // squash, after the wrong path the model tells right after the entry).
+  void settle();
   void complete(Record& record, uint32_t set);
   void open_span(const BlockRecord& block, uint32_t from, uint32_t to);
   void take_in(const BlockRecord& block, uint32_t& next);
 
-  uint64_t countdown_ = 0;  // fetched instructions until the next tag; 0: off
-  uint64_t minor_ = 0;      // the pair's minor interval, 0: no pair
-  bool paired_ = false;     // this arming tags a pair
+  const BlockRecord* pending_ = nullptr;  // entered, not yet counted
+  uint64_t countdown_ = 0;                // fetched instructions until the next tag; 0: off
+  uint64_t minor_ = 0;                    // the pair's minor interval, 0: no pair
+  bool paired_ = false;                   // this arming tags a pair
   bool second_pending_ = false;
   std::array<Record, 2> records_{};
   // The intra-pair fetch latency: open from the first tag to the second.

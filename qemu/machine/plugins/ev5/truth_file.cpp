@@ -142,6 +142,17 @@ void add_wasted_slots(const VcpuModel& vcpu, Totals& totals) {
   }
 }
 
+// ProfileMe's wrong path (issue 27 item 1): the squashed fetches per PC.
+void add_squashed(const VcpuTruth& truth, Totals& totals) {
+  static constexpr const char* kName = "squashed";
+  if (!truth.profile_unit) return;
+  totals.events[kName];
+  for (const auto& [key, n] : truth.squashed_fetches) {
+    totals.of(key).events[{kName, truth_pc_of(key)}] += n;
+    totals.events[kName] += n;
+  }
+}
+
 void add_events(const VcpuModel& vcpu, Totals& totals) {
   const VcpuTruth& truth = vcpu.truth();
   const MemoryEvents& m = vcpu.memory_events();
@@ -225,6 +236,7 @@ bool write_truth_file(const std::string& path, const std::vector<const VcpuModel
     add_events(*vcpu, totals);
     add_counted_events(vcpu->truth(), totals);
     add_wasted_slots(*vcpu, totals);
+    add_squashed(vcpu->truth(), totals);
   }
   bool has_spaces = totals.spaces.size() > 1 || !totals.spaces.count(0);
   bool has_pc_events = std::any_of(totals.spaces.begin(), totals.spaces.end(),

@@ -195,6 +195,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   ++truth_.mispredict;
   count(ModelEvent::kBranchMispredict, timing.pc);
   truth_.stall(timing.pc, StallCause::kBranchMispredict, branch, machine_.mispredict_penalty);
+  truth_.squash(taken ? from.fall_through() : from.branch_target);  // the path it predicted
   return machine_.mispredict_penalty;
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "firmware/profileme.h"
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/block_timing.h"
 #include "qemu/machine/plugins/ev5/count_cache.h"
@@ -62,7 +63,17 @@ struct TruthObserver {
   virtual void event(uint64_t pc, ModelEvent event) = 0;
   // A stall booked at `pc` (also told as cycles()), with its cause.
   virtual void stalled(uint64_t, StallCause, uint64_t) {}
+  // A mispredicted branch's wrong path was fetched and squashed: `count`
+  // instructions from `start` (firmware/profileme.h PROFILEME_WRONG_PATH_*).
+  virtual void squashed(uint64_t, uint32_t) {}
 };
+
+// The instructions a mispredict's wrong path fetches from `start`: the rest
+// of its aligned block of four and the next blocks, PROFILEME_WRONG_PATH_BLOCKS
+// in all (firmware/profileme.h).
+inline uint32_t wrong_path_length(uint64_t start) {
+  return 4 * PROFILEME_WRONG_PATH_BLOCKS - static_cast<uint32_t>((start >> 2) & 3);
+}
 
 struct VcpuTruth {
   TruthObserver* observer = nullptr;      // none unless dcpi run --contexts
@@ -102,6 +113,15 @@ struct VcpuTruth {
     if (observer) observer->cycles(pc, cycles);
   }
   void edge(uint64_t from, uint64_t to) { ++edges[{key(from), key(to)}]; }
+  // ProfileMe's truth of the wrong path (issue 27 item 1): the squashed
+  // fetches per PC (truth key), booked once the unit was armed.
+  CountMap<uint64_t, std::hash<uint64_t>> squashed_fetches;
+  void squash(uint64_t start) {
+    if (!profile_unit) return;
+    const uint32_t count = wrong_path_length(start);
+    for (uint32_t i = 0; i < count; ++i) ++squashed_fetches[key(start + 4 * i)];
+    profile_unit->squashed(start, count);
+  }
   // The CPU slept (wtint; reported at `pc`): its cycle counter ran on.
   void sleep(uint64_t pc, uint64_t cycles) {
     cycle_corrections[key(pc)] += static_cast<int64_t>(cycles);

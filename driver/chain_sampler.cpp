@@ -8,9 +8,12 @@
 // (translate_user, never a faulting access), page by page: the slice stops
 // at the first page user mode may not read (the stack's top, or a guard),
 // flagged kChainStackEnd so the host can tell "the stack ended" from "the
-// slice was too short". Kernel-mode samples carry their registers only: the
-// kernel is built without unwind tables, so the host reports their chains
-// as ending in the kernel instead of guessing (docs/transfer-format.md).
+// slice was too short". Kernel-mode samples carry the kernel stack from sp
+// up to the thread's kernel stack top (bounded by the same size), which the
+// host unwinds with the kernel's own .eh_frame; when the thread entered the
+// kernel from user mode, also the user sp (PALcode's usp: the TrapFrame has
+// no sp) and a user slice, so the chain continues into the user frames the
+// trap interrupted (format 3, docs/transfer-format.md "kChains records").
 #include "driver/chain_sampler.h"
 
 #include "driver/internal.h"
@@ -44,7 +47,9 @@ struct alignas(64) ChainBuffer {
   uint64_t words[kChainBufferWords];
 };
 static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
-static_assert(kMaxChainStackBytes / 8 + kChainHeadWords < kChainBufferWords / 4);
+// The largest sample (format 3, kernel-mode with a user part: two slices).
+static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes / 8) <
+              kChainBufferWords / 4);
 static_assert(kMaxChainStackBytes / 8 < 1024, "low, reused and high are 10 bits each");
 
 ChainBuffer g_chains[kMaxCpus];
@@ -128,46 +133,115 @@ uint32_t chain_stack_bytes() { return g_stack_bytes; }
 
 void chain_apply(uint32_t cpu) { g_chains[cpu].stack_words = g_stack_bytes / 8; }
 
+namespace {
+
+// The user part of a sample (a user-mode sample's slice, or the user context
+// a kernel-mode sample's thread entered the kernel from): copied into the
+// spare slice, then only what differs from the CPU's previous user slice is
+// sent (unchanged_run). Becomes the previous user slice.
+struct UserSlice {
+  const uint64_t* words = nullptr;
+  Reuse reuse;
+  uint32_t high = 0;
+  bool ended = false;
+  uint32_t counts() const { return reuse.low | reuse.reused << 10 | high << 20; }
+  uint32_t sent() const { return reuse.low + high; }
+};
+UserSlice take_user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp) {
+  UserSlice u;
+  uint64_t* slice = cb.slices[cb.previous ^ 1];
+  const uint32_t got = (sp & 7) == 0 ? copy_user_stack(slice, sp, cb.stack_words, &u.ended) : 0;
+  if (pid != cb.previous_pid) cb.previous_words = 0;
+  u.reuse = unchanged_run(cb, slice, sp, got);
+  u.high = got - u.reuse.low - u.reuse.reused;
+  u.words = slice;
+  cb.previous ^= 1, cb.previous_words = got, cb.previous_sp = sp, cb.previous_pid = pid;
+  return u;
+}
+
+void put_user_slice(ChainBuffer& cb, uint64_t at, const UserSlice& u) {
+  put_words(cb, at, u.words, u.reuse.low);
+  put_words(cb, at + u.reuse.low, u.words + u.reuse.low + u.reuse.reused, u.high);
+}
+
+// A kernel-mode sample's stack (format 3): the part of the kernel stack in
+// use, from sp up to its top, at most kMaxChainStackBytes whatever the user
+// slice's size: a system call's kernel frames need more than the user
+// slice's default 1 KB (write's bounce buffer alone is 592 bytes, and the
+// TrapFrame 256), a kernel stack is small (16 KB) and mostly shallow, and
+// only kernel-mode samples pay for it. Also whether the thread's user
+// TrapFrame (at the top) says it entered from user mode.
+struct KernelSlice {
+  uint32_t words = 0;
+  bool reaches_top = false;
+  bool from_user = false;
+};
+KernelSlice kernel_slice(uint64_t sp) {
+  constexpr uint64_t kMaxWords = kMaxChainStackBytes / 8;
+  KernelSlice k;
+  const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
+  if (stack.top == 0 || (sp & 7) != 0) return k;
+  const uint64_t to_top = (stack.top - sp) / 8;
+  k.words = static_cast<uint32_t>(to_top < kMaxWords ? to_top : kMaxWords);
+  k.reaches_top = k.words == to_top;
+  const auto* entry = reinterpret_cast<const TrapFrame*>(stack.top) - 1;
+  k.from_user = stack.user_context && (entry->ps & PS_USER_MODE) != 0;
+  return k;
+}
+
+}  // namespace
+
 void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   ChainBuffer& cb = g_chains[hot.cpu];
   const bool user = (frame->ps & PS_USER_MODE) != 0;
   const uint64_t sp = user ? pal::rdusp() : reinterpret_cast<uint64_t>(frame + 1);
-  const uint32_t want = user && (sp & 7) == 0 ? cb.stack_words : 0;
+  const KernelSlice k = user || cb.stack_words == 0 ? KernelSlice{} : kernel_slice(sp);
+  const bool user_part = k.from_user;
+  const uint32_t user_words = user || user_part ? cb.stack_words : 0;
   const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
   const uint64_t before = cb.head;
   // Room for the largest sample: written whole or dropped whole.
-  if (before - tail + kChainHeadWords + want > kChainBufferWords) {
+  const uint64_t largest =
+      kChainHeadWords + k.words + (user_part ? kChainUserPartWords : 0) + user_words;
+  if (before - tail + largest > kChainBufferWords) {
     ++cb.dropped;
     cb.previous_words = 0;  // the host will not have it: the next one goes whole
     return;
   }
-  bool ended = false;
-  uint64_t* slice = cb.slices[cb.previous ^ 1];
-  const uint32_t got = want ? copy_user_stack(slice, sp, want, &ended) : 0;
-  Reuse reuse{got, 0};
-  if (user) {
-    if (hot.pid != cb.previous_pid) cb.previous_words = 0;
-    reuse = unchanged_run(cb, slice, sp, got);
-    cb.previous ^= 1, cb.previous_words = got, cb.previous_sp = sp, cb.previous_pid = hot.pid;
-  }
-  const uint32_t high = got - reuse.low - reuse.reused;
-  const uint32_t sent = reuse.low + high;
-  const uint8_t flags =
-      static_cast<uint8_t>((user ? kChainUser : 0) | (ended ? kChainStackEnd : 0));
-  const uint64_t head_words[kChainHeadWords] = {
-      uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
-          uint64_t{reuse.low} << 32 | uint64_t{reuse.reused} << 42 | uint64_t{high} << 52,
-      frame->pc,
-      sp,
-      frame->r19_to_r28[26 - 19],
-      frame->r0_to_r15[15],
-      frame->r19_to_r28[23 - 19]};
+  const uint64_t user_sp = user ? sp : user_part ? pal::rdusp() : 0;
+  UserSlice u;
+  if (user || user_part) u = take_user_slice(cb, hot.pid, user_sp);
+  const uint32_t counts = user ? u.counts() : k.words;
+  const bool ended = user ? u.ended : k.reaches_top;
+  const uint8_t flags = static_cast<uint8_t>(
+      (user ? kChainUser : 0) | (ended ? kChainStackEnd : 0) | (user_part ? kChainUserPart : 0));
+  const uint64_t head_words[kChainHeadWords] = {uint64_t{hot.pid} | uint64_t{flags} << 16 |
+                                                    uint64_t{cb.sequence} << 24 |
+                                                    uint64_t{counts} << 32,
+                                                frame->pc,
+                                                sp,
+                                                frame->r19_to_r28[26 - 19],
+                                                frame->r0_to_r15[15],
+                                                frame->r19_to_r28[23 - 19]};
   ++cb.sequence;
   for (uint32_t i = 0; i < kChainHeadWords; ++i)
     cb.words[(before + i) & (kChainBufferWords - 1)] = head_words[i];
-  put_words(cb, before + kChainHeadWords, slice, reuse.low);
-  put_words(cb, before + kChainHeadWords + reuse.low, slice + reuse.low + reuse.reused, high);
-  const uint64_t head = before + kChainHeadWords + sent;
+  uint64_t at = before + kChainHeadWords;
+  if (user) {
+    put_user_slice(cb, at, u);
+    at += u.sent();
+  } else {
+    put_words(cb, at, reinterpret_cast<const uint64_t*>(sp), k.words);
+    at += k.words;
+    if (user_part) {
+      const uint64_t part[kChainUserPartWords] = {
+          user_sp, uint64_t{u.counts()} | uint64_t{u.ended ? uint32_t{kChainStackEnd} : 0u} << 32};
+      put_words(cb, at, part, kChainUserPartWords);
+      put_user_slice(cb, at + kChainUserPartWords, u);
+      at += kChainUserPartWords + u.sent();
+    }
+  }
+  const uint64_t head = at;
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now (as value_sample does), once per crossing.

@@ -30,11 +30,19 @@ struct ChainsPayload {
   uint64_t dropped;  // chain samples lost on this CPU since the previous record (buffer full)
 };
 static_assert(sizeof(ChainsPayload) == 16);
-inline constexpr uint32_t kChainsFormat = 2;  // 1: whole slices; 2: + sequence, low/reused/high
+// 1: whole slices; 2: + sequence, low/reused/high; 3: kernel-mode samples
+// carry a kernel stack slice and, when the kernel was entered from user
+// mode, a ChainUserPart (issue 28 item 2, kernel frames). Readers accept 2
+// and 3 (a format 2 kernel sample is a leaf without stack).
+inline constexpr uint32_t kChainsFormat = 3;
+inline constexpr uint32_t kChainsOldestFormat = 2;
 
 enum ChainFlags : uint8_t {
   kChainUser = 1u << 0,      // interrupted in user mode: sp is the user sp, memory the process's
   kChainStackEnd = 1u << 1,  // the slice stopped early at an unmapped page or the stack's top
+  // Format 3, kernel-mode samples only: a ChainUserPart and its slice follow
+  // the kernel slice (the thread entered the kernel from user mode).
+  kChainUserPart = 1u << 2,
 };
 
 // One sample's registers, then low + high quadwords of stack. The slice
@@ -60,6 +68,24 @@ struct ChainSampleHead {
                      // RA column 23 in their CFI)
 };
 static_assert(sizeof(ChainSampleHead) == 48);
+
+// Format 3, a kernel-mode sample: the head's slice is the kernel stack from
+// the interrupted kernel sp up (`low` quadwords, sent whole: reused and high
+// are 0), cut at the top of the thread's kernel stack (kChainStackEnd in the
+// head: the slice reaches it, so the user TrapFrame at the top is in it).
+// The kernel's .eh_frame (kept by kernel/kernel.ld) unwinds it, through the
+// entry stubs' hand-written CFI (kernel/entry.S) into the interrupted
+// context's registers. When that context was user mode (system call, page
+// fault, interrupt), its sp is not in the TrapFrame but in PALcode's usp:
+// this part carries it and the user stack above it, as a user sample's
+// slice (low | reused | high against the CPU's previous user slice).
+struct ChainUserPart {
+  uint64_t sp;      // the user sp (rdusp) of the context the kernel was entered from
+  uint32_t counts;  // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
+  uint32_t flags;   // kChainStackEnd: the user slice stopped at a page user mode cannot read
+};
+static_assert(sizeof(ChainUserPart) == 16);
+inline constexpr uint32_t kChainUserPartWords = sizeof(ChainUserPart) / 8;
 inline constexpr uint32_t kChainHeadWords = sizeof(ChainSampleHead) / 8;
 inline constexpr uint32_t kChainCountBits = 10;  // low, reused, high: each < 1024
 static_assert(kMaxChainStackBytes / 8 < (1u << kChainCountBits));

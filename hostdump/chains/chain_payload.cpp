@@ -71,9 +71,8 @@ bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint
     if (!p.own.set(first >> 32) || p.sample.flags & ~known) return false;
     const bool user = p.sample.flags & kChainUser;
     if (user && p.sample.has_user_part()) return false;
-    // A kernel slice is sent whole (format 3) or not at all (format 2).
-    if (!user && (p.own.reused + p.own.high != 0 || (!kernel_stacks && p.own.low != 0)))
-      return false;
+    if (!user && !kernel_stacks && p.own.low + p.own.reused + p.own.high != 0)
+      return false;  // format 2: kernel samples carry no stack
     p.sample.pc = words[at + 1], p.sample.sp = words[at + 2], p.sample.ra = words[at + 3];
     p.sample.fp = words[at + 4], p.sample.t9 = words[at + 5];
     p.own.sp = p.sample.sp;
@@ -98,29 +97,35 @@ bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint
   for (Parsed& p : parsed) {
     ChainSample& s = p.sample;
     Previous& previous = previous_[cpu];
-    const bool have = previous.valid && previous.next_sequence == s.sequence;
-    // Rebuilds a user slice: low, then the reused quadwords from the
-    // previous user slice (or the slice ends there), then high.
-    auto rebuild = [&](const SentSlice& sent, std::vector<uint64_t>& into) {
+    // A gap in the sequence: a lost record may have changed the guest's
+    // references, so none of ours can be trusted until resent whole.
+    if (!previous.seen || previous.next_sequence != s.sequence)
+      previous.user.valid = previous.kernel.valid = false;
+    previous.seen = true;
+    previous.next_sequence = static_cast<uint8_t>(s.sequence + 1);
+    // Rebuilds a slice: low, then the reused quadwords from `reference` (or
+    // the slice ends there), then high; becomes the reference.
+    auto rebuild = [&](const SentSlice& sent, Reference& reference, std::vector<uint64_t>& into) {
       const auto low = words.begin() + static_cast<ptrdiff_t>(sent.at);
       into.assign(low, low + static_cast<ptrdiff_t>(sent.low));
-      if (sent.reused != 0 && !(have && take_reused(s, sent.sp + sent.low * 8, sent.reused,
-                                                    previous.slice, previous.sp, into))) {
+      bool whole = true;
+      if (sent.reused != 0 &&
+          !(reference.valid && take_reused(s, sent.sp + sent.low * 8, sent.reused, reference.slice,
+                                           reference.sp, into))) {
         s.reference_lost = true;  // the slice ends below the quadwords it did not repeat
         ++references_lost_;
-        return;
+        whole = false;
+      } else {
+        into.insert(into.end(), low + static_cast<ptrdiff_t>(sent.low),
+                    low + static_cast<ptrdiff_t>(sent.low + sent.high));
       }
-      into.insert(into.end(), low + static_cast<ptrdiff_t>(sent.low),
-                  low + static_cast<ptrdiff_t>(sent.low + sent.high));
+      reference = Reference{whole, sent.sp, into};
     };
-    rebuild(p.own, s.stack);
-    if (s.has_user_part()) rebuild(p.user, s.user_stack);
-    previous.next_sequence = static_cast<uint8_t>(s.sequence + 1);
-    if (s.user() || s.has_user_part()) {
-      previous.valid = !s.reference_lost;
-      previous.sp = s.user() ? s.sp : s.user_sp;
-      previous.slice = s.user() ? s.stack : s.user_stack;
-    }
+    if (s.user())
+      rebuild(p.own, previous.user, s.stack);
+    else if (s.format >= 3)
+      rebuild(p.own, previous.kernel, s.stack);
+    if (s.has_user_part()) rebuild(p.user, previous.user, s.user_stack);
     out.push_back(std::move(s));
   }
   *dropped = header.dropped;

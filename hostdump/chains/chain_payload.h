@@ -64,11 +64,17 @@ class ChainDecoder {
   uint64_t references_lost() const { return references_lost_; }
 
  private:
-  struct Previous {
+  // One kind's previous recorded slice of a CPU (the guest's
+  // ChainReference, driver/chain_reference.h).
+  struct Reference {
     bool valid = false;
-    uint8_t next_sequence = 0;
     uint64_t sp = 0;
     std::vector<uint64_t> slice;
+  };
+  struct Previous {
+    bool seen = false;
+    uint8_t next_sequence = 0;
+    Reference user, kernel;  // kernel: format 3's kernel-mode samples
   };
   std::map<uint16_t, Previous> previous_;
   uint64_t references_lost_ = 0;

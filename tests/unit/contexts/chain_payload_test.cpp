@@ -95,6 +95,36 @@ TEST(ChainPayload, Format3KernelSampleReadsBothSlices) {
   EXPECT_EQ(u.stack, (std::vector<uint64_t>{300, 201, 202}));
 }
 
+// Kernel slices are sent against the previous kernel slice, user slices
+// against the previous user slice (a user part included); a sequence gap
+// (a lost record) makes both unusable until resent.
+TEST(ChainPayload, KernelAndUserSlicesReuseTheirOwnKind) {
+  PayloadWriter w;
+  w.head(0, 0, 3, kKernelSp);
+  w.quadwords(100, 3);
+  w.head(kChainUser, 1, 2, kUserSp);
+  w.quadwords(200, 2);
+  w.head(0, 2, 1 | 2u << 10, kKernelSp);  // low 1, then 101 and 102 reused
+  w.quadwords(110, 1);
+  w.head(kChainUser, 3, 1 | 1u << 10, kUserSp);
+  w.quadwords(210, 1);
+  ChainDecoder decoder;
+  std::vector<ChainSample> out;
+  uint64_t dropped = 0;
+  ASSERT_TRUE(decoder.decode(w.bytes(), 1, 0, out, &dropped));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[2].stack, (std::vector<uint64_t>{110, 101, 102}));
+  EXPECT_EQ(out[3].stack, (std::vector<uint64_t>{210, 201}));
+  EXPECT_EQ(decoder.references_lost(), 0u);
+  PayloadWriter after_gap;
+  after_gap.head(0, 9, 1 | 2u << 10, kKernelSp);  // sequence 4 was lost
+  after_gap.quadwords(120, 1);
+  out.clear();
+  ASSERT_TRUE(decoder.decode(after_gap.bytes(), 1, 0, out, &dropped));
+  EXPECT_TRUE(out[0].reference_lost);
+  EXPECT_EQ(out[0].stack, (std::vector<uint64_t>{120}));
+}
+
 TEST(ChainPayload, Format3RefusesMalformedKernelSamples) {
   auto refused = [](PayloadWriter w) {
     ChainDecoder decoder;
@@ -102,10 +132,9 @@ TEST(ChainPayload, Format3RefusesMalformedKernelSamples) {
     uint64_t dropped = 0;
     return !decoder.decode(w.bytes(), 1, 0, out, &dropped) && out.empty();
   };
-  PayloadWriter reused;  // a kernel slice is sent whole
-  reused.head(0, 0, 1 | 1u << 10, kKernelSp);
-  reused.quadwords(1, 1);
-  EXPECT_TRUE(refused(reused));
+  PayloadWriter reserved;  // counts' bits 30-31
+  reserved.head(0, 0, 1u << 30, kKernelSp);
+  EXPECT_TRUE(refused(reserved));
   PayloadWriter short_part;  // the user part runs past the end
   short_part.head(kChainUserPart, 0, 0, kKernelSp);
   short_part.words.push_back(kUserSp);

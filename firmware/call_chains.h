@@ -52,9 +52,12 @@ enum ChainFlags : uint8_t {
 // ones. Why: copying 1 KB per sample into the ring (and checksumming it)
 // cost ~6 % of the guest's time at the default period (compress, 1 CPU),
 // and a loop's outer frames rarely change between samples. `reused` is
-// nonzero only when the previous user sample of this CPU was recorded (not
-// dropped), by the same thread; `sequence` counts the CPU's recorded
-// samples mod 256, so the host knows whether it holds that sample.
+// nonzero only when the previous user slice of this CPU (a user sample's
+// or, format 3, a kernel sample's user part) was recorded (not dropped), by
+// the same thread; a kernel slice reuses the previous kernel slice the same
+// way (format 3). `sequence` counts the CPU's recorded samples mod 256, so
+// the host knows whether it holds that sample: after a gap it trusts
+// neither reference.
 struct ChainSampleHead {
   uint16_t pid;      // the sampled thread (CpuHot::pid)
   uint8_t flags;     // ChainFlags
@@ -69,10 +72,11 @@ struct ChainSampleHead {
 };
 static_assert(sizeof(ChainSampleHead) == 48);
 
-// Format 3, a kernel-mode sample: the head's slice is the kernel stack from
-// the interrupted kernel sp up (`low` quadwords, sent whole: reused and high
-// are 0), cut at the top of the thread's kernel stack (kChainStackEnd in the
-// head: the slice reaches it, so the user TrapFrame at the top is in it).
+// Format 3, a kernel-mode sample: the head's slice is the kernel stack in
+// use, from the interrupted kernel sp up to the top of the thread's kernel
+// stack, at most kMaxChainStackBytes (kChainStackEnd in the head: the slice
+// reaches the top, so the user TrapFrame there is in it), sent against the
+// previous kernel slice (low | reused | high).
 // The kernel's .eh_frame (kept by kernel/kernel.ld) unwinds it, through the
 // entry stubs' hand-written CFI (kernel/entry.S) into the interrupted
 // context's registers. When that context was user mode (system call, page

@@ -96,8 +96,15 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
   const uint32_t charged = sums[0] + sums[1] + sums[2];
   // In progress from fetch to issue, at least its issue cycle; a squashed
   // instruction never was (issue_slots.h).
-  if (g_pair_window != 0 && (bits & PROFILEME_BIT_RETIRED))
-    record_sum(hot, pc, pid, PROFILEME_EVENT_WINDOW, charged ? charged : 1);
+  if (g_pair_window != 0 && (bits & PROFILEME_BIT_RETIRED)) {
+    const uint32_t window = charged ? charged : 1;
+    record_sum(hot, pc, pid, PROFILEME_EVENT_WINDOW, window);
+    // The spread of the windows (a rare long miss among hits) for the
+    // estimate's error: dcpi score's sigma of the wasted slots.
+    const uint64_t square = uint64_t{window} * window;
+    record_sum(hot, pc, pid, PROFILEME_EVENT_WINDOW_SQ,
+               square > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(square));
+  }
   return RecordSummary{pc, bits, charged};
 }
 

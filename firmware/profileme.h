@@ -106,23 +106,24 @@
  * with that bit, and the latencies' cycles summed. Numbered apart from the
  * counter events (firmware/events.h). */
 #define PROFILEME_EVENT_BASE 32
-#define PROFILEME_EVENT_LIST(X)                           \
-  X(SAMPLES, "pm_samples") /* records */                  \
-  X(RETIRED, "pm_retired") /* records of retired ones */  \
-  X(IMISS, "pm_imiss")                                    \
-  X(ITBMISS, "pm_itbmiss")                                \
-  X(DMISS, "pm_dmiss")                                    \
-  X(DTBMISS, "pm_dtbmiss")                                \
-  X(MISPREDICT, "pm_mispredict")                          \
-  X(PAL, "pm_pal")                                        \
-  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */ \
-  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */ \
-  X(ISSUE, "pm_issue_cycles") /* issue, summed */         \
-  X(SMISS, "pm_smiss")                                    \
-  X(BMISS, "pm_bmiss")                                    \
-  X(WBUF, "pm_wbuf")                                      \
-  X(WINDOW, "pm_window_cycles") /* in progress, summed */ \
-  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */
+#define PROFILEME_EVENT_LIST(X)                                        \
+  X(SAMPLES, "pm_samples") /* records */                               \
+  X(RETIRED, "pm_retired") /* records of retired ones */               \
+  X(IMISS, "pm_imiss")                                                 \
+  X(ITBMISS, "pm_itbmiss")                                             \
+  X(DMISS, "pm_dmiss")                                                 \
+  X(DTBMISS, "pm_dtbmiss")                                             \
+  X(MISPREDICT, "pm_mispredict")                                       \
+  X(PAL, "pm_pal")                                                     \
+  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */              \
+  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */              \
+  X(ISSUE, "pm_issue_cycles") /* issue, summed */                      \
+  X(SMISS, "pm_smiss")                                                 \
+  X(BMISS, "pm_bmiss")                                                 \
+  X(WBUF, "pm_wbuf")                                                   \
+  X(WINDOW, "pm_window_cycles") /* in progress, summed */              \
+  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */ \
+  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */
 
 #ifndef __ASSEMBLER__
 #define PROFILEME_EVENT_ENUM_(name, text) PROFILEME_EVENT_##name,

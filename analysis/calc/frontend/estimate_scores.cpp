@@ -99,6 +99,7 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
   }
   records.window = records_of("pm_window_cycles");
   records.overlap = records_of("pm_overlap");
+  records.window_squares = records_of("pm_window_sq");
   records.pair_window = inputs.samples.profileme_pair_window;
   std::vector<calc::NamedRange> procedures;
   for (const ProcedureRange& p : inputs.code.procedures())

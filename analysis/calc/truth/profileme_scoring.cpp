@@ -87,16 +87,22 @@ ProcedureWaste procedure_waste(const NamedRange& p, const ProfileMeRecords& reco
     const auto found = m.find(pc);
     return found == m.end() ? 0.0 : found->second;
   };
+  const double w = records.pair_window;
   double variance = 0;
   for (const auto& [pc, k] : records.samples) {
     if (pc < p.range.start || pc >= p.range.end || k <= 0) continue;
-    const double slots =
-        (PROFILEME_ISSUE_WIDTH * at(records.window, pc) -
-         at(records.overlap, pc) * records.pair_window * 2 - at(records.retired, pc)) *
-        s;
+    const double slots = (PROFILEME_ISSUE_WIDTH * at(records.window, pc) -
+                          at(records.overlap, pc) * w * 2 - at(records.retired, pc)) *
+                         s;
     row.records += k;
     row.estimated += slots;
-    variance += slots * slots / k;
+    // A Poisson sample's sum: Var = Σ value², term by term (C·window,
+    // 2W per overlap, 1 per execution; their covariances left out).
+    const double squares = at(records.window_squares, pc);
+    variance += squares > 0 ? s * s *
+                                  (PROFILEME_ISSUE_WIDTH * PROFILEME_ISSUE_WIDTH * squares +
+                                   4 * w * w * at(records.overlap, pc) + at(records.retired, pc))
+                            : slots * slots / k;
   }
   row.sigma = std::sqrt(variance);
   const auto wasted = truth.pc_events().find("wasted_slots");

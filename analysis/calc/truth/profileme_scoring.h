@@ -51,9 +51,9 @@ struct ProcedureWaste {
   double records = 0;
   double estimated = 0;
   double exact = 0;
-  // Of the estimate, each PC's records taken as Poisson with that PC's
-  // mean slots per record (a PC whose records differ, misses among hits,
-  // adds more: a lower bound).
+  // Of the estimate: the records as a Poisson sample, each term's squares
+  // summed (the windows' from pm_window_sq; without it each PC's records
+  // as its mean, a lower bound where misses mix with hits).
   double sigma = 0;
   double error() const { return exact > 0 ? estimated / exact - 1 : 0; }
   bool within(double share) const { return exact > 0 && std::fabs(error()) <= share; }
@@ -84,7 +84,7 @@ struct ProfileMeRecords {
   RecordsByAddress aborted;                           // samples - retired
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.
-  RecordsByAddress window, overlap;
+  RecordsByAddress window, overlap, window_squares;
   uint32_t pair_window = 0;
 };
 

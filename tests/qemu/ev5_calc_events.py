@@ -22,13 +22,13 @@ and BRANCHMP rotated on counter 2), then:
 Usage: ev5_calc_events.py BUILD_DIR [KEEP_DIR]
 """
 import json
+import math
 import os
 import re
 import sys
-import tempfile
 
 from support import truth_file
-from support.common import expect, run_dcpi
+from support.common import expect, run_dcpi, in_work_dir
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -152,7 +152,9 @@ def check_projections(db, truth_path):
     counted cycles (epoch.meta). Oracle: the model's whole-run counts in the
     truth file. They include what ran before sampling began (boot, under
     3 % of the cycles here) and the events of a period not completed at the
-    end, so the projection sits slightly below: within 5 %. The three
+    end, so the projection sits slightly below: within 5 %, or within 4
+    sigma of the samples' own Poisson error where that is wider (compress's
+    ~125 dmiss samples: 9 % each sigma; -6.95 % in one run). The three
     events took equal turns (kMuxEvery counter-0 periods each), so each
     share is near 1/3 and the shares sum to 1."""
     report = json.loads(dcpi("prof", "--db", db, "--json"))
@@ -163,7 +165,10 @@ def check_projections(db, truth_path):
         error = projected / exact - 1
         print(f"  {event}: projected {projected:.0f}, truth {exact}, error {100 * error:+.2f} %"
               f" ({report['scales'][event]})")
-        expect(abs(error) <= 0.05, f"{event}'s projected count within 5 % of the truth's")
+        samples = report["totals"][event]
+        bound = max(0.05, 4 / math.sqrt(max(samples, 1)))
+        expect(abs(error) <= bound, f"{event}'s projected count ({samples} samples) within "
+               f"{100 * bound:.1f} % of the truth's")
         m = re.search(r"counted ([\d.]+) % of the time", report["scales"][event])
         if event != "cycles":
             expect(m, f"{event}'s share of time is recorded: {report['scales'][event]}")
@@ -184,9 +189,4 @@ def main(tmp):
     check_listing(db)
 
 
-if KEEP:
-    os.makedirs(KEEP, exist_ok=True)
-    main(KEEP)
-else:
-    with tempfile.TemporaryDirectory() as tmp:
-        main(tmp)
+in_work_dir(main, KEEP)

@@ -24,10 +24,9 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 from support import truth_file
-from support.common import Checks, dcpi_binary
+from support.common import Checks, dcpi_binary, in_work_dir
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -89,9 +88,4 @@ def main(tmp):
     return checks.exit_code()
 
 
-if KEEP:
-    os.makedirs(KEEP, exist_ok=True)
-    sys.exit(main(KEEP))
-else:
-    with tempfile.TemporaryDirectory() as tmp:
-        sys.exit(main(tmp))
+sys.exit(in_work_dir(main, KEEP))

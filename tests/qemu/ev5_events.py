@@ -20,10 +20,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 from support import truth_file
-from support.common import dcpi_binary, expect
+from support.common import dcpi_binary, expect, in_work_dir
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -91,9 +90,4 @@ def main(tmp):
            f"the qemu machine refuses imiss naming --machine ev5: {refused.stderr.strip()[:200]}")
 
 
-if KEEP:
-    os.makedirs(KEEP, exist_ok=True)
-    main(KEEP)
-else:
-    with tempfile.TemporaryDirectory() as tmp:
-        main(tmp)
+in_work_dir(main, KEEP)

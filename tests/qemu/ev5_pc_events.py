@@ -32,10 +32,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 from support import truth_file
-from support.common import Checks, dcpi_binary, event_period_mean
+from support.common import Checks, dcpi_binary, event_period_mean, in_work_dir
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -154,9 +153,4 @@ def main(tmp):
     return checks.exit_code()
 
 
-if KEEP:
-    os.makedirs(KEEP, exist_ok=True)
-    sys.exit(main(KEEP))
-else:
-    with tempfile.TemporaryDirectory() as tmp:
-        sys.exit(main(tmp))
+sys.exit(in_work_dir(main, KEEP))

@@ -38,10 +38,9 @@ import json
 import math
 import os
 import sys
-import tempfile
 
 from support import truth_file
-from support.common import Checks, run_dcpi
+from support.common import Checks, run_dcpi, in_work_dir
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -301,8 +300,4 @@ def main(tmp):
     return checks.exit_code()
 
 
-if KEEP:
-    os.makedirs(KEEP, exist_ok=True)
-    sys.exit(main(KEEP))
-with tempfile.TemporaryDirectory() as tmp:
-    sys.exit(main(tmp))
+sys.exit(in_work_dir(main, KEEP))

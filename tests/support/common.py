@@ -4,6 +4,7 @@ import math
 import os
 import re
 import subprocess
+import tempfile
 
 NM = "alpha-linux-gnu-nm"
 FIRMWARE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "firmware")
@@ -155,3 +156,14 @@ def chi_square(observed, expected):
         elif o != 0:
             return math.inf
     return total
+
+
+def in_work_dir(main, keep=None):
+    """main(directory) in `keep` (created; its files kept for a second look,
+    and reused by scripts that skip a run whose files exist) or in a
+    temporary directory; returns what main returned."""
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        return main(keep)
+    with tempfile.TemporaryDirectory() as tmp:
+        return main(tmp)

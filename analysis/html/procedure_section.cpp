@@ -192,14 +192,20 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   slot = std::make_unique<ImageData>();
   ImageData& data = *slot;
   std::map<uint64_t, double> per_epoch;
-  ImageSamples events;  // the other events, as dcpi calc reads them
+  ImageSamples events;                               // the other events, as dcpi calc reads them
+  std::map<std::string, double> counted, estimated;  // what one sample stands for, per event
   for (const Profile& profile : samples_.profiles) {
     if (profile.info.event_name != "cycles") events.sampled_events.insert(profile.info.event_name);
     if (profile.info.image.path != image_path || profile.info.image.unknown) continue;
     data.identity = profile.info.image;
     if (profile.info.event_name != "cycles") {
-      for (const ProfileRow& row : profile.rows)
+      const std::optional<double> per_sample = scale_of(samples_, profile.info).events_per_sample();
+      for (const ProfileRow& row : profile.rows) {
         events.events[profile.info.event_name][row.address] += static_cast<double>(row.count);
+        counted[profile.info.event_name] += static_cast<double>(row.count);
+        estimated[profile.info.event_name] +=
+            static_cast<double>(row.count) * per_sample.value_or(0);
+      }
       continue;
     }
     for (const ProfileRow& row : profile.rows) {
@@ -212,6 +218,10 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   for (const auto& [epoch, period] : samples_.periods)
     periods.push_back({.epoch = epoch, .period = period, .samples = per_epoch[epoch]});
   data.period = choose_mean_period(periods, std::nullopt);
+  // Each event's period and share (issue 26) and ProfileMe's S (issue 27),
+  // so the culprits weigh the same evidence as in dcpi calc.
+  for (const auto& [event, n] : counted)
+    if (n > 0 && estimated[event] > 0) events.events_per_sample[event] = estimated[event] / n;
   data.culprits = culprit_options(events, data.period.mean, true, nullptr);
   const ResolvedImage& resolved = resolver_.resolve(data.identity);
   data.elf = resolved.elf;

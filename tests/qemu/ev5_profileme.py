@@ -230,6 +230,14 @@ def check_html(db, hottest, pc, load, checks):
     checks.expect(any(c in row for c in cells) and f"d {rate:.3f}" in row and
                   f"{load['records']} records" in row,
                   f"{hottest} {pc:x}: the HTML row shows {min(cells)} and d {rate:.3f}")
+    # The page's culprits weigh the same evidence as dcpi calc's (counter
+    # events' shares, ProfileMe's bits): the same stall letters.
+    calc = json.loads(dcpi("calc", "--db", db, "--image", f"/bin/{WORKLOAD}", "--procedure",
+                           hottest, "--json"))
+    letters = [i["static"] + i["dynamic"] for b in calc["blocks"] for i in b["instructions"]
+               if int(i["address"], 16) == pc]
+    checks.expect(letters and f"<td>{letters[0]}</td>" in row,
+                  f"{hottest} {pc:x}: the HTML's stall letters are dcpi calc's ({letters})")
 
 
 def check_culprits(db, truth_path, checks):

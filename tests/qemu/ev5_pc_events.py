@@ -136,7 +136,7 @@ def check_blind_spot(db, truth, truth_path, checks):
     # a blind spot must be far from it both as a factor and in Poisson
     # sigmas (the kernel has a handful of samples: 8 for ~31 once, which is
     # a factor of 3.8 but 4.1 sigma).
-    expected = {n: samples.get(n, 0) / r if r else 0 for n, r in rates.items()}
+    expected = {n: e * overall / PERIOD for n, e in events.items()}
     kernel, kernel_expected = samples.get("kernel.elf", 0), expected["kernel.elf"]
     checks.expect(kernel * 2 <= kernel_expected and
                   kernel_expected - kernel >= 3 * math.sqrt(max(kernel_expected, 1)),

@@ -71,51 +71,36 @@ void ProfileUnit::open_span(const BlockRecord& block, uint32_t from, uint32_t to
   for (uint32_t i = from; i < to; ++i) pair_cycles_ += block.timing.instructions[i].cost;
 }
 
-// Counts fetched instructions of `block` from `next` on, tagging the one
-// the countdown reaches: the first (then the countdown runs the minor
-// interval) or the pair's second.
-void ProfileUnit::take_in(const BlockRecord& block, uint32_t& next) {
+// Counts the fetched instructions of `block`, tagging each one the
+// countdown reaches: the first (then the countdown runs the minor interval,
+// and the fetch latency starts with the first's own cycles) or the pair's
+// second (the latency's span ends before it).
+void ProfileUnit::take_in(const BlockRecord& block) {
   const auto size = static_cast<uint32_t>(block.timing.instructions.size());
-  if (countdown_ > size - next) {
-    countdown_ -= size - next;
-    if (pair_open_) open_span(block, next, size);
-    next = size;
-    return;
-  }
-  const auto index = static_cast<uint32_t>(next + countdown_ - 1);
-  countdown_ = 0;    // software arms it again after reading the record
-  if (pair_open_) {  // the pair's second: the span ends before it
-    open_span(block, next, index);
-    pair_open_ = false;
-    second_pending_ = false;
-    tag(records_[1], block, index);
-  } else {
-    tag(records_[0], block, index);
-    if (paired_) {
-      countdown_ = minor_;
-      pair_open_ = true;
-      pair_cycles_ = 0;
-      span_ = PairSpan{};
-      // The first's own cycles are the start of the fetch latency.
-      const uint32_t first = index;
-      next = index + 1;
-      if (countdown_ > size - next) {
-        open_span(block, first, size);
-        countdown_ -= size - next;
-        next = size;
-        return;
-      }
-      const auto second = static_cast<uint32_t>(next + countdown_ - 1);
-      countdown_ = 0;
-      open_span(block, first, second);
-      pair_open_ = false;
-      second_pending_ = false;
-      tag(records_[1], block, second);
-      next = second + 1;
+  uint32_t next = 0, span_from = 0;
+  while (countdown_ != 0) {
+    if (countdown_ > size - next) {
+      countdown_ -= size - next;
+      if (pair_open_) open_span(block, span_from, size);
       return;
     }
+    const auto index = static_cast<uint32_t>(next + countdown_ - 1);
+    countdown_ = 0;  // software arms it again after reading the record
+    next = index + 1;
+    if (pair_open_) {
+      open_span(block, span_from, index);
+      pair_open_ = false;
+      second_pending_ = false;
+      tag(records_[1], block, index);
+      return;
+    }
+    tag(records_[0], block, index);
+    if (!paired_) return;
+    countdown_ = minor_;
+    pair_open_ = true;
+    pair_cycles_ = 0;
+    span_from = index;
   }
-  next = index + 1;
 }
 
 void ProfileUnit::entered(const BlockRecord& block) {
@@ -130,9 +115,7 @@ void ProfileUnit::entered(const BlockRecord& block) {
 void ProfileUnit::settle() {
   const BlockRecord* block = pending_;
   pending_ = nullptr;
-  if (!block || countdown_ == 0) return;
-  uint32_t next = 0;
-  take_in(*block, next);
+  if (block) take_in(*block);
 }
 
 // A squashed instruction: fetched, never issued, recorded at once.

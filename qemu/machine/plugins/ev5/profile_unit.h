@@ -80,7 +80,7 @@ class ProfileUnit : public TruthObserver {
   void settle();
   void complete(Record& record, uint32_t set);
   void open_span(const BlockRecord& block, uint32_t from, uint32_t to);
-  void take_in(const BlockRecord& block, uint32_t& next);
+  void take_in(const BlockRecord& block);
 
   const BlockRecord* pending_ = nullptr;  // entered, not yet counted
   uint64_t countdown_ = 0;                // fetched instructions until the next tag; 0: off

@@ -135,4 +135,18 @@ enum {
 #define PROFILEME_EVENT_COUNT (PROFILEME_EVENT_END - PROFILEME_EVENT_BASE)
 #endif
 
+#ifdef __cplusplus
+/* Seed 004 §5.2.3's wasted issue slots, C x L x S/2 - U x W x S -
+ * executions, from the sums of paired records that each stand for
+ * `record_scale` = S/2 fetched instructions: `window_cycles`
+ * (pm_window_cycles) is L, `overlaps` (pm_overlap) is U, and each retired
+ * record's own issue slot (pm_retired x S/2 executions) is used, not
+ * wasted. The host's reports and its scoring both compute it here. */
+constexpr double profileme_wasted_slots(double window_cycles, double overlaps, double retired,
+                                        double record_scale, unsigned pair_window) {
+  return (PROFILEME_ISSUE_WIDTH * window_cycles - overlaps * pair_window * 2.0 - retired) *
+         record_scale;
+}
+#endif
+
 #endif

@@ -67,11 +67,8 @@ std::string disassembly(const ResolvedImage& resolved, uint64_t address) {
 }  // namespace
 
 double wasted_issue_slots(const ProfileMeRow& row, double interval, uint32_t pair_window) {
-  // s = S/2: L·C·S/2 = window·C·s, U·W·S = overlap·W·2s, executions = retired·s
-  // (each issues itself in its window: a slot used, not wasted).
-  return PROFILEME_ISSUE_WIDTH * static_cast<double>(row.window) * interval -
-         static_cast<double>(row.overlap) * pair_window * 2 * interval -
-         static_cast<double>(row.retired) * interval;
+  return profileme_wasted_slots(static_cast<double>(row.window), static_cast<double>(row.overlap),
+                                static_cast<double>(row.retired), interval, pair_window);
 }
 
 ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& resolver,

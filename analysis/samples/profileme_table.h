@@ -44,8 +44,8 @@ struct ProfileMeReport {
   std::vector<std::string> warnings;
 };
 
-// Seed 004 §5.2.3's estimate on the 21164 (C = 4): C × window × s − overlap
-// × W × 2s − retired × s, s = what one paired record stands for (S/2).
+// Seed 004 §5.2.3's estimate for the row (firmware/profileme.h
+// profileme_wasted_slots), `interval` what one paired record stands for (S/2).
 double wasted_issue_slots(const ProfileMeRow& row, double interval, uint32_t pair_window);
 
 // Per procedure of every image; with `procedure`, per instruction of it.

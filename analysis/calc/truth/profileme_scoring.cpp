@@ -78,7 +78,7 @@ double sum_in(const RecordsByAddress& records, const AddressRange& range) {
   return sum;
 }
 
-// C·L·S/2 − U·W·S − executions, with s = S/2 per record (profileme_table.h).
+// C·L·S/2 − U·W·S − executions, with s = S/2 per record (firmware/profileme.h).
 ProcedureWaste procedure_waste(const NamedRange& p, const ProfileMeRecords& records,
                                const GroundTruth& truth) {
   ProcedureWaste row{p.name};
@@ -91,9 +91,8 @@ ProcedureWaste procedure_waste(const NamedRange& p, const ProfileMeRecords& reco
   double variance = 0;
   for (const auto& [pc, k] : records.samples) {
     if (pc < p.range.start || pc >= p.range.end || k <= 0) continue;
-    const double slots = (PROFILEME_ISSUE_WIDTH * at(records.window, pc) -
-                          at(records.overlap, pc) * w * 2 - at(records.retired, pc)) *
-                         s;
+    const double slots = profileme_wasted_slots(at(records.window, pc), at(records.overlap, pc),
+                                                at(records.retired, pc), s, records.pair_window);
     row.records += k;
     row.estimated += slots;
     // A Poisson sample's sum: Var = Σ value², term by term (C·window,

@@ -131,26 +131,24 @@ void add_counted_events(const VcpuTruth& truth, Totals& totals) {
   }
 }
 
-// Paired ProfileMe's truth (issue_slots.h): wasted issue slots per PC.
-void add_wasted_slots(const VcpuModel& vcpu, Totals& totals) {
-  if (!vcpu.issue_slots_watched()) return;
-  static constexpr const char* kName = "wasted_slots";
-  totals.events[kName];
-  for (const auto& [key, slots] : vcpu.issue_slots().wasted()) {
-    totals.of(key).events[{kName, truth_pc_of(key)}] += slots;
-    totals.events[kName] += slots;
+// Counts per truth key as `pcevent PC NAME N` lines in their spaces, and
+// their sum as `event NAME` (its line present, 0 included: it was counted).
+template <typename CountsByKey>
+void add_pc_counts(const char* name, const CountsByKey& counts, Totals& totals) {
+  totals.events[name];
+  for (const auto& [key, n] : counts) {
+    totals.of(key).events[{name, truth_pc_of(key)}] += n;
+    totals.events[name] += n;
   }
 }
 
-// ProfileMe's wrong path (issue 27 item 1): the squashed fetches per PC.
-void add_squashed(const VcpuTruth& truth, Totals& totals) {
-  static constexpr const char* kName = "squashed";
-  if (!truth.profile_unit) return;
-  totals.events[kName];
-  for (const auto& [key, n] : truth.squashed_fetches) {
-    totals.of(key).events[{kName, truth_pc_of(key)}] += n;
-    totals.events[kName] += n;
-  }
+// ProfileMe's truths (issue 27), once the unit was armed: wasted issue
+// slots per PC in a paired run (issue_slots.h), the wrong path's squashed
+// fetches per PC.
+void add_profileme_truth(const VcpuModel& vcpu, Totals& totals) {
+  if (vcpu.issue_slots_watched())
+    add_pc_counts("wasted_slots", vcpu.issue_slots().wasted(), totals);
+  if (vcpu.truth().profile_unit) add_pc_counts("squashed", vcpu.truth().squashed_fetches, totals);
 }
 
 void add_events(const VcpuModel& vcpu, Totals& totals) {
@@ -235,8 +233,7 @@ bool write_truth_file(const std::string& path, const std::vector<const VcpuModel
     add_dynamic(vcpu->truth(), totals);
     add_events(*vcpu, totals);
     add_counted_events(vcpu->truth(), totals);
-    add_wasted_slots(*vcpu, totals);
-    add_squashed(vcpu->truth(), totals);
+    add_profileme_truth(*vcpu, totals);
   }
   bool has_spaces = totals.spaces.size() > 1 || !totals.spaces.count(0);
   bool has_pc_events = std::any_of(totals.spaces.begin(), totals.spaces.end(),

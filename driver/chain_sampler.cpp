@@ -8,11 +8,15 @@
 // (translate_user, never a faulting access), page by page: the slice stops
 // at the first page user mode may not read (the stack's top, or a guard),
 // flagged kChainStackEnd so the host can tell "the stack ended" from "the
-// slice was too short". Kernel-mode samples carry their registers only: the
-// kernel is built without unwind tables, so the host reports their chains
-// as ending in the kernel instead of guessing (docs/transfer-format.md).
+// slice was too short". Kernel-mode samples carry the kernel stack from sp
+// up to the thread's kernel stack top (bounded by the same size), which the
+// host unwinds with the kernel's own .eh_frame; when the thread entered the
+// kernel from user mode, also the user sp (PALcode's usp: the TrapFrame has
+// no sp) and a user slice, so the chain continues into the user frames the
+// trap interrupted (format 3, docs/transfer-format.md "kChains records").
 #include "driver/chain_sampler.h"
 
+#include "driver/chain_reference.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/percpu.h"
@@ -28,36 +32,22 @@ struct alignas(64) ChainBuffer {
   uint64_t tail;  // written by the daemon
   uint64_t dropped_taken;
   uint64_t pad1[6];
-  uint64_t dropped;      // samples lost because the buffer was full
-  uint32_t stack_words;  // this CPU's copy of the configuration
-  // The previous recorded user sample's slice (what the host holds too):
-  // a new sample sends only the quadwords below the part that is unchanged
-  // (firmware/call_chains.h, ChainSampleHead). Two slices, swapped, so nothing is
-  // copied twice.
-  uint32_t previous;        // index of the previous slice in `slices`
-  uint32_t previous_words;  // 0: no previous (first sample, after a drop, new pid)
-  uint16_t previous_pid;
-  uint8_t sequence;  // recorded samples, mod 256 (the host checks continuity)
-  uint8_t pad2[41];
-  uint64_t previous_sp;
-  uint64_t slices[2][kMaxChainStackBytes / 8];
+  uint64_t dropped;       // samples lost because the buffer was full
+  uint32_t stack_words;   // this CPU's copy of the configuration
+  uint16_t user_pid;      // the thread of `user`
+  uint8_t sequence;       // recorded samples, mod 256 (the host checks continuity)
+  ChainReference user;    // the previous recorded user slice (user samples' or user parts')
+  ChainReference kernel;  // the previous recorded kernel slice
   uint64_t words[kChainBufferWords];
 };
 static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
-static_assert(kMaxChainStackBytes / 8 + kChainHeadWords < kChainBufferWords / 4);
+// The largest sample (format 3, kernel-mode with a user part: two slices).
+static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes / 8) <
+              kChainBufferWords / 4);
 static_assert(kMaxChainStackBytes / 8 < 1024, "low, reused and high are 10 bits each");
 
 ChainBuffer g_chains[kMaxCpus];
 uint32_t g_stack_bytes = 0;
-
-// The handler's loops are the cost of chains (bench_chains.py): pointers,
-// unrolled, and no call to the kernel's memcpy.
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] void copy_words(uint64_t* to,
-                                                                      const uint64_t* from,
-                                                                      uint32_t n) {
-#pragma GCC unroll 4
-  for (uint32_t i = 0; i < n; ++i) to[i] = from[i];
-}
 
 // Copies up to `limit` quadwords of user stack from `sp` into `to`;
 // returns how many were readable, and sets `ended` when an unreadable page
@@ -89,34 +79,6 @@ void put_words(ChainBuffer& cb, uint64_t at, const uint64_t* from, uint32_t n) {
   copy_words(cb.words, from + first, n - first);
 }
 
-// The run of quadwords [low, low + reused) of the slice that equal the
-// previous slice's at the same addresses: the overlap's highest run (the
-// outer frames, which a loop deeper down does not touch). Quadwords above
-// the previous slice's top (sp moved up) are sent again.
-struct Reuse {
-  uint32_t low = 0, reused = 0;
-};
-Reuse unchanged_run(const ChainBuffer& cb, const uint64_t* slice, uint64_t sp, uint32_t n) {
-  Reuse r{n, 0};
-  if (cb.previous_words == 0) return r;
-  const uint64_t previous_end = cb.previous_sp + uint64_t{cb.previous_words} * 8;
-  if (previous_end <= sp || cb.previous_sp >= sp + uint64_t{n} * 8) return r;
-  const uint32_t begin = cb.previous_sp > sp ? static_cast<uint32_t>((cb.previous_sp - sp) / 8) : 0;
-  const uint64_t end_words = (previous_end - sp) / 8;
-  const uint32_t end = end_words < n ? static_cast<uint32_t>(end_words) : n;
-  const uint64_t* previous = cb.slices[cb.previous];
-  const int64_t shift =
-      static_cast<int64_t>(sp - cb.previous_sp) / 8;  // slice i = previous i + shift
-  const uint64_t* a = slice + end;
-  const uint64_t* b = previous + (static_cast<int64_t>(end) + shift);
-  const uint64_t* const stop = slice + begin;
-  while (a != stop && a[-1] == b[-1]) --a, --b;
-  const auto i = static_cast<uint32_t>(a - slice);
-  r.low = i;
-  r.reused = end - i;
-  return r;
-}
-
 }  // namespace
 
 void chain_configure(uint32_t stack_bytes) {
@@ -128,46 +90,93 @@ uint32_t chain_stack_bytes() { return g_stack_bytes; }
 
 void chain_apply(uint32_t cpu) { g_chains[cpu].stack_words = g_stack_bytes / 8; }
 
+namespace {
+
+// A user slice (a user-mode sample's, or the user context a kernel-mode
+// sample's thread entered the kernel from), against the previous user slice.
+SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp) {
+  bool ended = false;
+  const uint32_t got =
+      (sp & 7) == 0 ? copy_user_stack(cb.user.spare(), sp, cb.stack_words, &ended) : 0;
+  if (pid != cb.user_pid) cb.user.words = 0;
+  cb.user_pid = pid;
+  return diff_and_take(cb.user, sp, got, ended);
+}
+
+// A kernel-mode sample's stack (format 3): the part of the kernel stack in
+// use, from sp up to its top, at most kMaxChainStackBytes whatever the user
+// slice's size: a system call's kernel frames need more than the user
+// slice's default 1 KB (write's bounce buffer alone is 592 bytes, and the
+// TrapFrame 256), a kernel stack is small (16 KB) and mostly shallow, and
+// only kernel-mode samples pay for it. Sent against the previous kernel
+// slice (a system call's outer frames and its TrapFrame stay put). Also
+// whether the thread's user TrapFrame (at the top) says it entered the
+// kernel from user mode.
+SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user) {
+  constexpr uint64_t kMaxWords = kMaxChainStackBytes / 8;
+  const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
+  *from_user = false;
+  if (stack.top == 0 || (sp & 7) != 0) return diff_and_take(cb.kernel, sp, 0, false);
+  const uint64_t to_top = (stack.top - sp) / 8;
+  const auto n = static_cast<uint32_t>(to_top < kMaxWords ? to_top : kMaxWords);
+  copy_words(cb.kernel.spare(), reinterpret_cast<const uint64_t*>(sp), n);
+  const auto* entry = reinterpret_cast<const TrapFrame*>(stack.top) - 1;
+  *from_user = stack.user_context && (entry->ps & PS_USER_MODE) != 0;
+  return diff_and_take(cb.kernel, sp, n, n == to_top);
+}
+
+void put_slice(ChainBuffer& cb, uint64_t at, const SentSlice& s) {
+  put_words(cb, at, s.words, s.reuse.low);
+  put_words(cb, at + s.reuse.low, s.words + s.reuse.low + s.reuse.reused, s.high);
+}
+
+}  // namespace
+
 void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   ChainBuffer& cb = g_chains[hot.cpu];
   const bool user = (frame->ps & PS_USER_MODE) != 0;
   const uint64_t sp = user ? pal::rdusp() : reinterpret_cast<uint64_t>(frame + 1);
-  const uint32_t want = user && (sp & 7) == 0 ? cb.stack_words : 0;
   const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
   const uint64_t before = cb.head;
   // Room for the largest sample: written whole or dropped whole.
-  if (before - tail + kChainHeadWords + want > kChainBufferWords) {
+  const uint64_t largest =
+      kChainHeadWords +
+      (user ? cb.stack_words : kMaxChainStackBytes / 8 + kChainUserPartWords + cb.stack_words);
+  if (before - tail + largest > kChainBufferWords) {
     ++cb.dropped;
-    cb.previous_words = 0;  // the host will not have it: the next one goes whole
+    cb.user.words = cb.kernel.words = 0;  // the host will not have it: the next ones go whole
     return;
   }
-  bool ended = false;
-  uint64_t* slice = cb.slices[cb.previous ^ 1];
-  const uint32_t got = want ? copy_user_stack(slice, sp, want, &ended) : 0;
-  Reuse reuse{got, 0};
-  if (user) {
-    if (hot.pid != cb.previous_pid) cb.previous_words = 0;
-    reuse = unchanged_run(cb, slice, sp, got);
-    cb.previous ^= 1, cb.previous_words = got, cb.previous_sp = sp, cb.previous_pid = hot.pid;
-  }
-  const uint32_t high = got - reuse.low - reuse.reused;
-  const uint32_t sent = reuse.low + high;
+  bool user_part = false;
+  const SentSlice own = user ? user_slice(cb, hot.pid, sp) : kernel_slice(cb, sp, &user_part);
+  const uint64_t user_sp = user_part ? pal::rdusp() : 0;
+  const SentSlice part = user_part ? user_slice(cb, hot.pid, user_sp) : SentSlice{};
   const uint8_t flags =
-      static_cast<uint8_t>((user ? kChainUser : 0) | (ended ? kChainStackEnd : 0));
-  const uint64_t head_words[kChainHeadWords] = {
-      uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
-          uint64_t{reuse.low} << 32 | uint64_t{reuse.reused} << 42 | uint64_t{high} << 52,
-      frame->pc,
-      sp,
-      frame->r19_to_r28[26 - 19],
-      frame->r0_to_r15[15],
-      frame->r19_to_r28[23 - 19]};
+      static_cast<uint8_t>((user ? kChainUser : 0) | (own.ended ? kChainStackEnd : 0) |
+                           (user_part ? kChainUserPart : 0));
+  const uint64_t head_words[kChainHeadWords] = {uint64_t{hot.pid} | uint64_t{flags} << 16 |
+                                                    uint64_t{cb.sequence} << 24 |
+                                                    uint64_t{own.counts()} << 32,
+                                                frame->pc,
+                                                sp,
+                                                frame->r19_to_r28[26 - 19],
+                                                frame->r0_to_r15[15],
+                                                frame->r19_to_r28[23 - 19]};
   ++cb.sequence;
   for (uint32_t i = 0; i < kChainHeadWords; ++i)
     cb.words[(before + i) & (kChainBufferWords - 1)] = head_words[i];
-  put_words(cb, before + kChainHeadWords, slice, reuse.low);
-  put_words(cb, before + kChainHeadWords + reuse.low, slice + reuse.low + reuse.reused, high);
-  const uint64_t head = before + kChainHeadWords + sent;
+  uint64_t at = before + kChainHeadWords;
+  put_slice(cb, at, own);
+  at += own.sent();
+  if (user_part) {
+    const uint64_t part_words[kChainUserPartWords] = {
+        user_sp,
+        uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32};
+    put_words(cb, at, part_words, kChainUserPartWords);
+    put_slice(cb, at + kChainUserPartWords, part);
+    at += kChainUserPartWords + part.sent();
+  }
+  const uint64_t head = at;
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now (as value_sample does), once per crossing.

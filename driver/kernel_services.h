@@ -16,6 +16,7 @@
 //                  inline because the handler runs them on every sample
 //   trap frame     firmware/trap_frame.h (the full-frame handler variants
 //                  and the value sampler read and advance it)
+//   call chains    the running thread's kernel stack bounds
 //   value sampler  the interrupted process's address space and user page
 //                  translation (seed 001 §2.1.2: user memory is reached
 //                  through the page tables, never by a faulting access),
@@ -48,6 +49,16 @@ uint64_t cycles();
 // The address space of the process running on this CPU (nullptr if none).
 // Called at IPL 6, for an interrupted user-mode context.
 const AddressSpace* current_user_space();
+// The kernel stack that kernel-mode `sp` of the running thread is on (call
+// chains, issue 28 item 2): its top (one past its highest quadword; 0 when
+// sp is on no stack the kernel knows) and whether the thread has a user
+// context, so that the TrapFrame of its latest entry from user mode lies
+// just below that top. Called at IPL 6.
+struct KernelStack {
+  uint64_t top;
+  bool user_context;
+};
+KernelStack current_kernel_stack(uint64_t sp);
 // KSEG address that user `va` maps to if user mode may access it (write
 // access if `write`), else 0. Walks the page table; never faults.
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);

@@ -30,11 +30,19 @@ struct ChainsPayload {
   uint64_t dropped;  // chain samples lost on this CPU since the previous record (buffer full)
 };
 static_assert(sizeof(ChainsPayload) == 16);
-inline constexpr uint32_t kChainsFormat = 2;  // 1: whole slices; 2: + sequence, low/reused/high
+// 1: whole slices; 2: + sequence, low/reused/high; 3: kernel-mode samples
+// carry a kernel stack slice and, when the kernel was entered from user
+// mode, a ChainUserPart (issue 28 item 2, kernel frames). Readers accept 2
+// and 3 (a format 2 kernel sample is a leaf without stack).
+inline constexpr uint32_t kChainsFormat = 3;
+inline constexpr uint32_t kChainsOldestFormat = 2;
 
 enum ChainFlags : uint8_t {
   kChainUser = 1u << 0,      // interrupted in user mode: sp is the user sp, memory the process's
   kChainStackEnd = 1u << 1,  // the slice stopped early at an unmapped page or the stack's top
+  // Format 3, kernel-mode samples only: a ChainUserPart and its slice follow
+  // the kernel slice (the thread entered the kernel from user mode).
+  kChainUserPart = 1u << 2,
 };
 
 // One sample's registers, then low + high quadwords of stack. The slice
@@ -44,9 +52,12 @@ enum ChainFlags : uint8_t {
 // ones. Why: copying 1 KB per sample into the ring (and checksumming it)
 // cost ~6 % of the guest's time at the default period (compress, 1 CPU),
 // and a loop's outer frames rarely change between samples. `reused` is
-// nonzero only when the previous user sample of this CPU was recorded (not
-// dropped), by the same thread; `sequence` counts the CPU's recorded
-// samples mod 256, so the host knows whether it holds that sample.
+// nonzero only when the previous user slice of this CPU (a user sample's
+// or, format 3, a kernel sample's user part) was recorded (not dropped), by
+// the same thread; a kernel slice reuses the previous kernel slice the same
+// way (format 3). `sequence` counts the CPU's recorded samples mod 256, so
+// the host knows whether it holds that sample: after a gap it trusts
+// neither reference.
 struct ChainSampleHead {
   uint16_t pid;      // the sampled thread (CpuHot::pid)
   uint8_t flags;     // ChainFlags
@@ -60,6 +71,25 @@ struct ChainSampleHead {
                      // RA column 23 in their CFI)
 };
 static_assert(sizeof(ChainSampleHead) == 48);
+
+// Format 3, a kernel-mode sample: the head's slice is the kernel stack in
+// use, from the interrupted kernel sp up to the top of the thread's kernel
+// stack, at most kMaxChainStackBytes (kChainStackEnd in the head: the slice
+// reaches the top, so the user TrapFrame there is in it), sent against the
+// previous kernel slice (low | reused | high).
+// The kernel's .eh_frame (kept by kernel/kernel.ld) unwinds it, through the
+// entry stubs' hand-written CFI (kernel/entry.S) into the interrupted
+// context's registers. When that context was user mode (system call, page
+// fault, interrupt), its sp is not in the TrapFrame but in PALcode's usp:
+// this part carries it and the user stack above it, as a user sample's
+// slice (low | reused | high against the CPU's previous user slice).
+struct ChainUserPart {
+  uint64_t sp;      // the user sp (rdusp) of the context the kernel was entered from
+  uint32_t counts;  // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
+  uint32_t flags;   // kChainStackEnd: the user slice stopped at a page user mode cannot read
+};
+static_assert(sizeof(ChainUserPart) == 16);
+inline constexpr uint32_t kChainUserPartWords = sizeof(ChainUserPart) / 8;
 inline constexpr uint32_t kChainHeadWords = sizeof(ChainSampleHead) / 8;
 inline constexpr uint32_t kChainCountBits = 10;  // low, reused, high: each < 1024
 static_assert(kMaxChainStackBytes / 8 < (1u << kChainCountBits));

@@ -12,6 +12,7 @@
 extern "C" {
 void switch_context(kernel::Pcb* next);
 void adopt_context(kernel::Pcb* self);
+extern char boot_stacks[];  // kernel/entry.S: one per CPU, the idle loops' and start-up's
 }
 
 namespace kernel {
@@ -234,6 +235,21 @@ const AddressSpace* current_user_space() {
   const Process* process = current();
   static const AddressSpace none;  // kernel threads and idle loops: no user memory
   return process == nullptr || process->mm == nullptr ? &none : &process->mm->space;
+}
+
+// For the driver's call chains (driver/kernel_services.h).
+KernelStack current_kernel_stack(uint64_t sp) {
+  constexpr uint64_t kBootStackBytes = 16384;  // kernel/entry.S STACK_BYTES
+  const Process* process = current();
+  if (process != nullptr && process->kernel_stack != 0) {
+    const uint64_t top = process->kernel_stack + (kKernelStackPages << pages::kPageShift);
+    if (sp > process->kernel_stack && sp <= top)
+      return {top, process->mm != nullptr && !process->kernel_thread};
+  }
+  const auto base = reinterpret_cast<uint64_t>(boot_stacks);
+  if (sp > base && sp <= base + kBootStackBytes * smp::kMaxCpus)
+    return {base + ((sp - base - 1) / kBootStackBytes + 1) * kBootStackBytes, false};
+  return {0, false};
 }
 
 uint64_t cpus_running_user() {

@@ -54,10 +54,13 @@ adopt_context:
 	.align	4
 	.ent	kernel_thread_start
 kernel_thread_start:
+	.cfi_startproc	/* a kernel thread's outermost frame (call chains end here, complete) */
+	.cfi_undefined 26
 	mov	$9, $16
 	mov	$10, $17
 	jsr	$26, kernel_thread_main		/* never returns */
 	call_pal CALL_PAL_HALT
+	.cfi_endproc
 	.end	kernel_thread_start
 
 /* First run of a user process: a TrapFrame sits right above the switch

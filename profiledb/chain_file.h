@@ -44,7 +44,7 @@ enum class ChainStop : uint16_t {
   kStackEnded = 4,     // ... beyond the stack's last mapped page (the slice stopped there)
   kBadCfi = 5,         // a CFI expression this unwinder does not evaluate
   kNoImage = 6,        // a frame's PC lies in no image the load map knows
-  kKernel = 7,         // a kernel-mode sample: the kernel has no unwind tables
+  kKernel = 7,         // a kernel-mode sample of a kChains format 2 record (no kernel stack then)
   kDepthLimit = 8,     // kMaxChainDepth frames
   kNoProgress = 9,     // a step that did not move the stack up (corrupt data)
   kNoElf = 10,         // the image's ELF file was not found on the host

@@ -42,7 +42,8 @@ struct Cie {
   int64_t data_align = 1;
   uint32_t ra_column = kAlphaDwarfRa;
   uint8_t pointer_encoding = DW_EH_PE_absptr;
-  bool augmented = false;  // 'z': FDEs carry an augmentation length
+  bool augmented = false;     // 'z': FDEs carry an augmentation length
+  bool signal_frame = false;  // 'S': the frame is a trap's (kernel/entry.S)
   std::span<const uint8_t> instructions;
 };
 
@@ -171,7 +172,9 @@ bool parse_cie(std::span<const uint8_t> section, uint64_t address, size_t at, si
         r.pointer(static_cast<uint8_t>(r.fixed(1)));
       else if (c == 'L')
         r.fixed(1);
-      else if (c != 'S')
+      else if (c == 'S')
+        cie.signal_frame = true;
+      else
         break;  // unknown: the length says where the data ends
     }
     r.seek(data_end);
@@ -488,6 +491,7 @@ UnwindStep CfiTable::step(uint64_t elf_pc, const UnwindRegisters& regs,
       caller.set(kAlphaDwarfSp, *sp);
   }
   result.return_address = *ra;
+  result.resumes = cie.signal_frame;
   result.caller = caller;
   return result;
 }

@@ -42,6 +42,10 @@ enum class UnwindStop {
 struct UnwindStep {
   std::optional<UnwindRegisters> caller;  // the caller's registers, pc in `return_address`
   uint64_t return_address = 0;
+  // The frame was a trap's (a signal frame, 'S' augmentation: the kernel's
+  // entry stubs): `return_address` is the interrupted PC, where the caller
+  // resumes, not the instruction after a call.
+  bool resumes = false;
   UnwindStop stop = UnwindStop::kOutermost;  // when !caller
 };
 

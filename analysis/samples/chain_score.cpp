@@ -67,6 +67,15 @@ std::map<Key, uint64_t> exact_keys(const ContextTree& exact, uint32_t depth) {
   return keys;
 }
 
+// A kernel-mode sample: a chain whose leaf is in the kernel or PALcode (the
+// load map's names for them, kernel/load_map_writer.cpp), since kernel
+// chains have their kernel frames (issue 28 item 2, kernel half); or, in a
+// database from before that, a chain that stopped at its kernel leaf.
+bool is_kernel_mode(const ContextTreeNode& leaf, const ContextTreeNode& top) {
+  return leaf.image == "kernel.elf" || leaf.image == "palcode.elf" ||
+         top.name.starts_with("[truncated: kernel");
+}
+
 }  // namespace
 
 ChainScore score_chains(const ContextTree& exact, const ContextTree& sampled, uint32_t depth,
@@ -80,7 +89,7 @@ ChainScore score_chains(const ContextTree& exact, const ContextTree& sampled, ui
     if (node.self.samples == 0) continue;
     const std::vector<uint32_t> path = ancestry(sampled, i);
     const ContextTreeNode& top = sampled.nodes[path.back()];
-    if (top.name.starts_with("[truncated: kernel")) {
+    if (is_kernel_mode(node, top)) {
       score.kernel_samples += node.self.samples;
       continue;
     }

@@ -9,8 +9,9 @@
 // cycles gives the same key from its procedure path. A sample "matches"
 // when its key is one of the exact tree's; a truncated chain shorter than
 // `depth` cannot match (it could not be unwound far enough). Kernel-mode
-// samples and the exact tree's [kernel] time are left out on both sides:
-// the kernel has no unwind tables (docs/reports.md).
+// samples (leaf in the kernel or PALcode) and the exact tree's [kernel] time
+// are left out on both sides: the exact tree does not follow the kernel's
+// calls, it books kernel time to a [kernel] child of the user context.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -21,22 +21,42 @@ bool take_reused(const ChainSample& sample, uint64_t address, uint64_t n,
 
 }  // namespace
 
+namespace {
+
+constexpr uint64_t kCountMask = (1u << kChainCountBits) - 1;
+
+// A slice as sent: `low` and `high` quadwords at `at` in the payload, the
+// `reused` ones between them left to the previous user slice.
+struct SentSlice {
+  uint64_t sp = 0, low = 0, reused = 0, high = 0;
+  size_t at = 0;
+  bool set(uint64_t counts) {
+    low = counts & kCountMask, reused = (counts >> 10) & kCountMask;
+    high = (counts >> 20) & kCountMask;
+    return (counts >> 30) == 0 && low + reused + high <= kMaxChainStackBytes / 8;
+  }
+  uint64_t sent() const { return low + high; }
+};
+
+}  // namespace
+
 bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint16_t cpu,
                           std::vector<ChainSample>& out, uint64_t* dropped) {
   ChainsPayload header;
   if (payload.size() < sizeof header) return false;
   std::memcpy(&header, payload.data(), sizeof header);
-  if (header.format != kChainsFormat) return false;
+  if (header.format < kChainsOldestFormat || header.format > kChainsFormat) return false;
+  const bool kernel_stacks = header.format >= 3;
   if (uint64_t{header.words} * 8 != payload.size() - sizeof header) return false;
   std::vector<uint64_t> words(header.words);
   std::memcpy(words.data(), payload.data() + sizeof header, words.size() * 8);
-  constexpr uint64_t kMask = (1u << kChainCountBits) - 1;
   // Parsed first, rebuilt after: a malformed payload changes no state.
   struct Parsed {
     ChainSample sample;
-    uint64_t low, reused, high;
-    size_t at;
+    SentSlice own;   // the head's slice: a user sample's (reusing), a kernel sample's (whole)
+    SentSlice user;  // a kernel sample's user part
   };
+  const uint8_t known = kChainUser | kChainStackEnd | (kernel_stacks ? kChainUserPart : 0);
   std::vector<Parsed> parsed;
   for (size_t at = 0; at < words.size();) {
     if (words.size() - at < kChainHeadWords) return false;
@@ -44,41 +64,68 @@ bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint
     Parsed p;
     p.sample.epoch = epoch;
     p.sample.cpu = cpu;
+    p.sample.format = header.format;
     p.sample.pid = static_cast<uint16_t>(first);
     p.sample.flags = static_cast<uint8_t>(first >> 16);
     p.sample.sequence = static_cast<uint8_t>(first >> 24);
-    p.low = (first >> 32) & kMask, p.reused = (first >> 42) & kMask, p.high = (first >> 52) & kMask;
-    if (first >> 62 || p.sample.flags & ~(kChainUser | kChainStackEnd)) return false;
-    if (p.low + p.reused + p.high > kMaxChainStackBytes / 8) return false;
-    if (!(p.sample.flags & kChainUser) && p.low + p.reused + p.high != 0) return false;
-    const uint64_t sent = p.low + p.high;
-    if (words.size() - at - kChainHeadWords < sent) return false;
+    if (!p.own.set(first >> 32) || p.sample.flags & ~known) return false;
+    const bool user = p.sample.flags & kChainUser;
+    if (user && p.sample.has_user_part()) return false;
+    if (!user && !kernel_stacks && p.own.low + p.own.reused + p.own.high != 0)
+      return false;  // format 2: kernel samples carry no stack
     p.sample.pc = words[at + 1], p.sample.sp = words[at + 2], p.sample.ra = words[at + 3];
     p.sample.fp = words[at + 4], p.sample.t9 = words[at + 5];
-    p.at = at + kChainHeadWords;
+    p.own.sp = p.sample.sp;
+    at += kChainHeadWords;
+    if (words.size() - at < p.own.sent()) return false;
+    p.own.at = at;
+    at += p.own.sent();
+    if (p.sample.has_user_part()) {
+      if (words.size() - at < kChainUserPartWords) return false;
+      const uint64_t counts_and_flags = words[at + 1];
+      p.sample.user_sp = p.user.sp = words[at];
+      p.sample.user_flags = static_cast<uint8_t>(counts_and_flags >> 32);
+      if (!p.user.set(counts_and_flags & 0xffffffffu) || counts_and_flags >> 32 & ~kChainStackEnd)
+        return false;
+      at += kChainUserPartWords;
+      if (words.size() - at < p.user.sent()) return false;
+      p.user.at = at;
+      at += p.user.sent();
+    }
     parsed.push_back(std::move(p));
-    at += kChainHeadWords + sent;
   }
   for (Parsed& p : parsed) {
     ChainSample& s = p.sample;
     Previous& previous = previous_[cpu];
-    const bool have = previous.valid && previous.next_sequence == s.sequence;
-    const auto low = words.begin() + static_cast<ptrdiff_t>(p.at);
-    s.stack.assign(low, low + static_cast<ptrdiff_t>(p.low));
-    if (p.reused != 0 && !(have && take_reused(s, s.sp + p.low * 8, p.reused, previous.slice,
-                                               previous.sp, s.stack))) {
-      s.reference_lost = true;  // the slice ends below the quadwords it did not repeat
-      ++references_lost_;
-    } else {
-      s.stack.insert(s.stack.end(), low + static_cast<ptrdiff_t>(p.low),
-                     low + static_cast<ptrdiff_t>(p.low + p.high));
-    }
+    // A gap in the sequence: a lost record may have changed the guest's
+    // references, so none of ours can be trusted until resent whole.
+    if (!previous.seen || previous.next_sequence != s.sequence)
+      previous.user.valid = previous.kernel.valid = false;
+    previous.seen = true;
     previous.next_sequence = static_cast<uint8_t>(s.sequence + 1);
-    if (s.user()) {
-      previous.valid = !s.reference_lost;
-      previous.sp = s.sp;
-      previous.slice = s.stack;
-    }
+    // Rebuilds a slice: low, then the reused quadwords from `reference` (or
+    // the slice ends there), then high; becomes the reference.
+    auto rebuild = [&](const SentSlice& sent, Reference& reference, std::vector<uint64_t>& into) {
+      const auto low = words.begin() + static_cast<ptrdiff_t>(sent.at);
+      into.assign(low, low + static_cast<ptrdiff_t>(sent.low));
+      bool whole = true;
+      if (sent.reused != 0 &&
+          !(reference.valid && take_reused(s, sent.sp + sent.low * 8, sent.reused, reference.slice,
+                                           reference.sp, into))) {
+        s.reference_lost = true;  // the slice ends below the quadwords it did not repeat
+        ++references_lost_;
+        whole = false;
+      } else {
+        into.insert(into.end(), low + static_cast<ptrdiff_t>(sent.low),
+                    low + static_cast<ptrdiff_t>(sent.low + sent.high));
+      }
+      reference = Reference{whole, sent.sp, into};
+    };
+    if (s.user())
+      rebuild(p.own, previous.user, s.stack);
+    else if (s.format >= 3)
+      rebuild(p.own, previous.kernel, s.stack);
+    if (s.has_user_part()) rebuild(p.user, previous.user, s.user_stack);
     out.push_back(std::move(s));
   }
   *dropped = header.dropped;

@@ -20,17 +20,32 @@ struct ChainSample {
   uint16_t pid = 0;
   uint8_t flags = 0;  // ChainFlags
   uint8_t sequence = 0;
-  bool reference_lost = false;  // its reused quadwords were not available: the slice is cut
+  uint32_t format = kChainsFormat;  // the record's: 2 has no kernel stacks
+  bool reference_lost = false;  // its reused quadwords were not available: the user slice is cut
   uint64_t pc = 0, sp = 0, ra = 0, fp = 0, t9 = 0;  // r30, r26, r15, r23
   std::vector<uint64_t> stack;                      // the quadwords at sp, sp + 8, ...
+  // Format 3, a kernel-mode sample whose thread entered the kernel from user
+  // mode (kChainUserPart): that context's sp and the user stack above it.
+  uint64_t user_sp = 0;
+  uint8_t user_flags = 0;  // kChainStackEnd: the user slice ended at an unreadable page
+  std::vector<uint64_t> user_stack;
 
   bool user() const { return flags & kChainUser; }
-  // The quadword at `address` if the slice holds it.
+  bool has_user_part() const { return flags & kChainUserPart; }
+  // The quadword at `address` if a slice holds it (kernel and user
+  // addresses never overlap: KSEG is the top of the address space).
   bool read(uint64_t address, uint64_t* value) const {
-    if (address < sp || (address & 7) != 0) return false;
-    const uint64_t index = (address - sp) / 8;
-    if (index >= stack.size()) return false;
-    *value = stack[index];
+    return read_slice(stack, sp, address, value) ||
+           (has_user_part() && read_slice(user_stack, user_sp, address, value));
+  }
+
+ private:
+  static bool read_slice(const std::vector<uint64_t>& slice, uint64_t base, uint64_t address,
+                         uint64_t* value) {
+    if (address < base || (address & 7) != 0) return false;
+    const uint64_t index = (address - base) / 8;
+    if (index >= slice.size()) return false;
+    *value = slice[index];
     return true;
   }
 };
@@ -49,11 +64,17 @@ class ChainDecoder {
   uint64_t references_lost() const { return references_lost_; }
 
  private:
-  struct Previous {
+  // One kind's previous recorded slice of a CPU (the guest's
+  // ChainReference, driver/chain_reference.h).
+  struct Reference {
     bool valid = false;
-    uint8_t next_sequence = 0;
     uint64_t sp = 0;
     std::vector<uint64_t> slice;
+  };
+  struct Previous {
+    bool seen = false;
+    uint8_t next_sequence = 0;
+    Reference user, kernel;  // kernel: format 3's kernel-mode samples
   };
   std::map<uint16_t, Previous> previous_;
   uint64_t references_lost_ = 0;

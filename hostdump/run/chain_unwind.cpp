@@ -33,7 +33,8 @@ const CfiTable* ChainUnwinder::table_for(uint32_t image_id, const LoadMapModel& 
 
 namespace {
 
-ChainStop stop_of(UnwindStop stop, const ChainSample& sample) {
+// `flags`: the slice's the unwinder was reading (the head's, or the user part's).
+ChainStop stop_of(UnwindStop stop, uint8_t flags) {
   switch (stop) {
     case UnwindStop::kOutermost:
       return ChainStop::kComplete;
@@ -42,7 +43,7 @@ ChainStop stop_of(UnwindStop stop, const ChainSample& sample) {
     case UnwindStop::kNoRegister:
       return ChainStop::kNoRegister;
     case UnwindStop::kNoMemory:
-      return (sample.flags & kChainStackEnd) ? ChainStop::kStackEnded : ChainStop::kSliceTooShort;
+      return (flags & kChainStackEnd) ? ChainStop::kStackEnded : ChainStop::kSliceTooShort;
     case UnwindStop::kBadCfi:
       return ChainStop::kBadCfi;
   }
@@ -64,9 +65,24 @@ bool ChainUnwinder::in_entry_code(uint32_t image_id, uint64_t address,
   return entry != 0 && address >= entry && address - entry < kEntryCodeBytes;
 }
 
+namespace {
+// Kernel addresses are KSEG's and the kernel's own: the top of the address
+// space (firmware/memory_map.h); user addresses are below 2^63.
+bool is_user_address(uint64_t address) { return (address >> 63) == 0; }
+}  // namespace
+
 // Leaf first. The leaf's address is the sampled PC; a caller's is its call
 // instruction (return address - 4: every Alpha instruction is 4 bytes and
 // bsr/jsr leave the next one in ra), which is also where its CFI row is.
+// A trap's frame (the kernel's entry stubs, CFI signal frames) hands back the
+// PC the interrupted code resumes at instead, which is kept as it is.
+//
+// A kernel-mode sample (format 3) is unwound with the kernel's .eh_frame
+// over its kernel slice, through nested trap frames, down to the TrapFrame
+// of the thread's entry from user mode; its saved PC is a user address, and
+// the chain goes on in user mode from the sample's ChainUserPart (the user
+// sp, which the TrapFrame does not hold, and the user slice), so one chain
+// reads kernel leaf ... kernel entry ... user caller ... main.
 ChainStop ChainUnwinder::unwind(const ChainSample& sample, const LoadMapModel& load_map,
                                 std::vector<Frame>& frames) {
   UnwindRegisters regs;
@@ -78,16 +94,18 @@ ChainStop ChainUnwinder::unwind(const ChainSample& sample, const LoadMapModel& l
   const StackReader read = [&sample](uint64_t address, uint64_t* value) {
     return sample.read(address, value);
   };
+  uint8_t slice_flags = sample.flags;  // the slice being read: the head's, then the user part's
   uint64_t pc = sample.pc;
+  bool resumes = true;  // the leaf: where it was interrupted
   for (bool leaf = true;; leaf = false) {
-    const uint64_t where = leaf ? pc : pc - 4;
+    const uint64_t where = resumes ? pc : pc - 4;
     const std::optional<Placement> placed = load_map.place(sample.pid, where);
     if (!placed) {
       frames.push_back({profiledb::kChainNoImage, where});
       return ChainStop::kNoImage;
     }
     frames.push_back({placed->image_id, placed->address});
-    if (!sample.user()) return ChainStop::kKernel;
+    if (!sample.user() && sample.format < 3) return ChainStop::kKernel;
     if (frames.size() >= profiledb::kMaxChainDepth) return ChainStop::kDepthLimit;
     ChainStop why = ChainStop::kNoCfi;
     const CfiTable* table = table_for(placed->image_id, load_map, &why);
@@ -96,14 +114,23 @@ ChainStop ChainUnwinder::unwind(const ChainSample& sample, const LoadMapModel& l
     if (!step.caller && step.stop == UnwindStop::kNoCfi && !leaf &&
         in_entry_code(placed->image_id, placed->address, load_map))
       return ChainStop::kComplete;
-    if (!step.caller) return stop_of(step.stop, sample);
+    if (!step.caller) return stop_of(step.stop, slice_flags);
     if (step.return_address == 0) return ChainStop::kComplete;
-    const uint64_t caller_sp = step.caller->value[kAlphaDwarfSp];
-    if (caller_sp < regs.value[kAlphaDwarfSp] ||
-        (caller_sp == regs.value[kAlphaDwarfSp] && step.return_address == pc))
-      return ChainStop::kNoProgress;
-    regs = *step.caller;
+    UnwindRegisters caller = *step.caller;
+    if (!is_user_address(pc) && is_user_address(step.return_address)) {
+      // Out of the kernel through the TrapFrame of an entry from user mode.
+      if (!sample.has_user_part()) return ChainStop::kNoRegister;  // no user sp
+      caller.set(kAlphaDwarfSp, sample.user_sp);
+      slice_flags = sample.user_flags;
+    } else {
+      const uint64_t caller_sp = caller.value[kAlphaDwarfSp];
+      if (caller_sp < regs.value[kAlphaDwarfSp] ||
+          (caller_sp == regs.value[kAlphaDwarfSp] && step.return_address == pc))
+        return ChainStop::kNoProgress;
+    }
+    regs = caller;
     pc = step.return_address;
+    resumes = step.resumes;
   }
 }
 

@@ -32,7 +32,12 @@ DCPI = dcpi_binary(args.build)
 WORKLOADS = [("compress", ["--workloads", "compress"])]
 if not args.smoke:
     WORKLOADS += [("matmul", ["--workloads", "matmul"]), ("mathcall", ["--workloads", "mathcall"]),
-                  ("default mix", ["--mix", "default"])]
+                  ("default mix", ["--mix", "default"]),
+                  # Kernel frames (issue 28 item 2): a program that spends
+                  # most of its time in system calls, so most samples are
+                  # kernel-mode ones carrying a kernel slice and a user part.
+                  ("kernel_calls", ["--", os.path.join(args.build, "tests", "linux",
+                                                       "kernel_calls")])]
 
 
 def directory_bytes(path):
@@ -56,9 +61,10 @@ def meta_stats(db):
 def run(selection, chains):
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "db")
-        command = [DCPI, "run", "--cpus", "1", "--db", db, *selection]
+        command = [DCPI, "run", "--cpus", "1", "--db", db]
         if chains:
             command += ["-g", "--stack-bytes", str(args.stack_bytes)]
+        command += selection  # last: a program's "--" ends the options
         result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
         if result.returncode != 0:
             sys.exit(f"{' '.join(command)} failed:\n{result.stderr[-2000:]}")

@@ -180,5 +180,32 @@ TEST(ChainScore, ComparesCallersWithTheExactTree) {
   EXPECT_LT(wrong.overlap, 0.2);
 }
 
+// Kernel chains now go on into user frames (issue 28 item 2, kernel half):
+// a kernel leaf under main is still a kernel-mode sample, left out of the
+// user score, as a leaf-only kernel chain of an older database is.
+TEST(ChainScore, KernelLeavesAreLeftOutWithTheirUserCallers) {
+  ImageResolver resolver(std::vector<std::filesystem::path>{});
+  ContextTree sampled;
+  add_chain_profile(sampled, sample_profile(), resolver);
+  auto add = [&sampled](uint32_t parent, const std::string& name, const std::string& image,
+                        uint64_t samples) {
+    ContextTreeNode node;
+    node.name = name, node.image = image, node.parent = parent;
+    node.self.samples = samples;
+    sampled.nodes.push_back(node);
+    const auto index = static_cast<uint32_t>(sampled.nodes.size() - 1);
+    sampled.nodes[parent].children.push_back(index);
+    return index;
+  };
+  const uint32_t main = add(0, "0x2000", "/bin/calls", 0);
+  add(add(main, "entry_system_call", "kernel.elf", 0), "memcpy", "kernel.elf", 7);
+  add(add(0, "[truncated: kernel (no unwind tables)]", "", 0), "memcpy", "kernel.elf", 4);
+  compute_totals(sampled);
+  const ChainScore score = score_chains(exact_tree(8, 91), sampled, 8);
+  EXPECT_EQ(score.user_samples, 100u);
+  EXPECT_EQ(score.kernel_samples, 11u);
+  EXPECT_EQ(score.matched, 99u);
+}
+
 }  // namespace
 }  // namespace dcpi

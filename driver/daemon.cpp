@@ -55,8 +55,32 @@ constinit RingWriter ring(dcpi_transfer_ring);
 
 bool initialised(uint32_t cpu) { return cpu < daemon.cpu_count && g_aux[cpu].initialised; }
 
+// DCPI §4.3.1: the records that name a thread's process and images go
+// into the ring before samples of it. Called before every record that holds
+// samples: a thread's record was appended before it could run, so it is in
+// the load map by the time its samples have been taken off its CPU (a
+// forward only once per daemon pass let a flush carry samples of a thread
+// born after that pass's forward: unknown samples on 4 CPUs).
+void forward_load_map() {
+  if (&dcpi_load_map == nullptr) return;
+  const LoadMap& map = dcpi_load_map;
+  if (__atomic_load_n(&map.magic, __ATOMIC_ACQUIRE) != kLoadMapMagic) return;
+  static_assert((kLoadMapCapacity & (kLoadMapCapacity - 1)) == 0);
+  const uint64_t count = __atomic_load_n(&map.count, __ATOMIC_ACQUIRE);
+  if (count - daemon.load_map_forwarded > kLoadMapCapacity)
+    daemon.load_map_forwarded = count - kLoadMapCapacity;  // overwritten before we saw them
+  for (; daemon.load_map_forwarded < count; ++daemon.load_map_forwarded) {
+    const LoadMapRecord& record = map.records[daemon.load_map_forwarded & (kLoadMapCapacity - 1)];
+    uint8_t* payload = ring.begin(RecordType::kLoadMap, 0xffff, sizeof record, daemon.epoch, 0);
+    if (payload == nullptr) continue;
+    __builtin_memcpy(payload, &record, sizeof record);
+    ring.commit();
+  }
+}
+
 // Sends `count` entries in records of kRecordEntries.
 void emit_samples(uint32_t cpu, SamplesReason reason, const SampleEntry* entries, uint64_t count) {
+  forward_load_map();
   for (uint64_t done = 0; done < count;) {
     const uint32_t n =
         count - done < kRecordEntries ? static_cast<uint32_t>(count - done) : kRecordEntries;
@@ -141,23 +165,6 @@ void emit_epoch() {
   ring.commit();
 }
 
-void forward_load_map() {
-  if (&dcpi_load_map == nullptr) return;
-  const LoadMap& map = dcpi_load_map;
-  if (__atomic_load_n(&map.magic, __ATOMIC_ACQUIRE) != kLoadMapMagic) return;
-  static_assert((kLoadMapCapacity & (kLoadMapCapacity - 1)) == 0);
-  const uint64_t count = __atomic_load_n(&map.count, __ATOMIC_ACQUIRE);
-  if (count - daemon.load_map_forwarded > kLoadMapCapacity)
-    daemon.load_map_forwarded = count - kLoadMapCapacity;  // overwritten before we saw them
-  for (; daemon.load_map_forwarded < count; ++daemon.load_map_forwarded) {
-    const LoadMapRecord& record = map.records[daemon.load_map_forwarded & (kLoadMapCapacity - 1)];
-    uint8_t* payload = ring.begin(RecordType::kLoadMap, 0xffff, sizeof record, daemon.epoch, 0);
-    if (payload == nullptr) continue;
-    __builtin_memcpy(payload, &record, sizeof record);
-    ring.commit();
-  }
-}
-
 // Seed 001 §2.4: tuple sequences go to the user-mode side (here: the ring,
 // then hostdump) for reduction; one kValues record per CPU per pass.
 void emit_values(uint32_t cpu) {
@@ -167,6 +174,7 @@ void emit_values(uint32_t cpu) {
   const uint32_t bytes = sizeof(ValuesPayload) + words * sizeof(uint64_t);
   // The runs can wait in their buffer (it counts what it must drop) until
   // the host has drained the ring: no record, no sequence gap, no loss.
+  forward_load_map();
   if (!ring.fits(bytes)) return;
   uint8_t* payload =
       ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
@@ -185,6 +193,7 @@ void emit_chains(uint32_t cpu) {
   const uint32_t words = chain_pending_words(cpu, &dropped_since);
   if (words == 0 && !dropped_since) return;
   const uint32_t bytes = sizeof(ChainsPayload) + words * sizeof(uint64_t);
+  forward_load_map();
   if (!ring.fits(bytes)) return;  // they wait in their buffer, which counts its drops
   uint8_t* payload =
       ring.begin(RecordType::kChains, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);

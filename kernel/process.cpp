@@ -152,13 +152,23 @@ void end_group_locked(Process* leader, int64_t wait_status) {
     if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid || &child == leader)
       continue;
     child.parent_pid = 0;
-    if (child.state == ProcessState::kZombie && child.group && child.group->threads == 0)
+    if (child.state == ProcessState::kZombie && child.group && child.group->ended)
       build::release_slot(&child);
   }
   leader->wait_status = wait_status;
+  leader->group->ended = true;
   Process* parent = leader->parent_pid ? find_process_locked(leader->parent_pid) : nullptr;
-  if (parent == nullptr) return;
-  if (leader->exit_signal != 0) signals::send_group_locked(parent, leader->exit_signal);
+  if (parent != nullptr && leader->exit_signal != 0)
+    signals::send_group_locked(parent, leader->exit_signal);
+}
+
+// Wakes the parent's threads blocked in wait4 once `leader` can be reaped:
+// its group ended and it is a zombie. Whichever of the two comes last wakes
+// them (the leader need not be the last thread to leave), so the wake-up
+// never comes while wait_child would still find nothing. With sched::lock.
+void wake_reaper_locked(const Process* leader) {
+  if (leader->state != ProcessState::kZombie || !leader->group->ended) return;
+  if (leader->parent_pid == 0) return;
   for (Process& p : table) {
     if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == leader->parent_pid) {
       p.waiting = false;
@@ -507,6 +517,15 @@ void exit_thread(int64_t wait_status) {
   // out. The leader stays a zombie until its parent reaps the group.
   if (self->pid != self->tgid || self->parent_pid == 0) self->parent_pid = 0;
   self->state = ProcessState::kZombie;
+  // Only the last thread and the leader itself may look at the leader here:
+  // once both are done, its parent may reap it at any moment.
+  if (leader != nullptr && (last || leader == self)) {
+    wake_reaper_locked(leader);
+    // An orphan leader that switched out before its group ended was left
+    // for this thread (sched::finish_switch reaps only ended groups).
+    if (leader != self && leader->state == ProcessState::kZombie && leader->parent_pid == 0)
+      build::release_slot(leader);
+  }
   sched::schedule_locked();
   panic("a zombie ran again");
 }
@@ -547,7 +566,7 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
         continue;
       if (pid != -1 && static_cast<int64_t>(child.pid) != pid) continue;
       any = true;
-      if (child.state != ProcessState::kZombie || child.group->threads != 0) continue;
+      if (child.state != ProcessState::kZombie || !child.group->ended) continue;
       const int64_t reaped = child.pid;
       *status = child.wait_status;
       self->child_cycles += child.run_cycles + child.child_cycles;

@@ -101,7 +101,11 @@ struct ThreadGroup {
   SignalAction actions[kSignals];
   uint64_t pending;           // signals sent to the process (kill), taken by any thread
   uint32_t sender[kSignals];  // who sent each signal last (siginfo's si_pid)
-  uint32_t threads;           // live threads; 0 when the group has ended
+  uint32_t threads;           // live threads; 0 once the last one started to leave
+  // Its last thread finished leaving (end_group_locked): the leader may be
+  // reaped once it is a zombie too. Not `threads == 0`: the thread that
+  // takes it there still writes its records and wakes the parent after.
+  bool ended;
   uint32_t users;             // Process slots pointing here (zombies too); 0: free
   bool exiting;               // exit_group or a fatal signal: every thread leaves
   int64_t exit_status;        // the group's wait status once `exiting`

@@ -97,7 +97,7 @@ void finish_switch() {
   // Nobody will wait for it (a thread, an orphan); a group's leader stays
   // while its other threads run: they still use its slot's group.
   if (before != nullptr && before->state == ProcessState::kZombie && before->parent_pid == 0 &&
-      (before->pid != before->tgid || before->group == nullptr || before->group->threads == 0))
+      (before->pid != before->tgid || before->group == nullptr || before->group->ended))
     reap_locked(before);
   if (uses_fp(self)) fp_restore(self->fp);
 }

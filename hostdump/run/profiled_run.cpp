@@ -70,6 +70,8 @@ qemu::MachineConfig run_machine(const RunRequest& options) {
   machine.append = kernel_command_line(options);
   if (options.transport == Transport::kGdb && options.gdb_stub)
     machine.gdb_port = options.gdb_port ? *options.gdb_port : qemu::free_loopback_port();
+  else if (options.gdb_port)  // serial transport: the stub is free for a debugger
+    machine.gdb_port = options.gdb_port;
   return machine;
 }
 

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 #include "firmware/memory_map.h"
 #include "qemu/bundle/elf_facts.h"
@@ -82,6 +84,21 @@ std::filesystem::path find_library(const std::string& name, const ProgramRequest
                            search_path_text(request.library_path));
 }
 
+// What a library dlopens itself, without a DT_NEEDED: glibc loads the
+// unwinder for pthread_exit, pthread_cancel and backtrace ("libgcc_s.so.1
+// must be installed for pthread_exit to work"). Added when it is there.
+constexpr std::pair<std::string_view, std::string_view> kLoadedAtRunTime[] = {
+    {"libc.so.6.1", "libgcc_s.so.1"},  // Alpha's libc soname
+    {"libc.so.6", "libgcc_s.so.1"},
+};
+
+bool has_library(std::string_view name, const ProgramRequest& request) {
+  return std::any_of(request.library_path.begin(), request.library_path.end(),
+                     [&](const auto& directory) {
+                       return std::filesystem::is_regular_file(directory / name);
+                     });
+}
+
 void check_program(const std::filesystem::path& program, const ElfFacts& facts) {
   const std::string name = program.string();
   const std::string base = program.filename().string();
@@ -144,6 +161,8 @@ void add_dependencies(const ProgramRequest& request, const std::filesystem::path
                                ") cannot be loaded: " + facts.problem);
     add_image(entries, images, host, "/lib/" + name);
     for (const auto& next : facts.needed) queue.emplace_back(next, name);
+    for (const auto& [library, loaded] : kLoadedAtRunTime)
+      if (name == library && has_library(loaded, request)) queue.emplace_back(loaded, name);
   }
 }
 

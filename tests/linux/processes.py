@@ -27,6 +27,10 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               4): the same output as qemu-alpha, every
                                               team member has samples, and on 4 CPUs
                                               the team's samples come from all 4
+  processes.py BUILD LINUX_DIR exits CPUS     90 threaded children ending in three
+                                              orders (exit_group, the last thread,
+                                              a worker's _exit) while the parent
+                                              waits: each reaped with its status
   processes.py BUILD LINUX_DIR dirs CPUS      renaming directories (also over an
                                               empty one), fchdir, sysinfo, error
                                               paths; an initrd directory is EXDEV
@@ -174,6 +178,12 @@ def case_stress(tmp):
     expect("DCPI-DONE" in done.stderr, "the run ended normally (no hang, no panic)")
 
 
+def case_exits(tmp):
+    done = dcpi_run(os.path.join(tmp, "ex.db"), "exits")
+    same("exits", done.stdout, oracle("exits"))
+    expect(done.stdout.count("30 of 30") == 3, f"every child reaped right: {done.stdout}")
+
+
 def case_pipes(tmp):
     same("pipes", dcpi_run(os.path.join(tmp, "pp.db"), "pipes").stdout, oracle("pipes"))
 
@@ -307,6 +317,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
+                 "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell}
         cases[CASE](tmp)

@@ -5,7 +5,14 @@
 // ChainSampleHead: low | reused | high). Why: copying and checksumming 1 KB
 // per sample into the ring cost ~6 % of the guest's time at the default
 // period, and a loop's (or a system call's) outer frames rarely change
-// between samples. Guest only; driver/chain_sampler.cpp's.
+// between samples.
+//
+// The reference is kept by address (the quadword at a lives in
+// words[a / 8 mod kWords]), so a new slice is compared where it lies (the
+// user stack through KSEG, the kernel stack in place) and only the
+// quadwords that changed are copied: no copy of the whole slice first
+// (which, with the compare, was most of the handler's cost). Guest only;
+// driver/chain_sampler.cpp's.
 #pragma once
 #include <cstdint>
 
@@ -22,72 +29,131 @@ namespace dcpi::driver {
   for (uint32_t i = 0; i < n; ++i) to[i] = from[i];
 }
 
+// Where a slice's quadwords are readable: up to three runs of contiguous
+// kernel addresses (a user slice crosses at most two 8 KB pages; a kernel
+// slice is one run), in address order.
+struct SliceSource {
+  struct Run {
+    uint64_t va;            // the first quadword's address in the sampled context
+    const uint64_t* words;  // where the kernel reads it
+    uint32_t n;
+  };
+  Run runs[3];
+  uint32_t count = 0;
+
+  void add(uint64_t va, const uint64_t* words, uint32_t n) { runs[count++] = {va, words, n}; }
+  // Calls fn(va, words, n) for the runs of [from, to), in address order.
+  template <typename Fn>
+  void for_each(uint64_t from, uint64_t to, Fn fn) const {
+    for (uint32_t r = 0; r < count; ++r) {
+      const Run& run = runs[r];
+      const uint64_t end = run.va + uint64_t{run.n} * 8;
+      const uint64_t lo = from > run.va ? from : run.va;
+      const uint64_t hi = to < end ? to : end;
+      if (lo < hi) fn(lo, run.words + (lo - run.va) / 8, static_cast<uint32_t>((hi - lo) / 8));
+    }
+  }
+};
+
 struct Reuse {
   uint32_t low = 0, reused = 0;
 };
 
-// One kind's previous recorded slice. Two slices, swapped, so nothing is
-// copied twice: a new sample is copied into the spare one and compared.
+// One kind's previous recorded slice, by address.
 struct ChainReference {
-  uint64_t slices[2][kMaxChainStackBytes / 8];
-  uint64_t sp;       // the previous slice's first address
-  uint32_t current;  // index of the previous slice in `slices`
-  uint32_t words;    // 0: none (first sample, after a drop, a new thread)
+  static constexpr uint32_t kWords = kMaxChainStackBytes / 8;
+  static_assert((kWords & (kWords - 1)) == 0, "addresses map onto words[] by a mask");
+  uint64_t words[kWords];
+  uint64_t lo = 0, hi = 0;  // the previous slice [lo, hi); lo == hi: none (a new thread, a drop)
 
-  uint64_t* spare() { return slices[current ^ 1]; }
-  // The spare slice (its first n quadwords, at sp) becomes the previous one.
-  void take(uint64_t new_sp, uint32_t n) { current ^= 1, words = n, sp = new_sp; }
+  void forget() { lo = hi = 0; }
+  static uint32_t index(uint64_t va) { return static_cast<uint32_t>(va / 8) & (kWords - 1); }
 
-  // The run of quadwords [low, low + reused) of `slice` (n quadwords at
-  // `slice_sp`) that equal the previous slice's at the same addresses: the
-  // overlap's highest run (the outer frames, which the code deeper down
-  // does not touch). Quadwords above the previous slice's top are sent again.
-  Reuse unchanged_run(const uint64_t* slice, uint64_t slice_sp, uint32_t n) const {
-    Reuse r{n, 0};
-    if (words == 0) return r;
-    const uint64_t previous_end = sp + uint64_t{words} * 8;
-    if (previous_end <= slice_sp || sp >= slice_sp + uint64_t{n} * 8) return r;
-    const uint32_t begin = sp > slice_sp ? static_cast<uint32_t>((sp - slice_sp) / 8) : 0;
-    const uint64_t end_words = (previous_end - slice_sp) / 8;
-    const uint32_t end = end_words < n ? static_cast<uint32_t>(end_words) : n;
-    const int64_t shift = static_cast<int64_t>(slice_sp - sp) / 8;  // slice i = previous i + shift
-    const uint64_t* a = slice + end;
-    const uint64_t* b = slices[current] + (static_cast<int64_t>(end) + shift);
-    const uint64_t* const stop = slice + begin;
-    // Four at a time while all four are equal (one branch for four
-    // compares: the loop is the handler's main cost once frames stay put,
-    // as a thread in a system call leaves its user stack), then one by one.
-    while (a - stop >= 4 &&
-           ((a[-1] ^ b[-1]) | (a[-2] ^ b[-2]) | (a[-3] ^ b[-3]) | (a[-4] ^ b[-4])) == 0)
-      a -= 4, b -= 4;
-    while (a != stop && a[-1] == b[-1]) --a, --b;
-    const auto i = static_cast<uint32_t>(a - slice);
-    r.low = i;
-    r.reused = end - i;
-    return r;
+  // The run of the new slice [sp, sp + 8n) that equals the previous slice
+  // at the same addresses: the overlap's highest run (the outer frames,
+  // which the code deeper down does not touch), as low | reused. Quadwords
+  // above the previous slice's top are sent again.
+  Reuse unchanged_run(const SliceSource& source, uint64_t sp, uint32_t n) const {
+    const uint64_t end = sp + uint64_t{n} * 8;
+    const uint64_t top = end < hi ? end : hi;
+    const uint64_t bottom = sp > lo ? sp : lo;
+    if (lo == hi || top <= bottom) return {n, 0};
+    uint64_t equal_from = top;  // [equal_from, top) matched so far
+    for (uint32_t r = source.count; r-- > 0 && equal_from > bottom;) {
+      const SliceSource::Run& run = source.runs[r];
+      const uint64_t run_lo = run.va > bottom ? run.va : bottom;
+      if (equal_from <= run_lo) continue;                    // the run lies above
+      if (equal_from > run.va + uint64_t{run.n} * 8) break;  // runs are contiguous: never
+      if (!match_down(run, run_lo, equal_from)) break;
+    }
+    const auto low = static_cast<uint32_t>((equal_from - sp) / 8);
+    return {low, static_cast<uint32_t>((top - equal_from) / 8)};
+  }
+
+  // The new slice becomes the reference: only [sp, sp + 8 low) and the
+  // quadwords above the reused run are written.
+  void take(const SliceSource& source, uint64_t sp, uint32_t n, const Reuse& reuse) {
+    const uint64_t reused_hi = sp + uint64_t{reuse.low + reuse.reused} * 8;
+    auto store = [this](uint64_t va, const uint64_t* from, uint32_t count) {
+      for (uint32_t i = 0; i < count; ++i) words[index(va + uint64_t{i} * 8)] = from[i];
+    };
+    source.for_each(sp, sp + uint64_t{reuse.low} * 8, store);
+    source.for_each(reused_hi, sp + uint64_t{n} * 8, store);
+    lo = sp;
+    hi = sp + uint64_t{n} * 8;
+  }
+
+ private:
+  // Moves `equal_from` down over [run_lo, equal_from) of `run` while its
+  // quadwords equal the reference's; false at the first difference.
+  bool match_down(const SliceSource::Run& run, uint64_t run_lo, uint64_t& equal_from) const {
+    while (equal_from > run_lo) {
+      // The reference's words[] wraps: compare down to its start at most.
+      const uint32_t last = index(equal_from - 8);
+      const uint64_t span = uint64_t{last + 1} * 8;
+      const uint64_t chunk_lo = equal_from - run_lo > span ? equal_from - span : run_lo;
+      const uint64_t* a = run.words + (equal_from - run.va) / 8;
+      const uint64_t* b = words + last + 1;
+      const uint64_t* const stop = a - (equal_from - chunk_lo) / 8;
+      // Four at a time while all four are equal (one branch for four
+      // compares: the loop is the handler's main cost once frames stay
+      // put), then one by one.
+      while (a - stop >= 4 &&
+             ((a[-1] ^ b[-1]) | (a[-2] ^ b[-2]) | (a[-3] ^ b[-3]) | (a[-4] ^ b[-4])) == 0)
+        a -= 4, b -= 4;
+      while (a != stop && a[-1] == b[-1]) --a, --b;
+      equal_from = run.va + static_cast<uint64_t>(a - run.words) * 8;
+      if (a != stop) return false;
+    }
+    return true;
   }
 };
 
-// A slice as it goes out: its quadwords (the spare reference slice) and
-// which of them are sent.
+// A slice as it goes out: which of its quadwords are sent. They are read
+// from the reference it became (not from the stack again), so what the host
+// gets is exactly what the next sample is compared with.
 struct SentSlice {
-  const uint64_t* words = nullptr;
+  const ChainReference* reference = nullptr;
+  uint64_t sp = 0;
   Reuse reuse;
   uint32_t high = 0;
   bool ended = false;  // kChainStackEnd: the slice reached the stack's end
   uint32_t counts() const { return reuse.low | reuse.reused << 10 | high << 20; }
   uint32_t sent() const { return reuse.low + high; }
+  uint64_t high_begin() const { return sp + uint64_t{reuse.low + reuse.reused} * 8; }
 };
 
-// Compares the spare slice (n quadwords at sp) with `reference`, then makes
-// it the reference.
-inline SentSlice diff_and_take(ChainReference& reference, uint64_t sp, uint32_t n, bool ended) {
+// Compares the slice (n quadwords at sp, readable through `source`) with
+// `reference`, then makes it the reference.
+inline SentSlice diff_and_take(ChainReference& reference, const SliceSource& source, uint64_t sp,
+                               uint32_t n, bool ended) {
   SentSlice s;
-  s.words = reference.spare();
-  s.reuse = reference.unchanged_run(s.words, sp, n);
+  s.reference = &reference;
+  s.sp = sp;
+  s.reuse = reference.unchanged_run(source, sp, n);
   s.high = n - s.reuse.low - s.reuse.reused;
   s.ended = ended;
-  reference.take(sp, n);
+  reference.take(source, sp, n, s.reuse);
   return s;
 }
 

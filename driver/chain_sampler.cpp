@@ -49,26 +49,26 @@ static_assert(kMaxChainStackBytes / 8 < 1024, "low, reused and high are 10 bits 
 ChainBuffer g_chains[kMaxCpus];
 uint32_t g_stack_bytes = 0;
 
-// Copies up to `limit` quadwords of user stack from `sp` into `to`;
-// returns how many were readable, and sets `ended` when an unreadable page
-// cut the slice short.
-uint32_t copy_user_stack(uint64_t* to, uint64_t sp, uint32_t limit, bool* ended) {
+// Where the user stack's first `limit` quadwords from `sp` are readable
+// (translate_user, page by page); sets `ended` when an unreadable page cut
+// the slice short. Returns how many quadwords are.
+uint32_t find_user_stack(SliceSource& source, uint64_t sp, uint32_t limit, bool* ended) {
   const kernel::AddressSpace* space = kernel::current_user_space();
-  uint32_t copied = 0;
-  while (copied < limit) {
-    const uint64_t va = sp + uint64_t{copied} * 8;
+  uint32_t found = 0;
+  while (found < limit) {
+    const uint64_t va = sp + uint64_t{found} * 8;
     const uint64_t k = space != nullptr ? kernel::translate_user(*space, va, false) : 0;
     if (k == 0) {
       *ended = true;
-      return copied;
+      return found;
     }
     // The rest of this page, in one run.
     uint32_t n = static_cast<uint32_t>((kPageBytes - (va & (kPageBytes - 1))) / 8);
-    if (n > limit - copied) n = limit - copied;
-    copy_words(to + copied, reinterpret_cast<const uint64_t*>(k), n);
-    copied += n;
+    if (n > limit - found) n = limit - found;
+    source.add(va, reinterpret_cast<const uint64_t*>(k), n);
+    found += n;
   }
-  return copied;
+  return found;
 }
 
 // Appends n quadwords at buffer position `at` (wrapping at most once).
@@ -96,11 +96,22 @@ namespace {
 // sample's thread entered the kernel from), against the previous user slice.
 SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp) {
   bool ended = false;
-  const uint32_t got =
-      (sp & 7) == 0 ? copy_user_stack(cb.user.spare(), sp, cb.stack_words, &ended) : 0;
-  if (pid != cb.user_pid) cb.user.words = 0;
+  SliceSource source;
+  // No further than the thread's stack base: above it lie argv and the
+  // environment (a main thread) or the thread's TCB, never a frame; a
+  // shallow program then copies and compares a few dozen quadwords, not
+  // the whole slice (issue 28's cost). An sp off that stack (a coroutine's,
+  // a signal stack) keeps the whole slice.
+  uint32_t limit = cb.stack_words;
+  const uint64_t base = kernel::current_user_stack_base();
+  if (base > sp && (base - sp) / 8 <= limit) {
+    limit = static_cast<uint32_t>((base - sp) / 8);
+    ended = true;  // kChainStackEnd: the stack ends there
+  }
+  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, sp, limit, &ended) : 0;
+  if (pid != cb.user_pid) cb.user.forget();
   cb.user_pid = pid;
-  return diff_and_take(cb.user, sp, got, ended);
+  return diff_and_take(cb.user, source, sp, got, ended);
 }
 
 // A kernel-mode sample's stack (format 3): the part of the kernel stack in
@@ -116,18 +127,32 @@ SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user) {
   constexpr uint64_t kMaxWords = kMaxChainStackBytes / 8;
   const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
   *from_user = false;
-  if (stack.top == 0 || (sp & 7) != 0) return diff_and_take(cb.kernel, sp, 0, false);
+  SliceSource source;
+  if (stack.top == 0 || (sp & 7) != 0) return diff_and_take(cb.kernel, source, sp, 0, false);
   const uint64_t to_top = (stack.top - sp) / 8;
   const auto n = static_cast<uint32_t>(to_top < kMaxWords ? to_top : kMaxWords);
-  copy_words(cb.kernel.spare(), reinterpret_cast<const uint64_t*>(sp), n);
+  source.add(sp, reinterpret_cast<const uint64_t*>(sp), n);
   const auto* entry = reinterpret_cast<const TrapFrame*>(stack.top) - 1;
   *from_user = stack.user_context && (entry->ps & PS_USER_MODE) != 0;
-  return diff_and_take(cb.kernel, sp, n, n == to_top);
+  return diff_and_take(cb.kernel, source, sp, n, n == to_top);
 }
 
+// n quadwords of `reference` from address va on (its words[] wraps).
+void put_reference(ChainBuffer& cb, uint64_t at, const ChainReference& reference, uint64_t va,
+                   uint32_t n) {
+  while (n != 0) {
+    const uint32_t i = ChainReference::index(va);
+    const uint32_t run = n < ChainReference::kWords - i ? n : ChainReference::kWords - i;
+    put_words(cb, at, reference.words + i, run);
+    at += run, va += uint64_t{run} * 8, n -= run;
+  }
+}
+
+// The slice's low quadwords, then its high ones.
 void put_slice(ChainBuffer& cb, uint64_t at, const SentSlice& s) {
-  put_words(cb, at, s.words, s.reuse.low);
-  put_words(cb, at + s.reuse.low, s.words + s.reuse.low + s.reuse.reused, s.high);
+  if (s.reference == nullptr) return;
+  put_reference(cb, at, *s.reference, s.sp, s.reuse.low);
+  put_reference(cb, at + s.reuse.low, *s.reference, s.high_begin(), s.high);
 }
 
 }  // namespace
@@ -144,7 +169,8 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
       (user ? cb.stack_words : kMaxChainStackBytes / 8 + kChainUserPartWords + cb.stack_words);
   if (before - tail + largest > kChainBufferWords) {
     ++cb.dropped;
-    cb.user.words = cb.kernel.words = 0;  // the host will not have it: the next ones go whole
+    cb.user.forget();  // the host will not have it: the next ones go whole
+    cb.kernel.forget();
     return;
   }
   bool user_part = false;

@@ -39,7 +39,9 @@ inline constexpr uint32_t kChainsOldestFormat = 2;
 
 enum ChainFlags : uint8_t {
   kChainUser = 1u << 0,      // interrupted in user mode: sp is the user sp, memory the process's
-  kChainStackEnd = 1u << 1,  // the slice stopped early at an unmapped page or the stack's top
+  // The slice stopped early at an unmapped page, the stack's top, or (user
+  // slices) the thread's stack base: the sp its outermost frame began at.
+  kChainStackEnd = 1u << 1,
   // Format 3, kernel-mode samples only: a ChainUserPart and its slice follow
   // the kernel slice (the thread entered the kernel from user mode).
   kChainUserPart = 1u << 2,
@@ -86,7 +88,7 @@ static_assert(sizeof(ChainSampleHead) == 48);
 struct ChainUserPart {
   uint64_t sp;      // the user sp (rdusp) of the context the kernel was entered from
   uint32_t counts;  // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
-  uint32_t flags;   // kChainStackEnd: the user slice stopped at a page user mode cannot read
+  uint32_t flags;   // kChainStackEnd: the user slice stopped at an unreadable page or the base
 };
 static_assert(sizeof(ChainUserPart) == 16);
 inline constexpr uint32_t kChainUserPartWords = sizeof(ChainUserPart) / 8;

@@ -79,6 +79,7 @@ void copy_context(Process* self, Process* child, const TrapFrame* frame,
   build::build_switch_frame(child, frame_at - build::kSwitchFrameBytes, user_thread_start, 0, 0);
   child->pcb.ptbr = child->mm->space.l1_phys;
   child->pcb.usp = request.stack ? request.stack : pal::rdusp();
+  child->user_stack_base = request.stack ? request.stack : self->user_stack_base;
   child->pcb.unique = (request.flags & kCloneSettls) ? request.tls : pal::rduniq();
   child->pcb.fen = 1;
   fp_save(child->fp);

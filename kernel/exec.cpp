@@ -114,6 +114,7 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   frame->pc = image.entry;
   frame->reg(27) = image.entry;
   pal::wrusp(image.usp);
+  self->user_stack_base = image.usp;
   pal::wruniq(0);
   uint64_t fp[33] = {};
   fp[32] = build::kFpcrDynNormal;

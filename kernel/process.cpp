@@ -433,6 +433,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
   p->fp[32] = build::kFpcrDynNormal;
   p->pcb.ptbr = p->mm->space.l1_phys;
   p->pcb.usp = image.usp;
+  p->user_stack_base = image.usp;
   p->pcb.fen = 1;  // newlib code uses the FPU; FP state is switched with the process
   p->exit_signal = signals::kSigChld;
   build::start_in_user_mode(p, image.entry);

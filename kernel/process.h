@@ -106,9 +106,9 @@ struct ThreadGroup {
   // reaped once it is a zombie too. Not `threads == 0`: the thread that
   // takes it there still writes its records and wakes the parent after.
   bool ended;
-  uint32_t users;             // Process slots pointing here (zombies too); 0: free
-  bool exiting;               // exit_group or a fatal signal: every thread leaves
-  int64_t exit_status;        // the group's wait status once `exiting`
+  uint32_t users;       // Process slots pointing here (zombies too); 0: free
+  bool exiting;         // exit_group or a fatal signal: every thread leaves
+  int64_t exit_status;  // the group's wait status once `exiting`
   // The working directory (chdir; inherited by fork, shared by threads as
   // with CLONE_FS): absolute and normalized, "" for "/".
   char cwd[256];
@@ -147,9 +147,12 @@ struct alignas(64) Process {
   uint32_t exit_signal;      // sent to the parent at exit (SIGCHLD; 0 for threads)
   uint32_t vfork_waiter;     // tid of the parent blocked in vfork until exec/exit
   uint64_t ieee_fp_control;  // osf_setsysinfo(SSI_IEEE_FP_CONTROL)
-  int64_t wait_status;       // Linux encoding, valid once a zombie
-  uint64_t cpu_mask;         // CPUs it has run on
-  uint64_t run_cycles;       // cycles spent running (times())
+  // The user sp its outermost frame started at (exec's initial sp, clone's
+  // new stack): nothing above it is a frame, so call chains copy no further.
+  uint64_t user_stack_base;
+  int64_t wait_status;  // Linux encoding, valid once a zombie
+  uint64_t cpu_mask;    // CPUs it has run on
+  uint64_t run_cycles;  // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
   char name[64];

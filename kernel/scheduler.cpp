@@ -238,6 +238,12 @@ const AddressSpace* current_user_space() {
 }
 
 // For the driver's call chains (driver/kernel_services.h).
+uint64_t current_user_stack_base() {
+  const Process* process = current();
+  return process == nullptr || process->mm == nullptr ? 0 : process->user_stack_base;
+}
+
+// For the driver's call chains (driver/kernel_services.h).
 KernelStack current_kernel_stack(uint64_t sp) {
   constexpr uint64_t kBootStackBytes = 16384;  // kernel/entry.S STACK_BYTES
   const Process* process = current();

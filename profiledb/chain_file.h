@@ -8,8 +8,9 @@
 // header, the image strings (as contexts.cct: per image u16 build-id length,
 // u16 path length, the lower-case hex build-id, the path), then node_count
 // nodes as LEB128 varints, parents first (a root: 0, stop; a frame: the
-// distance back to its parent, image + 1, address, samples), then CRC-32C
-// and the trailer magic. ChainNode is the decoded form.
+// distance back to its parent, image + 1, its address as a zigzag delta
+// from the previous frame node's, samples), then CRC-32C and the trailer
+// magic. ChainNode is the decoded form.
 //
 // A chain is the path root -> outermost frame -> ... -> leaf. The root says
 // how the chain ended (ChainStop): "complete" when the CFI marked the
@@ -30,7 +31,10 @@ namespace dcpi::profiledb {
 
 inline constexpr const char* kChainsFileName = "chains.cct";
 inline constexpr char kChainsMagic[] = "DCPICHNS";
-inline constexpr uint32_t kChainsVersion = 1;
+// 2: a frame's address is a zigzag delta from the frame node before it
+// (1: the address itself; still read).
+inline constexpr uint32_t kChainsVersion = 2;
+inline constexpr uint32_t kChainsOldestVersion = 1;
 inline constexpr uint32_t kChainsTrailerMagic = 0x4e484344u;  // "DCHN"
 inline constexpr uint32_t kChainNoParent = 0xffffffffu;
 inline constexpr uint32_t kChainNoImage = 0xffffffffu;

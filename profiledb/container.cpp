@@ -50,7 +50,8 @@ ContainerPrefix check_prefix(std::span<const uint8_t> bytes, const std::string& 
   std::memcpy(&prefix, bytes.data(), sizeof prefix);
   if (std::memcmp(prefix.magic, kind.magic.data(), sizeof prefix.magic) != 0)
     throw ProfileFormatError(path, 0, "bad magic: not a dcpi " + noun + " file");
-  if (prefix.version != kind.version)
+  const uint32_t oldest = kind.oldest_version != 0 ? kind.oldest_version : kind.version;
+  if (prefix.version < oldest || prefix.version > kind.version)
     throw ProfileFormatError(path, 8,
                              "unsupported " + noun + " file version " +
                                  std::to_string(prefix.version) + " (this dcpi reads version " +

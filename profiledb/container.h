@@ -39,6 +39,7 @@ struct ContainerKind {
   uint32_t version;
   uint32_t trailer_magic;
   uint32_t fixed_header_bytes;
+  uint32_t oldest_version = 0;  // the oldest version still read (0: only `version`)
 };
 
 // The three fields every fixed header starts with.

@@ -93,10 +93,9 @@ constexpr std::pair<std::string_view, std::string_view> kLoadedAtRunTime[] = {
 };
 
 bool has_library(std::string_view name, const ProgramRequest& request) {
-  return std::any_of(request.library_path.begin(), request.library_path.end(),
-                     [&](const auto& directory) {
-                       return std::filesystem::is_regular_file(directory / name);
-                     });
+  return std::any_of(
+      request.library_path.begin(), request.library_path.end(),
+      [&](const auto& directory) { return std::filesystem::is_regular_file(directory / name); });
 }
 
 void check_program(const std::filesystem::path& program, const ElfFacts& facts) {

@@ -12,6 +12,7 @@
 #include "analysis/samples/chain_score.h"
 #include "analysis/samples/chain_tree.h"
 #include "firmware/crc32c.h"
+#include "profiledb/container.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi {
@@ -71,9 +72,45 @@ TEST(ChainFile, RoundTrips) {
   EXPECT_EQ(back.images[0].path, "/bin/calls");
   EXPECT_EQ(profiledb::encode_chains(back), bytes);
   // 64-byte header, the image strings, a few varint bytes a node, 8 of
-  // trailer: the store is shared, not one copy per sample.
-  EXPECT_EQ(bytes.size(),
-            64 + 4 + 8 + 10 + 2 + 5 + 5 + 5 + 6 + 6 + 6 + 2 + 6 + 8u);  // 0x4000 and up: 3 bytes
+  // trailer: the store is shared, not one copy per sample. Addresses are
+  // zigzag deltas from the frame before: +-0x1000 takes 2 bytes, +0x2000
+  // 3, a repeat 1.
+  EXPECT_EQ(bytes.size(), 64 + 4 + 8 + 10 + 2 + 5 + 5 + 5 + 6 + 5 + 5 + 2 + 4 + 8u);
+}
+
+// Version 1 (absolute addresses) is still read, with the same nodes.
+TEST(ChainFile, ReadsVersionOne) {
+  const profiledb::ChainProfile profile = sample_profile();
+  const std::vector<uint8_t> v2 = profiledb::encode_chains(profile);
+  const uint32_t header_bytes = 64 + 4 + 8 + 10;
+  std::vector<uint8_t> v1(v2.begin(), v2.begin() + header_bytes);
+  const uint32_t version = 1;
+  std::memcpy(v1.data() + 8, &version, sizeof version);
+  for (uint32_t i = 0; i < profile.nodes.size(); ++i) {
+    const ChainNode& node = profile.nodes[i];
+    if (node.kind == profiledb::kChainRoot) {
+      profiledb::put_varint(v1, 0);
+      profiledb::put_varint(v1, node.stop);
+      continue;
+    }
+    profiledb::put_varint(v1, i - node.parent);
+    profiledb::put_varint(v1, uint64_t{node.image} + 1);
+    profiledb::put_varint(v1, node.address);
+    profiledb::put_varint(v1, node.samples);
+  }
+  v1.insert(v1.end(), v2.end() - 8, v2.end());  // CRC (resealed below) and trailer magic
+  reseal(v1);
+  const profiledb::ChainProfile back = profiledb::decode_chains(v1, "v1.cct");
+  ASSERT_EQ(back.nodes.size(), profile.nodes.size());
+  for (size_t i = 0; i < back.nodes.size(); ++i) {
+    EXPECT_EQ(back.nodes[i].address, profile.nodes[i].address) << i;
+    EXPECT_EQ(back.nodes[i].parent, profile.nodes[i].parent) << i;
+  }
+  std::vector<uint8_t> v3 = v2;
+  const uint32_t future = 3;
+  std::memcpy(v3.data() + 8, &future, sizeof future);
+  EXPECT_NE(error_of(v3).find("unsupported chains file version 3"), std::string::npos)
+      << error_of(v3);
 }
 
 TEST(ChainFile, RefusesBrokenStructure) {

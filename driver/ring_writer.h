@@ -1,5 +1,5 @@
 // Appends records to the transfer ring (firmware/transfer_ring.h): header,
-// payload, CRC-32C, sequence numbers, pad records at the end of the ring.
+// payload, checksum, sequence numbers, pad records at the end of the ring.
 // Single writer (the daemon, under its lock). Header-only and free of kernel
 // dependencies so host tests can exercise it.
 //
@@ -9,14 +9,14 @@
 //   counted in records_dropped / samples_dropped, and still consumes its
 //   sequence number, so the reader sees the gap;
 // - a pad record fills the ring up to its end when the next record would
-//   straddle it; its payload is zeros and is covered by the CRC like any
+//   straddle it; its payload is zeros and is covered by the checksum like any
 //   other payload;
 // - head is advanced (after a write barrier) only once a record is complete.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#include "firmware/crc32c.h"
+#include "firmware/record_checksum.h"
 #include "firmware/transfer_ring.h"
 
 namespace dcpi {
@@ -68,10 +68,7 @@ class RingWriter {
     TransferRingHeader& h = ring_.header;
     auto* header =
         reinterpret_cast<RecordHeader*>(ring_.data + (h.head & (kTransferRingBytes - 1)));
-    header->crc = 0;
-    uint32_t crc = crc32c(header, sizeof(RecordHeader));
-    crc = crc32c_update(crc, header + 1, header->payload_bytes);
-    header->crc = crc;
+    header->checksum = record_checksum(*header, header + 1, header->payload_bytes);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);  // record before head (wmb)
     const uint64_t span = record_span(header->payload_bytes);
     const bool pad = header->type == static_cast<uint16_t>(RecordType::kPad);
@@ -81,7 +78,7 @@ class RingWriter {
   }
 
   // Sends one committed record to `mirror`. A pad goes as its header alone
-  // (payload_bytes 0, its own CRC): it fills nothing on a stream, but its
+  // (payload_bytes 0, its own checksum): it fills nothing on a stream, but its
   // sequence number keeps the numbering contiguous for the reader.
   static void mirror_record(const RecordHeader& header, uint64_t span, bool pad,
                             void (*mirror)(const uint8_t*, uint64_t)) {
@@ -91,8 +88,7 @@ class RingWriter {
     }
     RecordHeader stub = header;
     stub.payload_bytes = 0;
-    stub.crc = 0;
-    stub.crc = crc32c(&stub, sizeof stub);
+    stub.checksum = record_checksum(stub, nullptr, 0);
     mirror(reinterpret_cast<const uint8_t*>(&stub), sizeof stub);
   }
 
@@ -127,7 +123,7 @@ class RingWriter {
     header->type = static_cast<uint16_t>(type);
     header->cpu = cpu;
     header->payload_bytes = payload_bytes;
-    header->crc = 0;
+    header->checksum = 0;
     header->sequence = h.next_sequence++;
     header->epoch = epoch;
     return reinterpret_cast<uint8_t*>(header + 1);

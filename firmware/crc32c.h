@@ -1,9 +1,9 @@
-// CRC-32C (Castagnoli): the checksum of every transfer record
-// (firmware/transfer_ring.h). Written once for the guest daemon and the host
-// reader. Polynomial 0x82F63B78 (reflected); crc32c("123456789") = 0xE3069283.
-// Slicing-by-8 (eight 256-entry tables, 8 KB): the daemon checksums every
-// byte it sends, and value tuples make that a measurable share of the
-// profiler's cost (tests/bench/bench_values.py), so 8 bytes per step.
+// CRC-32C (Castagnoli): the seal of the database's files (profiledb/
+// container.h, epoch.meta), the plugins' raw files and recording
+// identities. Polynomial 0x82F63B78 (reflected); crc32c("123456789") =
+// 0xE3069283. Slicing-by-8 (eight 256-entry tables, 8 KB), 8 bytes a step.
+// Host side only since transfer format 2: the guest's records carry the
+// cheaper firmware/record_checksum.h.
 #pragma once
 #include <cstddef>
 #include <cstdint>

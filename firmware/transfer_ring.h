@@ -25,7 +25,8 @@ struct SampleEntry {
 static_assert(sizeof(SampleEntry) == 16);
 
 inline constexpr uint64_t kTransferRingMagic = 0x474e495249504344ull;  // "DCPIRING"
-inline constexpr uint32_t kTransferFormatVersion = 1;
+// 2: records carry RecordChecksum (firmware/record_checksum.h); 1: CRC-32C.
+inline constexpr uint32_t kTransferFormatVersion = 2;
 inline constexpr uint64_t kTransferRingBytes = uint64_t{2} << 20;
 inline constexpr uint32_t kRecordMagic = 0x52504344u;  // "DCPR"
 inline constexpr uint32_t kRecordAlignment = 32;       // records never straddle the end
@@ -46,7 +47,7 @@ struct RecordHeader {
   uint16_t type;           // RecordType
   uint16_t cpu;            // originating CPU, 0xffff if none
   uint32_t payload_bytes;  // bytes after the header (before padding)
-  uint32_t crc;            // crc32c (firmware/crc32c.h) of header with crc = 0, then payload
+  uint32_t checksum;       // record_checksum (firmware/record_checksum.h): header, then payload
   uint64_t sequence;       // 0, 1, 2, ... in write order; a gap means lost records
   uint64_t epoch;          // epoch the payload belongs to
 };

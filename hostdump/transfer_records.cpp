@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "firmware/crc32c.h"
 #include "firmware/load_map.h"
+#include "firmware/record_checksum.h"
 
 namespace dcpi {
 namespace {
@@ -43,8 +43,8 @@ bool header_plausible(const RecordHeader& header, uint64_t max_payload, DecodeSt
 // Full verdict once the payload is there.
 bool record_valid(const RecordHeader& header, std::span<const uint8_t> payload,
                   DecodeStats& stats) {
-  if (record_crc(header, payload) != header.crc) {
-    ++stats.bad_crc;
+  if (record_checksum(header, payload) != header.checksum) {
+    ++stats.bad_checksum;
     return false;
   }
   if (!check_payload(header, payload).empty()) {
@@ -60,7 +60,7 @@ DecodeStats& DecodeStats::operator+=(const DecodeStats& other) {
   records += other.records;
   pads += other.pads;
   bad_magic += other.bad_magic;
-  bad_crc += other.bad_crc;
+  bad_checksum += other.bad_checksum;
   truncated += other.truncated;
   oversized += other.oversized;
   bad_payload_size += other.bad_payload_size;
@@ -114,10 +114,8 @@ std::string check_payload(const RecordHeader& header, std::span<const uint8_t> p
   return "";
 }
 
-uint32_t record_crc(const RecordHeader& header, std::span<const uint8_t> payload) {
-  RecordHeader zeroed = header;
-  zeroed.crc = 0;
-  return crc32c_update(crc32c(&zeroed, sizeof zeroed), payload.data(), payload.size());
+uint32_t record_checksum(const RecordHeader& header, std::span<const uint8_t> payload) {
+  return record_checksum(header, payload.data(), payload.size());
 }
 
 std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t sequence, uint64_t epoch,
@@ -129,7 +127,7 @@ std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t seque
   header.payload_bytes = static_cast<uint32_t>(payload.size());
   header.sequence = sequence;
   header.epoch = epoch;
-  header.crc = record_crc(header, payload);
+  header.checksum = record_checksum(header, payload);
   std::vector<uint8_t> bytes(record_span(header.payload_bytes), 0);
   std::memcpy(bytes.data(), &header, sizeof header);
   std::copy(payload.begin(), payload.end(), bytes.begin() + kHeaderBytes);

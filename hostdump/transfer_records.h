@@ -40,12 +40,12 @@ struct TransferRecord {
 
 // Counts of everything the decoders saw. Cumulative across calls.
 struct DecodeStats {
-  uint64_t records = 0;    // valid records returned (pads excluded)
-  uint64_t pads = 0;       // kPad records skipped
-  uint64_t bad_magic = 0;  // a record was expected here but the magic was wrong
-  uint64_t bad_crc = 0;    // header and payload did not match the CRC
-  uint64_t truncated = 0;  // the record runs past the readable bytes (ring head, end of stream)
-  uint64_t oversized = 0;  // payload larger than the ring / the space to its end
+  uint64_t records = 0;       // valid records returned (pads excluded)
+  uint64_t pads = 0;          // kPad records skipped
+  uint64_t bad_magic = 0;     // a record was expected here but the magic was wrong
+  uint64_t bad_checksum = 0;  // header and payload did not match the checksum
+  uint64_t truncated = 0;     // the record runs past the readable bytes (ring head, end of stream)
+  uint64_t oversized = 0;     // payload larger than the ring / the space to its end
   uint64_t bad_payload_size = 0;  // payload size inconsistent with the type (e.g. samples count)
   uint64_t unknown_type = 0;
   uint64_t duplicates = 0;     // sequence below the expected one: already seen, ignored
@@ -53,7 +53,7 @@ struct DecodeStats {
   uint64_t skipped_bytes = 0;  // bytes passed over while resynchronising
 
   uint64_t rejected() const {
-    return bad_magic + bad_crc + truncated + oversized + bad_payload_size + unknown_type;
+    return bad_magic + bad_checksum + truncated + oversized + bad_payload_size + unknown_type;
   }
   DecodeStats& operator+=(const DecodeStats& other);
 };
@@ -64,10 +64,11 @@ std::string check_payload_size(RecordType type, uint32_t payload_bytes);
 // Same, with the payload available (SamplesPayload count vs bytes).
 std::string check_payload(const RecordHeader& header, std::span<const uint8_t> payload);
 
-// CRC-32C of the header with crc = 0, then the payload (transfer_ring.h).
-uint32_t record_crc(const RecordHeader& header, std::span<const uint8_t> payload);
+// The record's checksum (firmware/record_checksum.h): the header with
+// checksum = 0, then the payload.
+uint32_t record_checksum(const RecordHeader& header, std::span<const uint8_t> payload);
 
-// Builds a record's bytes (header with the right CRC, payload, zero padding to
+// Builds a record's bytes (header with the right checksum, payload, zero padding to
 // kRecordAlignment): used by tests, the benchmark and recorded-file tools.
 std::vector<uint8_t> encode_record(RecordType type, uint16_t cpu, uint64_t sequence, uint64_t epoch,
                                    std::span<const uint8_t> payload);

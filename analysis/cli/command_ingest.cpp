@@ -86,7 +86,7 @@ void print_summary(const std::string& db, const IngestTotals& totals, const Deco
     json.field("load_map_records", totals.load_map_records);
     json.field("load_map_rejected", totals.load_map_rejected);
     json.field("records_rejected", stats.rejected()).field("bad_magic", stats.bad_magic);
-    json.field("bad_crc", stats.bad_crc).field("truncated", stats.truncated);
+    json.field("bad_checksum", stats.bad_checksum).field("truncated", stats.truncated);
     json.field("oversized", stats.oversized).field("bad_payload_size", stats.bad_payload_size);
     json.field("unknown_type", stats.unknown_type).field("records_lost", stats.lost_records);
     json.field("duplicates", stats.duplicates).field("skipped_bytes", stats.skipped_bytes);
@@ -97,12 +97,12 @@ void print_summary(const std::string& db, const IngestTotals& totals, const Deco
             << totals.samples << " samples, " << totals.unknown_samples
             << " unknown = " << unknown_percent << "%) into " << db << '\n'
             << "rejected " << stats.rejected() << " records (bad magic " << stats.bad_magic
-            << ", bad crc " << stats.bad_crc << ", truncated " << stats.truncated << ", oversized "
-            << stats.oversized << ", bad size " << stats.bad_payload_size << ", unknown type "
-            << stats.unknown_type << "), lost " << stats.lost_records << ", duplicates "
-            << stats.duplicates << ", skipped " << stats.skipped_bytes << " bytes; load map "
-            << totals.load_map_records << " records (" << totals.load_map_rejected
-            << " rejected)\n";
+            << ", bad crc " << stats.bad_checksum << ", truncated " << stats.truncated
+            << ", oversized " << stats.oversized << ", bad size " << stats.bad_payload_size
+            << ", unknown type " << stats.unknown_type << "), lost " << stats.lost_records
+            << ", duplicates " << stats.duplicates << ", skipped " << stats.skipped_bytes
+            << " bytes; load map " << totals.load_map_records << " records ("
+            << totals.load_map_rejected << " rejected)\n";
 }
 
 }  // namespace

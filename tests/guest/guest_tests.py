@@ -161,7 +161,7 @@ def case_iplspot():
 
 
 def case_conservation():
-    """4 CPUs, period 1K-2K, flush every 3 ms, PID churn: every delivered
+    """4 CPUs, period 1K-2K, flush every 300 ms, PID churn: every delivered
     interrupt is in a table, in an overflow buffer, handed to the daemon, or
     counted as dropped, exactly; and the transfer ring agrees."""
     text = boot(4, "test=conservation samples=1000000000")
@@ -191,7 +191,7 @@ def case_conservation():
                         r"samples_written=(?P<sw>\d+) records_dropped=(?P<rd>\d+) samples_dropped=(?P<sd>\d+)")[0]
     ring = {k: int(v) for k, v in ring.items()}
     expect(ring["bad"] == 0 and ring["records"] == ring["written"] > 0,
-           f"{ring['records']} ring records, every magic and CRC-32C good")
+           f"{ring['records']} ring records, every magic and checksum good")
     expect(ring["in_ring"] == ring["sw"], "samples in the ring = samples the daemon wrote")
     expect(ring["gaps"] <= ring["rd"], "sequence gaps only where records were dropped")
     to_daemon = sum(r["to_daemon"] for r in flushed)
@@ -526,7 +526,7 @@ def case_serial():
         summary = json.loads(out.stdout)
     print("ingest:", summary)
     rejected = {k: v for k, v in summary.items()
-                if k in ("records_rejected", "load_map_rejected", "bad_magic", "bad_crc", "truncated",
+                if k in ("records_rejected", "load_map_rejected", "bad_magic", "bad_checksum", "truncated",
                          "oversized", "bad_payload_size", "unknown_type", "records_lost",
                          "duplicates", "skipped_bytes")}
     expect(len(rejected) == 11, "ingest reported every rejection counter")

@@ -19,9 +19,9 @@ Walked walk(const TransferRing& ring) {
   for (uint64_t p = ring.header.tail; p < ring.header.head;) {
     const auto* h = reinterpret_cast<const RecordHeader*>(ring.data + p % kTransferRingBytes);
     RecordHeader copy = *h;
-    copy.crc = 0;
-    const uint32_t crc = crc32c_update(crc32c(&copy, sizeof copy), h + 1, h->payload_bytes);
-    w.bad += h->magic != kRecordMagic || crc != h->crc;
+    copy.checksum = 0;
+    w.bad +=
+        h->magic != kRecordMagic || record_checksum(copy, h + 1, h->payload_bytes) != h->checksum;
     w.pads += h->type == static_cast<uint16_t>(RecordType::kPad);
     w.last_sequence = h->sequence;
     ++w.records;

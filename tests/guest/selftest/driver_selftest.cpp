@@ -4,10 +4,10 @@
 // guest never divides (no __divqu): ratios are computed on the host.
 #include "tests/guest/selftest/driver_selftest.h"
 
-#include "firmware/control_block.h"
-#include "firmware/crc32c.h"
 #include "driver/driver.h"
 #include "driver/percpu.h"
+#include "firmware/control_block.h"
+#include "firmware/record_checksum.h"
 #include "kernel/console.h"
 #include "kernel/palcalls.h"
 #include "kernel/smp.h"
@@ -143,10 +143,9 @@ void check_ring() {
     const auto* h = reinterpret_cast<const dcpi::RecordHeader*>(
         ring.data + (position & (dcpi::kTransferRingBytes - 1)));
     dcpi::RecordHeader copy = *h;
-    copy.crc = 0;
-    uint32_t crc = dcpi::crc32c(&copy, sizeof copy);
-    crc = dcpi::crc32c_update(crc, h + 1, h->payload_bytes);
-    if (h->magic != dcpi::kRecordMagic || crc != h->crc) ++bad;
+    copy.checksum = 0;
+    const uint32_t sum = dcpi::record_checksum(copy, h + 1, h->payload_bytes);
+    if (h->magic != dcpi::kRecordMagic || sum != h->checksum) ++bad;
     if (expected != ~uint64_t{0} && h->sequence != expected) gaps += h->sequence - expected;
     expected = h->sequence + 1;
     if (h->type == static_cast<uint16_t>(dcpi::RecordType::kSamples)) {
@@ -168,7 +167,12 @@ void check_ring() {
 void test_conservation(uint64_t guest_instructions) {
   if (control(dcpi::ControlCommand::kSetPeriod, 1024, 1024) != dcpi::kControlOk)
     kprintf("DCPI-TEST conservation set-period failed\n");
-  drv::set_flush_interval(750'000);  // 3 ms of guest time at 250 MHz
+  // 300 ms of guest time at 250 MHz: flushes this far apart leave the
+  // churning CPUs' tables full long enough that their evictions fill the
+  // 8 K-entry overflow buffers and switch (the path under test: ~20 a CPU
+  // in 12 flushes). At 3 ms a switch needed an odd late flush (2 in a run),
+  // and a faster daemon (transfer format 2's checksum) left none.
+  drv::set_flush_interval(75'000'000);
   control(dcpi::ControlCommand::kStart);
   const uint64_t start = pal::rpcc();
   smp::run_on_secondaries(churn_worker);

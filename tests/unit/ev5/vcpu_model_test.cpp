@@ -196,6 +196,39 @@ TEST(Ev5VcpuModel, AStepBlockRightAfterAnExitContinuesTheBlock) {
   EXPECT_EQ(model.truth().cycle_corrections.at(pc + 8), block.timing.instructions[2].cost);
 }
 
+// Issue 25, seed 179's g10_dtb loop: a deadline further on in the block than
+// a load's DTB refill leaves the block at that charge, and the rest runs as a
+// step block. QEMU translated that rest as a block of its own, in which every
+// register is live in: it has readers the block it continues does not (here
+// an instruction reading the loaded register after the block overwrote it,
+// and a register the block read already). Timed as the block it continues,
+// such a reader does not wait for the load; waiting there only in the passes
+// a deadline falls in moved the samples of the next load's refill onto it.
+TEST(Ev5VcpuModel, AStepBlockWaitsOnlyWhereTheBlockItContinuesWaits) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0xb000;
+  const std::vector<uint32_t> words = {addq(6, 6, 5), ldq(1, 16), addq(2, 2, 1), addq(1, 6, 3),
+                                       bne(3, -5)};
+  BlockRecord block = testing::block_of(pc, words);
+  BlockRecord rest = testing::block_of(pc + 4, {words.begin() + 1, words.end()});
+  ASSERT_FALSE(block.timing.instructions[3].reads_loaded);  // r1 overwritten, r6 read before
+  ASSERT_TRUE(rest.timing.instructions[2].reads_loaded);    // r6 live into the step block
+  model.enter(block);
+  // The refill's charge ran past the budget with the deadline further on.
+  EXPECT_EQ(model.memory_access(block, 1, 0x120000000, 0x300000, false), machine.dtb_refill);
+  ASSERT_NE(model.pending_loads() & (1u << 1), 0u);  // and the load missed
+  model.aborted(block, 1, false, true);
+  EXPECT_EQ(model.enter(rest, true), 0u);
+  EXPECT_EQ(model.step_units(rest, 0), 1u);
+  EXPECT_EQ(model.memory_access(rest, 0, 0x120000000, 0x300000, false), 0u);
+  model.step_units(rest, 1);
+  model.step_units(rest, 2);
+  EXPECT_EQ(model.operands_ready(rest, 2), 0u);  // the step block's callback: no wait
+  EXPECT_EQ(stall_of(model, pc + 12, StallCause::kDCacheMiss, pc + 4), 0u);
+  EXPECT_NE(model.pending_loads() & (1u << 1), 0u);  // still outstanding, as in the block
+}
+
 }  // namespace
 }  // namespace dcpi::ev5
 

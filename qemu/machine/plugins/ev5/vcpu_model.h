@@ -61,7 +61,8 @@ class VcpuModel {
   // access to a device QEMU ran alone (io_only_rerun): the block stopped there.
   uint64_t memory_access(const BlockRecord& block, uint32_t index, uint64_t vaddr, uint64_t paddr,
                          bool store);
-  // At the first reader of a register loaded earlier in the block.
+  // At the first reader of a register loaded earlier in the block (in a
+  // step block that continues another, of the block it continues).
   uint64_t operands_ready(const BlockRecord& block, uint32_t index);
   // At the block's first multiply or divide: the unit may still be busy.
   uint64_t unit_ready(const BlockRecord& block, uint32_t index);

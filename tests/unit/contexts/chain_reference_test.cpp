@@ -1,0 +1,102 @@
+// The guest's reference slices for call chains (driver/chain_reference.h,
+// issue 28): kept by address and compared in place, a new slice's
+// low | reused | high split, with the sent quadwords read back from the
+// reference as the handler does, must rebuild exactly the slice the stack
+// holds, from what the host kept of the previous one; and the reused run
+// must be the overlap's whole highest equal run. Random stacks, moves and
+// changes; slices split into runs at arbitrary "page" boundaries and
+// wrapping the reference's words[].
+#include "driver/chain_reference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace dcpi::driver {
+namespace {
+
+constexpr uint64_t kStackBase = 0x11fff0000;  // the simulated stack's lowest address
+constexpr uint32_t kStackWords = 4096;
+
+struct Stack {
+  std::vector<uint64_t> words = std::vector<uint64_t>(kStackWords);
+  uint64_t at(uint64_t va) const { return words[(va - kStackBase) / 8]; }
+  const uint64_t* pointer(uint64_t va) const { return &words[(va - kStackBase) / 8]; }
+};
+
+// The slice [sp, sp + 8n) as up to three runs, cut where `cuts` say.
+SliceSource source_of(const Stack& stack, uint64_t sp, uint32_t n, std::mt19937& random) {
+  SliceSource source;
+  uint32_t done = 0;
+  while (done < n) {
+    uint32_t run = n - done;
+    if (source.count < 2 && run > 1 && random() % 2) run = 1 + random() % (run - 1);
+    source.add(sp + uint64_t{done} * 8, stack.pointer(sp + uint64_t{done} * 8), run);
+    done += run;
+  }
+  return source;
+}
+
+TEST(ChainReference, SentWordsRebuildEverySliceFromTheHostsCopy) {
+  std::mt19937 random(28);
+  Stack stack;
+  for (uint64_t& w : stack.words) w = random();
+  ChainReference reference;
+  std::map<uint64_t, uint64_t> host;  // what the host holds of the previous slice, by address
+  uint64_t sp = kStackBase + 2048 * 8;
+  for (int sample = 0; sample < 3000; ++sample) {
+    // The program runs: the stack moves and some quadwords change, mostly
+    // near sp (the inner frames), now and then anywhere.
+    const int move = static_cast<int>(random() % 129) - 64;
+    sp = std::clamp<uint64_t>(sp + static_cast<int64_t>(move) * 8, kStackBase + 8,
+                              kStackBase + (kStackWords - 600) * 8);
+    for (int k = random() % 6; k > 0; --k)
+      stack.words[(sp - kStackBase) / 8 + random() % 24] = random();
+    if (random() % 8 == 0) stack.words[random() % kStackWords] = random();
+    if (random() % 50 == 0) reference.forget(), host.clear();  // a drop or a new thread
+    const uint32_t n = random() % 10 == 0 ? 0 : 1 + random() % ChainReference::kWords;
+
+    const SliceSource source = source_of(stack, sp, n, random);
+    const SentSlice sent = diff_and_take(reference, source, sp, n, false);
+    ASSERT_EQ(sent.reuse.low + sent.reuse.reused + sent.high, n);
+    // What goes out: the low quadwords, then the high ones, read from the
+    // reference (driver/chain_sampler.cpp put_reference).
+    std::vector<uint64_t> wire;
+    auto read = [&](uint64_t va, uint32_t count) {
+      for (uint32_t i = 0; i < count; ++i)
+        wire.push_back(reference.words[ChainReference::index(va + uint64_t{i} * 8)]);
+    };
+    read(sp, sent.reuse.low);
+    read(sent.high_begin(), sent.high);
+    // The host rebuilds: sent, reused from its copy at the same addresses, sent.
+    std::map<uint64_t, uint64_t> rebuilt;
+    size_t next = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t va = sp + uint64_t{i} * 8;
+      const bool reused = i >= sent.reuse.low && i < sent.reuse.low + sent.reuse.reused;
+      if (reused) {
+        ASSERT_TRUE(host.count(va))
+            << "sample " << sample << ": reused " << va << " the host lacks";
+        rebuilt[va] = host[va];
+      } else {
+        rebuilt[va] = wire[next++];
+      }
+      ASSERT_EQ(rebuilt[va], stack.at(va)) << "sample " << sample << " quadword " << i;
+    }
+    // The reused run is the whole highest equal run of the overlap: the
+    // quadword below it, if the previous slice had it, differs.
+    if (sent.reuse.reused != 0 && sent.reuse.low != 0) {
+      const uint64_t below = sp + uint64_t{sent.reuse.low - 1} * 8;
+      if (host.count(below)) {
+        EXPECT_NE(host[below], stack.at(below)) << "sample " << sample;
+      }
+    }
+    host = rebuilt;
+  }
+}
+
+}  // namespace
+}  // namespace dcpi::driver

@@ -59,6 +59,15 @@ struct Reuse {
   uint32_t low = 0, reused = 0;
 };
 
+// Where the sent quadwords go, in order: a ring of quadwords (the per-CPU
+// chain buffer), written in the same pass that updates the reference.
+struct WordSink {
+  uint64_t* words;
+  uint64_t mask;  // the ring's size - 1
+  uint64_t at;    // the next quadword's position
+  void put(uint64_t word) { words[at++ & mask] = word; }
+};
+
 // One kind's previous recorded slice, by address.
 struct ChainReference {
   static constexpr uint32_t kWords = kMaxChainStackBytes / 8;
@@ -91,11 +100,17 @@ struct ChainReference {
   }
 
   // The new slice becomes the reference: only [sp, sp + 8 low) and the
-  // quadwords above the reused run are written.
-  void take(const SliceSource& source, uint64_t sp, uint32_t n, const Reuse& reuse) {
+  // quadwords above the reused run are written, each loaded once and stored
+  // both here and into `out` (what the host gets is exactly what the next
+  // sample is compared with).
+  void take(const SliceSource& source, uint64_t sp, uint32_t n, const Reuse& reuse, WordSink& out) {
     const uint64_t reused_hi = sp + uint64_t{reuse.low + reuse.reused} * 8;
-    auto store = [this](uint64_t va, const uint64_t* from, uint32_t count) {
-      for (uint32_t i = 0; i < count; ++i) words[index(va + uint64_t{i} * 8)] = from[i];
+    auto store = [this, &out](uint64_t va, const uint64_t* from, uint32_t count) {
+      for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t word = from[i];
+        words[index(va + uint64_t{i} * 8)] = word;
+        out.put(word);
+      }
     };
     source.for_each(sp, sp + uint64_t{reuse.low} * 8, store);
     source.for_each(reused_hi, sp + uint64_t{n} * 8, store);
@@ -129,31 +144,25 @@ struct ChainReference {
   }
 };
 
-// A slice as it goes out: which of its quadwords are sent. They are read
-// from the reference it became (not from the stack again), so what the host
-// gets is exactly what the next sample is compared with.
+// A slice as it went out: which of its quadwords were sent.
 struct SentSlice {
-  const ChainReference* reference = nullptr;
-  uint64_t sp = 0;
   Reuse reuse;
   uint32_t high = 0;
   bool ended = false;  // kChainStackEnd: the slice reached the stack's end
   uint32_t counts() const { return reuse.low | reuse.reused << 10 | high << 20; }
   uint32_t sent() const { return reuse.low + high; }
-  uint64_t high_begin() const { return sp + uint64_t{reuse.low + reuse.reused} * 8; }
 };
 
 // Compares the slice (n quadwords at sp, readable through `source`) with
-// `reference`, then makes it the reference.
+// `reference`, makes it the reference and sends the quadwords that changed
+// (its low ones, then its high ones) to `out`.
 inline SentSlice diff_and_take(ChainReference& reference, const SliceSource& source, uint64_t sp,
-                               uint32_t n, bool ended) {
+                               uint32_t n, bool ended, WordSink& out) {
   SentSlice s;
-  s.reference = &reference;
-  s.sp = sp;
   s.reuse = reference.unchanged_run(source, sp, n);
   s.high = n - s.reuse.low - s.reuse.reused;
   s.ended = ended;
-  reference.take(source, sp, n, s.reuse);
+  reference.take(source, sp, n, s.reuse, out);
   return s;
 }
 

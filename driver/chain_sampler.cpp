@@ -94,7 +94,7 @@ namespace {
 
 // A user slice (a user-mode sample's, or the user context a kernel-mode
 // sample's thread entered the kernel from), against the previous user slice.
-SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp) {
+SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) {
   bool ended = false;
   SliceSource source;
   // No further than the thread's stack base: above it lie argv and the
@@ -111,7 +111,7 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp) {
   const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, sp, limit, &ended) : 0;
   if (pid != cb.user_pid) cb.user.forget();
   cb.user_pid = pid;
-  return diff_and_take(cb.user, source, sp, got, ended);
+  return diff_and_take(cb.user, source, sp, got, ended, out);
 }
 
 // A kernel-mode sample's stack (format 3): the part of the kernel stack in
@@ -123,36 +123,18 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp) {
 // slice (a system call's outer frames and its TrapFrame stay put). Also
 // whether the thread's user TrapFrame (at the top) says it entered the
 // kernel from user mode.
-SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user) {
+SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user, WordSink& out) {
   constexpr uint64_t kMaxWords = kMaxChainStackBytes / 8;
   const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
   *from_user = false;
   SliceSource source;
-  if (stack.top == 0 || (sp & 7) != 0) return diff_and_take(cb.kernel, source, sp, 0, false);
+  if (stack.top == 0 || (sp & 7) != 0) return diff_and_take(cb.kernel, source, sp, 0, false, out);
   const uint64_t to_top = (stack.top - sp) / 8;
   const auto n = static_cast<uint32_t>(to_top < kMaxWords ? to_top : kMaxWords);
   source.add(sp, reinterpret_cast<const uint64_t*>(sp), n);
   const auto* entry = reinterpret_cast<const TrapFrame*>(stack.top) - 1;
   *from_user = stack.user_context && (entry->ps & PS_USER_MODE) != 0;
-  return diff_and_take(cb.kernel, source, sp, n, n == to_top);
-}
-
-// n quadwords of `reference` from address va on (its words[] wraps).
-void put_reference(ChainBuffer& cb, uint64_t at, const ChainReference& reference, uint64_t va,
-                   uint32_t n) {
-  while (n != 0) {
-    const uint32_t i = ChainReference::index(va);
-    const uint32_t run = n < ChainReference::kWords - i ? n : ChainReference::kWords - i;
-    put_words(cb, at, reference.words + i, run);
-    at += run, va += uint64_t{run} * 8, n -= run;
-  }
-}
-
-// The slice's low quadwords, then its high ones.
-void put_slice(ChainBuffer& cb, uint64_t at, const SentSlice& s) {
-  if (s.reference == nullptr) return;
-  put_reference(cb, at, *s.reference, s.sp, s.reuse.low);
-  put_reference(cb, at + s.reuse.low, *s.reference, s.high_begin(), s.high);
+  return diff_and_take(cb.kernel, source, sp, n, n == to_top, out);
 }
 
 }  // namespace
@@ -173,10 +155,16 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
     cb.kernel.forget();
     return;
   }
+  // The slices' changed quadwords go straight into the buffer after the
+  // head's place (the head needs their counts, so it is written last).
+  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
   bool user_part = false;
-  const SentSlice own = user ? user_slice(cb, hot.pid, sp) : kernel_slice(cb, sp, &user_part);
+  const SentSlice own =
+      user ? user_slice(cb, hot.pid, sp, out) : kernel_slice(cb, sp, &user_part, out);
   const uint64_t user_sp = user_part ? pal::rdusp() : 0;
-  const SentSlice part = user_part ? user_slice(cb, hot.pid, user_sp) : SentSlice{};
+  const uint64_t part_at = out.at;
+  out.at += user_part ? kChainUserPartWords : 0;
+  const SentSlice part = user_part ? user_slice(cb, hot.pid, user_sp, out) : SentSlice{};
   const uint8_t flags =
       static_cast<uint8_t>((user ? kChainUser : 0) | (own.ended ? kChainStackEnd : 0) |
                            (user_part ? kChainUserPart : 0));
@@ -189,19 +177,14 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
                                                 frame->r0_to_r15[15],
                                                 frame->r19_to_r28[23 - 19]};
   ++cb.sequence;
-  for (uint32_t i = 0; i < kChainHeadWords; ++i)
-    cb.words[(before + i) & (kChainBufferWords - 1)] = head_words[i];
-  uint64_t at = before + kChainHeadWords;
-  put_slice(cb, at, own);
-  at += own.sent();
+  put_words(cb, before, head_words, kChainHeadWords);
   if (user_part) {
     const uint64_t part_words[kChainUserPartWords] = {
         user_sp,
         uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32};
-    put_words(cb, at, part_words, kChainUserPartWords);
-    put_slice(cb, at + kChainUserPartWords, part);
-    at += kChainUserPartWords + part.sent();
+    put_words(cb, part_at, part_words, kChainUserPartWords);
   }
+  const uint64_t at = out.at;
   const uint64_t head = at;
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
@@ -216,19 +199,22 @@ uint32_t chain_pending_words(uint32_t cpu, bool* dropped_since) {
   return static_cast<uint32_t>(__atomic_load_n(&cb.head, __ATOMIC_ACQUIRE) - cb.tail);
 }
 
-uint64_t chain_take(uint32_t cpu, uint64_t* out, uint32_t words) {
+void chain_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& sum) {
   ChainBuffer& cb = g_chains[cpu];
+  const uint64_t dropped = cb.dropped - cb.dropped_taken;
+  cb.dropped_taken += dropped;
+  const ChainsPayload header{words, kChainsFormat, dropped};
+  __builtin_memcpy(payload, &header, sizeof header);
+  sum.add(&header, sizeof header);
   __asm__ volatile("mb" ::: "memory");  // the handler's words before our reads (head was read)
   const uint64_t tail = cb.tail;
   const uint32_t offset = static_cast<uint32_t>(tail & (kChainBufferWords - 1));
   const uint32_t first = words < kChainBufferWords - offset ? words : kChainBufferWords - offset;
-  __builtin_memcpy(out, &cb.words[offset], first * sizeof(uint64_t));
-  __builtin_memcpy(out + first, &cb.words[0], (words - first) * sizeof(uint64_t));
+  auto* out = reinterpret_cast<uint64_t*>(payload + sizeof header);
+  sum.add_copy(out, &cb.words[offset], first);
+  sum.add_copy(out + first, &cb.words[0], words - first);
   __asm__ volatile("mb" ::: "memory");
   __atomic_store_n(&cb.tail, tail + words, __ATOMIC_RELEASE);
-  const uint64_t dropped = cb.dropped - cb.dropped_taken;
-  cb.dropped_taken += dropped;
-  return dropped;
 }
 
 }  // namespace dcpi::driver

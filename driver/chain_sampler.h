@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "firmware/call_chains.h"
+#include "firmware/record_checksum.h"
 #include "firmware/trap_frame.h"
 
 namespace dcpi::driver {
@@ -25,9 +26,11 @@ void chain_configure(uint32_t stack_bytes);
 uint32_t chain_stack_bytes();
 void chain_apply(uint32_t cpu);
 // The daemon, as value_pending_words / value_take: quadwords of whole
-// samples waiting, then moves exactly that many and returns the samples
-// dropped since the previous take.
+// samples waiting, then the kChains payload into a begun ring record: its
+// ChainsPayload (with the samples dropped since the previous take) and
+// exactly `words` quadwords, copied and added to the record's `sum` in one
+// pass (RingWriter::begun_sum / commit(sum)).
 uint32_t chain_pending_words(uint32_t cpu, bool* dropped_since);
-uint64_t chain_take(uint32_t cpu, uint64_t* out, uint32_t words);
+void chain_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& sum);
 
 }  // namespace dcpi::driver

@@ -198,10 +198,9 @@ void emit_chains(uint32_t cpu) {
   uint8_t* payload =
       ring.begin(RecordType::kChains, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
   if (payload == nullptr) return;
-  auto* samples = reinterpret_cast<uint64_t*>(payload + sizeof(ChainsPayload));
-  const ChainsPayload header{words, kChainsFormat, chain_take(cpu, samples, words)};
-  __builtin_memcpy(payload, &header, sizeof header);
-  ring.commit();
+  RecordChecksum sum = ring.begun_sum();
+  chain_take(cpu, payload, words, sum);
+  ring.commit(sum);
 }
 
 void flush_all_locked() {

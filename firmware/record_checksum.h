@@ -61,6 +61,28 @@ class RecordChecksum {
   // The pair, mixed down to 32 bits by MurmurHash3's 64-bit finalizer (a
   // bijection), not folded: a linear fold let a flipped bit in a cancel the
   // same bit's echo in b (found by the exhaustive test in tests/unit).
+  // Copies n quadwords (both 8-byte aligned) and adds them, in one pass:
+  // the daemon moves a per-CPU buffer into a ring record this way instead
+  // of a memcpy and then a second pass to checksum it.
+  void add_copy(uint64_t* to, const uint64_t* from, size_t n) {
+    uint64_t a = a_, b = b_;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const uint64_t w0 = from[i], w1 = from[i + 1], w2 = from[i + 2], w3 = from[i + 3];
+      to[i] = w0, to[i + 1] = w1, to[i + 2] = w2, to[i + 3] = w3;
+      a += w0, b += a;
+      a += w1, b += a;
+      a += w2, b += a;
+      a += w3, b += a;
+    }
+    for (; i < n; ++i) {
+      const uint64_t word = from[i];
+      to[i] = word;
+      a += word, b += a;
+    }
+    a_ = a, b_ = b;
+  }
+
   uint32_t value() const { return static_cast<uint32_t>(mix(a_ ^ mix(b_)) >> 32); }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 namespace dcpi {
 namespace {
@@ -49,6 +50,33 @@ TEST(RingWriter, DroppedRecordsStillConsumeSequenceNumbers) {
   EXPECT_GT(ring->header.records_dropped, 0u);
   EXPECT_EQ(ring->header.next_sequence, writer.records_written() + ring->header.records_dropped);
   EXPECT_EQ(ring->header.magic, kTransferRingMagic);
+}
+
+// A payload copied and summed in one pass (RecordChecksum::add_copy, then
+// commit(sum): the daemon's kChains records) gets the checksum commit()
+// would have computed, across the ring's end too.
+TEST(RingWriter, CommitWithARunningSumEqualsCommit) {
+  auto ring = std::make_unique<TransferRing>();
+  RingWriter writer(*ring);
+  writer.init();
+  std::vector<uint64_t> words(333);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = i * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 2000; ++i) {
+    const uint32_t n = 1 + static_cast<uint32_t>(i * 37 % words.size());
+    uint8_t* p = writer.begin(RecordType::kChains, 2, 16 + n * 8, 0, 0);
+    ASSERT_NE(p, nullptr);
+    RecordChecksum sum = writer.begun_sum();
+    const uint64_t head[2] = {n, static_cast<uint64_t>(i)};
+    std::memcpy(p, head, sizeof head);
+    sum.add(head, sizeof head);
+    sum.add_copy(reinterpret_cast<uint64_t*>(p + 16), words.data(), n);
+    const auto* header = reinterpret_cast<const RecordHeader*>(p) - 1;
+    const uint32_t expected = record_checksum(*header, p, header->payload_bytes);
+    writer.commit(sum);
+    ASSERT_EQ(header->checksum, expected) << i;
+    ring->header.tail = ring->header.head;  // the host read it
+  }
+  EXPECT_EQ(walk(*ring).bad, 0u);
 }
 
 // fits() answers exactly what begin() would do, without dropping anything or

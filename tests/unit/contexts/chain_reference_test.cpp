@@ -60,17 +60,20 @@ TEST(ChainReference, SentWordsRebuildEverySliceFromTheHostsCopy) {
     const uint32_t n = random() % 10 == 0 ? 0 : 1 + random() % ChainReference::kWords;
 
     const SliceSource source = source_of(stack, sp, n, random);
-    const SentSlice sent = diff_and_take(reference, source, sp, n, false);
+    // What goes out: the low quadwords, then the high ones, into a small
+    // ring as the per-CPU buffer (wrapping).
+    std::vector<uint64_t> ring(1024);
+    const uint64_t start = random() % 1024;
+    WordSink out{ring.data(), ring.size() - 1, start};
+    const SentSlice sent = diff_and_take(reference, source, sp, n, false, out);
     ASSERT_EQ(sent.reuse.low + sent.reuse.reused + sent.high, n);
-    // What goes out: the low quadwords, then the high ones, read from the
-    // reference (driver/chain_sampler.cpp put_reference).
+    ASSERT_EQ(out.at - start, sent.sent());
+    ASSERT_LE(sent.sent(), ring.size()) << "the test's ring is too small for this slice";
     std::vector<uint64_t> wire;
-    auto read = [&](uint64_t va, uint32_t count) {
-      for (uint32_t i = 0; i < count; ++i)
-        wire.push_back(reference.words[ChainReference::index(va + uint64_t{i} * 8)]);
-    };
-    read(sp, sent.reuse.low);
-    read(sent.high_begin(), sent.high);
+    for (uint64_t i = start; i < out.at; ++i) wire.push_back(ring[i & (ring.size() - 1)]);
+    // Every quadword sent is the reference's now (the next sample's compare).
+    for (uint32_t i = 0; i < sent.reuse.low; ++i)
+      ASSERT_EQ(wire[i], reference.words[ChainReference::index(sp + uint64_t{i} * 8)]);
     // The host rebuilds: sent, reused from its copy at the same addresses, sent.
     std::map<uint64_t, uint64_t> rebuilt;
     size_t next = 0;

@@ -16,6 +16,7 @@
 // trap interrupted (format 3, docs/transfer-format.md "kChains records").
 #include "driver/chain_sampler.h"
 
+#include "driver/buffer_move.h"
 #include "driver/chain_reference.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
@@ -206,15 +207,8 @@ void chain_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& 
   const ChainsPayload header{words, kChainsFormat, dropped};
   __builtin_memcpy(payload, &header, sizeof header);
   sum.add(&header, sizeof header);
-  __asm__ volatile("mb" ::: "memory");  // the handler's words before our reads (head was read)
-  const uint64_t tail = cb.tail;
-  const uint32_t offset = static_cast<uint32_t>(tail & (kChainBufferWords - 1));
-  const uint32_t first = words < kChainBufferWords - offset ? words : kChainBufferWords - offset;
-  auto* out = reinterpret_cast<uint64_t*>(payload + sizeof header);
-  sum.add_copy(out, &cb.words[offset], first);
-  sum.add_copy(out + first, &cb.words[0], words - first);
-  __asm__ volatile("mb" ::: "memory");
-  __atomic_store_n(&cb.tail, tail + words, __ATOMIC_RELEASE);
+  move_buffer_words(cb.words, kChainBufferWords, cb.tail,
+                    reinterpret_cast<uint64_t*>(payload + sizeof header), words, sum);
 }
 
 }  // namespace dcpi::driver

@@ -179,11 +179,11 @@ void emit_values(uint32_t cpu) {
   uint8_t* payload =
       ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
   if (payload == nullptr) return;
-  // One copy, straight from the CPU's run buffer into the ring record.
-  auto* runs = reinterpret_cast<uint64_t*>(payload + sizeof(ValuesPayload));
-  const ValuesPayload header{words, kValuesFormat, value_take(cpu, runs, words)};
-  __builtin_memcpy(payload, &header, sizeof header);
-  ring.commit();
+  // One copy, straight from the CPU's run buffer into the ring record,
+  // checksummed on the way.
+  RecordChecksum sum = ring.begun_sum();
+  value_take(cpu, payload, words, sum);
+  ring.commit(sum);
 }
 
 // Issue 28: the chain samples (registers + stack slices) go to the host,

@@ -13,6 +13,7 @@
 // interpreter computes FP results in integer software (isa/interp/softfloat.h).
 #include "driver/value_sampler.h"
 
+#include "driver/buffer_move.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/percpu.h"
@@ -255,19 +256,15 @@ uint32_t value_pending_words(uint32_t cpu, bool* dropped_since) {
   return static_cast<uint32_t>(__atomic_load_n(&vb.head, __ATOMIC_ACQUIRE) - vb.tail);
 }
 
-uint64_t value_take(uint32_t cpu, uint64_t* out, uint32_t words) {
+void value_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& sum) {
   ValueBuffer& vb = g_values[cpu];
-  __asm__ volatile("mb" ::: "memory");  // the handler's words before our reads (head was read)
-  const uint64_t tail = vb.tail;
-  const uint32_t offset = static_cast<uint32_t>(tail & (kValueBufferWords - 1));
-  const uint32_t first = words < kValueBufferWords - offset ? words : kValueBufferWords - offset;
-  __builtin_memcpy(out, &vb.words[offset], first * sizeof(uint64_t));
-  __builtin_memcpy(out + first, &vb.words[0], (words - first) * sizeof(uint64_t));
-  __asm__ volatile("mb" ::: "memory");
-  __atomic_store_n(&vb.tail, tail + words, __ATOMIC_RELEASE);
   const uint64_t dropped = vb.stats.tuples_dropped - vb.dropped_taken;
   vb.dropped_taken += dropped;
-  return dropped;
+  const ValuesPayload header{words, kValuesFormat, dropped};
+  __builtin_memcpy(payload, &header, sizeof header);
+  sum.add(&header, sizeof header);
+  move_buffer_words(vb.words, kValueBufferWords, vb.tail,
+                    reinterpret_cast<uint64_t*>(payload + sizeof header), words, sum);
 }
 
 const ValueStats& value_stats(uint32_t cpu) { return g_values[cpu].stats; }

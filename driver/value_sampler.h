@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "driver/driver.h"
+#include "firmware/record_checksum.h"
 #include "firmware/trap_frame.h"
 #include "firmware/value_tuples.h"
 
@@ -27,10 +28,12 @@ uint32_t value_every(uint32_t cpu);  // k
 void value_configure(uint32_t length, uint32_t every);
 void value_apply(uint32_t cpu);
 // The daemon: quadwords of complete runs waiting in `cpu`'s buffer (and
-// whether tuples were dropped since the last take); then
-// moves exactly that many (fewer than waiting is fine, more is not) to
-// `out` and returns the tuples dropped since the previous take.
+// whether tuples were dropped since the last take); then the kValues
+// payload into a begun ring record: its ValuesPayload (with the tuples
+// dropped since the previous take) and exactly `words` quadwords (fewer
+// than waiting is fine, more is not), added to the record's `sum` as they
+// are copied (driver/buffer_move.h).
 uint32_t value_pending_words(uint32_t cpu, bool* dropped_since);
-uint64_t value_take(uint32_t cpu, uint64_t* out, uint32_t words);
+void value_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& sum);
 
 }  // namespace dcpi::driver

@@ -138,16 +138,59 @@ struct UserMemory {
   ctx.r[31] = 0;
 }
 
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] void store_integer_registers(
-    const isa::interp::Context& ctx, TrapFrame& frame) {
-#pragma GCC unroll 16
-  for (unsigned i = 0; i < 16; ++i) frame.r0_to_r15[i] = ctx.r[i];
-  frame.a0 = ctx.r[16];
-  frame.a1 = ctx.r[17];
-  frame.a2 = ctx.r[18];
-#pragma GCC unroll 10
-  for (unsigned i = 0; i < 10; ++i) frame.r19_to_r28[i] = ctx.r[19 + i];
-  frame.gp = ctx.r[29];
+// Back into the frame: only the registers the run wrote (a run of four
+// writes at most four of the 29). The lowest set bit's index by a de Bruijn
+// multiply: the 21164 has no cttz, and GCC would call libgcc's.
+constexpr uint8_t kDeBruijnIndex[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20,
+                                        15, 25, 17, 4,  8,  31, 27, 13, 23, 21, 19,
+                                        16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+constexpr bool de_bruijn_indexes_every_bit() {
+  for (uint32_t bit = 0; bit < 32; ++bit)
+    if (kDeBruijnIndex[((1u << bit) * 0x077CB531u) >> 27] != bit) return false;
+  return true;
+}
+static_assert(de_bruijn_indexes_every_bit());
+
+void store_integer_registers(const isa::interp::Context& ctx, TrapFrame& frame) {
+  for (uint32_t w = ctx.written & ~(3u << 30); w != 0; w &= w - 1) {
+    const uint32_t r = kDeBruijnIndex[((w & (0u - w)) * 0x077CB531u) >> 27];
+    frame.reg(r) = ctx.r[r];
+  }
+}
+
+// What a run's first quadwords say (firmware/value_tuples.h).
+struct RunHead {
+  uint16_t pid;
+  uint32_t tuples;
+  bool context;
+  uint32_t done;
+  isa::interp::Stop why;
+  uint64_t ra, stack_top;
+};
+
+// The run in its wire form, through put(word): its head, then a tuple for
+// each step with fields. Sized beforehand by the caller (kFieldWords).
+template <class Put>
+void write_run(Put put, const RunHead& run, const isa::interp::Step* steps, const uint8_t* fields) {
+  put(uint64_t{run.pid} | uint64_t{run.tuples} << 16 |
+      uint64_t{run.context ? uint32_t{kRunContext} : 0u} << 24 | uint64_t{run.done} << 32 |
+      uint64_t{static_cast<uint8_t>(run.why)} << 40);
+  if (run.context) put(run.ra), put(run.stack_top);
+  for (uint32_t i = 0; i < run.done; ++i) {
+    const uint8_t f = fields[i];
+    if (f == 0) continue;
+    const isa::interp::Step& s = steps[i];
+    const uint32_t flags = (s.has_memory ? kTupleMemory : 0) | (s.load ? kTupleLoad : 0) |
+                           uint32_t{s.fp_values} << kTupleFpShift;
+    put(s.pc);
+    put(uint64_t{s.word} | uint64_t{flags} << 32 | uint64_t{f} << 40 | uint64_t{i} << 48);
+    if (f & kFieldA) put(s.a);
+    if (f & kFieldB) put(s.b);
+    if (f & kFieldResult) put(s.result);
+    if (f & kFieldAddress) put(s.va);
+    if (f & kFieldLatency) put(s.latency);
+    if (f & kFieldRegister) put(s.named);
+  }
 }
 
 }  // namespace
@@ -185,6 +228,7 @@ void value_sample(CpuHot& hot, TrapFrame* frame) {
   ctx.pc = frame->pc;
   ctx.kernel_mode = false;
   ctx.fp_touched = false;
+  ctx.written = 0;
   const uint64_t usp = ctx.r[30];
   UserMemory mem{space};
   const ValueCapture& capture = vb.capture;
@@ -220,26 +264,17 @@ void value_sample(CpuHot& hot, TrapFrame* frame) {
     return;
   }
   vb.stats.tuples += tuples;
+  const RunHead run{hot.pid, tuples, capture.context != 0, done, why, ra, stack_top};
+  const auto offset = static_cast<uint32_t>(before & (kValueBufferWords - 1));
   uint64_t head = before;
-  auto put = [&vb, &head](uint64_t word) { vb.words[head++ & (kValueBufferWords - 1)] = word; };
-  put(uint64_t{hot.pid} | uint64_t{tuples} << 16 |
-      uint64_t{capture.context ? uint32_t{kRunContext} : 0u} << 24 | uint64_t{done} << 32 |
-      uint64_t{static_cast<uint8_t>(why)} << 40);
-  if (capture.context) put(ra), put(stack_top);
-  for (uint32_t i = 0; i < done; ++i) {
-    const uint8_t f = fields[i];
-    if (f == 0) continue;
-    const isa::interp::Step& s = steps[i];
-    const uint32_t flags = (s.has_memory ? kTupleMemory : 0) | (s.load ? kTupleLoad : 0) |
-                           uint32_t{s.fp_values} << kTupleFpShift;
-    put(s.pc);
-    put(uint64_t{s.word} | uint64_t{flags} << 32 | uint64_t{f} << 40 | uint64_t{i} << 48);
-    if (f & kFieldA) put(s.a);
-    if (f & kFieldB) put(s.b);
-    if (f & kFieldResult) put(s.result);
-    if (f & kFieldAddress) put(s.va);
-    if (f & kFieldLatency) put(s.latency);
-    if (f & kFieldRegister) put(s.named);
+  if (offset + words <= kValueBufferWords) {  // the usual case: no wrap, a plain pointer
+    uint64_t* const start = vb.words + offset;
+    uint64_t* p = start;
+    write_run([&p](uint64_t word) { *p++ = word; }, run, steps, fields);
+    head += static_cast<uint64_t>(p - start);
+  } else {
+    write_run([&vb, &head](uint64_t word) { vb.words[head++ & (kValueBufferWords - 1)] = word; },
+              run, steps, fields);
   }
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&vb.head, head, __ATOMIC_RELAXED);

@@ -15,6 +15,7 @@ struct Context {
   uint64_t pc;
   bool kernel_mode;  // writes to r30 (the kernel stack pointer) give up
   bool fp_touched;   // an instruction read or wrote f[] or the FPCR
+  uint32_t written;  // bit n: r[n] was written (the guest stores back only those)
 };
 static_assert(__builtin_offsetof(Context, fpcr) == __builtin_offsetof(Context, f) + 32 * 8);
 

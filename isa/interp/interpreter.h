@@ -27,7 +27,10 @@ namespace dcpi::isa::interp {
 // Applies an instruction's pending writes to the context.
 DCPI_INTERP_INLINE void commit(Execution& x) {
   Context& c = x.c;
-  if (x.write_int >= 0 && x.write_int != 31) c.r[x.write_int] = x.value;
+  if (x.write_int >= 0 && x.write_int != 31) {
+    c.r[x.write_int] = x.value;
+    c.written |= 1u << x.write_int;
+  }
   if (x.write_fp >= 0) {
     c.fp_touched = true;
     if (x.write_fp != 31) c.f[x.write_fp] = x.value;

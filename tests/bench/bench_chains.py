@@ -26,7 +26,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("build")
 parser.add_argument("--smoke", action="store_true")
 parser.add_argument("--json")
-parser.add_argument("--stack-bytes", type=int, default=1024)
+parser.add_argument("--stack-bytes", type=int, default=2048)  # dcpi run -g's default
 args = parser.parse_args()
 DCPI = dcpi_binary(args.build)
 WORKLOADS = [("compress", ["--workloads", "compress"])]

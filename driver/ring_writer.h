@@ -41,14 +41,22 @@ class RingWriter {
   // now. Lets a writer whose data can wait (value runs stay in their
   // per-CPU buffer) skip a pass instead of dropping a record.
   bool fits(uint32_t payload_bytes) const { return place(payload_bytes).fits; }
+  // Whether it fits and still leaves `reserve` bytes free: what can wait
+  // (value runs, call chains) never takes the last of the ring from the
+  // samples, load map and statistics, which are dropped when it is full.
+  bool fits_leaving(uint32_t payload_bytes, uint64_t reserve) const {
+    const Placement p = place(payload_bytes);
+    return p.fits && p.free_after >= reserve;
+  }
 
   // Reserves a record; returns its payload (payload_bytes to fill, then
   // commit()), or nullptr if it does not fit (counted, `samples` with it).
   uint8_t* begin(RecordType type, uint16_t cpu, uint32_t payload_bytes, uint64_t epoch,
                  uint64_t samples) {
     TransferRingHeader& h = ring_.header;
-    const auto [pad, fits] = place(payload_bytes);
-    if (!fits) {
+    const Placement where = place(payload_bytes);
+    const uint64_t pad = where.pad;
+    if (!where.fits) {
       ++h.records_dropped;
       h.samples_dropped += samples;
       ++h.next_sequence;
@@ -105,8 +113,9 @@ class RingWriter {
 
  private:
   struct Placement {
-    uint64_t pad;  // bytes of pad record needed first (the record would straddle the end)
-    bool fits;     // pad and record fit in the free space
+    uint64_t pad;         // bytes of pad record needed first (the record would straddle the end)
+    bool fits;            // pad and record fit in the free space
+    uint64_t free_after;  // free bytes once they are written (0 if they do not fit)
   };
   Placement place(uint32_t payload_bytes) const {
     const TransferRingHeader& h = ring_.header;
@@ -115,7 +124,8 @@ class RingWriter {
     const uint64_t free_bytes = kTransferRingBytes - (h.head - tail);
     const uint64_t offset = h.head & (kTransferRingBytes - 1);
     const uint64_t pad = offset + span > kTransferRingBytes ? kTransferRingBytes - offset : 0;
-    return {pad, span <= kTransferRingBytes && pad + span <= free_bytes};
+    const bool fits = span <= kTransferRingBytes && pad + span <= free_bytes;
+    return {pad, fits, fits ? free_bytes - pad - span : 0};
   }
 
   RecordHeader* begun() const {

@@ -79,6 +79,28 @@ TEST(RingWriter, CommitWithARunningSumEqualsCommit) {
   EXPECT_EQ(walk(*ring).bad, 0u);
 }
 
+// fits_leaving(): what can wait (values, chains) stops while a quarter of
+// the ring is still free for the samples, which fits() still lets in.
+TEST(RingWriter, FitsLeavingKeepsTheReserveFree) {
+  auto ring = std::make_unique<TransferRing>();
+  RingWriter writer(*ring);
+  writer.init();
+  const uint64_t reserve = kTransferRingBytes / 4;
+  const uint32_t payload = 4096 - sizeof(RecordHeader);  // 4 KB records, aligned
+  uint32_t waited = 0;
+  while (writer.fits_leaving(payload, reserve)) {
+    ASSERT_NE(writer.begin(RecordType::kChains, 0, payload, 0, 0), nullptr);
+    writer.commit();
+    ++waited;
+  }
+  const uint64_t free_bytes = kTransferRingBytes - (ring->header.head - ring->header.tail);
+  EXPECT_GE(free_bytes, reserve);
+  EXPECT_LT(free_bytes, reserve + 4096);
+  EXPECT_EQ(waited, (kTransferRingBytes - reserve) / 4096);
+  EXPECT_TRUE(writer.fits(payload));  // the samples may still use the reserve
+  EXPECT_EQ(ring->header.records_dropped, 0u);
+}
+
 // fits() answers exactly what begin() would do, without dropping anything or
 // taking a sequence number (the value-run writer waits instead of dropping).
 TEST(RingWriter, FitsAgreesWithBeginAndCostsNothing) {

@@ -84,6 +84,31 @@ TEST(ExponentialInterval, LogMatchesLibmAndDrawsAreExponential) {
     const double exact = -std::log(static_cast<double>(value) / 2147483648.0);
     EXPECT_NEAR(neg_log_q16(value) / 65536.0, exact, 1e-3) << value;
   }
+  // Rounded to the last bit of Q16 everywhere (within 0.6 of its unit): a
+  // million generator values, and every power of two and its neighbours.
+  uint32_t probe = 777;
+  for (int i = 0; i < 1000000; ++i) {
+    probe = park_miller_next(probe);
+    const double exact = -std::log(static_cast<double>(probe) / 2147483648.0) * 65536.0;
+    ASSERT_NEAR(neg_log_q16(probe), exact, 0.6) << probe;
+  }
+  for (uint32_t bit = 0; bit < 31; ++bit)
+    for (uint32_t value : {(1u << bit) - 1, 1u << bit, (1u << bit) + 1}) {
+      if (value == 0 || value > 0x7ffffffeu) continue;
+      const double exact = -std::log(static_cast<double>(value) / 2147483648.0) * 65536.0;
+      ASSERT_NEAR(neg_log_q16(value), exact, 0.6) << value;
+    }
+  // The tables are what their comment says.
+  for (uint32_t i = 0; i < 16; ++i) {
+    const double c = 1.0 + (i + 0.5) / 16.0;
+    EXPECT_EQ(park_miller_detail::kReciprocalQ32[i],
+              static_cast<uint32_t>(std::llround(4294967296.0 / c)));
+    EXPECT_EQ(park_miller_detail::kLnQ32[i],
+              static_cast<uint32_t>(std::llround(std::log(c) * 4294967296.0)));
+  }
+  for (uint32_t v : {1u, 2u, 3u, 255u, 256u, 0x7fffffffu, 0xffffffffu})
+    EXPECT_EQ(park_miller_detail::floor_log2(v), 31u - static_cast<uint32_t>(__builtin_clz(v)))
+        << v;
   constexpr uint32_t kMean = 4096;
   constexpr int kDraws = 200000;
   uint32_t seed = 12345;

@@ -26,4 +26,15 @@ inline void move_buffer_words(const uint64_t* buffer, uint64_t capacity, uint64_
   __atomic_store_n(&tail, from + words, __ATOMIC_RELEASE);
 }
 
+// The record's payload: its fixed `header` (ValuesPayload, ChainsPayload),
+// then the buffer's `words` quadwords, all added to `sum`.
+template <class PayloadHeader>
+void move_into_record(uint8_t* payload, const PayloadHeader& header, const uint64_t* buffer,
+                      uint64_t capacity, uint64_t& tail, uint32_t words, RecordChecksum& sum) {
+  __builtin_memcpy(payload, &header, sizeof header);
+  sum.add(&header, sizeof header);
+  move_buffer_words(buffer, capacity, tail, reinterpret_cast<uint64_t*>(payload + sizeof header),
+                    words, sum);
+}
+
 }  // namespace dcpi::driver

@@ -185,8 +185,7 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
         uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32};
     put_words(cb, part_at, part_words, kChainUserPartWords);
   }
-  const uint64_t at = out.at;
-  const uint64_t head = at;
+  const uint64_t head = out.at;
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now (as value_sample does), once per crossing.
@@ -204,11 +203,8 @@ void chain_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& 
   ChainBuffer& cb = g_chains[cpu];
   const uint64_t dropped = cb.dropped - cb.dropped_taken;
   cb.dropped_taken += dropped;
-  const ChainsPayload header{words, kChainsFormat, dropped};
-  __builtin_memcpy(payload, &header, sizeof header);
-  sum.add(&header, sizeof header);
-  move_buffer_words(cb.words, kChainBufferWords, cb.tail,
-                    reinterpret_cast<uint64_t*>(payload + sizeof header), words, sum);
+  move_into_record(payload, ChainsPayload{words, kChainsFormat, dropped}, cb.words,
+                   kChainBufferWords, cb.tail, words, sum);
 }
 
 }  // namespace dcpi::driver

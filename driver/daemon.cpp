@@ -170,44 +170,37 @@ void emit_epoch() {
   ring.commit();
 }
 
-// Seed 001 §2.4: tuple sequences go to the user-mode side (here: the ring,
-// then hostdump) for reduction; one kValues record per CPU per pass.
-void emit_values(uint32_t cpu) {
-  bool dropped_since = false;
-  const uint32_t words = value_pending_words(cpu, &dropped_since);
+// What waits in a CPU's per-CPU buffer as one record per pass: value runs
+// (seed 001 §2.4: tuple sequences go to the user-mode side, here the ring
+// then hostdump, for reduction) and call chains (issue 28: registers and
+// stack slices the host unwinds). Either can wait in its buffer, which
+// counts what it must drop, rather than take the ring's reserve from the
+// samples: no record, no sequence gap, no loss in the ring. One copy,
+// straight from the buffer into the record, checksummed on the way.
+using TakeWords = void (*)(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& sum);
+void emit_waiting(uint32_t cpu, RecordType type, uint32_t header_bytes, uint32_t words,
+                  bool dropped_since, TakeWords take) {
   if (words == 0 && !dropped_since) return;
-  const uint32_t bytes = sizeof(ValuesPayload) + words * sizeof(uint64_t);
-  // The runs can wait in their buffer (it counts what it must drop) until
-  // the host has drained the ring: no record, no sequence gap, no loss.
+  const uint32_t bytes = header_bytes + words * sizeof(uint64_t);
   forward_load_map();
   if (!ring.fits_leaving(bytes, kRingReserve)) return;
-  uint8_t* payload =
-      ring.begin(RecordType::kValues, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
+  uint8_t* payload = ring.begin(type, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
   if (payload == nullptr) return;
-  // One copy, straight from the CPU's run buffer into the ring record,
-  // checksummed on the way.
   RecordChecksum sum = ring.begun_sum();
-  value_take(cpu, payload, words, sum);
+  take(cpu, payload, words, sum);
   ring.commit(sum);
 }
 
-// Issue 28: the chain samples (registers + stack slices) go to the host,
-// which unwinds them; one kChains record per CPU per pass, as kValues.
+void emit_values(uint32_t cpu) {
+  bool dropped_since = false;
+  const uint32_t words = value_pending_words(cpu, &dropped_since);
+  emit_waiting(cpu, RecordType::kValues, sizeof(ValuesPayload), words, dropped_since, value_take);
+}
+
 void emit_chains(uint32_t cpu) {
   bool dropped_since = false;
   const uint32_t words = chain_pending_words(cpu, &dropped_since);
-  if (words == 0 && !dropped_since) return;
-  const uint32_t bytes = sizeof(ChainsPayload) + words * sizeof(uint64_t);
-  forward_load_map();
-  // They wait in their buffer (which counts its drops) rather than take the
-  // ring's reserve from the samples.
-  if (!ring.fits_leaving(bytes, kRingReserve)) return;
-  uint8_t* payload =
-      ring.begin(RecordType::kChains, static_cast<uint16_t>(cpu), bytes, daemon.epoch, 0);
-  if (payload == nullptr) return;
-  RecordChecksum sum = ring.begun_sum();
-  chain_take(cpu, payload, words, sum);
-  ring.commit(sum);
+  emit_waiting(cpu, RecordType::kChains, sizeof(ChainsPayload), words, dropped_since, chain_take);
 }
 
 void flush_all_locked() {

@@ -295,11 +295,8 @@ void value_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& 
   ValueBuffer& vb = g_values[cpu];
   const uint64_t dropped = vb.stats.tuples_dropped - vb.dropped_taken;
   vb.dropped_taken += dropped;
-  const ValuesPayload header{words, kValuesFormat, dropped};
-  __builtin_memcpy(payload, &header, sizeof header);
-  sum.add(&header, sizeof header);
-  move_buffer_words(vb.words, kValueBufferWords, vb.tail,
-                    reinterpret_cast<uint64_t*>(payload + sizeof header), words, sum);
+  move_into_record(payload, ValuesPayload{words, kValuesFormat, dropped}, vb.words,
+                   kValueBufferWords, vb.tail, words, sum);
 }
 
 const ValueStats& value_stats(uint32_t cpu) { return g_values[cpu].stats; }

@@ -58,9 +58,6 @@ class RecordChecksum {
     if (bytes != 0) add_bytes(p, bytes);
   }
 
-  // The pair, mixed down to 32 bits by MurmurHash3's 64-bit finalizer (a
-  // bijection), not folded: a linear fold let a flipped bit in a cancel the
-  // same bit's echo in b (found by the exhaustive test in tests/unit).
   // Copies n quadwords (both 8-byte aligned) and adds them, in one pass:
   // the daemon moves a per-CPU buffer into a ring record this way instead
   // of a memcpy and then a second pass to checksum it.
@@ -83,6 +80,9 @@ class RecordChecksum {
     a_ = a, b_ = b;
   }
 
+  // The pair, mixed down to 32 bits by MurmurHash3's 64-bit finalizer (a
+  // bijection), not folded: a linear fold let a flipped bit in a cancel the
+  // same bit's echo in b (found by the exhaustive test in tests/unit).
   uint32_t value() const { return static_cast<uint32_t>(mix(a_ ^ mix(b_)) >> 32); }
 
  private:

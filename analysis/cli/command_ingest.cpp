@@ -97,7 +97,7 @@ void print_summary(const std::string& db, const IngestTotals& totals, const Deco
             << totals.samples << " samples, " << totals.unknown_samples
             << " unknown = " << unknown_percent << "%) into " << db << '\n'
             << "rejected " << stats.rejected() << " records (bad magic " << stats.bad_magic
-            << ", bad crc " << stats.bad_checksum << ", truncated " << stats.truncated
+            << ", bad checksum " << stats.bad_checksum << ", truncated " << stats.truncated
             << ", oversized " << stats.oversized << ", bad size " << stats.bad_payload_size
             << ", unknown type " << stats.unknown_type << "), lost " << stats.lost_records
             << ", duplicates " << stats.duplicates << ", skipped " << stats.skipped_bytes

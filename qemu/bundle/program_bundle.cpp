@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -76,10 +77,17 @@ std::string search_path_text(const std::vector<std::filesystem::path>& path) {
   return text;
 }
 
-std::filesystem::path find_library(const std::string& name, const ProgramRequest& request,
-                                   const std::string& needed_by) {
+// The first directory of the library path holding `name`.
+std::optional<std::filesystem::path> locate_library(std::string_view name,
+                                                    const ProgramRequest& request) {
   for (const auto& directory : request.library_path)
     if (std::filesystem::is_regular_file(directory / name)) return directory / name;
+  return std::nullopt;
+}
+
+std::filesystem::path find_library(const std::string& name, const ProgramRequest& request,
+                                   const std::string& needed_by) {
+  if (auto found = locate_library(name, request)) return *found;
   throw std::runtime_error(needed_by + " needs the shared library " + name + ", which is not in " +
                            search_path_text(request.library_path));
 }
@@ -91,12 +99,6 @@ constexpr std::pair<std::string_view, std::string_view> kLoadedAtRunTime[] = {
     {"libc.so.6.1", "libgcc_s.so.1"},  // Alpha's libc soname
     {"libc.so.6", "libgcc_s.so.1"},
 };
-
-bool has_library(std::string_view name, const ProgramRequest& request) {
-  return std::any_of(
-      request.library_path.begin(), request.library_path.end(),
-      [&](const auto& directory) { return std::filesystem::is_regular_file(directory / name); });
-}
 
 void check_program(const std::filesystem::path& program, const ElfFacts& facts) {
   const std::string name = program.string();
@@ -161,7 +163,7 @@ void add_dependencies(const ProgramRequest& request, const std::filesystem::path
     add_image(entries, images, host, "/lib/" + name);
     for (const auto& next : facts.needed) queue.emplace_back(next, name);
     for (const auto& [library, loaded] : kLoadedAtRunTime)
-      if (name == library && has_library(loaded, request)) queue.emplace_back(loaded, name);
+      if (name == library && locate_library(loaded, request)) queue.emplace_back(loaded, name);
   }
 }
 

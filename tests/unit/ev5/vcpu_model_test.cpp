@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <tuple>
 #include <vector>
 
@@ -134,6 +135,42 @@ TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
   EXPECT_EQ(model.truth().cycle_corrections.at(pc + 4), 1);
   EXPECT_EQ(stall_of(model, pc + 4, StallCause::kDependency, pc), 1u);
   EXPECT_TRUE(model.truth().edges.empty());  // pc -> pc + 4 is sequential
+}
+
+// An exit before a branch target's first instruction, re-run as an
+// ordinary block with no interrupt between: the branch ran once, so the
+// truth books its edge once (linux_paths_ev5 saw the truth one above the
+// path tracker's count after such an exit).
+TEST(Ev5VcpuModel, AnExitAtATargetsHeadBooksTheBranchOnce) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x7800;
+  BlockRecord branch = testing::block_of(pc, {addq(1, 1, 1), bne(1, 5)});
+  BlockRecord target = testing::block_of(pc + 32, {ldq(2, 16), addq(2, 2, 3)});
+  BlockRecord shorter = testing::block_of(pc + 32, {ldq(2, 16)});
+  model.enter(branch);
+  model.enter(target);
+  model.aborted(target, 0);
+  model.enter(shorter);  // icount translated it shorter: no continuation
+  EXPECT_EQ(model.truth().edges.at({pc + 4, pc + 32}), 1u);
+  EXPECT_EQ(std::distance(model.truth().edges.begin(), model.truth().edges.end()), 1);
+}
+
+// An interrupt taken at that exit: the branch, then the interrupt from the
+// last instruction that ran (the test's "interrupted" transfers).
+TEST(Ev5VcpuModel, AnInterruptAtATargetsHeadBooksTheBranchAndTheInterrupt) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x7c00;
+  BlockRecord branch = testing::block_of(pc, {addq(1, 1, 1), bne(1, 5)});
+  BlockRecord target = testing::block_of(pc + 32, {ldq(2, 16), addq(2, 2, 3)});
+  BlockRecord handler = testing::block_of(pc + 0x200, {addq(4, 4, 4)});
+  model.enter(branch);
+  model.enter(target);
+  model.aborted(target, 0);
+  model.enter(handler);
+  EXPECT_EQ(model.truth().edges.at({pc + 4, pc + 32}), 1u);
+  EXPECT_EQ(model.truth().edges.at({pc + 4, pc + 0x200}), 1u);
 }
 
 // Under icount QEMU abandons a block at a device access, runs the access

@@ -27,7 +27,9 @@ VcpuModel::VcpuModel(const Machine& machine, SampleVisibility sampling)
 }
 
 void VcpuModel::record_edge(uint64_t to) {
-  if (started_ && to != last_pc_ + 4) truth_.edge(last_pc_, to);
+  const bool rerun = to == rebooked_target_;  // the transfer into it was booked already
+  rebooked_target_ = 1;
+  if (started_ && to != last_pc_ + 4 && !rerun) truth_.edge(last_pc_, to);
 }
 
 VcpuModel::Site VcpuModel::site(const BlockRecord& block, uint32_t index) const {
@@ -245,6 +247,9 @@ void VcpuModel::settle_abort() {
   owe_rerun();
   skip_pc_ = t.pc;
   last_pc_ = a.index > 0 ? t.pc - 4 : last_pc_before_block_;
+  // Left before its head ran: the head run again with nothing between is
+  // the same transfer; an interrupt taken there is booked from last_pc_.
+  if (a.index == 0) rebooked_target_ = t.pc;
 }
 
 // This entry of the block left it before instruction `at.index` (an exact

@@ -184,7 +184,8 @@ class VcpuModel {
   uint32_t accessed_index_ = 0;
   bool started_ = false;
   uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
-  uint64_t skip_pc_ = 1;  // odd: no instruction's address
+  uint64_t rebooked_target_ = 1;  // odd: none (settle_abort)
+  uint64_t skip_pc_ = 1;          // odd: no instruction's address
   // An exact exit not yet settled (settle_abort), and the units its charge
   // made of the instruction's static cycles.
   Site aborted_{};

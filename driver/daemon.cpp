@@ -51,6 +51,23 @@ struct Daemon {
 };
 
 constinit Daemon daemon;
+
+// The daemon's lock is held at IPL 0 across requests to the other CPUs
+// (they must take the IPIs): its holder is kept from being preempted
+// instead (kernel_services.h preemption_off says what that prevented).
+class DaemonLockGuard {
+ public:
+  DaemonLockGuard() {
+    kernel::sched::preemption_off();
+    daemon.lock.lock();
+  }
+  ~DaemonLockGuard() {
+    daemon.lock.unlock();
+    kernel::sched::preemption_on();
+  }
+  DaemonLockGuard(const DaemonLockGuard&) = delete;
+  DaemonLockGuard& operator=(const DaemonLockGuard&) = delete;
+};
 constinit RingWriter ring(dcpi_transfer_ring);
 // A quarter of the ring is kept for samples, load map and statistics
 // records: value runs and call chains, which can wait in their per-CPU
@@ -347,7 +364,7 @@ void driver_init(uint32_t cpu_count, uint32_t daemon_cpu) {
 }
 
 void daemon_step() {
-  LockGuard guard(daemon.lock);
+  DaemonLockGuard guard;
   poll_control_block();
   forward_load_map();
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
@@ -362,28 +379,28 @@ void daemon_step() {
 }
 
 void set_flush_interval(uint64_t cycles) {
-  LockGuard guard(daemon.lock);
+  DaemonLockGuard guard;
   daemon.flush_interval = cycles;
   daemon.last_flush = kernel::clock::cycles();
 }
 
 void flush_all() {
-  LockGuard guard(daemon.lock);
+  DaemonLockGuard guard;
   flush_all_locked();
 }
 
 void start_all() {
-  LockGuard guard(daemon.lock);
+  DaemonLockGuard guard;
   request_all(kOpConfigure | kOpStart);
 }
 
 void stop_all() {
-  LockGuard guard(daemon.lock);
+  DaemonLockGuard guard;
   request_all(kOpStop);
 }
 
 int64_t control_from_user(uint32_t command, const uint64_t args[3]) {
-  LockGuard guard(daemon.lock);
+  DaemonLockGuard guard;
   return perform_locked(command, args);
 }
 

@@ -10,6 +10,7 @@
 //   console        kprintf (a CPU that does not answer a request)
 //   serial         the serial transport's raw bytes on COM2
 //   clock          the 64-bit cycle count (daemon flush interval, epochs)
+//   preemption     off while the daemon's lock is held (preemption_off)
 //   locks, IPL,    firmware/spin_lock.h and the CALL_PAL wrappers of
 //   IPIs, counter  firmware/pal_calls.h (swpipl, wripir, wtint, whami,
 //                  rpcc, wrperfmon, rdusp, wrusp): shared with the kernel,
@@ -45,6 +46,17 @@ namespace clock {
 // Cycles since boot, 64 bits (RPCC extended; kernel/clock.h).
 uint64_t cycles();
 }  // namespace clock
+
+namespace sched {
+// The scheduler tick does not preempt this CPU between the two (they
+// nest). For a spin lock held at IPL 0: a preempted holder leaves a waiter
+// on its CPU spinning, and the boot CPU's idle context, which is not
+// requeued, runs again only when its CPU has nothing else to run -- the
+// daemon spun on its lock for the whole run (no samples) when the tick
+// preempted the boot context inside start_all.
+void preemption_off();
+void preemption_on();
+}  // namespace sched
 
 // The address space of the process running on this CPU (nullptr if none).
 // Called at IPL 6, for an interrupted user-mode context.

@@ -23,8 +23,9 @@ SpinLock lock;
 namespace {
 
 Process idle_threads[smp::kMaxCpus];
-Process* running[smp::kMaxCpus];   // what each CPU runs
-Process* previous[smp::kMaxCpus];  // what it ran before the last switch
+Process* running[smp::kMaxCpus];        // what each CPU runs
+uint32_t unpreemptible[smp::kMaxCpus];  // preemption_off's nesting, per CPU
+Process* previous[smp::kMaxCpus];       // what it ran before the last switch
 Process* queue_head = nullptr;
 Process* queue_tail = nullptr;
 uint64_t shared_kernel_ptbr = 0;
@@ -166,6 +167,20 @@ void sleep_locked(uint64_t deadline) {
   self->wake_at = 0;
 }
 
+// At IPL_HIGH: the tick cannot move the thread between its reading of the
+// CPU number and the count's update; once the count is up it stays put.
+void preemption_off() {
+  const uint64_t ipl = pal::swpipl(IPL_HIGH);
+  ++unpreemptible[pal::whami()];
+  pal::swpipl(ipl);
+}
+
+void preemption_on() {
+  const uint64_t ipl = pal::swpipl(IPL_HIGH);
+  --unpreemptible[pal::whami()];
+  pal::swpipl(ipl);
+}
+
 void tick(const TrapFrame* frame) {
   const uint64_t deadline = __atomic_load_n(&earliest_deadline, __ATOMIC_RELAXED);
   if (deadline != 0 && clock::cycles() >= deadline) {
@@ -173,6 +188,7 @@ void tick(const TrapFrame* frame) {
     wake_sleepers_locked(clock::cycles());
   }
   if ((frame->ps & PS_IPL_MASK) != 0) return;  // never preempt raised-IPL code
+  if (__atomic_load_n(&unpreemptible[pal::whami()], __ATOMIC_RELAXED) != 0) return;
   IrqLockGuard guard(lock);
   if (queue_head != nullptr) schedule_locked();
 }

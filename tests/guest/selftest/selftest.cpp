@@ -4,6 +4,7 @@
 // "DCPI-TEST ..." lines that tests/guest asserts on.
 #include "kernel/selftest.h"
 
+#include "driver/kernel_services.h"
 #include "kernel/console.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
@@ -95,6 +96,29 @@ void test_kernel_threads() {
           cpu_mask, free_before, pages::free_count());
 }
 
+// The boot context spins at IPL 0 for a few ticks with a runnable kernel
+// thread queued, first with preemption off (the thread must not run on
+// this, the only, CPU), then with it on (the tick must switch to it).
+uint64_t preempt_thread_ran;
+
+void note_ran(void*) { __atomic_store_n(&preempt_thread_ran, 1, __ATOMIC_RELEASE); }
+
+void spin_ticks(uint64_t ticks) {
+  const uint64_t start = pal::rpcc();
+  while (pal::rpcc() - start < ticks * 2'500'000) asm volatile("");  // 10 ms of 4 ns cycles
+}
+
+void test_preemption() {
+  sched::preemption_off();
+  spawn_kernel_thread(note_ran, nullptr, "selftest");
+  spin_ticks(4);
+  const uint64_t ran_while_off = __atomic_load_n(&preempt_thread_ran, __ATOMIC_ACQUIRE);
+  sched::preemption_on();
+  spin_ticks(4);
+  kprintf("DCPI-TEST preempt off_ran=%lu on_ran=%lu\n", ran_while_off,
+          __atomic_load_n(&preempt_thread_ran, __ATOMIC_ACQUIRE));
+}
+
 }  // namespace
 
 void run(const char* name, uint64_t samples) {
@@ -107,6 +131,8 @@ void run(const char* name, uint64_t samples) {
     test_traps();
   } else if (equals(name, "kthreads")) {
     test_kernel_threads();
+  } else if (equals(name, "preempt")) {
+    test_preemption();
   } else if (!equals(name, "boot")) {
     kprintf("DCPI-TEST unknown test '%s'\n", name);
   }

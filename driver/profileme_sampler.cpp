@@ -62,6 +62,7 @@ constexpr BitEvent kBitEvents[] = {
     {PROFILEME_BIT_SMISS, PROFILEME_EVENT_SMISS},
     {PROFILEME_BIT_BMISS, PROFILEME_EVENT_BMISS},
     {PROFILEME_BIT_WBUF, PROFILEME_EVENT_WBUF},
+    {PROFILEME_BIT_TRAP, PROFILEME_EVENT_TRAP},
 };
 static_assert(sizeof(kBitEvents) / sizeof(kBitEvents[0]) == PROFILEME_BITS);
 
@@ -93,6 +94,26 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
                                  PROFILEME_EVENT_ISSUE};
   for (int i = 0; i < 3; ++i)
     if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
+  // Issue -> completion and load issue -> data (register 9, or 10 for the
+  // pair's second), and one log2 bucket each of the stall and the load's
+  // latency: the distributions (issue 27 item 4). A zero latency adds
+  // nothing: its records are pm_samples less the buckets' sum.
+  const uint64_t latency2 = profile_register(base ? PROFILEME_REG_LATENCY2_SECOND
+                                                  : PROFILEME_REG_LATENCY2);
+  const uint32_t complete =
+      field(latency2, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK);
+  const uint32_t load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);
+  if (complete != 0) record_sum(hot, pc, pid, PROFILEME_EVENT_COMPLETE, complete);
+  if (load != 0) {
+    record_sum(hot, pc, pid, PROFILEME_EVENT_LOAD, load);
+    record_sum(hot, pc, pid,
+               static_cast<uint16_t>(PROFILEME_EVENT_LOAD_LOG2_0 + profileme_latency_bucket(load)),
+               1);
+  }
+  if (sums[0] != 0)
+    record_sum(
+        hot, pc, pid,
+        static_cast<uint16_t>(PROFILEME_EVENT_STALL_LOG2_0 + profileme_latency_bucket(sums[0])), 1);
   const uint32_t charged = sums[0] + sums[1] + sums[2];
   // In progress from fetch to issue, at least its issue cycle; a squashed
   // instruction never was (issue_slots.h).

@@ -48,7 +48,17 @@ uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
       return &row.window;
     case PROFILEME_EVENT_OVERLAP:
       return &row.overlap;
+    case PROFILEME_EVENT_TRAP:
+      return &row.trap;
+    case PROFILEME_EVENT_COMPLETE:
+      return &row.complete;
+    case PROFILEME_EVENT_LOAD:
+      return &row.load;
     default:
+      if (event >= PROFILEME_EVENT_STALL_LOG2_0 && event <= PROFILEME_EVENT_STALL_LOG2_7)
+        return &row.stall_buckets[event - PROFILEME_EVENT_STALL_LOG2_0];
+      if (event >= PROFILEME_EVENT_LOAD_LOG2_0 && event <= PROFILEME_EVENT_LOAD_LOG2_7)
+        return &row.load_buckets[event - PROFILEME_EVENT_LOAD_LOG2_0];
       return nullptr;
   }
 }

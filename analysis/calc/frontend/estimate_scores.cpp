@@ -97,6 +97,8 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
     const double aborted = k - (retired == records.retired.end() ? 0.0 : retired->second);
     if (aborted > 0) records.aborted[pc] = aborted;
   }
+  records.complete = records_of("pm_complete_cycles");
+  records.load = records_of("pm_load_cycles");
   records.window = records_of("pm_window_cycles");
   records.overlap = records_of("pm_overlap");
   records.window_squares = records_of("pm_window_sq");

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <bit>
 
+#include "firmware/memory_map.h"
+
 namespace dcpi::ev5 {
 namespace {
 
@@ -14,6 +16,15 @@ uint64_t add_unlocked(std::atomic<uint64_t>& count, uint64_t n) {
   const uint64_t sum = count.load(std::memory_order_relaxed) + n;
   count.store(sum, std::memory_order_relaxed);
   return sum;
+}
+
+// PALcode's memory-fault and unaligned-access entries (the 21164's DFAULT
+// and UNALIGN traps, HRM Table 6-1, here at QEMU's vector offsets) (palcode/pal.S at
+// 0x280 and 0x300 of the PAL base, KSEG's start): entered right after a
+// load or store's access, that access trapped (QEMU raises the fault at it;
+// the model's access callback comes before the access).
+bool is_memory_trap_vector(uint64_t pc) {
+  return pc == kKsegBase + 0x280 || pc == kKsegBase + 0x300;
 }
 
 }  // namespace
@@ -51,6 +62,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   const uint64_t waited =
       clock_ && started_ ? clock_->load(std::memory_order_relaxed) - clock_mark_ : 0;
   if (!aborted_.block && follows_io_access(block)) io_only_rerun(*accessed_block_, accessed_index_);
+  if (accessed_block_ && accessed_block_ == entered_ && is_memory_trap_vector(block.timing.pc))
+    truth_.trap(site(*accessed_block_, accessed_index_).timing().pc);
   accessed_block_ = nullptr;
   entered_ = &block;
   if (continues(block, step)) {
@@ -325,8 +338,10 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
       ready_[t.destination] = ready;
       loaded_by_[t.destination] = t.pc;
     }
+    truth_.load_returned(t.pc, ready - (now + stall));  // it issues after the DTB refill
   } else {
-    memory_.load(address, now + stall);  // a prefetch (load into R31): nobody waits
+    // A prefetch (load into R31): nobody waits, but its data return too.
+    truth_.load_returned(t.pc, memory_.load(address, now + stall) - (now + stall));
   }
   if (memory_.events().dcache_miss != dcache_misses) {
     count(ModelEvent::kDCacheMiss, t.pc);

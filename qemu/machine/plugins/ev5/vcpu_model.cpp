@@ -27,6 +27,13 @@ bool is_memory_trap_vector(uint64_t pc) {
   return pc == kKsegBase + 0x280 || pc == kKsegBase + 0x300;
 }
 
+// A load's issue -> data (ProfileMe's PROFILEME_LAT2_LOAD): the cache
+// says when the data are there (a hit: at once, `issued`), and a hit's 2
+// cycles are the load's unit latency in the static schedule.
+uint64_t data_latency(uint64_t ready, uint64_t issued, const InstructionTiming& t) {
+  return std::max<uint64_t>(ready > issued ? ready - issued : 0, t.latency);
+}
+
 }  // namespace
 
 VcpuModel::VcpuModel(const Machine& machine, SampleVisibility sampling)
@@ -338,10 +345,10 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
       ready_[t.destination] = ready;
       loaded_by_[t.destination] = t.pc;
     }
-    truth_.load_returned(t.pc, ready - (now + stall));  // it issues after the DTB refill
+    truth_.load_returned(t.pc, data_latency(ready, now + stall, t));
   } else {
     // A prefetch (load into R31): nobody waits, but its data return too.
-    truth_.load_returned(t.pc, memory_.load(address, now + stall) - (now + stall));
+    truth_.load_returned(t.pc, data_latency(memory_.load(address, now + stall), now + stall, t));
   }
   if (memory_.events().dcache_miss != dcache_misses) {
     count(ModelEvent::kDCacheMiss, t.pc);

@@ -98,8 +98,8 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
   // pair's second), and one log2 bucket each of the stall and the load's
   // latency: the distributions (issue 27 item 4). A zero latency adds
   // nothing: its records are pm_samples less the buckets' sum.
-  const uint64_t latency2 = profile_register(base ? PROFILEME_REG_LATENCY2_SECOND
-                                                  : PROFILEME_REG_LATENCY2);
+  const uint64_t latency2 =
+      profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2);
   const uint32_t complete =
       field(latency2, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK);
   const uint32_t load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);

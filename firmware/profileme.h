@@ -163,25 +163,25 @@ static inline unsigned profileme_latency_bucket(unsigned long long cycles) {
   X(WBUF, "pm_wbuf")                                                   \
   X(WINDOW, "pm_window_cycles") /* in progress, summed */              \
   X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */ \
-  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */ \
-  X(TRAP, "pm_trap")                                                 \
-  X(COMPLETE, "pm_complete_cycles") /* issue -> completion, summed */ \
-  X(LOAD, "pm_load_cycles")         /* load issue -> data, summed */  \
+  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */     \
+  X(TRAP, "pm_trap")                                                   \
+  X(COMPLETE, "pm_complete_cycles")  /* issue -> completion, summed */ \
+  X(LOAD, "pm_load_cycles")          /* load issue -> data, summed */  \
   X(STALL_LOG2_0, "pm_stall_log2_0") /* slot -> issue in [1, 2) */     \
-  X(STALL_LOG2_1, "pm_stall_log2_1")                                 \
-  X(STALL_LOG2_2, "pm_stall_log2_2")                                 \
-  X(STALL_LOG2_3, "pm_stall_log2_3")                                 \
-  X(STALL_LOG2_4, "pm_stall_log2_4")                                 \
-  X(STALL_LOG2_5, "pm_stall_log2_5")                                 \
-  X(STALL_LOG2_6, "pm_stall_log2_6")                                 \
-  X(STALL_LOG2_7, "pm_stall_log2_7") /* 128 and more */              \
-  X(LOAD_LOG2_0, "pm_load_log2_0")   /* load -> data in [1, 2) */     \
-  X(LOAD_LOG2_1, "pm_load_log2_1")                                   \
-  X(LOAD_LOG2_2, "pm_load_log2_2")                                   \
-  X(LOAD_LOG2_3, "pm_load_log2_3")                                   \
-  X(LOAD_LOG2_4, "pm_load_log2_4")                                   \
-  X(LOAD_LOG2_5, "pm_load_log2_5")                                   \
-  X(LOAD_LOG2_6, "pm_load_log2_6")                                   \
+  X(STALL_LOG2_1, "pm_stall_log2_1")                                   \
+  X(STALL_LOG2_2, "pm_stall_log2_2")                                   \
+  X(STALL_LOG2_3, "pm_stall_log2_3")                                   \
+  X(STALL_LOG2_4, "pm_stall_log2_4")                                   \
+  X(STALL_LOG2_5, "pm_stall_log2_5")                                   \
+  X(STALL_LOG2_6, "pm_stall_log2_6")                                   \
+  X(STALL_LOG2_7, "pm_stall_log2_7") /* 128 and more */                \
+  X(LOAD_LOG2_0, "pm_load_log2_0")   /* load -> data in [1, 2) */      \
+  X(LOAD_LOG2_1, "pm_load_log2_1")                                     \
+  X(LOAD_LOG2_2, "pm_load_log2_2")                                     \
+  X(LOAD_LOG2_3, "pm_load_log2_3")                                     \
+  X(LOAD_LOG2_4, "pm_load_log2_4")                                     \
+  X(LOAD_LOG2_5, "pm_load_log2_5")                                     \
+  X(LOAD_LOG2_6, "pm_load_log2_6")                                     \
   X(LOAD_LOG2_7, "pm_load_log2_7")
 
 #ifndef __ASSEMBLER__
@@ -196,16 +196,23 @@ enum {
 
 #ifdef __cplusplus
 /* The fixed layouts the guest, the model and the host share. */
-static_assert(PROFILEME_LAT_STALL_MASK == (1ull << (PROFILEME_LAT_FETCH_SHIFT - PROFILEME_LAT_STALL_SHIFT)) - 1);
-static_assert(PROFILEME_LAT_FETCH_MASK == (1ull << (PROFILEME_LAT_ISSUE_SHIFT - PROFILEME_LAT_FETCH_SHIFT)) - 1);
-static_assert(PROFILEME_LAT2_LOAD_MASK == (1ull << (PROFILEME_LAT2_COMPLETE_SHIFT - PROFILEME_LAT2_LOAD_SHIFT)) - 1);
-static_assert(PROFILEME_LAT2_COMPLETE_SHIFT + 32 == 64 && PROFILEME_LAT2_COMPLETE_MASK == 0xffffffffull);
+static_assert(PROFILEME_LAT_STALL_MASK ==
+              (1ull << (PROFILEME_LAT_FETCH_SHIFT - PROFILEME_LAT_STALL_SHIFT)) - 1);
+static_assert(PROFILEME_LAT_FETCH_MASK ==
+              (1ull << (PROFILEME_LAT_ISSUE_SHIFT - PROFILEME_LAT_FETCH_SHIFT)) - 1);
+static_assert(PROFILEME_LAT2_LOAD_MASK ==
+              (1ull << (PROFILEME_LAT2_COMPLETE_SHIFT - PROFILEME_LAT2_LOAD_SHIFT)) - 1);
+static_assert(PROFILEME_LAT2_COMPLETE_SHIFT + 32 == 64 &&
+              PROFILEME_LAT2_COMPLETE_MASK == 0xffffffffull);
 static_assert(PROFILEME_REG_LATENCY2 == PROFILEME_REGISTERS_PAIRED,
               "the new register follows the paired ones: 0-8 keep their indices");
 static_assert(PROFILEME_BIT_TRAP == 1u << (PROFILEME_BITS - 1));
-static_assert(PROFILEME_EVENT_STALL_LOG2_7 - PROFILEME_EVENT_STALL_LOG2_0 + 1 == PROFILEME_LATENCY_BUCKETS);
-static_assert(PROFILEME_EVENT_LOAD_LOG2_7 - PROFILEME_EVENT_LOAD_LOG2_0 + 1 == PROFILEME_LATENCY_BUCKETS);
-static_assert(PROFILEME_EVENT_WINDOW_SQ == PROFILEME_EVENT_BASE + 16, "pm_* numbers are stored: append only");
+static_assert(PROFILEME_EVENT_STALL_LOG2_7 - PROFILEME_EVENT_STALL_LOG2_0 + 1 ==
+              PROFILEME_LATENCY_BUCKETS);
+static_assert(PROFILEME_EVENT_LOAD_LOG2_7 - PROFILEME_EVENT_LOAD_LOG2_0 + 1 ==
+              PROFILEME_LATENCY_BUCKETS);
+static_assert(PROFILEME_EVENT_WINDOW_SQ == PROFILEME_EVENT_BASE + 16,
+              "pm_* numbers are stored: append only");
 #endif
 
 #ifdef __cplusplus

@@ -77,8 +77,8 @@ ProfileMeCell profileme_cell(const ProfileMeRow& row, double interval) {
       "stall {}, issue -> completion {}, load -> data {}; traps {}",
       row.records, row.retired, row.imiss, row.itbmiss, row.dmiss, row.smiss, row.bmiss,
       row.dtbmiss, row.mispredict, row.wbuf, row.pal, mean(row.issue, row.records),
-      mean(row.fetch, row.records), mean(row.stall, row.records),
-      mean(row.complete, row.retired), mean(row.load, sum(row.load_buckets)), row.trap);
+      mean(row.fetch, row.records), mean(row.stall, row.records), mean(row.complete, row.retired),
+      mean(row.load, sum(row.load_buckets)), row.trap);
   return cell;
 }
 
@@ -102,8 +102,7 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
          "cycles per record\n(issue, fetch -> slot, slot -> issue; complete: issue -> completion "
          "per retired record;\nload: issue -> data per load record; docs/profileme.md)\n";
   const bool listing = report.rows.front().address.has_value();
-  if (listing)
-    out << "stall and load distributions: cycles:records, log2 buckets (0 = none)\n";
+  if (listing) out << "stall and load distributions: cycles:records, log2 buckets (0 = none)\n";
   out << "\n";
   std::vector<TextTable::Column> columns;
   if (listing) {

@@ -279,8 +279,8 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
 }
 
 // A latency's sums x S per procedure against the truth (issue 27).
-void print_latency(const char* what, const std::vector<calc::ProcedureCycles>& rows,
-                   size_t within, std::ostream& out) {
+void print_latency(const char* what, const std::vector<calc::ProcedureCycles>& rows, size_t within,
+                   std::ostream& out) {
   if (rows.empty()) return;
   out << "  " << what << " per procedure (records' sums x S): " << within << " of " << rows.size()
       << " within 2 sigma of the truth's\n";

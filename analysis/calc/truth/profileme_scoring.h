@@ -74,10 +74,10 @@ struct ProfileMeScore {
   // `complete_latency` and `load_latency` lines (none: not scored).
   std::vector<ProcedureCycles> complete_latency, load_latency;  // most true cycles first
   size_t complete_within = 0, load_within = 0;                  // within 2σ
-  uint32_t pair_window = 0;                 // W; 0: not paired, no waste scored
-  std::vector<ProcedureWaste> waste;        // most true wasted slots first
-  size_t waste_judged = 0;                  // procedures with >= kWasteMinRecords records
-  size_t waste_within = 0;                  // of those, within kWasteWithin of the truth
+  uint32_t pair_window = 0;                                     // W; 0: not paired, no waste scored
+  std::vector<ProcedureWaste> waste;                            // most true wasted slots first
+  size_t waste_judged = 0;  // procedures with >= kWasteMinRecords records
+  size_t waste_within = 0;  // of those, within kWasteWithin of the truth
 };
 inline constexpr double kWasteWithin = 0.10;  // issue 27: within 10 %
 // A procedure with fewer records is sampling noise first: a record of a
@@ -87,7 +87,7 @@ inline constexpr double kWasteMinRecords = 1000;
 struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
   RecordsByAddress aborted;                           // samples - retired
-  RecordsByAddress complete, load;  // pm_complete_cycles, pm_load_cycles
+  RecordsByAddress complete, load;                    // pm_complete_cycles, pm_load_cycles
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.
   RecordsByAddress window, overlap, window_squares;

@@ -94,17 +94,17 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
                                  PROFILEME_EVENT_ISSUE};
   for (int i = 0; i < 3; ++i)
     if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
-  // Issue -> completion and load issue -> data (register 9, or 10 for the
-  // pair's second), and one log2 bucket each of the stall and the load's
-  // latency: the distributions (issue 27 item 4). A zero latency adds
-  // nothing: its records are pm_samples less the buckets' sum.
-  const uint64_t latency2 =
-      profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2);
-  const uint32_t complete =
-      field(latency2, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK);
-  const uint32_t load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);
-  if (complete != 0) record_sum(hot, pc, pid, PROFILEME_EVENT_COMPLETE, complete);
-  if (load != 0) {
+  // A load's issue -> data (register 9, or 10 for the pair's second),
+  // summed and counted in its log2 bucket, and the stall's bucket: the
+  // distributions (issue 27 item 4). Only a load's register 9 is read: any
+  // other instruction's holds its unit latency, the same in every record
+  // of its PC, which the host multiplies out (one read and one table update
+  // less per record). A zero stall adds nothing: its records are
+  // pm_samples less the buckets' sum.
+  if (bits & PROFILEME_BIT_LOAD) {
+    const uint64_t latency2 =
+        profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2);
+    const uint32_t load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);
     record_sum(hot, pc, pid, PROFILEME_EVENT_LOAD, load);
     record_sum(hot, pc, pid,
                static_cast<uint16_t>(PROFILEME_EVENT_LOAD_LOG2_0 + profileme_latency_bucket(load)),

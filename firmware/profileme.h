@@ -87,7 +87,13 @@
  * memory-fault (DFAULT) or unaligned (UNALIGN) vector right after its
  * access (docs/profileme.md "Trap": what the model cannot see). */
 #define PROFILEME_BIT_TRAP 0x400
-#define PROFILEME_BITS 11
+#define PROFILEME_BITS 11 /* the bits with an event each (pm_*) */
+/* Not an event: it is a load (its access made), so PROFILEME_REG_LATENCY2
+ * holds its data's latency. The driver reads register 9 only then: for any
+ * other instruction register 9 holds its unit latency alone, the same in
+ * every record of its PC, which the host knows from the instruction
+ * (docs/profileme.md "The software"). */
+#define PROFILEME_BIT_LOAD 0x800
 /* The address space (the model's ASN numbering, swpctx) in bits 63:32. */
 #define PROFILEME_SPACE_SHIFT 32
 
@@ -146,42 +152,41 @@ static inline unsigned profileme_latency_bucket(unsigned long long cycles) {
  * with that bit, and the latencies' cycles summed. Numbered apart from the
  * counter events (firmware/events.h). */
 #define PROFILEME_EVENT_BASE 32
-#define PROFILEME_EVENT_LIST(X)                                        \
-  X(SAMPLES, "pm_samples") /* records */                               \
-  X(RETIRED, "pm_retired") /* records of retired ones */               \
-  X(IMISS, "pm_imiss")                                                 \
-  X(ITBMISS, "pm_itbmiss")                                             \
-  X(DMISS, "pm_dmiss")                                                 \
-  X(DTBMISS, "pm_dtbmiss")                                             \
-  X(MISPREDICT, "pm_mispredict")                                       \
-  X(PAL, "pm_pal")                                                     \
-  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */              \
-  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */              \
-  X(ISSUE, "pm_issue_cycles") /* issue, summed */                      \
-  X(SMISS, "pm_smiss")                                                 \
-  X(BMISS, "pm_bmiss")                                                 \
-  X(WBUF, "pm_wbuf")                                                   \
-  X(WINDOW, "pm_window_cycles") /* in progress, summed */              \
-  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */ \
-  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */     \
-  X(TRAP, "pm_trap")                                                   \
-  X(COMPLETE, "pm_complete_cycles")  /* issue -> completion, summed */ \
-  X(LOAD, "pm_load_cycles")          /* load issue -> data, summed */  \
-  X(STALL_LOG2_0, "pm_stall_log2_0") /* slot -> issue in [1, 2) */     \
-  X(STALL_LOG2_1, "pm_stall_log2_1")                                   \
-  X(STALL_LOG2_2, "pm_stall_log2_2")                                   \
-  X(STALL_LOG2_3, "pm_stall_log2_3")                                   \
-  X(STALL_LOG2_4, "pm_stall_log2_4")                                   \
-  X(STALL_LOG2_5, "pm_stall_log2_5")                                   \
-  X(STALL_LOG2_6, "pm_stall_log2_6")                                   \
-  X(STALL_LOG2_7, "pm_stall_log2_7") /* 128 and more */                \
-  X(LOAD_LOG2_0, "pm_load_log2_0")   /* load -> data in [1, 2) */      \
-  X(LOAD_LOG2_1, "pm_load_log2_1")                                     \
-  X(LOAD_LOG2_2, "pm_load_log2_2")                                     \
-  X(LOAD_LOG2_3, "pm_load_log2_3")                                     \
-  X(LOAD_LOG2_4, "pm_load_log2_4")                                     \
-  X(LOAD_LOG2_5, "pm_load_log2_5")                                     \
-  X(LOAD_LOG2_6, "pm_load_log2_6")                                     \
+#define PROFILEME_EVENT_LIST(X)                                                               \
+  X(SAMPLES, "pm_samples") /* records */                                                      \
+  X(RETIRED, "pm_retired") /* records of retired ones */                                      \
+  X(IMISS, "pm_imiss")                                                                        \
+  X(ITBMISS, "pm_itbmiss")                                                                    \
+  X(DMISS, "pm_dmiss")                                                                        \
+  X(DTBMISS, "pm_dtbmiss")                                                                    \
+  X(MISPREDICT, "pm_mispredict")                                                              \
+  X(PAL, "pm_pal")                                                                            \
+  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */                                     \
+  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */                                     \
+  X(ISSUE, "pm_issue_cycles") /* issue, summed */                                             \
+  X(SMISS, "pm_smiss")                                                                        \
+  X(BMISS, "pm_bmiss")                                                                        \
+  X(WBUF, "pm_wbuf")                                                                          \
+  X(WINDOW, "pm_window_cycles") /* in progress, summed */                                     \
+  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */                        \
+  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */                            \
+  X(TRAP, "pm_trap")                                                                          \
+  X(LOAD, "pm_load_cycles")          /* load issue -> data, summed (= issue -> completion) */ \
+  X(STALL_LOG2_0, "pm_stall_log2_0") /* slot -> issue in [1, 2) */                            \
+  X(STALL_LOG2_1, "pm_stall_log2_1")                                                          \
+  X(STALL_LOG2_2, "pm_stall_log2_2")                                                          \
+  X(STALL_LOG2_3, "pm_stall_log2_3")                                                          \
+  X(STALL_LOG2_4, "pm_stall_log2_4")                                                          \
+  X(STALL_LOG2_5, "pm_stall_log2_5")                                                          \
+  X(STALL_LOG2_6, "pm_stall_log2_6")                                                          \
+  X(STALL_LOG2_7, "pm_stall_log2_7") /* 128 and more */                                       \
+  X(LOAD_LOG2_0, "pm_load_log2_0")   /* load -> data in [1, 2) */                             \
+  X(LOAD_LOG2_1, "pm_load_log2_1")                                                            \
+  X(LOAD_LOG2_2, "pm_load_log2_2")                                                            \
+  X(LOAD_LOG2_3, "pm_load_log2_3")                                                            \
+  X(LOAD_LOG2_4, "pm_load_log2_4")                                                            \
+  X(LOAD_LOG2_5, "pm_load_log2_5")                                                            \
+  X(LOAD_LOG2_6, "pm_load_log2_6")                                                            \
   X(LOAD_LOG2_7, "pm_load_log2_7")
 
 #ifndef __ASSEMBLER__

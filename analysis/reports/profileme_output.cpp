@@ -53,6 +53,11 @@ uint64_t unstalled(const ProfileMeRow& row) {
   return row.records > stalled ? row.records - stalled : 0;
 }
 
+// Issue -> completion per retired record ("?" without the instructions).
+std::string completion(const ProfileMeRow& row) {
+  return row.complete_known ? mean(row.complete, row.retired) : "?";
+}
+
 void write_buckets(JsonWriter& json, const std::array<uint64_t, PROFILEME_LATENCY_BUCKETS>& buckets,
                    uint64_t zero) {
   json.begin_array().value(zero);
@@ -77,7 +82,7 @@ ProfileMeCell profileme_cell(const ProfileMeRow& row, double interval) {
       "stall {}, issue -> completion {}, load -> data {}; traps {}",
       row.records, row.retired, row.imiss, row.itbmiss, row.dmiss, row.smiss, row.bmiss,
       row.dtbmiss, row.mispredict, row.wbuf, row.pal, mean(row.issue, row.records),
-      mean(row.fetch, row.records), mean(row.stall, row.records), mean(row.complete, row.retired),
+      mean(row.fetch, row.records), mean(row.stall, row.records), completion(row),
       mean(row.load, sum(row.load_buckets)), row.trap);
   return cell;
 }
@@ -140,7 +145,7 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
     cells.push_back(mean(row.issue, row.records));
     cells.push_back(mean(row.fetch, row.records));
     cells.push_back(mean(row.stall, row.records));
-    cells.push_back(mean(row.complete, row.retired));
+    cells.push_back(completion(row));
     cells.push_back(mean(row.load, sum(row.load_buckets)));
     if (listing) {
       cells.push_back(distribution(row.stall_buckets, unstalled(row)));
@@ -182,7 +187,9 @@ void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t>
     json.end_object();
     json.key("latency_cycles").begin_object();
     json.field("issue", row.issue).field("fetch", row.fetch).field("stall", row.stall);
-    json.field("complete", row.complete).field("load", row.load);
+    json.key("complete");
+    row.complete_known ? json.value(row.complete) : json.null();
+    json.field("load", row.load);
     json.end_object();
     // Records per bucket: [none, [1,2), [2,4), ... , [128, inf)]; a load's
     // records with data (aborted ones before their access have none).

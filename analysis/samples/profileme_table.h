@@ -31,8 +31,10 @@ struct ProfileMeRow {
   uint64_t smiss = 0, bmiss = 0, wbuf = 0;  // the D-cache miss's level; a full write buffer
   uint64_t trap = 0;                        // trapped into PALcode (PROFILEME_BIT_TRAP)
   // Latencies summed over the records (cycles): register 2's, then
-  // register 9's issue -> completion and load issue -> data.
+  // issue -> completion (a load's data latency, else its unit latency per
+  // retired record: profileme_latency.h) and load issue -> data.
   uint64_t issue = 0, fetch = 0, stall = 0, complete = 0, load = 0;
+  bool complete_known = true;  // every retired record's instruction was found
   // The distributions: records per log2 bucket of the slot -> issue stall
   // and of the load's latency (firmware/profileme.h
   // PROFILEME_LATENCY_BUCKETS: [2^k, 2^(k+1)), the last open); records

@@ -87,7 +87,9 @@ inline constexpr double kWasteMinRecords = 1000;
 struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
   RecordsByAddress aborted;                           // samples - retired
-  RecordsByAddress complete, load;                    // pm_complete_cycles, pm_load_cycles
+  // Issue -> completion (a load's pm_load_cycles, else retired x its unit
+  // latency: analysis/samples/profileme_latency.h) and pm_load_cycles.
+  RecordsByAddress complete, load;
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.
   RecordsByAddress window, overlap, window_squares;

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "analysis/samples/profileme_latency.h"
 #include "qemu/machine/plugins/ev5/issue_slots.h"
 #include "tests/unit/ev5/encode.h"
 
@@ -140,6 +141,8 @@ TEST(Ev5ProfileUnit, TheSecondLatencyRegisterHoldsTheLoadsDataAndTheUnitLatency)
   EXPECT_EQ(field2(first, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK), 37u);
   EXPECT_EQ(field2(first, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK), 37u);
   EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_LOAD) << "the driver reads 9";
+  EXPECT_FALSE(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_EVENTS) & PROFILEME_BIT_LOAD);
   const uint64_t second = unit.read(PROFILEME_REG_LATENCY2_SECOND);
   EXPECT_EQ(field2(second, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK), 0u);
   EXPECT_EQ(field2(second, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK), 12u);
@@ -156,6 +159,17 @@ TEST(Ev5ProfileUnit, AnAbortedOperateHasNoCompletionLatency) {
   ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
   EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
   EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY2), 0u);
+}
+
+// The host's issue -> completion of what the driver does not sum: the
+// unit latency the model puts in register 9 (block_timing.cpp), none for a load.
+TEST(Ev5ProfileMe, TheHostKnowsTheUnitLatencyTheModelRecords) {
+  for (const uint32_t word : {addq(1, 1, 2), mulq(5, 5, 6)}) {
+    const BlockRecord block = block_of(kPc, {word});
+    EXPECT_EQ(profileme_unit_latency(word), block.timing.instructions[0].latency);
+  }
+  EXPECT_EQ(profileme_unit_latency(mulq(5, 5, 6)), 12u);
+  EXPECT_EQ(profileme_unit_latency(ldq(1, 2)), std::nullopt);
 }
 
 TEST(Ev5ProfileMe, LatencyBucketsAreLog2WithAnOpenLast) {

@@ -190,7 +190,10 @@ void ProfileUnit::missed_levels(uint64_t pc, bool scache, bool bcache) {
 void ProfileUnit::load_returned(uint64_t pc, uint64_t cycles) {
   settle();
   for (Record& r : records_)
-    if (r.tagging && pc == r.pc) r.complete = r.load = cycles;
+    if (r.tagging && pc == r.pc) {
+      r.complete = r.load = cycles;
+      r.bits |= PROFILEME_BIT_LOAD;
+    }
 }
 
 void ProfileUnit::trapped(uint64_t pc) {

@@ -116,7 +116,8 @@
  *         or memory); 0 for any other instruction
  *   63:32 complete: the cycles from its issue until its result is
  *         available: a load's data (the load field), an operate's unit
- *         latency (isa/ev5.h ev5_timing), 0 for an aborted one */
+ *         latency (isa/ev5.h ev5_timing), 0 for an aborted one (but
+ *         a load whose access was made before the exit: its data's) */
 #define PROFILEME_LAT2_LOAD_SHIFT 0
 #define PROFILEME_LAT2_LOAD_MASK 0xffffffffull
 #define PROFILEME_LAT2_COMPLETE_SHIFT 32

@@ -62,6 +62,7 @@ constexpr BitEvent kBitEvents[] = {
     {PROFILEME_BIT_SMISS, PROFILEME_EVENT_SMISS},
     {PROFILEME_BIT_BMISS, PROFILEME_EVENT_BMISS},
     {PROFILEME_BIT_WBUF, PROFILEME_EVENT_WBUF},
+    {PROFILEME_BIT_TRAP, PROFILEME_EVENT_TRAP},
 };
 static_assert(sizeof(kBitEvents) / sizeof(kBitEvents[0]) == PROFILEME_BITS);
 
@@ -93,6 +94,26 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
                                  PROFILEME_EVENT_ISSUE};
   for (int i = 0; i < 3; ++i)
     if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
+  // A load's issue -> data (register 9, or 10 for the pair's second),
+  // summed and counted in its log2 bucket, and the stall's bucket: the
+  // distributions (issue 27 item 4). Only a load's register 9 is read: any
+  // other instruction's holds its unit latency, the same in every record
+  // of its PC, which the host multiplies out (one read and one table update
+  // less per record). A zero stall adds nothing: its records are
+  // pm_samples less the buckets' sum.
+  if (bits & PROFILEME_BIT_LOAD) {
+    const uint64_t latency2 =
+        profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2);
+    const uint32_t load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);
+    record_sum(hot, pc, pid, PROFILEME_EVENT_LOAD, load);
+    record_sum(hot, pc, pid,
+               static_cast<uint16_t>(PROFILEME_EVENT_LOAD_LOG2_0 + profileme_latency_bucket(load)),
+               1);
+  }
+  if (sums[0] != 0)
+    record_sum(
+        hot, pc, pid,
+        static_cast<uint16_t>(PROFILEME_EVENT_STALL_LOG2_0 + profileme_latency_bucket(sums[0])), 1);
   const uint32_t charged = sums[0] + sums[1] + sums[2];
   // In progress from fetch to issue, at least its issue cycle; a squashed
   // instruction never was (issue_slots.h).

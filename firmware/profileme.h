@@ -47,6 +47,13 @@
 #define PROFILEME_REG_SECOND 4
 #define PROFILEME_REG_PAIR_FETCH 8
 #define PROFILEME_REGISTERS_PAIRED 9
+/* The latencies seed 004 Table 1 lists beyond register 2's (issue 27 item
+ * 1), in a register of their own so that registers 0-8 keep their layout:
+ * the first instruction's at PROFILEME_REG_LATENCY2, the pair's second's at
+ * PROFILEME_REG_LATENCY2_SECOND (PROFILEME_LAT2_* fields below). */
+#define PROFILEME_REG_LATENCY2 9
+#define PROFILEME_REG_LATENCY2_SECOND 10
+#define PROFILEME_REGISTERS_ALL 11
 /* The 21164 issues up to four instructions per cycle (two integer, two
  * floating point) from one aligned block of four: C in seed 004 §5.2.3,
  * and the pair window W that covers every instruction issued with the
@@ -74,7 +81,19 @@
 #define PROFILEME_BIT_SMISS 0x80      /* its D-cache miss missed the S-cache too */
 #define PROFILEME_BIT_BMISS 0x100     /* ... and the B-cache: memory served it */
 #define PROFILEME_BIT_WBUF 0x200      /* its store waited for a write-buffer entry */
-#define PROFILEME_BITS 10
+/* It trapped into PALcode (21164 HRM Table 6-1, the trap entry points):
+ * its fetch missed the ITB or its access the DTB (ITBMISS, DTBMISS: the
+ * model charges the refill at it), or the CPU entered PALcode's
+ * memory-fault (DFAULT) or unaligned (UNALIGN) vector right after its
+ * access (docs/profileme.md "Trap": what the model cannot see). */
+#define PROFILEME_BIT_TRAP 0x400
+#define PROFILEME_BITS 11 /* the bits with an event each (pm_*) */
+/* Not an event: it is a load (its access made), so PROFILEME_REG_LATENCY2
+ * holds its data's latency. The driver reads register 9 only then: for any
+ * other instruction register 9 holds its unit latency alone, the same in
+ * every record of its PC, which the host knows from the instruction
+ * (docs/profileme.md "The software"). */
+#define PROFILEME_BIT_LOAD 0x800
 /* The address space (the model's ASN numbering, swpctx) in bits 63:32. */
 #define PROFILEME_SPACE_SHIFT 32
 
@@ -89,6 +108,34 @@
 #define PROFILEME_LAT_FETCH_MASK 0xffffull
 #define PROFILEME_LAT_ISSUE_SHIFT 48
 #define PROFILEME_LAT_ISSUE_MASK 0xffffull
+
+/* PROFILEME_REG_LATENCY2 fields (each saturates at its width), seed 004
+ * Table 1's issue -> completion and load issue -> completion on the 21164:
+ *   31:0  load: a load's cycles from its issue until its data returned (a
+ *         D-cache hit's 2, else the miss's fill from the S-cache, B-cache
+ *         or memory); 0 for any other instruction
+ *   63:32 complete: the cycles from its issue until its result is
+ *         available: a load's data (the load field), an operate's unit
+ *         latency (isa/ev5.h ev5_timing), 0 for an aborted one (but
+ *         a load whose access was made before the exit: its data's) */
+#define PROFILEME_LAT2_LOAD_SHIFT 0
+#define PROFILEME_LAT2_LOAD_MASK 0xffffffffull
+#define PROFILEME_LAT2_COMPLETE_SHIFT 32
+#define PROFILEME_LAT2_COMPLETE_MASK 0xffffffffull
+
+/* Latency distributions (issue 27 item 4): the driver's sums give means,
+ * so a record also counts in one log2 bucket of its slot -> issue stall and
+ * of its load -> data latency: bucket k holds [2^k, 2^(k+1)) cycles, the
+ * last everything from 2^(PROFILEME_LATENCY_BUCKETS-1) on, and a zero
+ * latency has no bucket (its records are the rest of pm_samples). */
+#define PROFILEME_LATENCY_BUCKETS 8
+#ifndef __ASSEMBLER__
+static inline unsigned profileme_latency_bucket(unsigned long long cycles) {
+  unsigned k = 0; /* a loop: the 21164 has no CTLZ (that is the 21264's CIX) */
+  while (k + 1 < PROFILEME_LATENCY_BUCKETS && (cycles >> (k + 1)) != 0) ++k;
+  return k;
+}
+#endif
 
 /* The driver's default mean sampling interval, in fetched instructions,
  * about as often as DCPI's default cycles period. Each interval is drawn
@@ -106,24 +153,42 @@
  * with that bit, and the latencies' cycles summed. Numbered apart from the
  * counter events (firmware/events.h). */
 #define PROFILEME_EVENT_BASE 32
-#define PROFILEME_EVENT_LIST(X)                                        \
-  X(SAMPLES, "pm_samples") /* records */                               \
-  X(RETIRED, "pm_retired") /* records of retired ones */               \
-  X(IMISS, "pm_imiss")                                                 \
-  X(ITBMISS, "pm_itbmiss")                                             \
-  X(DMISS, "pm_dmiss")                                                 \
-  X(DTBMISS, "pm_dtbmiss")                                             \
-  X(MISPREDICT, "pm_mispredict")                                       \
-  X(PAL, "pm_pal")                                                     \
-  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */              \
-  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */              \
-  X(ISSUE, "pm_issue_cycles") /* issue, summed */                      \
-  X(SMISS, "pm_smiss")                                                 \
-  X(BMISS, "pm_bmiss")                                                 \
-  X(WBUF, "pm_wbuf")                                                   \
-  X(WINDOW, "pm_window_cycles") /* in progress, summed */              \
-  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */ \
-  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */
+#define PROFILEME_EVENT_LIST(X)                                                               \
+  X(SAMPLES, "pm_samples") /* records */                                                      \
+  X(RETIRED, "pm_retired") /* records of retired ones */                                      \
+  X(IMISS, "pm_imiss")                                                                        \
+  X(ITBMISS, "pm_itbmiss")                                                                    \
+  X(DMISS, "pm_dmiss")                                                                        \
+  X(DTBMISS, "pm_dtbmiss")                                                                    \
+  X(MISPREDICT, "pm_mispredict")                                                              \
+  X(PAL, "pm_pal")                                                                            \
+  X(STALL, "pm_stall_cycles") /* slot -> issue, summed */                                     \
+  X(FETCH, "pm_fetch_cycles") /* fetch -> slot, summed */                                     \
+  X(ISSUE, "pm_issue_cycles") /* issue, summed */                                             \
+  X(SMISS, "pm_smiss")                                                                        \
+  X(BMISS, "pm_bmiss")                                                                        \
+  X(WBUF, "pm_wbuf")                                                                          \
+  X(WINDOW, "pm_window_cycles") /* in progress, summed */                                     \
+  X(OVERLAP, "pm_overlap")      /* paired: the other issued with it */                        \
+  X(WINDOW_SQ, "pm_window_sq")  /* paired: in progress, squared */                            \
+  X(TRAP, "pm_trap")                                                                          \
+  X(LOAD, "pm_load_cycles")          /* load issue -> data, summed (= issue -> completion) */ \
+  X(STALL_LOG2_0, "pm_stall_log2_0") /* slot -> issue in [1, 2) */                            \
+  X(STALL_LOG2_1, "pm_stall_log2_1")                                                          \
+  X(STALL_LOG2_2, "pm_stall_log2_2")                                                          \
+  X(STALL_LOG2_3, "pm_stall_log2_3")                                                          \
+  X(STALL_LOG2_4, "pm_stall_log2_4")                                                          \
+  X(STALL_LOG2_5, "pm_stall_log2_5")                                                          \
+  X(STALL_LOG2_6, "pm_stall_log2_6")                                                          \
+  X(STALL_LOG2_7, "pm_stall_log2_7") /* 128 and more */                                       \
+  X(LOAD_LOG2_0, "pm_load_log2_0")   /* load -> data in [1, 2) */                             \
+  X(LOAD_LOG2_1, "pm_load_log2_1")                                                            \
+  X(LOAD_LOG2_2, "pm_load_log2_2")                                                            \
+  X(LOAD_LOG2_3, "pm_load_log2_3")                                                            \
+  X(LOAD_LOG2_4, "pm_load_log2_4")                                                            \
+  X(LOAD_LOG2_5, "pm_load_log2_5")                                                            \
+  X(LOAD_LOG2_6, "pm_load_log2_6")                                                            \
+  X(LOAD_LOG2_7, "pm_load_log2_7")
 
 #ifndef __ASSEMBLER__
 #define PROFILEME_EVENT_ENUM_(name, text) PROFILEME_EVENT_##name,
@@ -133,6 +198,27 @@ enum {
   PROFILEME_EVENT_LIST(PROFILEME_EVENT_ENUM_) PROFILEME_EVENT_END
 };
 #define PROFILEME_EVENT_COUNT (PROFILEME_EVENT_END - PROFILEME_EVENT_BASE)
+#endif
+
+#ifdef __cplusplus
+/* The fixed layouts the guest, the model and the host share. */
+static_assert(PROFILEME_LAT_STALL_MASK ==
+              (1ull << (PROFILEME_LAT_FETCH_SHIFT - PROFILEME_LAT_STALL_SHIFT)) - 1);
+static_assert(PROFILEME_LAT_FETCH_MASK ==
+              (1ull << (PROFILEME_LAT_ISSUE_SHIFT - PROFILEME_LAT_FETCH_SHIFT)) - 1);
+static_assert(PROFILEME_LAT2_LOAD_MASK ==
+              (1ull << (PROFILEME_LAT2_COMPLETE_SHIFT - PROFILEME_LAT2_LOAD_SHIFT)) - 1);
+static_assert(PROFILEME_LAT2_COMPLETE_SHIFT + 32 == 64 &&
+              PROFILEME_LAT2_COMPLETE_MASK == 0xffffffffull);
+static_assert(PROFILEME_REG_LATENCY2 == PROFILEME_REGISTERS_PAIRED,
+              "the new register follows the paired ones: 0-8 keep their indices");
+static_assert(PROFILEME_BIT_TRAP == 1u << (PROFILEME_BITS - 1));
+static_assert(PROFILEME_EVENT_STALL_LOG2_7 - PROFILEME_EVENT_STALL_LOG2_0 + 1 ==
+              PROFILEME_LATENCY_BUCKETS);
+static_assert(PROFILEME_EVENT_LOAD_LOG2_7 - PROFILEME_EVENT_LOAD_LOG2_0 + 1 ==
+              PROFILEME_LATENCY_BUCKETS);
+static_assert(PROFILEME_EVENT_WINDOW_SQ == PROFILEME_EVENT_BASE + 16,
+              "pm_* numbers are stored: append only");
 #endif
 
 #ifdef __cplusplus

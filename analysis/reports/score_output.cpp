@@ -218,6 +218,21 @@ void write_convergence_json(JsonWriter& json, const calc::Convergence& c) {
   json.end_array().end_object();
 }
 
+void write_latency_json(JsonWriter& json, const char* name,
+                        const std::vector<calc::ProcedureCycles>& rows, size_t within) {
+  json.field(std::string(name) + "_within_2sigma", uint64_t{within});
+  json.key(name).begin_array();
+  for (const calc::ProcedureCycles& row : rows)
+    json.begin_object()
+        .field("procedure", row.name)
+        .real_field("projected_cycles", row.projected)
+        .real_field("true_cycles", row.exact)
+        .real_field("sigma", row.sigma)
+        .field("within_2sigma", row.within_2sigma())
+        .end_object();
+  json.end_array();
+}
+
 void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
   json.key("profileme");
   if (!run.profileme) {
@@ -245,6 +260,8 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
         .field("within_2sigma", row.within_2sigma())
         .end_object();
   json.end_array();
+  write_latency_json(json, "complete_latency", p.complete_latency, p.complete_within);
+  write_latency_json(json, "load_latency", p.load_latency, p.load_within);
   json.field("pair_window", p.pair_window);
   json.field("waste_judged", uint64_t{p.waste_judged});
   json.field("waste_within_10", uint64_t{p.waste_within});
@@ -259,6 +276,22 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
         .field("within_10", row.within(calc::kWasteWithin))
         .end_object();
   json.end_array().end_object();
+}
+
+// A latency's sums x S per procedure against the truth (issue 27).
+void print_latency(const char* what, const std::vector<calc::ProcedureCycles>& rows, size_t within,
+                   std::ostream& out) {
+  if (rows.empty()) return;
+  out << "  " << what << " per procedure (records' sums x S): " << within << " of " << rows.size()
+      << " within 2 sigma of the truth's\n";
+  TextTable table({{"procedure", true}, {"projected"}, {"truth"}, {"sigma"}, {"within"}});
+  for (size_t i = 0; i < std::min<size_t>(rows.size(), 10); ++i) {
+    const calc::ProcedureCycles& row = rows[i];
+    table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.projected, 0),
+                   fixed_text(row.exact, 0), fixed_text(row.sigma, 0),
+                   row.within_2sigma() ? "yes" : "no"});
+  }
+  table.print(out);
 }
 
 void print_convergence(const char* what, const calc::Convergence& c, std::ostream& out) {
@@ -315,6 +348,8 @@ void print_profileme(const ScoreRun& run, std::ostream& out) {
                    row.within_2sigma() ? "yes" : "no"});
   }
   table.print(out);
+  print_latency("issue -> completion", p.complete_latency, p.complete_within, out);
+  print_latency("load issue -> data", p.load_latency, p.load_within, out);
   print_waste(p, out);
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/samples/profile_table.h"
+#include "analysis/samples/profileme_latency.h"
 #include "firmware/profileme.h"
 #include "isa/print.h"
 
@@ -48,7 +49,15 @@ uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
       return &row.window;
     case PROFILEME_EVENT_OVERLAP:
       return &row.overlap;
+    case PROFILEME_EVENT_TRAP:
+      return &row.trap;
+    case PROFILEME_EVENT_LOAD:
+      return &row.load;
     default:
+      if (event >= PROFILEME_EVENT_STALL_LOG2_0 && event <= PROFILEME_EVENT_STALL_LOG2_7)
+        return &row.stall_buckets[event - PROFILEME_EVENT_STALL_LOG2_0];
+      if (event >= PROFILEME_EVENT_LOAD_LOG2_0 && event <= PROFILEME_EVENT_LOAD_LOG2_7)
+        return &row.load_buckets[event - PROFILEME_EVENT_LOAD_LOG2_0];
       return nullptr;
   }
 }
@@ -62,6 +71,23 @@ std::string disassembly(const ResolvedImage& resolved, uint64_t address) {
   std::string line = text;
   std::replace(line.begin(), line.end(), '\t', ' ');  // objdump's tab after the mnemonic
   return line;
+}
+
+// Issue -> completion (profileme_latency.h): a load's from its records'
+// data latencies, any other instruction's its unit latency per retired
+// record, from its word (unknown without the ELF).
+void add_completion(ProfileMeRow& row, const ResolvedImage& resolved, uint16_t event,
+                    const ProfileRow& stored) {
+  if (event == PROFILEME_EVENT_LOAD) row.complete += stored.count;
+  if (event != PROFILEME_EVENT_RETIRED) return;
+  const std::optional<uint32_t> word =
+      resolved.elf ? resolved.elf->instruction_at(stored.address) : std::nullopt;
+  if (!word) {
+    row.complete_known = false;
+    return;
+  }
+  if (const std::optional<uint32_t> latency = profileme_unit_latency(*word))
+    row.complete += stored.count * *latency;
 }
 
 }  // namespace
@@ -102,6 +128,7 @@ ProfileMeReport build_profileme_report(const SampleSet& samples, ImageResolver& 
         if (row.instruction.empty()) row.instruction = disassembly(resolved, stored.address);
       }
       if (uint64_t* field = field_of(row, event)) *field += stored.count;
+      add_completion(row, resolved, event, stored);
       if (event == PROFILEME_EVENT_RETIRED)
         row.executions += static_cast<double>(stored.count) * per_record.value_or(0.0);
       if (event == PROFILEME_EVENT_SAMPLES) report.records += stored.count;

@@ -3,14 +3,17 @@
 // instruction of one procedure, turned into the paper's estimates: the
 // executions k·S (retired records times the mean interval), event rates per
 // execution (D-cache misses per execution of a load, mispredicts, ...), the
-// aborted share, and each latency's mean per record.
+// aborted share, and each latency's mean per record and distribution
+// (log2 buckets of the stall and of the load's latency).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/samples/sample_set.h"
+#include "firmware/profileme.h"
 #include "symbols/image_resolver.h"
 
 namespace dcpi {
@@ -26,8 +29,17 @@ struct ProfileMeRow {
   // Per event bit: records with it (firmware/profileme.h order).
   uint64_t imiss = 0, itbmiss = 0, dmiss = 0, dtbmiss = 0, mispredict = 0, pal = 0;
   uint64_t smiss = 0, bmiss = 0, wbuf = 0;  // the D-cache miss's level; a full write buffer
-  // Latencies summed over the records (cycles).
-  uint64_t issue = 0, fetch = 0, stall = 0;
+  uint64_t trap = 0;                        // trapped into PALcode (PROFILEME_BIT_TRAP)
+  // Latencies summed over the records (cycles): register 2's, then
+  // issue -> completion (a load's data latency, else its unit latency per
+  // retired record: profileme_latency.h) and load issue -> data.
+  uint64_t issue = 0, fetch = 0, stall = 0, complete = 0, load = 0;
+  bool complete_known = true;  // every retired record's instruction was found
+  // The distributions: records per log2 bucket of the slot -> issue stall
+  // and of the load's latency (firmware/profileme.h
+  // PROFILEME_LATENCY_BUCKETS: [2^k, 2^(k+1)), the last open); records
+  // with a zero latency are in none.
+  std::array<uint64_t, PROFILEME_LATENCY_BUCKETS> stall_buckets{}, load_buckets{};
   // Paired sampling (seed 004 §5.2.3): cycles in progress summed, and the
   // records whose partner issued with them (useful overlap).
   uint64_t window = 0, overlap = 0;

@@ -1,6 +1,7 @@
 #include "analysis/calc/frontend/estimate_scores.h"
 
 #include "analysis/calc/estimate/culprits.h"
+#include "analysis/samples/profileme_latency.h"
 
 namespace dcpi {
 namespace {
@@ -72,6 +73,21 @@ std::vector<const ProcedureRange*> scored_procedures(const CalcInputs& inputs,
   return procedures;
 }
 
+// Issue -> completion per PC (analysis/samples/profileme_latency.h): a
+// load's from its records' data latencies, any other instruction's unit
+// latency per retired record.
+void add_completions(const ProcedureCode& code, calc::ProfileMeRecords& records) {
+  for (const calc::InstructionRecord& instruction : code.records) {
+    const uint64_t pc = instruction.address;
+    if (const std::optional<uint32_t> latency = profileme_unit_latency(instruction.encoding)) {
+      if (const auto retired = records.retired.find(pc); retired != records.retired.end())
+        records.complete[pc] = retired->second * *latency;
+    } else if (const auto load = records.load.find(pc); load != records.load.end()) {
+      records.complete[pc] = load->second;
+    }
+  }
+}
+
 // Issue 27: the records of the procedures that have some (--procedure's
 // alone when given), against the truth.
 void score_profileme_records(const CalcInputs& inputs, const std::optional<std::string>& name,
@@ -97,14 +113,17 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
     const double aborted = k - (retired == records.retired.end() ? 0.0 : retired->second);
     if (aborted > 0) records.aborted[pc] = aborted;
   }
+  records.load = records_of("pm_load_cycles");
   records.window = records_of("pm_window_cycles");
   records.overlap = records_of("pm_overlap");
   records.window_squares = records_of("pm_window_sq");
   records.pair_window = inputs.samples.profileme_pair_window;
   std::vector<calc::NamedRange> procedures;
   for (const ProcedureRange& p : inputs.code.procedures())
-    if ((!name || p.name == *name) && samples_in(events.at("pm_samples"), p.start, p.end) > 0)
+    if ((!name || p.name == *name) && samples_in(events.at("pm_samples"), p.start, p.end) > 0) {
       procedures.push_back({p.name, {p.start, p.end}});
+      add_completions(inputs.code.code(p), records);
+    }
   run.profileme = calc::score_profileme(records, run.truth, procedures);
 }
 

@@ -54,11 +54,14 @@ Convergence converge(const RecordsByAddress& records, double interval,
   return c;
 }
 
-ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& records,
-                                 const GroundTruth& truth) {
+// A latency's sums × S over the procedure against `exact(pc)` summed, its
+// σ from each PC's records as a Poisson sample of its mean.
+template <typename Exact>
+ProcedureCycles procedure_latency(const NamedRange& p, const RecordsByAddress& latencies,
+                                  const ProfileMeRecords& records, Exact exact) {
   ProcedureCycles row{p.name, 0, 0, 0};
   double variance = 0;
-  for (const auto& [pc, latency] : records.latency) {
+  for (const auto& [pc, latency] : latencies) {
     if (pc < p.range.start || pc >= p.range.end) continue;
     row.projected += latency * records.interval;
     const auto k = records.samples.find(pc);
@@ -66,9 +69,37 @@ ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& re
       variance += latency * latency / k->second * records.interval * records.interval;
   }
   for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4)
-    row.exact += static_cast<double>(truth.cycles(pc));
+    row.exact += static_cast<double>(exact(pc));
   row.sigma = std::sqrt(variance);
   return row;
+}
+
+ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& records,
+                                 const GroundTruth& truth) {
+  return procedure_latency(p, records.latency, records,
+                           [&](uint64_t pc) { return truth.cycles(pc); });
+}
+
+// Each procedure's issue -> completion and load -> data against the
+// truth's lines of `name`, when the truth has them (an armed run).
+void score_latency(const RecordsByAddress& latencies, const char* name,
+                   const ProfileMeRecords& records, const GroundTruth& truth,
+                   const std::vector<NamedRange>& procedures, std::vector<ProcedureCycles>& rows,
+                   size_t& within) {
+  const auto lines = truth.pc_events().find(name);
+  if (lines == truth.pc_events().end()) return;
+  auto exact = [&](uint64_t pc) {
+    const auto found = lines->second.find(pc);
+    return found == lines->second.end() ? uint64_t{0} : found->second;
+  };
+  for (const NamedRange& p : procedures) {
+    ProcedureCycles row = procedure_latency(p, latencies, records, exact);
+    if (row.projected == 0 && row.exact == 0) continue;
+    within += row.within_2sigma();
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const ProcedureCycles& a, const ProcedureCycles& b) { return a.exact > b.exact; });
 }
 
 double sum_in(const RecordsByAddress& records, const AddressRange& range) {
@@ -166,6 +197,10 @@ ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTrut
   std::sort(score.procedures.begin(), score.procedures.end(),
             [](const ProcedureCycles& a, const ProcedureCycles& b) { return a.exact > b.exact; });
   score_waste(records, truth, procedures, score);
+  score_latency(records.complete, "complete_latency", records, truth, procedures,
+                score.complete_latency, score.complete_within);
+  score_latency(records.load, "load_latency", records, truth, procedures, score.load_latency,
+                score.load_within);
   return score;
 }
 

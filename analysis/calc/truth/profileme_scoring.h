@@ -69,10 +69,15 @@ struct ProfileMeScore {
   double aborted_projected = 0, squashed_exact = 0;
   std::vector<ProcedureCycles> procedures;  // most cycles first
   size_t procedures_within = 0;             // within 2σ
-  uint32_t pair_window = 0;                 // W; 0: not paired, no waste scored
-  std::vector<ProcedureWaste> waste;        // most true wasted slots first
-  size_t waste_judged = 0;                  // procedures with >= kWasteMinRecords records
-  size_t waste_within = 0;                  // of those, within kWasteWithin of the truth
+  // Seed 004 Table 1's issue -> completion and load issue -> data (issue
+  // 27): the records' sums × S per procedure against the truth's
+  // `complete_latency` and `load_latency` lines (none: not scored).
+  std::vector<ProcedureCycles> complete_latency, load_latency;  // most true cycles first
+  size_t complete_within = 0, load_within = 0;                  // within 2σ
+  uint32_t pair_window = 0;                                     // W; 0: not paired, no waste scored
+  std::vector<ProcedureWaste> waste;                            // most true wasted slots first
+  size_t waste_judged = 0;  // procedures with >= kWasteMinRecords records
+  size_t waste_within = 0;  // of those, within kWasteWithin of the truth
 };
 inline constexpr double kWasteWithin = 0.10;  // issue 27: within 10 %
 // A procedure with fewer records is sampling noise first: a record of a
@@ -82,6 +87,9 @@ inline constexpr double kWasteMinRecords = 1000;
 struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
   RecordsByAddress aborted;                           // samples - retired
+  // Issue -> completion (a load's pm_load_cycles, else retired x its unit
+  // latency: analysis/samples/profileme_latency.h) and pm_load_cycles.
+  RecordsByAddress complete, load;
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.
   RecordsByAddress window, overlap, window_squares;

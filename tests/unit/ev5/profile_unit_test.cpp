@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "analysis/samples/profileme_latency.h"
 #include "qemu/machine/plugins/ev5/issue_slots.h"
 #include "tests/unit/ev5/encode.h"
 
@@ -119,6 +120,87 @@ TEST(Ev5ProfileUnit, AWrongPathFetchIsCountedFirstAndRecordedAborted) {
   EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
   EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc + 4);
   EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+}
+
+uint64_t field2(uint64_t word, uint32_t shift, uint64_t mask) { return (word >> shift) & mask; }
+
+// Register 9 (issue 27 item 1): a load's issue -> data is the model's
+// data return, an operate's issue -> completion its unit latency (an addq
+// 1, a mulq 12: isa/ev5.h), the pair's second in register 10; the trap bit.
+TEST(Ev5ProfileUnit, TheSecondLatencyRegisterHoldsTheLoadsDataAndTheUnitLatency) {
+  BlockRecord a = block_of(kPc, {ldq(1, 2), addq(3, 3, 4), mulq(5, 5, 6)});
+  BlockRecord next = block_of(kPc + 0x40, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(arm_word(1, 2));  // first: the ldq; second: the mulq
+  unit.entered(a);
+  unit.load_returned(kPc, 37);
+  unit.trapped(kPc);
+  unit.entered(next);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  const uint64_t first = unit.read(PROFILEME_REG_LATENCY2);
+  EXPECT_EQ(field2(first, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK), 37u);
+  EXPECT_EQ(field2(first, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK), 37u);
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_LOAD) << "the driver reads 9";
+  EXPECT_FALSE(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_EVENTS) & PROFILEME_BIT_LOAD);
+  const uint64_t second = unit.read(PROFILEME_REG_LATENCY2_SECOND);
+  EXPECT_EQ(field2(second, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK), 0u);
+  EXPECT_EQ(field2(second, PROFILEME_LAT2_COMPLETE_SHIFT, PROFILEME_LAT2_COMPLETE_MASK), 12u);
+  EXPECT_FALSE(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+}
+
+// An instruction an exit cut before it ran completed nothing.
+TEST(Ev5ProfileUnit, AnAbortedOperateHasNoCompletionLatency) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), mulq(5, 5, 6)});
+  ProfileUnit unit;
+  unit.arm(2);
+  unit.entered(a);
+  unit.cut(a, 1);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+  EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY2), 0u);
+}
+
+// The host's issue -> completion of what the driver does not sum: the
+// unit latency the model puts in register 9 (block_timing.cpp), none for a load.
+TEST(Ev5ProfileMe, TheHostKnowsTheUnitLatencyTheModelRecords) {
+  for (const uint32_t word : {addq(1, 1, 2), mulq(5, 5, 6)}) {
+    const BlockRecord block = block_of(kPc, {word});
+    EXPECT_EQ(profileme_unit_latency(word), block.timing.instructions[0].latency);
+  }
+  EXPECT_EQ(profileme_unit_latency(mulq(5, 5, 6)), 12u);
+  EXPECT_EQ(profileme_unit_latency(ldq(1, 2)), std::nullopt);
+}
+
+TEST(Ev5ProfileMe, LatencyBucketsAreLog2WithAnOpenLast) {
+  EXPECT_EQ(profileme_latency_bucket(1), 0u);
+  EXPECT_EQ(profileme_latency_bucket(2), 1u);
+  EXPECT_EQ(profileme_latency_bucket(3), 1u);
+  EXPECT_EQ(profileme_latency_bucket(64), 6u);
+  EXPECT_EQ(profileme_latency_bucket(127), 6u);
+  EXPECT_EQ(profileme_latency_bucket(128), 7u);
+  EXPECT_EQ(profileme_latency_bucket(100000), 7u);
+}
+
+// The truth's stall distribution: one execution's stalls at its PC summed
+// into one bucket (a DTB refill and a write-buffer wait: 20 + 5 = 25, in
+// [16, 32)), the next execution apart; the loads' data latencies summed.
+TEST(Ev5LatencyTruth, OneExecutionsStallsFallInOneBucket) {
+  LatencyTruth truth;
+  truth.stall(kPc, 20);
+  truth.stall(kPc, 5);
+  truth.end_execution();
+  truth.stall(kPc, 3);
+  truth.stall(kPc + 4, 1);
+  truth.end_execution();
+  EXPECT_EQ((truth.stall_buckets[{kPc, 4}]), 1u);
+  EXPECT_EQ((truth.stall_buckets[{kPc, 1}]), 1u);
+  EXPECT_EQ((truth.stall_buckets[{kPc + 4, 0}]), 1u);
+  truth.load(kPc, 2);
+  truth.load(kPc, 90);
+  EXPECT_EQ(truth.load_cycles[kPc], 92u);
+  EXPECT_EQ((truth.load_buckets[{kPc, 1}]), 1u);
+  EXPECT_EQ((truth.load_buckets[{kPc, 6}]), 1u);
 }
 
 TEST(Ev5IssueSlots, EachGroupMemberWastesWidthTimesItsCyclesLessTheGroup) {

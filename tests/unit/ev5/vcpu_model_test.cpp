@@ -46,6 +46,40 @@ TEST(Ev5VcpuModel, ALoadMissStallsItsReaderAndHitsAfterwards) {
 // The 21164 traps to PALcode at the load or store and runs it again: the
 // refill is its own stall, charged before its access (the patch's access
 // charge), at the last instruction of a block as anywhere.
+uint64_t count_at(const CountMap<uint64_t, std::hash<uint64_t>>& counts, uint64_t key) {
+  const auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+// ProfileMe (issue 27): a load's issue -> data is booked at its access (in
+// the truth and in the tagged record's register 9), and a fault vector
+// entered right after its access makes it a trap; entered after a block
+// with no access, nothing traps.
+TEST(Ev5VcpuModel, TheUnalignedVectorAfterAnAccessTrapsAndTheLoadsDataLatencyIsBooked) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x1000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
+  BlockRecord other = testing::block_of(pc + 0x40, {addq(1, 1, 2)});
+  BlockRecord unaligned = testing::block_of(kKseg + 0x300, {addq(1, 1, 2)});
+  model.profileme_arm(1);  // the next fetched instruction: the ldq
+  model.enter(block);
+  model.memory_access(block, 0, kKseg + 0x100000, 0x100000, false);  // issues at 100, data at 200
+  model.enter(unaligned);
+  EXPECT_EQ(count_at(model.truth().latency.load_cycles, pc), 100u);
+  EXPECT_EQ(count_at(model.truth().latency.traps, pc), 1u);
+  EXPECT_EQ(model.take_overflow() & EV5_OVERFLOW_PROFILEME, uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(model.profileme_register(PROFILEME_REG_PC), pc);
+  const uint64_t bits = model.profileme_register(PROFILEME_REG_EVENTS);
+  EXPECT_TRUE(bits & PROFILEME_BIT_TRAP);
+  EXPECT_TRUE(bits & PROFILEME_BIT_LOAD);
+  EXPECT_EQ(model.profileme_register(PROFILEME_REG_LATENCY2) & PROFILEME_LAT2_LOAD_MASK, 100u);
+  model.enter(other);
+  model.enter(unaligned);
+  EXPECT_EQ(count_at(model.truth().latency.traps, pc + 0x40), 0u);
+  EXPECT_EQ(count_at(model.truth().latency.traps, pc), 1u);
+}
+
 TEST(Ev5VcpuModel, ADtbMissIsChargedAtTheLoadOrStoreItself) {
   Machine machine;
   VcpuModel model(machine);

@@ -67,6 +67,7 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
     record_stalls(issue, pc, t);
     block.static_cycles += t.cost;
     t.load = isa::ev5_is_load(ev5_class) && operands.memory.bytes != 0;
+    t.latency = isa::ev5_timing(ev5_class).latency;
     t.store = operands.memory.direction == isa::MemoryDirection::kStore;
     if (t.load && writes) t.destination = static_cast<uint8_t>(std::countr_zero(writes));
     t.reads_loaded = (t.reads & loaded) != 0;

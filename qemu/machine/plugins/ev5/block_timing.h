@@ -41,6 +41,9 @@ struct InstructionTiming {
   uint64_t writes = 0;  // register slots written
   bool load = false, store = false;
   uint8_t destination = 0xff;  // register slot a load writes (0xff: none)
+  // Its unit latency (isa/ev5.h ev5_timing): issue -> completion of an
+  // operate, ProfileMe's PROFILEME_LAT2_COMPLETE (a load's is dynamic).
+  uint8_t latency = 1;
   // First reader of a register loaded earlier in the block or live into it
   // (a load before the block may still be outstanding): it waits for the load.
   bool reads_loaded = false;

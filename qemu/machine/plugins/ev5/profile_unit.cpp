@@ -25,15 +25,6 @@ uint64_t bit_of(ModelEvent event) {
   }
 }
 
-// Fetch -> slot: what kept the instruction from reaching the issue stage
-// (its line, its page, the restart after a mispredict); every other stall
-// is slot -> issue (seed 004 Table 1's map -> data-ready -> issue on the
-// 21264, one in-order wait on the 21164).
-bool is_fetch_stall(StallCause cause) {
-  return cause == StallCause::kICacheMiss || cause == StallCause::kItbMiss ||
-         cause == StallCause::kBranchMispredict;
-}
-
 uint64_t saturate(uint64_t value, uint64_t mask) { return std::min(value, mask); }
 
 }  // namespace
@@ -61,8 +52,9 @@ void ProfileUnit::tag(Record& record, const BlockRecord& block, uint32_t index) 
   record.index = index;
   record.pc = instruction.pc;
   record.bits = PROFILEME_BIT_RETIRED | (is_palcode_address(record.pc) ? PROFILEME_BIT_PAL : 0);
-  record.stall = record.fetch = record.address = 0;
+  record.stall = record.fetch = record.address = record.load = 0;
   record.issue = instruction.cost;
+  record.complete = instruction.latency;  // a load's when its data returns
 }
 
 // The static costs of [from, to) count now; their stalls as they come.
@@ -195,6 +187,21 @@ void ProfileUnit::missed_levels(uint64_t pc, bool scache, bool bcache) {
   }
 }
 
+void ProfileUnit::load_returned(uint64_t pc, uint64_t cycles) {
+  settle();
+  for (Record& r : records_)
+    if (r.tagging && pc == r.pc) {
+      r.complete = r.load = cycles;
+      r.bits |= PROFILEME_BIT_LOAD;
+    }
+}
+
+void ProfileUnit::trapped(uint64_t pc) {
+  settle();
+  for (Record& r : records_)
+    if (r.tagging && pc == r.pc) r.bits |= PROFILEME_BIT_TRAP;
+}
+
 void ProfileUnit::accessed(uint64_t pc, uint64_t vaddr) {
   settle();
   for (Record& r : records_)
@@ -218,6 +225,12 @@ void ProfileUnit::complete(Record& r, uint32_t set) {
       saturate(r.fetch, PROFILEME_LAT_FETCH_MASK) << PROFILEME_LAT_FETCH_SHIFT |
       saturate(r.issue, PROFILEME_LAT_ISSUE_MASK) << PROFILEME_LAT_ISSUE_SHIFT;
   registers_[base + PROFILEME_REG_ADDRESS] = r.address;
+  // An aborted instruction completed nothing, unless its load's access was
+  // made before the exit (then the re-run does not make it again).
+  const uint64_t complete = r.bits & PROFILEME_BIT_RETIRED ? r.complete : r.load;
+  registers_[set ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2] =
+      saturate(r.load, PROFILEME_LAT2_LOAD_MASK) << PROFILEME_LAT2_LOAD_SHIFT |
+      saturate(complete, PROFILEME_LAT2_COMPLETE_MASK) << PROFILEME_LAT2_COMPLETE_SHIFT;
   // The interrupt waits for every record the arming asked for (§4.2).
   if (!records_[0].done || (paired_ && (second_pending_ || !records_[1].done))) return;
   if (paired_) registers_[PROFILEME_REG_PAIR_FETCH] = pair_cycles_;

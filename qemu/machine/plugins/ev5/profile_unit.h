@@ -7,7 +7,9 @@
 // at a tagged instruction while its block runs. When that block is left the
 // record is complete; when every armed record is, the unit raises
 // EV5_OVERFLOW_PROFILEME. An instruction whose block an exit cut before it
-// ran is recorded as aborted.
+// ran is recorded as aborted. Issue -> completion is the instruction's unit
+// latency, or for a load the cycles until its data returned, as the model
+// computes them for its readers' stalls.
 //
 // Paired sampling (§4.2): the second instruction is the minor interval's
 // fetch after the first, and the unit measures the intra-pair fetch
@@ -56,6 +58,9 @@ class ProfileUnit : public TruthObserver {
   // The wrong path a mispredict fetched (issue 27 item 1): counted before
   // the block it was told with, as the 21164 fetched it.
   void squashed(uint64_t start, uint32_t count) override;
+  // A tagged load's issue -> data (PROFILEME_REG_LATENCY2), and a trap.
+  void load_returned(uint64_t pc, uint64_t cycles) override;
+  void trapped(uint64_t pc) override;
 
  private:
   // One set of Profile Registers while its instruction is in flight.
@@ -65,6 +70,7 @@ class ProfileUnit : public TruthObserver {
     const BlockRecord* block = nullptr;
     uint32_t index = 0;
     uint64_t pc = 0, bits = 0, stall = 0, fetch = 0, issue = 0, address = 0;
+    uint64_t complete = 0, load = 0;  // issue -> completion, load issue -> data
   };
   // The instructions of the running block whose cycles count towards the
   // intra-pair fetch latency: [from, to) of `block`.
@@ -94,7 +100,7 @@ class ProfileUnit : public TruthObserver {
   PairSpan span_{};
   uint32_t space_ = 0;
   bool completed_ = false;
-  std::array<uint64_t, PROFILEME_REGISTERS_PAIRED> registers_{};
+  std::array<uint64_t, PROFILEME_REGISTERS_ALL> registers_{};
 };
 
 }  // namespace dcpi::ev5

@@ -7,12 +7,23 @@
 #include <tuple>
 
 #include "firmware/events.h"
+#include "firmware/profileme.h"
 #include "firmware/truth_format.h"
 #include "qemu/machine/truth/truth_writer.h"
 
 namespace dcpi::ev5 {
 
 namespace {
+
+// ProfileMe's latency truths' `pcevent` names (docs/profileme.md).
+constexpr const char* kCompleteLatency = "complete_latency";
+constexpr const char* kLoadLatency = "load_latency";
+constexpr const char* kStallBuckets[PROFILEME_LATENCY_BUCKETS] = {
+    "stall_log2_0", "stall_log2_1", "stall_log2_2", "stall_log2_3",
+    "stall_log2_4", "stall_log2_5", "stall_log2_6", "stall_log2_7"};
+constexpr const char* kLoadBuckets[PROFILEME_LATENCY_BUCKETS] = {
+    "load_log2_0", "load_log2_1", "load_log2_2", "load_log2_3",
+    "load_log2_4", "load_log2_5", "load_log2_6", "load_log2_7"};
 
 // One address space's lines (truth space 0: the shared kernel and PALcode
 // ones), PCs as the guest ran them.
@@ -31,6 +42,7 @@ struct Totals {
   std::map<uint32_t, SpaceTotals> spaces;
   std::map<std::string, uint64_t> events;
   bool sampling = false;
+  bool profileme = false;  // ProfileMe was armed on some CPU: its latency truths
   uint64_t instructions = 0, cycles = 0;
 
   SpaceTotals& of(uint64_t key) { return spaces[truth_space_of(key)]; }
@@ -56,6 +68,12 @@ void add_block(const BlockRecord& block, uint32_t space, uint64_t entries,
     SpaceTotals& lines = totals.of(key);
     lines.executions[t.pc] += n;
     lines.cycles[t.pc] += static_cast<int64_t>(n * t.cost);
+    // Issue -> completion of an operate is its unit latency every time; a
+    // load's is booked as its data return (add_profileme_truth).
+    if (totals.profileme && !t.load) {
+      lines.events[{kCompleteLatency, t.pc}] += n * t.latency;
+      totals.events[kCompleteLatency] += n * t.latency;
+    }
     for (uint8_t k = 0; k < t.stall_count; ++k) {
       const uint64_t culprit = t.stalls[k].culprit;
       lines.stalls[{t.pc, t.stalls[k].cause, culprit}] += n * t.stalls[k].cycles;
@@ -148,7 +166,25 @@ void add_pc_counts(const char* name, const CountsByKey& counts, Totals& totals) 
 void add_profileme_truth(const VcpuModel& vcpu, Totals& totals) {
   if (vcpu.issue_slots_watched())
     add_pc_counts("wasted_slots", vcpu.issue_slots().wasted(), totals);
-  if (vcpu.truth().profile_unit) add_pc_counts("squashed", vcpu.truth().squashed_fetches, totals);
+  if (!vcpu.truth().profile_unit) return;
+  const LatencyTruth& latency = vcpu.truth().latency;
+  add_pc_counts("squashed", vcpu.truth().squashed_fetches, totals);
+  add_pc_counts("trap", latency.traps, totals);
+  add_pc_counts(kLoadLatency, latency.load_cycles, totals);
+  add_pc_counts(kCompleteLatency, latency.load_cycles, totals);  // a load completes with its data
+  // Each bucket's line, 0 included, and its counts per PC.
+  for (uint32_t k = 0; k < PROFILEME_LATENCY_BUCKETS; ++k) {
+    totals.events[kStallBuckets[k]];
+    totals.events[kLoadBuckets[k]];
+  }
+  for (const auto& [key, n] : latency.stall_buckets) {
+    totals.of(key.first).events[{kStallBuckets[key.second], truth_pc_of(key.first)}] += n;
+    totals.events[kStallBuckets[key.second]] += n;
+  }
+  for (const auto& [key, n] : latency.load_buckets) {
+    totals.of(key.first).events[{kLoadBuckets[key.second], truth_pc_of(key.first)}] += n;
+    totals.events[kLoadBuckets[key.second]] += n;
+  }
 }
 
 void add_events(const VcpuModel& vcpu, Totals& totals) {
@@ -228,6 +264,7 @@ void write(truth::TruthWriter& out, Totals& totals, size_t vcpus, const TruthSpa
 bool write_truth_file(const std::string& path, const std::vector<const VcpuModel*>& vcpus,
                       const TruthSpaces& spaces, const std::string& images) {
   Totals totals;
+  for (const VcpuModel* vcpu : vcpus) totals.profileme |= vcpu->truth().profile_unit != nullptr;
   for (const VcpuModel* vcpu : vcpus) {
     add_blocks(vcpu->truth(), totals);
     add_dynamic(vcpu->truth(), totals);

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <bit>
 
+#include "firmware/memory_map.h"
+
 namespace dcpi::ev5 {
 namespace {
 
@@ -14,6 +16,22 @@ uint64_t add_unlocked(std::atomic<uint64_t>& count, uint64_t n) {
   const uint64_t sum = count.load(std::memory_order_relaxed) + n;
   count.store(sum, std::memory_order_relaxed);
   return sum;
+}
+
+// PALcode's memory-fault and unaligned-access entries (the 21164's DFAULT
+// and UNALIGN traps, HRM Table 6-1, here at QEMU's vector offsets) (palcode/pal.S at
+// 0x280 and 0x300 of the PAL base, KSEG's start): entered right after a
+// load or store's access, that access trapped (QEMU raises the fault at it;
+// the model's access callback comes before the access).
+bool is_memory_trap_vector(uint64_t pc) {
+  return pc == kKsegBase + 0x280 || pc == kKsegBase + 0x300;
+}
+
+// A load's issue -> data (ProfileMe's PROFILEME_LAT2_LOAD): the cache
+// says when the data are there (a hit: at once, `issued`), and a hit's 2
+// cycles are the load's unit latency in the static schedule.
+uint64_t data_latency(uint64_t ready, uint64_t issued, const InstructionTiming& t) {
+  return std::max<uint64_t>(ready > issued ? ready - issued : 0, t.latency);
 }
 
 }  // namespace
@@ -51,6 +69,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   const uint64_t waited =
       clock_ && started_ ? clock_->load(std::memory_order_relaxed) - clock_mark_ : 0;
   if (!aborted_.block && follows_io_access(block)) io_only_rerun(*accessed_block_, accessed_index_);
+  if (accessed_block_ && accessed_block_ == entered_ && is_memory_trap_vector(block.timing.pc))
+    truth_.trap(site(*accessed_block_, accessed_index_).timing().pc);
   accessed_block_ = nullptr;
   entered_ = &block;
   if (continues(block, step)) {
@@ -325,8 +345,10 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
       ready_[t.destination] = ready;
       loaded_by_[t.destination] = t.pc;
     }
+    truth_.load_returned(t.pc, data_latency(ready, now + stall, t));
   } else {
-    memory_.load(address, now + stall);  // a prefetch (load into R31): nobody waits
+    // A prefetch (load into R31): nobody waits, but its data return too.
+    truth_.load_returned(t.pc, data_latency(memory_.load(address, now + stall), now + stall, t));
   }
   if (memory_.events().dcache_miss != dcache_misses) {
     count(ModelEvent::kDCacheMiss, t.pc);

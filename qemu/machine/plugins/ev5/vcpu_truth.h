@@ -66,6 +66,48 @@ struct TruthObserver {
   // A mispredicted branch's wrong path was fetched and squashed: `count`
   // instructions from `start` (firmware/profileme.h PROFILEME_WRONG_PATH_*).
   virtual void squashed(uint64_t, uint32_t) {}
+  // The load at `pc` got its data `cycles` after it issued (issue 27).
+  virtual void load_returned(uint64_t, uint64_t) {}
+  // The instruction at `pc` trapped into PALcode (PROFILEME_BIT_TRAP).
+  virtual void trapped(uint64_t) {}
+};
+
+// Fetch -> slot: what kept an instruction from reaching the issue stage
+// (its line, its page, the restart after a mispredict); every other stall
+// is slot -> issue (seed 004 Table 1's map -> data-ready -> issue on the
+// 21264, one in-order wait on the 21164).
+inline bool is_fetch_stall(StallCause cause) {
+  return cause == StallCause::kICacheMiss || cause == StallCause::kItbMiss ||
+         cause == StallCause::kBranchMispredict;
+}
+
+// ProfileMe's latency truths (issue 27 items 1 and 4), per truth key, booked
+// once the unit was armed: the loads' issue -> data cycles summed and their
+// log2 buckets, each execution's slot -> issue stall in its bucket (the
+// stalls of one execution are booked one after another at its PC, so the
+// sum ends at the next PC's stall or block entry), and the traps.
+struct LatencyTruth {
+  CountMap<uint64_t, std::hash<uint64_t>> load_cycles, traps;
+  CountMap<std::pair<uint64_t, uint64_t>, PairHash> load_buckets, stall_buckets;  // (key, k)
+
+  void load(uint64_t key, uint64_t cycles) {
+    load_cycles[key] += cycles;
+    if (cycles) ++load_buckets[{key, profileme_latency_bucket(cycles)}];
+  }
+  void stall(uint64_t key, uint64_t cycles) {
+    if (key != stalling_key_) end_execution();
+    stalling_key_ = key;
+    stalling_ += cycles;
+  }
+  // The execution whose stalls were being summed is over.
+  void end_execution() {
+    if (stalling_) ++stall_buckets[{stalling_key_, profileme_latency_bucket(stalling_)}];
+    stalling_ = 0;
+    stalling_key_ = 1;  // odd: no instruction's key
+  }
+
+ private:
+  uint64_t stalling_key_ = 1, stalling_ = 0;
 };
 
 // The instructions a mispredict's wrong path fetches from `start`: the rest
@@ -95,8 +137,23 @@ struct VcpuTruth {
     stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));
     if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
-    if (profile_unit) profile_unit->stalled(pc, cause, cycles);
+    if (profile_unit) {
+      profile_unit->stalled(pc, cause, cycles);
+      if (!is_fetch_stall(cause)) latency.stall(key(pc), cycles);
+    }
     if (issue_slots) issue_slots->stalled(pc, cause, cycles);
+  }
+  LatencyTruth latency;
+  // The load at `pc` issued and got its data `cycles` later.
+  void load_returned(uint64_t pc, uint64_t cycles) {
+    if (!profile_unit) return;
+    latency.load(key(pc), cycles);
+    profile_unit->load_returned(pc, cycles);
+  }
+  void trap(uint64_t pc) {
+    if (!profile_unit) return;
+    ++latency.traps[key(pc)];
+    profile_unit->trapped(pc);
   }
   // Events per PC (its truth key), where the model counts them for counters
   // 1 and 2 (loads and stores are the executions of their instructions, not
@@ -135,7 +192,10 @@ struct VcpuTruth {
     if (block.id >= entries_now_.size()) entries_now_.resize(block.id * 2 + 64);
     if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
     if (observer) observer->entered(block);
-    if (profile_unit) profile_unit->entered(block);
+    if (profile_unit) {
+      latency.end_execution();
+      profile_unit->entered(block);
+    }
     if (issue_slots) issue_slots->entered(block);
   }
   void cut(const BlockRecord& block, uint32_t index) {
@@ -151,6 +211,7 @@ struct VcpuTruth {
     visibility.set_space(space);
   }
   void settle() {
+    latency.end_execution();
     for (const BlockRecord* block : touched_) {
       blocks[space_for(*block)].entries[block] += entries_now_[block->id];
       entries_now_[block->id] = 0;

@@ -203,7 +203,8 @@ uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint
 
 // The events `machine` can count, for the errors: the driver refuses any
 // other (driver/daemon.cpp). The qemu machine counts cycles only; the ev5
-// machine's model adds counter 2's misses and mispredicts (issue 26).
+// machine's model adds counter 1's loads and stores and counter 2's misses
+// and mispredicts (issue 26).
 EventSet countable_on(const std::string& machine) {
   return machine == "ev5" ? (kCountableOnQemu | kCountableOnEv5) : kCountableOnQemu;
 }
@@ -247,9 +248,11 @@ void parse_events(const std::string& events, const std::string& machine, RunRequ
   std::string name;
   EventSet set = 0;
   while (std::getline(list, name, ',')) set |= event_named(name, machine);
-  const EventSet counter2 = set & kCountableOnEv5;
+  // One event per counter at a time: a counter (1: loads, stores; 2: the
+  // misses and mispredicts) given several rotates them.
+  const EventSet counter1 = set & kCounter1Events, counter2 = set & kCounter2Events;
   run.events = set == event_bit(Event::kCycles) ? 0 : set;
-  run.events_mux = (counter2 & (counter2 - 1)) != 0;
+  run.events_mux = (counter1 & (counter1 - 1)) != 0 || (counter2 & (counter2 - 1)) != 0;
 }
 
 // Options that describe the machine beyond a profiled run (the Python tests'

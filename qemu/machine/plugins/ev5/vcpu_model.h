@@ -218,7 +218,10 @@ class VcpuModel {
   }
   void count(ModelEvent event, uint64_t pc) {
     if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
-    if (event != ModelEvent::kLoad && event != ModelEvent::kStore) truth_.event(pc, event);
+    if (event == ModelEvent::kLoad || event == ModelEvent::kStore)
+      truth_.access(pc, event);
+    else
+      truth_.event(pc, event);
   }
   // Counter 0's issues (perf_counters.h count_issues): the block entered
   // last issues its instructions when the next one is entered, less those

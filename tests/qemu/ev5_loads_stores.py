@@ -89,7 +89,8 @@ def compare(checks, label, executions, events, kinds, in_image):
     """Every executed load (store) of the image has its pcevent line with its
     executions; no other PC of the image has one."""
     for event in ("loads", "stores"):
-        counted = {pc: n for pc, n in events.get(event, {}).items() if in_image(pc)}
+        counted = {pc: n for pc, n in events.get(event, {}).items()
+                   if in_image(pc) and kinds.get(pc) != "conditional"}
         want = {pc: n for pc, n in executions.items() if kinds.get(pc) == event}
         wrong = sorted((hex(pc), counted.get(pc), want.get(pc))
                        for pc in set(counted) | set(want) if counted.get(pc) != want.get(pc))

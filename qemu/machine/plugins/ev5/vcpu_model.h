@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "qemu/machine/plugins/ev5/block_record.h"
@@ -185,7 +186,6 @@ class VcpuModel {
   bool started_ = false;
   uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
   uint64_t rebooked_target_ = 1;  // odd: none (settle_abort)
-  uint64_t skip_pc_ = 1;          // odd: no instruction's address
   // An exact exit not yet settled (settle_abort), and the units its charge
   // made of the instruction's static cycles.
   Site aborted_{};
@@ -199,6 +199,13 @@ class VcpuModel {
   // static units still to charge for it.
   const BlockRecord* rerun_block_ = nullptr;
   int64_t rerun_units_ = 0;
+  // What each settled exit's re-run owes (settle_abort), by truth key, until
+  // its context resumes at it (enter -> rerun_head).
+  struct Owed {
+    int64_t units = 0;
+    bool access_done = false;
+  };
+  std::unordered_map<uint64_t, Owed> settled_;
   int64_t rerun_correction_ = 0;  // what rerun_head() booked at the head, for settle_abort
   uint64_t last_step_units_ = 0;
   uint64_t pending_ = 0;

@@ -78,8 +78,8 @@ uint32_t counting_events(uint16_t* events);  // the slots' events; returns how m
 struct CountDelta {
   uint64_t count[kCountEvents];
   uint64_t counted_cycles[kCountEvents];  // time each slot's event was selected
-  uint64_t cycles;                       // all the time between the takes
-  uint64_t instructions;                 // user mode, counter 0's issues (ev5)
+  uint64_t cycles;                        // all the time between the takes
+  uint64_t instructions;                  // user mode, counter 0's issues (ev5)
 };
 // Adds this CPU's counts since its last take to *into (nullptr: drops them)
 // and restarts them: the kernel calls it at every context switch for the

@@ -145,7 +145,8 @@ void event_counters_rotate(CpuHot& hot) {
     if (counter.count < 2) continue;
     aux.counted_cycles[counter.events[counter.index]] += now - counter.since;
     counter.since = now;
-    counter.index = static_cast<uint8_t>(counter.index + 1u == counter.count ? 0 : counter.index + 1u);
+    counter.index =
+        static_cast<uint8_t>(counter.index + 1u == counter.count ? 0 : counter.index + 1u);
   }
   select(hot, aux);
   write_values(aux);

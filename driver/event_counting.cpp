@@ -53,18 +53,16 @@ CountingConfig g_counting{};
 // One CPU's counting state; touched by that CPU only, at IPL >= 5 (context
 // switch, tick) or 6 (the wrap interrupt).
 struct alignas(64) CountingCpu {
-  uint32_t generation;                // of g_counting it programmed; 0: not yet
-  uint32_t turn[kEventCounters];      // each counter counts slot on[k][turn[k]] now
-  uint64_t since;                     // clock at the last harvest
-  uint64_t wraps[kEventCounters];     // events of the wraps since the last harvest
-  uint64_t issue_wraps;               // counter 0's (instructions), likewise
-  CountDelta pending;                 // harvested, not yet taken by the kernel
+  uint32_t generation;             // of g_counting it programmed; 0: not yet
+  uint32_t turn[kEventCounters];   // each counter counts slot on[k][turn[k]] now
+  uint64_t since;                  // clock at the last harvest
+  uint64_t wraps[kEventCounters];  // events of the wraps since the last harvest
+  uint64_t issue_wraps;            // counter 0's (instructions), likewise
+  CountDelta pending;              // harvested, not yet taken by the kernel
 };
 CountingCpu g_counting_cpu[kMaxCpus];
 
-uint32_t slot_now(const CountingCpu& state, uint32_t k) {
-  return g_counting.on[k][state.turn[k]];
-}
+uint32_t slot_now(const CountingCpu& state, uint32_t k) { return g_counting.on[k][state.turn[k]]; }
 
 // The mux word: counter 0 on issues when it counts instructions, counters 1
 // and 2 on the events of their turns.

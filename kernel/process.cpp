@@ -208,8 +208,8 @@ void append_counts_record(const Process* leader) {
     record.kind = static_cast<uint32_t>(dcpi::LoadKind::kCounts);
     record.pid = leader->tgid;
     record.parent_pid = leader->parent_pid;
-    record.slots = static_cast<uint16_t>(
-        slots - first < dcpi::kCountSlots ? slots - first : dcpi::kCountSlots);
+    record.slots = static_cast<uint16_t>(slots - first < dcpi::kCountSlots ? slots - first
+                                                                           : dcpi::kCountSlots);
     for (uint32_t i = 0; i < record.slots; ++i) {
       const uint32_t slot = first + i;
       record.events[i] = events[slot];

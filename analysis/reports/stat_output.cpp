@@ -71,7 +71,8 @@ void print_event(const StatReport& report, const StatRow& row, const StatEvent& 
   if (e.share < 1.0)
     out << fmt::format("  ({:5.1f}% of the time; projected {})", 100.0 * e.share,
                        grouped(e.projected));
-  if (const auto rate = per_1000_loads(row, e)) out << fmt::format(", {:.3f} per 1000 loads", *rate);
+  if (const auto rate = per_1000_loads(row, e))
+    out << fmt::format(", {:.3f} per 1000 loads", *rate);
   if (e.estimated_cycles)
     out << fmt::format("  est. {} cycles ({:.1f}%) at {} each", grouped(*e.estimated_cycles),
                        row.cycles ? 100.0 * double(*e.estimated_cycles) / double(row.cycles) : 0,

@@ -261,7 +261,8 @@ TEST(ProfileBuilder, CounterOnesEventsShareItsTimeOnly) {
   testing::RecordStream before(stream.bytes.size() / 32);
   const std::vector<uint8_t> whole = testing::bytes_of(s);
   before.add(RecordType::kStats,
-             std::vector<uint8_t>(whole.begin(), whole.begin() + kStatsPayloadBeforeCounter1), 0, 2);
+             std::vector<uint8_t>(whole.begin(), whole.begin() + kStatsPayloadBeforeCounter1), 0,
+             2);
   ingest(before, dir.file("db"));
   const EpochMetadata older = ProfileDatabase::open(dir.file("db")).epoch_metadata(2);
   EXPECT_EQ(older.cpu_stats.at(0).at("counted_cycles_imiss"), 300u);

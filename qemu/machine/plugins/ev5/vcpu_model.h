@@ -17,7 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "qemu/machine/plugins/ev5/block_record.h"
@@ -186,11 +186,15 @@ class VcpuModel {
   bool started_ = false;
   uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
   uint64_t rebooked_target_ = 1;  // odd: none (settle_abort)
+  uint64_t skip_pc_ = 1;          // odd: no instruction's address
   // An exact exit not yet settled (settle_abort), and the units its charge
   // made of the instruction's static cycles.
   Site aborted_{};
   int64_t aborted_owed_ = 0, aborted_made_ = 0;
   bool aborted_access_ = false, rerun_access_done_ = false;
+  // Settled exits whose access was modelled, by truth key, until their
+  // re-run (settle_abort).
+  std::unordered_set<uint64_t> accessed_before_rerun_;
   // The step block being timed as the rest of `continued_.block` from
   // `continued_.index`, or none.
   const BlockRecord* continuation_ = nullptr;
@@ -199,13 +203,6 @@ class VcpuModel {
   // static units still to charge for it.
   const BlockRecord* rerun_block_ = nullptr;
   int64_t rerun_units_ = 0;
-  // What each settled exit's re-run owes (settle_abort), by truth key, until
-  // its context resumes at it (enter -> rerun_head).
-  struct Owed {
-    int64_t units = 0;
-    bool access_done = false;
-  };
-  std::unordered_map<uint64_t, Owed> settled_;
   int64_t rerun_correction_ = 0;  // what rerun_head() booked at the head, for settle_abort
   uint64_t last_step_units_ = 0;
   uint64_t pending_ = 0;

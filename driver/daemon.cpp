@@ -169,8 +169,11 @@ void flush_cpu(uint32_t cpu) {
 }
 
 void emit_stats(uint32_t cpu) {
-  const StatsPayload stats{read_stats(cpu), event_counted_cycles(cpu), profileme_interval(),
-                           profileme_pair_window(), 0};
+  StatsPayload stats{};
+  stats.stats = read_stats(cpu);
+  stats.profileme_mean = profileme_interval();
+  stats.profileme_pair_window = profileme_pair_window();
+  add_event_counted_cycles(cpu, stats);
   uint8_t* payload =
       ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
   if (payload == nullptr) return;
@@ -282,28 +285,34 @@ bool list_events(uint64_t events, EventSet set, uint8_t (&list)[kMaxMuxEvents], 
 
 // DCPI's configurations: "cycles" (one event), "default" (cycles + imiss),
 // "mux" (cycles + a rotation of others on a second counter, §4.1). Counter
-// 0 counts cycles (or issues on QEMU, where they are equal); the misses and
-// mispredicts are counter 2's, which only the ev5 machine has
-// (firmware/events.h kCountableOnEv5). Anything else is refused, never faked.
+// 0 counts cycles (or issues on QEMU, where they are equal); loads and
+// stores are counter 1's, the misses and mispredicts counter 2's, which
+// only the ev5 machine has (firmware/events.h kCountableOnEv5). Anything
+// else is refused, never faked.
 int64_t set_events(uint64_t events, uint64_t mux) {
   if (events == 0 || events >> static_cast<uint32_t>(Event::kCount) != 0)
     return kControlBadArgument;
-  const uint64_t counter2 = events & ~uint64_t{kCountableOnQemu};
-  if (counter2 & ~uint64_t{kCountableOnEv5}) return kControlUncountableEvent;
-  if (counter2 && !machine_has_event_counters()) return kControlUncountableEvent;
-  uint32_t n = 0, n2 = 0;
-  uint8_t list[kMaxMuxEvents] = {}, list2[kMaxMuxEvents] = {};
-  if (!list_events(events, kCountableOnQemu, list, n) || !list_events(counter2, ~0u, list2, n2))
-    return kControlBadArgument;
+  const uint64_t counters12 = events & ~uint64_t{kCountableOnQemu};
+  if (counters12 & ~uint64_t{kCountableOnEv5}) return kControlUncountableEvent;
+  if (counters12 && !machine_has_event_counters()) return kControlUncountableEvent;
+  constexpr EventSet kOn[kEventCounters] = {kCounter1Events, kCounter2Events};
+  uint32_t n = 0, n12[kEventCounters] = {};
+  uint8_t list[kMaxMuxEvents] = {}, list12[kEventCounters][kMaxMuxEvents] = {};
+  if (!list_events(events, kCountableOnQemu, list, n)) return kControlBadArgument;
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (!list_events(counters12, kOn[k], list12[k], n12[k])) return kControlBadArgument;
   if (n == 0) list[n++] = static_cast<uint8_t>(Event::kCycles);  // counter 0 always runs
   // One counter counts one event at a time: several without mux cannot be done.
-  if ((n > 1 || n2 > 1) && !mux) return kControlUncountableEvent;
+  if ((n > 1 || n12[0] > 1 || n12[1] > 1) && !mux) return kControlUncountableEvent;
   g_config.events = static_cast<EventSet>(events);
   g_config.mux = mux ? 1 : 0;
   g_config.mux_count = n;
   for (uint32_t i = 0; i < kMaxMuxEvents; ++i) g_config.mux_events[i] = i < n ? list[i] : list[0];
-  g_config.ctr2_count = n2;
-  for (uint32_t i = 0; i < kMaxMuxEvents; ++i) g_config.ctr2_events[i] = i < n2 ? list2[i] : 0;
+  for (uint32_t k = 0; k < kEventCounters; ++k) {
+    g_config.counter_count[k] = n12[k];
+    for (uint32_t i = 0; i < kMaxMuxEvents; ++i)
+      g_config.counter_events[k][i] = i < n12[k] ? list12[k][i] : 0;
+  }
   request_all(kOpConfigure);
   return kControlOk;
 }

@@ -55,12 +55,14 @@ void sampler_stop();
 // (firmware/ev5_counters.h), from the kernel's interrupt entry at IPL 6.
 void event_counter_interrupt(uint64_t overflowed, uint64_t pc);
 
-// Counting mode (issue 26 item 4, `dcpi stat`; the ev5 machine's counter 2):
-// each event of `events` (up to kCountSlots, in Event order: slot i is the
-// i-th) counted in user mode, time-multiplexed by the scheduler tick when
-// there are several; Event::kIssues: instructions, on counter 0 (ev5). 0 turns counting off.
-// Returns a ControlStatus (kControlUncountableEvent on the `qemu` machine or for an event counter 2
-// cannot count). Boot CPU, before processes run.
+// Counting mode (issue 26 item 4, `dcpi stat`; the ev5 machine's counters 1
+// and 2): each event of `events` (up to kCountEvents, in Event order: slot
+// i is the i-th) counted in user mode on its counter (loads and stores on
+// counter 1, the misses and mispredicts on counter 2; both count at once),
+// time-multiplexed by the scheduler tick when a counter has several;
+// Event::kIssues: instructions, on counter 0 (ev5). 0 turns counting off.
+// Returns a ControlStatus (kControlUncountableEvent on the `qemu` machine or
+// for an event neither counter can count). Boot CPU, before processes run.
 int64_t counting_configure(EventSet events);
 bool counting_active();
 
@@ -74,16 +76,17 @@ bool counting_instructions();                // counter 0 counts issues (instruc
 uint32_t counting_events(uint16_t* events);  // the slots' events; returns how many
 // What this CPU counted since its last take.
 struct CountDelta {
-  uint64_t count[kCountSlots];
-  uint64_t counted_cycles[kCountSlots];  // time each slot's event was selected
-  uint64_t cycles;                       // all the time between the takes
-  uint64_t instructions;                 // user mode, counter 0's issues (ev5)
+  uint64_t count[kCountEvents];
+  uint64_t counted_cycles[kCountEvents];  // time each slot's event was selected
+  uint64_t cycles;                        // all the time between the takes
+  uint64_t instructions;                  // user mode, counter 0's issues (ev5)
 };
 // Adds this CPU's counts since its last take to *into (nullptr: drops them)
 // and restarts them: the kernel calls it at every context switch for the
 // thread leaving the CPU (and at a thread's exit), at IPL >= 5.
 void counting_take(CountDelta* into);
-// Every scheduler tick on every CPU: rotates counter 2's event when several.
+// Every scheduler tick on every CPU: rotates counter 1's and 2's events
+// when a counter has several.
 void counting_tick();
 // From event_counter_interrupt: true when counting mode took the overflow.
 bool counting_overflow(uint64_t overflowed);

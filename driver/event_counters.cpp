@@ -1,9 +1,10 @@
-// Counter 2 of the 21164 on the ev5 machine (issue 26; DCPI §4.1: "CYCLES
-// ... together with IMISS", and the "mux" configuration that rotates IMISS,
-// DMISS and BRANCHMP on a second counter). Counter 0 stays the cycles
-// counter and its hot path is untouched; counter 2's overflow comes through
-// PALcode's classic delivery (vector 0x500, a1 = the overflow bits) to
-// dcpi_event_counter_interrupt (driver/handler.cpp).
+// Counters 1 and 2 of the 21164 on the ev5 machine (issue 26; DCPI §4.1:
+// "CYCLES ... together with IMISS", and the "mux" configuration that
+// rotates IMISS, DMISS and BRANCHMP on a second counter). Counter 1 counts
+// loads or stores (SEL1), counter 2 the misses and mispredicts (SEL2); both
+// run beside counter 0, whose cycles hot path is untouched. Their overflows
+// come through PALcode's classic delivery (vector 0x500, a1 = the overflow
+// bits) to dcpi_event_counter_interrupt (driver/handler.cpp).
 #include "driver/internal.h"
 #include "firmware/ev5_counters.h"
 #include "firmware/pal_calls.h"
@@ -13,32 +14,65 @@ namespace dcpi::driver {
 
 namespace {
 
-constexpr uint64_t kCounter2 = 1u << 2;  // wrperfmon 0/1: bit N = counter N
+constexpr uint64_t kCounters12 = (1u << 1) | (1u << 2);  // wrperfmon 0/1: bit N = counter N
 constexpr uint32_t kEventPeriodBase = EV5_EVENT_PERIOD_BASE;
 constexpr uint32_t kEventPeriodRange = EV5_EVENT_PERIOD_RANGE;
+// Counter 2 (14 bits) is the narrower; counter 1 has 16.
 static_assert(kEventPeriodBase + kEventPeriodRange < (1u << EV5_CTR2_WIDTH));
-constexpr uint32_t kEventSeed = 0x2545f491;  // counter 2's stream, apart from counter 0's
+// Each counter's stream, apart from counter 0's and from each other.
+constexpr uint32_t kEventSeed[kEventCounters] = {0x6c078965, 0x2545f491};
+constexpr uint32_t kWidth[kEventCounters] = {EV5_CTR1_WIDTH, EV5_CTR2_WIDTH};
+constexpr uint32_t kShift[kEventCounters] = {EV5_CTR1_SHIFT, EV5_CTR2_SHIFT};
+constexpr uint64_t kControlShift[kEventCounters] = {EV5_CTL1_SHIFT, EV5_CTL2_SHIFT};
 
-// Counter 0's SEL0 with counter 2's selection: one mux word sets both.
-void select(CpuHot& hot, uint16_t event) {
-  pal::wrperfmon(PERFMON_MUX, mux_code(hot.event) | sel2_of(event) << EV5_MUX_SEL2_SHIFT);
+// Counter 0's SEL0 with the selections counters 1 and 2 have now: one mux
+// word sets all three.
+void select(CpuHot& hot, const CpuAux& aux) {
+  uint64_t word = mux_code(hot.event);
+  for (const EventCounterState& counter : aux.counter)
+    if (counter.count) word |= mux_field_of(counter.events[counter.index]);
+  pal::wrperfmon(PERFMON_MUX, word);
+}
+
+// Both counters' values in one write (wrperfmon 9 writes their fields
+// together).
+void write_values(const CpuAux& aux) {
+  uint64_t word = 0;
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (aux.counter[k].count)
+      word |= uint64_t{aux.counter[k].value[aux.counter[k].index]} << kShift[k];
+  pal::wrperfmon(PERFMON_WRITE_EVENTS, word);
+}
+
+uint16_t value_in(uint64_t read, uint32_t k) {
+  return static_cast<uint16_t>((read >> kShift[k]) & ((1u << kWidth[k]) - 1));
 }
 
 }  // namespace
 
-// Counter 2's selection (HRM SEL2) for a dcpi event; 0 for one it has none.
-uint64_t sel2_of(uint16_t event) {
+int event_counter_of(uint16_t event) {
+  if (event >= DCPI_EVENT_COUNT) return -1;
+  if (kCounter1Events & event_bit(static_cast<Event>(event))) return 0;
+  if (kCounter2Events & event_bit(static_cast<Event>(event))) return 1;
+  return -1;
+}
+
+uint64_t mux_field_of(uint16_t event) {
   switch (static_cast<Event>(event)) {
+    case Event::kLoads:
+      return uint64_t{EV5_SEL1_LOADS} << EV5_MUX_SEL1_SHIFT;
+    case Event::kStores:
+      return uint64_t{EV5_SEL1_STORES} << EV5_MUX_SEL1_SHIFT;
     case Event::kIMiss:
-      return EV5_SEL2_ICACHE_MISSES;
+      return uint64_t{EV5_SEL2_ICACHE_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kDMiss:
-      return EV5_SEL2_DCACHE_MISSES;
+      return uint64_t{EV5_SEL2_DCACHE_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kBranchMp:
-      return EV5_SEL2_BRANCH_MISPREDICTS;
+      return uint64_t{EV5_SEL2_BRANCH_MISPREDICTS} << EV5_MUX_SEL2_SHIFT;
     case Event::kItbMiss:
-      return EV5_SEL2_ITB_MISSES;
+      return uint64_t{EV5_SEL2_ITB_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kDtbMiss:
-      return EV5_SEL2_DTB_MISSES;
+      return uint64_t{EV5_SEL2_DTB_MISSES} << EV5_MUX_SEL2_SHIFT;
     default:
       return 0;
   }
@@ -52,73 +86,97 @@ namespace {
 
 // DCPI §4.1.1: "we randomize the length of the sampling period by writing a
 // pseudorandom value into the performance counter at the end of each
-// interrupt". Counter 2 interrupts when it wraps (HRM CTL = 2, 14 bits),
-// started a drawn period below the wrap (firmware/ev5_counters.h: uniform
-// in [3840, 4352) events).
+// interrupt". Counters 1 and 2 interrupt when they wrap (HRM CTL = 2; 16
+// and 14 bits), started a drawn period below the wrap
+// (firmware/ev5_counters.h: uniform in [3840, 4352) events, both).
 // (Every 256 events, HRM CTL = 3, cost the mux configuration 1.4-3.3 % on
 // one CPU; bench_mux.py.)
-uint16_t draw_ctr2_start(CpuAux& aux) {
-  aux.ctr2_seed = park_miller_next(aux.ctr2_seed);
-  const uint32_t period = kEventPeriodBase + scale_to_range(aux.ctr2_seed, kEventPeriodRange);
-  return static_cast<uint16_t>((1u << EV5_CTR2_WIDTH) - period);
-}
-
-void write_ctr2(uint16_t value) {
-  pal::wrperfmon(PERFMON_WRITE_EVENTS, uint64_t{value} << EV5_CTR2_SHIFT);
-}
-
-uint16_t read_ctr2() {
-  const auto read = static_cast<uint64_t>(pal::wrperfmon(PERFMON_READ, 0));
-  return static_cast<uint16_t>((read >> EV5_CTR2_SHIFT) & ((1u << EV5_CTR2_WIDTH) - 1));
+uint16_t draw_start(EventCounterState& counter, uint32_t k) {
+  counter.seed = park_miller_next(counter.seed);
+  const uint32_t period = kEventPeriodBase + scale_to_range(counter.seed, kEventPeriodRange);
+  return static_cast<uint16_t>((1u << kWidth[k]) - period);
 }
 
 }  // namespace
 
 void event_counters_apply(CpuHot& hot) {
   CpuAux& aux = g_aux[hot.cpu];
-  aux.ctr2_count = static_cast<uint8_t>(g_config.ctr2_count);
-  for (uint32_t i = 0; i < kMaxMuxEvents; ++i) aux.ctr2_events[i] = g_config.ctr2_events[i];
-  aux.ctr2_index = 0;
-  if (aux.ctr2_count == 0) {
-    if (aux.ctr2_programmed) pal::wrperfmon(PERFMON_DISABLE, kCounter2);
-    return;
+  bool was_programmed = false, any = false;
+  uint64_t control = 0, enable = 0;
+  for (uint32_t k = 0; k < kEventCounters; ++k) {
+    EventCounterState& counter = aux.counter[k];
+    was_programmed |= counter.programmed != 0;
+    counter.count = static_cast<uint8_t>(g_config.counter_count[k]);
+    for (uint32_t i = 0; i < kMaxMuxEvents; ++i) counter.events[i] = g_config.counter_events[k][i];
+    counter.index = 0;
+    counter.programmed = counter.count != 0;
+    if (!counter.count) continue;
+    any = true;
+    counter.since = static_cast<uint32_t>(pal::rpcc());
+    if (counter.seed == 0) counter.seed = kEventSeed[k] + hot.cpu;
+    for (uint32_t i = 0; i < counter.count; ++i) counter.value[i] = draw_start(counter, k);
+    control |= uint64_t{EV5_CTL_WRAP} << kControlShift[k];
+    enable |= uint64_t{1} << (k + 1);
   }
-  aux.ctr2_programmed = 1;
-  aux.ctr2_since = static_cast<uint32_t>(pal::rpcc());
-  if (aux.ctr2_seed == 0) aux.ctr2_seed = kEventSeed + hot.cpu;
-  for (uint32_t i = 0; i < aux.ctr2_count; ++i) aux.ctr2_value[i] = draw_ctr2_start(aux);
-  pal::wrperfmon(PERFMON_DISABLE, kCounter2);
-  select(hot, aux.ctr2_events[0]);
-  pal::wrperfmon(PERFMON_FREQ, uint64_t{EV5_CTL_WRAP} << EV5_CTL2_SHIFT);
-  write_ctr2(aux.ctr2_value[0]);
-  pal::wrperfmon(PERFMON_ENABLE, kCounter2);
+  if (!any && !was_programmed) return;  // never used on this CPU: the qemu machine too
+  pal::wrperfmon(PERFMON_DISABLE, kCounters12);
+  // Frequencies off first: the model refuses a selection it does not count
+  // for a counter that counts, and the old selection may be one.
+  pal::wrperfmon(PERFMON_FREQ, 0);
+  if (!any) return;
+  select(hot, aux);
+  pal::wrperfmon(PERFMON_FREQ, control);
+  write_values(aux);
+  pal::wrperfmon(PERFMON_ENABLE, enable);
 }
 
-// The next event gets counter 2 where it left it (R10000-style virtual
+// The next event gets its counter where it left it (R10000-style virtual
 // counts): the one leaving keeps its partial count for its next turn.
 void event_counters_rotate(CpuHot& hot) {
   CpuAux& aux = g_aux[hot.cpu];
-  if (aux.ctr2_count < 2) return;
-  aux.ctr2_value[aux.ctr2_index] = read_ctr2();
+  if (aux.counter[0].count < 2 && aux.counter[1].count < 2) return;
+  const auto read = static_cast<uint64_t>(pal::wrperfmon(PERFMON_READ, 0));
   // RPCC's low 32 bits wrap; a turn lasts kMuxEvery periods, far below 2^32.
   const auto now = static_cast<uint32_t>(pal::rpcc());
-  aux.counted_cycles[aux.ctr2_events[aux.ctr2_index]] += now - aux.ctr2_since;
-  aux.ctr2_since = now;
-  uint32_t next = aux.ctr2_index + 1u;
-  if (next == aux.ctr2_count) next = 0;
-  aux.ctr2_index = static_cast<uint8_t>(next);
-  select(hot, aux.ctr2_events[next]);
-  write_ctr2(aux.ctr2_value[next]);
+  for (uint32_t k = 0; k < kEventCounters; ++k) {
+    EventCounterState& counter = aux.counter[k];
+    if (!counter.count) continue;
+    counter.value[counter.index] = value_in(read, k);
+    if (counter.count < 2) continue;
+    aux.counted_cycles[counter.events[counter.index]] += now - counter.since;
+    counter.since = now;
+    counter.index =
+        static_cast<uint8_t>(counter.index + 1u == counter.count ? 0 : counter.index + 1u);
+  }
+  select(hot, aux);
+  write_values(aux);
 }
 
-// After a counter-2 sample: a fresh period (the few events counted since
-// the wrap are dropped, as counter 0's are at its reload).
-void event_counters_reload(CpuHot& hot) { write_ctr2(draw_ctr2_start(g_aux[hot.cpu])); }
+// After a sample: a fresh period (the few events counted since the wrap are
+// dropped, as counter 0's are at its reload). wrperfmon 9 writes both
+// counters, so the other one, when it counts, is read first and goes on
+// from where it is; alone, the reload is one write, as before counter 1
+// (the mux configuration's cost, bench_mux.py).
+void event_counters_reload(CpuHot& hot, uint32_t k) {
+  CpuAux& aux = g_aux[hot.cpu];
+  const uint32_t other = 1 - k;
+  if (aux.counter[other].count) {
+    const auto read = static_cast<uint64_t>(pal::wrperfmon(PERFMON_READ, 0));
+    aux.counter[other].value[aux.counter[other].index] = value_in(read, other);
+  }
+  EventCounterState& counter = aux.counter[k];
+  counter.value[counter.index] = draw_start(counter, k);
+  write_values(aux);
+}
 
-EventCountedCycles event_counted_cycles(uint32_t cpu) {
-  EventCountedCycles counted{};
-  for (uint32_t e = 0; e < DCPI_EVENT_COUNT; ++e) counted.cycles[e] = g_aux[cpu].counted_cycles[e];
-  return counted;
+void add_event_counted_cycles(uint32_t cpu, StatsPayload& into) {
+  for (uint32_t e = 0; e < DCPI_EVENT_COUNT; ++e) {
+    const uint64_t cycles = g_aux[cpu].counted_cycles[e];
+    if (e < kCountedCyclesFirst)
+      into.counted.cycles[e] = cycles;
+    else
+      into.counted_more[e - kCountedCyclesFirst] = cycles;
+  }
 }
 
 }  // namespace dcpi::driver

@@ -1,18 +1,20 @@
 // Counting mode on the ev5 machine (issue 26 item 4; the R10000 paper,
 // seed 003: per-process virtual counters, multiplexing with projected
-// totals). Counter 2 counts one of its events in user mode only (KILLK,
-// KILLP: the kernel's and PALcode's own events would belong to nobody) and
-// interrupts when its 14 bits wrap; the interrupt adds 2^14 to this CPU's
-// wrap total. Instructions are counter 0's other selection in the 21164
-// HRM, issues (SEL0 = 1): counting mode takes no sample, so counter 0 is
-// not needed as the sampling clock, and the model counts its issues with
-// the same kill bits (16 bits; a wrap interrupt adds 2^16); it is never
-// multiplexed. At every context switch the kernel takes what this CPU
-// counted since the last take (wraps + the counters, read with wrperfmon 5)
-// for the thread that ran, and the counters restart from 0. With more
-// events than counter 2, the scheduler tick rotates them (time
-// multiplexing), and each event's time selected is kept with its count so
-// that its share, and the projection count / share, can be printed.
+// totals). Counter 1 counts loads or stores and counter 2 one of its misses
+// or mispredicts, both at once, in user mode only (KILLK, KILLP: the
+// kernel's and PALcode's own events would belong to nobody), and each
+// interrupts when its bits wrap (16 and 14); the interrupt adds 2^16 or
+// 2^14 to this CPU's wrap total for that counter. Instructions are counter
+// 0's other selection in the 21164 HRM, issues (SEL0 = 1): counting mode
+// takes no sample, so counter 0 is not needed as the sampling clock, and
+// the model counts its issues with the same kill bits (16 bits; a wrap
+// interrupt adds 2^16); it is never multiplexed. At every context switch
+// the kernel takes what this CPU counted since the last take (wraps + the
+// counters, read with wrperfmon 5) for the thread that ran, and the
+// counters restart from 0. With more events than a counter, the scheduler
+// tick rotates that counter's events (time multiplexing), and each event's
+// time selected is kept with its count so that its share, and the
+// projection count / share, can be printed.
 //
 // No sample is recorded: the counters are the measurement. The process's
 // cycles are its time on the clock between takes.
@@ -26,50 +28,67 @@ namespace dcpi::driver {
 namespace {
 
 constexpr uint64_t kCounter0 = 1u << 0;  // wrperfmon 0/1: bit N = counter N
-constexpr uint64_t kCounter2 = 1u << 2;
 constexpr uint64_t kCounter0Wrap = uint64_t{1} << EV5_CTR0_WIDTH;
-constexpr uint64_t kCounter2Wrap = uint64_t{1} << EV5_CTR2_WIDTH;
+// Counters 1 and 2 by EventCounterState's index (driver/internal.h).
+constexpr uint64_t kCounterBit[kEventCounters] = {1u << 1, 1u << 2};
+constexpr uint32_t kWidth[kEventCounters] = {EV5_CTR1_WIDTH, EV5_CTR2_WIDTH};
+constexpr uint32_t kShift[kEventCounters] = {EV5_CTR1_SHIFT, EV5_CTR2_SHIFT};
+constexpr uint64_t kControlShift[kEventCounters] = {EV5_CTL1_SHIFT, EV5_CTL2_SHIFT};
+constexpr uint64_t kOverflowBit[kEventCounters] = {EV5_OVERFLOW_CTR1, EV5_OVERFLOW_CTR2};
 
 // The configuration every CPU programs itself from, lazily, at its first
-// take or tick after a change (generation).
+// take or tick after a change (generation). Slot i counts events[i]; each
+// counter's slots are listed in `on` (their slot numbers).
 struct CountingConfig {
   uint32_t generation;
   uint32_t active;        // counting mode on (with no slot: cycles only, the qemu machine)
   uint32_t instructions;  // counter 0 counts issues (ev5)
   uint32_t slots;
-  uint16_t events[kCountSlots];
+  uint16_t events[kCountEvents];
+  uint8_t on[kEventCounters][kCountEvents];
+  uint8_t on_count[kEventCounters];
 };
 CountingConfig g_counting{};
 
 // One CPU's counting state; touched by that CPU only, at IPL >= 5 (context
 // switch, tick) or 6 (the wrap interrupt).
 struct alignas(64) CountingCpu {
-  uint32_t generation;   // of g_counting it programmed; 0: not yet
-  uint32_t index;        // the slot counter 2 counts now
-  uint64_t since;        // clock at the last harvest
-  uint64_t wraps;        // events of the wraps since the last harvest
-  uint64_t issue_wraps;  // counter 0's (instructions), likewise
-  CountDelta pending;    // harvested, not yet taken by the kernel
+  uint32_t generation;             // of g_counting it programmed; 0: not yet
+  uint32_t turn[kEventCounters];   // each counter counts slot on[k][turn[k]] now
+  uint64_t since;                  // clock at the last harvest
+  uint64_t wraps[kEventCounters];  // events of the wraps since the last harvest
+  uint64_t issue_wraps;            // counter 0's (instructions), likewise
+  CountDelta pending;              // harvested, not yet taken by the kernel
 };
 CountingCpu g_counting_cpu[kMaxCpus];
 
-// The mux word: counter 0 on issues when it counts instructions, counter 2
-// on the slot's event.
-uint64_t counting_mux(uint32_t cpu, uint32_t index) {
-  const uint64_t sel0 = g_counting.instructions ? EV5_MUX_SEL0_ISSUES : 0;
-  const uint64_t sel2 = g_counting.slots ? sel2_of(g_counting.events[index]) : 0;
-  return sel0 | mux_code(cpu_hot(cpu).event) | sel2 << EV5_MUX_SEL2_SHIFT;
+uint32_t slot_now(const CountingCpu& state, uint32_t k) { return g_counting.on[k][state.turn[k]]; }
+
+// The mux word: counter 0 on issues when it counts instructions, counters 1
+// and 2 on the events of their turns.
+uint64_t counting_mux(uint32_t cpu, const CountingCpu& state) {
+  uint64_t word = g_counting.instructions ? EV5_MUX_SEL0_ISSUES : 0;
+  word |= mux_code(cpu_hot(cpu).event);
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (g_counting.on_count[k]) word |= mux_field_of(g_counting.events[slot_now(state, k)]);
+  return word;
 }
 
-// Counter 2 on slot `index`; every model counter restarts from 0 (the
-// caller harvested them).
-void select_slot(uint32_t cpu, uint32_t index) {
-  CountingCpu& state = g_counting_cpu[cpu];
-  state.index = index;
-  pal::wrperfmon(PERFMON_DISABLE, kCounter2);
-  pal::wrperfmon(PERFMON_MUX, counting_mux(cpu, index));
+uint64_t counters_in_use() {
+  uint64_t bits = 0;
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (g_counting.on_count[k]) bits |= kCounterBit[k];
+  return bits;
+}
+
+// Counters 1 and 2 on their turns' events; every model counter restarts
+// from 0 (the caller harvested them).
+void select_turns(uint32_t cpu) {
+  const uint64_t in_use = counters_in_use();
+  pal::wrperfmon(PERFMON_DISABLE, in_use);
+  pal::wrperfmon(PERFMON_MUX, counting_mux(cpu, g_counting_cpu[cpu]));
   pal::wrperfmon(PERFMON_WRITE_EVENTS, 0);
-  pal::wrperfmon(PERFMON_ENABLE, kCounter2);
+  pal::wrperfmon(PERFMON_ENABLE, in_use);
 }
 
 bool uses_counters() { return g_counting.slots != 0 || g_counting.instructions != 0; }
@@ -80,20 +99,21 @@ void program(uint32_t cpu) {
   CountingCpu& state = g_counting_cpu[cpu];
   const uint32_t generation = __atomic_load_n(&g_counting.generation, __ATOMIC_ACQUIRE);
   if (state.generation == generation) return;
+  state = CountingCpu{};
   state.generation = generation;
-  state.wraps = 0;
-  state.issue_wraps = 0;
-  state.pending = CountDelta{};
   state.since = kernel::clock::cycles();
   if (!uses_counters()) return;  // cycles only: no event counter to program
   pal::wrperfmon(PERFMON_OPTIONS, EV5_KILL_KERNEL | EV5_KILL_PAL);
-  // The events first: the model refuses a frequency for an unmodelled SEL2.
-  pal::wrperfmon(PERFMON_MUX, counting_mux(cpu, 0));
-  const uint64_t ctl0 = g_counting.instructions ? uint64_t{EV5_CTL_WRAP} << EV5_CTL0_SHIFT : 0;
-  const uint64_t ctl2 = g_counting.slots ? uint64_t{EV5_CTL_WRAP} << EV5_CTL2_SHIFT : 0;
-  pal::wrperfmon(PERFMON_FREQ, ctl0 | ctl2);
+  // Frequencies off, then the events: the model refuses a selection it
+  // does not count for a counter set to count.
+  pal::wrperfmon(PERFMON_FREQ, 0);
+  pal::wrperfmon(PERFMON_MUX, counting_mux(cpu, state));
+  uint64_t control = g_counting.instructions ? uint64_t{EV5_CTL_WRAP} << EV5_CTL0_SHIFT : 0;
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (g_counting.on_count[k]) control |= uint64_t{EV5_CTL_WRAP} << kControlShift[k];
+  pal::wrperfmon(PERFMON_FREQ, control);
   if (g_counting.slots) {
-    select_slot(cpu, 0);
+    select_turns(cpu);
   } else {
     pal::wrperfmon(PERFMON_WRITE_EVENTS, 0);
   }
@@ -102,9 +122,9 @@ void program(uint32_t cpu) {
 }
 
 // What the counters counted since the last harvest goes to the pending
-// slot, and they restart from 0. They are read with wrperfmon 5 (counter 0
-// in 63:48, counter 2 in 29:16); no event can happen meanwhile: the kernel
-// runs with the counters killed.
+// slots, and they restart from 0. They are read with wrperfmon 5 (counter
+// 0 in 63:48, counter 1 in 47:32, counter 2 in 29:16); no event can happen
+// meanwhile: the kernel runs with the counters killed.
 void harvest(uint32_t cpu) {
   CountingCpu& state = g_counting_cpu[cpu];
   const uint64_t now = kernel::clock::cycles();
@@ -115,15 +135,17 @@ void harvest(uint32_t cpu) {
   }
   const uint64_t read = static_cast<uint64_t>(pal::wrperfmon(PERFMON_READ, 0));
   pal::wrperfmon(PERFMON_WRITE_EVENTS, 0);
-  if (g_counting.slots) {
-    const uint64_t value = (read >> EV5_CTR2_SHIFT) & (kCounter2Wrap - 1);
-    state.pending.count[state.index] += state.wraps + value;
-    state.pending.counted_cycles[state.index] += now - state.since;
+  for (uint32_t k = 0; k < kEventCounters; ++k) {
+    if (!g_counting.on_count[k]) continue;
+    const uint32_t slot = slot_now(state, k);
+    const uint64_t value = (read >> kShift[k]) & ((uint64_t{1} << kWidth[k]) - 1);
+    state.pending.count[slot] += state.wraps[k] + value;
+    state.pending.counted_cycles[slot] += now - state.since;
+    state.wraps[k] = 0;
   }
   if (g_counting.instructions)
     state.pending.instructions +=
         state.issue_wraps + ((read >> EV5_CTR0_SHIFT) & (kCounter0Wrap - 1));
-  state.wraps = 0;
   state.issue_wraps = 0;
   state.since = now;
 }
@@ -136,18 +158,21 @@ int64_t counting_configure(EventSet events) {
     return kControlOk;
   }
   // Cycles are the clock's (every machine); issues (instructions) counter
-  // 0's and the rest counter 2's (ev5).
+  // 0's, loads and stores counter 1's, the rest counter 2's (ev5).
   const EventSet issues = events & event_bit(Event::kIssues);
-  const EventSet counter2 = events & ~event_bit(Event::kCycles) & ~issues;
-  if ((counter2 & ~kCountableOnEv5) != 0 ||
-      ((counter2 | issues) != 0 && !machine_has_event_counters()))
+  const EventSet counters12 = events & ~event_bit(Event::kCycles) & ~issues;
+  if ((counters12 & ~kCountableOnEv5) != 0 ||
+      ((counters12 | issues) != 0 && !machine_has_event_counters()))
     return kControlUncountableEvent;
   CountingConfig config{};
   config.active = 1;
   config.instructions = issues != 0;
-  for (uint16_t e = 0; e < static_cast<uint16_t>(Event::kCount); ++e)
-    if ((counter2 & (EventSet{1} << e)) && config.slots < kCountSlots)
-      config.events[config.slots++] = e;
+  for (uint16_t e = 0; e < static_cast<uint16_t>(Event::kCount); ++e) {
+    if (!(counters12 & (EventSet{1} << e)) || config.slots == kCountEvents) continue;
+    const auto k = static_cast<uint32_t>(event_counter_of(e));
+    config.on[k][config.on_count[k]++] = static_cast<uint8_t>(config.slots);
+    config.events[config.slots++] = e;
+  }
   config.generation = g_counting.generation + 1;
   g_counting = config;
   __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -170,7 +195,7 @@ void counting_take(CountDelta* into) {
   harvest(cpu);
   CountingCpu& state = g_counting_cpu[cpu];
   if (into != nullptr) {
-    for (uint32_t i = 0; i < kCountSlots; ++i) {
+    for (uint32_t i = 0; i < kCountEvents; ++i) {
       into->count[i] += state.pending.count[i];
       into->counted_cycles[i] += state.pending.counted_cycles[i];
     }
@@ -180,21 +205,26 @@ void counting_take(CountDelta* into) {
   state.pending = CountDelta{};
 }
 
-// The R10000 paper's multiplexing: each tick the next event gets counter 2.
+// The R10000 paper's multiplexing: each tick the next event of each counter
+// that has several gets it.
 void counting_tick() {
   if (!counting_active()) return;
   const uint32_t cpu = static_cast<uint32_t>(pal::whami());
   program(cpu);
-  if (g_counting.slots < 2) return;
+  if (g_counting.on_count[0] < 2 && g_counting.on_count[1] < 2) return;
   harvest(cpu);
   CountingCpu& state = g_counting_cpu[cpu];
-  select_slot(cpu, state.index + 1 == g_counting.slots ? 0 : state.index + 1);
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (g_counting.on_count[k] >= 2)
+      state.turn[k] = state.turn[k] + 1 == g_counting.on_count[k] ? 0 : state.turn[k] + 1;
+  select_turns(cpu);
 }
 
 bool counting_overflow(uint64_t overflowed) {
   if (!counting_active() || !uses_counters()) return false;
   CountingCpu& state = g_counting_cpu[static_cast<uint32_t>(pal::whami())];
-  if (overflowed & EV5_OVERFLOW_CTR2) state.wraps += kCounter2Wrap;
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    if (overflowed & kOverflowBit[k]) state.wraps[k] += uint64_t{1} << kWidth[k];
   if (overflowed & EV5_OVERFLOW_CTR0) state.issue_wraps += kCounter0Wrap;
   return true;
 }

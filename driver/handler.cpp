@@ -275,16 +275,20 @@ void apply_config(CpuHot& hot) {
   select_entry(hot);
 }
 
-// Counter 2 overflowed (the ev5 machine; PALcode's classic delivery at
-// IPL 6, so atomic with counter 0's handler): one sample of the event it
-// counts at the interrupted PC, the instruction the event belongs to.
+// Counter 1 or 2 overflowed (the ev5 machine; PALcode's classic delivery at
+// IPL 6, so atomic with counter 0's handler): one sample of the event each
+// counts at the interrupted PC, the instruction the event belongs to (a
+// load that misses can overflow both: two samples there).
 void event_counter_interrupt(uint64_t overflowed, uint64_t pc) {
   if (counting_overflow(overflowed)) return;  // counting mode: no sample (event_counting.cpp)
   CpuHot& hot = cpu_hot(pal::whami());
   const CpuAux& aux = g_aux[hot.cpu];
-  if ((overflowed & EV5_OVERFLOW_CTR2) && aux.ctr2_count) {
-    record(hot, pc, aux.ctr2_events[aux.ctr2_index]);
-    event_counters_reload(hot);
+  constexpr uint64_t kOverflowBit[kEventCounters] = {EV5_OVERFLOW_CTR1, EV5_OVERFLOW_CTR2};
+  for (uint32_t k = 0; k < kEventCounters; ++k) {
+    const EventCounterState& counter = aux.counter[k];
+    if (!(overflowed & kOverflowBit[k]) || !counter.count) continue;
+    record(hot, pc, counter.events[counter.index]);
+    event_counters_reload(hot, k);
   }
   if (overflowed & EV5_OVERFLOW_PROFILEME) profileme_interrupt(hot);
 }

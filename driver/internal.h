@@ -38,29 +38,37 @@ struct alignas(64) CpuRequest {
 };
 static_assert(sizeof(CpuRequest) == 64);
 
+// The 21164's counters 1 and 2 as the driver samples them (issue 26,
+// driver/event_counters.cpp): its events (dcpi::Event), how many (0: off),
+// the one it counts now (rotated by the mux variant), DCPI §4.1.1's
+// randomized periods from its own seed, and each event's counter value
+// while another has the counter (mux), so no event's count finishes
+// another's.
+inline constexpr uint32_t kEventCounters = 2;  // index 0: counter 1, 1: counter 2
+struct EventCounterState {
+  uint8_t events[kMaxMuxEvents];
+  uint8_t count;
+  uint8_t index;
+  uint8_t programmed;  // set up on this CPU
+  uint8_t pad;
+  uint32_t seed;
+  uint32_t since;  // RPCC's low word at the last rotation
+  uint16_t value[kMaxMuxEvents];
+};
+static_assert(sizeof(EventCounterState) == 24);
+
 // Touched only by the non-default variants (trace, value) and init.
 inline constexpr uint64_t kTraceCapacity = 8192;
 struct alignas(64) CpuAux {
   uint32_t last_period;  // period drawn for the count now running (trace)
   uint32_t initialised;
   uint64_t traced;
-  // Counter 2 on the ev5 machine (issue 26): its events (dcpi::Event), how
-  // many (0: off), and the one it counts now (rotated by the mux variant).
-  uint8_t ctr2_events[kMaxMuxEvents];
-  uint8_t ctr2_count;
-  uint8_t ctr2_index;
-  uint8_t ctr2_programmed;  // counter 2 was set up on this CPU
-  uint8_t pad;
-  // DCPI §4.1.1's randomized periods for counter 2 too: its own seed (counter
-  // 0's draws stay as they were), and each event's counter value while
-  // another has the counter (mux), so no event's count finishes another's.
-  uint32_t ctr2_seed;
-  uint16_t ctr2_value[kMaxMuxEvents];
-  // Each event's time on counter 2 while it rotates (issue 26: the share
-  // of time reports scale its samples by): RPCC's low word at the last
-  // rotation, and the cycles booked per dcpi::Event (EventCountedCycles).
-  uint32_t ctr2_since;
-  uint32_t pad2;
+  // Counters 1 and 2 on the ev5 machine (issue 26), [0] counter 1 (loads,
+  // stores), [1] counter 2 (misses, mispredicts).
+  EventCounterState counter[kEventCounters];
+  // Each event's time on its counter while the counter rotates (issue 26:
+  // the share of time reports scale its samples by): the cycles booked per
+  // dcpi::Event (kStats).
   uint64_t counted_cycles[DCPI_EVENT_COUNT];
   uint32_t profileme_seed;  // the Fetched Instruction Counter's draws (issue 27)
   uint32_t pad3;
@@ -76,9 +84,10 @@ struct GlobalConfig {
   Variant base_variant;  // cycles, trace or value when not multiplexing
   uint32_t mux_count;
   uint8_t mux_events[kMaxMuxEvents];
-  // Counter 2's events (the ev5 machine's model counts them; issue 26).
-  uint32_t ctr2_count;
-  uint8_t ctr2_events[kMaxMuxEvents];
+  // Counters 1 and 2's events (the ev5 machine's model counts them; issue
+  // 26), as EventCounterState's index.
+  uint32_t counter_count[kEventCounters];
+  uint8_t counter_events[kEventCounters][kMaxMuxEvents];
 };
 
 extern GlobalConfig g_config;
@@ -111,16 +120,22 @@ void counter_start(CpuHot& hot);
 bool request(uint32_t cpu, uint32_t ops, uint32_t release_mask);
 // The mux select code for wrperfmon function 2 (palcode/README.md).
 uint64_t mux_code(uint16_t event);
-// Counter 2's selection (HRM SEL2) for a dcpi event; 0 for one it has none
-// (event_counters.cpp; counting mode uses it too).
-uint64_t sel2_of(uint16_t event);
-// Counter 2 on this CPU (the ev5 machine): programs g_config's first
-// counter-2 event, or turns counter 2 off (driver/event_counters.cpp).
+// The counter (EventCounterState index: 0 counter 1, 1 counter 2) that
+// counts a dcpi event, -1 for one neither counts.
+int event_counter_of(uint16_t event);
+// The mux word's SEL1 or SEL2 field for a dcpi event, in place (shifted);
+// 0 for one neither counter counts (event_counters.cpp; counting mode uses
+// it too).
+uint64_t mux_field_of(uint16_t event);
+// Counters 1 and 2 on this CPU (the ev5 machine): programs g_config's first
+// event of each, or turns them off (driver/event_counters.cpp).
 void event_counters_apply(CpuHot& hot);
-// The mux variant's rotation of counter 2's events, on a counter-0 interrupt.
+// The mux variant's rotation of each counter's events, on a counter-0
+// interrupt.
 void event_counters_rotate(CpuHot& hot);
-// A fresh randomized period for counter 2 after its sample.
-void event_counters_reload(CpuHot& hot);
+// A fresh randomized period for counter `counter` (EventCounterState
+// index) after its sample.
+void event_counters_reload(CpuHot& hot, uint32_t counter);
 // Adds `count` to the table's (pid, pc, event) entry, outside the
 // interrupt statistics (ProfileMe's records, driver/profileme_sampler.cpp).
 void record_sum(CpuHot& hot, uint64_t pc, uint16_t pid, uint16_t event, uint32_t count);
@@ -131,8 +146,9 @@ void profileme_interrupt(CpuHot& hot);
 // The mean interval configured (0: off), for the kStats records.
 uint32_t profileme_interval();
 uint32_t profileme_pair_window();  // W, 0: single records
-// Each event's cycles on counter 2 while it rotated, on `cpu` (kStats).
-EventCountedCycles event_counted_cycles(uint32_t cpu);
+// Each event's cycles on counters 1 and 2 while they rotated, on `cpu`,
+// into a kStats payload.
+void add_event_counted_cycles(uint32_t cpu, StatsPayload& into);
 // Whether the machine has counters 1 and 2 (PALcode accepts wrperfmon 9).
 bool machine_has_event_counters();
 

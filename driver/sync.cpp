@@ -33,8 +33,8 @@ GlobalConfig g_config = {kDefaultPeriodBase,
                          Variant::kCycles,
                          1,
                          {0, 0, 0, 0},
-                         0,
-                         {0, 0, 0, 0}};
+                         {0, 0},
+                         {}};
 alignas(64) CpuMailbox g_mailbox[kMaxCpus];
 alignas(64) CpuRequest g_request[kMaxCpus];
 uint32_t g_daemon_cpu = 0;

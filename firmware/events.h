@@ -20,7 +20,9 @@
   X(ITBMISS, "itbmiss")                                                          \
   X(DTBMISS, "dtbmiss")                                                          \
   X(REPLAY, "replay")                                                            \
-  X(ISSUES, "issues")     /* issue-slot counts used by the "default" configuration */
+  X(ISSUES, "issues")     /* issue-slot counts used by the "default" configuration */ \
+  X(LOADS, "loads")       /* load instructions (21164 counter 1, SEL1 0xB) */        \
+  X(STORES, "stores")     /* store instructions (21164 counter 1, SEL1 0xC) */
 
 #define DCPI_EVENT_ENUM_(name, text) DCPI_EVENT_##name,
 #define DCPI_EVENT_TEXT_(name, text) text,
@@ -43,6 +45,8 @@ enum class Event : uint16_t {
   kDtbMiss = DCPI_EVENT_DTBMISS,
   kReplayTrap = DCPI_EVENT_REPLAY,
   kIssues = DCPI_EVENT_ISSUES,
+  kLoads = DCPI_EVENT_LOADS,
+  kStores = DCPI_EVENT_STORES,
   kCount = DCPI_EVENT_COUNT,
 };
 
@@ -54,11 +58,15 @@ using EventSet = uint32_t;
 inline constexpr EventSet event_bit(Event e) { return EventSet{1} << static_cast<uint16_t>(e); }
 // What the emulated machine can count (DESIGN §4): counter 0, the clock.
 inline constexpr EventSet kCountableOnQemu = event_bit(Event::kCycles);
-// What the ev5 machine's counter 2 adds (its model counts them; issue 26,
-// firmware/ev5_counters.h). Replay traps and issues are not modelled.
-inline constexpr EventSet kCountableOnEv5 = event_bit(Event::kIMiss) | event_bit(Event::kDMiss) |
+// What the ev5 machine's counters 1 and 2 add (its model counts them; issue
+// 26, firmware/ev5_counters.h): counter 1's loads and stores (SEL1 0xB,
+// 0xC), counter 2's misses and mispredicts. Replay traps are not modelled;
+// issues are counter 0's other selection (counting mode's instructions).
+inline constexpr EventSet kCounter1Events = event_bit(Event::kLoads) | event_bit(Event::kStores);
+inline constexpr EventSet kCounter2Events = event_bit(Event::kIMiss) | event_bit(Event::kDMiss) |
                                             event_bit(Event::kBranchMp) |
                                             event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss);
+inline constexpr EventSet kCountableOnEv5 = kCounter1Events | kCounter2Events;
 
 }  // namespace dcpi
 #endif

@@ -64,7 +64,12 @@ static_assert(sizeof(LoadMapRecord) == 256);
 // totals. `counted_cycles` is the time an event was selected on its counter
 // while the process ran (the multiplexing share); `cycles` the process's
 // whole time while counting (its threads' run time, kernel mode included).
-inline constexpr uint32_t kCountSlots = 5;  // counter 2's events, imiss..dtbmiss
+// A process counts up to kCountEvents events (counter 1's loads and stores,
+// counter 2's five); one record has room for kCountSlots of them, so a
+// process with more sends a second record, flagged kCountsContinued, right
+// after the first.
+inline constexpr uint32_t kCountSlots = 5;
+inline constexpr uint32_t kCountEvents = 7;
 struct CountSlot {
   uint64_t count;  // user-mode events (KILLK, KILLP set)
   uint64_t counted_cycles;
@@ -89,6 +94,10 @@ struct CountsRecord {
   CountSlot instructions;
 };
 inline constexpr uint64_t kCountsInstructions = 1;
+// More slots of the process of the kCounts record before it (same pid, same
+// cycles, children and instructions): its events kCountSlots.. (counter 1's
+// when counter 2 also has five).
+inline constexpr uint64_t kCountsContinued = 2;
 static_assert(sizeof(CountsRecord) == sizeof(LoadMapRecord));
 static_assert(offsetof(CountsRecord, time) == offsetof(LoadMapRecord, time));
 static_assert(offsetof(CountsRecord, parent_pid) == offsetof(LoadMapRecord, parent_pid));

@@ -115,10 +115,15 @@ static_assert(offsetof(DriverCpuStats, period_flags) == 126);
 // progress is not yet in (under one rotation: kMuxEvery counter-0 periods).
 // All zero when counter 2 did not rotate: one event, or none, had it all the
 // time.
+// Events 0..7 here; the later ones (counter 1's loads and stores) in
+// StatsPayload::counted_more, appended so that older records keep their
+// layout.
+inline constexpr uint32_t kCountedCyclesFirst = 8;
 struct EventCountedCycles {
-  uint64_t cycles[DCPI_EVENT_COUNT];
+  uint64_t cycles[kCountedCyclesFirst];
 };
 static_assert(sizeof(EventCountedCycles) == 64);
+static_assert(DCPI_EVENT_COUNT <= 2 * kCountedCyclesFirst, "counted_more holds 8 more events");
 
 // A kStats record's payload. A 128-byte payload (a DriverCpuStats alone)
 // comes from a guest built before issue 26 and records no counted cycles.
@@ -133,11 +138,22 @@ struct StatsPayload {
   // single records (and every guest before it).
   uint32_t profileme_pair_window;
   uint64_t reserved;
+  // Events kCountedCyclesFirst.. (counter 1's loads and stores, issue 26):
+  // absent from a 208-byte payload (a guest from before them).
+  uint64_t counted_more[kCountedCyclesFirst];
 };
-static_assert(sizeof(StatsPayload) == 208);
+static_assert(sizeof(StatsPayload) == 272);
+inline constexpr size_t kStatsPayloadBeforeCounter1 = 208;
 static_assert(offsetof(StatsPayload, counted) == 128);
 static_assert(offsetof(StatsPayload, profileme_mean) == 192);
 static_assert(offsetof(StatsPayload, profileme_pair_window) == 196);
+static_assert(offsetof(StatsPayload, counted_more) == kStatsPayloadBeforeCounter1);
+
+// Event `event`'s counted cycles in a payload.
+inline uint64_t counted_cycles_of(const StatsPayload& payload, uint32_t event) {
+  return event < kCountedCyclesFirst ? payload.counted.cycles[event]
+                                     : payload.counted_more[event - kCountedCyclesFirst];
+}
 
 // DriverCpuStats::period_flags.
 enum PeriodFlags : uint16_t {

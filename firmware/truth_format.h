@@ -96,7 +96,9 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
 
 /* `pcevent PC NAME COUNT` (version 6, the ev5 machine, issue 26): how many
  * times the event NAME (a firmware/events.h name the 21164's counters 1 and
- * 2 select: imiss, itbmiss, dmiss, dtbmiss, branchmp) happened at PC, booked
+ * 2 select: loads, stores, imiss, itbmiss, dmiss, dtbmiss, branchmp; a file
+ * from before counter 1 was sampled has no loads and stores) happened at PC,
+ * booked
  * at the instruction the model charges it to and the counter interrupt is
  * delivered at (docs/ev5-machine.md "Event counters"), in every mode (the
  * kill bits select what a counter counts, not what happened). A per-PC

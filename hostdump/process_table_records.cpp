@@ -100,18 +100,27 @@ bool LoadMapModel::apply_table_record(const LoadMapRecord& record) {
   }
 }
 
-// kCounts (issue 26 item 4): a process's virtual counters at its end.
+// kCounts (issue 26 item 4): a process's virtual counters at its end; a
+// kCountsContinued record adds more events to the process's counts (the
+// record before it, same pid).
 bool LoadMapModel::apply_counts_record(const LoadMapRecord& as_load_map) {
   CountsRecord record;
   std::memcpy(&record, &as_load_map, sizeof record);
   if (record.pid == 0 || record.slots > kCountSlots) return false;
   ProcessCounts counts{record.cycles, record.child_cycles, record.children, {}};
+  ProcessCounts* into = &counts;
+  if (record.flags & kCountsContinued) {
+    auto process = table_.processes.find(record.pid);
+    if (process == table_.processes.end() || !process->second.counts) return false;
+    into = &*process->second.counts;
+  }
   for (uint32_t i = 0; i < record.slots; ++i) {
     if (record.events[i] >= static_cast<uint16_t>(Event::kCount)) return false;
     const CountSlot& s = record.slot[i];
     const EventCount count{s.count, s.counted_cycles, s.child_count, s.child_counted_cycles};
-    if (!counts.events.emplace(kEventNames[record.events[i]], count).second) return false;
+    if (!into->events.emplace(kEventNames[record.events[i]], count).second) return false;
   }
+  if (record.flags & kCountsContinued) return true;
   if (record.flags & kCountsInstructions) {  // counter 0's issues (ev5)
     const CountSlot& s = record.instructions;
     counts.events.emplace(

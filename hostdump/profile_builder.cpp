@@ -85,10 +85,11 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       CpuStats named;
       const auto& names = profile_format::driver_stat_names();
       for (size_t i = 0; i < names.size(); ++i) named[names[i]] = values[i];
-      // Issue 26: each event's time on the rotating counter 2 (only those it had).
+      // Issue 26: each event's time on its rotating counter, 1 or 2 (only
+      // those it had).
       for (uint32_t e = 0; e < DCPI_EVENT_COUNT; ++e)
-        if (whole.counted.cycles[e] != 0)
-          named[profile_format::counted_cycles_stat_name(e)] = whole.counted.cycles[e];
+        if (const uint64_t cycles = counted_cycles_of(whole, e); cycles != 0)
+          named[profile_format::counted_cycles_stat_name(e)] = cycles;
       // Issue 27: ProfileMe's mean interval, which its records are scaled by.
       if (whole.profileme_mean != 0) named["profileme_mean"] = whole.profileme_mean;
       if (whole.profileme_pair_window != 0)  // paired: two records per interval

@@ -90,8 +90,10 @@ std::string check_payload_size(RecordType type, uint32_t payload_bytes) {
              " bytes is not 16 + 16 * count";
     case RecordType::kLoadMap:
       return exactly(sizeof(LoadMapRecord), "load-map");
-    case RecordType::kStats:  // 128 bytes: a guest from before issue 26's counted cycles
-      if (payload_bytes == sizeof(DriverCpuStats)) return "";
+    case RecordType::kStats:  // 128 bytes: a guest from before issue 26's counted cycles,
+      // 208: from before counter 1's events
+      if (payload_bytes == sizeof(DriverCpuStats) || payload_bytes == kStatsPayloadBeforeCounter1)
+        return "";
       return exactly(sizeof(StatsPayload), "stats");
     case RecordType::kEpoch:
       return exactly(sizeof(EpochPayload), "epoch");

@@ -195,38 +195,47 @@ void report_init_exit(int64_t wait_status) {
 }
 
 // Counting mode (issue 26 item 4): the process's virtual counters, own and
-// its waited-for children's, for the host (firmware/load_map.h kCounts).
+// its waited-for children's, for the host (firmware/load_map.h kCounts):
+// kCountSlots events a record, the rest in a kCountsContinued one after it.
 void append_counts_record(const Process* leader) {
   if (!dcpi::driver::counting_active() || leader->group == nullptr) return;
   const ThreadGroup& group = *leader->group;
-  dcpi::CountsRecord record{};
-  record.kind = static_cast<uint32_t>(dcpi::LoadKind::kCounts);
-  record.pid = leader->tgid;
-  record.parent_pid = leader->parent_pid;
-  uint16_t events[dcpi::kCountSlots];
-  record.slots = static_cast<uint16_t>(dcpi::driver::counting_events(events));
-  for (uint32_t i = 0; i < record.slots; ++i) {
-    record.events[i] = events[i];
-    record.slot[i] = {group.counts.count[i], group.counts.counted_cycles[i],
-                      group.child_counts.count[i], group.child_counts.counted_cycles[i]};
-  }
-  if (dcpi::driver::counting_instructions()) {
-    record.flags |= dcpi::kCountsInstructions;
-    record.instructions = {group.counts.instructions, group.counts.cycles,
-                           group.child_counts.instructions, group.child_counts.cycles};
-  }
-  record.cycles = group.counts.cycles;
-  record.child_cycles = group.child_counts.cycles;
-  record.children = group.counted_children;
-  dcpi::LoadMapRecord as_load_map;
-  __builtin_memcpy(&as_load_map, &record, sizeof record);
-  load_map_append(as_load_map);
+  uint16_t events[dcpi::kCountEvents];
+  const uint32_t slots = dcpi::driver::counting_events(events);
+  uint32_t first = 0;
+  do {
+    dcpi::CountsRecord record{};
+    record.kind = static_cast<uint32_t>(dcpi::LoadKind::kCounts);
+    record.pid = leader->tgid;
+    record.parent_pid = leader->parent_pid;
+    record.slots = static_cast<uint16_t>(slots - first < dcpi::kCountSlots ? slots - first
+                                                                           : dcpi::kCountSlots);
+    for (uint32_t i = 0; i < record.slots; ++i) {
+      const uint32_t slot = first + i;
+      record.events[i] = events[slot];
+      record.slot[i] = {group.counts.count[slot], group.counts.counted_cycles[slot],
+                        group.child_counts.count[slot], group.child_counts.counted_cycles[slot]};
+    }
+    if (first != 0) record.flags |= dcpi::kCountsContinued;
+    if (dcpi::driver::counting_instructions()) {
+      record.flags |= dcpi::kCountsInstructions;
+      record.instructions = {group.counts.instructions, group.counts.cycles,
+                             group.child_counts.instructions, group.child_counts.cycles};
+    }
+    record.cycles = group.counts.cycles;
+    record.child_cycles = group.child_counts.cycles;
+    record.children = group.counted_children;
+    dcpi::LoadMapRecord as_load_map;
+    __builtin_memcpy(&as_load_map, &record, sizeof record);
+    load_map_append(as_load_map);
+    first += record.slots;
+  } while (first < slots);
 }
 
 // IRIX's rule: a reaped child's totals, its own and its children's, go to
 // its parent's children totals.
 void add_child_counts(ThreadGroup& parent, const ThreadGroup& child) {
-  for (uint32_t i = 0; i < dcpi::kCountSlots; ++i) {
+  for (uint32_t i = 0; i < dcpi::kCountEvents; ++i) {
     parent.child_counts.count[i] += child.counts.count[i] + child.child_counts.count[i];
     parent.child_counts.counted_cycles[i] +=
         child.counts.counted_cycles[i] + child.child_counts.counted_cycles[i];

@@ -21,6 +21,14 @@ bool on_counter0(uint16_t event) {
          event == static_cast<uint16_t>(Event::kIssues);
 }
 
+// The counter (1 or 2) whose time an event shares with the others it
+// rotates with; counter 0's events are not here.
+EventSet counter_mates(uint16_t event) {
+  if (event >= static_cast<uint16_t>(Event::kCount)) return kCounter2Events;
+  const EventSet bit = EventSet{1} << event;
+  return (kCounter1Events & bit) ? kCounter1Events : kCounter2Events;
+}
+
 uint64_t stat_of(const CpuStats& stats, const std::string& name) {
   const auto found = stats.find(name);
   return found == stats.end() ? 0 : found->second;
@@ -51,6 +59,7 @@ EventScale event_scale(const EpochMetadata& metadata, uint16_t event) {
   for (const auto& [cpu, stats] : metadata.cpu_stats)
     for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e) {
       if (on_counter0(static_cast<uint16_t>(e))) continue;
+      if (!(counter_mates(event) & (EventSet{1} << e))) continue;  // another counter's time
       const uint64_t cycles = stat_of(stats, profile_format::counted_cycles_stat_name(e));
       all += cycles;
       if (e == event) mine += cycles;

@@ -73,7 +73,8 @@ const std::string_view kRunUsage =
     "  --events     what to sample: cycles (default), a list such as cycles,imiss, or\n"
     "               DCPI's configurations default (cycles,imiss) and mux (cycles with\n"
     "               imiss, dmiss and branchmp rotated on counter 2); misses and\n"
-    "               mispredicts need --machine ev5 (the qemu machine counts cycles)\n"
+    "               mispredicts (counter 2), loads and stores (counter 1, beside\n"
+    "               counter 2) need --machine ev5 (the qemu machine counts cycles)\n"
     "  --machine    whose time the guest runs on: qemu (default; one cycle per\n"
     "               instruction, exact and fast) or ev5 (our patched QEMU with a model of\n"
     "               the Alpha 21164 charging its stalls to the guest clock; slower)\n"
@@ -203,7 +204,8 @@ uint32_t parse_count(const ParsedOptions& options, const std::string& name, uint
 
 // The events `machine` can count, for the errors: the driver refuses any
 // other (driver/daemon.cpp). The qemu machine counts cycles only; the ev5
-// machine's model adds counter 2's misses and mispredicts (issue 26).
+// machine's model adds counter 1's loads and stores and counter 2's misses
+// and mispredicts (issue 26).
 EventSet countable_on(const std::string& machine) {
   return machine == "ev5" ? (kCountableOnQemu | kCountableOnEv5) : kCountableOnQemu;
 }
@@ -247,9 +249,11 @@ void parse_events(const std::string& events, const std::string& machine, RunRequ
   std::string name;
   EventSet set = 0;
   while (std::getline(list, name, ',')) set |= event_named(name, machine);
-  const EventSet counter2 = set & kCountableOnEv5;
+  // One event per counter at a time: a counter (1: loads, stores; 2: the
+  // misses and mispredicts) given several rotates them.
+  const EventSet counter1 = set & kCounter1Events, counter2 = set & kCounter2Events;
   run.events = set == event_bit(Event::kCycles) ? 0 : set;
-  run.events_mux = (counter2 & (counter2 - 1)) != 0;
+  run.events_mux = (counter1 & (counter1 - 1)) != 0 || (counter2 & (counter2 - 1)) != 0;
 }
 
 // Options that describe the machine beyond a profiled run (the Python tests'

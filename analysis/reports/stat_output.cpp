@@ -50,6 +50,17 @@ void print_cycles(const StatReport& report, const StatRow& row, std::ostream& ou
   }
 }
 
+// D-cache misses per 1000 loads when the row counted both (counters 1 and
+// 2 at once, issue 26): the miss rate of the loads themselves, which per
+// 1000 instructions hides. From the projected counts when multiplexed.
+std::optional<double> per_1000_loads(const StatRow& row, const StatEvent& e) {
+  if (e.name != "dmiss") return std::nullopt;
+  for (const StatEvent& loads : row.events)
+    if (loads.name == "loads" && loads.projected != 0)
+      return 1000.0 * double(e.projected) / double(loads.projected);
+  return std::nullopt;
+}
+
 void print_event(const StatReport& report, const StatRow& row, const StatEvent& e,
                  std::ostream& out) {
   const std::optional<uint64_t> instructions = instructions_of(report, row);
@@ -60,6 +71,8 @@ void print_event(const StatReport& report, const StatRow& row, const StatEvent& 
   if (e.share < 1.0)
     out << fmt::format("  ({:5.1f}% of the time; projected {})", 100.0 * e.share,
                        grouped(e.projected));
+  if (const auto rate = per_1000_loads(row, e))
+    out << fmt::format(", {:.3f} per 1000 loads", *rate);
   if (e.estimated_cycles)
     out << fmt::format("  est. {} cycles ({:.1f}%) at {} each", grouped(*e.estimated_cycles),
                        row.cycles ? 100.0 * double(*e.estimated_cycles) / double(row.cycles) : 0,
@@ -121,6 +134,9 @@ void print_stat_json(const StatReport& report, std::ostream& out) {
       instructions&&* instructions
           ? json.value(1000.0 * double(e.projected) / double(*instructions), 6)
           : json.null();
+      json.key("per_1000_loads");  // dmiss with loads counted, else null
+      const auto rate = per_1000_loads(row, e);
+      rate ? json.value(*rate, 6) : json.null();
       json.key("truth_stall_cycles");
       e.truth_stall_cycles ? json.value(*e.truth_stall_cycles) : json.null();
       json.end_object();

@@ -238,5 +238,36 @@ TEST(ProfileBuilder, CountedCyclesGiveEachEventsShare) {
   EXPECT_FALSE(event_scale(db.epoch_metadata(2), static_cast<uint16_t>(Event::kIMiss)).shared);
 }
 
+// Counter 1's events (loads, stores: StatsPayload::counted_more) share
+// counter 1's time, not counter 2's: each counter's shares add up to 1.
+TEST(ProfileBuilder, CounterOnesEventsShareItsTimeOnly) {
+  StatsPayload s{};
+  s.stats.cpu = 0;
+  s.stats.interrupts = 10;
+  s.counted.cycles[static_cast<int>(Event::kIMiss)] = 300;
+  s.counted.cycles[static_cast<int>(Event::kDMiss)] = 100;
+  s.counted_more[static_cast<int>(Event::kLoads) - kCountedCyclesFirst] = 150;
+  s.counted_more[static_cast<int>(Event::kStores) - kCountedCyclesFirst] = 250;
+  testing::TempDir dir;
+  testing::RecordStream stream;
+  stream.add(RecordType::kStats, testing::bytes_of(s), 0, 1);
+  ingest(stream, dir.file("db"));
+  const EpochMetadata meta = ProfileDatabase::open(dir.file("db")).epoch_metadata(1);
+  EXPECT_EQ(meta.cpu_stats.at(0).at("counted_cycles_loads"), 150u);
+  EXPECT_DOUBLE_EQ(event_scale(meta, static_cast<uint16_t>(Event::kLoads)).share, 150.0 / 400.0);
+  EXPECT_DOUBLE_EQ(event_scale(meta, static_cast<uint16_t>(Event::kStores)).share, 250.0 / 400.0);
+  EXPECT_DOUBLE_EQ(event_scale(meta, static_cast<uint16_t>(Event::kIMiss)).share, 300.0 / 400.0);
+  // A 208-byte payload (a guest from before counter 1) still reads.
+  testing::RecordStream before(stream.bytes.size() / 32);
+  const std::vector<uint8_t> whole = testing::bytes_of(s);
+  before.add(RecordType::kStats,
+             std::vector<uint8_t>(whole.begin(), whole.begin() + kStatsPayloadBeforeCounter1), 0,
+             2);
+  ingest(before, dir.file("db"));
+  const EpochMetadata older = ProfileDatabase::open(dir.file("db")).epoch_metadata(2);
+  EXPECT_EQ(older.cpu_stats.at(0).at("counted_cycles_imiss"), 300u);
+  EXPECT_EQ(older.cpu_stats.at(0).count("counted_cycles_loads"), 0u);
+}
+
 }  // namespace
 }  // namespace dcpi

@@ -107,6 +107,40 @@ TEST(ProcessTable, CountsRecordFillsTheTable) {
   EXPECT_FALSE(model.apply(as_load_map));
 }
 
+// Seven events (counter 1's two, counter 2's five) take two records: the
+// second, kCountsContinued, adds its slots to the first's process.
+TEST(ProcessTable, AContinuedCountsRecordAddsItsEvents) {
+  CountsRecord record{};
+  record.kind = static_cast<uint32_t>(LoadKind::kCounts);
+  record.pid = 12;
+  record.parent_pid = 1;
+  record.cycles = 900;
+  record.slots = 1;
+  record.events[0] = static_cast<uint16_t>(Event::kDMiss);
+  record.slot[0] = {7, 900, 0, 0};
+  LoadMapRecord as_load_map;
+  LoadMapModel model;
+  record.flags = kCountsContinued;  // nothing before it to continue: refused
+  std::memcpy(&as_load_map, &record, sizeof record);
+  EXPECT_FALSE(model.apply(as_load_map));
+  record.flags = 0;
+  std::memcpy(&as_load_map, &record, sizeof record);
+  EXPECT_TRUE(model.apply(as_load_map));
+  record.flags = kCountsContinued;
+  record.slots = 2;
+  record.events[0] = static_cast<uint16_t>(Event::kLoads);
+  record.events[1] = static_cast<uint16_t>(Event::kStores);
+  record.slot[0] = {400, 450, 0, 0};
+  record.slot[1] = {300, 450, 0, 0};
+  std::memcpy(&as_load_map, &record, sizeof record);
+  EXPECT_TRUE(model.apply(as_load_map));
+  const auto& events = model.processes().processes.at(12).counts->events;
+  EXPECT_EQ(events.at("dmiss"), (EventCount{7, 900, 0, 0}));
+  EXPECT_EQ(events.at("loads"), (EventCount{400, 450, 0, 0}));
+  EXPECT_EQ(events.at("stores"), (EventCount{300, 450, 0, 0}));
+  EXPECT_FALSE(model.apply(as_load_map));  // the same events twice: refused
+}
+
 TEST(ProcessTable, RejectsDamageWithOneLine) {
   const std::string text = encode_process_table(sample_table());
   auto problem = [](const std::string& bytes) {

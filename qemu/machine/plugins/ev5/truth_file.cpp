@@ -130,8 +130,12 @@ const char* counted_event_name(ModelEvent event) {
       return kEventNames[DCPI_EVENT_DTBMISS];
     case ModelEvent::kBranchMispredict:
       return kEventNames[DCPI_EVENT_BRANCHMP];
+    case ModelEvent::kLoad:
+      return kEventNames[DCPI_EVENT_LOADS];
+    case ModelEvent::kStore:
+      return kEventNames[DCPI_EVENT_STORES];
     default:
-      return nullptr;  // loads and stores: their instructions' executions
+      return nullptr;
   }
 }
 

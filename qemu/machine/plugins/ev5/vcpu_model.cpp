@@ -265,6 +265,15 @@ void VcpuModel::settle_abort() {
     for (uint8_t k = 0; k < t.stall_count; ++k)
       truth_.stall(t.pc, t.stalls[k].cause, t.stalls[k].culprit, t.stalls[k].cycles);
   owe_rerun();
+  // Whether its access was modelled is kept per instruction (truth key:
+  // address space and PC) until it re-runs at a block's head, not in
+  // rerun_access_done_: the handler's own exits in between (its loads
+  // overflow counter 1 at IPL 6; they are continued, or settled after a
+  // nested interrupt) set that one, and the re-run then modelled the
+  // access a second time (issue 26's counter 1: compress's hot loads 1-8
+  // above their executions).
+  if (rerun_access_done_) accessed_before_rerun_.insert(truth_.key(t.pc));
+  rerun_access_done_ = false;
   skip_pc_ = t.pc;
   last_pc_ = a.index > 0 ? t.pc - 4 : last_pc_before_block_;
   // Left before its head ran: the head run again with nothing between is
@@ -315,6 +324,9 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
     rerun_access_done_ = false;  // modelled before the exit that re-runs it
     return 0;
   }
+  if (index == 0 && !accessed_before_rerun_.empty() &&
+      accessed_before_rerun_.erase(truth_.key(site(block, index).timing().pc)) != 0)
+    return 0;  // a settled exit's re-run (settle_abort)
   const Site at = site(block, index);
   const InstructionTiming& t = at.timing();
   const uint64_t now = time_at(at);

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "qemu/machine/plugins/ev5/block_record.h"
@@ -191,6 +192,9 @@ class VcpuModel {
   Site aborted_{};
   int64_t aborted_owed_ = 0, aborted_made_ = 0;
   bool aborted_access_ = false, rerun_access_done_ = false;
+  // Settled exits whose access was modelled, by truth key, until their
+  // re-run (settle_abort).
+  std::unordered_set<uint64_t> accessed_before_rerun_;
   // The step block being timed as the rest of `continued_.block` from
   // `continued_.index`, or none.
   const BlockRecord* continuation_ = nullptr;
@@ -218,7 +222,10 @@ class VcpuModel {
   }
   void count(ModelEvent event, uint64_t pc) {
     if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
-    if (event != ModelEvent::kLoad && event != ModelEvent::kStore) truth_.event(pc, event);
+    if (event == ModelEvent::kLoad || event == ModelEvent::kStore)
+      truth_.access(pc, event);
+    else
+      truth_.event(pc, event);
     // The 21164 takes TB misses as PAL traps at the instruction (HRM Table
     // 6-1: ITBMISS, DTBMISS); the model charges their refill instead.
     if (event == ModelEvent::kItbMiss || event == ModelEvent::kDtbMiss) truth_.trap(pc);

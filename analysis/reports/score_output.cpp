@@ -218,9 +218,9 @@ void write_convergence_json(JsonWriter& json, const calc::Convergence& c) {
   json.end_array().end_object();
 }
 
-void write_latency_json(JsonWriter& json, const char* name,
-                        const std::vector<calc::ProcedureCycles>& rows, size_t within) {
-  json.field(std::string(name) + "_within_2sigma", uint64_t{within});
+// Each procedure's projected cycles (or latency cycles) against the truth's.
+void write_procedure_cycles_json(JsonWriter& json, const char* name,
+                                 const std::vector<calc::ProcedureCycles>& rows) {
   json.key(name).begin_array();
   for (const calc::ProcedureCycles& row : rows)
     json.begin_object()
@@ -231,6 +231,12 @@ void write_latency_json(JsonWriter& json, const char* name,
         .field("within_2sigma", row.within_2sigma())
         .end_object();
   json.end_array();
+}
+
+void write_latency_json(JsonWriter& json, const char* name,
+                        const std::vector<calc::ProcedureCycles>& rows, size_t within) {
+  json.field(std::string(name) + "_within_2sigma", uint64_t{within});
+  write_procedure_cycles_json(json, name, rows);
 }
 
 void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
@@ -250,16 +256,7 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
   json.real_field("aborted_projected", p.aborted_projected);
   json.real_field("squashed_true", p.squashed_exact);
   json.field("procedures_within_2sigma", uint64_t{p.procedures_within});
-  json.key("procedures").begin_array();
-  for (const calc::ProcedureCycles& row : p.procedures)
-    json.begin_object()
-        .field("procedure", row.name)
-        .real_field("projected_cycles", row.projected)
-        .real_field("true_cycles", row.exact)
-        .real_field("sigma", row.sigma)
-        .field("within_2sigma", row.within_2sigma())
-        .end_object();
-  json.end_array();
+  write_procedure_cycles_json(json, "procedures", p.procedures);
   write_latency_json(json, "complete_latency", p.complete_latency, p.complete_within);
   write_latency_json(json, "load_latency", p.load_latency, p.load_within);
   json.field("pair_window", p.pair_window);

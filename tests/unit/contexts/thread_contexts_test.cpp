@@ -102,6 +102,33 @@ TEST(ThreadContexts, RecursionFoldsOntoTheAncestor) {
   EXPECT_EQ(s.tree.depth(), 0u);
 }
 
+// lua's shape (issue 28): main → pcall → precall → pmain → pcall (folded onto
+// the first pcall) → execute → precall. The second precall's caller record
+// is pcall → execute, whose tree ancestors (main, pcall, execute) do not
+// include precall, so seed 002 §3.2 gives it a record of its own; the first
+// precall's activation is still on the stack, but it is not an ancestor.
+TEST(ThreadContexts, RecursionFoldsOntoATreeAncestorNotAnyActivation) {
+  constexpr uint64_t kPcall = kF, kPrecall = kG, kPmain = kH, kExecute = 0x5000, kSort = 0x6000;
+  Stream s;
+  s.call(0x100, 1000, kMain);
+  s.call(kMain + 8, 900, kPcall);
+  s.call(kPcall + 8, 800, kPrecall);
+  s.call(kPrecall + 8, 700, kPmain);
+  s.call(kPmain + 8, 600, kPcall);  // folds onto main → pcall
+  s.call(kPcall + 8, 500, kExecute);
+  s.call(kExecute + 8, 400, kPrecall);
+  s.call(kPrecall + 8, 300, kSort);
+  EXPECT_EQ(s.node({kMain, kPcall}).calls, 2u);
+  EXPECT_EQ(s.node({kMain, kPcall, kPrecall}).calls, 1u);
+  EXPECT_EQ(s.node({kMain, kPcall, kExecute, kPrecall}).calls, 1u);
+  EXPECT_EQ(s.node({kMain, kPcall, kExecute, kPrecall, kSort}).calls, 1u);
+  EXPECT_EQ(s.find({kMain, kPcall, kPrecall, kSort}), DCPI_CONTEXTS_NO_PARENT);
+  // The same call again finds its slot's record, a back edge included.
+  for (uint64_t sp = 300; sp <= 600; sp += 100) s.ret(0x7000, sp, kPmain + 12);  // back in pmain
+  s.call(kPmain + 8, 600, kPcall);
+  EXPECT_EQ(s.node({kMain, kPcall}).calls, 3u);
+}
+
 TEST(ThreadContexts, LongjmpPopsTheFramesItSkips) {
   // main (called at sp 1100, runs at 1000) calls setjmp and g; g calls h,
   // h calls longjmp, which "returns" from setjmp a second time: its ret

@@ -85,14 +85,14 @@ class ThreadContexts {
   void enter(uint64_t site, uint64_t sp, uint64_t callee);
   void leave(uint64_t sp, uint64_t target);
   void pop_dead_frames(uint64_t sp);
-  uint32_t child(uint32_t parent, uint64_t site, uint64_t callee);
-  uint32_t folded_ancestor(uint64_t callee) const;
+  uint32_t callee_node(uint32_t caller, uint64_t site, uint64_t callee);
   uint32_t kernel_node(uint32_t parent);
 
   std::vector<Node> nodes_;
   std::vector<Frame> frames_;
-  // (parent, call site, callee) → node: one record per procedure per call
-  // path and call site (seed 002 §3.1's call-site slots).
+  // (caller's record, call site, callee) → node: one record per procedure
+  // per call path and call site (seed 002 §3.1's call-site slots), or the
+  // ancestor a recursive call folds onto (§3.2's back edges).
   struct Key {
     uint32_t parent;
     uint64_t site, callee;

@@ -21,6 +21,12 @@ void ThreadContexts::coroutine(uint64_t site, uint64_t sp) {
   pending_sp_ = sp;
 }
 
+void ThreadContexts::tail_jump(uint64_t sp) {
+  if (!at_frame_sp(sp)) return;  // a jump inside a procedure
+  pending_ = Pending::kTailJump;
+  pending_sp_ = sp;
+}
+
 void ThreadContexts::user_instruction(uint64_t pc, uint64_t cycles) {
   if (pending_ != Pending::kNone) resolve(pc);
   Node& node = nodes_[current()];
@@ -42,6 +48,13 @@ void ThreadContexts::resolve(uint64_t pc) {
   if (pending == Pending::kReturn || pending == Pending::kCoroutine) leave(pending_sp_, pc);
   if (pending == Pending::kCall || pending == Pending::kCoroutine)
     enter(pending_site_, pending_sp_, pc);
+  if (pending == Pending::kTailJump && !frames_.empty() && frames_.back().sp == pending_sp_) {
+    Frame& frame = frames_.back();
+    const uint32_t caller = frames_.size() > 1 ? frames_[frames_.size() - 2].node : 0;
+    const uint32_t node = callee_node(caller, frame.return_address - 4, pc);
+    if (node != frame.node) ++nodes_[node].calls;
+    frame.node = node;
+  }
 }
 
 void ThreadContexts::enter(uint64_t site, uint64_t sp, uint64_t callee) {

@@ -1,9 +1,10 @@
 // The calling context tree builder of the contexts plugin, on instruction
 // streams whose call structure is known by construction (seed 002 §3).
 #include "qemu/machine/plugins/contexts/thread_contexts.h"
-#include "qemu/machine/plugins/contexts/transfer_kind.h"
 
 #include <gtest/gtest.h>
+
+#include "qemu/machine/plugins/contexts/transfer_kind.h"
 
 namespace dcpi::contexts {
 namespace {

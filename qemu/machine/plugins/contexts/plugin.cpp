@@ -191,9 +191,9 @@ void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
     qemu_plugin_insn_data(insn, &word, sizeof word);
     const uint64_t pc = qemu_plugin_insn_vaddr(insn);
     const bool user = !dcpi::is_kseg_address(pc);
-    InsnInfo& info = state->insns.emplace_back(
-        InsnInfo{pc, dcpi::contexts::transfer_kind(word, user), user,
-                 dcpi::contexts::jump_target(pc, word)});
+    InsnInfo& info =
+        state->insns.emplace_back(InsnInfo{pc, dcpi::contexts::transfer_kind(word, user), user,
+                                           dcpi::contexts::jump_target(pc, word)});
     if (info.kind == Kind::kPlain)
       qemu_plugin_register_vcpu_insn_exec_cb(insn, on_plain, QEMU_PLUGIN_CB_NO_REGS, &info);
     else

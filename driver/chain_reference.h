@@ -70,8 +70,15 @@ struct WordSink {
 
 // One kind's previous recorded slice, by address.
 struct ChainReference {
-  static constexpr uint32_t kWords = kMaxChainStackBytes / 8;
+  // The smallest power of two that holds the largest slice (1023 quadwords:
+  // 1024), so that a slice's addresses map onto words[] by a mask.
+  static constexpr uint32_t kWords = [] {
+    uint32_t words = 1;
+    while (words < kMaxChainStackBytes / 8) words *= 2;
+    return words;
+  }();
   static_assert((kWords & (kWords - 1)) == 0, "addresses map onto words[] by a mask");
+  static_assert(kWords >= kMaxChainStackBytes / 8, "a slice's addresses do not collide");
   uint64_t words[kWords];
   uint64_t lo = 0, hi = 0;  // the previous slice [lo, hi); lo == hi: none (a new thread, a drop)
 

@@ -116,7 +116,7 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) 
 }
 
 // A kernel-mode sample's stack (format 3): the part of the kernel stack in
-// use, from sp up to its top, at most kMaxChainStackBytes whatever the user
+// use, from sp up to its top, at most kKernelChainStackBytes whatever the user
 // slice's size: a system call's kernel frames need more than the user
 // slice's default 1 KB (write's bounce buffer alone is 592 bytes, and the
 // TrapFrame 256), a kernel stack is small (16 KB) and mostly shallow, and
@@ -125,7 +125,7 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) 
 // whether the thread's user TrapFrame (at the top) says it entered the
 // kernel from user mode.
 SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user, WordSink& out) {
-  constexpr uint64_t kMaxWords = kMaxChainStackBytes / 8;
+  constexpr uint64_t kMaxWords = kKernelChainStackBytes / 8;
   const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
   *from_user = false;
   SliceSource source;
@@ -149,7 +149,7 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   // Room for the largest sample: written whole or dropped whole.
   const uint64_t largest =
       kChainHeadWords +
-      (user ? cb.stack_words : kMaxChainStackBytes / 8 + kChainUserPartWords + cb.stack_words);
+      (user ? cb.stack_words : kKernelChainStackBytes / 8 + kChainUserPartWords + cb.stack_words);
   if (before - tail + largest > kChainBufferWords) {
     ++cb.dropped;
     cb.user.forget();  // the host will not have it: the next ones go whole

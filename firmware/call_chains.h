@@ -23,7 +23,15 @@ namespace dcpi {
 // stops at the thread's stack base a shallow program pays only for its
 // depth (default mix +1.96 % at 2 KB, +1.94 % at 1 KB; docs/reports.md).
 inline constexpr uint32_t kDefaultChainStackBytes = 2048;
-inline constexpr uint32_t kMaxChainStackBytes = 4096;
+// At most 1023 quadwords: the head's counts hold each of low, reused and
+// high in 10 bits (kChainCountBits). 8 KB less a quadword, so that bzip2's
+// testStream (a 5,000-byte buffer on its stack) and sqlite3's shell (frames
+// above 4 KB) can be unwound when asked for (issue 28, docs/reports.md).
+inline constexpr uint32_t kMaxChainStackBytes = 8184;
+// A kernel-mode sample's kernel slice: at most 4 KB, as before the user
+// maximum grew (its cost is the default's, whatever --stack-bytes says).
+inline constexpr uint32_t kKernelChainStackBytes = 4096;
+static_assert(kKernelChainStackBytes <= kMaxChainStackBytes && kKernelChainStackBytes % 8 == 0);
 
 // ---- The kChains payload: ChainsPayload, then `words` quadwords of chain
 // samples, each a ChainSampleHead and then low + high quadwords of stack.

@@ -98,15 +98,23 @@ ChainScore score_chains(const ContextTree& exact, const ContextTree& sampled, ui
     for (uint32_t n : path)
       if (!is_marker(sampled.nodes[n].name)) frames.push_back(sampled.nodes[n].name);
     score.user_samples += node.self.samples;
-    if (frames.size() < depth && !reaches_entry(frames, depth)) {
-      if (!complete) {
-        score.not_unwound += node.self.samples;
-        score.not_unwound_in[sampled.nodes[path[path.size() - 2]].image] += node.self.samples;
-        continue;
-      }
-      frames.pop_back();  // the thread's entry: the exact tree's root
+    // A complete chain's outermost frame is the thread's entry code (_start,
+    // or clone's child half calling start_thread), the exact tree's root:
+    // at any depth, or a thread chain of exactly `depth` frames would keep
+    // clone's frame where the exact context has one frame fewer (xz's
+    // workers, issue 28).
+    if (complete && !reaches_entry(frames, depth)) frames.pop_back();
+    const Key folded = fold_recursion(frames);
+    // Folding needs the whole path from the root: a truncated chain that
+    // folds to fewer than `depth` frames (lua's coroutines: resume folds
+    // onto the luaD_rawrunprotected the slice still holds) has its missing
+    // callers above the cut, so it could not be unwound far enough.
+    if (!complete && folded.size() < depth && !reaches_entry(folded, depth)) {
+      score.not_unwound += node.self.samples;
+      score.not_unwound_in[sampled.nodes[path[path.size() - 2]].image] += node.self.samples;
+      continue;
     }
-    const Key key = cut(fold_recursion(frames), depth);
+    const Key key = cut(folded, depth);
     sampled_count[key] += node.self.samples;
     if (exact_cost.count(key)) score.matched += node.self.samples;
   }

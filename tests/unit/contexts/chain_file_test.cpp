@@ -244,5 +244,59 @@ TEST(ChainScore, KernelLeavesAreLeftOutWithTheirUserCallers) {
   EXPECT_EQ(score.matched, 99u);
 }
 
+// A tree of named frames, outermost first, for the score's edge cases.
+struct NamedTree {
+  ContextTree tree;
+  NamedTree() { tree.nodes.push_back(ContextTreeNode{}); }
+  uint32_t add(uint32_t parent, const std::string& name, uint64_t cost) {
+    ContextTreeNode node;
+    node.name = name, node.image = "/lib/liblzma.so.5", node.parent = parent;
+    (tree.sampled ? node.self.samples : node.self.cycles) = cost;
+    tree.nodes.push_back(node);
+    const auto index = static_cast<uint32_t>(tree.nodes.size() - 1);
+    tree.nodes[parent].children.push_back(index);
+    return index;
+  }
+  uint32_t chain(uint32_t parent, std::initializer_list<std::string> names, uint64_t cost) {
+    for (const std::string& name : names) parent = add(parent, name, 0);
+    (tree.sampled ? tree.nodes[parent].self.samples : tree.nodes[parent].self.cycles) = cost;
+    return parent;
+  }
+};
+
+// xz's workers (issue 28): the exact tree's thread starts at start_thread
+// (unnamed in Debian's libc: 0xa1f20); a complete chain goes on to clone's
+// child half (0x12f130), the thread's entry, the exact tree's root. With
+// exactly `depth` frames the score kept that frame and missed.
+TEST(ChainScore, AThreadsEntryFrameIsTheRootAtAnyDepth) {
+  NamedTree exact;
+  exact.chain(exact.add(0, "pid 9 tid 10 /bin/xz", 0), {"0xa1f20", "worker", "encode"}, 50);
+  NamedTree sampled;
+  sampled.tree.sampled = true;
+  sampled.chain(0, {"0x12f130", "0xa1f20", "worker", "encode"}, 5);
+  compute_totals(exact.tree), compute_totals(sampled.tree);
+  const ChainScore score = score_chains(exact.tree, sampled.tree, 4);
+  EXPECT_EQ(score.user_samples, 5u);
+  EXPECT_EQ(score.matched, 5u);
+}
+
+// lua's coroutines (issue 28): resume → luaD_rawrunprotected folds onto the
+// outer luaD_rawrunprotected, so a chain cut above luaD_pcall folds to four
+// frames whose callers the slice did not hold: not unwound, not a mismatch.
+TEST(ChainScore, ATruncatedChainThatFoldsShortIsNotUnwound) {
+  NamedTree exact;
+  exact.chain(exact.add(0, "pid 3 /bin/lua", 0),
+              {"main", "pcall", "run", "precall", "resume", "unroll", "execute"}, 50);
+  NamedTree sampled;
+  sampled.tree.sampled = true;
+  const uint32_t cut = sampled.add(0, "[truncated: stack slice too short]", 0);
+  sampled.chain(cut, {"pcall", "run", "precall", "resume", "run", "unroll", "execute"}, 3);
+  compute_totals(exact.tree), compute_totals(sampled.tree);
+  const ChainScore score = score_chains(exact.tree, sampled.tree, 5);
+  EXPECT_EQ(score.user_samples, 3u);
+  EXPECT_EQ(score.not_unwound, 3u);
+  EXPECT_EQ(score.matched, 0u);
+}
+
 }  // namespace
 }  // namespace dcpi

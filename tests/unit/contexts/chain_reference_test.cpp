@@ -51,8 +51,9 @@ TEST(ChainReference, SentWordsRebuildEverySliceFromTheHostsCopy) {
     // The program runs: the stack moves and some quadwords change, mostly
     // near sp (the inner frames), now and then anywhere.
     const int move = static_cast<int>(random() % 129) - 64;
+    // (A whole slice, up to kWords quadwords, stays inside the simulated stack.)
     sp = std::clamp<uint64_t>(sp + static_cast<int64_t>(move) * 8, kStackBase + 8,
-                              kStackBase + (kStackWords - 600) * 8);
+                              kStackBase + (kStackWords - ChainReference::kWords - 64) * 8);
     for (int k = random() % 6; k > 0; --k)
       stack.words[(sp - kStackBase) / 8 + random() % 24] = random();
     if (random() % 8 == 0) stack.words[random() % kStackWords] = random();

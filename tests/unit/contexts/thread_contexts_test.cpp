@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "qemu/machine/plugins/contexts/transfer_kind.h"
+
 namespace dcpi::contexts {
 namespace {
 
@@ -100,6 +102,80 @@ TEST(ThreadContexts, RecursionFoldsOntoTheAncestor) {
   EXPECT_EQ(s.tree.depth(), 8u);  // every activation keeps its frame
   for (uint64_t sp = 300; sp <= 1000; sp += 100) s.ret(kF + 40, sp, kF + 12);
   EXPECT_EQ(s.tree.depth(), 0u);
+}
+
+// lua's shape (issue 28): main → pcall → precall → pmain → pcall (folded onto
+// the first pcall) → execute → precall. The second precall's caller record
+// is pcall → execute, whose tree ancestors (main, pcall, execute) do not
+// include precall, so seed 002 §3.2 gives it a record of its own; the first
+// precall's activation is still on the stack, but it is not an ancestor.
+TEST(ThreadContexts, RecursionFoldsOntoATreeAncestorNotAnyActivation) {
+  constexpr uint64_t kPcall = kF, kPrecall = kG, kPmain = kH, kExecute = 0x5000, kSort = 0x6000;
+  Stream s;
+  s.call(0x100, 1000, kMain);
+  s.call(kMain + 8, 900, kPcall);
+  s.call(kPcall + 8, 800, kPrecall);
+  s.call(kPrecall + 8, 700, kPmain);
+  s.call(kPmain + 8, 600, kPcall);  // folds onto main → pcall
+  s.call(kPcall + 8, 500, kExecute);
+  s.call(kExecute + 8, 400, kPrecall);
+  s.call(kPrecall + 8, 300, kSort);
+  EXPECT_EQ(s.node({kMain, kPcall}).calls, 2u);
+  EXPECT_EQ(s.node({kMain, kPcall, kPrecall}).calls, 1u);
+  EXPECT_EQ(s.node({kMain, kPcall, kExecute, kPrecall}).calls, 1u);
+  EXPECT_EQ(s.node({kMain, kPcall, kExecute, kPrecall, kSort}).calls, 1u);
+  EXPECT_EQ(s.find({kMain, kPcall, kPrecall, kSort}), DCPI_CONTEXTS_NO_PARENT);
+  // The same call again finds its slot's record, a back edge included.
+  for (uint64_t sp = 300; sp <= 600; sp += 100) s.ret(0x7000, sp, kPmain + 12);  // back in pmain
+  s.call(kPmain + 8, 600, kPcall);
+  EXPECT_EQ(s.node({kMain, kPcall}).calls, 3u);
+}
+
+// xz's lz_decode ends in `br decode_buffer+8` having freed its frame (issue
+// 28): decode_buffer's activation replaces lz_decode's, as on the stack an
+// unwinder reads, so what decode_buffer calls is under block_decode →
+// decode_buffer. A jump made with a frame still allocated (sp below the one
+// the procedure was called at) is a jump inside the procedure.
+TEST(ThreadContexts, ATailCallReplacesTheCallersActivation) {
+  constexpr uint64_t kBlock = kF, kLz = kG, kBuffer = kH + 8, kLzma2 = 0x5000;
+  Stream s;
+  s.call(0x100, 1000, kBlock);
+  s.call(kBlock + 8, 900, kLz);
+  s.run(kLz, 3);  // its frame: sp 800, then freed
+  s.tree.user_instruction(kLz + 12, 1);
+  s.tree.tail_jump(800);  // frame still allocated: not a tail call
+  s.tree.user_instruction(kLz + 40, 1);
+  EXPECT_EQ(s.tree.nodes().size(), 3u);
+  s.tree.user_instruction(kLz + 44, 1);
+  s.tree.tail_jump(900);
+  s.tree.user_instruction(kBuffer, 1);
+  s.call(kBuffer + 8, 700, kLzma2);
+  EXPECT_EQ(s.node({kBlock, kLz}).calls, 1u);
+  EXPECT_EQ(s.node({kBlock, kBuffer}).calls, 1u);
+  EXPECT_EQ(s.node({kBlock, kBuffer, kLzma2}).calls, 1u);
+  EXPECT_EQ(s.node({kBlock, kBuffer}).instructions, 2u);  // the jump's target and the call
+  EXPECT_EQ(s.find({kBlock, kLz, kLzma2}), DCPI_CONTEXTS_NO_PARENT);
+  EXPECT_EQ(s.tree.depth(), 3u);
+  // decode_buffer's return goes back to block_decode, as lz_decode's would.
+  s.ret(0x7000, 700, kBuffer + 12);
+  s.ret(0x7100, 900, kBlock + 12);
+  EXPECT_EQ(s.tree.depth(), 1u);
+}
+
+// Only the code just past `ldah gp,X(t12); lda gp,Y(gp)` is a tail call's
+// target (lz_decode's, from liblzma.so.5's own words).
+TEST(TransferKind, ATailCallTargetFollowsTheGpSetUp) {
+  constexpr uint32_t kLdahGpPv = 0x27bb0004;  // ldah gp,4(t12)
+  constexpr uint32_t kLdaGpGp = 0x23bdb970;   // lda gp,-18064(gp)
+  constexpr uint32_t kLdaSp = 0x23deff70;     // lda sp,-144(sp)
+  EXPECT_TRUE(is_tail_call_target(kLdahGpPv, kLdaGpGp));
+  EXPECT_FALSE(is_tail_call_target(kLdaGpGp, kLdaSp));
+  EXPECT_FALSE(is_tail_call_target(kLdaSp, kLdaGpGp));
+  constexpr uint32_t kBrDecodeBuffer = 0xc3fffedb;  // at 0x1c8c8: br decode_buffer+8 (0x1c438)
+  EXPECT_EQ(transfer_kind(kBrDecodeBuffer, true), TransferKind::kJump);
+  EXPECT_EQ(jump_target(0x1c8c8, kBrDecodeBuffer), 0x1c438u);
+  EXPECT_EQ(transfer_kind(kBrDecodeBuffer, false), TransferKind::kPlain);  // kernel code
+  EXPECT_EQ(transfer_kind(0xc3400004, true), TransferKind::kPlain);  // br ra,X: not a jump to $31
 }
 
 TEST(ThreadContexts, LongjmpPopsTheFramesItSkips) {

@@ -47,6 +47,7 @@ struct InsnInfo {
   uint64_t pc;
   Kind kind;
   bool user;
+  uint64_t target = 0;  // kJump's
 };
 
 struct Vcpu {
@@ -126,6 +127,15 @@ bool read_code_word(uint64_t address, uint32_t& word) {
   return true;
 }
 
+// Whether a br's target is just past a procedure's gp set-up (a tail call's;
+// transfer_kind.h). Read each time: a jump's target page may be mapped
+// later, and only jumps made with the frame freed get here.
+bool is_tail_call_target(uint64_t target) {
+  uint32_t two_before = 0, one_before = 0;
+  return read_code_word(target - 8, two_before) && read_code_word(target - 4, one_before) &&
+         dcpi::contexts::is_tail_call_target(two_before, one_before);
+}
+
 // A user block's head: a pending call or return resolves here (as the
 // first instruction would resolve it), then the paths follow.
 void on_user_block(unsigned int index, void* userdata) {
@@ -163,6 +173,8 @@ void on_control(unsigned int index, void* userdata) {
   if (info.kind == Kind::kCall) tree.call(info.pc, sp);
   if (info.kind == Kind::kReturn) tree.ret(sp);
   if (info.kind == Kind::kCoroutine) tree.coroutine(info.pc, sp);
+  if (info.kind == Kind::kJump && tree.at_frame_sp(sp) && is_tail_call_target(info.target))
+    tree.tail_jump(sp);
 }
 
 void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
@@ -180,7 +192,8 @@ void on_translation(qemu_plugin_id_t, struct qemu_plugin_tb* tb) {
     const uint64_t pc = qemu_plugin_insn_vaddr(insn);
     const bool user = !dcpi::is_kseg_address(pc);
     InsnInfo& info =
-        state->insns.emplace_back(InsnInfo{pc, dcpi::contexts::transfer_kind(word, user), user});
+        state->insns.emplace_back(InsnInfo{pc, dcpi::contexts::transfer_kind(word, user), user,
+                                           dcpi::contexts::jump_target(pc, word)});
     if (info.kind == Kind::kPlain)
       qemu_plugin_register_vcpu_insn_exec_cb(insn, on_plain, QEMU_PLUGIN_CB_NO_REGS, &info);
     else

@@ -21,6 +21,12 @@ void ThreadContexts::coroutine(uint64_t site, uint64_t sp) {
   pending_sp_ = sp;
 }
 
+void ThreadContexts::tail_jump(uint64_t sp) {
+  if (!at_frame_sp(sp)) return;  // a jump inside a procedure
+  pending_ = Pending::kTailJump;
+  pending_sp_ = sp;
+}
+
 void ThreadContexts::user_instruction(uint64_t pc, uint64_t cycles) {
   if (pending_ != Pending::kNone) resolve(pc);
   Node& node = nodes_[current()];
@@ -42,6 +48,13 @@ void ThreadContexts::resolve(uint64_t pc) {
   if (pending == Pending::kReturn || pending == Pending::kCoroutine) leave(pending_sp_, pc);
   if (pending == Pending::kCall || pending == Pending::kCoroutine)
     enter(pending_site_, pending_sp_, pc);
+  if (pending == Pending::kTailJump && !frames_.empty() && frames_.back().sp == pending_sp_) {
+    Frame& frame = frames_.back();
+    const uint32_t caller = frames_.size() > 1 ? frames_[frames_.size() - 2].node : 0;
+    const uint32_t node = callee_node(caller, frame.return_address - 4, pc);
+    if (node != frame.node) ++nodes_[node].calls;
+    frame.node = node;
+  }
 }
 
 void ThreadContexts::enter(uint64_t site, uint64_t sp, uint64_t callee) {
@@ -50,8 +63,7 @@ void ThreadContexts::enter(uint64_t site, uint64_t sp, uint64_t callee) {
   // stack pointer or above is dead, left by an unwinder or longjmp that
   // jumped rather than returned through it.
   while (!frames_.empty() && frames_.back().sp <= sp) frames_.pop_back();
-  uint32_t node = folded_ancestor(callee);
-  if (node == DCPI_CONTEXTS_NO_PARENT) node = child(current(), site, callee);
+  const uint32_t node = callee_node(current(), site, callee);
   ++nodes_[node].calls;
   frames_.push_back(Frame{node, sp, site + 4, next_serial_++});
 }
@@ -80,24 +92,31 @@ void ThreadContexts::pop_dead_frames(uint64_t sp) {
 
 // seed 002 §3.2: a recursive call becomes a back edge to the ancestor's
 // record, so the tree stays as deep as the distinct procedures on the path.
-uint32_t ThreadContexts::folded_ancestor(uint64_t callee) const {
-  for (std::size_t i = frames_.size(); i-- > 0;)
-    if (nodes_[frames_[i].node].address == callee) return frames_[i].node;
-  return DCPI_CONTEXTS_NO_PARENT;
-}
-
-uint32_t ThreadContexts::child(uint32_t parent, uint64_t site, uint64_t callee) {
-  const auto [it, inserted] =
-      children_.try_emplace(Key{parent, site, callee}, static_cast<uint32_t>(nodes_.size()));
-  if (inserted) {
-    Node node;
-    node.parent = parent;
-    node.kind = DCPI_CONTEXT_CALL;
-    node.address = callee;
-    node.call_site = site;
-    nodes_.push_back(node);
+// The ancestors are the caller's record's tree ancestors ("look for a call
+// record ... among CR's ancestors"), not every activation on the stack: after
+// a fold, activations below the folded-onto record (main → pcall → precall →
+// pmain → pcall, folded onto the first pcall) are not ancestors of the
+// records called from there, so precall called again gets a new record. The
+// stack rule folded it onto the first precall instead, a context no sampled
+// chain folded as seed 002 does could name (issue 28: lua's luaD_precall).
+// A record's ancestors never change, so the slot keeps the back edge.
+uint32_t ThreadContexts::callee_node(uint32_t caller, uint64_t site, uint64_t callee) {
+  const Key key{caller, site, callee};
+  if (const auto slot = children_.find(key); slot != children_.end()) return slot->second;
+  uint32_t node = DCPI_CONTEXTS_NO_PARENT;
+  for (uint32_t n = caller; n != 0 && node == DCPI_CONTEXTS_NO_PARENT; n = nodes_[n].parent)
+    if (nodes_[n].address == callee) node = n;
+  if (node == DCPI_CONTEXTS_NO_PARENT) {
+    node = static_cast<uint32_t>(nodes_.size());
+    Node record;
+    record.parent = caller;
+    record.kind = DCPI_CONTEXT_CALL;
+    record.address = callee;
+    record.call_site = site;
+    nodes_.push_back(record);
   }
-  return it->second;
+  children_.emplace(key, node);
+  return node;
 }
 
 uint32_t ThreadContexts::kernel_node(uint32_t parent) {

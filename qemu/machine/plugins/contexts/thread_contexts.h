@@ -43,6 +43,18 @@ class ThreadContexts {
   void ret(uint64_t sp);
   // jsr_coroutine: a return to the next user PC that also calls it.
   void coroutine(uint64_t site, uint64_t sp);
+  // A `br` to another procedure's entry (the plugin checked the target) is
+  // about to execute with `sp`: when the current procedure has freed its
+  // frame (sp is the one it was called at), it is a tail call, and the
+  // target's activation takes the frame's place, as on the machine's stack,
+  // which is all an unwinder (a sampled chain, gdb's backtrace) sees: the
+  // context becomes the target's, called from the caller's record at the
+  // same call site (issue 28: xz's lz_decode → decode_buffer). The frame
+  // keeps its activation number, so a path profile goes on as before.
+  void tail_jump(uint64_t sp);
+  // Whether sp is the one the current procedure was called at (a jump
+  // there may be a tail call; the plugin reads the target's code only then).
+  bool at_frame_sp(uint64_t sp) const { return !frames_.empty() && frames_.back().sp == sp; }
 
   // One instruction executed: a user one at `pc`, or a kernel or PALcode one
   // (charged to the kernel child of the current user context).
@@ -78,21 +90,21 @@ class ThreadContexts {
     uint64_t return_address;  // the call's address + 4
     uint64_t serial;          // this activation's number (frame_serials)
   };
-  enum class Pending : uint8_t { kNone, kCall, kReturn, kCoroutine };
+  enum class Pending : uint8_t { kNone, kCall, kReturn, kCoroutine, kTailJump };
 
   uint32_t current() const { return frames_.empty() ? 0 : frames_.back().node; }
   void resolve(uint64_t pc);
   void enter(uint64_t site, uint64_t sp, uint64_t callee);
   void leave(uint64_t sp, uint64_t target);
   void pop_dead_frames(uint64_t sp);
-  uint32_t child(uint32_t parent, uint64_t site, uint64_t callee);
-  uint32_t folded_ancestor(uint64_t callee) const;
+  uint32_t callee_node(uint32_t caller, uint64_t site, uint64_t callee);
   uint32_t kernel_node(uint32_t parent);
 
   std::vector<Node> nodes_;
   std::vector<Frame> frames_;
-  // (parent, call site, callee) → node: one record per procedure per call
-  // path and call site (seed 002 §3.1's call-site slots).
+  // (caller's record, call site, callee) → node: one record per procedure
+  // per call path and call site (seed 002 §3.1's call-site slots), or the
+  // ancestor a recursive call folds onto (§3.2's back edges).
   struct Key {
     uint32_t parent;
     uint64_t site, callee;

@@ -9,7 +9,10 @@
 
 namespace dcpi::contexts {
 
-enum class TransferKind : uint8_t { kPlain, kCall, kReturn, kCoroutine, kSwitch };
+// kJump: `br $31`, a direct jump, which is a tail call when the procedure
+// has freed its frame (ThreadContexts::tail_jump checks the stack pointer)
+// and the target is another procedure's entry (is_tail_call_target).
+enum class TransferKind : uint8_t { kPlain, kCall, kReturn, kCoroutine, kSwitch, kJump };
 
 inline TransferKind transfer_kind(uint32_t word, bool user) {
   const isa::Instruction in = isa::decode(word);
@@ -23,7 +26,27 @@ inline TransferKind transfer_kind(uint32_t word, bool user) {
     return TransferKind::kCall;
   if (in.operation == Operation::kRet) return TransferKind::kReturn;
   if (in.operation == Operation::kJsrCoroutine) return TransferKind::kCoroutine;
+  if (in.operation == Operation::kBr && in.ra == 31) return TransferKind::kJump;
   return TransferKind::kPlain;
+}
+
+inline uint64_t jump_target(uint64_t pc, uint32_t word) {
+  return pc + 4 + static_cast<uint64_t>(isa::decode(word).displacement);
+}
+
+// Whether a `br` target is where a local call enters a procedure: just past
+// the `ldah gp,X(t12); lda gp,Y(gp)` an Alpha procedure that uses gp starts
+// with (the caller shares its gp, so bsr and a tail call's br skip them:
+// lz_decode's `br decode_buffer+8`, lua's `br unroll+8`). A branch inside a
+// procedure does not land there (GCC's code never branches back to just
+// past the gp set-up without calling); a procedure without gp set-up is
+// not recognised, and its tail calls stay its caller's context.
+inline bool is_tail_call_target(uint32_t two_before, uint32_t one_before) {
+  auto fields = [](uint32_t word, uint32_t opcode, uint32_t ra, uint32_t rb) {
+    return (word >> 26) == opcode && ((word >> 21) & 31) == ra && ((word >> 16) & 31) == rb;
+  };
+  constexpr uint32_t kLdah = 0x09, kLda = 0x08, kGp = 29, kPv = 27;
+  return fields(two_before, kLdah, kGp, kPv) && fields(one_before, kLda, kGp, kGp);
 }
 
 }  // namespace dcpi::contexts

@@ -106,6 +106,11 @@ void ContextMetrics::transfer(unsigned int vcpu, contexts::TransferKind kind, ui
   if (kind == contexts::TransferKind::kCall) tree.call(pc, sp);
   if (kind == contexts::TransferKind::kReturn) tree.ret(sp);
   if (kind == contexts::TransferKind::kCoroutine) tree.coroutine(pc, sp);
+  if (kind == contexts::TransferKind::kJump) tree.tail_jump(sp);  // the plugin checked the target
+}
+
+bool ContextMetrics::at_frame_sp(unsigned int vcpu, uint64_t sp) {
+  return threads_.current(vcpu)->tree.at_frame_sp(sp);
 }
 
 bool ContextMetrics::write(const std::string& path) const {

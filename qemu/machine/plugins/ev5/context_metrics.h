@@ -43,6 +43,8 @@ class ContextMetrics {
   void stopped_before(unsigned int vcpu, uint64_t pc);
   // A user call, return or jsr_coroutine at `pc` is about to run with `sp`.
   void transfer(unsigned int vcpu, contexts::TransferKind kind, uint64_t pc, uint64_t sp);
+  // Whether a jump at sp may be a tail call (contexts::ThreadContexts::at_frame_sp).
+  bool at_frame_sp(unsigned int vcpu, uint64_t sp);
   // The vCPU switched threads: the PCB at `pcb` of thread `pid`, whose
   // address space has the page-table base `space`.
   void switch_thread(unsigned int vcpu, uint32_t pid, uint64_t pcb, uint64_t space) {

@@ -90,6 +90,7 @@ struct State {
   struct Transfer {
     uint64_t pc;
     dcpi::contexts::TransferKind kind;
+    uint64_t target;  // kJump's
   };
   std::deque<Transfer> transfers;  // under spaces_lock; never shrinks (callbacks hold them)
 };
@@ -406,7 +407,18 @@ void watch_wrperfmon(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
 void on_transfer(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* transfer = static_cast<const State::Transfer*>(userdata);
-  state->contexts->transfer(vcpu, transfer->kind, transfer->pc, read_register(register_handle(30)));
+  const uint64_t sp = read_register(register_handle(30));
+  if (transfer->kind == dcpi::contexts::TransferKind::kJump) {
+    // A tail call only with the frame freed and a procedure's entry as the
+    // target (contexts/transfer_kind.h): the code is read only then.
+    uint32_t two_before = 0, one_before = 0;
+    if (!state->contexts->at_frame_sp(vcpu, sp) ||
+        !read_code_word(transfer->target - 8, two_before) ||
+        !read_code_word(transfer->target - 4, one_before) ||
+        !dcpi::contexts::is_tail_call_target(two_before, one_before))
+      return;
+  }
+  state->contexts->transfer(vcpu, transfer->kind, transfer->pc, sp);
 }
 
 // Registered after the instruction's charge: an exact exit there leaves
@@ -420,7 +432,8 @@ void watch_transfers(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
     State::Transfer* transfer = nullptr;
     {
       std::lock_guard<std::mutex> hold(state->spaces_lock);
-      transfer = &state->transfers.emplace_back(State::Transfer{start + 4 * i, kind});
+      transfer = &state->transfers.emplace_back(State::Transfer{
+          start + 4 * i, kind, dcpi::contexts::jump_target(start + 4 * i, words[i])});
     }
     qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_transfer,
                                            QEMU_PLUGIN_CB_R_REGS, transfer);

@@ -6,8 +6,8 @@
 #include <unordered_map>
 
 #include "analysis/samples/profile_table.h"
-#include "analysis/samples/profileme_latency.h"
 #include "firmware/profileme.h"
+#include "isa/ev5_unit_latency.h"
 #include "isa/print.h"
 
 namespace dcpi {
@@ -73,7 +73,7 @@ std::string disassembly(const ResolvedImage& resolved, uint64_t address) {
   return line;
 }
 
-// Issue -> completion (profileme_latency.h): a load's from its records'
+// Issue -> completion (isa/ev5_unit_latency.h): a load's from its records'
 // data latencies, any other instruction's its unit latency per retired
 // record, from its word (unknown without the ELF).
 void add_completion(ProfileMeRow& row, const ResolvedImage& resolved, uint16_t event,
@@ -86,7 +86,7 @@ void add_completion(ProfileMeRow& row, const ResolvedImage& resolved, uint16_t e
     row.complete_known = false;
     return;
   }
-  if (const std::optional<uint32_t> latency = profileme_unit_latency(*word))
+  if (const std::optional<uint32_t> latency = isa::ev5_unit_latency(*word))
     row.complete += stored.count * *latency;
 }
 

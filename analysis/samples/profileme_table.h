@@ -32,7 +32,7 @@ struct ProfileMeRow {
   uint64_t trap = 0;                        // trapped into PALcode (PROFILEME_BIT_TRAP)
   // Latencies summed over the records (cycles): register 2's, then
   // issue -> completion (a load's data latency, else its unit latency per
-  // retired record: profileme_latency.h) and load issue -> data.
+  // retired record: isa/ev5_unit_latency.h) and load issue -> data.
   uint64_t issue = 0, fetch = 0, stall = 0, complete = 0, load = 0;
   bool complete_known = true;  // every retired record's instruction was found
   // The distributions: records per log2 bucket of the slot -> issue stall

@@ -1,7 +1,7 @@
 #include "analysis/calc/frontend/estimate_scores.h"
 
 #include "analysis/calc/estimate/culprits.h"
-#include "analysis/samples/profileme_latency.h"
+#include "isa/ev5_unit_latency.h"
 
 namespace dcpi {
 namespace {
@@ -73,13 +73,13 @@ std::vector<const ProcedureRange*> scored_procedures(const CalcInputs& inputs,
   return procedures;
 }
 
-// Issue -> completion per PC (analysis/samples/profileme_latency.h): a
+// Issue -> completion per PC (isa/ev5_unit_latency.h): a
 // load's from its records' data latencies, any other instruction's unit
 // latency per retired record.
 void add_completions(const ProcedureCode& code, calc::ProfileMeRecords& records) {
   for (const calc::InstructionRecord& instruction : code.records) {
     const uint64_t pc = instruction.address;
-    if (const std::optional<uint32_t> latency = profileme_unit_latency(instruction.encoding)) {
+    if (const std::optional<uint32_t> latency = isa::ev5_unit_latency(instruction.encoding)) {
       if (const auto retired = records.retired.find(pc); retired != records.retired.end())
         records.complete[pc] = retired->second * *latency;
     } else if (const auto load = records.load.find(pc); load != records.load.end()) {

@@ -88,7 +88,7 @@ struct ProfileMeRecords {
   RecordsByAddress samples, retired, dmiss, latency;  // latency: issue + fetch + stall cycles
   RecordsByAddress aborted;                           // samples - retired
   // Issue -> completion (a load's pm_load_cycles, else retired x its unit
-  // latency: analysis/samples/profileme_latency.h) and pm_load_cycles.
+  // latency: isa/ev5_unit_latency.h) and pm_load_cycles.
   RecordsByAddress complete, load;
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "analysis/samples/profileme_latency.h"
+#include "isa/ev5_unit_latency.h"
 #include "qemu/machine/plugins/ev5/issue_slots.h"
 #include "tests/unit/ev5/encode.h"
 
@@ -166,10 +166,10 @@ TEST(Ev5ProfileUnit, AnAbortedOperateHasNoCompletionLatency) {
 TEST(Ev5ProfileMe, TheHostKnowsTheUnitLatencyTheModelRecords) {
   for (const uint32_t word : {addq(1, 1, 2), mulq(5, 5, 6)}) {
     const BlockRecord block = block_of(kPc, {word});
-    EXPECT_EQ(profileme_unit_latency(word), block.timing.instructions[0].latency);
+    EXPECT_EQ(isa::ev5_unit_latency(word), block.timing.instructions[0].latency);
   }
-  EXPECT_EQ(profileme_unit_latency(mulq(5, 5, 6)), 12u);
-  EXPECT_EQ(profileme_unit_latency(ldq(1, 2)), std::nullopt);
+  EXPECT_EQ(isa::ev5_unit_latency(mulq(5, 5, 6)), 12u);
+  EXPECT_EQ(isa::ev5_unit_latency(ldq(1, 2)), std::nullopt);
 }
 
 TEST(Ev5ProfileMe, LatencyBucketsAreLog2WithAnOpenLast) {

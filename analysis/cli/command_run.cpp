@@ -248,10 +248,12 @@ EventSet event_named(const std::string& name, const std::string& machine) {
 uint32_t modifier_kill_bits(const std::string& name, EventSet bit, const std::string& letters) {
   const std::optional<uint32_t> kill = kill_bits_of_modes(letters);
   if (!kill)
-    throw UsageError("'" + name + "': a modifier is u (user), k (kernel), p (PALmode) or a "
+    throw UsageError("'" + name +
+                     "': a modifier is u (user), k (kernel), p (PALmode) or a "
                      "combination such as uk, each once, not all three (that is no modifier)");
   if (bit == event_bit(Event::kCycles))
-    throw UsageError("cannot count '" + name + "': counter 0's cycles is PALcode's virtual clock, "
+    throw UsageError("cannot count '" + name +
+                     "': counter 0's cycles is PALcode's virtual clock, "
                      "which counts in every mode (the kill bits are the ev5 model's, on counters 1 "
                      "and 2; docs/ev5-machine.md \"Event counters\"); sample cycles without a "
                      "modifier");

@@ -11,6 +11,7 @@
 #include "driver/ring_writer.h"
 #include "driver/value_sampler.h"
 #include "firmware/control_block.h"
+#include "firmware/ev5_counters.h"
 #include "firmware/load_map.h"
 
 extern "C" {
@@ -173,6 +174,7 @@ void emit_stats(uint32_t cpu) {
   stats.stats = read_stats(cpu);
   stats.profileme_mean = profileme_interval();
   stats.profileme_pair_window = profileme_pair_window();
+  stats.event_kill = g_config.event_kill;
   add_event_counted_cycles(cpu, stats);
   uint8_t* payload =
       ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
@@ -288,13 +290,18 @@ bool list_events(uint64_t events, EventSet set, uint8_t (&list)[kMaxMuxEvents], 
 // 0 counts cycles (or issues on QEMU, where they are equal); loads and
 // stores are counter 1's, the misses and mispredicts counter 2's, which
 // only the ev5 machine has (firmware/events.h kCountableOnEv5). Anything
-// else is refused, never faked.
-int64_t set_events(uint64_t events, uint64_t mux) {
+// else is refused, never faked. `kill`: the 21164's kill bits for counters 1
+// and 2 (one set for all its counters, HRM PMCTR; dcpi run --events
+// imiss:u), 0 = every mode; all three would count nothing.
+int64_t set_events(uint64_t events, uint64_t mux, uint64_t kill) {
   if (events == 0 || events >> static_cast<uint32_t>(Event::kCount) != 0)
     return kControlBadArgument;
+  if ((kill & ~uint64_t{EV5_KILL_MASK}) != 0 || kill == EV5_KILL_MASK) return kControlBadArgument;
   const uint64_t counters12 = events & ~uint64_t{kCountableOnQemu};
   if (counters12 & ~uint64_t{kCountableOnEv5}) return kControlUncountableEvent;
   if (counters12 && !machine_has_event_counters()) return kControlUncountableEvent;
+  // Counter 0's cycles is PALcode's clock, which counts in every mode.
+  if (kill != 0 && counters12 == 0) return kControlUncountableEvent;
   constexpr EventSet kOn[kEventCounters] = {kCounter1Events, kCounter2Events};
   uint32_t n = 0, n12[kEventCounters] = {};
   uint8_t list[kMaxMuxEvents] = {}, list12[kEventCounters][kMaxMuxEvents] = {};
@@ -305,6 +312,7 @@ int64_t set_events(uint64_t events, uint64_t mux) {
   // One counter counts one event at a time: several without mux cannot be done.
   if ((n > 1 || n12[0] > 1 || n12[1] > 1) && !mux) return kControlUncountableEvent;
   g_config.events = static_cast<EventSet>(events);
+  g_config.event_kill = static_cast<uint32_t>(kill);
   g_config.mux = mux ? 1 : 0;
   g_config.mux_count = n;
   for (uint32_t i = 0; i < kMaxMuxEvents; ++i) g_config.mux_events[i] = i < n ? list[i] : list[0];
@@ -339,7 +347,7 @@ int64_t perform_locked(uint32_t command, const uint64_t args[3]) {
     case ControlCommand::kSetPeriod:
       return set_period(args[0], args[1]);
     case ControlCommand::kSetEvents:
-      return set_events(args[0], args[1]);
+      return set_events(args[0], args[1], args[2]);
     case ControlCommand::kSetValues:
       return set_values(args[0], args[1]);
     case ControlCommand::kSetChains:

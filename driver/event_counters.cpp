@@ -124,6 +124,9 @@ void event_counters_apply(CpuHot& hot) {
   // for a counter that counts, and the old selection may be one.
   pal::wrperfmon(PERFMON_FREQ, 0);
   if (!any) return;
+  // The modes they count in (dcpi run --events imiss:u): the kill bits, one
+  // set for both counters (HRM PMCTR KILLU, KILLK, KILLP).
+  pal::wrperfmon(PERFMON_OPTIONS, g_config.event_kill);
   select(hot, aux);
   pal::wrperfmon(PERFMON_FREQ, control);
   write_values(aux);

@@ -88,6 +88,9 @@ struct GlobalConfig {
   // 26), as EventCounterState's index.
   uint32_t counter_count[kEventCounters];
   uint8_t counter_events[kEventCounters][kMaxMuxEvents];
+  // Their kill bits (wrperfmon 3; one set for all counters on the 21164):
+  // 0 = every mode, EV5_KILL_KERNEL | EV5_KILL_PAL = `imiss:u`.
+  uint32_t event_kill;
 };
 
 extern GlobalConfig g_config;

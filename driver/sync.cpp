@@ -34,7 +34,8 @@ GlobalConfig g_config = {kDefaultPeriodBase,
                          1,
                          {0, 0, 0, 0},
                          {0, 0},
-                         {}};
+                         {},
+                         0};  // every mode
 alignas(64) CpuMailbox g_mailbox[kMaxCpus];
 alignas(64) CpuRequest g_request[kMaxCpus];
 uint32_t g_daemon_cpu = 0;

@@ -26,7 +26,9 @@ enum {
   DCPI_CONTROL_FLUSH = 3,      /* IPI-synchronized flush of every CPU's table (DCPI §4.2.3) */
   DCPI_CONTROL_NEW_EPOCH = 4,  /* flush, then start a new epoch (args[0] = epoch, 0 = next) */
   DCPI_CONTROL_SET_PERIOD = 5, /* args[0] = period base, args[1] = range (cycles) */
-  DCPI_CONTROL_SET_EVENTS = 6, /* args[0] = event set (firmware/events.h), args[1] = 1: mux */
+  DCPI_CONTROL_SET_EVENTS = 6, /* args[0] = event set (firmware/events.h), args[1] = 1: mux,
+                                  args[2] = counters 1 and 2's kill bits (EV5_KILL_*,
+                                  firmware/ev5_counters.h; 0 = every mode) */
   DCPI_CONTROL_SET_VALUES = 7, /* value sampling (seed 001): args[0] = N instructions
                                   (0 = off), args[1] = every k-th interrupt */
   DCPI_CONTROL_SET_CHAINS = 8  /* sampled call chains (issue 28): args[0] = stack bytes

@@ -137,7 +137,12 @@ struct StatsPayload {
   // partner 1..W fetches away and one stands for half a mean interval; 0:
   // single records (and every guest before it).
   uint32_t profileme_pair_window;
-  uint64_t reserved;
+  // The kill bits counters 1 and 2 sampled with (issue 26: dcpi run
+  // --events imiss:u; EV5_KILL_USER/KERNEL/PAL, firmware/ev5_counters.h);
+  // 0: every mode (and every guest before the modifiers, whose word here
+  // was reserved and zero).
+  uint32_t event_kill;
+  uint32_t reserved;
   // Events kCountedCyclesFirst.. (counter 1's loads and stores, issue 26):
   // absent from a 208-byte payload (a guest from before them).
   uint64_t counted_more[kCountedCyclesFirst];
@@ -147,6 +152,7 @@ inline constexpr size_t kStatsPayloadBeforeCounter1 = 208;
 static_assert(offsetof(StatsPayload, counted) == 128);
 static_assert(offsetof(StatsPayload, profileme_mean) == 192);
 static_assert(offsetof(StatsPayload, profileme_pair_window) == 196);
+static_assert(offsetof(StatsPayload, event_kill) == 200);
 static_assert(offsetof(StatsPayload, counted_more) == kStatsPayloadBeforeCounter1);
 
 // Event `event`'s counted cycles in a payload.

@@ -94,6 +94,9 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       if (whole.profileme_mean != 0) named["profileme_mean"] = whole.profileme_mean;
       if (whole.profileme_pair_window != 0)  // paired: two records per interval
         named["profileme_pair_window"] = whole.profileme_pair_window;
+      // Issue 26: the modes counters 1 and 2 counted in (the reader names
+      // their profiles `imiss:u`, profiledb/event_modes.h).
+      if (whole.event_kill != 0) named["event_kill"] = whole.event_kill;
       pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
       // The period of the samples this CPU shipped since its previous kStats
       // record (all taken with it: the driver flushes before a period change).

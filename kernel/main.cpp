@@ -104,6 +104,8 @@ BootOptions parse_command_line(const char* line) {
       options.profiler.profileme = static_cast<uint32_t>(parse_number(word + 10, length - 10));
     } else if (starts_with(word, "count=")) {  // dcpi stat (issue 26 item 4)
       options.profiler.count_events = static_cast<uint32_t>(parse_number(word + 6, length - 6));
+    } else if (starts_with(word, "ekill=")) {  // dcpi run --events imiss:u (issue 26)
+      options.profiler.event_kill = static_cast<uint32_t>(parse_number(word + 6, length - 6));
     } else if (starts_with(word, "emux=")) {
       options.profiler.events_mux = length > 5 && word[5] == '1';
     } else if (starts_with(word, "period_range=")) {

@@ -59,12 +59,12 @@ void configure(const Options& options) {
               options.period_base, options.period_range, status);
   }
   if (options.events != 0) {
-    const uint64_t args[3] = {options.events, options.events_mux ? 1u : 0u, 0};
+    const uint64_t args[3] = {options.events, options.events_mux ? 1u : 0u, options.event_kill};
     const int64_t status = dcpi::driver::control_from_user(
         static_cast<uint32_t>(dcpi::ControlCommand::kSetEvents), args);
     if (status != dcpi::kControlOk)
-      kprintf("dcpi-kernel: events %#x refused (status %ld); sampling cycles\n", options.events,
-              status);
+      kprintf("dcpi-kernel: events %#x (kill bits %#x) refused (status %ld); sampling cycles\n",
+              options.events, options.event_kill, status);
   }
   if (options.count_events != 0) {  // dcpi stat (issue 26 item 4)
     const int64_t status = dcpi::driver::counting_configure(options.count_events);

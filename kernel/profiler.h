@@ -19,6 +19,7 @@ struct Options {
   uint32_t period_range = 0;    // period_range=N
   uint32_t events = 0;          // events=N: the event set (firmware/events.h); 0 = cycles
   bool events_mux = false;      // emux=1: time-multiplex them (DCPI §4.1 "mux")
+  uint32_t event_kill = 0;      // ekill=N: counters 1 and 2's kill bits (imiss:u), 0 = all modes
   uint32_t count_events = 0;    // count=N: counting mode's events (dcpi stat; 0 = off)
   uint32_t profileme = 0;       // profileme=N: ProfileMe every ~N fetched instructions, 1 = default
   uint32_t profileme_pair = 0;  // profileme_pair=W: paired sampling, window W (issue 27 item 2)

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "profiledb/container.h"
+#include "profiledb/event_modes.h"
 #include "profiledb/profile_format.h"
 
 namespace dcpi {
@@ -193,6 +194,15 @@ std::vector<ProfileInfo> ProfileDatabase::profiles(uint64_t epoch) const {
   if (error)
     throw ProfileDatabaseError("cannot list epoch " + std::to_string(epoch) + " in " +
                                directory_.string() + ": " + error.message());
+  // Issue 26: counters 1 and 2's events say the modes they were counted in
+  // ("imiss:u"), from the kill bits the driver recorded for the epoch; the
+  // stored name stays the plain one (older databases read as before).
+  if (!profiles.empty() && fs::exists(epoch_directory(epoch) / kEpochMetaName)) {
+    const std::string suffix = mode_suffix(epoch_kill_bits(epoch_metadata(epoch)));
+    if (!suffix.empty())
+      for (ProfileInfo& info : profiles)
+        if (event_has_modes(info.event)) info.event_name += suffix;
+  }
   std::sort(profiles.begin(), profiles.end(), [](const ProfileInfo& a, const ProfileInfo& b) {
     return std::tie(a.image.path, a.image.build_id, a.event) <
            std::tie(b.image.path, b.image.build_id, b.event);
@@ -203,6 +213,7 @@ std::vector<ProfileInfo> ProfileDatabase::profiles(uint64_t epoch) const {
 Profile ProfileDatabase::read_profile(const ProfileInfo& info) const {
   Profile profile = read_profile_file(info.file);
   profile.info.epoch = info.epoch;
+  profile.info.event_name = info.event_name;  // with the epoch's modes (profiles())
   return profile;
 }
 

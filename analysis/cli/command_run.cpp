@@ -30,6 +30,7 @@
 #include "hostdump/run/program_run.h"
 #include "hostdump/run/workload_outcome.h"
 #include "hostdump/values/value_capture.h"
+#include "profiledb/event_modes.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi {
@@ -74,7 +75,11 @@ const std::string_view kRunUsage =
     "               DCPI's configurations default (cycles,imiss) and mux (cycles with\n"
     "               imiss, dmiss and branchmp rotated on counter 2); misses and\n"
     "               mispredicts (counter 2), loads and stores (counter 1, beside\n"
-    "               counter 2) need --machine ev5 (the qemu machine counts cycles)\n"
+    "               counter 2) need --machine ev5 (the qemu machine counts cycles);\n"
+    "               perf's modifiers on those: imiss:u (user mode only), :k (kernel),\n"
+    "               :p (PALmode), or two (:uk): the 21164's kill bits, one set for all\n"
+    "               its counters (counters 1 and 2's events take the same one);\n"
+    "               cycles (PALcode's clock) counts in every mode and takes none\n"
     "  --machine    whose time the guest runs on: qemu (default; one cycle per\n"
     "               instruction, exact and fast) or ev5 (our patched QEMU with a model of\n"
     "               the Alpha 21164 charging its stalls to the guest clock; slower)\n"
@@ -237,10 +242,30 @@ EventSet event_named(const std::string& name, const std::string& machine) {
                    countable_events(machine) + ")");
 }
 
+// An event's modifier (perf's `:u`, `:k`, and `:p` for PALmode; issue 26):
+// the 21164's kill bits (profiledb/event_modes.h). Counter 0's cycles is
+// PALcode's virtual clock, which counts in every mode: refused.
+uint32_t modifier_kill_bits(const std::string& name, EventSet bit, const std::string& letters) {
+  const std::optional<uint32_t> kill = kill_bits_of_modes(letters);
+  if (!kill)
+    throw UsageError("'" + name +
+                     "': a modifier is u (user), k (kernel), p (PALmode) or a "
+                     "combination such as uk, each once, not all three (that is no modifier)");
+  if (bit == event_bit(Event::kCycles))
+    throw UsageError("cannot count '" + name +
+                     "': counter 0's cycles is PALcode's virtual clock, "
+                     "which counts in every mode (the kill bits are the ev5 model's, on counters 1 "
+                     "and 2; docs/ev5-machine.md \"Event counters\"); sample cycles without a "
+                     "modifier");
+  return *kill;
+}
+
 // --events: a list of event names, or DCPI's configurations (§4.1):
 // "default" = cycles,imiss; "mux" = cycles with imiss, dmiss and branchmp
 // rotated on counter 2. A list that gives counter 2 more than one event is
-// time-multiplexed too. Cycles is always sampled (counter 0 runs).
+// time-multiplexed too. Cycles is always sampled (counter 0 runs). An event
+// may carry a mode modifier (imiss:u); the 21164 has one set of kill bits
+// for all its counters (HRM PMCTR), so counters 1 and 2's events must agree.
 void parse_events(const std::string& events, const std::string& machine, RunRequest& run) {
   std::string list_text = events;
   if (events == "default") list_text = "cycles,imiss";
@@ -248,7 +273,21 @@ void parse_events(const std::string& events, const std::string& machine, RunRequ
   std::stringstream list(list_text);
   std::string name;
   EventSet set = 0;
-  while (std::getline(list, name, ',')) set |= event_named(name, machine);
+  std::optional<std::pair<std::string, uint32_t>> modes;  // the first event of counters 1, 2
+  while (std::getline(list, name, ',')) {
+    const size_t colon = name.find(':');
+    const EventSet bit = event_named(name.substr(0, colon), machine);
+    const uint32_t kill =
+        colon == std::string::npos ? 0 : modifier_kill_bits(name, bit, name.substr(colon + 1));
+    set |= bit;
+    if (!(bit & kCountableOnEv5)) continue;
+    if (!modes) modes.emplace(name, kill);
+    if (modes->second != kill)
+      throw UsageError("'" + modes->first + "' and '" + name + "' count in different modes: the " +
+                       "21164 has one set of kill bits (PMCTR KILLU, KILLK, KILLP) for all its " +
+                       "counters; give counters 1 and 2's events the same modifier");
+  }
+  run.event_kill = modes ? modes->second : 0;
   // One event per counter at a time: a counter (1: loads, stores; 2: the
   // misses and mispredicts) given several rotates them.
   const EventSet counter1 = set & kCounter1Events, counter2 = set & kCounter2Events;

@@ -225,6 +225,7 @@ std::string kernel_command_line(const RunRequest& options) {
     line += (i == 0 ? " output=" : ",") + options.outputs[i];
   if (options.events != 0) line += " events=" + std::to_string(options.events);
   if (options.events_mux) line += " emux=1";
+  if (options.event_kill != 0) line += " ekill=" + std::to_string(options.event_kill);
   if (options.count_events != 0) line += " count=" + std::to_string(options.count_events);
   if (options.profileme != 0) line += " profileme=" + std::to_string(options.profileme);
   if (options.profileme_pair != 0)

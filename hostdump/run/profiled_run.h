@@ -49,6 +49,8 @@ struct RunRequest {
   // the driver's default (cycles); with events_mux, time-multiplexed.
   uint32_t events = 0;
   bool events_mux = false;
+  // Counters 1 and 2's kill bits (--events imiss:u; kernel ekill=), 0: every mode.
+  uint32_t event_kill = 0;
   // dcpi stat (issue 26 item 4): counting mode's events (kernel count=), 0: off.
   uint32_t count_events = 0;
   // dcpi run --profileme (issue 27): instruction sampling every ~N fetched

@@ -27,6 +27,9 @@ event samples.
   6-instruction loop with few I-cache misses of its own) more than three
   times what its own misses warrant (~5.7 seen, 39 samples for 6.8).
 
+(`--events cycles,imiss:u,dmiss:u` counts user mode only, and the blind
+spot leaves those samples: tests/qemu/ev5_event_modes.py.)
+
 Usage: ev5_pc_events.py BUILD_DIR [KEEP_DIR]
 """
 import json

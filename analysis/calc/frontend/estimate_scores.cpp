@@ -2,6 +2,7 @@
 
 #include "analysis/calc/estimate/culprits.h"
 #include "isa/ev5_unit_latency.h"
+#include "profiledb/event_modes.h"
 
 namespace dcpi {
 namespace {
@@ -127,6 +128,19 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
   run.profileme = calc::score_profileme(records, run.truth, procedures);
 }
 
+// The truth's events a profile named `event` could have counted: with a
+// modifier (imiss:u, issue 26) only those at PCs of its modes (an event at a
+// user PC happens in user mode; profiledb/event_modes.h counts_at).
+std::unordered_map<uint64_t, uint64_t> events_in_modes(
+    const std::unordered_map<uint64_t, uint64_t>& events, const std::string& event) {
+  const uint32_t kill = kill_bits_of_event_name(event).value_or(0);
+  if (kill == 0) return events;
+  std::unordered_map<uint64_t, uint64_t> kept;
+  for (const auto& [pc, n] : events)
+    if (counts_at(kill, pc)) kept.emplace(pc, n);
+  return kept;
+}
+
 }  // namespace
 
 void score_estimates(const CalcInputs& inputs, const std::optional<std::string>& procedure,
@@ -141,8 +155,10 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
   for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
   run.placement = calc::score_placement_in(inputs.samples.cycles, run.truth, ranges);
   for (const auto& [event, samples] : inputs.samples.events)
-    if (const auto truth = run.truth.pc_events().find(event); truth != run.truth.pc_events().end())
-      run.event_placement[event] = calc::score_event_placement_in(samples, truth->second, ranges);
+    if (const auto truth = run.truth.pc_events().find(std::string(event_base_name(event)));
+        truth != run.truth.pc_events().end())
+      run.event_placement[event] =
+          calc::score_event_placement_in(samples, events_in_modes(truth->second, event), ranges);
   score_profileme_records(inputs, procedure, run);
 }
 

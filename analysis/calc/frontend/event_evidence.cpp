@@ -5,11 +5,13 @@
 
 #include "analysis/calc/frontend/inputs.h"
 #include "firmware/events.h"
+#include "profiledb/event_modes.h"
 
 namespace dcpi {
 
-std::optional<calc::StallCause> cause_of_event(const std::string& event) {
+std::optional<calc::StallCause> cause_of_event(const std::string& name) {
   using calc::StallCause;
+  const std::string_view event = event_base_name(name);  // imiss:u is imiss evidence too
   if (event == "imiss") return StallCause::kICacheMiss;
   if (event == "itbmiss") return StallCause::kItbMiss;
   if (event == "dmiss") return StallCause::kDCacheMiss;
@@ -19,6 +21,21 @@ std::optional<calc::StallCause> cause_of_event(const std::string& event) {
 }
 
 namespace {
+
+// The image's samples of event `name`: its plain profile, or one counted in
+// some modes only (imiss:u, issue 26) when those modes are the image's own
+// (its cycle samples' PCs: a user program's under `:u`); a kernel image's
+// `imiss:u` profile is not "no misses" but "not counted".
+std::map<std::string, calc::SamplesByAddress>::const_iterator find_event(
+    const ImageSamples& samples, const std::string& name) {
+  if (const auto plain = samples.events.find(name); plain != samples.events.end()) return plain;
+  for (auto it = samples.events.begin(); it != samples.events.end(); ++it) {
+    if (event_base_name(it->first) != name) continue;
+    const uint32_t kill = kill_bits_of_event_name(it->first).value_or(0);
+    if (!samples.cycles.empty() && counts_at(kill, samples.cycles.begin()->first)) return it;
+  }
+  return samples.events.end();
+}
 
 bool is_profileme_use(const EventEvidenceUse& u) { return u.event.starts_with("pm_"); }
 
@@ -114,7 +131,7 @@ calc::CulpritOptions culprit_options(const ImageSamples& samples, double cycles_
   const double assumed = kEventInterruptPeriod * double(std::max<size_t>(s.sharing, 1));
   s.shares_recorded = true;
   for (const char* name : kEventNames) {  // firmware/events.h order: imiss, dmiss, branchmp, ...
-    const auto found = samples.events.find(name);
+    const auto found = find_event(samples, name);
     const std::optional<calc::StallCause> cause = cause_of_event(name);
     if (found == samples.events.end() || !cause) continue;
     const auto& [event, by_address] = *found;

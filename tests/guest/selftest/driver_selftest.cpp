@@ -230,6 +230,7 @@ void test_control() {
   block.command = static_cast<uint32_t>(ControlCommand::kSetEvents);
   block.args[0] = imiss;
   block.args[1] = 0;
+  block.args[2] = 0;  // every mode
   __atomic_store_n(&block.request_sequence, block.request_sequence + 1, __ATOMIC_RELEASE);
   drv::daemon_step();
   kprintf("DCPI-TEST control block done=%lu requested=%lu status=%ld\n", block.done_sequence,

@@ -21,9 +21,6 @@ constexpr uint32_t kEventPeriodRange = EV5_EVENT_PERIOD_RANGE;
 static_assert(kEventPeriodBase + kEventPeriodRange < (1u << EV5_CTR2_WIDTH));
 // Each counter's stream, apart from counter 0's and from each other.
 constexpr uint32_t kEventSeed[kEventCounters] = {0x6c078965, 0x2545f491};
-constexpr uint32_t kWidth[kEventCounters] = {EV5_CTR1_WIDTH, EV5_CTR2_WIDTH};
-constexpr uint32_t kShift[kEventCounters] = {EV5_CTR1_SHIFT, EV5_CTR2_SHIFT};
-constexpr uint64_t kControlShift[kEventCounters] = {EV5_CTL1_SHIFT, EV5_CTL2_SHIFT};
 
 // Counter 0's SEL0 with the selections counters 1 and 2 have now: one mux
 // word sets all three.
@@ -40,12 +37,8 @@ void write_values(const CpuAux& aux) {
   uint64_t word = 0;
   for (uint32_t k = 0; k < kEventCounters; ++k)
     if (aux.counter[k].count)
-      word |= uint64_t{aux.counter[k].value[aux.counter[k].index]} << kShift[k];
+      word |= uint64_t{aux.counter[k].value[aux.counter[k].index]} << kEventCounterShift[k];
   pal::wrperfmon(PERFMON_WRITE_EVENTS, word);
-}
-
-uint16_t value_in(uint64_t read, uint32_t k) {
-  return static_cast<uint16_t>((read >> kShift[k]) & ((1u << kWidth[k]) - 1));
 }
 
 }  // namespace
@@ -94,7 +87,7 @@ namespace {
 uint16_t draw_start(EventCounterState& counter, uint32_t k) {
   counter.seed = park_miller_next(counter.seed);
   const uint32_t period = kEventPeriodBase + scale_to_range(counter.seed, kEventPeriodRange);
-  return static_cast<uint16_t>((1u << kWidth[k]) - period);
+  return static_cast<uint16_t>((1u << kEventCounterWidth[k]) - period);
 }
 
 }  // namespace
@@ -115,7 +108,7 @@ void event_counters_apply(CpuHot& hot) {
     counter.since = static_cast<uint32_t>(pal::rpcc());
     if (counter.seed == 0) counter.seed = kEventSeed[k] + hot.cpu;
     for (uint32_t i = 0; i < counter.count; ++i) counter.value[i] = draw_start(counter, k);
-    control |= uint64_t{EV5_CTL_WRAP} << kControlShift[k];
+    control |= uint64_t{EV5_CTL_WRAP} << kEventCounterControlShift[k];
     enable |= uint64_t{1} << (k + 1);
   }
   if (!any && !was_programmed) return;  // never used on this CPU: the qemu machine too
@@ -144,7 +137,7 @@ void event_counters_rotate(CpuHot& hot) {
   for (uint32_t k = 0; k < kEventCounters; ++k) {
     EventCounterState& counter = aux.counter[k];
     if (!counter.count) continue;
-    counter.value[counter.index] = value_in(read, k);
+    counter.value[counter.index] = event_counter_value(read, k);
     if (counter.count < 2) continue;
     aux.counted_cycles[counter.events[counter.index]] += now - counter.since;
     counter.since = now;
@@ -165,7 +158,7 @@ void event_counters_reload(CpuHot& hot, uint32_t k) {
   const uint32_t other = 1 - k;
   if (aux.counter[other].count) {
     const auto read = static_cast<uint64_t>(pal::wrperfmon(PERFMON_READ, 0));
-    aux.counter[other].value[aux.counter[other].index] = value_in(read, other);
+    aux.counter[other].value[aux.counter[other].index] = event_counter_value(read, other);
   }
   EventCounterState& counter = aux.counter[k];
   counter.value[counter.index] = draw_start(counter, k);

@@ -31,9 +31,6 @@ constexpr uint64_t kCounter0 = 1u << 0;  // wrperfmon 0/1: bit N = counter N
 constexpr uint64_t kCounter0Wrap = uint64_t{1} << EV5_CTR0_WIDTH;
 // Counters 1 and 2 by EventCounterState's index (driver/internal.h).
 constexpr uint64_t kCounterBit[kEventCounters] = {1u << 1, 1u << 2};
-constexpr uint32_t kWidth[kEventCounters] = {EV5_CTR1_WIDTH, EV5_CTR2_WIDTH};
-constexpr uint32_t kShift[kEventCounters] = {EV5_CTR1_SHIFT, EV5_CTR2_SHIFT};
-constexpr uint64_t kControlShift[kEventCounters] = {EV5_CTL1_SHIFT, EV5_CTL2_SHIFT};
 constexpr uint64_t kOverflowBit[kEventCounters] = {EV5_OVERFLOW_CTR1, EV5_OVERFLOW_CTR2};
 
 // The configuration every CPU programs itself from, lazily, at its first
@@ -110,7 +107,7 @@ void program(uint32_t cpu) {
   pal::wrperfmon(PERFMON_MUX, counting_mux(cpu, state));
   uint64_t control = g_counting.instructions ? uint64_t{EV5_CTL_WRAP} << EV5_CTL0_SHIFT : 0;
   for (uint32_t k = 0; k < kEventCounters; ++k)
-    if (g_counting.on_count[k]) control |= uint64_t{EV5_CTL_WRAP} << kControlShift[k];
+    if (g_counting.on_count[k]) control |= uint64_t{EV5_CTL_WRAP} << kEventCounterControlShift[k];
   pal::wrperfmon(PERFMON_FREQ, control);
   if (g_counting.slots) {
     select_turns(cpu);
@@ -138,7 +135,7 @@ void harvest(uint32_t cpu) {
   for (uint32_t k = 0; k < kEventCounters; ++k) {
     if (!g_counting.on_count[k]) continue;
     const uint32_t slot = slot_now(state, k);
-    const uint64_t value = (read >> kShift[k]) & ((uint64_t{1} << kWidth[k]) - 1);
+    const uint64_t value = event_counter_value(read, k);
     state.pending.count[slot] += state.wraps[k] + value;
     state.pending.counted_cycles[slot] += now - state.since;
     state.wraps[k] = 0;
@@ -224,7 +221,7 @@ bool counting_overflow(uint64_t overflowed) {
   if (!counting_active() || !uses_counters()) return false;
   CountingCpu& state = g_counting_cpu[static_cast<uint32_t>(pal::whami())];
   for (uint32_t k = 0; k < kEventCounters; ++k)
-    if (overflowed & kOverflowBit[k]) state.wraps[k] += uint64_t{1} << kWidth[k];
+    if (overflowed & kOverflowBit[k]) state.wraps[k] += uint64_t{1} << kEventCounterWidth[k];
   if (overflowed & EV5_OVERFLOW_CTR0) state.issue_wraps += kCounter0Wrap;
   return true;
 }

@@ -5,6 +5,7 @@
 
 #include "driver/driver.h"
 #include "driver/percpu.h"
+#include "firmware/ev5_counters.h"
 
 namespace dcpi::driver {
 
@@ -45,6 +46,19 @@ static_assert(sizeof(CpuRequest) == 64);
 // while another has the counter (mux), so no event's count finishes
 // another's.
 inline constexpr uint32_t kEventCounters = 2;  // index 0: counter 1, 1: counter 2
+// Each one's width, its field in wrperfmon 5's read and 9's write, and its
+// CTL field (firmware/ev5_counters.h), by that index: sampling
+// (event_counters.cpp) and counting (event_counting.cpp) program the same
+// two counters.
+inline constexpr uint32_t kEventCounterWidth[kEventCounters] = {EV5_CTR1_WIDTH, EV5_CTR2_WIDTH};
+inline constexpr uint32_t kEventCounterShift[kEventCounters] = {EV5_CTR1_SHIFT, EV5_CTR2_SHIFT};
+inline constexpr uint64_t kEventCounterControlShift[kEventCounters] = {EV5_CTL1_SHIFT,
+                                                                       EV5_CTL2_SHIFT};
+// Counter `k`'s value in a wrperfmon 5 read.
+inline uint16_t event_counter_value(uint64_t read, uint32_t k) {
+  return static_cast<uint16_t>((read >> kEventCounterShift[k]) &
+                               ((uint64_t{1} << kEventCounterWidth[k]) - 1));
+}
 struct EventCounterState {
   uint8_t events[kMaxMuxEvents];
   uint8_t count;

@@ -48,7 +48,7 @@ void ThreadContexts::resolve(uint64_t pc) {
   if (pending == Pending::kReturn || pending == Pending::kCoroutine) leave(pending_sp_, pc);
   if (pending == Pending::kCall || pending == Pending::kCoroutine)
     enter(pending_site_, pending_sp_, pc);
-  if (pending == Pending::kTailJump && !frames_.empty() && frames_.back().sp == pending_sp_) {
+  if (pending == Pending::kTailJump && at_frame_sp(pending_sp_)) {
     Frame& frame = frames_.back();
     const uint32_t caller = frames_.size() > 1 ? frames_[frames_.size() - 2].node : 0;
     const uint32_t node = callee_node(caller, frame.return_address - 4, pc);

@@ -42,11 +42,13 @@ inline uint64_t jump_target(uint64_t pc, uint32_t word) {
 // past the gp set-up without calling); a procedure without gp set-up is
 // not recognised, and its tail calls stay its caller's context.
 inline bool is_tail_call_target(uint32_t two_before, uint32_t one_before) {
-  auto fields = [](uint32_t word, uint32_t opcode, uint32_t ra, uint32_t rb) {
-    return (word >> 26) == opcode && ((word >> 21) & 31) == ra && ((word >> 16) & 31) == rb;
+  auto is = [](uint32_t word, isa::Operation operation, uint8_t ra, uint8_t rb) {
+    const isa::Instruction in = isa::decode(word);
+    return in.operation == operation && in.ra == ra && in.rb == rb;
   };
-  constexpr uint32_t kLdah = 0x09, kLda = 0x08, kGp = 29, kPv = 27;
-  return fields(two_before, kLdah, kGp, kPv) && fields(one_before, kLda, kGp, kGp);
+  constexpr uint8_t kGp = 29, kPv = 27;
+  return is(two_before, isa::Operation::kLdah, kGp, kPv) &&
+         is(one_before, isa::Operation::kLda, kGp, kGp);
 }
 
 }  // namespace dcpi::contexts

@@ -167,6 +167,18 @@ void add_pc_counts(const char* name, const CountsByKey& counts, Totals& totals) 
 // ProfileMe's truths (issue 27), once the unit was armed: wasted issue
 // slots per PC in a paired run (issue_slots.h), the wrong path's squashed
 // fetches per PC.
+// A latency distribution's lines: each bucket's whole-file line, 0
+// included, and its counts per PC (`buckets` keyed by (truth key, bucket)).
+template <typename Buckets>
+void add_bucket_counts(const char* const (&names)[PROFILEME_LATENCY_BUCKETS],
+                       const Buckets& buckets, Totals& totals) {
+  for (const char* name : names) totals.events[name];
+  for (const auto& [key, n] : buckets) {
+    totals.of(key.first).events[{names[key.second], truth_pc_of(key.first)}] += n;
+    totals.events[names[key.second]] += n;
+  }
+}
+
 void add_profileme_truth(const VcpuModel& vcpu, Totals& totals) {
   if (vcpu.issue_slots_watched())
     add_pc_counts("wasted_slots", vcpu.issue_slots().wasted(), totals);
@@ -176,19 +188,8 @@ void add_profileme_truth(const VcpuModel& vcpu, Totals& totals) {
   add_pc_counts("trap", latency.traps, totals);
   add_pc_counts(kLoadLatency, latency.load_cycles, totals);
   add_pc_counts(kCompleteLatency, latency.load_cycles, totals);  // a load completes with its data
-  // Each bucket's line, 0 included, and its counts per PC.
-  for (uint32_t k = 0; k < PROFILEME_LATENCY_BUCKETS; ++k) {
-    totals.events[kStallBuckets[k]];
-    totals.events[kLoadBuckets[k]];
-  }
-  for (const auto& [key, n] : latency.stall_buckets) {
-    totals.of(key.first).events[{kStallBuckets[key.second], truth_pc_of(key.first)}] += n;
-    totals.events[kStallBuckets[key.second]] += n;
-  }
-  for (const auto& [key, n] : latency.load_buckets) {
-    totals.of(key.first).events[{kLoadBuckets[key.second], truth_pc_of(key.first)}] += n;
-    totals.events[kLoadBuckets[key.second]] += n;
-  }
+  add_bucket_counts(kStallBuckets, latency.stall_buckets, totals);
+  add_bucket_counts(kLoadBuckets, latency.load_buckets, totals);
 }
 
 void add_events(const VcpuModel& vcpu, Totals& totals) {

@@ -127,15 +127,6 @@ bool read_code_word(uint64_t address, uint32_t& word) {
   return true;
 }
 
-// Whether a br's target is just past a procedure's gp set-up (a tail call's;
-// transfer_kind.h). Read each time: a jump's target page may be mapped
-// later, and only jumps made with the frame freed get here.
-bool is_tail_call_target(uint64_t target) {
-  uint32_t two_before = 0, one_before = 0;
-  return read_code_word(target - 8, two_before) && read_code_word(target - 4, one_before) &&
-         dcpi::contexts::is_tail_call_target(two_before, one_before);
-}
-
 // A user block's head: a pending call or return resolves here (as the
 // first instruction would resolve it), then the paths follow.
 void on_user_block(unsigned int index, void* userdata) {
@@ -173,7 +164,10 @@ void on_control(unsigned int index, void* userdata) {
   if (info.kind == Kind::kCall) tree.call(info.pc, sp);
   if (info.kind == Kind::kReturn) tree.ret(sp);
   if (info.kind == Kind::kCoroutine) tree.coroutine(info.pc, sp);
-  if (info.kind == Kind::kJump && tree.at_frame_sp(sp) && is_tail_call_target(info.target))
+  // The target's code is read each time (its page may be mapped later),
+  // and only for jumps made with the frame freed (transfer_kind.h).
+  if (info.kind == Kind::kJump && tree.at_frame_sp(sp) &&
+      dcpi::contexts::lands_on_tail_call_target(info.target, read_code_word))
     tree.tail_jump(sp);
 }
 

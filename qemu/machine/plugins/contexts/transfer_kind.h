@@ -51,4 +51,13 @@ inline bool is_tail_call_target(uint32_t two_before, uint32_t one_before) {
          is(one_before, isa::Operation::kLda, kGp, kGp);
 }
 
+// The same, reading the two words before `target` with the plugin's
+// `read(address, word)` (false when unreadable: no tail call).
+template <typename ReadWord>
+bool lands_on_tail_call_target(uint64_t target, ReadWord read) {
+  uint32_t two_before = 0, one_before = 0;
+  return read(target - 8, two_before) && read(target - 4, one_before) &&
+         is_tail_call_target(two_before, one_before);
+}
+
 }  // namespace dcpi::contexts

@@ -411,11 +411,8 @@ void on_transfer(unsigned int vcpu, void* userdata) {
   if (transfer->kind == dcpi::contexts::TransferKind::kJump) {
     // A tail call only with the frame freed and a procedure's entry as the
     // target (contexts/transfer_kind.h): the code is read only then.
-    uint32_t two_before = 0, one_before = 0;
     if (!state->contexts->at_frame_sp(vcpu, sp) ||
-        !read_code_word(transfer->target - 8, two_before) ||
-        !read_code_word(transfer->target - 4, one_before) ||
-        !dcpi::contexts::is_tail_call_target(two_before, one_before))
+        !dcpi::contexts::lands_on_tail_call_target(transfer->target, read_code_word))
       return;
   }
   state->contexts->transfer(vcpu, transfer->kind, transfer->pc, sp);

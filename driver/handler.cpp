@@ -185,8 +185,7 @@ void value_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame* fram
     --hot.value_countdown;
     return;
   }
-  hot.value_countdown = static_cast<uint8_t>(value_every(hot.cpu));
-  value_sample(hot, frame);
+  value_sample(hot, frame);  // also restarts the countdown
 }
 
 // For the guest self-tests only (test=period, tests/guest/selftest): the

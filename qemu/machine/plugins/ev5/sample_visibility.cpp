@@ -63,7 +63,16 @@ void SampleVisibility::waited(int64_t cycles, uint64_t head) {
     deferred_ += drawn ? w : static_cast<double>(cycles);
     return;
   }
-  visible_[truth_key(resume_pc(head), space_)] += drawn ? w : landing(static_cast<double>(cycles));
+  const double landed = drawn ? w : landing(static_cast<double>(cycles));
+  // Into PAL: an overflow pending at the resume is taken at once, at the
+  // interrupted PC, which is where PAL returns to. After a block that ran
+  // to its end that PC is not known yet (a taken branch goes elsewhere than
+  // the fall-through): it lands where PAL returns (enter()).
+  if (is_palcode_address(head)) {
+    wait_at_return_ += landed;
+    return;
+  }
+  visible_[truth_key(head, space_)] += landed;
 }
 
 // Where the CPU goes on before `head` is entered: `head`, or, when it is
@@ -125,6 +134,10 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
            : pal      ? State::kPal
            : masked() ? State::kHighIpl
                       : State::kCounting;
+  if (state_ == State::kCounting && wait_at_return_ != 0) {  // back where it was interrupted
+    visible_[truth_key(head, space_)] += wait_at_return_;
+    wait_at_return_ = 0;
+  }
   if (!pal) {
     const isa::Instruction last = isa::decode(last_word);
     called_reload_ = is_call_pal(last, CALL_PAL_WRPERFMON) || is_call_pal(last, CALL_PAL_RTIPERF);

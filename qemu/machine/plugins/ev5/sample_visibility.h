@@ -71,8 +71,8 @@ class SampleVisibility {
   // The CPU waited `cycles` of the one virtual clock for its round-robin
   // turn (other CPUs ran; docs/ev5-machine.md "SMP"): its counter counted
   // them, and an overflow among them is taken where it resumes, before
-  // `head` is entered (so before enter()). Not after a wtint: the reported
-  // sleep holds that wait.
+  // `head` is entered (so before enter()); when `head` is PAL's, where PAL
+  // returns to. Not after a wtint: the reported sleep holds that wait.
   void waited(int64_t cycles, uint64_t head);
   State state() const { return state_; }
   // The processor's IPL from now on (PAL's mtpr PS, the kernel's swpipl).
@@ -126,6 +126,9 @@ class SampleVisibility {
   // which land where the interrupted context resumes.
   double deferred_ = 0, held_ = 0;
   double slept_ = 0;  // reported sleeps of the masked stretch
+  // A wait that ended in PAL (an interrupt taken at the resume): it lands
+  // where PAL returns to, the interrupted PC (waited()).
+  double wait_at_return_ = 0;
   int64_t waited_total_ = 0;
   bool interrupted_ = false;
   uint32_t space_ = 0;

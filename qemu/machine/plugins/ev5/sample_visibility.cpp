@@ -120,9 +120,8 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   // ends its block): where the kernel goes on, or where an interrupt pending
   // meanwhile is taken at once.
   if (!in_pal_ && !masked() && (deferred_ != 0 || slept_ != 0)) land_deferred(resume);
-  if (pal) enter_pal(head - kKsegBase, resume);
+  if (pal) enter_pal(head - kKsegBase);
   if (!pal && in_pal_) leave_pal(head);
-  if (!pal) wake_ = 0;
   in_pal_ = pal;
   if (reload) {  // the PAL entry that writes the counter: a new count
     armed_ = true;
@@ -146,18 +145,19 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   }
 }
 
-void SampleVisibility::enter_pal(uint64_t offset, uint64_t resume) {
-  // Out of an unreported wtint (QEMU runs it inline: the CPU halts until an
-  // interrupt) into PAL: where the CPU woke.
-  if (!in_pal_ && called_wtint_ && state_ == State::kCounting) wake_ = resume;
-  if (offset == PAL_COUNTER_DELIVERY && wake_ != 0 && slept_ == 0 && drawn_ != 0 && period_ != 0) {
-    // Woken by the overflow itself: the sleep ran the count to the drawn
-    // period, so the rest of its weight is the sleep's and lands where the
-    // CPU woke.
+void SampleVisibility::enter_pal(uint64_t offset) {
+  if (offset == PAL_COUNTER_DELIVERY && drawn_ != 0 && period_ != 0 &&
+      elapsed_ < static_cast<double>(drawn_)) {
+    // The overflow came before the model's count reached the drawn period:
+    // the CPU slept through the rest in an unreported wtint (QEMU runs it
+    // inline: the halt's cycles are no instruction's), at IPL 0 or, as the
+    // boot CPU's idle loop does, at IPL 7 until a swpipl lowers it. The
+    // rest of the weight is the sleep's; it lands where the interrupt is
+    // taken, which is where PAL returns to (after the wtint, or after the
+    // swpipl).
     const double mean = period_ + range_ / 2.0;
-    const double rest = cumulative_hazard(static_cast<double>(drawn_)) -
-                        cumulative_hazard(std::min(elapsed_, static_cast<double>(drawn_)));
-    if (rest > 0) visible_[truth_key(wake_, space_)] += mean * rest;
+    wait_at_return_ +=
+        mean * (cumulative_hazard(static_cast<double>(drawn_)) - cumulative_hazard(elapsed_));
   }
   if (offset == PAL_COUNTER_DELIVERY) {
     // A sample: the interrupt's own PAL cycles came after the overflow,

@@ -97,7 +97,7 @@ class SampleVisibility {
   // The weight of the next `cycles` counted cycles (above), as cycles.
   double weight(int64_t cycles);
   double cumulative_hazard(double elapsed) const;
-  void enter_pal(uint64_t offset, uint64_t resume);
+  void enter_pal(uint64_t offset);
   void leave_pal(uint64_t head);
   void land_deferred(uint64_t head);
   bool masked() const { return ipl_ >= kMaskingIpl; }
@@ -121,7 +121,6 @@ class SampleVisibility {
   // rtiperf), the return from an interrupt (rti, rtiperf), or neither.
   bool called_reload_ = false, called_return_ = false, returning_ = false;
   bool called_wtint_ = false;
-  uint64_t wake_ = 0;  // where the CPU woke from an unreported wtint, while in PAL
   // PAL cycles of this stretch, and of stretches an interrupt cut short,
   // which land where the interrupted context resumes.
   double deferred_ = 0, held_ = 0;

@@ -41,6 +41,10 @@ QEMU_PLUGIN_API
 bool qemu_plugin_icount_interrupt_at_charge(uint64_t word);
 QEMU_PLUGIN_API
 void qemu_plugin_icount_interrupt_capable(uint64_t bits);
+// Round-robin turns drawn independently of timer deadlines (issue 25): weak.
+QEMU_PLUGIN_API
+void qemu_plugin_icount_random_slices(uint64_t units);
+#pragma weak qemu_plugin_icount_random_slices
 // The 21164's skid (issue 26 item 1): a counter interrupt some cycles later.
 QEMU_PLUGIN_API
 bool qemu_plugin_icount_interrupt_after(uint64_t word, uint64_t units);

@@ -51,6 +51,12 @@ struct Machine {
   // after the load"); 0 (the default) puts it on the event's own
   // instruction, which is what the placement checks score.
   uint32_t counter_skid = 0;
+  // Several vCPUs: each round-robin turn lasts [rr_slice, 2 rr_slice)
+  // cycles drawn independently of the timer deadlines (our QEMU patch's
+  // qemu_plugin_icount_random_slices; 0: QEMU's turns, a share of the time
+  // to the next deadline, which end where a sampling overflow will fall and
+  // bias where samples land: docs/ev5-machine.md "SMP").
+  uint32_t rr_slice = 2000;
 };
 
 }  // namespace dcpi::ev5

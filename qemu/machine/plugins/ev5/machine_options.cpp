@@ -26,6 +26,7 @@ constexpr NumericOption kOptions[] = {
     {"mispredict", &Machine::mispredict_penalty, 0, 1000, false},
     {"wbuf_retire", &Machine::wbuf_retire, 1, 10000, false},
     {"counter_skid", &Machine::counter_skid, 0, 1000, false},
+    {"rr_slice", &Machine::rr_slice, 0, 1000000, false},
     {"itb_entries", &Machine::itb_entries, 1, 1024, false},
     {"dtb_entries", &Machine::dtb_entries, 1, 1024, false},
     {"bcache_bytes", &Machine::bcache_bytes, 65536, 1u << 30, true},

@@ -495,6 +495,9 @@ void probe_charging(qemu_plugin_insn* first) {
                     &qemu_plugin_register_vcpu_mem_icount_charge != nullptr &&
                     qemu_plugin_register_vcpu_insn_exec_icount_charge(first, {nullptr, 0}, 0);
   if (state->charging) qemu_plugin_icount_use_step_tbs();
+  // Several vCPUs: turns that do not end where a sample will fall.
+  if (state->charging && &qemu_plugin_icount_random_slices != nullptr)
+    qemu_plugin_icount_random_slices(state->options.machine.rr_slice);
   // The model's counters 1 and 2, announced to PALcode (mfpr 248 bit 63).
   state->interrupts = state->charging && &qemu_plugin_icount_interrupt_at_charge != nullptr &&
                       &qemu_plugin_icount_interrupt_capable != nullptr;

@@ -20,15 +20,6 @@
 
 namespace dcpi::driver {
 
-// The handler's loops are the cost of chains (bench_chains.py): pointers,
-// unrolled, and no call to the kernel's memcpy.
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] inline void copy_words(uint64_t* to,
-                                                                             const uint64_t* from,
-                                                                             uint32_t n) {
-#pragma GCC unroll 4
-  for (uint32_t i = 0; i < n; ++i) to[i] = from[i];
-}
-
 // Where a slice's quadwords are readable: up to three runs of contiguous
 // kernel addresses (a user slice crosses at most two 8 KB pages; a kernel
 // slice is one run), in address order.
@@ -112,15 +103,22 @@ struct ChainReference {
   // sample is compared with).
   void take(const SliceSource& source, uint64_t sp, uint32_t n, const Reuse& reuse, WordSink& out) {
     const uint64_t reused_hi = sp + uint64_t{reuse.low + reuse.reused} * 8;
-    auto store = [this, &out](uint64_t va, const uint64_t* from, uint32_t count) {
+    // The sink's position and ring in locals: through `out` the compiler
+    // reloaded and stored `at` on every quadword (it may alias words[]).
+    uint64_t* const ring = out.words;
+    const uint64_t mask = out.mask;
+    uint64_t at = out.at;
+    auto store = [this, ring, mask, &at](uint64_t va, const uint64_t* from, uint32_t count) {
+      uint64_t* const to = words;
       for (uint32_t i = 0; i < count; ++i) {
         const uint64_t word = from[i];
-        words[index(va + uint64_t{i} * 8)] = word;
-        out.put(word);
+        to[index(va + uint64_t{i} * 8)] = word;
+        ring[at++ & mask] = word;
       }
     };
     source.for_each(sp, sp + uint64_t{reuse.low} * 8, store);
     source.for_each(reused_hi, sp + uint64_t{n} * 8, store);
+    out.at = at;
     lo = sp;
     hi = sp + uint64_t{n} * 8;
   }

@@ -53,8 +53,8 @@ uint32_t g_stack_bytes = 0;
 // Where the user stack's first `limit` quadwords from `sp` are readable
 // (translate_user, page by page); sets `ended` when an unreadable page cut
 // the slice short. Returns how many quadwords are.
-uint32_t find_user_stack(SliceSource& source, uint64_t sp, uint32_t limit, bool* ended) {
-  const kernel::AddressSpace* space = kernel::current_user_space();
+uint32_t find_user_stack(SliceSource& source, const kernel::AddressSpace* space, uint64_t sp,
+                         uint32_t limit, bool* ended) {
   uint32_t found = 0;
   while (found < limit) {
     const uint64_t va = sp + uint64_t{found} * 8;
@@ -70,14 +70,6 @@ uint32_t find_user_stack(SliceSource& source, uint64_t sp, uint32_t limit, bool*
     found += n;
   }
   return found;
-}
-
-// Appends n quadwords at buffer position `at` (wrapping at most once).
-void put_words(ChainBuffer& cb, uint64_t at, const uint64_t* from, uint32_t n) {
-  const auto offset = static_cast<uint32_t>(at & (kChainBufferWords - 1));
-  const uint32_t first = n < kChainBufferWords - offset ? n : kChainBufferWords - offset;
-  copy_words(cb.words + offset, from, first);
-  copy_words(cb.words, from + first, n - first);
 }
 
 }  // namespace
@@ -104,12 +96,13 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) 
   // the whole slice (issue 28's cost). An sp off that stack (a coroutine's,
   // a signal stack) keeps the whole slice.
   uint32_t limit = cb.stack_words;
-  const uint64_t base = kernel::current_user_stack_base();
+  const kernel::UserStack stack = kernel::current_user_stack();
+  const uint64_t base = stack.base;
   if (base > sp && (base - sp) / 8 <= limit) {
     limit = static_cast<uint32_t>((base - sp) / 8);
     ended = true;  // kChainStackEnd: the stack ends there
   }
-  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, sp, limit, &ended) : 0;
+  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, stack.space, sp, limit, &ended) : 0;
   if (pid != cb.user_pid) cb.user.forget();
   cb.user_pid = pid;
   return diff_and_take(cb.user, source, sp, got, ended, out);
@@ -169,23 +162,25 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   const uint8_t flags =
       static_cast<uint8_t>((user ? kChainUser : 0) | (own.ended ? kChainStackEnd : 0) |
                            (user_part ? kChainUserPart : 0));
-  const uint64_t head_words[kChainHeadWords] = {uint64_t{hot.pid} | uint64_t{flags} << 16 |
-                                                    uint64_t{cb.sequence} << 24 |
-                                                    uint64_t{own.counts()} << 32,
-                                                frame->pc,
-                                                sp,
-                                                frame->r19_to_r28[26 - 19],
-                                                frame->r0_to_r15[15],
-                                                frame->r19_to_r28[23 - 19]};
-  ++cb.sequence;
-  put_words(cb, before, head_words, kChainHeadWords);
-  if (user_part) {
-    const uint64_t part_words[kChainUserPartWords] = {
-        user_sp,
-        uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32};
-    put_words(cb, part_at, part_words, kChainUserPartWords);
-  }
+  // Stored straight into the ring, word by word (ChainSampleHead's order):
+  // no array and no copy loop (issue 28's cost: that copy was ~40
+  // instructions a sample).
   const uint64_t head = out.at;
+  static_assert(kChainHeadWords == 6 && kChainUserPartWords == 2, "the stores below");
+  out.at = before;
+  out.put(uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
+          uint64_t{own.counts()} << 32);
+  out.put(frame->pc);
+  out.put(sp);
+  out.put(frame->r19_to_r28[26 - 19]);
+  out.put(frame->r0_to_r15[15]);
+  out.put(frame->r19_to_r28[23 - 19]);
+  ++cb.sequence;
+  if (user_part) {
+    out.at = part_at;
+    out.put(user_sp);
+    out.put(uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32);
+  }
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now (as value_sample does), once per crossing.

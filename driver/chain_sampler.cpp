@@ -133,10 +133,9 @@ SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user, WordSink& 
 
 }  // namespace
 
-void chain_sample(CpuHot& hot, const TrapFrame* frame) {
+void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
   ChainBuffer& cb = g_chains[hot.cpu];
   const bool user = (frame->ps & PS_USER_MODE) != 0;
-  const uint64_t sp = user ? pal::rdusp() : reinterpret_cast<uint64_t>(frame + 1);
   const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
   const uint64_t before = cb.head;
   // Room for the largest sample: written whole or dropped whole.
@@ -187,6 +186,19 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   constexpr uint64_t kWakeLevel = kChainBufferWords / 2;
   if (before - tail < kWakeLevel && head - tail >= kWakeLevel) signal_daemon(hot.cpu, true);
 }
+
+}  // namespace dcpi::driver
+
+// The capture from the chain variant's fast path (driver/fast_handler.S
+// chain_capture), on this CPU's chain stack: `frame` holds PS, PC, ra, fp
+// and t9; `sp` is the interrupted sp (a user-mode one too: PALcode switched
+// no stack).
+extern "C" void dcpi_chain_capture(dcpi::driver::CpuHot* hot, const dcpi::TrapFrame* frame,
+                                   uint64_t sp) {
+  dcpi::driver::chain_sample(*hot, frame, sp);
+}
+
+namespace dcpi::driver {
 
 uint32_t chain_pending_words(uint32_t cpu, bool* dropped_since) {
   const ChainBuffer& cb = g_chains[cpu];

@@ -194,8 +194,9 @@ struct SentSlice {
 // Compares the slice (n quadwords at sp, readable through `source`) with
 // `reference`, makes it the reference and sends the quadwords that changed
 // (its low ones, then its high ones) to `out`.
-inline SentSlice diff_and_take(ChainReference& reference, const SliceSource& source, uint64_t sp,
-                               uint32_t n, bool ended, WordSink& out) {
+[[gnu::always_inline]] inline SentSlice diff_and_take(ChainReference& reference,
+                                                      const SliceSource& source, uint64_t sp,
+                                                      uint32_t n, bool ended, WordSink& out) {
   SentSlice s;
   s.ended = ended;
   if (source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n) {

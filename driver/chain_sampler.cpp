@@ -53,8 +53,9 @@ uint32_t g_stack_bytes = 0;
 // Where the user stack's first `limit` quadwords from `sp` are readable
 // (translate_user, page by page); sets `ended` when an unreadable page cut
 // the slice short. Returns how many quadwords are.
-uint32_t find_user_stack(SliceSource& source, const kernel::AddressSpace* space, uint64_t sp,
-                         uint32_t limit, bool* ended) {
+[[gnu::always_inline]] inline uint32_t find_user_stack(SliceSource& source,
+                                                       const kernel::AddressSpace* space,
+                                                       uint64_t sp, uint32_t limit, bool* ended) {
   uint32_t found = 0;
   while (found < limit) {
     const uint64_t va = sp + uint64_t{found} * 8;
@@ -87,7 +88,8 @@ namespace {
 
 // A user slice (a user-mode sample's, or the user context a kernel-mode
 // sample's thread entered the kernel from), against the previous user slice.
-SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) {
+[[gnu::always_inline]] inline SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp,
+                                                   WordSink& out) {
   bool ended = false;
   SliceSource source;
   // No further than the thread's stack base: above it lie argv and the
@@ -117,7 +119,8 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) 
 // slice (a system call's outer frames and its TrapFrame stay put). Also
 // whether the thread's user TrapFrame (at the top) says it entered the
 // kernel from user mode.
-SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user, WordSink& out) {
+[[gnu::always_inline]] inline SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user,
+                                                     WordSink& out) {
   constexpr uint64_t kMaxWords = kKernelChainStackBytes / 8;
   const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
   *from_user = false;

@@ -20,15 +20,6 @@
 
 namespace dcpi::driver {
 
-// The handler's loops are the cost of chains (bench_chains.py): pointers,
-// unrolled, and no call to the kernel's memcpy.
-[[gnu::optimize("no-tree-loop-distribute-patterns")]] inline void copy_words(uint64_t* to,
-                                                                             const uint64_t* from,
-                                                                             uint32_t n) {
-#pragma GCC unroll 4
-  for (uint32_t i = 0; i < n; ++i) to[i] = from[i];
-}
-
 // Where a slice's quadwords are readable: up to three runs of contiguous
 // kernel addresses (a user slice crosses at most two 8 KB pages; a kernel
 // slice is one run), in address order.
@@ -112,20 +103,60 @@ struct ChainReference {
   // sample is compared with).
   void take(const SliceSource& source, uint64_t sp, uint32_t n, const Reuse& reuse, WordSink& out) {
     const uint64_t reused_hi = sp + uint64_t{reuse.low + reuse.reused} * 8;
-    auto store = [this, &out](uint64_t va, const uint64_t* from, uint32_t count) {
-      for (uint32_t i = 0; i < count; ++i) {
-        const uint64_t word = from[i];
-        words[index(va + uint64_t{i} * 8)] = word;
-        out.put(word);
-      }
+    uint64_t at = out.at;
+    auto store_run = [this, &out, &at](uint64_t va, const uint64_t* from, uint32_t count) {
+      store(va, from, count, out.words, out.mask, at);
     };
-    source.for_each(sp, sp + uint64_t{reuse.low} * 8, store);
-    source.for_each(reused_hi, sp + uint64_t{n} * 8, store);
+    source.for_each(sp, sp + uint64_t{reuse.low} * 8, store_run);
+    source.for_each(reused_hi, sp + uint64_t{n} * 8, store_run);
+    out.at = at;
+    lo = sp;
+    hi = sp + uint64_t{n} * 8;
+  }
+
+  // unchanged_run and take for a slice that is one run, `from` holding its
+  // n quadwords: every kernel slice, and a user slice within one page (a
+  // shallow program's). The same split and the same quadwords sent; without
+  // the runs' bookkeeping, which was about a third of a shallow program's
+  // chain cost (issue 28).
+  Reuse unchanged_run(const uint64_t* from, uint64_t sp, uint32_t n) const {
+    const uint64_t end = sp + uint64_t{n} * 8;
+    const uint64_t top = end < hi ? end : hi;
+    const uint64_t bottom = sp > lo ? sp : lo;
+    if (lo == hi || top <= bottom) return {n, 0};
+    uint64_t equal_from = top;
+    match_down(SliceSource::Run{sp, from, n}, bottom, equal_from);
+    return {static_cast<uint32_t>((equal_from - sp) / 8),
+            static_cast<uint32_t>((top - equal_from) / 8)};
+  }
+  void take(const uint64_t* from, uint64_t sp, uint32_t n, const Reuse& reuse, WordSink& out) {
+    uint64_t at = out.at;
+    store(sp, from, reuse.low, out.words, out.mask, at);
+    const uint32_t reused_hi = reuse.low + reuse.reused;
+    store(sp + uint64_t{reused_hi} * 8, from + reused_hi, n - reused_hi, out.words, out.mask, at);
+    out.at = at;
     lo = sp;
     hi = sp + uint64_t{n} * 8;
   }
 
  private:
+  // Stores count quadwords from `from` (at va in the sampled context) into
+  // the reference and the ring at `at`, each loaded once. The position in
+  // a local: through a WordSink the compiler reloaded and stored it on
+  // every quadword (it may alias words[]).
+  void store(uint64_t va, const uint64_t* from, uint32_t count, uint64_t* ring, uint64_t mask,
+             uint64_t& at) {
+    uint32_t r = index(va);
+    uint64_t to = at;
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint64_t word = from[i];
+      words[r] = word;
+      r = (r + 1) & (kWords - 1);
+      ring[to++ & mask] = word;
+    }
+    at = to;
+  }
+
   // Moves `equal_from` down over [run_lo, equal_from) of `run` while its
   // quadwords equal the reference's; false at the first difference.
   bool match_down(const SliceSource::Run& run, uint64_t run_lo, uint64_t& equal_from) const {
@@ -163,12 +194,20 @@ struct SentSlice {
 // Compares the slice (n quadwords at sp, readable through `source`) with
 // `reference`, makes it the reference and sends the quadwords that changed
 // (its low ones, then its high ones) to `out`.
-inline SentSlice diff_and_take(ChainReference& reference, const SliceSource& source, uint64_t sp,
-                               uint32_t n, bool ended, WordSink& out) {
+[[gnu::always_inline]] inline SentSlice diff_and_take(ChainReference& reference,
+                                                      const SliceSource& source, uint64_t sp,
+                                                      uint32_t n, bool ended, WordSink& out) {
   SentSlice s;
+  s.ended = ended;
+  if (source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n) {
+    const uint64_t* from = source.runs[0].words;
+    s.reuse = reference.unchanged_run(from, sp, n);
+    s.high = n - s.reuse.low - s.reuse.reused;
+    reference.take(from, sp, n, s.reuse, out);
+    return s;
+  }
   s.reuse = reference.unchanged_run(source, sp, n);
   s.high = n - s.reuse.low - s.reuse.reused;
-  s.ended = ended;
   reference.take(source, sp, n, s.reuse, out);
   return s;
 }

@@ -53,8 +53,9 @@ uint32_t g_stack_bytes = 0;
 // Where the user stack's first `limit` quadwords from `sp` are readable
 // (translate_user, page by page); sets `ended` when an unreadable page cut
 // the slice short. Returns how many quadwords are.
-uint32_t find_user_stack(SliceSource& source, uint64_t sp, uint32_t limit, bool* ended) {
-  const kernel::AddressSpace* space = kernel::current_user_space();
+[[gnu::always_inline]] inline uint32_t find_user_stack(SliceSource& source,
+                                                       const kernel::AddressSpace* space,
+                                                       uint64_t sp, uint32_t limit, bool* ended) {
   uint32_t found = 0;
   while (found < limit) {
     const uint64_t va = sp + uint64_t{found} * 8;
@@ -72,14 +73,6 @@ uint32_t find_user_stack(SliceSource& source, uint64_t sp, uint32_t limit, bool*
   return found;
 }
 
-// Appends n quadwords at buffer position `at` (wrapping at most once).
-void put_words(ChainBuffer& cb, uint64_t at, const uint64_t* from, uint32_t n) {
-  const auto offset = static_cast<uint32_t>(at & (kChainBufferWords - 1));
-  const uint32_t first = n < kChainBufferWords - offset ? n : kChainBufferWords - offset;
-  copy_words(cb.words + offset, from, first);
-  copy_words(cb.words, from + first, n - first);
-}
-
 }  // namespace
 
 void chain_configure(uint32_t stack_bytes) {
@@ -95,7 +88,8 @@ namespace {
 
 // A user slice (a user-mode sample's, or the user context a kernel-mode
 // sample's thread entered the kernel from), against the previous user slice.
-SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) {
+[[gnu::always_inline]] inline SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp,
+                                                   WordSink& out) {
   bool ended = false;
   SliceSource source;
   // No further than the thread's stack base: above it lie argv and the
@@ -104,12 +98,13 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) 
   // the whole slice (issue 28's cost). An sp off that stack (a coroutine's,
   // a signal stack) keeps the whole slice.
   uint32_t limit = cb.stack_words;
-  const uint64_t base = kernel::current_user_stack_base();
+  const kernel::UserStack stack = kernel::current_user_stack();
+  const uint64_t base = stack.base;
   if (base > sp && (base - sp) / 8 <= limit) {
     limit = static_cast<uint32_t>((base - sp) / 8);
     ended = true;  // kChainStackEnd: the stack ends there
   }
-  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, sp, limit, &ended) : 0;
+  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, stack.space, sp, limit, &ended) : 0;
   if (pid != cb.user_pid) cb.user.forget();
   cb.user_pid = pid;
   return diff_and_take(cb.user, source, sp, got, ended, out);
@@ -124,7 +119,8 @@ SentSlice user_slice(ChainBuffer& cb, uint16_t pid, uint64_t sp, WordSink& out) 
 // slice (a system call's outer frames and its TrapFrame stay put). Also
 // whether the thread's user TrapFrame (at the top) says it entered the
 // kernel from user mode.
-SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user, WordSink& out) {
+[[gnu::always_inline]] inline SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user,
+                                                     WordSink& out) {
   constexpr uint64_t kMaxWords = kKernelChainStackBytes / 8;
   const kernel::KernelStack stack = kernel::current_kernel_stack(sp);
   *from_user = false;
@@ -140,10 +136,9 @@ SentSlice kernel_slice(ChainBuffer& cb, uint64_t sp, bool* from_user, WordSink& 
 
 }  // namespace
 
-void chain_sample(CpuHot& hot, const TrapFrame* frame) {
+void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
   ChainBuffer& cb = g_chains[hot.cpu];
   const bool user = (frame->ps & PS_USER_MODE) != 0;
-  const uint64_t sp = user ? pal::rdusp() : reinterpret_cast<uint64_t>(frame + 1);
   const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
   const uint64_t before = cb.head;
   // Room for the largest sample: written whole or dropped whole.
@@ -169,29 +164,44 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame) {
   const uint8_t flags =
       static_cast<uint8_t>((user ? kChainUser : 0) | (own.ended ? kChainStackEnd : 0) |
                            (user_part ? kChainUserPart : 0));
-  const uint64_t head_words[kChainHeadWords] = {uint64_t{hot.pid} | uint64_t{flags} << 16 |
-                                                    uint64_t{cb.sequence} << 24 |
-                                                    uint64_t{own.counts()} << 32,
-                                                frame->pc,
-                                                sp,
-                                                frame->r19_to_r28[26 - 19],
-                                                frame->r0_to_r15[15],
-                                                frame->r19_to_r28[23 - 19]};
-  ++cb.sequence;
-  put_words(cb, before, head_words, kChainHeadWords);
-  if (user_part) {
-    const uint64_t part_words[kChainUserPartWords] = {
-        user_sp,
-        uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32};
-    put_words(cb, part_at, part_words, kChainUserPartWords);
-  }
+  // Stored straight into the ring, word by word (ChainSampleHead's order):
+  // no array and no copy loop (issue 28's cost: that copy was ~40
+  // instructions a sample).
   const uint64_t head = out.at;
+  static_assert(kChainHeadWords == 6 && kChainUserPartWords == 2, "the stores below");
+  out.at = before;
+  out.put(uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
+          uint64_t{own.counts()} << 32);
+  out.put(frame->pc);
+  out.put(sp);
+  out.put(frame->r19_to_r28[26 - 19]);
+  out.put(frame->r0_to_r15[15]);
+  out.put(frame->r19_to_r28[23 - 19]);
+  ++cb.sequence;
+  if (user_part) {
+    out.at = part_at;
+    out.put(user_sp);
+    out.put(uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32);
+  }
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
   // Half full: wake the daemon now (as value_sample does), once per crossing.
   constexpr uint64_t kWakeLevel = kChainBufferWords / 2;
   if (before - tail < kWakeLevel && head - tail >= kWakeLevel) signal_daemon(hot.cpu, true);
 }
+
+}  // namespace dcpi::driver
+
+// The capture from the chain variant's fast path (driver/fast_handler.S
+// chain_capture), on this CPU's chain stack: `frame` holds PS, PC, ra, fp
+// and t9; `sp` is the interrupted sp (a user-mode one too: PALcode switched
+// no stack).
+extern "C" void dcpi_chain_capture(dcpi::driver::CpuHot* hot, const dcpi::TrapFrame* frame,
+                                   uint64_t sp) {
+  dcpi::driver::chain_sample(*hot, frame, sp);
+}
+
+namespace dcpi::driver {
 
 uint32_t chain_pending_words(uint32_t cpu, bool* dropped_since) {
   const ChainBuffer& cb = g_chains[cpu];

@@ -18,8 +18,10 @@ struct CpuHot;
 inline constexpr uint32_t kChainBufferWords = 32 * 1024;
 
 // From the chain handler (IPL 6) on every interrupt, after the sample is
-// recorded: copy the registers and the stack slice of `frame`.
-void chain_sample(CpuHot& hot, const TrapFrame* frame);
+// recorded: copy the registers and the stack slice of `frame`, whose
+// context's sp was `sp`. Of the frame only PS, PC, ra, fp and t9 are read
+// (fast_handler.S chain_capture fills no more).
+void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp);
 // Bytes of stack to copy per sample (0: chains off); multiple of 8, at most
 // kMaxChainStackBytes. Copied into each CPU by chain_apply (apply_config).
 void chain_configure(uint32_t stack_bytes);

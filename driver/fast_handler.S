@@ -79,10 +79,22 @@
 	stq	T, STATS(\field)
 .endm
 
-	.globl	dcpi_entry_cycles
+.macro	PROBE offset, next, hit
+	ldq	T, ENTRY_PC + \offset($2)
+	xor	T, PC, T
+	bne	T, \next
+	ldl	T, ENTRY_PID_EVENT + \offset($2)
+	xor	T, $1, T
+	bne	T, \next
+	lda	$2, \offset($2)
+	br	$31, \hit
+.endm
+
+.macro	CYCLES_FAST_PATH name, bail_variant, chain
+	.globl	\name
 	.align	4
-	.ent	dcpi_entry_cycles
-dcpi_entry_cycles:
+	.ent	\name
+\name:
 	.frame	$30, 0, $31, 0
 	.prologue 0
 	stq	$0, HOT_SAVE_R0(HOT)
@@ -109,16 +121,16 @@ dcpi_entry_cycles:
 	/* Entry 0, then 1-3 out of line. */
 	ldq	T, ENTRY_PC($2)
 	xor	T, PC, T
-	bne	T, probe1
+	bne	T, probe1\@
 	ldl	T, ENTRY_PID_EVENT($2)
 	xor	T, $1, T
-	bne	T, probe1
-hit:	/* $2 = the matching entry */
+	bne	T, probe1\@
+hit\@:	/* $2 = the matching entry */
 	ldl	T, ENTRY_COUNT($2)
 	addl	T, 1, T
 	stl	T, ENTRY_COUNT($2)
 	INC64	STATS_HITS
-reload:	/* No interrupts count: read_stats derives it (hits + misses +
+reload\@:	/* No interrupts count: read_stats derives it (hits + misses +
 	 * flushing_samples, the last counted by the C++ path). */
 	/* DCPI §4.1.1: a fresh period, base + (seed * range) >> 31. */
 	ldl	$1, HOT_SEED(HOT)
@@ -129,6 +141,9 @@ reload:	/* No interrupts count: read_stats derives it (hits + misses +
 	srl	$1, 31, $1
 	ldl	T, HOT_PERIOD_BASE(HOT)
 	addq	$1, T, T			/* a0 = the period, for rtiperf */
+	.if	\chain
+	br	$31, chain_capture
+	.endif
 	rpcc	$1
 	subl	$1, $0, $1			/* RPCC counts in 32 bits: the delta, sign-extended (< 2^31) */
 	ldq	$0, STATS(STATS_HANDLER_CYCLES)
@@ -139,32 +154,22 @@ reload:	/* No interrupts count: read_stats derives it (hits + misses +
 	ldq	$2, HOT_SAVE_R2(HOT)
 	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 
-.macro	PROBE offset, next
-	ldq	T, ENTRY_PC + \offset($2)
-	xor	T, PC, T
-	bne	T, \next
-	ldl	T, ENTRY_PID_EVENT + \offset($2)
-	xor	T, $1, T
-	bne	T, \next
-	lda	$2, \offset($2)
-	br	$31, hit
-.endm
-probe1:	PROBE	16, probe2
-probe2:	PROBE	32, probe3
-probe3:	PROBE	48, miss
+probe1\@:	PROBE	16, probe2\@, hit\@
+probe2\@:	PROBE	32, probe3\@, hit\@
+probe3\@:	PROBE	48, miss\@, hit\@
 
 	/* Miss: the mod-4 round-robin counter picks the victim (DCPI §4.2.1).
 	 * $1 (pid_event) serves as a scratch register and is reloaded. */
-miss:
+miss\@:
 	ldbu	T, HOT_EVICT(HOT)
 	sll	T, 4, T
 	addq	$2, T, $2			/* $2 = the victim */
 	ldl	T, ENTRY_COUNT($2)
-	beq	T, fill				/* an empty slot: nothing to evict */
+	beq	T, fill\@				/* an empty slot: nothing to evict */
 	ldq	T, HOT_CURSOR(HOT)
 	ldq	$1, HOT_LIMIT(HOT)
 	cmpeq	T, $1, $1
-	bne	$1, bail			/* buffer full: switch or drop, in C++ */
+	bne	$1, bail\@			/* buffer full: switch or drop, in C++ */
 	ldq	$1, 0($2)			/* append the victim to the overflow buffer */
 	stq	$1, 0(T)
 	ldq	$1, 8($2)
@@ -172,7 +177,7 @@ miss:
 	lda	T, 16(T)
 	stq	T, HOT_CURSOR(HOT)
 	INC64	STATS_EVICTIONS
-fill:
+fill\@:
 	ldbu	T, HOT_EVICT(HOT)
 	addq	T, 1, T
 	and	T, 3, T
@@ -183,19 +188,105 @@ fill:
 	addq	$1, 1, $1
 	stq	$1, ENTRY_COUNT($2)
 	INC64	STATS_MISSES
-	br	$31, reload
+	br	$31, reload\@
 
 	/* Nothing written yet: restore the scratch registers and let the C++
 	 * cycles handler do this sample with the full frame. HOT is intact;
 	 * perfframe reloads a0 and a2 from PalSave. */
-bail:
+bail\@:
 	ldq	$0, HOT_SAVE_R0(HOT)
 	ldq	$1, HOT_SAVE_R1(HOT)
 	ldq	$2, HOT_SAVE_R2(HOT)
 	call_pal CALL_PAL_PERFFRAME
-	lda	$16, VARIANT_CYCLES($31)
+	lda	$16, \bail_variant($31)
 	br	$31, entry_counter_full
-	.end	dcpi_entry_cycles
+	.end	\name
+.endm
+
+
+	CYCLES_FAST_PATH dcpi_entry_cycles, VARIANT_CYCLES, 0
+
+/* Call chains (issue 28 item 2): the cycles fast path above records the
+ * sample and draws the period (a0); then the capture runs in C++ on this
+ * CPU's chain stack (the interrupted sp may be a user stack), and rtiperf
+ * reloads the counter and returns. Instead of perfframe, the full TrapFrame
+ * (SAVE_ALL's 26 stores and loads), trap_return and rti (~250 instructions
+ * a sample with the C++ record and reload, measured on the qemu machine):
+ * only the registers C++ may clobber are saved (a0-a2 and $0-$2 are in
+ * PalSave already; s0-s6 are callee-saved), and the TrapFrame that
+ * dcpi_chain_capture reads holds what the capture needs: PS, PC, ra, fp,
+ * t9 (driver/chain_sampler.cpp). A full hash-table bucket's eviction into
+ * a full buffer bails out to the full-frame chain handler (bail_variant). */
+	CYCLES_FAST_PATH dcpi_entry_chain, VARIANT_CHAIN, 1
+
+#define CHAIN_FRAME_SP		(SAVE_BYTES + PAL_FRAME_SIZE)	/* the interrupted sp */
+#define CHAIN_FRAME_START	(CHAIN_FRAME_SP + 8)	/* RPCC at entry */
+#define CHAIN_FRAME_PERIOD	(CHAIN_FRAME_SP + 16)	/* a0 for rtiperf */
+#define CHAIN_FRAME_HOT		(CHAIN_FRAME_SP + 24)
+#define CHAIN_FRAME_BYTES	(CHAIN_FRAME_SP + 32)
+#define SAVE_BYTES		208	/* kernel/entry.S: $0-$15 and $19-$28 */
+/* Where this CPU's chain stack ends: dcpi_chain_stacks follows
+ * dcpi_driver_stats in .bss.dcpi_percpu (below), so it is HOT_TO_STATS +
+ * the statistics' size past dcpi_cpu_slots, which is cpu * HOT_SIZE
+ * before HOT. */
+#define SLOTS_TO_CHAIN_STACKS	(HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
+
+	.align	4
+	.ent	chain_capture
+chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
+	.frame	$30, 0, $31, 0
+	.prologue 0
+	ldbu	$1, HOT_CPU(HOT)
+	sll	$1, HOT_SIZE_SHIFT, $2
+	subq	HOT, $2, $2			/* dcpi_cpu_slots */
+	addq	$1, 1, $1
+	sll	$1, CHAIN_STACK_SHIFT, $1
+	addq	$2, $1, $2
+	lda	$2, SLOTS_TO_CHAIN_STACKS - CHAIN_FRAME_BYTES($2)
+	stq	$30, CHAIN_FRAME_SP($2)
+	mov	$2, $30
+	stq	$0, CHAIN_FRAME_START($30)
+	stq	T, CHAIN_FRAME_PERIOD($30)
+	stq	HOT, CHAIN_FRAME_HOT($30)
+	.irp	n, 3,4,5,6,7,8
+	stq	$\n, \n * 8($30)
+	.endr
+	stq	$15, 120($30)
+	.irp	n, 19,20,21,22,23,24,25,26,27,28
+	stq	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+	stq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
+	ldq	$1, PERF_CTX_SAVE_PS(HOT)
+	stq	$1, SAVE_BYTES + PAL_FRAME_PS($30)
+	ldq	$1, PERF_CTX_SAVE_PC(HOT)
+	stq	$1, SAVE_BYTES + PAL_FRAME_PC($30)
+	br	$29, 1f
+1:	ldgp	$29, 0($29)
+	mov	HOT, $16
+	mov	$30, $17
+	ldq	$18, CHAIN_FRAME_SP($30)
+	jsr	$26, dcpi_chain_capture		/* (hot, frame, interrupted sp) */
+	ldq	HOT, CHAIN_FRAME_HOT($30)
+	.irp	n, 3,4,5,6,7,8
+	ldq	$\n, \n * 8($30)
+	.endr
+	.irp	n, 19,20,21,22,23,24,25,26,27,28
+	ldq	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+	ldq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
+	rpcc	$1
+	ldq	$0, CHAIN_FRAME_START($30)
+	subl	$1, $0, $1			/* as the fast path: 32-bit delta */
+	ldq	$0, STATS(STATS_HANDLER_CYCLES)
+	addq	$0, $1, $0
+	stq	$0, STATS(STATS_HANDLER_CYCLES)
+	ldq	T, CHAIN_FRAME_PERIOD($30)
+	ldq	$30, CHAIN_FRAME_SP($30)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
+	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
+	.end	chain_capture
 
 /* The C++ variants: the classic delivery (perfframe), the full frame, then
  * dcpi_counter_interrupt. */
@@ -213,10 +304,9 @@ bail:
 	FULL_FRAME_VARIANT dcpi_entry_mux_flushing, VARIANT_MUX
 	FULL_FRAME_VARIANT dcpi_entry_value_flushing, VARIANT_VALUE
 	FULL_FRAME_VARIANT dcpi_entry_trace, VARIANT_TRACE
-	/* Call chains (issue 28): every interrupt needs the interrupted
-	 * registers, so the chain variant always takes the full frame; the
-	 * cycles fast path above is untouched when chains are off. */
-	FULL_FRAME_VARIANT dcpi_entry_chain, VARIANT_CHAIN
+	/* Call chains while the table is being flushed: the C++ record
+	 * appends to the overflow buffer, then the capture (as a bail). */
+	FULL_FRAME_VARIANT dcpi_entry_chain_flushing, VARIANT_CHAIN
 
 /* A variant that needs the frame and C++ on every k-th interrupt only,
  * counted down in CpuHot::value_countdown (1: this one): the others are
@@ -259,3 +349,10 @@ dcpi_cpu_slots:
 	.size	dcpi_driver_stats, 4 << STATS_SHIFT
 dcpi_driver_stats:
 	.skip	4 << STATS_SHIFT
+	/* Call chains: each CPU's stack for the capture's C++ (chain_capture
+	 * above finds it at SLOTS_TO_CHAIN_STACKS past dcpi_cpu_slots). */
+	.globl	dcpi_chain_stacks
+	.type	dcpi_chain_stacks, @object
+	.size	dcpi_chain_stacks, DCPI_MAX_CPUS << CHAIN_STACK_SHIFT
+dcpi_chain_stacks:
+	.skip	DCPI_MAX_CPUS << CHAIN_STACK_SHIFT

@@ -20,6 +20,7 @@ void dcpi_entry_mux();
 void dcpi_entry_value();
 void dcpi_entry_trace();
 void dcpi_entry_chain();
+void dcpi_entry_chain_flushing();
 void dcpi_entry_cycles_flushing();
 void dcpi_entry_value_flushing();
 void dcpi_entry_mux_flushing();
@@ -205,7 +206,10 @@ void trace_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t observed, TrapFr
 void chain_handler(CpuHot& hot, uint64_t pc, uint64_t, uint64_t, TrapFrame* frame) {
   record(hot, pc, hot.event);
   reload(hot);
-  chain_sample(hot, frame);
+  // perfframe switched to the kernel stack: a user sp is PALcode's usp.
+  chain_sample(
+      hot, frame,
+      (frame->ps & PS_USER_MODE) != 0 ? pal::rdusp() : reinterpret_cast<uint64_t>(frame + 1));
 }
 
 constexpr Handler kHandlers[] = {cycles_handler, mux_handler, value_handler, trace_handler,
@@ -230,6 +234,8 @@ void select_entry(CpuHot& hot) {
   if (!hot.flushing && hot.handler == dcpi_entry_value_flushing) hot.handler = dcpi_entry_value;
   if (hot.flushing && hot.handler == dcpi_entry_mux) hot.handler = dcpi_entry_mux_flushing;
   if (!hot.flushing && hot.handler == dcpi_entry_mux_flushing) hot.handler = dcpi_entry_mux;
+  if (hot.flushing && hot.handler == dcpi_entry_chain) hot.handler = dcpi_entry_chain_flushing;
+  if (!hot.flushing && hot.handler == dcpi_entry_chain_flushing) hot.handler = dcpi_entry_chain;
 }
 
 void hand_off_active(CpuHot& hot, uint32_t entries) {
@@ -337,6 +343,7 @@ Variant variant_of(uint32_t cpu) {
   if (cpu_hot(cpu).handler == dcpi_entry_cycles_flushing) return Variant::kCycles;
   if (cpu_hot(cpu).handler == dcpi_entry_value_flushing) return Variant::kValue;
   if (cpu_hot(cpu).handler == dcpi_entry_mux_flushing) return Variant::kMux;
+  if (cpu_hot(cpu).handler == dcpi_entry_chain_flushing) return Variant::kChain;
   return Variant::kCount;
 }
 

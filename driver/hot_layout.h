@@ -53,4 +53,8 @@
 #define VARIANT_TRACE 3
 #define VARIANT_CHAIN 4
 
+/* Call chains: each CPU's stack for the capture's C++ (fast_handler.S
+ * chain_capture), 8 KB: the capture's deepest call needs under 1 KB. */
+#define CHAIN_STACK_SHIFT 13
+
 #endif

@@ -61,9 +61,15 @@ void preemption_on();
 // The address space of the process running on this CPU (nullptr if none).
 // Called at IPL 6, for an interrupted user-mode context.
 const AddressSpace* current_user_space();
-// Where the running thread's user stack began (its outermost frame's sp at
-// exec or clone; 0 if unknown): call chains copy no stack above it.
-uint64_t current_user_stack_base();
+// The running thread's address space (as current_user_space) and where its
+// user stack began (its outermost frame's sp at exec or clone; 0 if
+// unknown): call chains copy no stack above it. One call, one lookup of the
+// running process, for every chain sample (issue 28's cost).
+struct UserStack {
+  const AddressSpace* space;
+  uint64_t base;
+};
+UserStack current_user_stack();
 // The kernel stack that kernel-mode `sp` of the running thread is on (call
 // chains, issue 28 item 2): its top (one past its highest quadword; 0 when
 // sp is on no stack the kernel knows) and whether the thread has a user

@@ -254,9 +254,10 @@ const AddressSpace* current_user_space() {
 }
 
 // For the driver's call chains (driver/kernel_services.h).
-uint64_t current_user_stack_base() {
+UserStack current_user_stack() {
   const Process* process = current();
-  return process == nullptr || process->mm == nullptr ? 0 : process->user_stack_base;
+  if (process == nullptr || process->mm == nullptr) return {current_user_space(), 0};
+  return {&process->mm->space, process->user_stack_base};
 }
 
 // For the driver's call chains (driver/kernel_services.h).

@@ -184,6 +184,16 @@ def print_results(results, expected_samples, pooled):
                   f"{d['samples']:7} samples {d['expected']:10.1f} expected z {d['z']:+7.1f}")
 
 
+def without_nan(value):
+    """`value` with every NaN (r of fewer than 3 procedures, or of no
+    spread) as None: JSON has no NaN."""
+    if isinstance(value, dict):
+        return {k: without_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_nan(v) for v in value]
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
@@ -222,9 +232,9 @@ def main():
                r["meaningful"]["procedures"] < options.min_procedures)]
     if options.json:
         with open(options.json, "w") as f:
-            json.dump({"machine": "ev5", "cpus": 1, "period": PERIOD,
-                       "expected_samples": options.expected_samples, "pooled": pooled,
-                       "results": results}, f, indent=1)
+            json.dump(without_nan({"machine": "ev5", "cpus": 1, "period": PERIOD,
+                                   "expected_samples": options.expected_samples,
+                                   "pooled": pooled, "results": results}), f, indent=1)
     if failed:
         print(f"FAILED: r against stall cycles over the procedures with >= "
               f"{options.expected_samples} expected samples below {options.min_r}, or fewer "

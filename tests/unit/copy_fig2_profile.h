@@ -11,12 +11,13 @@
 
 namespace dcpi::testing {
 
-// Returns the epoch's samples. `machine` is recorded in epoch.meta.
+// Returns the epoch's samples. `machine` is recorded in epoch.meta;
+// `guest_path` is the image's path in the guest.
 inline uint64_t write_copy_fig2_epoch(const std::string& db, uint64_t epoch,
-                                      const std::string& machine = std::string(kMachineQemu)) {
+                                      const std::string& machine = std::string(kMachineQemu),
+                                      const std::string& guest_path = "/bin/copy_fig2") {
   ProfileDatabaseWriter writer(db);
-  const ImageIdentity image{
-      .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
+  const ImageIdentity image{.build_id = "00f1900002000000", .path = guest_path, .image_size = 80};
   std::vector<ProfileRow> rows;
   const std::vector<double> samples = calc::testing::copy_loop_samples();
   for (size_t i = 0; i < samples.size(); ++i)

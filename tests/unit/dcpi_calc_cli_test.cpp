@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -136,6 +137,36 @@ TEST_F(CalcCli, ErrorsNameTheProblem) {
   r = run_dcpi({"calc", "--db", db(), "--image", elf_, "--all"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("copy_fig2"), std::string::npos);
+}
+
+// A guest path that is also a host file of other bytes (the real mix's
+// /bin/dash on a Debian host): --image names the database image, whose ELF
+// is found as for any guest path; before, the host file was taken as the
+// image and nothing matched ("no cycles samples for image '/bin/dash'").
+TEST_F(CalcCli, GuestPathThatIsAnotherHostFileNamesTheDatabaseImage) {
+  const std::string other_elf = testing::fixture_path("fake_kernel.elf");
+  if (other_elf.empty()) GTEST_SKIP() << "alpha-linux-gnu binutils not installed";
+  std::filesystem::create_directories(dir_.file("host/bin"));
+  std::filesystem::create_directories(dir_.file("images"));
+  std::filesystem::copy_file(elf_, dir_.file("images/copy_fig2.elf"));
+  const std::string guest = dir_.file("host/bin/copy_fig2");
+  testing::write_copy_fig2_epoch(dir_.file("guest-db"), 1, std::string(kMachineQemu), guest);
+  for (const bool is_elf : {true, false}) {
+    std::filesystem::remove(guest);
+    if (is_elf)
+      std::filesystem::copy_file(other_elf, guest);
+    else
+      std::ofstream(guest) << "not an ELF\n";
+    const auto r = run_dcpi({"calc", "--db", dir_.file("guest-db"), "--image", guest, "--images",
+                             dir_.file("images"), "--procedure", "copy_fig2"});
+    ASSERT_EQ(r.exit_code, 0) << (is_elf ? "another ELF: " : "not an ELF: ") << r.err;
+    EXPECT_NE(r.out.find("copy_fig2"), std::string::npos) << r.out;
+  }
+  // A host ELF that no sampled image is, under no sampled image's name, is
+  // still refused naming the images.
+  const auto r = run_dcpi({"calc", "--db", dir_.file("guest-db"), "--image", other_elf, "--all"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no cycles samples for image"), std::string::npos) << r.err;
 }
 
 // A database written before the period was recorded: the driver's default,

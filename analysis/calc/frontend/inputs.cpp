@@ -353,6 +353,32 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
   return samples;
 }
 
+// --image as a host ELF when it is one and some sampled image has its
+// build-id. A guest path that also exists on the host (the real mix's
+// /bin/dash, /lib/ld-linux.so.2 on a Debian host) is another file there:
+// then the argument names a database image, as a guest path does.
+std::optional<CodeImage> host_image_of_samples(const ProfileDatabase& db,
+                                               const std::vector<uint64_t>& epochs,
+                                               const std::string& image,
+                                               std::optional<isa::DecodeMode> mode) {
+  if (!fs::is_regular_file(image)) return std::nullopt;
+  std::optional<CodeImage> code;
+  try {
+    code = CodeImage::open(image, mode);
+  } catch (const std::exception&) {
+    bool named = false;  // not an ELF: a guest path, or the reader's own error
+    for (const auto& [path, identity] : sampled_images(db, epochs))
+      named = named || names_image(identity, image);
+    if (named) return std::nullopt;
+    throw;
+  }
+  for (const auto& [path, identity] : sampled_images(db, epochs))
+    if (same_image(identity, *code)) return code;
+  for (const auto& [path, identity] : sampled_images(db, epochs))
+    if (names_image(identity, image)) return std::nullopt;
+  return code;  // matches nothing: read_image_samples says which images there are
+}
+
 }  // namespace
 
 CalcInputs load_calc_inputs(const CalcRequest& request) {
@@ -364,8 +390,7 @@ CalcInputs load_calc_inputs(const CalcRequest& request) {
       throw std::invalid_argument("give --image (or a --procedure to find the image by)");
     image = image_with_procedure(db, epochs, *request.procedure, request.images);
   }
-  std::optional<CodeImage> code;
-  if (fs::is_regular_file(image)) code = CodeImage::open(image, request.mode);
+  std::optional<CodeImage> code = host_image_of_samples(db, epochs, image, request.mode);
   ImageSamples samples = read_image_samples(db, epochs, image, code);
   if (!code) {
     code = CodeImage::open(find_elf(samples.identity, request.images), request.mode);

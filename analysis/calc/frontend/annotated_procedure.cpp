@@ -207,12 +207,13 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
   summary.execution = summary.best_case - summary.static_total;
   summary.net_sampling_error = summary.samples - summary.best_case - summary.dynamic_total;
 
+  const std::vector<std::vector<BlockId>> blocks_by_class = analysis.classes.blocks_by_class();
   for (ClassId c = 0; c < analysis.classes.class_count; ++c) {
     CalcClass k{.id = c,
                 .frequency = analysis.frequencies.frequency[c],
                 .confidence = analysis.frequencies.confidence[c],
                 .method = method_of(analysis, c)};
-    for (BlockId b : analysis.classes.blocks_in(c)) {
+    for (BlockId b : blocks_by_class[c]) {
       k.blocks.push_back(b);
       k.samples += report.blocks[b].samples;
     }

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <span>
+#include <unordered_map>
 
 #include "symbols/demangle.h"
 #include "symbols/elf_image.h"
@@ -351,6 +352,10 @@ class ElfReader {
     if (dwarf_getsrclines(&unit_die, &lines, &count) != 0) return;  // a unit without lines
     Dwarf_Attribute attribute;
     const char* comp_dir = dwarf_formstring(dwarf_attr(&unit_die, DW_AT_comp_dir, &attribute));
+    // libdw hands back the same string for every row of one file of the
+    // unit: each file's path is made and looked up once, not once per row
+    // (issue 31: source_path's std::filesystem work was most of the load).
+    std::unordered_map<const char*, uint32_t> unit_files;
     for (size_t i = 0; i < count; ++i) {
       Dwarf_Line* line = dwarf_onesrcline(lines, i);
       Dwarf_Addr address = 0;
@@ -360,11 +365,15 @@ class ElfReader {
           dwarf_lineendsequence(line, &end_sequence) != 0)
         continue;
       const char* file = dwarf_linesrc(line, nullptr, nullptr);
-      const std::string name = file ? source_path(file, comp_dir) : "??";
-      const auto [entry, added] =
-          file_indexes.emplace(name, static_cast<uint32_t>(image.source_files_.size()));
-      if (added) image.source_files_.push_back(name);
-      image.line_rows_.push_back({address, entry->second, number, end_sequence});
+      auto known = unit_files.find(file);
+      if (known == unit_files.end()) {
+        const std::string name = file ? source_path(file, comp_dir) : "??";
+        const auto [entry, added] =
+            file_indexes.emplace(name, static_cast<uint32_t>(image.source_files_.size()));
+        if (added) image.source_files_.push_back(name);
+        known = unit_files.emplace(file, entry->second).first;
+      }
+      image.line_rows_.push_back({address, known->second, number, end_sequence});
     }
   }
 

@@ -24,6 +24,7 @@ void write_bench_row(JsonWriter& json, const BenchRow& r) {
   json.key("analysis_seconds").real(r.analysis_seconds, 6);
   json.key("flow_estimate_seconds").real(r.flow_seconds, 6);
   json.key("flow_over_dcpi").real(flow_ratio(r), 6);
+  json.field("threads", uint64_t{r.threads});
   json.key("seconds_per_mb").real(mb > 0 ? (r.load_seconds + r.analysis_seconds) / mb : 0, 6);
   json.end_object();
 }

@@ -9,6 +9,8 @@ namespace dcpi::calc {
 BlockId ControlFlowGraph::add_block(BasicBlock block) {
   block.incoming.clear();
   block.outgoing.clear();
+  if (block.end < block.start || (!blocks_.empty() && block.start < blocks_.back().end))
+    blocks_sorted_ = false;
   blocks_.push_back(std::move(block));
   return blocks_.size() - 1;
 }
@@ -22,6 +24,17 @@ EdgeId ControlFlowGraph::add_edge(BlockId from, BlockId to, EdgeKind kind) {
 }
 
 BlockId ControlFlowGraph::block_at(uint64_t address) const {
+  // build_cfg's blocks are in address order and do not overlap: the last
+  // block starting at or before `address` is the only candidate (a linear
+  // scan made every edge cost O(blocks): issue 31). Blocks added by hand
+  // (tests) in any order are searched one by one, as before.
+  if (blocks_sorted_) {
+    auto after = std::upper_bound(blocks_.begin(), blocks_.end(), address,
+                                  [](uint64_t a, const BasicBlock& b) { return a < b.start; });
+    if (after == blocks_.begin()) return blocks_.size();
+    const BlockId id = static_cast<BlockId>(std::prev(after) - blocks_.begin());
+    return address < blocks_[id].end ? id : blocks_.size();
+  }
   for (BlockId id = 0; id < blocks_.size(); ++id) {
     if (blocks_[id].start <= address && address < blocks_[id].end) return id;
   }
@@ -86,13 +99,19 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
     if (ends_block(procedure[i].control_flow)) leaders.insert(procedure[i + 1].address);
   const std::set<uint64_t> padding = unreachable_padding(procedure, targets, leaders);
 
+  // Each block's instructions copied at once, into a vector of their size
+  // (one record at a time reallocated and re-copied them: issue 31).
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < procedure.size(); ++i)
+    if (leaders.count(procedure[i].address)) starts.push_back(i);
   std::vector<BasicBlock> blocks;
-  for (const InstructionRecord& insn : procedure) {
-    if (leaders.count(insn.address))
-      blocks.push_back(
-          BasicBlock{.start = insn.address, .padding = padding.count(insn.address) > 0});
-    blocks.back().instructions.push_back(insn);
-    blocks.back().end = insn.address + 4;
+  blocks.reserve(starts.size());
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t from = starts[k], to = k + 1 < starts.size() ? starts[k + 1] : procedure.size();
+    BasicBlock& block = blocks.emplace_back(BasicBlock{
+        .start = procedure[from].address, .padding = padding.count(procedure[from].address) > 0});
+    block.instructions.assign(procedure.begin() + from, procedure.begin() + to);
+    block.end = procedure[to - 1].address + 4;
   }
   for (size_t id = 0; id < blocks.size(); ++id) {
     const InstructionRecord& last = blocks[id].instructions.back();

@@ -63,6 +63,7 @@ class ControlFlowGraph {
   std::vector<BasicBlock> blocks_;
   std::vector<CfgEdge> edges_;
   bool missing_edges_ = false;
+  bool blocks_sorted_ = true;  // ascending, disjoint [start, end): block_at can bisect
   std::vector<BlockId> extra_entries_;
 };
 

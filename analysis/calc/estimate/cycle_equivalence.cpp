@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <limits>
 #include <list>
-#include <map>
 
 namespace dcpi::calc {
 
@@ -17,6 +16,12 @@ std::vector<BlockId> FrequencyClasses::blocks_in(ClassId id) const {
   std::vector<BlockId> result;
   for (BlockId b = 0; b < block_class.size(); ++b)
     if (block_class[b] == id) result.push_back(b);
+  return result;
+}
+
+std::vector<std::vector<BlockId>> FrequencyClasses::blocks_by_class() const {
+  std::vector<std::vector<BlockId>> result(class_count);
+  for (BlockId b = 0; b < block_class.size(); ++b) result[block_class[b]].push_back(b);
   return result;
 }
 
@@ -189,14 +194,18 @@ FrequencyClasses frequency_classes(const ControlFlowGraph& cfg,
   graph.add_edge(end, start);
 
   const std::vector<size_t> labels = cycle_equivalence(graph, start);
-  std::map<size_t, ClassId> dense;
+  // Labels are below the graph's edge count; numbered densely in order of
+  // first use.
+  std::vector<ClassId> dense(graph.edge_count(), kNone);
+  size_t used = 0;
   auto dense_id = [&](size_t label) {
-    return dense.try_emplace(label, dense.size()).first->second;
+    if (dense[label] == kNone) dense[label] = used++;
+    return dense[label];
   };
   for (BlockId b = 0; b < blocks; ++b) result.block_class[b] = dense_id(labels[block_edge[b]]);
   for (EdgeId e = 0; e < cfg.edges().size(); ++e)
     result.edge_class[e] = dense_id(labels[cfg_edge[e]]);
-  result.class_count = dense.size();
+  result.class_count = used;
   return result;
 }
 

@@ -22,6 +22,9 @@ struct FrequencyClasses {
 
   std::vector<BlockId> blocks_in(ClassId id) const;
   std::vector<EdgeId> edges_in(ClassId id) const;
+  // blocks_in for every class at once, in one pass (a loop over blocks_in
+  // is quadratic in the blocks: issue 31).
+  std::vector<std::vector<BlockId>> blocks_by_class() const;
 };
 
 FrequencyClasses frequency_classes(const ControlFlowGraph& cfg,

@@ -79,9 +79,10 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.frequencies.frequency.assign(class_count, std::nullopt);
   result.frequencies.confidence.assign(class_count, Confidence::kLow);
   result.frequencies.propagated.assign(class_count, false);
+  const std::vector<std::vector<BlockId>> blocks_by_class = result.classes.blocks_by_class();
   for (ClassId c = 0; c < class_count; ++c) {
     std::vector<ScheduledBlockSamples> members;
-    for (BlockId b : result.classes.blocks_in(c))
+    for (BlockId b : blocks_by_class[c])
       members.push_back({.schedule = &result.schedules[b], .samples = result.samples[b]});
     ClassFrequencyEstimate estimate = estimate_class_frequency(members, options);
     result.frequencies.frequency[c] = estimate.frequency;

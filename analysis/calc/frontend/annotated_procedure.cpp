@@ -172,11 +172,16 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
   CalcSummary& summary = report.summary;
   summary.image_samples = image_samples;
 
+  // The stalls by block, in the culprit report's order (a later one at the
+  // same instruction wins, as before); one pass instead of one per block
+  // (issue 31: quadratic in large procedures).
+  std::vector<std::vector<const DynamicStall*>> stalls_by_block(analysis.cfg.blocks().size());
+  for (const DynamicStall& s : culprits.stalls)
+    if (s.block < stalls_by_block.size()) stalls_by_block[s.block].push_back(&s);
   for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
     const BasicBlock& block = analysis.cfg.block(b);
     std::vector<const DynamicStall*> stalls(block.instructions.size(), nullptr);
-    for (const DynamicStall& s : culprits.stalls)
-      if (s.block == b) stalls[s.instruction] = &s;
+    for (const DynamicStall* s : stalls_by_block[b]) stalls[s->instruction] = s;
     const ClassId c = analysis.classes.block_class[b];
     CalcBlock out{.start = block.start,
                   .end = block.end,
@@ -207,12 +212,13 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
   summary.execution = summary.best_case - summary.static_total;
   summary.net_sampling_error = summary.samples - summary.best_case - summary.dynamic_total;
 
+  const std::vector<std::vector<BlockId>> blocks_by_class = analysis.classes.blocks_by_class();
   for (ClassId c = 0; c < analysis.classes.class_count; ++c) {
     CalcClass k{.id = c,
                 .frequency = analysis.frequencies.frequency[c],
                 .confidence = analysis.frequencies.confidence[c],
                 .method = method_of(analysis, c)};
-    for (BlockId b : analysis.classes.blocks_in(c)) {
+    for (BlockId b : blocks_by_class[c]) {
       k.blocks.push_back(b);
       k.samples += report.blocks[b].samples;
     }

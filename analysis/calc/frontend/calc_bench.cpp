@@ -7,6 +7,7 @@
 #include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/parallel_procedures.h"
 
 namespace dcpi {
 
@@ -18,8 +19,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model) {
-  BenchRow row{.image = path};
+BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model, size_t threads) {
+  BenchRow row{.image = path, .threads = threads};
   auto start = std::chrono::steady_clock::now();
   const CodeImage image = CodeImage::open(path);
   row.load_seconds = seconds_since(start);
@@ -32,26 +33,42 @@ BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model)
   for (const ProcedureRange& p : image.procedures())
     for (uint64_t a = p.start; a < p.end; a += 4) samples[a] = count(random);
 
+  // Per procedure, into its own slot; summed in order afterwards (the same
+  // numbers for any thread count).
+  struct Counts {
+    size_t instructions = 0, missing_edges = 0, jumps = 0, tables_read = 0;
+  };
+  const std::vector<ProcedureRange>& procedures = image.procedures();
+  std::vector<Counts> counts(procedures.size());
   start = std::chrono::steady_clock::now();
-  for (const ProcedureRange& p : image.procedures()) {
+  for_each_procedure(procedures.size(), threads, [&](size_t i) {
+    const ProcedureRange& p = procedures[i];
     AnalyzedProcedure result =
         analyze_code(image, p, model, samples, calc::FrequencyEstimator::kDcpi);
-    row.instructions += result.code.records.size();
-    row.missing_edges += result.analysis.cfg.missing_edges();
+    Counts& c = counts[i];
+    c.instructions = result.code.records.size();
+    c.missing_edges = result.analysis.cfg.missing_edges();
     for (const calc::IndirectJump& jump : result.code.indirect_jumps) {
-      row.jumps += jump.kind != calc::IndirectJumpKind::kTailCall;
-      row.tables_read += jump.table.has_value();
+      c.jumps += jump.kind != calc::IndirectJumpKind::kTailCall;
+      c.tables_read += jump.table.has_value();
     }
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, model);
     const CalcReport report = build_calc_report(p.name, result.analysis, culprits, model,
                                                 std::move(result.code.indirect_jumps), 1);
     if (report.blocks.empty() && !result.code.records.empty())
       throw std::logic_error("no blocks for " + p.name);
-  }
+  });
   row.analysis_seconds = seconds_since(start);
+  for (const Counts& c : counts) {
+    row.instructions += c.instructions;
+    row.missing_edges += c.missing_edges;
+    row.jumps += c.jumps;
+    row.tables_read += c.tables_read;
+  }
   start = std::chrono::steady_clock::now();
-  for (const ProcedureRange& p : image.procedures())
-    analyze_code(image, p, model, samples, calc::FrequencyEstimator::kFlow);
+  for_each_procedure(procedures.size(), threads, [&](size_t i) {
+    analyze_code(image, procedures[i], model, samples, calc::FrequencyEstimator::kFlow);
+  });
   row.flow_seconds = seconds_since(start);
   return row;
 }

@@ -19,9 +19,12 @@ struct BenchRow {
   size_t jumps = 0, tables_read = 0;  // indirect jumps other than tail calls; tables resolved
   double load_seconds = 0, analysis_seconds = 0;
   double flow_seconds = 0;  // the same analysis with --estimate flow
+  size_t threads = 1;       // procedures analysed at once (parallel_procedures.h)
 };
 
 // Throws std::logic_error if a procedure with instructions got no blocks.
-BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model);
+// `threads` procedures are analysed at once (1: one after the other).
+BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model,
+                     size_t threads = 1);
 
 }  // namespace dcpi

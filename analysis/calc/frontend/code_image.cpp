@@ -78,14 +78,15 @@ std::vector<calc::InstructionRecord> CodeImage::decode(const ProcedureRange& pro
 }
 
 void CodeImage::summarize_calls() {
-  std::vector<std::vector<calc::InstructionRecord>> records;
+  decoded_.clear();
+  decoded_.reserve(procedures_.size());
   for (const ProcedureRange& p : procedures_) {
-    records.push_back(decode(p));
-    calc::resolve_indirect_jumps(records.back());  // tail calls leave the procedure
+    Decoded& d = decoded_.emplace_back(Decoded{.records = decode(p), .indirect_jumps = {}});
+    d.indirect_jumps = calc::resolve_indirect_jumps(d.records);  // tail calls leave the procedure
   }
   std::vector<calc::ProcedureCalls> procedures;
   for (size_t i = 0; i < procedures_.size(); ++i)
-    procedures.push_back({procedures_[i].name, procedures_[i].start, records[i]});
+    procedures.push_back({procedures_[i].name, procedures_[i].start, decoded_[i].records});
   calls_ = calc::CallClobbers(procedures);
 }
 
@@ -112,8 +113,17 @@ const ProcedureRange* CodeImage::containing(uint64_t address) const {
 }
 
 ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
-  ProcedureCode result{.range = procedure, .records = decode(procedure)};
-  result.indirect_jumps = calc::resolve_indirect_jumps(result.records);
+  ProcedureCode result{.range = procedure};
+  const ProcedureRange* known = containing(procedure.start);
+  if (known && known->start == procedure.start && known->end == procedure.end &&
+      decoded_.size() == procedures_.size()) {
+    const Decoded& d = decoded_[static_cast<size_t>(known - procedures_.data())];
+    result.records = d.records;
+    result.indirect_jumps = d.indirect_jumps;
+  } else {  // a range of the caller's own
+    result.records = decode(procedure);
+    result.indirect_jumps = calc::resolve_indirect_jumps(result.records);
+  }
   if (const auto entry = calc::local_entry_point(result.records))
     result.extra_entries.push_back(*entry);
   if (!result.indirect_jumps.empty())

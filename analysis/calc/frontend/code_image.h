@@ -63,6 +63,15 @@ class CodeImage {
   std::vector<calc::InstructionRecord> decode(const ProcedureRange& procedure) const;
   void summarize_calls();
 
+  // Each procedure of procedures_ as summarize_calls decoded it (tail calls
+  // rewritten): code() starts from a copy instead of decoding and
+  // disassembling every word a second time (issue 31).
+  struct Decoded {
+    std::vector<calc::InstructionRecord> records;
+    std::vector<calc::IndirectJump> indirect_jumps;
+  };
+  std::vector<Decoded> decoded_;  // parallel to procedures_
+
   struct Section {
     uint64_t address = 0;
     std::vector<uint32_t> words;

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/calc/estimate/cycle_equivalence.h"
 #include "copy_loop_fixture.h"
 
 namespace dcpi::calc {
@@ -111,6 +112,54 @@ TEST(BuildCfg, CallsEndABlockAndFallThrough) {
   ASSERT_EQ(cfg.blocks().size(), 2u);
   ASSERT_EQ(cfg.edges().size(), 1u);
   EXPECT_EQ(cfg.edge(0).kind, EdgeKind::kFallThrough);
+}
+
+}  // namespace
+}  // namespace dcpi::calc
+
+namespace dcpi::calc {
+namespace {
+
+// Issue 31: block_at bisects build_cfg's address-ordered blocks; it must
+// agree with a scan of every block, for every address inside and around the
+// procedure, and blocks added by hand out of order are still found.
+TEST(BuildCfg, BlockAtAgreesWithAScanOfEveryBlock) {
+  std::vector<InstructionRecord> code;
+  for (uint64_t a = 0x200; a < 0x300; a += 4)
+    code.push_back(a % 0x1c == 0 ? branch(a, ControlFlow::kConditionalBranch, 0x200 + (a % 0x40), 1)
+                                 : add(a));
+  code.push_back(branch(0x300, ControlFlow::kReturn, std::nullopt));
+  const ControlFlowGraph cfg = build_cfg(code);
+  ASSERT_GT(cfg.blocks().size(), 5u);
+  for (uint64_t a = 0x1f0; a < 0x310; ++a) {
+    BlockId scanned = cfg.blocks().size();
+    for (BlockId b = 0; b < cfg.blocks().size(); ++b)
+      if (cfg.block(b).start <= a && a < cfg.block(b).end) scanned = b;
+    EXPECT_EQ(cfg.block_at(a), scanned) << std::hex << a;
+  }
+
+  ControlFlowGraph by_hand;  // out of address order
+  by_hand.add_block(BasicBlock{.start = 0x20, .end = 0x28});
+  by_hand.add_block(BasicBlock{.start = 0x10, .end = 0x18});
+  EXPECT_EQ(by_hand.block_at(0x14), 1u);
+  EXPECT_EQ(by_hand.block_at(0x24), 0u);
+  EXPECT_EQ(by_hand.block_at(0x1c), 2u);
+}
+
+// The classes' blocks gathered in one pass are blocks_in's, class by class.
+TEST(ClassMembers, BlocksByClassMatchesBlocksIn) {
+  const std::vector<InstructionRecord> code = {
+      add(0x100),
+      add(0x104),
+      branch(0x108, ControlFlow::kConditionalBranch, 0x104, 1),
+      branch(0x10c, ControlFlow::kConditionalBranch, 0x114, 2),
+      add(0x110),
+      branch(0x114, ControlFlow::kReturn, std::nullopt)};
+  const ControlFlowGraph cfg = build_cfg(code);
+  const FrequencyClasses classes = frequency_classes(cfg);
+  const auto by_class = classes.blocks_by_class();
+  ASSERT_EQ(by_class.size(), classes.class_count);
+  for (ClassId c = 0; c < classes.class_count; ++c) EXPECT_EQ(by_class[c], classes.blocks_in(c));
 }
 
 }  // namespace

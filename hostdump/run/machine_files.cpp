@@ -84,6 +84,30 @@ std::string& ev5_plugin(RunRequest& request) {
 
 }  // namespace
 
+namespace {
+
+// Several vCPUs on the qemu machine: Debian's QEMU 10.0.2 bakes the vCPU
+// that translated a block into the block's plugin callbacks when it runs
+// without CF_PARALLEL, as round-robin icount does, although the vCPUs share
+// blocks: a plugin that follows each CPU's thread (the calling contexts and
+// paths) then books one CPU's calls to another. Our patched QEMU loads the
+// index at run time (docs/ev5-machine.md "SMP: one virtual clock"); without
+// the ev5 plugin it times nothing differently.
+void use_patched_qemu_on_several_cpus(RunRequest& request, const std::filesystem::path& build,
+                                      const std::string& option) {
+  if (request.machine.cpus <= 1 || !request.machine.qemu_binary.empty()) return;
+  const auto patched = machine_file(build, "qemu-system-alpha-ev5");
+  std::error_code error;
+  if (!patched || !std::filesystem::exists(*patched, error))
+    throw std::runtime_error(option + " on " + std::to_string(request.machine.cpus) +
+                             " CPUs needs our patched qemu-system-alpha (Debian's gives a " +
+                             "plugin the wrong CPU under round-robin icount): cmake --build " +
+                             build.string() + " --target ev5-qemu, or --cpus 1");
+  request.machine.qemu_binary = patched->string();
+}
+
+}  // namespace
+
 void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build) {
   request.contexts_raw = (std::filesystem::temp_directory_path() /
                           ("dcpi-contexts-" + std::to_string(::getpid()) + ".cct"))
@@ -99,6 +123,7 @@ void add_contexts_plugin(RunRequest& request, const std::filesystem::path& build
     throw std::runtime_error(
         "--contexts needs libdcpi_contexts.so (not built: QEMU's "
         "qemu-plugin.h or glib was not found)");
+  use_patched_qemu_on_several_cpus(request, build, "--contexts");
   request.machine.plugins.push_back("file=" + plugin->string() + ",out=" + request.contexts_raw +
                                     ",machine=" + request.timing_machine);
 }
@@ -122,6 +147,7 @@ void add_path_profiles(RunRequest& request, const std::filesystem::path& build) 
     throw std::runtime_error(
         "--paths needs libdcpi_contexts.so (not built: QEMU's qemu-plugin.h or glib was not "
         "found)");
+  use_patched_qemu_on_several_cpus(request, build, "--paths");
   request.machine.plugins.push_back("file=" + plugin->string() + ",paths=" + request.paths_raw +
                                     ",machine=" + request.timing_machine);
 }

@@ -222,13 +222,17 @@ class VcpuModel {
   }
   void count(ModelEvent event, uint64_t pc) {
     if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
-    if (event == ModelEvent::kLoad || event == ModelEvent::kStore)
-      truth_.access(pc, event);
-    else
-      truth_.event(pc, event);
+    truth_.event(pc, event);
     // The 21164 takes TB misses as PAL traps at the instruction (HRM Table
     // 6-1: ITBMISS, DTBMISS); the model charges their refill instead.
     if (event == ModelEvent::kItbMiss || event == ModelEvent::kDtbMiss) truth_.trap(pc);
+  }
+  // A load or store at instruction `at` (counter 1's events): the truth
+  // counts it by instruction (VcpuTruth::access).
+  void count_access(Site at, bool store) {
+    const ModelEvent event = store ? ModelEvent::kStore : ModelEvent::kLoad;
+    if (counters_.counts(event)) overflow_ |= counters_.count(event, at.timing().pc);
+    truth_.access(*at.block, at.index, store);
   }
   // Counter 0's issues (perf_counters.h count_issues): the block entered
   // last issues its instructions when the next one is entered, less those

@@ -99,6 +99,9 @@ class VcpuModel {
   void next_period(uint64_t cycles) { truth_.visibility.next_period(cycles); }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
+  // Whether the truth's bookings are kept (VcpuTruth::recording): off when
+  // no truth file is written; the model's timing and counters are the same.
+  void record_truth(bool on) { truth_.recording = on; }
   // On a multiprocessor: the caches' coherence, this CPU's number, and the
   // one virtual clock of round-robin icount: the sum of every CPU's
   // modelled cycles (a CPU's counter also counts the others' while it waits

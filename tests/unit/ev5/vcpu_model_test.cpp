@@ -329,5 +329,40 @@ TEST(Ev5VcpuModel, ALaterLinesMissStallsAtItsFirstInstruction) {
   EXPECT_FALSE(model.fetch_pending());
 }
 
+// Counter 1's loads and stores reach the truth's (PC, event) counts per
+// instruction, settled at the end (issue 31: dense counts between
+// settles); without a truth file the same run times and stalls alike but
+// keeps none of the truth's maps.
+uint64_t event_count(const VcpuModel& model, uint64_t pc, ModelEvent event) {
+  const auto it = model.truth().events.find({pc, static_cast<uint64_t>(event)});
+  return it == model.truth().events.end() ? 0 : it->second;
+}
+
+TEST(Ev5VcpuModel, LoadsAndStoresAreCountedPerInstructionAndNotKeptWithoutATruthFile) {
+  Machine machine;
+  VcpuModel recorded(machine), unrecorded(machine);
+  unrecorded.record_truth(false);
+  const uint64_t pc = kKseg + 0x1000;
+  BlockRecord block = testing::block_of(pc, {ldq(1, 16), stq(2, 16, 8), addq(1, 1, 2)});
+  for (VcpuModel* model : {&recorded, &unrecorded}) {
+    std::vector<uint64_t> stalls;
+    for (int pass = 0; pass < 3; ++pass) {
+      stalls.push_back(model->enter(block));
+      stalls.push_back(model->memory_access(block, 0, kKseg + 0x100000, 0x100000, false));
+      stalls.push_back(model->memory_access(block, 1, kKseg + 0x100008, 0x100008, true));
+      stalls.push_back(model->operands_ready(block, 2));
+    }
+    model->settle_truth();
+    EXPECT_EQ(stalls, (std::vector<uint64_t>{100, 0, 0, 98, 0, 0, 0, 0, 0, 0, 0, 0}));
+  }
+  EXPECT_EQ(event_count(recorded, pc, ModelEvent::kLoad), 3u);
+  EXPECT_EQ(event_count(recorded, pc + 4, ModelEvent::kStore), 3u);
+  EXPECT_EQ(event_count(recorded, pc, ModelEvent::kStore), 0u);
+  EXPECT_FALSE(recorded.truth().stalls.empty());
+  EXPECT_TRUE(unrecorded.truth().events.empty());
+  EXPECT_TRUE(unrecorded.truth().stalls.empty());
+  EXPECT_EQ(unrecorded.memory_events().dcache_miss, recorded.memory_events().dcache_miss);
+}
+
 }  // namespace
 }  // namespace dcpi::ev5

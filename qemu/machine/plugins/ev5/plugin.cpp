@@ -623,6 +623,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   for (int v = 0; v < vcpus; ++v)
     state->vcpus.push_back(std::make_unique<dcpi::ev5::VcpuModel>(
         o.machine, dcpi::ev5::SampleVisibility(o.sampling != 0, o.period, o.period_range)));
+  // No out=PATH: nobody reads the truth (the contexts are told apart).
+  if (o.out_path.empty())
+    for (auto& vcpu : state->vcpus) vcpu->record_truth(false);
   if (vcpus > 1)
     for (int v = 0; v < vcpus; ++v)
       state->vcpus[v]->join(&state->coherence, static_cast<size_t>(v), &state->clock);

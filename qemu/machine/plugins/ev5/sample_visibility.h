@@ -34,9 +34,10 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <functional>
 
 #include "qemu/machine/plugins/ev5/block_timing.h"
+#include "qemu/machine/plugins/ev5/count_cache.h"
 #include "qemu/machine/truth/truth_space.h"
 
 namespace dcpi::ev5 {
@@ -84,7 +85,10 @@ class SampleVisibility {
   // The period the driver drew for the next count (read at its reload):
   // from the reload on, cycles weigh by its hazard and stop at it.
   void next_period(uint64_t cycles) { next_period_ = cycles; }
-  const std::map<uint64_t, double>& visible() const { return visible_; }
+  // Unordered (the truth file's writer sorts): each instruction of a block
+  // adds to its PC's weight, a tree's walk per instruction (issue 31).
+  using VisibleCycles = CountMap<uint64_t, std::hash<uint64_t>, double>;
+  const VisibleCycles& visible() const { return visible_; }
   // Of those, the cycles booked for waits for the round-robin turn (not
   // this CPU's own; the truth's `event waited_cycles`).
   int64_t waited_total() const { return waited_total_; }
@@ -132,7 +136,7 @@ class SampleVisibility {
   bool interrupted_ = false;
   uint32_t space_ = 0;
   uint8_t ipl_ = 0;
-  std::map<uint64_t, double> visible_;
+  VisibleCycles visible_;
 };
 
 }  // namespace dcpi::ev5

@@ -342,7 +342,7 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   }
   const uint64_t address = paddr != ~0ull ? paddr : tagged(vaddr);
   if (truth_.profile_unit) profile_unit_.accessed(t.pc, vaddr);
-  count(store ? ModelEvent::kStore : ModelEvent::kLoad, t.pc);
+  count_access(at, store);
   const uint64_t dcache_misses = memory_.events().dcache_miss;
   const uint64_t scache_misses = memory_.events().scache_miss;
   const uint64_t bcache_misses = memory_.events().bcache_miss;

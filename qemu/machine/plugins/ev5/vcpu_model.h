@@ -99,6 +99,9 @@ class VcpuModel {
   void next_period(uint64_t cycles) { truth_.visibility.next_period(cycles); }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
+  // Whether the truth's bookings are kept (VcpuTruth::recording): off when
+  // no truth file is written; the model's timing and counters are the same.
+  void record_truth(bool on) { truth_.recording = on; }
   // On a multiprocessor: the caches' coherence, this CPU's number, and the
   // one virtual clock of round-robin icount: the sum of every CPU's
   // modelled cycles (a CPU's counter also counts the others' while it waits
@@ -222,13 +225,17 @@ class VcpuModel {
   }
   void count(ModelEvent event, uint64_t pc) {
     if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
-    if (event == ModelEvent::kLoad || event == ModelEvent::kStore)
-      truth_.access(pc, event);
-    else
-      truth_.event(pc, event);
+    truth_.event(pc, event);
     // The 21164 takes TB misses as PAL traps at the instruction (HRM Table
     // 6-1: ITBMISS, DTBMISS); the model charges their refill instead.
     if (event == ModelEvent::kItbMiss || event == ModelEvent::kDtbMiss) truth_.trap(pc);
+  }
+  // A load or store at instruction `at` (counter 1's events): the truth
+  // counts it by instruction (VcpuTruth::access).
+  void count_access(Site at, bool store) {
+    const ModelEvent event = store ? ModelEvent::kStore : ModelEvent::kLoad;
+    if (counters_.counts(event)) overflow_ |= counters_.count(event, at.timing().pc);
+    truth_.access(*at.block, at.index, store);
   }
   // Counter 0's issues (perf_counters.h count_issues): the block entered
   // last issues its instructions when the next one is entered, less those

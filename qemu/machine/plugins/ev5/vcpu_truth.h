@@ -121,6 +121,11 @@ struct VcpuTruth {
   TruthObserver* observer = nullptr;      // none unless dcpi run --contexts
   TruthObserver* profile_unit = nullptr;  // ProfileMe's (profile_unit.h), when armed ever
   TruthObserver* issue_slots = nullptr;   // issue_slots.h, when paired ProfileMe was armed
+  // Whether the bookings are kept for a truth file (the plugin's out=PATH).
+  // Without one they are only told to the observers above and the sample
+  // visibility: nobody reads the maps, whose hashed counts at every block,
+  // stall and access were a sixth of a 4-CPU run's host time (issue 31).
+  bool recording = true;
   CountMap<StallKey, StallKeyHash> stalls;
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
@@ -134,12 +139,13 @@ struct VcpuTruth {
   uint64_t key(uint64_t pc) const { return truth_key(pc, space_); }
   void stall(uint64_t pc, StallCause cause, uint64_t culprit, uint64_t cycles) {
     if (!cycles) return;
-    stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
+    if (recording)
+      stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));
     if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
     if (profile_unit) {
       profile_unit->stalled(pc, cause, cycles);
-      if (!is_fetch_stall(cause)) latency.stall(key(pc), cycles);
+      if (recording && !is_fetch_stall(cause)) latency.stall(key(pc), cycles);
     }
     if (issue_slots) issue_slots->stalled(pc, cause, cycles);
   }
@@ -147,43 +153,57 @@ struct VcpuTruth {
   // The load at `pc` issued and got its data `cycles` later.
   void load_returned(uint64_t pc, uint64_t cycles) {
     if (!profile_unit) return;
-    latency.load(key(pc), cycles);
+    if (recording) latency.load(key(pc), cycles);
     profile_unit->load_returned(pc, cycles);
   }
   void trap(uint64_t pc) {
     if (!profile_unit) return;
-    ++latency.traps[key(pc)];
+    if (recording) ++latency.traps[key(pc)];
     profile_unit->trapped(pc);
   }
   // Events per PC (its truth key), where the model counts them for counters
   // 1 and 2: the truth's `pcevent` lines.
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> events;  // (key, ModelEvent)
   void event(uint64_t pc, ModelEvent e) {
-    ++events[{key(pc), static_cast<uint64_t>(e)}];
+    if (recording) ++events[{key(pc), static_cast<uint64_t>(e)}];
     if (observer) observer->event(pc, e);
     if (profile_unit) profile_unit->event(pc, e);
   }
   // Counter 1's loads and stores: booked like the others, but nobody else
-  // watches them (the contexts and ProfileMe have no such event).
-  void access(uint64_t pc, ModelEvent e) { ++events[{key(pc), static_cast<uint64_t>(e)}]; }
+  // watches them (the contexts and ProfileMe have no such event). One at
+  // every load and store of the run: counted by instruction of its block in
+  // a dense array, as the entries are, and moved into `events` at the next
+  // switch or settle() (a hashed count cost 12 % of a 4-CPU run's host time,
+  // perf, issue 31). `index` names the instruction in `block`.
+  void access(const BlockRecord& block, uint32_t index, bool store) {
+    if (!recording) return;
+    if (block.id >= accesses_now_.size()) accesses_now_.resize(block.id * 2 + 64);
+    std::vector<uint64_t>& counts = accesses_now_[block.id];
+    if (counts.empty()) counts.resize(2 * block.timing.instructions.size());
+    const uint32_t slot = 2 * index + (store ? 1 : 0);
+    if (counts[slot]++ == 0) touched_accesses_.push_back({&block, slot});
+  }
   void correct(uint64_t pc, int64_t cycles) {
-    cycle_corrections[key(pc)] += cycles;
+    if (recording) cycle_corrections[key(pc)] += cycles;
     visibility.book(pc, cycles);
     if (observer) observer->cycles(pc, cycles);
   }
-  void edge(uint64_t from, uint64_t to) { ++edges[{key(from), key(to)}]; }
+  void edge(uint64_t from, uint64_t to) {
+    if (recording) ++edges[{key(from), key(to)}];
+  }
   // ProfileMe's truth of the wrong path (issue 27 item 1): the squashed
   // fetches per PC (truth key), booked once the unit was armed.
   CountMap<uint64_t, std::hash<uint64_t>> squashed_fetches;
   void squash(uint64_t start) {
     if (!profile_unit) return;
     const uint32_t count = wrong_path_length(start);
-    for (uint32_t i = 0; i < count; ++i) ++squashed_fetches[key(start + 4 * i)];
+    if (recording)
+      for (uint32_t i = 0; i < count; ++i) ++squashed_fetches[key(start + 4 * i)];
     profile_unit->squashed(start, count);
   }
   // The CPU slept (wtint; reported at `pc`): its cycle counter ran on.
   void sleep(uint64_t pc, uint64_t cycles) {
-    cycle_corrections[key(pc)] += static_cast<int64_t>(cycles);
+    if (recording) cycle_corrections[key(pc)] += static_cast<int64_t>(cycles);
     halted += cycles;
     visibility.book_sleep(static_cast<int64_t>(cycles));
     if (observer) observer->cycles(pc, static_cast<int64_t>(cycles));
@@ -191,17 +211,19 @@ struct VcpuTruth {
   // The hot path: one entry of `block` (its id indexes a dense counter,
   // moved into `blocks` at the next switch or settle()).
   void enter(const BlockRecord& block) {
-    if (block.id >= entries_now_.size()) entries_now_.resize(block.id * 2 + 64);
-    if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
+    if (recording) {
+      if (block.id >= entries_now_.size()) entries_now_.resize(block.id * 2 + 64);
+      if (entries_now_[block.id]++ == 0) touched_.push_back(&block);
+    }
     if (observer) observer->entered(block);
     if (profile_unit) {
-      latency.end_execution();
+      if (recording) latency.end_execution();
       profile_unit->entered(block);
     }
     if (issue_slots) issue_slots->entered(block);
   }
   void cut(const BlockRecord& block, uint32_t index) {
-    ++blocks[space_for(block)].cuts[{&block, index}];
+    if (recording) ++blocks[space_for(block)].cuts[{&block, index}];
     if (observer) observer->cut(block, index);
     if (profile_unit) profile_unit->cut(block, index);
     if (issue_slots) issue_slots->cut(block, index);
@@ -219,6 +241,13 @@ struct VcpuTruth {
       entries_now_[block->id] = 0;
     }
     touched_.clear();
+    for (const TouchedAccess& a : touched_accesses_) {
+      uint64_t& n = accesses_now_[a.block->id][a.slot];
+      const ModelEvent e = (a.slot & 1) ? ModelEvent::kStore : ModelEvent::kLoad;
+      events[{key(a.block->timing.instructions[a.slot / 2].pc), static_cast<uint64_t>(e)}] += n;
+      n = 0;
+    }
+    touched_accesses_.clear();
   }
 
  private:
@@ -228,6 +257,13 @@ struct VcpuTruth {
   uint32_t space_ = 0;
   std::vector<uint64_t> entries_now_;
   std::vector<const BlockRecord*> touched_;
+  // Loads and stores since the last settle(), by block id: [2 index + store].
+  struct TouchedAccess {
+    const BlockRecord* block;
+    uint32_t slot;
+  };
+  std::vector<std::vector<uint64_t>> accesses_now_;
+  std::vector<TouchedAccess> touched_accesses_;
 };
 
 }  // namespace dcpi::ev5

@@ -20,22 +20,17 @@ Usage: contexts_smp.py BUILD_DIR [KEEP_DIR]
 """
 import json
 import os
-import subprocess
 import sys
 
-from support.common import Checks, dcpi_binary, in_work_dir
+from support.common import Checks, in_work_dir, run_dcpi
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
-DCPI = dcpi_binary(BUILD)
 MATCH_SHARE = 0.95
 
 
 def dcpi(*args):
-    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise AssertionError(f"dcpi {' '.join(args)}: exit {done.returncode}: {done.stderr[-800:]}")
-    return done
+    return run_dcpi(BUILD, *args)
 
 
 def user_cycles_by_thread(tree):
@@ -59,12 +54,12 @@ def main(work):
     db = os.path.join(work, "db")
     if not os.path.exists(db):
         dcpi("run", "--cpus", "4", "--workloads", "parallel4", "-g", "--contexts", "--db", db)
-    score = json.loads(dcpi("score", "--contexts", "--db", db, "--json").stdout)
+    score = json.loads(dcpi("score", "--contexts", "--db", db, "--json"))
     share = score["matched"] / max(score["user_samples"], 1)
     checks.expect(score["user_samples"] > 1000, f"{score['user_samples']} user samples")
     checks.expect(share >= MATCH_SHARE,
                   f"{share:.2%} of the user samples' callers match the exact tree (>= 95 %)")
-    tree = json.loads(dcpi("tree", "--db", db, "--json").stdout)
+    tree = json.loads(dcpi("tree", "--db", db, "--json"))
     by_thread = user_cycles_by_thread(tree)
     print("user cycles by thread:", by_thread, flush=True)
     children = [t for t in by_thread if "/bin/parallel4" in t and by_thread[t] > 1000000]

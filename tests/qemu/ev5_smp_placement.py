@@ -26,29 +26,24 @@ Usage: ev5_smp_placement.py BUILD_DIR [KEEP_DIR]
 """
 import json
 import os
-import subprocess
 import sys
 
-from support.common import Checks, dcpi_binary, in_work_dir
+from support.common import Checks, in_work_dir, run_dcpi
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
-DCPI = dcpi_binary(BUILD)
 PROGRAM_RATIO = 2.0
 KERNEL_RATIO = 2.5
 MAX_SIGMA = 5.0
 
 
 def dcpi(*args):
-    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=900)
-    if done.returncode != 0:
-        raise AssertionError(f"dcpi {' '.join(args)}: exit {done.returncode}: {done.stderr[-800:]}")
-    return done
+    return run_dcpi(BUILD, *args)
 
 
 def placement(db, truth, image):
     done = dcpi("score", "--db", db, "--truth", truth, "--image", image, "--json")
-    return json.loads(done.stdout)["placement"]
+    return json.loads(done)["placement"]
 
 
 def run(work, name, model):

@@ -17,6 +17,7 @@ docs/ev5-machine.md "Event counters").
 Usage: ev5_events.py BUILD_DIR [KEEP_DIR]
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from support.common import dcpi_binary, expect, in_work_dir
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 DCPI = dcpi_binary(BUILD)
+KSEG = 0xfffffc0000000000  # the kernel's and PALcode's addresses
 
 
 def dcpi(*args):
@@ -65,14 +67,27 @@ def main(tmp):
     icache_pcs = {pc for pc, cause, n, culprit in truth.stalls if cause == "icache"}
     dcache_culprits = {culprit for pc, cause, n, culprit in truth.stalls
                        if cause == "dcache" and culprit is not None}
-    on_icache = share_on(by_event.get("imiss", {}), icache_pcs)
-    # 99.1 % when written, 98.8 % after the truth per address space and the
-    # idle sleeps were merged (the run's timing moved): the rest lands one or
-    # two instructions after an I-cache stall (copy's main: 14 samples on the
-    # addq two after the stalled cmpeq), not yet explained.
-    expect(on_icache >= 0.98,
+    imiss = by_event.get("imiss", {})
+    on_icache = share_on(imiss, icache_pcs)
+    # The rest is DCPI's high-IPL blind spot (tests/qemu/ev5_pc_events.py):
+    # the handler's own I-cache misses overflow at IPL 6 and are delivered
+    # on the instruction it returns to (copy's stalled stq: 8 samples for 1
+    # miss of its own in session 19; 1.2-2.8 % of the samples as the
+    # kernel's layout moved). So the samples off I-cache-miss instructions
+    # may be at most what the kernel's misses warrant and the kernel did
+    # not get, plus 3 sigma; a misplaced delivery (one instruction late)
+    # would put nearly all of them there.
+    off = sum(n for pc, n in imiss.items() if pc not in icache_pcs)
+    kernel_events = sum(n for pc, n in truth.pc_events.get("imiss", {}).items()
+                        if pc >= KSEG)
+    rate = sum(imiss.values()) / max(1, truth.events["imiss"])
+    warranted = kernel_events * rate
+    got = sum(n for pc, n in imiss.items() if pc >= KSEG)
+    budget = max(0.0, warranted - got) + 3 * math.sqrt(max(warranted, 1)) + 1
+    expect(off <= budget,
            f"{100 * on_icache:.1f}% of the imiss samples are on instructions the truth charges "
-           f"an I-cache miss (exact placement)")
+           f"an I-cache miss; the other {off} are within the blind spot's {budget:.1f} (the "
+           f"kernel's misses warrant {warranted:.1f} samples, it got {got})")
     on_loads = share_on(by_event.get("dmiss", {}), dcache_culprits)
     expect(on_loads >= 0.9,
            f"{100 * on_loads:.1f}% of the dmiss samples are on loads whose miss the truth "

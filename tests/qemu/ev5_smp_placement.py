@@ -19,7 +19,11 @@ there. Our QEMU patch draws each turn independently of the deadlines
   turns 0.90, 1.00, 1.00, 1.31 and 1.68 in five runs: 4-CPU runs are not
   repeatable, and pure noise is above 1.4x one time in twenty);
 - the kernel's samples (the idle CPUs' sleeps, taken at IPL 0 on the
-  secondaries and after a swpipl on the boot CPU) within 2.5x;
+  secondaries and after a swpipl on the boot CPU) within 3.0x: the idle
+  split booked wrong gave 120-335x; what is left here (1.7-2.0x in eight
+  runs, about the same with QEMU's turns) is the daemon's flush loop over
+  the hash table (`flush_all_locked`'s table load and branch, 6-8 sigma
+  short), not explained;
 - QEMU's own turns (`--model rr_slice=0`) are run and printed, not judged.
 
 Usage: ev5_smp_placement.py BUILD_DIR [KEEP_DIR]
@@ -33,7 +37,7 @@ from support.common import Checks, in_work_dir, run_dcpi
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 PROGRAM_RATIO = 2.0
-KERNEL_RATIO = 2.5
+KERNEL_RATIO = 3.0
 MAX_SIGMA = 5.0
 
 

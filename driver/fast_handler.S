@@ -48,6 +48,7 @@
  */
 #include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
+#include "firmware/trap_frame.h"
 
 	.set	noat
 	.text
@@ -224,7 +225,7 @@ bail\@:
 #define CHAIN_FRAME_PERIOD	(CHAIN_FRAME_SP + 16)	/* a0 for rtiperf */
 #define CHAIN_FRAME_HOT		(CHAIN_FRAME_SP + 24)
 #define CHAIN_FRAME_BYTES	(CHAIN_FRAME_SP + 32)
-#define SAVE_BYTES		208	/* kernel/entry.S: $0-$15 and $19-$28 */
+#define SAVE_BYTES		TRAP_FRAME_SAVE_BYTES	/* $0-$15 and $19-$28 (firmware/trap_frame.h) */
 /* Where this CPU's chain stack ends: dcpi_chain_stacks follows
  * dcpi_driver_stats in .bss.dcpi_percpu (below), so it is HOT_TO_STATS +
  * the statistics' size past dcpi_cpu_slots, which is cpu * HOT_SIZE

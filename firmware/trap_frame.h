@@ -5,11 +5,16 @@
 // sp (r30) is the frame's end + 256 for a kernel-mode trap, or the PAL usp
 // register (rdusp) for a user-mode one. A contract between PALcode, the
 // kernel, and the driver, whose value sampler reads and advances it (seed
-// 001 §2.1.2). Guest only.
+// 001 §2.1.2). Guest only; the assembly stubs (kernel/entry.S,
+// driver/fast_handler.S) include it for the size of their part.
 #pragma once
-#include <cstdint>
-
 #include "firmware/pal_abi.h"
+
+// Bytes the kernel's stubs save below PALcode's frame: r0-r15, r19-r28.
+#define TRAP_FRAME_SAVE_BYTES 208
+
+#ifndef __ASSEMBLER__
+#include <cstdint>
 
 namespace dcpi {
 
@@ -28,11 +33,12 @@ struct TrapFrame {
   }
 };
 // PALcode's part is the OSF/1 frame, at the end.
-static_assert(__builtin_offsetof(TrapFrame, ps) == 208 + PAL_FRAME_PS &&
-              __builtin_offsetof(TrapFrame, pc) == 208 + PAL_FRAME_PC &&
-              __builtin_offsetof(TrapFrame, gp) == 208 + PAL_FRAME_GP &&
-              __builtin_offsetof(TrapFrame, a0) == 208 + PAL_FRAME_A0 &&
-              __builtin_offsetof(TrapFrame, a2) == 208 + PAL_FRAME_A2);
-static_assert(sizeof(TrapFrame) == 208 + PAL_FRAME_SIZE);
+static_assert(__builtin_offsetof(TrapFrame, ps) == TRAP_FRAME_SAVE_BYTES + PAL_FRAME_PS &&
+              __builtin_offsetof(TrapFrame, pc) == TRAP_FRAME_SAVE_BYTES + PAL_FRAME_PC &&
+              __builtin_offsetof(TrapFrame, gp) == TRAP_FRAME_SAVE_BYTES + PAL_FRAME_GP &&
+              __builtin_offsetof(TrapFrame, a0) == TRAP_FRAME_SAVE_BYTES + PAL_FRAME_A0 &&
+              __builtin_offsetof(TrapFrame, a2) == TRAP_FRAME_SAVE_BYTES + PAL_FRAME_A2);
+static_assert(sizeof(TrapFrame) == TRAP_FRAME_SAVE_BYTES + PAL_FRAME_SIZE);
 
 }  // namespace dcpi
+#endif

@@ -7,12 +7,13 @@
  * frame holds the complete user register state (new processes start from a
  * built frame; value sampling reads registers from it). */
 #include "firmware/pal_abi.h"
+#include "firmware/trap_frame.h"
 
 	.set	noat
 	.section .text.entry, "ax"
 
 #define STACK_BYTES	16384
-#define SAVE_BYTES	208	/* $0-$15 and $19-$28: kernel/traps.h TrapFrame */
+#define SAVE_BYTES	TRAP_FRAME_SAVE_BYTES	/* $0-$15 and $19-$28 (firmware/trap_frame.h) */
 #define FRAME_BYTES	(SAVE_BYTES + PAL_FRAME_SIZE)	/* the whole TrapFrame */
 
 /* Call chains (issue 28 item 2, kernel frames): the trap entries' CFI, so

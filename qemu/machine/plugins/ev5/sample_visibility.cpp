@@ -31,8 +31,8 @@ double SampleVisibility::weight(int64_t cycles) {
   elapsed_ = to;
   if (drawn_ == 0 || period_ == 0) return static_cast<double>(cycles);
   const double end = static_cast<double>(drawn_);  // no cycle after the overflow weighs
-  const double mean = period_ + range_ / 2.0;
-  return mean * (cumulative_hazard(std::min(to, end)) - cumulative_hazard(std::min(from, end)));
+  return mean_period() *
+         (cumulative_hazard(std::min(to, end)) - cumulative_hazard(std::min(from, end)));
 }
 
 void SampleVisibility::add(uint64_t pc, int64_t cycles) {
@@ -155,9 +155,8 @@ void SampleVisibility::enter_pal(uint64_t offset) {
     // rest of the weight is the sleep's; it lands where the interrupt is
     // taken, which is where PAL returns to (after the wtint, or after the
     // swpipl).
-    const double mean = period_ + range_ / 2.0;
-    wait_at_return_ +=
-        mean * (cumulative_hazard(static_cast<double>(drawn_)) - cumulative_hazard(elapsed_));
+    wait_at_return_ += mean_period() * (cumulative_hazard(static_cast<double>(drawn_)) -
+                                        cumulative_hazard(elapsed_));
   }
   if (offset == PAL_COUNTER_DELIVERY) {
     // A sample: the interrupt's own PAL cycles came after the overflow,
@@ -197,7 +196,7 @@ void SampleVisibility::leave_pal(uint64_t head) {
 double SampleVisibility::landing(double stretch) const {
   const double l = stretch, a = period_, r = range_;
   if (period_ == 0 || l <= a) return stretch;
-  if (l >= a + r) return a + r / 2;
+  if (l >= a + r) return mean_period();
   return ((l * l - a * a) / 2 + l * (a + r - l)) / r;
 }
 

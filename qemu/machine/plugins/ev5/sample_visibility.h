@@ -101,6 +101,8 @@ class SampleVisibility {
   // The weight of the next `cycles` counted cycles (above), as cycles.
   double weight(int64_t cycles);
   double cumulative_hazard(double elapsed) const;
+  // The drawn periods' mean in cycles: hazards times it read as cycles.
+  double mean_period() const { return period_ + range_ / 2.0; }
   void enter_pal(uint64_t offset);
   void leave_pal(uint64_t head);
   void land_deferred(uint64_t head);
@@ -129,8 +131,9 @@ class SampleVisibility {
   // which land where the interrupted context resumes.
   double deferred_ = 0, held_ = 0;
   double slept_ = 0;  // reported sleeps of the masked stretch
-  // A wait that ended in PAL (an interrupt taken at the resume): it lands
-  // where PAL returns to, the interrupted PC (waited()).
+  // Weight that lands where PAL returns to, the interrupted PC: a wait that
+  // ended in PAL (an interrupt taken at the resume, waited()) and the rest
+  // of a sleep the overflow ended (enter_pal()).
   double wait_at_return_ = 0;
   int64_t waited_total_ = 0;
   bool interrupted_ = false;

@@ -71,18 +71,7 @@ def mux_run(checks, work):
                       f"{shares:.9f}")
         checks.expect(p["events"]["dmiss"][1] == p["cycles"],
                       f"mux1: pid {pid} dmiss has counter 2 all the time")
-    for row in report["processes"]:
-        for e in row["events"]:
-            exact = expected.get(row["pid"], {}).get(e["name"], 0)
-            error = (e["projected"] - exact) / exact if exact else float("nan")
-            print(f"mux1: {row['program']:>10} {e['name']:>8} share {e['share']:.3f} "
-                  f"count {e['count']:>9} projected {e['projected']:>9} exact {exact:>9} "
-                  f"error {100 * error:+.2f} %")
-            if row["program"] == "copy" and e["name"] in ("loads", "stores") \
-                    and exact >= ev5_stat.STEADY_MIN_EVENTS:
-                checks.expect(abs(error) <= ev5_stat.STEADY_LIMIT,
-                              f"mux1: copy (a steady loop) {e['name']} projected "
-                              f"{e['projected']} within 1 % of {exact} ({100 * error:+.2f} %)")
+    ev5_stat.check_projections(checks, "mux1", report, expected, ("loads", "stores"))
     check_per_1000_loads(checks, "mux1", report)
 
 

@@ -137,8 +137,15 @@ void event_counters_rotate(CpuHot& hot) {
   for (uint32_t k = 0; k < kEventCounters; ++k) {
     EventCounterState& counter = aux.counter[k];
     if (!counter.count) continue;
-    counter.value[counter.index] = event_counter_value(read, k);
-    if (counter.count < 2) continue;
+    // Below what was last written: it wrapped, and the overflow's sample,
+    // held behind this handler's IPL, is still to come. It belongs to this
+    // event, which keeps the counter until then (rotated away, the sample
+    // was booked to the next event, and this one's count resumed after the
+    // wrap, a period four times too long).
+    const uint16_t value = event_counter_value(read, k);
+    const bool wrapped = value < counter.value[counter.index];
+    counter.value[counter.index] = value;
+    if (counter.count < 2 || wrapped) continue;
     aux.counted_cycles[counter.events[counter.index]] += now - counter.since;
     counter.since = now;
     counter.index =

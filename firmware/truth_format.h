@@ -108,6 +108,17 @@ enum { DCPI_TRUTH_RECORDS(DCPI_TRUTH_RECORD_ENUM_) DCPI_TRUTH_RECORD_COUNT };
  * block's entry for a later line that fetch never reached (the block was
  * left before it), and `itbmiss` of `itb_miss` likewise. */
 
+/* `pcevent PC visible_NAME W` (the ev5 machine, a sampling run that sampled
+ * event NAME on counter 1 or 2, issue 26): the events a sample of NAME can
+ * land on at PC, the placement oracle's expectation for event samples as
+ * `visible` is for cycles: an event counted in PALcode or at IPL 6 and above
+ * (the counter interrupt's IPL, DCPI's blind spots) lands where the
+ * interrupt can be taken, none between an overflow and the driver's next
+ * write of the counter; only events the counter counted (its kill bits).
+ * `event visible_NAME N` is their sum (present, 0 included, for each event
+ * a counter sampled). New names, no new version. */
+#define DCPI_TRUTH_VISIBLE_EVENT_PREFIX "visible_"
+
 /* The comment the exec_counts plugin writes under its header. */
 #define DCPI_TRUTH_COUNTS_COMMENT "# insn PC COUNT; edge FROM TO COUNT (TO != FROM+4)"
 

@@ -135,7 +135,9 @@ void write_placement_json(JsonWriter& json, const calc::PlacementScore& p,
   json.key("noise_farther").real(p.noise_farther, 4);
   json.key("noise_ratio_p95").real(p.noise_ratio_p95, 4);
   json.field("outliers_total", uint64_t{p.outliers.size()});
-  json.key("expectation").value(p.visible_cycles ? "visible" : "cycles");
+  // The cycles' placement is keyed "placement", an event's by its name.
+  const bool event = key != "placement";
+  json.key("expectation").value(p.visible_cycles ? "visible" : event ? "events" : "cycles");
   json.key("outliers").begin_array();
   for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) write_outlier(json, p.outliers[i]);
   json.end_array().key("worst");
@@ -181,27 +183,44 @@ void write_event_placement_json(JsonWriter& json, const ScoreRun& run) {
   json.key("event_placement").begin_object();
   for (const auto& [event, score] : run.event_placement) write_placement_json(json, score, event);
   json.end_object();
+  json.key("event_placement_against_events").begin_object();
+  for (const auto& [event, score] : run.event_placement_against_events)
+    write_placement_json(json, score, event);
+  json.end_object();
 }
 
-// Issue 26: each event's samples against the truth's events per PC.
+// Issue 26: each event's samples against where the truth says they can
+// land (its `visible_` lines), or against its events per PC; `vs events`:
+// against the events themselves, the blind spots included.
 void print_event_placement(const ScoreRun& run, std::ostream& out) {
   if (run.event_placement.empty()) return;
-  out << "\nEvent sample placement (each event's samples against the truth's count of it per "
-         "instruction):\n";
+  const bool visible = !run.event_placement_against_events.empty();
+  out << (visible ? "\nEvent sample placement (each event's samples against the events a sample "
+                    "can land on per instruction: PAL's and IPL 6's where the interrupt is "
+                    "taken; vs events: against the truth's count of it):\n"
+                  : "\nEvent sample placement (each event's samples against the truth's count "
+                    "of it per instruction):\n");
   char line[256];
-  std::snprintf(line, sizeof line, "  %-9s %9s %12s %9s %9s %6s %8s\n", "event", "samples",
-                "true events", "distance", "noise", "ratio", "outliers");
+  std::snprintf(line, sizeof line, "  %-9s %9s %12s %9s %9s %6s %8s%s\n", "event", "samples",
+                visible ? "can land" : "true events", "distance", "noise", "ratio", "outliers",
+                visible ? " vs events" : "");
   out << line;
   for (const auto& [event, p] : run.event_placement) {
     if (p.samples <= 0 || p.true_cycles == 0) {
-      std::snprintf(line, sizeof line, "  %-9s %9.0f %12llu   nothing to compare\n", event.c_str(),
+      std::snprintf(line, sizeof line, "  %-9s %9.0f %12llu   nothing to compare", event.c_str(),
                     p.samples, static_cast<unsigned long long>(p.true_cycles));
     } else {
-      std::snprintf(line, sizeof line, "  %-9s %9.0f %12llu %9.4f %9.4f %6.2f %8zu\n",
-                    event.c_str(), p.samples, static_cast<unsigned long long>(p.true_cycles),
-                    p.distance, p.noise_distance, p.ratio, p.outliers.size());
+      std::snprintf(line, sizeof line, "  %-9s %9.0f %12llu %9.4f %9.4f %6.2f %8zu", event.c_str(),
+                    p.samples, static_cast<unsigned long long>(p.true_cycles), p.distance,
+                    p.noise_distance, p.ratio, p.outliers.size());
     }
     out << line;
+    if (const auto raw = run.event_placement_against_events.find(event);
+        raw != run.event_placement_against_events.end() && raw->second.true_cycles != 0) {
+      std::snprintf(line, sizeof line, " %10.2f", raw->second.ratio);
+      out << line;
+    }
+    out << "\n";
   }
 }
 

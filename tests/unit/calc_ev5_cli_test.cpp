@@ -219,6 +219,46 @@ TEST_F(CalcEv5Cli, ScoreHoldsEachEventsSamplesAgainstTheTruthsEventsPerPc) {
   EXPECT_GT(std::stod(misplaced.out.substr(ratio + 9)), 10.0) << misplaced.out;
 }
 
+// With `visible_dmiss` lines (issue 26: where a sample can land, the blind
+// spots' events moved to where the interrupt is taken) the samples are held
+// against them, and against the events themselves beside.
+TEST_F(CalcEv5Cli, ScoreHoldsEventSamplesAgainstWhereTheyCanLandWhenTheTruthSays) {
+  std::string v6 = truth_text();
+  v6.replace(0, std::string("dcpi-exec-counts 2").size(), "dcpi-exec-counts 6");
+  // The events sit on the ldq at 9810; where samples can land, on the stq
+  // at 9834 (say, the instruction a masked handler returns to).
+  v6 +=
+      "event dmiss 4000000\nevent visible_dmiss 4000000\npcevent 9810 dmiss 4000000\n"
+      "pcevent 9834 visible_dmiss 4000000\n";
+  std::ofstream(dir_.file("visible.txt")) << v6;
+  const ImageIdentity image{
+      .build_id = "00f1900002000000", .path = "/bin/copy_fig2", .image_size = 80};
+  testing::write_copy_fig2_epoch(dir_.file("visible.db"), 1, "ev5");
+  ProfileDatabaseWriter(dir_.file("visible.db"))
+      .merge_profile(1, image, DCPI_EVENT_DMISS,
+                     {{.pid = 7, .cpu = 0, .address = 0x9834, .count = 4000}});
+  const std::vector<std::string> score{
+      "score",    "--db",    dir_.file("visible.db"),  "--image",
+      elf_,       "--truth", dir_.file("visible.txt"), "--procedure",
+      "copy_fig2"};
+  std::vector<std::string> json = score;
+  json.push_back("--json");
+  const auto r = run_dcpi(json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.out.find("\"event_placement\": {\"dmiss\": {");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"ratio\": 0,", at), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"expectation\": \"visible\"", at), std::string::npos) << r.out;
+  const size_t raw = r.out.find("\"event_placement_against_events\": {\"dmiss\": {");
+  ASSERT_NE(raw, std::string::npos) << r.out;
+  const size_t distance = r.out.find("\"distance\": ", raw);
+  EXPECT_EQ(std::stod(r.out.substr(distance + 12)), 1.0) << r.out;  // no sample where they were
+  EXPECT_NE(r.out.find("\"expectation\": \"events\"", raw), std::string::npos) << r.out;
+  const auto text = run_dcpi(score);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("vs events"), std::string::npos) << text.out;
+}
+
 TEST_F(CalcEv5Cli, ScoreCulpritsOnAQemuTruthSaysThereIsNothingToScore) {
   std::ofstream(dir_.file("qemu.txt")) << "dcpi-exec-counts 1\ninsn 9810 1000\n";
   const auto r = run_dcpi({"score", "--db", db(), "--image", elf_, "--truth", dir_.file("qemu.txt"),

@@ -1,6 +1,7 @@
 #include "analysis/calc/frontend/estimate_scores.h"
 
 #include "analysis/calc/estimate/culprits.h"
+#include "firmware/truth_format.h"
 #include "isa/ev5_unit_latency.h"
 #include "profiledb/event_modes.h"
 
@@ -141,6 +142,30 @@ std::unordered_map<uint64_t, uint64_t> events_in_modes(
   return kept;
 }
 
+// One event's samples against where the truth says they can land (its
+// `visible_` lines) when it says so, else against the events per PC.
+void score_event(const std::string& event, const calc::SamplesByAddress& samples,
+                 const std::vector<calc::AddressRange>& ranges, ScoreRun& run) {
+  const std::string base(event_base_name(event));
+  const auto& per_pc = run.truth.pc_events();
+  const auto events = per_pc.find(base);
+  if (events == per_pc.end()) return;
+  calc::PlacementScore against_events =
+      calc::score_event_placement_in(samples, events_in_modes(events->second, event), ranges);
+  const std::string visible_name = DCPI_TRUTH_VISIBLE_EVENT_PREFIX + base;
+  if (!run.truth.events().contains(visible_name)) {
+    run.event_placement[event] = std::move(against_events);
+    return;
+  }
+  const auto visible = per_pc.find(visible_name);
+  const calc::GroundTruth::PcCounts none;
+  calc::PlacementScore score = calc::score_event_placement_in(
+      samples, events_in_modes(visible == per_pc.end() ? none : visible->second, event), ranges);
+  score.visible_cycles = true;
+  run.event_placement[event] = std::move(score);
+  run.event_placement_against_events[event] = std::move(against_events);
+}
+
 }  // namespace
 
 void score_estimates(const CalcInputs& inputs, const std::optional<std::string>& procedure,
@@ -155,10 +180,7 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
   for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
   run.placement = calc::score_placement_in(inputs.samples.cycles, run.truth, ranges);
   for (const auto& [event, samples] : inputs.samples.events)
-    if (const auto truth = run.truth.pc_events().find(std::string(event_base_name(event)));
-        truth != run.truth.pc_events().end())
-      run.event_placement[event] =
-          calc::score_event_placement_in(samples, events_in_modes(truth->second, event), ranges);
+    score_event(event, samples, ranges, run);
   score_profileme_records(inputs, procedure, run);
 }
 

@@ -53,6 +53,11 @@ struct ScoreRun {
   // truth's count of it per PC (version 6), for every event the profile and
   // the truth both have.
   std::map<std::string, calc::PlacementScore> event_placement;
+  // When the truth says where each event's samples can land (`visible_`
+  // lines, firmware/truth_format.h), event_placement holds the samples
+  // against that and this against the events themselves: the blind spots'
+  // share of the distance.
+  std::map<std::string, calc::PlacementScore> event_placement_against_events;
   // ProfileMe's records against the truth (issue 27), when the profile has
   // them: Figure 3's convergence and each procedure's cycles.
   std::optional<calc::ProfileMeScore> profileme;

@@ -215,6 +215,31 @@ TEST(Ev5SampleVisibility, WithTheDrawnPeriodACycleWeighsByItsHazardUpToTheOverfl
   EXPECT_EQ(v.visible().count(kUser + 0x40), 0u);  // after the overflow
 }
 
+// The event counters' wrperfmon functions (a write of counters 1 and 2, a
+// read, a mux) leave counter 0's count alone: its hazard goes on.
+TEST(Ev5SampleVisibility, AWrperfmonOfTheEventCountersIsNoReload) {
+  const Blocks b;
+  SampleVisibility v(true, 100, 100);
+  v.enter(b.reloader, kWrperfmon);
+  v.next_period(150);
+  v.enter(b.wrperfmon, kAddq);
+  v.enter(b.kernel, kAddq);
+  v.enter(b.user, kAddq);
+  v.book(kUser, 120);
+  v.enter(b.reloader, kWrperfmon);
+  v.keeps_count();  // the plugin saw a0 != PERFMON_WRITE
+  v.enter(b.wrperfmon, kAddq);
+  v.enter(b.user_call, kCallsys);
+  v.book(kUser + 0x40, 100);  // the overflow at 150 falls in this one
+  v.enter(b.user, kAddq);
+  // One count from the reload to the overflow: its whole compensator,
+  // mean x H(150), wherever it landed (a new count would weigh raw cycles).
+  double total = 0;
+  for (const auto& [key, weight] : v.visible()) total += weight;
+  EXPECT_NEAR(total, 150 * std::log(2.0), 1e-9);
+  EXPECT_GT(v.visible().at(kUser + 0x40), 0);
+}
+
 // A masked stretch the overflow falls in: its weight lands where the IPL drops.
 TEST(Ev5SampleVisibility, AMaskedStretchsHazardLandsWhereTheIplDrops) {
   const Blocks b;

@@ -141,6 +141,15 @@ uint64_t PerfCounters::read() const {
   return counter0 | uint64_t{value_[1]} << EV5_CTR1_SHIFT | uint64_t{value_[2]} << EV5_CTR2_SHIFT;
 }
 
+ModelEvent PerfCounters::event_of(int counter) const {
+  if (counter < 1 || counter >= kCounters || control_[counter] == EV5_CTL_OFF)
+    return ModelEvent::kCount;
+  const int event = selected_event(counter, select_[counter]);
+  return event == kNone ? ModelEvent::kCount : static_cast<ModelEvent>(event);
+}
+
+bool PerfCounters::kills(uint64_t pc) const { return (kill_ & kill_bit(mode_of(pc))) != 0; }
+
 void PerfCounters::update_counted() {
   issues_counted_ = select_[0] && enabled_[0] && control_[0] != EV5_CTL_OFF;
   counted_ = 0;

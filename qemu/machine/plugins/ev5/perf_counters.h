@@ -60,6 +60,15 @@ class PerfCounters {
   bool counts_issues() const { return issues_counted_; }
 
   uint32_t value(int counter) const { return value_[counter]; }
+  // Counter 1 or 2's event while it is set to count one (enabled or not),
+  // else ModelEvent::kCount.
+  ModelEvent event_of(int counter) const;
+  // Events the counter counts before it wraps (its width's when at 0).
+  uint64_t remaining(int counter) const {
+    return (uint64_t{1} << width(counter)) - value_[counter];
+  }
+  // Whether the kill bits keep every counter from counting at `pc`.
+  bool kills(uint64_t pc) const;
   uint64_t interrupts(int counter) const { return interrupts_[counter]; }
 
  private:

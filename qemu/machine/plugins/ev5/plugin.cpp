@@ -289,7 +289,11 @@ void on_rtiperf(unsigned int vcpu, void*) {
 }
 
 void on_wrperfmon_write(unsigned int vcpu, void*) {
-  if (vcpu >= state->vcpus.size() || read_register(register_handle(16)) != PERFMON_WRITE) return;
+  if (vcpu >= state->vcpus.size()) return;
+  if (read_register(register_handle(16)) != PERFMON_WRITE) {
+    state->vcpus[vcpu]->keeps_count();  // the event counters' functions (issue 26)
+    return;
+  }
   const uint64_t start = (read_register(register_handle(17)) >> PERFMON_CTR0_SHIFT) &
                          ((uint64_t{1} << PERFMON_CTR0_WIDTH) - 1);
   state->vcpus[vcpu]->next_period((uint64_t{1} << PERFMON_CTR0_WIDTH) - start);
@@ -361,6 +365,7 @@ void on_wrperfmon(unsigned int vcpu, void*) {
     case PERFMON_ENABLE_CLEAR:
       counters.write(0);
       counters.enable(argument);
+      state->vcpus[vcpu]->event_counters_written();
       break;
     case PERFMON_MUX:
       ok = counters.mux(argument, &error);
@@ -373,6 +378,7 @@ void on_wrperfmon(unsigned int vcpu, void*) {
       break;
     case PERFMON_WRITE_EVENTS:
       counters.write(argument);
+      state->vcpus[vcpu]->event_counters_written();
       break;
     case PERFMON_READ:  // PALcode ORs the word (mfpr 247) into v0 (issue 26 item 4)
       qemu_plugin_set_read_word(counters.read());

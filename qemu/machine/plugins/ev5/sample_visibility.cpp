@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "firmware/ev5_counters.h"
 #include "firmware/memory_map.h"
 #include "firmware/pal_abi.h"
 #include "isa/decode.h"
@@ -16,6 +17,44 @@ bool is_call_pal(const isa::Instruction& in, uint32_t function) {
 }
 
 }  // namespace
+
+SampleVisibility SampleVisibility::for_events(uint32_t period, uint32_t range,
+                                              uint8_t masking_ipl) {
+  SampleVisibility v(true, period, range);
+  v.events_ = true;
+  v.masking_ipl_ = masking_ipl;
+  return v;
+}
+
+void SampleVisibility::arm(uint64_t remaining) {
+  if (!enabled_ || !events_) return;
+  if (armed_ && !overflowed_ && remaining <= drawn_) {
+    // Given back (a mux rotation, or the other counter's reload writing
+    // both): the count goes on from where the counter says it is.
+    elapsed_ = static_cast<double>(drawn_ - remaining);
+    return;
+  }
+  armed_ = true;
+  overflowed_ = false;
+  elapsed_ = 0;
+  drawn_ = remaining;
+  // A count the driver did not draw (a partial count given back after it
+  // wrapped, whose overflow a rotation left to the next event): no hazard
+  // of the drawn periods applies; its one sample spreads evenly over it.
+  even_ = remaining < period_ || remaining > static_cast<uint64_t>(period_) + range_;
+  if (state_ == State::kOff) state_ = in_pal_ ? State::kPal : State::kCounting;
+  if (state_ == State::kCounting && masked()) state_ = State::kHighIpl;
+}
+
+// A sample was taken: nothing counts until the next write (the few events
+// after the overflow are dropped by the driver's reload).
+void SampleVisibility::delivered() {
+  armed_ = false;
+  overflowed_ = false;
+  deferred_ = 0;
+  slept_ = 0;
+  drawn_ = 0;
+}
 
 // H(t) = -ln S(t) for the period uniform in [base, base + range): 0 before
 // base; a fixed period (range 0) is a step at base.
@@ -31,6 +70,7 @@ double SampleVisibility::weight(int64_t cycles) {
   elapsed_ = to;
   if (drawn_ == 0 || period_ == 0) return static_cast<double>(cycles);
   const double end = static_cast<double>(drawn_);  // no cycle after the overflow weighs
+  if (even_) return mean_period() * (std::min(to, end) - std::min(from, end)) / end;
   return mean_period() *
          (cumulative_hazard(std::min(to, end)) - cumulative_hazard(std::min(from, end)));
 }
@@ -95,7 +135,7 @@ void SampleVisibility::count_ran_before(uint64_t pc) {
 }
 
 void SampleVisibility::count_instructions(size_t end) {
-  if (!block_ || state_ == State::kOff) return;
+  if (events_ || !block_ || state_ == State::kOff) return;  // events are booked one by one
   const size_t n = std::min(end, block_->instructions.size());
   for (; counted_ < n; ++counted_)
     add(block_->instructions[counted_].pc,
@@ -112,7 +152,7 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   const uint64_t head = timing.pc;
   const bool pal = is_palcode_address(head);
   bool reload = false;
-  if (pal && !in_pal_) {
+  if (pal && !in_pal_ && !events_) {
     reload = called_reload_;
     returning_ = called_return_;
   }
@@ -146,6 +186,10 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
 }
 
 void SampleVisibility::enter_pal(uint64_t offset) {
+  if (events_) {
+    if (offset == EV5_PAL_VECTOR_COUNTER && overflowed_) delivered();
+    return;
+  }
   if (offset == PAL_COUNTER_DELIVERY && drawn_ != 0 && period_ != 0 &&
       elapsed_ < static_cast<double>(drawn_)) {
     // The overflow came before the model's count reached the drawn period:

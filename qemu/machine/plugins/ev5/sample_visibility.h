@@ -31,6 +31,14 @@
 // handler's reload restarts the count at the delivery. Its weight (the
 // hazard summed up to the overflow) lands where it is delivered; without a
 // drawn period a stretch of L cycles lands as E[min(X, L)], X the period.
+//
+// Counters 1 and 2 (issue 26) follow the same rules with events for cycles
+// (for_events()): each counted event books one unit, the count restarts at
+// wrperfmon 9's write of the counter (arm()) and stops at the delivery
+// through PAL's counter vector after the model raised the overflow; the
+// 21164's counter interrupt is at IPL 6 (IPL_PERFCTR), so kernel code at
+// IPL 6 and above and PALcode are its blind spots. Their expectation is the
+// truth's `pcevent PC visible_EVENT` lines.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -55,7 +63,11 @@ class SampleVisibility {
   // range] cycles (0: unknown, every masked cycle lands as one).
   explicit SampleVisibility(bool sampling = false, uint32_t period = 0, uint32_t range = 0)
       : enabled_(sampling), period_(period), range_(range) {}
+  // A counter of events whose drawn periods are uniform in [period, period +
+  // range) events, masked at `masking_ipl` and above.
+  static SampleVisibility for_events(uint32_t period, uint32_t range, uint8_t masking_ipl);
   bool enabled() const { return enabled_; }
+  bool counts_events() const { return events_; }
 
   // The model enters `timing`'s block (after the previous block, whose
   // instructions then count). `last_word`: the block's last instruction (a
@@ -75,6 +87,13 @@ class SampleVisibility {
   // `head` is entered (so before enter()); when `head` is PAL's, where PAL
   // returns to. Not after a wtint: the reported sleep holds that wait.
   void waited(int64_t cycles, uint64_t head);
+  // Events (for_events()): the counter was written with `remaining` events
+  // to its overflow: a new count, or, while one is in progress (a mux
+  // rotation gave the counter back), the rest of the same one.
+  void arm(uint64_t remaining);
+  // The model raised this counter's overflow: the next entry into PAL's
+  // counter vector delivers it.
+  void overflowed() { overflowed_ = true; }
   State state() const { return state_; }
   // The processor's IPL from now on (PAL's mtpr PS, the kernel's swpipl).
   void set_ipl(uint8_t ipl) { ipl_ = ipl; }
@@ -85,6 +104,9 @@ class SampleVisibility {
   // The period the driver drew for the next count (read at its reload):
   // from the reload on, cycles weigh by its hazard and stop at it.
   void next_period(uint64_t cycles) { next_period_ = cycles; }
+  // The wrperfmon about to run is not counter 0's write (the event
+  // counters' write, read or mux, issue 26): counter 0's count goes on.
+  void keeps_count() { called_reload_ = false; }
   // Unordered (the truth file's writer sorts): each instruction of a block
   // adds to its PC's weight, a tree's walk per instruction (issue 31).
   using VisibleCycles = CountMap<uint64_t, std::hash<uint64_t>, double>;
@@ -106,12 +128,17 @@ class SampleVisibility {
   void enter_pal(uint64_t offset);
   void leave_pal(uint64_t head);
   void land_deferred(uint64_t head);
-  bool masked() const { return ipl_ >= kMaskingIpl; }
+  bool masked() const { return ipl_ >= masking_ipl_; }
+  void delivered();
   double landing(double stretch) const;
   uint64_t resume_pc(uint64_t head) const;
 
   bool enabled_ = false;
   uint32_t period_ = 0, range_ = 0;
+  bool events_ = false;  // counts events (for_events()), not cycles
+  uint8_t masking_ipl_ = kMaskingIpl;
+  bool overflowed_ = false;  // events: raised, not yet delivered
+  bool even_ = false;        // events: a count not drawn by the driver (arm())
   State state_ = State::kOff;
   // Counting towards an overflow: from a reload to the delivery.
   bool armed_ = false;

@@ -1,6 +1,7 @@
 #include "qemu/machine/plugins/ev5/truth_file.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -164,6 +165,29 @@ void add_pc_counts(const char* name, const CountsByKey& counts, Totals& totals) 
   }
 }
 
+// Where each sampled event's samples can land (event_visibility.h): the
+// `pcevent PC visible_NAME W` lines and their sum `event visible_NAME`,
+// written for every event a counter sampled (firmware/truth_format.h).
+void add_visible_events(const EventVisibility& visible, Totals& totals) {
+  for (int e = 0; e < static_cast<int>(ModelEvent::kCount); ++e) {
+    const SampleVisibility* v = visible.of(static_cast<ModelEvent>(e));
+    const char* event = counted_event_name(static_cast<ModelEvent>(e));
+    if (!v || !event) continue;
+    // The space lines key names by pointer: one lasting string per event.
+    static std::array<std::string, static_cast<size_t>(ModelEvent::kCount)> names;
+    std::string& held = names[static_cast<size_t>(e)];
+    if (held.empty()) held = std::string(DCPI_TRUTH_VISIBLE_EVENT_PREFIX) + event;
+    const char* name = held.c_str();
+    uint64_t& sum = totals.events[held];
+    for (const auto& [key, weight] : v->visible()) {
+      const int64_t n = std::llround(weight);
+      if (n <= 0) continue;
+      totals.of(key).events[{name, truth_pc_of(key)}] += static_cast<uint64_t>(n);
+      sum += static_cast<uint64_t>(n);
+    }
+  }
+}
+
 // ProfileMe's truths (issue 27), once the unit was armed: wasted issue
 // slots per PC in a paired run (issue_slots.h), the wrong path's squashed
 // fetches per PC.
@@ -275,6 +299,7 @@ bool write_truth_file(const std::string& path, const std::vector<const VcpuModel
     add_dynamic(vcpu->truth(), totals);
     add_events(*vcpu, totals);
     add_counted_events(vcpu->truth(), totals);
+    add_visible_events(vcpu->visible_events(), totals);
     add_profileme_truth(*vcpu, totals);
   }
   bool has_spaces = totals.spaces.size() > 1 || !totals.spaces.count(0);

@@ -42,6 +42,14 @@ VcpuModel::VcpuModel(const Machine& machine, SampleVisibility sampling)
       itb_(machine.itb_entries, Machine::kPageBytes),
       dtb_(machine.dtb_entries, Machine::kPageBytes) {
   truth_.visibility = std::move(sampling);
+  events_visible_ = EventVisibility(truth_.visibility.enabled());
+}
+
+void VcpuModel::event_counters_written() {
+  for (int counter = 1; counter < PerfCounters::kCounters; ++counter) {
+    const ModelEvent event = counters_.event_of(counter);
+    if (event != ModelEvent::kCount) events_visible_.armed(event, counters_.remaining(counter));
+  }
 }
 
 void VcpuModel::record_edge(uint64_t to) {
@@ -102,6 +110,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   dynamic_in_block_ = 0;
   truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
   truth_.visibility.enter(timing, block.words.back());
+  events_visible_.enter(timing, block.words.back());
   record_edge(timing.pc);
   started_ = true;
   last_pc_before_block_ = last_pc_;
@@ -288,6 +297,7 @@ void VcpuModel::cut_entry(Site at) {
   add_unlocked(at.block->cut[at.index], 1);
   truth_.cut(*at.block, at.index);
   truth_.visibility.cut(at.index);  // it counts the whole block's instructions
+  events_visible_.cut(at.index);
   previous_static_ = at.timing().offset;
   previous_block_ = nullptr;
 }

@@ -22,6 +22,7 @@
 
 #include "qemu/machine/plugins/ev5/block_record.h"
 #include "qemu/machine/plugins/ev5/branch_predictor.h"
+#include "qemu/machine/plugins/ev5/event_visibility.h"
 #include "qemu/machine/plugins/ev5/issue_slots.h"
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/memory_system.h"
@@ -90,18 +91,32 @@ class VcpuModel {
   // The truth's address space (truth_space.h) the CPU runs from now on.
   void switch_truth_space(uint32_t space) {
     truth_.switch_space(space);
+    events_visible_.set_space(space);
     issue_slots_.set_space(space);
   }
   // The processor's IPL from now on (sample_visibility.h: the overflows it
   // masks are visible where it drops).
-  void set_ipl(uint8_t ipl) { truth_.visibility.set_ipl(ipl); }
+  void set_ipl(uint8_t ipl) {
+    truth_.visibility.set_ipl(ipl);
+    events_visible_.set_ipl(ipl);
+  }
+  // wrperfmon wrote counters 1 and 2 (wrperfmon 9, or a clear): a count
+  // starts (or goes on) for the events they count (event_visibility.h).
+  void event_counters_written();
+  // Counters 1 and 2's visible events (event_visibility.h).
+  const EventVisibility& visible_events() const { return events_visible_; }
   // The period the driver drew for counter 0's next count (its reload).
   void next_period(uint64_t cycles) { truth_.visibility.next_period(cycles); }
+  // A wrperfmon that does not write counter 0 is about to run.
+  void keeps_count() { truth_.visibility.keeps_count(); }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
   // Whether the truth's bookings are kept (VcpuTruth::recording): off when
   // no truth file is written; the model's timing and counters are the same.
-  void record_truth(bool on) { truth_.recording = on; }
+  void record_truth(bool on) {
+    truth_.recording = on;
+    if (!on) events_visible_ = EventVisibility();  // nobody reads them
+  }
   // On a multiprocessor: the caches' coherence, this CPU's number, and the
   // one virtual clock of round-robin icount: the sum of every CPU's
   // modelled cycles (a CPU's counter also counts the others' while it waits
@@ -224,7 +239,7 @@ class VcpuModel {
     return bypasses_tlb(address) ? address : address | uint64_t{space_} << 43;
   }
   void count(ModelEvent event, uint64_t pc) {
-    if (counters_.counts(event)) overflow_ |= counters_.count(event, pc);
+    if (counters_.counts(event)) counted(event, pc);
     truth_.event(pc, event);
     // The 21164 takes TB misses as PAL traps at the instruction (HRM Table
     // 6-1: ITBMISS, DTBMISS); the model charges their refill instead.
@@ -234,9 +249,18 @@ class VcpuModel {
   // counts it by instruction (VcpuTruth::access).
   void count_access(Site at, bool store) {
     const ModelEvent event = store ? ModelEvent::kStore : ModelEvent::kLoad;
-    if (counters_.counts(event)) overflow_ |= counters_.count(event, at.timing().pc);
+    if (counters_.counts(event)) counted(event, at.timing().pc);
     truth_.access(*at.block, at.index, store);
   }
+  // A counter counts `event` at `pc` (unless the kill bits keep it from it);
+  // its overflow interrupts, and the visible events follow it.
+  void counted(ModelEvent event, uint64_t pc) {
+    const uint64_t bits = counters_.count(event, pc);
+    overflow_ |= bits;
+    if (events_visible_.enabled() && !counters_.kills(pc))
+      events_visible_.counted(event, pc, bits != 0);
+  }
+  EventVisibility events_visible_;
   // Counter 0's issues (perf_counters.h count_issues): the block entered
   // last issues its instructions when the next one is entered, less those
   // an exact exit or a device access cut (cut_entry), so the counter counts

@@ -56,6 +56,18 @@ uint64_t mux_field_of(uint16_t event) {
       return uint64_t{EV5_SEL1_LOADS} << EV5_MUX_SEL1_SHIFT;
     case Event::kStores:
       return uint64_t{EV5_SEL1_STORES} << EV5_MUX_SEL1_SHIFT;
+    case Event::kNonIssue:
+      return uint64_t{EV5_SEL1_NONISSUE_CYCLES} << EV5_MUX_SEL1_SHIFT;
+    case Event::kIssue1:
+      return uint64_t{EV5_SEL1_SINGLE_ISSUE_CYCLES} << EV5_MUX_SEL1_SHIFT;
+    case Event::kIssue2:
+      return uint64_t{EV5_SEL1_DUAL_ISSUE_CYCLES} << EV5_MUX_SEL1_SHIFT;
+    case Event::kIssue3:
+      return uint64_t{EV5_SEL1_TRIPLE_ISSUE_CYCLES} << EV5_MUX_SEL1_SHIFT;
+    case Event::kIssue4:
+      return uint64_t{EV5_SEL1_QUAD_ISSUE_CYCLES} << EV5_MUX_SEL1_SHIFT;
+    case Event::kLongStalls:
+      return uint64_t{EV5_SEL2_LONG_STALLS} << EV5_MUX_SEL2_SHIFT;
     case Event::kIMiss:
       return uint64_t{EV5_SEL2_ICACHE_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kDMiss:

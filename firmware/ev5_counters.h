@@ -33,14 +33,21 @@
 #define EV5_MUX_SEL_MASK 0xf
 #define EV5_MUX_COUNTERS_1_2 0xff /* the SEL1 and SEL2 fields */
 
-/* Counter 1 selections (SEL1) our model counts; the HRM's others (issue
- * cycles, pipe dry, replay traps, integer and FP operates, flow changes,
- * I- and D-cache accesses, C-box events) are refused. */
+/* Counter 1 selections (SEL1) our model counts; the HRM's others (split
+ * issue, pipe dry, replay traps, integer and FP operates, flow changes, I-
+ * and D-cache accesses, C-box events) are refused. */
+#define EV5_SEL1_NONISSUE_CYCLES 0x0 /* nothing issued, the pipeline frozen */
+#define EV5_SEL1_SINGLE_ISSUE_CYCLES 0x4
+#define EV5_SEL1_DUAL_ISSUE_CYCLES 0x5
+#define EV5_SEL1_TRIPLE_ISSUE_CYCLES 0x6
+#define EV5_SEL1_QUAD_ISSUE_CYCLES 0x7
 #define EV5_SEL1_LOADS 0xb
 #define EV5_SEL1_STORES 0xc
-/* Counter 2 selections (SEL2) our model counts; the HRM's others (long
- * stalls, PC mispredicts, MAF merges, LDU and WB/MAF replays, external,
- * cycles, barriers, load-locked, S-cache and B-cache) are refused. */
+/* Counter 2 selections (SEL2) our model counts; the HRM's others (PC
+ * mispredicts, MAF merges, LDU and WB/MAF replays, external, cycles,
+ * barriers, load-locked, S-cache and B-cache) are refused. */
+#define EV5_SEL2_LONG_STALLS 0x0 /* stalls longer than 15 cycles */
+#define EV5_LONG_STALL_CYCLES 15
 #define EV5_SEL2_BRANCH_MISPREDICTS 0x3
 #define EV5_SEL2_ICACHE_MISSES 0x4
 #define EV5_SEL2_ITB_MISSES 0x5

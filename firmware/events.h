@@ -22,7 +22,13 @@
   X(REPLAY, "replay")                                                            \
   X(ISSUES, "issues")     /* issue-slot counts used by the "default" configuration */ \
   X(LOADS, "loads")       /* load instructions (21164 counter 1, SEL1 0xB) */        \
-  X(STORES, "stores")     /* store instructions (21164 counter 1, SEL1 0xC) */
+  X(STORES, "stores")     /* store instructions (21164 counter 1, SEL1 0xC) */        \
+  X(NONISSUE, "nonissue") /* cycles nothing issued, pipeline frozen (SEL1 0x0) */     \
+  X(ISSUE1, "issue1")     /* cycles one instruction issued (SEL1 0x4) */              \
+  X(ISSUE2, "issue2")     /* dual-issue cycles (SEL1 0x5) */                          \
+  X(ISSUE3, "issue3")     /* triple-issue cycles (SEL1 0x6) */                        \
+  X(ISSUE4, "issue4")     /* quad-issue cycles (SEL1 0x7) */                          \
+  X(LONGSTALLS, "longstalls") /* stalls longer than 15 cycles (counter 2, SEL2 0x0) */
 
 #define DCPI_EVENT_ENUM_(name, text) DCPI_EVENT_##name,
 #define DCPI_EVENT_TEXT_(name, text) text,
@@ -47,6 +53,12 @@ enum class Event : uint16_t {
   kIssues = DCPI_EVENT_ISSUES,
   kLoads = DCPI_EVENT_LOADS,
   kStores = DCPI_EVENT_STORES,
+  kNonIssue = DCPI_EVENT_NONISSUE,
+  kIssue1 = DCPI_EVENT_ISSUE1,
+  kIssue2 = DCPI_EVENT_ISSUE2,
+  kIssue3 = DCPI_EVENT_ISSUE3,
+  kIssue4 = DCPI_EVENT_ISSUE4,
+  kLongStalls = DCPI_EVENT_LONGSTALLS,
   kCount = DCPI_EVENT_COUNT,
 };
 
@@ -62,10 +74,16 @@ inline constexpr EventSet kCountableOnQemu = event_bit(Event::kCycles);
 // 26, firmware/ev5_counters.h): counter 1's loads and stores (SEL1 0xB,
 // 0xC), counter 2's misses and mispredicts. Replay traps are not modelled;
 // issues are counter 0's other selection (counting mode's instructions).
-inline constexpr EventSet kCounter1Events = event_bit(Event::kLoads) | event_bit(Event::kStores);
-inline constexpr EventSet kCounter2Events = event_bit(Event::kIMiss) | event_bit(Event::kDMiss) |
-                                            event_bit(Event::kBranchMp) |
-                                            event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss);
+// Counter 1 also counts the issue-width cycles (nonissue, issue1-4: the
+// model's static issue groups and its stalls), counter 2 the long stalls.
+inline constexpr EventSet kIssueWidthEvents =
+    event_bit(Event::kNonIssue) | event_bit(Event::kIssue1) | event_bit(Event::kIssue2) |
+    event_bit(Event::kIssue3) | event_bit(Event::kIssue4);
+inline constexpr EventSet kCounter1Events =
+    event_bit(Event::kLoads) | event_bit(Event::kStores) | kIssueWidthEvents;
+inline constexpr EventSet kCounter2Events =
+    event_bit(Event::kIMiss) | event_bit(Event::kDMiss) | event_bit(Event::kBranchMp) |
+    event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss) | event_bit(Event::kLongStalls);
 inline constexpr EventSet kCountableOnEv5 = kCounter1Events | kCounter2Events;
 
 }  // namespace dcpi

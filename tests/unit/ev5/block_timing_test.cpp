@@ -50,6 +50,11 @@ TEST(Ev5BlockTiming, IndependentInstructionsIssueTogether) {
   EXPECT_TRUE(block.instructions[3].reads_loaded);
   EXPECT_TRUE(block.instructions[2].reads_loaded);  // r7 and r16, first read here
   EXPECT_TRUE(block.instructions[3].store);
+  // Issue groups (counter 1's issue-width cycles): the pair, then one and one.
+  EXPECT_EQ(block.instructions[0].issue_width, 2u);
+  EXPECT_EQ(block.instructions[1].issue_width, 0u);
+  EXPECT_EQ(block.instructions[2].issue_width, 1u);
+  EXPECT_EQ(block.instructions[3].issue_width, 1u);
 }
 
 TEST(Ev5BlockTiming, ConditionalBranchTargetAndMultiplierSpan) {

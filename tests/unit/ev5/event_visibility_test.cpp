@@ -135,12 +135,12 @@ TEST(Ev5EventVisibility, ACountTheDriverDidNotDrawSpreadsItsSampleEvenly) {
 TEST(Ev5EventVisibility, OnlyEventsACounterWroteAreKept) {
   const BlockTiming user = two_at(kUser);
   EventVisibility events(true);
-  events.counted(ModelEvent::kDCacheMiss, kUser, false);
+  events.counted(ModelEvent::kDCacheMiss, kUser, 1, false);
   EXPECT_EQ(events.of(ModelEvent::kDCacheMiss), nullptr);
   events.set_ipl(0);
   events.armed(ModelEvent::kDCacheMiss, EV5_EVENT_PERIOD_BASE + 10);
   events.enter(user, kAddq);
-  for (int i = 0; i < 5000; ++i) events.counted(ModelEvent::kDCacheMiss, kUser, false);
+  for (int i = 0; i < 5000; ++i) events.counted(ModelEvent::kDCacheMiss, kUser, 1, false);
   ASSERT_NE(events.of(ModelEvent::kDCacheMiss), nullptr);
   EXPECT_GT(events.of(ModelEvent::kDCacheMiss)->visible().at(kUser), 0);
   EXPECT_EQ(events.of(ModelEvent::kICacheMiss), nullptr);

@@ -94,8 +94,9 @@ TEST(PerfCounters, DisabledOrUnselectedEventsAreNotCounted) {
 TEST(PerfCounters, RefusesWhatTheModelCannotCount) {
   PerfCounters c = counting(EV5_CTL_COUNT, EV5_CTL_COUNT);
   std::string error;
-  EXPECT_FALSE(c.mux(mux(EV5_SEL1_LOADS, 0x0), &error));  // long stalls
-  EXPECT_NE(error.find("counter 2 selection 0"), std::string::npos) << error;
+  EXPECT_FALSE(c.mux(mux(EV5_SEL1_LOADS, 0x2), &error));  // PC mispredicts
+  EXPECT_NE(error.find("counter 2 selection 2"), std::string::npos) << error;
+  EXPECT_FALSE(c.mux(mux(0x2, EV5_SEL2_DCACHE_MISSES), &error));  // pipe dry
   EXPECT_FALSE(c.mux(mux(0x3, EV5_SEL2_DCACHE_MISSES), &error));  // replay traps
   EXPECT_FALSE(c.options(1, &error));
   EXPECT_FALSE(c.frequency(uint64_t{EV5_CTL_256} << EV5_CTL0_SHIFT, &error));
@@ -106,6 +107,34 @@ TEST(PerfCounters, RefusesWhatTheModelCannotCount) {
   PerfCounters off;
   EXPECT_TRUE(off.mux(mux(0x3, 0x0)));
   EXPECT_FALSE(off.frequency(freq(EV5_CTL_COUNT, 0)));
+}
+
+// The issue-width cycles (SEL1 0, 4-7) and long stalls (SEL2 0) are the
+// model's: selected, counted, and n events at once wrap the counter once.
+TEST(PerfCounters, IssueWidthCyclesAndLongStallsAreCounted) {
+  PerfCounters c;
+  ASSERT_TRUE(c.mux(mux(EV5_SEL1_DUAL_ISSUE_CYCLES, EV5_SEL2_LONG_STALLS)));
+  ASSERT_TRUE(c.frequency(freq(EV5_CTL_WRAP, EV5_CTL_WRAP)));
+  c.enable(EV5_OVERFLOW_COUNTERS);
+  EXPECT_EQ(c.event_of(1), ModelEvent::kIssue2);
+  EXPECT_EQ(c.event_of(2), ModelEvent::kLongStall);
+  EXPECT_TRUE(c.counts(ModelEvent::kIssue2));
+  EXPECT_FALSE(c.counts(ModelEvent::kIssue1));
+  EXPECT_TRUE(c.counts_issue_groups());
+  c.count(ModelEvent::kIssue2, kUserPc);
+  c.count(ModelEvent::kLongStall, kUserPc);
+  EXPECT_EQ(c.value(1), 1u);
+  EXPECT_EQ(c.value(2), 1u);
+  ASSERT_TRUE(c.mux(mux(EV5_SEL1_NONISSUE_CYCLES, EV5_SEL2_LONG_STALLS)));
+  c.write(uint64_t{0xfff0} << EV5_CTR1_SHIFT);
+  EXPECT_EQ(c.count(ModelEvent::kNonIssue, kUserPc, 15), 0u);  // 0xffff
+  EXPECT_EQ(c.count(ModelEvent::kNonIssue, kUserPc, 40), uint64_t{EV5_OVERFLOW_CTR1});
+  EXPECT_EQ(c.value(1), 39u);
+  // Every 256: an interrupt when n events cross a multiple of 256.
+  ASSERT_TRUE(c.frequency(freq(EV5_CTL_256, EV5_CTL_WRAP)));
+  c.write(uint64_t{250} << EV5_CTR1_SHIFT);
+  EXPECT_EQ(c.count(ModelEvent::kNonIssue, kUserPc, 5), 0u);
+  EXPECT_EQ(c.count(ModelEvent::kNonIssue, kUserPc, 300), uint64_t{EV5_OVERFLOW_CTR1});
 }
 
 // Counter 0 on issues (SEL0 = 1): the model's, 16 bits, the kill bits

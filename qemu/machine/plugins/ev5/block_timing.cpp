@@ -91,9 +91,12 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
       }
     }
   }
+  size_t group = 0;  // the first instruction of the issue group being counted
   for (size_t i = 0; i < block.instructions.size(); ++i) {
     InstructionTiming& t = block.instructions[i];
     t.charge = static_cast<int32_t>(t.cost) - 1;
+    if (i == 0 || t.offset != block.instructions[group].offset) group = i;
+    ++block.instructions[group].issue_width;
   }
   if (first_multiply >= 0) {
     block.instructions[first_multiply].first_multiply = true;

@@ -51,6 +51,10 @@ struct InstructionTiming {
   // Not the block's first, and the first of an I-cache line (32 bytes): a
   // miss of its line stalls the fetch here (vcpu_model.h).
   bool starts_line = false;
+  // The first of an issue group (the instructions issued in one cycle):
+  // how many it has (1-4); 0 for the others (counter 1's issue-width
+  // cycles, perf_counters.h).
+  uint8_t issue_width = 0;
 };
 
 struct BlockTiming {

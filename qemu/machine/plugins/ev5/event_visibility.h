@@ -24,11 +24,11 @@ class EventVisibility {
   // A counter counting `event` was written `remaining` events before its
   // overflow (wrperfmon 9).
   void armed(ModelEvent event, uint64_t remaining);
-  // The counter counted `event` at `pc`; `overflow`: it made it wrap.
-  void counted(ModelEvent event, uint64_t pc, bool overflow) {
+  // The counter counted `n` of `event` at `pc`; `overflow`: they made it wrap.
+  void counted(ModelEvent event, uint64_t pc, uint64_t n, bool overflow) {
     SampleVisibility* v = slots_[static_cast<size_t>(event)].get();
     if (!v) return;
-    v->book(pc, 1);
+    v->book(pc, static_cast<int64_t>(n));
     if (overflow) v->overflowed();
   }
   // The visible events of `event`, or none when no counter counted it.

@@ -18,6 +18,16 @@ int selected_event(int counter, uint8_t select) {
         return static_cast<int>(ModelEvent::kLoad);
       case EV5_SEL1_STORES:
         return static_cast<int>(ModelEvent::kStore);
+      case EV5_SEL1_NONISSUE_CYCLES:
+        return static_cast<int>(ModelEvent::kNonIssue);
+      case EV5_SEL1_SINGLE_ISSUE_CYCLES:
+        return static_cast<int>(ModelEvent::kIssue1);
+      case EV5_SEL1_DUAL_ISSUE_CYCLES:
+        return static_cast<int>(ModelEvent::kIssue2);
+      case EV5_SEL1_TRIPLE_ISSUE_CYCLES:
+        return static_cast<int>(ModelEvent::kIssue3);
+      case EV5_SEL1_QUAD_ISSUE_CYCLES:
+        return static_cast<int>(ModelEvent::kIssue4);
       default:
         return kNone;
     }
@@ -33,6 +43,8 @@ int selected_event(int counter, uint8_t select) {
       return static_cast<int>(ModelEvent::kDCacheMiss);
     case EV5_SEL2_DTB_MISSES:
       return static_cast<int>(ModelEvent::kDtbMiss);
+    case EV5_SEL2_LONG_STALLS:
+      return static_cast<int>(ModelEvent::kLongStall);
     default:
       return kNone;
   }
@@ -163,14 +175,16 @@ void PerfCounters::update_counted() {
   }
 }
 
-uint64_t PerfCounters::count(ModelEvent event, uint64_t pc) {
-  if (!counts(event) || (kill_ & kill_bit(mode_of(pc)))) return 0;
+uint64_t PerfCounters::count(ModelEvent event, uint64_t pc, uint64_t n) {
+  if (n == 0 || !counts(event) || (kill_ & kill_bit(mode_of(pc)))) return 0;
   const int c = event_counter_[static_cast<int>(event)];
   const uint32_t mask = (1u << width(c)) - 1;
-  value_[c] = (value_[c] + 1) & mask;
-  const bool wrapped = value_[c] == 0;
-  const bool interrupts = control_[c] == EV5_CTL_WRAP  ? wrapped
-                          : control_[c] == EV5_CTL_256 ? (value_[c] & 0xff) == 0
+  // n events at once (a stall's non-issue cycles): an interrupt when they
+  // crossed the wrap (or a multiple of 256), one however many they crossed.
+  const uint64_t sum = uint64_t{value_[c]} + n;
+  value_[c] = static_cast<uint32_t>(sum) & mask;
+  const bool interrupts = control_[c] == EV5_CTL_WRAP  ? sum > mask
+                          : control_[c] == EV5_CTL_256 ? (sum >> 8) != (uint64_t{sum - n} >> 8)
                                                        : false;
   if (!interrupts) return 0;
   ++interrupts_[c];

@@ -23,6 +23,16 @@ enum class ModelEvent : uint8_t {
   kItbMiss,
   kDCacheMiss,  // a D-cache load miss
   kDtbMiss,
+  // Counter 1's issue-width cycles: nothing issued while an instruction
+  // waits at the head (a static or dynamic stall; fetch stalls leave the
+  // pipeline dry, not frozen), and the cycles an issue group of 1-4
+  // instructions issues in (its first instruction's PC).
+  kNonIssue,
+  kIssue1,
+  kIssue2,
+  kIssue3,
+  kIssue4,
+  kLongStall,  // counter 2: a stall longer than 15 cycles, at its instruction
   kCount,
 };
 
@@ -51,9 +61,12 @@ class PerfCounters {
 
   // One event at `pc`: returns the overflow bits (EV5_OVERFLOW_CTR1/2) of
   // the counters it made interrupt, 0 when none.
-  uint64_t count(ModelEvent event, uint64_t pc);
+  uint64_t count(ModelEvent event, uint64_t pc, uint64_t n = 1);
   // Whether any counter counts `event` now (for the callers' fast path).
   bool counts(ModelEvent event) const { return (counted_ >> static_cast<int>(event)) & 1; }
+  // Whether any counter counts the events of an issue group or its static
+  // wait (counted when the next block is entered: VcpuModel::issue_entered).
+  bool counts_issue_groups() const { return (counted_ & kIssueGroupEvents) != 0; }
   // `n` instructions issued at `pc`'s mode (counter 0's issues selection):
   // EV5_OVERFLOW_CTR0 when they made it wrap, else 0.
   uint64_t count_issues(uint64_t n, uint64_t pc);
@@ -81,6 +94,12 @@ class PerfCounters {
   uint64_t kill_ = 0;
   uint32_t value_[kCounters] = {0, 0, 0};
   uint64_t interrupts_[kCounters] = {0, 0, 0};
+  static constexpr uint32_t kIssueGroupEvents = (1u << static_cast<int>(ModelEvent::kNonIssue)) |
+                                                (1u << static_cast<int>(ModelEvent::kIssue1)) |
+                                                (1u << static_cast<int>(ModelEvent::kIssue2)) |
+                                                (1u << static_cast<int>(ModelEvent::kIssue3)) |
+                                                (1u << static_cast<int>(ModelEvent::kIssue4)) |
+                                                (1u << static_cast<int>(ModelEvent::kLongStall));
   uint32_t counted_ = 0;  // bit per ModelEvent some counter counts
   bool issues_counted_ = false;
   int event_counter_[static_cast<int>(ModelEvent::kCount)] = {};  // 0: none

@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 
+#include "firmware/ev5_counters.h"
 #include "firmware/events.h"
 #include "firmware/profileme.h"
 #include "firmware/truth_format.h"
@@ -55,14 +56,44 @@ uint32_t space_of(uint64_t first, uint64_t second) {
   return truth_space_of(first) ? truth_space_of(first) : truth_space_of(second);
 }
 
+// Counter 1's issue-width events of a block's issue groups, from each
+// instruction's executions (the model counts them per entry, as it ran:
+// VcpuModel::count_issue_groups): a group whose first j instructions ran
+// issued j in its cycle; its first instruction's static wait is non-issue
+// cycles (and a long stall beyond 15). Dynamic stalls are booked as they
+// happen (VcpuModel::stalled).
+void add_issue_groups(const BlockTiming& timing, uint32_t space,
+                      const std::vector<uint64_t>& executions, Totals& totals) {
+  static constexpr int kWidth[] = {DCPI_EVENT_ISSUE1, DCPI_EVENT_ISSUE2, DCPI_EVENT_ISSUE3,
+                                   DCPI_EVENT_ISSUE4};
+  const auto add = [&](uint64_t pc, int event, uint64_t n) {
+    const char* name = kEventNames[event];
+    totals.events[name] += n;
+    if (n) totals.of(truth_key(pc, space)).events[{name, pc}] += n;
+  };
+  for (size_t i = 0; i < timing.instructions.size(); ++i) {
+    const InstructionTiming& t = timing.instructions[i];
+    if (t.issue_width == 0) continue;
+    for (size_t j = 1; j <= t.issue_width; ++j) {
+      const uint64_t ran = executions[i + j - 1];
+      const uint64_t further = j < t.issue_width ? executions[i + j] : 0;
+      add(t.pc, kWidth[j - 1], ran > further ? ran - further : 0);
+    }
+    add(t.pc, DCPI_EVENT_NONISSUE, executions[i] * (t.cost - 1));
+    if (t.cost > 1 + EV5_LONG_STALL_CYCLES) add(t.pc, DCPI_EVENT_LONGSTALLS, executions[i]);
+  }
+}
+
 void add_block(const BlockRecord& block, uint32_t space, uint64_t entries,
                const std::map<std::pair<const BlockRecord*, uint32_t>, uint64_t>& cuts,
                Totals& totals) {
   uint64_t left = 0;
+  std::vector<uint64_t> executions(block.timing.instructions.size());
   for (size_t i = 0; i < block.timing.instructions.size(); ++i) {
     if (auto cut = cuts.find({&block, static_cast<uint32_t>(i)}); cut != cuts.end())
       left += cut->second;
     const uint64_t n = entries > left ? entries - left : 0;
+    executions[i] = n;
     if (!n) continue;
     const InstructionTiming& t = block.timing.instructions[i];
     const uint64_t key = truth_key(t.pc, space);
@@ -80,6 +111,7 @@ void add_block(const BlockRecord& block, uint32_t space, uint64_t entries,
       lines.stalls[{t.pc, t.stalls[k].cause, culprit}] += n * t.stalls[k].cycles;
     }
   }
+  add_issue_groups(block.timing, space, executions, totals);
 }
 
 void add_blocks(const VcpuTruth& truth, Totals& totals) {
@@ -135,6 +167,18 @@ const char* counted_event_name(ModelEvent event) {
       return kEventNames[DCPI_EVENT_LOADS];
     case ModelEvent::kStore:
       return kEventNames[DCPI_EVENT_STORES];
+    case ModelEvent::kNonIssue:
+      return kEventNames[DCPI_EVENT_NONISSUE];
+    case ModelEvent::kIssue1:
+      return kEventNames[DCPI_EVENT_ISSUE1];
+    case ModelEvent::kIssue2:
+      return kEventNames[DCPI_EVENT_ISSUE2];
+    case ModelEvent::kIssue3:
+      return kEventNames[DCPI_EVENT_ISSUE3];
+    case ModelEvent::kIssue4:
+      return kEventNames[DCPI_EVENT_ISSUE4];
+    case ModelEvent::kLongStall:
+      return kEventNames[DCPI_EVENT_LONGSTALLS];
     default:
       return nullptr;
   }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 
+#include "firmware/ev5_counters.h"
 #include "firmware/memory_map.h"
 
 namespace dcpi::ev5 {
@@ -95,6 +96,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
     return 0;
   }
   if (aborted_.block) settle_abort();
+  const BlockRecord* issued = issuing_;
+  const uint64_t issued_count = issuing_count_;
   issue_entered();
   issuing_ = &block;
   issuing_count_ = block.timing.instructions.size();
@@ -111,6 +114,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
   truth_.visibility.enter(timing, block.words.back());
   events_visible_.enter(timing, block.words.back());
+  if (issued != nullptr && counters_.counts_issue_groups())
+    count_issue_groups(*issued, issued_count, timing.pc);
   record_edge(timing.pc);
   started_ = true;
   last_pc_before_block_ = last_pc_;
@@ -190,6 +195,7 @@ uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
       if (icache) count(ModelEvent::kICacheMiss, t.pc);
       truth_.stall(t.pc, StallCause::kItbMiss, kNoCulprit, itb);
       truth_.stall(t.pc, StallCause::kICacheMiss, kNoCulprit, icache);
+      stalled(t.pc, itb + icache, true);
       stall += itb + icache;
     } else if (itb + icache > 0) {
       deferred_fetch_.push_back({t.pc, icache, itb});
@@ -210,6 +216,7 @@ uint64_t VcpuModel::line_fetch(const BlockRecord& block, uint32_t index) {
   if (f.icache) count(ModelEvent::kICacheMiss, pc);
   truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, f.itb);
   truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, f.icache);
+  stalled(pc, f.itb + f.icache, true);
   dynamic_in_block_ += f.itb + f.icache;
   return f.itb + f.icache;
 }
@@ -226,6 +233,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   ++truth_.mispredict;
   count(ModelEvent::kBranchMispredict, timing.pc);
   truth_.stall(timing.pc, StallCause::kBranchMispredict, branch, machine_.mispredict_penalty);
+  stalled(timing.pc, machine_.mispredict_penalty, true);
   truth_.squash(taken ? from.fall_through() : from.branch_target);  // the path it predicted
   return machine_.mispredict_penalty;
 }
@@ -241,6 +249,7 @@ uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {
     pending_ &= ~(1ull << slot);
   }
   truth_.stall(pc, StallCause::kDCacheMiss, culprit, ready - now);
+  stalled(pc, ready - now, false);
   return ready - now;
 }
 
@@ -378,6 +387,7 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
       profile_unit_.missed_levels(t.pc, memory_.events().scache_miss != scache_misses,
                                   memory_.events().bcache_miss != bcache_misses);
   }
+  stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
   dynamic_in_block_ += stall;
   return stall;
 }
@@ -419,6 +429,7 @@ uint64_t VcpuModel::unit_ready(const BlockRecord& block, uint32_t index) {
                culprit, stall);
   free_at = now + stall + (t.first_multiply ? timing.multiplier_span : timing.divider_span);
   culprit = t.pc;
+  stalled(t.pc, stall, false);
   dynamic_in_block_ += stall;
   return stall;
 }
@@ -435,6 +446,33 @@ void VcpuModel::issue_entered() {
     overflow_ |= counters_.count_issues(issuing_count_, issuing_->timing.pc);
   issuing_ = nullptr;
   issuing_count_ = 0;
+}
+
+void VcpuModel::count_issue_groups(const BlockRecord& block, uint64_t ran, uint64_t head) {
+  static constexpr ModelEvent kWidth[] = {ModelEvent::kIssue1, ModelEvent::kIssue2,
+                                          ModelEvent::kIssue3, ModelEvent::kIssue4};
+  const std::vector<InstructionTiming>& in = block.timing.instructions;
+  for (uint64_t i = 0; i < ran && i < in.size(); ++i) {
+    const InstructionTiming& t = in[i];
+    if (t.issue_width == 0) continue;
+    // A group an exit cut issued its instructions before the cut.
+    const uint64_t width = std::min<uint64_t>(t.issue_width, ran - i);
+    counted(kWidth[width - 1], t.pc, 1, head);
+    if (t.cost > 1) counted(ModelEvent::kNonIssue, t.pc, t.cost - 1, head);
+    if (t.cost > 1 + EV5_LONG_STALL_CYCLES) counted(ModelEvent::kLongStall, t.pc, 1, head);
+  }
+}
+
+void VcpuModel::stalled(uint64_t pc, uint64_t cycles, bool fetch) {
+  if (cycles == 0) return;
+  if (!fetch) {
+    if (counters_.counts(ModelEvent::kNonIssue)) counted(ModelEvent::kNonIssue, pc, cycles);
+    truth_.count_event(pc, ModelEvent::kNonIssue, cycles);
+  }
+  if (cycles > EV5_LONG_STALL_CYCLES) {
+    if (counters_.counts(ModelEvent::kLongStall)) counted(ModelEvent::kLongStall, pc);
+    truth_.count_event(pc, ModelEvent::kLongStall, 1);
+  }
 }
 
 // Instructions [index, end) of `block` did not run in this entry.

@@ -254,12 +254,22 @@ class VcpuModel {
   }
   // A counter counts `event` at `pc` (unless the kill bits keep it from it);
   // its overflow interrupts, and the visible events follow it.
-  void counted(ModelEvent event, uint64_t pc) {
-    const uint64_t bits = counters_.count(event, pc);
+  // `visible_at`: where its overflow is delivered, when not at `pc`.
+  void counted(ModelEvent event, uint64_t pc, uint64_t n = 1, uint64_t visible_at = 0) {
+    const uint64_t bits = counters_.count(event, pc, n);
     overflow_ |= bits;
     if (events_visible_.enabled() && !counters_.kills(pc))
-      events_visible_.counted(event, pc, bits != 0);
+      events_visible_.counted(event, visible_at ? visible_at : pc, n, bits != 0);
   }
+  // A dynamic stall of `cycles` at `pc`, told to counters 1 and 2 and the
+  // truth: non-issue cycles unless fetch stalled (the pipeline dry, not
+  // frozen), and a long stall beyond 15 cycles.
+  void stalled(uint64_t pc, uint64_t cycles, bool fetch);
+  // The issue groups of the block that ran, counted when the next one,
+  // at `head`, is entered (as counter 0's issues): their issue cycles, the
+  // static waits before them, and static waits beyond 15 cycles. Their
+  // overflow is delivered at `head`.
+  void count_issue_groups(const BlockRecord& block, uint64_t ran, uint64_t head);
   EventVisibility events_visible_;
   // Counter 0's issues (perf_counters.h count_issues): the block entered
   // last issues its instructions when the next one is entered, less those

@@ -169,6 +169,11 @@ struct VcpuTruth {
     if (observer) observer->event(pc, e);
     if (profile_unit) profile_unit->event(pc, e);
   }
+  // `n` of counter 1 and 2's issue events (non-issue cycles, long stalls)
+  // at `pc`: the truth's only (the observers have no such events).
+  void count_event(uint64_t pc, ModelEvent e, uint64_t n) {
+    if (recording && n) events[{key(pc), static_cast<uint64_t>(e)}] += n;
+  }
   // Counter 1's loads and stores: booked like the others, but nobody else
   // watches them (the contexts and ProfileMe have no such event). One at
   // every load and store of the run: counted by instruction of its block in

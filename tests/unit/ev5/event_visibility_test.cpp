@@ -13,19 +13,17 @@
 #include "firmware/pal_abi.h"
 #include "qemu/machine/plugins/ev5/sample_visibility.h"
 #include "tests/unit/ev5/encode.h"
+#include "tests/unit/ev5/visibility_blocks.h"
 
 namespace dcpi::ev5 {
 namespace {
 
 using State = SampleVisibility::State;
-constexpr uint64_t kUser = 0x120000000, kKernel = 0xfffffc0000100000ull;
-constexpr uint64_t kPal = 0xfffffc0000000000ull;
-constexpr uint32_t kAddq = testing::addq(1, 1, 1);
-
-BlockTiming two_at(uint64_t pc) {
-  const std::vector<uint32_t> words{testing::addq(2, 2, 2), kAddq};
-  return time_block(pc, words);
-}
+using testing::kAddq;
+using testing::kKernel;
+using testing::kPal;
+using testing::kUser;
+using testing::two_at;
 
 SampleVisibility counter() { return SampleVisibility::for_events(100, 100, IPL_PERFCTR); }
 

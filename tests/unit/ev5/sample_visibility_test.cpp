@@ -15,21 +15,18 @@
 #include "qemu/machine/plugins/ev5/truth_file.h"
 #include "qemu/machine/plugins/ev5/vcpu_model.h"
 #include "tests/unit/ev5/encode.h"
+#include "tests/unit/ev5/visibility_blocks.h"
 
 namespace dcpi::ev5 {
 namespace {
 
 using State = SampleVisibility::State;
-constexpr uint64_t kUser = 0x120000000, kKernel = 0xfffffc0000100000ull;
-constexpr uint64_t kPal = 0xfffffc0000000000ull;
-constexpr uint32_t kAddq = testing::addq(1, 1, 1);
+using testing::kAddq;
+using testing::kKernel;
+using testing::kPal;
+using testing::kUser;
+using testing::two_at;
 constexpr uint32_t kCallsys = 0x83, kRtiperf = 0x3b, kWrperfmon = 0x39;
-
-// Blocks of two one-cycle instructions at `pc`, the second `last`.
-BlockTiming two_at(uint64_t pc, uint32_t last = kAddq) {
-  const std::vector<uint32_t> words{testing::addq(2, 2, 2), last};
-  return time_block(pc, words);
-}
 
 struct Blocks {
   BlockTiming user = two_at(kUser), user_call = two_at(kUser + 0x40, kCallsys);

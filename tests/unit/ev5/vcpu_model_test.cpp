@@ -43,6 +43,31 @@ TEST(Ev5VcpuModel, ALoadMissStallsItsReaderAndHitsAfterwards) {
   EXPECT_EQ(model.memory_events().dcache_miss, 1u);
 }
 
+// Issue 31: a missed load whose register nobody reads kept its slot in
+// pending_loads() for good, and the plugin's `pending` word then called
+// every later block's first readers back for nothing. The slot goes at the
+// first block entered once its data are there, not before.
+TEST(Ev5VcpuModel, ALoadsSlotIsDroppedAtTheFirstBlockStartedAfterItsDataCame) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x1000;
+  BlockRecord load = testing::block_of(pc, {ldq(1, 16), addq(2, 2, 3)});
+  BlockRecord other = testing::block_of(pc + 0x40, {addq(2, 2, 3)});  // another memory line
+  BlockRecord reader = testing::block_of(pc + 0x80, {addq(1, 1, 2)});
+  model.enter(load);  // starts at 0; the I-cache line from memory: 100
+  model.memory_access(load, 0, kKseg + 0x100000, 0x100000, false);  // issues at 100, data at 200
+  ASSERT_NE(model.pending_loads() & (1u << 1), 0u);
+  // Starts at 102, before the data: the slot stays (a reader here waits).
+  EXPECT_GE(model.enter(other), machine.memory_latency);
+  EXPECT_NE(model.pending_loads() & (1u << 1), 0u);
+  // Starts after its own line's fetch from memory, past 200.
+  model.enter(other);
+  EXPECT_EQ(model.pending_loads(), 0u);
+  model.enter(reader);
+  EXPECT_EQ(model.operands_ready(reader, 0), 0u);
+  EXPECT_EQ(stall_of(model, pc + 0x80, StallCause::kDCacheMiss, pc), 0u);
+}
+
 // The 21164 traps to PALcode at the load or store and runs it again: the
 // refill is its own stall, charged before its access (the patch's access
 // charge), at the last instruction of a block as anywhere.

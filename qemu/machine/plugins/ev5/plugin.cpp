@@ -154,8 +154,7 @@ void on_step_block_entry(unsigned int vcpu, void* userdata) {
   if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), true);
 }
 
-void deposit(unsigned int vcpu, uint64_t cycles, dcpi::ev5::VcpuModel& model) {
-  ChargeWords& words = words_of(vcpu);
+void deposit(ChargeWords& words, uint64_t cycles, dcpi::ev5::VcpuModel& model) {
   if (state->charging) words.stall += cycles;
   words.pending = model.pending_loads();
   words.fetching = model.fetch_pending();
@@ -165,23 +164,26 @@ void deposit(unsigned int vcpu, uint64_t cycles, dcpi::ev5::VcpuModel& model) {
 // Before the access (the patch's access charge): its DTB miss and a full
 // write buffer are charged at the load or store itself, which is where the
 // 21164 takes them. Without charging (the truth alone), after the access.
-void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void* userdata) {
+// Registered for loads or for stores only (register_access), so the
+// direction is the registration's: no call into QEMU to ask it per access.
+template <bool kStore>
+void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t, uint64_t vaddr, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  if (ref->access) words_of(vcpu).last_charged = reinterpret_cast<uint64_t>(ref);
+  ChargeWords& words = words_of(vcpu);
+  if (ref->access) words.last_charged = reinterpret_cast<uint64_t>(ref);
   // Caches are looked up by virtual address: asking QEMU for the physical
   // one costs a TLB walk per access (docs/ev5-machine.md).
-  const uint64_t cycles =
-      model.memory_access(*ref->block, ref->index, vaddr, ~0ull, qemu_plugin_mem_is_store(info));
-  deposit(vcpu, cycles, model);
+  const uint64_t cycles = model.memory_access(*ref->block, ref->index, vaddr, ~0ull, kStore);
+  deposit(words, cycles, model);
 }
 
 void on_operands(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  deposit(vcpu, model.operands_ready(*ref->block, ref->index), model);
+  deposit(words_of(vcpu), model.operands_ready(*ref->block, ref->index), model);
 }
 
 // A word of the running vCPU's code, for the path profiles' back edges
@@ -447,14 +449,14 @@ void on_line_fetch(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  deposit(vcpu, model.line_fetch(*ref->block, ref->index), model);
+  deposit(words_of(vcpu), model.line_fetch(*ref->block, ref->index), model);
 }
 
 void on_unit(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  deposit(vcpu, model.unit_ready(*ref->block, ref->index), model);
+  deposit(words_of(vcpu), model.unit_ready(*ref->block, ref->index), model);
 }
 
 // In a step block: the instruction's whole static time, charged with its
@@ -463,7 +465,7 @@ void on_step_units(unsigned int vcpu, void* userdata) {
   if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
   dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
-  deposit(vcpu, model.step_units(*ref->block, ref->index), model);
+  deposit(words_of(vcpu), model.step_units(*ref->block, ref->index), model);
 }
 
 // The charge of one instruction: its static charge (block_timing.h), plus
@@ -524,11 +526,12 @@ bool may_stall(const dcpi::ev5::BlockTiming& timing, size_t i) {
 void register_access(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t, void* userdata,
                      const InstructionRef& access) {
   const qemu_plugin_mem_rw rw = t.store ? QEMU_PLUGIN_MEM_W : QEMU_PLUGIN_MEM_R;
+  const qemu_plugin_vcpu_mem_cb_t callback = t.store ? on_memory<true> : on_memory<false>;
   if (state->charging)
-    qemu_plugin_register_vcpu_mem_icount_charge(insn, on_memory, rw, state->stall,
+    qemu_plugin_register_vcpu_mem_icount_charge(insn, callback, rw, state->stall,
                                                 const_cast<InstructionRef*>(&access));
   else  // the truth alone: nothing to charge
-    qemu_plugin_register_vcpu_mem_cb(insn, on_memory, QEMU_PLUGIN_CB_NO_REGS, rw, userdata);
+    qemu_plugin_register_vcpu_mem_cb(insn, callback, QEMU_PLUGIN_CB_NO_REGS, rw, userdata);
 }
 
 void register_callbacks(qemu_plugin_insn* insn, const dcpi::ev5::InstructionTiming& t,

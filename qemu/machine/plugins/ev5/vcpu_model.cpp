@@ -111,6 +111,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   if (clock_) clock_mark_ = add_unlocked(*clock_, ran);
   previous_static_ = timing.static_cycles;
   dynamic_in_block_ = 0;
+  drop_arrived_loads();
   truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
   truth_.visibility.enter(timing, block.words.back());
   events_visible_.enter(timing, block.words.back());
@@ -236,6 +237,20 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   stalled(timing.pc, machine_.mispredict_penalty, true);
   truth_.squash(taken ? from.fall_through() : from.branch_target);  // the path it predicted
   return machine_.mispredict_penalty;
+}
+
+// A load whose data are there by the block's start stalls no later reader
+// (time only moves on: wait_for_loads() takes the latest ready time, never
+// below `now`): its slot is dropped, so that `pending` gates the operand
+// callbacks only while a load is really outstanding. A missed load whose
+// register is overwritten, or never read, left its bit set for good, and
+// every first reader of every later block then called back for nothing
+// (issue 31). The stalls, culprits and deliveries are the same.
+void VcpuModel::drop_arrived_loads() {
+  for (uint64_t waiting = pending_; waiting; waiting &= waiting - 1) {
+    const int slot = std::countr_zero(waiting);
+    if (ready_[slot] <= block_start_) pending_ &= ~(1ull << slot);
+  }
 }
 
 uint64_t VcpuModel::wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now) {

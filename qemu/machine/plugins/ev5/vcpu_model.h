@@ -179,6 +179,7 @@ class VcpuModel {
   uint64_t fetch_stall(const BlockTiming& timing);
   uint64_t mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
+  void drop_arrived_loads();
   void record_edge(uint64_t to);
   void see(BlockRecord& block);
   void cut_entry(Site at);

@@ -12,6 +12,11 @@
 #include "firmware/park_miller.h"
 #include "firmware/profileme.h"
 
+extern "C" {
+void dcpi_entry_profileme();  // driver/fast_handler.S
+void dcpi_profileme_record(dcpi::driver::CpuHot* hot);
+}
+
 namespace dcpi::driver {
 
 namespace {
@@ -159,6 +164,11 @@ void profileme_start(CpuHot& hot) {
   if (g_interval_mean == 0) return;
   CpuAux& aux = g_aux[hot.cpu];
   if (aux.profileme_seed == 0) aux.profileme_seed = kProfileMeSeed + hot.cpu;
+  // The record's interrupt alone takes the dedicated delivery counter 0
+  // has (DCPI §4.1's cheap path; firmware/profileme.h
+  // PERFMON_PROFILEME_ENTRY): no OSF/1 frame, no kernel entry. PALcode
+  // delivers it with the context wrperfmon 8 registered (counter_start).
+  pal::wrperfmon(PERFMON_PROFILEME_ENTRY, reinterpret_cast<uint64_t>(dcpi_entry_profileme));
   pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(aux));
 }
 
@@ -169,3 +179,12 @@ void profileme_interrupt(CpuHot& hot) {
 }
 
 }  // namespace dcpi::driver
+
+// ProfileMe's dedicated delivery (driver/fast_handler.S dcpi_entry_profileme,
+// on this CPU's chain stack at IPL 6): the record, as the classic delivery's
+// event_counter_interrupt does it for EV5_OVERFLOW_PROFILEME alone.
+extern "C" void dcpi_profileme_record(dcpi::driver::CpuHot* hot) {
+  using namespace dcpi::driver;
+  if (counting_overflow(EV5_OVERFLOW_PROFILEME)) return;  // counting mode: no record
+  profileme_interrupt(*hot);
+}

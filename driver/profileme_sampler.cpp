@@ -72,28 +72,18 @@ RecordSummary record(CpuHot& hot, uint64_t base) {
   const uint64_t bits = profile_register(base + PROFILEME_REG_EVENTS);
   const uint64_t latency = profile_register(base + PROFILEME_REG_LATENCY);
   const auto pid = static_cast<uint16_t>(hot.pid);
-  PmEntry entry{pc,
-                pid,
-                1,
-                static_cast<uint32_t>(bits & kPmPatternBits),
-                field(latency, PROFILEME_LAT_ISSUE_SHIFT, PROFILEME_LAT_ISSUE_MASK),
-                field(latency, PROFILEME_LAT_FETCH_SHIFT, PROFILEME_LAT_FETCH_MASK),
-                field(latency, PROFILEME_LAT_STALL_SHIFT, PROFILEME_LAT_STALL_MASK),
-                0};
   // A load's issue -> data (register 9, or 10 for the pair's second),
   // summed and counted in its log2 bucket, and the stall's bucket: the
   // distributions (issue 27 item 4). Only a load's register 9 is read: any
   // other instruction's holds its unit latency, the same in every record
   // of its PC, which the host multiplies out. A zero stall has no bucket:
   // its records are pm_samples less the buckets' sum.
-  if (bits & PROFILEME_BIT_LOAD) {
-    const uint64_t latency2 =
-        profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2);
-    entry.load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);
-    entry.pattern |= (profileme_latency_bucket(entry.load) + 1) << kPmLoadBucketShift;
-  }
-  if (entry.stall != 0)
-    entry.pattern |= (profileme_latency_bucket(entry.stall) + 1) << kPmStallBucketShift;
+  const uint32_t load =
+      (bits & PROFILEME_BIT_LOAD)
+          ? field(profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2),
+                  PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK)
+          : 0;
+  const PmEntry entry = pm_record(pc, pid, bits, latency, load);
   pm_table_add(hot, entry);
   const uint32_t charged = entry.stall + entry.fetch + entry.issue;
   // In progress from fetch to issue, at least its issue cycle; a squashed

@@ -38,6 +38,30 @@ struct PmEntry {
 };
 static_assert(sizeof(PmEntry) == 32, "two entries a cache line");
 
+// A record as an entry of its own: the registers' PC, the running PID, the
+// events register's bits, the latency register and, for a load, register
+// 9's load -> data (0 otherwise).
+inline PmEntry pm_record(uint64_t pc, uint16_t pid, uint64_t bits, uint64_t latency,
+                         uint32_t load) {
+  auto field = [latency](uint32_t shift, uint64_t mask) {
+    return static_cast<uint32_t>((latency >> shift) & mask);
+  };
+  PmEntry e{pc,
+            pid,
+            1,
+            static_cast<uint32_t>(bits & kPmPatternBits),
+            field(PROFILEME_LAT_ISSUE_SHIFT, PROFILEME_LAT_ISSUE_MASK),
+            field(PROFILEME_LAT_FETCH_SHIFT, PROFILEME_LAT_FETCH_MASK),
+            field(PROFILEME_LAT_STALL_SHIFT, PROFILEME_LAT_STALL_MASK),
+            0};
+  if (bits & PROFILEME_BIT_LOAD) {
+    e.load = load;
+    e.pattern |= (profileme_latency_bucket(load) + 1) << kPmLoadBucketShift;
+  }
+  if (e.stall != 0) e.pattern |= (profileme_latency_bucket(e.stall) + 1) << kPmStallBucketShift;
+  return e;
+}
+
 // Per CPU: kPmBuckets buckets of kPmBucketEntries, round-robin eviction.
 inline constexpr uint32_t kPmBucketEntries = 4;
 inline constexpr uint32_t kPmEntries = 1024;

@@ -890,10 +890,13 @@ pal_wrperfmon_body:
 	mfpr	p0, prVmtime
 	cmpeq	a0, PERFMON_WRITE, p1	/* the hot path: DCPI writes on every interrupt */
 	bne	p1, pal_perfmon_write
-	/* ProfileMe's: four reads per record (issue 27), second so that each
-	 * skips the rest of the chain (~20 instructions a read). */
+	/* ProfileMe's: three or four reads and a re-arm per record (issue
+	 * 27), next so that each skips the rest of the chain (~20
+	 * instructions a call). */
 	cmpeq	a0, PERFMON_PROFILEME_READ, p1
 	bne	p1, pal_perfmon_profileme_read
+	cmpeq	a0, PERFMON_PROFILEME_ARM, p1	/* the re-arm, once a record */
+	bne	p1, pal_perfmon_write_events
 	cmpeq	a0, PERFMON_READ, p1
 	bne	p1, pal_perfmon_read
 	cmpeq	a0, PERFMON_ENABLE, p1
@@ -911,8 +914,6 @@ pal_wrperfmon_body:
 	cmpeq	a0, PERFMON_SET_CONTEXT, p1
 	bne	p1, pal_perfmon_set_context
 	cmpeq	a0, PERFMON_WRITE_EVENTS, p1
-	bne	p1, pal_perfmon_write_events
-	cmpeq	a0, PERFMON_PROFILEME_ARM, p1
 	bne	p1, pal_perfmon_write_events
 	cmpeq	a0, PERFMON_PROFILEME_ENTRY, p1
 	bne	p1, pal_perfmon_profileme_entry

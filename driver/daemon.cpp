@@ -8,6 +8,7 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
+#include "driver/profileme_table.h"
 #include "driver/ring_writer.h"
 #include "driver/value_sampler.h"
 #include "firmware/control_block.h"
@@ -159,6 +160,18 @@ void flush_cpu(uint32_t cpu) {
       emit_samples(cpu, SamplesReason::kFlush, daemon.staging, staged);
       staged = 0;
     }
+  }
+  // ProfileMe's aggregates (driver/profileme_table.h), each expanded into
+  // the pm_* entries its records stand for.
+  PmEntry* pm = pm_table(cpu);
+  for (uint32_t i = 0; i < kPmEntries; ++i) {
+    if (pm[i].count == 0) continue;
+    if (staged + kPmMaxExpansion > kRecordEntries) {
+      emit_samples(cpu, SamplesReason::kFlush, daemon.staging, staged);
+      staged = 0;
+    }
+    pm_expand(pm[i], [&](const SampleEntry& e) { daemon.staging[staged++] = e; });
+    pm[i] = PmEntry{};
   }
   emit_samples(cpu, SamplesReason::kFlush, daemon.staging, staged);
   if (!request(cpu, kOpRelease | kOpFlushEnd | kOpSwap, released)) return;

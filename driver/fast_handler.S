@@ -289,6 +289,64 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 	.end	chain_capture
 
+/* ProfileMe's dedicated delivery (issue 27 item 1; palcode/pal.S
+ * pal_event_counter_body, firmware/profileme.h PERFMON_PROFILEME_ENTRY):
+ * a record's interrupt comes here as counter 0's comes to the variants,
+ * with a1 = this CPU's CpuHot and a2 = the interrupted PC, PS, PC and a0-a2
+ * in PalSave, sp the interrupted one. The record is C++
+ * (driver/profileme_sampler.cpp dcpi_profileme_record), run on this CPU's
+ * chain stack (free: it is used only at IPL 6, by counter 0's handler,
+ * which cannot run meanwhile) with the registers C++ may clobber saved
+ * there; $0-$2 go to PalSave as the fast path's do. rtiperf with a0 = 0
+ * returns without touching counter 0. Instead of the classic delivery's
+ * OSF/1 frame, the kernel's entry (SAVE_ALL, its dispatch), rti. */
+#define PM_FRAME_SP	(SAVE_BYTES + 8)	/* the interrupted sp */
+#define PM_FRAME_HOT	(SAVE_BYTES + 16)
+#define PM_FRAME_BYTES	(SAVE_BYTES + 32)	/* a multiple of 16 */
+	.globl	dcpi_entry_profileme
+	.align	4
+	.ent	dcpi_entry_profileme
+dcpi_entry_profileme:
+	.frame	$30, 0, $31, 0
+	.prologue 0
+	stq	$0, HOT_SAVE_R0(HOT)
+	stq	$1, HOT_SAVE_R1(HOT)
+	stq	$2, HOT_SAVE_R2(HOT)
+	ldbu	$1, HOT_CPU(HOT)
+	sll	$1, HOT_SIZE_SHIFT, $2
+	subq	HOT, $2, $2			/* dcpi_cpu_slots */
+	addq	$1, 1, $1
+	sll	$1, CHAIN_STACK_SHIFT, $1
+	addq	$2, $1, $2
+	lda	$2, SLOTS_TO_CHAIN_STACKS - PM_FRAME_BYTES($2)
+	stq	$30, PM_FRAME_SP($2)
+	mov	$2, $30
+	stq	HOT, PM_FRAME_HOT($30)
+	.irp	n, 3,4,5,6,7,8
+	stq	$\n, \n * 8($30)
+	.endr
+	.irp	n, 19,20,21,22,23,24,25,26,27,28,29
+	stq	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+	br	$29, 1f
+1:	ldgp	$29, 0($29)
+	mov	HOT, $16
+	jsr	$26, dcpi_profileme_record	/* (hot) */
+	ldq	HOT, PM_FRAME_HOT($30)
+	.irp	n, 3,4,5,6,7,8
+	ldq	$\n, \n * 8($30)
+	.endr
+	.irp	n, 19,20,21,22,23,24,25,26,27,28,29
+	ldq	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+	ldq	$30, PM_FRAME_SP($30)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
+	mov	$31, T
+	call_pal CALL_PAL_RTIPERF		/* a0 = 0: return only, restore a0-a2/PS/PC */
+	.end	dcpi_entry_profileme
+
 /* The C++ variants: the classic delivery (perfframe), the full frame, then
  * dcpi_counter_interrupt. */
 .macro	FULL_FRAME_VARIANT name, variant

@@ -110,6 +110,14 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
 
 }  // namespace
 
+// One ProfileMe entry appended to the active overflow buffer (an evicted
+// or flushing-time aggregate, driver/profileme_table.cpp); one that cannot
+// be stored is counted in dropped[kDropProfileMe].
+void append_profileme(CpuHot& hot, const SampleEntry& entry) {
+  DriverCpuStats& stats = dcpi_driver_stats[hot.cpu];
+  if (!append(hot, stats, entry)) ++stats.dropped[kDropProfileMe];
+}
+
 // ProfileMe's entries (issue 27): `count` added to (pid, pc, event) in the
 // same table and overflow buffers, outside the interrupt statistics
 // (hits + misses + flushing samples = counter-0 interrupts); one that

@@ -85,7 +85,7 @@ struct alignas(64) CpuAux {
   // dcpi::Event (kStats).
   uint64_t counted_cycles[DCPI_EVENT_COUNT];
   uint32_t profileme_seed;  // the Fetched Instruction Counter's draws (issue 27)
-  uint32_t pad3;
+  uint32_t pm_evict;        // ProfileMe table's round-robin victim (profileme_table.cpp)
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -156,6 +156,7 @@ void event_counters_reload(CpuHot& hot, uint32_t counter);
 // Adds `count` to the table's (pid, pc, event) entry, outside the
 // interrupt statistics (ProfileMe's records, driver/profileme_sampler.cpp).
 void record_sum(CpuHot& hot, uint64_t pc, uint16_t pid, uint16_t event, uint32_t count);
+void append_profileme(CpuHot& hot, const SampleEntry& entry);
 // ProfileMe (issue 27): arm this CPU's Fetched Instruction Counter when
 // configured (at counter_start), and take a completed record.
 void profileme_start(CpuHot& hot);

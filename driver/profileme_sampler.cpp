@@ -1,16 +1,22 @@
 // ProfileMe's software side (issue 27; seed 004 §3, firmware/profileme.h):
 // the driver arms each CPU's Fetched Instruction Counter with a randomized
-// interval, and on the record's interrupt (PALcode's classic delivery,
+// interval, and on the record's interrupt (PALcode's dedicated delivery,
 // EV5_OVERFLOW_PROFILEME, at IPL 6) reads the Profile Registers, adds the
-// record to the sample table as ProfileMe events of the tagged
-// instruction's PC (one per record, one per event bit, the latencies'
-// cycles summed), and arms the counter again: the paper's "software
-// interrupt handler ... reads the Profile Registers" and restarts sampling.
+// record to its aggregation table as one entry of (PID, PC, event-bit
+// pattern) with the latencies summed (driver/profileme_table.h), and arms
+// the counter again: the paper's "software interrupt handler ... reads the
+// Profile Registers" and restarts sampling.
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
+#include "driver/profileme_table.h"
 #include "firmware/park_miller.h"
 #include "firmware/profileme.h"
+
+extern "C" {
+void dcpi_entry_profileme();  // driver/fast_handler.S
+void dcpi_profileme_record(dcpi::driver::CpuHot* hot);
+}
 
 namespace dcpi::driver {
 
@@ -46,26 +52,6 @@ uint64_t profile_register(uint64_t index) {
   return static_cast<uint64_t>(pal::wrperfmon(PERFMON_PROFILEME_READ, index));
 }
 
-// The events a record's bits add (firmware/profileme.h PROFILEME_BIT_*).
-struct BitEvent {
-  uint64_t bit;
-  uint16_t event;
-};
-constexpr BitEvent kBitEvents[] = {
-    {PROFILEME_BIT_RETIRED, PROFILEME_EVENT_RETIRED},
-    {PROFILEME_BIT_IMISS, PROFILEME_EVENT_IMISS},
-    {PROFILEME_BIT_ITBMISS, PROFILEME_EVENT_ITBMISS},
-    {PROFILEME_BIT_DMISS, PROFILEME_EVENT_DMISS},
-    {PROFILEME_BIT_DTBMISS, PROFILEME_EVENT_DTBMISS},
-    {PROFILEME_BIT_MISPREDICT, PROFILEME_EVENT_MISPREDICT},
-    {PROFILEME_BIT_PAL, PROFILEME_EVENT_PAL},
-    {PROFILEME_BIT_SMISS, PROFILEME_EVENT_SMISS},
-    {PROFILEME_BIT_BMISS, PROFILEME_EVENT_BMISS},
-    {PROFILEME_BIT_WBUF, PROFILEME_EVENT_WBUF},
-    {PROFILEME_BIT_TRAP, PROFILEME_EVENT_TRAP},
-};
-static_assert(sizeof(kBitEvents) / sizeof(kBitEvents[0]) == PROFILEME_BITS);
-
 uint32_t field(uint64_t word, uint32_t shift, uint64_t mask) {
   return static_cast<uint32_t>((word >> shift) & mask);
 }
@@ -77,44 +63,29 @@ struct RecordSummary {
   uint32_t charged;  // its cycles: issue + fetch -> slot + slot -> issue
 };
 
-// One record (the registers at `base`) into the table, with its cycles in
-// progress when paired (at least its issue cycle, issue_slots.h).
+// One record (the registers at `base`) into the table as one entry of
+// (PID, PC, pattern) with its latencies summed (driver/profileme_table.h),
+// with its cycles in progress when paired (at least its issue cycle,
+// issue_slots.h).
 RecordSummary record(CpuHot& hot, uint64_t base) {
   const uint64_t pc = profile_register(base + PROFILEME_REG_PC);
   const uint64_t bits = profile_register(base + PROFILEME_REG_EVENTS);
   const uint64_t latency = profile_register(base + PROFILEME_REG_LATENCY);
   const auto pid = static_cast<uint16_t>(hot.pid);
-  record_sum(hot, pc, pid, PROFILEME_EVENT_SAMPLES, 1);
-  for (const BitEvent& b : kBitEvents)
-    if (bits & b.bit) record_sum(hot, pc, pid, b.event, 1);
-  const uint32_t sums[] = {field(latency, PROFILEME_LAT_STALL_SHIFT, PROFILEME_LAT_STALL_MASK),
-                           field(latency, PROFILEME_LAT_FETCH_SHIFT, PROFILEME_LAT_FETCH_MASK),
-                           field(latency, PROFILEME_LAT_ISSUE_SHIFT, PROFILEME_LAT_ISSUE_MASK)};
-  const uint16_t sum_events[] = {PROFILEME_EVENT_STALL, PROFILEME_EVENT_FETCH,
-                                 PROFILEME_EVENT_ISSUE};
-  for (int i = 0; i < 3; ++i)
-    if (sums[i] != 0) record_sum(hot, pc, pid, sum_events[i], sums[i]);
   // A load's issue -> data (register 9, or 10 for the pair's second),
   // summed and counted in its log2 bucket, and the stall's bucket: the
   // distributions (issue 27 item 4). Only a load's register 9 is read: any
   // other instruction's holds its unit latency, the same in every record
-  // of its PC, which the host multiplies out (one read and one table update
-  // less per record). A zero stall adds nothing: its records are
-  // pm_samples less the buckets' sum.
-  if (bits & PROFILEME_BIT_LOAD) {
-    const uint64_t latency2 =
-        profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2);
-    const uint32_t load = field(latency2, PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK);
-    record_sum(hot, pc, pid, PROFILEME_EVENT_LOAD, load);
-    record_sum(hot, pc, pid,
-               static_cast<uint16_t>(PROFILEME_EVENT_LOAD_LOG2_0 + profileme_latency_bucket(load)),
-               1);
-  }
-  if (sums[0] != 0)
-    record_sum(
-        hot, pc, pid,
-        static_cast<uint16_t>(PROFILEME_EVENT_STALL_LOG2_0 + profileme_latency_bucket(sums[0])), 1);
-  const uint32_t charged = sums[0] + sums[1] + sums[2];
+  // of its PC, which the host multiplies out. A zero stall has no bucket:
+  // its records are pm_samples less the buckets' sum.
+  const uint32_t load =
+      (bits & PROFILEME_BIT_LOAD)
+          ? field(profile_register(base ? PROFILEME_REG_LATENCY2_SECOND : PROFILEME_REG_LATENCY2),
+                  PROFILEME_LAT2_LOAD_SHIFT, PROFILEME_LAT2_LOAD_MASK)
+          : 0;
+  const PmEntry entry = pm_record(pc, pid, bits, latency, load);
+  pm_table_add(hot, entry);
+  const uint32_t charged = entry.stall + entry.fetch + entry.issue;
   // In progress from fetch to issue, at least its issue cycle; a squashed
   // instruction never was (issue_slots.h).
   if (g_pair_window != 0 && (bits & PROFILEME_BIT_RETIRED)) {
@@ -159,6 +130,11 @@ void profileme_start(CpuHot& hot) {
   if (g_interval_mean == 0) return;
   CpuAux& aux = g_aux[hot.cpu];
   if (aux.profileme_seed == 0) aux.profileme_seed = kProfileMeSeed + hot.cpu;
+  // The record's interrupt alone takes the dedicated delivery counter 0
+  // has (DCPI §4.1's cheap path; firmware/profileme.h
+  // PERFMON_PROFILEME_ENTRY): no OSF/1 frame, no kernel entry. PALcode
+  // delivers it with the context wrperfmon 8 registered (counter_start).
+  pal::wrperfmon(PERFMON_PROFILEME_ENTRY, reinterpret_cast<uint64_t>(dcpi_entry_profileme));
   pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(aux));
 }
 
@@ -169,3 +145,12 @@ void profileme_interrupt(CpuHot& hot) {
 }
 
 }  // namespace dcpi::driver
+
+// ProfileMe's dedicated delivery (driver/fast_handler.S dcpi_entry_profileme,
+// on this CPU's chain stack at IPL 6): the record, as the classic delivery's
+// event_counter_interrupt does it for EV5_OVERFLOW_PROFILEME alone.
+extern "C" void dcpi_profileme_record(dcpi::driver::CpuHot* hot) {
+  using namespace dcpi::driver;
+  if (counting_overflow(EV5_OVERFLOW_PROFILEME)) return;  // counting mode: no record
+  profileme_interrupt(*hot);
+}

@@ -22,6 +22,7 @@
 #include "driver/driver.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
+#include "driver/profileme_table.h"
 #include "firmware/park_miller.h"
 
 namespace dcpi::driver {
@@ -133,6 +134,8 @@ void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config) 
   g_config.base_variant = config.variant;
   SampleEntry* memory = dcpi_sample_memory[cpu];
   for (uint32_t i = 0; i < kTableEntries; ++i) memory[i] = SampleEntry{};
+  PmEntry* pm = pm_table(cpu);
+  for (uint32_t i = 0; i < kPmEntries; ++i) pm[i] = PmEntry{};
   hot.table = memory;
   hot.seed = sanitize_seed(seed);
   hot.flushing = 0;

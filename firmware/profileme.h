@@ -24,6 +24,13 @@
 /* wrperfmon functions (firmware/pal_abi.h numbering continues). */
 #define PERFMON_PROFILEME_ARM 10
 #define PERFMON_PROFILEME_READ 11
+/* a1 = the driver's entry for ProfileMe's dedicated delivery (0: the
+ * classic one). A record's interrupt alone (EV5_OVERFLOW_PROFILEME without
+ * counters 1 and 2) then goes the way counter 0's does (palcode/README.md):
+ * PS, PC and a0-a2 into the context of wrperfmon 8, a jump to the entry at
+ * IPL 6 with a1 = the context, a2 = the PC, and back with CALL_PAL rtiperf,
+ * a0 = 0 (counter 0 untouched). No OSF/1 frame, no kernel entry. */
+#define PERFMON_PROFILEME_ENTRY 12
 
 /* The Profile Registers (PERFMON_PROFILEME_READ a1). */
 #define PROFILEME_REG_PC 0      /* the tagged instruction's PC */

@@ -76,6 +76,7 @@
 #define ptMiscAddr	59	/* physical address of the Typhoon MISC register */
 #define ptAlarmStale	60	/* nonzero: ALARM not re-armed since a counter delivery */
 #define ptCtrDelivered	61	/* virtual ns of the last counter-0 delivery (for perfframe) */
+#define ptPmEntry	62	/* wrperfmon 12: ProfileMe's dedicated entry; 0 = classic delivery */
 
 #define mfpr	hw_mfpr
 #define mtpr	hw_mtpr
@@ -385,10 +386,13 @@ pal_rdusp:
  * reset value); the count starts now. a1 = the context. Re-arms the ALARM
  * with the earlier deadline, then restores a0-a2, PS and PC from the save
  * area. The counter cannot have been disabled since the delivery: only this
- * CPU can disable it, and the fast path does not (so no test here). 15
- * instructions: it fits its CALL_PAL slot, no branch. */
+ * CPU can disable it, and the fast path does not (so no test here).
+ * a0 = 0 (ProfileMe's dedicated delivery, pal_event_counter_body): only the
+ * return, counter 0 and the ALARM untouched. 16 instructions: it fits its
+ * CALL_PAL slot. */
 	CALL_PAL_PRIV(CALL_PAL_RTIPERF)
 pal_rtiperf:
+	beq	a0, 1f			/* ProfileMe's return: counter 0 untouched */
 	mfpr	p0, prVmtime
 	s4addq	a0, p0, p1		/* now + cycles * 4 ns */
 	mtpr	p0, ptCtrStart
@@ -397,7 +401,7 @@ pal_rtiperf:
 	cmpult	p2, p1, p3
 	cmovne	p3, p2, p1
 	mtpr	p1, prAlarm
-	ldq	p4, PERF_CTX_SAVE_PS(a1)
+1:	ldq	p4, PERF_CTX_SAVE_PS(a1)
 	ldq	p5, PERF_CTX_SAVE_PC(a1)
 	ldq	a0, PERF_CTX_SAVE_A0(a1)
 	ldq	a2, PERF_CTX_SAVE_A2(a1)
@@ -521,6 +525,7 @@ pal_reset_body:
 	mtpr	$31, ptCtrMux
 	mtpr	$31, ptMces
 	mtpr	$31, ptPerfCtx
+	mtpr	$31, ptPmEntry
 	mtpr	$31, ptAlarmStale
 	mtpr	$31, ptCtrDelivered
 	lda	p2, (1 << MISC_ITINTR_SHIFT)($31)
@@ -671,6 +676,28 @@ pal_event_counter_body:
 	and	p1, EV5_OVERFLOW_DELIVERED, p1
 	beq	p1, pal_perfmon_done	/* nothing (already delivered): back */
 	mtpr	p1, prCounterWord
+	/* A ProfileMe record alone, with the driver's entry registered
+	 * (wrperfmon 12): counter 0's dedicated delivery (pal_clock_interrupt),
+	 * without the timer acknowledgement: PS, PC, a0-a2 into the context's
+	 * save area, kernel mode at IPL 6, a1 = the context, a2 = the PC. The
+	 * entry returns with rtiperf, a0 = 0. */
+	cmpeq	p1, EV5_OVERFLOW_PROFILEME, p2
+	beq	p2, 1f
+	mfpr	p5, ptPmEntry
+	beq	p5, 1f
+	mfpr	p4, ptPerfCtx
+	mfpr	p0, prPS
+	stq	a0, PERF_CTX_SAVE_A0(p4)	/* PALmode: kernel translation (KSEG) */
+	stq	a1, PERF_CTX_SAVE_A1(p4)
+	stq	a2, PERF_CTX_SAVE_A2(p4)
+	mfpr	a2, prExcAddr
+	stq	p0, PERF_CTX_SAVE_PS(p4)
+	stq	a2, PERF_CTX_SAVE_PC(p4)
+	lda	p2, IPL_PERFCTR($31)
+	mtpr	p2, prPS
+	mov	p4, a1
+	hw_ret	(p5)
+1:
 	mfpr	p0, prPS
 	mfpr	p6, prExcAddr
 	KERNEL_FRAME p0, p6, p2
@@ -863,10 +890,13 @@ pal_wrperfmon_body:
 	mfpr	p0, prVmtime
 	cmpeq	a0, PERFMON_WRITE, p1	/* the hot path: DCPI writes on every interrupt */
 	bne	p1, pal_perfmon_write
-	/* ProfileMe's: four reads per record (issue 27), second so that each
-	 * skips the rest of the chain (~20 instructions a read). */
+	/* ProfileMe's: three or four reads and a re-arm per record (issue
+	 * 27), next so that each skips the rest of the chain (~20
+	 * instructions a call). */
 	cmpeq	a0, PERFMON_PROFILEME_READ, p1
 	bne	p1, pal_perfmon_profileme_read
+	cmpeq	a0, PERFMON_PROFILEME_ARM, p1	/* the re-arm, once a record */
+	bne	p1, pal_perfmon_write_events
 	cmpeq	a0, PERFMON_READ, p1
 	bne	p1, pal_perfmon_read
 	cmpeq	a0, PERFMON_ENABLE, p1
@@ -885,8 +915,8 @@ pal_wrperfmon_body:
 	bne	p1, pal_perfmon_set_context
 	cmpeq	a0, PERFMON_WRITE_EVENTS, p1
 	bne	p1, pal_perfmon_write_events
-	cmpeq	a0, PERFMON_PROFILEME_ARM, p1
-	bne	p1, pal_perfmon_write_events
+	cmpeq	a0, PERFMON_PROFILEME_ENTRY, p1
+	bne	p1, pal_perfmon_profileme_entry
 pal_perfmon_refuse:
 	lda	v0, PERFMON_REFUSED($31)
 	hw_rei
@@ -1012,6 +1042,10 @@ pal_perfmon_profileme_read:
 
 pal_perfmon_set_context:		/* ours: a1 is delivered in a1 on overflow */
 	mtpr	a1, ptPerfCtx
+	hw_rei
+
+pal_perfmon_profileme_entry:		/* ours: ProfileMe's dedicated delivery jumps to a1 */
+	mtpr	a1, ptPmEntry
 	hw_rei
 
 pal_no_kernel_message:

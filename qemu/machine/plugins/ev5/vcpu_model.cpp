@@ -28,6 +28,16 @@ bool is_memory_trap_vector(uint64_t pc) {
   return pc == kKsegBase + 0x280 || pc == kKsegBase + 0x300;
 }
 
+// PALcode's illegal-opcode and FP-disabled entries (the 21164's OPCDEC and
+// FEN traps, HRM Table 6-1; palcode/pal.S at 0x380 and 0x480): QEMU's
+// translator ends a block at the instruction that raises them (it emits the
+// exception in place of the instruction), so the CPU enters the vector right
+// after a block that ran to its end, and the block's last instruction is
+// the one that trapped.
+bool is_instruction_trap_vector(uint64_t pc) {
+  return pc == kKsegBase + 0x380 || pc == kKsegBase + 0x480;
+}
+
 // A load's issue -> data (ProfileMe's PROFILEME_LAT2_LOAD): the cache
 // says when the data are there (a hit: at once, `issued`), and a hit's 2
 // cycles are the load's unit latency in the static schedule.
@@ -80,6 +90,8 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   if (!aborted_.block && follows_io_access(block)) io_only_rerun(*accessed_block_, accessed_index_);
   if (accessed_block_ && accessed_block_ == entered_ && is_memory_trap_vector(block.timing.pc))
     truth_.trap(site(*accessed_block_, accessed_index_).timing().pc);
+  if (entered_ && !aborted_.block && is_instruction_trap_vector(block.timing.pc))
+    truth_.trap(entered_->timing.instructions.back().pc);
   accessed_block_ = nullptr;
   entered_ = &block;
   if (continues(block, step)) {

@@ -9,9 +9,11 @@
 //     minimise  Σ_b  cost_b(f_b − w_b)
 //
 // where cost_b is the sampling error's negative log-likelihood, (M_b·d)² /
-// (2·S_b) for a deviation d: M_b is the block's best-case cycles (Σ M_i),
-// so M_b·d is the deviation in samples, and S_b (its samples, at least 1)
-// their Poisson variance. It is a weighted least squares, made piecewise
+// (2·S_b) for a deviation d: M_b is Σ M_i over the issue points w_b was
+// estimated from (procedure_analysis.cpp; the whole best case for a block
+// of few samples), so M_b·d is the deviation in their samples, and S_b
+// (≈ M_b·w_b, at least 1) their Poisson variance: a dynamic stall's samples
+// elsewhere in the block do not widen it. It is a weighted least squares, made piecewise
 // linear (half-sigma steps) for the flow solver and linear beyond 4 sigma,
 // so one wild block cannot drag the rest (Huber's loss). A two-instruction
 // block whose few samples are noise is overruled by the long blocks it must
@@ -31,8 +33,9 @@ namespace dcpi::calc {
 
 struct BlockObservation {
   double frequency = 0;  // w_b: executions per sampling period from the block's own samples
-  double weight = 0;     // M_b: samples per unit of frequency (the block's best-case cycles)
-  double samples = 0;    // S_b: the block's samples (their variance)
+  double weight =
+      0;  // M_b: samples per unit of frequency (the cycles of the issue points w_b rests on)
+  double samples = 0;  // S_b: the variance of M_b·w_b, those issue points' samples (≈ M_b·w_b)
 };
 
 struct FlowEstimate {

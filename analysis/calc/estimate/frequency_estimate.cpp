@@ -15,6 +15,8 @@ std::string_view to_string(EstimateMethod method) {
       return "all issue points";
     case EstimateMethod::kLowRatioCluster:
       return "low-ratio cluster";
+    case EstimateMethod::kUnstalledPoints:
+      return "unstalled issue points";
     case EstimateMethod::kPropagation:
       return "propagation";
   }
@@ -91,6 +93,51 @@ void use_all(ClassFrequencyEstimate& estimate) {
   estimate.issue_points_used = estimate.ratios.size();
   estimate.samples_used = samples;
   estimate.ratio_spread = low > 0 ? high / low : INFINITY;
+}
+
+// EstimatorOptions::clip_high_sigmas: from the cluster's F, the issue points
+// whose ratio is within their own Poisson noise of F (σ_i = √(F / M_i)
+// for a window of M_i cycles), pooled as Σ S / Σ M (each ratio weighted by
+// its inverse variance, ∝ M_i), until the set stops changing. False if no
+// issue point is left (the cluster's average stays).
+bool refine_to_unstalled(ClassFrequencyEstimate& estimate, const EstimatorOptions& options) {
+  double frequency = *estimate.frequency;
+  std::vector<bool> kept(estimate.ratios.size(), false);
+  constexpr int kMaxRounds = 32;  // the set converges in a few; a bound against cycling
+  for (int round = 0; round < kMaxRounds; ++round) {
+    std::vector<bool> next(estimate.ratios.size(), false);
+    double samples = 0, cycles = 0;
+    for (size_t k = 0; k < estimate.ratios.size(); ++k) {
+      const IssuePointRatio& r = estimate.ratios[k];
+      const double sigma = std::sqrt(std::max(frequency, 1e-9) / r.cycles);
+      if (r.ratio > frequency + options.clip_high_sigmas * sigma) continue;
+      if (r.ratio < frequency - options.clip_low_sigmas * sigma) continue;
+      next[k] = true;
+      samples += r.samples;
+      cycles += r.cycles;
+    }
+    if (cycles <= 0) return false;
+    frequency = samples / cycles;
+    if (next == kept) break;
+    kept = std::move(next);
+  }
+  double samples = 0, low = INFINITY, high = 0;
+  size_t used = 0;
+  for (size_t k = 0; k < estimate.ratios.size(); ++k) {
+    IssuePointRatio& r = estimate.ratios[k];
+    r.used = kept[k];
+    if (!r.used) continue;
+    ++used;
+    samples += r.samples;
+    low = std::min(low, r.ratio);
+    high = std::max(high, r.ratio);
+  }
+  estimate.frequency = frequency;
+  estimate.method = EstimateMethod::kUnstalledPoints;
+  estimate.issue_points_used = used;
+  estimate.samples_used = samples;
+  estimate.ratio_spread = low > 0 ? high / low : INFINITY;
+  return true;
 }
 
 }  // namespace
@@ -173,6 +220,8 @@ ClassFrequencyEstimate estimate_class_frequency(std::span<const ScheduledBlockSa
     const double low = estimate.ratios[order[first]].ratio;
     const double high = estimate.ratios[order[last - 1]].ratio;
     estimate.ratio_spread = low > 0 ? high / low : INFINITY;
+    if (options.clip_high_sigmas > 0 && !fell_back && *estimate.frequency > 0)
+      refine_to_unstalled(estimate, options);
   }
   estimate.confidence = estimate_confidence({.issue_points_used = estimate.issue_points_used,
                                              .ratio_spread = estimate.ratio_spread,

@@ -41,6 +41,20 @@ struct EstimatorOptions {
   double small_sample_threshold = 40;       // fewer samples in the class: Σ S / Σ M
   double min_cluster_fraction = 0.2;        // of the class's issue points
   double max_plausible_stall_cycles = 400;  // ≈ 10 memory fills on a 21164
+  // Refine the cluster's F to the issue points consistent with it: keep a
+  // ratio within [F − low·σ_i, F + high·σ_i], σ_i = √(F / M_i) the Poisson
+  // error of S_i / M_i at frequency F with no stall, set F = Σ S / Σ M over
+  // those, repeat until stable. Dynamic stalls only add samples, so an issue
+  // point stalled by more than its own noise is dropped however many issue
+  // points share the class; the 1.5 bound (or 3 sampling errors of the
+  // smallest ratio, which picks the lowest of several by chance) keeps a
+  // point stalled 20 % of the time at ~150 samples a point, and the
+  // average then overshoots by several percent (compress on ev5: +4 to +6 %
+  // on its hottest blocks, docs/calc.md). 2: a point 2 sigma high is
+  // dropped (the estimate then runs low by ~0.05 sigma of one point); 0: the
+  // cluster's average as is.
+  double clip_high_sigmas = 2;
+  double clip_low_sigmas = 4;
   bool machine_has_dynamic_stalls = true;
 };
 
@@ -49,6 +63,7 @@ enum class EstimateMethod : uint8_t {
   kSmallSampleTotal,  // Σ S / Σ M over the class
   kAllIssuePoints,    // no dynamic stalls possible: Σ S / Σ M over the issue points
   kLowRatioCluster,   // the average of a cluster of small ratios
+  kUnstalledPoints,   // the cluster refined to the issue points within their noise of F
   kPropagation,       // set by local propagation
 };
 

@@ -6,6 +6,7 @@
 
 #include "analysis/calc/estimate/min_cost_flow.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
 
@@ -114,6 +115,39 @@ TEST(FlowEstimate, AnalyzeProcedureUsesItOnRequest) {
   EXPECT_NEAR(*flow.block_frequency(0), *flow.block_frequency(3), 1e-6);
   EXPECT_EQ(parse_estimator("flow"), FrequencyEstimator::kFlow);
   EXPECT_FALSE(parse_estimator("profi").has_value());
+}
+
+// callpal's loop on ev5 (session-20 run, period 4095.5: 244 runs a period):
+// a long block whose one instruction waits 26 cycles for the I-cache beside
+// clean one-cycle issue points, and a short block of the same loop whose one
+// issue point waits 8 cycles. The long block's observation rests on its
+// clean points, so its error is √(244 / 6) ≈ 6.4 runs, not √(all its
+// samples) / 8 ≈ 11: counted with the stall's samples, the stalled short
+// block pulled the loop 9.5 % high in that run.
+TEST(FlowEstimate, AStallElsewhereInABlockDoesNotWidenItsObservation) {
+  auto shift = [](uint64_t address, uint8_t dest) {
+    return testing::op(address, isa::Ev5Class::kShift, std::nullopt, 1, dest);  // E0 only
+  };
+  std::vector<InstructionRecord> procedure = {shift(0x100, 2)};  // entry
+  for (uint8_t k = 0; k < 6; ++k) procedure.push_back(shift(0x104 + 4 * k, 3 + k));
+  procedure.push_back(testing::branch(0x11c, ControlFlow::kConditionalBranch, 0x12c, 9));
+  procedure.push_back(shift(0x120, 2));  // the short block's one issue point
+  procedure.push_back(testing::branch(0x124, ControlFlow::kConditionalBranch, 0x104, 10));
+  procedure.push_back(shift(0x128, 2));
+  procedure.push_back(testing::branch(0x12c, ControlFlow::kReturn, std::nullopt));
+  const ControlFlowGraph cfg = build_cfg(procedure);
+  const Ev5Model model;
+  SamplesByAddress samples;
+  for (uint64_t a = 0x104; a < 0x11c; a += 4) samples[a] = 244;
+  samples[0x108] = 6900;  // 26 cycles of I-cache miss on top of its one
+  samples[0x11c] = 244;   // the exit branch, an issue point of its own
+  samples[0x120] = 2200;  // one cycle and an 8-cycle stall
+  const ProcedureAnalysis flow =
+      analyze_procedure(cfg, model, samples, {}, FrequencyEstimator::kFlow);
+  ASSERT_TRUE(flow.flow_applied);
+  const BlockId loop = flow.cfg.block_at(0x104);
+  ASSERT_TRUE(flow.block_frequency(loop));
+  EXPECT_NEAR(*flow.block_frequency(loop), 244, 0.05 * 244);
 }
 
 }  // namespace

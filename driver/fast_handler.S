@@ -232,18 +232,25 @@ bail\@:
  * before HOT. */
 #define SLOTS_TO_CHAIN_STACKS	(HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
 
-	.align	4
-	.ent	chain_capture
-chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
-	.frame	$30, 0, $31, 0
-	.prologue 0
+/* $2 = the end of this CPU's chain stack, less SLOTS_TO_CHAIN_STACKS and
+ * `frame` bytes: the frame of the chain capture or of ProfileMe's entry,
+ * which both run on it (IPL 6: it is free). Clobbers $1. */
+.macro	CHAIN_STACK_FRAME frame
 	ldbu	$1, HOT_CPU(HOT)
 	sll	$1, HOT_SIZE_SHIFT, $2
 	subq	HOT, $2, $2			/* dcpi_cpu_slots */
 	addq	$1, 1, $1
 	sll	$1, CHAIN_STACK_SHIFT, $1
 	addq	$2, $1, $2
-	lda	$2, SLOTS_TO_CHAIN_STACKS - CHAIN_FRAME_BYTES($2)
+	lda	$2, SLOTS_TO_CHAIN_STACKS - (\frame)($2)
+.endm
+
+	.align	4
+	.ent	chain_capture
+chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
+	.frame	$30, 0, $31, 0
+	.prologue 0
+	CHAIN_STACK_FRAME CHAIN_FRAME_BYTES
 	stq	$30, CHAIN_FRAME_SP($2)
 	mov	$2, $30
 	stq	$0, CHAIN_FRAME_START($30)
@@ -312,13 +319,7 @@ dcpi_entry_profileme:
 	stq	$0, HOT_SAVE_R0(HOT)
 	stq	$1, HOT_SAVE_R1(HOT)
 	stq	$2, HOT_SAVE_R2(HOT)
-	ldbu	$1, HOT_CPU(HOT)
-	sll	$1, HOT_SIZE_SHIFT, $2
-	subq	HOT, $2, $2			/* dcpi_cpu_slots */
-	addq	$1, 1, $1
-	sll	$1, CHAIN_STACK_SHIFT, $1
-	addq	$2, $1, $2
-	lda	$2, SLOTS_TO_CHAIN_STACKS - PM_FRAME_BYTES($2)
+	CHAIN_STACK_FRAME PM_FRAME_BYTES
 	stq	$30, PM_FRAME_SP($2)
 	mov	$2, $30
 	stq	HOT, PM_FRAME_HOT($30)

@@ -232,9 +232,28 @@ bail\@:
  * before HOT. */
 #define SLOTS_TO_CHAIN_STACKS	(HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
 
-/* $2 = the end of this CPU's chain stack, less SLOTS_TO_CHAIN_STACKS and
- * `frame` bytes: the frame of the chain capture or of ProfileMe's entry,
- * which both run on it (IPL 6: it is free). Clobbers $1. */
+/* The interrupted context's registers the C++ entries may clobber (PAL
+ * saved a0-a2, the entries $0-$2), at their trap-frame offsets, $sp = the
+ * frame; `op` stq saves, ldq restores: t2-t7, then a3-a5, t8-t11, ra, pv
+ * and at, and with gp=1 gp in the slot after at (ProfileMe's entry keeps it
+ * there; the chain capture, in the PAL frame). */
+.macro	FRAME_T2_TO_T7 op
+	.irp	n, 3,4,5,6,7,8
+	\op	$\n, \n * 8($30)
+	.endr
+.endm
+.macro	FRAME_A3_TO_AT op, gp=0
+	.irp	n, 19,20,21,22,23,24,25,26,27,28
+	\op	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+	.if	\gp
+	\op	$29, 128 + (29 - 19) * 8($30)
+	.endif
+.endm
+
+/* $2 = `frame` bytes below the end of this CPU's chain stack: the frame of
+ * the chain capture or of ProfileMe's entry, which both run on it (IPL 6:
+ * it is free). Clobbers $1. */
 .macro	CHAIN_STACK_FRAME frame
 	ldbu	$1, HOT_CPU(HOT)
 	sll	$1, HOT_SIZE_SHIFT, $2
@@ -256,13 +275,9 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	stq	$0, CHAIN_FRAME_START($30)
 	stq	T, CHAIN_FRAME_PERIOD($30)
 	stq	HOT, CHAIN_FRAME_HOT($30)
-	.irp	n, 3,4,5,6,7,8
-	stq	$\n, \n * 8($30)
-	.endr
+	FRAME_T2_TO_T7 stq
 	stq	$15, 120($30)
-	.irp	n, 19,20,21,22,23,24,25,26,27,28
-	stq	$\n, 128 + (\n - 19) * 8($30)
-	.endr
+	FRAME_A3_TO_AT stq
 	stq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
 	ldq	$1, PERF_CTX_SAVE_PS(HOT)
 	stq	$1, SAVE_BYTES + PAL_FRAME_PS($30)
@@ -275,12 +290,8 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	ldq	$18, CHAIN_FRAME_SP($30)
 	jsr	$26, dcpi_chain_capture		/* (hot, frame, interrupted sp) */
 	ldq	HOT, CHAIN_FRAME_HOT($30)
-	.irp	n, 3,4,5,6,7,8
-	ldq	$\n, \n * 8($30)
-	.endr
-	.irp	n, 19,20,21,22,23,24,25,26,27,28
-	ldq	$\n, 128 + (\n - 19) * 8($30)
-	.endr
+	FRAME_T2_TO_T7 ldq
+	FRAME_A3_TO_AT ldq
 	ldq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
 	rpcc	$1
 	ldq	$0, CHAIN_FRAME_START($30)
@@ -323,23 +334,15 @@ dcpi_entry_profileme:
 	stq	$30, PM_FRAME_SP($2)
 	mov	$2, $30
 	stq	HOT, PM_FRAME_HOT($30)
-	.irp	n, 3,4,5,6,7,8
-	stq	$\n, \n * 8($30)
-	.endr
-	.irp	n, 19,20,21,22,23,24,25,26,27,28,29
-	stq	$\n, 128 + (\n - 19) * 8($30)
-	.endr
+	FRAME_T2_TO_T7 stq
+	FRAME_A3_TO_AT stq, gp=1
 	br	$29, 1f
 1:	ldgp	$29, 0($29)
 	mov	HOT, $16
 	jsr	$26, dcpi_profileme_record	/* (hot) */
 	ldq	HOT, PM_FRAME_HOT($30)
-	.irp	n, 3,4,5,6,7,8
-	ldq	$\n, \n * 8($30)
-	.endr
-	.irp	n, 19,20,21,22,23,24,25,26,27,28,29
-	ldq	$\n, 128 + (\n - 19) * 8($30)
-	.endr
+	FRAME_T2_TO_T7 ldq
+	FRAME_A3_TO_AT ldq, gp=1
 	ldq	$30, PM_FRAME_SP($30)
 	ldq	$0, HOT_SAVE_R0(HOT)
 	ldq	$1, HOT_SAVE_R1(HOT)

@@ -42,8 +42,7 @@ void SampleVisibility::arm(uint64_t remaining) {
   // wrapped, whose overflow a rotation left to the next event): no hazard
   // of the drawn periods applies; its one sample spreads evenly over it.
   even_ = remaining < period_ || remaining > static_cast<uint64_t>(period_) + range_;
-  if (state_ == State::kOff) state_ = in_pal_ ? State::kPal : State::kCounting;
-  if (state_ == State::kCounting && masked()) state_ = State::kHighIpl;
+  if (state_ == State::kOff) state_ = state_at(in_pal_);
 }
 
 // A sample was taken: nothing counts until the next write (the few events
@@ -169,10 +168,7 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
     drawn_ = next_period_;
     next_period_ = 0;
   }
-  state_ = !armed_    ? State::kOff
-           : pal      ? State::kPal
-           : masked() ? State::kHighIpl
-                      : State::kCounting;
+  state_ = state_at(pal);
   if (state_ == State::kCounting && wait_at_return_ != 0) {  // back where it was interrupted
     visible_[truth_key(head, space_)] += wait_at_return_;
     wait_at_return_ = 0;

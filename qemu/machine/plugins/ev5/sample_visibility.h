@@ -129,6 +129,13 @@ class SampleVisibility {
   void leave_pal(uint64_t head);
   void land_deferred(uint64_t head);
   bool masked() const { return ipl_ >= masking_ipl_; }
+  // Where a counted cycle (event) goes now, in PAL (`pal`) or not.
+  State state_at(bool pal) const {
+    return !armed_    ? State::kOff
+           : pal      ? State::kPal
+           : masked() ? State::kHighIpl
+                      : State::kCounting;
+  }
   void delivered();
   double landing(double stretch) const;
   uint64_t resume_pc(uint64_t head) const;

@@ -493,11 +493,11 @@ void VcpuModel::count_issue_groups(const BlockRecord& block, uint64_t ran, uint6
 void VcpuModel::stalled(uint64_t pc, uint64_t cycles, bool fetch) {
   if (cycles == 0) return;
   if (!fetch) {
-    if (counters_.counts(ModelEvent::kNonIssue)) counted(ModelEvent::kNonIssue, pc, cycles);
+    counted(ModelEvent::kNonIssue, pc, cycles);
     truth_.count_event(pc, ModelEvent::kNonIssue, cycles);
   }
   if (cycles > EV5_LONG_STALL_CYCLES) {
-    if (counters_.counts(ModelEvent::kLongStall)) counted(ModelEvent::kLongStall, pc);
+    counted(ModelEvent::kLongStall, pc);
     truth_.count_event(pc, ModelEvent::kLongStall, 1);
   }
 }

@@ -240,7 +240,7 @@ class VcpuModel {
     return bypasses_tlb(address) ? address : address | uint64_t{space_} << 43;
   }
   void count(ModelEvent event, uint64_t pc) {
-    if (counters_.counts(event)) counted(event, pc);
+    counted(event, pc);
     truth_.event(pc, event);
     // The 21164 takes TB misses as PAL traps at the instruction (HRM Table
     // 6-1: ITBMISS, DTBMISS); the model charges their refill instead.
@@ -250,13 +250,16 @@ class VcpuModel {
   // counts it by instruction (VcpuTruth::access).
   void count_access(Site at, bool store) {
     const ModelEvent event = store ? ModelEvent::kStore : ModelEvent::kLoad;
-    if (counters_.counts(event)) counted(event, at.timing().pc);
+    counted(event, at.timing().pc);
     truth_.access(*at.block, at.index, store);
   }
-  // A counter counts `event` at `pc` (unless the kill bits keep it from it);
-  // its overflow interrupts, and the visible events follow it.
-  // `visible_at`: where its overflow is delivered, when not at `pc`.
+  // `n` of `event` at `pc`, for the counter that counts it, if one does
+  // (and the kill bits let it): its overflow interrupts, and the visible
+  // events follow it. `visible_at`: where its overflow is delivered, when
+  // not at `pc`. The one place that asks whether an event is counted, so
+  // an event no counter counts now (mux rotated it away) never weighs.
   void counted(ModelEvent event, uint64_t pc, uint64_t n = 1, uint64_t visible_at = 0) {
+    if (!counters_.counts(event)) return;
     const uint64_t bits = counters_.count(event, pc, n);
     overflow_ |= bits;
     if (events_visible_.enabled() && !counters_.kills(pc))

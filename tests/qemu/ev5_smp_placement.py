@@ -20,10 +20,9 @@ there. Our QEMU patch draws each turn independently of the deadlines
   repeatable, and pure noise is above 1.4x one time in twenty);
 - the kernel's samples (the idle CPUs' sleeps, taken at IPL 0 on the
   secondaries and after a swpipl on the boot CPU) within 3.0x: the idle
-  split booked wrong gave 120-335x; what is left here (1.7-2.0x in eight
-  runs, about the same with QEMU's turns) is the daemon's flush loop over
-  the hash table (`flush_all_locked`'s table load and branch, 6-8 sigma
-  short), not explained;
+  split booked wrong gave 120-335x; 1.7-2.0x in eight runs (the daemon's
+  flush loop 6-8 sigma short) until a vCPU kicked out by its own counter's
+  re-arm kept the rest of its turn: 1.21x;
 - QEMU's own turns (`--model rr_slice=0`) are run and printed, not judged.
 
 Usage: ev5_smp_placement.py BUILD_DIR [KEEP_DIR]

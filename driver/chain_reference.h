@@ -17,19 +17,22 @@
 #include <cstdint>
 
 #include "firmware/call_chains.h"
+#include "firmware/memory_map.h"
 
 namespace dcpi::driver {
 
 // Where a slice's quadwords are readable: up to three runs of contiguous
-// kernel addresses (a user slice crosses at most two 8 KB pages; a kernel
-// slice is one run), in address order.
+// kernel addresses (a user slice of at most 16 KB touches at most three
+// 8 KB pages; a kernel slice is one run), in address order.
 struct SliceSource {
   struct Run {
     uint64_t va;            // the first quadword's address in the sampled context
     const uint64_t* words;  // where the kernel reads it
     uint32_t n;
   };
-  Run runs[3];
+  static constexpr uint32_t kMaxRuns = 3;
+  static_assert(kMaxChainStackBytes <= 2 * kPageBytes, "a slice touches at most 3 pages");
+  Run runs[kMaxRuns];
   uint32_t count = 0;
 
   void add(uint64_t va, const uint64_t* words, uint32_t n) { runs[count++] = {va, words, n}; }
@@ -61,8 +64,8 @@ struct WordSink {
 
 // One kind's previous recorded slice, by address.
 struct ChainReference {
-  // The smallest power of two that holds the largest slice (1023 quadwords:
-  // 1024), so that a slice's addresses map onto words[] by a mask.
+  // The smallest power of two that holds the largest slice (2048
+  // quadwords), so that a slice's addresses map onto words[] by a mask.
   static constexpr uint32_t kWords = [] {
     uint32_t words = 1;
     while (words < kMaxChainStackBytes / 8) words *= 2;
@@ -187,7 +190,7 @@ struct SentSlice {
   Reuse reuse;
   uint32_t high = 0;
   bool ended = false;  // kChainStackEnd: the slice reached the stack's end
-  uint32_t counts() const { return reuse.low | reuse.reused << 10 | high << 20; }
+  uint64_t counts() const { return chain_counts(reuse.low, reuse.reused, high); }
   uint32_t sent() const { return reuse.low + high; }
 };
 

@@ -45,7 +45,6 @@ static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
 // The largest sample (format 3, kernel-mode with a user part: two slices).
 static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes / 8) <
               kChainBufferWords / 4);
-static_assert(kMaxChainStackBytes / 8 < 1024, "low, reused and high are 10 bits each");
 
 ChainBuffer g_chains[kMaxCpus];
 uint32_t g_stack_bytes = 0;
@@ -170,8 +169,7 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
   const uint64_t head = out.at;
   static_assert(kChainHeadWords == 6 && kChainUserPartWords == 2, "the stores below");
   out.at = before;
-  out.put(uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
-          uint64_t{own.counts()} << 32);
+  out.put(chain_head_first(hot.pid, flags, cb.sequence, own.counts()));
   out.put(frame->pc);
   out.put(sp);
   out.put(frame->r19_to_r28[26 - 19]);
@@ -181,7 +179,7 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
   if (user_part) {
     out.at = part_at;
     out.put(user_sp);
-    out.put(uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32);
+    out.put(chain_user_part_second(part.counts(), part.ended ? kChainStackEnd : 0));
   }
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);

@@ -117,6 +117,42 @@ struct ChainReference {
     hi = sp + uint64_t{n} * 8;
   }
 
+  // When the highest unchanged run leaves many quadwords below it to send
+  // (bzip2's testStream: a 10 KB frame of buffers that the decompressor
+  // rewrites between samples, under its callers' unchanged frames), a longer
+  // unchanged run lower down, if any, is reused instead and the quadwords
+  // above it go as `high` (the format allows any run: the host takes the
+  // reused ones from its copy by address). Only past kScanBelowWords: the
+  // scan is in aligned blocks of four (~3.5 instructions a quadword, half
+  // of what sending one costs), and a shallow slice never pays for it.
+  static constexpr uint32_t kScanBelowWords = 128;
+  void prefer_longer_run(const SliceSource& source, uint64_t sp, Reuse& reuse) const {
+    if (reuse.low <= kScanBelowWords || lo == hi) return;
+    const uint64_t bottom = sp > lo ? sp : lo;
+    const uint64_t below = sp + uint64_t{reuse.low} * 8;  // the top run's start
+    uint64_t best_lo = 0, best_n = reuse.reused, run_lo = 0, run_n = 0;
+    // Blocks of four quadwords aligned in words[] (kWords and a page are
+    // multiples of four, so a block never straddles a source run or the wrap).
+    const uint64_t first = (bottom + 31) & ~uint64_t{31};
+    source.for_each(first, below & ~uint64_t{31},
+                    [&](uint64_t va, const uint64_t* from, uint32_t count) {
+                      for (uint32_t i = 0; i + 4 <= count; i += 4, va += 32) {
+                        const uint64_t* b = words + index(va);
+                        if (((from[i] ^ b[0]) | (from[i + 1] ^ b[1]) | (from[i + 2] ^ b[2]) |
+                             (from[i + 3] ^ b[3])) != 0) {
+                          run_n = 0;
+                          continue;
+                        }
+                        if (run_n == 0) run_lo = va;
+                        run_n += 4;
+                        if (run_n > best_n) best_n = run_n, best_lo = run_lo;
+                      }
+                    });
+    if (best_lo == 0) return;
+    reuse.low = static_cast<uint32_t>((best_lo - sp) / 8);
+    reuse.reused = static_cast<uint32_t>(best_n);
+  }
+
   // unchanged_run and take for a slice that is one run, `from` holding its
   // n quadwords: every kernel slice, and a user slice within one page (a
   // shallow program's). The same split and the same quadwords sent; without
@@ -205,11 +241,13 @@ struct SentSlice {
   if (source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n) {
     const uint64_t* from = source.runs[0].words;
     s.reuse = reference.unchanged_run(from, sp, n);
+    reference.prefer_longer_run(source, sp, s.reuse);
     s.high = n - s.reuse.low - s.reuse.reused;
     reference.take(from, sp, n, s.reuse, out);
     return s;
   }
   s.reuse = reference.unchanged_run(source, sp, n);
+  reference.prefer_longer_run(source, sp, s.reuse);
   s.high = n - s.reuse.low - s.reuse.reused;
   reference.take(source, sp, n, s.reuse, out);
   return s;

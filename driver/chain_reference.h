@@ -127,7 +127,12 @@ struct ChainReference {
   // of what sending one costs), and a shallow slice never pays for it.
   static constexpr uint32_t kScanBelowWords = 128;
   void prefer_longer_run(const SliceSource& source, uint64_t sp, Reuse& reuse) const {
-    if (reuse.low <= kScanBelowWords || lo == hi) return;
+    if (reuse.low > kScanBelowWords && lo != hi) scan_for_longer_run(source, sp, reuse);
+  }
+  // Out of line: its registers would otherwise be spilled around it on every
+  // sample (~25 instructions a sample on compress, issue 28's cost).
+  [[gnu::noinline]] void scan_for_longer_run(const SliceSource& source, uint64_t sp,
+                                             Reuse& reuse) const {
     const uint64_t bottom = sp > lo ? sp : lo;
     const uint64_t below = sp + uint64_t{reuse.low} * 8;  // the top run's start
     uint64_t best_lo = 0, best_n = reuse.reused, run_lo = 0, run_n = 0;
@@ -230,26 +235,36 @@ struct SentSlice {
   uint32_t sent() const { return reuse.low + high; }
 };
 
+// diff_and_take's slices of several runs (a user slice across pages): out
+// of line, so that the one-run path (every kernel slice, a shallow user
+// slice) keeps its registers (issue 28's cost).
+[[gnu::noinline]] inline SentSlice diff_and_take_runs(ChainReference& reference,
+                                                      const SliceSource& source, uint64_t sp,
+                                                      uint32_t n, bool ended, WordSink& out) {
+  SentSlice s;
+  s.ended = ended;
+  s.reuse = reference.unchanged_run(source, sp, n);
+  reference.prefer_longer_run(source, sp, s.reuse);
+  s.high = n - s.reuse.low - s.reuse.reused;
+  reference.take(source, sp, n, s.reuse, out);
+  return s;
+}
+
 // Compares the slice (n quadwords at sp, readable through `source`) with
 // `reference`, makes it the reference and sends the quadwords that changed
 // (its low ones, then its high ones) to `out`.
 [[gnu::always_inline]] inline SentSlice diff_and_take(ChainReference& reference,
                                                       const SliceSource& source, uint64_t sp,
                                                       uint32_t n, bool ended, WordSink& out) {
+  if (!(source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n))
+    return diff_and_take_runs(reference, source, sp, n, ended, out);
   SentSlice s;
   s.ended = ended;
-  if (source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n) {
-    const uint64_t* from = source.runs[0].words;
-    s.reuse = reference.unchanged_run(from, sp, n);
-    reference.prefer_longer_run(source, sp, s.reuse);
-    s.high = n - s.reuse.low - s.reuse.reused;
-    reference.take(from, sp, n, s.reuse, out);
-    return s;
-  }
-  s.reuse = reference.unchanged_run(source, sp, n);
+  const uint64_t* from = source.runs[0].words;
+  s.reuse = reference.unchanged_run(from, sp, n);
   reference.prefer_longer_run(source, sp, s.reuse);
   s.high = n - s.reuse.low - s.reuse.reused;
-  reference.take(source, sp, n, s.reuse, out);
+  reference.take(from, sp, n, s.reuse, out);
   return s;
 }
 

@@ -135,39 +135,18 @@ namespace {
 
 }  // namespace
 
-void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
-  ChainBuffer& cb = g_chains[hot.cpu];
-  const bool user = (frame->ps & PS_USER_MODE) != 0;
-  const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
-  const uint64_t before = cb.head;
-  // Room for the largest sample: written whole or dropped whole.
-  const uint64_t largest =
-      kChainHeadWords +
-      (user ? cb.stack_words : kKernelChainStackBytes / 8 + kChainUserPartWords + cb.stack_words);
-  if (before - tail + largest > kChainBufferWords) {
-    ++cb.dropped;
-    cb.user.forget();  // the host will not have it: the next ones go whole
-    cb.kernel.forget();
-    return;
-  }
-  // The slices' changed quadwords go straight into the buffer after the
-  // head's place (the head needs their counts, so it is written last).
-  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
-  bool user_part = false;
-  const SentSlice own =
-      user ? user_slice(cb, hot.pid, sp, out) : kernel_slice(cb, sp, &user_part, out);
-  const uint64_t user_sp = user_part ? pal::rdusp() : 0;
-  const uint64_t part_at = out.at;
-  out.at += user_part ? kChainUserPartWords : 0;
-  const SentSlice part = user_part ? user_slice(cb, hot.pid, user_sp, out) : SentSlice{};
-  const uint8_t flags =
-      static_cast<uint8_t>((user ? kChainUser : 0) | (own.ended ? kChainStackEnd : 0) |
-                           (user_part ? kChainUserPart : 0));
-  // Stored straight into the ring, word by word (ChainSampleHead's order):
-  // no array and no copy loop (issue 28's cost: that copy was ~40
-  // instructions a sample).
+namespace {
+
+// The head, stored straight into the ring word by word (ChainSampleHead's
+// order: no array and no copy loop, ~40 instructions a sample less), then
+// published; wakes the daemon at half full (as value_sample does), once per
+// crossing.
+[[gnu::always_inline]] inline void finish_sample(ChainBuffer& cb, const CpuHot& hot,
+                                                 const TrapFrame* frame, uint64_t sp,
+                                                 uint64_t before, uint64_t tail, WordSink& out,
+                                                 uint8_t flags, const SentSlice& own) {
   const uint64_t head = out.at;
-  static_assert(kChainHeadWords == 6 && kChainUserPartWords == 2, "the stores below");
+  static_assert(kChainHeadWords == 6, "the stores below");
   out.at = before;
   out.put(chain_head_first(hot.pid, flags, cb.sequence, own.counts()));
   out.put(frame->pc);
@@ -176,16 +155,66 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
   out.put(frame->r0_to_r15[15]);
   out.put(frame->r19_to_r28[23 - 19]);
   ++cb.sequence;
+  __asm__ volatile("wmb" ::: "memory");
+  __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
+  constexpr uint64_t kWakeLevel = kChainBufferWords / 2;
+  if (before - tail < kWakeLevel && head - tail >= kWakeLevel) signal_daemon(hot.cpu, true);
+}
+
+// Room for the largest sample: written whole or dropped whole.
+[[gnu::always_inline]] inline bool room_for(ChainBuffer& cb, uint64_t before, uint64_t tail,
+                                            uint64_t largest) {
+  if (before - tail + largest <= kChainBufferWords) return true;
+  ++cb.dropped;
+  cb.user.forget();  // the host will not have it: the next ones go whole
+  cb.kernel.forget();
+  return false;
+}
+
+// A kernel-mode sample (format 3 on): its kernel slice and, when the thread
+// entered the kernel from user mode, a ChainUserPart and a user slice. Out
+// of line: most samples are user-mode ones, whose path then keeps its
+// registers (issue 28's cost).
+[[gnu::noinline]] void kernel_sample(ChainBuffer& cb, const CpuHot& hot, const TrapFrame* frame,
+                                     uint64_t sp, uint64_t before, uint64_t tail) {
+  if (!room_for(
+          cb, before, tail,
+          kChainHeadWords + kKernelChainStackBytes / 8 + kChainUserPartWords + cb.stack_words))
+    return;
+  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
+  bool user_part = false;
+  const SentSlice own = kernel_slice(cb, sp, &user_part, out);
   if (user_part) {
+    static_assert(kChainUserPartWords == 2, "the stores below");
+    const uint64_t user_sp = pal::rdusp();
+    const uint64_t part_at = out.at;
+    out.at += kChainUserPartWords;
+    const SentSlice part = user_slice(cb, hot.pid, user_sp, out);
+    const uint64_t end = out.at;
     out.at = part_at;
     out.put(user_sp);
     out.put(chain_user_part_second(part.counts(), part.ended ? kChainStackEnd : 0));
+    out.at = end;
   }
-  __asm__ volatile("wmb" ::: "memory");
-  __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
-  // Half full: wake the daemon now (as value_sample does), once per crossing.
-  constexpr uint64_t kWakeLevel = kChainBufferWords / 2;
-  if (before - tail < kWakeLevel && head - tail >= kWakeLevel) signal_daemon(hot.cpu, true);
+  const auto flags =
+      static_cast<uint8_t>((own.ended ? kChainStackEnd : 0) | (user_part ? kChainUserPart : 0));
+  finish_sample(cb, hot, frame, sp, before, tail, out, flags, own);
+}
+
+}  // namespace
+
+void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
+  ChainBuffer& cb = g_chains[hot.cpu];
+  const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
+  const uint64_t before = cb.head;
+  if ((frame->ps & PS_USER_MODE) == 0) return kernel_sample(cb, hot, frame, sp, before, tail);
+  if (!room_for(cb, before, tail, kChainHeadWords + cb.stack_words)) return;
+  // The slice's changed quadwords go straight into the buffer after the
+  // head's place (the head needs their counts, so it is written last).
+  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
+  const SentSlice own = user_slice(cb, hot.pid, sp, out);
+  finish_sample(cb, hot, frame, sp, before, tail, out,
+                static_cast<uint8_t>(kChainUser | (own.ended ? kChainStackEnd : 0)), own);
 }
 
 }  // namespace dcpi::driver

@@ -26,8 +26,12 @@ namespace dcpi::driver {
 namespace {
 
 // Per CPU: single producer (this CPU's handler), single consumer (the
-// daemon), whole samples in their wire form, as ValueBuffer.
-struct alignas(64) ChainBuffer {
+// daemon), whole samples in their wire form, as ValueBuffer. The ring's
+// quadwords are a separate array and the rest is padded to a power of two,
+// so that a CPU's buffer is one shift away: with sizes that were not, GCC
+// recomputed `g_chains[cpu]` with a multiply sequence at each use, ~35
+// instructions a sample (issue 28's cost).
+struct alignas(64 * 1024) ChainBuffer {
   uint64_t head;  // quadwords; written by the owning CPU's handler
   uint64_t pad0[7];
   uint64_t tail;  // written by the daemon
@@ -39,14 +43,15 @@ struct alignas(64) ChainBuffer {
   uint8_t sequence;       // recorded samples, mod 256 (the host checks continuity)
   ChainReference user;    // the previous recorded user slice (user samples' or user parts')
   ChainReference kernel;  // the previous recorded kernel slice
-  uint64_t words[kChainBufferWords];
 };
+static_assert(sizeof(ChainBuffer) == 64 * 1024, "one shift from a CPU's number to its buffer");
 static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
-// The largest sample (format 3, kernel-mode with a user part: two slices).
+// The largest sample (format 3 on, kernel-mode with a user part: two slices).
 static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes / 8) <
               kChainBufferWords / 4);
 
 ChainBuffer g_chains[kMaxCpus];
+alignas(64) uint64_t g_chain_words[kMaxCpus][kChainBufferWords];
 uint32_t g_stack_bytes = 0;
 
 // Where the user stack's first `limit` quadwords from `sp` are readable
@@ -181,7 +186,7 @@ namespace {
           cb, before, tail,
           kChainHeadWords + kKernelChainStackBytes / 8 + kChainUserPartWords + cb.stack_words))
     return;
-  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
+  WordSink out{g_chain_words[hot.cpu], kChainBufferWords - 1, before + kChainHeadWords};
   bool user_part = false;
   const SentSlice own = kernel_slice(cb, sp, &user_part, out);
   if (user_part) {
@@ -211,7 +216,7 @@ void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
   if (!room_for(cb, before, tail, kChainHeadWords + cb.stack_words)) return;
   // The slice's changed quadwords go straight into the buffer after the
   // head's place (the head needs their counts, so it is written last).
-  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
+  WordSink out{g_chain_words[hot.cpu], kChainBufferWords - 1, before + kChainHeadWords};
   const SentSlice own = user_slice(cb, hot.pid, sp, out);
   finish_sample(cb, hot, frame, sp, before, tail, out,
                 static_cast<uint8_t>(kChainUser | (own.ended ? kChainStackEnd : 0)), own);
@@ -240,7 +245,7 @@ void chain_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& 
   ChainBuffer& cb = g_chains[cpu];
   const uint64_t dropped = cb.dropped - cb.dropped_taken;
   cb.dropped_taken += dropped;
-  move_into_record(payload, ChainsPayload{words, kChainsFormat, dropped}, cb.words,
+  move_into_record(payload, ChainsPayload{words, kChainsFormat, dropped}, g_chain_words[cpu],
                    kChainBufferWords, cb.tail, words, sum);
 }
 

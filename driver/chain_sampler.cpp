@@ -25,6 +25,21 @@
 namespace dcpi::driver {
 namespace {
 
+// The translation of the last user stack page a slice began in, kept per
+// CPU across samples: a page-table walk (translate_user) was ~50
+// instructions a sample, its check is a few (issue 28's cost). Right while
+// the PTE slot holds the same PTE (an unmap, remap or protection change
+// rewrites it) and no page table was freed since (the slot's table could
+// then be another's): kernel::user_read_pte.
+struct StackPageCache {
+  const kernel::AddressSpace* space = nullptr;
+  uint64_t page = 0;
+  const uint64_t* slot = nullptr;
+  uint64_t pte = 0;
+  uint64_t kseg_page = 0;
+  uint64_t tables_freed = 0;
+};
+
 // Per CPU: single producer (this CPU's handler), single consumer (the
 // daemon), whole samples in their wire form, as ValueBuffer. The ring's
 // quadwords are a separate array and the rest is padded to a power of two,
@@ -37,12 +52,13 @@ struct alignas(64 * 1024) ChainBuffer {
   uint64_t tail;  // written by the daemon
   uint64_t dropped_taken;
   uint64_t pad1[6];
-  uint64_t dropped;       // samples lost because the buffer was full
-  uint32_t stack_words;   // this CPU's copy of the configuration
-  uint16_t user_pid;      // the thread of `user`
-  uint8_t sequence;       // recorded samples, mod 256 (the host checks continuity)
-  ChainReference user;    // the previous recorded user slice (user samples' or user parts')
-  ChainReference kernel;  // the previous recorded kernel slice
+  uint64_t dropped;           // samples lost because the buffer was full
+  uint32_t stack_words;       // this CPU's copy of the configuration
+  uint16_t user_pid;          // the thread of `user`
+  uint8_t sequence;           // recorded samples, mod 256 (the host checks continuity)
+  StackPageCache stack_page;  // the last user stack page's translation
+  ChainReference user;        // the previous recorded user slice (user samples' or user parts')
+  ChainReference kernel;      // the previous recorded kernel slice
 };
 static_assert(sizeof(ChainBuffer) == 64 * 1024, "one shift from a CPU's number to its buffer");
 static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
@@ -54,16 +70,45 @@ ChainBuffer g_chains[kMaxCpus];
 alignas(64) uint64_t g_chain_words[kMaxCpus][kChainBufferWords];
 uint32_t g_stack_bytes = 0;
 
+[[gnu::noinline]] uint64_t refill_stack_page(StackPageCache& cache,
+                                             const kernel::AddressSpace* space, uint64_t va,
+                                             uint64_t tables_freed) {
+  const kernel::UserPte pte =
+      space != nullptr ? kernel::user_read_pte(*space, va) : kernel::UserPte{nullptr, 0, 0};
+  if (pte.slot == nullptr) {
+    cache.space = nullptr;
+    return 0;
+  }
+  cache = {space, va & ~(kPageBytes - 1), pte.slot, pte.pte, pte.kseg_page, tables_freed};
+  return pte.kseg_page + (va & (kPageBytes - 1));
+}
+
+// The KSEG address of user `va` if user mode may read it, else 0: from the
+// cache when it still holds, else by a walk that refills it.
+[[gnu::always_inline]] inline uint64_t stack_page_kseg(StackPageCache& cache,
+                                                       const kernel::AddressSpace* space,
+                                                       uint64_t va) {
+  const uint64_t tables_freed = __atomic_load_n(&kernel::page_tables_freed, __ATOMIC_ACQUIRE);
+  const uint64_t page = va & ~(kPageBytes - 1);
+  if (space == cache.space && page == cache.page && tables_freed == cache.tables_freed &&
+      *cache.slot == cache.pte)
+    return cache.kseg_page + (va - page);
+  return refill_stack_page(cache, space, va, tables_freed);
+}
+
 // Where the user stack's first `limit` quadwords from `sp` are readable
-// (translate_user, page by page); sets `ended` when an unreadable page cut
-// the slice short. Returns how many quadwords are.
-[[gnu::always_inline]] inline uint32_t find_user_stack(SliceSource& source,
+// (the first page through the cache, the others by translate_user), page by
+// page; sets `ended` when an unreadable page cut the slice short. Returns
+// how many quadwords are.
+[[gnu::always_inline]] inline uint32_t find_user_stack(SliceSource& source, StackPageCache& cache,
                                                        const kernel::AddressSpace* space,
                                                        uint64_t sp, uint32_t limit, bool* ended) {
   uint32_t found = 0;
   while (found < limit) {
     const uint64_t va = sp + uint64_t{found} * 8;
-    const uint64_t k = space != nullptr ? kernel::translate_user(*space, va, false) : 0;
+    const uint64_t k = found == 0         ? stack_page_kseg(cache, space, va)
+                       : space != nullptr ? kernel::translate_user(*space, va, false)
+                                          : 0;
     if (k == 0) {
       *ended = true;
       return found;
@@ -108,7 +153,8 @@ namespace {
     limit = static_cast<uint32_t>((base - sp) / 8);
     ended = true;  // kChainStackEnd: the stack ends there
   }
-  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, stack.space, sp, limit, &ended) : 0;
+  const uint32_t got =
+      (sp & 7) == 0 ? find_user_stack(source, cb.stack_page, stack.space, sp, limit, &ended) : 0;
   if (pid != cb.user_pid) cb.user.forget();
   cb.user_pid = pid;
   return diff_and_take(cb.user, source, sp, got, ended, out);

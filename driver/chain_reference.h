@@ -134,25 +134,33 @@ struct ChainReference {
   [[gnu::noinline]] void scan_for_longer_run(const SliceSource& source, uint64_t sp,
                                              Reuse& reuse) const {
     const uint64_t bottom = sp > lo ? sp : lo;
-    const uint64_t below = sp + uint64_t{reuse.low} * 8;  // the top run's start
-    uint64_t best_lo = 0, best_n = reuse.reused, run_lo = 0, run_n = 0;
-    // Blocks of four quadwords aligned in words[] (kWords and a page are
-    // multiples of four, so a block never straddles a source run or the wrap).
-    const uint64_t first = (bottom + 31) & ~uint64_t{31};
-    source.for_each(first, below & ~uint64_t{31},
-                    [&](uint64_t va, const uint64_t* from, uint32_t count) {
-                      for (uint32_t i = 0; i + 4 <= count; i += 4, va += 32) {
-                        const uint64_t* b = words + index(va);
-                        if (((from[i] ^ b[0]) | (from[i + 1] ^ b[1]) | (from[i + 2] ^ b[2]) |
-                             (from[i + 3] ^ b[3])) != 0) {
-                          run_n = 0;
-                          continue;
-                        }
-                        if (run_n == 0) run_lo = va;
-                        run_n += 4;
-                        if (run_n > best_n) best_n = run_n, best_lo = run_lo;
-                      }
-                    });
+    // Up to the top run's start, within the previous slice (with no overlap
+    // at all, low is the whole slice: words[] above hi are stale).
+    const uint64_t top_run = sp + uint64_t{reuse.low} * 8;
+    const uint64_t below = top_run < hi ? top_run : hi;
+    uint64_t best_lo = 0, best_n = reuse.reused, run_lo = 0, run_n = 0, next_va = 0;
+    // Blocks of four quadwords at 32-byte aligned addresses, so that a block
+    // never straddles the wrap of words[] (kWords is a multiple of four). A
+    // run goes on only from a block that ends where the next begins: a
+    // source run that starts unaligned (not at a page boundary: never in
+    // the guest) leaves quadwords unchecked, and a run cannot cross them.
+    source.for_each(bottom, below, [&](uint64_t va, const uint64_t* from, uint32_t count) {
+      for (uint32_t i = static_cast<uint32_t>(((32 - (va & 31)) & 31) / 8); i + 4 <= count;
+           i += 4) {
+        const uint64_t block = va + uint64_t{i} * 8;
+        const uint64_t* b = words + index(block);
+        if (((from[i] ^ b[0]) | (from[i + 1] ^ b[1]) | (from[i + 2] ^ b[2]) |
+             (from[i + 3] ^ b[3])) != 0 ||
+            block + 32 > below) {
+          run_n = 0;
+          continue;
+        }
+        if (run_n == 0 || block != next_va) run_lo = block, run_n = 0;
+        run_n += 4;
+        next_va = block + 32;
+        if (run_n > best_n) best_n = run_n, best_lo = run_lo;
+      }
+    });
     if (best_lo == 0) return;
     reuse.low = static_cast<uint32_t>((best_lo - sp) / 8);
     reuse.reused = static_cast<uint32_t>(best_n);

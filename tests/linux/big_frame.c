@@ -5,8 +5,8 @@
  * sample in scan() or its callee mix(): a chain reaches main only when the
  * stack slice is larger than the frame. tests/linux/big_frame_chains.py
  * checks `dcpi score --contexts` on it with slices below and above 10 KB. */
-#include <stdio.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define NOINLINE __attribute__((noinline, noclone))
 

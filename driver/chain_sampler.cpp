@@ -71,26 +71,25 @@ alignas(64) uint64_t g_chain_words[kMaxCpus][kChainBufferWords];
 uint32_t g_stack_bytes = 0;
 
 [[gnu::noinline]] uint64_t refill_stack_page(StackPageCache& cache,
-                                             const kernel::AddressSpace* space, uint64_t va,
+                                             const kernel::AddressSpace& space, uint64_t va,
                                              uint64_t tables_freed) {
-  const kernel::UserPte pte =
-      space != nullptr ? kernel::user_read_pte(*space, va) : kernel::UserPte{nullptr, 0, 0};
+  const kernel::UserPte pte = kernel::user_read_pte(space, va);
   if (pte.slot == nullptr) {
-    cache.space = nullptr;
+    cache.space = nullptr;  // matches no space: the hit test never reads a null slot
     return 0;
   }
-  cache = {space, va & ~(kPageBytes - 1), pte.slot, pte.pte, pte.kseg_page, tables_freed};
+  cache = {&space, va & ~(kPageBytes - 1), pte.slot, pte.pte, pte.kseg_page, tables_freed};
   return pte.kseg_page + (va & (kPageBytes - 1));
 }
 
 // The KSEG address of user `va` if user mode may read it, else 0: from the
 // cache when it still holds, else by a walk that refills it.
 [[gnu::always_inline]] inline uint64_t stack_page_kseg(StackPageCache& cache,
-                                                       const kernel::AddressSpace* space,
+                                                       const kernel::AddressSpace& space,
                                                        uint64_t va) {
   const uint64_t tables_freed = __atomic_load_n(&kernel::page_tables_freed, __ATOMIC_ACQUIRE);
   const uint64_t page = va & ~(kPageBytes - 1);
-  if (space == cache.space && page == cache.page && tables_freed == cache.tables_freed &&
+  if (&space == cache.space && page == cache.page && tables_freed == cache.tables_freed &&
       *cache.slot == cache.pte)
     return cache.kseg_page + (va - page);
   return refill_stack_page(cache, space, va, tables_freed);
@@ -106,9 +105,10 @@ uint32_t g_stack_bytes = 0;
   uint32_t found = 0;
   while (found < limit) {
     const uint64_t va = sp + uint64_t{found} * 8;
-    const uint64_t k = found == 0         ? stack_page_kseg(cache, space, va)
-                       : space != nullptr ? kernel::translate_user(*space, va, false)
-                                          : 0;
+    // (space is never null in the cache: its hit test needs no null test.)
+    const uint64_t k = space == nullptr ? 0
+                       : found == 0     ? stack_page_kseg(cache, *space, va)
+                                        : kernel::translate_user(*space, va, false);
     if (k == 0) {
       *ended = true;
       return found;

@@ -19,10 +19,10 @@ namespace dcpi {
 // The stack slice: `dcpi run -g` copies this many bytes above sp by
 // default, at most kMaxChainStackBytes (perf's default is 8 KB on x86-64).
 // The maximum, 16 KB (issue 28): a slice stops at the thread's stack base,
-// so a shallow program pays only for its depth (default mix +1.40 % at
-// 16 KB, +1.37 % at 2 KB, one paired run each), and bzip2's 10 KB frame is
-// unwound (real mix 99.8 % matched, 73 % at 2 KB; it costs the real mix
-// ~+6.3 %, +3.1 % at 2 KB; docs/reports.md). Less than ~1.9 KB cuts ld.so's
+// so a shallow program pays only for its depth (default mix +1.47 % at
+// 16 KB and at 2 KB, one paired run each, every chain kept), and bzip2's
+// 10 KB frame is unwound (real mix 99.8 % matched, 73 % at 2 KB; it costs
+// the real mix +6.05 %, +3.58 % at 2 KB; docs/reports.md). Less than ~1.9 KB cuts ld.so's
 // start-up short (7-9 % of a short program's samples at 1 KB).
 inline constexpr uint32_t kDefaultChainStackBytes = 16384;
 // At most 2048 quadwords (format 4's 12-bit counts hold up to 4095):

@@ -17,19 +17,22 @@
 #include <cstdint>
 
 #include "firmware/call_chains.h"
+#include "firmware/memory_map.h"
 
 namespace dcpi::driver {
 
 // Where a slice's quadwords are readable: up to three runs of contiguous
-// kernel addresses (a user slice crosses at most two 8 KB pages; a kernel
-// slice is one run), in address order.
+// kernel addresses (a user slice of at most 16 KB touches at most three
+// 8 KB pages; a kernel slice is one run), in address order.
 struct SliceSource {
   struct Run {
     uint64_t va;            // the first quadword's address in the sampled context
     const uint64_t* words;  // where the kernel reads it
     uint32_t n;
   };
-  Run runs[3];
+  static constexpr uint32_t kMaxRuns = 3;
+  static_assert(kMaxChainStackBytes <= 2 * kPageBytes, "a slice touches at most 3 pages");
+  Run runs[kMaxRuns];
   uint32_t count = 0;
 
   void add(uint64_t va, const uint64_t* words, uint32_t n) { runs[count++] = {va, words, n}; }
@@ -61,8 +64,8 @@ struct WordSink {
 
 // One kind's previous recorded slice, by address.
 struct ChainReference {
-  // The smallest power of two that holds the largest slice (1023 quadwords:
-  // 1024), so that a slice's addresses map onto words[] by a mask.
+  // The smallest power of two that holds the largest slice (2048
+  // quadwords), so that a slice's addresses map onto words[] by a mask.
   static constexpr uint32_t kWords = [] {
     uint32_t words = 1;
     while (words < kMaxChainStackBytes / 8) words *= 2;
@@ -112,6 +115,55 @@ struct ChainReference {
     out.at = at;
     lo = sp;
     hi = sp + uint64_t{n} * 8;
+  }
+
+  // When the highest unchanged run leaves many quadwords below it to send
+  // (bzip2's testStream: a 10 KB frame of buffers that the decompressor
+  // rewrites between samples, under its callers' unchanged frames), a longer
+  // unchanged run lower down, if any, is reused instead and the quadwords
+  // above it go as `high` (the format allows any run: the host takes the
+  // reused ones from its copy by address). Only past kScanBelowWords: the
+  // scan is in aligned blocks of four (~3.5 instructions a quadword, half
+  // of what sending one costs), and a shallow slice never pays for it.
+  static constexpr uint32_t kScanBelowWords = 128;
+  void prefer_longer_run(const SliceSource& source, uint64_t sp, Reuse& reuse) const {
+    if (reuse.low > kScanBelowWords && lo != hi) scan_for_longer_run(source, sp, reuse);
+  }
+  // Out of line: its registers would otherwise be spilled around it on every
+  // sample (~25 instructions a sample on compress, issue 28's cost).
+  [[gnu::noinline]] void scan_for_longer_run(const SliceSource& source, uint64_t sp,
+                                             Reuse& reuse) const {
+    const uint64_t bottom = sp > lo ? sp : lo;
+    // Up to the top run's start, within the previous slice (with no overlap
+    // at all, low is the whole slice: words[] above hi are stale).
+    const uint64_t top_run = sp + uint64_t{reuse.low} * 8;
+    const uint64_t below = top_run < hi ? top_run : hi;
+    uint64_t best_lo = 0, best_n = reuse.reused, run_lo = 0, run_n = 0, next_va = 0;
+    // Blocks of four quadwords at 32-byte aligned addresses, so that a block
+    // never straddles the wrap of words[] (kWords is a multiple of four). A
+    // run goes on only from a block that ends where the next begins: a
+    // source run that starts unaligned (not at a page boundary: never in
+    // the guest) leaves quadwords unchecked, and a run cannot cross them.
+    source.for_each(bottom, below, [&](uint64_t va, const uint64_t* from, uint32_t count) {
+      for (uint32_t i = static_cast<uint32_t>(((32 - (va & 31)) & 31) / 8); i + 4 <= count;
+           i += 4) {
+        const uint64_t block = va + uint64_t{i} * 8;
+        const uint64_t* b = words + index(block);
+        if (((from[i] ^ b[0]) | (from[i + 1] ^ b[1]) | (from[i + 2] ^ b[2]) |
+             (from[i + 3] ^ b[3])) != 0 ||
+            block + 32 > below) {
+          run_n = 0;
+          continue;
+        }
+        if (run_n == 0 || block != next_va) run_lo = block, run_n = 0;
+        run_n += 4;
+        next_va = block + 32;
+        if (run_n > best_n) best_n = run_n, best_lo = run_lo;
+      }
+    });
+    if (best_lo == 0) return;
+    reuse.low = static_cast<uint32_t>((best_lo - sp) / 8);
+    reuse.reused = static_cast<uint32_t>(best_n);
   }
 
   // unchanged_run and take for a slice that is one run, `from` holding its
@@ -187,9 +239,24 @@ struct SentSlice {
   Reuse reuse;
   uint32_t high = 0;
   bool ended = false;  // kChainStackEnd: the slice reached the stack's end
-  uint32_t counts() const { return reuse.low | reuse.reused << 10 | high << 20; }
+  uint64_t counts() const { return chain_counts(reuse.low, reuse.reused, high); }
   uint32_t sent() const { return reuse.low + high; }
 };
+
+// diff_and_take's slices of several runs (a user slice across pages): out
+// of line, so that the one-run path (every kernel slice, a shallow user
+// slice) keeps its registers (issue 28's cost).
+[[gnu::noinline]] inline SentSlice diff_and_take_runs(ChainReference& reference,
+                                                      const SliceSource& source, uint64_t sp,
+                                                      uint32_t n, bool ended, WordSink& out) {
+  SentSlice s;
+  s.ended = ended;
+  s.reuse = reference.unchanged_run(source, sp, n);
+  reference.prefer_longer_run(source, sp, s.reuse);
+  s.high = n - s.reuse.low - s.reuse.reused;
+  reference.take(source, sp, n, s.reuse, out);
+  return s;
+}
 
 // Compares the slice (n quadwords at sp, readable through `source`) with
 // `reference`, makes it the reference and sends the quadwords that changed
@@ -197,18 +264,15 @@ struct SentSlice {
 [[gnu::always_inline]] inline SentSlice diff_and_take(ChainReference& reference,
                                                       const SliceSource& source, uint64_t sp,
                                                       uint32_t n, bool ended, WordSink& out) {
+  if (!(source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n))
+    return diff_and_take_runs(reference, source, sp, n, ended, out);
   SentSlice s;
   s.ended = ended;
-  if (source.count == 1 && source.runs[0].va == sp && source.runs[0].n == n) {
-    const uint64_t* from = source.runs[0].words;
-    s.reuse = reference.unchanged_run(from, sp, n);
-    s.high = n - s.reuse.low - s.reuse.reused;
-    reference.take(from, sp, n, s.reuse, out);
-    return s;
-  }
-  s.reuse = reference.unchanged_run(source, sp, n);
+  const uint64_t* from = source.runs[0].words;
+  s.reuse = reference.unchanged_run(from, sp, n);
+  reference.prefer_longer_run(source, sp, s.reuse);
   s.high = n - s.reuse.low - s.reuse.reused;
-  reference.take(source, sp, n, s.reuse, out);
+  reference.take(from, sp, n, s.reuse, out);
   return s;
 }
 

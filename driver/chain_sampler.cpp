@@ -25,41 +25,90 @@
 namespace dcpi::driver {
 namespace {
 
+// The translation of the last user stack page a slice began in, kept per
+// CPU across samples: a page-table walk (translate_user) was ~50
+// instructions a sample, its check is a few (issue 28's cost). Right while
+// the PTE slot holds the same PTE (an unmap, remap or protection change
+// rewrites it) and no page table was freed since (the slot's table could
+// then be another's): kernel::user_read_pte.
+struct StackPageCache {
+  const kernel::AddressSpace* space = nullptr;
+  uint64_t page = 0;
+  const uint64_t* slot = nullptr;
+  uint64_t pte = 0;
+  uint64_t kseg_page = 0;
+  uint64_t tables_freed = 0;
+};
+
 // Per CPU: single producer (this CPU's handler), single consumer (the
-// daemon), whole samples in their wire form, as ValueBuffer.
-struct alignas(64) ChainBuffer {
+// daemon), whole samples in their wire form, as ValueBuffer. The ring's
+// quadwords are a separate array and the rest is padded to a power of two,
+// so that a CPU's buffer is one shift away: with sizes that were not, GCC
+// recomputed `g_chains[cpu]` with a multiply sequence at each use, ~35
+// instructions a sample (issue 28's cost).
+struct alignas(64 * 1024) ChainBuffer {
   uint64_t head;  // quadwords; written by the owning CPU's handler
   uint64_t pad0[7];
   uint64_t tail;  // written by the daemon
   uint64_t dropped_taken;
   uint64_t pad1[6];
-  uint64_t dropped;       // samples lost because the buffer was full
-  uint32_t stack_words;   // this CPU's copy of the configuration
-  uint16_t user_pid;      // the thread of `user`
-  uint8_t sequence;       // recorded samples, mod 256 (the host checks continuity)
-  ChainReference user;    // the previous recorded user slice (user samples' or user parts')
-  ChainReference kernel;  // the previous recorded kernel slice
-  uint64_t words[kChainBufferWords];
+  uint64_t dropped;           // samples lost because the buffer was full
+  uint32_t stack_words;       // this CPU's copy of the configuration
+  uint16_t user_pid;          // the thread of `user`
+  uint8_t sequence;           // recorded samples, mod 256 (the host checks continuity)
+  StackPageCache stack_page;  // the last user stack page's translation
+  ChainReference user;        // the previous recorded user slice (user samples' or user parts')
+  ChainReference kernel;      // the previous recorded kernel slice
 };
+static_assert(sizeof(ChainBuffer) == 64 * 1024, "one shift from a CPU's number to its buffer");
 static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
-// The largest sample (format 3, kernel-mode with a user part: two slices).
+// The largest sample (format 3 on, kernel-mode with a user part: two slices).
 static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes / 8) <
               kChainBufferWords / 4);
-static_assert(kMaxChainStackBytes / 8 < 1024, "low, reused and high are 10 bits each");
 
 ChainBuffer g_chains[kMaxCpus];
+alignas(64) uint64_t g_chain_words[kMaxCpus][kChainBufferWords];
 uint32_t g_stack_bytes = 0;
 
+[[gnu::noinline]] uint64_t refill_stack_page(StackPageCache& cache,
+                                             const kernel::AddressSpace& space, uint64_t va,
+                                             uint64_t tables_freed) {
+  const kernel::UserPte pte = kernel::user_read_pte(space, va);
+  if (pte.slot == nullptr) {
+    cache.space = nullptr;  // matches no space: the hit test never reads a null slot
+    return 0;
+  }
+  cache = {&space, va & ~(kPageBytes - 1), pte.slot, pte.pte, pte.kseg_page, tables_freed};
+  return pte.kseg_page + (va & (kPageBytes - 1));
+}
+
+// The KSEG address of user `va` if user mode may read it, else 0: from the
+// cache when it still holds, else by a walk that refills it.
+[[gnu::always_inline]] inline uint64_t stack_page_kseg(StackPageCache& cache,
+                                                       const kernel::AddressSpace& space,
+                                                       uint64_t va) {
+  const uint64_t tables_freed = __atomic_load_n(&kernel::page_tables_freed, __ATOMIC_ACQUIRE);
+  const uint64_t page = va & ~(kPageBytes - 1);
+  if (&space == cache.space && page == cache.page && tables_freed == cache.tables_freed &&
+      *cache.slot == cache.pte)
+    return cache.kseg_page + (va - page);
+  return refill_stack_page(cache, space, va, tables_freed);
+}
+
 // Where the user stack's first `limit` quadwords from `sp` are readable
-// (translate_user, page by page); sets `ended` when an unreadable page cut
-// the slice short. Returns how many quadwords are.
-[[gnu::always_inline]] inline uint32_t find_user_stack(SliceSource& source,
+// (the first page through the cache, the others by translate_user), page by
+// page; sets `ended` when an unreadable page cut the slice short. Returns
+// how many quadwords are.
+[[gnu::always_inline]] inline uint32_t find_user_stack(SliceSource& source, StackPageCache& cache,
                                                        const kernel::AddressSpace* space,
                                                        uint64_t sp, uint32_t limit, bool* ended) {
   uint32_t found = 0;
   while (found < limit) {
     const uint64_t va = sp + uint64_t{found} * 8;
-    const uint64_t k = space != nullptr ? kernel::translate_user(*space, va, false) : 0;
+    // (space is never null in the cache: its hit test needs no null test.)
+    const uint64_t k = space == nullptr ? 0
+                       : found == 0     ? stack_page_kseg(cache, *space, va)
+                                        : kernel::translate_user(*space, va, false);
     if (k == 0) {
       *ended = true;
       return found;
@@ -104,7 +153,8 @@ namespace {
     limit = static_cast<uint32_t>((base - sp) / 8);
     ended = true;  // kChainStackEnd: the stack ends there
   }
-  const uint32_t got = (sp & 7) == 0 ? find_user_stack(source, stack.space, sp, limit, &ended) : 0;
+  const uint32_t got =
+      (sp & 7) == 0 ? find_user_stack(source, cb.stack_page, stack.space, sp, limit, &ended) : 0;
   if (pid != cb.user_pid) cb.user.forget();
   cb.user_pid = pid;
   return diff_and_take(cb.user, source, sp, got, ended, out);
@@ -136,58 +186,86 @@ namespace {
 
 }  // namespace
 
-void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
-  ChainBuffer& cb = g_chains[hot.cpu];
-  const bool user = (frame->ps & PS_USER_MODE) != 0;
-  const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
-  const uint64_t before = cb.head;
-  // Room for the largest sample: written whole or dropped whole.
-  const uint64_t largest =
-      kChainHeadWords +
-      (user ? cb.stack_words : kKernelChainStackBytes / 8 + kChainUserPartWords + cb.stack_words);
-  if (before - tail + largest > kChainBufferWords) {
-    ++cb.dropped;
-    cb.user.forget();  // the host will not have it: the next ones go whole
-    cb.kernel.forget();
-    return;
-  }
-  // The slices' changed quadwords go straight into the buffer after the
-  // head's place (the head needs their counts, so it is written last).
-  WordSink out{cb.words, kChainBufferWords - 1, before + kChainHeadWords};
-  bool user_part = false;
-  const SentSlice own =
-      user ? user_slice(cb, hot.pid, sp, out) : kernel_slice(cb, sp, &user_part, out);
-  const uint64_t user_sp = user_part ? pal::rdusp() : 0;
-  const uint64_t part_at = out.at;
-  out.at += user_part ? kChainUserPartWords : 0;
-  const SentSlice part = user_part ? user_slice(cb, hot.pid, user_sp, out) : SentSlice{};
-  const uint8_t flags =
-      static_cast<uint8_t>((user ? kChainUser : 0) | (own.ended ? kChainStackEnd : 0) |
-                           (user_part ? kChainUserPart : 0));
-  // Stored straight into the ring, word by word (ChainSampleHead's order):
-  // no array and no copy loop (issue 28's cost: that copy was ~40
-  // instructions a sample).
+namespace {
+
+// The head, stored straight into the ring word by word (ChainSampleHead's
+// order: no array and no copy loop, ~40 instructions a sample less), then
+// published; wakes the daemon at half full (as value_sample does), once per
+// crossing.
+[[gnu::always_inline]] inline void finish_sample(ChainBuffer& cb, const CpuHot& hot,
+                                                 const TrapFrame* frame, uint64_t sp,
+                                                 uint64_t before, uint64_t tail, WordSink& out,
+                                                 uint8_t flags, const SentSlice& own) {
   const uint64_t head = out.at;
-  static_assert(kChainHeadWords == 6 && kChainUserPartWords == 2, "the stores below");
+  static_assert(kChainHeadWords == 6, "the stores below");
   out.at = before;
-  out.put(uint64_t{hot.pid} | uint64_t{flags} << 16 | uint64_t{cb.sequence} << 24 |
-          uint64_t{own.counts()} << 32);
+  out.put(chain_head_first(hot.pid, flags, cb.sequence, own.counts()));
   out.put(frame->pc);
   out.put(sp);
   out.put(frame->r19_to_r28[26 - 19]);
   out.put(frame->r0_to_r15[15]);
   out.put(frame->r19_to_r28[23 - 19]);
   ++cb.sequence;
-  if (user_part) {
-    out.at = part_at;
-    out.put(user_sp);
-    out.put(uint64_t{part.counts()} | uint64_t{part.ended ? uint32_t{kChainStackEnd} : 0u} << 32);
-  }
   __asm__ volatile("wmb" ::: "memory");
   __atomic_store_n(&cb.head, head, __ATOMIC_RELAXED);
-  // Half full: wake the daemon now (as value_sample does), once per crossing.
   constexpr uint64_t kWakeLevel = kChainBufferWords / 2;
   if (before - tail < kWakeLevel && head - tail >= kWakeLevel) signal_daemon(hot.cpu, true);
+}
+
+// Room for the largest sample: written whole or dropped whole.
+[[gnu::always_inline]] inline bool room_for(ChainBuffer& cb, uint64_t before, uint64_t tail,
+                                            uint64_t largest) {
+  if (before - tail + largest <= kChainBufferWords) return true;
+  ++cb.dropped;
+  cb.user.forget();  // the host will not have it: the next ones go whole
+  cb.kernel.forget();
+  return false;
+}
+
+// A kernel-mode sample (format 3 on): its kernel slice and, when the thread
+// entered the kernel from user mode, a ChainUserPart and a user slice. Out
+// of line: most samples are user-mode ones, whose path then keeps its
+// registers (issue 28's cost).
+[[gnu::noinline]] void kernel_sample(ChainBuffer& cb, const CpuHot& hot, const TrapFrame* frame,
+                                     uint64_t sp, uint64_t before, uint64_t tail) {
+  if (!room_for(
+          cb, before, tail,
+          kChainHeadWords + kKernelChainStackBytes / 8 + kChainUserPartWords + cb.stack_words))
+    return;
+  WordSink out{g_chain_words[hot.cpu], kChainBufferWords - 1, before + kChainHeadWords};
+  bool user_part = false;
+  const SentSlice own = kernel_slice(cb, sp, &user_part, out);
+  if (user_part) {
+    static_assert(kChainUserPartWords == 2, "the stores below");
+    const uint64_t user_sp = pal::rdusp();
+    const uint64_t part_at = out.at;
+    out.at += kChainUserPartWords;
+    const SentSlice part = user_slice(cb, hot.pid, user_sp, out);
+    const uint64_t end = out.at;
+    out.at = part_at;
+    out.put(user_sp);
+    out.put(chain_user_part_second(part.counts(), part.ended ? kChainStackEnd : 0));
+    out.at = end;
+  }
+  const auto flags =
+      static_cast<uint8_t>((own.ended ? kChainStackEnd : 0) | (user_part ? kChainUserPart : 0));
+  finish_sample(cb, hot, frame, sp, before, tail, out, flags, own);
+}
+
+}  // namespace
+
+void chain_sample(CpuHot& hot, const TrapFrame* frame, uint64_t sp) {
+  ChainBuffer& cb = g_chains[hot.cpu];
+  const uint64_t tail = __atomic_load_n(&cb.tail, __ATOMIC_ACQUIRE);
+  const uint64_t before = cb.head;
+  if ((frame->ps & PS_USER_MODE) == 0) return kernel_sample(cb, hot, frame, sp, before, tail);
+  if (!room_for(cb, before, tail, kChainHeadWords + cb.stack_words)) return;
+  // The slice's changed quadwords go straight into the buffer after the
+  // head's place (the head needs their counts, so it is written last).
+  WordSink out{g_chain_words[hot.cpu], kChainBufferWords - 1, before + kChainHeadWords};
+  const SentSlice own = user_slice(cb, hot.pid, sp, out);
+  finish_sample(cb, hot, frame, sp, before, tail, out,
+                static_cast<uint8_t>(kChainUser | (own.ended ? kChainStackEnd : 0)), own);
 }
 
 }  // namespace dcpi::driver
@@ -213,7 +291,7 @@ void chain_take(uint32_t cpu, uint8_t* payload, uint32_t words, RecordChecksum& 
   ChainBuffer& cb = g_chains[cpu];
   const uint64_t dropped = cb.dropped - cb.dropped_taken;
   cb.dropped_taken += dropped;
-  move_into_record(payload, ChainsPayload{words, kChainsFormat, dropped}, cb.words,
+  move_into_record(payload, ChainsPayload{words, kChainsFormat, dropped}, g_chain_words[cpu],
                    kChainBufferWords, cb.tail, words, sum);
 }
 

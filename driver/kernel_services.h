@@ -83,6 +83,17 @@ KernelStack current_kernel_stack(uint64_t sp);
 // KSEG address that user `va` maps to if user mode may access it (write
 // access if `write`), else 0. Walks the page table; never faults.
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);
+// The PTE slot and page of user `va` if user mode may read it (slot nullptr
+// otherwise), and how many times page tables were freed: a translation kept
+// across samples is right while the slot holds the same PTE and no table
+// was freed since (the call-chain sampler's stack page cache).
+struct UserPte {
+  const uint64_t* slot;
+  uint64_t pte;
+  uint64_t kseg_page;
+};
+UserPte user_read_pte(const AddressSpace& space, uint64_t va);
+extern uint64_t page_tables_freed;  // a variable: read at IPL 6 on every chain sample
 
 }  // namespace kernel
 

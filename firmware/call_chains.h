@@ -18,16 +18,19 @@ namespace dcpi {
 
 // The stack slice: `dcpi run -g` copies this many bytes above sp by
 // default, at most kMaxChainStackBytes (perf's default is 8 KB on x86-64).
-// 2 KB: ld.so's start-up needs ~1.9 KB to reach its entry code (1 KB left
-// 7-9 % of a short program's samples unwound short), and since a slice
-// stops at the thread's stack base a shallow program pays only for its
-// depth (default mix +1.96 % at 2 KB, +1.94 % at 1 KB; docs/reports.md).
-inline constexpr uint32_t kDefaultChainStackBytes = 2048;
-// At most 1023 quadwords: the head's counts hold each of low, reused and
-// high in 10 bits (kChainCountBits). 8 KB less a quadword, so that bzip2's
-// testStream (a 5,000-byte buffer on its stack) and sqlite3's shell (frames
-// above 4 KB) can be unwound when asked for (issue 28, docs/reports.md).
-inline constexpr uint32_t kMaxChainStackBytes = 8184;
+// The maximum, 16 KB (issue 28): a slice stops at the thread's stack base,
+// so a shallow program pays only for its depth (default mix +1.47 % at
+// 16 KB and at 2 KB, one paired run each, every chain kept), and bzip2's
+// 10 KB frame is unwound (real mix 99.8 % matched, 73 % at 2 KB; it costs
+// the real mix +6.05 %, +3.58 % at 2 KB; docs/reports.md). Less than ~1.9 KB cuts ld.so's
+// start-up short (7-9 % of a short program's samples at 1 KB).
+inline constexpr uint32_t kDefaultChainStackBytes = 16384;
+// At most 2048 quadwords (format 4's 12-bit counts hold up to 4095):
+// bzip2's testStream keeps a 10,096-byte frame (two 5,000-byte buffers) and
+// its callers' return addresses lie above it, so ~10.5 KB of slice reach
+// main; 8184 bytes, format 3's limit (10-bit counts), reached none of its
+// samples (issue 28, docs/reports.md).
+inline constexpr uint32_t kMaxChainStackBytes = 16384;
 // A kernel-mode sample's kernel slice: at most 4 KB, as before the user
 // maximum grew (its cost is the default's, whatever --stack-bytes says).
 inline constexpr uint32_t kKernelChainStackBytes = 4096;
@@ -43,13 +46,15 @@ struct ChainsPayload {
 static_assert(sizeof(ChainsPayload) == 16);
 // 1: whole slices; 2: + sequence, low/reused/high; 3: kernel-mode samples
 // carry a kernel stack slice and, when the kernel was entered from user
-// mode, a ChainUserPart (issue 28 item 2, kernel frames). Readers accept 2
-// and 3 (a format 2 kernel sample is a leaf without stack).
-inline constexpr uint32_t kChainsFormat = 3;
+// mode, a ChainUserPart (issue 28 item 2, kernel frames); 4: the head's
+// first quadword and the user part's counts repacked for 12-bit counts
+// (slices up to 16 KB). Readers accept 2 to 4 (a format 2 kernel sample is
+// a leaf without stack).
+inline constexpr uint32_t kChainsFormat = 4;
 inline constexpr uint32_t kChainsOldestFormat = 2;
 
 enum ChainFlags : uint8_t {
-  kChainUser = 1u << 0,      // interrupted in user mode: sp is the user sp, memory the process's
+  kChainUser = 1u << 0,  // interrupted in user mode: sp is the user sp, memory the process's
   // The slice stopped early at an unmapped page, the stack's top, or (user
   // slices) the thread's stack base: the sp its outermost frame began at.
   kChainStackEnd = 1u << 1,
@@ -72,22 +77,19 @@ enum ChainFlags : uint8_t {
 // the host knows whether it holds that sample: after a gap it trusts
 // neither reference.
 struct ChainSampleHead {
-  uint16_t pid;      // the sampled thread (CpuHot::pid)
-  uint8_t flags;     // ChainFlags
-  uint8_t sequence;  // this CPU's recorded chain samples before this one, mod 256
-  uint32_t counts;   // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
-  uint64_t pc;       // the interrupted PC (the sample's)
-  uint64_t sp;       // r30 at the interrupt: the address of the first stack quadword
-  uint64_t ra;       // r26
-  uint64_t fp;       // r15 (the CFA register of frames that keep a frame pointer)
-  uint64_t t9;       // r23: the return address of the division millicode (__divqu, __remqu, ...:
-                     // RA column 23 in their CFI)
+  uint64_t first;  // chain_head_first(): pid, flags, sequence, counts (format 4 layout below)
+  uint64_t pc;     // the interrupted PC (the sample's)
+  uint64_t sp;     // r30 at the interrupt: the address of the first stack quadword
+  uint64_t ra;     // r26
+  uint64_t fp;     // r15 (the CFA register of frames that keep a frame pointer)
+  uint64_t t9;     // r23: the return address of the division millicode (__divqu, __remqu, ...:
+                   // RA column 23 in their CFI)
 };
 static_assert(sizeof(ChainSampleHead) == 48);
 
 // Format 3, a kernel-mode sample: the head's slice is the kernel stack in
 // use, from the interrupted kernel sp up to the top of the thread's kernel
-// stack, at most kMaxChainStackBytes (kChainStackEnd in the head: the slice
+// stack, at most kKernelChainStackBytes (kChainStackEnd in the head: the slice
 // reaches the top, so the user TrapFrame there is in it), sent against the
 // previous kernel slice (low | reused | high).
 // The kernel's .eh_frame (kept by kernel/kernel.ld) unwinds it, through the
@@ -98,13 +100,35 @@ static_assert(sizeof(ChainSampleHead) == 48);
 // slice (low | reused | high against the CPU's previous user slice).
 struct ChainUserPart {
   uint64_t sp;      // the user sp (rdusp) of the context the kernel was entered from
-  uint32_t counts;  // low | reused << 10 | high << 20 (quadwords; bits 30-31 zero)
-  uint32_t flags;   // kChainStackEnd: the user slice stopped at an unreadable page or the base
+  uint64_t second;  // chain_user_part_second(): counts (bits 0-35) | flags << 36 (bits 36-39)
 };
 static_assert(sizeof(ChainUserPart) == 16);
 inline constexpr uint32_t kChainUserPartWords = sizeof(ChainUserPart) / 8;
 inline constexpr uint32_t kChainHeadWords = sizeof(ChainSampleHead) / 8;
-inline constexpr uint32_t kChainCountBits = 10;  // low, reused, high: each < 1024
-static_assert(kMaxChainStackBytes / 8 < (1u << kChainCountBits));
+
+// Format 4's packing. The head's first quadword: pid (bits 0-15), flags
+// (16-19), sequence (20-27), counts (28-63); the user part's second: counts
+// (0-35), flags (36-39), zero above. Counts: low (bits 0-11), reused
+// (12-23), high (24-35) quadwords. Formats 2 and 3 (read, no longer
+// written): pid (0-15), flags (16-23), sequence (24-31), counts (32-61:
+// 10 bits each, 62-63 zero); the user part's counts in bits 0-29 and flags
+// in bits 32-63.
+inline constexpr uint32_t kChainCountBits = 12;  // low, reused, high: each < 4096
+inline constexpr uint64_t kChainCountMask = (uint64_t{1} << kChainCountBits) - 1;
+inline constexpr uint32_t kChainFlagBits = 4;
+static_assert(kMaxChainStackBytes / 8 <= kChainCountMask, "a whole slice in one count");
+static_assert((kChainUser | kChainStackEnd | kChainUserPart) < (1u << kChainFlagBits));
+constexpr uint64_t chain_counts(uint64_t low, uint64_t reused, uint64_t high) {
+  return low | reused << kChainCountBits | high << 2 * kChainCountBits;
+}
+constexpr uint64_t chain_head_first(uint16_t pid, uint8_t flags, uint8_t sequence,
+                                    uint64_t counts) {
+  return uint64_t{pid} | uint64_t{flags} << 16 | uint64_t{sequence} << 20 | counts << 28;
+}
+constexpr uint64_t chain_user_part_second(uint64_t counts, uint8_t flags) {
+  return counts | uint64_t{flags} << 3 * kChainCountBits;
+}
+static_assert(16 + kChainFlagBits + 8 + 3 * kChainCountBits == 64, "the head's first quadword");
+static_assert(chain_head_first(0xffff, 0xf, 0xff, chain_counts(4095, 4095, 4095)) == ~uint64_t{0});
 
 }  // namespace dcpi

@@ -59,8 +59,12 @@ bool address_space_create(AddressSpace& space) {
   return true;
 }
 
+uint64_t page_tables_freed = 0;
+
 void address_space_destroy(AddressSpace& space) {
   if (space.l1_phys == 0) return;
+  // Before any table is released: a kept PTE slot is stale from now on.
+  __atomic_add_fetch(&page_tables_freed, 1, __ATOMIC_ACQ_REL);
   uint64_t* l1 = table_at(space.l1_phys);
   for (uint64_t i = 0; i < kEntries; ++i) {
     if (!(l1[i] & kPteValid)) continue;
@@ -168,6 +172,13 @@ uint64_t user_page_kseg(const AddressSpace& space, uint64_t va) {
   const uint64_t* slot = find_l3_slot(space, va & ~(pages::kPageBytes - 1));
   if (slot == nullptr || !(*slot & kPteValid)) return 0;
   return pages::phys_to_kseg(pte_phys(*slot));
+}
+
+UserPte user_read_pte(const AddressSpace& space, uint64_t va) {
+  if (!user_address(va) || space.l1_phys == 0) return {nullptr, 0, 0};
+  const uint64_t* slot = find_l3_slot(space, va);
+  if (slot == nullptr || !(*slot & kPteValid) || !(*slot & kPteUre)) return {nullptr, 0, 0};
+  return {slot, *slot, pages::phys_to_kseg(pte_phys(*slot))};
 }
 
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write) {

@@ -103,7 +103,7 @@ const std::string_view kRunUsage =
     "               dwarf); chains that cannot be finished are kept and counted by why\n"
     "               (dcpi prof --callers/--callees, dcpi tree --sampled, dcpi export\n"
     "               --sampled, dcpi score --contexts)\n"
-    "  --stack-bytes  stack copied per sample with -g (default 2048, at most 8184; never\n"
+    "  --stack-bytes  stack copied per sample with -g (default and at most 16384; never\n"
     "               above the thread's stack base)\n"
     "  --profileme  also sample instructions (ProfileMe, seed 004; --machine ev5): one\n"
     "               fetched instruction per 65536 (mean), its PC, event bits and\n"

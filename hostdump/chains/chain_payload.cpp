@@ -23,20 +23,43 @@ bool take_reused(const ChainSample& sample, uint64_t address, uint64_t n,
 
 namespace {
 
-constexpr uint64_t kCountMask = (1u << kChainCountBits) - 1;
-
 // A slice as sent: `low` and `high` quadwords at `at` in the payload, the
 // `reused` ones between them left to the previous user slice.
 struct SentSlice {
   uint64_t sp = 0, low = 0, reused = 0, high = 0;
   size_t at = 0;
-  bool set(uint64_t counts) {
-    low = counts & kCountMask, reused = (counts >> 10) & kCountMask;
-    high = (counts >> 20) & kCountMask;
-    return (counts >> 30) == 0 && low + reused + high <= kMaxChainStackBytes / 8;
+  // `counts` as the record's format packs them (firmware/call_chains.h):
+  // 12 bits each since format 4, 10 before.
+  bool set(uint64_t counts, uint32_t format) {
+    const uint32_t bits = format >= 4 ? kChainCountBits : 10;
+    const uint64_t mask = (uint64_t{1} << bits) - 1;
+    low = counts & mask, reused = (counts >> bits) & mask, high = (counts >> 2 * bits) & mask;
+    return (counts >> 3 * bits) == 0 && low + reused + high <= kMaxChainStackBytes / 8;
   }
   uint64_t sent() const { return low + high; }
 };
+
+// The head's first quadword and the user part's second, by format.
+struct HeadFirst {
+  uint16_t pid;
+  uint8_t flags, sequence;
+  uint64_t counts;
+};
+HeadFirst unpack_head_first(uint64_t first, uint32_t format) {
+  if (format >= 4)
+    return {static_cast<uint16_t>(first), static_cast<uint8_t>((first >> 16) & 0xf),
+            static_cast<uint8_t>(first >> 20), first >> 28};
+  return {static_cast<uint16_t>(first), static_cast<uint8_t>(first >> 16),
+          static_cast<uint8_t>(first >> 24), first >> 32};
+}
+struct PartSecond {
+  uint64_t counts, flags;
+};
+PartSecond unpack_part_second(uint64_t second, uint32_t format) {
+  if (format >= 4)
+    return {second & ((uint64_t{1} << 3 * kChainCountBits) - 1), second >> 3 * kChainCountBits};
+  return {second & 0xffffffffu, second >> 32};
+}
 
 }  // namespace
 
@@ -60,15 +83,15 @@ bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint
   std::vector<Parsed> parsed;
   for (size_t at = 0; at < words.size();) {
     if (words.size() - at < kChainHeadWords) return false;
-    const uint64_t first = words[at];
+    const HeadFirst first = unpack_head_first(words[at], header.format);
     Parsed p;
     p.sample.epoch = epoch;
     p.sample.cpu = cpu;
     p.sample.format = header.format;
-    p.sample.pid = static_cast<uint16_t>(first);
-    p.sample.flags = static_cast<uint8_t>(first >> 16);
-    p.sample.sequence = static_cast<uint8_t>(first >> 24);
-    if (!p.own.set(first >> 32) || p.sample.flags & ~known) return false;
+    p.sample.pid = first.pid;
+    p.sample.flags = first.flags;
+    p.sample.sequence = first.sequence;
+    if (!p.own.set(first.counts, header.format) || p.sample.flags & ~known) return false;
     const bool user = p.sample.flags & kChainUser;
     if (user && p.sample.has_user_part()) return false;
     if (!user && !kernel_stacks && p.own.low + p.own.reused + p.own.high != 0)
@@ -82,10 +105,10 @@ bool ChainDecoder::decode(std::span<const uint8_t> payload, uint64_t epoch, uint
     at += p.own.sent();
     if (p.sample.has_user_part()) {
       if (words.size() - at < kChainUserPartWords) return false;
-      const uint64_t counts_and_flags = words[at + 1];
+      const PartSecond second = unpack_part_second(words[at + 1], header.format);
       p.sample.user_sp = p.user.sp = words[at];
-      p.sample.user_flags = static_cast<uint8_t>(counts_and_flags >> 32);
-      if (!p.user.set(counts_and_flags & 0xffffffffu) || counts_and_flags >> 32 & ~kChainStackEnd)
+      p.sample.user_flags = static_cast<uint8_t>(second.flags);
+      if (!p.user.set(second.counts, header.format) || second.flags & ~uint64_t{kChainStackEnd})
         return false;
       at += kChainUserPartWords;
       if (words.size() - at < p.user.sent()) return false;

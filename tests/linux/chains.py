@@ -166,7 +166,7 @@ def check_flame_graph_in_chromium(db, tmp):
 
 def check_cplusplus(tmp):
     db = os.path.join(tmp, "containers.db")
-    # The default 2 KB of stack: ld.so's start-up (dl_main and what it
+    # The default slice (16 KB; 2 KB suffice here): ld.so's start-up (dl_main and what it
     # calls) needs about 1.9 KB to reach its entry code; with 1 KB those
     # samples, some 8 % of a short program's, could not be unwound.
     done = dcpi("run", "--cpus", "1", "--db", db, "-g", "--contexts",
@@ -188,13 +188,13 @@ def main():
         # error to be small. The period counts the program's cycles only (the
         # chain variant reloads the counter when its handler returns, as
         # DCPI's fast path does): 8K gave 99. Not much smaller: the handler
-        # copies up to 2 KB of stack per sample, so it is slow.
+        # copies the stack in use (up to 16 KB) per sample, so it is slow.
         done = dcpi("run", "--cpus", "1", "--db", db, "-g", "--contexts", "--period", "6144",
                     "--period-range", "1024", "--quiet", "--", os.path.join(LINUX, "calls"))
         expect("calls 610 " in done.stdout, f"calls ran: {done.stdout.strip()!r}")
         expect("call chains (" in done.stderr, "dcpi run says it stored the chains")
         check_gprof_problem(db)
-        check_score(db, 0.95)  # the target, at the default 2 KB
+        check_score(db, 0.95)  # the target, at the default slice
         check_exports(db, tmp)
         check_bad_input(db, tmp)
         check_cplusplus(tmp)

@@ -79,7 +79,7 @@ def main():
                       and len(path) > 1 and is_kernel(path[1]))
         expect(stopped <= 0.05 * total, f"{stopped} kernel-mode chains stop in kernel code "
                "(<= 5 %; the others that stop do so in user code, ld.so's start-up, whose "
-               "stack can need more than the default 2 KB slice)")
+               "stack can need more than a short (--stack-bytes) slice)")
 
         def through(caller):
             return sum(n for path, n in kernel

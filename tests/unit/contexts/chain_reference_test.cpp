@@ -3,7 +3,8 @@
 // low | reused | high split, with the sent quadwords read back from the
 // reference as the handler does, must rebuild exactly the slice the stack
 // holds, from what the host kept of the previous one; and the reused run
-// must be the overlap's whole highest equal run. Random stacks, moves and
+// must be the overlap's whole highest equal run, or a longer one lower down
+// when the highest leaves more than kScanBelowWords to send. Random stacks, moves and
 // changes; slices split into runs at arbitrary "page" boundaries and
 // wrapping the reference's words[].
 #include "driver/chain_reference.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -63,8 +65,8 @@ TEST(ChainReference, SentWordsRebuildEverySliceFromTheHostsCopy) {
     const SliceSource source = source_of(stack, sp, n, random);
     // What goes out: the low quadwords, then the high ones, into a small
     // ring as the per-CPU buffer (wrapping).
-    std::vector<uint64_t> ring(1024);
-    const uint64_t start = random() % 1024;
+    std::vector<uint64_t> ring(4096);  // more than a whole slice (kWords)
+    const uint64_t start = random() % ring.size();
     WordSink out{ring.data(), ring.size() - 1, start};
     const SentSlice sent = diff_and_take(reference, source, sp, n, false, out);
     ASSERT_EQ(sent.reuse.low + sent.reuse.reused + sent.high, n);
@@ -90,16 +92,54 @@ TEST(ChainReference, SentWordsRebuildEverySliceFromTheHostsCopy) {
       }
       ASSERT_EQ(rebuilt[va], stack.at(va)) << "sample " << sample << " quadword " << i;
     }
-    // The reused run is the whole highest equal run of the overlap: the
-    // quadword below it, if the previous slice had it, differs.
-    if (sent.reuse.reused != 0 && sent.reuse.low != 0) {
-      const uint64_t below = sp + uint64_t{sent.reuse.low - 1} * 8;
-      if (host.count(below)) {
-        EXPECT_NE(host[below], stack.at(below)) << "sample " << sample;
-      }
+    // The highest equal run of the overlap, from the host's copy.
+    uint64_t top = sp + uint64_t{n} * 8;
+    while (top > sp && !host.count(top - 8)) top -= 8;
+    uint64_t equal_from = top;
+    while (equal_from > sp && host.count(equal_from - 8) &&
+           host[equal_from - 8] == stack.at(equal_from - 8))
+      equal_from -= 8;
+    const auto highest_low = static_cast<uint32_t>((equal_from - sp) / 8);
+    const auto highest_n = static_cast<uint32_t>((top - equal_from) / 8);
+    if (sent.reuse.reused != 0 && sent.reuse.low + sent.reuse.reused != n &&
+        sent.reuse.low + sent.reuse.reused < (top - sp) / 8) {
+      // A run below the highest: only when that left many to send, and longer.
+      EXPECT_GT(highest_low, ChainReference::kScanBelowWords) << "sample " << sample;
+      EXPECT_GT(sent.reuse.reused, highest_n) << "sample " << sample;
+    } else if (sent.reuse.reused != 0 || highest_n != 0) {
+      EXPECT_EQ(sent.reuse.low, highest_low) << "sample " << sample;
+      EXPECT_EQ(sent.reuse.reused, highest_n) << "sample " << sample;
     }
     host = rebuilt;
   }
+}
+
+// bzip2's case (issue 28): unchanged callers at the top, a rewritten buffer
+// under them, a longer unchanged stretch below, changed inner frames at
+// the bottom. The highest run (the callers) would send ~800 quadwords; the
+// longer run below is reused instead and only the two changed parts go out.
+TEST(ChainReference, ALongerUnchangedRunBelowTheHighestIsReused) {
+  Stack stack;
+  for (uint64_t i = 0; i < kStackWords; ++i) stack.words[i] = i * 977;
+  const uint64_t sp = kStackBase + 64 * 8;  // a multiple of 32 bytes: blocks align
+  constexpr uint32_t kN = 1000;
+  ChainReference reference;
+  std::vector<uint64_t> ring(4096);
+  WordSink first{ring.data(), ring.size() - 1, 0};
+  const SliceSource whole = source_of(stack, sp, kN, *std::make_unique<std::mt19937>(1));
+  diff_and_take(reference, whole, sp, kN, true, first);
+  // Changed: [0, 192) the inner frames, [800, 990) the buffer; the callers
+  // [990, 1000) and [192, 800) are as before.
+  for (uint32_t i = 0; i < 192; ++i) stack.words[64 + i] += 1;
+  for (uint32_t i = 800; i < 990; ++i) stack.words[64 + i] += 1;
+  WordSink out{ring.data(), ring.size() - 1, 0};
+  std::mt19937 random(2);
+  const SentSlice sent =
+      diff_and_take(reference, source_of(stack, sp, kN, random), sp, kN, true, out);
+  EXPECT_EQ(sent.reuse.low, 192u);
+  EXPECT_EQ(sent.reuse.reused, 608u);
+  EXPECT_EQ(sent.high, 200u);
+  EXPECT_EQ(sent.sent(), 392u);
 }
 
 }  // namespace

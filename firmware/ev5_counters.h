@@ -43,11 +43,13 @@
 #define EV5_SEL1_QUAD_ISSUE_CYCLES 0x7
 #define EV5_SEL1_LOADS 0xb
 #define EV5_SEL1_STORES 0xc
-/* Counter 2 selections (SEL2) our model counts; the HRM's others (PC
- * mispredicts, MAF merges, LDU and WB/MAF replays, external, cycles,
+/* Counter 2 selections (SEL2) our model counts; the HRM's others (MAF merges, LDU and WB/MAF replays, external, cycles,
  * barriers, load-locked, S-cache and B-cache) are refused. */
 #define EV5_SEL2_LONG_STALLS 0x0 /* stalls longer than 15 cycles */
 #define EV5_LONG_STALL_CYCLES 15
+/* A JMP/JSR/RET/JSR_COROUTINE target mispredicted (21164 HRM PMCTR SEL2
+ * table; OSF/1 pfcntr.h PF5_MUX2_C_PC_MISPR). */
+#define EV5_SEL2_PC_MISPREDICTS 0x2
 #define EV5_SEL2_BRANCH_MISPREDICTS 0x3
 #define EV5_SEL2_ICACHE_MISSES 0x4
 #define EV5_SEL2_ITB_MISSES 0x5

@@ -33,6 +33,10 @@ enum class ModelEvent : uint8_t {
   kIssue3,
   kIssue4,
   kLongStall,  // counter 2: a stall longer than 15 cycles, at its instruction
+  // Counter 2's PC mispredicts (SEL2 0x2): a JMP, JSR, RET or JSR_COROUTINE
+  // whose predicted target was wrong (jump_predictor.h), at the first
+  // instruction of the block it led to, as a branch mispredict.
+  kPcMispredict,
   kCount,
 };
 

@@ -176,6 +176,7 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   // left them: the I-cache is direct mapped and holds nothing else.
   if (previous_block_ != &block) stall += fetch_stall(timing);
   stall += mispredict_stall(timing);
+  stall += jump_mispredict_stall(timing);
   // A register whose load is still outstanding is waited for by its first
   // reader in the block (block_timing.h reads_loaded), not at the head: the
   // head of a block icount cut short is no reader, and a deadline inside a
@@ -248,6 +249,34 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   truth_.stall(timing.pc, StallCause::kBranchMispredict, branch, machine_.mispredict_penalty);
   stalled(timing.pc, machine_.mispredict_penalty, true);
   truth_.squash(taken ? from.fall_through() : from.branch_target);  // the path it predicted
+  return machine_.mispredict_penalty;
+}
+
+// The previous block ended in a jump or a subroutine branch: the return
+// stack moves, and a jump whose predicted target was not where it went
+// restarts fetch there, as a mispredicted branch does (both resolve in pipe
+// E1, 21164 HRM §2.3; the same `mispredict` penalty). Its cycles are booked
+// as DCPI §6.3's branch-mispredict candidate (dcpicalc's culprits already
+// take jumps and returns as its culprits); the event is counter 2's PC
+// mispredicts, counted apart from branch mispredicts as the 21164 does.
+// PALcode's transfers (HW_REI and the trap and CALL_PAL entries) are left
+// out: the model does not know how the 21164's PAL entries use the stack.
+uint64_t VcpuModel::jump_mispredict_stall(const BlockTiming& timing) {
+  const BlockRecord* previous = previous_block_;
+  if (!previous || previous->timing.jump == JumpKind::kNone) return 0;
+  const BlockTiming& from = previous->timing;
+  const uint64_t jump = from.instructions.back().pc;
+  if (mode_of(jump) == Mode::kPal) return 0;
+  // A trap or interrupt taken between the jump and its target: the stack
+  // moved, the target is unknown here.
+  const bool interrupted = mode_of(timing.pc) == Mode::kPal;
+  const bool wrong =
+      jumps_.mispredicted(from.jump, jump, from.hint_target, timing.pc) && !interrupted;
+  if (!wrong) return 0;
+  ++truth_.pc_mispredict;
+  count(ModelEvent::kPcMispredict, timing.pc);
+  truth_.stall(timing.pc, StallCause::kBranchMispredict, jump, machine_.mispredict_penalty);
+  stalled(timing.pc, machine_.mispredict_penalty, true);
   return machine_.mispredict_penalty;
 }
 

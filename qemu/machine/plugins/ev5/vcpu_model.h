@@ -24,6 +24,7 @@
 #include "qemu/machine/plugins/ev5/branch_predictor.h"
 #include "qemu/machine/plugins/ev5/event_visibility.h"
 #include "qemu/machine/plugins/ev5/issue_slots.h"
+#include "qemu/machine/plugins/ev5/jump_predictor.h"
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/memory_system.h"
 #include "qemu/machine/plugins/ev5/perf_counters.h"
@@ -178,6 +179,7 @@ class VcpuModel {
   uint64_t head_stall(const BlockRecord& block);
   uint64_t fetch_stall(const BlockTiming& timing);
   uint64_t mispredict_stall(const BlockTiming& timing);
+  uint64_t jump_mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
   void drop_arrived_loads();
   void record_edge(uint64_t to);
@@ -190,6 +192,7 @@ class VcpuModel {
   MemorySystem memory_;
   Tlb itb_, dtb_;
   BranchPredictor predictor_;
+  JumpPredictor jumps_;
   VcpuTruth truth_;
 
   uint64_t block_start_ = 0, dynamic_in_block_ = 0, previous_static_ = 0;

@@ -255,7 +255,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
 // The previous block ended in a jump or a subroutine branch: the return
 // stack moves, and a jump whose predicted target was not where it went
 // restarts fetch there, as a mispredicted branch does (both resolve in pipe
-// E1, 21164 HRM §2.3; the same `mispredict` penalty). Its cycles are booked
+// E1, 21164 HRM §2.3; `pc_mispredict`, the same 5 cycles). Its cycles are booked
 // as DCPI §6.3's branch-mispredict candidate (dcpicalc's culprits already
 // take jumps and returns as its culprits); the event is counter 2's PC
 // mispredicts, counted apart from branch mispredicts as the 21164 does.
@@ -275,9 +275,9 @@ uint64_t VcpuModel::jump_mispredict_stall(const BlockTiming& timing) {
   if (!wrong) return 0;
   ++truth_.pc_mispredict;
   count(ModelEvent::kPcMispredict, timing.pc);
-  truth_.stall(timing.pc, StallCause::kBranchMispredict, jump, machine_.mispredict_penalty);
-  stalled(timing.pc, machine_.mispredict_penalty, true);
-  return machine_.mispredict_penalty;
+  truth_.stall(timing.pc, StallCause::kBranchMispredict, jump, machine_.pc_mispredict_penalty);
+  stalled(timing.pc, machine_.pc_mispredict_penalty, true);
+  return machine_.pc_mispredict_penalty;
 }
 
 // A load whose data are there by the block's start stalls no later reader

@@ -76,6 +76,8 @@ uint64_t mux_field_of(uint16_t event) {
       return uint64_t{EV5_SEL2_BRANCH_MISPREDICTS} << EV5_MUX_SEL2_SHIFT;
     case Event::kPcMispredict:
       return uint64_t{EV5_SEL2_PC_MISPREDICTS} << EV5_MUX_SEL2_SHIFT;
+    case Event::kReplayTrap:
+      return uint64_t{EV5_SEL2_LDU_REPLAYS} << EV5_MUX_SEL2_SHIFT;
     case Event::kItbMiss:
       return uint64_t{EV5_SEL2_ITB_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kDtbMiss:

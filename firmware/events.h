@@ -19,7 +19,7 @@
   X(BRANCHMP, "branchmp") /* branch mispredicts */                               \
   X(ITBMISS, "itbmiss")                                                          \
   X(DTBMISS, "dtbmiss")                                                          \
-  X(REPLAY, "replay")                                                            \
+  X(REPLAY, "replay")     /* LDU replay traps (counter 2, SEL2 0x9) */               \
   X(ISSUES, "issues")     /* issue-slot counts used by the "default" configuration */ \
   X(LOADS, "loads")       /* load instructions (21164 counter 1, SEL1 0xB) */        \
   X(STORES, "stores")     /* store instructions (21164 counter 1, SEL1 0xC) */        \
@@ -86,7 +86,7 @@ inline constexpr EventSet kCounter1Events =
 inline constexpr EventSet kCounter2Events =
     event_bit(Event::kIMiss) | event_bit(Event::kDMiss) | event_bit(Event::kBranchMp) |
     event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss) | event_bit(Event::kLongStalls) |
-    event_bit(Event::kPcMispredict);
+    event_bit(Event::kPcMispredict) | event_bit(Event::kReplayTrap);
 inline constexpr EventSet kCountableOnEv5 = kCounter1Events | kCounter2Events;
 
 }  // namespace dcpi

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -205,6 +206,71 @@ TEST(Ev5VcpuModel, AHintedCallAndItsReturnArePredicted) {
   EXPECT_EQ(model.enter(body), 5u);
   EXPECT_EQ(model.enter(back), 0u);
   EXPECT_EQ(model.truth().pc_mispredict, 1u);
+}
+
+// Issue 26: a load to the address a store wrote one cycle before replays
+// (21164PC HRM §2.3: "costs seven cycles"), booked at the load as `other`
+// and blamed on the store; counter 2's LDU replay traps count it. A load
+// to another address, or far enough after, does not.
+TEST(Ev5VcpuModel, ALoadRightAfterAStoreToItsAddressReplays) {
+  Machine machine;
+  VcpuModel model(machine);
+  std::string error;
+  ASSERT_TRUE(model.counters().mux(uint64_t{EV5_SEL2_LDU_REPLAYS} << EV5_MUX_SEL2_SHIFT, &error))
+      << error;
+  model.counters().frequency(uint64_t{EV5_CTL_COUNT} << EV5_CTL2_SHIFT);
+  model.counters().enable(1u << 2);
+  const uint64_t pc = kKseg + 0x1008000;
+  const uint64_t data = kKseg + 0x200000;
+  // The store issues alone (a store never pairs with a load), the load the
+  // cycle after it.
+  BlockRecord block = testing::block_of(pc, {stq(1, 16), ldq(2, 16)});
+  ASSERT_EQ(block.timing.instructions[1].offset, block.timing.instructions[0].offset + 1);
+  model.enter(block);
+  EXPECT_EQ(model.memory_access(block, 0, data, data - kKseg, true), 0u);
+  EXPECT_EQ(model.memory_access(block, 1, data, data - kKseg, false), machine.replay_penalty);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kOther, pc), 7u);
+  EXPECT_EQ(model.truth().load_replays, 1u);
+  EXPECT_EQ(model.counters().value(2), 1u);
+  // Another address: no conflict.
+  model.enter(block);
+  EXPECT_EQ(model.memory_access(block, 0, data, data - kKseg, true), 0u);
+  EXPECT_EQ(model.memory_access(block, 1, data + 8, data + 8 - kKseg, false), 0u);
+  EXPECT_EQ(model.truth().load_replays, 1u);
+  // A chain of dependent one-cycle adds delays the load: two cycles after
+  // the store it is issue-stalled one cycle, three or more, nothing.
+  std::set<uint64_t> apart;
+  for (int adds = 1; adds <= 3; ++adds) {
+    std::vector<uint32_t> words = {stq(1, 16)};
+    for (int i = 0; i < adds; ++i) words.push_back(addq(3, 3, 3));
+    words.push_back(ldq(2, 16));
+    BlockRecord later = testing::block_of(pc + 0x40 * adds, words);
+    const auto& t = later.timing.instructions;
+    const uint64_t cycles = t.back().offset - t.front().offset;
+    apart.insert(cycles);
+    const uint64_t stall = cycles == 1 ? machine.replay_penalty : cycles == 2 ? 1 : 0;
+    model.enter(later);
+    EXPECT_EQ(model.memory_access(later, 0, data, data - kKseg, true), 0u);
+    EXPECT_EQ(
+        model.memory_access(later, static_cast<uint32_t>(t.size() - 1), data, data - kKseg, false),
+        stall)
+        << cycles << " cycles apart";
+  }
+  EXPECT_TRUE(apart.contains(1) && apart.contains(3)) << apart.size();
+  const uint64_t replays = model.truth().load_replays;
+  // Two cycles apart across blocks: the store block takes two cycles (the
+  // store and an add, then a dependent add), the load heads the next one.
+  BlockRecord store = testing::block_of(pc + 0x400, {stq(1, 16), addq(3, 3, 3), addq(3, 3, 3)});
+  BlockRecord load = testing::block_of(pc + 0x440, {ldq(2, 16)});
+  ASSERT_EQ(store.timing.static_cycles, 2u);
+  model.enter(store);
+  model.enter(load);  // warms the I-cache line
+  model.enter(store);
+  EXPECT_EQ(model.memory_access(store, 0, data, data - kKseg, true), 0u);
+  EXPECT_EQ(model.enter(load), 0u);
+  EXPECT_EQ(model.memory_access(load, 0, data, data - kKseg, false), 1u);
+  EXPECT_EQ(stall_of(model, pc + 0x440, StallCause::kOther, pc + 0x400), 1u);
+  EXPECT_EQ(model.truth().load_replays, replays);  // a stall, not a replay
 }
 
 TEST(Ev5VcpuModel, AFullWriteBufferStallsTheStoreItself) {

@@ -37,6 +37,9 @@ enum class ModelEvent : uint8_t {
   // whose predicted target was wrong (jump_predictor.h), at the first
   // instruction of the block it led to, as a branch mispredict.
   kPcMispredict,
+  // Counter 2's LDU replay traps (SEL2 0x9): a load issued one cycle after
+  // a store to the same address replays (vcpu_model.cpp load_after_store).
+  kLoadReplay,
   kCount,
 };
 

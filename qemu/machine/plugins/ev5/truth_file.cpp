@@ -165,6 +165,8 @@ const char* counted_event_name(ModelEvent event) {
       return kEventNames[DCPI_EVENT_BRANCHMP];
     case ModelEvent::kPcMispredict:
       return kEventNames[DCPI_EVENT_PCMISPREDICT];
+    case ModelEvent::kLoadReplay:
+      return kEventNames[DCPI_EVENT_REPLAY];
     case ModelEvent::kLoad:
       return kEventNames[DCPI_EVENT_LOADS];
     case ModelEvent::kStore:
@@ -276,6 +278,7 @@ void add_events(const VcpuModel& vcpu, Totals& totals) {
   totals.events["dtb_miss"] += truth.dtb_miss;
   totals.events["mispredict"] += truth.mispredict;
   totals.events["pc_mispredict"] += truth.pc_mispredict;
+  totals.events["load_replays"] += truth.load_replays;
   totals.events["exact_exits"] += truth.exact_exits;
   totals.events["halted_cycles"] += truth.halted;
 }

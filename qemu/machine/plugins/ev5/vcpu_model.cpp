@@ -421,10 +421,12 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   const uint64_t dcache_misses = memory_.events().dcache_miss;
   const uint64_t scache_misses = memory_.events().scache_miss;
   const uint64_t bcache_misses = memory_.events().bcache_miss;
+  if (!store) stall += load_after_store(address, now + stall, t.pc);
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
     truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
     stall += wait;
+    last_store_ = {address, now + stall, t.pc};
   } else if (t.destination < 64) {
     const uint64_t ready = memory_.load(address, now + stall);
     if (ready > now + stall + 2) {  // the static schedule counts a D-cache hit's 2 cycles
@@ -446,6 +448,29 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
   dynamic_in_block_ += stall;
   return stall;
+}
+
+// A load to exactly the address of a store still in the pipeline (21164PC
+// HRM §2.3, "Write Buffer and the WMB Instruction"): issued one cycle after
+// the store, it reads before the store has written the D-cache and replay
+// traps (the pipeline restarts from the load: `replay`, 7 cycles); two
+// cycles after, it is issue-stalled for one; three or more, nothing. The
+// stall is booked at the load as `other` (DCPI §6.3 has no replay
+// candidate), blamed on the store; the replays are counter 2's LDU replay
+// traps (SEL2 0x9, `replay`).
+uint64_t VcpuModel::load_after_store(uint64_t address, uint64_t issue, uint64_t pc) {
+  if (address != last_store_.address || issue <= last_store_.issue) return 0;
+  const uint64_t after = issue - last_store_.issue;
+  uint64_t cycles = 0;
+  if (after == 1) {
+    cycles = machine_.replay_penalty;
+    ++truth_.load_replays;
+    count(ModelEvent::kLoadReplay, pc);
+  } else if (after == 2) {
+    cycles = 1;
+  }
+  truth_.stall(pc, StallCause::kOther, last_store_.pc, cycles);
+  return cycles;
 }
 
 void VcpuModel::slept(const BlockRecord& block, uint32_t index, uint64_t cycles) {

@@ -209,7 +209,7 @@ TEST(Ev5VcpuModel, AHintedCallAndItsReturnArePredicted) {
 }
 
 // Issue 26: a load to the address a store wrote one cycle before replays
-// (21164PC HRM §2.3: "costs seven cycles"), booked at the load as `other`
+// (21164PC HRM p. 2-33: "costs seven cycles"), booked at the load as `other`
 // and blamed on the store; counter 2's LDU replay traps count it. A load
 // to another address, or far enough after, does not.
 TEST(Ev5VcpuModel, ALoadRightAfterAStoreToItsAddressReplays) {

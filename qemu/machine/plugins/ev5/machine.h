@@ -43,10 +43,10 @@ struct Machine {
   uint32_t dtb_refill = 25;  // PALcode DTB miss handler
   uint32_t mispredict_penalty = 5;
   // A mispredicted jump target (jump_predictor.h): resolved in pipe E1 as
-  // a conditional branch is (21164 HRM §2.3), so the same restart.
+  // a conditional branch is (both issue to E1, 21164 HRM §2.3): assumed the same restart.
   uint32_t pc_mispredict_penalty = 5;
   // A load issued one cycle after a store to the same address replays
-  // (21164PC HRM §2.3 "Write Buffer and the WMB Instruction": "costs seven
+  // (21164PC HRM p. 2-33 "Write Buffer and the WMB Instruction": "costs seven
   // cycles"); two cycles after, it is issue-stalled for one.
   uint32_t replay_penalty = 7;
   // Cycles one write-buffer entry takes to retire into an S-cache line that is

@@ -451,7 +451,7 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
 }
 
 // A load to exactly the address of a store still in the pipeline (21164PC
-// HRM §2.3, "Write Buffer and the WMB Instruction"): issued one cycle after
+// HRM p. 2-33, "Write Buffer and the WMB Instruction"): issued one cycle after
 // the store, it reads before the store has written the D-cache and replay
 // traps (the pipeline restarts from the load: `replay`, 7 cycles); two
 // cycles after, it is issue-stalled for one; three or more, nothing. The

@@ -1,7 +1,8 @@
 // The 21164's jump-target prediction (issue 26: "PC mispredicts", counter 2
 // SEL2 0x2). The Alpha Architecture Handbook's prediction model (§4.3.3
 // Table 4-4, Appendix A.2.2) as the 21164 implements it: a 12-entry
-// subroutine return stack (21164 HRM §2.1.1.4, branch elements); BSR, JSR
+// subroutine return stack (21164 HRM §2.1.1.4, branch elements: the size
+// the literature gives; the manual's text was not at hand); BSR, JSR
 // and JSR_COROUTINE push the updated PC; RET and JSR_COROUTINE pop their
 // predicted target; JMP and JSR predict target<15:0> = (updated PC +
 // 4 * hint<13:0>)<15:0>, the upper bits the updated PC's. BR and BSR

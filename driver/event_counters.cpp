@@ -74,6 +74,10 @@ uint64_t mux_field_of(uint16_t event) {
       return uint64_t{EV5_SEL2_DCACHE_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kBranchMp:
       return uint64_t{EV5_SEL2_BRANCH_MISPREDICTS} << EV5_MUX_SEL2_SHIFT;
+    case Event::kPcMispredict:
+      return uint64_t{EV5_SEL2_PC_MISPREDICTS} << EV5_MUX_SEL2_SHIFT;
+    case Event::kReplayTrap:
+      return uint64_t{EV5_SEL2_LDU_REPLAYS} << EV5_MUX_SEL2_SHIFT;
     case Event::kItbMiss:
       return uint64_t{EV5_SEL2_ITB_MISSES} << EV5_MUX_SEL2_SHIFT;
     case Event::kDtbMiss:
@@ -189,8 +193,10 @@ void add_event_counted_cycles(uint32_t cpu, StatsPayload& into) {
     const uint64_t cycles = g_aux[cpu].counted_cycles[e];
     if (e < kCountedCyclesFirst)
       into.counted.cycles[e] = cycles;
-    else
+    else if (e < 2 * kCountedCyclesFirst)
       into.counted_more[e - kCountedCyclesFirst] = cycles;
+    else
+      into.counted_extra[e - 2 * kCountedCyclesFirst] = cycles;
   }
 }
 

@@ -43,16 +43,22 @@
 #define EV5_SEL1_QUAD_ISSUE_CYCLES 0x7
 #define EV5_SEL1_LOADS 0xb
 #define EV5_SEL1_STORES 0xc
-/* Counter 2 selections (SEL2) our model counts; the HRM's others (PC
- * mispredicts, MAF merges, LDU and WB/MAF replays, external, cycles,
- * barriers, load-locked, S-cache and B-cache) are refused. */
+/* Counter 2 selections (SEL2) our model counts; the HRM's others (MAF
+ * merges, WB/MAF full replays, external, cycles, barriers, load-locked,
+ * S-cache and B-cache) are refused. */
 #define EV5_SEL2_LONG_STALLS 0x0 /* stalls longer than 15 cycles */
 #define EV5_LONG_STALL_CYCLES 15
+/* A JMP/JSR/RET/JSR_COROUTINE target mispredicted (21164 HRM PMCTR SEL2
+ * table; OSF/1 pfcntr.h PF5_MUX2_C_PC_MISPR). */
+#define EV5_SEL2_PC_MISPREDICTS 0x2
 #define EV5_SEL2_BRANCH_MISPREDICTS 0x3
 #define EV5_SEL2_ICACHE_MISSES 0x4
 #define EV5_SEL2_ITB_MISSES 0x5
 #define EV5_SEL2_DCACHE_MISSES 0x6 /* D-cache load misses */
 #define EV5_SEL2_DTB_MISSES 0x7
+/* LDU replay traps (OSF/1 pfcntr.h PF5_MUX2_C_LDU_REPLAYS): the model's are
+ * loads issued one cycle after a store to the same address. */
+#define EV5_SEL2_LDU_REPLAYS 0x9
 
 /* Options (wrperfmon 3): the kill bits. */
 #define EV5_KILL_USER 0x40000000

@@ -19,7 +19,7 @@
   X(BRANCHMP, "branchmp") /* branch mispredicts */                               \
   X(ITBMISS, "itbmiss")                                                          \
   X(DTBMISS, "dtbmiss")                                                          \
-  X(REPLAY, "replay")                                                            \
+  X(REPLAY, "replay")     /* LDU replay traps (counter 2, SEL2 0x9) */               \
   X(ISSUES, "issues")     /* issue-slot counts used by the "default" configuration */ \
   X(LOADS, "loads")       /* load instructions (21164 counter 1, SEL1 0xB) */        \
   X(STORES, "stores")     /* store instructions (21164 counter 1, SEL1 0xC) */        \
@@ -28,7 +28,8 @@
   X(ISSUE2, "issue2")     /* dual-issue cycles (SEL1 0x5) */                          \
   X(ISSUE3, "issue3")     /* triple-issue cycles (SEL1 0x6) */                        \
   X(ISSUE4, "issue4")     /* quad-issue cycles (SEL1 0x7) */                          \
-  X(LONGSTALLS, "longstalls") /* stalls longer than 15 cycles (counter 2, SEL2 0x0) */
+  X(LONGSTALLS, "longstalls") /* stalls longer than 15 cycles (counter 2, SEL2 0x0) */ \
+  X(PCMISPREDICT, "pcmispredict") /* jump targets mispredicted (counter 2, SEL2 0x2) */
 
 #define DCPI_EVENT_ENUM_(name, text) DCPI_EVENT_##name,
 #define DCPI_EVENT_TEXT_(name, text) text,
@@ -59,6 +60,7 @@ enum class Event : uint16_t {
   kIssue3 = DCPI_EVENT_ISSUE3,
   kIssue4 = DCPI_EVENT_ISSUE4,
   kLongStalls = DCPI_EVENT_LONGSTALLS,
+  kPcMispredict = DCPI_EVENT_PCMISPREDICT,
   kCount = DCPI_EVENT_COUNT,
 };
 
@@ -83,7 +85,8 @@ inline constexpr EventSet kCounter1Events =
     event_bit(Event::kLoads) | event_bit(Event::kStores) | kIssueWidthEvents;
 inline constexpr EventSet kCounter2Events =
     event_bit(Event::kIMiss) | event_bit(Event::kDMiss) | event_bit(Event::kBranchMp) |
-    event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss) | event_bit(Event::kLongStalls);
+    event_bit(Event::kItbMiss) | event_bit(Event::kDtbMiss) | event_bit(Event::kLongStalls) |
+    event_bit(Event::kPcMispredict) | event_bit(Event::kReplayTrap);
 inline constexpr EventSet kCountableOnEv5 = kCounter1Events | kCounter2Events;
 
 }  // namespace dcpi

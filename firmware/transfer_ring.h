@@ -123,7 +123,8 @@ struct EventCountedCycles {
   uint64_t cycles[kCountedCyclesFirst];
 };
 static_assert(sizeof(EventCountedCycles) == 64);
-static_assert(DCPI_EVENT_COUNT <= 2 * kCountedCyclesFirst, "counted_more holds 8 more events");
+// counted_more holds events 8-15, counted_extra 16-23.
+static_assert(DCPI_EVENT_COUNT <= 3 * kCountedCyclesFirst, "counted_extra holds 8 more events");
 
 // A kStats record's payload. A 128-byte payload (a DriverCpuStats alone)
 // comes from a guest built before issue 26 and records no counted cycles.
@@ -146,19 +147,25 @@ struct StatsPayload {
   // Events kCountedCyclesFirst.. (counter 1's loads and stores, issue 26):
   // absent from a 208-byte payload (a guest from before them).
   uint64_t counted_more[kCountedCyclesFirst];
+  // Events 2 * kCountedCyclesFirst.. (counter 2's PC mispredicts, issue
+  // 26): absent from a 272-byte payload (a guest from before them).
+  uint64_t counted_extra[kCountedCyclesFirst];
 };
-static_assert(sizeof(StatsPayload) == 272);
+static_assert(sizeof(StatsPayload) == 336);
 inline constexpr size_t kStatsPayloadBeforeCounter1 = 208;
+inline constexpr size_t kStatsPayloadBeforePcMispredicts = 272;
 static_assert(offsetof(StatsPayload, counted) == 128);
 static_assert(offsetof(StatsPayload, profileme_mean) == 192);
 static_assert(offsetof(StatsPayload, profileme_pair_window) == 196);
 static_assert(offsetof(StatsPayload, event_kill) == 200);
 static_assert(offsetof(StatsPayload, counted_more) == kStatsPayloadBeforeCounter1);
+static_assert(offsetof(StatsPayload, counted_extra) == kStatsPayloadBeforePcMispredicts);
 
 // Event `event`'s counted cycles in a payload.
 inline uint64_t counted_cycles_of(const StatsPayload& payload, uint32_t event) {
-  return event < kCountedCyclesFirst ? payload.counted.cycles[event]
-                                     : payload.counted_more[event - kCountedCyclesFirst];
+  if (event < kCountedCyclesFirst) return payload.counted.cycles[event];
+  if (event < 2 * kCountedCyclesFirst) return payload.counted_more[event - kCountedCyclesFirst];
+  return payload.counted_extra[event - 2 * kCountedCyclesFirst];
 }
 
 // DriverCpuStats::period_flags.

@@ -1,5 +1,6 @@
 #include "analysis/reports/calc_output.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
@@ -175,14 +176,19 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
       out << "*** True " << fixed_text(*block.true_cycles, 1) << "/" << n << " = "
           << fixed_text(*block.true_cycles / n, 2) << "CPI (the truth file)\n";
     out << pad("Addr", 10) << "  " << pad("Instruction", 30) << rpad("Samples", 8);
-    for (const std::string& event : report.events) out << rpad(event, 9);
+    // A column per event, a space wider than its name (pcmispredict: 13).
+    std::vector<size_t> widths;
+    for (const std::string& event : report.events)
+      widths.push_back(std::max<size_t>(9, event.size() + 1));
+    for (size_t e = 0; e < report.events.size(); ++e) out << rpad(report.events[e], widths[e]);
     out << rpad("Freq", 10) << rpad("CPI", 9) << "  Culprit\n";
     for (const CalcInstruction& line : block.instructions) {
       if (const auto banner = sources.banner(line.source)) out << *banner << '\n';
       print_bubbles(line, out);
       out << pad(hex_digits(line.address), 10) << "  " << pad(untab(line.text), 30)
           << rpad(fixed_text(line.samples, 0), 8);
-      for (double n : line.event_samples) out << rpad(fixed_text(n, 0), 9);
+      for (size_t e = 0; e < line.event_samples.size(); ++e)
+        out << rpad(fixed_text(line.event_samples[e], 0), e < widths.size() ? widths[e] : 9);
       out << rpad(block.frequency ? fixed_text(*block.frequency, 1) : "-", 10)
           << rpad(line.head_cycles == 0 && line.samples == 0 ? ""
                   : line.cpi                                 ? fixed_text(*line.cpi, 1) + "cy"

@@ -60,13 +60,13 @@ std::vector<uint32_t> pids_of(const ProcessTable& table, uint32_t pid, bool chil
 
 // The ev5 machine's typical costs (qemu/machine/plugins/ev5/machine.h, the
 // 21164 HRM): an I- or D-cache miss that hits the S-cache (8 cycles), a TB
-// miss's PALcode refill (25), a branch mispredict (5). perfex used the
+// miss's PALcode refill (25), a branch or jump-target mispredict (5). perfex used the
 // R10000's typical costs the same way: it ignores overlap, which the
 // truth's stall cycles beside it show.
 std::optional<uint64_t> typical_cost(const std::string& event) {
   if (event == "imiss" || event == "dmiss") return 8;
   if (event == "itbmiss" || event == "dtbmiss") return 25;
-  if (event == "branchmp") return 5;
+  if (event == "branchmp" || event == "pcmispredict") return 5;
   return std::nullopt;
 }
 

@@ -269,5 +269,32 @@ TEST(ProfileBuilder, CounterOnesEventsShareItsTimeOnly) {
   EXPECT_EQ(older.cpu_stats.at(0).count("counted_cycles_loads"), 0u);
 }
 
+// Counter 2's PC mispredicts (event 16, StatsPayload::counted_extra) share
+// counter 2's time; a 272-byte payload (a guest from before them) still reads.
+TEST(ProfileBuilder, PcMispredictsCountedCyclesComeFromTheExtraWords) {
+  StatsPayload s{};
+  s.stats.cpu = 0;
+  s.stats.interrupts = 10;
+  s.counted.cycles[static_cast<int>(Event::kIMiss)] = 300;
+  s.counted_extra[static_cast<int>(Event::kPcMispredict) - 2 * kCountedCyclesFirst] = 100;
+  testing::TempDir dir;
+  testing::RecordStream stream;
+  stream.add(RecordType::kStats, testing::bytes_of(s), 0, 1);
+  ingest(stream, dir.file("db"));
+  const EpochMetadata meta = ProfileDatabase::open(dir.file("db")).epoch_metadata(1);
+  EXPECT_EQ(meta.cpu_stats.at(0).at("counted_cycles_pcmispredict"), 100u);
+  EXPECT_DOUBLE_EQ(event_scale(meta, static_cast<uint16_t>(Event::kPcMispredict)).share,
+                   100.0 / 400.0);
+  testing::RecordStream before(stream.bytes.size() / 32);
+  const std::vector<uint8_t> whole = testing::bytes_of(s);
+  before.add(RecordType::kStats,
+             std::vector<uint8_t>(whole.begin(), whole.begin() + kStatsPayloadBeforePcMispredicts),
+             0, 2);
+  ingest(before, dir.file("db"));
+  const EpochMetadata older = ProfileDatabase::open(dir.file("db")).epoch_metadata(2);
+  EXPECT_EQ(older.cpu_stats.at(0).at("counted_cycles_imiss"), 300u);
+  EXPECT_EQ(older.cpu_stats.at(0).count("counted_cycles_pcmispredict"), 0u);
+}
+
 }  // namespace
 }  // namespace dcpi

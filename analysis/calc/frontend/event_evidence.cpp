@@ -16,7 +16,12 @@ std::optional<calc::StallCause> cause_of_event(const std::string& name) {
   if (event == "itbmiss") return StallCause::kItbMiss;
   if (event == "dmiss") return StallCause::kDCacheMiss;
   if (event == "dtbmiss") return StallCause::kDtbMiss;
-  if (event == "branchmp") return StallCause::kBranchMispredict;
+  // The 21164 counts mispredicted conditional branches (branchmp) and
+  // mispredicted jump targets (pcmispredict) apart; the ev5 model books
+  // both restarts as §6.3's one branch-mispredict candidate, charged at the
+  // first instruction of the block the branch or jump led to, so samples of
+  // either are its evidence (docs/ev5-machine.md "Jump-target prediction").
+  if (event == "branchmp" || event == "pcmispredict") return StallCause::kBranchMispredict;
   return std::nullopt;
 }
 
@@ -35,6 +40,20 @@ std::map<std::string, calc::SamplesByAddress>::const_iterator find_event(
     if (!samples.cycles.empty() && counts_at(kill, samples.cycles.begin()->first)) return it;
   }
   return samples.events.end();
+}
+
+// A cause's evidence; a second event of the same cause (branchmp and
+// pcmispredict: both land where the restart is charged) adds its samples,
+// scaled to the first one's events per sample, so the sum counts events.
+void add_evidence(calc::CulpritOptions& options, calc::StallCause cause,
+                  calc::EventEvidence evidence) {
+  const auto [it, added] = options.events.emplace(cause, evidence);
+  if (added) return;
+  calc::EventEvidence& first = it->second;
+  if (first.events_per_sample <= 0) return;
+  const double scale = evidence.events_per_sample / first.events_per_sample;
+  for (const auto& [address, n] : evidence.samples) first.samples[address] += n * scale;
+  first.event += "+" + evidence.event;
 }
 
 bool is_profileme_use(const EventEvidenceUse& u) { return u.event.starts_with("pm_"); }
@@ -142,7 +161,7 @@ calc::CulpritOptions culprit_options(const ImageSamples& samples, double cycles_
     double total = 0;
     for (const auto& [address, n] : by_address) total += n;
     s.used.push_back({event, *cause, total, per_sample});
-    if (use_events) options.events[*cause] = {event, by_address, per_sample};
+    if (use_events) add_evidence(options, *cause, {event, by_address, per_sample});
   }
   add_profileme_evidence(samples, use_events, options, s);
   s.ignored = !use_events && !s.used.empty();

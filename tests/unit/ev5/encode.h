@@ -28,6 +28,21 @@ constexpr uint32_t bne(uint32_t ra, int32_t displacement) {
   return 0x3du << 26 | ra << 21 | (static_cast<uint32_t>(displacement) & 0x1fffff);
 }
 
+// Opcode 0x1a, disp<15:14> the jump's kind (0 JMP, 1 JSR, 2 RET, 3
+// JSR_COROUTINE), disp<13:0> its hint (Alpha Architecture Handbook §4.3.3).
+constexpr uint32_t jump(uint32_t kind, uint32_t ra, uint32_t rb, uint32_t hint = 0) {
+  return 0x1au << 26 | ra << 21 | rb << 16 | kind << 14 | (hint & 0x3fff);
+}
+constexpr uint32_t jmp(uint32_t rb, uint32_t hint = 0) { return jump(0, 31, rb, hint); }
+constexpr uint32_t jsr(uint32_t ra, uint32_t rb, uint32_t hint = 0) {
+  return jump(1, ra, rb, hint);
+}
+constexpr uint32_t ret(uint32_t rb = 26) { return jump(2, 31, rb, 1); }
+// bsr ra, displacement in instructions from the next one.
+constexpr uint32_t bsr(uint32_t ra, int32_t displacement) {
+  return 0x34u << 26 | ra << 21 | (static_cast<uint32_t>(displacement) & 0x1fffff);
+}
+
 // A block record of `words` at `pc`, timed as the plugin times it, with an
 // id of its own as the plugin's block table gives (per-vCPU counters).
 inline BlockRecord block_of(uint64_t pc, std::vector<uint32_t> words) {

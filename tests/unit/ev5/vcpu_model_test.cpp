@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "firmware/ev5_counters.h"
 #include "tests/unit/ev5/encode.h"
 
 namespace dcpi::ev5 {
@@ -150,6 +153,126 @@ TEST(Ev5VcpuModel, AMispredictedLoopExitCostsFiveCycles) {
   EXPECT_EQ(model.truth().edges.at({pc + 4, pc}), 1u);  // the taken branch
 }
 
+// Issue 26: a jump-table dispatch (`jmp (t0)` with no hint, as GCC emits
+// it) predicts its target from the hint, PC + 4, and so mispredicts every
+// case it dispatches to: the branch-mispredict penalty at the case's first
+// instruction, blamed on the jump, and counter 2's PC mispredicts there.
+TEST(Ev5VcpuModel, AnUnhintedJumpTableDispatchMispredictsItsTarget) {
+  Machine machine;
+  VcpuModel model(machine);
+  std::string error;
+  ASSERT_TRUE(model.counters().mux(uint64_t{EV5_SEL2_PC_MISPREDICTS} << EV5_MUX_SEL2_SHIFT, &error))
+      << error;
+  model.counters().frequency(uint64_t{EV5_CTL_COUNT} << EV5_CTL2_SHIFT);
+  model.counters().enable(1u << 2);
+  const uint64_t pc = kKseg + 0x1006000;  // beyond PALcode's region (not modelled there)
+  BlockRecord dispatch = testing::block_of(pc, {addq(1, 1, 1), testing::jmp(1)});
+  BlockRecord one = testing::block_of(pc + 0x100, {addq(2, 2, 2)});
+  BlockRecord two = testing::block_of(pc + 0x200, {addq(3, 3, 3)});
+  model.enter(dispatch);
+  model.enter(one);  // cold I-cache line too: the penalty is booked on its own
+  EXPECT_EQ(stall_of(model, pc + 0x100, StallCause::kBranchMispredict, pc + 4), 5u);
+  model.enter(dispatch);
+  EXPECT_EQ(model.enter(two) - stall_of(model, pc + 0x200, StallCause::kICacheMiss, kNoCulprit),
+            5u);
+  model.enter(dispatch);
+  EXPECT_EQ(model.enter(one), 5u);  // warm now: only the mispredict
+  EXPECT_EQ(model.truth().pc_mispredict, 3u);
+  EXPECT_EQ(model.truth().mispredict, 0u);  // no conditional branch mispredicted
+  EXPECT_EQ(model.counters().value(2), 3u);
+}
+
+// A hinted JSR and the RET back to its caller are predicted: no stall.
+TEST(Ev5VcpuModel, AHintedCallAndItsReturnArePredicted) {
+  Machine machine;
+  VcpuModel model(machine);
+  const uint64_t pc = kKseg + 0x1007000;
+  const uint64_t callee = pc + 0x400;
+  // hint: (pc + 4 + 4 * hint)<15:0> = callee<15:0>
+  const uint32_t hint = static_cast<uint32_t>((callee - (pc + 4)) / 4);
+  BlockRecord call = testing::block_of(pc, {testing::jsr(26, 27, hint)});
+  BlockRecord body = testing::block_of(callee, {addq(2, 2, 2), testing::ret()});
+  BlockRecord back = testing::block_of(pc + 4, {addq(3, 3, 3)});
+  for (int i = 0; i < 2; ++i) {
+    model.enter(call);
+    model.enter(body);
+    model.enter(back);
+  }
+  EXPECT_EQ(model.truth().pc_mispredict, 0u);
+  // The same call without its hint: the JSR's target is mispredicted, the
+  // return still predicted.
+  BlockRecord unhinted = testing::block_of(pc, {testing::jsr(26, 27)});
+  model.enter(unhinted);
+  EXPECT_EQ(model.enter(body), 5u);
+  EXPECT_EQ(model.enter(back), 0u);
+  EXPECT_EQ(model.truth().pc_mispredict, 1u);
+}
+
+// Issue 26: a load to the address a store wrote one cycle before replays
+// (21164PC HRM p. 2-33: "costs seven cycles"), booked at the load as `other`
+// and blamed on the store; counter 2's LDU replay traps count it. A load
+// to another address, or far enough after, does not.
+TEST(Ev5VcpuModel, ALoadRightAfterAStoreToItsAddressReplays) {
+  Machine machine;
+  VcpuModel model(machine);
+  std::string error;
+  ASSERT_TRUE(model.counters().mux(uint64_t{EV5_SEL2_LDU_REPLAYS} << EV5_MUX_SEL2_SHIFT, &error))
+      << error;
+  model.counters().frequency(uint64_t{EV5_CTL_COUNT} << EV5_CTL2_SHIFT);
+  model.counters().enable(1u << 2);
+  const uint64_t pc = kKseg + 0x1008000;
+  const uint64_t data = kKseg + 0x200000;
+  // The store issues alone (a store never pairs with a load), the load the
+  // cycle after it.
+  BlockRecord block = testing::block_of(pc, {stq(1, 16), ldq(2, 16)});
+  ASSERT_EQ(block.timing.instructions[1].offset, block.timing.instructions[0].offset + 1);
+  model.enter(block);
+  EXPECT_EQ(model.memory_access(block, 0, data, data - kKseg, true), 0u);
+  EXPECT_EQ(model.memory_access(block, 1, data, data - kKseg, false), machine.replay_penalty);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kOther, pc), 7u);
+  EXPECT_EQ(model.truth().load_replays, 1u);
+  EXPECT_EQ(model.counters().value(2), 1u);
+  // Another address: no conflict.
+  model.enter(block);
+  EXPECT_EQ(model.memory_access(block, 0, data, data - kKseg, true), 0u);
+  EXPECT_EQ(model.memory_access(block, 1, data + 8, data + 8 - kKseg, false), 0u);
+  EXPECT_EQ(model.truth().load_replays, 1u);
+  // A chain of dependent one-cycle adds delays the load: two cycles after
+  // the store it is issue-stalled one cycle, three or more, nothing.
+  std::set<uint64_t> apart;
+  for (int adds = 1; adds <= 3; ++adds) {
+    std::vector<uint32_t> words = {stq(1, 16)};
+    for (int i = 0; i < adds; ++i) words.push_back(addq(3, 3, 3));
+    words.push_back(ldq(2, 16));
+    BlockRecord later = testing::block_of(pc + 0x40 * adds, words);
+    const auto& t = later.timing.instructions;
+    const uint64_t cycles = t.back().offset - t.front().offset;
+    apart.insert(cycles);
+    const uint64_t stall = cycles == 1 ? machine.replay_penalty : cycles == 2 ? 1 : 0;
+    model.enter(later);
+    EXPECT_EQ(model.memory_access(later, 0, data, data - kKseg, true), 0u);
+    EXPECT_EQ(
+        model.memory_access(later, static_cast<uint32_t>(t.size() - 1), data, data - kKseg, false),
+        stall)
+        << cycles << " cycles apart";
+  }
+  EXPECT_TRUE(apart.contains(1) && apart.contains(3)) << apart.size();
+  const uint64_t replays = model.truth().load_replays;
+  // Two cycles apart across blocks: the store block takes two cycles (the
+  // store and an add, then a dependent add), the load heads the next one.
+  BlockRecord store = testing::block_of(pc + 0x400, {stq(1, 16), addq(3, 3, 3), addq(3, 3, 3)});
+  BlockRecord load = testing::block_of(pc + 0x440, {ldq(2, 16)});
+  ASSERT_EQ(store.timing.static_cycles, 2u);
+  model.enter(store);
+  model.enter(load);  // warms the I-cache line
+  model.enter(store);
+  EXPECT_EQ(model.memory_access(store, 0, data, data - kKseg, true), 0u);
+  EXPECT_EQ(model.enter(load), 0u);
+  EXPECT_EQ(model.memory_access(load, 0, data, data - kKseg, false), 1u);
+  EXPECT_EQ(stall_of(model, pc + 0x440, StallCause::kOther, pc + 0x400), 1u);
+  EXPECT_EQ(model.truth().load_replays, replays);  // a stall, not a replay
+}
+
 TEST(Ev5VcpuModel, AFullWriteBufferStallsTheStoreItself) {
   Machine machine;
   VcpuModel model(machine);
@@ -168,7 +291,7 @@ TEST(Ev5VcpuModel, AFullWriteBufferStallsTheStoreItself) {
 TEST(Ev5VcpuModel, TheMultiplierStaysBusyAcrossBlocks) {
   Machine machine;
   VcpuModel model(machine);
-  const uint64_t pc = kKseg + 0x6000;
+  const uint64_t pc = kKseg + 0x1006000;  // beyond PALcode's region (not modelled there)
   BlockRecord block = testing::block_of(pc, {mulq(1, 2, 3)});
   model.enter(block);
   EXPECT_EQ(model.unit_ready(block, 0), 0u);
@@ -180,7 +303,7 @@ TEST(Ev5VcpuModel, TheMultiplierStaysBusyAcrossBlocks) {
 TEST(Ev5VcpuModel, AnExactExitUncountsTheRestOfTheBlockAndSkipsTheRerun) {
   Machine machine;
   VcpuModel model(machine);
-  const uint64_t pc = kKseg + 0x7000;
+  const uint64_t pc = kKseg + 0x1007000;
   BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2)});
   BlockRecord rerun = testing::block_of(pc + 4, {addq(1, 1, 2)});
   model.enter(block);
@@ -271,7 +394,7 @@ TEST(Ev5VcpuModel, ABranchBackIntoTheBlockAfterAnAccessIsNoCut) {
 TEST(Ev5VcpuModel, AStepBlockRightAfterAnExitContinuesTheBlock) {
   Machine machine;
   VcpuModel model(machine);
-  const uint64_t pc = kKseg + 0x7000;
+  const uint64_t pc = kKseg + 0x1007000;
   BlockRecord block = testing::block_of(pc, {ldq(1, 16), addq(1, 1, 2), addq(2, 2, 3)});
   BlockRecord rest = testing::block_of(pc + 4, {addq(1, 1, 2), addq(2, 2, 3)});
   ASSERT_EQ(block.timing.instructions[1].cost, 2u);  // waits a cycle for the load

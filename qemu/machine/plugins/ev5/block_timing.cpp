@@ -37,6 +37,26 @@ void record_stalls(const isa::Ev5Issue& issue, uint64_t block_pc, InstructionTim
   }
 }
 
+// The kind of jump-target prediction the 21164 applies to `in` (Alpha
+// Architecture Handbook Table 4-4; BSR pushes like JSR, Appendix A.2.2);
+// PALcode's HW_JMP family is left out (docs/ev5-machine.md).
+JumpKind jump_kind(const isa::Instruction& in) {
+  switch (in.kind()) {
+    case isa::Kind::kBranchSubroutine:
+      return JumpKind::kBsr;
+    case isa::Kind::kJumpSubroutine:
+      return in.opcode == 0x1a ? JumpKind::kJsr : JumpKind::kNone;
+    case isa::Kind::kJump:
+      return in.opcode == 0x1a ? JumpKind::kJmp : JumpKind::kNone;
+    case isa::Kind::kReturn:
+      return in.opcode == 0x1a ? JumpKind::kRet : JumpKind::kNone;
+    case isa::Kind::kCoroutine:
+      return in.opcode == 0x1a ? JumpKind::kCoroutine : JumpKind::kNone;
+    default:
+      return JumpKind::kNone;
+  }
+}
+
 }  // namespace
 
 BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
@@ -89,6 +109,9 @@ BlockTiming time_block(uint64_t pc, std::span<const uint32_t> words) {
         block.ends_in_conditional_branch = true;
         block.branch_target = isa::branch_target(in, t.pc);
       }
+      block.jump = jump_kind(in);
+      if (block.jump == JumpKind::kJmp || block.jump == JumpKind::kJsr)
+        block.hint_target = JumpPredictor::hint_target(t.pc, in.displacement);
     }
   }
   size_t group = 0;  // the first instruction of the issue group being counted

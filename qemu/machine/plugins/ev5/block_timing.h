@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "isa/stall_causes.h"
+#include "qemu/machine/plugins/ev5/jump_predictor.h"
 
 namespace dcpi::ev5 {
 
@@ -65,6 +66,10 @@ struct BlockTiming {
   bool ends_in_transfer = false;  // its last instruction is a branch, jump or CALL_PAL
   bool ends_in_conditional_branch = false;
   uint64_t branch_target = 0;
+  // Its last instruction's jump-target prediction (jump_predictor.h): the
+  // kind, and for JMP/JSR the target its hint predicts.
+  JumpKind jump = JumpKind::kNone;
+  uint64_t hint_target = 0;
   // From the first multiply's (divide's) issue to the unit being free.
   uint32_t multiplier_span = 0, divider_span = 0;
 

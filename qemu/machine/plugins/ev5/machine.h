@@ -42,6 +42,13 @@ struct Machine {
   uint32_t itb_refill = 25;  // PALcode ITB miss handler
   uint32_t dtb_refill = 25;  // PALcode DTB miss handler
   uint32_t mispredict_penalty = 5;
+  // A mispredicted jump target (jump_predictor.h): resolved in pipe E1 as
+  // a conditional branch is (both issue to E1, 21164 HRM §2.3): assumed the same restart.
+  uint32_t pc_mispredict_penalty = 5;
+  // A load issued one cycle after a store to the same address replays
+  // (21164PC HRM p. 2-33 "Write Buffer and the WMB Instruction": "costs seven
+  // cycles"); two cycles after, it is issue-stalled for one.
+  uint32_t replay_penalty = 7;
   // Cycles one write-buffer entry takes to retire into an S-cache line that is
   // present (a missing line first comes from the B-cache or memory).
   uint32_t wbuf_retire = 5;

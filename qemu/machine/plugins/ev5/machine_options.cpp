@@ -24,6 +24,8 @@ constexpr NumericOption kOptions[] = {
     {"itb_refill", &Machine::itb_refill, 0, 10000, false},
     {"dtb_refill", &Machine::dtb_refill, 0, 10000, false},
     {"mispredict", &Machine::mispredict_penalty, 0, 1000, false},
+    {"pc_mispredict", &Machine::pc_mispredict_penalty, 0, 1000, false},
+    {"replay", &Machine::replay_penalty, 0, 1000, false},
     {"wbuf_retire", &Machine::wbuf_retire, 1, 10000, false},
     {"counter_skid", &Machine::counter_skid, 0, 1000, false},
     {"rr_slice", &Machine::rr_slice, 0, 1000000, false},

@@ -35,6 +35,10 @@ int selected_event(int counter, uint8_t select) {
   switch (select) {
     case EV5_SEL2_BRANCH_MISPREDICTS:
       return static_cast<int>(ModelEvent::kBranchMispredict);
+    case EV5_SEL2_PC_MISPREDICTS:
+      return static_cast<int>(ModelEvent::kPcMispredict);
+    case EV5_SEL2_LDU_REPLAYS:
+      return static_cast<int>(ModelEvent::kLoadReplay);
     case EV5_SEL2_ICACHE_MISSES:
       return static_cast<int>(ModelEvent::kICacheMiss);
     case EV5_SEL2_ITB_MISSES:

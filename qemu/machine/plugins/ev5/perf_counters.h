@@ -33,6 +33,13 @@ enum class ModelEvent : uint8_t {
   kIssue3,
   kIssue4,
   kLongStall,  // counter 2: a stall longer than 15 cycles, at its instruction
+  // Counter 2's PC mispredicts (SEL2 0x2): a JMP, JSR, RET or JSR_COROUTINE
+  // whose predicted target was wrong (jump_predictor.h), at the first
+  // instruction of the block it led to, as a branch mispredict.
+  kPcMispredict,
+  // Counter 2's LDU replay traps (SEL2 0x9): a load issued one cycle after
+  // a store to the same address replays (vcpu_model.cpp load_after_store).
+  kLoadReplay,
   kCount,
 };
 

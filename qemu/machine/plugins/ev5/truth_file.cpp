@@ -163,6 +163,10 @@ const char* counted_event_name(ModelEvent event) {
       return kEventNames[DCPI_EVENT_DTBMISS];
     case ModelEvent::kBranchMispredict:
       return kEventNames[DCPI_EVENT_BRANCHMP];
+    case ModelEvent::kPcMispredict:
+      return kEventNames[DCPI_EVENT_PCMISPREDICT];
+    case ModelEvent::kLoadReplay:
+      return kEventNames[DCPI_EVENT_REPLAY];
     case ModelEvent::kLoad:
       return kEventNames[DCPI_EVENT_LOADS];
     case ModelEvent::kStore:
@@ -273,6 +277,8 @@ void add_events(const VcpuModel& vcpu, Totals& totals) {
   totals.events["itb_miss"] += truth.itb_miss;
   totals.events["dtb_miss"] += truth.dtb_miss;
   totals.events["mispredict"] += truth.mispredict;
+  totals.events["pc_mispredict"] += truth.pc_mispredict;
+  totals.events["load_replays"] += truth.load_replays;
   totals.events["exact_exits"] += truth.exact_exits;
   totals.events["halted_cycles"] += truth.halted;
 }

@@ -176,6 +176,7 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   // left them: the I-cache is direct mapped and holds nothing else.
   if (previous_block_ != &block) stall += fetch_stall(timing);
   stall += mispredict_stall(timing);
+  stall += jump_mispredict_stall(timing);
   // A register whose load is still outstanding is waited for by its first
   // reader in the block (block_timing.h reads_loaded), not at the head: the
   // head of a block icount cut short is no reader, and a deadline inside a
@@ -249,6 +250,34 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   stalled(timing.pc, machine_.mispredict_penalty, true);
   truth_.squash(taken ? from.fall_through() : from.branch_target);  // the path it predicted
   return machine_.mispredict_penalty;
+}
+
+// The previous block ended in a jump or a subroutine branch: the return
+// stack moves, and a jump whose predicted target was not where it went
+// restarts fetch there, as a mispredicted branch does (both resolve in pipe
+// E1, 21164 HRM §2.3; `pc_mispredict`, the same 5 cycles). Its cycles are booked
+// as DCPI §6.3's branch-mispredict candidate (dcpicalc's culprits already
+// take jumps and returns as its culprits); the event is counter 2's PC
+// mispredicts, counted apart from branch mispredicts as the 21164 does.
+// PALcode's transfers (HW_REI and the trap and CALL_PAL entries) are left
+// out: the model does not know how the 21164's PAL entries use the stack.
+uint64_t VcpuModel::jump_mispredict_stall(const BlockTiming& timing) {
+  const BlockRecord* previous = previous_block_;
+  if (!previous || previous->timing.jump == JumpKind::kNone) return 0;
+  const BlockTiming& from = previous->timing;
+  const uint64_t jump = from.instructions.back().pc;
+  if (mode_of(jump) == Mode::kPal) return 0;
+  // A trap or interrupt taken between the jump and its target: the stack
+  // moved, the target is unknown here.
+  const bool interrupted = mode_of(timing.pc) == Mode::kPal;
+  const bool wrong =
+      jumps_.mispredicted(from.jump, jump, from.hint_target, timing.pc) && !interrupted;
+  if (!wrong) return 0;
+  ++truth_.pc_mispredict;
+  count(ModelEvent::kPcMispredict, timing.pc);
+  truth_.stall(timing.pc, StallCause::kBranchMispredict, jump, machine_.pc_mispredict_penalty);
+  stalled(timing.pc, machine_.pc_mispredict_penalty, true);
+  return machine_.pc_mispredict_penalty;
 }
 
 // A load whose data are there by the block's start stalls no later reader
@@ -392,10 +421,12 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   const uint64_t dcache_misses = memory_.events().dcache_miss;
   const uint64_t scache_misses = memory_.events().scache_miss;
   const uint64_t bcache_misses = memory_.events().bcache_miss;
+  if (!store) stall += load_after_store(address, now + stall, t.pc);
   if (store) {
     const uint64_t wait = memory_.store(address, now + stall);
     truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
     stall += wait;
+    last_store_ = {address, now + stall, t.pc};
   } else if (t.destination < 64) {
     const uint64_t ready = memory_.load(address, now + stall);
     if (ready > now + stall + 2) {  // the static schedule counts a D-cache hit's 2 cycles
@@ -417,6 +448,29 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
   dynamic_in_block_ += stall;
   return stall;
+}
+
+// A load to exactly the address of a store still in the pipeline (21164PC
+// HRM p. 2-33, "Write Buffer and the WMB Instruction"): issued one cycle after
+// the store, it reads before the store has written the D-cache and replay
+// traps (the pipeline restarts from the load: `replay`, 7 cycles); two
+// cycles after, it is issue-stalled for one; three or more, nothing. The
+// stall is booked at the load as `other` (DCPI §6.3 has no replay
+// candidate), blamed on the store; the replays are counter 2's LDU replay
+// traps (SEL2 0x9, `replay`).
+uint64_t VcpuModel::load_after_store(uint64_t address, uint64_t issue, uint64_t pc) {
+  if (address != last_store_.address || issue <= last_store_.issue) return 0;
+  const uint64_t after = issue - last_store_.issue;
+  uint64_t cycles = 0;
+  if (after == 1) {
+    cycles = machine_.replay_penalty;
+    ++truth_.load_replays;
+    count(ModelEvent::kLoadReplay, pc);
+  } else if (after == 2) {
+    cycles = 1;
+  }
+  truth_.stall(pc, StallCause::kOther, last_store_.pc, cycles);
+  return cycles;
 }
 
 void VcpuModel::slept(const BlockRecord& block, uint32_t index, uint64_t cycles) {

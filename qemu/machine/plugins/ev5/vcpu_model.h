@@ -24,6 +24,7 @@
 #include "qemu/machine/plugins/ev5/branch_predictor.h"
 #include "qemu/machine/plugins/ev5/event_visibility.h"
 #include "qemu/machine/plugins/ev5/issue_slots.h"
+#include "qemu/machine/plugins/ev5/jump_predictor.h"
 #include "qemu/machine/plugins/ev5/machine.h"
 #include "qemu/machine/plugins/ev5/memory_system.h"
 #include "qemu/machine/plugins/ev5/perf_counters.h"
@@ -178,7 +179,14 @@ class VcpuModel {
   uint64_t head_stall(const BlockRecord& block);
   uint64_t fetch_stall(const BlockTiming& timing);
   uint64_t mispredict_stall(const BlockTiming& timing);
+  uint64_t jump_mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
+  uint64_t load_after_store(uint64_t address, uint64_t issue, uint64_t pc);
+  // The last store: its address (as the caches see it), issue cycle, PC.
+  struct LastStore {
+    uint64_t address = ~0ull, issue = 0, pc = 0;
+  };
+  LastStore last_store_;
   void drop_arrived_loads();
   void record_edge(uint64_t to);
   void see(BlockRecord& block);
@@ -190,6 +198,7 @@ class VcpuModel {
   MemorySystem memory_;
   Tlb itb_, dtb_;
   BranchPredictor predictor_;
+  JumpPredictor jumps_;
   VcpuTruth truth_;
 
   uint64_t block_start_ = 0, dynamic_in_block_ = 0, previous_static_ = 0;

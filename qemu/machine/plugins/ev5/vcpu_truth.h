@@ -130,6 +130,8 @@ struct VcpuTruth {
   std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
   CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0, halted = 0;
+  uint64_t pc_mispredict = 0;  // jump targets mispredicted (jump_predictor.h)
+  uint64_t load_replays = 0;   // loads replayed after a store (VcpuModel)
   // Which of the cycles booked here a sample can land on.
   SampleVisibility visibility;
   // Per truth space (0: kernel and PALcode blocks, and user ones before

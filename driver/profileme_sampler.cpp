@@ -10,6 +10,7 @@
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/profileme_table.h"
+#include "firmware/exponential_table.h"
 #include "firmware/park_miller.h"
 #include "firmware/profileme.h"
 
@@ -26,16 +27,16 @@ uint32_t g_interval_mean = 0;                    // 0: ProfileMe off
 uint32_t g_pair_window = 0;                      // W of paired sampling, 0: single records
 constexpr uint32_t kProfileMeSeed = 0x3c6ef372;  // its own stream, apart from the counters'
 
-// Memoryless intervals (firmware/park_miller.h exponential_interval): the
-// handler's own return after the re-arm is counted too, and only an
-// interval that can end anywhere, however soon, tags its instructions as
-// often as the program's, so that k·S is unbiased (seed 004 §5.1). A
-// narrow uniform interval, longer than that return, never tags it and
-// projected the program's instructions high by return / S (5 % at S = 8K).
-uint64_t draw_interval(CpuAux& aux) {
-  aux.profileme_seed = park_miller_next(aux.profileme_seed);
-  return exponential_interval(aux.profileme_seed, g_interval_mean);
-}
+// Memoryless intervals (firmware/exponential_table.h): the handler's own
+// return after the re-arm is counted too, and only an interval that can end
+// anywhere, however soon, tags its instructions as often as the program's,
+// so that k·S is unbiased (seed 004 §5.1). A narrow uniform interval,
+// longer than that return, never tags it and projected the program's
+// instructions high by return / S (5 % at S = 8K). The table is built once
+// per mean (profileme_configure), so a draw is a look-up and a multiply.
+ExpTable g_intervals{};
+
+uint64_t draw_interval(CpuAux& aux) { return exp_table_interval(g_intervals, aux.profileme_seed); }
 
 // The ARM word: the major interval, and with pairs a minor interval drawn
 // uniformly in [1, W] (seed 004 §5.2.2: "a pseudo-random number uniformly
@@ -119,6 +120,7 @@ int64_t profileme_configure(uint32_t interval_mean, uint32_t pair_window) {
   if (interval_mean != 0 && !machine_has_event_counters()) return kControlUncountableEvent;
   if (pair_window > PROFILEME_PAIR_WINDOW_MAX) return kControlBadArgument;
   g_interval_mean = interval_mean;
+  if (interval_mean != 0) exp_table_fill(g_intervals, interval_mean);
   g_pair_window = interval_mean != 0 ? pair_window : 0;
   return kControlOk;
 }

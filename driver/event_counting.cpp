@@ -178,6 +178,8 @@ int64_t counting_configure(EventSet events) {
 
 bool counting_active() { return __atomic_load_n(&g_counting.active, __ATOMIC_ACQUIRE) != 0; }
 
+const uint32_t* counting_flag() { return &g_counting.active; }
+
 bool counting_instructions() { return counting_active() && g_counting.instructions != 0; }
 
 uint32_t counting_events(uint16_t* events) {

@@ -48,6 +48,7 @@
  */
 #include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
+#include "firmware/profileme.h"
 #include "firmware/trap_frame.h"
 
 	.set	noat
@@ -227,10 +228,9 @@ bail\@:
 #define CHAIN_FRAME_BYTES	(CHAIN_FRAME_SP + 32)
 #define SAVE_BYTES		TRAP_FRAME_SAVE_BYTES	/* $0-$15 and $19-$28 (firmware/trap_frame.h) */
 /* Where this CPU's chain stack ends: dcpi_chain_stacks follows
- * dcpi_driver_stats in .bss.dcpi_percpu (below), so it is HOT_TO_STATS +
- * the statistics' size past dcpi_cpu_slots, which is cpu * HOT_SIZE
- * before HOT. */
-#define SLOTS_TO_CHAIN_STACKS	(HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
+ * dcpi_pm_hot in .bss.dcpi_percpu (below), so it is HOT_TO_PM + ProfileMe's
+ * lines past dcpi_cpu_slots, which is cpu * HOT_SIZE before HOT. */
+#define SLOTS_TO_CHAIN_STACKS	(HOT_TO_PM + DCPI_MAX_CPUS * PM_SIZE)
 
 /* The interrupted context's registers the C++ entries may clobber (PAL
  * saved a0-a2, the entries $0-$2), at their trap-frame offsets, $sp = the
@@ -307,29 +307,228 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 	.end	chain_capture
 
-/* ProfileMe's dedicated delivery (issue 27 item 1; palcode/pal.S
- * pal_event_counter_body, firmware/profileme.h PERFMON_PROFILEME_ENTRY):
- * a record's interrupt comes here as counter 0's comes to the variants,
- * with a1 = this CPU's CpuHot and a2 = the interrupted PC, PS, PC and a0-a2
- * in PalSave, sp the interrupted one. The record is C++
- * (driver/profileme_sampler.cpp dcpi_profileme_record), run on this CPU's
- * chain stack (free: it is used only at IPL 6, by counter 0's handler,
- * which cannot run meanwhile) with the registers C++ may clobber saved
- * there; $0-$2 go to PalSave as the fast path's do. rtiperf with a0 = 0
- * returns without touching counter 0. Instead of the classic delivery's
- * OSF/1 frame, the kernel's entry (SAVE_ALL, its dispatch), rti. */
+/* ProfileMe's dedicated delivery (issue 27; palcode/pal.S
+ * pal_profileme_delivery, firmware/profileme.h PERFMON_PROFILEME_ENTRY): a
+ * record's interrupt comes here as counter 0's comes to the variants, with
+ * a1 = this CPU's CpuHot, PS, PC, a0-a2 and v0, t0, t1 in PalSave, sp the
+ * interrupted one, and the Profile Registers in registers: v0 = the PC
+ * (0), t0 = the events (1), t1 = the latencies (2), a0 = register 9.
+ *
+ * The record in assembly, as the cycles fast path records a sample (no
+ * C++, no frame): its entry of (PID, PC, pattern) in this CPU's ProfileMe
+ * table (driver/profileme_table.h pm_record and pm_table_add, exactly), the
+ * next interval from the mean's table (firmware/exponential_table.h
+ * exp_table_interval, exactly), the re-arm (wrperfmon 10), and rtiperf with
+ * a0 = 0 (counter 0 untouched). Its five more scratch registers, t2-t6, are
+ * saved in line 1 of this CPU's PmHot (HOT_TO_PM from HOT), whose line 0 it
+ * reads first. What needs C++ goes to pm_slow before anything is written:
+ * pairs, counting mode, the table being flushed (PmHot::fast, the counting
+ * flag, CpuHot::flushing), an eviction, a sum or count that would wrap. */
+#define PM(f)	(HOT_TO_PM + (f))(HOT)
 #define PM_FRAME_SP	(SAVE_BYTES + 8)	/* the interrupted sp */
 #define PM_FRAME_HOT	(SAVE_BYTES + 16)
 #define PM_FRAME_BYTES	(SAVE_BYTES + 32)	/* a multiple of 16 */
+#define PM_PC	$0	/* register 0; then a new sum */
+#define PM_BITS	$1	/* register 1; then a new sum */
+#define PM_LAT	$2	/* register 2 */
+#define PM_LAT2	$16	/* register 9; then a new sum */
+#define PM_X	$18	/* the bucket, then the entry */
+#define PM_PAT	$3	/* the pattern */
+#define PM_STALL $4	/* slot -> issue */
+#define PM_LOAD	$5	/* load -> data (0: not a load) */
+#define PM_KEY	$6	/* pid | pattern << 32: the entry's quadword 1 less its count */
+#define PM_T	$7
+
+/* out = profileme_latency_bucket(x) + 1 = 8 - #{k in 1..7 : x < 2^k}:
+ * 1 for x < 2, ..., 8 for x >= 128 (firmware/profileme.h). */
+.macro	PM_BUCKET1 x, out, tmp
+	cmpult	\x, 2, \out
+	.irp	lim, 4, 8, 16, 32, 64, 128
+	cmpult	\x, \lim, \tmp
+	addq	\out, \tmp, \out
+	.endr
+	lda	\tmp, 8($31)
+	subq	\tmp, \out, \out
+.endm
+
+/* Entry `offset` of the bucket: PC and key (its count masked off) equal? */
+.macro	PM_PROBE offset, next, hit
+	ldq	PM_T, \offset(PM_X)
+	cmpeq	PM_T, PM_PC, PM_T
+	beq	PM_T, \next
+	ldq	PM_T, \offset + 8(PM_X)
+	zap	PM_T, 0x0c, PM_T		/* bytes 2-3: the count */
+	cmpeq	PM_T, PM_KEY, PM_T
+	beq	PM_T, \next
+	lda	PM_X, \offset(PM_X)
+	br	$31, \hit
+.endm
+
+/* A new 32-bit sum: sum = the entry's field at `offset` + add (both
+ * below 2^32; bit 32 set when it would wrap). */
+.macro	PM_SUM offset, add, sum
+	ldl	\sum, \offset(PM_X)
+	zapnot	\sum, 0x0f, \sum
+	addq	\sum, \add, \sum
+.endm
+
 	.globl	dcpi_entry_profileme
 	.align	4
 	.ent	dcpi_entry_profileme
 dcpi_entry_profileme:
 	.frame	$30, 0, $31, 0
 	.prologue 0
-	stq	$0, HOT_SAVE_R0(HOT)
-	stq	$1, HOT_SAVE_R1(HOT)
-	stq	$2, HOT_SAVE_R2(HOT)
+	ldbu	PM_X, PM(PM_FAST)
+	beq	PM_X, pm_slow
+	ldq	PM_X, PM(PM_COUNTING)
+	ldl	PM_X, 0(PM_X)
+	bne	PM_X, pm_slow
+	ldbu	PM_X, HOT_FLUSHING(HOT)
+	bne	PM_X, pm_slow
+	stq	$3, PM(PM_SAVE + 0)
+	stq	$4, PM(PM_SAVE + 8)
+	stq	$5, PM(PM_SAVE + 16)
+	stq	$6, PM(PM_SAVE + 24)
+	stq	$7, PM(PM_SAVE + 32)
+	/* pm_record: the pattern, the stall, the load and their buckets. */
+	lda	PM_PAT, 0xfff($31)		/* kPmPatternBits */
+	and	PM_BITS, PM_PAT, PM_PAT
+	zapnot	PM_LAT, 0x0f, PM_STALL
+	beq	PM_STALL, 1f
+	PM_BUCKET1 PM_STALL, PM_T, PM_X
+	sll	PM_T, 12, PM_T			/* kPmStallBucketShift */
+	or	PM_PAT, PM_T, PM_PAT
+1:	mov	$31, PM_LOAD
+	srl	PM_BITS, 11, PM_T		/* PROFILEME_BIT_LOAD */
+	blbc	PM_T, 2f
+	zapnot	PM_LAT2, 0x0f, PM_LOAD
+	PM_BUCKET1 PM_LOAD, PM_T, PM_X
+	sll	PM_T, 16, PM_T			/* kPmLoadBucketShift */
+	or	PM_PAT, PM_T, PM_PAT
+2:	/* pm_bucket_of: h = (pc >> 2) + ((pid << 20) ^ pattern) * 0x9e3779b1;
+	 * h ^= h >> 12; h & 255. Bits 0-19 of h are all it takes, so the
+	 * multiplier's low 20 bits (0x779b1) do. */
+	ldwu	PM_KEY, HOT_PID_EVENT(HOT)	/* the pid */
+	sll	PM_KEY, 20, PM_X
+	xor	PM_X, PM_PAT, PM_X
+	ldah	PM_T, 7($31)
+	lda	PM_T, 0x79b1(PM_T)
+	mulq	PM_X, PM_T, PM_X
+	srl	PM_PC, 2, PM_T
+	addq	PM_X, PM_T, PM_X
+	srl	PM_X, 12, PM_T
+	xor	PM_X, PM_T, PM_X
+	and	PM_X, PM_BUCKET_MASK, PM_X
+	sll	PM_X, PM_BUCKET_SHIFT, PM_X
+	ldq	PM_T, PM(PM_TABLE)
+	addq	PM_T, PM_X, PM_X		/* the bucket */
+	sll	PM_PAT, 32, PM_T
+	or	PM_KEY, PM_T, PM_KEY
+	PM_PROBE 0, pm_probe1, pm_hit
+pm_probe1:	PM_PROBE 32, pm_probe2, pm_hit
+pm_probe2:	PM_PROBE 64, pm_probe3, pm_hit
+pm_probe3:	PM_PROBE 96, pm_miss, pm_hit
+
+pm_hit:	/* PM_X = the entry: count + 1 and the sums, unless one would wrap */
+	srl	PM_LAT, 48, PM_T		/* issue */
+	PM_SUM	16, PM_T, PM_PAT
+	sll	PM_LAT, 16, PM_T
+	srl	PM_T, 48, PM_T			/* fetch */
+	PM_SUM	20, PM_T, PM_BITS
+	PM_SUM	24, PM_STALL, PM_LAT2
+	PM_SUM	28, PM_LOAD, PM_PC
+	or	PM_PAT, PM_BITS, PM_T
+	or	PM_T, PM_LAT2, PM_T
+	or	PM_T, PM_PC, PM_T
+	srl	PM_T, 32, PM_T
+	bne	PM_T, pm_bail			/* a sum would wrap: expand, in C++ */
+	ldq	PM_KEY, 8(PM_X)
+	extwl	PM_KEY, 2, PM_T			/* the count */
+	addq	PM_T, 1, PM_T
+	srl	PM_T, 16, PM_T
+	bne	PM_T, pm_bail			/* it is UINT16_MAX: likewise */
+	stl	PM_PAT, 16(PM_X)
+	stl	PM_BITS, 20(PM_X)
+	stl	PM_LAT2, 24(PM_X)
+	stl	PM_PC, 28(PM_X)
+	ldah	PM_T, 1($31)
+	addq	PM_KEY, PM_T, PM_KEY
+	stq	PM_KEY, 8(PM_X)
+	br	$31, pm_arm
+
+pm_miss:	/* the round-robin victim; an occupied one is evicted in C++ */
+	ldbu	PM_T, PM(PM_EVICT)
+	sll	PM_T, PM_ENTRY_SHIFT, PM_T
+	addq	PM_X, PM_T, PM_X
+	ldq	PM_T, 8(PM_X)
+	extwl	PM_T, 2, PM_T
+	bne	PM_T, pm_bail
+	ldbu	PM_T, PM(PM_EVICT)
+	addq	PM_T, 1, PM_T
+	and	PM_T, 3, PM_T
+	stb	PM_T, PM(PM_EVICT)
+	stq	PM_PC, 0(PM_X)
+	ldah	PM_T, 1($31)			/* count 1 */
+	addq	PM_KEY, PM_T, PM_KEY
+	stq	PM_KEY, 8(PM_X)
+	srl	PM_LAT, 48, PM_T		/* issue | fetch << 32 */
+	srl	PM_LAT, 32, PM_KEY
+	zapnot	PM_KEY, 0x03, PM_KEY
+	sll	PM_KEY, 32, PM_KEY
+	or	PM_T, PM_KEY, PM_T
+	stq	PM_T, 16(PM_X)
+	sll	PM_LOAD, 32, PM_T		/* stall | load << 32 */
+	or	PM_STALL, PM_T, PM_T
+	stq	PM_T, 24(PM_X)
+
+pm_arm:	/* exp_table_interval: a bin from the value's top 8 bits, a point in it
+	 * from the other 23; the open last bin adds its start and draws again. */
+	ldl	PM_PAT, PM(PM_SEED)
+	ldq	PM_X, PM(PM_INTERVALS)
+	mov	$31, PM_STALL			/* carried */
+3:	PARK_MILLER PM_PAT, PM_T
+	srl	PM_PAT, 23, PM_T		/* kExpFractionBits */
+	sll	PM_T, 4, PM_LOAD
+	addq	PM_X, PM_LOAD, PM_LOAD		/* its ExpBin */
+	ldq	PM_KEY, 0(PM_LOAD)		/* base */
+	addq	PM_STALL, PM_KEY, PM_STALL
+	cmpeq	PM_T, 255, PM_T
+	bne	PM_T, 3b
+	ldq	PM_KEY, 8(PM_LOAD)		/* width */
+	sll	PM_PAT, 41, PM_T
+	srl	PM_T, 41, PM_T			/* the value's low 23 bits */
+	mulq	PM_KEY, PM_T, PM_T
+	srl	PM_T, 23, PM_T
+	addq	PM_STALL, PM_T, PM_T
+	srl	PM_T, 8, PM_T			/* kExpFixedBits */
+	stl	PM_PAT, PM(PM_SEED)
+	mov	HOT, PM_X
+	addq	PM_T, 1, $17			/* a1 = the interval */
+	lda	$16, PERFMON_PROFILEME_ARM($31)
+	call_pal CALL_PAL_WRPERFMON
+	mov	PM_X, HOT
+	ldq	$3, PM(PM_SAVE + 0)
+	ldq	$4, PM(PM_SAVE + 8)
+	ldq	$5, PM(PM_SAVE + 16)
+	ldq	$6, PM(PM_SAVE + 24)
+	ldq	$7, PM(PM_SAVE + 32)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
+	mov	$31, T
+	call_pal CALL_PAL_RTIPERF		/* a0 = 0: return only, restore a0-a2/PS/PC */
+
+pm_bail:	/* nothing written: the scratch registers back, then C++ */
+	ldq	$3, PM(PM_SAVE + 0)
+	ldq	$4, PM(PM_SAVE + 8)
+	ldq	$5, PM(PM_SAVE + 16)
+	ldq	$6, PM(PM_SAVE + 24)
+	ldq	$7, PM(PM_SAVE + 32)
+	/* The record in C++ (driver/profileme_sampler.cpp dcpi_profileme_record),
+	 * run on this CPU's chain stack (free: it is used only at IPL 6, by
+	 * counter 0's handler, which cannot run meanwhile) with the registers C++
+	 * may clobber saved there ($0-$2 are in PalSave). */
+pm_slow:
 	CHAIN_STACK_FRAME PM_FRAME_BYTES
 	stq	$30, PM_FRAME_SP($2)
 	mov	$2, $30
@@ -409,9 +608,16 @@ dcpi_cpu_slots:
 	.skip	HOT_TO_STATS
 	.globl	dcpi_driver_stats
 	.type	dcpi_driver_stats, @object
-	.size	dcpi_driver_stats, 4 << STATS_SHIFT
+	.size	dcpi_driver_stats, DCPI_MAX_CPUS << STATS_SHIFT
 dcpi_driver_stats:
-	.skip	4 << STATS_SHIFT
+	.skip	DCPI_MAX_CPUS << STATS_SHIFT
+	/* ProfileMe's lines (driver/profileme_table.h PmHot), HOT_TO_PM past
+	 * each CpuHot. */
+	.globl	dcpi_pm_hot
+	.type	dcpi_pm_hot, @object
+	.size	dcpi_pm_hot, DCPI_MAX_CPUS * PM_SIZE
+dcpi_pm_hot:
+	.skip	DCPI_MAX_CPUS * PM_SIZE
 	/* Call chains: each CPU's stack for the capture's C++ (chain_capture
 	 * above finds it at SLOTS_TO_CHAIN_STACKS past dcpi_cpu_slots). */
 	.globl	dcpi_chain_stacks

@@ -39,6 +39,23 @@
 #define STATS_EVICTIONS 32
 #define STATS_HANDLER_CYCLES 96
 
+/* ProfileMe's per-CPU lines (driver/profileme_table.h PmHot), after the
+ * statistics at the same stride, HOT_TO_PM bytes from this CPU's CpuHot:
+ * line 0 the fast path's state, line 1 its scratch registers' save area. */
+#define HOT_TO_PM (HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
+#define PM_TABLE 0     /* this CPU's PmEntry table */
+#define PM_INTERVALS 8 /* the ExpTable of the mean in use */
+#define PM_COUNTING 16 /* &counting mode's flag (uint32_t; nonzero: no record) */
+#define PM_SEED 24     /* uint32_t: the Fetched Instruction Counter's draws */
+#define PM_EVICT 28    /* uint8_t: the round-robin victim */
+#define PM_FAST 29     /* uint8_t: 1 when the assembly record may run */
+#define PM_SAVE 64     /* line 1: t2-t6 while it runs */
+#define PM_SIZE 128
+/* PmEntry (driver/profileme_table.h) as the fast path reads it. */
+#define PM_ENTRY_SHIFT 5  /* 32 bytes */
+#define PM_BUCKET_SHIFT 7 /* four entries */
+#define PM_BUCKET_MASK 255
+
 #define ENTRY_PC 0
 #define ENTRY_COUNT 8
 #define ENTRY_PID_EVENT 12

@@ -84,8 +84,6 @@ struct alignas(64) CpuAux {
   // the share of time reports scale its samples by): the cycles booked per
   // dcpi::Event (kStats).
   uint64_t counted_cycles[DCPI_EVENT_COUNT];
-  uint32_t profileme_seed;  // the Fetched Instruction Counter's draws (issue 27)
-  uint32_t pm_evict;        // ProfileMe table's round-robin victim (profileme_table.cpp)
   PeriodObservation trace[kTraceCapacity];
 };
 

@@ -9,8 +9,11 @@
 // PROFILEME_EVENT_LIST), so the transfer ring, the database and every
 // report see the same events and sums as before.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
+#include "driver/hot_layout.h"
+#include "firmware/exponential_table.h"
 #include "firmware/profileme.h"
 #include "firmware/transfer_ring.h"
 
@@ -100,7 +103,40 @@ uint32_t pm_expand(const PmEntry& e, Emit&& emit) {
   return n;
 }
 
+// ProfileMe's per-CPU state, the assembly record's (driver/fast_handler.S
+// dcpi_entry_profileme) and the C++ one's: defined in fast_handler.S's
+// per-CPU section at HOT_TO_PM from each CpuHot (driver/hot_layout.h).
+struct alignas(64) PmHot {
+  PmEntry* table;             // this CPU's table (kPmBuckets buckets)
+  const ExpTable* intervals;  // the mean's intervals (firmware/exponential_table.h)
+  const uint32_t* counting;   // counting mode's flag: its records go to C++ (none kept)
+  uint32_t seed;              // the Fetched Instruction Counter's draws (Park–Miller)
+  uint8_t evict;              // the round-robin victim (DCPI §4.2.1)
+  uint8_t fast;               // 1: single records on, the assembly record may run
+  uint8_t unused[34];
+  uint64_t save[8];  // line 1: the assembly record's scratch registers
+};
+static_assert(sizeof(PmHot) == PM_SIZE && PM_SIZE == HOT_SIZE, "at CpuHot's stride");
+static_assert(offsetof(PmHot, table) == PM_TABLE && offsetof(PmHot, intervals) == PM_INTERVALS &&
+              offsetof(PmHot, counting) == PM_COUNTING && offsetof(PmHot, seed) == PM_SEED &&
+              offsetof(PmHot, evict) == PM_EVICT && offsetof(PmHot, fast) == PM_FAST &&
+              offsetof(PmHot, save) == PM_SAVE);
+static_assert(sizeof(PmEntry) == 1u << PM_ENTRY_SHIFT &&
+              kPmBucketEntries * sizeof(PmEntry) == 1u << PM_BUCKET_SHIFT &&
+              kPmBuckets - 1 == PM_BUCKET_MASK);
+static_assert(offsetof(PmEntry, pid) == 8 && offsetof(PmEntry, count) == 10 &&
+                  offsetof(PmEntry, pattern) == 12 && offsetof(PmEntry, issue) == 16 &&
+                  offsetof(PmEntry, fetch) == 20 && offsetof(PmEntry, stall) == 24 &&
+                  offsetof(PmEntry, load) == 28,
+              "driver/fast_handler.S reads quadwords {pc}, {pid, count, pattern}, "
+              "{issue, fetch}, {stall, load}");
+// The fast path's bucket takes the hash's bits 0-7 and 12-19 only, so it
+// multiplies by the multiplier's low 20 bits (0x779b1).
+static_assert(kPmBuckets <= 256);
+
 struct CpuHot;
+PmHot& pm_hot(const CpuHot& hot);
+PmHot& pm_hot_of(uint32_t cpu);
 // One record into this CPU's table (at IPL 6; while the daemon flushes the
 // table, expanded straight into the overflow buffer).
 void pm_table_add(CpuHot& hot, const PmEntry& record);

@@ -65,8 +65,6 @@ void event_counter_interrupt(uint64_t overflowed, uint64_t pc);
 // for an event neither counter can count). Boot CPU, before processes run.
 int64_t counting_configure(EventSet events);
 bool counting_active();
-// Its flag, for ProfileMe's assembly record (nonzero: counting mode on).
-const uint32_t* counting_flag();
 
 // ProfileMe (issue 27, the ev5 machine; firmware/profileme.h): each CPU
 // samples one fetched instruction per `interval_mean` fetched (exponential

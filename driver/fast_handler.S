@@ -320,10 +320,11 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
  * next interval from the mean's table (firmware/exponential_table.h
  * exp_table_interval, exactly), the re-arm (wrperfmon 10), and rtiperf with
  * a0 = 0 (counter 0 untouched). Its five more scratch registers, t2-t6, are
- * saved in line 1 of this CPU's PmHot (HOT_TO_PM from HOT), whose line 0 it
- * reads first. What needs C++ goes to pm_slow before anything is written:
- * pairs, counting mode, the table being flushed (PmHot::fast, the counting
- * flag, CpuHot::flushing), an eviction, a sum or count that would wrap. */
+ * saved in this CPU's PmHot line (HOT_TO_PM from HOT), which it reads
+ * first (so the restores hit). What needs C++ goes to pm_slow before
+ * anything is written: pairs, counting mode, the table being flushed
+ * (PmHot::fast, CpuHot::flushing), an eviction, a sum or count that would
+ * wrap. */
 #define PM(f)	(HOT_TO_PM + (f))(HOT)
 #define PM_FRAME_SP	(SAVE_BYTES + 8)	/* the interrupted sp */
 #define PM_FRAME_HOT	(SAVE_BYTES + 16)
@@ -380,9 +381,6 @@ dcpi_entry_profileme:
 	.prologue 0
 	ldbu	PM_X, PM(PM_FAST)
 	beq	PM_X, pm_slow
-	ldq	PM_X, PM(PM_COUNTING)
-	ldl	PM_X, 0(PM_X)
-	bne	PM_X, pm_slow
 	ldbu	PM_X, HOT_FLUSHING(HOT)
 	bne	PM_X, pm_slow
 	stq	$3, PM(PM_SAVE + 0)

@@ -124,8 +124,12 @@ int64_t profileme_configure(uint32_t interval_mean, uint32_t pair_window) {
   g_pair_window = interval_mean != 0 ? pair_window : 0;
   // Until profileme_start, every record goes through C++, which reads the
   // new configuration (off: no re-arm).
-  for (uint32_t cpu = 0; cpu < kMaxCpus; ++cpu) pm_hot_of(cpu).fast = 0;
+  profileme_slow_path();
   return kControlOk;
+}
+
+void profileme_slow_path() {
+  for (uint32_t cpu = 0; cpu < kMaxCpus; ++cpu) pm_hot_of(cpu).fast = 0;
 }
 
 uint32_t profileme_interval() { return g_interval_mean; }
@@ -137,9 +141,9 @@ void profileme_start(CpuHot& hot) {
   if (pm.seed == 0) pm.seed = kProfileMeSeed + hot.cpu;
   pm.table = pm_table(hot.cpu);
   pm.intervals = &g_intervals;
-  pm.counting = counting_flag();
-  // Pairs (two register sets, the overlap) stay in C++ (record_overlap).
-  pm.fast = g_pair_window == 0;
+  // Pairs (two register sets, the overlap) and counting mode stay in C++
+  // (record_overlap, counting_overflow).
+  pm.fast = g_pair_window == 0 && !counting_active();
   // The record's interrupt alone takes the dedicated delivery counter 0
   // has (DCPI §4.1's cheap path; firmware/profileme.h
   // PERFMON_PROFILEME_ENTRY): no OSF/1 frame, no kernel entry. PALcode

@@ -109,18 +109,24 @@ uint32_t pm_expand(const PmEntry& e, Emit&& emit) {
 struct alignas(64) PmHot {
   PmEntry* table;             // this CPU's table (kPmBuckets buckets)
   const ExpTable* intervals;  // the mean's intervals (firmware/exponential_table.h)
-  const uint32_t* counting;   // counting mode's flag: its records go to C++ (none kept)
   uint32_t seed;              // the Fetched Instruction Counter's draws (Park–Miller)
   uint8_t evict;              // the round-robin victim (DCPI §4.2.1)
-  uint8_t fast;               // 1: single records on, the assembly record may run
-  uint8_t unused[34];
-  uint64_t save[8];  // line 1: the assembly record's scratch registers
+  // 1: single records on and no counting mode: the assembly record may run
+  // (profileme_start sets it; profileme_configure and counting mode clear it).
+  uint8_t fast;
+  uint8_t unused[2];
+  // The assembly record's scratch registers, in the line it reads first: the
+  // 21164's D-cache does not allocate on a write, so a save area in a line
+  // of its own missed on every restore.
+  uint64_t save[5];
+  uint64_t padding[8];  // to CpuHot's stride: one displacement from HOT
 };
 static_assert(sizeof(PmHot) == PM_SIZE && PM_SIZE == HOT_SIZE, "at CpuHot's stride");
 static_assert(offsetof(PmHot, table) == PM_TABLE && offsetof(PmHot, intervals) == PM_INTERVALS &&
-              offsetof(PmHot, counting) == PM_COUNTING && offsetof(PmHot, seed) == PM_SEED &&
-              offsetof(PmHot, evict) == PM_EVICT && offsetof(PmHot, fast) == PM_FAST &&
-              offsetof(PmHot, save) == PM_SAVE);
+                  offsetof(PmHot, seed) == PM_SEED && offsetof(PmHot, evict) == PM_EVICT &&
+                  offsetof(PmHot, fast) == PM_FAST && offsetof(PmHot, save) == PM_SAVE &&
+                  PM_SAVE + 5 * 8 == 64,
+              "the state and the save area: line 0");
 static_assert(sizeof(PmEntry) == 1u << PM_ENTRY_SHIFT &&
               kPmBucketEntries * sizeof(PmEntry) == 1u << PM_BUCKET_SHIFT &&
               kPmBuckets - 1 == PM_BUCKET_MASK);

@@ -54,11 +54,12 @@ constexpr uint64_t scaled_neg_log(uint32_t mean, uint32_t k) {
 // The table of `mean` (≥ 1, fetched instructions).
 constexpr void exp_table_fill(ExpTable& table, uint32_t mean) {
   using exponential_table_detail::scaled_neg_log;
+  uint64_t start = 0;  // −ln 1: each boundary computed once
   for (uint32_t i = 0; i < kExpTableBins; ++i) {
-    const uint64_t start = scaled_neg_log(mean, kExpTableBins - i);
     const uint64_t end =
         i + 1 < kExpTableBins ? scaled_neg_log(mean, kExpTableBins - i - 1) : start;
     table.bins[i] = ExpBin{start, end - start};
+    start = end;
   }
 }
 

@@ -318,8 +318,9 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
  * C++, no frame): its entry of (PID, PC, pattern) in this CPU's ProfileMe
  * table (driver/profileme_table.h pm_record and pm_table_add, exactly), the
  * next interval from the mean's table (firmware/exponential_table.h
- * exp_table_interval, exactly), the re-arm (wrperfmon 10), and rtiperf with
- * a0 = 0 (counter 0 untouched). Its five more scratch registers, t2-t6, are
+ * exp_table_interval, exactly) and rtiperf with a0 = 0 (counter 0
+ * untouched) and a2 = the interval, which re-arms the Fetched Instruction
+ * Counter (firmware/profileme.h PERFMON_PROFILEME_ENTRY). Its five more scratch registers, t2-t6, are
  * saved in this CPU's PmHot line (HOT_TO_PM from HOT), which it reads
  * first (so the restores hit). What needs C++ goes to pm_slow before
  * anything is written: pairs, counting mode, the table being flushed
@@ -404,28 +405,26 @@ dcpi_entry_profileme:
 	sll	PM_T, 16, PM_T			/* kPmLoadBucketShift */
 	or	PM_PAT, PM_T, PM_PAT
 2:	/* pm_bucket_of: h = (pc >> 2) + ((pid << 20) ^ pattern) * 0x9e3779b1;
-	 * h ^= h >> 12; h & 255. Bits 0-19 of h are all it takes, so the
-	 * multiplier's low 20 bits (0x779b1) do. */
+	 * h ^= h >> 12; h & 511. Bits 0-20 of h are all it takes, so the
+	 * multiplier's low 21 bits (0x1779b1) do. */
 	ldwu	PM_KEY, HOT_PID_EVENT(HOT)	/* the pid */
 	sll	PM_KEY, 20, PM_X
 	xor	PM_X, PM_PAT, PM_X
-	ldah	PM_T, 7($31)
+	ldah	PM_T, 0x17($31)
 	lda	PM_T, 0x79b1(PM_T)
-	mulq	PM_X, PM_T, PM_X
+	mull	PM_X, PM_T, PM_X		/* the low 32 bits do too */
 	srl	PM_PC, 2, PM_T
 	addq	PM_X, PM_T, PM_X
 	srl	PM_X, 12, PM_T
 	xor	PM_X, PM_T, PM_X
-	and	PM_X, PM_BUCKET_MASK, PM_X
-	sll	PM_X, PM_BUCKET_SHIFT, PM_X
+	sll	PM_X, 64 - PM_BUCKET_BITS, PM_X
+	srl	PM_X, 64 - PM_BUCKET_BITS - PM_BUCKET_SHIFT, PM_X
 	ldq	PM_T, PM(PM_TABLE)
 	addq	PM_T, PM_X, PM_X		/* the bucket */
 	sll	PM_PAT, 32, PM_T
 	or	PM_KEY, PM_T, PM_KEY
 	PM_PROBE 0, pm_probe1, pm_hit
-pm_probe1:	PM_PROBE 32, pm_probe2, pm_hit
-pm_probe2:	PM_PROBE 64, pm_probe3, pm_hit
-pm_probe3:	PM_PROBE 96, pm_miss, pm_hit
+pm_probe1:	PM_PROBE 32, pm_miss, pm_hit
 
 pm_hit:	/* PM_X = the entry: count + 1 and the sums, unless one would wrap */
 	srl	PM_LAT, 48, PM_T		/* issue */
@@ -462,8 +461,7 @@ pm_miss:	/* the round-robin victim; an occupied one is evicted in C++ */
 	extwl	PM_T, 2, PM_T
 	bne	PM_T, pm_bail
 	ldbu	PM_T, PM(PM_EVICT)
-	addq	PM_T, 1, PM_T
-	and	PM_T, 3, PM_T
+	xor	PM_T, 1, PM_T			/* of two */
 	stb	PM_T, PM(PM_EVICT)
 	stq	PM_PC, 0(PM_X)
 	ldah	PM_T, 1($31)			/* count 1 */
@@ -500,11 +498,7 @@ pm_arm:	/* exp_table_interval: a bin from the value's top 8 bits, a point in it
 	addq	PM_STALL, PM_T, PM_T
 	srl	PM_T, 8, PM_T			/* kExpFixedBits */
 	stl	PM_PAT, PM(PM_SEED)
-	mov	HOT, PM_X
-	addq	PM_T, 1, $17			/* a1 = the interval */
-	lda	$16, PERFMON_PROFILEME_ARM($31)
-	call_pal CALL_PAL_WRPERFMON
-	mov	PM_X, HOT
+	addq	PM_T, 1, $18			/* a2 = the interval: rtiperf re-arms */
 	ldq	$3, PM(PM_SAVE + 0)
 	ldq	$4, PM(PM_SAVE + 8)
 	ldq	$5, PM(PM_SAVE + 16)
@@ -514,7 +508,7 @@ pm_arm:	/* exp_table_interval: a bin from the value's top 8 bits, a point in it
 	ldq	$1, HOT_SAVE_R1(HOT)
 	ldq	$2, HOT_SAVE_R2(HOT)
 	mov	$31, T
-	call_pal CALL_PAL_RTIPERF		/* a0 = 0: return only, restore a0-a2/PS/PC */
+	call_pal CALL_PAL_RTIPERF		/* a0 = 0: re-arm with a2, restore a0-a2/PS/PC */
 
 pm_bail:	/* nothing written: the scratch registers back, then C++ */
 	ldq	$3, PM(PM_SAVE + 0)
@@ -545,6 +539,7 @@ pm_slow:
 	ldq	$1, HOT_SAVE_R1(HOT)
 	ldq	$2, HOT_SAVE_R2(HOT)
 	mov	$31, T
+	mov	$31, $18			/* C++ re-armed (or not): a2 = 0 */
 	call_pal CALL_PAL_RTIPERF		/* a0 = 0: return only, restore a0-a2/PS/PC */
 	.end	dcpi_entry_profileme
 

@@ -52,8 +52,8 @@
 #define PM_SIZE 128
 /* PmEntry (driver/profileme_table.h) as the fast path reads it. */
 #define PM_ENTRY_SHIFT 5  /* 32 bytes */
-#define PM_BUCKET_SHIFT 7 /* four entries */
-#define PM_BUCKET_MASK 255
+#define PM_BUCKET_SHIFT 6 /* two entries: a line */
+#define PM_BUCKET_BITS 9  /* 512 buckets */
 
 #define ENTRY_PC 0
 #define ENTRY_COUNT 8

@@ -65,8 +65,11 @@ inline PmEntry pm_record(uint64_t pc, uint16_t pid, uint64_t bits, uint64_t late
   return e;
 }
 
-// Per CPU: kPmBuckets buckets of kPmBucketEntries, round-robin eviction.
-inline constexpr uint32_t kPmBucketEntries = 4;
+// Per CPU: kPmBuckets buckets of kPmBucketEntries, round-robin eviction. A
+// bucket is one 64-byte line (DCPI §4.2.1's buckets are a line each): with
+// four entries, two lines: the probe of the third cost ~26 cycles a record
+// (its line's miss, compress on the ev5 model).
+inline constexpr uint32_t kPmBucketEntries = 2;
 inline constexpr uint32_t kPmEntries = 1024;
 inline constexpr uint32_t kPmBuckets = kPmEntries / kPmBucketEntries;
 static_assert((kPmBuckets & (kPmBuckets - 1)) == 0);
@@ -129,16 +132,17 @@ static_assert(offsetof(PmHot, table) == PM_TABLE && offsetof(PmHot, intervals) =
               "the state and the save area: line 0");
 static_assert(sizeof(PmEntry) == 1u << PM_ENTRY_SHIFT &&
               kPmBucketEntries * sizeof(PmEntry) == 1u << PM_BUCKET_SHIFT &&
-              kPmBuckets - 1 == PM_BUCKET_MASK);
+              kPmBuckets == 1u << PM_BUCKET_BITS);
 static_assert(offsetof(PmEntry, pid) == 8 && offsetof(PmEntry, count) == 10 &&
                   offsetof(PmEntry, pattern) == 12 && offsetof(PmEntry, issue) == 16 &&
                   offsetof(PmEntry, fetch) == 20 && offsetof(PmEntry, stall) == 24 &&
                   offsetof(PmEntry, load) == 28,
               "driver/fast_handler.S reads quadwords {pc}, {pid, count, pattern}, "
               "{issue, fetch}, {stall, load}");
-// The fast path's bucket takes the hash's bits 0-7 and 12-19 only, so it
-// multiplies by the multiplier's low 20 bits (0x779b1).
-static_assert(kPmBuckets <= 256);
+// The fast path's bucket takes the hash's bits 0-8 and 12-20 only, so it
+// multiplies by the multiplier's low 21 bits (0x1779b1).
+static_assert(kPmBuckets <= 512);
+static_assert(kPmBucketEntries * sizeof(PmEntry) == 64, "a bucket is a line");
 
 struct CpuHot;
 PmHot& pm_hot(const CpuHot& hot);

@@ -419,12 +419,25 @@ void on_wrperfmon(unsigned int vcpu, void*) {
                  error.c_str());
 }
 
+// ProfileMe's return (CALL_PAL rtiperf, a0 = 0) re-arms the Fetched
+// Instruction Counter with a2 when nonzero (firmware/profileme.h
+// PERFMON_PROFILEME_ENTRY): the assembly record's re-arm without a
+// wrperfmon of its own.
+void on_profileme_return(unsigned int vcpu, void*) {
+  if (vcpu >= state->vcpus.size() || read_register(state->a0) != 0) return;
+  const uint64_t arm = read_register(register_handle(18));
+  if (arm != 0) state->vcpus[vcpu]->profileme_arm(arm);
+}
+
 void watch_wrperfmon(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
   if (!state->interrupts || dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
   for (size_t i = 0; i < words.size(); ++i) {
     const dcpi::isa::Instruction in = dcpi::isa::decode(words[i]);
     if (in.operation == dcpi::isa::Operation::kCallPal && in.pal_function == CALL_PAL_WRPERFMON)
       qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_wrperfmon,
+                                             QEMU_PLUGIN_CB_R_REGS, nullptr);
+    if (in.operation == dcpi::isa::Operation::kCallPal && in.pal_function == CALL_PAL_RTIPERF)
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_profileme_return,
                                              QEMU_PLUGIN_CB_R_REGS, nullptr);
   }
 }

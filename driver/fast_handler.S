@@ -320,12 +320,12 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
  * next interval from the mean's table (firmware/exponential_table.h
  * exp_table_interval, exactly) and rtiperf with a0 = 0 (counter 0
  * untouched) and a2 = the interval, which re-arms the Fetched Instruction
- * Counter (firmware/profileme.h PERFMON_PROFILEME_ENTRY). Its five more scratch registers, t2-t6, are
- * saved in this CPU's PmHot line (HOT_TO_PM from HOT), which it reads
- * first (so the restores hit). What needs C++ goes to pm_slow before
+ * Counter (firmware/profileme.h PERFMON_PROFILEME_ENTRY). Its five more
+ * scratch registers, t2-t6, are saved in this CPU's PmHot line (HOT_TO_PM
+ * from HOT), which it reads right after (so the restores hit). What needs C++ goes to pm_slow before
  * anything is written: pairs, counting mode, the table being flushed
- * (PmHot::fast, CpuHot::flushing), an eviction, a sum or count that would
- * wrap. */
+ * (PmHot::fast, CpuHot::flushing), an eviction, a count at UINT16_MAX, a
+ * sum that might wrap (one at 2^31 or more). */
 #define PM(f)	(HOT_TO_PM + (f))(HOT)
 #define PM_FRAME_SP	(SAVE_BYTES + 8)	/* the interrupted sp */
 #define PM_FRAME_HOT	(SAVE_BYTES + 16)
@@ -340,6 +340,8 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 #define PM_LOAD	$5	/* load -> data (0: not a load) */
 #define PM_KEY	$6	/* pid | pattern << 32: the entry's quadword 1 less its count */
 #define PM_T	$7
+#define PM_BASE	$16	/* PM_LAT2 once the record's load is taken: the bin's base */
+#define PM_WIDTH $1	/* PM_BITS once the pattern is made: the bin's width */
 
 /* out = profileme_latency_bucket(x) + 1 = 8 - #{k in 1..7 : x < 2^k}:
  * 1 for x < 2, ..., 8 for x >= 128 (firmware/profileme.h). */
@@ -366,29 +368,24 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	br	$31, \hit
 .endm
 
-/* A new 32-bit sum: sum = the entry's field at `offset` + add (both
- * below 2^32; bit 32 set when it would wrap). */
-.macro	PM_SUM offset, add, sum
-	ldl	\sum, \offset(PM_X)
-	zapnot	\sum, 0x0f, \sum
-	addq	\sum, \add, \sum
-.endm
-
 	.globl	dcpi_entry_profileme
 	.align	4
 	.ent	dcpi_entry_profileme
 dcpi_entry_profileme:
 	.frame	$30, 0, $31, 0
 	.prologue 0
-	ldbu	PM_X, PM(PM_FAST)
-	beq	PM_X, pm_slow
-	ldbu	PM_X, HOT_FLUSHING(HOT)
-	bne	PM_X, pm_slow
+	/* The saves first, then both lines' loads together: their misses
+	 * overlap instead of one after the other. */
 	stq	$3, PM(PM_SAVE + 0)
 	stq	$4, PM(PM_SAVE + 8)
 	stq	$5, PM(PM_SAVE + 16)
 	stq	$6, PM(PM_SAVE + 24)
 	stq	$7, PM(PM_SAVE + 32)
+	ldbu	PM_X, PM(PM_FAST)
+	ldbu	PM_T, HOT_FLUSHING(HOT)
+	ldwu	PM_KEY, HOT_PID_EVENT(HOT)	/* the pid */
+	beq	PM_X, pm_bail
+	bne	PM_T, pm_bail
 	/* pm_record: the pattern, the stall, the load and their buckets. */
 	lda	PM_PAT, 0xfff($31)		/* kPmPatternBits */
 	and	PM_BITS, PM_PAT, PM_PAT
@@ -404,10 +401,21 @@ dcpi_entry_profileme:
 	PM_BUCKET1 PM_LOAD, PM_T, PM_X
 	sll	PM_T, 16, PM_T			/* kPmLoadBucketShift */
 	or	PM_PAT, PM_T, PM_PAT
-2:	/* pm_bucket_of: h = (pc >> 2) + ((pid << 20) ^ pattern) * 0x9e3779b1;
+2:	/* exp_table_interval's first step now: the next value (stored), its
+	 * bin's base in a0 and width in t0 (both free now), so that the bin's
+	 * line comes in while the table is updated; pm_arm finishes the draw. */
+	ldl	PM_BITS, PM(PM_SEED)
+	ldq	PM_LAT2, PM(PM_INTERVALS)
+	PARK_MILLER PM_BITS, PM_T
+	stl	PM_BITS, PM(PM_SEED)
+	srl	PM_BITS, 23, PM_T		/* kExpFractionBits: the bin */
+	sll	PM_T, 4, PM_T			/* an ExpBin is 16 bytes */
+	addq	PM_LAT2, PM_T, PM_T
+	ldq	PM_BASE, 0(PM_T)
+	ldq	PM_WIDTH, 8(PM_T)
+	/* pm_bucket_of: h = (pc >> 2) + ((pid << 20) ^ pattern) * 0x9e3779b1;
 	 * h ^= h >> 12; h & 511. Bits 0-20 of h are all it takes, so the
 	 * multiplier's low 21 bits (0x1779b1) do. */
-	ldwu	PM_KEY, HOT_PID_EVENT(HOT)	/* the pid */
 	sll	PM_KEY, 20, PM_X
 	xor	PM_X, PM_PAT, PM_X
 	ldah	PM_T, 0x17($31)
@@ -426,31 +434,37 @@ dcpi_entry_profileme:
 	PM_PROBE 0, pm_probe1, pm_hit
 pm_probe1:	PM_PROBE 32, pm_miss, pm_hit
 
-pm_hit:	/* PM_X = the entry: count + 1 and the sums, unless one would wrap */
-	srl	PM_LAT, 48, PM_T		/* issue */
-	PM_SUM	16, PM_T, PM_PAT
-	sll	PM_LAT, 16, PM_T
-	srl	PM_T, 48, PM_T			/* fetch */
-	PM_SUM	20, PM_T, PM_BITS
-	PM_SUM	24, PM_STALL, PM_LAT2
-	PM_SUM	28, PM_LOAD, PM_PC
-	or	PM_PAT, PM_BITS, PM_T
-	or	PM_T, PM_LAT2, PM_T
-	or	PM_T, PM_PC, PM_T
-	srl	PM_T, 32, PM_T
-	bne	PM_T, pm_bail			/* a sum would wrap: expand, in C++ */
-	ldq	PM_KEY, 8(PM_X)
-	extwl	PM_KEY, 2, PM_T			/* the count */
+pm_hit:	/* PM_X = the entry: count + 1 and the sums, unless one might wrap */
+	ldq	PM_PC, 8(PM_X)			/* key | count << 16 */
+	extwl	PM_PC, 2, PM_T
 	addq	PM_T, 1, PM_T
 	srl	PM_T, 16, PM_T
-	bne	PM_T, pm_bail			/* it is UINT16_MAX: likewise */
-	stl	PM_PAT, 16(PM_X)
-	stl	PM_BITS, 20(PM_X)
-	stl	PM_LAT2, 24(PM_X)
-	stl	PM_PC, 28(PM_X)
+	bne	PM_T, pm_bail			/* the count is UINT16_MAX: expand, in C++ */
 	ldah	PM_T, 1($31)
+	addq	PM_PC, PM_T, PM_PC
+	ldq	PM_PAT, 16(PM_X)		/* issue | fetch << 32 */
+	ldq	PM_KEY, 24(PM_X)		/* stall | load << 32 */
+	/* Each sum below 2^31, the record's stall and load too (issue and
+	 * fetch are below 2^16): no sum wraps, no half carries into the other.
+	 * Else C++ adds exactly (or expands). */
+	or	PM_PAT, PM_KEY, PM_T
+	or	PM_T, PM_STALL, PM_T
+	or	PM_T, PM_LOAD, PM_T
+	blt	PM_T, pm_bail			/* bit 63 */
+	srl	PM_T, 31, PM_T
+	blbs	PM_T, pm_bail			/* bit 31 */
+	stq	PM_PC, 8(PM_X)
+	srl	PM_LAT, 48, PM_T		/* issue */
+	addq	PM_PAT, PM_T, PM_PAT
+	srl	PM_LAT, 32, PM_T
+	zapnot	PM_T, 0x03, PM_T
+	sll	PM_T, 32, PM_T			/* fetch << 32 */
+	addq	PM_PAT, PM_T, PM_PAT
+	stq	PM_PAT, 16(PM_X)
+	sll	PM_LOAD, 32, PM_T
+	or	PM_STALL, PM_T, PM_T
 	addq	PM_KEY, PM_T, PM_KEY
-	stq	PM_KEY, 8(PM_X)
+	stq	PM_KEY, 24(PM_X)
 	br	$31, pm_arm
 
 pm_miss:	/* the round-robin victim; an occupied one is evicted in C++ */
@@ -477,27 +491,31 @@ pm_miss:	/* the round-robin victim; an occupied one is evicted in C++ */
 	or	PM_STALL, PM_T, PM_T
 	stq	PM_T, 24(PM_X)
 
-pm_arm:	/* exp_table_interval: a bin from the value's top 8 bits, a point in it
-	 * from the other 23; the open last bin adds its start and draws again. */
+pm_arm:	/* exp_table_interval: the bin (PM_BASE, PM_WIDTH) of the value drawn
+	 * at the start, a point in it from the value's other 23 bits; the open
+	 * last bin adds its start and draws again (rare). */
 	ldl	PM_PAT, PM(PM_SEED)
+	mov	PM_BASE, PM_STALL		/* carried + base */
+	srl	PM_PAT, 23, PM_T
+	cmpeq	PM_T, 255, PM_T
+	beq	PM_T, 5f
 	ldq	PM_X, PM(PM_INTERVALS)
-	mov	$31, PM_STALL			/* carried */
 3:	PARK_MILLER PM_PAT, PM_T
-	srl	PM_PAT, 23, PM_T		/* kExpFractionBits */
+	srl	PM_PAT, 23, PM_T
 	sll	PM_T, 4, PM_LOAD
 	addq	PM_X, PM_LOAD, PM_LOAD		/* its ExpBin */
-	ldq	PM_KEY, 0(PM_LOAD)		/* base */
+	ldq	PM_KEY, 0(PM_LOAD)
 	addq	PM_STALL, PM_KEY, PM_STALL
 	cmpeq	PM_T, 255, PM_T
 	bne	PM_T, 3b
-	ldq	PM_KEY, 8(PM_LOAD)		/* width */
-	sll	PM_PAT, 41, PM_T
+	ldq	PM_WIDTH, 8(PM_LOAD)
+	stl	PM_PAT, PM(PM_SEED)
+5:	sll	PM_PAT, 41, PM_T
 	srl	PM_T, 41, PM_T			/* the value's low 23 bits */
-	mulq	PM_KEY, PM_T, PM_T
+	mulq	PM_WIDTH, PM_T, PM_T
 	srl	PM_T, 23, PM_T
 	addq	PM_STALL, PM_T, PM_T
 	srl	PM_T, 8, PM_T			/* kExpFixedBits */
-	stl	PM_PAT, PM(PM_SEED)
 	addq	PM_T, 1, $18			/* a2 = the interval: rtiperf re-arms */
 	ldq	$3, PM(PM_SAVE + 0)
 	ldq	$4, PM(PM_SAVE + 8)

@@ -71,7 +71,9 @@ class CulpritFinder {
     if (me.no_op && needs_work(cause)) return {};
     switch (cause) {
       case StallCause::kICacheMiss:
-        if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes())) return {{cause}};
+        if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes()) &&
+            may_miss_again_in_loop(b))
+          return {{cause}};
         return {};
       case StallCause::kItbMiss:
         if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return {{cause}};
@@ -112,6 +114,65 @@ class CulpritFinder {
         return {};
     }
     return {};
+  }
+
+  // The blocks on a cycle through b (its loop), or empty when none is.
+  std::vector<bool> loop_of(BlockId b) const {
+    const size_t n = cfg_.blocks().size();
+    auto reach = [&](bool forward) {
+      std::vector<bool> seen(n, false);
+      std::vector<BlockId> work = {b};
+      while (!work.empty()) {
+        const BlockId x = work.back();
+        work.pop_back();
+        for (EdgeId e : forward ? cfg_.block(x).outgoing : cfg_.block(x).incoming) {
+          const BlockId y = forward ? cfg_.edge(e).to : cfg_.edge(e).from;
+          if (!seen[y]) seen[y] = true, work.push_back(y);
+        }
+      }
+      return seen;
+    };
+    const std::vector<bool> from = reach(true), to = reach(false);
+    std::vector<bool> loop(n, false);
+    for (size_t x = 0; x < n; ++x) loop[x] = from[x] && to[x];
+    return loop;
+  }
+
+  // §6.3's I-cache rule looks one instruction back; a loop looks further.
+  // A loop without calls whose code spans at most the direct-mapped I-cache
+  // (21164 HRM §2.8: 8 KB) maps each of its lines to a set of its own, so
+  // its lines stay once fetched: each misses at most once per entry into
+  // the loop (interrupts aside, as in §6.3's footnote 8). Where that bound,
+  // a fill from memory per entry, is under min_significant_stall cycles per
+  // execution of b, an I-cache miss is "extremely unlikely". Unknown edges
+  // or frequencies rule nothing out.
+  bool may_miss_again_in_loop(BlockId b) const {
+    const uint32_t cache_bytes = model_.icache_direct_mapped_bytes();
+    const std::optional<double> frequency = analysis_.block_frequency(b);
+    if (cache_bytes == 0 || !frequency || *frequency <= 0 || cfg_.missing_edges()) return true;
+    const std::vector<bool> loop = loop_of(b);
+    if (!loop[b]) return true;
+    uint64_t low = ~0ull, high = 0;
+    double entries = 0;
+    for (BlockId x = 0; x < loop.size(); ++x) {
+      if (!loop[x]) continue;
+      const BasicBlock& block = cfg_.block(x);
+      if (analysis_.augmentation.has_virtual_predecessor(x)) return true;
+      for (const InstructionRecord& in : block.instructions)
+        if (in.control_flow == ControlFlow::kCall || in.kind == isa::Kind::kCallPal)
+          return true;  // the callee's code may take the loop's sets
+      low = std::min(low, block.start);
+      high = std::max(high, block.end);
+      for (EdgeId e : block.incoming) {
+        if (loop[cfg_.edge(e).from]) continue;
+        const std::optional<double> f = analysis_.edge_frequency(e);
+        if (!f) return true;
+        entries += *f;
+      }
+    }
+    if (high - low > cache_bytes) return true;
+    const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * entries / *frequency;
+    return bound >= options_.min_significant_stall;
   }
 
   // The 21164 predicts a conditional branch with a 2-bit saturating counter

@@ -314,6 +314,37 @@ TEST(Culprits, AFrequentEdgeOfAConditionalBranchIsRarelyMispredicted) {
   }
 }
 
+// A loop without calls spanning less than the 21164's direct-mapped 8 KB
+// I-cache keeps its lines once fetched: a line head inside it misses at most
+// once per entry, so on a loop of 10000 iterations per entry its stall is
+// not an I-cache candidate (stream: its loops' line heads, 500 M cycles of
+// D-cache stall also listed as I-cache misses). A call in the loop, whose
+// callee may take the loop's sets, keeps the candidate.
+TEST(Culprits, ALineInALoopWithoutCallsMissesOncePerEntry) {
+  using testing::op;
+  for (const bool with_call : {false, true}) {
+    const std::vector<InstructionRecord> code = {
+        op(0x100, isa::Ev5Class::kIadd, 17, 18, 6),  // entry
+        op(0x104, isa::Ev5Class::kIadd, 17, 18, 7),
+        op(0x118, isa::Ev5Class::kIadd, 17, 18, 8),  // loop
+        with_call ? testing::branch(0x11c, ControlFlow::kCall, 0x2000, 26)
+                  : op(0x11c, isa::Ev5Class::kIadd, 17, 18, 9),
+        op(0x120, isa::Ev5Class::kIadd, 17, 18, 10),  // a line head: stalled in the samples
+        op(0x124, isa::Ev5Class::kIadd, 17, 18, 11),
+        testing::branch(0x128, ControlFlow::kConditionalBranch, 0x118, 1),  // bne t0, loop
+        testing::branch(0x12c, ControlFlow::kReturn, std::nullopt)};
+    SamplesByAddress samples = {{0x100, 10}, {0x104, 10}, {0x12c, 10}};
+    for (uint64_t a : {0x118, 0x11c, 0x124, 0x128}) samples[a] = 100000;
+    samples[0x120] = 400000;
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* stall = stall_at(report, 0x120);
+    ASSERT_NE(stall, nullptr);
+    EXPECT_EQ(has(*stall, StallCause::kICacheMiss), with_call) << "call " << with_call;
+  }
+}
+
 TEST(Culprits, QemuModelReportsNoDynamicStallsAndSaysWhy) {
   const QemuIcountModel model;
   const ProcedureAnalysis analysis =

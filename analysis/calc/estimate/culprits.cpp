@@ -56,11 +56,24 @@ class CulpritFinder {
     return false;
   }
 
+  // Causes that belong to the work an instruction does. A unop (ldq_u to
+  // R31) is, by the Alpha Architecture Handbook, a universal NOP that never
+  // accesses memory or traps: it waits for no operand, so it can miss
+  // neither the DTB nor the D-cache nor fill the write buffer. Padding can
+  // still wait for its fetch (I-cache, ITB) or a mispredict before it.
+  static bool needs_work(StallCause cause) {
+    return cause != StallCause::kICacheMiss && cause != StallCause::kItbMiss &&
+           cause != StallCause::kBranchMispredict;
+  }
+
   std::vector<CulpritCandidate> possible(StallCause cause, BlockId b, size_t i) const {
     const InstructionRecord& me = insn(b, i);
+    if (me.no_op && needs_work(cause)) return {};
     switch (cause) {
       case StallCause::kICacheMiss:
-        if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes())) return {{cause}};
+        if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes()) &&
+            may_miss_again_in_loop(b))
+          return {{cause}};
         return {};
       case StallCause::kItbMiss:
         if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return {{cause}};
@@ -70,8 +83,8 @@ class CulpritFinder {
         if (unknown_predecessors(b)) return {{cause}};
         for (BlockId p : frequent_predecessors(b)) {
           const ControlFlow flow = cfg_.block(p).instructions.back().control_flow;
-          if (flow == ControlFlow::kConditionalBranch || flow == ControlFlow::kIndirectJump ||
-              flow == ControlFlow::kReturn)
+          if (flow == ControlFlow::kIndirectJump || flow == ControlFlow::kReturn) return {{cause}};
+          if (flow == ControlFlow::kConditionalBranch && may_mispredict_into(p, b))
             return {{cause}};
         }
         return {};
@@ -103,6 +116,90 @@ class CulpritFinder {
     return {};
   }
 
+  // The blocks on a cycle through b (its loop), or empty when none is.
+  std::vector<bool> loop_of(BlockId b) const {
+    const size_t n = cfg_.blocks().size();
+    auto reach = [&](bool forward) {
+      std::vector<bool> seen(n, false);
+      std::vector<BlockId> work = {b};
+      while (!work.empty()) {
+        const BlockId x = work.back();
+        work.pop_back();
+        for (EdgeId e : forward ? cfg_.block(x).outgoing : cfg_.block(x).incoming) {
+          const BlockId y = forward ? cfg_.edge(e).to : cfg_.edge(e).from;
+          if (!seen[y]) seen[y] = true, work.push_back(y);
+        }
+      }
+      return seen;
+    };
+    const std::vector<bool> from = reach(true), to = reach(false);
+    std::vector<bool> loop(n, false);
+    for (size_t x = 0; x < n; ++x) loop[x] = from[x] && to[x];
+    return loop;
+  }
+
+  // §6.3's I-cache rule looks one instruction back; a loop looks further.
+  // A loop without calls whose code spans at most the direct-mapped I-cache
+  // (21164 HRM §2.8: 8 KB) maps each of its lines to a set of its own, so
+  // its lines stay once fetched: each misses at most once per entry into
+  // the loop (interrupts aside, as in §6.3's footnote 8). Where that bound,
+  // a fill from memory per entry, is under min_significant_stall cycles per
+  // execution of b, an I-cache miss is "extremely unlikely". Unknown edges
+  // or frequencies rule nothing out.
+  bool may_miss_again_in_loop(BlockId b) const {
+    const uint32_t cache_bytes = model_.icache_direct_mapped_bytes();
+    const std::optional<double> frequency = analysis_.block_frequency(b);
+    if (cache_bytes == 0 || !frequency || *frequency <= 0 || cfg_.missing_edges()) return true;
+    const std::vector<bool> loop = loop_of(b);
+    if (!loop[b]) return true;
+    uint64_t low = ~0ull, high = 0;
+    double entries = 0;
+    for (BlockId x = 0; x < loop.size(); ++x) {
+      if (!loop[x]) continue;
+      const BasicBlock& block = cfg_.block(x);
+      if (analysis_.augmentation.has_virtual_predecessor(x)) return true;
+      for (const InstructionRecord& in : block.instructions)
+        if (in.control_flow == ControlFlow::kCall || in.kind == isa::Kind::kCallPal)
+          return true;  // the callee's code may take the loop's sets
+      low = std::min(low, block.start);
+      high = std::max(high, block.end);
+      for (EdgeId e : block.incoming) {
+        if (loop[cfg_.edge(e).from]) continue;
+        const std::optional<double> f = analysis_.edge_frequency(e);
+        if (!f) return true;
+        entries += *f;
+      }
+    }
+    if (high - low > cache_bytes) return true;
+    const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * entries / *frequency;
+    return bound >= options_.min_significant_stall;
+  }
+
+  // The 21164 predicts a conditional branch with a 2-bit saturating counter
+  // (21164 HRM §2.2.4). A counter on the side of the branch's frequent
+  // direction predicts it wrongly only after the rare direction has moved
+  // it across the middle, so the frequent direction is mispredicted at most
+  // about once per execution of the rare one (plus the counter's first use,
+  // and another branch sharing the counter, which we ignore as §6.3's
+  // I-cache rule ignores displacement by a unified cache). Where that bound
+  // is below min_significant_stall cycles per execution of the block the
+  // edge leads to, a mispredict along it is "extremely unlikely" (§6.3).
+  // Frequencies from the estimate (§6.2); unknown ones rule nothing out.
+  bool may_mispredict_into(BlockId branch_block, BlockId b) const {
+    std::optional<double> into, other;
+    for (EdgeId e : cfg_.block(branch_block).outgoing) {
+      const std::optional<double> f = analysis_.edge_frequency(e);
+      if (!f) return true;
+      (cfg_.edge(e).to == b ? into : other) = f;
+    }
+    const std::optional<double> frequency = analysis_.block_frequency(b);
+    if (!into || !other || !frequency || *frequency <= 0) return true;
+    if (*other >= *into) return true;  // the rare direction itself
+    const double bound =
+        model_.worst_event_cycles(StallCause::kBranchMispredict) * *other / *frequency;
+    return bound >= options_.min_significant_stall;
+  }
+
   // An instruction waits on a D-cache miss through an operand loaded by an
   // earlier load; an operand produced before the block may come from a load.
   std::vector<CulpritCandidate> loads_feeding(BlockId b, size_t i) const {
@@ -118,6 +215,7 @@ class CulpritFinder {
         }
       }
       if (!producer) {
+        if (is_stack_pointer(source->reg)) continue;
         // A register-only instruction whose operand comes from outside the
         // block stalls on a D-cache miss only through a load we can name;
         // an anonymous "d" on an addq (issue 17) explains nothing.
@@ -138,6 +236,13 @@ class CulpritFinder {
     }
     return result;
   }
+
+  // The stack pointer ($30) changes only by its frame's arithmetic (lda,
+  // addq, subq on itself: the Alpha calling standard's fixed- and
+  // variable-size frames), never by a load outside longjmp and context
+  // switches; a stack access arriving with sp from outside its block does
+  // not wait for a D-cache miss through it.
+  static bool is_stack_pointer(const Register& reg) { return !reg.floating && reg.number == 30; }
 
   // The loads that may have written a register live into block b, looking
   // one block back: a load's address, or nothing where the writer is out of

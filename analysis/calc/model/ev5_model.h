@@ -25,6 +25,7 @@ class Ev5Model final : public ProcessorModel {
   // not pessimistic; I-cache misses at most 8 (mathcall), 36 (compress).
   uint32_t worst_event_cycles(StallCause cause) const override;
   uint32_t icache_line_bytes() const override { return 32; }
+  uint32_t icache_direct_mapped_bytes() const override { return 8192; }  // 21164 HRM §2.8
 };
 
 }  // namespace dcpi::calc

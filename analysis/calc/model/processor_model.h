@@ -59,6 +59,9 @@ class ProcessorModel {
   // each I-cache miss incurred a cache fill all the way from memory").
   virtual uint32_t worst_event_cycles(StallCause) const { return memory_fill_cycles(); }
   virtual uint32_t icache_line_bytes() const = 0;
+  // A direct-mapped I-cache's size: code spanning no more than this maps
+  // each line to its own set (0: unknown, no such reasoning).
+  virtual uint32_t icache_direct_mapped_bytes() const { return 0; }
   virtual uint64_t page_bytes() const { return 8192; }
 
   bool has_dynamic_stalls() const { return !dynamic_stall_causes().empty(); }

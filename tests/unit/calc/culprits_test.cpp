@@ -65,7 +65,8 @@ TEST(Culprits, ASmallStallIsListedWhereTheSamplesMakeItSignificant) {
   hot[0x9838] = 1985;  // F ~ 1527 per cycle: 0.3 cycles beyond its M = 1
   const ProcedureAnalysis hot_analysis =
       analyze_procedure(build_cfg(testing::copy_loop_block()), model, hot);
-  const DynamicStall* stall = stall_at(find_culprits(hot_analysis, model), 0x9838);
+  const CulpritReport hot_report = find_culprits(hot_analysis, model);  // stall points into it
+  const DynamicStall* stall = stall_at(hot_report, 0x9838);
   ASSERT_NE(stall, nullptr);
   EXPECT_NEAR(stall->cycles, 0.3, 0.05);
   EXPECT_TRUE(has(*stall, StallCause::kWriteBufferOverflow));
@@ -224,6 +225,123 @@ TEST(Culprits, AMultiplyAfterACallMayFindTheMultiplierBusy) {
     const DynamicStall* stall = stall_at(report, 0x110);
     ASSERT_NE(stall, nullptr);
     EXPECT_EQ(has(*stall, StallCause::kMultiplierBusy), with_call) << "call " << with_call;
+  }
+}
+
+// A unop (ldq_u zero,0(sp)) is the Alpha universal NOP: it never accesses
+// memory, so at a stalled line head it can miss the I-cache but names no
+// DTB, D-cache or write-buffer culprit (mathcall: main's unop after the
+// llround call listed DTB and an anonymous d for its I-cache stall).
+TEST(Culprits, AUnopNamesNoMemoryCause) {
+  using testing::op;
+  for (const bool padding : {true, false}) {
+    InstructionRecord head = op(0x120, isa::Ev5Class::kIld, std::nullopt, 16, std::nullopt);
+    head.no_op = padding;  // padding: ldq_u zero,0(a0); else ldq zero... read as a real load
+    const std::vector<InstructionRecord> code = {
+        head, op(0x124, isa::Ev5Class::kIadd, 17, 18, 6),
+        op(0x128, isa::Ev5Class::kIadd, 17, 18, 7),
+        testing::branch(0x12c, ControlFlow::kReturn, std::nullopt)};
+    const SamplesByAddress samples = {{0x120, 4000}, {0x124, 400}, {0x128, 400}, {0x12c, 400}};
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* stall = stall_at(report, 0x120);
+    ASSERT_NE(stall, nullptr);
+    EXPECT_TRUE(has(*stall, StallCause::kICacheMiss)) << "a line head may miss";
+    EXPECT_NE(has(*stall, StallCause::kDtbMiss), padding);
+    EXPECT_NE(has(*stall, StallCause::kDCacheMiss), padding);
+  }
+}
+
+// The stack pointer is never loaded (it changes only by its frame's
+// arithmetic), so a stack access whose sp arrives from outside the block
+// waits on no D-cache miss through it; the same load through a0, which the
+// unknown caller may have loaded, keeps its anonymous d.
+TEST(Culprits, AStackAccessWaitsOnNoDcacheMissThroughSp) {
+  using testing::op;
+  for (const uint8_t base : {uint8_t(30), uint8_t(16)}) {
+    const std::vector<InstructionRecord> code = {
+        op(0x100, isa::Ev5Class::kIld, std::nullopt, base, 3),  // ldq t2,112(base)
+        op(0x104, isa::Ev5Class::kIadd, 17, 18, 6), op(0x108, isa::Ev5Class::kIadd, 17, 18, 7),
+        testing::branch(0x10c, ControlFlow::kReturn, std::nullopt)};
+    const SamplesByAddress samples = {{0x100, 4000}, {0x104, 400}, {0x108, 400}, {0x10c, 400}};
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* stall = stall_at(report, 0x100);
+    ASSERT_NE(stall, nullptr);
+    EXPECT_EQ(has(*stall, StallCause::kDCacheMiss), base != 30) << "base r" << int(base);
+    EXPECT_TRUE(has(*stall, StallCause::kDtbMiss)) << "its page may still miss";
+  }
+}
+
+// A 2-bit counter (21164 HRM §2.2.4) mispredicts a branch's frequent
+// direction at most about once per execution of its rare one: the head of
+// a loop whose back edge is taken 99 times per exit is not a mispredict
+// candidate (mathcall: main's mulq after a rarely taken bne), while the
+// exit block, the rare direction, stays one; and a loop of two iterations
+// per entry keeps the candidate at its head too.
+TEST(Culprits, AFrequentEdgeOfAConditionalBranchIsRarelyMispredicted) {
+  using testing::op;
+  for (const double iterations : {100.0, 2.0}) {
+    const std::vector<InstructionRecord> code = {
+        op(0x100, isa::Ev5Class::kIadd, 17, 18, 6),  // entry
+        op(0x104, isa::Ev5Class::kIadd, 17, 18, 7),
+        op(0x110, isa::Ev5Class::kIadd, 17, 18, 8),  // loop head: stalled in the samples
+        op(0x114, isa::Ev5Class::kIadd, 17, 18, 9),
+        op(0x118, isa::Ev5Class::kIadd, 17, 18, 10),
+        testing::branch(0x11c, ControlFlow::kConditionalBranch, 0x110, 1),  // bne t0, head
+        op(0x120, isa::Ev5Class::kIadd, 17, 18, 11),                        // exit: stalled too
+        op(0x124, isa::Ev5Class::kIadd, 17, 18, 12),
+        testing::branch(0x128, ControlFlow::kReturn, std::nullopt)};
+    const double entries = 20;  // samples per instruction of the blocks run once per loop
+    SamplesByAddress samples = {{0x100, entries},
+                                {0x104, entries},
+                                {0x120, 4 * entries},
+                                {0x124, entries},
+                                {0x128, entries}};
+    for (uint64_t a : {0x114, 0x118, 0x11c}) samples[a] = entries * iterations;
+    samples[0x110] = 4 * entries * iterations;
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* head = stall_at(report, 0x110);
+    const DynamicStall* exit = stall_at(report, 0x120);
+    ASSERT_NE(head, nullptr);
+    ASSERT_NE(exit, nullptr);
+    EXPECT_EQ(has(*head, StallCause::kBranchMispredict), iterations < 10) << iterations;
+    EXPECT_TRUE(has(*exit, StallCause::kBranchMispredict)) << iterations;
+  }
+}
+
+// A loop without calls spanning less than the 21164's direct-mapped 8 KB
+// I-cache keeps its lines once fetched: a line head inside it misses at most
+// once per entry, so on a loop of 10000 iterations per entry its stall is
+// not an I-cache candidate (stream: its loops' line heads, 500 M cycles of
+// D-cache stall also listed as I-cache misses). A call in the loop, whose
+// callee may take the loop's sets, keeps the candidate.
+TEST(Culprits, ALineInALoopWithoutCallsMissesOncePerEntry) {
+  using testing::op;
+  for (const bool with_call : {false, true}) {
+    const std::vector<InstructionRecord> code = {
+        op(0x100, isa::Ev5Class::kIadd, 17, 18, 6),  // entry
+        op(0x104, isa::Ev5Class::kIadd, 17, 18, 7),
+        op(0x118, isa::Ev5Class::kIadd, 17, 18, 8),  // loop
+        with_call ? testing::branch(0x11c, ControlFlow::kCall, 0x2000, 26)
+                  : op(0x11c, isa::Ev5Class::kIadd, 17, 18, 9),
+        op(0x120, isa::Ev5Class::kIadd, 17, 18, 10),  // a line head: stalled in the samples
+        op(0x124, isa::Ev5Class::kIadd, 17, 18, 11),
+        testing::branch(0x128, ControlFlow::kConditionalBranch, 0x118, 1),  // bne t0, loop
+        testing::branch(0x12c, ControlFlow::kReturn, std::nullopt)};
+    SamplesByAddress samples = {{0x100, 10}, {0x104, 10}, {0x12c, 10}};
+    for (uint64_t a : {0x118, 0x11c, 0x124, 0x128}) samples[a] = 100000;
+    samples[0x120] = 400000;
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* stall = stall_at(report, 0x120);
+    ASSERT_NE(stall, nullptr);
+    EXPECT_EQ(has(*stall, StallCause::kICacheMiss), with_call) << "call " << with_call;
   }
 }
 

@@ -285,10 +285,15 @@ int ipl_source(uint32_t word, bool palcode) {
 // Before the driver's reload of counter 0: rtiperf takes the period in a0,
 // wrperfmon's write (a0 = PERFMON_WRITE) the counter's start value in a1
 // (2^16 - period, shifted): the period a sample's weight follows
-// (sample_visibility.h).
+// (sample_visibility.h). ProfileMe's return (rtiperf a0 = 0) leaves
+// counter 0 counting: no new count, as for wrperfmon's other functions.
 void on_rtiperf(unsigned int vcpu, void*) {
-  if (vcpu < state->vcpus.size())
-    state->vcpus[vcpu]->next_period(read_register(register_handle(16)));
+  if (vcpu >= state->vcpus.size()) return;
+  const uint64_t period = read_register(register_handle(16));
+  if (period == 0)
+    state->vcpus[vcpu]->keeps_count();
+  else
+    state->vcpus[vcpu]->next_period(period);
 }
 
 void on_wrperfmon_write(unsigned int vcpu, void*) {

@@ -71,15 +71,13 @@ static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes /
 static_assert(offsetof(ChainBuffer, head) == CB_HEAD && offsetof(ChainBuffer, tail) == CB_TAIL &&
               offsetof(ChainBuffer, user_pid) == CB_USER_PID &&
               offsetof(ChainBuffer, sequence) == CB_SEQUENCE);
-static_assert(offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, space) ==
-                  CB_PAGE_SPACE &&
-              offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, page) == CB_PAGE_PAGE &&
-              offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, slot) == CB_PAGE_SLOT &&
-              offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, pte) == CB_PAGE_PTE &&
-              offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, kseg_page) ==
-                  CB_PAGE_KSEG &&
-              offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, tables_freed) ==
-                  CB_PAGE_FREED);
+static_assert(
+    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, space) == CB_PAGE_SPACE &&
+    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, page) == CB_PAGE_PAGE &&
+    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, slot) == CB_PAGE_SLOT &&
+    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, pte) == CB_PAGE_PTE &&
+    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, kseg_page) == CB_PAGE_KSEG &&
+    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, tables_freed) == CB_PAGE_FREED);
 static_assert(offsetof(ChainBuffer, user) + offsetof(ChainReference, words) == CB_USER_WORDS &&
               offsetof(ChainBuffer, user) + offsetof(ChainReference, lo) == CB_USER_LO &&
               offsetof(ChainBuffer, user) + offsetof(ChainReference, hi) == CB_USER_HI &&

@@ -17,13 +17,13 @@
 #include "driver/chain_sampler.h"
 
 #include "driver/buffer_move.h"
-#include "driver/chain_layout.h"
 #include "driver/chain_reference.h"
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/percpu.h"
 
 namespace dcpi::driver {
+namespace {
 
 // The translation of the last user stack page a slice began in, kept per
 // CPU across samples: a page-table walk (translate_user) was ~50
@@ -66,40 +66,8 @@ static_assert((kChainBufferWords & (kChainBufferWords - 1)) == 0);
 static_assert(kChainHeadWords + kChainUserPartWords + 2 * (kMaxChainStackBytes / 8) <
               kChainBufferWords / 4);
 
-// What driver/fast_handler.S's chain fast path reads and writes
-// (driver/chain_layout.h).
-static_assert(offsetof(ChainBuffer, head) == CB_HEAD && offsetof(ChainBuffer, tail) == CB_TAIL &&
-              offsetof(ChainBuffer, user_pid) == CB_USER_PID &&
-              offsetof(ChainBuffer, sequence) == CB_SEQUENCE);
-static_assert(
-    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, space) == CB_PAGE_SPACE &&
-    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, page) == CB_PAGE_PAGE &&
-    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, slot) == CB_PAGE_SLOT &&
-    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, pte) == CB_PAGE_PTE &&
-    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, kseg_page) == CB_PAGE_KSEG &&
-    offsetof(ChainBuffer, stack_page) + offsetof(StackPageCache, tables_freed) == CB_PAGE_FREED);
-static_assert(offsetof(ChainBuffer, user) + offsetof(ChainReference, words) == CB_USER_WORDS &&
-              offsetof(ChainBuffer, user) + offsetof(ChainReference, lo) == CB_USER_LO &&
-              offsetof(ChainBuffer, user) + offsetof(ChainReference, hi) == CB_USER_HI &&
-              ChainReference::kWords - 1 == CB_REFERENCE_MASK);
-static_assert(sizeof(ChainBuffer) == 1u << CHAIN_BUFFER_SHIFT &&
-              kChainBufferWords == CHAIN_RING_WORDS &&
-              kChainBufferWords * 8 == 1u << CHAIN_RING_SHIFT &&
-              ChainReference::kScanBelowWords == CHAIN_SCAN_BELOW_WORDS);
-
-}  // namespace dcpi::driver
-
-// Named for the assembly fast path (C linkage: no mangled names there).
-extern "C" {
-dcpi::driver::ChainBuffer dcpi_chain_buffers[dcpi::kMaxCpus];
-alignas(64) uint64_t dcpi_chain_words[dcpi::kMaxCpus][dcpi::driver::kChainBufferWords];
-}
-
-namespace dcpi::driver {
-namespace {
-
-ChainBuffer* const g_chains = dcpi_chain_buffers;
-uint64_t (*const g_chain_words)[kChainBufferWords] = dcpi_chain_words;
+ChainBuffer g_chains[kMaxCpus];
+alignas(64) uint64_t g_chain_words[kMaxCpus][kChainBufferWords];
 uint32_t g_stack_bytes = 0;
 
 [[gnu::noinline]] uint64_t refill_stack_page(StackPageCache& cache,

@@ -46,6 +46,7 @@
  * two CpuHot lines (state, save area), one bucket, this CPU's
  * DriverCpuStats (at the fixed distance HOT_TO_STATS: no pointer to load).
  */
+#include "driver/chain_layout.h"
 #include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
 #include "firmware/profileme.h"
@@ -225,7 +226,8 @@ bail\@:
 #define CHAIN_FRAME_START	(CHAIN_FRAME_SP + 8)	/* RPCC at entry */
 #define CHAIN_FRAME_PERIOD	(CHAIN_FRAME_SP + 16)	/* a0 for rtiperf */
 #define CHAIN_FRAME_HOT		(CHAIN_FRAME_SP + 24)
-#define CHAIN_FRAME_BYTES	(CHAIN_FRAME_SP + 32)
+#define CHAIN_FRAME_HEAD_AT	(CHAIN_FRAME_SP + 32)	/* the fast path's head place in the ring */
+#define CHAIN_FRAME_BYTES	(CHAIN_FRAME_SP + 48)	/* 16-byte aligned: the C++ capture's sp */
 #define SAVE_BYTES		TRAP_FRAME_SAVE_BYTES	/* $0-$15 and $19-$28 (firmware/trap_frame.h) */
 /* Where this CPU's chain stack ends: dcpi_chain_stacks follows
  * dcpi_pm_hot in .bss.dcpi_percpu (below), so it is HOT_TO_PM + ProfileMe's
@@ -264,6 +266,264 @@ bail\@:
 	lda	$2, SLOTS_TO_CHAIN_STACKS - (\frame)($2)
 .endm
 
+/* The fast path's working registers and ra (saved at their trap-frame slots, the
+ * FRAME_* macros' layout), and the others the C++ capture may clobber,
+ * saved only when it runs. */
+.macro	CHAIN_FAST_REGS op
+	.irp	n, 3,4,5,6,7,8
+	\op	$\n, \n * 8($30)
+	.endr
+	.irp	n, 19,20,21,22,26
+	\op	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+.endm
+.macro	CHAIN_SLOW_REGS op
+	\op	$15, 120($30)
+	.irp	n, 23,24,25,27,28
+	\op	$\n, 128 + (\n - 19) * 8($30)
+	.endr
+.endm
+
+/* ChainReference::index(va) in place: (va / 8) & (kWords - 1), bits 3-13
+ * (an operate literal has 8 bits: no mask constant). */
+.macro	REFERENCE_INDEX reg
+	sll	\reg, 50, \reg
+	srl	\reg, 53, \reg
+.endm
+#if CB_REFERENCE_MASK != 2047
+#error "REFERENCE_INDEX keeps 11 bits"
+#endif
+
+/* uint64_t dcpi_chain_user_capture(ChainBuffer* cb, uint64_t sp,
+ *                                  uint64_t* ring, uint64_t room, uint64_t cpu)
+ *
+ * A user slice from sp up to the thread's stack base, in assembly, when
+ * that slice lies in sp's page (a shallow program's stack), the page's
+ * translation is cached, it fits in the `room` quadwords at `ring`, and at
+ * most CHAIN_SCAN_BELOW_WORDS low quadwords go: driver/chain_sampler.cpp's
+ * user_slice step by step (the limit at the stack base, stack_page_kseg's
+ * hit test, ChainReference's one-run unchanged_run and take), the same
+ * quadwords sent, the same reference left. Returns chain_counts(low,
+ * reused, high) (the slice always ends: kChainStackEnd), and $22 = past
+ * the last quadword written; or -1, having written nothing: then the C++
+ * path does it. The caller checked the reference is this thread's
+ * (user_pid). Compiled, that path was ~520 instructions a sample on
+ * compress (issue 28's cost). C ABI (kernel gp in $29), clobbering only
+ * $0-$5, $7, $8 and $16-$22: the chain fast path below keeps $6. */
+#define CB	$1	/* this CPU's ChainBuffer (left there) */
+#define SP_U	$3	/* the sampled thread's sp */
+#define FROM	$4	/* KSEG address of SP_U */
+#define BASE	$5	/* the slice's end: the thread's stack base */
+#define TOP	$7
+#define A	$8	/* the new slice's quadwords, from the top down */
+#define B	$19	/* the reference's */
+#define STOP	$20
+#define LOW	$20
+#define REUSED	$21
+#define RING	$22	/* the next sent quadword's place in the ring */
+	.globl	dcpi_chain_user_capture
+	.align	4
+	.ent	dcpi_chain_user_capture
+dcpi_chain_user_capture:
+	.frame	$30, 0, $26, 0
+	.prologue 0
+	mov	$16, CB
+	mov	$17, SP_U
+	mov	$18, RING
+	mov	$19, REUSED			/* room, until n is known */
+	and	SP_U, 7, $0
+	bne	$0, capture_none
+	/* The running thread's address space and stack base (as
+	 * kernel::current_user_stack; no mm: C++). */
+	lda	$0, dcpi_running_processes
+	ldq	$0, 0($0)
+	s8addq	$20, $0, $0
+	ldq	$0, 0($0)
+	beq	$0, capture_none
+	ldq	$16, PROCESS_MM($0)
+	beq	$16, capture_none
+	lda	$16, MM_SPACE($16)		/* $16 = space */
+	ldq	BASE, PROCESS_USER_STACK_BASE($0)
+	bic	BASE, 7, BASE			/* sp + 8n: the slice's whole quadwords */
+	/* The slice [sp, base) in sp's page: base > sp, within the configured
+	 * size, no further than the page's end, in the room. */
+	cmpult	SP_U, BASE, $0
+	beq	$0, capture_none
+	subq	BASE, SP_U, $0			/* the slice's bytes */
+	ldl	$18, CB_USER_PID - 4(CB)	/* stack_words (u32, just below user_pid) */
+	s8addq	$18, 0, $18
+	cmpule	$0, $18, $18
+	beq	$18, capture_none
+	lda	$18, 8191($31)
+	and	SP_U, $18, $18
+	addq	$18, $0, $18
+	lda	$2, 8192($31)
+	cmpule	$18, $2, $18
+	beq	$18, capture_none
+	srl	$0, 3, $0			/* n */
+	cmpule	$0, REUSED, $0
+	beq	$0, capture_none
+	/* The stack page's translation from the cache (stack_page_kseg's hit
+	 * test; a miss refills it in C++). */
+	lda	$0, _ZN6kernel17page_tables_freedE
+	ldq	$0, 0($0)
+	mb
+	ldq	$2, CB_PAGE_FREED(CB)
+	cmpeq	$0, $2, $0
+	beq	$0, capture_none
+	ldq	$2, CB_PAGE_SPACE(CB)
+	cmpeq	$16, $2, $2
+	beq	$2, capture_none
+	lda	$0, -8192($31)
+	and	SP_U, $0, $0			/* the page */
+	ldq	$2, CB_PAGE_PAGE(CB)
+	cmpeq	$0, $2, $2
+	beq	$2, capture_none
+	ldq	$2, CB_PAGE_SLOT(CB)
+	ldq	$2, 0($2)
+	ldq	$16, CB_PAGE_PTE(CB)
+	cmpeq	$2, $16, $2
+	beq	$2, capture_none
+	ldq	FROM, CB_PAGE_KSEG(CB)
+	subq	SP_U, $0, $0
+	addq	FROM, $0, FROM
+	/* ChainReference::unchanged_run (one run): the overlap [bottom, top)
+	 * with the previous slice [lo, hi), compared from the top down. */
+	ldq	$0, CB_USER_LO(CB)		/* lo */
+	ldq	$2, CB_USER_HI(CB)		/* hi */
+	mov	BASE, TOP
+	cmpult	$2, TOP, $16
+	cmovne	$16, $2, TOP			/* top = min(end, hi) */
+	mov	SP_U, $16
+	cmpult	$16, $0, $18
+	cmovne	$18, $0, $16			/* $16 = bottom = max(sp, lo) */
+	mov	BASE, A				/* equal_from = end: nothing reused */
+	cmpeq	$0, $2, $0
+	bne	$0, capture_diffed		/* no previous slice */
+	cmpule	TOP, $16, $0
+	bne	$0, capture_diffed		/* no overlap */
+	subq	TOP, SP_U, $0
+	addq	FROM, $0, A			/* KSEG pointers: A = from + (top - sp) */
+	subq	$16, SP_U, $0
+	addq	FROM, $0, STOP			/* STOP = from + (bottom - sp) */
+	lda	$0, -8(TOP)
+	REFERENCE_INDEX $0		/* the page's quadwords lie unwrapped in words[] */
+	s8addq	$0, CB, B
+	lda	B, CB_USER_WORDS + 8(B)		/* B = &words[index(top - 8)] + 1 */
+	/* Four at a time while all four are equal, then one by one. */
+	lda	$2, 32(STOP)
+	cmpult	A, $2, $0
+	bne	$0, 3f
+2:	ldq	$0, -8(A)
+	ldq	$2, -8(B)
+	ldq	$16, -16(A)
+	ldq	$18, -16(B)
+	xor	$0, $2, $0
+	xor	$16, $18, $16
+	ldq	$2, -24(A)
+	ldq	$18, -24(B)
+	or	$0, $16, $0
+	xor	$2, $18, $2
+	ldq	$16, -32(A)
+	ldq	$18, -32(B)
+	or	$0, $2, $0
+	xor	$16, $18, $16
+	or	$0, $16, $0
+	bne	$0, 3f
+	lda	A, -32(A)
+	lda	B, -32(B)
+	lda	$2, 32(STOP)
+	cmpule	$2, A, $0
+	bne	$0, 2b
+3:	cmpeq	A, STOP, $0
+	bne	$0, 4f
+	ldq	$0, -8(A)
+	ldq	$2, -8(B)
+	cmpeq	$0, $2, $0
+	beq	$0, 4f
+	lda	A, -8(A)
+	lda	B, -8(B)
+	br	$31, 3b
+4:	subq	A, FROM, $0
+	addq	SP_U, $0, A			/* equal_from, as an address in the thread */
+capture_diffed:	/* A = equal_from: low = (A - sp) / 8, reused = (top - A) / 8 */
+	subq	A, SP_U, LOW
+	srl	LOW, 3, LOW
+	mov	$31, REUSED
+	cmpult	A, TOP, $0			/* (without overlap A = end >= TOP) */
+	beq	$0, 5f
+	subq	TOP, A, REUSED
+	srl	REUSED, 3, REUSED
+5:	/* prefer_longer_run would scan: C++ (nothing written yet). */
+	cmpule	LOW, CHAIN_SCAN_BELOW_WORDS, $0
+	bne	$0, 6f
+	ldq	$0, CB_USER_LO(CB)
+	ldq	$2, CB_USER_HI(CB)
+	cmpeq	$0, $2, $0
+	beq	$0, capture_none
+6:
+	/* ChainReference::take: [sp, sp + 8 low) and [equal_from + 8 reused,
+	 * end) into words[] and the ring. */
+	mov	SP_U, $0
+	REFERENCE_INDEX $0
+	s8addq	$0, CB, B
+	lda	B, CB_USER_WORDS(B)		/* B = &words[index(sp)] */
+	mov	FROM, A
+	mov	LOW, $16
+	beq	$16, 8f
+7:	ldq	$0, 0(A)
+	stq	$0, 0(B)
+	stq	$0, 0(RING)
+	lda	A, 8(A)
+	lda	B, 8(B)
+	subq	$16, 1, $16
+	lda	RING, 8(RING)
+	bne	$16, 7b
+8:	s8addq	REUSED, A, A			/* past the reused run */
+	s8addq	REUSED, B, B
+	subq	BASE, SP_U, $16
+	srl	$16, 3, $16
+	subq	$16, LOW, $16
+	subq	$16, REUSED, $16		/* $16 = high */
+	mov	$16, $18
+	beq	$16, 10f
+9:	ldq	$0, 0(A)
+	stq	$0, 0(B)
+	stq	$0, 0(RING)
+	lda	A, 8(A)
+	lda	B, 8(B)
+	subq	$16, 1, $16
+	lda	RING, 8(RING)
+	bne	$16, 9b
+10:	stq	SP_U, CB_USER_LO(CB)
+	stq	BASE, CB_USER_HI(CB)
+	sll	$18, 24, $0			/* chain_counts(low, reused, high) */
+	sll	REUSED, 12, $2
+	or	$0, $2, $0
+	or	$0, LOW, $0
+	ret	$31, ($26), 1
+capture_none:
+	lda	$0, -1($31)
+	ret	$31, ($26), 1
+	.end	dcpi_chain_user_capture
+#undef SP_U
+#undef FROM
+#undef BASE
+#undef TOP
+#undef A
+#undef B
+#undef STOP
+#undef LOW
+#undef REUSED
+
+/* The chain capture. A user-mode sample of the thread the reference is
+ * of, whose slice dcpi_chain_user_capture takes, and that crosses no wake
+ * level of the daemon (signal_daemon is C++), is done here with eleven
+ * registers saved (finish_sample's head, written last, then published);
+ * the 18-register save and the C++ capture (chain_slow) only for the
+ * others: kernel-mode samples, a slice across pages or deep, a new thread,
+ * a stack page translation to refill. */
+#define BEFORE	$6	/* the ring's head: where this sample's head goes */
 	.align	4
 	.ent	chain_capture
 chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
@@ -275,10 +535,83 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	stq	$0, CHAIN_FRAME_START($30)
 	stq	T, CHAIN_FRAME_PERIOD($30)
 	stq	HOT, CHAIN_FRAME_HOT($30)
-	FRAME_T2_TO_T7 stq
-	stq	$15, 120($30)
-	FRAME_A3_TO_AT stq
+	CHAIN_FAST_REGS stq
 	stq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
+	ldq	$0, PERF_CTX_SAVE_PS(HOT)
+	and	$0, PS_USER_MODE, $0
+	beq	$0, chain_slow			/* kernel-mode samples: C++ */
+	br	$29, 1f
+1:	ldgp	$29, 0($29)
+	ldbu	$20, HOT_CPU(HOT)		/* cpu */
+	lda	$16, dcpi_chain_buffers
+	sll	$20, CHAIN_BUFFER_SHIFT, $0
+	addq	$16, $0, $16			/* cb */
+	/* The reference is of this thread (else C++ forgets it). */
+	ldwu	$0, HOT_PID_EVENT(HOT)
+	ldwu	$2, CB_USER_PID($16)
+	cmpeq	$0, $2, $0
+	beq	$0, chain_slow
+	/* The ring: tail (acquire, as chain_sample) and head. Even the
+	 * largest slice ends below the wake level (so no signal_daemon;
+	 * room_for holds then too). */
+	ldq	$0, CB_TAIL($16)
+	mb
+	ldq	BEFORE, CB_HEAD($16)
+	subq	BEFORE, $0, $0
+	lda	$2, CHAIN_RING_WORDS / 2 - 1 - 6 - CHAIN_MAX_SLICE_WORDS($31)
+	cmpule	$0, $2, $0
+	beq	$0, chain_slow
+	lda	$0, dcpi_chain_words
+	sll	$20, CHAIN_RING_SHIFT, $2
+	addq	$0, $2, $0
+	lda	$2, CHAIN_RING_WORDS - 1($31)
+	and	BEFORE, $2, $2
+	s8addq	$2, $0, $0			/* the head's place */
+	stq	$0, CHAIN_FRAME_HEAD_AT($30)
+	lda	$18, 48($0)			/* kChainHeadWords on: ring */
+	lda	$19, CHAIN_RING_WORDS - 6($31)
+	subq	$19, $2, $19			/* room: up to the ring's end */
+	blt	$19, chain_slow			/* not even the head fits before it */
+	ldq	$17, CHAIN_FRAME_SP($30)	/* sp */
+	bsr	$26, dcpi_chain_user_capture
+	blt	$0, chain_slow
+	/* finish_sample: the head (chain_head_first: pid, flags kChainUser |
+	 * kChainStackEnd, sequence, counts). */
+	ldq	HOT, CHAIN_FRAME_HOT($30)
+	sll	$0, 28, $0
+	ldbu	$2, CB_SEQUENCE(CB)
+	sll	$2, 20, $16
+	or	$0, $16, $0
+	lda	$2, 1($2)
+	stb	$2, CB_SEQUENCE(CB)
+	ldwu	$16, HOT_PID_EVENT(HOT)
+	or	$0, $16, $0
+	ldah	$16, 3($31)			/* (kChainUser | kChainStackEnd) << 16 */
+	or	$0, $16, $0
+	ldq	$2, CHAIN_FRAME_HEAD_AT($30)
+	stq	$0, 0($2)
+	ldq	$0, PERF_CTX_SAVE_PC(HOT)
+	stq	$0, 8($2)
+	ldq	$0, CHAIN_FRAME_SP($30)
+	stq	$0, 16($2)
+	ldq	$0, 128 + (26 - 19) * 8($30)	/* ra, saved with the fast registers */
+	stq	$0, 24($2)
+	stq	$15, 32($2)			/* fp */
+	stq	$23, 40($2)			/* t9 */
+	subq	RING, $2, $0
+	srl	$0, 3, $0
+	addq	BEFORE, $0, $0			/* the new head */
+	wmb
+	stq	$0, CB_HEAD(CB)
+	br	$31, chain_done
+#undef BEFORE
+#undef CB
+#undef RING
+
+chain_slow:	/* the C++ capture: the fast registers are saved, untouched */
+	ldq	HOT, CHAIN_FRAME_HOT($30)
+	ldq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
+	CHAIN_SLOW_REGS stq
 	ldq	$1, PERF_CTX_SAVE_PS(HOT)
 	stq	$1, SAVE_BYTES + PAL_FRAME_PS($30)
 	ldq	$1, PERF_CTX_SAVE_PC(HOT)
@@ -290,8 +623,9 @@ chain_capture:	/* $0 = RPCC at entry, T = the period, $1 and $2 free */
 	ldq	$18, CHAIN_FRAME_SP($30)
 	jsr	$26, dcpi_chain_capture		/* (hot, frame, interrupted sp) */
 	ldq	HOT, CHAIN_FRAME_HOT($30)
-	FRAME_T2_TO_T7 ldq
-	FRAME_A3_TO_AT ldq
+	CHAIN_SLOW_REGS ldq
+chain_done:
+	CHAIN_FAST_REGS ldq
 	ldq	$29, SAVE_BYTES + PAL_FRAME_GP($30)
 	rpcc	$1
 	ldq	$0, CHAIN_FRAME_START($30)

@@ -98,6 +98,11 @@ extern uint64_t page_tables_freed;  // a variable: read at IPL 6 on every chain 
 }  // namespace kernel
 
 extern "C" {
+// The process each CPU runs (kernel::sched's running[]), for the call-chain
+// fast path in assembly (driver/fast_handler.S chain_capture), which reads
+// its mm and user_stack_base as current_user_stack does, at the offsets of
+// driver/chain_layout.h (kernel/scheduler.cpp static_asserts them).
+extern const void* const dcpi_running_processes;
 // f0-f31 then the FPCR: 33 quadwords (kernel/switch.S). fp_save clobbers f0.
 void fp_save(uint64_t* area);
 void fp_restore(const uint64_t* area);

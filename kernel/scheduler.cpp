@@ -1,5 +1,6 @@
 #include "kernel/scheduler.h"
 
+#include "driver/chain_layout.h"
 #include "driver/driver.h"
 #include "driver/kernel_services.h"
 #include "kernel/clock.h"
@@ -254,6 +255,9 @@ const AddressSpace* current_user_space() {
 }
 
 // For the driver's call chains (driver/kernel_services.h).
+static_assert(__builtin_offsetof(Process, mm) == PROCESS_MM &&
+              __builtin_offsetof(Process, user_stack_base) == PROCESS_USER_STACK_BASE &&
+              __builtin_offsetof(Mm, space) == MM_SPACE);
 UserStack current_user_stack() {
   const Process* process = current();
   if (process == nullptr || process->mm == nullptr) return {current_user_space(), 0};
@@ -299,3 +303,6 @@ extern "C" void kernel_thread_main(void (*fn)(void*), void* arg) {
   fn(arg);
   kernel::exit_current(0);
 }
+
+// driver/kernel_services.h: running[] for the chain fast path in assembly.
+extern "C" const void* const dcpi_running_processes = kernel::sched::running;

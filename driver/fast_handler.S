@@ -321,6 +321,21 @@ bail\@:
 #define LOW	$20
 #define REUSED	$21
 #define RING	$22	/* the next sent quadword's place in the ring */
+/* $16 quadwords from A to the reference's words at B and to the ring,
+ * all three pointers advanced; none when $16 = 0 (clobbers $0, $16). */
+.macro	COPY_SENT_QUADWORDS
+	beq	$16, $Lcopied\@
+$Lcopy\@:
+	ldq	$0, 0(A)
+	stq	$0, 0(B)
+	stq	$0, 0(RING)
+	lda	A, 8(A)
+	lda	B, 8(B)
+	subq	$16, 1, $16
+	lda	RING, 8(RING)
+	bne	$16, $Lcopy\@
+$Lcopied\@:
+.endm
 	.globl	dcpi_chain_user_capture
 	.align	4
 	.ent	dcpi_chain_user_capture
@@ -470,32 +485,16 @@ capture_diffed:	/* A = equal_from: low = (A - sp) / 8, reused = (top - A) / 8 */
 	lda	B, CB_USER_WORDS(B)		/* B = &words[index(sp)] */
 	mov	FROM, A
 	mov	LOW, $16
-	beq	$16, 8f
-7:	ldq	$0, 0(A)
-	stq	$0, 0(B)
-	stq	$0, 0(RING)
-	lda	A, 8(A)
-	lda	B, 8(B)
-	subq	$16, 1, $16
-	lda	RING, 8(RING)
-	bne	$16, 7b
-8:	s8addq	REUSED, A, A			/* past the reused run */
+	COPY_SENT_QUADWORDS
+	s8addq	REUSED, A, A			/* past the reused run */
 	s8addq	REUSED, B, B
 	subq	BASE, SP_U, $16
 	srl	$16, 3, $16
 	subq	$16, LOW, $16
 	subq	$16, REUSED, $16		/* $16 = high */
 	mov	$16, $18
-	beq	$16, 10f
-9:	ldq	$0, 0(A)
-	stq	$0, 0(B)
-	stq	$0, 0(RING)
-	lda	A, 8(A)
-	lda	B, 8(B)
-	subq	$16, 1, $16
-	lda	RING, 8(RING)
-	bne	$16, 9b
-10:	stq	SP_U, CB_USER_LO(CB)
+	COPY_SENT_QUADWORDS
+	stq	SP_U, CB_USER_LO(CB)
 	stq	BASE, CB_USER_HI(CB)
 	sll	$18, 24, $0			/* chain_counts(low, reused, high) */
 	sll	REUSED, 12, $2

@@ -21,7 +21,6 @@ jump_predictor.h) against its truth, through the whole pipeline:
 
 Usage: ev5_pc_mispredicts.py BUILD_DIR [KEEP_DIR]
 """
-import json
 import os
 import re
 import subprocess
@@ -89,17 +88,7 @@ def check_truth(checks, label, truth, opcodes):
 
 
 def sampled_run(checks, work):
-    db, truth_path = os.path.join(work, "sampled.db"), os.path.join(work, "sampled.truth")
-    ev5_stat.dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", "bytecode",
-                  "--events", "cycles,pcmispredict", "--truth", truth_path, "--db", db)
-    score = json.loads(ev5_stat.dcpi("score", "--db", db, "--truth", truth_path, "--image",
-                                     "bytecode", "--json").stdout)
-    p = score.get("event_placement", {}).get("pcmispredict", {})
-    bound = max(1.25, p.get("noise_ratio_p95", 0))
-    checks.expect(p.get("samples", 0) > 100 and p.get("expectation") == "visible"
-                  and 0 <= p.get("ratio", 99) <= bound,
-                  f"bytecode: pcmispredict samples against where they can land: ratio "
-                  f"{p.get('ratio')} <= {bound:.2f} ({p.get('samples')} samples)")
+    db, _ = ev5_stat.check_sampled_placement(checks, work, "bytecode", "pcmispredict")
     calc = ev5_stat.dcpi("calc", "--db", db, "--image", "/bin/bytecode", "--procedure", "main")
     checks.expect(re.search(r"^events: pcmispredict: a sample every", calc.stdout, re.M)
                   and re.search(r"Samples pcmispredict ", calc.stdout),

@@ -19,7 +19,6 @@ against the model's truth:
 
 Usage: ev5_replays.py BUILD_DIR [KEEP_DIR]
 """
-import json
 import os
 import sys
 import tempfile
@@ -59,17 +58,7 @@ def exact_runs(checks, work):
 
 
 def sampled_run(checks, work):
-    db, truth_path = os.path.join(work, "sampled.db"), os.path.join(work, "sampled.truth")
-    ev5_stat.dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", "mathcall",
-                  "--events", "cycles,replay", "--truth", truth_path, "--db", db)
-    score = json.loads(ev5_stat.dcpi("score", "--db", db, "--truth", truth_path, "--image",
-                                     "mathcall", "--json").stdout)
-    p = score.get("event_placement", {}).get("replay", {})
-    bound = max(1.25, p.get("noise_ratio_p95", 0))
-    checks.expect(p.get("samples", 0) > 100 and p.get("expectation") == "visible"
-                  and 0 <= p.get("ratio", 99) <= bound,
-                  f"mathcall: replay samples against where they can land: ratio "
-                  f"{p.get('ratio')} <= {bound:.2f} ({p.get('samples')} samples)")
+    _, truth_path = ev5_stat.check_sampled_placement(checks, work, "mathcall", "replay")
     truth = truth_file.read(truth_path)
     checks.expect(truth.events.get("visible_replay", 0) > 0,
                   "the truth says where replay samples can land")

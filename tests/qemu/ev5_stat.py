@@ -164,6 +164,25 @@ def check_irix(checks, label, processes):
                       f"{label}: pid {pid} counted {p['children']} descendants")
 
 
+def check_sampled_placement(checks, work, workload, event):
+    """One run of WORKLOAD sampling cycles and EVENT (ev5, 1 CPU, with its
+    truth): EVENT's samples held against where they can land (dcpi score's
+    `visible` expectation), within the oracle's 1.25 or an ideal sampler's
+    95th percentile at that count. Returns the database and truth paths."""
+    db, truth_path = os.path.join(work, "sampled.db"), os.path.join(work, "sampled.truth")
+    dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", workload,
+         "--events", f"cycles,{event}", "--truth", truth_path, "--db", db)
+    score = json.loads(dcpi("score", "--db", db, "--truth", truth_path, "--image", workload,
+                            "--json").stdout)
+    p = score.get("event_placement", {}).get(event, {})
+    bound = max(1.25, p.get("noise_ratio_p95", 0))
+    checks.expect(p.get("samples", 0) > 100 and p.get("expectation") == "visible"
+                  and 0 <= p.get("ratio", 99) <= bound,
+                  f"{workload}: {event} samples against where they can land: ratio "
+                  f"{p.get('ratio')} <= {bound:.2f} ({p.get('samples')} samples)")
+    return db, truth_path
+
+
 def check_projections(checks, label, report, expected, steady_events=None):
     """Prints each process's projected counts against the truth's `expected`
     ({pid: {event: count}}); copy's (a steady loop) must be within

@@ -25,12 +25,11 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ev5_stat  # noqa: E402  (its helpers; its main runs only as a script)
 from support import truth_file  # noqa: E402
-from support.common import Checks  # noqa: E402
+from support.common import Checks, in_work_dir  # noqa: E402
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -97,11 +96,12 @@ def sampled_run(checks, work):
 
 def main():
     checks = Checks()
-    with tempfile.TemporaryDirectory() as scratch:
-        work = KEEP or scratch
-        os.makedirs(work, exist_ok=True)
+
+    def runs(work):
         exact_runs(checks, work)
         sampled_run(checks, work)
+
+    in_work_dir(runs, KEEP)
     return checks.exit_code()
 
 

@@ -21,12 +21,11 @@ Usage: ev5_replays.py BUILD_DIR [KEEP_DIR]
 """
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ev5_stat  # noqa: E402  (its helpers; its main runs only as a script)
 from support import truth_file  # noqa: E402
-from support.common import Checks  # noqa: E402
+from support.common import Checks, in_work_dir  # noqa: E402
 
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 REPLAY = 7  # the ev5 machine's `replay` (docs/ev5-machine.md)
@@ -66,11 +65,12 @@ def sampled_run(checks, work):
 
 def main():
     checks = Checks()
-    with tempfile.TemporaryDirectory() as scratch:
-        work = KEEP or scratch
-        os.makedirs(work, exist_ok=True)
+
+    def runs(work):
         exact_runs(checks, work)
         sampled_run(checks, work)
+
+    in_work_dir(runs, KEEP)
     return checks.exit_code()
 
 

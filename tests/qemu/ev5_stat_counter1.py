@@ -20,11 +20,10 @@ Usage: ev5_stat_counter1.py BUILD_DIR [KEEP_DIR]
 """
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ev5_stat  # noqa: E402  (its helpers; its main runs only as a script)
-from support.common import Checks  # noqa: E402
+from support.common import Checks, in_work_dir  # noqa: E402
 
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
 WORKLOADS = ("--workloads", "copy,compress,manyproc")
@@ -77,11 +76,12 @@ def mux_run(checks, work):
 
 def main():
     checks = Checks()
-    with tempfile.TemporaryDirectory() as scratch:
-        work = KEEP or scratch
-        os.makedirs(work, exist_ok=True)
+
+    def runs(work):
         exact_runs(checks, work)
         mux_run(checks, work)
+
+    in_work_dir(runs, KEEP)
     refused = ev5_stat.dcpi("stat", "--machine", "qemu", "-e", "loads", "--workloads", "copy",
                             expect_fail=True)
     checks.expect("--machine ev5" in refused.stderr,

@@ -11,8 +11,9 @@
 // are §6.3's candidates (cache and TLB misses, mispredicts, write-buffer
 // overflow, busy units across blocks). The busy units are both: inside one
 // block the schedule sees them (letter f), across blocks only the machine
-// does (M, F). `other` exists only in the truth file (anything the model
-// charges that has no §6.3 cause).
+// does (M, F). `replay` (a load just after a store to its address) is the
+// 21164's, beyond §6.3's list. `other` exists only in the truth file
+// (anything the model charges that has no cause of its own).
 //
 // Freestanding and constexpr (no library beyond <cstdint>): the guest
 // compile of isa/ (guest_check.cpp) and the plugin include it.
@@ -36,8 +37,9 @@ enum class StallCause : uint8_t {
   kBranchMispredict,     // fetch restarted after a mispredicted branch
   kOther,                // the truth's rest: charged by the model, no §6.3 cause
   kMultiplyWritebackE0,  // E0 is reserved for a multiply's write-back this cycle
+  kReplay,               // a load 1-2 cycles after a store to its address (replay trap, wait)
 };
-inline constexpr int kStallCauseCount = 12;
+inline constexpr int kStallCauseCount = 13;
 
 struct StallCauseInfo {
   StallCause cause;
@@ -72,6 +74,11 @@ inline constexpr StallCauseInfo kStallCauses[kStallCauseCount] = {
     // An issue-slot hazard: the truth books it as slotting.
     {StallCause::kMultiplyWritebackE0, "slot", "E0 reserved for multiply write-back", 'f', 0,
      nullptr, StallCause::kSlotting},
+    // Not one of §6.3's candidates: the 21164's load-after-store hazard
+    // (21164PC HRM p. 2-33), which DCPI's dcpicalc did not list; ours does
+    // (issue 25), with the store as the culprit.
+    {StallCause::kReplay, "replay", "load-after-store replay", 0, 'r', "Replay trap",
+     StallCause::kReplay},
 };
 
 constexpr bool stall_table_in_enum_order() {
@@ -123,25 +130,28 @@ constexpr bool is_truth_static(StallCause cause) {
 constexpr bool is_dynamic(StallCause cause) { return dynamic_letter(cause) != 0; }
 
 // §6.3's candidates in the order the paper lists them ("the candidates we
-// currently consider"); calc's JSON keys follow it.
+// currently consider"), then the 21164's replay trap; calc's JSON keys
+// follow it.
 inline constexpr StallCause kDynamicCauses[] = {
     StallCause::kICacheMiss,     StallCause::kDCacheMiss,       StallCause::kItbMiss,
     StallCause::kDtbMiss,        StallCause::kBranchMispredict, StallCause::kWriteBufferOverflow,
-    StallCause::kMultiplierBusy, StallCause::kFpDividerBusy};
+    StallCause::kMultiplierBusy, StallCause::kFpDividerBusy, StallCause::kReplay};
+inline constexpr int kDynamicCauseCount = sizeof kDynamicCauses / sizeof kDynamicCauses[0];
 // Figure 4's order of the dynamic rows (text reports).
 inline constexpr StallCause kFigure4Causes[] = {
     StallCause::kICacheMiss,          StallCause::kItbMiss,
     StallCause::kDCacheMiss,          StallCause::kDtbMiss,
     StallCause::kWriteBufferOverflow, StallCause::kBranchMispredict,
-    StallCause::kMultiplierBusy,      StallCause::kFpDividerBusy};
+    StallCause::kMultiplierBusy,      StallCause::kFpDividerBusy,
+    StallCause::kReplay};
 
 // Orders causes as §6.3 lists them (the rest after, in enum order): the
 // key order of maps printed as JSON objects.
 struct DynamicCauseOrder {
   static constexpr int rank(StallCause cause) {
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < kDynamicCauseCount; ++i)
       if (kDynamicCauses[i] == cause) return i;
-    return 8 + static_cast<int>(cause);
+    return kDynamicCauseCount + static_cast<int>(cause);
   }
   constexpr bool operator()(StallCause a, StallCause b) const { return rank(a) < rank(b); }
 };

@@ -60,6 +60,22 @@ void print_missed(const calc::CulpritScores& scores, std::ostream& out) {
   }
 }
 
+// Issue 25 item 7: causes worth > 5 % of a procedure that dcpicalc never
+// named in it.
+void print_neglected(const calc::CulpritScores& scores, std::ostream& out) {
+  if (scores.neglected.empty()) return;
+  out << "\nCauses dcpicalc never named in a procedure where the truth gives them more than\n"
+         "5 % of its cycles (procedure, cause, true stall cycles, share, of them at instructions\n"
+         "worth >= 4 samples):\n";
+  for (const calc::NeglectedCause& n : scores.neglected) {
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-32s %-10s %14.0f %7s %14.0f\n", n.procedure.c_str(),
+                  std::string(isa::truth_name(n.cause)).c_str(), n.true_cycles,
+                  share_text(n.true_cycles, n.procedure_cycles).c_str(), n.seen_true_cycles);
+    out << line;
+  }
+}
+
 }  // namespace
 
 void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) {
@@ -92,6 +108,7 @@ void print_culprit_scores(const calc::CulpritScores& scores, std::ostream& out) 
                 share_text(scores.fraction_within(50), 1).c_str());
   out << line;
   print_missed(scores, out);
+  print_neglected(scores, out);
 }
 
 void print_event_effect(const calc::CulpritScores& with, const calc::CulpritScores& without,
@@ -152,6 +169,14 @@ void write_culprit_scores(JsonWriter& json, const calc::CulpritScores& scores) {
     json.key("cycles").real(m.cycles, 12).key("listed").begin_array();
     for (isa::StallCause cause : m.listed) json.value(isa::truth_name(cause));
     json.end_array().end_object();
+  }
+  json.end_array().key("neglected").begin_array();
+  for (const calc::NeglectedCause& n : scores.neglected) {
+    json.begin_object().field("procedure", n.procedure);
+    json.field("cause", std::string(isa::truth_name(n.cause)));
+    json.key("true_cycles").real(n.true_cycles, 12);
+    json.key("seen_true_cycles").real(n.seen_true_cycles, 12);
+    json.key("procedure_cycles").real(n.procedure_cycles, 12).end_object();
   }
   json.end_array().end_object();
 }

@@ -83,6 +83,9 @@ def accuracy(build, workload):
     row["culprit_seen_recall"] = overall.get("seen_recall")
     row["culprit_precision"] = overall.get("precision")
     row["culprits_by_cause"] = culprits.get("culprits", {}).get("causes", {})
+    row["culprit_overall"] = overall
+    # Item 7: causes worth > 5 % of a procedure that dcpicalc never named there.
+    row["culprit_neglected"] = culprits.get("culprits", {}).get("neglected", [])
     placement = score["placement"]  # issue 25: samples vs the cycles a sample can land on
     row["placement_ratio"] = placement["ratio"]
     row["placement_noise_farther"] = placement["noise_farther"]
@@ -126,6 +129,24 @@ def percent(value):
     return "    -" if value is None else f"{100 * value:5.1f}"
 
 
+def pooled_culprits(rows):
+    """Issue 25 item 7's "overall": every workload's culprits pooled, recall by
+    true stall cycles, precision by the listed culprits' estimated stall cycles
+    (as `dcpi score --culprits` weighs them within one run)."""
+    total = {"true_cycles": 0.0, "covered_cycles": 0.0, "listed": 0, "real": 0}
+    for r in rows:
+        o = r.get("culprit_overall") or {}
+        for key in total:
+            total[key] += o.get(key) or 0
+    weights = [(r["culprit_precision"], (r.get("culprit_overall") or {}).get("listed") or 0)
+               for r in rows if r.get("culprit_precision") is not None]
+    return {"recall": total["covered_cycles"] / total["true_cycles"] if total["true_cycles"] else None,
+            "precision_by_listed": (sum(p * n for p, n in weights) / sum(n for _, n in weights)
+                                    if any(n for _, n in weights) else None),
+            "true_cycles": total["true_cycles"], "listed": total["listed"], "real": total["real"],
+            "neglected": sum(len(r.get("culprit_neglected", [])) for r in rows)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
@@ -149,6 +170,21 @@ def main():
               f"{r['placement_ratio']:>14.2f}x {r['placement_outliers']:>3} of {r['placement_judged']:<4}  "
               f"{percent(r['placement_noise_farther']):>11} {r['placement_noise_p95']:>6.2f}x")
     result = {"machine": "ev5", "cpus": 1, "period": "2048 + [0, 4096)", "rows": rows}
+    if rows:
+        pooled = pooled_culprits(rows)
+        result["culprits_pooled"] = pooled
+        print(f"\nculprits, all workloads pooled: recall {percent(pooled['recall'])} % of "
+              f"{pooled['true_cycles']:.0f} true stall cycles; precision {percent(pooled['precision_by_listed'])} % "
+              f"(each workload's, weighted by its {pooled['listed']} listed culprits; "
+              f"{pooled['real']} real)")
+        print("causes worth > 5 % of a procedure that dcpicalc never named there (issue 25 item 7):")
+        for r in rows:
+            for n in r.get("culprit_neglected", []):
+                print(f"  {r['workload']:<10} {n['procedure']:<28} {n['cause']:<10} "
+                      f"{n['true_cycles']:>12.0f} of {n['procedure_cycles']:>12.0f} cycles "
+                      f"(seen {n['seen_true_cycles']:.0f})")
+        if not pooled["neglected"]:
+            print("  none")
     if not args.skip_costs:
         c = costs(args.build)
         result["costs"] = c

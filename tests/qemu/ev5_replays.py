@@ -11,7 +11,7 @@ against the model's truth:
 - mathcall converts doubles to integers with `cvttq; stt; ldq` through the
   stack (the 21164 has no FP-to-integer move), the load right after the
   store: it replays, and every replay in the truth costs 7 cycles at the
-  load, blamed on the store (`other` stalls whose culprit is the store,
+  load, blamed on the store (`replay` stalls whose culprit is the store,
   the 1-cycle issue stalls beside them);
 - sampled (`dcpi run --events cycles,replay`), the samples sit where the
   truth says they can land (`visible_replay`: ratio <= 1.25 or an ideal
@@ -46,13 +46,13 @@ def exact_runs(checks, work):
         checks.expect(truth.events.get("replay") == replays,
                       f"{label}: the pcevent lines add up to the model's count "
                       f"{truth.events.get('replay')} = {replays}")
-        # Every replay's 7 cycles are an `other` stall at a load where the
+        # Every replay's 7 cycles are a `replay` stall at a load where the
         # truth counts the replay; the issue stalls (1 cycle) are the rest.
         replay_pcs = truth.pc_events.get("replay", {})
         at_replays = sum(c for pc, cause, c, culprit in truth.stalls
-                         if cause == "other" and culprit is not None and pc in replay_pcs)
+                         if cause == "replay" and culprit is not None and pc in replay_pcs)
         checks.expect(at_replays >= REPLAY * replays > 0,
-                      f"{label}: the loads that replayed carry {at_replays} `other` stall "
+                      f"{label}: the loads that replayed carry {at_replays} `replay` stall "
                       f"cycles blamed on a store, >= {REPLAY} x {replays} replays")
 
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "isa/decode.h"
 #include "isa/ev5.h"
 
 namespace dcpi::calc {
@@ -10,6 +11,25 @@ namespace dcpi::calc {
 bool event_at_culprit(StallCause cause) { return cause == StallCause::kDCacheMiss; }
 
 namespace {
+
+// The schedule's issue cycles between a store and a load that can still
+// meet the store in the pipeline: its first cycle after (a replay trap) and
+// its second (a one-cycle wait); a dual issue of the two counts as 0.
+constexpr uint32_t kReplayWindow = 2;
+
+// A memory-format access's address as its word names it: base register and
+// displacement (records made without a word have none).
+struct AddressOperand {
+  uint8_t base = 31;
+  int32_t displacement = 0;
+  bool operator==(const AddressOperand&) const = default;
+};
+
+std::optional<AddressOperand> address_operand(const InstructionRecord& in) {
+  const isa::Instruction word = isa::decode(in.encoding);
+  if (word.format != isa::Format::kMemory) return std::nullopt;
+  return AddressOperand{.base = word.rb, .displacement = word.displacement};
+}
 
 class CulpritFinder {
  public:
@@ -92,7 +112,8 @@ class CulpritFinder {
       case StallCause::kDCacheMiss:
         return loads_feeding(b, i);
       case StallCause::kDtbMiss:
-        if (isa::ev5_is_memory_access(me.ev5_class)) return {{cause}};
+        if (isa::ev5_is_memory_access(me.ev5_class) && !address_accessed_before(b, i))
+          return {{cause}};
         return {};
       case StallCause::kWriteBufferOverflow:
         if (isa::ev5_is_store(me.ev5_class)) return {{cause}};
@@ -107,6 +128,8 @@ class CulpritFinder {
             earlier_in_block_or_predecessors(b, i, isa::ev5_uses_divider))
           return {{cause}};
         return {};
+      case StallCause::kReplay:
+        return stores_replaying(b, i);
       case StallCause::kSlotting:  // not §6.3 candidates (isa::is_dynamic)
       case StallCause::kDependency:
       case StallCause::kOther:
@@ -235,6 +258,53 @@ class CulpritFinder {
           result.end());
     }
     return result;
+  }
+
+  // An access to the address an earlier access of its block used (the same
+  // base register, unchanged in between, and displacement) finds the
+  // translation that access put in the DTB: it cannot miss the DTB (the
+  // 64-entry DTB is not flushed between them, interrupts aside as in §6.3's
+  // footnote 8). Where the 21164 replays such a load after a store, its
+  // stall was listed as a DTB miss before this rule.
+  bool address_accessed_before(BlockId b, size_t i) const {
+    const std::optional<AddressOperand> me = address_operand(insn(b, i));
+    if (!me) return false;
+    for (size_t k = i; k-- > 0;) {
+      const InstructionRecord& earlier = insn(b, k);
+      if (isa::ev5_is_memory_access(earlier.ev5_class) && !earlier.no_op &&
+          address_operand(earlier) == me)
+        return true;
+      if (writes_integer_register(earlier, me->base)) return false;
+    }
+    return false;
+  }
+
+  static bool writes_integer_register(const InstructionRecord& in, uint8_t number) {
+    return in.destination && !in.destination->floating && in.destination->number == number;
+  }
+
+  // The 21164's load-after-store hazard (21164PC HRM p. 2-33): a load issued
+  // one cycle after a store to the same address replay traps, two cycles
+  // after it waits one. The address is the same when the load names the
+  // store's base register, unchanged in between, and displacement; the
+  // hazard needs the store to be the last one before the load and close to
+  // it in the schedule (kReplayWindow issue cycles). Loads from a store in
+  // another block (a predecessor's tail) are not looked for.
+  std::vector<CulpritCandidate> stores_replaying(BlockId b, size_t i) const {
+    const InstructionRecord& load = insn(b, i);
+    const std::optional<AddressOperand> me = address_operand(load);
+    if (!isa::ev5_is_load(load.ev5_class) || !me) return {};
+    const auto& schedule = analysis_.schedules[b].instructions;
+    for (size_t k = i; k-- > 0;) {
+      const InstructionRecord& earlier = insn(b, k);
+      if (schedule[i].issue_cycle - schedule[k].issue_cycle > kReplayWindow) return {};
+      if (isa::ev5_is_store(earlier.ev5_class)) {
+        if (address_operand(earlier) == me) return {{StallCause::kReplay, earlier.address}};
+        return {};  // the last store is another address
+      }
+      if (writes_integer_register(earlier, me->base)) return {};  // the base register changed
+    }
+    return {};
   }
 
   // The stack pointer ($30) changes only by its frame's arithmetic (lda,

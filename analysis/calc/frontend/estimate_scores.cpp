@@ -46,13 +46,13 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);
     if (e == chosen && run.culprits)
-      calc::score_culprits(result.analysis,
+      calc::score_culprits(p.name, result.analysis,
                            calc::find_culprits(result.analysis, *inputs.model, inputs.culprits),
                            truth, inputs.period, *run.culprits);
     if (e == chosen && run.culprits_without_events) {
       calc::CulpritOptions cycles_only = inputs.culprits;
       cycles_only.events.clear();
-      calc::score_culprits(result.analysis,
+      calc::score_culprits(p.name, result.analysis,
                            calc::find_culprits(result.analysis, *inputs.model, cycles_only), truth,
                            inputs.period, *run.culprits_without_events);
     }

@@ -22,6 +22,8 @@ std::optional<calc::StallCause> cause_of_event(const std::string& name) {
   // first instruction of the block the branch or jump led to, so samples of
   // either are its evidence (docs/ev5-machine.md "Jump-target prediction").
   if (event == "branchmp" || event == "pcmispredict") return StallCause::kBranchMispredict;
+  // Counter 2's LDU replay traps, charged at the load that replayed.
+  if (event == "replay") return StallCause::kReplay;
   return std::nullopt;
 }
 

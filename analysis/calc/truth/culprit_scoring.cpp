@@ -160,10 +160,31 @@ std::vector<TruthStall> dynamic_part(std::vector<TruthStall> truth_stalls,
   return truth_stalls;
 }
 
+// The causes whose true stall in this procedure (the scores' growth since
+// `before`) exceeds kNeglectedShare of its cycles with none of it covered.
+void note_neglected(const std::string& procedure, double procedure_cycles,
+                    const std::map<StallCause, CauseScore>& before, CulpritScores& scores) {
+  for (const auto& [cause, after] : scores.causes) {
+    const auto was = before.find(cause);
+    const CauseScore previous = was == before.end() ? CauseScore{} : was->second;
+    const double true_cycles = after.true_cycles - previous.true_cycles;
+    const double covered = after.covered_cycles - previous.covered_cycles;
+    if (covered > 0 || true_cycles <= kNeglectedShare * procedure_cycles) continue;
+    scores.neglected.push_back({.procedure = procedure,
+                                .cause = cause,
+                                .true_cycles = true_cycles,
+                                .seen_true_cycles = after.seen_true_cycles - previous.seen_true_cycles,
+                                .procedure_cycles = procedure_cycles});
+  }
+}
+
 }  // namespace
 
-void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culprits,
-                    const GroundTruth& truth, double period, CulpritScores& scores) {
+void score_culprits(const std::string& procedure, const ProcedureAnalysis& analysis,
+                    const CulpritReport& culprits, const GroundTruth& truth, double period,
+                    CulpritScores& scores) {
+  const std::map<StallCause, CauseScore> before = scores.causes;
+  double procedure_cycles = 0;
   std::map<std::pair<BlockId, size_t>, const DynamicStall*> found;
   for (const DynamicStall& s : culprits.stalls) found[{s.block, s.instruction}] = &s;
   for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
@@ -171,6 +192,7 @@ void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culp
     const double frequency = analysis.block_frequency(b).value_or(0);
     for (size_t i = 0; i < block.instructions.size(); ++i) {
       const uint64_t address = block.instructions[i].address;
+      procedure_cycles += double(truth.cycles(address));
       const auto at = found.find({b, i});
       const DynamicStall* stall = at == found.end() ? nullptr : at->second;
       const double estimated = stall ? stall->cycles * frequency * period : 0;
@@ -185,6 +207,7 @@ void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culp
                         scores);
     }
   }
+  note_neglected(procedure, procedure_cycles, before, scores);
 }
 
 }  // namespace dcpi::calc

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/calc/estimate/culprits.h"
@@ -81,10 +82,24 @@ struct MissedStall {
   std::vector<StallCause> listed;   // the causes dcpicalc listed there instead
 };
 
+// Issue 25 item 7: "no cause with true stall cycles above 5 % of a procedure
+// left at 0 % recall" -- a cause dcpicalc never names in a procedure where
+// the truth says it cost a visible share of the time.
+inline constexpr double kNeglectedShare = 0.05;
+
+struct NeglectedCause {
+  std::string procedure;
+  StallCause cause = StallCause::kOther;
+  double true_cycles = 0;       // the truth's dynamic stall cycles of the cause there
+  double seen_true_cycles = 0;  // of those, at instructions sampling can show (kSeenStallSamples)
+  double procedure_cycles = 0;  // the truth's cycles of the whole procedure
+};
+
 struct CulpritScores {
   std::map<StallCause, CauseScore> causes;  // dynamic causes only (not slot, dep), in enum order
   std::vector<StallEstimate> stalls;        // instructions where either side has a stall
   std::vector<MissedStall> missed;          // uncovered true stalls, in no particular order
+  std::vector<NeglectedCause> neglected;    // per procedure, kNeglectedShare and 0 % recall
 
   CauseScore overall() const;
   // Σ |estimated − exact| / Σ exact over `stalls` (0 when nothing stalled).
@@ -96,8 +111,9 @@ struct CulpritScores {
 };
 
 // Adds one procedure's instructions to `scores`. `period` is the mean sampling
-// period F × period uses.
-void score_culprits(const ProcedureAnalysis& analysis, const CulpritReport& culprits,
-                    const GroundTruth& truth, double period, CulpritScores& scores);
+// period F × period uses; `procedure` names it in `scores.neglected`.
+void score_culprits(const std::string& procedure, const ProcedureAnalysis& analysis,
+                    const CulpritReport& culprits, const GroundTruth& truth, double period,
+                    CulpritScores& scores);
 
 }  // namespace dcpi::calc

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "analysis/calc/decode/isa_adapter.h"
 #include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
@@ -250,6 +251,37 @@ TEST(Culprits, AUnopNamesNoMemoryCause) {
     EXPECT_TRUE(has(*stall, StallCause::kICacheMiss)) << "a line head may miss";
     EXPECT_NE(has(*stall, StallCause::kDtbMiss), padding);
     EXPECT_NE(has(*stall, StallCause::kDCacheMiss), padding);
+  }
+}
+
+// The 21164's load-after-store hazard (21164PC HRM p. 2-33): mathcall's
+// conversions go through the stack (cvttq, stt f0,16(sp), ldq t0,16(sp)),
+// and the load right after the store replays. dcpicalc names the store as
+// the load's `replay` culprit, and not a DTB miss (the store just put the
+// page's translation in the DTB); a load of another address gets neither
+// the replay nor the DTB rule.
+TEST(Culprits, ALoadRightAfterAStoreToItsAddressBlamesTheStoreNotTheDtb) {
+  constexpr uint32_t kSttF0At16Sp = (0x27u << 26) | (0u << 21) | (30u << 16) | 16;
+  constexpr uint32_t kAddqT0T0T1 = (0x10u << 26) | (1u << 21) | (1u << 16) | (0x20u << 5) | 2;
+  constexpr uint32_t kRet = (0x1au << 26) | (31u << 21) | (26u << 16) | (2u << 14) | 1;
+  for (const int16_t load_displacement : {int16_t(16), int16_t(24)}) {
+    const uint32_t ldq_t0 = (0x29u << 26) | (1u << 21) | (30u << 16) | uint16_t(load_displacement);
+    const std::vector<uint32_t> words = {kSttF0At16Sp, ldq_t0, kAddqT0T0T1, kRet};
+    const std::vector<InstructionRecord> code = decode_records(words, 0x100);
+    const SamplesByAddress samples = {{0x100, 400}, {0x104, 4000}, {0x108, 400}, {0x10c, 400}};
+    const Ev5Model model;
+    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+    const CulpritReport report = find_culprits(analysis, model);
+    const DynamicStall* stall = stall_at(report, 0x104);
+    ASSERT_NE(stall, nullptr);
+    const bool same = load_displacement == 16;
+    const auto replay = std::find_if(stall->candidates.begin(), stall->candidates.end(),
+                                     [](const auto& c) { return c.cause == StallCause::kReplay; });
+    ASSERT_EQ(replay != stall->candidates.end(), same) << "displacement " << load_displacement;
+    if (same) {
+      EXPECT_EQ(replay->instruction, 0x100u) << "the store is the culprit";
+    }
+    EXPECT_NE(has(*stall, StallCause::kDtbMiss), same) << "displacement " << load_displacement;
   }
 }
 

@@ -229,7 +229,7 @@ TEST(Ev5VcpuModel, ALoadRightAfterAStoreToItsAddressReplays) {
   model.enter(block);
   EXPECT_EQ(model.memory_access(block, 0, data, data - kKseg, true), 0u);
   EXPECT_EQ(model.memory_access(block, 1, data, data - kKseg, false), machine.replay_penalty);
-  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kOther, pc), 7u);
+  EXPECT_EQ(stall_of(model, pc + 4, StallCause::kReplay, pc), 7u);
   EXPECT_EQ(model.truth().load_replays, 1u);
   EXPECT_EQ(model.counters().value(2), 1u);
   // Another address: no conflict.
@@ -269,7 +269,7 @@ TEST(Ev5VcpuModel, ALoadRightAfterAStoreToItsAddressReplays) {
   EXPECT_EQ(model.memory_access(store, 0, data, data - kKseg, true), 0u);
   EXPECT_EQ(model.enter(load), 0u);
   EXPECT_EQ(model.memory_access(load, 0, data, data - kKseg, false), 1u);
-  EXPECT_EQ(stall_of(model, pc + 0x440, StallCause::kOther, pc + 0x400), 1u);
+  EXPECT_EQ(stall_of(model, pc + 0x440, StallCause::kReplay, pc + 0x400), 1u);
   EXPECT_EQ(model.truth().load_replays, replays);  // a stall, not a replay
 }
 

@@ -455,9 +455,9 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
 // the store, it reads before the store has written the D-cache and replay
 // traps (the pipeline restarts from the load: `replay`, 7 cycles); two
 // cycles after, it is issue-stalled for one; three or more, nothing. The
-// stall is booked at the load as `other` (DCPI §6.3 has no replay
-// candidate), blamed on the store; the replays are counter 2's LDU replay
-// traps (SEL2 0x9, `replay`).
+// stall is booked at the load as `replay` (not one of DCPI §6.3's
+// candidates; dcpicalc lists it, issue 25), blamed on the store; the
+// replays are counter 2's LDU replay traps (SEL2 0x9, `replay`).
 uint64_t VcpuModel::load_after_store(uint64_t address, uint64_t issue, uint64_t pc) {
   if (address != last_store_.address || issue <= last_store_.issue) return 0;
   const uint64_t after = issue - last_store_.issue;
@@ -469,7 +469,7 @@ uint64_t VcpuModel::load_after_store(uint64_t address, uint64_t issue, uint64_t 
   } else if (after == 2) {
     cycles = 1;
   }
-  truth_.stall(pc, StallCause::kOther, last_store_.pc, cycles);
+  truth_.stall(pc, StallCause::kReplay, last_store_.pc, cycles);
   return cycles;
 }
 

@@ -230,6 +230,7 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   data.printer = make_instruction_printer(image_path, &data.elf->symbols());
   try {
     data.code = CodeImage::open(data.elf->path());
+    data.code->describe_calls(data.culprits);
   } catch (const std::exception& e) {
     data.code_problem = e.what();
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "isa/decode.h"
 #include "isa/ev5.h"
@@ -16,6 +17,11 @@ namespace {
 // meet the store in the pipeline: its first cycle after (a replay trap) and
 // its second (a one-cycle wait); a dual issue of the two counts as 0.
 constexpr uint32_t kReplayWindow = 2;
+
+// How many blocks back a live-in register's writer is looked for: bytecode's
+// operand loads find the handler's `mov t3,t1` four blocks back (handler,
+// dispatch, loop head, the division's return block, its call block).
+constexpr int kLiveInDepth = 4;
 
 // A memory-format access's address as its word names it: base register and
 // displacement (records made without a word have none).
@@ -162,30 +168,36 @@ class CulpritFinder {
   }
 
   // §6.3's I-cache rule looks one instruction back; a loop looks further.
-  // A loop without calls whose code spans at most the direct-mapped I-cache
-  // (21164 HRM §2.8: 8 KB) maps each of its lines to a set of its own, so
-  // its lines stay once fetched: each misses at most once per entry into
-  // the loop (interrupts aside, as in §6.3's footnote 8). Where that bound,
-  // a fill from memory per entry, is under min_significant_stall cycles per
-  // execution of b, an I-cache miss is "extremely unlikely". Unknown edges
-  // or frequencies rule nothing out.
+  // A loop whose code, with the code its calls may run (options_.
+  // call_footprint: bytecode's dispatch loop calls __divq and __remq), maps
+  // each line to a set of its own in the direct-mapped I-cache (21164 HRM
+  // §2.8: 8 KB) keeps its lines once fetched: each misses at most once per
+  // entry into the loop (interrupts aside, as in §6.3's footnote 8). Where
+  // that bound, a fill from memory per entry, is under
+  // min_significant_stall cycles per execution of b, an I-cache miss is
+  // "extremely unlikely". Unknown edges, frequencies or callees, and
+  // CALL_PAL, rule nothing out.
   bool may_miss_again_in_loop(BlockId b) const {
     const uint32_t cache_bytes = model_.icache_direct_mapped_bytes();
     const std::optional<double> frequency = analysis_.block_frequency(b);
     if (cache_bytes == 0 || !frequency || *frequency <= 0 || cfg_.missing_edges()) return true;
     const std::vector<bool> loop = loop_of(b);
     if (!loop[b]) return true;
-    uint64_t low = ~0ull, high = 0;
+    std::vector<CodeRange> code;
     double entries = 0;
     for (BlockId x = 0; x < loop.size(); ++x) {
       if (!loop[x]) continue;
       const BasicBlock& block = cfg_.block(x);
       if (analysis_.augmentation.has_virtual_predecessor(x)) return true;
-      for (const InstructionRecord& in : block.instructions)
-        if (in.control_flow == ControlFlow::kCall || in.kind == isa::Kind::kCallPal)
-          return true;  // the callee's code may take the loop's sets
-      low = std::min(low, block.start);
-      high = std::max(high, block.end);
+      code.push_back({block.start, block.end});
+      for (const InstructionRecord& in : block.instructions) {
+        if (in.kind == isa::Kind::kCallPal) return true;
+        if (in.control_flow != ControlFlow::kCall) continue;
+        if (!in.branch_target || !options_.call_footprint) return true;
+        const auto callee = options_.call_footprint(*in.branch_target, cache_bytes);
+        if (!callee) return true;  // the callee's code may take the loop's sets
+        code.insert(code.end(), callee->begin(), callee->end());
+      }
       for (EdgeId e : block.incoming) {
         if (loop[cfg_.edge(e).from]) continue;
         const std::optional<double> f = analysis_.edge_frequency(e);
@@ -193,9 +205,24 @@ class CulpritFinder {
         entries += *f;
       }
     }
-    if (high - low > cache_bytes) return true;
+    if (lines_share_a_set(code, cache_bytes, model_.icache_line_bytes())) return true;
     const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * entries / *frequency;
     return bound >= options_.min_significant_stall;
+  }
+
+  // Whether two different lines of `code` map to the same set of a
+  // direct-mapped cache of `cache_bytes` with `line_bytes` lines.
+  static bool lines_share_a_set(const std::vector<CodeRange>& code, uint64_t cache_bytes,
+                                uint64_t line_bytes) {
+    if (line_bytes == 0) return true;
+    std::map<uint64_t, uint64_t> line_of_set;
+    for (const CodeRange& range : code) {
+      for (uint64_t line = range.start / line_bytes; line * line_bytes < range.end; ++line) {
+        const auto [at, added] = line_of_set.emplace(line % (cache_bytes / line_bytes), line);
+        if (!added && at->second != line) return true;
+      }
+    }
+    return false;
   }
 
   // The 21164 predicts a conditional branch with a 2-bit saturating counter
@@ -315,21 +342,57 @@ class CulpritFinder {
   static bool is_stack_pointer(const Register& reg) { return !reg.floating && reg.number == 30; }
 
   // The loads that may have written a register live into block b, looking
-  // one block back: a load's address, or nothing where the writer is out of
-  // sight (unknown predecessors, or not written in the predecessor).
+  // up to `depth` blocks back along the frequent predecessors: a load's
+  // address, or nothing where the writer is out of sight (unknown
+  // predecessors, or not written within `depth` blocks). A register every
+  // path writes without a load (an interpreter's bytecode pointer, advanced
+  // by an add in each handler and kept through the dispatch block) arrives
+  // with no D-cache miss to wait for.
   std::vector<std::optional<uint64_t>> loads_arriving(BlockId b, Register reg) const {
     std::vector<std::optional<uint64_t>> result;
+    std::map<BlockId, int> visited;  // the deepest search from each block so far
+    add_loads_arriving(b, reg, kLiveInDepth, visited, result);
+    return result;
+  }
+  void add_loads_arriving(BlockId b, Register reg, int depth, std::map<BlockId, int>& visited,
+                          std::vector<std::optional<uint64_t>>& result) const {
+    if (auto [at, added] = visited.emplace(b, depth); !added) {
+      if (at->second >= depth) return;  // its writers are in the result already
+      at->second = depth;
+    }
     if (unknown_predecessors(b)) result.push_back(std::nullopt);
     for (BlockId p : frequent_predecessors(b)) {
-      const auto& code = cfg_.block(p).instructions;
-      auto writer = std::find_if(code.rbegin(), code.rend(),
-                                 [&](const InstructionRecord& x) { return x.destination == reg; });
-      if (writer == code.rend())
+      const std::optional<LastWriter> writer = last_writer(p, reg);
+      if (!writer) {
+        result.push_back(std::nullopt);  // a call that may change it
+      } else if (writer->instruction) {
+        if (isa::ev5_is_load(writer->instruction->ev5_class))
+          result.push_back(writer->instruction->address);
+      } else if (depth <= 1) {
         result.push_back(std::nullopt);
-      else if (isa::ev5_is_load(writer->ev5_class))
-        result.push_back(writer->address);
+      } else {
+        add_loads_arriving(p, reg, depth - 1, visited, result);
+      }
     }
-    return result;
+  }
+
+  // The last instruction of block p that writes reg (none: p leaves it as
+  // it came), or nothing where a call in p after that may change it (the
+  // callee's registers: options_.call_clobbers, every caller-saved one
+  // without it).
+  struct LastWriter {
+    const InstructionRecord* instruction = nullptr;
+  };
+  std::optional<LastWriter> last_writer(BlockId p, Register reg) const {
+    const auto& code = cfg_.block(p).instructions;
+    for (auto x = code.rbegin(); x != code.rend(); ++x) {
+      if (x->destination == reg) return LastWriter{&*x};
+      if (x->control_flow != ControlFlow::kCall || reg.floating) continue;
+      const bool may_change = !x->branch_target || !options_.call_clobbers ||
+                              (options_.call_clobbers(*x->branch_target) >> reg.number) & 1;
+      if (may_change) return std::nullopt;
+    }
+    return LastWriter{};
   }
 
   // A unit (multiplier, divider) the instruction needs may still be busy

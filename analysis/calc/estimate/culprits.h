@@ -10,6 +10,7 @@
 // all: samples above M_i there are sampling noise, and the report says so
 // rather than inventing a cause.
 #pragma once
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,6 +58,14 @@ struct CulpritOptions {
   // 0.7 %. A procedure tests tens of candidates, so e^-3 (5 %) would drop
   // a real one in most procedures (measured: docs/calc.md "Event samples").
   double significant_samples = 5;
+  // The code a call to a target may run, at most so many bytes (the callee
+  // and what it reaches: decode/call_footprints.h, set by the front end
+  // from the image); nothing where unknown. Unset: a call may run anything.
+  std::function<std::optional<std::vector<CodeRange>>(uint64_t target, uint64_t max_bytes)>
+      call_footprint;
+  // The integer registers (bit r: r) a call to a target may change
+  // (decode/call_clobbers.h); unset: a call may change any.
+  std::function<uint32_t(uint64_t target)> call_clobbers;
 };
 
 struct CulpritCandidate {

@@ -88,6 +88,15 @@ void CodeImage::summarize_calls() {
   for (size_t i = 0; i < procedures_.size(); ++i)
     procedures.push_back({procedures_[i].name, procedures_[i].start, decoded_[i].records});
   calls_ = calc::CallClobbers(procedures);
+  shared_calls_ = std::make_shared<const calc::CallClobbers>(calls_);
+  footprints_ = std::make_shared<const calc::CallFootprints>(procedures);
+}
+
+void CodeImage::describe_calls(calc::CulpritOptions& options) const {
+  options.call_footprint = [footprints = footprints_](uint64_t target, uint64_t max_bytes) {
+    return footprints->of(target, max_bytes);
+  };
+  options.call_clobbers = [calls = shared_calls_](uint64_t target) { return calls->of(target); };
 }
 
 const ProcedureRange* CodeImage::find(std::string_view name) const {

@@ -13,7 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/calc/decode/call_footprints.h"
 #include "analysis/calc/decode/isa_adapter.h"
+#include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
 #include "analysis/calc/model/instruction_record.h"
 #include "isa/instruction.h"
@@ -58,6 +60,9 @@ class CodeImage {
   ProcedureCode code(const ProcedureRange& procedure) const;
   // What a call to each procedure may change (jump tables across calls).
   const calc::CallClobbers& call_clobbers() const { return calls_; }
+  // What culprit analysis asks of the image's calls (culprits.h): the code
+  // a call may run and the registers it may change.
+  void describe_calls(calc::CulpritOptions& options) const;
 
  private:
   std::vector<calc::InstructionRecord> decode(const ProcedureRange& procedure) const;
@@ -80,7 +85,9 @@ class CodeImage {
   isa::DecodeMode mode_ = isa::DecodeMode::kUser;
   std::vector<Section> sections_;
   calc::ImageData constant_data_;  // read-only sections and the GOT
+  std::shared_ptr<const calc::CallClobbers> shared_calls_;
   calc::CallClobbers calls_;
+  std::shared_ptr<const calc::CallFootprints> footprints_;
   std::vector<ProcedureRange> procedures_;
   uint64_t code_bytes_ = 0;
 };

@@ -414,6 +414,7 @@ CalcInputs load_calc_inputs(const CalcRequest& request) {
   inputs.epochs_text = request.epoch ? list : "all (" + list + ")";
   inputs.culprits =
       culprit_options(inputs.samples, inputs.period, request.use_events, &inputs.events);
+  inputs.code.describe_calls(inputs.culprits);
   return inputs;
 }
 

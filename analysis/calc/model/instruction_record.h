@@ -41,6 +41,11 @@ struct SourceOperand {
   OperandField field = OperandField::kRa;
 };
 
+// A range of code, [start, end) bytes.
+struct CodeRange {
+  uint64_t start = 0, end = 0;
+};
+
 struct InstructionRecord {
   uint64_t address = 0;
   uint32_t encoding = 0;                           // the raw instruction word, for printing

@@ -377,6 +377,74 @@ TEST(Culprits, ALineInALoopWithoutCallsMissesOncePerEntry) {
   }
 }
 
+// The loop rule across calls: a callee whose code (CulpritOptions::
+// call_footprint) maps to sets of its own leaves the loop's lines in place
+// (bytecode's dispatch loop calling __divq); one that shares a set with the
+// loop's line head (0x2120 is 0x120 + 8 KB), or an unknown one, does not.
+TEST(Culprits, ALoopCallingCodeOfItsOwnSetsMissesOncePerEntry) {
+  using testing::op;
+  const std::vector<InstructionRecord> code = {
+      op(0x100, isa::Ev5Class::kIadd, 17, 18, 6),  // entry
+      op(0x104, isa::Ev5Class::kIadd, 17, 18, 7),
+      op(0x118, isa::Ev5Class::kIadd, 17, 18, 8),  // loop
+      testing::branch(0x11c, ControlFlow::kCall, 0x4000, 26),
+      op(0x120, isa::Ev5Class::kIadd, 17, 18, 10),  // a line head: stalled in the samples
+      op(0x124, isa::Ev5Class::kIadd, 17, 18, 11),
+      testing::branch(0x128, ControlFlow::kConditionalBranch, 0x118, 1),  // bne t0, loop
+      testing::branch(0x12c, ControlFlow::kReturn, std::nullopt)};
+  SamplesByAddress samples = {{0x100, 10}, {0x104, 10}, {0x12c, 10}};
+  for (uint64_t a : {0x118, 0x11c, 0x124, 0x128}) samples[a] = 100000;
+  samples[0x120] = 400000;
+  const Ev5Model model;
+  const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+  const auto icache_candidate = [&](std::optional<CodeRange> callee) {
+    CulpritOptions options;
+    options.call_footprint = [callee](uint64_t target,
+                                      uint64_t) -> std::optional<std::vector<CodeRange>> {
+      if (!callee || target != 0x4000) return std::nullopt;
+      return std::vector<CodeRange>{*callee};
+    };
+    const CulpritReport report = find_culprits(analysis, model, options);
+    const DynamicStall* stall = stall_at(report, 0x120);
+    return stall && has(*stall, StallCause::kICacheMiss);
+  };
+  EXPECT_FALSE(icache_candidate(CodeRange{0x4000, 0x4060})) << "sets of its own";
+  EXPECT_TRUE(icache_candidate(CodeRange{0x2100, 0x2140})) << "0x2120 takes 0x120's set";
+  EXPECT_TRUE(icache_candidate(std::nullopt)) << "unknown callee";
+}
+
+// A register every frequent path writes without a load, up to four blocks
+// back and through a call that leaves it alone (CulpritOptions::
+// call_clobbers), brings no D-cache miss: the load through it names no
+// anonymous `d`; a call that may change it does.
+TEST(Culprits, ABaseRegisterWrittenWithoutALoadOnEveryPathWaitsOnNoDcacheMiss) {
+  using testing::op;
+  const std::vector<InstructionRecord> code = {
+      op(0x100, isa::Ev5Class::kIadd, 17, 18, 2),                   // addq a1,a2,t1
+      testing::branch(0x104, ControlFlow::kCall, 0x4000, 23),       // bsr t9,helper
+      op(0x108, isa::Ev5Class::kIadd, 17, 18, 6),                   // (the call's return)
+      testing::branch(0x10c, ControlFlow::kConditionalBranch, 0x118, 6),
+      op(0x110, isa::Ev5Class::kIadd, 17, 18, 7),
+      op(0x114, isa::Ev5Class::kIadd, 17, 18, 8),
+      op(0x118, isa::Ev5Class::kIld, std::nullopt, 2, 3),  // ldq t2,0(t1): stalled
+      op(0x11c, isa::Ev5Class::kIadd, 17, 18, 9),
+      testing::branch(0x120, ControlFlow::kReturn, std::nullopt)};
+  SamplesByAddress samples;
+  for (uint64_t a = 0x100; a <= 0x120; a += 4) samples[a] = 1000;
+  samples[0x118] = 10000;
+  const Ev5Model model;
+  const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+  for (const uint32_t clobbers : {uint32_t{1} << 23, uint32_t{1} << 2}) {
+    CulpritOptions options;
+    options.call_clobbers = [clobbers](uint64_t) { return clobbers; };
+    const CulpritReport report = find_culprits(analysis, model, options);
+    const DynamicStall* stall = stall_at(report, 0x118);
+    ASSERT_NE(stall, nullptr);
+    EXPECT_EQ(has(*stall, StallCause::kDCacheMiss), clobbers == (uint32_t{1} << 2))
+        << "clobbers " << clobbers;
+  }
+}
+
 TEST(Culprits, QemuModelReportsNoDynamicStallsAndSaysWhy) {
   const QemuIcountModel model;
   const ProcedureAnalysis analysis =

@@ -135,15 +135,18 @@ constexpr bool is_dynamic(StallCause cause) { return dynamic_letter(cause) != 0;
 inline constexpr StallCause kDynamicCauses[] = {
     StallCause::kICacheMiss,     StallCause::kDCacheMiss,       StallCause::kItbMiss,
     StallCause::kDtbMiss,        StallCause::kBranchMispredict, StallCause::kWriteBufferOverflow,
-    StallCause::kMultiplierBusy, StallCause::kFpDividerBusy, StallCause::kReplay};
+    StallCause::kMultiplierBusy, StallCause::kFpDividerBusy,    StallCause::kReplay};
 inline constexpr int kDynamicCauseCount = sizeof kDynamicCauses / sizeof kDynamicCauses[0];
 // Figure 4's order of the dynamic rows (text reports).
-inline constexpr StallCause kFigure4Causes[] = {
-    StallCause::kICacheMiss,          StallCause::kItbMiss,
-    StallCause::kDCacheMiss,          StallCause::kDtbMiss,
-    StallCause::kWriteBufferOverflow, StallCause::kBranchMispredict,
-    StallCause::kMultiplierBusy,      StallCause::kFpDividerBusy,
-    StallCause::kReplay};
+inline constexpr StallCause kFigure4Causes[] = {StallCause::kICacheMiss,
+                                                StallCause::kItbMiss,
+                                                StallCause::kDCacheMiss,
+                                                StallCause::kDtbMiss,
+                                                StallCause::kWriteBufferOverflow,
+                                                StallCause::kBranchMispredict,
+                                                StallCause::kMultiplierBusy,
+                                                StallCause::kFpDividerBusy,
+                                                StallCause::kReplay};
 
 // Orders causes as §6.3 lists them (the rest after, in enum order): the
 // key order of maps printed as JSON objects.

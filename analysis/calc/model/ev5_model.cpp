@@ -16,7 +16,7 @@ uint32_t Ev5Model::worst_event_cycles(StallCause cause) const {
       return 25;  // the PALcode TB miss flow (the ev5 machine's itb_refill, dtb_refill)
     case StallCause::kReplay:
       return 7;  // the load's replay trap restarts the pipeline (the ev5 machine's `replay`)
-    default:      // a fill from memory behind two bus transfers (memory_latency, memory_bus)
+    default:     // a fill from memory behind two bus transfers (memory_latency, memory_bus)
       return 100 + 2 * 80;
   }
 }

@@ -170,11 +170,12 @@ void note_neglected(const std::string& procedure, double procedure_cycles,
     const double true_cycles = after.true_cycles - previous.true_cycles;
     const double covered = after.covered_cycles - previous.covered_cycles;
     if (covered > 0 || true_cycles <= kNeglectedShare * procedure_cycles) continue;
-    scores.neglected.push_back({.procedure = procedure,
-                                .cause = cause,
-                                .true_cycles = true_cycles,
-                                .seen_true_cycles = after.seen_true_cycles - previous.seen_true_cycles,
-                                .procedure_cycles = procedure_cycles});
+    scores.neglected.push_back(
+        {.procedure = procedure,
+         .cause = cause,
+         .true_cycles = true_cycles,
+         .seen_true_cycles = after.seen_true_cycles - previous.seen_true_cycles,
+         .procedure_cycles = procedure_cycles});
   }
 }
 

@@ -420,9 +420,9 @@ TEST(Culprits, ALoopCallingCodeOfItsOwnSetsMissesOncePerEntry) {
 TEST(Culprits, ABaseRegisterWrittenWithoutALoadOnEveryPathWaitsOnNoDcacheMiss) {
   using testing::op;
   const std::vector<InstructionRecord> code = {
-      op(0x100, isa::Ev5Class::kIadd, 17, 18, 2),                   // addq a1,a2,t1
-      testing::branch(0x104, ControlFlow::kCall, 0x4000, 23),       // bsr t9,helper
-      op(0x108, isa::Ev5Class::kIadd, 17, 18, 6),                   // (the call's return)
+      op(0x100, isa::Ev5Class::kIadd, 17, 18, 2),              // addq a1,a2,t1
+      testing::branch(0x104, ControlFlow::kCall, 0x4000, 23),  // bsr t9,helper
+      op(0x108, isa::Ev5Class::kIadd, 17, 18, 6),              // (the call's return)
       testing::branch(0x10c, ControlFlow::kConditionalBranch, 0x118, 6),
       op(0x110, isa::Ev5Class::kIadd, 17, 18, 7),
       op(0x114, isa::Ev5Class::kIadd, 17, 18, 8),

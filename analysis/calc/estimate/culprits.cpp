@@ -366,8 +366,11 @@ class CulpritFinder {
       if (!writer) {
         result.push_back(std::nullopt);  // a call that may change it
       } else if (writer->instruction) {
+        // A load beyond the block before is named no culprit (as before
+        // the deeper search): the search only proves that none wrote it.
         if (isa::ev5_is_load(writer->instruction->ev5_class))
-          result.push_back(writer->instruction->address);
+          result.push_back(depth == kLiveInDepth ? std::optional(writer->instruction->address)
+                                                 : std::nullopt);
       } else if (depth <= 1) {
         result.push_back(std::nullopt);
       } else {

@@ -113,6 +113,16 @@ RegisterMask CallClobbers::of(std::optional<uint64_t> target) const {
   return found == by_entry_.end() ? caller_saved_registers() : found->second.clobbers;
 }
 
+RegisterMask CallClobbers::of_call(const InstructionRecord& call,
+                                   std::optional<uint64_t> target) const {
+  constexpr uint8_t kT9 = 23;
+  const bool returns_to_t9 =
+      call.destination && !call.destination->floating && call.destination->number == kT9;
+  const bool known = target && by_entry_.contains(*target);
+  if (!known && returns_to_t9) return *division_helper_clobbers("__divq");
+  return of(target);
+}
+
 std::string_view CallClobbers::name_of(uint64_t target) const {
   const auto found = by_entry_.find(target);
   return found == by_entry_.end() ? std::string_view{} : found->second.name;

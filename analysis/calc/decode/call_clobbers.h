@@ -56,6 +56,12 @@ class CallClobbers {
   // The mask for a call to `target` (a procedure's start or its ldgp entry
   // +8); every caller-saved register for an unknown target.
   RegisterMask of(std::optional<uint64_t> target) const;
+  // The mask for `call` reaching `target`: of(target) for a procedure of
+  // the image; for another (a GOT entry the dynamic linker fills) returning to
+  // t9, the division helpers' contract: GCC calls nothing else with
+  // `jsr t9` (alpha.md's millicode convention; sqlite3VdbeExec's `jsr
+  // t9,(t12)` to glibc's __remqu keeps its gp and jump table base).
+  RegisterMask of_call(const InstructionRecord& call, std::optional<uint64_t> target) const;
   // The callee's name, for messages ("" if unknown).
   std::string_view name_of(uint64_t target) const;
 

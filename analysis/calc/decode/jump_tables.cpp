@@ -306,7 +306,7 @@ void transfer(State& s, const InstructionRecord& r, const ImageData& data,
     // callee that shares the caller's gp. After the call, its Ra holds the
     // return address (GCC's `ldah gp,hi(ra)` reload relies on it).
     const bool call = r.control_flow == ControlFlow::kCall;
-    RegisterMask lost = call ? calls.of(callee_of(r, s)) : caller_saved_registers();
+    RegisterMask lost = call ? calls.of_call(r, callee_of(r, s)) : caller_saved_registers();
     if (call && r.branch_target) lost &= ~(RegisterMask{1} << kGp);
     for (uint8_t reg = 0; reg < kZero; ++reg) {
       if (!(lost & (RegisterMask{1} << reg))) continue;
@@ -514,6 +514,8 @@ std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& 
       return explain(code, flow, k, in.rb, "the table address", depth + 1);
     return "the index (" + reg_name(in.ra) + ") has no bound on every path to" + where;
   }
+  if ((in.is(Operation::kLda) || in.is(Operation::kLdah)) && s[in.rb].kind != K::kConstant)
+    return explain(code, flow, k, in.rb, "its base", depth + 1);
   return role + " (" + reg_name(reg) + ") is not a known value after" + where;
 }
 

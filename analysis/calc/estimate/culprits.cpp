@@ -391,8 +391,8 @@ class CulpritFinder {
     for (auto x = code.rbegin(); x != code.rend(); ++x) {
       if (x->destination == reg) return LastWriter{&*x};
       if (x->control_flow != ControlFlow::kCall || reg.floating) continue;
-      const bool may_change = !x->branch_target || !options_.call_clobbers ||
-                              (options_.call_clobbers(*x->branch_target) >> reg.number) & 1;
+      const bool may_change =
+          !options_.call_clobbers || (options_.call_clobbers(*x) >> reg.number) & 1;
       if (may_change) return std::nullopt;
     }
     return LastWriter{};

@@ -63,9 +63,9 @@ struct CulpritOptions {
   // from the image); nothing where unknown. Unset: a call may run anything.
   std::function<std::optional<std::vector<CodeRange>>(uint64_t target, uint64_t max_bytes)>
       call_footprint;
-  // The integer registers (bit r: r) a call to a target may change
+  // The integer registers (bit r: r) a call may change
   // (decode/call_clobbers.h); unset: a call may change any.
-  std::function<uint32_t(uint64_t target)> call_clobbers;
+  std::function<uint32_t(const InstructionRecord& call)> call_clobbers;
 };
 
 struct CulpritCandidate {

@@ -96,7 +96,9 @@ void CodeImage::describe_calls(calc::CulpritOptions& options) const {
   options.call_footprint = [footprints = footprints_](uint64_t target, uint64_t max_bytes) {
     return footprints->of(target, max_bytes);
   };
-  options.call_clobbers = [calls = shared_calls_](uint64_t target) { return calls->of(target); };
+  options.call_clobbers = [calls = shared_calls_](const calc::InstructionRecord& call) {
+    return calls->of_call(call, call.branch_target);
+  };
 }
 
 const ProcedureRange* CodeImage::find(std::string_view name) const {

@@ -436,7 +436,7 @@ TEST(Culprits, ABaseRegisterWrittenWithoutALoadOnEveryPathWaitsOnNoDcacheMiss) {
   const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
   for (const uint32_t clobbers : {uint32_t{1} << 23, uint32_t{1} << 2}) {
     CulpritOptions options;
-    options.call_clobbers = [clobbers](uint64_t) { return clobbers; };
+    options.call_clobbers = [clobbers](const InstructionRecord&) { return clobbers; };
     const CulpritReport report = find_culprits(analysis, model, options);
     const DynamicStall* stall = stall_at(report, 0x118);
     ASSERT_NE(stall, nullptr);

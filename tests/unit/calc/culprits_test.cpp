@@ -352,42 +352,17 @@ TEST(Culprits, AFrequentEdgeOfAConditionalBranchIsRarelyMispredicted) {
 // not an I-cache candidate (stream: its loops' line heads, 500 M cycles of
 // D-cache stall also listed as I-cache misses). A call in the loop, whose
 // callee may take the loop's sets, keeps the candidate.
-TEST(Culprits, ALineInALoopWithoutCallsMissesOncePerEntry) {
-  using testing::op;
-  for (const bool with_call : {false, true}) {
-    const std::vector<InstructionRecord> code = {
-        op(0x100, isa::Ev5Class::kIadd, 17, 18, 6),  // entry
-        op(0x104, isa::Ev5Class::kIadd, 17, 18, 7),
-        op(0x118, isa::Ev5Class::kIadd, 17, 18, 8),  // loop
-        with_call ? testing::branch(0x11c, ControlFlow::kCall, 0x2000, 26)
-                  : op(0x11c, isa::Ev5Class::kIadd, 17, 18, 9),
-        op(0x120, isa::Ev5Class::kIadd, 17, 18, 10),  // a line head: stalled in the samples
-        op(0x124, isa::Ev5Class::kIadd, 17, 18, 11),
-        testing::branch(0x128, ControlFlow::kConditionalBranch, 0x118, 1),  // bne t0, loop
-        testing::branch(0x12c, ControlFlow::kReturn, std::nullopt)};
-    SamplesByAddress samples = {{0x100, 10}, {0x104, 10}, {0x12c, 10}};
-    for (uint64_t a : {0x118, 0x11c, 0x124, 0x128}) samples[a] = 100000;
-    samples[0x120] = 400000;
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
-    const DynamicStall* stall = stall_at(report, 0x120);
-    ASSERT_NE(stall, nullptr);
-    EXPECT_EQ(has(*stall, StallCause::kICacheMiss), with_call) << "call " << with_call;
-  }
-}
-
-// The loop rule across calls: a callee whose code (CulpritOptions::
-// call_footprint) maps to sets of its own leaves the loop's lines in place
-// (bytecode's dispatch loop calling __divq); one that shares a set with the
-// loop's line head (0x2120 is 0x120 + 8 KB), or an unknown one, does not.
-TEST(Culprits, ALoopCallingCodeOfItsOwnSetsMissesOncePerEntry) {
+// A loop of 10000 iterations per entry (0x118-0x12b) whose line head 0x120
+// is stalled in the samples; a call at 0x11c to `callee` if given.
+ProcedureAnalysis loop_with_stalled_line_head(const Ev5Model& model,
+                                              std::optional<uint64_t> callee) {
   using testing::op;
   const std::vector<InstructionRecord> code = {
       op(0x100, isa::Ev5Class::kIadd, 17, 18, 6),  // entry
       op(0x104, isa::Ev5Class::kIadd, 17, 18, 7),
       op(0x118, isa::Ev5Class::kIadd, 17, 18, 8),  // loop
-      testing::branch(0x11c, ControlFlow::kCall, 0x4000, 26),
+      callee ? testing::branch(0x11c, ControlFlow::kCall, *callee, 26)
+             : op(0x11c, isa::Ev5Class::kIadd, 17, 18, 9),
       op(0x120, isa::Ev5Class::kIadd, 17, 18, 10),  // a line head: stalled in the samples
       op(0x124, isa::Ev5Class::kIadd, 17, 18, 11),
       testing::branch(0x128, ControlFlow::kConditionalBranch, 0x118, 1),  // bne t0, loop
@@ -395,8 +370,32 @@ TEST(Culprits, ALoopCallingCodeOfItsOwnSetsMissesOncePerEntry) {
   SamplesByAddress samples = {{0x100, 10}, {0x104, 10}, {0x12c, 10}};
   for (uint64_t a : {0x118, 0x11c, 0x124, 0x128}) samples[a] = 100000;
   samples[0x120] = 400000;
+  return analyze_procedure(build_cfg(code), model, samples);
+}
+
+bool icache_candidate_at_line_head(const ProcedureAnalysis& analysis, const Ev5Model& model,
+                                   const CulpritOptions& options = {}) {
+  const CulpritReport report = find_culprits(analysis, model, options);
+  const DynamicStall* stall = stall_at(report, 0x120);
+  EXPECT_NE(stall, nullptr);
+  return stall && has(*stall, StallCause::kICacheMiss);
+}
+
+TEST(Culprits, ALineInALoopWithoutCallsMissesOncePerEntry) {
   const Ev5Model model;
-  const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
+  EXPECT_FALSE(
+      icache_candidate_at_line_head(loop_with_stalled_line_head(model, std::nullopt), model));
+  EXPECT_TRUE(icache_candidate_at_line_head(loop_with_stalled_line_head(model, 0x2000), model))
+      << "a call whose code is unknown";
+}
+
+// The loop rule across calls: a callee whose code (CulpritOptions::
+// call_footprint) maps to sets of its own leaves the loop's lines in place
+// (bytecode's dispatch loop calling __divq); one that shares a set with the
+// loop's line head (0x2120 is 0x120 + 8 KB), or an unknown one, does not.
+TEST(Culprits, ALoopCallingCodeOfItsOwnSetsMissesOncePerEntry) {
+  const Ev5Model model;
+  const ProcedureAnalysis analysis = loop_with_stalled_line_head(model, 0x4000);
   const auto icache_candidate = [&](std::optional<CodeRange> callee) {
     CulpritOptions options;
     options.call_footprint = [callee](uint64_t target,
@@ -404,9 +403,7 @@ TEST(Culprits, ALoopCallingCodeOfItsOwnSetsMissesOncePerEntry) {
       if (!callee || target != 0x4000) return std::nullopt;
       return std::vector<CodeRange>{*callee};
     };
-    const CulpritReport report = find_culprits(analysis, model, options);
-    const DynamicStall* stall = stall_at(report, 0x120);
-    return stall && has(*stall, StallCause::kICacheMiss);
+    return icache_candidate_at_line_head(analysis, model, options);
   };
   EXPECT_FALSE(icache_candidate(CodeRange{0x4000, 0x4060})) << "sets of its own";
   EXPECT_TRUE(icache_candidate(CodeRange{0x2100, 0x2140})) << "0x2120 takes 0x120's set";

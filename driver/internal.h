@@ -84,8 +84,6 @@ struct alignas(64) CpuAux {
   // the share of time reports scale its samples by): the cycles booked per
   // dcpi::Event (kStats).
   uint64_t counted_cycles[DCPI_EVENT_COUNT];
-  uint32_t profileme_seed;  // the Fetched Instruction Counter's draws (issue 27)
-  uint32_t pm_evict;        // ProfileMe table's round-robin victim (profileme_table.cpp)
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -161,6 +159,9 @@ void append_profileme(CpuHot& hot, const SampleEntry& entry);
 // configured (at counter_start), and take a completed record.
 void profileme_start(CpuHot& hot);
 void profileme_interrupt(CpuHot& hot);
+// Every CPU's records through C++ until profileme_start (ProfileMe
+// reconfigured, counting mode begun): the assembly record knows neither.
+void profileme_slow_path();
 // The mean interval configured (0: off), for the kStats records.
 uint32_t profileme_interval();
 uint32_t profileme_pair_window();  // W, 0: single records

@@ -9,8 +9,11 @@
 // PROFILEME_EVENT_LIST), so the transfer ring, the database and every
 // report see the same events and sums as before.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
+#include "driver/hot_layout.h"
+#include "firmware/exponential_table.h"
 #include "firmware/profileme.h"
 #include "firmware/transfer_ring.h"
 
@@ -62,8 +65,11 @@ inline PmEntry pm_record(uint64_t pc, uint16_t pid, uint64_t bits, uint64_t late
   return e;
 }
 
-// Per CPU: kPmBuckets buckets of kPmBucketEntries, round-robin eviction.
-inline constexpr uint32_t kPmBucketEntries = 4;
+// Per CPU: kPmBuckets buckets of kPmBucketEntries, round-robin eviction. A
+// bucket is one 64-byte line (DCPI §4.2.1's buckets are a line each): with
+// four entries, two lines: the probe of the third cost ~26 cycles a record
+// (its line's miss, compress on the ev5 model).
+inline constexpr uint32_t kPmBucketEntries = 2;
 inline constexpr uint32_t kPmEntries = 1024;
 inline constexpr uint32_t kPmBuckets = kPmEntries / kPmBucketEntries;
 static_assert((kPmBuckets & (kPmBuckets - 1)) == 0);
@@ -100,7 +106,47 @@ uint32_t pm_expand(const PmEntry& e, Emit&& emit) {
   return n;
 }
 
+// ProfileMe's per-CPU state, the assembly record's (driver/fast_handler.S
+// dcpi_entry_profileme) and the C++ one's: defined in fast_handler.S's
+// per-CPU section at HOT_TO_PM from each CpuHot (driver/hot_layout.h).
+struct alignas(64) PmHot {
+  PmEntry* table;             // this CPU's table (kPmBuckets buckets)
+  const ExpTable* intervals;  // the mean's intervals (firmware/exponential_table.h)
+  uint32_t seed;              // the Fetched Instruction Counter's draws (Park–Miller)
+  uint8_t evict;              // the round-robin victim (DCPI §4.2.1)
+  // 1: single records on and no counting mode: the assembly record may run
+  // (profileme_start sets it; profileme_configure and counting mode clear it).
+  uint8_t fast;
+  uint8_t unused[2];
+  // The assembly record's scratch registers, in the line it reads first: the
+  // 21164's D-cache does not allocate on a write, so a save area in a line
+  // of its own missed on every restore.
+  uint64_t save[5];
+  uint64_t padding[8];  // to CpuHot's stride: one displacement from HOT
+};
+static_assert(sizeof(PmHot) == PM_SIZE && PM_SIZE == HOT_SIZE, "at CpuHot's stride");
+static_assert(offsetof(PmHot, table) == PM_TABLE && offsetof(PmHot, intervals) == PM_INTERVALS &&
+                  offsetof(PmHot, seed) == PM_SEED && offsetof(PmHot, evict) == PM_EVICT &&
+                  offsetof(PmHot, fast) == PM_FAST && offsetof(PmHot, save) == PM_SAVE &&
+                  PM_SAVE + 5 * 8 == 64,
+              "the state and the save area: line 0");
+static_assert(sizeof(PmEntry) == 1u << PM_ENTRY_SHIFT &&
+              kPmBucketEntries * sizeof(PmEntry) == 1u << PM_BUCKET_SHIFT &&
+              kPmBuckets == 1u << PM_BUCKET_BITS);
+static_assert(offsetof(PmEntry, pid) == 8 && offsetof(PmEntry, count) == 10 &&
+                  offsetof(PmEntry, pattern) == 12 && offsetof(PmEntry, issue) == 16 &&
+                  offsetof(PmEntry, fetch) == 20 && offsetof(PmEntry, stall) == 24 &&
+                  offsetof(PmEntry, load) == 28,
+              "driver/fast_handler.S reads quadwords {pc}, {pid, count, pattern}, "
+              "{issue, fetch}, {stall, load}");
+// The fast path's bucket takes the hash's bits 0-8 and 12-20 only, so it
+// multiplies by the multiplier's low 21 bits (0x1779b1).
+static_assert(kPmBuckets <= 512);
+static_assert(kPmBucketEntries * sizeof(PmEntry) == 64, "a bucket is a line");
+
 struct CpuHot;
+PmHot& pm_hot(const CpuHot& hot);
+PmHot& pm_hot_of(uint32_t cpu);
 // One record into this CPU's table (at IPL 6; while the daemon flushes the
 // table, expanded straight into the overflow buffer).
 void pm_table_add(CpuHot& hot, const PmEntry& record);

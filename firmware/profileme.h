@@ -29,7 +29,11 @@
  * counters 1 and 2) then goes the way counter 0's does (palcode/README.md):
  * PS, PC and a0-a2 into the context of wrperfmon 8, a jump to the entry at
  * IPL 6 with a1 = the context, a2 = the PC, and back with CALL_PAL rtiperf,
- * a0 = 0 (counter 0 untouched). No OSF/1 frame, no kernel entry. */
+ * a0 = 0 (counter 0 untouched). No OSF/1 frame, no kernel entry. That
+ * return also re-arms the Fetched Instruction Counter with a2 when a2 is
+ * nonzero (the ev5 model takes it at the CALL_PAL, as it takes wrperfmon's
+ * PERFMON_PROFILEME_ARM): the assembly record's re-arm costs no PAL call
+ * of its own (issue 27). */
 #define PERFMON_PROFILEME_ENTRY 12
 
 /* The Profile Registers (PERFMON_PROFILEME_READ a1). */

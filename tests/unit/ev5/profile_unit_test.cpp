@@ -161,6 +161,35 @@ TEST(Ev5ProfileUnit, AnAbortedOperateHasNoCompletionLatency) {
   EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY2), 0u);
 }
 
+// An instruction that trapped without an access (the illegal-opcode or
+// FP-disabled vector: QEMU raised the trap in its place) did not retire and
+// completed nothing; one that trapped after its access (a memory fault)
+// ran, and keeps the retired bit.
+TEST(Ev5ProfileUnit, AnInstructionTrapIsNotARetirementAMemoryTrapIs) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), mulq(5, 5, 6)});
+  BlockRecord vector = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(2);  // the mulq, the block's last: where QEMU raised OPCDEC
+  unit.entered(a);
+  unit.trapped(kPc + 4);
+  unit.entered(vector);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+  EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+  EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY2), 0u) << "no completion latency";
+
+  BlockRecord b = block_of(kPc + 0x200, {stq(1, 2)});
+  ProfileUnit memory_trap;
+  memory_trap.arm(1);
+  memory_trap.entered(b);
+  memory_trap.accessed(kPc + 0x200, 0);  // a store to page 0: the memory-fault vector
+  memory_trap.trapped(kPc + 0x200);
+  memory_trap.entered(vector);
+  ASSERT_EQ(memory_trap.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+  EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+}
+
 // The host's issue -> completion of what the driver does not sum: the
 // unit latency the model puts in register 9 (block_timing.cpp), none for a load.
 TEST(Ev5ProfileMe, TheHostKnowsTheUnitLatencyTheModelRecords) {

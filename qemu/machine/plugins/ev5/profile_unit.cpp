@@ -53,6 +53,7 @@ void ProfileUnit::tag(Record& record, const BlockRecord& block, uint32_t index) 
   record.pc = instruction.pc;
   record.bits = PROFILEME_BIT_RETIRED | (is_palcode_address(record.pc) ? PROFILEME_BIT_PAL : 0);
   record.stall = record.fetch = record.address = record.load = 0;
+  record.accessed = false;
   record.issue = instruction.cost;
   record.complete = instruction.latency;  // a load's when its data returns
 }
@@ -193,19 +194,28 @@ void ProfileUnit::load_returned(uint64_t pc, uint64_t cycles) {
     if (r.tagging && pc == r.pc) {
       r.complete = r.load = cycles;
       r.bits |= PROFILEME_BIT_LOAD;
+      r.accessed = true;
     }
 }
 
 void ProfileUnit::trapped(uint64_t pc) {
   settle();
-  for (Record& r : records_)
-    if (r.tagging && pc == r.pc) r.bits |= PROFILEME_BIT_TRAP;
+  for (Record& r : records_) {
+    if (!r.tagging || pc != r.pc) continue;
+    r.bits |= PROFILEME_BIT_TRAP;
+    // OPCDEC or FEN: the exception took the instruction's place (21164 HRM
+    // Table 6-1: the trapping instruction does not complete).
+    if (!r.accessed) r.bits &= ~uint64_t{PROFILEME_BIT_RETIRED};
+  }
 }
 
 void ProfileUnit::accessed(uint64_t pc, uint64_t vaddr) {
   settle();
   for (Record& r : records_)
-    if (r.tagging && pc == r.pc) r.address = vaddr;
+    if (r.tagging && pc == r.pc) {
+      r.address = vaddr;
+      r.accessed = true;
+    }
 }
 
 void ProfileUnit::flush() {

@@ -60,6 +60,10 @@ class ProfileUnit : public TruthObserver {
   void squashed(uint64_t start, uint32_t count) override;
   // A tagged load's issue -> data (PROFILEME_REG_LATENCY2), and a trap.
   void load_returned(uint64_t pc, uint64_t cycles) override;
+  // After its access (the memory-fault and unaligned vectors) the
+  // instruction ran; without one (the illegal-opcode and FP-disabled
+  // vectors, vcpu_model.cpp) QEMU raised the trap in its place: it did not
+  // retire.
   void trapped(uint64_t pc) override;
 
  private:
@@ -71,6 +75,7 @@ class ProfileUnit : public TruthObserver {
     uint32_t index = 0;
     uint64_t pc = 0, bits = 0, stall = 0, fetch = 0, issue = 0, address = 0;
     uint64_t complete = 0, load = 0;  // issue -> completion, load issue -> data
+    bool accessed = false;            // its load or store was made (accessed, load_returned)
   };
   // The instructions of the running block whose cycles count towards the
   // intra-pair fetch latency: [from, to) of `block`.

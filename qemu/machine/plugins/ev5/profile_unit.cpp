@@ -42,6 +42,7 @@ void ProfileUnit::arm(uint64_t value) {
 uint64_t ProfileUnit::take_completed() {
   if (!completed_) return 0;
   completed_ = false;
+  ++delivered_;
   return EV5_OVERFLOW_PROFILEME;
 }
 

@@ -159,6 +159,11 @@ void append_profileme(CpuHot& hot, const SampleEntry& entry);
 // configured (at counter_start), and take a completed record.
 void profileme_start(CpuHot& hot);
 void profileme_interrupt(CpuHot& hot);
+// The counter off on this CPU (kOpStop, at IPL 6), before the daemon's
+// final flush: no record after it (the model drops one in flight), none
+// re-armed by the record that may still be pending, so the flush gets
+// every record the CPU took (docs/profileme.md "Every record taken").
+void profileme_stop(CpuHot& hot);
 // Every CPU's records through C++ until profileme_start (ProfileMe
 // reconfigured, counting mode begun): the assembly record knows neither.
 void profileme_slow_path();

@@ -144,6 +144,7 @@ void profileme_start(CpuHot& hot) {
   // Pairs (two register sets, the overlap) and counting mode stay in C++
   // (record_overlap, counting_overflow).
   pm.fast = g_pair_window == 0 && !counting_active();
+  pm.armed = 1;
   // The record's interrupt alone takes the dedicated delivery counter 0
   // has (DCPI §4.1's cheap path; firmware/profileme.h
   // PERFMON_PROFILEME_ENTRY): no OSF/1 frame, no kernel entry. PALcode
@@ -155,7 +156,16 @@ void profileme_start(CpuHot& hot) {
 void profileme_interrupt(CpuHot& hot) {
   const RecordSummary first = record(hot, 0);
   if (g_pair_window != 0) record_overlap(hot, first, record(hot, PROFILEME_REG_SECOND));
-  if (g_interval_mean != 0) pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(pm_hot(hot)));
+  PmHot& pm = pm_hot(hot);
+  if (g_interval_mean != 0 && pm.armed) pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(pm));
+}
+
+void profileme_stop(CpuHot& hot) {
+  PmHot& pm = pm_hot(hot);
+  if (!pm.armed) return;  // never started here (or not a machine with ProfileMe)
+  pm.fast = 0;            // the assembly record re-arms at its return: C++ only
+  pm.armed = 0;
+  pal::wrperfmon(PERFMON_PROFILEME_ARM, 0);
 }
 
 }  // namespace dcpi::driver

@@ -117,7 +117,10 @@ struct alignas(64) PmHot {
   // 1: single records on and no counting mode: the assembly record may run
   // (profileme_start sets it; profileme_configure and counting mode clear it).
   uint8_t fast;
-  uint8_t unused[2];
+  // 1 from profileme_start to profileme_stop: the C++ record re-arms the
+  // counter only then (a record taken after the stop is the last).
+  uint8_t armed;
+  uint8_t unused;
   // The assembly record's scratch registers, in the line it reads first: the
   // 21164's D-cache does not allocate on a write, so a save area in a line
   // of its own missed on every restore.

@@ -190,6 +190,30 @@ TEST(Ev5ProfileUnit, AnInstructionTrapIsNotARetirementAMemoryTrapIs) {
   EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
 }
 
+// Turned off (the driver's stop), the unit drops the instruction it is
+// tagging: no record completes, and none interrupts, after the stop (the
+// driver flushes right after it: one would be lost, and the truth's
+// profileme_records would count it). Armed again, it records.
+TEST(Ev5ProfileUnit, TurnedOffItDropsTheRecordInFlight) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), addq(3, 3, 4)});
+  BlockRecord next = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(1);
+  unit.entered(a);
+  unit.accessed(kPc + 4, 0);  // a callback: the block is counted, a[0] tagged
+  unit.arm(0);
+  unit.entered(next);
+  EXPECT_EQ(unit.take_completed(), 0u);
+  EXPECT_EQ(unit.records_delivered(), 0u);
+  unit.accessed(kPc + 0x100, 0);  // `next` counted while off
+  unit.arm(1);
+  unit.entered(a);
+  unit.entered(next);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc);
+  EXPECT_EQ(unit.records_delivered(), 1u);
+}
+
 // The host's issue -> completion of what the driver does not sum: the
 // unit latency the model puts in register 9 (block_timing.cpp), none for a load.
 TEST(Ev5ProfileMe, TheHostKnowsTheUnitLatencyTheModelRecords) {

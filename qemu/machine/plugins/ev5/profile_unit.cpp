@@ -34,7 +34,13 @@ void ProfileUnit::arm(uint64_t value) {
   minor_ = value >> PROFILEME_ARM_MINOR_SHIFT;
   paired_ = countdown_ != 0 && minor_ != 0;
   second_pending_ = paired_;
-  for (Record& r : records_) r.done = false;
+  for (Record& r : records_) {
+    r.done = false;
+    // Turned off, the unit drops the instruction it may still be tagging:
+    // no record completes (and interrupts) after software stopped sampling
+    // (the driver's stop, driver/profileme_sampler.cpp profileme_stop).
+    if (countdown_ == 0) r.tagging = false;
+  }
   pair_open_ = false;
   pair_cycles_ = 0;
 }

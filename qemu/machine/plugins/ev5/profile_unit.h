@@ -34,7 +34,8 @@ class ProfileUnit : public TruthObserver {
  public:
   // The Fetched Instruction Counter (wrperfmon PERFMON_PROFILEME_ARM): the
   // major interval's fetched instruction from now is tagged, and, with a
-  // minor interval, the minor interval's after it too; 0 turns it off.
+  // minor interval, the minor interval's after it too; 0 turns it off,
+  // dropping a record still in flight.
   void arm(uint64_t value);
   // Profile Register `index` (PROFILEME_REG_*, + PROFILEME_REG_SECOND for
   // the pair's second, PROFILEME_REG_PAIR_FETCH) of the last completed pair.

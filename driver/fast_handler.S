@@ -734,37 +734,46 @@ dcpi_entry_profileme:
 	PM_BUCKET1 PM_LOAD, PM_T, PM_X
 	sll	PM_T, 16, PM_T			/* kPmLoadBucketShift */
 	or	PM_PAT, PM_T, PM_PAT
-2:	/* exp_table_interval's first step now: the next value (stored), its
-	 * bin's base in a0 and width in t0 (both free now), so that the bin's
-	 * line comes in while the table is updated; pm_arm finishes the draw. */
-	ldl	PM_BITS, PM(PM_SEED)
-	ldq	PM_LAT2, PM(PM_INTERVALS)
-	PARK_MILLER PM_BITS, PM_T
-	stl	PM_BITS, PM(PM_SEED)
-	srl	PM_BITS, 23, PM_T		/* kExpFractionBits: the bin */
-	sll	PM_T, 4, PM_T			/* an ExpBin is 16 bytes */
-	addq	PM_LAT2, PM_T, PM_T
-	ldq	PM_BASE, 0(PM_T)
-	ldq	PM_WIDTH, 8(PM_T)
-	/* pm_bucket_of: h = (pc >> 2) + ((pid << 20) ^ pattern) * 0x9e3779b1;
-	 * h ^= h >> 12; h & 511. Bits 0-20 of h are all it takes, so the
-	 * multiplier's low 21 bits (0x1779b1) do. */
+2:	/* pm_bucket_of first, so that the bucket's miss (~50 cycles: the
+	 * table is evicted between records) is under way while Park-Miller's
+	 * mulq (12) and the bin's loads run: h = (pc >> 2) + ((pid << 20) ^
+	 * pattern) * 0x9e3779b1; h ^= h >> 12; h & 511. Bits 0-20 of h are
+	 * all it takes, so the multiplier's low 21 bits (0x1779b1) do. */
 	sll	PM_KEY, 20, PM_X
 	xor	PM_X, PM_PAT, PM_X
 	ldah	PM_T, 0x17($31)
 	lda	PM_T, 0x79b1(PM_T)
 	mull	PM_X, PM_T, PM_X		/* the low 32 bits do too */
+	ldq	$16, PM(PM_TABLE)		/* a0: free once the load is taken */
+	sll	PM_PAT, 32, $1			/* t0: free once the pattern is made */
+	or	PM_KEY, $1, PM_KEY
 	srl	PM_PC, 2, PM_T
+	ldl	$1, PM(PM_SEED)
 	addq	PM_X, PM_T, PM_X
 	srl	PM_X, 12, PM_T
 	xor	PM_X, PM_T, PM_X
 	sll	PM_X, 64 - PM_BUCKET_BITS, PM_X
 	srl	PM_X, 64 - PM_BUCKET_BITS - PM_BUCKET_SHIFT, PM_X
-	ldq	PM_T, PM(PM_TABLE)
-	addq	PM_T, PM_X, PM_X		/* the bucket */
-	sll	PM_PAT, 32, PM_T
-	or	PM_KEY, PM_T, PM_KEY
-	PM_PROBE 0, pm_probe1, pm_hit
+	addq	$16, PM_X, PM_X			/* the bucket */
+	ldq	PM_T, 0(PM_X)			/* entry 0's PC: the miss starts */
+	/* exp_table_interval's first step meanwhile: the next value (stored),
+	 * its bin's base in a0 and width in t0, so that the bin's line comes
+	 * in while the table is updated; pm_arm finishes the draw. */
+	PARK_MILLER $1, $16
+	stl	$1, PM(PM_SEED)
+	srl	$1, 23, $16			/* kExpFractionBits: the bin */
+	sll	$16, 4, $16			/* an ExpBin is 16 bytes */
+	ldq	$1, PM(PM_INTERVALS)
+	addq	$1, $16, $16
+	ldq	PM_WIDTH, 8($16)
+	ldq	PM_BASE, 0($16)
+	/* Entry 0: PC and key (its count masked off) equal? */
+	cmpeq	PM_T, PM_PC, PM_T
+	beq	PM_T, pm_probe1
+	ldq	PM_T, 8(PM_X)
+	zap	PM_T, 0x0c, PM_T		/* bytes 2-3: the count */
+	cmpeq	PM_T, PM_KEY, PM_T
+	bne	PM_T, pm_hit
 pm_probe1:	PM_PROBE 32, pm_miss, pm_hit
 
 pm_hit:	/* PM_X = the entry: count + 1 and the sums, unless one might wrap */
@@ -846,18 +855,19 @@ pm_arm:	/* exp_table_interval: the bin (PM_BASE, PM_WIDTH) of the value drawn
 5:	sll	PM_PAT, 41, PM_T
 	srl	PM_T, 41, PM_T			/* the value's low 23 bits */
 	mulq	PM_WIDTH, PM_T, PM_T
+	/* The restores its 12 cycles need not wait for (all but t3, t6). */
+	ldq	$3, PM(PM_SAVE + 0)
+	ldq	$5, PM(PM_SAVE + 16)
+	ldq	$6, PM(PM_SAVE + 24)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
 	srl	PM_T, 23, PM_T
 	addq	PM_STALL, PM_T, PM_T
 	srl	PM_T, 8, PM_T			/* kExpFixedBits */
 	addq	PM_T, 1, $18			/* a2 = the interval: rtiperf re-arms */
-	ldq	$3, PM(PM_SAVE + 0)
 	ldq	$4, PM(PM_SAVE + 8)
-	ldq	$5, PM(PM_SAVE + 16)
-	ldq	$6, PM(PM_SAVE + 24)
 	ldq	$7, PM(PM_SAVE + 32)
-	ldq	$0, HOT_SAVE_R0(HOT)
-	ldq	$1, HOT_SAVE_R1(HOT)
-	ldq	$2, HOT_SAVE_R2(HOT)
 	mov	$31, T
 	call_pal CALL_PAL_RTIPERF		/* a0 = 0: re-arm with a2, restore a0-a2/PS/PC */
 

@@ -76,6 +76,24 @@
 	srl	\seed, 33, \seed
 .endm
 
+/* The same step with 16807 = 7^5 as five s8subq (8x - x = 7x), one cycle
+ * each, instead of mulq (12 cycles on the 21164, and the multiplier busy):
+ * seed < 2^31, so seed * 16807 < 2^46 and every partial product is exact.
+ * ProfileMe's record (below), where the draw sits on its critical path. */
+.macro	PARK_MILLER_SHIFTS seed, tmp
+	.rept	5
+	s8subq	\seed, \seed, \seed
+	.endr
+	srl	\seed, 31, \tmp
+	sll	\seed, 33, \seed
+	srl	\seed, 33, \seed
+	addq	\seed, \tmp, \seed
+	srl	\seed, 31, \tmp
+	addq	\seed, \tmp, \seed
+	sll	\seed, 33, \seed
+	srl	\seed, 33, \seed
+.endm
+
 .macro	INC64 field
 	ldq	T, STATS(\field)
 	addq	T, 1, T
@@ -759,7 +777,7 @@ dcpi_entry_profileme:
 	/* exp_table_interval's first step meanwhile: the next value (stored),
 	 * its bin's base in a0 and width in t0, so that the bin's line comes
 	 * in while the table is updated; pm_arm finishes the draw. */
-	PARK_MILLER $1, $16
+	PARK_MILLER_SHIFTS $1, $16
 	stl	$1, PM(PM_SEED)
 	srl	$1, 23, $16			/* kExpFractionBits: the bin */
 	sll	$16, 4, $16			/* an ExpBin is 16 bytes */
@@ -842,7 +860,7 @@ pm_arm:	/* exp_table_interval: the bin (PM_BASE, PM_WIDTH) of the value drawn
 	cmpeq	PM_T, 255, PM_T
 	beq	PM_T, 5f
 	ldq	PM_X, PM(PM_INTERVALS)
-3:	PARK_MILLER PM_PAT, PM_T
+3:	PARK_MILLER_SHIFTS PM_PAT, PM_T
 	srl	PM_PAT, 23, PM_T
 	sll	PM_T, 4, PM_LOAD
 	addq	PM_X, PM_LOAD, PM_LOAD		/* its ExpBin */

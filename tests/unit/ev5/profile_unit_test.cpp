@@ -51,6 +51,7 @@ TEST(Ev5ProfileUnit, APairInOneGroupHasTheFirstsCyclesAsItsFetchLatency) {
   EXPECT_EQ(unit.read(PROFILEME_REG_PAIR_FETCH), 1u);
   EXPECT_EQ(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_LATENCY) >> PROFILEME_LAT_ISSUE_SHIFT,
             0u);
+  EXPECT_EQ(unit.records_delivered(), 2u) << "one interrupt, two records";
 }
 
 // The second is the minor interval's fetch after the first, across blocks;

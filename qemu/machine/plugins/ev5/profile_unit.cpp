@@ -48,7 +48,7 @@ void ProfileUnit::arm(uint64_t value) {
 uint64_t ProfileUnit::take_completed() {
   if (!completed_) return 0;
   completed_ = false;
-  ++delivered_;
+  delivered_ += paired_ ? 2 : 1;  // a pair's interrupt delivers both records
   return EV5_OVERFLOW_PROFILEME;
 }
 

@@ -42,9 +42,9 @@ class ProfileUnit : public TruthObserver {
   uint64_t read(uint64_t index) const { return index < registers_.size() ? registers_[index] : 0; }
   // EV5_OVERFLOW_PROFILEME once per completed record (or pair), else 0.
   uint64_t take_completed();
-  // The records (or pairs) take_completed handed out: the interrupts this
-  // unit raised, which the driver must all take (the truth's `event
-  // profileme_records`, docs/profileme.md "Every record taken").
+  // The records take_completed handed out (a pair's interrupt two), which
+  // the driver must all take (the truth's `event profileme_records`,
+  // docs/profileme.md "Every record taken").
   uint64_t records_delivered() const { return delivered_; }
   void switch_space(uint32_t space) { space_ = space; }
   // The tagged instruction's load or store went to `vaddr`.

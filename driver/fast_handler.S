@@ -738,19 +738,19 @@ dcpi_entry_profileme:
 	beq	PM_X, pm_bail
 	bne	PM_T, pm_bail
 	/* pm_record: the pattern, the stall, the load and their buckets. */
-	lda	PM_PAT, 0xfff($31)		/* kPmPatternBits */
+	lda	PM_PAT, 0x1fff($31)		/* kPmPatternBits */
 	and	PM_BITS, PM_PAT, PM_PAT
 	zapnot	PM_LAT, 0x0f, PM_STALL
 	beq	PM_STALL, 1f
 	PM_BUCKET1 PM_STALL, PM_T, PM_X
-	sll	PM_T, 12, PM_T			/* kPmStallBucketShift */
+	sll	PM_T, 13, PM_T			/* kPmStallBucketShift */
 	or	PM_PAT, PM_T, PM_PAT
 1:	mov	$31, PM_LOAD
 	srl	PM_BITS, 11, PM_T		/* PROFILEME_BIT_LOAD */
 	blbc	PM_T, 2f
 	zapnot	PM_LAT2, 0x0f, PM_LOAD
 	PM_BUCKET1 PM_LOAD, PM_T, PM_X
-	sll	PM_T, 16, PM_T			/* kPmLoadBucketShift */
+	sll	PM_T, 17, PM_T			/* kPmLoadBucketShift */
 	or	PM_PAT, PM_T, PM_PAT
 2:	/* pm_bucket_of first, so that the bucket's miss (~50 cycles: the
 	 * table is evicted between records) is under way while Park-Miller's

@@ -19,14 +19,17 @@
 
 namespace dcpi::driver {
 
-// The pattern: PROFILEME_BIT_* in bits 11:0 (the load bit included), then
-// the stall's log2 bucket + 1 (0: no stall) and the load's + 1 (0: not a
-// load), so that records of one entry share their buckets.
-inline constexpr uint32_t kPmPatternBits = 0xfff;
-inline constexpr uint32_t kPmStallBucketShift = 12;
-inline constexpr uint32_t kPmLoadBucketShift = 16;
+// The pattern: PROFILEME_BIT_* in bits 12:0 (the load and replay bits
+// included), then the stall's log2 bucket + 1 (0: no stall) and the load's
+// + 1 (0: not a load), so that records of one entry share their buckets.
+inline constexpr uint32_t kPmPatternBits = 0x1fff;
+inline constexpr uint32_t kPmStallBucketShift = 13;
+inline constexpr uint32_t kPmLoadBucketShift = 17;
 inline constexpr uint32_t kPmBucketMask = 0xf;
 static_assert(PROFILEME_BIT_LOAD == 0x800 && (PROFILEME_BIT_LOAD & kPmPatternBits) != 0);
+static_assert(PROFILEME_BIT_REPLAY == 0x1000 && (PROFILEME_BIT_REPLAY & kPmPatternBits) != 0 &&
+                  (kPmPatternBits >> kPmStallBucketShift) == 0,
+              "driver/fast_handler.S: lda 0x1fff, the buckets at 13 and 17");
 static_assert(PROFILEME_LATENCY_BUCKETS + 1 <= kPmBucketMask + 1);
 
 struct PmEntry {
@@ -74,8 +77,9 @@ inline constexpr uint32_t kPmEntries = 1024;
 inline constexpr uint32_t kPmBuckets = kPmEntries / kPmBucketEntries;
 static_assert((kPmBuckets & (kPmBuckets - 1)) == 0);
 // The SampleEntries one PmEntry expands into, at most: samples, each of the
-// PROFILEME_BITS bits, three latency sums, the load's sum and two buckets.
-inline constexpr uint32_t kPmMaxExpansion = 1 + PROFILEME_BITS + 3 + 1 + 2;
+// PROFILEME_BITS bits, three latency sums, the load's sum, two buckets and
+// the replay.
+inline constexpr uint32_t kPmMaxExpansion = 1 + PROFILEME_BITS + 3 + 1 + 2 + 1;
 
 // The SampleEntries of `e`, through emit(const SampleEntry&); returns their
 // number. Only nonzero counts, as the one-by-one driver's record_sum kept.
@@ -103,6 +107,7 @@ uint32_t pm_expand(const PmEntry& e, Emit&& emit) {
   if (stall_bucket != 0) add(PROFILEME_EVENT_STALL_LOG2_0 + stall_bucket - 1, e.count);
   const uint32_t load_bucket = (e.pattern >> kPmLoadBucketShift) & kPmBucketMask;
   if (load_bucket != 0) add(PROFILEME_EVENT_LOAD_LOG2_0 + load_bucket - 1, e.count);
+  if (e.pattern & PROFILEME_BIT_REPLAY) add(PROFILEME_EVENT_REPLAY, e.count);
   return n;
 }
 

@@ -191,6 +191,27 @@ TEST(Ev5ProfileUnit, AnInstructionTrapIsNotARetirementAMemoryTrapIs) {
   EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
 }
 
+// A load the model replay-trapped (load_after_store's kLoadReplay at its
+// PC) has the replay bit; the record of another instruction does not.
+TEST(Ev5ProfileUnit, AReplayTrappedLoadHasTheReplayBit) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), addq(3, 3, 4)});
+  BlockRecord next = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(2);  // a[1]
+  unit.entered(a);
+  unit.event(kPc + 4, ModelEvent::kLoadReplay);
+  unit.entered(next);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_REPLAY);
+  unit.arm(1);  // next[0]: nothing replayed there
+  unit.entered(a);
+  unit.event(kPc + 4, ModelEvent::kLoadReplay);
+  unit.entered(next);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc + 0x100);
+  EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_REPLAY);
+}
+
 // Turned off (the driver's stop), the unit drops the instruction it is
 // tagging: no record completes, and none interrupts, after the stop (the
 // driver flushes right after it: one would be lost, and the truth's

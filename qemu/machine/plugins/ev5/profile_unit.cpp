@@ -20,6 +20,8 @@ uint64_t bit_of(ModelEvent event) {
       return PROFILEME_BIT_DTBMISS;
     case ModelEvent::kBranchMispredict:
       return PROFILEME_BIT_MISPREDICT;
+    case ModelEvent::kLoadReplay:
+      return PROFILEME_BIT_REPLAY;
     default:
       return 0;
   }

@@ -161,6 +161,9 @@ int64_t counting_configure(EventSet events) {
   if ((counters12 & ~kCountableOnEv5) != 0 ||
       ((counters12 | issues) != 0 && !machine_has_event_counters()))
     return kControlUncountableEvent;
+  // ProfileMe's records go through C++ from now on, which keeps none while
+  // counting (counting_overflow).
+  profileme_slow_path();
   CountingConfig config{};
   config.active = 1;
   config.instructions = issues != 0;

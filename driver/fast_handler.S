@@ -49,6 +49,7 @@
 #include "driver/chain_layout.h"
 #include "driver/hot_layout.h"
 #include "firmware/pal_abi.h"
+#include "firmware/profileme.h"
 #include "firmware/trap_frame.h"
 
 	.set	noat
@@ -65,6 +66,24 @@
 .macro	PARK_MILLER seed, tmp
 	lda	\tmp, 16807($31)
 	mulq	\seed, \tmp, \seed
+	srl	\seed, 31, \tmp
+	sll	\seed, 33, \seed
+	srl	\seed, 33, \seed
+	addq	\seed, \tmp, \seed
+	srl	\seed, 31, \tmp
+	addq	\seed, \tmp, \seed
+	sll	\seed, 33, \seed
+	srl	\seed, 33, \seed
+.endm
+
+/* The same step with 16807 = 7^5 as five s8subq (8x - x = 7x), one cycle
+ * each, instead of mulq (12 cycles on the 21164, and the multiplier busy):
+ * seed < 2^31, so seed * 16807 < 2^46 and every partial product is exact.
+ * ProfileMe's record (below), where the draw sits on its critical path. */
+.macro	PARK_MILLER_SHIFTS seed, tmp
+	.rept	5
+	s8subq	\seed, \seed, \seed
+	.endr
 	srl	\seed, 31, \tmp
 	sll	\seed, 33, \seed
 	srl	\seed, 33, \seed
@@ -229,10 +248,9 @@ bail\@:
 #define CHAIN_FRAME_BYTES	(CHAIN_FRAME_SP + 48)	/* 16-byte aligned: the C++ capture's sp */
 #define SAVE_BYTES		TRAP_FRAME_SAVE_BYTES	/* $0-$15 and $19-$28 (firmware/trap_frame.h) */
 /* Where this CPU's chain stack ends: dcpi_chain_stacks follows
- * dcpi_driver_stats in .bss.dcpi_percpu (below), so it is HOT_TO_STATS +
- * the statistics' size past dcpi_cpu_slots, which is cpu * HOT_SIZE
- * before HOT. */
-#define SLOTS_TO_CHAIN_STACKS	(HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
+ * dcpi_pm_hot in .bss.dcpi_percpu (below), so it is HOT_TO_PM + ProfileMe's
+ * lines past dcpi_cpu_slots, which is cpu * HOT_SIZE before HOT. */
+#define SLOTS_TO_CHAIN_STACKS	(HOT_TO_PM + DCPI_MAX_CPUS * PM_SIZE)
 
 /* The interrupted context's registers the C++ entries may clobber (PAL
  * saved a0-a2, the entries $0-$2), at their trap-frame offsets, $sp = the
@@ -640,29 +658,248 @@ chain_done:
 	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 	.end	chain_capture
 
-/* ProfileMe's dedicated delivery (issue 27 item 1; palcode/pal.S
- * pal_event_counter_body, firmware/profileme.h PERFMON_PROFILEME_ENTRY):
- * a record's interrupt comes here as counter 0's comes to the variants,
- * with a1 = this CPU's CpuHot and a2 = the interrupted PC, PS, PC and a0-a2
- * in PalSave, sp the interrupted one. The record is C++
- * (driver/profileme_sampler.cpp dcpi_profileme_record), run on this CPU's
- * chain stack (free: it is used only at IPL 6, by counter 0's handler,
- * which cannot run meanwhile) with the registers C++ may clobber saved
- * there; $0-$2 go to PalSave as the fast path's do. rtiperf with a0 = 0
- * returns without touching counter 0. Instead of the classic delivery's
- * OSF/1 frame, the kernel's entry (SAVE_ALL, its dispatch), rti. */
+/* ProfileMe's dedicated delivery (issue 27; palcode/pal.S
+ * pal_profileme_delivery, firmware/profileme.h PERFMON_PROFILEME_ENTRY): a
+ * record's interrupt comes here as counter 0's comes to the variants, with
+ * a1 = this CPU's CpuHot, PS, PC, a0-a2 and v0, t0, t1 in PalSave, sp the
+ * interrupted one, and the Profile Registers in registers: v0 = the PC
+ * (0), t0 = the events (1), t1 = the latencies (2), a0 = register 9.
+ *
+ * The record in assembly, as the cycles fast path records a sample (no
+ * C++, no frame): its entry of (PID, PC, pattern) in this CPU's ProfileMe
+ * table (driver/profileme_table.h pm_record and pm_table_add, exactly), the
+ * next interval from the mean's table (firmware/exponential_table.h
+ * exp_table_interval, exactly) and rtiperf with a0 = 0 (counter 0
+ * untouched) and a2 = the interval, which re-arms the Fetched Instruction
+ * Counter (firmware/profileme.h PERFMON_PROFILEME_ENTRY). Its five more
+ * scratch registers, t2-t6, are saved in this CPU's PmHot line (HOT_TO_PM
+ * from HOT), which it reads right after (so the restores hit). What needs C++ goes to pm_slow before
+ * anything is written: pairs, counting mode, the table being flushed
+ * (PmHot::fast, CpuHot::flushing), an eviction, a count at UINT16_MAX, a
+ * sum that might wrap (one at 2^31 or more). */
+#define PM(f)	(HOT_TO_PM + (f))(HOT)
 #define PM_FRAME_SP	(SAVE_BYTES + 8)	/* the interrupted sp */
 #define PM_FRAME_HOT	(SAVE_BYTES + 16)
 #define PM_FRAME_BYTES	(SAVE_BYTES + 32)	/* a multiple of 16 */
+#define PM_PC	$0	/* register 0; then a new sum */
+#define PM_BITS	$1	/* register 1; then a new sum */
+#define PM_LAT	$2	/* register 2 */
+#define PM_LAT2	$16	/* register 9; then a new sum */
+#define PM_X	$18	/* the bucket, then the entry */
+#define PM_PAT	$3	/* the pattern */
+#define PM_STALL $4	/* slot -> issue */
+#define PM_LOAD	$5	/* load -> data (0: not a load) */
+#define PM_KEY	$6	/* pid | pattern << 32: the entry's quadword 1 less its count */
+#define PM_T	$7
+#define PM_BASE	$16	/* PM_LAT2 once the record's load is taken: the bin's base */
+#define PM_WIDTH $1	/* PM_BITS once the pattern is made: the bin's width */
+
+/* out = profileme_latency_bucket(x) + 1 = 8 - #{k in 1..7 : x < 2^k}:
+ * 1 for x < 2, ..., 8 for x >= 128 (firmware/profileme.h). */
+.macro	PM_BUCKET1 x, out, tmp
+	cmpult	\x, 2, \out
+	.irp	lim, 4, 8, 16, 32, 64, 128
+	cmpult	\x, \lim, \tmp
+	addq	\out, \tmp, \out
+	.endr
+	lda	\tmp, 8($31)
+	subq	\tmp, \out, \out
+.endm
+
+/* Entry `offset` of the bucket: PC and key (its count masked off) equal? */
+.macro	PM_PROBE offset, next, hit
+	ldq	PM_T, \offset(PM_X)
+	cmpeq	PM_T, PM_PC, PM_T
+	beq	PM_T, \next
+	ldq	PM_T, \offset + 8(PM_X)
+	zap	PM_T, 0x0c, PM_T		/* bytes 2-3: the count */
+	cmpeq	PM_T, PM_KEY, PM_T
+	beq	PM_T, \next
+	lda	PM_X, \offset(PM_X)
+	br	$31, \hit
+.endm
+
 	.globl	dcpi_entry_profileme
 	.align	4
 	.ent	dcpi_entry_profileme
 dcpi_entry_profileme:
 	.frame	$30, 0, $31, 0
 	.prologue 0
-	stq	$0, HOT_SAVE_R0(HOT)
-	stq	$1, HOT_SAVE_R1(HOT)
-	stq	$2, HOT_SAVE_R2(HOT)
+	/* The saves first, then both lines' loads together: their misses
+	 * overlap instead of one after the other. */
+	stq	$3, PM(PM_SAVE + 0)
+	stq	$4, PM(PM_SAVE + 8)
+	stq	$5, PM(PM_SAVE + 16)
+	stq	$6, PM(PM_SAVE + 24)
+	stq	$7, PM(PM_SAVE + 32)
+	ldbu	PM_X, PM(PM_FAST)
+	ldbu	PM_T, HOT_FLUSHING(HOT)
+	ldwu	PM_KEY, HOT_PID_EVENT(HOT)	/* the pid */
+	beq	PM_X, pm_bail
+	bne	PM_T, pm_bail
+	/* pm_record: the pattern, the stall, the load and their buckets. */
+	lda	PM_PAT, 0x1fff($31)		/* kPmPatternBits */
+	and	PM_BITS, PM_PAT, PM_PAT
+	zapnot	PM_LAT, 0x0f, PM_STALL
+	beq	PM_STALL, 1f
+	PM_BUCKET1 PM_STALL, PM_T, PM_X
+	sll	PM_T, 13, PM_T			/* kPmStallBucketShift */
+	or	PM_PAT, PM_T, PM_PAT
+1:	mov	$31, PM_LOAD
+	srl	PM_BITS, 11, PM_T		/* PROFILEME_BIT_LOAD */
+	blbc	PM_T, 2f
+	zapnot	PM_LAT2, 0x0f, PM_LOAD
+	PM_BUCKET1 PM_LOAD, PM_T, PM_X
+	sll	PM_T, 17, PM_T			/* kPmLoadBucketShift */
+	or	PM_PAT, PM_T, PM_PAT
+2:	/* pm_bucket_of first, so that the bucket's miss (~50 cycles: the
+	 * table is evicted between records) is under way while Park-Miller's
+	 * mulq (12) and the bin's loads run: h = (pc >> 2) + ((pid << 20) ^
+	 * pattern) * 0x9e3779b1; h ^= h >> 12; h & 511. Bits 0-20 of h are
+	 * all it takes, so the multiplier's low 21 bits (0x1779b1) do. */
+	sll	PM_KEY, 20, PM_X
+	xor	PM_X, PM_PAT, PM_X
+	ldah	PM_T, 0x17($31)
+	lda	PM_T, 0x79b1(PM_T)
+	mull	PM_X, PM_T, PM_X		/* the low 32 bits do too */
+	ldq	$16, PM(PM_TABLE)		/* a0: free once the load is taken */
+	sll	PM_PAT, 32, $1			/* t0: free once the pattern is made */
+	or	PM_KEY, $1, PM_KEY
+	srl	PM_PC, 2, PM_T
+	ldl	$1, PM(PM_SEED)
+	addq	PM_X, PM_T, PM_X
+	srl	PM_X, 12, PM_T
+	xor	PM_X, PM_T, PM_X
+	sll	PM_X, 64 - PM_BUCKET_BITS, PM_X
+	srl	PM_X, 64 - PM_BUCKET_BITS - PM_BUCKET_SHIFT, PM_X
+	addq	$16, PM_X, PM_X			/* the bucket */
+	ldq	PM_T, 0(PM_X)			/* entry 0's PC: the miss starts */
+	/* exp_table_interval's first step meanwhile: the next value (stored),
+	 * its bin's base in a0 and width in t0, so that the bin's line comes
+	 * in while the table is updated; pm_arm finishes the draw. */
+	PARK_MILLER_SHIFTS $1, $16
+	stl	$1, PM(PM_SEED)
+	srl	$1, 23, $16			/* kExpFractionBits: the bin */
+	sll	$16, 4, $16			/* an ExpBin is 16 bytes */
+	ldq	$1, PM(PM_INTERVALS)
+	addq	$1, $16, $16
+	ldq	PM_WIDTH, 8($16)
+	ldq	PM_BASE, 0($16)
+	/* Entry 0: PC and key (its count masked off) equal? */
+	cmpeq	PM_T, PM_PC, PM_T
+	beq	PM_T, pm_probe1
+	ldq	PM_T, 8(PM_X)
+	zap	PM_T, 0x0c, PM_T		/* bytes 2-3: the count */
+	cmpeq	PM_T, PM_KEY, PM_T
+	bne	PM_T, pm_hit
+pm_probe1:	PM_PROBE 32, pm_miss, pm_hit
+
+pm_hit:	/* PM_X = the entry: count + 1 and the sums, unless one might wrap */
+	ldq	PM_PC, 8(PM_X)			/* key | count << 16 */
+	extwl	PM_PC, 2, PM_T
+	addq	PM_T, 1, PM_T
+	srl	PM_T, 16, PM_T
+	bne	PM_T, pm_bail			/* the count is UINT16_MAX: expand, in C++ */
+	ldah	PM_T, 1($31)
+	addq	PM_PC, PM_T, PM_PC
+	ldq	PM_PAT, 16(PM_X)		/* issue | fetch << 32 */
+	ldq	PM_KEY, 24(PM_X)		/* stall | load << 32 */
+	/* Each sum below 2^31, the record's stall and load too (issue and
+	 * fetch are below 2^16): no sum wraps, no half carries into the other.
+	 * Else C++ adds exactly (or expands). */
+	or	PM_PAT, PM_KEY, PM_T
+	or	PM_T, PM_STALL, PM_T
+	or	PM_T, PM_LOAD, PM_T
+	blt	PM_T, pm_bail			/* bit 63 */
+	srl	PM_T, 31, PM_T
+	blbs	PM_T, pm_bail			/* bit 31 */
+	stq	PM_PC, 8(PM_X)
+	srl	PM_LAT, 48, PM_T		/* issue */
+	addq	PM_PAT, PM_T, PM_PAT
+	srl	PM_LAT, 32, PM_T
+	zapnot	PM_T, 0x03, PM_T
+	sll	PM_T, 32, PM_T			/* fetch << 32 */
+	addq	PM_PAT, PM_T, PM_PAT
+	stq	PM_PAT, 16(PM_X)
+	sll	PM_LOAD, 32, PM_T
+	or	PM_STALL, PM_T, PM_T
+	addq	PM_KEY, PM_T, PM_KEY
+	stq	PM_KEY, 24(PM_X)
+	br	$31, pm_arm
+
+pm_miss:	/* the round-robin victim; an occupied one is evicted in C++ */
+	ldbu	PM_T, PM(PM_EVICT)
+	sll	PM_T, PM_ENTRY_SHIFT, PM_T
+	addq	PM_X, PM_T, PM_X
+	ldq	PM_T, 8(PM_X)
+	extwl	PM_T, 2, PM_T
+	bne	PM_T, pm_bail
+	ldbu	PM_T, PM(PM_EVICT)
+	xor	PM_T, 1, PM_T			/* of two */
+	stb	PM_T, PM(PM_EVICT)
+	stq	PM_PC, 0(PM_X)
+	ldah	PM_T, 1($31)			/* count 1 */
+	addq	PM_KEY, PM_T, PM_KEY
+	stq	PM_KEY, 8(PM_X)
+	srl	PM_LAT, 48, PM_T		/* issue | fetch << 32 */
+	srl	PM_LAT, 32, PM_KEY
+	zapnot	PM_KEY, 0x03, PM_KEY
+	sll	PM_KEY, 32, PM_KEY
+	or	PM_T, PM_KEY, PM_T
+	stq	PM_T, 16(PM_X)
+	sll	PM_LOAD, 32, PM_T		/* stall | load << 32 */
+	or	PM_STALL, PM_T, PM_T
+	stq	PM_T, 24(PM_X)
+
+pm_arm:	/* exp_table_interval: the bin (PM_BASE, PM_WIDTH) of the value drawn
+	 * at the start, a point in it from the value's other 23 bits; the open
+	 * last bin adds its start and draws again (rare). */
+	ldl	PM_PAT, PM(PM_SEED)
+	mov	PM_BASE, PM_STALL		/* carried + base */
+	srl	PM_PAT, 23, PM_T
+	cmpeq	PM_T, 255, PM_T
+	beq	PM_T, 5f
+	ldq	PM_X, PM(PM_INTERVALS)
+3:	PARK_MILLER_SHIFTS PM_PAT, PM_T
+	srl	PM_PAT, 23, PM_T
+	sll	PM_T, 4, PM_LOAD
+	addq	PM_X, PM_LOAD, PM_LOAD		/* its ExpBin */
+	ldq	PM_KEY, 0(PM_LOAD)
+	addq	PM_STALL, PM_KEY, PM_STALL
+	cmpeq	PM_T, 255, PM_T
+	bne	PM_T, 3b
+	ldq	PM_WIDTH, 8(PM_LOAD)
+	stl	PM_PAT, PM(PM_SEED)
+5:	sll	PM_PAT, 41, PM_T
+	srl	PM_T, 41, PM_T			/* the value's low 23 bits */
+	mulq	PM_WIDTH, PM_T, PM_T
+	/* The restores its 12 cycles need not wait for (all but t3, t6). */
+	ldq	$3, PM(PM_SAVE + 0)
+	ldq	$5, PM(PM_SAVE + 16)
+	ldq	$6, PM(PM_SAVE + 24)
+	ldq	$0, HOT_SAVE_R0(HOT)
+	ldq	$1, HOT_SAVE_R1(HOT)
+	ldq	$2, HOT_SAVE_R2(HOT)
+	srl	PM_T, 23, PM_T
+	addq	PM_STALL, PM_T, PM_T
+	srl	PM_T, 8, PM_T			/* kExpFixedBits */
+	addq	PM_T, 1, $18			/* a2 = the interval: rtiperf re-arms */
+	ldq	$4, PM(PM_SAVE + 8)
+	ldq	$7, PM(PM_SAVE + 32)
+	mov	$31, T
+	call_pal CALL_PAL_RTIPERF		/* a0 = 0: re-arm with a2, restore a0-a2/PS/PC */
+
+pm_bail:	/* nothing written: the scratch registers back, then C++ */
+	ldq	$3, PM(PM_SAVE + 0)
+	ldq	$4, PM(PM_SAVE + 8)
+	ldq	$5, PM(PM_SAVE + 16)
+	ldq	$6, PM(PM_SAVE + 24)
+	ldq	$7, PM(PM_SAVE + 32)
+	/* The record in C++ (driver/profileme_sampler.cpp dcpi_profileme_record),
+	 * run on this CPU's chain stack (free: it is used only at IPL 6, by
+	 * counter 0's handler, which cannot run meanwhile) with the registers C++
+	 * may clobber saved there ($0-$2 are in PalSave). */
+pm_slow:
 	CHAIN_STACK_FRAME PM_FRAME_BYTES
 	stq	$30, PM_FRAME_SP($2)
 	mov	$2, $30
@@ -681,6 +918,7 @@ dcpi_entry_profileme:
 	ldq	$1, HOT_SAVE_R1(HOT)
 	ldq	$2, HOT_SAVE_R2(HOT)
 	mov	$31, T
+	mov	$31, $18			/* C++ re-armed (or not): a2 = 0 */
 	call_pal CALL_PAL_RTIPERF		/* a0 = 0: return only, restore a0-a2/PS/PC */
 	.end	dcpi_entry_profileme
 
@@ -742,9 +980,16 @@ dcpi_cpu_slots:
 	.skip	HOT_TO_STATS
 	.globl	dcpi_driver_stats
 	.type	dcpi_driver_stats, @object
-	.size	dcpi_driver_stats, 4 << STATS_SHIFT
+	.size	dcpi_driver_stats, DCPI_MAX_CPUS << STATS_SHIFT
 dcpi_driver_stats:
-	.skip	4 << STATS_SHIFT
+	.skip	DCPI_MAX_CPUS << STATS_SHIFT
+	/* ProfileMe's lines (driver/profileme_table.h PmHot), HOT_TO_PM past
+	 * each CpuHot. */
+	.globl	dcpi_pm_hot
+	.type	dcpi_pm_hot, @object
+	.size	dcpi_pm_hot, DCPI_MAX_CPUS * PM_SIZE
+dcpi_pm_hot:
+	.skip	DCPI_MAX_CPUS * PM_SIZE
 	/* Call chains: each CPU's stack for the capture's C++ (chain_capture
 	 * above finds it at SLOTS_TO_CHAIN_STACKS past dcpi_cpu_slots). */
 	.globl	dcpi_chain_stacks

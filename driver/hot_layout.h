@@ -29,15 +29,31 @@
 #define HOT_SIZE 128
 #define HOT_SIZE_SHIFT 7
 
-/* dcpi_driver_stats[DCPI_MAX_CPUS] follows dcpi_cpu_slots[DCPI_MAX_CPUS] directly (both are defined in
- * driver/fast_handler.S, in that order): CPU i's statistics are at a fixed
- * distance from its CpuHot, so the fast path needs no pointer for them. */
+/* dcpi_driver_stats[DCPI_MAX_CPUS] follows dcpi_cpu_slots[DCPI_MAX_CPUS] directly (both are defined
+ * in driver/fast_handler.S, in that order): CPU i's statistics are at a fixed distance from its
+ * CpuHot, so the fast path needs no pointer for them. */
 #define HOT_TO_STATS (DCPI_MAX_CPUS * HOT_SIZE)
 #define STATS_SHIFT 7 /* sizeof(DriverCpuStats) == 128 */
 #define STATS_HITS 16
 #define STATS_MISSES 24
 #define STATS_EVICTIONS 32
 #define STATS_HANDLER_CYCLES 96
+
+/* ProfileMe's per-CPU lines (driver/profileme_table.h PmHot), after the
+ * statistics at the same stride, HOT_TO_PM bytes from this CPU's CpuHot:
+ * line 0 the fast path's state and its scratch registers' save area. */
+#define HOT_TO_PM (HOT_TO_STATS + (DCPI_MAX_CPUS << STATS_SHIFT))
+#define PM_TABLE 0     /* this CPU's PmEntry table */
+#define PM_INTERVALS 8 /* the ExpTable of the mean in use */
+#define PM_SEED 16     /* uint32_t: the Fetched Instruction Counter's draws */
+#define PM_EVICT 20    /* uint8_t: the round-robin victim */
+#define PM_FAST 21     /* uint8_t: 1 when the assembly record may run */
+#define PM_SAVE 24     /* t2-t6 while it runs, in the same line */
+#define PM_SIZE 128
+/* PmEntry (driver/profileme_table.h) as the fast path reads it. */
+#define PM_ENTRY_SHIFT 5  /* 32 bytes */
+#define PM_BUCKET_SHIFT 6 /* two entries: a line */
+#define PM_BUCKET_BITS 9  /* 512 buckets */
 
 #define ENTRY_PC 0
 #define ENTRY_COUNT 8

@@ -84,8 +84,6 @@ struct alignas(64) CpuAux {
   // the share of time reports scale its samples by): the cycles booked per
   // dcpi::Event (kStats).
   uint64_t counted_cycles[DCPI_EVENT_COUNT];
-  uint32_t profileme_seed;  // the Fetched Instruction Counter's draws (issue 27)
-  uint32_t pm_evict;        // ProfileMe table's round-robin victim (profileme_table.cpp)
   PeriodObservation trace[kTraceCapacity];
 };
 
@@ -161,6 +159,14 @@ void append_profileme(CpuHot& hot, const SampleEntry& entry);
 // configured (at counter_start), and take a completed record.
 void profileme_start(CpuHot& hot);
 void profileme_interrupt(CpuHot& hot);
+// The counter off on this CPU (kOpStop, at IPL 6), before the daemon's
+// final flush: no record after it (the model drops one in flight), none
+// re-armed by the record that may still be pending, so the flush gets
+// every record the CPU took (docs/profileme.md "Every record taken").
+void profileme_stop(CpuHot& hot);
+// Every CPU's records through C++ until profileme_start (ProfileMe
+// reconfigured, counting mode begun): the assembly record knows neither.
+void profileme_slow_path();
 // The mean interval configured (0: off), for the kStats records.
 uint32_t profileme_interval();
 uint32_t profileme_pair_window();  // W, 0: single records

@@ -119,6 +119,9 @@ static_assert(offsetof(CpuHot, value_countdown) == HOT_VALUE_COUNTDOWN);
 static_assert(offsetof(CpuSlot, save) + offsetof(PalSave, r0) == HOT_SAVE_R0 &&
               offsetof(CpuSlot, save) + offsetof(PalSave, r1) == HOT_SAVE_R1 &&
               offsetof(CpuSlot, save) + offsetof(PalSave, r2) == HOT_SAVE_R2);
+// ProfileMe's PAL delivery saves v0, t0 and t1 there too (firmware/pal_abi.h).
+static_assert(HOT_SAVE_R0 == PERF_CTX_SAVE_R0 && HOT_SAVE_R1 == PERF_CTX_SAVE_R1 &&
+              HOT_SAVE_R2 == PERF_CTX_SAVE_R2);
 static_assert(HOT_TO_STATS == kMaxCpus * sizeof(CpuSlot), "stats follow the slots");
 static_assert(kBuckets == 1u << BUCKET_BITS, "the fast path's bucket index is 12 bits");
 

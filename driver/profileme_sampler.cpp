@@ -10,6 +10,7 @@
 #include "driver/internal.h"
 #include "driver/kernel_services.h"
 #include "driver/profileme_table.h"
+#include "firmware/exponential_table.h"
 #include "firmware/park_miller.h"
 #include "firmware/profileme.h"
 
@@ -26,25 +27,25 @@ uint32_t g_interval_mean = 0;                    // 0: ProfileMe off
 uint32_t g_pair_window = 0;                      // W of paired sampling, 0: single records
 constexpr uint32_t kProfileMeSeed = 0x3c6ef372;  // its own stream, apart from the counters'
 
-// Memoryless intervals (firmware/park_miller.h exponential_interval): the
-// handler's own return after the re-arm is counted too, and only an
-// interval that can end anywhere, however soon, tags its instructions as
-// often as the program's, so that k·S is unbiased (seed 004 §5.1). A
-// narrow uniform interval, longer than that return, never tags it and
-// projected the program's instructions high by return / S (5 % at S = 8K).
-uint64_t draw_interval(CpuAux& aux) {
-  aux.profileme_seed = park_miller_next(aux.profileme_seed);
-  return exponential_interval(aux.profileme_seed, g_interval_mean);
-}
+// Memoryless intervals (firmware/exponential_table.h): the handler's own
+// return after the re-arm is counted too, and only an interval that can end
+// anywhere, however soon, tags its instructions as often as the program's,
+// so that k·S is unbiased (seed 004 §5.1). A narrow uniform interval,
+// longer than that return, never tags it and projected the program's
+// instructions high by return / S (5 % at S = 8K). The table is built once
+// per mean (profileme_configure), so a draw is a look-up and a multiply.
+ExpTable g_intervals{};
+
+uint64_t draw_interval(PmHot& pm) { return exp_table_interval(g_intervals, pm.seed); }
 
 // The ARM word: the major interval, and with pairs a minor interval drawn
 // uniformly in [1, W] (seed 004 §5.2.2: "a pseudo-random number uniformly
 // distributed between 1 and W").
-uint64_t arm_word(CpuAux& aux) {
-  const uint64_t major = draw_interval(aux) & PROFILEME_ARM_MAJOR_MASK;
+uint64_t arm_word(PmHot& pm) {
+  const uint64_t major = draw_interval(pm) & PROFILEME_ARM_MAJOR_MASK;
   if (g_pair_window == 0) return major;
-  aux.profileme_seed = park_miller_next(aux.profileme_seed);
-  const uint64_t minor = 1 + scale_to_range(aux.profileme_seed, g_pair_window);
+  pm.seed = park_miller_next(pm.seed);
+  const uint64_t minor = 1 + scale_to_range(pm.seed, g_pair_window);
   return major | minor << PROFILEME_ARM_MINOR_SHIFT;
 }
 
@@ -119,8 +120,16 @@ int64_t profileme_configure(uint32_t interval_mean, uint32_t pair_window) {
   if (interval_mean != 0 && !machine_has_event_counters()) return kControlUncountableEvent;
   if (pair_window > PROFILEME_PAIR_WINDOW_MAX) return kControlBadArgument;
   g_interval_mean = interval_mean;
+  if (interval_mean != 0) exp_table_fill(g_intervals, interval_mean);
   g_pair_window = interval_mean != 0 ? pair_window : 0;
+  // Until profileme_start, every record goes through C++, which reads the
+  // new configuration (off: no re-arm).
+  profileme_slow_path();
   return kControlOk;
+}
+
+void profileme_slow_path() {
+  for (uint32_t cpu = 0; cpu < kMaxCpus; ++cpu) pm_hot_of(cpu).fast = 0;
 }
 
 uint32_t profileme_interval() { return g_interval_mean; }
@@ -128,27 +137,46 @@ uint32_t profileme_pair_window() { return g_pair_window; }
 
 void profileme_start(CpuHot& hot) {
   if (g_interval_mean == 0) return;
-  CpuAux& aux = g_aux[hot.cpu];
-  if (aux.profileme_seed == 0) aux.profileme_seed = kProfileMeSeed + hot.cpu;
+  PmHot& pm = pm_hot(hot);
+  if (pm.seed == 0) pm.seed = kProfileMeSeed + hot.cpu;
+  pm.table = pm_table(hot.cpu);
+  pm.intervals = &g_intervals;
+  // Pairs (two register sets, the overlap) and counting mode stay in C++
+  // (record_overlap, counting_overflow).
+  pm.fast = g_pair_window == 0 && !counting_active();
+  pm.armed = 1;
   // The record's interrupt alone takes the dedicated delivery counter 0
   // has (DCPI §4.1's cheap path; firmware/profileme.h
   // PERFMON_PROFILEME_ENTRY): no OSF/1 frame, no kernel entry. PALcode
   // delivers it with the context wrperfmon 8 registered (counter_start).
   pal::wrperfmon(PERFMON_PROFILEME_ENTRY, reinterpret_cast<uint64_t>(dcpi_entry_profileme));
-  pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(aux));
+  pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(pm));
 }
 
 void profileme_interrupt(CpuHot& hot) {
   const RecordSummary first = record(hot, 0);
   if (g_pair_window != 0) record_overlap(hot, first, record(hot, PROFILEME_REG_SECOND));
-  if (g_interval_mean != 0) pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(g_aux[hot.cpu]));
+  PmHot& pm = pm_hot(hot);
+  if (g_interval_mean != 0 && pm.armed) pal::wrperfmon(PERFMON_PROFILEME_ARM, arm_word(pm));
+}
+
+void profileme_stop(CpuHot& hot) {
+  PmHot& pm = pm_hot(hot);
+  if (!pm.armed) return;  // never started here (or not a machine with ProfileMe)
+  pm.fast = 0;            // the assembly record re-arms at its return: C++ only
+  pm.armed = 0;
+  pal::wrperfmon(PERFMON_PROFILEME_ARM, 0);
 }
 
 }  // namespace dcpi::driver
 
-// ProfileMe's dedicated delivery (driver/fast_handler.S dcpi_entry_profileme,
-// on this CPU's chain stack at IPL 6): the record, as the classic delivery's
-// event_counter_interrupt does it for EV5_OVERFLOW_PROFILEME alone.
+// ProfileMe's dedicated delivery when the assembly record
+// (driver/fast_handler.S dcpi_entry_profileme) cannot do it: pairs, counting
+// mode, the table being flushed, an eviction, a sum that would wrap. On this
+// CPU's chain stack at IPL 6; the registers read again with CALL_PAL (the
+// model keeps them until the counter is armed again). The record, as the
+// classic delivery's event_counter_interrupt does it for
+// EV5_OVERFLOW_PROFILEME alone.
 extern "C" void dcpi_profileme_record(dcpi::driver::CpuHot* hot) {
   using namespace dcpi::driver;
   if (counting_overflow(EV5_OVERFLOW_PROFILEME)) return;  // counting mode: no record

@@ -11,6 +11,15 @@ namespace {
 
 alignas(64) PmEntry g_pm_tables[kMaxCpus][kPmEntries];
 
+}  // namespace
+}  // namespace dcpi::driver
+
+// driver/fast_handler.S, in the per-CPU section (driver/hot_layout.h HOT_TO_PM).
+extern "C" dcpi::driver::PmHot dcpi_pm_hot[];
+
+namespace dcpi::driver {
+namespace {
+
 // Bucket of (PID, PC, pattern), spread as driver/handler.cpp bucket_of does.
 inline uint32_t pm_bucket_of(uint64_t pc, uint16_t pid, uint32_t pattern) {
   uint64_t h = (pc >> 2) + (uint64_t{pid} << 20 ^ pattern) * kHashMultiplier;
@@ -28,6 +37,9 @@ void expand_to_buffer(CpuHot& hot, const PmEntry& e) {
 }  // namespace
 
 PmEntry* pm_table(uint32_t cpu) { return g_pm_tables[cpu]; }
+
+PmHot& pm_hot(const CpuHot& hot) { return dcpi_pm_hot[hot.cpu]; }
+PmHot& pm_hot_of(uint32_t cpu) { return dcpi_pm_hot[cpu]; }
 
 void pm_table_add(CpuHot& hot, const PmEntry& record) {
   // DCPI §4.2.3: while the daemon copies the table, go straight to the buffer.
@@ -55,9 +67,9 @@ void pm_table_add(CpuHot& hot, const PmEntry& record) {
     return;
   }
   // Miss: the round-robin victim (DCPI §4.2.1), here with its own counter.
-  CpuAux& aux = g_aux[hot.cpu];
-  PmEntry& victim = bucket[aux.pm_evict];
-  aux.pm_evict = (aux.pm_evict + 1) & (kPmBucketEntries - 1);
+  PmHot& pm = pm_hot(hot);
+  PmEntry& victim = bucket[pm.evict];
+  pm.evict = (pm.evict + 1) & (kPmBucketEntries - 1);
   if (victim.count != 0) expand_to_buffer(hot, victim);
   victim = record;
 }

@@ -68,7 +68,10 @@ void perform(CpuHot& hot, uint32_t ops, uint32_t release_mask) {
   if (ops & kOpFlushBegin) hot.flushing = 1;
   select_entry(hot);
   if (ops & kOpConfigure) apply_config(hot);
-  if (ops & kOpStop) pal::wrperfmon(PERFMON_DISABLE, 1);
+  if (ops & kOpStop) {
+    pal::wrperfmon(PERFMON_DISABLE, 1);
+    profileme_stop(hot);
+  }
   if (ops & kOpStart) counter_start(hot);
 }
 

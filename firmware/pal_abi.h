@@ -112,6 +112,13 @@
 #define PERF_CTX_SAVE_A0 80
 #define PERF_CTX_SAVE_A1 88
 #define PERF_CTX_SAVE_A2 96
+/* ProfileMe's dedicated delivery (firmware/profileme.h
+ * PERFMON_PROFILEME_ENTRY) saves v0, t0 and t1 here too (the fast path's
+ * three scratch registers of counter 0's delivery, HOT_SAVE_R0-R2) and
+ * hands the Profile Registers over in them. */
+#define PERF_CTX_SAVE_R0 104
+#define PERF_CTX_SAVE_R1 112
+#define PERF_CTX_SAVE_R2 120
 /* CALL_PAL rtiperf (ours): a0 = cycles until counter 0's next overflow,
  * a1 = the context. Starts the count, re-arms the ALARM and returns to the
  * interrupted context from the save area (restores a0-a2, PS, PC). Only
@@ -140,6 +147,12 @@
  * samples of an idle CPU land where its IPL drops after the sleep), since
  * its own time only follows the instructions it runs. */
 #define PAL_WAIT_SLEPT 0x1f94
+/* ProfileMe's dedicated delivery starts with four mfpr's of the read word
+ * (EV5_IPR_READ) here: before each, the ev5 model sets the word to Profile
+ * Register 0, 1, 2 and 9 (PROFILEME_REG_PC, _EVENTS, _LATENCY,
+ * _LATENCY2), so the driver gets them in registers, with no CALL_PAL each
+ * (issue 27: a record no dearer than a cycle sample). */
+#define PAL_PROFILEME_READS 0x0580
 /* The virtual clock's nanoseconds per cycle: -icount shift=2 (DESIGN §3). */
 #define PAL_NS_PER_CYCLE 4
 /* Counter 0 sits in bits 63:48 of read/write values, as on the 21164. */

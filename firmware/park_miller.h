@@ -56,7 +56,9 @@ constexpr uint32_t floor_log2(uint32_t v) {
 // points and x = m / c_i − 1 (|x| < 1/33: three terms of the series are
 // within 2^-26). Four multiplies where a bit-by-bit log2 took sixteen
 // squarings (issue 27: ~126 of ProfileMe's ~550 cycles a record).
-constexpr uint32_t neg_log_q16(uint32_t value) {
+// neg_log_q32 is the same in Q32, unrounded (within ~2^-22 of exact):
+// ProfileMe's interval table (firmware/exponential_table.h) is built from it.
+constexpr int64_t neg_log_q32(uint32_t value) {
   using namespace park_miller_detail;
   const uint32_t whole = floor_log2(value);
   const uint64_t m = uint64_t{value} << (31 - whole);  // [2^31, 2^32): [1, 2) in Q31
@@ -65,8 +67,11 @@ constexpr uint32_t neg_log_q16(uint32_t value) {
   const int64_t x2 = (x * x) >> 32;
   const int64_t x3 = (x2 * x) >> 32;
   const int64_t ln1p = x - x2 / 2 + x3 / 3;  // ln(1 + x), Q32
-  const int64_t result = static_cast<int64_t>(31 - whole) * kLn2Q32 - kLnQ32[i] - ln1p;
-  return static_cast<uint32_t>((result + (int64_t{1} << 15)) >> 16);
+  return static_cast<int64_t>(31 - whole) * kLn2Q32 - kLnQ32[i] - ln1p;
+}
+
+constexpr uint32_t neg_log_q16(uint32_t value) {
+  return static_cast<uint32_t>((neg_log_q32(value) + (int64_t{1} << 15)) >> 16);
 }
 
 // An interval with a memoryless distribution of mean ≈ `mean` + 1/2:

@@ -29,7 +29,11 @@
  * counters 1 and 2) then goes the way counter 0's does (palcode/README.md):
  * PS, PC and a0-a2 into the context of wrperfmon 8, a jump to the entry at
  * IPL 6 with a1 = the context, a2 = the PC, and back with CALL_PAL rtiperf,
- * a0 = 0 (counter 0 untouched). No OSF/1 frame, no kernel entry. */
+ * a0 = 0 (counter 0 untouched). No OSF/1 frame, no kernel entry. That
+ * return also re-arms the Fetched Instruction Counter with a2 when a2 is
+ * nonzero (the ev5 model takes it at the CALL_PAL, as it takes wrperfmon's
+ * PERFMON_PROFILEME_ARM): the assembly record's re-arm costs no PAL call
+ * of its own (issue 27). */
 #define PERFMON_PROFILEME_ENTRY 12
 
 /* The Profile Registers (PERFMON_PROFILEME_READ a1). */
@@ -101,6 +105,12 @@
  * every record of its PC, which the host knows from the instruction
  * (docs/profileme.md "The software"). */
 #define PROFILEME_BIT_LOAD 0x800
+/* It replay-trapped: a load issued one cycle after a store to its address
+ * (21164PC HRM p. 2-33, "the replay trap ... costs seven cycles"; the
+ * model's load_after_store, docs/ev5-machine.md "Replay traps"). An event
+ * (pm_replay) above the load bit, which the first eleven bits and the
+ * load bit left no room for below it. */
+#define PROFILEME_BIT_REPLAY 0x1000
 /* The address space (the model's ASN numbering, swpctx) in bits 63:32. */
 #define PROFILEME_SPACE_SHIFT 32
 
@@ -195,7 +205,8 @@ static inline unsigned profileme_latency_bucket(unsigned long long cycles) {
   X(LOAD_LOG2_4, "pm_load_log2_4")                                                            \
   X(LOAD_LOG2_5, "pm_load_log2_5")                                                            \
   X(LOAD_LOG2_6, "pm_load_log2_6")                                                            \
-  X(LOAD_LOG2_7, "pm_load_log2_7")
+  X(LOAD_LOG2_7, "pm_load_log2_7")                                                            \
+  X(REPLAY, "pm_replay") /* records of replay-trapped loads */
 
 #ifndef __ASSEMBLER__
 #define PROFILEME_EVENT_ENUM_(name, text) PROFILEME_EVENT_##name,
@@ -220,6 +231,8 @@ static_assert(PROFILEME_LAT2_COMPLETE_SHIFT + 32 == 64 &&
 static_assert(PROFILEME_REG_LATENCY2 == PROFILEME_REGISTERS_PAIRED,
               "the new register follows the paired ones: 0-8 keep their indices");
 static_assert(PROFILEME_BIT_TRAP == 1u << (PROFILEME_BITS - 1));
+static_assert(PROFILEME_BIT_REPLAY == PROFILEME_BIT_LOAD << 1,
+              "the replay bit follows the load bit (driver/profileme_table.h's pattern)");
 static_assert(PROFILEME_EVENT_STALL_LOG2_7 - PROFILEME_EVENT_STALL_LOG2_0 + 1 ==
               PROFILEME_LATENCY_BUCKETS);
 static_assert(PROFILEME_EVENT_LOAD_LOG2_7 - PROFILEME_EVENT_LOAD_LOG2_0 + 1 ==

@@ -269,6 +269,41 @@ pal_fp_disabled:
 pal_event_counter_interrupt:
 	br	$31, pal_event_counter_body
 
+/* ProfileMe's dedicated delivery (pal_event_counter_body: a record alone,
+ * p5 = the driver's entry), at PAL_PROFILEME_READS: the model sets the read
+ * word to Profile Registers 0, 1, 2 and 9 before each of the first four
+ * mfpr's (firmware/pal_abi.h), so the entry needs no CALL_PAL per register.
+ * PS, PC, a0-a2 and v0, t0, t1 into the context's save area; kernel mode
+ * at IPL 6, a1 = the context, and the registers in v0 (the PC), t0 (the
+ * events), t1 (the latencies), a0 (register 9), a2 the interrupted PC. The
+ * entry returns with rtiperf, a0 = 0, after restoring v0, t0 and t1. */
+	.org	PAL_PROFILEME_READS
+	.globl	pal_profileme_delivery	/* at PAL_PROFILEME_READS (tests/guest/pal_offsets.py) */
+pal_profileme_delivery:
+	mfpr	p1, prCounterRead	/* register 0 */
+	mfpr	p3, prCounterRead	/* 1 */
+	mfpr	p6, prCounterRead	/* 2 */
+	mfpr	p7, prCounterRead	/* 9 */
+	mfpr	p4, ptPerfCtx
+	mfpr	p0, prPS
+	stq	a0, PERF_CTX_SAVE_A0(p4)	/* PALmode: kernel translation (KSEG) */
+	stq	a1, PERF_CTX_SAVE_A1(p4)
+	stq	a2, PERF_CTX_SAVE_A2(p4)
+	stq	$0, PERF_CTX_SAVE_R0(p4)
+	stq	$1, PERF_CTX_SAVE_R1(p4)
+	stq	$2, PERF_CTX_SAVE_R2(p4)
+	mfpr	a2, prExcAddr
+	stq	p0, PERF_CTX_SAVE_PS(p4)
+	stq	a2, PERF_CTX_SAVE_PC(p4)
+	mov	p1, $0
+	mov	p3, $1
+	mov	p6, $2
+	mov	p7, a0
+	lda	p2, IPL_PERFCTR($31)
+	mtpr	p2, prPS
+	mov	p4, a1
+	hw_ret	(p5)
+
 #define CALL_PAL_PRIV(n)	.org 0x1000 + 64 * (n)
 #define CALL_PAL_UNPRIV(n)	.org 0x2000 + 64 * ((n) - 0x80)
 
@@ -684,19 +719,7 @@ pal_event_counter_body:
 	cmpeq	p1, EV5_OVERFLOW_PROFILEME, p2
 	beq	p2, 1f
 	mfpr	p5, ptPmEntry
-	beq	p5, 1f
-	mfpr	p4, ptPerfCtx
-	mfpr	p0, prPS
-	stq	a0, PERF_CTX_SAVE_A0(p4)	/* PALmode: kernel translation (KSEG) */
-	stq	a1, PERF_CTX_SAVE_A1(p4)
-	stq	a2, PERF_CTX_SAVE_A2(p4)
-	mfpr	a2, prExcAddr
-	stq	p0, PERF_CTX_SAVE_PS(p4)
-	stq	a2, PERF_CTX_SAVE_PC(p4)
-	lda	p2, IPL_PERFCTR($31)
-	mtpr	p2, prPS
-	mov	p4, a1
-	hw_ret	(p5)
+	bne	p5, pal_profileme_delivery
 1:
 	mfpr	p0, prPS
 	mfpr	p6, prExcAddr

@@ -79,11 +79,11 @@ ProfileMeCell profileme_cell(const ProfileMeRow& row, double interval) {
   cell.title = fmt::format(
       "{} records, {} retired; imiss {} itbmiss {} dmiss {} (S-cache miss {}, B-cache miss {}) "
       "dtbmiss {} mispredict {} wbuf {} pal {}; mean cycles per record: issue {}, fetch {}, "
-      "stall {}, issue -> completion {}, load -> data {}; traps {}",
+      "stall {}, issue -> completion {}, load -> data {}; traps {}, replay traps {}",
       row.records, row.retired, row.imiss, row.itbmiss, row.dmiss, row.smiss, row.bmiss,
       row.dtbmiss, row.mispredict, row.wbuf, row.pal, mean(row.issue, row.records),
       mean(row.fetch, row.records), mean(row.stall, row.records), completion(row),
-      mean(row.load, sum(row.load_buckets)), row.trap);
+      mean(row.load, sum(row.load_buckets)), row.trap, row.replay);
   return cell;
 }
 
@@ -114,8 +114,9 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
     columns.push_back({"address", true});
     columns.push_back({"instruction", true});
   }
-  for (const char* header : {"records", "executions", "aborted", "dmiss", "dtbmiss", "imiss",
-                             "mispredict", "trap", "issue", "fetch", "stall", "complete", "load"})
+  for (const char* header :
+       {"records", "executions", "aborted", "dmiss", "dtbmiss", "imiss", "mispredict", "trap",
+        "replay", "issue", "fetch", "stall", "complete", "load"})
     columns.push_back({header});
   if (listing) {
     columns.push_back({"stall distribution", true});
@@ -142,6 +143,7 @@ void print_profileme_text(const ProfileMeReport& report, std::optional<uint64_t>
     cells.push_back(rate(row.imiss, row.retired));
     cells.push_back(rate(row.mispredict, row.retired));
     cells.push_back(rate(row.trap, row.records));
+    cells.push_back(rate(row.replay, row.retired));
     cells.push_back(mean(row.issue, row.records));
     cells.push_back(mean(row.fetch, row.records));
     cells.push_back(mean(row.stall, row.records));
@@ -183,7 +185,7 @@ void print_profileme_json(const ProfileMeReport& report, std::optional<uint64_t>
     json.field("imiss", row.imiss).field("itbmiss", row.itbmiss).field("dmiss", row.dmiss);
     json.field("dtbmiss", row.dtbmiss).field("mispredict", row.mispredict).field("pal", row.pal);
     json.field("smiss", row.smiss).field("bmiss", row.bmiss).field("wbuf", row.wbuf);
-    json.field("trap", row.trap);
+    json.field("trap", row.trap).field("replay", row.replay);
     json.end_object();
     json.key("latency_cycles").begin_object();
     json.field("issue", row.issue).field("fetch", row.fetch).field("stall", row.stall);

@@ -51,6 +51,8 @@ uint64_t* field_of(ProfileMeRow& row, uint16_t event) {
       return &row.overlap;
     case PROFILEME_EVENT_TRAP:
       return &row.trap;
+    case PROFILEME_EVENT_REPLAY:
+      return &row.replay;
     case PROFILEME_EVENT_LOAD:
       return &row.load;
     default:

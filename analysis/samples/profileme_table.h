@@ -30,6 +30,7 @@ struct ProfileMeRow {
   uint64_t imiss = 0, itbmiss = 0, dmiss = 0, dtbmiss = 0, mispredict = 0, pal = 0;
   uint64_t smiss = 0, bmiss = 0, wbuf = 0;  // the D-cache miss's level; a full write buffer
   uint64_t trap = 0;                        // trapped into PALcode (PROFILEME_BIT_TRAP)
+  uint64_t replay = 0;                      // replay-trapped loads (PROFILEME_BIT_REPLAY)
   // Latencies summed over the records (cycles): register 2's, then
   // issue -> completion (a load's data latency, else its unit latency per
   // retired record: isa/ev5_unit_latency.h) and load issue -> data.

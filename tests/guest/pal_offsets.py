@@ -19,6 +19,7 @@ EXPECTED = {  # symbol -> the macro of firmware/pal_abi.h it sits at
     "pal_device_interrupt": "PAL_VECTOR_DEVICE",
     "pal_counter_delivery": "PAL_COUNTER_DELIVERY",
     "pal_wait_slept": "PAL_WAIT_SLEPT",
+    "pal_profileme_delivery": "PAL_PROFILEME_READS",
 }
 
 

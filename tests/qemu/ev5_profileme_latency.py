@@ -171,8 +171,14 @@ def main():
                 checks.expect(False, f"{address:#x} {name}: {total * s:.0f} projected, "
                               f"{exact} true, sigma {sigma:.0f}")
             per_pc_ok.append(address)
-    checks.expect(len(per_pc_ok) >= len(rows),  # the load checks both
-                  f"{len(per_pc_ok)} per-PC latency sums x S checked against the truth")
+    # Every PC the truth expects >= 16 records at is checked (the load
+    # twice). Not every PC with a record: walk's prologue runs 17 times, so
+    # each of its instructions gets a record in ~1.7 % of runs, and a run
+    # with two such stray records failed a count of all rows.
+    expected = [a for a in rows if truth.instructions.get(a, 0) / s >= 16]
+    checks.expect(expected and len(per_pc_ok) >= len(expected),
+                  f"{len(per_pc_ok)} per-PC latency sums x S checked against the truth "
+                  f"({len(expected)} PCs expected >= 16 records)")
     executions = truth.instructions.get(load, 0)
     true_mean = exact_load / executions if executions else 0
     checks.expect(abs(mean / true_mean - 1) <= 0.05 if true_mean else False,

@@ -40,6 +40,7 @@ void add_one_by_one(Sums& sums, uint64_t pc, uint16_t pid, uint64_t bits, uint64
     add(PROFILEME_EVENT_LOAD_LOG2_0 + profileme_latency_bucket(load), 1);
   }
   if (stall != 0) add(PROFILEME_EVENT_STALL_LOG2_0 + profileme_latency_bucket(stall), 1);
+  if (bits & PROFILEME_BIT_REPLAY) add(PROFILEME_EVENT_REPLAY, 1);  // the bit added since
 }
 
 TEST(ProfileMeTable, AggregatedRecordsExpandToTheOneByOneSums) {
@@ -50,7 +51,7 @@ TEST(ProfileMeTable, AggregatedRecordsExpandToTheOneByOneSums) {
     const uint64_t pc = 0x120000000 + 4 * (random() % 16);
     const auto pid = static_cast<uint16_t>(1 + random() % 2);
     // Few patterns (so entries aggregate), every bit used somewhere.
-    const uint64_t bits = (random() % 4 == 0 ? random() : random() % 4) & 0xfff;
+    const uint64_t bits = (random() % 4 == 0 ? random() : random() % 4) & 0x1fff;
     const uint64_t latency = (random() % 3 << PROFILEME_LAT_ISSUE_SHIFT) |
                              (random() % 3 == 0 ? random() % 40 << PROFILEME_LAT_FETCH_SHIFT : 0) |
                              (random() % 2 ? random() % 300 : 0);
@@ -80,7 +81,7 @@ TEST(ProfileMeTable, AggregatedRecordsExpandToTheOneByOneSums) {
 }
 
 TEST(ProfileMeTable, EveryBitAndBothBucketsFitTheLongestExpansion) {
-  const PmEntry e = pm_record(0x120000000, 1, 0xfff, (1ull << 48) | (1ull << 32) | 200, 150);
+  const PmEntry e = pm_record(0x120000000, 1, 0x1fff, (1ull << 48) | (1ull << 32) | 200, 150);
   Sums got;
   const uint32_t n = pm_expand(e, [&](const SampleEntry& s) {
     got[{s.pc, s.pid, s.event}] += s.count;
@@ -89,6 +90,7 @@ TEST(ProfileMeTable, EveryBitAndBothBucketsFitTheLongestExpansion) {
   EXPECT_EQ((got[{0x120000000, 1, PROFILEME_EVENT_STALL_LOG2_7}]), 1u);  // 200 >= 128
   EXPECT_EQ((got[{0x120000000, 1, PROFILEME_EVENT_LOAD_LOG2_7}]), 1u);   // 150 >= 128
   EXPECT_EQ((got[{0x120000000, 1, PROFILEME_EVENT_LOAD}]), 150u);
+  EXPECT_EQ((got[{0x120000000, 1, PROFILEME_EVENT_REPLAY}]), 1u);
 }
 
 }  // namespace

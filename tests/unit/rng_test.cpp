@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "firmware/exponential_table.h"
 #include "firmware/park_miller.h"
 
 namespace dcpi {
@@ -124,6 +125,53 @@ TEST(ExponentialInterval, LogMatchesLibmAndDrawsAreExponential) {
   // Standard error of the mean: 4096 / sqrt(200000) = 9.2.
   EXPECT_NEAR(sum / kDraws, kMean + 0.5, 40.0);
   EXPECT_NEAR(static_cast<double>(beyond_2s) / kDraws, std::exp(-2.0), 0.005);
+}
+
+// ProfileMe's table draw (firmware/exponential_table.h): every bin's start
+// and width against libm's quantiles of the exponential, and the draws'
+// mean, tail (the open last bin's redraws) and their head, where the
+// re-arming handler sits: P(interval <= d) = d / S for d << S, as for an
+// exponential, within the first bin's 1/(2N) relative deficit.
+TEST(ExpTableInterval, BinsAreExponentialQuantilesAndDrawsAreMemoryless) {
+  for (uint32_t mean : {1024u, 65536u, 1u << 30}) {
+    static ExpTable table;
+    exp_table_fill(table, mean);
+    // neg_log_q32 is within ~2^-22 of exact (here 2e-7 at worst); the fixed
+    // point's last bit.
+    const double kTolerance = std::ldexp(mean * 256.0, -21) + 1;
+    for (uint32_t i = 0; i < kExpTableBins; ++i) {
+      const double start = -std::log(1.0 - static_cast<double>(i) / kExpTableBins) * mean * 256;
+      ASSERT_NEAR(static_cast<double>(table.bins[i].base), start, kTolerance) << mean << " " << i;
+      if (i + 1 == kExpTableBins) {
+        EXPECT_EQ(table.bins[i].width, 0u);
+        continue;
+      }
+      const double end = -std::log(1.0 - (i + 1.0) / kExpTableBins) * mean * 256;
+      ASSERT_NEAR(static_cast<double>(table.bins[i].width), end - start, 2 * kTolerance)
+          << mean << " " << i;
+    }
+  }
+  constexpr uint32_t kMean = 4096;
+  static ExpTable table;
+  exp_table_fill(table, kMean);
+  constexpr int kDraws = 1000000;
+  uint32_t seed = 4242;
+  double sum = 0;
+  int beyond_2s = 0, beyond_8s = 0, within_64 = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    const uint64_t interval = exp_table_interval(table, seed);
+    ASSERT_GE(interval, 1u);
+    sum += static_cast<double>(interval);
+    beyond_2s += interval > 2 * kMean;
+    beyond_8s += interval > 8 * kMean;  // past ln 256 = 5.5 S: the redrawn tail
+    within_64 += interval <= 64;
+  }
+  // Standard errors: the mean's 4096 / sqrt(1e6) = 4.1; e^-8's count 335,
+  // sigma 18; 64/4096 of 1e6 = 15,500, sigma 124.
+  EXPECT_NEAR(sum / kDraws, kMean + 0.5, 16.0);
+  EXPECT_NEAR(static_cast<double>(beyond_2s) / kDraws, std::exp(-2.0), 0.002);
+  EXPECT_NEAR(beyond_8s, kDraws * std::exp(-8.0), 80);
+  EXPECT_NEAR(within_64, kDraws * (1 - std::exp(-64.0 / kMean)), 500);
 }
 
 }  // namespace

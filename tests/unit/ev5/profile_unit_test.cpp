@@ -51,6 +51,7 @@ TEST(Ev5ProfileUnit, APairInOneGroupHasTheFirstsCyclesAsItsFetchLatency) {
   EXPECT_EQ(unit.read(PROFILEME_REG_PAIR_FETCH), 1u);
   EXPECT_EQ(unit.read(PROFILEME_REG_SECOND + PROFILEME_REG_LATENCY) >> PROFILEME_LAT_ISSUE_SHIFT,
             0u);
+  EXPECT_EQ(unit.records_delivered(), 2u) << "one interrupt, two records";
 }
 
 // The second is the minor interval's fetch after the first, across blocks;
@@ -159,6 +160,80 @@ TEST(Ev5ProfileUnit, AnAbortedOperateHasNoCompletionLatency) {
   ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
   EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
   EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY2), 0u);
+}
+
+// An instruction that trapped without an access (the illegal-opcode or
+// FP-disabled vector: QEMU raised the trap in its place) did not retire and
+// completed nothing; one that trapped after its access (a memory fault)
+// ran, and keeps the retired bit.
+TEST(Ev5ProfileUnit, AnInstructionTrapIsNotARetirementAMemoryTrapIs) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), mulq(5, 5, 6)});
+  BlockRecord vector = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(2);  // the mulq, the block's last: where QEMU raised OPCDEC
+  unit.entered(a);
+  unit.trapped(kPc + 4);
+  unit.entered(vector);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+  EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+  EXPECT_EQ(unit.read(PROFILEME_REG_LATENCY2), 0u) << "no completion latency";
+
+  BlockRecord b = block_of(kPc + 0x200, {stq(1, 2)});
+  ProfileUnit memory_trap;
+  memory_trap.arm(1);
+  memory_trap.entered(b);
+  memory_trap.accessed(kPc + 0x200, 0);  // a store to page 0: the memory-fault vector
+  memory_trap.trapped(kPc + 0x200);
+  memory_trap.entered(vector);
+  ASSERT_EQ(memory_trap.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
+  EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+}
+
+// A load the model replay-trapped (load_after_store's kLoadReplay at its
+// PC) has the replay bit; the record of another instruction does not.
+TEST(Ev5ProfileUnit, AReplayTrappedLoadHasTheReplayBit) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), addq(3, 3, 4)});
+  BlockRecord next = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(2);  // a[1]
+  unit.entered(a);
+  unit.event(kPc + 4, ModelEvent::kLoadReplay);
+  unit.entered(next);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_REPLAY);
+  unit.arm(1);  // next[0]: nothing replayed there
+  unit.entered(a);
+  unit.event(kPc + 4, ModelEvent::kLoadReplay);
+  unit.entered(next);
+  ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc + 0x100);
+  EXPECT_FALSE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_REPLAY);
+}
+
+// Turned off (the driver's stop), the unit drops the instruction it is
+// tagging: no record completes, and none interrupts, after the stop (the
+// driver flushes right after it: one would be lost, and the truth's
+// profileme_records would count it). Armed again, it records.
+TEST(Ev5ProfileUnit, TurnedOffItDropsTheRecordInFlight) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), addq(3, 3, 4)});
+  BlockRecord next = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  ProfileUnit unit;
+  unit.arm(1);
+  unit.entered(a);
+  unit.accessed(kPc + 4, 0);  // a callback: the block is counted, a[0] tagged
+  unit.arm(0);
+  unit.entered(next);
+  EXPECT_EQ(unit.take_completed(), 0u);
+  EXPECT_EQ(unit.records_delivered(), 0u);
+  unit.accessed(kPc + 0x100, 0);  // `next` counted while off
+  unit.arm(1);
+  unit.entered(a);
+  unit.entered(next);
+  EXPECT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
+  EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc);
+  EXPECT_EQ(unit.records_delivered(), 1u);
 }
 
 // The host's issue -> completion of what the driver does not sum: the

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -337,8 +338,20 @@ void watch_ipl(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
   }
 }
 
+// ProfileMe's dedicated delivery reads Profile Registers 0, 1, 2 and 9
+// with its first four mfpr's of the read word (firmware/pal_abi.h
+// PAL_PROFILEME_READS): the word is set before each runs.
+constexpr uint64_t kProfileMeDeliveryRegisters[] = {PROFILEME_REG_PC, PROFILEME_REG_EVENTS,
+                                                    PROFILEME_REG_LATENCY, PROFILEME_REG_LATENCY2};
+
+void on_profileme_read(unsigned int vcpu, void* userdata) {
+  if (vcpu >= state->vcpus.size()) return;
+  qemu_plugin_set_read_word(
+      state->vcpus[vcpu]->profileme_register(reinterpret_cast<uintptr_t>(userdata)));
+}
+
 // The PAL instructions that tell the model something: swpctx's load of
-// the page-table base, the wait's store of its sleep.
+// the page-table base, the wait's store of its sleep, ProfileMe's reads.
 void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockRecord& block) {
   const uint64_t start = qemu_plugin_tb_vaddr(tb);
   if (!dcpi::is_palcode_address(start)) return;
@@ -350,6 +363,12 @@ void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockReco
     if (start + 4 * i - dcpi::kKsegBase == PAL_WAIT_SLEPT)
       qemu_plugin_register_vcpu_mem_cb(insn, on_slept, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
                                        &block.refs[i]);
+    const uint64_t offset = start + 4 * i - dcpi::kKsegBase;
+    for (size_t k = 0; k < std::size(kProfileMeDeliveryRegisters); ++k)
+      if (offset == PAL_PROFILEME_READS + 4 * k)
+        qemu_plugin_register_vcpu_insn_exec_cb(
+            insn, on_profileme_read, QEMU_PLUGIN_CB_NO_REGS,
+            reinterpret_cast<void*>(static_cast<uintptr_t>(kProfileMeDeliveryRegisters[k])));
   }
 }
 
@@ -405,12 +424,25 @@ void on_wrperfmon(unsigned int vcpu, void*) {
                  error.c_str());
 }
 
+// ProfileMe's return (CALL_PAL rtiperf, a0 = 0) re-arms the Fetched
+// Instruction Counter with a2 when nonzero (firmware/profileme.h
+// PERFMON_PROFILEME_ENTRY): the assembly record's re-arm without a
+// wrperfmon of its own.
+void on_profileme_return(unsigned int vcpu, void*) {
+  if (vcpu >= state->vcpus.size() || read_register(state->a0) != 0) return;
+  const uint64_t arm = read_register(register_handle(18));
+  if (arm != 0) state->vcpus[vcpu]->profileme_arm(arm);
+}
+
 void watch_wrperfmon(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
   if (!state->interrupts || dcpi::is_palcode_address(qemu_plugin_tb_vaddr(tb))) return;
   for (size_t i = 0; i < words.size(); ++i) {
     const dcpi::isa::Instruction in = dcpi::isa::decode(words[i]);
     if (in.operation == dcpi::isa::Operation::kCallPal && in.pal_function == CALL_PAL_WRPERFMON)
       qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_wrperfmon,
+                                             QEMU_PLUGIN_CB_R_REGS, nullptr);
+    if (in.operation == dcpi::isa::Operation::kCallPal && in.pal_function == CALL_PAL_RTIPERF)
+      qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), on_profileme_return,
                                              QEMU_PLUGIN_CB_R_REGS, nullptr);
   }
 }

@@ -20,6 +20,8 @@ uint64_t bit_of(ModelEvent event) {
       return PROFILEME_BIT_DTBMISS;
     case ModelEvent::kBranchMispredict:
       return PROFILEME_BIT_MISPREDICT;
+    case ModelEvent::kLoadReplay:
+      return PROFILEME_BIT_REPLAY;
     default:
       return 0;
   }
@@ -34,7 +36,13 @@ void ProfileUnit::arm(uint64_t value) {
   minor_ = value >> PROFILEME_ARM_MINOR_SHIFT;
   paired_ = countdown_ != 0 && minor_ != 0;
   second_pending_ = paired_;
-  for (Record& r : records_) r.done = false;
+  for (Record& r : records_) {
+    r.done = false;
+    // Turned off, the unit drops the instruction it may still be tagging:
+    // no record completes (and interrupts) after software stopped sampling
+    // (the driver's stop, driver/profileme_sampler.cpp profileme_stop).
+    if (countdown_ == 0) r.tagging = false;
+  }
   pair_open_ = false;
   pair_cycles_ = 0;
 }
@@ -42,6 +50,7 @@ void ProfileUnit::arm(uint64_t value) {
 uint64_t ProfileUnit::take_completed() {
   if (!completed_) return 0;
   completed_ = false;
+  delivered_ += paired_ ? 2 : 1;  // a pair's interrupt delivers both records
   return EV5_OVERFLOW_PROFILEME;
 }
 
@@ -53,6 +62,7 @@ void ProfileUnit::tag(Record& record, const BlockRecord& block, uint32_t index) 
   record.pc = instruction.pc;
   record.bits = PROFILEME_BIT_RETIRED | (is_palcode_address(record.pc) ? PROFILEME_BIT_PAL : 0);
   record.stall = record.fetch = record.address = record.load = 0;
+  record.accessed = false;
   record.issue = instruction.cost;
   record.complete = instruction.latency;  // a load's when its data returns
 }
@@ -193,19 +203,28 @@ void ProfileUnit::load_returned(uint64_t pc, uint64_t cycles) {
     if (r.tagging && pc == r.pc) {
       r.complete = r.load = cycles;
       r.bits |= PROFILEME_BIT_LOAD;
+      r.accessed = true;
     }
 }
 
 void ProfileUnit::trapped(uint64_t pc) {
   settle();
-  for (Record& r : records_)
-    if (r.tagging && pc == r.pc) r.bits |= PROFILEME_BIT_TRAP;
+  for (Record& r : records_) {
+    if (!r.tagging || pc != r.pc) continue;
+    r.bits |= PROFILEME_BIT_TRAP;
+    // OPCDEC or FEN: the exception took the instruction's place (21164 HRM
+    // Table 6-1: the trapping instruction does not complete).
+    if (!r.accessed) r.bits &= ~uint64_t{PROFILEME_BIT_RETIRED};
+  }
 }
 
 void ProfileUnit::accessed(uint64_t pc, uint64_t vaddr) {
   settle();
   for (Record& r : records_)
-    if (r.tagging && pc == r.pc) r.address = vaddr;
+    if (r.tagging && pc == r.pc) {
+      r.address = vaddr;
+      r.accessed = true;
+    }
 }
 
 void ProfileUnit::flush() {

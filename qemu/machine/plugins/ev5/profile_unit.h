@@ -34,13 +34,18 @@ class ProfileUnit : public TruthObserver {
  public:
   // The Fetched Instruction Counter (wrperfmon PERFMON_PROFILEME_ARM): the
   // major interval's fetched instruction from now is tagged, and, with a
-  // minor interval, the minor interval's after it too; 0 turns it off.
+  // minor interval, the minor interval's after it too; 0 turns it off,
+  // dropping a record still in flight.
   void arm(uint64_t value);
   // Profile Register `index` (PROFILEME_REG_*, + PROFILEME_REG_SECOND for
   // the pair's second, PROFILEME_REG_PAIR_FETCH) of the last completed pair.
   uint64_t read(uint64_t index) const { return index < registers_.size() ? registers_[index] : 0; }
   // EV5_OVERFLOW_PROFILEME once per completed record (or pair), else 0.
   uint64_t take_completed();
+  // The records take_completed handed out (a pair's interrupt two), which
+  // the driver must all take (the truth's `event profileme_records`,
+  // docs/profileme.md "Every record taken").
+  uint64_t records_delivered() const { return delivered_; }
   void switch_space(uint32_t space) { space_ = space; }
   // The tagged instruction's load or store went to `vaddr`.
   void accessed(uint64_t pc, uint64_t vaddr);
@@ -60,6 +65,10 @@ class ProfileUnit : public TruthObserver {
   void squashed(uint64_t start, uint32_t count) override;
   // A tagged load's issue -> data (PROFILEME_REG_LATENCY2), and a trap.
   void load_returned(uint64_t pc, uint64_t cycles) override;
+  // After its access (the memory-fault and unaligned vectors) the
+  // instruction ran; without one (the illegal-opcode and FP-disabled
+  // vectors, vcpu_model.cpp) QEMU raised the trap in its place: it did not
+  // retire.
   void trapped(uint64_t pc) override;
 
  private:
@@ -71,6 +80,7 @@ class ProfileUnit : public TruthObserver {
     uint32_t index = 0;
     uint64_t pc = 0, bits = 0, stall = 0, fetch = 0, issue = 0, address = 0;
     uint64_t complete = 0, load = 0;  // issue -> completion, load issue -> data
+    bool accessed = false;            // its load or store was made (accessed, load_returned)
   };
   // The instructions of the running block whose cycles count towards the
   // intra-pair fetch latency: [from, to) of `block`.
@@ -100,6 +110,7 @@ class ProfileUnit : public TruthObserver {
   PairSpan span_{};
   uint32_t space_ = 0;
   bool completed_ = false;
+  uint64_t delivered_ = 0;
   std::array<uint64_t, PROFILEME_REGISTERS_ALL> registers_{};
 };
 

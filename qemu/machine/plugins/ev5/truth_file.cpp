@@ -255,6 +255,7 @@ void add_profileme_truth(const VcpuModel& vcpu, Totals& totals) {
   if (vcpu.issue_slots_watched())
     add_pc_counts("wasted_slots", vcpu.issue_slots().wasted(), totals);
   if (!vcpu.truth().profile_unit) return;
+  totals.events["profileme_records"] += vcpu.profileme_records();
   const LatencyTruth& latency = vcpu.truth().latency;
   add_pc_counts("squashed", vcpu.truth().squashed_fetches, totals);
   add_pc_counts("trap", latency.traps, totals);

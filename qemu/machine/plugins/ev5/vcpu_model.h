@@ -150,6 +150,7 @@ class VcpuModel {
   const IssueSlots& issue_slots() const { return issue_slots_; }
   bool issue_slots_watched() const { return truth_.issue_slots != nullptr; }
   uint64_t profileme_register(uint64_t index) const { return profile_unit_.read(index); }
+  uint64_t profileme_records() const { return profile_unit_.records_delivered(); }
   // The overflow bits raised since the last call (EV5_OVERFLOW_CTR1/2, and
   // EV5_OVERFLOW_PROFILEME for a completed record): the plugin delivers
   // them at the charge of the instruction just modelled.

@@ -11,6 +11,11 @@ BlockRecord::BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_wo
       words(instruction_words.begin(), instruction_words.end()),
       cut(new std::atomic<uint64_t>[timing.instructions.size()]) {
   const size_t n = timing.instructions.size();
+  last_pc = timing.instructions.back().pc;
+  last_word = words.back();
+  for (size_t i = 0; i < n; ++i)
+    if (i == 0 || timing.instructions[i].starts_line)
+      fetch_heads.push_back(static_cast<uint32_t>(i));
   refs.resize(n);
   step_refs.resize(n);
   access_refs.resize(n);

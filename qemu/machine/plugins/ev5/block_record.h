@@ -32,6 +32,14 @@ struct BlockRecord {
   BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words, uint32_t serial = 0);
   BlockTiming timing;
   uint32_t id = 0;  // dense: the order of creation (indexes per-vCPU counters)
+  // What every entry reads, kept beside `timing`'s own fields so that an
+  // entry touches no instruction's timing and no word unless it needs to
+  // (issue 31): the last instruction's PC and word, and the instructions
+  // whose I-cache line (and page) fetch looks up, the head and each
+  // `starts_line` one, in order (VcpuModel::fetch_stall).
+  uint64_t last_pc = 0;
+  uint32_t last_word = 0;
+  std::vector<uint32_t> fetch_heads;
   std::vector<uint32_t> words;
   // Never resized: callbacks hold pointers. The ordinary translation's and
   // the step translation's (a block a timer deadline falls in).

@@ -68,9 +68,7 @@ uint64_t MemorySystem::miss_slot_free(uint64_t now) {
   return std::max(now, *earliest);
 }
 
-uint64_t MemorySystem::load(uint64_t address, uint64_t now) {
-  const CacheAccess d = dcache_.lookup(address, now);
-  if (d.hit) return d.ready;
+uint64_t MemorySystem::load_miss(uint64_t address, uint64_t now) {
   ++events_.dcache_miss;
   const uint64_t start = miss_slot_free(now);
   const Arrival arrival = fill_from_beyond(address, start);

@@ -33,7 +33,10 @@ class MemorySystem {
   // A load issued at `now`: the cycle its data can be used (now + the
   // load-use latency on a miss; now on a D-cache hit, whose 2 cycles the
   // static schedule already counts; a pending fill's completion).
-  uint64_t load(uint64_t address, uint64_t now);
+  uint64_t load(uint64_t address, uint64_t now) {
+    const CacheAccess d = dcache_.lookup(address, now);
+    return d.hit ? d.ready : load_miss(address, now);  // the hit inline (issue 31)
+  }
   // Cycles a store issued at `now` waits for the write buffer, then enters it.
   uint64_t store(uint64_t address, uint64_t now);
   // Stall cycles of fetching the I-cache line holding `address` at `now`.
@@ -47,6 +50,7 @@ class MemorySystem {
   void invalidate(uint64_t address);
 
  private:
+  uint64_t load_miss(uint64_t address, uint64_t now);
   // Bringing the 64-byte line of `address` in from beyond the L1 caches
   // (S-cache, B-cache or memory) at `now`, filling those on the way: when
   // its data arrive (cache.h).

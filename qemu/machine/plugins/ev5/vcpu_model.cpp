@@ -91,7 +91,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   if (accessed_block_ && accessed_block_ == entered_ && is_memory_trap_vector(block.timing.pc))
     truth_.trap(site(*accessed_block_, accessed_index_).timing().pc);
   if (entered_ && !aborted_.block && is_instruction_trap_vector(block.timing.pc))
-    truth_.trap(entered_->timing.instructions.back().pc);
+    truth_.trap(entered_->last_pc);
   accessed_block_ = nullptr;
   entered_ = &block;
   if (continues(block, step)) {
@@ -124,15 +124,16 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   previous_static_ = timing.static_cycles;
   dynamic_in_block_ = 0;
   drop_arrived_loads();
-  truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
-  truth_.visibility.enter(timing, block.words.back());
-  events_visible_.enter(timing, block.words.back());
+  if (truth_.visibility.enabled())  // an out-of-line call per entry otherwise (issue 31)
+    truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
+  truth_.visibility.enter(timing, block.last_word);
+  events_visible_.enter(timing, block.last_word);
   if (issued != nullptr && counters_.counts_issue_groups())
     count_issue_groups(*issued, issued_count, timing.pc);
   record_edge(timing.pc);
   started_ = true;
   last_pc_before_block_ = last_pc_;
-  last_pc_ = timing.instructions.back().pc;
+  last_pc_ = block.last_pc;
   if (timing.pc == skip_pc_) return rerun_head(block, step);
   const uint64_t stall = head_stall(block);
   previous_block_ = &block;
@@ -174,7 +175,7 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   uint64_t stall = 0;
   // A block that follows itself (a loop) finds its lines and pages where it
   // left them: the I-cache is direct mapped and holds nothing else.
-  if (previous_block_ != &block) stall += fetch_stall(timing);
+  if (previous_block_ != &block) stall += fetch_stall(block);
   stall += mispredict_stall(timing);
   stall += jump_mispredict_stall(timing);
   // A register whose load is still outstanding is waited for by its first
@@ -188,31 +189,32 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
 // (and its page) when fetch reaches it: its miss is found now (the lines
 // are looked up in order, at the entry's time) and charged at the line's
 // first instruction (line_fetch), where the 21164 waits for it.
-uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
-  deferred_fetch_.clear();
+uint64_t VcpuModel::fetch_stall(const BlockRecord& block) {
+  const BlockTiming& timing = block.timing;
+  if (!deferred_fetch_.empty()) deferred_fetch_.clear();
   uint64_t stall = 0, page = ~0ull;
-  for (size_t i = 0; i < timing.instructions.size(); ++i) {
-    const InstructionTiming& t = timing.instructions[i];
-    if (i > 0 && !t.starts_line) continue;
+  // The block's instructions are contiguous: instruction i is at pc + 4 i.
+  for (const uint32_t i : block.fetch_heads) {
+    const uint64_t pc = timing.pc + 4 * uint64_t{i};
     uint64_t itb = 0;
-    if (t.pc / Machine::kPageBytes != page) {
-      page = t.pc / Machine::kPageBytes;
-      if (!bypasses_tlb(t.pc) && !itb_.access(tagged(t.pc))) {
+    if (pc / Machine::kPageBytes != page) {
+      page = pc / Machine::kPageBytes;
+      if (!bypasses_tlb(pc) && !itb_.access(tagged(pc))) {
         ++truth_.itb_miss;
         itb = machine_.itb_refill;
       }
     }
     const uint64_t icache =
-        memory_.fetch(tagged(t.pc & ~uint64_t{Machine::kL1LineBytes - 1}), block_start_ + stall);
+        memory_.fetch(tagged(pc & ~uint64_t{Machine::kL1LineBytes - 1}), block_start_ + stall);
     if (i == 0) {
-      if (itb) count(ModelEvent::kItbMiss, t.pc);
-      if (icache) count(ModelEvent::kICacheMiss, t.pc);
-      truth_.stall(t.pc, StallCause::kItbMiss, kNoCulprit, itb);
-      truth_.stall(t.pc, StallCause::kICacheMiss, kNoCulprit, icache);
-      stalled(t.pc, itb + icache, true);
+      if (itb) count(ModelEvent::kItbMiss, pc);
+      if (icache) count(ModelEvent::kICacheMiss, pc);
+      truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, itb);
+      truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, icache);
+      stalled(pc, itb + icache, true);
       stall += itb + icache;
     } else if (itb + icache > 0) {
-      deferred_fetch_.push_back({t.pc, icache, itb});
+      deferred_fetch_.push_back({pc, icache, itb});
     }
   }
   return stall;
@@ -242,7 +244,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   const bool taken = timing.pc == from.branch_target;
   // Anything else (an interrupt between the blocks) says nothing about the branch.
   if (!taken && timing.pc != from.fall_through()) return 0;
-  const uint64_t branch = from.instructions.back().pc;
+  const uint64_t branch = previous->last_pc;
   if (!predictor_.mispredicted(branch, from.branch_target <= branch, taken)) return 0;
   ++truth_.mispredict;
   count(ModelEvent::kBranchMispredict, timing.pc);
@@ -265,7 +267,7 @@ uint64_t VcpuModel::jump_mispredict_stall(const BlockTiming& timing) {
   const BlockRecord* previous = previous_block_;
   if (!previous || previous->timing.jump == JumpKind::kNone) return 0;
   const BlockTiming& from = previous->timing;
-  const uint64_t jump = from.instructions.back().pc;
+  const uint64_t jump = previous->last_pc;
   if (mode_of(jump) == Mode::kPal) return 0;
   // A trap or interrupt taken between the jump and its target: the stack
   // moved, the target is unknown here.

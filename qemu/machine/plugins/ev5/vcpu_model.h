@@ -177,7 +177,7 @@ class VcpuModel {
   void settle_abort();
   uint64_t rerun_head(BlockRecord& block, bool step);
   uint64_t head_stall(const BlockRecord& block);
-  uint64_t fetch_stall(const BlockTiming& timing);
+  uint64_t fetch_stall(const BlockRecord& block);
   uint64_t mispredict_stall(const BlockTiming& timing);
   uint64_t jump_mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);

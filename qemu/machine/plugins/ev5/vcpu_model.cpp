@@ -546,8 +546,7 @@ void VcpuModel::count_issue_groups(const BlockRecord& block, uint64_t ran, uint6
   }
 }
 
-void VcpuModel::stalled(uint64_t pc, uint64_t cycles, bool fetch) {
-  if (cycles == 0) return;
+void VcpuModel::count_stall(uint64_t pc, uint64_t cycles, bool fetch) {
   if (!fetch) {
     counted(ModelEvent::kNonIssue, pc, cycles);
     truth_.count_event(pc, ModelEvent::kNonIssue, cycles);

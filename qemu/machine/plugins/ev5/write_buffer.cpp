@@ -28,7 +28,7 @@ uint64_t WriteBuffer::wait(uint64_t address, uint64_t now) const {
 void WriteBuffer::drop_retired(uint64_t now) {
   while (count_ > 0 && at(0).retired <= now) {
     last_retired_ = at(0).retired;
-    head_ = (head_ + 1) % kEntries;
+    head_ = wrap(head_ + 1);
     --count_;
   }
 }
@@ -39,7 +39,7 @@ bool WriteBuffer::store(uint64_t address, uint64_t now, uint64_t retire_cycles) 
   if (merges(line, now)) return false;
   if (count_ == kEntries) {  // the caller did not wait: the oldest goes now
     last_retired_ = at(0).retired;
-    head_ = (head_ + 1) % kEntries;
+    head_ = wrap(head_ + 1);
     --count_;
   }
   uint64_t previous_end = last_retired_;

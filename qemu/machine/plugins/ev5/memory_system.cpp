@@ -71,7 +71,10 @@ uint64_t MemorySystem::miss_slot_free(uint64_t now) {
 uint64_t MemorySystem::load_miss(uint64_t address, uint64_t now) {
   ++events_.dcache_miss;
   const uint64_t start = miss_slot_free(now);
+  const uint64_t scache_misses = events_.scache_miss, bcache_misses = events_.bcache_miss;
   const Arrival arrival = fill_from_beyond(address, start);
+  last_miss_scache_ = events_.scache_miss != scache_misses;
+  last_miss_bcache_ = events_.bcache_miss != bcache_misses;
   const uint64_t ready = arrival.of(address);
   *std::min_element(outstanding_.begin(), outstanding_.end()) = ready;
   dcache_.fill(address, arrival);

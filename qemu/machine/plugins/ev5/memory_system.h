@@ -43,6 +43,10 @@ class MemorySystem {
   uint64_t fetch(uint64_t address, uint64_t now);
 
   const MemoryEvents& events() const { return events_; }
+  // Whether the last load that missed the D-cache also missed the S-cache,
+  // and the B-cache (ProfileMe's level that served it).
+  bool last_miss_scache() const { return last_miss_scache_; }
+  bool last_miss_bcache() const { return last_miss_bcache_; }
 
   // On a multiprocessor: the coherence of the CPUs' caches, this CPU's number.
   void join(Coherence* coherence, size_t cpu);
@@ -68,6 +72,7 @@ class MemorySystem {
   std::array<uint64_t, Machine::kMissAddressFileEntries> outstanding_{};  // fill completions
   MemoryEvents events_;
   uint64_t bus_free_ = 0;
+  bool last_miss_scache_ = false, last_miss_bcache_ = false;
   Coherence* coherence_ = nullptr;
   size_t cpu_ = 0;
 };

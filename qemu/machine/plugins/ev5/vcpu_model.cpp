@@ -411,45 +411,58 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   // The 21164 takes a DTB miss as a trap at the load or store and runs it
   // again after the refill; a store waits at itself for room in the write
   // buffer. Both are charged and booked there.
-  if (!bypasses_tlb(vaddr) && !dtb_.access(tagged(vaddr))) {
-    ++truth_.dtb_miss;
-    count(ModelEvent::kDtbMiss, t.pc);
-    stall += machine_.dtb_refill;
-    truth_.stall(t.pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
-  }
+  if (!bypasses_tlb(vaddr) && !dtb_.access(tagged(vaddr))) stall += dtb_missed(t.pc);
   const uint64_t address = paddr != ~0ull ? paddr : tagged(vaddr);
   if (truth_.profile_unit) profile_unit_.accessed(t.pc, vaddr);
   count_access(at, store);
+  stall += store ? store_access(t, address, now + stall) : load_access(t, address, now + stall);
+  stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
+  dynamic_in_block_ += stall;
+  return stall;
+}
+
+// The parts of memory_access() apart (issue 31): a load hit's path is the
+// hot one, and a store's and a DTB miss's work stay out of its frame.
+uint64_t VcpuModel::dtb_missed(uint64_t pc) {
+  ++truth_.dtb_miss;
+  count(ModelEvent::kDtbMiss, pc);
+  truth_.stall(pc, StallCause::kDtbMiss, pc, machine_.dtb_refill);
+  return machine_.dtb_refill;
+}
+
+uint64_t VcpuModel::store_access(const InstructionTiming& t, uint64_t address, uint64_t issue) {
+  const uint64_t wait = memory_.store(address, issue);
+  truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
+  last_store_ = {address, issue + wait, t.pc};
+  return wait;
+}
+
+uint64_t VcpuModel::load_access(const InstructionTiming& t, uint64_t address, uint64_t issue) {
   const uint64_t dcache_misses = memory_.events().dcache_miss;
-  const uint64_t scache_misses = memory_.events().scache_miss;
-  const uint64_t bcache_misses = memory_.events().bcache_miss;
-  if (!store) stall += load_after_store(address, now + stall, t.pc);
-  if (store) {
-    const uint64_t wait = memory_.store(address, now + stall);
-    truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
-    stall += wait;
-    last_store_ = {address, now + stall, t.pc};
-  } else if (t.destination < 64) {
-    const uint64_t ready = memory_.load(address, now + stall);
-    if (ready > now + stall + 2) {  // the static schedule counts a D-cache hit's 2 cycles
+  const uint64_t stall = load_after_store(address, issue, t.pc);
+  const uint64_t now = issue + stall;
+  if (t.destination < 64) {
+    const uint64_t ready = memory_.load(address, now);
+    if (ready > now + 2) {  // the static schedule counts a D-cache hit's 2 cycles
       pending_ |= 1ull << t.destination;
       ready_[t.destination] = ready;
       loaded_by_[t.destination] = t.pc;
     }
-    truth_.load_returned(t.pc, data_latency(ready, now + stall, t));
+    truth_.load_returned(t.pc, data_latency(ready, now, t));
   } else {
     // A prefetch (load into R31): nobody waits, but its data return too.
-    truth_.load_returned(t.pc, data_latency(memory_.load(address, now + stall), now + stall, t));
+    truth_.load_returned(t.pc, data_latency(memory_.load(address, now), now, t));
   }
-  if (memory_.events().dcache_miss != dcache_misses) {
-    count(ModelEvent::kDCacheMiss, t.pc);
-    if (truth_.profile_unit)
-      profile_unit_.missed_levels(t.pc, memory_.events().scache_miss != scache_misses,
-                                  memory_.events().bcache_miss != bcache_misses);
-  }
-  stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
-  dynamic_in_block_ += stall;
+  if (memory_.events().dcache_miss != dcache_misses) load_missed(t.pc);
   return stall;
+}
+
+// The load just modelled missed the D-cache: its event, and for ProfileMe
+// the level that served it (the miss counted last).
+void VcpuModel::load_missed(uint64_t pc) {
+  count(ModelEvent::kDCacheMiss, pc);
+  if (truth_.profile_unit)
+    profile_unit_.missed_levels(pc, memory_.last_miss_scache(), memory_.last_miss_bcache());
 }
 
 // A load to exactly the address of a store still in the pipeline (21164PC

@@ -182,6 +182,11 @@ class VcpuModel {
   uint64_t jump_mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
   uint64_t load_after_store(uint64_t address, uint64_t issue, uint64_t pc);
+  [[gnu::noinline]] uint64_t dtb_missed(uint64_t pc);
+  [[gnu::noinline]] uint64_t store_access(const InstructionTiming& t, uint64_t address,
+                                          uint64_t issue);
+  uint64_t load_access(const InstructionTiming& t, uint64_t address, uint64_t issue);
+  [[gnu::noinline]] void load_missed(uint64_t pc);
   // The last store: its address (as the caches see it), issue cycle, PC.
   struct LastStore {
     uint64_t address = ~0ull, issue = 0, pc = 0;

@@ -194,7 +194,8 @@ uint64_t VcpuModel::fetch_stall(const BlockRecord& block) {
   if (!deferred_fetch_.empty()) deferred_fetch_.clear();
   uint64_t stall = 0, page = ~0ull;
   // The block's instructions are contiguous: instruction i is at pc + 4 i.
-  for (const uint32_t i : block.fetch_heads) {
+  for (size_t k = 0; k < block.fetch_head_count; ++k) {
+    const uint32_t i = block.fetch_head(k);
     const uint64_t pc = timing.pc + 4 * uint64_t{i};
     uint64_t itb = 0;
     if (pc / Machine::kPageBytes != page) {

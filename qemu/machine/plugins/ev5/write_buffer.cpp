@@ -18,6 +18,9 @@ uint32_t WriteBuffer::occupied(uint64_t now) const {
 }
 
 uint64_t WriteBuffer::wait(uint64_t address, uint64_t now) const {
+  // Fewer entries than the ring holds: none can be full (issue 31: the
+  // common case without walking the ring twice).
+  if (count_ < kEntries) return 0;
   if (merges(address / kLineBytes, now) || occupied(now) < kEntries) return 0;
   // Full: the oldest entry still occupied frees the first slot.
   for (uint32_t k = 0; k < count_; ++k)

@@ -11,6 +11,16 @@ BlockRecord::BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_wo
       words(instruction_words.begin(), instruction_words.end()),
       cut(new std::atomic<uint64_t>[timing.instructions.size()]) {
   const size_t n = timing.instructions.size();
+  last_pc = timing.instructions.back().pc;
+  last_word = words.back();
+  for (size_t i = 0; i < n; ++i)
+    if (i == 0 || timing.instructions[i].starts_line) far_heads.push_back(static_cast<uint32_t>(i));
+  // A block has at most 512 instructions (QEMU's TCG_MAX_INSNS).
+  fetch_head_count = static_cast<uint16_t>(far_heads.size());
+  if (far_heads.size() <= kNearHeads) {
+    std::copy(far_heads.begin(), far_heads.end(), near_heads.begin());
+    far_heads.clear();
+  }
   refs.resize(n);
   step_refs.resize(n);
   access_refs.resize(n);

@@ -3,6 +3,7 @@
 // translates a block once for every CPU). Identical blocks translated again
 // (after a TB flush, or the same code in another process) share a record.
 #pragma once
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -28,15 +29,32 @@ struct InstructionRef {
   bool access = false;  // the charge before its memory access, not at its start
 };
 
-struct BlockRecord {
+// Aligned to a host cache line: what every entry reads and writes lies in
+// the record's first two (issue 31).
+struct alignas(64) BlockRecord {
   BlockRecord(BlockTiming t, std::span<const uint32_t> instruction_words, uint32_t serial = 0);
   BlockTiming timing;
   uint32_t id = 0;  // dense: the order of creation (indexes per-vCPU counters)
+  // What every entry reads, kept beside `timing`'s own fields so that an
+  // entry touches no instruction's timing and no word unless it needs to
+  // (issue 31): the last instruction's word and PC, and the instructions
+  // whose I-cache line (and page) fetch looks up, the head and each
+  // `starts_line` one, in order (VcpuModel::fetch_stall): the first
+  // kNearHeads of them here, all of them in `far_heads` when there are more.
+  uint32_t last_word = 0;
+  uint64_t last_pc = 0;
+  std::atomic<uint64_t> entries{0};
+  static constexpr size_t kNearHeads = 6;
+  uint16_t fetch_head_count = 0;
+  std::array<uint16_t, kNearHeads> near_heads{};
+  std::vector<uint32_t> far_heads;
+  uint32_t fetch_head(size_t k) const {
+    return fetch_head_count <= kNearHeads ? near_heads[k] : far_heads[k];
+  }
   std::vector<uint32_t> words;
   // Never resized: callbacks hold pointers. The ordinary translation's and
   // the step translation's (a block a timer deadline falls in).
   std::vector<InstructionRef> refs, step_refs, access_refs, step_access_refs;
-  std::atomic<uint64_t> entries{0};
   // cut[k]: entries that left the block before instruction k ran (an exact
   // exit), so instruction i ran entries - sum(cut[0..i]) times.
   std::unique_ptr<std::atomic<uint64_t>[]> cut;

@@ -13,15 +13,12 @@ Cache::Cache(uint32_t bytes, uint32_t ways, uint32_t line_bytes)
       tags_(static_cast<std::size_t>(sets_) * ways, kInvalid),
       states_(static_cast<std::size_t>(sets_) * ways) {}
 
-CacheAccess Cache::lookup(uint64_t address, uint64_t now) {
-  const uint64_t line_number = address >> line_shift_;
-  const size_t set = set_of(line_number);
+CacheAccess Cache::lookup_ways(size_t set, uint64_t line_number, uint64_t address, uint64_t now) {
   for (uint32_t w = 0; w < ways_; ++w) {
     if (tags_[set + w] == line_number + 1) {
       LineState& line = states_[set + w];
       line.last_use = ++use_clock_;
-      const uint64_t ready = line.arrival.of(address);
-      return {.hit = true, .ready = ready > now ? ready : now, .arrival = line.arrival};
+      return hit(line, address, now);
     }
   }
   return {.hit = false, .ready = now, .arrival = {}};
@@ -30,6 +27,11 @@ CacheAccess Cache::lookup(uint64_t address, uint64_t now) {
 void Cache::fill(uint64_t address, const Arrival& arrival) {
   const uint64_t line_number = address >> line_shift_;
   const size_t set = set_of(line_number);
+  if (ways_ == 1) {  // no ways to order
+    tags_[set] = line_number + 1;
+    states_[set].arrival = arrival;
+    return;
+  }
   size_t victim = set;
   for (uint32_t w = 0; w < ways_; ++w) {
     const size_t way = set + w;

@@ -37,8 +37,18 @@ class Cache {
   // bytes / (ways * line_bytes) sets; all three must be powers of two except ways.
   Cache(uint32_t bytes, uint32_t ways, uint32_t line_bytes);
 
-  // Looks `address` up at cycle `now`; a miss does not fill.
-  CacheAccess lookup(uint64_t address, uint64_t now);
+  // Looks `address` up at cycle `now`; a miss does not fill. Inline, with
+  // a direct-mapped cache's one way first: the I-, D- and B-caches are
+  // looked up at every fetch, load and store (issue 31).
+  CacheAccess lookup(uint64_t address, uint64_t now) {
+    const uint64_t line_number = address >> line_shift_;
+    const size_t set = set_of(line_number);
+    if (ways_ == 1) {
+      if (tags_[set] != line_number + 1) return {.hit = false, .ready = now, .arrival = {}};
+      return hit(states_[set], address, now);
+    }
+    return lookup_ways(set, line_number, address, now);
+  }
   // Installs the line holding `address`, its data there at `ready`.
   void fill(uint64_t address, uint64_t ready) {
     fill(address, Arrival{ready, address / Arrival::kChunkBytes, 0});
@@ -56,11 +66,18 @@ class Cache {
   // The tags apart from the rest (issue 31): a lookup, a miss and the other
   // CPUs' invalidations touch 8 bytes a line, not 48 (the 2 MB B-cache's
   // tags fit in 256 KB of the host's cache).
+  // `last_use` orders the ways of a set (LRU); a direct-mapped cache has
+  // one way and never stamps it (issue 31: a store per hit saved).
   struct LineState {
     Arrival arrival;
     uint64_t last_use = 0;
   };
   static constexpr uint64_t kInvalid = 0;  // a tag is the line number + 1
+  static CacheAccess hit(const LineState& line, uint64_t address, uint64_t now) {
+    const uint64_t ready = line.arrival.of(address);
+    return {.hit = true, .ready = ready > now ? ready : now, .arrival = line.arrival};
+  }
+  CacheAccess lookup_ways(size_t set, uint64_t line_number, uint64_t address, uint64_t now);
   size_t set_of(uint64_t line_number) const { return (line_number & (sets_ - 1)) * ways_; }
 
   uint32_t ways_, line_bytes_, line_shift_, sets_;

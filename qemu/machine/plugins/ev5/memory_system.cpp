@@ -68,12 +68,13 @@ uint64_t MemorySystem::miss_slot_free(uint64_t now) {
   return std::max(now, *earliest);
 }
 
-uint64_t MemorySystem::load(uint64_t address, uint64_t now) {
-  const CacheAccess d = dcache_.lookup(address, now);
-  if (d.hit) return d.ready;
+uint64_t MemorySystem::load_miss(uint64_t address, uint64_t now) {
   ++events_.dcache_miss;
   const uint64_t start = miss_slot_free(now);
+  const uint64_t scache_misses = events_.scache_miss, bcache_misses = events_.bcache_miss;
   const Arrival arrival = fill_from_beyond(address, start);
+  last_miss_scache_ = events_.scache_miss != scache_misses;
+  last_miss_bcache_ = events_.bcache_miss != bcache_misses;
   const uint64_t ready = arrival.of(address);
   *std::min_element(outstanding_.begin(), outstanding_.end()) = ready;
   dcache_.fill(address, arrival);

@@ -33,13 +33,20 @@ class MemorySystem {
   // A load issued at `now`: the cycle its data can be used (now + the
   // load-use latency on a miss; now on a D-cache hit, whose 2 cycles the
   // static schedule already counts; a pending fill's completion).
-  uint64_t load(uint64_t address, uint64_t now);
+  uint64_t load(uint64_t address, uint64_t now) {
+    const CacheAccess d = dcache_.lookup(address, now);
+    return d.hit ? d.ready : load_miss(address, now);  // the hit inline (issue 31)
+  }
   // Cycles a store issued at `now` waits for the write buffer, then enters it.
   uint64_t store(uint64_t address, uint64_t now);
   // Stall cycles of fetching the I-cache line holding `address` at `now`.
   uint64_t fetch(uint64_t address, uint64_t now);
 
   const MemoryEvents& events() const { return events_; }
+  // Whether the last load that missed the D-cache also missed the S-cache,
+  // and the B-cache (ProfileMe's level that served it).
+  bool last_miss_scache() const { return last_miss_scache_; }
+  bool last_miss_bcache() const { return last_miss_bcache_; }
 
   // On a multiprocessor: the coherence of the CPUs' caches, this CPU's number.
   void join(Coherence* coherence, size_t cpu);
@@ -47,6 +54,7 @@ class MemorySystem {
   void invalidate(uint64_t address);
 
  private:
+  uint64_t load_miss(uint64_t address, uint64_t now);
   // Bringing the 64-byte line of `address` in from beyond the L1 caches
   // (S-cache, B-cache or memory) at `now`, filling those on the way: when
   // its data arrive (cache.h).
@@ -64,6 +72,7 @@ class MemorySystem {
   std::array<uint64_t, Machine::kMissAddressFileEntries> outstanding_{};  // fill completions
   MemoryEvents events_;
   uint64_t bus_free_ = 0;
+  bool last_miss_scache_ = false, last_miss_bcache_ = false;
   Coherence* coherence_ = nullptr;
   size_t cpu_ = 0;
 };

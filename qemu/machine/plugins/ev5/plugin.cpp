@@ -177,7 +177,11 @@ void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t, uint64_t vaddr, void* u
   // Caches are looked up by virtual address: asking QEMU for the physical
   // one costs a TLB walk per access (docs/ev5-machine.md).
   const uint64_t cycles = model.memory_access(*ref->block, ref->index, vaddr, ~0ull, kStore);
-  deposit(words, cycles, model);
+  // deposit() without the words an access cannot change: no access touches
+  // the fetch of later lines, and a store starts no load (issue 31).
+  if (state->charging) words.stall += cycles;
+  if (!kStore) words.pending = model.pending_loads();
+  deliver_overflow(words, model);
 }
 
 void on_operands(unsigned int vcpu, void* userdata) {

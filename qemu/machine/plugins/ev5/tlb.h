@@ -13,10 +13,14 @@ namespace dcpi::ev5 {
 class Tlb {
  public:
   Tlb(uint32_t entries, uint32_t page_bytes);
-  // True on a hit; a miss installs the page (the PALcode refill).
-  bool access(uint64_t address);
+  // True on a hit; a miss installs the page (the PALcode refill). The
+  // last page's hit inline (issue 31: a DTB lookup at every access).
+  bool access(uint64_t address) {
+    return (address >> page_shift_) == recent_[0] || access_other(address >> page_shift_);
+  }
 
  private:
+  bool access_other(uint64_t page);
   uint32_t page_shift_;
   uint32_t next_victim_ = 0;
   uint64_t recent_[2] = {~0ull, ~0ull};  // the common case: one of the last two pages

@@ -91,7 +91,7 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   if (accessed_block_ && accessed_block_ == entered_ && is_memory_trap_vector(block.timing.pc))
     truth_.trap(site(*accessed_block_, accessed_index_).timing().pc);
   if (entered_ && !aborted_.block && is_instruction_trap_vector(block.timing.pc))
-    truth_.trap(entered_->timing.instructions.back().pc);
+    truth_.trap(entered_->last_pc);
   accessed_block_ = nullptr;
   entered_ = &block;
   if (continues(block, step)) {
@@ -124,15 +124,16 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   previous_static_ = timing.static_cycles;
   dynamic_in_block_ = 0;
   drop_arrived_loads();
-  truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
-  truth_.visibility.enter(timing, block.words.back());
-  events_visible_.enter(timing, block.words.back());
+  if (truth_.visibility.enabled())  // an out-of-line call per entry otherwise (issue 31)
+    truth_.visibility.waited(static_cast<int64_t>(waited), timing.pc);
+  truth_.visibility.enter(timing, block.last_word);
+  events_visible_.enter(timing, block.last_word);
   if (issued != nullptr && counters_.counts_issue_groups())
     count_issue_groups(*issued, issued_count, timing.pc);
   record_edge(timing.pc);
   started_ = true;
   last_pc_before_block_ = last_pc_;
-  last_pc_ = timing.instructions.back().pc;
+  last_pc_ = block.last_pc;
   if (timing.pc == skip_pc_) return rerun_head(block, step);
   const uint64_t stall = head_stall(block);
   previous_block_ = &block;
@@ -174,7 +175,7 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
   uint64_t stall = 0;
   // A block that follows itself (a loop) finds its lines and pages where it
   // left them: the I-cache is direct mapped and holds nothing else.
-  if (previous_block_ != &block) stall += fetch_stall(timing);
+  if (previous_block_ != &block) stall += fetch_stall(block);
   stall += mispredict_stall(timing);
   stall += jump_mispredict_stall(timing);
   // A register whose load is still outstanding is waited for by its first
@@ -188,31 +189,33 @@ uint64_t VcpuModel::head_stall(const BlockRecord& block) {
 // (and its page) when fetch reaches it: its miss is found now (the lines
 // are looked up in order, at the entry's time) and charged at the line's
 // first instruction (line_fetch), where the 21164 waits for it.
-uint64_t VcpuModel::fetch_stall(const BlockTiming& timing) {
-  deferred_fetch_.clear();
+uint64_t VcpuModel::fetch_stall(const BlockRecord& block) {
+  const BlockTiming& timing = block.timing;
+  if (!deferred_fetch_.empty()) deferred_fetch_.clear();
   uint64_t stall = 0, page = ~0ull;
-  for (size_t i = 0; i < timing.instructions.size(); ++i) {
-    const InstructionTiming& t = timing.instructions[i];
-    if (i > 0 && !t.starts_line) continue;
+  // The block's instructions are contiguous: instruction i is at pc + 4 i.
+  for (size_t k = 0; k < block.fetch_head_count; ++k) {
+    const uint32_t i = block.fetch_head(k);
+    const uint64_t pc = timing.pc + 4 * uint64_t{i};
     uint64_t itb = 0;
-    if (t.pc / Machine::kPageBytes != page) {
-      page = t.pc / Machine::kPageBytes;
-      if (!bypasses_tlb(t.pc) && !itb_.access(tagged(t.pc))) {
+    if (pc / Machine::kPageBytes != page) {
+      page = pc / Machine::kPageBytes;
+      if (!bypasses_tlb(pc) && !itb_.access(tagged(pc))) {
         ++truth_.itb_miss;
         itb = machine_.itb_refill;
       }
     }
     const uint64_t icache =
-        memory_.fetch(tagged(t.pc & ~uint64_t{Machine::kL1LineBytes - 1}), block_start_ + stall);
+        memory_.fetch(tagged(pc & ~uint64_t{Machine::kL1LineBytes - 1}), block_start_ + stall);
     if (i == 0) {
-      if (itb) count(ModelEvent::kItbMiss, t.pc);
-      if (icache) count(ModelEvent::kICacheMiss, t.pc);
-      truth_.stall(t.pc, StallCause::kItbMiss, kNoCulprit, itb);
-      truth_.stall(t.pc, StallCause::kICacheMiss, kNoCulprit, icache);
-      stalled(t.pc, itb + icache, true);
+      if (itb) count(ModelEvent::kItbMiss, pc);
+      if (icache) count(ModelEvent::kICacheMiss, pc);
+      truth_.stall(pc, StallCause::kItbMiss, kNoCulprit, itb);
+      truth_.stall(pc, StallCause::kICacheMiss, kNoCulprit, icache);
+      stalled(pc, itb + icache, true);
       stall += itb + icache;
     } else if (itb + icache > 0) {
-      deferred_fetch_.push_back({t.pc, icache, itb});
+      deferred_fetch_.push_back({pc, icache, itb});
     }
   }
   return stall;
@@ -242,7 +245,7 @@ uint64_t VcpuModel::mispredict_stall(const BlockTiming& timing) {
   const bool taken = timing.pc == from.branch_target;
   // Anything else (an interrupt between the blocks) says nothing about the branch.
   if (!taken && timing.pc != from.fall_through()) return 0;
-  const uint64_t branch = from.instructions.back().pc;
+  const uint64_t branch = previous->last_pc;
   if (!predictor_.mispredicted(branch, from.branch_target <= branch, taken)) return 0;
   ++truth_.mispredict;
   count(ModelEvent::kBranchMispredict, timing.pc);
@@ -265,7 +268,7 @@ uint64_t VcpuModel::jump_mispredict_stall(const BlockTiming& timing) {
   const BlockRecord* previous = previous_block_;
   if (!previous || previous->timing.jump == JumpKind::kNone) return 0;
   const BlockTiming& from = previous->timing;
-  const uint64_t jump = from.instructions.back().pc;
+  const uint64_t jump = previous->last_pc;
   if (mode_of(jump) == Mode::kPal) return 0;
   // A trap or interrupt taken between the jump and its target: the stack
   // moved, the target is unknown here.
@@ -409,45 +412,58 @@ uint64_t VcpuModel::memory_access(const BlockRecord& block, uint32_t index, uint
   // The 21164 takes a DTB miss as a trap at the load or store and runs it
   // again after the refill; a store waits at itself for room in the write
   // buffer. Both are charged and booked there.
-  if (!bypasses_tlb(vaddr) && !dtb_.access(tagged(vaddr))) {
-    ++truth_.dtb_miss;
-    count(ModelEvent::kDtbMiss, t.pc);
-    stall += machine_.dtb_refill;
-    truth_.stall(t.pc, StallCause::kDtbMiss, t.pc, machine_.dtb_refill);
-  }
+  if (!bypasses_tlb(vaddr) && !dtb_.access(tagged(vaddr))) stall += dtb_missed(t.pc);
   const uint64_t address = paddr != ~0ull ? paddr : tagged(vaddr);
   if (truth_.profile_unit) profile_unit_.accessed(t.pc, vaddr);
   count_access(at, store);
+  stall += store ? store_access(t, address, now + stall) : load_access(t, address, now + stall);
+  stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
+  dynamic_in_block_ += stall;
+  return stall;
+}
+
+// The parts of memory_access() apart (issue 31): a load hit's path is the
+// hot one, and a store's and a DTB miss's work stay out of its frame.
+uint64_t VcpuModel::dtb_missed(uint64_t pc) {
+  ++truth_.dtb_miss;
+  count(ModelEvent::kDtbMiss, pc);
+  truth_.stall(pc, StallCause::kDtbMiss, pc, machine_.dtb_refill);
+  return machine_.dtb_refill;
+}
+
+uint64_t VcpuModel::store_access(const InstructionTiming& t, uint64_t address, uint64_t issue) {
+  const uint64_t wait = memory_.store(address, issue);
+  truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
+  last_store_ = {address, issue + wait, t.pc};
+  return wait;
+}
+
+uint64_t VcpuModel::load_access(const InstructionTiming& t, uint64_t address, uint64_t issue) {
   const uint64_t dcache_misses = memory_.events().dcache_miss;
-  const uint64_t scache_misses = memory_.events().scache_miss;
-  const uint64_t bcache_misses = memory_.events().bcache_miss;
-  if (!store) stall += load_after_store(address, now + stall, t.pc);
-  if (store) {
-    const uint64_t wait = memory_.store(address, now + stall);
-    truth_.stall(t.pc, StallCause::kWriteBufferOverflow, t.pc, wait);
-    stall += wait;
-    last_store_ = {address, now + stall, t.pc};
-  } else if (t.destination < 64) {
-    const uint64_t ready = memory_.load(address, now + stall);
-    if (ready > now + stall + 2) {  // the static schedule counts a D-cache hit's 2 cycles
+  const uint64_t stall = load_after_store(address, issue, t.pc);
+  const uint64_t now = issue + stall;
+  if (t.destination < 64) {
+    const uint64_t ready = memory_.load(address, now);
+    if (ready > now + 2) {  // the static schedule counts a D-cache hit's 2 cycles
       pending_ |= 1ull << t.destination;
       ready_[t.destination] = ready;
       loaded_by_[t.destination] = t.pc;
     }
-    truth_.load_returned(t.pc, data_latency(ready, now + stall, t));
+    truth_.load_returned(t.pc, data_latency(ready, now, t));
   } else {
     // A prefetch (load into R31): nobody waits, but its data return too.
-    truth_.load_returned(t.pc, data_latency(memory_.load(address, now + stall), now + stall, t));
+    truth_.load_returned(t.pc, data_latency(memory_.load(address, now), now, t));
   }
-  if (memory_.events().dcache_miss != dcache_misses) {
-    count(ModelEvent::kDCacheMiss, t.pc);
-    if (truth_.profile_unit)
-      profile_unit_.missed_levels(t.pc, memory_.events().scache_miss != scache_misses,
-                                  memory_.events().bcache_miss != bcache_misses);
-  }
-  stalled(t.pc, stall, false);  // the DTB refill and the write buffer's wait
-  dynamic_in_block_ += stall;
+  if (memory_.events().dcache_miss != dcache_misses) load_missed(t.pc);
   return stall;
+}
+
+// The load just modelled missed the D-cache: its event, and for ProfileMe
+// the level that served it (the miss counted last).
+void VcpuModel::load_missed(uint64_t pc) {
+  count(ModelEvent::kDCacheMiss, pc);
+  if (truth_.profile_unit)
+    profile_unit_.missed_levels(pc, memory_.last_miss_scache(), memory_.last_miss_bcache());
 }
 
 // A load to exactly the address of a store still in the pipeline (21164PC
@@ -544,8 +560,7 @@ void VcpuModel::count_issue_groups(const BlockRecord& block, uint64_t ran, uint6
   }
 }
 
-void VcpuModel::stalled(uint64_t pc, uint64_t cycles, bool fetch) {
-  if (cycles == 0) return;
+void VcpuModel::count_stall(uint64_t pc, uint64_t cycles, bool fetch) {
   if (!fetch) {
     counted(ModelEvent::kNonIssue, pc, cycles);
     truth_.count_event(pc, ModelEvent::kNonIssue, cycles);

@@ -178,11 +178,16 @@ class VcpuModel {
   void settle_abort();
   uint64_t rerun_head(BlockRecord& block, bool step);
   uint64_t head_stall(const BlockRecord& block);
-  uint64_t fetch_stall(const BlockTiming& timing);
+  uint64_t fetch_stall(const BlockRecord& block);
   uint64_t mispredict_stall(const BlockTiming& timing);
   uint64_t jump_mispredict_stall(const BlockTiming& timing);
   uint64_t wait_for_loads(uint64_t reads, uint64_t pc, uint64_t now);
   uint64_t load_after_store(uint64_t address, uint64_t issue, uint64_t pc);
+  [[gnu::noinline]] uint64_t dtb_missed(uint64_t pc);
+  [[gnu::noinline]] uint64_t store_access(const InstructionTiming& t, uint64_t address,
+                                          uint64_t issue);
+  uint64_t load_access(const InstructionTiming& t, uint64_t address, uint64_t issue);
+  [[gnu::noinline]] void load_missed(uint64_t pc);
   // The last store: its address (as the caches see it), issue cycle, PC.
   struct LastStore {
     uint64_t address = ~0ull, issue = 0, pc = 0;
@@ -278,7 +283,10 @@ class VcpuModel {
   // A dynamic stall of `cycles` at `pc`, told to counters 1 and 2 and the
   // truth: non-issue cycles unless fetch stalled (the pipeline dry, not
   // frozen), and a long stall beyond 15 cycles.
-  void stalled(uint64_t pc, uint64_t cycles, bool fetch);
+  void stalled(uint64_t pc, uint64_t cycles, bool fetch) {
+    if (cycles != 0) count_stall(pc, cycles, fetch);  // the common 0 inline (issue 31)
+  }
+  void count_stall(uint64_t pc, uint64_t cycles, bool fetch);
   // The issue groups of the block that ran, counted when the next one,
   // at `head`, is entered (as counter 0's issues): their issue cycles, the
   // static waits before them, and static waits beyond 15 cycles. Their

@@ -139,8 +139,13 @@ struct VcpuTruth {
   std::map<uint32_t, SpaceBlockCounts> blocks;
 
   uint64_t key(uint64_t pc) const { return truth_key(pc, space_); }
+  // Called at every access with its (mostly zero) waits: the test inline,
+  // the booking out of line (issue 31).
   void stall(uint64_t pc, StallCause cause, uint64_t culprit, uint64_t cycles) {
-    if (!cycles) return;
+    if (cycles) book_stall(pc, cause, culprit, cycles);
+  }
+  [[gnu::noinline]] void book_stall(uint64_t pc, StallCause cause, uint64_t culprit,
+                                    uint64_t cycles) {
     if (recording)
       stalls[{key(pc), cause, culprit == kNoCulprit ? culprit : key(culprit)}] += cycles;
     visibility.book(pc, static_cast<int64_t>(cycles));

@@ -18,6 +18,9 @@ uint32_t WriteBuffer::occupied(uint64_t now) const {
 }
 
 uint64_t WriteBuffer::wait(uint64_t address, uint64_t now) const {
+  // Fewer entries than the ring holds: none can be full (issue 31: the
+  // common case without walking the ring twice).
+  if (count_ < kEntries) return 0;
   if (merges(address / kLineBytes, now) || occupied(now) < kEntries) return 0;
   // Full: the oldest entry still occupied frees the first slot.
   for (uint32_t k = 0; k < count_; ++k)
@@ -28,7 +31,7 @@ uint64_t WriteBuffer::wait(uint64_t address, uint64_t now) const {
 void WriteBuffer::drop_retired(uint64_t now) {
   while (count_ > 0 && at(0).retired <= now) {
     last_retired_ = at(0).retired;
-    head_ = (head_ + 1) % kEntries;
+    head_ = wrap(head_ + 1);
     --count_;
   }
 }
@@ -39,7 +42,7 @@ bool WriteBuffer::store(uint64_t address, uint64_t now, uint64_t retire_cycles) 
   if (merges(line, now)) return false;
   if (count_ == kEntries) {  // the caller did not wait: the oldest goes now
     last_retired_ = at(0).retired;
-    head_ = (head_ + 1) % kEntries;
+    head_ = wrap(head_ + 1);
     --count_;
   }
   uint64_t previous_end = last_retired_;

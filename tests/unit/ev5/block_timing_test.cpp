@@ -96,5 +96,20 @@ TEST(Ev5BlockTable, ABlockCutShortIsTimedAsPartOfTheWholeBlock) {
   EXPECT_EQ(table.find_or_add(0x1000, other).timing.instructions[0].charge, 0);
 }
 
+// A slice that ends where the whole block ends keeps its last instruction's
+// jump prediction: a JSR cut short by a deadline still pushes the return
+// stack, so the callee's RET is not mispredicted for it.
+TEST(Ev5BlockTable, ASliceEndingAtTheBlocksJsrKeepsItsJumpPrediction) {
+  BlockTable table;
+  const std::vector<uint32_t> words = {addq(1, 2, 3), addq(4, 5, 6), jsr(26, 27, 0x10)};
+  BlockRecord& whole = table.find_or_add(0x1000, words);
+  ASSERT_EQ(whole.timing.jump, JumpKind::kJsr);
+  BlockRecord& tail = table.find_or_add(0x1004, std::span(words).subspan(1));
+  EXPECT_EQ(tail.timing.jump, JumpKind::kJsr);
+  EXPECT_EQ(tail.timing.hint_target, whole.timing.hint_target);
+  BlockRecord& head = table.find_or_add(0x1000, std::span(words).first(2));
+  EXPECT_EQ(head.timing.jump, JumpKind::kNone);
+}
+
 }  // namespace
 }  // namespace dcpi::ev5

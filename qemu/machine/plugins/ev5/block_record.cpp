@@ -62,6 +62,10 @@ BlockTiming slice_timing(const BlockTiming& whole, size_t first, size_t n) {
     slice.ends_in_transfer = whole.ends_in_transfer;
     slice.ends_in_conditional_branch = whole.ends_in_conditional_branch;
     slice.branch_target = whole.branch_target;
+    // The jump-target prediction of its last instruction (a JSR pushes the
+    // return stack, a RET pops it) belongs to the slice that ends there.
+    slice.jump = whole.jump;
+    slice.hint_target = whole.hint_target;
   }
   return slice;
 }

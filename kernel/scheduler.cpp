@@ -244,7 +244,17 @@ void flush_tlb(const Mm* mm) {
 
 }  // namespace sched
 
-Process* current() { return sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami())); }
+// At IPL_HIGH, as preemption_off: kernel code at IPL 0 (a system call) may
+// be preempted by the tick and resumed on another CPU between reading its
+// CPU number and that CPU's running process, and would then act as another
+// process (callpal's getxpid returned another process's pid on 4 CPUs under
+// the ev5 machine's timing).
+Process* current() {
+  const uint64_t ipl = pal::swpipl(IPL_HIGH);
+  Process* self = sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami()));
+  pal::swpipl(ipl);
+  return self;
+}
 uint32_t current_pid() { return current()->pid; }
 
 // For the driver's value sampler (driver/kernel_services.h).

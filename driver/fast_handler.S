@@ -63,9 +63,7 @@
 /* Park-Miller "minimal standard" (16807, 2^31 - 1) in Carta's form, as
  * firmware/park_miller.h: p = 16807 s; sum = (p & M) + (p >> 31); then
  * sum = (sum + (sum >> 31)) & M. sum < 2^31 + 16807, so the fold is exact. */
-.macro	PARK_MILLER seed, tmp
-	lda	\tmp, 16807($31)
-	mulq	\seed, \tmp, \seed
+.macro	PARK_MILLER_FOLD seed, tmp
 	srl	\seed, 31, \tmp
 	sll	\seed, 33, \seed
 	srl	\seed, 33, \seed
@@ -76,6 +74,12 @@
 	srl	\seed, 33, \seed
 .endm
 
+.macro	PARK_MILLER seed, tmp
+	lda	\tmp, 16807($31)
+	mulq	\seed, \tmp, \seed
+	PARK_MILLER_FOLD \seed, \tmp
+.endm
+
 /* The same step with 16807 = 7^5 as five s8subq (8x - x = 7x), one cycle
  * each, instead of mulq (12 cycles on the 21164, and the multiplier busy):
  * seed < 2^31, so seed * 16807 < 2^46 and every partial product is exact.
@@ -84,14 +88,7 @@
 	.rept	5
 	s8subq	\seed, \seed, \seed
 	.endr
-	srl	\seed, 31, \tmp
-	sll	\seed, 33, \seed
-	srl	\seed, 33, \seed
-	addq	\seed, \tmp, \seed
-	srl	\seed, 31, \tmp
-	addq	\seed, \tmp, \seed
-	sll	\seed, 33, \seed
-	srl	\seed, 33, \seed
+	PARK_MILLER_FOLD \seed, \tmp
 .endm
 
 .macro	INC64 field

@@ -168,14 +168,22 @@ def check_sampled_placement(checks, work, workload, event):
     """One run of WORKLOAD sampling cycles and EVENT (ev5, 1 CPU, with its
     truth): EVENT's samples held against where they can land (dcpi score's
     `visible` expectation), within the oracle's 1.25 or an ideal sampler's
-    95th percentile at that count. Returns the database and truth paths."""
+    distance plus 4 of its spreads at that count. Returns the database and
+    truth paths."""
     db, truth_path = os.path.join(work, "sampled.db"), os.path.join(work, "sampled.truth")
     dcpi("run", "--quiet", "--machine", "ev5", "--cpus", "1", "--workloads", workload,
          "--events", f"cycles,{event}", "--truth", truth_path, "--db", db)
     score = json.loads(dcpi("score", "--db", db, "--truth", truth_path, "--image", workload,
                             "--json").stdout)
     p = score.get("event_placement", {}).get(event, {})
-    bound = max(1.25, p.get("noise_ratio_p95", 0))
+    # An ideal sampler's distance plus 4 of its spreads (the project's 4
+    # sigma), as a ratio: its 95th percentile failed one build in twenty by
+    # construction (bytecode's pcmispredict, 11 PCs, 1,368 samples: 1.61
+    # against a p95 of 1.43 after a kernel change moved the run's timing;
+    # 0.72 and 0.84 in the two builds before).
+    noise = p.get("noise_distance", 0)
+    four_sigma = (noise + 4 * p.get("noise_spread", 0)) / noise if noise > 0 else 0
+    bound = max(1.25, four_sigma)
     checks.expect(p.get("samples", 0) > 100 and p.get("expectation") == "visible"
                   and 0 <= p.get("ratio", 99) <= bound,
                   f"{workload}: {event} samples against where they can land: ratio "

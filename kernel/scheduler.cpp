@@ -26,6 +26,7 @@ namespace {
 Process idle_threads[smp::kMaxCpus];
 Process* running[smp::kMaxCpus];        // what each CPU runs
 uint32_t unpreemptible[smp::kMaxCpus];  // preemption_off's nesting, per CPU
+bool ticked_in_kernel[smp::kMaxCpus];   // a tick left a system call running
 Process* previous[smp::kMaxCpus];       // what it ran before the last switch
 Process* queue_head = nullptr;
 Process* queue_tail = nullptr;
@@ -189,7 +190,27 @@ void tick(const TrapFrame* frame) {
     wake_sleepers_locked(clock::cycles());
   }
   if ((frame->ps & PS_IPL_MASK) != 0) return;  // never preempt raised-IPL code
-  if (__atomic_load_n(&unpreemptible[pal::whami()], __ATOMIC_RELAXED) != 0) return;
+  const uint32_t cpu = static_cast<uint32_t>(pal::whami());
+  if (__atomic_load_n(&unpreemptible[cpu], __ATOMIC_RELAXED) != 0) return;
+  // A user process's system call or trap (kernel mode, IPL 0) runs on to
+  // its return to user mode, which preempts it then (preempt_if_ticked):
+  // preempted inside, it could resume on another CPU between reading
+  // whami() and that CPU's state, and current() handed it another CPU's
+  // process (callpal's getxpid once returned another pid on 4 CPUs).
+  // Kernel threads and idle loops stay preemptible where they run.
+  const Process* self = running[cpu];
+  if ((frame->ps & PS_USER_MODE) == 0 && self != nullptr && !self->kernel_thread && !self->idle) {
+    ticked_in_kernel[cpu] = true;
+    return;
+  }
+  IrqLockGuard guard(lock);
+  if (queue_head != nullptr) schedule_locked();
+}
+
+void preempt_if_ticked() {
+  const uint32_t cpu = static_cast<uint32_t>(pal::whami());
+  if (!ticked_in_kernel[cpu]) return;
+  ticked_in_kernel[cpu] = false;
   IrqLockGuard guard(lock);
   if (queue_head != nullptr) schedule_locked();
 }
@@ -244,17 +265,9 @@ void flush_tlb(const Mm* mm) {
 
 }  // namespace sched
 
-// At IPL_HIGH, as preemption_off: kernel code at IPL 0 (a system call) may
-// be preempted by the tick and resumed on another CPU between reading its
-// CPU number and that CPU's running process, and would then act as another
-// process (callpal's getxpid returned another process's pid on 4 CPUs under
-// the ev5 machine's timing).
-Process* current() {
-  const uint64_t ipl = pal::swpipl(IPL_HIGH);
-  Process* self = sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami()));
-  pal::swpipl(ipl);
-  return self;
-}
+// No PAL call beyond whami: a user process's system call is not preempted
+// (tick), so it cannot move to another CPU between the two reads.
+Process* current() { return sched::current_locked_unsafe(static_cast<uint32_t>(pal::whami())); }
 uint32_t current_pid() { return current()->pid; }
 
 // For the driver's value sampler (driver/kernel_services.h).

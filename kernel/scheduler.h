@@ -31,6 +31,9 @@ void take_counts(Process* p);
 void sleep_locked(uint64_t deadline);
 // The scheduler tick: preempt if the interrupted code ran at IPL 0.
 void tick(const TrapFrame* frame);
+// On a return to user mode: the preemption a tick put off because it
+// landed in this process's system call or trap (tick).
+void preempt_if_ticked();
 // Each CPU's idle loop (never returns); idle_step runs queued work once.
 [[noreturn]] void idle_loop();
 void idle_step();

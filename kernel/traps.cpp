@@ -58,7 +58,9 @@ bool from_user(const TrapFrame* frame) { return (frame->ps & PS_USER_MODE) != 0;
 // Every trap that returns to user mode passes here: pending signals are
 // acted on (a handler's frame is built, or the process ends).
 void return_to_user(TrapFrame* frame) {
-  if (from_user(frame)) kernel::signals::deliver(frame);
+  if (!from_user(frame)) return;
+  kernel::sched::preempt_if_ticked();
+  kernel::signals::deliver(frame);
 }
 
 // A user fault: its handler runs if the program installed one (and does

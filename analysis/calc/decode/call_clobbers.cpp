@@ -11,13 +11,6 @@ namespace {
 constexpr uint8_t kGp = 29;
 constexpr RegisterMask bit(unsigned r) { return RegisterMask{1} << r; }
 
-bool is_tail_call(const InstructionRecord& r) {
-  // resolve_indirect_jumps rewrites `jmp (pv)` to kReturn: it leaves for
-  // another procedure, whose effects this summary does not follow.
-  return r.control_flow == ControlFlow::kReturn &&
-         isa::decode(r.encoding, isa::DecodeMode::kUser).is(isa::Operation::kJmp);
-}
-
 // What one procedure does by itself: the registers it writes, the
 // procedures it bsr's to, and whether it escapes the analysis.
 struct OwnEffects {
@@ -55,6 +48,11 @@ OwnEffects own_effects(const ProcedureCalls& p) {
 }
 
 }  // namespace
+
+bool is_tail_call(const InstructionRecord& r) {
+  return r.control_flow == ControlFlow::kReturn &&
+         isa::decode(r.encoding, isa::DecodeMode::kUser).is(isa::Operation::kJmp);
+}
 
 RegisterMask caller_saved_registers() {
   RegisterMask m = 0;

@@ -22,6 +22,11 @@ namespace dcpi::calc {
 
 using RegisterMask = uint32_t;  // bit r: integer register r
 
+// A `jmp (pv)` that resolve_indirect_jumps rewrote to kReturn: it leaves
+// for another procedure, whose effects and code the summaries here do not
+// follow.
+bool is_tail_call(const InstructionRecord& r);
+
 // v0, t0-t7, a0-a5, t8-t11, ra, pv, AT, gp: what any callee may change
 // (Alpha calling standard; s0-s5, fp and sp survive).
 RegisterMask caller_saved_registers();

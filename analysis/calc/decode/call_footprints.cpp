@@ -15,11 +15,6 @@ bool is_error_trap(const InstructionRecord& r) {
   return word.pal_function == 0xaa || word.pal_function == 0x80 || word.pal_function == 0x81;
 }
 
-bool is_tail_call(const InstructionRecord& r) {
-  return r.control_flow == ControlFlow::kReturn &&
-         isa::decode(r.encoding, isa::DecodeMode::kUser).is(isa::Operation::kJmp);
-}
-
 // Where one procedure's own code goes beyond itself.
 bool leaves_for_unknown(const InstructionRecord& r) {
   switch (r.control_flow) {

@@ -87,8 +87,7 @@ void CodeImage::summarize_calls() {
   std::vector<calc::ProcedureCalls> procedures;
   for (size_t i = 0; i < procedures_.size(); ++i)
     procedures.push_back({procedures_[i].name, procedures_[i].start, decoded_[i].records});
-  calls_ = calc::CallClobbers(procedures);
-  shared_calls_ = std::make_shared<const calc::CallClobbers>(calls_);
+  calls_ = std::make_shared<const calc::CallClobbers>(procedures);
   footprints_ = std::make_shared<const calc::CallFootprints>(procedures);
 }
 
@@ -96,7 +95,7 @@ void CodeImage::describe_calls(calc::CulpritOptions& options) const {
   options.call_footprint = [footprints = footprints_](uint64_t target, uint64_t max_bytes) {
     return footprints->of(target, max_bytes);
   };
-  options.call_clobbers = [calls = shared_calls_](const calc::InstructionRecord& call) {
+  options.call_clobbers = [calls = calls_](const calc::InstructionRecord& call) {
     return calls->of_call(call, call.branch_target);
   };
 }
@@ -138,7 +137,7 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
   if (const auto entry = calc::local_entry_point(result.records))
     result.extra_entries.push_back(*entry);
   if (!result.indirect_jumps.empty())
-    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_, calls_,
+    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_, *calls_,
                               result.indirect_jumps);
   return result;
 }

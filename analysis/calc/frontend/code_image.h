@@ -59,7 +59,7 @@ class CodeImage {
 
   ProcedureCode code(const ProcedureRange& procedure) const;
   // What a call to each procedure may change (jump tables across calls).
-  const calc::CallClobbers& call_clobbers() const { return calls_; }
+  const calc::CallClobbers& call_clobbers() const { return *calls_; }
   // What culprit analysis asks of the image's calls (culprits.h): the code
   // a call may run and the registers it may change.
   void describe_calls(calc::CulpritOptions& options) const;
@@ -85,8 +85,8 @@ class CodeImage {
   isa::DecodeMode mode_ = isa::DecodeMode::kUser;
   std::vector<Section> sections_;
   calc::ImageData constant_data_;  // read-only sections and the GOT
-  std::shared_ptr<const calc::CallClobbers> shared_calls_;
-  calc::CallClobbers calls_;
+  // Shared: culprit options keep them beyond the image's moves.
+  std::shared_ptr<const calc::CallClobbers> calls_;
   std::shared_ptr<const calc::CallFootprints> footprints_;
   std::vector<ProcedureRange> procedures_;
   uint64_t code_bytes_ = 0;

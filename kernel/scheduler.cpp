@@ -183,6 +183,15 @@ void preemption_on() {
   pal::swpipl(ipl);
 }
 
+namespace {
+// Switches to the queue's head, if anything is queued (the tick, a put-off
+// preemption, an idle CPU).
+void run_queued() {
+  IrqLockGuard guard(lock);
+  if (queue_head != nullptr) schedule_locked();
+}
+}  // namespace
+
 void tick(const TrapFrame* frame) {
   const uint64_t deadline = __atomic_load_n(&earliest_deadline, __ATOMIC_RELAXED);
   if (deadline != 0 && clock::cycles() >= deadline) {
@@ -203,16 +212,14 @@ void tick(const TrapFrame* frame) {
     ticked_in_kernel[cpu] = true;
     return;
   }
-  IrqLockGuard guard(lock);
-  if (queue_head != nullptr) schedule_locked();
+  run_queued();
 }
 
 void preempt_if_ticked() {
   const uint32_t cpu = static_cast<uint32_t>(pal::whami());
   if (!ticked_in_kernel[cpu]) return;
   ticked_in_kernel[cpu] = false;
-  IrqLockGuard guard(lock);
-  if (queue_head != nullptr) schedule_locked();
+  run_queued();
 }
 
 void idle_step() {
@@ -221,8 +228,7 @@ void idle_step() {
   // under QEMU's round-robin vCPUs a CPU spinning on a lock whose holder is
   // descheduled burns its whole time slice -- virtual time for everyone.
   if (__atomic_load_n(&queue_head, __ATOMIC_ACQUIRE) == nullptr) return;
-  IrqLockGuard guard(lock);
-  if (queue_head != nullptr) schedule_locked();
+  run_queued();
 }
 
 void idle_loop() {

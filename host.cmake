@@ -43,3 +43,14 @@ add_subdirectory(analysis)
 add_subdirectory(workloads)
 add_subdirectory(tests)
 include(install.cmake)
+
+# What `./run.sh` needs for the default run and its report (issue 31: the
+# first report sooner): dcpi, the guest (PALcode, kernel, initrd, workloads)
+# and the small plug-ins `dcpi run` loads for --values, --truth and
+# --contexts. Tests, benchmarks and the ev5 machine (target ev5-qemu, with
+# libdcpi_ev5.so) are built by `./test.sh` or when first asked for.
+add_custom_target(dcpi-run)
+add_dependencies(dcpi-run dcpi guest dcpi_values_address dcpi_values_latency dcpi_exec_counts)
+if(TARGET dcpi_contexts)
+  add_dependencies(dcpi-run dcpi_contexts)
+endif()

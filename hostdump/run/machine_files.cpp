@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -21,11 +22,20 @@ std::optional<std::filesystem::path> machine_file(const std::filesystem::path& b
   return std::nullopt;
 }
 
+// Whether the build tree was configured with the ev5 machine (the default),
+// so that its target ev5-qemu exists.
+bool configured_with_ev5(const std::filesystem::path& build) {
+  std::ifstream cache(build / "CMakeCache.txt");
+  for (std::string line; std::getline(cache, line);)
+    if (line.rfind("DCPI_EV5:", 0) == 0) return line.ends_with("=ON");
+  return false;
+}
+
 std::string required_machine_file(const std::filesystem::path& build, const std::string& name,
                                   const std::string& what) {
   if (const auto found = machine_file(build, name)) return found->string();
   std::error_code error;
-  if (std::filesystem::is_symlink(build / "qemu" / name, error))
+  if (std::filesystem::is_symlink(build / "qemu" / name, error) || configured_with_ev5(build))
     // Configured, not built: the first ./run.sh skips it (issue 31).
     throw std::runtime_error("the ev5 machine needs " + what + ", not built yet: cmake --build " +
                              build.string() + " --target ev5-qemu (about 5 minutes the first " +

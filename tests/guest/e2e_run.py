@@ -376,6 +376,20 @@ def case_not_built_yet(db):
                f"--target {target}" in done.stderr,
                f"dcpi run {' '.join(args)} before {target} is built: names it "
                f"({done.stderr.strip()!r})")
+    # ./run.sh builds only the target dcpi-run: the ev5 plug-in may be missing while
+    # the QEMU is there (built by an earlier version); configured with the machine,
+    # dcpi run names ev5-qemu, which builds the plug-in too.
+    build = db + "-no-plugin"
+    os.makedirs(os.path.join(build, "qemu"))
+    os.symlink(os.path.join(BUILD, "guest"), os.path.join(build, "guest"))
+    os.symlink(os.path.join(BUILD, "qemu", "qemu-system-alpha-ev5"),
+               os.path.join(build, "qemu", "qemu-system-alpha-ev5"))
+    with open(os.path.join(build, "CMakeCache.txt"), "w") as cache:
+        cache.write("DCPI_EV5:BOOL=ON\n")
+    done = run_dcpi("--db", db, "--build", build, "--machine", "ev5", "--workloads", "copy")
+    expect(done.returncode == 1 and "21164 model plugin, not built yet" in done.stderr and
+           "--target ev5-qemu" in done.stderr,
+           f"dcpi run --machine ev5 without libdcpi_ev5.so names ev5-qemu ({done.stderr.strip()!r})")
 
 
 def case_errors(db):

@@ -281,6 +281,16 @@ int64_t set_chains(uint64_t stack_bytes) {
   return kControlOk;
 }
 
+// Every CPU's generators from the run's seed (0: the built-in ones), then
+// the configuration again so counters 1 and 2's first periods are drawn
+// from it too.
+int64_t set_seed(uint64_t seed) {
+  if (seed > 0xffffffffu) return kControlBadArgument;
+  g_config.seed = static_cast<uint32_t>(seed);
+  request_all(kOpReseed | kOpConfigure);
+  return kControlOk;
+}
+
 int64_t set_period(uint64_t base, uint64_t range) {
   if (base < kMinPeriod || range > kMaxPeriod || base + range > kMaxPeriod)
     return kControlBadArgument;
@@ -373,6 +383,8 @@ int64_t perform_locked(uint32_t command, const uint64_t args[3]) {
       return set_values(args[0], args[1]);
     case ControlCommand::kSetChains:
       return set_chains(args[0]);
+    case ControlCommand::kSetSeed:
+      return set_seed(args[0]);
   }
   return kControlUnknownCommand;
 }
@@ -392,7 +404,7 @@ void driver_init(uint32_t cpu_count, uint32_t daemon_cpu) {
   daemon.cpu_count = cpu_count < kMaxCpus ? cpu_count : kMaxCpus;
   g_daemon_cpu = daemon_cpu;
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
-    sampler_init_cpu(cpu, 0x5eed + 977 * cpu, SamplerConfig{});
+    sampler_init_cpu(cpu, kPeriodSeed + 977 * cpu, SamplerConfig{});
   ring.init();
   emit_epoch();
   dcpi_control.request_sequence = dcpi_control.done_sequence = 0;

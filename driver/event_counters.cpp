@@ -108,6 +108,11 @@ uint16_t draw_start(EventCounterState& counter, uint32_t k) {
 
 }  // namespace
 
+void event_counters_reseed(CpuHot& hot) {
+  for (uint32_t k = 0; k < kEventCounters; ++k)
+    g_aux[hot.cpu].counter[k].seed = sanitize_seed(kEventSeed[k] + hot.cpu + run_seed_offset());
+}
+
 void event_counters_apply(CpuHot& hot) {
   CpuAux& aux = g_aux[hot.cpu];
   bool was_programmed = false, any = false;
@@ -122,7 +127,7 @@ void event_counters_apply(CpuHot& hot) {
     if (!counter.count) continue;
     any = true;
     counter.since = static_cast<uint32_t>(pal::rpcc());
-    if (counter.seed == 0) counter.seed = kEventSeed[k] + hot.cpu;
+    if (counter.seed == 0) counter.seed = kEventSeed[k] + hot.cpu + run_seed_offset();
     for (uint32_t i = 0; i < counter.count; ++i) counter.value[i] = draw_start(counter, k);
     control |= uint64_t{EV5_CTL_WRAP} << kEventCounterControlShift[k];
     enable |= uint64_t{1} << (k + 1);

@@ -270,6 +270,16 @@ uint64_t mux_code(uint16_t event) {
   return event == static_cast<uint16_t>(Event::kIssues) ? PERFMON_MUX_CTR0_ISSUES : 0;
 }
 
+uint32_t run_seed_offset() {
+  return g_config.seed * 0x9e3779b9u;  // golden-ratio steps: nearby seeds far apart
+}
+
+void reseed(CpuHot& hot) {
+  hot.seed = sanitize_seed(kPeriodSeed + 977 * hot.cpu + run_seed_offset());
+  event_counters_reseed(hot);
+  profileme_reseed(hot);
+}
+
 void apply_config(CpuHot& hot) {
   hot.period_base = g_config.period_base;
   hot.period_range = g_config.period_range;

@@ -29,6 +29,7 @@ enum RequestOp : uint32_t {
   kOpConfigure = 1u << 4,   // copy the global configuration into the hot line
   kOpStart = 1u << 5,       // counter on
   kOpStop = 1u << 6,        // counter off
+  kOpReseed = 1u << 7,      // restart this CPU's random draws from g_config.seed
 };
 struct alignas(64) CpuRequest {
   uint64_t sequence;
@@ -103,6 +104,9 @@ struct GlobalConfig {
   // Their kill bits (wrperfmon 3; one set for all counters on the 21164):
   // 0 = every mode, EV5_KILL_KERNEL | EV5_KILL_PAL = `imiss:u`.
   uint32_t event_kill;
+  // The run's seed (kSetSeed; 0: the built-in one): each CPU's period,
+  // event-period and ProfileMe-interval generators start from it.
+  uint32_t seed;
 };
 
 extern GlobalConfig g_config;
@@ -124,8 +128,20 @@ inline SampleEntry* buffer_base(const CpuHot& hot, uint32_t buffer) {
 // makes the other one active. Caller: this CPU at IPL 6 (handler or IPI op),
 // and only when !hot.other_pending.
 void hand_off_active(CpuHot& hot, uint32_t entries);
+// Counter 0's period generator on CPU c starts at kPeriodSeed + 977 c.
+inline constexpr uint32_t kPeriodSeed = 0x5eed;
 // Copies g_config into this CPU's hot line and selects the variant.
 void apply_config(CpuHot& hot);
+// What the run's seed (g_config.seed) adds to each generator's built-in
+// seed: 0 for seed 0.
+uint32_t run_seed_offset();
+// kOpReseed: this CPU's counter-0 periods, counters 1 and 2's periods and
+// ProfileMe's intervals start again from their built-in seeds plus
+// run_seed_offset() (DCPI §4.1.1's randomized periods; another seed, other
+// draws).
+void reseed(CpuHot& hot);
+void event_counters_reseed(CpuHot& hot);
+void profileme_reseed(CpuHot& hot);
 // Cycles variant: the full-frame entry while flushing, else the fast path.
 void select_entry(CpuHot& hot);
 // Counter 0 on/off for this CPU.

@@ -135,10 +135,14 @@ void profileme_slow_path() {
 uint32_t profileme_interval() { return g_interval_mean; }
 uint32_t profileme_pair_window() { return g_pair_window; }
 
+void profileme_reseed(CpuHot& hot) {
+  pm_hot(hot).seed = sanitize_seed(kProfileMeSeed + hot.cpu + run_seed_offset());
+}
+
 void profileme_start(CpuHot& hot) {
   if (g_interval_mean == 0) return;
   PmHot& pm = pm_hot(hot);
-  if (pm.seed == 0) pm.seed = kProfileMeSeed + hot.cpu;
+  if (pm.seed == 0) pm.seed = kProfileMeSeed + hot.cpu + run_seed_offset();
   pm.table = pm_table(hot.cpu);
   pm.intervals = &g_intervals;
   // Pairs (two register sets, the overlap) and counting mode stay in C++

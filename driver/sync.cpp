@@ -36,7 +36,8 @@ GlobalConfig g_config = {kDefaultPeriodBase,
                          {0, 0, 0, 0},
                          {0, 0},
                          {},
-                         0};  // every mode
+                         0,   // kill bits: every mode
+                         0};  // seed: the built-in one
 alignas(64) CpuMailbox g_mailbox[kMaxCpus];
 alignas(64) CpuRequest g_request[kMaxCpus];
 uint32_t g_daemon_cpu = 0;
@@ -67,6 +68,7 @@ void perform(CpuHot& hot, uint32_t ops, uint32_t release_mask) {
   }
   if (ops & kOpFlushBegin) hot.flushing = 1;
   select_entry(hot);
+  if (ops & kOpReseed) reseed(hot);
   if (ops & kOpConfigure) apply_config(hot);
   if (ops & kOpStop) {
     pal::wrperfmon(PERFMON_DISABLE, 1);

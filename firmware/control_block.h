@@ -31,8 +31,11 @@ enum {
                                   firmware/ev5_counters.h; 0 = every mode) */
   DCPI_CONTROL_SET_VALUES = 7, /* value sampling (seed 001): args[0] = N instructions
                                   (0 = off), args[1] = every k-th interrupt */
-  DCPI_CONTROL_SET_CHAINS = 8  /* sampled call chains (issue 28): args[0] = stack bytes
+  DCPI_CONTROL_SET_CHAINS = 8, /* sampled call chains (issue 28): args[0] = stack bytes
                                   copied per sample (0 = off; firmware/call_chains.h) */
+  DCPI_CONTROL_SET_SEED = 9    /* args[0] = the seed of every CPU's random periods and
+                                  intervals (0 = the built-in one): a deterministic run
+                                  repeated with another seed samples other instructions */
 };
 
 /* Results (dcpi_control_block.status). */
@@ -75,6 +78,7 @@ enum class ControlCommand : uint32_t {
   kSetEvents = DCPI_CONTROL_SET_EVENTS,
   kSetValues = DCPI_CONTROL_SET_VALUES,
   kSetChains = DCPI_CONTROL_SET_CHAINS,
+  kSetSeed = DCPI_CONTROL_SET_SEED,
 };
 
 enum ControlStatus : int64_t {

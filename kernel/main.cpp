@@ -55,7 +55,7 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 }
 
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
-// halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, transport=serial,
+// halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, seed=N, transport=serial,
 // values=N/k, vcapture=SPEC, chains=BYTES, output=PATH,PATH (kernel/host_output.h).
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
@@ -108,6 +108,8 @@ BootOptions parse_command_line(const char* line) {
       options.profiler.event_kill = static_cast<uint32_t>(parse_number(word + 6, length - 6));
     } else if (starts_with(word, "emux=")) {
       options.profiler.events_mux = length > 5 && word[5] == '1';
+    } else if (starts_with(word, "seed=")) {  // dcpi run --seed
+      options.profiler.seed = static_cast<uint32_t>(parse_number(word + 5, length - 5));
     } else if (starts_with(word, "period_range=")) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "output=")) {  // dcpi run --output (issue 29)

@@ -50,6 +50,13 @@ void daemon_main(void*) {
 }  // namespace
 
 void configure(const Options& options) {
+  if (options.seed != 0) {
+    const uint64_t args[3] = {options.seed, 0, 0};
+    const int64_t status = dcpi::driver::control_from_user(
+        static_cast<uint32_t>(dcpi::ControlCommand::kSetSeed), args);
+    if (status != dcpi::kControlOk)
+      kprintf("dcpi-kernel: seed %u refused (status %ld)\n", options.seed, status);
+  }
   if (options.period_base != 0) {
     const uint64_t args[3] = {options.period_base, options.period_range, 0};
     const int64_t status = dcpi::driver::control_from_user(

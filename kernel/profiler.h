@@ -17,6 +17,7 @@ struct Options {
   bool enabled = true;          // profile=0 turns sampling off (unprofiled baselines)
   uint32_t period_base = 0;     // period=N: 0 keeps the driver's default (60K)
   uint32_t period_range = 0;    // period_range=N
+  uint32_t seed = 0;            // seed=N: the random periods' seed (0 = the driver's built-in)
   uint32_t events = 0;          // events=N: the event set (firmware/events.h); 0 = cycles
   bool events_mux = false;      // emux=1: time-multiplex them (DCPI §4.1 "mux")
   uint32_t event_kill = 0;      // ekill=N: counters 1 and 2's kill bits (imiss:u), 0 = all modes

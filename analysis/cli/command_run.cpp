@@ -37,7 +37,8 @@ namespace dcpi {
 
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
-    "                [--period CYCLES [--period-range CYCLES]] [--events LIST] [--no-profile]\n"
+    "                [--period CYCLES [--period-range CYCLES]] [--seed N] [--events LIST]\n"
+    "                [--no-profile]\n"
     "                [--machine qemu|ev5] [--model NAME=N,...] [--truth FILE] [--contexts]\n"
     "                [--paths] [-g | --call-graph [--stack-bytes N]]\n"
     "                [--profileme | --profileme-interval N] [--profileme-paired W]\n"
@@ -71,6 +72,12 @@ const std::string_view kRunUsage =
     "  --epoch      database epoch for this run (default: one after the last stored)\n"
     "  --period     sampling period base in cycles (default 61440 = 60K)\n"
     "  --period-range  width of the uniform random period (default 4096 = 4K)\n"
+    "  --seed       seed of the random periods (and ProfileMe's intervals), 1 to\n"
+    "               4294967295 (default: the driver's built-in seed): a run on 1 CPU is\n"
+    "               deterministic, so its repetitions sample the same instructions; with\n"
+    "               other seeds they sample others, and their profiles (the same --epoch)\n"
+    "               and truths (dcpi score --truth A,B,...) add up, as DCPI's Figure 8\n"
+    "               added three runs of each program\n"
     "  --events     what to sample: cycles (default), a list such as cycles,imiss, or\n"
     "               DCPI's configurations default (cycles,imiss) and mux (cycles with\n"
     "               imiss, dmiss and branchmp rotated on counter 2); misses and\n"
@@ -388,6 +395,7 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   if (options.value("epoch")) run.epoch = parse_count(options, "epoch", 1, 1, kMaxEpoch);
   run.period_base = parse_count(options, "period", 0, 512, 65536);
   run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
+  if (options.value("seed")) run.seed = parse_count(options, "seed", 0, 1, 4294967295u);
   if (run.period_base && run.period_base + run.period_range > 65536)
     throw UsageError("period + range must fit the 16-bit counter (at most 65536)");
   parse_events(options.value("events").value_or("cycles"),
@@ -584,6 +592,7 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
                    "epoch",
                    "period",
                    "period-range",
+                   "seed",
                    "events",
                    "build",
                    "palcode",

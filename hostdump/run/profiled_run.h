@@ -45,6 +45,7 @@ struct RunRequest {
   std::optional<uint64_t> epoch;  // database epoch of this run; default: after the last one
   uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
   uint32_t period_range = 0;
+  uint32_t seed = 0;  // --seed: the driver's random draws (0: its built-in seed)
   // dcpi run --events (issue 26): the event set (firmware/events.h), 0 for
   // the driver's default (cycles); with events_mux, time-multiplexed.
   uint32_t events = 0;

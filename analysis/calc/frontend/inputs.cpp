@@ -86,11 +86,41 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
   return choice;
 }
 
-calc::GroundTruth load_ground_truth(const std::string& path) {
+namespace {
+
+calc::GroundTruth read_one_truth(const std::string& path) {
   calc::GroundTruth truth;
   std::string error;
   if (!calc::read_ground_truth_file(path, truth, error)) throw std::runtime_error(error);
   return truth;
+}
+
+}  // namespace
+
+calc::GroundTruth load_ground_truth(const std::string& paths) {
+  std::error_code error;
+  if (fs::exists(paths, error) || paths.find(',') == std::string::npos)
+    return read_one_truth(paths);
+  // FILE,FILE,...: the runs of a profile accumulated over several runs
+  // (dcpi run --seed, one --epoch), their counts summed.
+  calc::GroundTruth sum;
+  size_t start = 0;
+  for (size_t comma; start <= paths.size(); start = comma + 1) {
+    comma = std::min(paths.find(',', start), paths.size());
+    const std::string path = paths.substr(start, comma - start);
+    if (path.empty()) throw std::runtime_error("--truth " + paths + ": an empty file name");
+    calc::GroundTruth one = read_one_truth(path);
+    if (start == 0) {
+      sum = std::move(one);
+      continue;
+    }
+    try {
+      sum.add(one);
+    } catch (const std::invalid_argument& mismatch) {
+      throw std::runtime_error(path + ": " + mismatch.what());
+    }
+  }
+  return sum;
 }
 
 namespace {

@@ -1,5 +1,8 @@
 #include "analysis/calc/truth/ground_truth.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "firmware/truth_format.h"
 
 namespace dcpi::calc {
@@ -23,6 +26,56 @@ void GroundTruth::add_stall(uint64_t pc, const TruthStall& stall) {
       return;
     }
   at.push_back(stall);
+}
+
+namespace {
+
+template <typename Map>
+void add_counts(Map& into, const Map& from) {
+  for (const auto& [key, count] : from) into[key] += count;
+}
+
+template <typename T>
+void append_new(std::vector<T>& into, const std::vector<T>& from, bool (*same)(const T&, const T&)) {
+  for (const T& x : from)
+    if (std::none_of(into.begin(), into.end(), [&](const T& y) { return same(x, y); }))
+      into.push_back(x);
+}
+
+bool same_image(const GroundTruth::Image& a, const GroundTruth::Image& b) {
+  return a.build_id == b.build_id && a.path == b.path;
+}
+
+bool same_mapping(const GroundTruth::Mapping& a, const GroundTruth::Mapping& b) {
+  return a.space == b.space && a.load == b.load && a.size == b.size && a.link == b.link &&
+         a.build_id == b.build_id && a.path == b.path;
+}
+
+}  // namespace
+
+void GroundTruth::add(const GroundTruth& other) {
+  if (other.machine != machine || other.version != version)
+    throw std::invalid_argument("a truth of machine " + other.machine + " (version " +
+                                std::to_string(other.version) + ") cannot be added to one of " +
+                                machine + " (version " + std::to_string(version) + ")");
+  add_counts(instructions_, other.instructions_);
+  for (const auto& [edge, count] : other.edges_) add_edge(edge.first, edge.second, count);
+  add_counts(cycles_, other.cycles_);
+  add_counts(visible_, other.visible_);
+  for (const auto& [pc, stalls] : other.stalls_)
+    for (const TruthStall& stall : stalls) add_stall(pc, stall);
+  add_counts(events_, other.events_);
+  for (const auto& [name, counts] : other.pc_events_) add_counts(pc_events_[name], counts);
+  append_new(images, other.images, &same_image);
+  for (const auto& [id, space] : other.spaces) {
+    std::shared_ptr<GroundTruth>& mine = spaces[id];
+    if (!mine)
+      mine = std::make_shared<GroundTruth>(*space);
+    else  // a space object may be shared with a copy of this truth: add to our own
+      (mine = std::make_shared<GroundTruth>(*mine))->add(*space);
+  }
+  append_new(maps, other.maps, &same_mapping);
+  vcpus = std::max(vcpus, other.vcpus);
 }
 
 uint64_t GroundTruth::executions(uint64_t pc) const {

@@ -62,6 +62,12 @@ class GroundTruth {
     pc_events_[name][pc] += count;
   }
 
+  // Adds another run's truth of the same machine and version (a profile
+  // accumulated over runs: DCPI §6.2 ran each program three times): every
+  // count summed, spaces by (PID, generation), images and maps once each.
+  // Throws std::invalid_argument when the machines or versions differ.
+  void add(const GroundTruth& other);
+
   uint64_t executions(uint64_t pc) const;
   // Executions of the transfer from → to; to == from + 4 includes the
   // implicit sequential flow.

@@ -271,6 +271,47 @@ TEST(GroundTruthV5, EachImageGetsItsOwnSpacesLines) {
   EXPECT_EQ(kernel.executions(0xfffffc0000001000), 9u);
 }
 
+// Two runs of one program stored in one epoch (dcpi run --seed): their
+// truths add up, space by space, each image's mapping once.
+TEST(GroundTruthSum, TwoRunsAddUpSpaceBySpace) {
+  const std::string run =
+      "dcpi-exec-counts 5\nmachine ev5\nvcpus 1\n"
+      "insn fffffc0000001000 9\ncycles fffffc0000001000 9\nevent cycles 100\n"
+      "space 7 0\n"
+      "insn 120000000 3\ncycles 120000000 30\nedge 120000000 120000010 3\n"
+      "stall 120000000 dcache 12 120000010\n"
+      "map 7 0 120000000 2000 120000000 aa /bin/first\n";
+  GroundTruth sum, second;
+  std::string error;
+  ASSERT_TRUE(read(run, sum, error)) << error;
+  ASSERT_TRUE(read(run + "space 8 0\ninsn 120000000 1\n"
+                         "map 8 0 120000000 2000 120000000 aa /bin/first\n",
+                   second, error))
+      << error;
+  sum.add(second);
+  EXPECT_EQ(sum.executions(0xfffffc0000001000), 18u);
+  EXPECT_EQ(sum.executions(0x120000000), 7u);
+  EXPECT_EQ(sum.transfers(0x120000000, 0x120000010), 6u);
+  ASSERT_EQ(sum.stalls(0x120000000).size(), 1u);  // the same cause and culprit: one line
+  EXPECT_EQ(sum.stalls(0x120000000)[0].cycles, 24u);
+  EXPECT_EQ(sum.events().at("cycles"), 200u);
+  EXPECT_EQ(sum.maps.size(), 2u);  // space 7's mapping once, space 8's
+  const GroundTruth first = sum.for_image("aa", "/bin/first");
+  EXPECT_EQ(first.executions(0x120000000), 7u);
+  EXPECT_EQ(first.cycles(0x120000000), 60u);
+  EXPECT_EQ(sum.spaces.at({7, 0})->executions(0x120000000), 6u);
+  EXPECT_EQ(second.spaces.at({7, 0})->executions(0x120000000), 3u);  // the addend unchanged
+}
+
+TEST(GroundTruthSum, OnlyTheSameMachineAndVersionAdd) {
+  GroundTruth ev5, qemu;
+  std::string error;
+  ASSERT_TRUE(read(kVersion2, ev5, error)) << error;
+  ASSERT_TRUE(read("dcpi-exec-counts 1\ninsn 9810 1\n", qemu, error)) << error;
+  EXPECT_THROW(ev5.add(qemu), std::invalid_argument);
+  EXPECT_EQ(ev5.executions(0x9810), 100u);
+}
+
 TEST(GroundTruthV6, EventsPerPcPerSpaceAndImage) {
   std::istringstream in(
       "dcpi-exec-counts 6\nmachine ev5\n"

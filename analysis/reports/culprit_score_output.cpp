@@ -29,6 +29,9 @@ void write_cause(JsonWriter& json, const calc::CauseScore& s) {
   json.key("precision").real(s.listed_weight > 0 ? std::optional(s.precision()) : std::nullopt, 6);
   json.key("cycle_precision")
       .real(s.listed_weight > 0 ? std::optional(s.cycle_precision()) : std::nullopt, 6);
+  // precision's terms, so that runs can be pooled exactly (bench_ev5)
+  json.key("listed_weight").real(s.listed_weight, 12);
+  json.key("real_weight").real(s.real_weight, 12);
   json.field("ruled_out", s.ruled_out).key("ruled_out_weight").real(s.ruled_out_weight, 12);
   json.key("ruled_out_true_cycles").real(s.ruled_out_true_cycles, 12);
   json.end_object();

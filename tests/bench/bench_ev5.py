@@ -138,11 +138,11 @@ def pooled_culprits(rows):
         o = r.get("culprit_overall") or {}
         for key in total:
             total[key] += o.get(key) or 0
-    weights = [(r["culprit_precision"], (r.get("culprit_overall") or {}).get("listed") or 0)
-               for r in rows if r.get("culprit_precision") is not None]
+    listed_weight = sum((r.get("culprit_overall") or {}).get("listed_weight") or 0 for r in rows)
+    real_weight = sum((r.get("culprit_overall") or {}).get("real_weight") or 0 for r in rows)
     return {"recall": total["covered_cycles"] / total["true_cycles"] if total["true_cycles"] else None,
-            "precision_by_listed": (sum(p * n for p, n in weights) / sum(n for _, n in weights)
-                                    if any(n for _, n in weights) else None),
+            # by the listed culprits' estimated stall cycles, as within one run
+            "precision": real_weight / listed_weight if listed_weight else None,
             "true_cycles": total["true_cycles"], "listed": total["listed"], "real": total["real"],
             "neglected": sum(len(r.get("culprit_neglected", [])) for r in rows)}
 
@@ -174,9 +174,9 @@ def main():
         pooled = pooled_culprits(rows)
         result["culprits_pooled"] = pooled
         print(f"\nculprits, all workloads pooled: recall {percent(pooled['recall'])} % of "
-              f"{pooled['true_cycles']:.0f} true stall cycles; precision {percent(pooled['precision_by_listed'])} % "
-              f"(each workload's, weighted by its {pooled['listed']} listed culprits; "
-              f"{pooled['real']} real)")
+              f"{pooled['true_cycles']:.0f} true stall cycles; precision {percent(pooled['precision'])} % "
+              f"of the {pooled['listed']} listed culprits by their estimated stall cycles "
+              f"({pooled['real']} real)")
         print("causes worth > 5 % of a procedure that dcpicalc never named there (issue 25 item 7):")
         for r in rows:
             for n in r.get("culprit_neglected", []):

@@ -1,9 +1,9 @@
 #include "kernel/ramfs.h"
 
 #include "firmware/newc.h"
-#include "kernel/spinlock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
+#include "kernel/spinlock.h"
 #include "kernel/text.h"
 
 namespace kernel::ramfs {

@@ -36,7 +36,8 @@ void add_counts(Map& into, const Map& from) {
 }
 
 template <typename T>
-void append_new(std::vector<T>& into, const std::vector<T>& from, bool (*same)(const T&, const T&)) {
+void append_new(std::vector<T>& into, const std::vector<T>& from,
+                bool (*same)(const T&, const T&)) {
   for (const T& x : from)
     if (std::none_of(into.begin(), into.end(), [&](const T& y) { return same(x, y); }))
       into.push_back(x);

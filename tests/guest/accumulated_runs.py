@@ -24,20 +24,16 @@ import subprocess
 import sys
 import tempfile
 
-from support.common import Checks
+from support.common import Checks, dcpi_binary, run_dcpi
 
 BUILD = sys.argv[1]
-DCPI = os.path.join(BUILD, "dcpi")
 COPY = os.path.join(BUILD, "guest", "workloads", "copy")
 CHECKS = Checks()
 expect = CHECKS.expect
 
 
-def dcpi(*args, check=True):
-    done = subprocess.run([DCPI, *args], capture_output=True, text=True, timeout=600)
-    if check and done.returncode != 0:
-        raise AssertionError(f"dcpi {' '.join(args)} failed: {done.stderr.strip()}")
-    return done
+def dcpi(*args):
+    return run_dcpi(BUILD, *args, timeout=600)
 
 
 def run(db, seed, truth=None):
@@ -47,13 +43,13 @@ def run(db, seed, truth=None):
 
 
 def samples_by_procedure(db):
-    rows = json.loads(dcpi("prof", "--db", db, "--json").stdout)["rows"]
+    rows = json.loads(dcpi("prof", "--db", db, "--json"))["rows"]
     return {(r["image"], r["procedure"]): r["samples"] for r in rows}
 
 
 def score(db, truth):
     return json.loads(dcpi("score", "--db", db, "--image", COPY, "--procedure", "copy_loop",
-                           "--truth", truth, "--json").stdout)
+                           "--truth", truth, "--json"))
 
 
 def main():
@@ -88,8 +84,9 @@ def main():
             f.write("dcpi-exec-counts 1\ninsn 120000000 1\n")
         with open(t1) as f:
             header = f.readline().strip()
-        mixed = dcpi("score", "--db", both, "--image", COPY, "--truth", f"{t1},{qemu_truth}",
-                     check=False)
+        mixed = subprocess.run([dcpi_binary(BUILD), "score", "--db", both, "--image", COPY,
+                                "--truth", f"{t1},{qemu_truth}"], capture_output=True, text=True,
+                               timeout=600)
         expect(mixed.returncode != 0 and "cannot be added" in mixed.stderr and
                len(mixed.stderr.strip().splitlines()) == 1,
                f"a truth of another version ({header} + version 1) is a one-line error: "

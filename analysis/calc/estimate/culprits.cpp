@@ -118,8 +118,7 @@ class CulpritFinder {
       case StallCause::kDCacheMiss:
         return loads_feeding(b, i);
       case StallCause::kDtbMiss:
-        if (isa::ev5_is_memory_access(me.ev5_class) && !address_accessed_before(b, i) &&
-            may_enter_new_pages(b, i))
+        if (isa::ev5_is_memory_access(me.ev5_class) && !address_accessed_before(b, i))
           return {{cause}};
         return {};
       case StallCause::kWriteBufferOverflow:
@@ -184,12 +183,12 @@ class CulpritFinder {
     if (cache_bytes == 0 || !frequency || *frequency <= 0 || cfg_.missing_edges()) return true;
     const std::vector<bool> loop = loop_of(b);
     if (!loop[b]) return true;
-    const std::optional<double> entries = loop_entries(loop);
-    if (!entries) return true;
     std::vector<CodeRange> code;
+    double entries = 0;
     for (BlockId x = 0; x < loop.size(); ++x) {
       if (!loop[x]) continue;
       const BasicBlock& block = cfg_.block(x);
+      if (analysis_.augmentation.has_virtual_predecessor(x)) return true;
       code.push_back({block.start, block.end});
       for (const InstructionRecord& in : block.instructions) {
         if (in.kind == isa::Kind::kCallPal) return true;
@@ -199,87 +198,16 @@ class CulpritFinder {
         if (!callee) return true;  // the callee's code may take the loop's sets
         code.insert(code.end(), callee->begin(), callee->end());
       }
-    }
-    if (lines_share_a_set(code, cache_bytes, model_.icache_line_bytes())) return true;
-    const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * *entries / *frequency;
-    return bound >= options_.min_significant_stall;
-  }
-
-  // How often the loop is entered from outside it (executions per period),
-  // or nothing where an edge into it is unknown.
-  std::optional<double> loop_entries(const std::vector<bool>& loop) const {
-    double entries = 0;
-    for (BlockId x = 0; x < loop.size(); ++x) {
-      if (!loop[x]) continue;
-      if (analysis_.augmentation.has_virtual_predecessor(x)) return std::nullopt;
-      for (EdgeId e : cfg_.block(x).incoming) {
+      for (EdgeId e : block.incoming) {
         if (loop[cfg_.edge(e).from]) continue;
         const std::optional<double> f = analysis_.edge_frequency(e);
-        if (!f) return std::nullopt;
+        if (!f) return true;
         entries += *f;
       }
     }
-    return entries;
-  }
-
-  // §6.3's "extremely unlikely", for the DTB: an access whose base register
-  // steps by a constant s, smaller than a page, on each execution of its
-  // block (a pointer walking an array) enters a new page on at most |s|/page
-  // of its executions, plus once per entry into the loop; the 64-entry DTB
-  // keeps the loop's few pages meanwhile (a call or CALL_PAL in the loop may
-  // not, and interrupts aside as in footnote 8). Where the DTB refill (the
-  // model's worst case) over those executions is under
-  // min_significant_stall cycles per execution, a DTB miss explains none of
-  // the stall: the kernel's page-zeroing store and Figure 2's copy loop
-  // (32 bytes a pass: one page in 256) listed `D` on stalls of 86 and 112
-  // cycles.
-  bool may_enter_new_pages(BlockId b, size_t i) const {
-    const std::optional<AddressOperand> me = address_operand(insn(b, i));
-    const std::optional<double> frequency = analysis_.block_frequency(b);
-    const uint64_t page = model_.page_bytes();
-    if (!me || !frequency || *frequency <= 0 || page == 0 || cfg_.missing_edges()) return true;
-    const std::vector<bool> loop = loop_of(b);
-    if (!loop[b]) return true;
-    const std::optional<int64_t> stride = loop_stride(b, me->base, loop);
-    const std::optional<double> entries = loop_entries(loop);
-    if (!stride || !entries) return true;
-    const double crossings =
-        static_cast<double>(std::abs(*stride)) / static_cast<double>(page) + *entries / *frequency;
-    return model_.worst_event_cycles(StallCause::kDtbMiss) * crossings >=
-           options_.min_significant_stall;
-  }
-
-  // The constant the loop adds to integer register `base` on each pass
-  // through block b: b's one writer of it is `lda base, s(base)` (or addq or
-  // subq of a literal), no other instruction of the loop writes it, and the
-  // loop calls nothing. Nothing otherwise.
-  std::optional<int64_t> loop_stride(BlockId b, uint8_t base, const std::vector<bool>& loop) const {
-    if (base == isa::kZeroRegister) return std::nullopt;
-    std::optional<int64_t> stride;
-    for (BlockId x = 0; x < loop.size(); ++x) {
-      if (!loop[x]) continue;
-      for (const InstructionRecord& in : cfg_.block(x).instructions) {
-        if (in.kind == isa::Kind::kCallPal || in.control_flow == ControlFlow::kCall)
-          return std::nullopt;
-        if (!writes_integer_register(in, base)) continue;
-        const std::optional<int64_t> step = self_increment(in, base);
-        if (x != b || stride || !step) return std::nullopt;
-        stride = step;
-      }
-    }
-    if (stride && std::abs(*stride) >= static_cast<int64_t>(model_.page_bytes()))
-      return std::nullopt;
-    return stride;
-  }
-
-  // s for `lda r, s(r)`, `addq r, s, r` and `subq r, s, r` (-s); else nothing.
-  static std::optional<int64_t> self_increment(const InstructionRecord& in, uint8_t r) {
-    const isa::Instruction word = isa::decode(in.encoding);
-    if (word.is(isa::Operation::kLda) && word.ra == r && word.rb == r) return word.displacement;
-    if ((word.is(isa::Operation::kAddq) || word.is(isa::Operation::kSubq)) && word.ra == r &&
-        word.rc == r && word.has_literal)
-      return word.is(isa::Operation::kSubq) ? -int64_t{word.literal} : int64_t{word.literal};
-    return std::nullopt;
+    if (lines_share_a_set(code, cache_bytes, model_.icache_line_bytes())) return true;
+    const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * entries / *frequency;
+    return bound >= options_.min_significant_stall;
   }
 
   // Whether two different lines of `code` map to the same set of a

@@ -285,41 +285,6 @@ TEST(Culprits, ALoadRightAfterAStoreToItsAddressBlamesTheStoreNotTheDtb) {
   }
 }
 
-// A store through a pointer that steps by s bytes a pass (lda t1,s(t1))
-// enters a new 8 KB page once in 8192/s passes: at 16 bytes the 21164's
-// DTB refill (25 cycles) is worth 0.05 cycles a pass, under the stall
-// threshold, so its 100-cycle stall lists no DTB miss; at 512 bytes (1.6
-// cycles a pass), or with a call in the loop (its callee may take the
-// DTB's entries), it does.
-TEST(Culprits, AStridingStoreListsNoDtbMissWhenItRarelyEntersAPage) {
-  constexpr uint32_t kLdaT1FromA0 = (0x08u << 26) | (2u << 21) | (16u << 16);
-  constexpr uint32_t kStqZeroAtT1 = (0x2du << 26) | (31u << 21) | (2u << 16);
-  constexpr uint32_t kCmpeqT2T1T0 = (0x10u << 26) | (3u << 21) | (2u << 16) | (0x2du << 5) | 1;
-  constexpr uint32_t kBsrTo0x200 = (0x34u << 26) | (26u << 21) | ((0x200 - 0x110) / 4);
-  constexpr uint32_t kBeqT0To0x104 = (0x39u << 26) | (1u << 21) | ((-4) & 0x1fffff);
-  constexpr uint32_t kRet = (0x1au << 26) | (31u << 21) | (26u << 16) | (2u << 14) | 1;
-  struct Case {
-    int16_t stride;
-    bool call;
-    bool dtb;
-  };
-  for (const Case c : {Case{16, false, false}, Case{512, false, true}, Case{16, true, true}}) {
-    const uint32_t step = (0x08u << 26) | (2u << 21) | (2u << 16) | uint16_t(c.stride);
-    const std::vector<uint32_t> words = {
-        kLdaT1FromA0, kStqZeroAtT1, step, c.call ? kBsrTo0x200 : kCmpeqT2T1T0, kBeqT0To0x104, kRet};
-    const std::vector<InstructionRecord> code = decode_records(words, 0x100);
-    const SamplesByAddress samples = {{0x104, 100000}, {0x108, 4000}, {0x10c, 4000}, {0x110, 4000}};
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
-    const DynamicStall* stall = stall_at(report, 0x104);
-    ASSERT_NE(stall, nullptr) << "stride " << c.stride;
-    EXPECT_TRUE(has(*stall, StallCause::kWriteBufferOverflow));
-    EXPECT_EQ(has(*stall, StallCause::kDtbMiss), c.dtb)
-        << "stride " << c.stride << (c.call ? ", a call in the loop" : "");
-  }
-}
-
 // The stack pointer is never loaded (it changes only by its frame's
 // arithmetic), so a stack access whose sp arrives from outside the block
 // waits on no D-cache miss through it; the same load through a0, which the

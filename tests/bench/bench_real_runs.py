@@ -14,6 +14,9 @@ CPU every run executes the same instructions; only the samples differ.
 Prints a table and writes JSON (--json). Guest figures are the ev5 model's.
 
 Usage: PYTHONPATH=tests:tests/bench bench_real_runs.py BUILD [--runs 3] [--json FILE]
+       [--mix NAME] [--check]   (--check: exit 1 unless every image's samples from
+       all runs are the runs' count times run 1's within 10 %; CTest's smoke runs it
+       on the copy mix)
 """
 import argparse
 import json
@@ -27,9 +30,9 @@ from bench_ev5 import dcpi  # beside this script
 PERIOD, PERIOD_RANGE = 8192, 1024
 
 
-def run_mix(build, db, epoch, truth):
+def run_mix(build, mix, db, epoch, truth):
     started = time.monotonic()
-    dcpi(build, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--mix", "real",
+    dcpi(build, "run", "--quiet", "--machine", "ev5", "--cpus", "1", "--mix", mix,
          "--period", str(PERIOD), "--period-range", str(PERIOD_RANGE), "--seed", str(epoch),
          "--epoch", str(epoch), "--db", db, "--truth", truth)
     return time.monotonic() - started
@@ -66,6 +69,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--mix", default="real")
+    parser.add_argument("--check", action="store_true")
     parser.add_argument("--min-samples", type=int, default=5000)
     parser.add_argument("--keep", help="keep the database and truths in this directory")
     parser.add_argument("--json", help="write the results as JSON here")
@@ -77,7 +82,7 @@ def main():
         truths, seconds = [], []
         for epoch in range(1, args.runs + 1):
             truths.append(os.path.join(work, f"truth{epoch}.txt"))
-            seconds.append(run_mix(args.build, db, epoch, truths[-1]))
+            seconds.append(run_mix(args.build, args.mix, db, epoch, truths[-1]))
             print(f"run {epoch}: {seconds[-1]:.0f} s", file=sys.stderr)
         rows = []
         for image in images_with_samples(args.build, db, args.min_samples * args.runs):
@@ -86,7 +91,7 @@ def main():
                          "all_runs": score(args.build, db, image, truths)})
     rows.append({"image": "all, by samples", "one_run": pooled(rows, "one_run"),
                  "all_runs": pooled(rows, "all_runs")})
-    print(f"real mix, ev5, 1 CPU, period {PERIOD} + [0, {PERIOD_RANGE}); Figure 8 within "
+    print(f"{args.mix} mix, ev5, 1 CPU, period {PERIOD} + [0, {PERIOD_RANGE}); Figure 8 within "
           f"5/10/15 % (flow; DCPI's), 1 run and {args.runs} runs accumulated")
     print(f"{'image':<18} {'samples':>8} {'flow, 1 run':>17} {'DCPI, 1 run':>17} "
           f"{'samples':>8} {f'flow, {args.runs} runs':>17} {f'DCPI, {args.runs} runs':>17}")
@@ -95,6 +100,11 @@ def main():
         print(f"{r['image']:<18} {one['samples']:>8} {percents(one['flow']):>17} "
               f"{percents(one['dcpi']):>17} {every['samples']:>8} {percents(every['flow']):>17} "
               f"{percents(every['dcpi']):>17}")
+    unexpected = [r["image"] for r in rows[:-1]
+                  if abs(r["all_runs"]["samples"] / (args.runs * r["one_run"]["samples"]) - 1) > 0.1]
+    if args.check and (not rows[:-1] or unexpected):
+        print(f"FAILED: samples of all runs not {args.runs} x run 1's: {unexpected or 'no image'}")
+        return 1
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": "ev5", "cpus": 1, "period": [PERIOD, PERIOD_RANGE],

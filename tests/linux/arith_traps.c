@@ -41,7 +41,7 @@ int main(void) {
         : "r"(big)
         : "memory");
   }
-  printf("caught %d at %p; the two after it added %ld\n", (int)caught,
-         (const void *)overflow_site, after);
+  printf("caught %d at %p; the two after it added %ld\n", (int)caught, (const void *)overflow_site,
+         after);
   return caught == TRAPS && after == 2L * TRAPS ? 0 : 2;
 }

@@ -19,6 +19,8 @@ field counts but leaves value checks to the C++ reader (unit-tested there).
     space summed; truth.events[name] is their whole-run sum)
     truth.space_events[(pid, generation)][name]: that space's user-mode
     events (its pcevent lines summed; what dcpi stat counts per process)
+    truth.space_pc_events[(pid, generation)][name][pc]: that space's own
+    pcevent lines
     truth.space_stalls[(pid, generation)][cause]: that space's stall cycles
     per cause word (its stall lines summed; dcpi stat --truth prints them)
 """
@@ -67,6 +69,7 @@ class Truth:
         self.maps = []  # (pid, generation, load, size, link, build-id, path): version 5
         self.pc_events = {}  # name -> {pc: count}: version 6
         self.space_events = {}  # (pid, generation) -> {name: count}: version 6
+        self.space_pc_events = {}  # (pid, generation) -> {name: {pc: count}}
         self.space_stalls = {}  # (pid, generation) -> {cause: cycles}: version 5
 
 
@@ -161,6 +164,8 @@ def read(path):
             if space_key is not None:
                 events = truth.space_events.setdefault(space_key, {})
                 events[fields[1]] = events.get(fields[1], 0) + int(fields[2])
+                own = truth.space_pc_events.setdefault(space_key, {}).setdefault(fields[1], {})
+                own[pc] = own.get(pc, 0) + int(fields[2])
         elif kind == "visible":
             pc = int(fields[0], 16)
             truth.visible[pc] = truth.visible.get(pc, 0) + int(fields[1])

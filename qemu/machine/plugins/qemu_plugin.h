@@ -34,8 +34,8 @@ bool qemu_plugin_tb_is_icount_step(const struct qemu_plugin_tb* tb);
 QEMU_PLUGIN_API
 bool qemu_plugin_register_vcpu_mem_icount_charge(struct qemu_plugin_insn* insn,
                                                  qemu_plugin_vcpu_mem_cb_t cb,
-                                                 enum qemu_plugin_mem_rw rw,
-                                                 qemu_plugin_u64 entry, void* userdata);
+                                                 enum qemu_plugin_mem_rw rw, qemu_plugin_u64 entry,
+                                                 void* userdata);
 // Counter interrupts (the patch's third part, issue 26): weak too.
 QEMU_PLUGIN_API
 bool qemu_plugin_icount_interrupt_at_charge(uint64_t word);
@@ -49,6 +49,12 @@ void qemu_plugin_icount_random_slices(uint64_t units);
 QEMU_PLUGIN_API
 bool qemu_plugin_icount_interrupt_after(uint64_t word, uint64_t units);
 #pragma weak qemu_plugin_icount_interrupt_after
+// Which instruction raised an exception inside its block (issues 25, 27;
+// plugin-trap-insn.patch): weak, declared here for a header without it.
+typedef void (*dcpi_qemu_trap_cb_t)(unsigned int vcpu_index, uint64_t vaddr);
+QEMU_PLUGIN_API
+void qemu_plugin_register_vcpu_trap_cb(qemu_plugin_id_t id, dcpi_qemu_trap_cb_t cb);
+#pragma weak qemu_plugin_register_vcpu_trap_cb
 #pragma weak qemu_plugin_icount_interrupt_at_charge
 #pragma weak qemu_plugin_icount_interrupt_capable
 #pragma weak qemu_plugin_register_vcpu_insn_exec_icount_charge

@@ -135,7 +135,7 @@ TEST(Ev5ProfileUnit, TheSecondLatencyRegisterHoldsTheLoadsDataAndTheUnitLatency)
   unit.arm(arm_word(1, 2));  // first: the ldq; second: the mulq
   unit.entered(a);
   unit.load_returned(kPc, 37);
-  unit.trapped(kPc);
+  unit.trapped(kPc, false);
   unit.entered(next);
   ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
   const uint64_t first = unit.read(PROFILEME_REG_LATENCY2);
@@ -172,7 +172,7 @@ TEST(Ev5ProfileUnit, AnInstructionTrapIsNotARetirementAMemoryTrapIs) {
   ProfileUnit unit;
   unit.arm(2);  // the mulq, the block's last: where QEMU raised OPCDEC
   unit.entered(a);
-  unit.trapped(kPc + 4);
+  unit.trapped(kPc + 4, false);
   unit.entered(vector);
   ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
   EXPECT_TRUE(unit.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
@@ -184,11 +184,33 @@ TEST(Ev5ProfileUnit, AnInstructionTrapIsNotARetirementAMemoryTrapIs) {
   memory_trap.arm(1);
   memory_trap.entered(b);
   memory_trap.accessed(kPc + 0x200, 0);  // a store to page 0: the memory-fault vector
-  memory_trap.trapped(kPc + 0x200);
+  memory_trap.trapped(kPc + 0x200, false);
   memory_trap.entered(vector);
   ASSERT_EQ(memory_trap.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME});
   EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_TRAP);
   EXPECT_TRUE(memory_trap.read(PROFILEME_REG_EVENTS) & PROFILEME_BIT_RETIRED);
+}
+
+// An arithmetic trap (VcpuModel::raised: QEMU raised it from the
+// instruction's helper in the middle of its block) is taken after the
+// instruction wrote its result: its record retires and traps; an
+// instruction after it in the block was fetched but cut: aborted, no trap.
+TEST(Ev5ProfileUnit, AnArithmeticTrapRetiresItsInstructionAndAbortsTheRest) {
+  BlockRecord a = block_of(kPc, {addq(1, 1, 2), addq(3, 3, 4)});
+  BlockRecord vector = block_of(kPc + 0x100, {addq(1, 1, 2)});
+  for (uint64_t tagged : {1, 2}) {  // the trapping addq, then the one after it
+    ProfileUnit unit;
+    unit.arm(tagged);
+    unit.entered(a);
+    unit.trapped(kPc, true);
+    unit.cut(a, 1);
+    unit.entered(vector);
+    ASSERT_EQ(unit.take_completed(), uint64_t{EV5_OVERFLOW_PROFILEME}) << tagged;
+    const uint64_t bits = unit.read(PROFILEME_REG_EVENTS);
+    EXPECT_EQ(unit.read(PROFILEME_REG_PC), kPc + 4 * (tagged - 1));
+    EXPECT_EQ(static_cast<bool>(bits & PROFILEME_BIT_TRAP), tagged == 1);
+    EXPECT_EQ(static_cast<bool>(bits & PROFILEME_BIT_RETIRED), tagged == 1);
+  }
 }
 
 // A load the model replay-trapped (load_after_store's kLoadReplay at its

@@ -147,6 +147,15 @@ void enter(unsigned int vcpu, BlockRecord& block, bool step) {
   deliver_overflow(words, model);
 }
 
+// An instruction raised an exception inside its block, from a helper or
+// its access (an arithmetic trap, a memory fault: plugin-trap-insn.patch),
+// before the CPU enters PALcode's vector: the block was left after it.
+void on_trap(unsigned int vcpu, uint64_t vaddr) {
+  if (vcpu >= state->vcpus.size()) return;
+  const uint64_t cut_before = state->vcpus[vcpu]->raised(vaddr);
+  if (state->contexts && cut_before != 0) state->contexts->stopped_before(vcpu, cut_before);
+}
+
 void on_block_entry(unsigned int vcpu, void* userdata) {
   if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), false);
 }
@@ -691,6 +700,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
   state->last_charged = {state->words, offsetof(ChargeWords, last_charged)};
   state->pending = {state->words, offsetof(ChargeWords, pending)};
   state->fetching = {state->words, offsetof(ChargeWords, fetching)};
+  // Our QEMU names the instruction that raised an exception in its block.
+  if (&qemu_plugin_register_vcpu_trap_cb != nullptr) qemu_plugin_register_vcpu_trap_cb(id, on_trap);
   qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
   qemu_plugin_register_vcpu_tb_trans_cb(id, on_translation);
   qemu_plugin_register_atexit_cb(id, on_exit, nullptr);

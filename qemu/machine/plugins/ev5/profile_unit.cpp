@@ -207,14 +207,14 @@ void ProfileUnit::load_returned(uint64_t pc, uint64_t cycles) {
     }
 }
 
-void ProfileUnit::trapped(uint64_t pc) {
+void ProfileUnit::trapped(uint64_t pc, bool ran) {
   settle();
   for (Record& r : records_) {
     if (!r.tagging || pc != r.pc) continue;
     r.bits |= PROFILEME_BIT_TRAP;
     // OPCDEC or FEN: the exception took the instruction's place (21164 HRM
     // Table 6-1: the trapping instruction does not complete).
-    if (!r.accessed) r.bits &= ~uint64_t{PROFILEME_BIT_RETIRED};
+    if (!ran && !r.accessed) r.bits &= ~uint64_t{PROFILEME_BIT_RETIRED};
   }
 }
 

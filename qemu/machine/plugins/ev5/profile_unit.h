@@ -68,8 +68,8 @@ class ProfileUnit : public TruthObserver {
   // After its access (the memory-fault and unaligned vectors) the
   // instruction ran; without one (the illegal-opcode and FP-disabled
   // vectors, vcpu_model.cpp) QEMU raised the trap in its place: it did not
-  // retire.
-  void trapped(uint64_t pc) override;
+  // retire. `ran`: it completed (an arithmetic trap, VcpuModel::raised).
+  void trapped(uint64_t pc, bool ran) override;
 
  private:
   // One set of Profile Registers while its instruction is in flight.

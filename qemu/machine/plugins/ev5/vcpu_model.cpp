@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <utility>
 
 #include "firmware/ev5_counters.h"
 #include "firmware/memory_map.h"
@@ -88,9 +89,13 @@ uint64_t VcpuModel::enter(BlockRecord& block, bool step) {
   const uint64_t waited =
       clock_ && started_ ? clock_->load(std::memory_order_relaxed) - clock_mark_ : 0;
   if (!aborted_.block && follows_io_access(block)) io_only_rerun(*accessed_block_, accessed_index_);
-  if (accessed_block_ && accessed_block_ == entered_ && is_memory_trap_vector(block.timing.pc))
+  // Without our QEMU's report (raised()), the trapping instruction is
+  // inferred from the vector entered right after its block.
+  const bool raised = std::exchange(raised_in_block_, false);
+  if (!raised && accessed_block_ && accessed_block_ == entered_ &&
+      is_memory_trap_vector(block.timing.pc))
     truth_.trap(site(*accessed_block_, accessed_index_).timing().pc);
-  if (entered_ && !aborted_.block && is_instruction_trap_vector(block.timing.pc))
+  if (!raised && entered_ && !aborted_.block && is_instruction_trap_vector(block.timing.pc))
     truth_.trap(entered_->last_pc);
   accessed_block_ = nullptr;
   entered_ = &block;
@@ -385,6 +390,24 @@ bool VcpuModel::follows_io_access(const BlockRecord& next) const {
   return accessed_index_ + 1 < timing.instructions.size() &&
          next.timing.pc == timing.instructions[accessed_index_ + 1].pc &&
          next.timing.pc != timing.branch_target;
+}
+
+uint64_t VcpuModel::raised(uint64_t pc) {
+  const BlockRecord* block = entered_;
+  // Not an instruction of the block entered (none is expected: QEMU
+  // reports only exceptions raised inside the running block).
+  if (!block || pc < block->timing.pc || pc > block->last_pc) return 0;
+  const auto index = static_cast<uint32_t>((pc - block->timing.pc) / 4);
+  raised_in_block_ = true;
+  accessed_block_ = nullptr;  // its access, if any, is the one that trapped: no device re-run
+  // It ran: an arithmetic trap is taken after the instruction wrote its
+  // result (Alpha Architecture Handbook §4.7.7); a faulting load or store
+  // made its access, and runs again after PALcode.
+  truth_.trap(pc, true);
+  last_pc_ = pc;  // the transfer into PALcode is booked from it
+  if (index + 1 >= block->timing.instructions.size()) return 0;
+  cut_entry(site(*block, index + 1));
+  return pc + 4;
 }
 
 void VcpuModel::io_only_rerun(const BlockRecord& block, uint32_t index) {

@@ -78,6 +78,13 @@ class VcpuModel {
   // model's own clock moves on with it (the write buffer drained, the bus
   // went idle meanwhile).
   void slept(const BlockRecord& block, uint32_t index, uint64_t cycles);
+  // The instruction at `pc` of the block entered last raised an exception
+  // inside it, from its helper or its access (an arithmetic trap, a memory
+  // fault; our QEMU tells which, plugin-trap-insn.patch): it issued and
+  // trapped, with its static cost charged (the patch keeps its unit); the
+  // block's later instructions did not run in this entry and are cut, as
+  // after an exact exit. Returns the PC of the first of them, 0 if none.
+  uint64_t raised(uint64_t pc);
   // Whether a later line of the block missed (gates line_fetch's callbacks).
   bool fetch_pending() const { return !deferred_fetch_.empty(); }
 
@@ -217,6 +224,9 @@ class VcpuModel {
   const BlockRecord* entered_ = nullptr;
   const BlockRecord* accessed_block_ = nullptr;
   uint32_t accessed_index_ = 0;
+  // raised() named the trapping instruction of the block entered last: the
+  // trap vector entered next is not guessed at (enter()).
+  bool raised_in_block_ = false;
   bool started_ = false;
   uint64_t last_pc_ = 0, last_pc_before_block_ = 0;
   uint64_t rebooked_target_ = 1;  // odd: none (settle_abort)

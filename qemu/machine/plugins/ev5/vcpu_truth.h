@@ -68,8 +68,10 @@ struct TruthObserver {
   virtual void squashed(uint64_t, uint32_t) {}
   // The load at `pc` got its data `cycles` after it issued (issue 27).
   virtual void load_returned(uint64_t, uint64_t) {}
-  // The instruction at `pc` trapped into PALcode (PROFILEME_BIT_TRAP).
-  virtual void trapped(uint64_t) {}
+  // The instruction at `pc` trapped into PALcode (PROFILEME_BIT_TRAP);
+  // `ran`: it completed before the trap (an arithmetic trap, a memory
+  // fault QEMU reported at its access).
+  virtual void trapped(uint64_t, bool) {}
 };
 
 // Fetch -> slot: what kept an instruction from reaching the issue stage
@@ -163,10 +165,10 @@ struct VcpuTruth {
     if (recording) latency.load(key(pc), cycles);
     profile_unit->load_returned(pc, cycles);
   }
-  void trap(uint64_t pc) {
+  void trap(uint64_t pc, bool ran = false) {
     if (!profile_unit) return;
     if (recording) ++latency.traps[key(pc)];
-    profile_unit->trapped(pc);
+    profile_unit->trapped(pc, ran);
   }
   // Events per PC (its truth key), where the model counts them for counters
   // 1 and 2: the truth's `pcevent` lines.

@@ -22,7 +22,6 @@ schedule, and books for dynamic stalls as they happen: a second path):
 
 Usage: ev5_issue_width.py BUILD_DIR [KEEP_DIR]
 """
-import json
 import os
 import sys
 import tempfile

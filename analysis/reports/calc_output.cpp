@@ -185,7 +185,7 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
     for (const CalcInstruction& line : block.instructions) {
       if (const auto banner = sources.banner(line.source)) out << *banner << '\n';
       print_bubbles(line, out);
-      out << pad(hex_digits(line.address), 10) << "  " << pad(untab(line.text), 30)
+      out << pad(hex_digits(line.address), 10) << "  " << pad(untab(line.text()), 30)
           << rpad(fixed_text(line.samples, 0), 8);
       for (size_t e = 0; e < line.event_samples.size(); ++e)
         out << rpad(fixed_text(line.event_samples[e], 0), e < widths.size() ? widths[e] : 9);
@@ -314,7 +314,7 @@ void write_class(JsonWriter& json, const CalcClass& c, double period) {
 
 void write_instruction(JsonWriter& json, const CalcInstruction& line,
                        const std::vector<std::string>& events) {
-  json.begin_object().address_field("address", line.address).field("text", untab(line.text));
+  json.begin_object().address_field("address", line.address).field("text", untab(line.text()));
   json.real_field("samples", line.samples).field("head_cycles", line.head_cycles);
   json.real_field("cpi", line.cpi).field("static", line.static_letters);
   json.field("static_half_cycles", line.static_half_cycles).field("dynamic", line.dynamic_letters);

@@ -161,15 +161,23 @@ InstructionRecord decode_record(uint32_t word, uint64_t address, isa::DecodeMode
   InstructionRecord r;
   r.address = address;
   r.encoding = word;
-  char text[128];
-  isa::print_instruction(in, address, text, sizeof text);
-  r.text = text;
+  r.mode = mode;
   r.ev5_class = isa::ev5_class(in);
   r.kind = in.kind();
   fill_operands(in, r);
   fill_control_flow(in, address, r);
   r.no_op = is_no_op(in);
   return r;
+}
+
+std::string disassemble(uint32_t word, uint64_t address, isa::DecodeMode mode) {
+  char text[128];
+  isa::print_instruction(isa::decode(word, mode), address, text, sizeof text);
+  return text;
+}
+
+std::string disassemble(const InstructionRecord& record) {
+  return disassemble(record.encoding, record.address, record.mode);
 }
 
 std::vector<InstructionRecord> decode_records(std::span<const uint32_t> words, uint64_t address,

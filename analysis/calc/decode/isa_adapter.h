@@ -24,6 +24,12 @@ InstructionRecord decode_record(uint32_t word, uint64_t address,
 std::vector<InstructionRecord> decode_records(std::span<const uint32_t> words, uint64_t address,
                                               isa::DecodeMode mode = isa::DecodeMode::kUser);
 
+// isa/'s objdump-compatible disassembly of a word, or of a record's
+// (made when a report prints it: records carry no text, issue 31).
+std::string disassemble(uint32_t word, uint64_t address,
+                        isa::DecodeMode mode = isa::DecodeMode::kUser);
+std::string disassemble(const InstructionRecord& record);
+
 // What an indirect `jmp` most likely is (DCPI §6.1.1: "we do not yet analyse
 // the instructions before it"; here it is done for switch tables):
 //  - kTailCall: jmp through pv ($27), the Alpha calling convention's

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/calc/decode/isa_adapter.h"
 #include "isa/isa.h"
 
 namespace dcpi::calc {
@@ -491,7 +492,7 @@ std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& 
     std::string text =
         role + " (" + reg_name(reg) + ") is unknown: the call at " + fmt::format("{:x}", f.lost_at);
     for (const InstructionRecord& r : code)
-      if (r.address == f.lost_at) text += " (" + r.text + ")";
+      if (r.address == f.lost_at) text += " (" + disassemble(r) + ")";
     return text + " may change it";
   }
   if (!defined_here || depth > 4) return role + " (" + reg_name(reg) + ") is unknown";
@@ -499,7 +500,7 @@ std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& 
   const State s = flow.before(k);
   using K = Fact::Kind;
   const std::string where =
-      " (" + code[k].text + " at " + fmt::format("{:x}", code[k].address) + ")";
+      " (" + disassemble(code[k]) + " at " + fmt::format("{:x}", code[k].address) + ")";
   if (in.is(Operation::kAddq) && !in.has_literal) {
     const bool a_entry = s[in.ra].kind == K::kEntry, b_entry = s[in.rb].kind == K::kEntry;
     if (a_entry || b_entry)

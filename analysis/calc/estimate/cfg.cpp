@@ -56,23 +56,58 @@ bool has_local_target(const InstructionRecord& insn) {
          insn.branch_target.has_value();
 }
 
+// Per-instruction flags of one procedure: they replace the std::sets of
+// addresses build_cfg used to fill for every procedure (issue 31). Only
+// addresses of the procedure's instructions can be marked. A decoded
+// procedure's instructions are 4 bytes apart, so an address is its own
+// index; hand-built ones (tests) may skip addresses and are bisected.
+class InstructionFlags {
+ public:
+  explicit InstructionFlags(std::span<const InstructionRecord> procedure)
+      : procedure_(procedure),
+        consecutive_(procedure.back().address - procedure.front().address ==
+                     4 * (procedure.size() - 1)),
+        flags_(procedure.size(), 0) {}
+  void set(uint64_t address) {
+    if (const size_t i = index_of(address); i < flags_.size()) flags_[i] = 1;
+  }
+  bool at(size_t index) const { return flags_[index] != 0; }
+  void set_at(size_t index) { flags_[index] = 1; }
+
+ private:
+  size_t index_of(uint64_t address) const {
+    const uint64_t first = procedure_.front().address;
+    if (consecutive_) {
+      const bool on_grid = address >= first && (address - first) % 4 == 0;
+      return on_grid ? static_cast<size_t>((address - first) / 4) : flags_.size();
+    }
+    const auto found =
+        std::lower_bound(procedure_.begin(), procedure_.end(), address,
+                         [](const InstructionRecord& r, uint64_t a) { return r.address < a; });
+    return found != procedure_.end() && found->address == address
+               ? static_cast<size_t>(found - procedure_.begin())
+               : flags_.size();
+  }
+
+  std::span<const InstructionRecord> procedure_;
+  bool consecutive_;
+  std::vector<uint8_t> flags_;
+};
+
 // Runs of no-ops right after an instruction that never falls through (br,
 // jmp, ret, halt) that no branch, table or entry targets: alignment padding
-// (`.align` before the next label) that never executes. Returns the
-// addresses of their instructions and adds the instruction after each run
-// to `leaders`, so the padding cannot share a block with code that runs.
-std::set<uint64_t> unreachable_padding(std::span<const InstructionRecord> procedure,
-                                       const std::set<uint64_t>& targets,
-                                       std::set<uint64_t>& leaders) {
-  std::set<uint64_t> padding;
+// (`.align` before the next label) that never executes. Marks their
+// instructions in `padding` and the instruction after each run in
+// `leaders`, so the padding cannot share a block with code that runs.
+void mark_unreachable_padding(std::span<const InstructionRecord> procedure,
+                              const InstructionFlags& targets, InstructionFlags& leaders,
+                              InstructionFlags& padding) {
   for (size_t i = 0; i + 1 < procedure.size(); ++i) {
     if (falls_through(procedure[i].control_flow)) continue;
     size_t k = i + 1;
-    while (k < procedure.size() && procedure[k].no_op && !targets.count(procedure[k].address))
-      padding.insert(procedure[k++].address);
-    if (k > i + 1 && k < procedure.size()) leaders.insert(procedure[k].address);
+    while (k < procedure.size() && procedure[k].no_op && !targets.at(k)) padding.set_at(k++);
+    if (k > i + 1 && k < procedure.size()) leaders.set_at(k);
   }
-  return padding;
 }
 
 }  // namespace
@@ -85,31 +120,36 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
   const uint64_t end = procedure.back().address + 4;
   auto inside = [&](uint64_t address) { return first <= address && address < end; };
 
-  std::set<uint64_t> targets{first};  // where some edge or entry arrives
+  // Addresses in the procedure on its instruction grid (a table entry or
+  // entry point off the grid starts no block).
+  auto on_grid = [&](uint64_t address) { return inside(address) && address % 4 == first % 4; };
+  InstructionFlags targets(procedure);  // where some edge or entry arrives
+  targets.set(first);
   for (uint64_t address : extra_entries)
-    if (inside(address) && address % 4 == first % 4) targets.insert(address);
+    if (on_grid(address)) targets.set(address);
   for (const InstructionRecord& insn : procedure) {
-    if (has_local_target(insn) && inside(*insn.branch_target)) targets.insert(*insn.branch_target);
+    if (has_local_target(insn) && on_grid(*insn.branch_target)) targets.set(*insn.branch_target);
     if (insn.control_flow == ControlFlow::kIndirectJump)
       for (uint64_t target : insn.jump_targets)
-        if (inside(target) && target % 4 == first % 4) targets.insert(target);
+        if (on_grid(target)) targets.set(target);
   }
-  std::set<uint64_t> leaders = targets;
+  InstructionFlags leaders = targets;
   for (size_t i = 0; i + 1 < procedure.size(); ++i)
-    if (ends_block(procedure[i].control_flow)) leaders.insert(procedure[i + 1].address);
-  const std::set<uint64_t> padding = unreachable_padding(procedure, targets, leaders);
+    if (ends_block(procedure[i].control_flow)) leaders.set_at(i + 1);
+  InstructionFlags padding(procedure);
+  mark_unreachable_padding(procedure, targets, leaders, padding);
 
   // Each block's instructions copied at once, into a vector of their size
   // (one record at a time reallocated and re-copied them: issue 31).
   std::vector<size_t> starts;
   for (size_t i = 0; i < procedure.size(); ++i)
-    if (leaders.count(procedure[i].address)) starts.push_back(i);
+    if (leaders.at(i)) starts.push_back(i);
   std::vector<BasicBlock> blocks;
   blocks.reserve(starts.size());
   for (size_t k = 0; k < starts.size(); ++k) {
     const size_t from = starts[k], to = k + 1 < starts.size() ? starts[k + 1] : procedure.size();
-    BasicBlock& block = blocks.emplace_back(BasicBlock{
-        .start = procedure[from].address, .padding = padding.count(procedure[from].address) > 0});
+    BasicBlock& block = blocks.emplace_back(
+        BasicBlock{.start = procedure[from].address, .padding = padding.at(from)});
     block.instructions.assign(procedure.begin() + from, procedure.begin() + to);
     block.end = procedure[to - 1].address + 4;
   }

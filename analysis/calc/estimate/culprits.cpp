@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 
 #include "isa/decode.h"
 #include "isa/ev5.h"
@@ -145,8 +146,22 @@ class CulpritFinder {
     return {};
   }
 
-  // The blocks on a cycle through b (its loop), or empty when none is.
-  std::vector<bool> loop_of(BlockId b) const {
+  // The blocks on a cycle through b (its loop), or none when none is: b's
+  // strongly connected component. Every block of that component has the
+  // same loop, so one search serves them all (a search per stalled block
+  // was quadratic in large procedures: issue 31).
+  const std::vector<bool>& loop_of(BlockId b) const {
+    if (loops_.empty()) loops_.resize(cfg_.blocks().size());
+    if (!loops_[b]) {
+      auto loop = std::make_shared<const std::vector<bool>>(search_loop_of(b));
+      for (BlockId x = 0; x < loop->size(); ++x)
+        if ((*loop)[x]) loops_[x] = loop;
+      loops_[b] = loop;
+    }
+    return *loops_[b];
+  }
+
+  std::vector<bool> search_loop_of(BlockId b) const {
     const size_t n = cfg_.blocks().size();
     auto reach = [&](bool forward) {
       std::vector<bool> seen(n, false);
@@ -181,7 +196,7 @@ class CulpritFinder {
     const uint32_t cache_bytes = model_.icache_direct_mapped_bytes();
     const std::optional<double> frequency = analysis_.block_frequency(b);
     if (cache_bytes == 0 || !frequency || *frequency <= 0 || cfg_.missing_edges()) return true;
-    const std::vector<bool> loop = loop_of(b);
+    const std::vector<bool>& loop = loop_of(b);
     if (!loop[b]) return true;
     std::vector<CodeRange> code;
     double entries = 0;
@@ -454,6 +469,7 @@ class CulpritFinder {
   const ProcessorModel& model_;
   const CulpritOptions& options_;
   const ControlFlowGraph& cfg_;
+  mutable std::vector<std::shared_ptr<const std::vector<bool>>> loops_;  // loop_of's, per block
 };
 
 // A stall worth listing: large, or small but far beyond sampling noise.

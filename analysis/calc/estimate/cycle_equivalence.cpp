@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <list>
 
 namespace dcpi::calc {
 
@@ -63,6 +62,52 @@ struct Bracket {
   size_t recent_class = kNone;
 };
 
+// The bracket lists of the paper, intrusive: every bracket is in at most one
+// node's list, linked through next/prev arrays indexed by bracket id, so
+// push, O(1) splice and erase allocate nothing (a std::list node per
+// bracket was most of frequency_classes' time: issue 31).
+class BracketLists {
+ public:
+  explicit BracketLists(size_t nodes) : lists_(nodes) {}
+  void push_front(size_t node, size_t bracket) {
+    if (bracket >= next_.size()) next_.resize(bracket + 1, kNone), prev_.resize(bracket + 1, kNone);
+    List& list = lists_[node];
+    next_[bracket] = list.head;
+    prev_[bracket] = kNone;
+    (list.head != kNone ? prev_[list.head] : list.tail) = bracket;
+    list.head = bracket;
+    ++list.size;
+  }
+  // Moves all of `from`'s brackets to the front of `node`'s list, in order.
+  void splice_front(size_t node, size_t from) {
+    List& list = lists_[node];
+    List& moved = lists_[from];
+    if (moved.size == 0) return;
+    next_[moved.tail] = list.head;
+    (list.head != kNone ? prev_[list.head] : list.tail) = moved.tail;
+    list.head = moved.head;
+    list.size += moved.size;
+    moved = List{};
+  }
+  // `bracket` must be in `node`'s list.
+  void erase(size_t node, size_t bracket) {
+    List& list = lists_[node];
+    const size_t before = prev_[bracket], after = next_[bracket];
+    (before != kNone ? next_[before] : list.head) = after;
+    (after != kNone ? prev_[after] : list.tail) = before;
+    --list.size;
+  }
+  size_t front(size_t node) const { return lists_[node].head; }
+  size_t size(size_t node) const { return lists_[node].size; }
+
+ private:
+  struct List {
+    size_t head = kNone, tail = kNone, size = 0;
+  };
+  std::vector<List> lists_;
+  std::vector<size_t> next_, prev_;
+};
+
 // Returns a class label per undirected edge (labels not yet dense).
 std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root) {
   const size_t n = graph.node_count();
@@ -103,17 +148,15 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
   std::vector<size_t> edge_class(graph.edge_count(), kNone);
   size_t next_class = 0;
   std::vector<Bracket> brackets;
-  std::vector<std::list<size_t>::iterator> position;  // of each bracket in its list
   std::vector<size_t> bracket_of_edge(graph.edge_count(), kNone);
   std::vector<std::vector<size_t>> capping_ending_at(n);
-  std::vector<std::list<size_t>> blist(n);
+  BracketLists blist(n);
   std::vector<size_t> hi(n, kNone);
 
   auto push = [&](size_t node, Bracket bracket) {
     brackets.push_back(bracket);
     const size_t id = brackets.size() - 1;
-    blist[node].push_front(id);
-    position.push_back(blist[node].begin());
+    blist.push_front(node, id);
     return id;
   };
   auto neighbour = [&](size_t e, size_t v) {
@@ -137,9 +180,9 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
     }
     hi[v] = std::min(hi0, hi1);
 
-    for (size_t c : children[v]) blist[v].splice(blist[v].begin(), blist[c]);
-    for (size_t b : capping_ending_at[v]) blist[v].erase(position[b]);
-    for (size_t e : back_down[v]) blist[v].erase(position[bracket_of_edge[e]]);
+    for (size_t c : children[v]) blist.splice_front(v, c);
+    for (size_t b : capping_ending_at[v]) blist.erase(v, b);
+    for (size_t e : back_down[v]) blist.erase(v, bracket_of_edge[e]);
     for (size_t e : back_up[v]) bracket_of_edge[e] = push(v, Bracket{.edge = e});
     if (hi2 < hi0) {
       const size_t capping = push(v, Bracket{});
@@ -148,13 +191,13 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
 
     if (v == root) continue;
     const size_t tree_edge = parent_edge[v];
-    if (blist[v].empty()) {  // a bridge: only possible if the graph is not strongly connected
+    if (blist.size(v) == 0) {  // a bridge: only possible if the graph is not strongly connected
       edge_class[tree_edge] = next_class++;
       continue;
     }
-    Bracket& top = brackets[blist[v].front()];
-    if (top.recent_size != blist[v].size()) {
-      top.recent_size = blist[v].size();
+    Bracket& top = brackets[blist.front(v)];
+    if (top.recent_size != blist.size(v)) {
+      top.recent_size = blist.size(v);
       top.recent_class = next_class++;
     }
     edge_class[tree_edge] = top.recent_class;

@@ -49,7 +49,8 @@ CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
   const InstructionRecord& insn = block.instructions[i];
   const ScheduledInstruction& scheduled = analysis.schedules[b].instructions[i];
   CalcInstruction line{.address = insn.address,
-                       .text = insn.text,
+                       .encoding = insn.encoding,
+                       .mode = insn.mode,
                        .samples = analysis.samples[b][i],
                        .head_cycles = scheduled.head_cycles,
                        .cpi = analysis.cycles_per_execution(b, i)};

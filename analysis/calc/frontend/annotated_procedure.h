@@ -35,7 +35,11 @@ struct TruthLine {
 
 struct CalcInstruction {
   uint64_t address = 0;
-  std::string text;
+  // The instruction word and how it decodes: text() disassembles it where a
+  // listing prints it (not for every line of every report: issue 31).
+  uint32_t encoding = 0;
+  isa::DecodeMode mode = isa::DecodeMode::kUser;
+  std::string text() const { return calc::disassemble(encoding, address, mode); }
   double samples = 0;
   uint32_t head_cycles = 0;        // M_i (0: issued with its predecessor)
   std::optional<double> cpi;       // C_i = S_i / F

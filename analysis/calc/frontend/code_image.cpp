@@ -80,6 +80,7 @@ std::vector<calc::InstructionRecord> CodeImage::decode(const ProcedureRange& pro
 void CodeImage::summarize_calls() {
   decoded_.clear();
   decoded_.reserve(procedures_.size());
+  completed_ = std::make_unique<std::once_flag[]>(procedures_.size());
   for (const ProcedureRange& p : procedures_) {
     Decoded& d = decoded_.emplace_back(Decoded{.records = decode(p), .indirect_jumps = {}});
     d.indirect_jumps = calc::resolve_indirect_jumps(d.records);  // tail calls leave the procedure
@@ -122,23 +123,37 @@ const ProcedureRange* CodeImage::containing(uint64_t address) const {
   return address < p.end ? &p : nullptr;
 }
 
+void CodeImage::complete(ProcedureCode& code) const {
+  if (const auto entry = calc::local_entry_point(code.records))
+    code.extra_entries.push_back(*entry);
+  if (!code.indirect_jumps.empty())
+    calc::resolve_jump_tables(code.records, code.extra_entries, constant_data_, *calls_,
+                              code.indirect_jumps);
+}
+
 ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
   ProcedureCode result{.range = procedure};
   const ProcedureRange* known = containing(procedure.start);
   if (known && known->start == procedure.start && known->end == procedure.end &&
       decoded_.size() == procedures_.size()) {
-    const Decoded& d = decoded_[static_cast<size_t>(known - procedures_.data())];
+    const size_t index = static_cast<size_t>(known - procedures_.data());
+    Decoded& d = decoded_[index];
+    std::call_once(completed_[index], [&] {
+      ProcedureCode first{.records = std::move(d.records),
+                          .indirect_jumps = std::move(d.indirect_jumps)};
+      complete(first);
+      d = Decoded{.records = std::move(first.records),
+                  .indirect_jumps = std::move(first.indirect_jumps),
+                  .extra_entries = std::move(first.extra_entries)};
+    });
     result.records = d.records;
     result.indirect_jumps = d.indirect_jumps;
+    result.extra_entries = d.extra_entries;
   } else {  // a range of the caller's own
     result.records = decode(procedure);
     result.indirect_jumps = calc::resolve_indirect_jumps(result.records);
+    complete(result);
   }
-  if (const auto entry = calc::local_entry_point(result.records))
-    result.extra_entries.push_back(*entry);
-  if (!result.indirect_jumps.empty())
-    calc::resolve_jump_tables(result.records, result.extra_entries, constant_data_, *calls_,
-                              result.indirect_jumps);
   return result;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,15 +68,23 @@ class CodeImage {
  private:
   std::vector<calc::InstructionRecord> decode(const ProcedureRange& procedure) const;
   void summarize_calls();
+  // The local entry point and the jump tables of a procedure's records.
+  void complete(ProcedureCode& code) const;
 
   // Each procedure of procedures_ as summarize_calls decoded it (tail calls
-  // rewritten): code() starts from a copy instead of decoding and
-  // disassembling every word a second time (issue 31).
+  // rewritten): code() starts from a copy instead of decoding every word a
+  // second time. The first code() of a procedure also reads its jump tables
+  // into it (complete()), once for every later call: a whole-image analysis
+  // asks twice, once per estimator, and the tables' dataflow was ~15 % of it
+  // (issue 31). Threads analysing procedures call code() at once, hence one
+  // once_flag per procedure.
   struct Decoded {
     std::vector<calc::InstructionRecord> records;
     std::vector<calc::IndirectJump> indirect_jumps;
+    std::vector<uint64_t> extra_entries;
   };
-  std::vector<Decoded> decoded_;  // parallel to procedures_
+  mutable std::vector<Decoded> decoded_;         // parallel to procedures_
+  std::unique_ptr<std::once_flag[]> completed_;  // parallel to procedures_
 
   struct Section {
     uint64_t address = 0;

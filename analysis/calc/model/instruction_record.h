@@ -6,7 +6,6 @@
 #pragma once
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "isa/instruction.h"
@@ -48,8 +47,12 @@ struct CodeRange {
 
 struct InstructionRecord {
   uint64_t address = 0;
-  uint32_t encoding = 0;                           // the raw instruction word, for printing
-  std::string text;                                // disassembly (isa/ printer), for reports only
+  uint32_t encoding = 0;  // the raw instruction word
+  // How `encoding` decodes (hw_* in PALcode). The disassembly is made from
+  // these two only where a report prints it (isa_adapter.h's disassemble):
+  // an owned string per record was a fifth of a whole-image analysis's time
+  // in malloc/free and copies (issue 31).
+  isa::DecodeMode mode = isa::DecodeMode::kUser;
   isa::Ev5Class ev5_class = isa::Ev5Class::kIadd;  // GCC ev5.md type: pipes, latency
   isa::Kind kind = isa::Kind::kIntegerArithmetic;  // e.g. lda (kLoadAddress) vs. addq
   std::optional<SourceOperand> source_a;           // read from Ra (or Fa)

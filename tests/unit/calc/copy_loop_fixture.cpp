@@ -5,22 +5,22 @@ namespace dcpi::calc::testing {
 namespace {
 constexpr uint8_t v0 = 0, t0 = 1, t1 = 2, t2 = 3, t4 = 5, t5 = 6, t6 = 7, a0 = 16;
 
-InstructionRecord load(uint64_t address, const char* text, uint8_t dest, uint8_t base) {
+InstructionRecord load(uint64_t address, const char* /*objdump text, for the reader*/, uint8_t dest,
+                       uint8_t base) {
   InstructionRecord r = op(address, isa::Ev5Class::kIld, std::nullopt, base, dest);
   r.kind = isa::Kind::kLoad;
-  r.text = text;
   return r;
 }
-InstructionRecord store(uint64_t address, const char* text, uint8_t data, uint8_t base) {
+InstructionRecord store(uint64_t address, const char* /*objdump text, for the reader*/,
+                        uint8_t data, uint8_t base) {
   InstructionRecord r = op(address, isa::Ev5Class::kIst, data, base, std::nullopt);
   r.kind = isa::Kind::kStore;
-  r.text = text;
   return r;
 }
-InstructionRecord lda(uint64_t address, const char* text, uint8_t dest, uint8_t base) {
+InstructionRecord lda(uint64_t address, const char* /*objdump text, for the reader*/, uint8_t dest,
+                      uint8_t base) {
   InstructionRecord r = op(address, isa::Ev5Class::kIadd, std::nullopt, base, dest);
   r.kind = isa::Kind::kLoadAddress;
-  r.text = text;
   return r;
 }
 }  // namespace
@@ -65,9 +65,6 @@ std::vector<InstructionRecord> copy_loop_block() {
       lda(0x983c, "lda t2, 32(t2)", t2, t2),
       branch(0x9840, ControlFlow::kConditionalBranch, 0x9810, t4),  // bne t4, 0x009810
   };
-  block[1].text = "addq t0, 0x4, t0";
-  block[7].text = "cmpult t0, v0, t4";
-  block[12].text = "bne t4, 0x009810";
   return block;
 }
 

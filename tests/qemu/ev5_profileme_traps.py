@@ -16,7 +16,6 @@ instructions) and the truth:
 
 Usage: ev5_profileme_traps.py BUILD_DIR LINUX_PROGRAMS_DIR
 """
-import json
 import math
 import os
 import re
@@ -25,10 +24,30 @@ import sys
 import tempfile
 
 from support import truth_file
-from support.common import Checks, dcpi_binary
+from support.common import Checks, dcpi_binary, profileme_rows
 
 TRAPS = 20000  # tests/linux/traps.c
 INTERVAL = 256
+
+
+def check_trap_records(checks, build, db, image, site, traps, what):
+    """ProfileMe's records of `site` in `image`'s main: at least 16, every one
+    with the trap bit, and records x S within 4 sigma of the `traps` it took.
+    Returns main's rows by address and the site's row (None without one)."""
+    s, rows = profileme_rows(build, db, image, "main")
+    at_site = rows.get(site)
+    checks.expect(at_site is not None and at_site["records"] >= 16,
+                  f"records of {what}: {at_site and at_site['records']}")
+    if at_site is None:
+        return rows, None
+    k = at_site["records"]
+    trapped = at_site["events"]["trap"]
+    checks.expect(trapped == k, f"{trapped} of its {k} records have the trap bit")
+    sigma = math.sqrt(k) * s
+    checks.expect(abs(trapped * s - traps) <= 4 * sigma,
+                  f"trap records x S = {trapped * s:.0f} against {traps} (4 sigma "
+                  f"{4 * sigma:.0f})")
+    return rows, at_site
 
 
 def main():
@@ -52,23 +71,10 @@ def main():
         checks.expect(true_traps.get(site, 0) == TRAPS,
                       f"the truth's traps at {site:#x}: {true_traps.get(site, 0)} (exactly "
                       f"{TRAPS})")
-        report = json.loads(subprocess.run(
-            [dcpi, "profileme", "--db", db, "--image", "traps", "--procedure", "main", "--json"],
-            capture_output=True, text=True, timeout=300, check=True).stdout)
-        s = report["interval"]
-        rows = {int(r["address"], 16): r for r in report["rows"]}
-        at_site = rows.get(site)
-        checks.expect(at_site is not None and at_site["records"] >= 16,
-                      f"records of the trapping instruction: {at_site and at_site['records']}")
+        rows, at_site = check_trap_records(checks, build, db, "traps", site, TRAPS,
+                                           "the trapping instruction")
         if at_site is None:
             return checks.exit_code()
-        k = at_site["records"]
-        trapped = at_site["events"]["trap"]
-        checks.expect(trapped == k, f"{trapped} of its {k} records have the trap bit")
-        sigma = math.sqrt(k) * s
-        checks.expect(abs(trapped * s - TRAPS) <= 4 * sigma,
-                      f"trap records x S = {trapped * s:.0f} against {TRAPS} (4 sigma "
-                      f"{4 * sigma:.0f})")
         wrong = [a for a, r in rows.items() if r["events"]["trap"] and not true_traps.get(a)]
         checks.expect(not wrong, f"trap records where the truth has none: {wrong}")
     return checks.exit_code()

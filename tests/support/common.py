@@ -63,6 +63,15 @@ def run_dcpi(build, *args, timeout=900):
     return done.stdout
 
 
+def profileme_rows(build, db, image, procedure):
+    """`dcpi profileme --json` of one procedure: the mean interval S and its
+    rows by instruction address."""
+    import json
+    report = json.loads(run_dcpi(build, "profileme", "--db", db, "--image", image,
+                                 "--procedure", procedure, "--json", timeout=300))
+    return report["interval"], {int(r["address"], 16): r for r in report["rows"]}
+
+
 class GuestFiles:
     """The files QEMU boots, in a build's guest/ directory."""
 

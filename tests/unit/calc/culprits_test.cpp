@@ -27,6 +27,13 @@ const DynamicStall* stall_at(const CulpritReport& report, uint64_t address) {
   return nullptr;
 }
 
+// dcpicalc's culprits for `code` with `samples` on the EV5 model.
+CulpritReport ev5_culprits(const std::vector<InstructionRecord>& code,
+                           const SamplesByAddress& samples) {
+  const Ev5Model model;
+  return find_culprits(analyze_procedure(build_cfg(code), model, samples), model);
+}
+
 bool has(const DynamicStall& stall, StallCause cause) {
   return std::any_of(stall.candidates.begin(), stall.candidates.end(),
                      [&](const CulpritCandidate& c) { return c.cause == cause; });
@@ -184,9 +191,7 @@ TEST(Culprits, RegisterOnlyInstructionsBlameOnlyNamedLoads) {
       testing::branch(0x11c, ControlFlow::kReturn, std::nullopt)};
   SamplesByAddress samples = {{0x100, 4000}, {0x104, 100}, {0x108, 4000}};
   for (uint64_t a = 0x10c; a <= 0x11c; a += 4) samples[a] = 100;
-  const Ev5Model model;
-  const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-  const CulpritReport report = find_culprits(analysis, model);
+  const CulpritReport report = ev5_culprits(code, samples);
   const DynamicStall* first = stall_at(report, 0x100);
   ASSERT_NE(first, nullptr);
   EXPECT_FALSE(has(*first, StallCause::kDCacheMiss));
@@ -220,9 +225,7 @@ TEST(Culprits, AMultiplyAfterACallMayFindTheMultiplierBusy) {
         testing::branch(0x114, ControlFlow::kReturn, std::nullopt)};
     SamplesByAddress samples = {{0x110, 4000}};
     for (uint64_t a : {0x100, 0x104, 0x108, 0x10c, 0x114}) samples[a] = 400;
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
+    const CulpritReport report = ev5_culprits(code, samples);
     const DynamicStall* stall = stall_at(report, 0x110);
     ASSERT_NE(stall, nullptr);
     EXPECT_EQ(has(*stall, StallCause::kMultiplierBusy), with_call) << "call " << with_call;
@@ -243,9 +246,7 @@ TEST(Culprits, AUnopNamesNoMemoryCause) {
         op(0x128, isa::Ev5Class::kIadd, 17, 18, 7),
         testing::branch(0x12c, ControlFlow::kReturn, std::nullopt)};
     const SamplesByAddress samples = {{0x120, 4000}, {0x124, 400}, {0x128, 400}, {0x12c, 400}};
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
+    const CulpritReport report = ev5_culprits(code, samples);
     const DynamicStall* stall = stall_at(report, 0x120);
     ASSERT_NE(stall, nullptr);
     EXPECT_TRUE(has(*stall, StallCause::kICacheMiss)) << "a line head may miss";
@@ -269,9 +270,7 @@ TEST(Culprits, ALoadRightAfterAStoreToItsAddressBlamesTheStoreNotTheDtb) {
     const std::vector<uint32_t> words = {kSttF0At16Sp, ldq_t0, kAddqT0T0T1, kRet};
     const std::vector<InstructionRecord> code = decode_records(words, 0x100);
     const SamplesByAddress samples = {{0x100, 400}, {0x104, 4000}, {0x108, 400}, {0x10c, 400}};
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
+    const CulpritReport report = ev5_culprits(code, samples);
     const DynamicStall* stall = stall_at(report, 0x104);
     ASSERT_NE(stall, nullptr);
     const bool same = load_displacement == 16;
@@ -297,9 +296,7 @@ TEST(Culprits, AStackAccessWaitsOnNoDcacheMissThroughSp) {
         op(0x104, isa::Ev5Class::kIadd, 17, 18, 6), op(0x108, isa::Ev5Class::kIadd, 17, 18, 7),
         testing::branch(0x10c, ControlFlow::kReturn, std::nullopt)};
     const SamplesByAddress samples = {{0x100, 4000}, {0x104, 400}, {0x108, 400}, {0x10c, 400}};
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
+    const CulpritReport report = ev5_culprits(code, samples);
     const DynamicStall* stall = stall_at(report, 0x100);
     ASSERT_NE(stall, nullptr);
     EXPECT_EQ(has(*stall, StallCause::kDCacheMiss), base != 30) << "base r" << int(base);
@@ -334,9 +331,7 @@ TEST(Culprits, AFrequentEdgeOfAConditionalBranchIsRarelyMispredicted) {
                                 {0x128, entries}};
     for (uint64_t a : {0x114, 0x118, 0x11c}) samples[a] = entries * iterations;
     samples[0x110] = 4 * entries * iterations;
-    const Ev5Model model;
-    const ProcedureAnalysis analysis = analyze_procedure(build_cfg(code), model, samples);
-    const CulpritReport report = find_culprits(analysis, model);
+    const CulpritReport report = ev5_culprits(code, samples);
     const DynamicStall* head = stall_at(report, 0x110);
     const DynamicStall* exit = stall_at(report, 0x120);
     ASSERT_NE(head, nullptr);

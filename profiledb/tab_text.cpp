@@ -33,12 +33,12 @@ std::string_view checked_crc_body(std::string_view text, const std::string& path
   return text.substr(0, crc_line);
 }
 
-std::vector<std::string_view> split_tabs(std::string_view line) {
+std::vector<std::string_view> split_fields(std::string_view text, char separator) {
   std::vector<std::string_view> fields;
-  for (size_t at = 0; at <= line.size();) {
-    const size_t tab = std::min(line.find('\t', at), line.size());
-    fields.push_back(line.substr(at, tab - at));
-    at = tab + 1;
+  for (size_t at = 0; at <= text.size();) {
+    const size_t end = std::min(text.find(separator, at), text.size());
+    fields.push_back(text.substr(at, end - at));
+    at = end + 1;
   }
   return fields;
 }

@@ -14,6 +14,7 @@
 #include "analysis/cli/cli_options.h"
 #include "analysis/cli/commands.h"
 #include "analysis/reports/bench_calc_output.h"
+#include "profiledb/tab_text.h"
 
 namespace dcpi {
 
@@ -32,12 +33,9 @@ const std::string_view kBenchCalcUsage =
 int run_bench_calc_command(const std::vector<std::string>& arguments) {
   const ParsedOptions options(arguments, {.with_value = {"images", "model", "threads", "json"}});
   std::vector<std::string> images;
-  const std::string list = options.required("images");
-  for (size_t start = 0; start < list.size();) {
-    const size_t end = std::min(list.find(',', start), list.size());
-    if (end > start) images.push_back(list.substr(start, end - start));
-    start = end + 1;
-  }
+  const std::string list = options.required("images");  // split_fields views it
+  for (const std::string_view image : split_fields(list, ','))
+    if (!image.empty()) images.emplace_back(image);
   const std::string model_name = options.value("model").value_or("ev5");
   const auto model = make_model(model_name);
   if (!model) throw UsageError("--model must be qemu or ev5, not '" + model_name + "'");

@@ -14,6 +14,7 @@
 #include "analysis/values/value_hotlists.h"
 #include "analysis/values/value_rows.h"
 #include "hostdump/values/customization_module.h"
+#include "profiledb/tab_text.h"
 #include "profiledb/value_file.h"
 
 namespace dcpi {
@@ -44,14 +45,11 @@ namespace {
 
 using values::ValueFileInfo;
 
+// The non-empty items of a comma list.
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> parts;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    const size_t comma = std::min(text.find(',', begin), text.size());
-    if (comma > begin) parts.push_back(text.substr(begin, comma - begin));
-    begin = comma + 1;
-  }
+  for (const std::string_view part : split_fields(text, ','))
+    if (!part.empty()) parts.emplace_back(part);
   return parts;
 }
 

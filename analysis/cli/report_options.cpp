@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "profiledb/tab_text.h"
 #include "symbols/procedure_match.h"
 
 namespace dcpi {
@@ -15,12 +16,8 @@ uint64_t parse_number(const std::string& text, const std::string& option) {
 
 std::vector<uint64_t> parse_number_list(const std::string& text, const std::string& option) {
   std::vector<uint64_t> numbers;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    const size_t end = std::min(text.find(',', begin), text.size());
-    numbers.push_back(parse_number(text.substr(begin, end - begin), option));
-    begin = end + 1;
-  }
+  for (const std::string_view number : split_fields(text, ','))
+    numbers.push_back(parse_number(std::string(number), option));
   return numbers;
 }
 

@@ -10,6 +10,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "profiledb/tab_text.h"
+
 namespace dcpi {
 
 std::string address_name(const ImageIdentity& image, uint64_t address) {
@@ -74,10 +76,8 @@ std::vector<std::string> group_key_names() {
 std::vector<GroupKey> parse_group_keys(const std::string& text) {
   const std::map<std::string, GroupKey>& kNames = group_keys_by_name();
   std::vector<GroupKey> keys;
-  size_t begin = 0;
-  while (begin <= text.size()) {
-    const size_t end = std::min(text.find(',', begin), text.size());
-    const auto found = kNames.find(text.substr(begin, end - begin));
+  for (const std::string_view name : split_fields(text, ',')) {
+    const auto found = kNames.find(std::string(name));
     if (found == kNames.end())
       throw std::invalid_argument(
           "--by takes image, procedure, pid or cpu, tid (a thread), line (the source line), perf's "
@@ -86,7 +86,6 @@ std::vector<GroupKey> parse_group_keys(const std::string& text) {
           text + "'");
     if (std::find(keys.begin(), keys.end(), found->second) == keys.end())
       keys.push_back(found->second);
-    begin = end + 1;
   }
   return keys;
 }

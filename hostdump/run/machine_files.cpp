@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "firmware/control_block.h"
+#include "profiledb/tab_text.h"
 
 namespace dcpi {
 namespace {
@@ -159,16 +160,12 @@ void add_path_profiles(RunRequest& request, const std::filesystem::path& build) 
 
 void set_model_parameters(RunRequest& request, const std::string& parameters) {
   // Each item NAME=UNSIGNED; the plugin knows the names and their ranges.
-  size_t start = 0;
-  while (start <= parameters.size()) {
-    const size_t end = std::min(parameters.find(',', start), parameters.size());
-    const std::string item = parameters.substr(start, end - start);
+  for (const std::string_view item : split_fields(parameters, ',')) {
     const size_t equals = item.find('=');
-    if (equals == 0 || equals == std::string::npos || equals + 1 == item.size() ||
-        item.find_first_not_of("0123456789", equals + 1) != std::string::npos)
+    if (equals == 0 || equals == std::string_view::npos || equals + 1 == item.size() ||
+        item.find_first_not_of("0123456789", equals + 1) != std::string_view::npos)
       throw std::invalid_argument("--model takes NAME=NUMBER items separated by commas, not '" +
-                                  item + "'");
-    start = end + 1;
+                                  std::string(item) + "'");
   }
   ev5_plugin(request) += "," + parameters;
 }

@@ -5,11 +5,13 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "firmware/control_block.h"
 #include "profiledb/event_scale.h"
+#include "profiledb/tab_text.h"
 #include "symbols/procedure_match.h"
 
 namespace dcpi {
@@ -104,13 +106,12 @@ calc::GroundTruth load_ground_truth(const std::string& paths) {
   // FILE,FILE,...: the runs of a profile accumulated over several runs
   // (dcpi run --seed, one --epoch), their counts summed.
   calc::GroundTruth sum;
-  size_t start = 0;
-  for (size_t comma; start <= paths.size(); start = comma + 1) {
-    comma = std::min(paths.find(',', start), paths.size());
-    const std::string path = paths.substr(start, comma - start);
+  bool first = true;
+  for (const std::string_view file : split_fields(paths, ',')) {
+    const std::string path(file);
     if (path.empty()) throw std::runtime_error("--truth " + paths + ": an empty file name");
     calc::GroundTruth one = read_one_truth(path);
-    if (start == 0) {
+    if (std::exchange(first, false)) {
       sum = std::move(one);
       continue;
     }

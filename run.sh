@@ -15,7 +15,8 @@ case " $* " in *" --machine ev5 "* | *" --machine=ev5 "*) targets+=(ev5-qemu) ;;
 case " $* " in *" --mix real "* | *" --mix=real "*) targets+=(real-programs) ;; esac
 # Calling contexts and paths on several CPUs need the patched QEMU too (its
 # plugins get the right CPU under round-robin icount; hostdump/run/machine_files.cpp).
-case " $* " in *" --contexts "* | *" --paths "*) targets+=(ev5-qemu) ;; esac
+# Several CPUs' plug-ins need the real CPU in each callback (our patched QEMU).
+case " $* " in *" --contexts "* | *" --paths "* | *" --truth "* | *" --truth="*) targets+=(ev5-qemu) ;; esac
 if [ ${#targets[@]} -gt 0 ]; then cmake --build build --target "${targets[@]}"; fi
 db=build/last-run.db
 rm -rf "$db"

@@ -47,6 +47,25 @@ std::string required_machine_file(const std::filesystem::path& build, const std:
                            "and reconfigure (cmake -S . -B build -DDCPI_EV5=ON)");
 }
 
+// Several vCPUs on the qemu machine: Debian's QEMU 10.0.2 bakes the vCPU
+// that translated a block into the block's plugin callbacks when it runs
+// without CF_PARALLEL, as round-robin icount does, although the vCPUs share
+// blocks: a plugin that follows each CPU's thread (the calling contexts and
+// paths) then books one CPU's calls to another. Our patched QEMU loads the
+// index at run time (docs/ev5-machine.md "SMP: one virtual clock"); without
+// the ev5 plugin it times nothing differently.
+void use_patched_qemu_on_several_cpus(RunRequest& request, const std::filesystem::path& build,
+                                      const std::string& option) {
+  if (request.machine.cpus <= 1 || !request.machine.qemu_binary.empty()) return;
+  const auto patched = machine_file(build, "qemu-system-alpha-ev5");  // none: a dangling link
+  if (!patched)
+    throw std::runtime_error(option + " on " + std::to_string(request.machine.cpus) +
+                             " CPUs needs our patched qemu-system-alpha (Debian's gives a " +
+                             "plugin the wrong CPU under round-robin icount): cmake --build " +
+                             build.string() + " --target ev5-qemu, or --cpus 1");
+  request.machine.qemu_binary = patched->string();
+}
+
 }  // namespace
 
 void choose_timing_machine(RunRequest& request, const std::filesystem::path& build,
@@ -81,6 +100,9 @@ void choose_timing_machine(RunRequest& request, const std::filesystem::path& bui
     const auto plugin = machine_file(build, "libdcpi_exec_counts.so");
     if (!plugin) throw std::runtime_error("--truth needs libdcpi_exec_counts.so (not built)");
     request.machine.plugins.push_back("file=" + plugin->string() + truth);
+    // exec_counts books each user PC with its CPU's current address space
+    // (truth_space.h): with the wrong CPU, a process's code lands in another's.
+    use_patched_qemu_on_several_cpus(request, build, "--truth");
   }
 }
 
@@ -91,25 +113,6 @@ std::string& ev5_plugin(RunRequest& request) {
   for (std::string& plugin : request.machine.plugins)
     if (plugin.find("libdcpi_ev5.so") != std::string::npos) return plugin;
   throw std::runtime_error("the ev5 machine's plugin is not loaded");
-}
-
-// Several vCPUs on the qemu machine: Debian's QEMU 10.0.2 bakes the vCPU
-// that translated a block into the block's plugin callbacks when it runs
-// without CF_PARALLEL, as round-robin icount does, although the vCPUs share
-// blocks: a plugin that follows each CPU's thread (the calling contexts and
-// paths) then books one CPU's calls to another. Our patched QEMU loads the
-// index at run time (docs/ev5-machine.md "SMP: one virtual clock"); without
-// the ev5 plugin it times nothing differently.
-void use_patched_qemu_on_several_cpus(RunRequest& request, const std::filesystem::path& build,
-                                      const std::string& option) {
-  if (request.machine.cpus <= 1 || !request.machine.qemu_binary.empty()) return;
-  const auto patched = machine_file(build, "qemu-system-alpha-ev5");  // none: a dangling link
-  if (!patched)
-    throw std::runtime_error(option + " on " + std::to_string(request.machine.cpus) +
-                             " CPUs needs our patched qemu-system-alpha (Debian's gives a " +
-                             "plugin the wrong CPU under round-robin icount): cmake --build " +
-                             build.string() + " --target ev5-qemu, or --cpus 1");
-  request.machine.qemu_binary = patched->string();
 }
 
 }  // namespace

@@ -376,6 +376,15 @@ def case_not_built_yet(db):
                f"--target {target}" in done.stderr,
                f"dcpi run {' '.join(args)} before {target} is built: names it "
                f"({done.stderr.strip()!r})")
+    # The qemu machine's truth on several CPUs needs the patched QEMU too
+    # (Debian's gives the plug-in the CPU that translated a block).
+    shutil.copy(os.path.join(BUILD, "qemu", "libdcpi_exec_counts.so"), os.path.join(build, "qemu"))
+    done = run_dcpi("--db", db, "--build", build, "--cpus", "2", "--workloads", "copy",
+                    "--truth", db + ".truth")
+    expect(done.returncode == 1 and "--truth on 2 CPUs needs our patched" in done.stderr and
+           "--target ev5-qemu" in done.stderr,
+           f"dcpi run --truth on 2 CPUs without the patched QEMU names ev5-qemu "
+           f"({done.stderr.strip()!r})")
     # ./run.sh builds only the target dcpi-run: the ev5 plug-in may be missing while
     # the QEMU is there (built by an earlier version); configured with the machine,
     # dcpi run names ev5-qemu, which builds the plug-in too.

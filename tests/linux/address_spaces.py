@@ -14,7 +14,9 @@ map. Checks:
 - manyproc's children (shortlived, one process each, the same addresses as
   manyproc) are scored apart from manyproc: the placement ratio is near
   sampling noise (it was 59.8 x noise when the truth summed them by address);
-- the qemu machine's exec_counts plugin keeps the same spaces (procs again).
+- the qemu machine's exec_counts plugin keeps the same spaces (procs again),
+  every user instruction in one (dcpi run takes our patched QEMU on several
+  CPUs: Debian's gives a plugin the CPU that translated a block).
 
 Usage: address_spaces.py BUILD LINUX_DIR"""
 import json
@@ -40,16 +42,22 @@ def dcpi(*args, timeout=600):
 
 
 def user_pcs_by_space(path):
-    """{(pid, generation): set of user PCs} from the truth's space sections."""
-    spaces, current = {}, None
+    """{(pid, generation): set of user PCs} from the truth's space sections,
+    and the user instructions the shared section holds (run before any
+    process's swpctx, or booked without their space)."""
+    spaces, current, shared = {}, None, 0
     for _, kind, fields, _ in truth_file.records(path):
         if kind == "space":
             current = spaces.setdefault((int(fields[0]), int(fields[1])), set())
-        elif current is not None and kind in ("insn", "cycles", "visible", "stall"):
+        elif kind in ("insn", "cycles", "visible", "stall"):
             pc = int(fields[0], 16)
-            if pc < USER_END:
+            if pc >= USER_END:
+                continue
+            if current is not None:
                 current.add(pc)
-    return spaces
+            elif kind == "insn":
+                shared += int(fields[1])
+    return spaces, shared
 
 
 def check_spaces(truth_path):
@@ -58,7 +66,12 @@ def check_spaces(truth_path):
     maps = {}
     for pid, generation, load, size, _, _, image in truth.maps:
         maps.setdefault((pid, generation), []).append((load, load + size, image))
-    spaces = user_pcs_by_space(truth_path)
+    spaces, shared = user_pcs_by_space(truth_path)
+    # Debian's QEMU gave exec_counts the CPU that translated a block, not the
+    # one running it, on several CPUs: 38 % of procs' user instructions landed
+    # here, in the space of whatever that CPU had switched to last.
+    expect(shared <= 100, f"user instructions outside every space: {shared} (at most init's "
+           "first few, before its swpctx)")
     expect(any(generation >= 1 for _, generation in spaces),
            f"an exec started a new generation: {sorted(spaces)}")
     for space, pcs in sorted(spaces.items()):

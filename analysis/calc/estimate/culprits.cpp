@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "analysis/calc/estimate/superpage_addresses.h"
 #include "isa/decode.h"
 #include "isa/ev5.h"
 
@@ -103,6 +104,7 @@ class CulpritFinder {
           return {{cause}};
         return {};
       case StallCause::kItbMiss:
+        if (model_.superpage().contains(me.address)) return {};  // fetched without the ITB
         if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return {{cause}};
         return {};
       case StallCause::kBranchMispredict: {
@@ -119,7 +121,8 @@ class CulpritFinder {
       case StallCause::kDCacheMiss:
         return loads_feeding(b, i);
       case StallCause::kDtbMiss:
-        if (isa::ev5_is_memory_access(me.ev5_class) && !address_accessed_before(b, i))
+        if (isa::ev5_is_memory_access(me.ev5_class) && !address_accessed_before(b, i) &&
+            !superpage_access(b, i))
           return {{cause}};
         return {};
       case StallCause::kWriteBufferOverflow:
@@ -321,6 +324,14 @@ class CulpritFinder {
     return false;
   }
 
+  // An access to the superpage (kernel code's stack, globals and memory)
+  // goes without the DTB (superpage_addresses.h). Worked out once per
+  // procedure, when its first DTB candidate is looked at.
+  bool superpage_access(BlockId b, size_t i) const {
+    if (!superpage_) superpage_ = superpage_accesses(cfg_, model_.superpage());
+    return (*superpage_)[b][i];
+  }
+
   static bool writes_integer_register(const InstructionRecord& in, uint8_t number) {
     return in.destination && !in.destination->floating && in.destination->number == number;
   }
@@ -470,6 +481,7 @@ class CulpritFinder {
   const CulpritOptions& options_;
   const ControlFlowGraph& cfg_;
   mutable std::vector<std::shared_ptr<const std::vector<bool>>> loops_;  // loop_of's, per block
+  mutable std::optional<std::vector<std::vector<bool>>> superpage_;      // superpage_access's
 };
 
 // A stall worth listing: large, or small but far beyond sampling noise.

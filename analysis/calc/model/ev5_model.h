@@ -26,6 +26,11 @@ class Ev5Model final : public ProcessorModel {
   uint32_t worst_event_cycles(StallCause cause) const override;
   uint32_t icache_line_bytes() const override { return 32; }
   uint32_t icache_direct_mapped_bytes() const override { return 8192; }  // 21164 HRM §2.8
+  // KSEG, VA<42:41> = 2 sign-extended, which the ev5 machine's TBs bypass
+  // (qemu/machine/plugins/ev5/tlb.h bypasses_tlb).
+  SuperpageRange superpage() const override {
+    return {0xfffffc0000000000ull, 0xfffffe0000000000ull};
+  }
 };
 
 }  // namespace dcpi::calc

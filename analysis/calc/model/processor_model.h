@@ -42,6 +42,13 @@ struct BlockSchedule {
   }
 };
 
+// [start, end): addresses the processor maps without its TBs (the Alpha's
+// superpage, KSEG), empty when it has none.
+struct SuperpageRange {
+  uint64_t start = 0, end = 0;
+  bool contains(uint64_t address) const { return start <= address && address < end; }
+};
+
 class ProcessorModel {
  public:
   virtual ~ProcessorModel() = default;
@@ -63,6 +70,7 @@ class ProcessorModel {
   // each line to its own set (0: unknown, no such reasoning).
   virtual uint32_t icache_direct_mapped_bytes() const { return 0; }
   virtual uint64_t page_bytes() const { return 8192; }
+  virtual SuperpageRange superpage() const { return {}; }
 
   bool has_dynamic_stalls() const { return !dynamic_stall_causes().empty(); }
 };

@@ -247,13 +247,17 @@ void write_procedure_cycles_json(JsonWriter& json, const char* name,
         .real_field("projected_cycles", row.projected)
         .real_field("true_cycles", row.exact)
         .real_field("sigma", row.sigma)
+        .real_field("records", row.records)
+        .field("judged", row.judged())
         .field("within_2sigma", row.within_2sigma())
         .end_object();
   json.end_array();
 }
 
 void write_latency_json(JsonWriter& json, const char* name,
-                        const std::vector<calc::ProcedureCycles>& rows, size_t within) {
+                        const std::vector<calc::ProcedureCycles>& rows, size_t judged,
+                        size_t within) {
+  json.field(std::string(name) + "_judged", uint64_t{judged});
   json.field(std::string(name) + "_within_2sigma", uint64_t{within});
   write_procedure_cycles_json(json, name, rows);
 }
@@ -274,10 +278,12 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
   write_convergence_json(json, p.squashed);
   json.real_field("aborted_projected", p.aborted_projected);
   json.real_field("squashed_true", p.squashed_exact);
+  json.field("procedures_judged", uint64_t{p.procedures_judged});
   json.field("procedures_within_2sigma", uint64_t{p.procedures_within});
   write_procedure_cycles_json(json, "procedures", p.procedures);
-  write_latency_json(json, "complete_latency", p.complete_latency, p.complete_within);
-  write_latency_json(json, "load_latency", p.load_latency, p.load_within);
+  write_latency_json(json, "complete_latency", p.complete_latency, p.complete_judged,
+                     p.complete_within);
+  write_latency_json(json, "load_latency", p.load_latency, p.load_judged, p.load_within);
   json.field("pair_window", p.pair_window);
   json.field("waste_judged", uint64_t{p.waste_judged});
   json.field("waste_within_10", uint64_t{p.waste_within});
@@ -294,20 +300,33 @@ void write_profileme_json(JsonWriter& json, const ScoreRun& run) {
   json.end_array().end_object();
 }
 
-// A latency's sums x S per procedure against the truth (issue 27).
-void print_latency(const char* what, const std::vector<calc::ProcedureCycles>& rows, size_t within,
-                   std::ostream& out) {
-  if (rows.empty()) return;
-  out << "  " << what << " per procedure (records' sums x S): " << within << " of " << rows.size()
-      << " within 2 sigma of the truth's\n";
-  TextTable table({{"procedure", true}, {"projected"}, {"truth"}, {"sigma"}, {"within"}});
+// Procedures' projections against the truth, the first ten; `within` is
+// "-" where too few records judge it (calc::kMinJudgedRecords).
+void print_procedure_cycles(const char* what, const std::vector<calc::ProcedureCycles>& rows,
+                            size_t judged, size_t within, std::ostream& out) {
+  out << "  " << what << ": " << within << " of the " << judged
+      << " procedures with >= " << calc::kMinJudgedRecords
+      << " records within 2 sigma of the truth's (" << rows.size()
+      << " with records or true cycles)\n";
+  TextTable table(
+      {{"procedure", true}, {"records"}, {"projected"}, {"truth"}, {"sigma"}, {"within"}});
   for (size_t i = 0; i < std::min<size_t>(rows.size(), 10); ++i) {
     const calc::ProcedureCycles& row = rows[i];
-    table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.projected, 0),
-                   fixed_text(row.exact, 0), fixed_text(row.sigma, 0),
-                   row.within_2sigma() ? "yes" : "no"});
+    table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.records, 0),
+                   fixed_text(row.projected, 0), fixed_text(row.exact, 0), fixed_text(row.sigma, 0),
+                   !row.judged()         ? "-"
+                   : row.within_2sigma() ? "yes"
+                                         : "no"});
   }
   table.print(out);
+}
+
+// A latency's sums x S per procedure against the truth (issue 27).
+void print_latency(const char* what, const std::vector<calc::ProcedureCycles>& rows, size_t judged,
+                   size_t within, std::ostream& out) {
+  if (rows.empty()) return;
+  print_procedure_cycles((std::string(what) + " per procedure (records' sums x S)").c_str(), rows,
+                         judged, within, out);
 }
 
 void print_convergence(const char* what, const calc::Convergence& c, std::ostream& out) {
@@ -354,18 +373,11 @@ void print_profileme(const ScoreRun& run, std::ostream& out) {
   print_convergence("wrong-path fetches (aborted records)", p.squashed, out);
   out << "  wrong-path fetches of these procedures: " << fixed_text(p.aborted_projected, 0)
       << " projected, " << fixed_text(p.squashed_exact, 0) << " true\n";
-  out << "  cycles per procedure (latencies x S): " << p.procedures_within << " of "
-      << p.procedures.size() << " within 2 sigma of the truth's\n";
-  TextTable table({{"procedure", true}, {"projected"}, {"truth"}, {"sigma"}, {"within"}});
-  for (size_t i = 0; i < std::min<size_t>(p.procedures.size(), 10); ++i) {
-    const calc::ProcedureCycles& row = p.procedures[i];
-    table.add_row({abbreviate_middle(row.name, 40), fixed_text(row.projected, 0),
-                   fixed_text(row.exact, 0), fixed_text(row.sigma, 0),
-                   row.within_2sigma() ? "yes" : "no"});
-  }
-  table.print(out);
-  print_latency("issue -> completion", p.complete_latency, p.complete_within, out);
-  print_latency("load issue -> data", p.load_latency, p.load_within, out);
+  print_procedure_cycles("cycles per procedure (latencies x S)", p.procedures, p.procedures_judged,
+                         p.procedures_within, out);
+  print_latency("issue -> completion", p.complete_latency, p.complete_judged, p.complete_within,
+                out);
+  print_latency("load issue -> data", p.load_latency, p.load_judged, p.load_within, out);
   print_waste(p, out);
 }
 

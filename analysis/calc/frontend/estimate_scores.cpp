@@ -116,6 +116,11 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
     if (aborted > 0) records.aborted[pc] = aborted;
   }
   records.load = records_of("pm_load_cycles");
+  records.stall = records_of("pm_stall_cycles");
+  for (size_t b = 0; b < records.stall_log2.size(); ++b) {
+    records.stall_log2[b] = records_of(("pm_stall_log2_" + std::to_string(b)).c_str());
+    records.load_log2[b] = records_of(("pm_load_log2_" + std::to_string(b)).c_str());
+  }
   records.window = records_of("pm_window_cycles");
   records.overlap = records_of("pm_overlap");
   records.window_squares = records_of("pm_window_sq");

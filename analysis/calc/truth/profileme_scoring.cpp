@@ -11,6 +11,8 @@ bool ProcedureCycles::within_2sigma() const {
   return std::fabs(projected - exact) <= 2 * sigma + 1e-9;
 }
 
+bool ProcedureCycles::judged() const { return records >= kMinJudgedRecords; }
+
 namespace {
 
 constexpr uint64_t kLastBucket = 64;
@@ -54,30 +56,65 @@ Convergence converge(const RecordsByAddress& records, double interval,
   return c;
 }
 
-// A latency's sums × S over the procedure against `exact(pc)` summed, its
-// σ from each PC's records as a Poisson sample of its mean.
-template <typename Exact>
+double at(const RecordsByAddress& m, uint64_t pc) {
+  const auto found = m.find(pc);
+  return found == m.end() ? 0.0 : found->second;
+}
+
+// The spread of one latency's values among a PC's k records, Σ (v − mean)²,
+// from their sum and log2 distribution (firmware/profileme.h: bucket b holds
+// [2^b, 2^(b+1)) cycles, the last 2^7 and more; zero has none): each closed
+// bucket's records at the mean of its integers, the open bucket's at what
+// the sum leaves for them. 0 without a distribution.
+double spread(const std::array<RecordsByAddress, PROFILEME_LATENCY_BUCKETS>& log2, uint64_t pc,
+              double sum, double k) {
+  constexpr size_t kOpen = PROFILEME_LATENCY_BUCKETS - 1;
+  double squares = 0, closed_sum = 0;
+  for (size_t b = 0; b < kOpen; ++b) {
+    const double n = at(log2[b], pc), value = 1.5 * double(1u << b) - 0.5;
+    squares += n * value * value;
+    closed_sum += n * value;
+  }
+  if (const double open = at(log2[kOpen], pc); open > 0) {
+    const double value = std::max(double(1u << kOpen), (sum - closed_sum) / open);
+    squares += open * value * value;
+  }
+  return squares > 0 && k > 0 ? std::max(0.0, squares - sum * sum / k) : 0.0;
+}
+
+// A latency's sums × S over the procedure against `exact(pc)` summed. Its σ:
+// the records a Poisson sample, Var = S² Σ v² = S² Σ_pc (sum²/k + the
+// spread `spread_at(pc, k)` adds; each record at its PC's mean alone was a
+// lower bound where long misses mix with hits).
+template <typename Exact, typename Spread>
 ProcedureCycles procedure_latency(const NamedRange& p, const RecordsByAddress& latencies,
-                                  const ProfileMeRecords& records, Exact exact) {
-  ProcedureCycles row{p.name, 0, 0, 0};
+                                  const ProfileMeRecords& records, Exact exact, Spread spread_at) {
+  ProcedureCycles row{.name = p.name};
+  const double s2 = records.interval * records.interval;
   double variance = 0;
   for (const auto& [pc, latency] : latencies) {
     if (pc < p.range.start || pc >= p.range.end) continue;
     row.projected += latency * records.interval;
-    const auto k = records.samples.find(pc);
-    if (k != records.samples.end() && k->second > 0)
-      variance += latency * latency / k->second * records.interval * records.interval;
+    const double k = at(records.samples, pc);
+    if (k > 0) variance += s2 * (latency * latency / k + spread_at(pc, k));
   }
+  for (const auto& [pc, k] : records.samples)
+    if (pc >= p.range.start && pc < p.range.end) row.records += k;
   for (uint64_t pc = p.range.start; pc < p.range.end; pc += 4)
     row.exact += static_cast<double>(exact(pc));
   row.sigma = std::sqrt(variance);
   return row;
 }
 
+// Issue + fetch -> slot + slot -> issue: the slot -> issue stall's spread
+// (the others' is left out: fetch -> slot has no distribution).
 ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& records,
                                  const GroundTruth& truth) {
-  return procedure_latency(p, records.latency, records,
-                           [&](uint64_t pc) { return truth.cycles(pc); });
+  return procedure_latency(
+      p, records.latency, records, [&](uint64_t pc) { return truth.cycles(pc); },
+      [&](uint64_t pc, double k) {
+        return spread(records.stall_log2, pc, at(records.stall, pc), k);
+      });
 }
 
 // Each procedure's issue -> completion and load -> data against the
@@ -85,17 +122,23 @@ ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& re
 void score_latency(const RecordsByAddress& latencies, const char* name,
                    const ProfileMeRecords& records, const GroundTruth& truth,
                    const std::vector<NamedRange>& procedures, std::vector<ProcedureCycles>& rows,
-                   size_t& within) {
+                   size_t& judged, size_t& within) {
   const auto lines = truth.pc_events().find(name);
   if (lines == truth.pc_events().end()) return;
   auto exact = [&](uint64_t pc) {
     const auto found = lines->second.find(pc);
     return found == lines->second.end() ? uint64_t{0} : found->second;
   };
+  // Both latencies vary only at loads (issue -> completion is a load's
+  // load -> data, else its unit's fixed latency).
+  auto load_spread = [&](uint64_t pc, double k) {
+    return spread(records.load_log2, pc, at(records.load, pc), k);
+  };
   for (const NamedRange& p : procedures) {
-    ProcedureCycles row = procedure_latency(p, latencies, records, exact);
+    ProcedureCycles row = procedure_latency(p, latencies, records, exact, load_spread);
     if (row.projected == 0 && row.exact == 0) continue;
-    within += row.within_2sigma();
+    judged += row.judged();
+    within += row.judged() && row.within_2sigma();
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(),
@@ -114,10 +157,6 @@ ProcedureWaste procedure_waste(const NamedRange& p, const ProfileMeRecords& reco
                                const GroundTruth& truth) {
   ProcedureWaste row{p.name};
   const double s = records.interval;
-  auto at = [](const RecordsByAddress& m, uint64_t pc) {
-    const auto found = m.find(pc);
-    return found == m.end() ? 0.0 : found->second;
-  };
   const double w = records.pair_window;
   double variance = 0;
   for (const auto& [pc, k] : records.samples) {
@@ -191,16 +230,17 @@ ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTrut
   for (const NamedRange& p : procedures) {
     ProcedureCycles row = procedure_cycles(p, records, truth);
     if (row.projected == 0 && row.exact == 0) continue;
-    score.procedures_within += row.within_2sigma();
+    score.procedures_judged += row.judged();
+    score.procedures_within += row.judged() && row.within_2sigma();
     score.procedures.push_back(std::move(row));
   }
   std::sort(score.procedures.begin(), score.procedures.end(),
             [](const ProcedureCycles& a, const ProcedureCycles& b) { return a.exact > b.exact; });
   score_waste(records, truth, procedures, score);
   score_latency(records.complete, "complete_latency", records, truth, procedures,
-                score.complete_latency, score.complete_within);
+                score.complete_latency, score.complete_judged, score.complete_within);
   score_latency(records.load, "load_latency", records, truth, procedures, score.load_latency,
-                score.load_within);
+                score.load_judged, score.load_within);
   return score;
 }
 

@@ -5,6 +5,7 @@
 // latencies × S give its true cycles (issue + fetch -> slot + slot ->
 // issue = the truth's `cycles` per PC).
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "analysis/calc/truth/ground_truth.h"
 #include "analysis/calc/truth/placement.h"
+#include "firmware/profileme.h"
 
 namespace dcpi::calc {
 
@@ -40,9 +42,19 @@ struct ProcedureCycles {
   std::string name;
   double projected = 0;  // Σ latencies × S
   double exact = 0;      // the truth's cycles
-  double sigma = 0;      // of the projection (records as Poisson, each its PC's mean)
+  // Of the projection: the records as a Poisson sample, Var = S² Σ latency²
+  // (each PC's records at its mean, plus their spread that the PC's log2
+  // distribution shows).
+  double sigma = 0;
+  double records = 0;  // in the procedure
   bool within_2sigma() const;
+  // Judged with at least kMinJudgedRecords records: with fewer, the records
+  // cannot show the spread of a latency (memset's few long misses among its
+  // one-cycle stores), so neither the projection nor σ says much.
+  bool judged() const;
 };
+// As Figure 3's right half (16 records and more).
+inline constexpr double kMinJudgedRecords = 16;
 
 // Paired sampling's wasted issue slots (seed 004 §5.2.3) per procedure:
 // the estimate from the records against the truth's `wasted_slots`.
@@ -68,12 +80,14 @@ struct ProfileMeScore {
   Convergence squashed;
   double aborted_projected = 0, squashed_exact = 0;
   std::vector<ProcedureCycles> procedures;  // most cycles first
-  size_t procedures_within = 0;             // within 2σ
+  size_t procedures_judged = 0;             // with >= kMinJudgedRecords records
+  size_t procedures_within = 0;             // of those, within 2σ
   // Seed 004 Table 1's issue -> completion and load issue -> data (issue
   // 27): the records' sums × S per procedure against the truth's
   // `complete_latency` and `load_latency` lines (none: not scored).
   std::vector<ProcedureCycles> complete_latency, load_latency;  // most true cycles first
-  size_t complete_within = 0, load_within = 0;                  // within 2σ
+  size_t complete_judged = 0, load_judged = 0;                  // as procedures_judged
+  size_t complete_within = 0, load_within = 0;                  // of those, within 2σ
   uint32_t pair_window = 0;                                     // W; 0: not paired, no waste scored
   std::vector<ProcedureWaste> waste;                            // most true wasted slots first
   size_t waste_judged = 0;  // procedures with >= kWasteMinRecords records
@@ -90,6 +104,10 @@ struct ProfileMeRecords {
   // Issue -> completion (a load's pm_load_cycles, else retired x its unit
   // latency: isa/ev5_unit_latency.h) and pm_load_cycles.
   RecordsByAddress complete, load;
+  // Slot -> issue (pm_stall_cycles) and the log2 distributions of it and of
+  // load -> data (pm_stall_log2_K, pm_load_log2_K; firmware/profileme.h).
+  RecordsByAddress stall;
+  std::array<RecordsByAddress, PROFILEME_LATENCY_BUCKETS> stall_log2, load_log2;
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.
   RecordsByAddress window, overlap, window_squares;

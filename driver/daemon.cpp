@@ -404,7 +404,7 @@ void driver_init(uint32_t cpu_count, uint32_t daemon_cpu) {
   daemon.cpu_count = cpu_count < kMaxCpus ? cpu_count : kMaxCpus;
   g_daemon_cpu = daemon_cpu;
   for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
-    sampler_init_cpu(cpu, kPeriodSeed + 977 * cpu, SamplerConfig{});
+    sampler_init_cpu(cpu, start_seed(kPeriodSeed + 977 * cpu), SamplerConfig{});
   ring.init();
   emit_epoch();
   dcpi_control.request_sequence = dcpi_control.done_sequence = 0;

@@ -110,7 +110,7 @@ uint16_t draw_start(EventCounterState& counter, uint32_t k) {
 
 void event_counters_reseed(CpuHot& hot) {
   for (uint32_t k = 0; k < kEventCounters; ++k)
-    g_aux[hot.cpu].counter[k].seed = sanitize_seed(kEventSeed[k] + hot.cpu + run_seed_offset());
+    g_aux[hot.cpu].counter[k].seed = start_seed(kEventSeed[k] + hot.cpu);
 }
 
 void event_counters_apply(CpuHot& hot) {
@@ -127,7 +127,7 @@ void event_counters_apply(CpuHot& hot) {
     if (!counter.count) continue;
     any = true;
     counter.since = static_cast<uint32_t>(pal::rpcc());
-    if (counter.seed == 0) counter.seed = kEventSeed[k] + hot.cpu + run_seed_offset();
+    if (counter.seed == 0) counter.seed = start_seed(kEventSeed[k] + hot.cpu);
     for (uint32_t i = 0; i < counter.count; ++i) counter.value[i] = draw_start(counter, k);
     control |= uint64_t{EV5_CTL_WRAP} << kEventCounterControlShift[k];
     enable |= uint64_t{1} << (k + 1);

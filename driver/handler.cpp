@@ -270,12 +270,13 @@ uint64_t mux_code(uint16_t event) {
   return event == static_cast<uint16_t>(Event::kIssues) ? PERFMON_MUX_CTR0_ISSUES : 0;
 }
 
-uint32_t run_seed_offset() {
-  return g_config.seed * 0x9e3779b9u;  // golden-ratio steps: nearby seeds far apart
+uint32_t start_seed(uint32_t builtin) {
+  // golden-ratio steps: nearby run seeds far apart
+  return sanitize_seed(builtin + g_config.seed * 0x9e3779b9u);
 }
 
 void reseed(CpuHot& hot) {
-  hot.seed = sanitize_seed(kPeriodSeed + 977 * hot.cpu + run_seed_offset());
+  hot.seed = start_seed(kPeriodSeed + 977 * hot.cpu);
   event_counters_reseed(hot);
   profileme_reseed(hot);
 }

@@ -132,13 +132,13 @@ void hand_off_active(CpuHot& hot, uint32_t entries);
 inline constexpr uint32_t kPeriodSeed = 0x5eed;
 // Copies g_config into this CPU's hot line and selects the variant.
 void apply_config(CpuHot& hot);
-// What the run's seed (g_config.seed) adds to each generator's built-in
-// seed: 0 for seed 0.
-uint32_t run_seed_offset();
+// A generator's first seed: its built-in one plus what the run's seed
+// (g_config.seed) adds (nothing for seed 0), made valid for Park–Miller.
+// Every generator starts from it, at boot, lazily and at kOpReseed.
+uint32_t start_seed(uint32_t builtin);
 // kOpReseed: this CPU's counter-0 periods, counters 1 and 2's periods and
-// ProfileMe's intervals start again from their built-in seeds plus
-// run_seed_offset() (DCPI §4.1.1's randomized periods; another seed, other
-// draws).
+// ProfileMe's intervals start again from their start_seed()s (DCPI §4.1.1's randomized periods;
+// another seed, other draws).
 void reseed(CpuHot& hot);
 void event_counters_reseed(CpuHot& hot);
 void profileme_reseed(CpuHot& hot);

@@ -135,14 +135,12 @@ void profileme_slow_path() {
 uint32_t profileme_interval() { return g_interval_mean; }
 uint32_t profileme_pair_window() { return g_pair_window; }
 
-void profileme_reseed(CpuHot& hot) {
-  pm_hot(hot).seed = sanitize_seed(kProfileMeSeed + hot.cpu + run_seed_offset());
-}
+void profileme_reseed(CpuHot& hot) { pm_hot(hot).seed = start_seed(kProfileMeSeed + hot.cpu); }
 
 void profileme_start(CpuHot& hot) {
   if (g_interval_mean == 0) return;
   PmHot& pm = pm_hot(hot);
-  if (pm.seed == 0) pm.seed = kProfileMeSeed + hot.cpu + run_seed_offset();
+  if (pm.seed == 0) pm.seed = start_seed(kProfileMeSeed + hot.cpu);
   pm.table = pm_table(hot.cpu);
   pm.intervals = &g_intervals;
   // Pairs (two register sets, the overlap) and counting mode stay in C++

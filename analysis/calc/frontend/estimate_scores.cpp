@@ -117,6 +117,8 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
   }
   records.load = records_of("pm_load_cycles");
   records.stall = records_of("pm_stall_cycles");
+  records.fetch = records_of("pm_fetch_cycles");
+  records.imiss = records_of("pm_imiss");
   for (size_t b = 0; b < records.stall_log2.size(); ++b) {
     records.stall_log2[b] = records_of(("pm_stall_log2_" + std::to_string(b)).c_str());
     records.load_log2[b] = records_of(("pm_load_log2_" + std::to_string(b)).c_str());

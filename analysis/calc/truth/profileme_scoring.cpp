@@ -106,14 +106,24 @@ ProcedureCycles procedure_latency(const NamedRange& p, const RecordsByAddress& l
   return row;
 }
 
-// Issue + fetch -> slot + slot -> issue: the slot -> issue stall's spread
-// (the others' is left out: fetch -> slot has no distribution).
+// Fetch -> slot has no distribution; its cycles come mostly with an
+// I-cache miss, so its spread is taken as all of them in the records with
+// the miss bit and none in the rest (none without such records).
+double fetch_spread(const ProfileMeRecords& records, uint64_t pc, double k) {
+  const double fetch = at(records.fetch, pc), misses = at(records.imiss, pc);
+  if (fetch <= 0 || misses <= 0 || k <= 0) return 0;
+  return std::max(0.0, fetch * fetch / std::min(misses, k) - fetch * fetch / k);
+}
+
+// Issue + fetch -> slot + slot -> issue: the stall's spread and the fetch's
+// (the issue cycles' is left out: one or two).
 ProcedureCycles procedure_cycles(const NamedRange& p, const ProfileMeRecords& records,
                                  const GroundTruth& truth) {
   return procedure_latency(
       p, records.latency, records, [&](uint64_t pc) { return truth.cycles(pc); },
       [&](uint64_t pc, double k) {
-        return spread(records.stall_log2, pc, at(records.stall, pc), k);
+        return spread(records.stall_log2, pc, at(records.stall, pc), k) +
+               fetch_spread(records, pc, k);
       });
 }
 

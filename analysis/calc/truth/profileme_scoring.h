@@ -107,6 +107,9 @@ struct ProfileMeRecords {
   // Slot -> issue (pm_stall_cycles) and the log2 distributions of it and of
   // load -> data (pm_stall_log2_K, pm_load_log2_K; firmware/profileme.h).
   RecordsByAddress stall;
+  // Fetch -> slot (pm_fetch_cycles) and the records with an I-cache miss
+  // (pm_imiss), which carry most of it.
+  RecordsByAddress fetch, imiss;
   std::array<RecordsByAddress, PROFILEME_LATENCY_BUCKETS> stall_log2, load_log2;
   double interval = 0;
   // Paired sampling: cycles in progress and useful overlaps per PC, and W.

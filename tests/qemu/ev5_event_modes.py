@@ -34,7 +34,8 @@ import subprocess
 import sys
 
 from support import truth_file
-from support.common import Checks, dcpi_binary, event_period_mean, in_work_dir
+from support.common import (Checks, dcpi_binary, event_period_mean, in_work_dir,
+                            placement_bound)
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -98,11 +99,11 @@ def check_placement(db, truth_path, checks):
             p = placed.get(event)
             if image == "copy" and event == "imiss:u" and (p is None or p["samples"] == 0):
                 continue  # under one sample warranted: check_copy_imiss
-            bound = max(RATIO_BOUND, p["noise_ratio_p95"]) if p else RATIO_BOUND
+            bound = placement_bound(p, RATIO_BOUND) if p else RATIO_BOUND
             checks.expect(p is not None and p["samples"] > 0 and p["true_cycles"] > 0 and
                           0 < p["ratio"] <= bound,
                           f"{image}: {event} placement ratio {p['ratio'] if p else None} <= "
-                          f"{bound:.2f} (1.25, or an ideal sampler's p95 with this few samples)")
+                          f"{bound:.2f} (1.25, or an ideal sampler's distance + 4 spreads)")
     return scores
 
 

@@ -46,7 +46,8 @@ import subprocess
 import sys
 
 from support import truth_file
-from support.common import Checks, dcpi_binary, event_period_mean, in_work_dir
+from support.common import (Checks, dcpi_binary, event_period_mean, in_work_dir,
+                            placement_bound)
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -136,7 +137,7 @@ def check_visible(image, score, checks):
             print(f"{image}: {event} samples against where they can land: ratio "
                   f"{p.get('ratio')} ({p.get('samples')} samples: too few to judge)")
             continue
-        bound = max(RATIO_BOUND, p.get("noise_ratio_p95", 0))
+        bound = placement_bound(p, RATIO_BOUND)
         checks.expect(p.get("expectation") == "visible" and 0 <= p.get("ratio", 99) <= bound,
                       f"{image}: {event} samples against where they can land: ratio "
                       f"{p.get('ratio')} <= {bound:.2f} ({p.get('samples')} samples; against "

@@ -35,7 +35,7 @@ import sys
 import tempfile
 
 from support import truth_file
-from support.common import Checks, dcpi_binary
+from support.common import Checks, dcpi_binary, placement_bound
 
 BUILD = sys.argv[1]
 KEEP = sys.argv[2] if len(sys.argv) > 2 else None
@@ -176,14 +176,7 @@ def check_sampled_placement(checks, work, workload, event):
     score = json.loads(dcpi("score", "--db", db, "--truth", truth_path, "--image", workload,
                             "--json").stdout)
     p = score.get("event_placement", {}).get(event, {})
-    # An ideal sampler's distance plus 4 of its spreads (the project's 4
-    # sigma), as a ratio: its 95th percentile failed one build in twenty by
-    # construction (bytecode's pcmispredict, 11 PCs, 1,368 samples: 1.61
-    # against a p95 of 1.43 after a kernel change moved the run's timing;
-    # 0.72 and 0.84 in the two builds before).
-    noise = p.get("noise_distance", 0)
-    four_sigma = (noise + 4 * p.get("noise_spread", 0)) / noise if noise > 0 else 0
-    bound = max(1.25, four_sigma)
+    bound = placement_bound(p)
     checks.expect(p.get("samples", 0) > 100 and p.get("expectation") == "visible"
                   and 0 <= p.get("ratio", 99) <= bound,
                   f"{workload}: {event} samples against where they can land: ratio "

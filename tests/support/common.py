@@ -167,6 +167,19 @@ def chi_square(observed, expected):
     return total
 
 
+def placement_bound(placement, floor=1.25):
+    """The largest placement ratio (dcpi score's `placement` or an
+    `event_placement` entry) a run may show: the oracle's `floor` (issue 25)
+    or an ideal sampler's distance plus 4 of its spreads at that sample
+    count (the project's 4 sigma), as a ratio. Its 95th percentile, used
+    before, fails an ideal sampler one kernel layout in twenty by
+    construction (bytecode's pcmispredict 1.61 against a p95 of 1.43;
+    compress's dmiss 1.275 against 1.27 after session 24's driver change)."""
+    noise = placement.get("noise_distance", 0)
+    four_sigma = (noise + 4 * placement.get("noise_spread", 0)) / noise if noise > 0 else 0
+    return max(floor, four_sigma)
+
+
 def in_work_dir(main, keep=None):
     """main(directory) in `keep` (created; its files kept for a second look,
     and reused by scripts that skip a run whose files exist) or in a

@@ -141,14 +141,21 @@ class Dataflow {
     return a.kind == Value::Kind::kConstant ? constant(a.constant << shift) : unknown();
   }
 
+  // A memory-format word's Rb + displacement (<< 16 for ldah): an access's
+  // address, or what lda/ldah computes.
+  Value base_plus_displacement(const Registers& regs, const isa::Instruction& w,
+                               unsigned shift = 0) const {
+    const auto displacement = static_cast<uint64_t>(static_cast<int64_t>(w.displacement));
+    return add(read(regs, w.rb), constant(displacement << shift));
+  }
+
   Value result(const isa::Instruction& w, const Registers& regs) const {
     const Value a = read(regs, w.ra), b = operand_b(regs, w);
-    const auto displacement = static_cast<uint64_t>(static_cast<int64_t>(w.displacement));
     switch (w.operation) {
       case Operation::kLda:
-        return add(read(regs, w.rb), constant(displacement));
+        return base_plus_displacement(regs, w);
       case Operation::kLdah:
-        return add(read(regs, w.rb), constant(displacement << 16));
+        return base_plus_displacement(regs, w, 16);
       case Operation::kAddq:
         return add(a, b);
       case Operation::kS4addq:
@@ -206,8 +213,7 @@ class Dataflow {
         const InstructionRecord& in = instructions[i];
         if (isa::ev5_is_memory_access(in.ev5_class) && !in.no_op) {
           const isa::Instruction w = isa::decode(in.encoding, in.mode);
-          const auto displacement = static_cast<uint64_t>(static_cast<int64_t>(w.displacement));
-          found[b][i] = in_superpage(add(read(regs, w.rb), constant(displacement)));
+          found[b][i] = in_superpage(base_plus_displacement(regs, w));
         }
         step(in, regs);
       }

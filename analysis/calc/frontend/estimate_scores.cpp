@@ -4,6 +4,7 @@
 #include "firmware/truth_format.h"
 #include "isa/ev5_unit_latency.h"
 #include "profiledb/event_modes.h"
+#include "profiledb/profile_format.h"
 
 namespace dcpi {
 namespace {
@@ -119,9 +120,11 @@ void score_profileme_records(const CalcInputs& inputs, const std::optional<std::
   records.stall = records_of("pm_stall_cycles");
   records.fetch = records_of("pm_fetch_cycles");
   records.imiss = records_of("pm_imiss");
-  for (size_t b = 0; b < records.stall_log2.size(); ++b) {
-    records.stall_log2[b] = records_of(("pm_stall_log2_" + std::to_string(b)).c_str());
-    records.load_log2[b] = records_of(("pm_load_log2_" + std::to_string(b)).c_str());
+  for (uint16_t b = 0; b < records.stall_log2.size(); ++b) {
+    records.stall_log2[b] =
+        records_of(profile_format::event_name(PROFILEME_EVENT_STALL_LOG2_0 + b).c_str());
+    records.load_log2[b] =
+        records_of(profile_format::event_name(PROFILEME_EVENT_LOAD_LOG2_0 + b).c_str());
   }
   records.window = records_of("pm_window_cycles");
   records.overlap = records_of("pm_overlap");

@@ -14,6 +14,14 @@ bool ProcedureCycles::within_2sigma() const {
 bool ProcedureCycles::judged() const { return records >= kMinJudgedRecords; }
 
 namespace {
+// Counts `row` among the judged procedures, and among those within 2σ.
+void tally(const ProcedureCycles& row, size_t& judged, size_t& within) {
+  judged += row.judged();
+  within += row.judged() && row.within_2sigma();
+}
+}  // namespace
+
+namespace {
 
 constexpr uint64_t kLastBucket = 64;
 constexpr double kFigureRightHalf = 16;
@@ -147,8 +155,7 @@ void score_latency(const RecordsByAddress& latencies, const char* name,
   for (const NamedRange& p : procedures) {
     ProcedureCycles row = procedure_latency(p, latencies, records, exact, load_spread);
     if (row.projected == 0 && row.exact == 0) continue;
-    judged += row.judged();
-    within += row.judged() && row.within_2sigma();
+    tally(row, judged, within);
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(),
@@ -240,8 +247,7 @@ ProfileMeScore score_profileme(const ProfileMeRecords& records, const GroundTrut
   for (const NamedRange& p : procedures) {
     ProcedureCycles row = procedure_cycles(p, records, truth);
     if (row.projected == 0 && row.exact == 0) continue;
-    score.procedures_judged += row.judged();
-    score.procedures_within += row.judged() && row.within_2sigma();
+    tally(row, score.procedures_judged, score.procedures_within);
     score.procedures.push_back(std::move(row));
   }
   std::sort(score.procedures.begin(), score.procedures.end(),

@@ -153,6 +153,7 @@ struct Census {
   uint64_t table_entries;
   uint64_t buffer_samples;
   uint64_t buffer_entries;
+  uint64_t gapped_buckets;  // a free way before a used one: must stay 0 (the probes stop there)
 };
 Census census(uint32_t cpu);
 

@@ -97,15 +97,20 @@
 	stq	T, STATS(\field)
 .endm
 
-.macro	PROBE offset, next, hit
-	ldq	T, ENTRY_PC + \offset($2)
+/* Way k (1-3) of the bucket, $2 = way k-1: a hit, the bucket's first free
+ * way (the ways fill in order and free only all together, at a flush: the
+ * rest are free too, so a miss), or on to what follows (the next way; after
+ * way 3 the full bucket's miss). As driver/handler.cpp record(). */
+.macro	PROBE hit, fill
+	lda	$2, 16($2)
+	ldq	T, ENTRY_PC($2)
 	xor	T, PC, T
-	bne	T, \next
-	ldl	T, ENTRY_PID_EVENT + \offset($2)
+	bne	T, 1f
+	ldl	T, ENTRY_PID_EVENT($2)
 	xor	T, $1, T
-	bne	T, \next
-	lda	$2, \offset($2)
-	br	$31, \hit
+	beq	T, \hit
+1:	ldl	T, ENTRY_COUNT($2)
+	beq	T, \fill
 .endm
 
 .macro	CYCLES_FAST_PATH name, bail_variant, chain
@@ -136,13 +141,13 @@
 	srl	T, 64 - BUCKET_BITS - 6, T	/* (h & 4095) * 64 */
 	ldq	$2, HOT_TABLE(HOT)
 	addq	$2, T, $2			/* $2 = the 64-byte bucket */
-	/* Entry 0, then 1-3 out of line. */
+	/* Way 0, then 1-3 out of line. */
 	ldq	T, ENTRY_PC($2)
 	xor	T, PC, T
-	bne	T, probe1\@
+	bne	T, free0\@
 	ldl	T, ENTRY_PID_EVENT($2)
 	xor	T, $1, T
-	bne	T, probe1\@
+	bne	T, free0\@
 hit\@:	/* $2 = the matching entry */
 	ldl	T, ENTRY_COUNT($2)
 	addl	T, 1, T
@@ -172,34 +177,37 @@ reload\@:	/* No interrupts count: read_stats derives it (hits + misses +
 	ldq	$2, HOT_SAVE_R2(HOT)
 	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 
-probe1\@:	PROBE	16, probe2\@, hit\@
-probe2\@:	PROBE	32, probe3\@, hit\@
-probe3\@:	PROBE	48, miss\@, hit\@
-
-	/* Miss: the mod-4 round-robin counter picks the victim (DCPI §4.2.1).
-	 * $1 (pid_event) serves as a scratch register and is reloaded. */
-miss\@:
-	ldbu	T, HOT_EVICT(HOT)
-	sll	T, 4, T
-	addq	$2, T, $2			/* $2 = the victim */
+free0\@:	/* way 0 is another sample, or free: then so is the whole bucket */
 	ldl	T, ENTRY_COUNT($2)
-	beq	T, fill\@				/* an empty slot: nothing to evict */
+	beq	T, fill\@
+	PROBE	hit\@, fill\@
+	PROBE	hit\@, fill\@
+	PROBE	hit\@, fill\@
+
+	/* Miss in a full bucket: the mod-4 round-robin counter picks the
+	 * victim (DCPI §4.2.1). $1 (pid_event) serves as a scratch register and
+	 * is reloaded. */
+miss\@:
 	ldq	T, HOT_CURSOR(HOT)
 	ldq	$1, HOT_LIMIT(HOT)
 	cmpeq	T, $1, $1
 	bne	$1, bail\@			/* buffer full: switch or drop, in C++ */
-	ldq	$1, 0($2)			/* append the victim to the overflow buffer */
+	ldbu	$1, HOT_EVICT(HOT)
+	sll	$1, 4, $1
+	lda	$2, -48($2)			/* way 3 -> the bucket */
+	addq	$2, $1, $2			/* $2 = the victim */
+	ldq	$1, 0($2)			/* append it to the overflow buffer */
 	stq	$1, 0(T)
 	ldq	$1, 8($2)
 	stq	$1, 8(T)
 	lda	T, 16(T)
 	stq	T, HOT_CURSOR(HOT)
 	INC64	STATS_EVICTIONS
-fill\@:
 	ldbu	T, HOT_EVICT(HOT)
 	addq	T, 1, T
 	and	T, 3, T
 	stb	T, HOT_EVICT(HOT)
+fill\@:	/* $2 = the way to write */
 	stq	PC, ENTRY_PC($2)		/* {pc, count 1, pid, event} */
 	ldl	$1, HOT_PID_EVENT(HOT)
 	sll	$1, 32, $1

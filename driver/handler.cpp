@@ -84,17 +84,21 @@ inline bool append(CpuHot& hot, DriverCpuStats& stats, const SampleEntry& entry)
       ++stats.hits;
       return;
     }
-  }
-  // Miss: the mod-4 round-robin counter picks the victim (DCPI §4.2.1).
-  ++stats.misses;
-  SampleEntry& victim = bucket[hot.evict];
-  if (victim.count != 0) {
-    if (!append(hot, stats, victim)) {
-      ++stats.dropped[kDropBothBuffersFull];
+    if (bucket[i].count == 0) {  // the bucket's first free way: the rest are free too
+      ++stats.misses;
+      bucket[i] = SampleEntry{pc, 1, hot.pid, static_cast<uint16_t>(event)};
       return;
     }
-    ++stats.evictions;
   }
+  // Miss in a full bucket: the mod-4 round-robin counter picks the victim
+  // (DCPI §4.2.1).
+  ++stats.misses;
+  SampleEntry& victim = bucket[hot.evict];
+  if (!append(hot, stats, victim)) {
+    ++stats.dropped[kDropBothBuffersFull];
+    return;
+  }
+  ++stats.evictions;
   hot.evict = (hot.evict + 1) & (kBucketEntries - 1);
   victim = SampleEntry{pc, 1, hot.pid, static_cast<uint16_t>(event)};
 }
@@ -137,9 +141,13 @@ void record_sum(CpuHot& hot, uint64_t pc, uint16_t pid, uint16_t event, uint32_t
       bucket[i].count += count;
       return;
     }
+    if (bucket[i].count == 0) {  // as record(): the first free way
+      bucket[i] = entry;
+      return;
+    }
   }
   SampleEntry& victim = bucket[hot.evict];
-  if (victim.count != 0 && !append(hot, stats, victim)) {
+  if (!append(hot, stats, victim)) {
     ++stats.dropped[kDropProfileMe];
     return;
   }

@@ -175,6 +175,8 @@ Census census(uint32_t cpu) {
   for (uint32_t i = 0; i < kTableEntries; ++i) {
     c.table_samples += hot.table[i].count;
     c.table_entries += hot.table[i].count != 0;
+    const bool after_free_way = i % kBucketEntries != 0 && hot.table[i - 1].count == 0;
+    if (after_free_way && hot.table[i].count != 0) ++c.gapped_buckets;
   }
   auto add_buffer = [&](const SampleEntry* base, uint64_t n) {
     for (uint64_t i = 0; i < n; ++i) c.buffer_samples += base[i].count;

@@ -170,7 +170,8 @@ def case_conservation():
     expect(elapsed >= 1_000_000_000, f"{elapsed} guest instructions (virtual cycles) in total")
     fields = "interrupts table buffers to_daemon dropped hits misses evictions switches flushes".split()
     pattern = (r"conservation (?P<when>stopped|flushed) cpu=(?P<cpu>\d) "
-               + " ".join(f"{f}=(?P<{f}>\\d+)" for f in fields))
+               + " ".join(f"{f}=(?P<{f}>\\d+)" for f in fields)
+               + r" entries=\d+ table_entries=(?P<table_entries>\d+) gapped_buckets=(?P<gapped>\d+)")
     rows = values(text, pattern)
     expect(len(rows) == 8, "accounting printed for 4 CPUs, stopped and after the final flush")
     for r in rows:
@@ -179,6 +180,10 @@ def case_conservation():
                f"cpu {r['cpu']} {r['when']}: {n['interrupts']} interrupts = {n['table']} in table + "
                f"{n['buffers']} in buffers + {n['to_daemon']} to daemon + {n['dropped']} dropped")
         expect(n["hits"] + n["misses"] <= n["interrupts"], f"cpu {r['cpu']}: hits + misses <= interrupts")
+        # The probes stop at a bucket's first free way (driver/handler.cpp
+        # record): the ways fill in order, so no used way follows a free one.
+        expect(int(r["gapped"]) == 0 and int(r["table_entries"]) <= 16384,
+               f"cpu {r['cpu']} {r['when']}: {r['gapped']} buckets with a free way before a used one")
         if r["when"] == "flushed":
             expect(n["table"] == 0 and n["buffers"] == 0, f"cpu {r['cpu']}: the final flush emptied the driver")
     flushed = [{f: int(r[f]) for f in fields} for r in rows if r["when"] == "flushed"]

@@ -118,9 +118,11 @@ Totals account(const char* when) {
     for (uint64_t d : s.dropped) dropped += d;
     kprintf(
         "DCPI-TEST conservation %s cpu=%u interrupts=%lu table=%lu buffers=%lu to_daemon=%lu "
-        "dropped=%lu hits=%lu misses=%lu evictions=%lu switches=%lu flushes=%lu entries=%lu\n",
+        "dropped=%lu hits=%lu misses=%lu evictions=%lu switches=%lu flushes=%lu entries=%lu "
+        "table_entries=%lu gapped_buckets=%lu\n",
         when, cpu, s.interrupts, c.table_samples, c.buffer_samples, s.samples_to_daemon, dropped,
-        s.hits, s.misses, s.evictions, s.overflow_switches, s.flushes, s.entries_to_daemon);
+        s.hits, s.misses, s.evictions, s.overflow_switches, s.flushes, s.entries_to_daemon,
+        c.table_entries, c.gapped_buckets);
     t.interrupts += s.interrupts;
     t.table += c.table_samples;
     t.buffers += c.buffer_samples;

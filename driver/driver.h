@@ -38,6 +38,10 @@ struct SamplerConfig {
   uint32_t period_base = kDefaultPeriodBase;  // firmware/control_block.h
   uint32_t period_range = kDefaultPeriodRange;
   Variant variant = Variant::kCycles;
+  // The cycles variant's samples recorded by PALcode itself (wrperfmon
+  // PERFMON_PAL_RECORDS); false: by the handler's assembly fast path
+  // (bench_driver measures both).
+  bool pal_records = true;
 };
 
 // Called once per CPU, on that CPU, before start.

@@ -60,26 +60,6 @@
 #define T	$16	/* a0: scratch (PAL saved it), the period for rtiperf at the end */
 #define STATS(f)	(HOT_TO_STATS + (f))(HOT)	/* this CPU's DriverCpuStats field */
 
-/* Park-Miller "minimal standard" (16807, 2^31 - 1) in Carta's form, as
- * firmware/park_miller.h: p = 16807 s; sum = (p & M) + (p >> 31); then
- * sum = (sum + (sum >> 31)) & M. sum < 2^31 + 16807, so the fold is exact. */
-.macro	PARK_MILLER_FOLD seed, tmp
-	srl	\seed, 31, \tmp
-	sll	\seed, 33, \seed
-	srl	\seed, 33, \seed
-	addq	\seed, \tmp, \seed
-	srl	\seed, 31, \tmp
-	addq	\seed, \tmp, \seed
-	sll	\seed, 33, \seed
-	srl	\seed, 33, \seed
-.endm
-
-.macro	PARK_MILLER seed, tmp
-	lda	\tmp, 16807($31)
-	mulq	\seed, \tmp, \seed
-	PARK_MILLER_FOLD \seed, \tmp
-.endm
-
 /* The same step with 16807 = 7^5 as five s8subq (8x - x = 7x), one cycle
  * each, instead of mulq (12 cycles on the 21164, and the multiplier busy):
  * seed < 2^31, so seed * 16807 < 2^46 and every partial product is exact.
@@ -89,28 +69,6 @@
 	s8subq	\seed, \seed, \seed
 	.endr
 	PARK_MILLER_FOLD \seed, \tmp
-.endm
-
-.macro	INC64 field
-	ldq	T, STATS(\field)
-	addq	T, 1, T
-	stq	T, STATS(\field)
-.endm
-
-/* Way k (1-3) of the bucket, $2 = way k-1: a hit, the bucket's first free
- * way (the ways fill in order and free only all together, at a flush: the
- * rest are free too, so a miss), or on to what follows (the next way; after
- * way 3 the full bucket's miss). As driver/handler.cpp record(). */
-.macro	PROBE hit, fill
-	lda	$2, 16($2)
-	ldq	T, ENTRY_PC($2)
-	xor	T, PC, T
-	bne	T, 1f
-	ldl	T, ENTRY_PID_EVENT($2)
-	xor	T, $1, T
-	beq	T, \hit
-1:	ldl	T, ENTRY_COUNT($2)
-	beq	T, \fill
 .endm
 
 .macro	CYCLES_FAST_PATH name, bail_variant, chain
@@ -128,20 +86,10 @@
 	 * §4.2.3) CpuHot::handler is dcpi_entry_cycles_flushing instead
 	 * (driver/handler.cpp select_entry). */
 	ldl	$1, HOT_PID_EVENT(HOT)		/* pid | event << 16 */
-	/* Bucket of (PID, PC, EVENT), as driver/handler.cpp bucket_of:
-	 * h = (pc >> 2) + pid_event * 0x9e3779b1; h ^= h >> 12; h & 4095.
-	 * The product is cached in the line (pe_hash, set with the PID and
-	 * event); only bits 0-23 of h matter, so its sign extension does not. */
-	ldl	T, HOT_PE_HASH(HOT)
-	srl	PC, 2, $2
-	addq	$2, T, T
-	srl	T, 12, $2
-	xor	T, $2, T
-	sll	T, 64 - BUCKET_BITS, T
-	srl	T, 64 - BUCKET_BITS - 6, T	/* (h & 4095) * 64 */
+	SAMPLE_BUCKET_OFFSET HOT, PC, T, $2
 	ldq	$2, HOT_TABLE(HOT)
-	addq	$2, T, $2			/* $2 = the 64-byte bucket */
-	/* Way 0, then 1-3 out of line. */
+	addq	$2, T, $2			/* $2 = the bucket's way 0 */
+	/* Way 0, then 1-3 out of line (firmware/sample_table.h). */
 	ldq	T, ENTRY_PC($2)
 	xor	T, PC, T
 	bne	T, free0\@
@@ -149,21 +97,10 @@
 	xor	T, $1, T
 	bne	T, free0\@
 hit\@:	/* $2 = the matching entry */
-	ldl	T, ENTRY_COUNT($2)
-	addl	T, 1, T
-	stl	T, ENTRY_COUNT($2)
-	INC64	STATS_HITS
+	SAMPLE_HIT HOT, $2, T
 reload\@:	/* No interrupts count: read_stats derives it (hits + misses +
 	 * flushing_samples, the last counted by the C++ path). */
-	/* DCPI §4.1.1: a fresh period, base + (seed * range) >> 31. */
-	ldl	$1, HOT_SEED(HOT)
-	PARK_MILLER $1, T
-	stl	$1, HOT_SEED(HOT)
-	ldl	T, HOT_PERIOD_RANGE(HOT)
-	mulq	$1, T, $1
-	srl	$1, 31, $1
-	ldl	T, HOT_PERIOD_BASE(HOT)
-	addq	$1, T, T			/* a0 = the period, for rtiperf */
+	SAMPLE_PERIOD HOT, T, $1		/* a0 = the period, for rtiperf */
 	.if	\chain
 	br	$31, chain_capture
 	.endif
@@ -180,40 +117,14 @@ reload\@:	/* No interrupts count: read_stats derives it (hits + misses +
 free0\@:	/* way 0 is another sample, or free: then so is the whole bucket */
 	ldl	T, ENTRY_COUNT($2)
 	beq	T, fill\@
-	PROBE	hit\@, fill\@
-	PROBE	hit\@, fill\@
-	PROBE	hit\@, fill\@
-
-	/* Miss in a full bucket: the mod-4 round-robin counter picks the
-	 * victim (DCPI §4.2.1). $1 (pid_event) serves as a scratch register and
-	 * is reloaded. */
-miss\@:
-	ldq	T, HOT_CURSOR(HOT)
-	ldq	$1, HOT_LIMIT(HOT)
-	cmpeq	T, $1, $1
-	bne	$1, bail\@			/* buffer full: switch or drop, in C++ */
-	ldbu	$1, HOT_EVICT(HOT)
-	sll	$1, 4, $1
-	lda	$2, -48($2)			/* way 3 -> the bucket */
-	addq	$2, $1, $2			/* $2 = the victim */
-	ldq	$1, 0($2)			/* append it to the overflow buffer */
-	stq	$1, 0(T)
-	ldq	$1, 8($2)
-	stq	$1, 8(T)
-	lda	T, 16(T)
-	stq	T, HOT_CURSOR(HOT)
-	INC64	STATS_EVICTIONS
-	ldbu	T, HOT_EVICT(HOT)
-	addq	T, 1, T
-	and	T, 3, T
-	stb	T, HOT_EVICT(HOT)
-fill\@:	/* $2 = the way to write */
-	stq	PC, ENTRY_PC($2)		/* {pc, count 1, pid, event} */
+	SAMPLE_NEXT_WAY $2, PC, $1, T, hit\@, fill\@
+	SAMPLE_NEXT_WAY $2, PC, $1, T, hit\@, fill\@
+	SAMPLE_NEXT_WAY $2, PC, $1, T, hit\@, fill\@
+	/* $1 (pid_event) serves as a scratch register and is reloaded. */
+	SAMPLE_EVICT HOT, $2, T, $1, bail\@
 	ldl	$1, HOT_PID_EVENT(HOT)
-	sll	$1, 32, $1
-	addq	$1, 1, $1
-	stq	$1, ENTRY_COUNT($2)
-	INC64	STATS_MISSES
+fill\@:	/* $2 = the way to write */
+	SAMPLE_FILL HOT, $2, PC, $1, T
 	br	$31, reload\@
 
 	/* Nothing written yet: restore the scratch registers and let the C++

@@ -236,14 +236,27 @@ constexpr HandlerEntry kEntries[] = {dcpi_entry_cycles, dcpi_entry_mux, dcpi_ent
                                      dcpi_entry_trace, dcpi_entry_chain};
 static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<uint32_t>(Variant::kCount));
 
-}  // namespace
+// What PALcode records (wrperfmon PERFMON_PAL_RECORDS): the cycles
+// variant's every sample (the table, a KSEG address: bit 63 set), the value
+// and mux variants' all but every k-th (bit 63 clear: PALcode counts
+// value_countdown down as their entries do), nothing while flushing or for
+// the trace and chain variants (0).
+uint64_t pal_records_word(const CpuHot& hot) {
+  const auto table = reinterpret_cast<uint64_t>(hot.table);
+  constexpr uint64_t kEveryOne = uint64_t{1} << 63;
+  if (!g_config.pal_records || (table & kEveryOne) == 0) return 0;
+  if (hot.handler == dcpi_entry_cycles) return table;
+  if (hot.handler == dcpi_entry_value || hot.handler == dcpi_entry_mux) return table & ~kEveryOne;
+  return 0;
+}
 
-// DCPI §4.2: "we switch dynamically among specialized versions". While the
-// table is being flushed the cycles variant's entry is the full-frame one
-// (every sample goes to the overflow buffer, in C++), so the assembly fast
-// path never has to test the flushing flag. Called on this CPU at IPL 6
-// whenever the flag or the variant changes.
-void select_entry(CpuHot& hot) {
+// PALcode's register is this CPU's: only set on hot's own CPU (driver_init
+// configures every CPU from the boot CPU; counter_start runs on each).
+void hand_pal_the_table(CpuHot& hot) {
+  if (pal::whami() == hot.cpu) pal::wrperfmon(PERFMON_PAL_RECORDS, pal_records_word(hot));
+}
+
+void select_variant_entry(CpuHot& hot) {
   if (hot.flushing && hot.handler == dcpi_entry_cycles) hot.handler = dcpi_entry_cycles_flushing;
   if (!hot.flushing && hot.handler == dcpi_entry_cycles_flushing) hot.handler = dcpi_entry_cycles;
   if (hot.flushing && hot.handler == dcpi_entry_value) hot.handler = dcpi_entry_value_flushing;
@@ -252,6 +265,24 @@ void select_entry(CpuHot& hot) {
   if (!hot.flushing && hot.handler == dcpi_entry_mux_flushing) hot.handler = dcpi_entry_mux;
   if (hot.flushing && hot.handler == dcpi_entry_chain) hot.handler = dcpi_entry_chain_flushing;
   if (!hot.flushing && hot.handler == dcpi_entry_chain_flushing) hot.handler = dcpi_entry_chain;
+}
+
+}  // namespace
+
+// DCPI §4.2: "we switch dynamically among specialized versions". While the
+// table is being flushed the cycles variant's entry is the full-frame one
+// (every sample goes to the overflow buffer, in C++), so the assembly fast
+// path never has to test the flushing flag. Called on this CPU at IPL 6
+// whenever the flag or the variant changes.
+//
+// The cycles variant's samples are recorded by PALcode itself (wrperfmon
+// PERFMON_PAL_RECORDS: the same steps, firmware/sample_table.h, without the
+// jump to the handler and back); the fast path in driver/fast_handler.S
+// serves the other variants and PALcode's one way out, an eviction into a
+// full overflow buffer.
+void select_entry(CpuHot& hot) {
+  select_variant_entry(hot);
+  hand_pal_the_table(hot);
 }
 
 void hand_off_active(CpuHot& hot, uint32_t entries) {
@@ -328,6 +359,7 @@ void event_counter_interrupt(uint64_t overflowed, uint64_t pc) {
 void counter_start(CpuHot& hot) {
   // PALcode delivers this line in a1 with every overflow (palcode/README.md).
   pal::wrperfmon(PERFMON_SET_CONTEXT, reinterpret_cast<uint64_t>(&hot));
+  hand_pal_the_table(hot);
   g_aux[hot.cpu].last_period = reload(hot);  // with the counter off: just loads it
   pal::wrperfmon(PERFMON_ENABLE, 1);
   profileme_start(hot);

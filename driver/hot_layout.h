@@ -1,42 +1,23 @@
 /* Offsets the assembly fast path (driver/fast_handler.S) uses in CpuHot,
- * DriverCpuStats and SampleEntry. Plain #defines for the assembler;
+ * DriverCpuStats and SampleEntry beyond those PALcode shares
+ * (firmware/sample_table.h). Plain #defines for the assembler;
  * driver/percpu.h static_asserts every one against the C++ layout. */
 #ifndef DCPI_DRIVER_HOT_LAYOUT_H
 #define DCPI_DRIVER_HOT_LAYOUT_H
 
-#include "firmware/memory_map.h" /* DCPI_MAX_CPUS */
+#include "firmware/sample_table.h" /* what PALcode reads too */
 
 /* Line 0: the handler's state (DCPI §4.2.2). handler is quadword 0: the
  * PAL delivery jumps through it (firmware/pal_abi.h PERF_CTX_ENTRY). */
 #define HOT_HANDLER 0
-#define HOT_TABLE 8
-#define HOT_CURSOR 16
-#define HOT_LIMIT 24
-#define HOT_SEED 32
-#define HOT_PERIOD_BASE 36
-#define HOT_PID_EVENT 40 /* pid (u16) then event (u16): one 32-bit word */
-#define HOT_PE_HASH 44   /* pid_event * 0x9e3779b1, low 32 bits; same quadword */
-#define HOT_PERIOD_RANGE 48
 #define HOT_FLUSHING 52
-#define HOT_EVICT 55
 #define HOT_CPU 62
-#define HOT_VALUE_COUNTDOWN 63 /* interrupts until the next interpretation run */
 /* Line 1: the save area of the PAL delivery (PS, PC, a0-a2 at
  * PERF_CTX_SAVE_*) and the fast path's three scratch registers. */
 #define HOT_SAVE_R0 104
 #define HOT_SAVE_R1 112
 #define HOT_SAVE_R2 120
-#define HOT_SIZE 128
-#define HOT_SIZE_SHIFT 7
 
-/* dcpi_driver_stats[DCPI_MAX_CPUS] follows dcpi_cpu_slots[DCPI_MAX_CPUS] directly (both are defined
- * in driver/fast_handler.S, in that order): CPU i's statistics are at a fixed distance from its
- * CpuHot, so the fast path needs no pointer for them. */
-#define HOT_TO_STATS (DCPI_MAX_CPUS * HOT_SIZE)
-#define STATS_SHIFT 7 /* sizeof(DriverCpuStats) == 128 */
-#define STATS_HITS 16
-#define STATS_MISSES 24
-#define STATS_EVICTIONS 32
 #define STATS_HANDLER_CYCLES 96
 
 /* ProfileMe's per-CPU lines (driver/profileme_table.h PmHot), after the
@@ -54,13 +35,6 @@
 #define PM_ENTRY_SHIFT 5  /* 32 bytes */
 #define PM_BUCKET_SHIFT 6 /* two entries: a line */
 #define PM_BUCKET_BITS 9  /* 512 buckets */
-
-#define ENTRY_PC 0
-#define ENTRY_COUNT 8
-#define ENTRY_PID_EVENT 12
-
-/* The hash table's bucket index is 12 bits (kBuckets == 4096). */
-#define BUCKET_BITS 12
 
 /* Variant numbers (dcpi::driver::Variant) passed to the full-frame path. */
 #define VARIANT_CYCLES 0

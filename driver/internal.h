@@ -95,6 +95,7 @@ struct GlobalConfig {
   EventSet events;
   uint32_t mux;          // 1: time-multiplex the events on counter 0
   Variant base_variant;  // cycles, trace or value when not multiplexing
+  uint32_t pal_records;  // SamplerConfig::pal_records
   uint32_t mux_count;
   uint8_t mux_events[kMaxMuxEvents];
   // Counters 1 and 2's events (the ev5 machine's model counts them; issue

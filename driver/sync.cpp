@@ -32,6 +32,7 @@ GlobalConfig g_config = {kDefaultPeriodBase,
                          event_bit(Event::kCycles),
                          0,
                          Variant::kCycles,
+                         1,  // PALcode records the cycles variant's samples
                          1,
                          {0, 0, 0, 0},
                          {0, 0},
@@ -137,6 +138,7 @@ void sampler_init_cpu(uint32_t cpu, uint32_t seed, const SamplerConfig& config) 
   g_config.period_base = config.period_base;
   g_config.period_range = config.period_range;
   g_config.base_variant = config.variant;
+  g_config.pal_records = config.pal_records;
   SampleEntry* memory = dcpi_sample_memory[cpu];
   for (uint32_t i = 0; i < kTableEntries; ++i) memory[i] = SampleEntry{};
   PmEntry* pm = pm_table(cpu);

@@ -140,6 +140,11 @@
 #define PAL_VECTOR_CLOCK 0x0180
 #define PAL_VECTOR_DEVICE 0x0200
 #define PAL_COUNTER_DELIVERY 0x0194
+/* Where PALcode's own record of a counter-0 sample (PERFMON_PAL_RECORDS)
+ * starts counter 0 anew, with the period it drew in p1 ($9, a PAL shadow
+ * register): the ev5 model reads it there, as it reads rtiperf's a0, and a
+ * sample's count restarts there (sample_visibility.h). */
+#define PAL_COUNTER_RELOAD 0x3c5c
 /* cserve CSERVE_SLEPT (QEMU runs CALL_PAL wtint itself, never entering
  * PALcode, so the kernel reports each sleep it measured on the virtual
  * clock) stores the sleep's length (ns) at this offset: the ev5 model books
@@ -170,6 +175,18 @@
 /* Ours (ev5 machine): a1 = counters 1 and 2's values in the 21164's fields
  * (firmware/ev5_counters.h); function 6 writes counter 0 alone. */
 #define PERFMON_WRITE_EVENTS 9
+/* Ours (palcode/README.md; 10-12 are ProfileMe's, firmware/profileme.h):
+ * a1 = the context's hash table (CpuHot::table of the context of
+ * wrperfmon 8, firmware/sample_table.h, a KSEG address) when PALcode may
+ * record counter 0's samples itself: its delivery then hashes the
+ * interrupted PC into that table, counts a hit or fills a free way or
+ * evicts into the overflow buffer, draws the next period and returns, all
+ * in PALmode (no jump to the handler, no save area), and takes the way to
+ * the handler only for an eviction into a full overflow buffer. The table
+ * with bit 63 clear: the same for every sample but the k-th, counted down
+ * in the context's HOT_VALUE_COUNTDOWN byte (the value and mux variants).
+ * a1 = 0: every overflow goes to the handler. Per CPU, like the context. */
+#define PERFMON_PAL_RECORDS 13
 
 /* Typhoon CCHIP (physical). */
 #define TYPHOON_CCHIP_PHYS_HI 0x400d /* << 29 = 0x801a0000000 */

@@ -13,6 +13,7 @@
 #include "firmware/ev5_counters.h"
 #include "firmware/pal_abi.h"
 #include "firmware/profileme.h"
+#include "firmware/sample_table.h"
 
 	.set	noat
 	.set	nomacro
@@ -77,6 +78,7 @@
 #define ptAlarmStale	60	/* nonzero: ALARM not re-armed since a counter delivery */
 #define ptCtrDelivered	61	/* virtual ns of the last counter-0 delivery (for perfframe) */
 #define ptPmEntry	62	/* wrperfmon 12: ProfileMe's dedicated entry; 0 = classic delivery */
+#define ptSampleTable	63	/* wrperfmon 13: the table PALcode records counter 0's samples in (bit 63 clear: all but the k-th); 0 = the handler does */
 
 #define mfpr	hw_mfpr
 #define mtpr	hw_mtpr
@@ -184,8 +186,12 @@ pal_counter_delivery:
 	mfpr	p2, ptTimerAck
 	mfpr	p3, ptMiscAddr
 	hw_stq/p p2, 0(p3)		/* the flag stays asserted until cleared */
-	mtpr	p0, ptCtrDelivered	/* for the observed period (perfframe) */
 	mfpr	p4, ptPerfCtx
+	mfpr	p3, ptSampleTable
+	blt	p3, pal_record_sample	/* PALcode records it (wrperfmon 13) */
+	bne	p3, pal_record_countdown	/* or all but the k-th */
+pal_counter_to_handler:			/* p0 = the delivery time, p4 = the context */
+	mtpr	p0, ptCtrDelivered	/* for the observed period (perfframe) */
 	mfpr	p5, prPS
 	stq	a0, PERF_CTX_SAVE_A0(p4)	/* PALmode: kernel translation (KSEG) */
 	stq	a1, PERF_CTX_SAVE_A1(p4)
@@ -561,6 +567,7 @@ pal_reset_body:
 	mtpr	$31, ptMces
 	mtpr	$31, ptPerfCtx
 	mtpr	$31, ptPmEntry
+	mtpr	$31, ptSampleTable
 	mtpr	$31, ptAlarmStale
 	mtpr	$31, ptCtrDelivered
 	lda	p2, (1 << MISC_ITINTR_SHIFT)($31)
@@ -940,6 +947,8 @@ pal_wrperfmon_body:
 	bne	p1, pal_perfmon_write_events
 	cmpeq	a0, PERFMON_PROFILEME_ENTRY, p1
 	bne	p1, pal_perfmon_profileme_entry
+	cmpeq	a0, PERFMON_PAL_RECORDS, p1
+	bne	p1, pal_perfmon_pal_records
 pal_perfmon_refuse:
 	lda	v0, PERFMON_REFUSED($31)
 	hw_rei
@@ -1070,6 +1079,88 @@ pal_perfmon_set_context:		/* ours: a1 is delivered in a1 on overflow */
 pal_perfmon_profileme_entry:		/* ours: ProfileMe's dedicated delivery jumps to a1 */
 	mtpr	a1, ptPmEntry
 	hw_rei
+
+pal_perfmon_pal_records:		/* ours: counter 0's samples recorded in a1's table here */
+	mtpr	a1, ptSampleTable
+	hw_rei
+
+/* Counter 0's sample recorded in PALcode (wrperfmon 13, DCPI §4.2.1-§4.2.2
+ * with the handler's design unchanged: this CPU's context line and table,
+ * no locks, a fresh pseudo-random period, a 4-way bucket, the overflow
+ * buffer pair; the steps are firmware/sample_table.h's, which the driver's
+ * assembly fast path expands too). The delivery branches here instead of
+ * saving PS, PC and a0-a2 and jumping to the handler, which would return
+ * with rtiperf: in PALmode the shadow registers p0-p7 are the only ones
+ * used, so nothing is saved or restored, and the PS is never changed. An
+ * eviction into a full overflow buffer (a switch or a drop, the driver's
+ * C++) goes to the handler before anything is written; while the table is
+ * flushed, or for the other variants, the driver sets no table here.
+ * pal_record_hit and the draw come first so that pal_counter_reload sits
+ * at the fixed PAL_COUNTER_RELOAD (pal_record_hit + 23 instructions), where
+ * the ev5 model reads the period (tests/guest/pal_offsets.py). */
+	.org	PAL_COUNTER_RELOAD - 23 * 4
+pal_record_hit:				/* p3 = the matching entry */
+	SAMPLE_HIT p4, p3, p1
+pal_record_draw:
+	SAMPLE_PERIOD p4, p1, p2
+	.globl	pal_counter_reload	/* at PAL_COUNTER_RELOAD */
+pal_counter_reload:			/* p1 = the period: counter 0 starts now */
+	mfpr	p0, prVmtime
+	s4addq	p1, p0, p2		/* now + cycles * 4 ns */
+	mtpr	p0, ptCtrStart
+	mtpr	p2, ptCtrDeadline
+	mfpr	p3, ptTickDeadline	/* all ones when off: never the earlier */
+	cmpult	p3, p2, p5
+	cmovne	p5, p3, p2
+	mtpr	p2, prAlarm
+	hw_rei				/* to the interrupted PC, PS untouched */
+
+pal_record_sample:			/* p0 = the delivery time, p3 = the table, p4 = the context */
+	mfpr	p5, prExcAddr		/* the sampled PC */
+	SAMPLE_BUCKET_OFFSET p4, p5, p1, p2
+	addq	p3, p1, p3		/* the bucket's way 0 */
+	ldl	p6, HOT_PID_EVENT(p4)
+	ldq	p1, ENTRY_PC(p3)
+	xor	p1, p5, p1
+	bne	p1, pal_record_free0
+	ldl	p1, ENTRY_PID_EVENT(p3)
+	xor	p1, p6, p1
+	beq	p1, pal_record_hit
+pal_record_free0:			/* way 0 is another sample, or free: then so is the bucket */
+	ldl	p1, ENTRY_COUNT(p3)
+	beq	p1, pal_record_fill
+	SAMPLE_NEXT_WAY p3, p5, p6, p1, pal_record_hit, pal_record_fill
+	SAMPLE_NEXT_WAY p3, p5, p6, p1, pal_record_hit, pal_record_fill
+	SAMPLE_NEXT_WAY p3, p5, p6, p1, pal_record_hit, pal_record_fill
+	SAMPLE_EVICT p4, p3, p1, p2, pal_record_full
+pal_record_fill:
+	SAMPLE_FILL p4, p3, p5, p6, p1
+	br	$31, pal_record_draw
+
+/* The value and mux variants (the table with bit 63 clear): PALcode
+ * records every sample but the k-th, counting the context's countdown
+ * byte down as the driver's countdown entries do (driver/fast_handler.S
+ * COUNTDOWN_VARIANT); the k-th (the byte at 1) is the handler's, which
+ * interprets or rotates and resets the byte. */
+pal_record_countdown:
+	ldbu	p1, HOT_VALUE_COUNTDOWN(p4)
+	subq	p1, 1, p1
+	ble	p1, pal_counter_to_handler
+	stb	p1, HOT_VALUE_COUNTDOWN(p4)
+	sll	p3, 1, p3		/* the table's KSEG address again */
+	sra	p3, 1, p3
+	br	$31, pal_record_sample
+
+/* An eviction into a full overflow buffer: the handler's, nothing written;
+ * a countdown step is taken back first, since the handler's entry takes it
+ * again. */
+pal_record_full:
+	mfpr	p3, ptSampleTable
+	blt	p3, pal_counter_to_handler
+	ldbu	p1, HOT_VALUE_COUNTDOWN(p4)
+	addq	p1, 1, p1
+	stb	p1, HOT_VALUE_COUNTDOWN(p4)
+	br	$31, pal_counter_to_handler
 
 pal_no_kernel_message:
 	.asciz	"palcode: no kernel (-kernel) given; powering off\r\n"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The PAL offsets firmware/pal_abi.h promises (PAL_VECTOR_*, where the
-counter delivery starts, the wait's store of how long it slept) against the built palcode.elf, with binutils' nm
+counter delivery starts, where PALcode's own record restarts the count, the
+wait's store of how long it slept) against the built palcode.elf, with binutils' nm
 as the oracle: the ev5 model recognizes interrupts and sample deliveries by
 these offsets (qemu/machine/plugins/ev5/sample_visibility.h), and the Alpha
 assembler cannot check a label's offset itself (its relaxation makes label
@@ -18,6 +19,7 @@ EXPECTED = {  # symbol -> the macro of firmware/pal_abi.h it sits at
     "pal_clock_interrupt": "PAL_VECTOR_CLOCK",
     "pal_device_interrupt": "PAL_VECTOR_DEVICE",
     "pal_counter_delivery": "PAL_COUNTER_DELIVERY",
+    "pal_counter_reload": "PAL_COUNTER_RELOAD",
     "pal_wait_slept": "PAL_WAIT_SLEPT",
     "pal_profileme_delivery": "PAL_PROFILEME_READS",
 }

@@ -288,13 +288,15 @@ void synthetic(uint64_t chunks, bool churn) {
   drv::sampler_context_switch(0);
 }
 
-void bench_synthetic(const char* name, uint64_t chunks, bool churn) {
+void bench_synthetic(const char* name, uint64_t chunks, bool churn, bool pal_records) {
   const uint32_t cpu = this_cpu();
-  drv::sampler_init_cpu(cpu, 99, drv::SamplerConfig{});
+  drv::SamplerConfig config{};
+  config.pal_records = pal_records;
+  drv::sampler_init_cpu(cpu, 99, config);
   uint64_t start = pal::rpcc();
   synthetic(chunks, churn);
   const uint64_t off = pal::rpcc() - start;
-  drv::sampler_init_cpu(cpu, 99, drv::SamplerConfig{});
+  drv::sampler_init_cpu(cpu, 99, config);
   start = pal::rpcc();
   drv::sampler_start();
   synthetic(chunks, churn);
@@ -309,9 +311,17 @@ void bench_synthetic(const char* name, uint64_t chunks, bool churn) {
 
 void test_bench(uint64_t iterations) {
   const uint32_t cpus = static_cast<uint32_t>(smp::online_count());
-  // Hit and miss paths, measured on one CPU with the others idle.
-  bench_synthetic("hit", 1500, false);
-  bench_synthetic("miss", 1500, true);
+  // Hit and miss paths, measured on one CPU with the others idle. A tick
+  // more or less in the profiled run moves the mean by ~580 instructions
+  // over the whole run: 50 chunks (~6 interrupts) an iteration keep that
+  // under 0.4 an interrupt at 300 iterations.
+  const uint64_t chunks = 50 * iterations;
+  bench_synthetic("hit", chunks, false, true);
+  bench_synthetic("miss", chunks, true, true);
+  // The same samples recorded by the handler's assembly fast path (the
+  // other variants' way) instead of PALcode.
+  bench_synthetic("hit_handler", chunks, false, false);
+  bench_synthetic("miss_handler", chunks, true, false);
   // The kernel mix on every CPU, unprofiled then profiled (default period).
   bench_iterations = iterations;
   const uint64_t off = run_mix_everywhere(false);

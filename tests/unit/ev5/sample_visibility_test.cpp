@@ -83,6 +83,30 @@ TEST(Ev5SampleVisibility, NothingIsVisibleFromADeliveryToTheReload) {
   EXPECT_EQ(v.visible().count(kUser + 4), 0u);
 }
 
+// PALcode records the sample itself (firmware/pal_abi.h
+// PERFMON_PAL_RECORDS): no handler, no rtiperf; the count restarts at the
+// instruction at PAL_COUNTER_RELOAD, and PAL returns to the interrupted PC.
+TEST(Ev5SampleVisibility, PalcodesOwnRecordRestartsTheCountWhereItReloads) {
+  const Blocks b;
+  SampleVisibility v(true);
+  reload(v, b);
+  v.enter(b.user, kAddq);
+  v.cut(1);
+  v.enter(b.clock, kAddq);
+  v.enter(b.delivery, kAddq);
+  const BlockTiming record = two_at(kPal + PAL_COUNTER_RELOAD - 4);  // the draw's end, the reload
+  v.enter(record, kAddq);
+  EXPECT_EQ(v.state(), State::kOff);
+  v.reloaded_in_pal(record.pc + 4);
+  EXPECT_EQ(v.state(), State::kPal);
+  v.enter(b.user, kAddq);  // hw_rei: back where it was interrupted
+  EXPECT_EQ(v.state(), State::kCounting);
+  // The block the exit cut short (its first instruction), and PAL's
+  // cycles from the reload on, where it returned to; none before.
+  EXPECT_EQ(v.visible().at(kUser), b.user.instructions[0].cost + record.instructions[1].cost);
+  EXPECT_EQ(v.visible().count(kUser + 4), 0u);
+}
+
 TEST(Ev5SampleVisibility, PalCyclesAreSeenWherePalReturns) {
   const Blocks b;
   SampleVisibility v(true);

@@ -320,6 +320,14 @@ void on_wrperfmon_write(unsigned int vcpu, void*) {
   state->vcpus[vcpu]->next_period((uint64_t{1} << PERFMON_CTR0_WIDTH) - start);
 }
 
+// PALcode's own record of a sample (firmware/pal_abi.h PAL_COUNTER_RELOAD):
+// the period it drew is in p1 ($9, the shadow register PAL mode reads).
+void on_pal_reload(unsigned int vcpu, void* pc) {
+  if (vcpu >= state->vcpus.size()) return;
+  state->vcpus[vcpu]->reloaded_in_pal(read_register(register_handle(9)),
+                                      reinterpret_cast<uintptr_t>(pc));
+}
+
 void watch_reload(qemu_plugin_tb* tb, const std::vector<uint32_t>& words) {
   const uint64_t start = qemu_plugin_tb_vaddr(tb);
   if (!state->options.sampling || start < dcpi::kKsegBase || dcpi::is_palcode_address(start))
@@ -377,6 +385,9 @@ void watch_pal(qemu_plugin_tb* tb, const std::vector<uint32_t>& words, BlockReco
       qemu_plugin_register_vcpu_mem_cb(insn, on_slept, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
                                        &block.refs[i]);
     const uint64_t offset = start + 4 * i - dcpi::kKsegBase;
+    if (offset == PAL_COUNTER_RELOAD && state->options.sampling)
+      qemu_plugin_register_vcpu_insn_exec_cb(insn, on_pal_reload, QEMU_PLUGIN_CB_R_REGS,
+                                             reinterpret_cast<void*>(start + 4 * i));
     for (size_t k = 0; k < std::size(kProfileMeDeliveryRegisters); ++k)
       if (offset == PAL_PROFILEME_READS + 4 * k)
         qemu_plugin_register_vcpu_insn_exec_cb(

@@ -181,6 +181,22 @@ void SampleVisibility::enter(const BlockTiming& timing, uint32_t last_word) {
   }
 }
 
+void SampleVisibility::reloaded_in_pal(uint64_t pc) {
+  if (!enabled_ || events_) return;
+  count_ran_before(pc);
+  // The delivery's cycles up to here count for nothing (kOff, which
+  // count_ran_before leaves uncounted): the new count starts at `pc`.
+  if (block_ && pc >= block_->pc)
+    counted_ = std::max(counted_, std::min(static_cast<size_t>((pc - block_->pc) / 4),
+                                           block_->instructions.size()));
+  armed_ = true;
+  elapsed_ = 0;
+  drawn_ = next_period_;
+  next_period_ = 0;
+  returning_ = true;
+  state_ = state_at(true);
+}
+
 void SampleVisibility::enter_pal(uint64_t offset) {
   if (events_) {
     if (offset == EV5_PAL_VECTOR_COUNTER && overflowed_) delivered();

@@ -13,7 +13,8 @@
 // 1 / (base + range - t) for t in [base, base + range) and 0 before base,
 // summed up to the overflow and no further (the compensator of the sample
 // process: its expectation is the number of samples). The plugin reads each
-// drawn period where the driver reloads (rtiperf's a0, wrperfmon's write),
+// drawn period where the driver reloads (rtiperf's a0, wrperfmon's write,
+// p1 where PALcode's own record restarts the count: PAL_COUNTER_RELOAD),
 // so the sum stops exactly at the overflow, inside the charge it falls in;
 // a cycle the handler's return perturbs (a write buffer it drained, a line
 // it evicted) right after a reload gets weight 0, as no sample can land
@@ -107,6 +108,12 @@ class SampleVisibility {
   // The wrperfmon about to run is not counter 0's write (the event
   // counters' write, read or mux, issue 26): counter 0's count goes on.
   void keeps_count() { called_reload_ = false; }
+  // PALcode recorded the sample itself (firmware/pal_abi.h
+  // PERFMON_PAL_RECORDS) and restarts the count at `pc`, in the block being
+  // run, with the period given to next_period(): as at rtiperf's PAL entry,
+  // its remaining PAL cycles count towards the new period, and PAL returns
+  // to the interrupted PC.
+  void reloaded_in_pal(uint64_t pc);
   // Unordered (the truth file's writer sorts): each instruction of a block
   // adds to its PC's weight, a tree's walk per instruction (issue 31).
   using VisibleCycles = CountMap<uint64_t, std::hash<uint64_t>, double>;

@@ -117,6 +117,12 @@ class VcpuModel {
   void next_period(uint64_t cycles) { truth_.visibility.next_period(cycles); }
   // A wrperfmon that does not write counter 0 is about to run.
   void keeps_count() { truth_.visibility.keeps_count(); }
+  // PALcode recorded counter 0's sample itself and restarts the count at
+  // `pc` with `cycles` (firmware/pal_abi.h PAL_COUNTER_RELOAD).
+  void reloaded_in_pal(uint64_t cycles, uint64_t pc) {
+    truth_.visibility.next_period(cycles);
+    truth_.visibility.reloaded_in_pal(pc);
+  }
   // Moves the last counts into the truth (call when the vCPU is stopped).
   void settle_truth() { truth_.settle(); }
   // Whether the truth's bookings are kept (VcpuTruth::recording): off when

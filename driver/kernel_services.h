@@ -106,4 +106,6 @@ extern const void* const dcpi_running_processes;
 // f0-f31 then the FPCR: 33 quadwords (kernel/switch.S). fp_save clobbers f0.
 void fp_save(uint64_t* area);
 void fp_restore(const uint64_t* area);
+// f0 alone from the area: undoes fp_save when nothing else changed.
+void fp_restore_f0(const uint64_t* area);
 }

@@ -64,20 +64,43 @@ inline uint8_t fields_of(const ValueCapture& capture, const isa::interp::Step& s
   return f;
 }
 
+// A page translated for the run: nothing in the run can change the mapping,
+// so each page's table walk is done once.
+struct PageSeen {
+  uint64_t page = ~uint64_t{0};
+  uint64_t kseg = 0;
+};
+
 // User memory through the page tables of the interrupted process: a page
 // that is not present or not accessible stops the run (seed 001 §2.1.2).
+// The interpreter times a load around load() (seed 001 §3.3), so under
+// QEMU a latency is this path's length: a page the run has seen, or a
+// table walk.
 struct UserMemory {
   const kernel::AddressSpace* space;
-  // The last page read: a run's instruction fetches are almost always on
-  // one page, so they walk the page table once (reads only; nothing in the
-  // run can change the mapping).
-  uint64_t read_page = ~uint64_t{0};
-  uint64_t read_kseg = 0;
+  // The last two pages read: a run's instruction fetches are almost always
+  // on one page, its loads often on another (the stack, the data), and one
+  // entry would walk the tables again at every switch between them.
+  PageSeen read[2];
+  PageSeen written;
+  static constexpr uint64_t kOffset = kPageBytes - 1;
   uint64_t readable(uint64_t va) {
-    constexpr uint64_t kOffset = kPageBytes - 1;
-    if ((va & ~kOffset) == read_page) return read_kseg + (va & kOffset);
+    const uint64_t page = va & ~kOffset;
+    if (page == read[0].page) return read[0].kseg + (va & kOffset);
+    if (page == read[1].page) {
+      const PageSeen hit = read[1];
+      read[1] = read[0], read[0] = hit;
+      return hit.kseg + (va & kOffset);
+    }
     const uint64_t k = kernel::translate_user(*space, va, false);
-    if (k != 0) read_page = va & ~kOffset, read_kseg = k & ~kOffset;
+    if (k != 0) read[1] = read[0], read[0] = PageSeen{page, k & ~kOffset};
+    return k;
+  }
+  uint64_t writable(uint64_t va) {
+    const uint64_t page = va & ~kOffset;
+    if (page == written.page) return written.kseg + (va & kOffset);
+    const uint64_t k = kernel::translate_user(*space, va, true);
+    if (k != 0) written = PageSeen{page, k & ~kOffset};
     return k;
   }
   bool load(uint64_t va, unsigned bytes, uint64_t& value) {
@@ -100,7 +123,7 @@ struct UserMemory {
     return true;
   }
   bool store(uint64_t va, unsigned bytes, uint64_t value) {
-    const uint64_t k = kernel::translate_user(*space, va, true);
+    const uint64_t k = writable(va);
     if (k == 0) return false;
     switch (bytes) {
       case 1:
@@ -243,7 +266,7 @@ void value_sample(CpuHot& hot, TrapFrame* frame) {
   ctx.fp_touched = false;
   ctx.written = 0;
   const uint64_t usp = ctx.r[30];
-  UserMemory mem{space};
+  UserMemory mem{space, {}, {}};
   const ValueCapture& capture = vb.capture;
   uint64_t stack_top = 0;
   if (capture.context && (usp & 7) == 0 && !mem.load(usp, 8, stack_top)) stack_top = 0;
@@ -259,7 +282,11 @@ void value_sample(CpuHot& hot, TrapFrame* frame) {
   store_integer_registers(ctx, *frame);
   if (ctx.r[30] != usp) pal::wrusp(ctx.r[30]);
   frame->pc = ctx.pc;
-  fp_restore(ctx.f);  // unconditional: fp_save clobbered $f0
+  // fp_save clobbered $f0; a run that touched no FP state changed nothing else.
+  if (ctx.fp_touched)
+    fp_restore(ctx.f);
+  else
+    fp_restore_f0(ctx.f);
 
   // The run in its wire form: sized first, then written whole or dropped
   // whole, so the daemon only ever sees complete runs.

@@ -154,3 +154,14 @@ fp_restore:
 	ldt	$f30, 240($16)
 	ret	$31, ($26)
 	.end	fp_restore
+
+/* What fp_save changed, put back: f0 (it read the FPCR through f0), for a
+ * caller that changed no other FP state since (the value sampler's runs
+ * that touched none). */
+	.globl	fp_restore_f0
+	.align	4
+	.ent	fp_restore_f0
+fp_restore_f0:
+	ldt	$f0, 0($16)
+	ret	$31, ($26)
+	.end	fp_restore_f0

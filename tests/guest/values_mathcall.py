@@ -105,14 +105,20 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Load latencies (seed 001 §3.3) through the latency plug-in, captured on
     # load opcodes only. QEMU has no memory hierarchy: the interpreter's
-    # timed access path costs nearly the same number of instructions every
-    # time (a few data-dependent branches: 88, 90 and 92 were seen in one
-    # run, two of them in most), against hundreds of cycles of spread on ev5.
+    # timed access path is all there is, two lengths of it (driver/
+    # value_sampler.cpp UserMemory): a page the run has already translated
+    # (26 instructions in session 25) or a page-table walk (~100), each
+    # nearly constant (a few data-dependent branches), against hundreds of
+    # cycles of spread on ev5.
     latency = json.loads(dcpi("values", "--db", db, "--image", "mathcall", "--kind", "latency",
                               "--images", IMAGES, "--json"))
-    seen = {int(v["value"]) for r in latency["rows"] for v in r["values"]}
-    expect(len(latency["rows"]) > 0 and max(seen) - min(seen) <= 8,
-           f"load latencies are (nearly) constant under QEMU: {sorted(seen)} over "
+    seen = sorted({int(v["value"]) for r in latency["rows"] for v in r["values"]})
+    levels = [seen[0]] if seen else []
+    for value in seen[1:]:
+        if value - levels[-1] > 8:
+            levels.append(value)
+    expect(len(latency["rows"]) > 0 and len(levels) <= 2,
+           f"load latencies under QEMU are the access path's two lengths: {seen} over "
            f"{len(latency['rows'])} loads")
     expect(all(r["instruction"].startswith("ld") for r in latency["rows"]),
            "only loads carry a latency")

@@ -87,6 +87,20 @@
 /* One counter-0 wrap (2^16 cycles) in virtual ns: 65536 * 4 = 0x40000. */
 #define CTR0_WRAP_NS_HI	4	/* ldah: 4 << 16 */
 
+/* Counter 0 starts now (now <- the virtual ns) and overflows `cycles`
+ * cycles later (deadline <- that time); the ALARM is re-armed with the
+ * earlier of that deadline and the tick's. Clobbers tick and t. */
+.macro	START_COUNTER0 cycles, now, deadline, tick, t
+	mfpr	\now, prVmtime
+	s4addq	\cycles, \now, \deadline	/* now + cycles * 4 ns */
+	mtpr	\now, ptCtrStart
+	mtpr	\deadline, ptCtrDeadline
+	mfpr	\tick, ptTickDeadline	/* all ones when off: never the earlier */
+	cmpult	\tick, \deadline, \t
+	cmovne	\t, \tick, \deadline
+	mtpr	\deadline, prAlarm
+.endm
+
 /* reg <- physical address of the Typhoon CCHIP (0x801a0000000). */
 .macro	CCHIP	reg
 	lda	\reg, TYPHOON_CCHIP_PHYS_HI($31)
@@ -434,14 +448,7 @@ pal_rdusp:
 	CALL_PAL_PRIV(CALL_PAL_RTIPERF)
 pal_rtiperf:
 	beq	a0, 1f			/* ProfileMe's return: counter 0 untouched */
-	mfpr	p0, prVmtime
-	s4addq	a0, p0, p1		/* now + cycles * 4 ns */
-	mtpr	p0, ptCtrStart
-	mtpr	p1, ptCtrDeadline
-	mfpr	p2, ptTickDeadline	/* all ones when off: never the earlier */
-	cmpult	p2, p1, p3
-	cmovne	p3, p2, p1
-	mtpr	p1, prAlarm
+	START_COUNTER0 a0, p0, p1, p2, p3
 1:	ldq	p4, PERF_CTX_SAVE_PS(a1)
 	ldq	p5, PERF_CTX_SAVE_PC(a1)
 	ldq	a0, PERF_CTX_SAVE_A0(a1)
@@ -1105,14 +1112,7 @@ pal_record_draw:
 	SAMPLE_PERIOD p4, p1, p2
 	.globl	pal_counter_reload	/* at PAL_COUNTER_RELOAD */
 pal_counter_reload:			/* p1 = the period: counter 0 starts now */
-	mfpr	p0, prVmtime
-	s4addq	p1, p0, p2		/* now + cycles * 4 ns */
-	mtpr	p0, ptCtrStart
-	mtpr	p2, ptCtrDeadline
-	mfpr	p3, ptTickDeadline	/* all ones when off: never the earlier */
-	cmpult	p3, p2, p5
-	cmovne	p5, p3, p2
-	mtpr	p2, prAlarm
+	START_COUNTER0 p1, p0, p2, p3, p5
 	hw_rei				/* to the interrupted PC, PS untouched */
 
 pal_record_sample:			/* p0 = the delivery time, p3 = the table, p4 = the context */

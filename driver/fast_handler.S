@@ -115,11 +115,7 @@ reload\@:	/* No interrupts count: read_stats derives it (hits + misses +
 	call_pal CALL_PAL_RTIPERF		/* reload counter 0, restore a0-a2/PS/PC, return */
 
 free0\@:	/* way 0 is another sample, or free: then so is the whole bucket */
-	ldl	T, ENTRY_COUNT($2)
-	beq	T, fill\@
-	SAMPLE_NEXT_WAY $2, PC, $1, T, hit\@, fill\@
-	SAMPLE_NEXT_WAY $2, PC, $1, T, hit\@, fill\@
-	SAMPLE_NEXT_WAY $2, PC, $1, T, hit\@, fill\@
+	SAMPLE_OTHER_WAYS $2, PC, $1, T, hit\@, fill\@
 	/* $1 (pid_event) serves as a scratch register and is reloaded. */
 	SAMPLE_EVICT HOT, $2, T, $1, bail\@
 	ldl	$1, HOT_PID_EVENT(HOT)

@@ -82,6 +82,17 @@
 	beq	\t, \fill
 .endm
 
+/* Way 0 (`way`) held another sample or none: a free way 0 makes the whole
+ * bucket free (a miss: `fill`); else ways 1-3, leaving `way` at way 3 when
+ * none matches and none is free (the full bucket's miss follows). */
+.macro	SAMPLE_OTHER_WAYS way, pc, pe, t, hit, fill
+	ldl	\t, ENTRY_COUNT(\way)
+	beq	\t, \fill
+	SAMPLE_NEXT_WAY \way, \pc, \pe, \t, \hit, \fill
+	SAMPLE_NEXT_WAY \way, \pc, \pe, \t, \hit, \fill
+	SAMPLE_NEXT_WAY \way, \pc, \pe, \t, \hit, \fill
+.endm
+
 /* A miss in a full bucket (`way` = its way 3): the mod-4 round-robin
  * counter, advanced on each eviction, picks the victim (DCPI §4.2.1),
  * which goes to the active overflow buffer; `way` <- the victim. A full

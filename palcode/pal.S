@@ -1127,11 +1127,7 @@ pal_record_sample:			/* p0 = the delivery time, p3 = the table, p4 = the context
 	xor	p1, p6, p1
 	beq	p1, pal_record_hit
 pal_record_free0:			/* way 0 is another sample, or free: then so is the bucket */
-	ldl	p1, ENTRY_COUNT(p3)
-	beq	p1, pal_record_fill
-	SAMPLE_NEXT_WAY p3, p5, p6, p1, pal_record_hit, pal_record_fill
-	SAMPLE_NEXT_WAY p3, p5, p6, p1, pal_record_hit, pal_record_fill
-	SAMPLE_NEXT_WAY p3, p5, p6, p1, pal_record_hit, pal_record_fill
+	SAMPLE_OTHER_WAYS p3, p5, p6, p1, pal_record_hit, pal_record_fill
 	SAMPLE_EVICT p4, p3, p1, p2, pal_record_full
 pal_record_fill:
 	SAMPLE_FILL p4, p3, p5, p6, p1

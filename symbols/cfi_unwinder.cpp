@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -496,22 +497,25 @@ UnwindStep CfiTable::step(uint64_t elf_pc, const UnwindRegisters& regs,
   return result;
 }
 
-std::optional<uint64_t> CfiTable::function_begin(uint64_t elf_pc) const {
+std::optional<std::pair<uint64_t, uint64_t>> CfiTable::function_range(uint64_t elf_pc) const {
   const auto& fdes = handles_->fdes;
   auto it = std::upper_bound(fdes.begin(), fdes.end(), elf_pc,
                              [](uint64_t pc, const Fde& f) { return pc < f.begin; });
   if (it == fdes.begin() || elf_pc >= std::prev(it)->end) return std::nullopt;
-  return std::prev(it)->begin;
+  return std::pair{std::prev(it)->begin, std::prev(it)->end};
 }
 
-std::optional<uint64_t> cfi_function_begin(const std::string& path, uint64_t elf_pc) {
+std::optional<std::pair<uint64_t, uint64_t>> cfi_function_range(const std::string& path,
+                                                                uint64_t elf_pc) {
+  static std::mutex mutex;  // dcpi calc --all names procedures on several threads
   static std::map<std::string, std::unique_ptr<CfiTable>> tables;
+  const std::lock_guard lock(mutex);
   auto found = tables.find(path);
   if (found == tables.end()) {
     std::string problem;
     found = tables.emplace(path, CfiTable::open(path, &problem)).first;
   }
-  return found->second ? found->second->function_begin(elf_pc) : std::nullopt;
+  return found->second ? found->second->function_range(elf_pc) : std::nullopt;
 }
 
 const char* unwind_stop_name(UnwindStop stop) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace dcpi {
 
@@ -68,9 +69,9 @@ class CfiTable {
   // instruction's address (return address - 4), so that a call that ends
   // a procedure is looked up in that procedure.
   UnwindStep step(uint64_t elf_pc, const UnwindRegisters& registers, const StackReader& read) const;
-  // Where the FDE covering `elf_pc` begins: the procedure's first address,
+  // The FDE covering `elf_pc`: [begin, end) of the procedure it describes,
   // for code without symbols (stripped libraries); nullopt when none covers it.
-  std::optional<uint64_t> function_begin(uint64_t elf_pc) const;
+  std::optional<std::pair<uint64_t, uint64_t>> function_range(uint64_t elf_pc) const;
 
  private:
   struct Handles;
@@ -80,8 +81,10 @@ class CfiTable {
 
 const char* unwind_stop_name(UnwindStop stop);
 
-// CfiTable::function_begin for the ELF file at `path`, its table opened once
-// per process and kept (the reports name unsymbolized code by it).
-std::optional<uint64_t> cfi_function_begin(const std::string& path, uint64_t elf_pc);
+// CfiTable::function_range for the ELF file at `path`, its table opened once
+// per process and kept (ElfImage::procedure_at names unsymbolized code by
+// it). Safe to call from several threads.
+std::optional<std::pair<uint64_t, uint64_t>> cfi_function_range(const std::string& path,
+                                                                uint64_t elf_pc);
 
 }  // namespace dcpi

@@ -1,9 +1,12 @@
 #include "symbols/elf_image.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
 
+#include "symbols/cfi_unwinder.h"
 #include "symbols/demangle.h"
 
 namespace dcpi {
@@ -37,13 +40,21 @@ std::optional<Procedure> ElfImage::procedure_at(uint64_t address) const {
     return from_symbol(*function, ProcedureSource::kFunctionSymbol);
   const CodeRange* range = code_range_of(address);
   if (!range) return std::nullopt;
+  if (auto procedure = symbol_procedure_at(address, *range)) return procedure;
+  return frame_procedure_at(address);
+}
+
+// The nearest preceding code symbol of `range`, unless a stripped library's
+// .dynsym says the code is not that symbol's.
+std::optional<Procedure> ElfImage::symbol_procedure_at(uint64_t address,
+                                                       const CodeRange& range) const {
   auto after = std::upper_bound(
       code_symbols_.begin(), code_symbols_.end(), address,
       [](uint64_t value, const ElfSymbol& symbol) { return value < symbol.address; });
   // Walk back to the first symbol at that address (functions sort first).
   if (after == code_symbols_.begin()) return std::nullopt;
   const uint64_t start = std::prev(after)->address;
-  if (start < range->start) return std::nullopt;  // a symbol of another section
+  if (start < range.start) return std::nullopt;  // a symbol of another section
   const auto first = std::lower_bound(
       code_symbols_.begin(), after, start,
       [](const ElfSymbol& symbol, uint64_t value) { return symbol.address < value; });
@@ -55,6 +66,16 @@ std::optional<Procedure> ElfImage::procedure_at(uint64_t address) const {
   Procedure procedure = from_symbol(*first, ProcedureSource::kNearestSymbol);
   procedure.size = 0;  // the symbol's own size (if any) does not cover `address`
   return procedure;
+}
+
+// Code no symbol names: the procedure its CFI describes (every function GCC
+// compiles has an FDE in .eh_frame, stripped or not), so that a static
+// function's PCs are one procedure, as call chains name it (chain_tree.cpp).
+std::optional<Procedure> ElfImage::frame_procedure_at(uint64_t address) const {
+  const auto range = cfi_function_range(path(), address);
+  if (!range) return std::nullopt;
+  return Procedure{fmt::format("{:#x}", range->first), range->first, range->second - range->first,
+                   ProcedureSource::kFrameInfo};
 }
 
 std::optional<Procedure> ElfImage::procedure_named(const std::string& name) const {

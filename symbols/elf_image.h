@@ -77,7 +77,9 @@ struct SourceLocation {
 // How a procedure was named: from a function symbol, from the nearest
 // preceding symbol of any type (hand-written assembly often has only labels),
 // or not at all (a stripped binary: the address is all we know).
-enum class ProcedureSource { kFunctionSymbol, kNearestSymbol, kAddressOnly };
+// kFrameInfo: code no symbol names (a stripped library's static functions),
+// bounded by the .eh_frame FDE that covers it and named by its start address.
+enum class ProcedureSource { kFunctionSymbol, kNearestSymbol, kFrameInfo, kAddressOnly };
 
 struct Procedure {
   std::string name;    // demangled
@@ -100,7 +102,8 @@ class ElfImage {
 
   // The procedure containing `address`: a PLT stub (`foo@plt`, from the
   // lazy-binding relocations), a function symbol, else the nearest
-  // preceding symbol in the same executable section; nullopt if neither.
+  // preceding symbol in the same executable section, else (code without
+  // symbols) the FDE's range, named "0x<start>"; nullopt if none.
   std::optional<Procedure> procedure_at(uint64_t address) const;
   // The procedure named `name` (function symbols first, then any code symbol).
   std::optional<Procedure> procedure_named(const std::string& name) const;
@@ -139,6 +142,8 @@ class ElfImage {
   friend class ElfSymbols;  // ElfSymbols::open reads through an ElfImage
   explicit ElfImage(ElfSymbols symbols) : symbols_(std::move(symbols)) {}
   const CodeRange* code_range_of(uint64_t address) const;
+  std::optional<Procedure> symbol_procedure_at(uint64_t address, const CodeRange& range) const;
+  std::optional<Procedure> frame_procedure_at(uint64_t address) const;
 
   ElfSymbols symbols_;
   ElfLoadInfo load_info_;

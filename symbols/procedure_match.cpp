@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 #include <numeric>
 #include <optional>
 
@@ -166,6 +167,16 @@ std::optional<uint64_t> procedure_address(std::string_view query) {
   return std::stoull(std::string(digits), nullptr, 16);
 }
 
+std::optional<uint64_t> image_procedure_address(std::string_view query,
+                                                const std::string& image_path) {
+  const size_t plus = query.rfind('+');
+  if (plus == std::string_view::npos || plus == 0) return std::nullopt;
+  const auto address = procedure_address(query.substr(plus + 1));
+  if (!address || query.substr(0, plus) != std::filesystem::path(image_path).filename().string())
+    return std::nullopt;
+  return address;
+}
+
 std::string procedure_base_name(std::string_view symbol) {
   return forms_of(std::string(symbol)).base;
 }
@@ -266,6 +277,7 @@ size_t select_procedure(const std::vector<std::string>& symbols, std::string_vie
 std::optional<Procedure> find_procedure(const ElfImage& elf, std::string_view query,
                                         const std::string& where) {
   if (const auto address = procedure_address(query)) return elf.procedure_at(*address);
+  if (const auto address = image_procedure_address(query, where)) return elf.procedure_at(*address);
   const std::vector<std::string> symbols = elf.procedure_symbols();
   const std::vector<size_t> matches = match_procedures(symbols, query);
   if (matches.empty()) return std::nullopt;

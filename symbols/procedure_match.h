@@ -52,6 +52,12 @@ std::string plain_cxx_name(std::string_view demangled);
 // The address a query "0x120003e80" names; nullopt for any other query.
 std::optional<uint64_t> procedure_address(std::string_view query);
 
+// A query "libc.so.6.1+0x4de00", as the reports name code no symbol names
+// (image file name, '+', address): the address if `image_path`'s file name
+// is the one given; nullopt for another image or any other query.
+std::optional<uint64_t> image_procedure_address(std::string_view query,
+                                                const std::string& image_path);
+
 // The (demangled) names of the procedures that have samples: suggestions rank them
 // before the closest names nobody ran.
 using SampledProcedures = std::set<std::string>;

@@ -44,6 +44,8 @@ void print_listing(const ProcedureListing& listing, bool show_source,
       << hex_address(listing.procedure.start) << ", " << hex_address(listing.end) << ")";
   if (listing.procedure.source == ProcedureSource::kNearestSymbol)
     out << " (no function symbol: bounded by the next symbol)";
+  if (listing.procedure.source == ProcedureSource::kFrameInfo)
+    out << " (no symbol: bounded by its .eh_frame FDE)";
   out << "\nTotal samples in procedure:";
   for (size_t e = 0; e < listing.events.size(); ++e)
     out << (e ? ", " : " ") << listing.events[e] << " = " << listing.totals[e];

@@ -92,7 +92,7 @@ class PprofBuilder {
     if (image.unknown) {
       name = kUnknownProcedure;
     } else if (auto procedure = entry.elf ? entry.elf->procedure_at(address) : std::nullopt) {
-      name = procedure->name;
+      name = procedure_display_name(image, *procedure);
       start_source = entry.elf->source_at(procedure->start);
     } else {
       name = address_name(image, address);
@@ -291,7 +291,7 @@ void write_samples_json(const SampleSet& samples, ImageResolver& resolver, std::
       std::optional<Procedure> procedure;
       if (resolved.elf) procedure = resolved.elf->procedure_at(row.address);
       json.field("procedure", image.unknown ? std::string(kUnknownProcedure)
-                              : procedure   ? procedure->name
+                              : procedure   ? procedure_display_name(image, *procedure)
                                             : address_name(image, row.address));
       if (resolved.elf)
         if (auto source = resolved.elf->source_at(row.address))

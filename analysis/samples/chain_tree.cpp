@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "profiledb/profile_db.h"
-#include "symbols/cfi_unwinder.h"
 
 namespace dcpi {
 namespace {
@@ -45,12 +44,11 @@ std::pair<std::string, std::string> chain_frame_name(const profiledb::ChainProfi
   const ResolvedImage& resolved =
       resolver.resolve(ImageIdentity{image.build_id, image.path, 0, false});
   if (resolved.elf) {
+    // Stripped code is named by where its CFI's procedure begins
+    // (ProcedureSource::kFrameInfo), so that every PC of one procedure is
+    // one frame (and the exact tree's name).
     if (const auto procedure = resolved.elf->procedure_at(node.address))
       return {procedure->name, image.path};
-    // Stripped code: the procedure its CFI says the address is in, so that
-    // every PC of one procedure is one frame (and the exact tree's name).
-    if (const auto begin = cfi_function_begin(resolved.elf->path(), node.address))
-      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(*begin));
   }
   return {hex, image.path};
 }

@@ -7,7 +7,6 @@
 #include <stdexcept>
 
 #include "profiledb/profile_db.h"
-#include "symbols/cfi_unwinder.h"
 
 namespace dcpi {
 namespace {
@@ -35,13 +34,11 @@ std::pair<std::string, std::string> name_of(const profiledb::ContextProfile& pro
       // that function's, and a sampled chain, which sees only the caller's
       // return address, names it so too (docs/reports.md, "PLT calls").
       if (procedure->name.ends_with("@plt")) procedure->name.resize(procedure->name.size() - 4);
+      // Stripped code is named by where its CFI's procedure begins
+      // (ProcedureSource::kFrameInfo: a bsr enters past the gp set-up, a jsr
+      // at the entry, one name for both), as the sampled chains name it.
       return {procedure->name, image.path};
     }
-    // Stripped code: named by where its CFI's procedure begins (a bsr enters
-    // past the gp set-up, a jsr at the entry: one name for both), as the
-    // sampled chains name it (chain_tree.cpp).
-    if (const auto begin = cfi_function_begin(resolved.elf->path(), node.address))
-      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(*begin));
   }
   return {hex, image.path};
 }

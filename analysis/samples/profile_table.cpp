@@ -32,12 +32,17 @@ std::string source_line_text(const ReportRow& row) {
          std::to_string(row.source_line);
 }
 
+std::string procedure_display_name(const ImageIdentity& image, const Procedure& procedure) {
+  return procedure.source == ProcedureSource::kFrameInfo ? address_name(image, procedure.start)
+                                                         : procedure.name;
+}
+
 ProcedureName name_procedure(const ImageIdentity& image, const ResolvedImage& resolved,
                              uint64_t address) {
   if (image.unknown) return {kUnknownProcedure, std::nullopt};
   if (resolved.elf)
     if (auto procedure = resolved.elf->procedure_at(address))
-      return {procedure->name, procedure->start};
+      return {procedure_display_name(image, *procedure), procedure->start};
   return {address_name(image, address), std::nullopt};
 }
 

@@ -95,6 +95,11 @@ std::string address_name(const ImageIdentity& image, uint64_t address);
 
 // The procedure holding `address` in `image`: its symbol's name and start,
 // "[unknown]" for the unknown image, else address_name's.
+// How reports name `procedure` of `image`: code named only by its CFI
+// (ProcedureSource::kFrameInfo) shows as image+0x<start>, as an address
+// outside every procedure does.
+std::string procedure_display_name(const ImageIdentity& image, const Procedure& procedure);
+
 struct ProcedureName {
   std::string name;
   std::optional<uint64_t> start;

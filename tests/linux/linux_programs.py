@@ -111,6 +111,23 @@ def procedures(db, image):
     return {row["procedure"]: row["samples"] for row in rows}
 
 
+def fde_starts(path):
+    """Where binutils' readelf says each .eh_frame FDE's procedure begins."""
+    frames = subprocess.run(["alpha-linux-gnu-readelf", "--debug-dump=frames", path],
+                            capture_output=True, text=True).stdout
+    return {int(m.group(1), 16) for m in re.finditer(r" FDE .*pc=([0-9a-f]+)\.\.", frames)}
+
+
+def check_unnamed_rows(rows, image):
+    """Code no symbol names (libc's static functions) is one row per procedure,
+    named by where its FDE begins, not one row per sampled PC."""
+    starts = fde_starts(SYSROOT + image)
+    unnamed = [p for p in rows if re.match(r"^[^ ]*\+0x[0-9a-f]+$", p)]
+    stray = [p for p in unnamed if int(p.rsplit("+", 1)[1], 16) not in starts]
+    expect(starts and not stray,
+           f"{image}: unnamed rows start where an FDE does ({len(unnamed)} rows): {stray[:5]}")
+
+
 def case_profile(tmp):
     for name, args, image, wanted in [
             ("sorter", ["60000"], "/lib/libc.so.6.1", ("msort", "strcmp", "qsort", "malloc")),
@@ -123,6 +140,7 @@ def case_profile(tmp):
         expect(sum(named.values()) > 0, f"{name}: samples in {image} procedures with names")
         expect(any(any(w in p for w in wanted) for p in named),
                f"{name}: a {image} procedure named like {wanted}")
+        check_unnamed_rows(rows, image)
 
 
 def build_id(path):

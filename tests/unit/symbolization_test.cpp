@@ -3,9 +3,12 @@
 // the resolver finds (or refuses) an ELF for a profile's image identity.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "report_fixture.h"
 #include "symbols/demangle.h"
@@ -69,12 +72,45 @@ TEST(ElfImage, NearestSymbolFallbackAndNoDwarf) {
   EXPECT_FALSE(image.procedure_named("dcpi_transfer_ring"));  // data, not code
 }
 
+// The FDEs binutils' readelf lists in `path`'s .eh_frame: [begin, end) each.
+std::vector<std::pair<uint64_t, uint64_t>> readelf_fdes(const std::string& path) {
+  std::vector<std::pair<uint64_t, uint64_t>> fdes;
+  FILE* pipe =
+      popen(("alpha-linux-gnu-readelf --debug-dump=frames " + path + " 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return fdes;
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    const char* pc = std::strstr(line, " FDE ") ? std::strstr(line, "pc=") : nullptr;
+    unsigned long long begin = 0, end = 0;
+    if (pc && std::sscanf(pc, "pc=%llx..%llx", &begin, &end) == 2) fdes.emplace_back(begin, end);
+  }
+  pclose(pipe);
+  return fdes;
+}
+
+std::pair<uint64_t, uint64_t> readelf_fde_covering(const std::string& path, uint64_t address) {
+  for (const auto& [begin, end] : readelf_fdes(path))
+    if (begin <= address && address < end) return {begin, end};
+  return {0, 0};
+}
+
 TEST(ElfImage, StrippedFileOpensWithoutNames) {
   const std::string path = fixture_path("dwarf_workload_stripped.elf");
   if (path.empty()) GTEST_SKIP() << "no Alpha cross compiler";
   const ElfImage image = ElfImage::open(path);
   EXPECT_TRUE(image.symbols().functions().empty());
-  EXPECT_FALSE(image.procedure_at(testing::kAccumulate));
+  // No symbol names it: the procedure is the one its .eh_frame FDE covers.
+  const auto accumulate = image.procedure_at(testing::kAccumulate + 8);
+  ASSERT_TRUE(accumulate);
+  EXPECT_EQ(accumulate->source, ProcedureSource::kFrameInfo);
+  const auto [begin, end] = readelf_fde_covering(path, testing::kAccumulate + 8);
+  ASSERT_NE(end, 0u) << "readelf lists no FDE for the fixture's accumulate";
+  EXPECT_EQ(accumulate->start, begin);
+  EXPECT_EQ(accumulate->start, testing::kAccumulate);
+  EXPECT_EQ(image.procedure_end(*accumulate), end);
+  char name[32];
+  std::snprintf(name, sizeof name, "0x%llx", static_cast<unsigned long long>(begin));
+  EXPECT_EQ(accumulate->name, name);
   EXPECT_FALSE(image.has_line_info());
   EXPECT_EQ(image.build_id(), testing::kWorkloadBuildId);  // strip keeps the note
   EXPECT_EQ(image.instruction_at(testing::kAccumulate + 0x10), 0xa4410000u);
@@ -94,7 +130,27 @@ TEST(ElfImage, StrippedLibraryNamesOnlyItsExportedFunctions) {
   ASSERT_TRUE(inside);
   EXPECT_EQ(inside->source, ProcedureSource::kFunctionSymbol);
   const auto after = image.procedure_at(wrapper.address + wrapper.size + 0x40);
-  EXPECT_TRUE(!after || after->start > wrapper.address) << after->name;
+  ASSERT_TRUE(after);
+  EXPECT_GT(after->start, wrapper.address) << after->name;
+  // Static functions (no .dynsym entry): each is the procedure its FDE covers.
+  auto named = [&](uint64_t begin, uint64_t end) {
+    return std::any_of(
+        image.symbols().symbols().begin(), image.symbols().symbols().end(),
+        [&](const ElfSymbol& symbol) { return symbol.address >= begin && symbol.address < end; });
+  };
+  size_t static_functions = 0;
+  for (const auto& [begin, end] : readelf_fdes(libc)) {
+    if (image.symbols().function_containing(begin) != nullptr || named(begin, end) ||
+        end - begin < 8)
+      continue;
+    const auto inside = image.procedure_at(begin + 4);
+    ASSERT_TRUE(inside) << std::hex << begin;
+    EXPECT_EQ(inside->source, ProcedureSource::kFrameInfo) << std::hex << begin;
+    EXPECT_EQ(inside->start, begin);
+    EXPECT_EQ(inside->start + inside->size, end);
+    ++static_functions;
+  }
+  EXPECT_GT(static_functions, 100u);
 }
 
 // PLT stubs are named `foo@plt` from the lazy-binding relocations. Oracle:

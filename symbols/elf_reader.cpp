@@ -60,10 +60,27 @@ std::vector<char> read_whole_file(const std::string& path) {
   return bytes;
 }
 
+size_t leading_underscores(const std::string& name) {
+  return std::min(name.find_first_not_of('_'), name.size());
+}
+
+// Which of two aliases names their code, as perf's choose_best_symbol
+// decides: a global, non-weak symbol, then the fewest leading underscores,
+// then the longest name (libc's memcmp over __memcmpeq and bcmp).
+bool preferred_alias(const ElfSymbol& a, const ElfSymbol& b) {
+  if (a.weak != b.weak) return !a.weak;
+  if (a.local != b.local) return !a.local;
+  const size_t underscores_a = leading_underscores(a.name);
+  const size_t underscores_b = leading_underscores(b.name);
+  if (underscores_a != underscores_b) return underscores_a < underscores_b;
+  if (a.name.size() != b.name.size()) return a.name.size() > b.name.size();
+  return a.name < b.name;
+}
+
 bool address_order(const ElfSymbol& a, const ElfSymbol& b) {
   if (a.address != b.address) return a.address < b.address;
   if (a.size != b.size) return a.size > b.size;  // sized aliases first
-  return a.name < b.name;
+  return preferred_alias(a, b);
 }
 
 bool line_order(const ElfImage::LineRow& a, const ElfImage::LineRow& b) {
@@ -251,7 +268,9 @@ class ElfReader {
     const int type = GELF_ST_TYPE(symbol.st_info);
     if (!name || !*name || symbol.st_shndx == SHN_UNDEF) return;  // imports, unnamed
     if (type == STT_SECTION || type == STT_FILE) return;
-    result.symbols_.push_back({name, symbol.st_value, symbol.st_size, type == STT_FUNC});
+    const int binding = GELF_ST_BIND(symbol.st_info);
+    result.symbols_.push_back({name, symbol.st_value, symbol.st_size, type == STT_FUNC,
+                               binding == STB_WEAK, binding == STB_LOCAL});
   }
 
   // Every symbol inside code, by address, functions first: the fallbacks of
@@ -263,7 +282,7 @@ class ElfReader {
               [](const ElfSymbol& a, const ElfSymbol& b) {
                 if (a.address != b.address) return a.address < b.address;
                 if (a.is_function != b.is_function) return a.is_function;  // prefer functions
-                return a.name < b.name;
+                return preferred_alias(a, b);
               });
   }
 

@@ -24,6 +24,8 @@ struct ElfSymbol {
   uint64_t address = 0;
   uint64_t size = 0;
   bool is_function = false;
+  bool weak = false;   // STB_WEAK
+  bool local = false;  // STB_LOCAL
 };
 
 // An allocated, executable section: where code can be.

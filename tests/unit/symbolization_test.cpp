@@ -153,6 +153,20 @@ TEST(ElfImage, StrippedLibraryNamesOnlyItsExportedFunctions) {
   EXPECT_GT(static_functions, 100u);
 }
 
+// Aliases name their code as perf does (choose_best_symbol): glibc's memcmp,
+// bcmp (weak) and __memcmpeq share one address; the profile says memcmp.
+TEST(ElfImage, AliasesAreNamedAsPerfNamesThem) {
+  const std::string libc = "/usr/alpha-linux-gnu/lib/libc.so.6.1";
+  if (!fs::exists(libc)) GTEST_SKIP() << "no Alpha sysroot";
+  const ElfImage image = ElfImage::open(libc);
+  const ElfSymbol& memcmp = image.symbols().lookup("memcmp");
+  ASSERT_EQ(image.symbols().lookup("__memcmpeq").address, memcmp.address);
+  ASSERT_EQ(image.symbols().lookup("bcmp").address, memcmp.address);
+  const auto procedure = image.procedure_at(memcmp.address + 8);
+  ASSERT_TRUE(procedure);
+  EXPECT_EQ(procedure->name, "memcmp");
+}
+
 // PLT stubs are named `foo@plt` from the lazy-binding relocations. Oracle:
 // binutils' readelf lists each R_ALPHA_JMP_SLOT (GOT slot, symbol); the
 // slot's initial contents, read here from the .got section's bytes, is the

@@ -24,7 +24,8 @@ const std::string_view kTreeUsage =
     "The exact calling context tree of every thread (dcpi run --contexts): each context\n"
     "with its inclusive (total) and exclusive (self) share and its calls; recursion is\n"
     "folded onto the ancestor; [kernel] is the kernel's time while the context was current.\n"
-    "  --sampled      the sampled call chains of dcpi run -g instead (issue 28): samples\n"
+    "  --sampled      the sampled call chains of dcpi run -g instead (issue 28; the\n"
+    "                 default when the database has chains and no exact contexts): samples\n"
     "                 per chain, unwound on the host with DWARF CFI; chains that could not\n"
     "                 be finished hang below [truncated: WHY]; a summary of why chains ended\n"
     "                 and where they stopped, per image, follows the tree\n"
@@ -57,8 +58,10 @@ int run_tree_command(const std::vector<std::string>& arguments) {
       arguments, {{"db", "images", "epoch", "pid", "metric", "min-percent", "depth", "flame-graph"},
                   {"bottom-up", "json", "sampled"}});
   ChainTreeStats stats;
-  const ContextTree tree =
-      options.flag("sampled") ? load_sampled_tree(options, stats) : load_context_tree(options);
+  // Only chains recorded (dcpi run -g without --contexts): those, as prof
+  // --callers does, rather than an error about contexts.
+  const bool sampled = options.flag("sampled") || prefer_sampled_chains(options.database());
+  const ContextTree tree = sampled ? load_sampled_tree(options, stats) : load_context_tree(options);
   ContextTreeView view;
   view.metric = parse_context_metric(options, tree);
   if (const auto text = options.value("min-percent")) {

@@ -8,7 +8,7 @@ run, an oracle that shares no code with the unwinder.
     and 100 times from dear() at 100 times the cost a call; the chains give
     cheap its true share of work's time (~8 %) within sampling error of the
     exact tree, where a split by call counts would give it 90 %;
-  - containers.cc (C++, libstdc++): memcpy's and __memcmpeq's callers are
+  - containers.cc (C++, libstdc++): memcpy's and memcmp's callers are
     seen, as the issue asks;
   - dcpi score --contexts, the folded, pprof and SVG exports, dcpi db check
     and a damaged chains.cct;
@@ -172,7 +172,7 @@ def check_cplusplus(tmp):
     done = dcpi("run", "--cpus", "1", "--db", db, "-g", "--contexts",
                 "--quiet", "--", os.path.join(LINUX, "containers"))
     expect("call chains (" in done.stderr, "containers ran with -g")
-    for procedure in ("memcpy", "__memcmpeq"):
+    for procedure in ("memcpy", "memcmp"):
         rows = callers(db, procedure, sampled=True)
         named = {name: row["samples"] for name, row in rows.items() if not name.startswith("[")}
         expect(named and max(named.values()) > 0,

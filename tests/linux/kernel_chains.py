@@ -67,6 +67,9 @@ def main():
         expect("kernel_calls " in done.stdout, f"kernel_calls ran: {done.stdout.strip()!r}")
         tree = json.loads(dcpi("tree", "--db", db, "--sampled", "--json",
                                "--min-percent", "0").stdout)
+        plain = json.loads(dcpi("tree", "--db", db, "--json", "--min-percent", "0").stdout)
+        expect(plain == tree, "with chains and no exact contexts, dcpi tree shows the chains "
+               "without --sampled (as prof --callers and export do)")
         kernel = [(path, n) for path, n in chains(tree["root"]) if path and is_kernel(path[-1])]
         total = sum(n for _, n in kernel)
         expect(total >= 200, f"{total} kernel-mode samples")

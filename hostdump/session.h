@@ -34,6 +34,8 @@ struct Collected {
   // The guest ring's drop counters (cumulative since boot), if the ring was readable.
   std::optional<std::pair<uint64_t, uint64_t>> ring_drops;  // records, samples
   std::optional<uint64_t> guest_cycles;  // all CPUs' instructions so far, if known
+  // How full the guest's ring was when read (used / capacity), if known.
+  std::optional<double> ring_fill;
 };
 
 // A transport's view of the guest: where records come from.
@@ -91,11 +93,17 @@ struct SessionStats {
 };
 
 struct SessionOptions {
-  double wait_seconds = 0.5;    // the guest runs this long between collections
+  // The guest runs this long between collections; shorter while collections
+  // find the ring filling (next_wait_seconds).
+  double wait_seconds = 0.5;
   double merge_seconds = 0;     // 0: merge into the database after every collection
   double progress_seconds = 2;  // at most one progress call per this, and one at the end
   std::function<void(const SessionStats&)> progress;  // may be empty
 };
+
+// The wait before the next collection, after one that found the guest's
+// ring `fill` full and followed a wait of `last` (at most `interval`).
+double next_wait_seconds(double last, double interval, std::optional<double> fill);
 
 // Runs the loop; `stats` is kept current, so a caller catching an exception
 // still sees what was stored.

@@ -16,8 +16,12 @@ Collected GdbRingSource::collect() {
   collected.records = std::move(pull.records);
   collected.stats = pull.stats;
   collected.delivered = true;
-  if (pull.initialised)
+  if (pull.initialised) {
     collected.ring_drops = {pull.header.records_dropped, pull.header.samples_dropped};
+    if (pull.header.capacity != 0)
+      collected.ring_fill = static_cast<double>(pull.header.head - pull.header.tail) /
+                            static_cast<double>(pull.header.capacity);
+  }
   if (cycles_address_) {
     const std::vector<uint8_t> bytes = client_.read_memory(*cycles_address_, sizeof(uint64_t));
     uint64_t cycles = 0;

@@ -5,6 +5,8 @@
 #include <deque>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "analysis/cli/cli_options.h"
 #include "fake_gdb_stub.h"
@@ -58,6 +60,48 @@ std::filesystem::path fresh_directory(const char* name) {
   const auto path = std::filesystem::temp_directory_path() / name;
   std::filesystem::remove_all(path);
   return path;
+}
+
+// A guest whose ring fills: the first wait is 1/32 of the interval and
+// doubles while pulls find the ring nearly empty; a pull that finds it over
+// an eighth full quarters the next wait (not below 1/32).
+class FillingSource : public CountingSource {
+ public:
+  explicit FillingSource(std::vector<double> fills) : fills_(std::move(fills)) {}
+  Collected collect() override {
+    Collected collected = CountingSource::collect();
+    if (static_cast<size_t>(collections_ - 1) < fills_.size())
+      collected.ring_fill = fills_[collections_ - 1];
+    return collected;
+  }
+
+ private:
+  std::vector<double> fills_;
+};
+
+class RecordingWatch : public ScriptedWatch {
+ public:
+  using ScriptedWatch::ScriptedWatch;
+  void wait(double seconds) override {
+    waited.push_back(seconds);
+    ScriptedWatch::wait(seconds);
+  }
+  std::vector<double> waited;
+};
+
+TEST(Session, PullsSoonerWhileTheRingFills) {
+  ProfileDatabaseWriter writer(fresh_directory("dcpi-session-test-fill"));
+  ProfileBuilder builder;
+  FillingSource source({0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.05, 0.0});
+  RecordingWatch watch(8);
+  SessionStats stats;
+  SessionOptions options;
+  options.wait_seconds = 0.8;
+  run_session(source, watch, builder, writer, options, stats);
+  const std::vector<double> expected{0.05, 0.1, 0.2, 0.4, 0.8, 0.2, 0.05, 0.1};
+  ASSERT_EQ(watch.waited.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_DOUBLE_EQ(watch.waited[i], expected[i]);
+  EXPECT_EQ(next_wait_seconds(0.1, 0.8, std::nullopt), 0.8);  // no ring: the interval
 }
 
 TEST(Session, PullsOnceMoreAfterTheGuestFinishes) {

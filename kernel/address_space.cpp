@@ -49,6 +49,17 @@ inline const uint64_t* find_l3_slot(const AddressSpace& space, uint64_t va) {
 
 bool user_address(uint64_t va) { return va >= kUserBottom && va < kUserTop; }
 
+bool is_demand_zero(uint64_t pte) { return !(pte & kPteValid) && (pte & kPteDemandZero); }
+
+// A demand-zero slot changes without the mm's lock (its first touch may be
+// another thread's fault or system call): every change from one is a CAS.
+bool replace_pte(uint64_t* slot, uint64_t expected, uint64_t desired) {
+  return __atomic_compare_exchange_n(slot, &expected, desired, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
+}
+
+uint64_t load_pte(const uint64_t* slot) { return __atomic_load_n(slot, __ATOMIC_ACQUIRE); }
+
 }  // namespace
 
 bool address_space_create(AddressSpace& space) {
@@ -92,15 +103,20 @@ bool address_space_copy(const AddressSpace& from, AddressSpace& to) {
       if (!(l2[j] & kPteValid)) continue;
       const uint64_t* l3 = table_at(pte_phys(l2[j]));
       for (uint64_t k = 0; k < kEntries; ++k) {
-        if (!(l3[k] & kPteValid)) continue;
+        const uint64_t pte = load_pte(&l3[k]);
+        if (!(pte & (kPteValid | kPteDemandZero))) continue;
         const uint64_t va = (i << 33) | (j << 23) | (k << pages::kPageShift);
         uint64_t* slot = l3_slot(to, va, true);
+        if (slot != nullptr && is_demand_zero(pte)) {  // still untouched: so in the child
+          *slot = pte;
+          continue;
+        }
         const uint64_t page = slot ? pages::allocate() : 0;
         if (page == 0) return false;
         __builtin_memcpy(reinterpret_cast<void*>(page),
-                         reinterpret_cast<const void*>(pages::phys_to_kseg(pte_phys(l3[k]))),
+                         reinterpret_cast<const void*>(pages::phys_to_kseg(pte_phys(pte))),
                          pages::kPageBytes);
-        *slot = make_pte(page, l3[k] & 0xffff);
+        *slot = make_pte(page, pte & 0xffff);
         ++to.pages;
       }
     }
@@ -150,19 +166,65 @@ uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access
   return page;
 }
 
+// A thread's 8 MB stack (glibc maps it PROT_NONE and opens it with
+// mprotect) costs the pages it touches, as on Linux: made eagerly, forty
+// threads' stacks did not fit in 256 MB, and zeroing them was a third of
+// such a program's samples.
+bool map_demand_zero(AddressSpace& space, uint64_t va, UserAccess access) {
+  unmap_user_page(space, va);
+  if (!user_address(va) || (va & (pages::kPageBytes - 1))) return false;
+  uint64_t* slot = l3_slot(space, va, true);
+  if (slot == nullptr) return false;
+  __atomic_store_n(slot, kPteDemandZero | (access_bits(access) & ~kPteValid), __ATOMIC_RELEASE);
+  return true;
+}
+
+bool populate_demand_zero(const AddressSpace& space, uint64_t va, bool write) {
+  if (!user_address(va) || space.l1_phys == 0) return false;
+  // The tables are memory of their own, not the AddressSpace's: filling a
+  // slot maps nothing new (the page was there, zero, for user mode).
+  auto* slot = const_cast<uint64_t*>(find_l3_slot(space, va & ~(pages::kPageBytes - 1)));
+  if (slot == nullptr) return false;
+  const uint64_t pte = load_pte(slot);
+  if (!is_demand_zero(pte)) return (pte & kPteValid) != 0;
+  if (!(pte & (write ? kPteUwe : kPteUre))) return false;
+  const uint64_t page = pages::allocate();
+  if (page == 0) return false;
+  if (replace_pte(slot, pte, make_pte(page, (pte & 0xffff) | kPteValid))) {
+    __atomic_add_fetch(&space.pages, 1, __ATOMIC_RELAXED);
+    return true;
+  }
+  pages::release(page);  // another CPU's touch was first, or the page went
+  return (load_pte(slot) & kPteValid) != 0;
+}
+
 bool set_user_page_access(AddressSpace& space, uint64_t va, UserAccess access) {
   if (!user_address(va) || space.l1_phys == 0) return false;
   uint64_t* slot = l3_slot(space, va, false);
-  if (slot == nullptr || !(*slot & kPteValid)) return false;
-  *slot = (*slot & ~uint64_t{0xffff}) | access_bits(access);
-  return true;
+  if (slot == nullptr) return false;
+  for (;;) {
+    const uint64_t pte = load_pte(slot);
+    if (is_demand_zero(pte)) {
+      if (replace_pte(slot, pte, kPteDemandZero | (access_bits(access) & ~kPteValid))) return true;
+      continue;  // touched meanwhile: a page now
+    }
+    if (!(pte & kPteValid)) return false;
+    *slot = (pte & ~uint64_t{0xffff}) | access_bits(access);
+    return true;
+  }
 }
 
 void unmap_user_page(AddressSpace& space, uint64_t va) {
   if (!user_address(va) || space.l1_phys == 0) return;
   uint64_t* slot = l3_slot(space, va, false);
-  if (slot == nullptr || !(*slot & kPteValid)) return;
-  pages::release(pages::phys_to_kseg(pte_phys(*slot)));
+  if (slot == nullptr) return;
+  uint64_t pte = load_pte(slot);
+  while (is_demand_zero(pte)) {
+    if (replace_pte(slot, pte, 0)) return;
+    pte = load_pte(slot);  // touched meanwhile: a page to free
+  }
+  if (!(pte & kPteValid)) return;
+  pages::release(pages::phys_to_kseg(pte_phys(pte)));
   *slot = 0;
   --space.pages;
 }
@@ -172,6 +234,18 @@ uint64_t user_page_kseg(const AddressSpace& space, uint64_t va) {
   const uint64_t* slot = find_l3_slot(space, va & ~(pages::kPageBytes - 1));
   if (slot == nullptr || !(*slot & kPteValid)) return 0;
   return pages::phys_to_kseg(pte_phys(*slot));
+}
+
+bool user_page_mapped(const AddressSpace& space, uint64_t va, UserAccess* access) {
+  if (!user_address(va) || space.l1_phys == 0) return false;
+  const uint64_t* slot = find_l3_slot(space, va & ~(pages::kPageBytes - 1));
+  const uint64_t pte = slot ? load_pte(slot) : 0;
+  if (!(pte & (kPteValid | kPteDemandZero))) return false;
+  if (access)
+    *access = (pte & kPteUwe)   ? UserAccess::kReadWrite
+              : (pte & kPteUre) ? UserAccess::kRead
+                                : UserAccess::kNone;
+  return true;
 }
 
 UserPte user_read_pte(const AddressSpace& space, uint64_t va) {
@@ -189,10 +263,15 @@ uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write) {
   return pages::phys_to_kseg(pte_phys(*slot)) + (va & (pages::kPageBytes - 1));
 }
 
+uint64_t touch_user(const AddressSpace& space, uint64_t va, bool write) {
+  if (const uint64_t kseg = translate_user(space, va, write)) return kseg;
+  return populate_demand_zero(space, va, write) ? translate_user(space, va, write) : 0;
+}
+
 bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes) {
   auto* out = static_cast<char*>(to);
   while (bytes > 0) {
-    const uint64_t source = translate_user(space, from_va, false);
+    const uint64_t source = touch_user(space, from_va, false);
     if (source == 0) return false;
     uint64_t chunk = pages::kPageBytes - (from_va & (pages::kPageBytes - 1));
     if (chunk > bytes) chunk = bytes;
@@ -205,7 +284,7 @@ bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint6
 bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes) {
   auto* in = static_cast<const char*>(from);
   while (bytes > 0) {
-    const uint64_t target = translate_user(space, to_va, true);
+    const uint64_t target = touch_user(space, to_va, true);
     if (target == 0) return false;
     uint64_t chunk = pages::kPageBytes - (to_va & (pages::kPageBytes - 1));
     if (chunk > bytes) chunk = bytes;
@@ -217,7 +296,7 @@ bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, u
 
 int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va, uint64_t capacity) {
   for (uint64_t n = 0; n < capacity; ++n) {
-    const uint64_t source = translate_user(space, from_va + n, false);
+    const uint64_t source = touch_user(space, from_va + n, false);
     if (source == 0) return -1;
     to[n] = *reinterpret_cast<const char*>(source);
     if (to[n] == 0) return static_cast<int64_t>(n);

@@ -16,20 +16,28 @@ inline constexpr uint64_t kPteKre = 0x0100;
 inline constexpr uint64_t kPteUre = 0x0200;
 inline constexpr uint64_t kPteKwe = 0x1000;
 inline constexpr uint64_t kPteUwe = 0x2000;
+// Software bit (PTE bits 31:16 are the OS's): with kPteValid clear, a
+// demand-zero page: its access bits are kept, and the first touch gives it a
+// zeroed page (populate_demand_zero), as Linux maps anonymous memory.
+inline constexpr uint64_t kPteDemandZero = 0x10000;
 
 inline constexpr uint64_t kUserBottom = 0x10000;
 inline constexpr uint64_t kUserTop = uint64_t{1} << 42;  // VA bit 42 clear: user half
 
 struct AddressSpace {
   uint64_t l1_phys = 0;  // 0 = none
-  uint64_t pages = 0;    // user pages mapped (not counting page tables)
+  // User pages with memory (not counting page tables or demand-zero pages
+  // not touched yet). Mutable: a demand-zero page's first touch through a
+  // const view (a system call's copy) gives it memory without changing
+  // what is mapped.
+  mutable uint64_t pages = 0;
 };
 
 // Allocates an empty L1 table; false if out of memory.
 bool address_space_create(AddressSpace& space);
 // Fills the empty space `to` with a copy of every page of `from`, with the
-// same access (fork). False when out of memory (`to` keeps what was copied;
-// destroy it).
+// same access (fork); demand-zero pages stay demand-zero. False when out of memory (`to` keeps what
+// was copied; destroy it).
 bool address_space_copy(const AddressSpace& from, AddressSpace& to);
 // Frees every mapped page and page table.
 void address_space_destroy(AddressSpace& space);
@@ -44,22 +52,41 @@ enum class UserAccess { kNone, kRead, kReadWrite };
 // Maps a fresh zeroed page at `va` with `access`, replacing (and freeing)
 // any page there. Returns its KSEG address or 0.
 uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access);
-// Changes the access of the page at `va`; false if none is mapped there.
+// Maps a demand-zero page at `va` with `access` (anonymous mmap, mprotect
+// opening a reservation), replacing (and freeing) any page there: memory
+// comes at the first touch. False when out of memory or a bad address.
+bool map_demand_zero(AddressSpace& space, uint64_t va, UserAccess access);
+// Gives the demand-zero page at `va` its zeroed page if user mode may read
+// it (write it, when `write`). True when a page is there now (this call's,
+// another CPU's, or one mapped before); false for no page, a forbidden
+// access or no memory. Never sleeps; safe against another CPU doing the same.
+bool populate_demand_zero(const AddressSpace& space, uint64_t va, bool write);
+// Changes the access of the page at `va` (demand-zero or not); false if
+// none is mapped there.
 bool set_user_page_access(AddressSpace& space, uint64_t va, UserAccess access);
 // Unmaps and frees the page at `va` (nothing if none is mapped).
 void unmap_user_page(AddressSpace& space, uint64_t va);
-// The KSEG address of the page mapped at `va` whatever its access, or 0.
+// The KSEG address of the page mapped at `va` whatever its access, or 0
+// (also for a demand-zero page not touched yet).
 uint64_t user_page_kseg(const AddressSpace& space, uint64_t va);
+// True when `va` is mapped: a page or a demand-zero page; `access` (if not
+// null) is what user mode may do there.
+bool user_page_mapped(const AddressSpace& space, uint64_t va, UserAccess* access = nullptr);
 // Callers that change PTEs of the running process flush this CPU's TLB
 // (pal::tbia): a single-threaded process has live TLB entries only on the
 // CPU it runs on, since swpctx flushes on every address-space change.
 
 // KSEG address that user `va` maps to, if user mode may access it (write
-// access when `write`); 0 otherwise.
+// access when `write`); 0 otherwise, demand-zero pages not touched yet
+// included (the samplers read user memory at IPL 6 this way: no allocation).
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);
+// translate_user for a system call's access: a demand-zero page gets its
+// page first, as user mode's touch would give it.
+uint64_t touch_user(const AddressSpace& space, uint64_t va, bool write);
 
 // Copies between kernel memory and user memory of `space`, checking every
-// page as user mode would; false (EFAULT) on any unmapped or forbidden byte.
+// page as user mode would (touch_user); false (EFAULT) on any unmapped or
+// forbidden byte.
 bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes);
 bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes);
 // Copies a NUL-terminated string of at most `capacity` bytes including the

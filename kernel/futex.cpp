@@ -21,7 +21,7 @@ constexpr uint32_t kBitsetAll = 0xffffffff;
 // address is unaligned or not readable.
 uint64_t key_of(Process* self, uint64_t uaddr, uint64_t* kseg) {
   if (uaddr & 3) return 0;
-  *kseg = translate_user(self->space(), uaddr, false);
+  *kseg = touch_user(self->space(), uaddr, false);  // a demand-zero word reads 0
   return *kseg ? pages::kseg_to_phys(*kseg) : 0;
 }
 

@@ -547,6 +547,13 @@ void kill_current(int signal, const char* what, const char* label, uint64_t valu
   exit_current(signals::dumps_core(signal) ? signal | 0x80 : signal);
 }
 
+bool fault_in_demand_zero(uint64_t address, uint64_t mmcsr, uint64_t cause) {
+  constexpr uint64_t kTranslationNotValid = 0, kStore = 1;
+  Process* self = current();
+  if (mmcsr != kTranslationNotValid || self->kernel_thread) return false;
+  return populate_demand_zero(self->space(), address, cause == kStore);
+}
+
 bool grow_user_stack(uint64_t address, uint64_t mmcsr) {
   constexpr uint64_t kTranslationNotValid = 0;
   Process* self = current();

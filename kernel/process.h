@@ -232,6 +232,10 @@ void set_comm_from_path(Process* p, const char* path);
 // grows on demand like Linux's (glibc programs may need more than the
 // kUserStackBytes mapped at spawn). False if the fault is not that.
 bool grow_user_stack(uint64_t address, uint64_t mmcsr);
+// A user access's translation fault on a demand-zero page it may make
+// (loads and instruction fetches read, stores write): gives the page its
+// zeroed memory; the access is then retried. `cause` is entMM's a2.
+bool fault_in_demand_zero(uint64_t address, uint64_t mmcsr, uint64_t cause);
 
 // wait4: the pid reaped (status stored), 0 with WNOHANG and nothing to
 // reap, or -errno (ECHILD, EINTR).

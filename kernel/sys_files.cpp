@@ -529,8 +529,8 @@ int64_t open_pipe(Process* self, uint64_t flags, int32_t fds[2]) {
 
 int64_t sys_pipe2(Process* self, TrapFrame*, const Args& args) {
   int32_t fds[2];
-  if (!translate_user(self->space(), args.a[0], true) ||
-      !translate_user(self->space(), args.a[0] + 7, true))
+  if (!touch_user(self->space(), args.a[0], true) ||
+      !touch_user(self->space(), args.a[0] + 7, true))
     return error(EFAULT);
   if (const int64_t e = open_pipe(self, args.a[1], fds); e < 0) return e;
   if (copy_to_user(self->space(), args.a[0], fds, sizeof fds)) return 0;

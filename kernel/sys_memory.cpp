@@ -1,7 +1,8 @@
 // Memory system calls: brk, and mmap/munmap/mprotect as glibc's dynamic
-// loader and malloc use them. Mappings are made eagerly (the file's bytes are
-// copied into fresh pages: the initrd is not page aligned); a PROT_NONE
-// reservation maps nothing until mprotect opens it. Every executable file
+// loader and malloc use them. File mappings are made eagerly (the file's
+// bytes are copied into fresh pages: the initrd is not page aligned);
+// anonymous ones are demand-zero (a page at the first touch, as on Linux); a
+// PROT_NONE reservation maps nothing until mprotect opens it. Every executable file
 // mapping is a loader notification in the load map (DCPI §4.3.2). Each call
 // holds the mm's lock (threads share it) and flushes the TLB of every CPU
 // running the mm (sched::flush_tlb).
@@ -33,7 +34,7 @@ bool range_ok(uint64_t start, uint64_t bytes) {
 
 bool range_unmapped(const AddressSpace& space, uint64_t start, uint64_t bytes) {
   for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
-    if (user_page_kseg(space, va) != 0) return false;
+    if (user_page_mapped(space, va)) return false;
   return true;
 }
 
@@ -51,7 +52,7 @@ uint64_t place_mapping(Process* self, uint64_t hint, uint64_t bytes, uint64_t fl
 }
 
 // Fresh pages for [start, start + bytes) holding the file's bytes from
-// `offset` (zero beyond its end), or zeroes without a file.
+// `offset` (zero beyond its end), or demand-zero pages without a file.
 bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess access,
                   const initrd::File* file, uint64_t offset) {
   for (uint64_t done = 0; done < bytes; done += pages::kPageBytes) {
@@ -59,9 +60,13 @@ bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess acce
       unmap_user_page(self->space(), start + done);
       continue;
     }
+    if (file == nullptr) {
+      if (!map_demand_zero(self->space(), start + done, access)) return false;
+      continue;
+    }
     const uint64_t page = map_fresh_user_page(self->space(), start + done, access);
     if (page == 0) return false;
-    if (file == nullptr || offset + done >= file->size) continue;
+    if (offset + done >= file->size) continue;
     uint64_t n = file->size - (offset + done);
     if (n > pages::kPageBytes) n = pages::kPageBytes;
     __builtin_memcpy(reinterpret_cast<void*>(page), file->data + offset + done, n);
@@ -133,7 +138,7 @@ int64_t sys_munmap(Process* self, TrapFrame*, const Args& args) {
 }
 
 // mprotect: an unmapped page inside the range (part of a PROT_NONE
-// reservation) gets a fresh zeroed page when opened.
+// reservation: glibc's thread stacks) becomes demand-zero when opened.
 int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t start = args.a[0], bytes = (args.a[1] + kPageMask) & ~kPageMask;
@@ -142,7 +147,7 @@ int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
   bool ok = true;
   for (uint64_t va = start; va < start + bytes && ok; va += pages::kPageBytes)
     if (!set_user_page_access(self->space(), va, access) && access != UserAccess::kNone)
-      ok = map_fresh_user_page(self->space(), va, access) != 0;
+      ok = map_demand_zero(self->space(), va, access);
   sched::flush_tlb(self->mm);
   return ok ? 0 : error(ENOMEM);
 }
@@ -159,10 +164,9 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   if ((flags & ~uint64_t{LINUX_MREMAP_MAYMOVE}) || old_bytes == 0 || new_bytes == 0 ||
       !range_ok(old, old_bytes) || args.a[2] > kUserTop)
     return error(EINVAL);
-  const UserAccess access = translate_user(self->space(), old, true)    ? UserAccess::kReadWrite
-                            : translate_user(self->space(), old, false) ? UserAccess::kRead
-                                                                        : UserAccess::kNone;
-  if (access == UserAccess::kNone) return error(EFAULT);
+  UserAccess access = UserAccess::kNone;
+  if (!user_page_mapped(self->space(), old, &access) || access == UserAccess::kNone)
+    return error(EFAULT);
   if (new_bytes <= old_bytes) {
     for (uint64_t va = old + new_bytes; va < old + old_bytes; va += pages::kPageBytes)
       unmap_user_page(self->space(), va);
@@ -182,8 +186,13 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
     return error(ENOMEM);
   }
   for (uint64_t done = 0; done < old_bytes; done += pages::kPageBytes) {
+    // A page the old range has moves; an untouched one stays demand-zero.
     const uint64_t from = user_page_kseg(self->space(), old + done);
-    const uint64_t to = user_page_kseg(self->space(), moved + done);
+    const uint64_t to = from ? map_fresh_user_page(self->space(), moved + done, access) : 0;
+    if (from != 0 && to == 0) {
+      sched::flush_tlb(self->mm);
+      return error(ENOMEM);
+    }
     if (from != 0)
       __builtin_memcpy(reinterpret_cast<void*>(to), reinterpret_cast<void*>(from),
                        pages::kPageBytes);

@@ -109,7 +109,13 @@ extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t
 
 extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t cause,
                                     TrapFrame* frame) {
-  // The PC is the faulting instruction's: returning retries it.
+  // The PC is the faulting instruction's: returning retries it. PALcode
+  // enters at IPL 7; a user fault is handled at the user's IPL 0, as on
+  // Linux/Alpha (entMM leaves the IPL alone): a first touch's zeroing is
+  // kernel time the samples see, not a blind spot charged to the faulting
+  // instruction. trap_return's rti restores the user's PS.
+  if (from_user(frame)) kernel::pal::swpipl(0);
+  if (from_user(frame) && kernel::fault_in_demand_zero(address, mmcsr, cause)) return;
   if (from_user(frame) && kernel::grow_user_stack(address, mmcsr)) return;
   if (from_user(frame) && fault_handled(frame, kSigSegv)) return;
   if (from_user(frame)) kernel::kill_current(kSigSegv, "memory fault", "va", address, frame->pc);

@@ -12,7 +12,7 @@ kernel_calls.c spends most of its time in write(2) (from writer) and mmap
     trap entry, a kernel thread's start, the boot entry), and hardly any
     stops in kernel code;
   - the write samples continue into writer and main through a libc frame,
-    the mmap ones into toucher; every step from user to kernel code goes
+    the page faults' into toucher; every step from user to kernel code goes
     through the code that holds the TrapFrame (an entry stub, trap_return);
   - dcpi db check accepts the database.
 
@@ -84,16 +84,18 @@ def main():
                "(<= 5 %; the others that stop do so in user code, ld.so's start-up, whose "
                "stack can need more than a short (--stack-bytes) slice)")
 
-        def through(caller):
+        def through(caller, entry, libc):
             return sum(n for path, n in kernel
                        if caller in names(path) and "main" in names(path)
-                       and "entry_system_call" in names(path)
-                       and any(f["image"].endswith("libc.so.6.1") for f in path))
-        writes, maps = through("writer"), through("toucher")
+                       and entry in names(path)
+                       and (not libc or any(f["image"].endswith("libc.so.6.1") for f in path)))
+        writes = through("writer", "entry_system_call", True)
+        faults = through("toucher", "entry_memory_fault", False)
         expect(writes >= 0.25 * total and writes >= 50,
                f"{writes} kernel-mode samples continue through entry_system_call and a "
                f"libc frame into writer and main ({writes / max(total, 1):.1%} of them)")
-        expect(maps >= 20, f"{maps} kernel-mode samples continue into toucher (mmap)")
+        expect(faults >= 20, f"{faults} kernel-mode samples continue from a page fault "
+               "(entry_memory_fault: anonymous memory is demand-zero) into toucher")
         crossings = bad = 0
         for path, n in kernel:
             for outer, inner in zip(path, path[1:]):

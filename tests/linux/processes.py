@@ -16,6 +16,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR files CPUS     RAM files: create, write, append,
                                               truncate, rename, unlink, mkdir, rmdir,
                                               stat, listing, error paths
+  processes.py BUILD LINUX_DIR stacks CPUS    48 threads alive at once with default 8 MB
+                                              stacks in a 256 MB guest (demand-zero
+                                              anonymous memory), little time zeroing
   processes.py BUILD LINUX_DIR stress CPUS    300 threads in waves, signals during a
                                               blocking read, fork under memory
                                               pressure until it fails
@@ -115,6 +118,20 @@ def case_threads(tmp):
     # Stress: 16 threads created and joined, many short critical sections.
     same("threads 16", dcpi_run(os.path.join(tmp, "t16.db"), "threads", "16", "3000").stdout,
          oracle("threads", "16", "3000"))
+
+
+def case_stacks(tmp):
+    """48 threads alive at once, 384 MB of default stacks in 256 MB: anonymous
+    memory is demand-zero, and zeroing is no longer most of the run."""
+    db = os.path.join(tmp, "stacks.db")
+    same("many_threads", dcpi_run(db, "many_threads").stdout, oracle("many_threads"))
+    rows = json.loads(subprocess.run([DCPI, "prof", "--db", db, "--json"], capture_output=True,
+                                     text=True).stdout or "{}").get("rows", [])
+    total = sum(row["samples"] for row in rows)
+    zeroing = sum(row["samples"] for row in rows if "pages::allocate" in row["procedure"])
+    expect(total > 0 and zeroing <= 0.1 * total,
+           f"page allocation {zeroing} of {total} samples (<= 10 %; a third when every "
+           "stack page was zeroed at mmap)")
 
 
 def case_signals(tmp):
@@ -315,7 +332,8 @@ def case_shell(tmp):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        cases = {"threads": case_threads, "signals": case_signals, "procs": case_procs,
+        cases = {"threads": case_threads, "stacks": case_stacks, "signals": case_signals,
+                 "procs": case_procs,
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
                  "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,

@@ -111,8 +111,9 @@ TEST(CfiUnwinder, AgreesWithReadelfOnEveryRowOfLibc) {
       continue;
     }
     ++checked;
-    if (!row.rules.count(kAlphaDwarfSp) || row.rules.at(kAlphaDwarfSp) == "u")
+    if (!row.rules.count(kAlphaDwarfSp) || row.rules.at(kAlphaDwarfSp) == "u") {
       EXPECT_EQ(step.caller->value[kAlphaDwarfSp], cfa) << std::hex << row.loc;
+    }
     for (const auto& [reg, rule] : row.rules) {
       if (reg >= 32) continue;  // FP registers: the unwinder follows the integer ones
       // An unmentioned sp is the CFA (the ABI's rule), checked above.

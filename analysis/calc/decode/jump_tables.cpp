@@ -118,6 +118,11 @@ Fact meet(const Fact& a, const Fact& b) {
 struct State {
   bool reached = false;
   std::array<Fact, 32> regs{};
+  // Registers some relation may mention (a superset: bit r clear means no
+  // fact's ext32_of, subject or wide_subject is r). Writing a register
+  // outside it skips the scan of every fact (issue 31: that scan was most of
+  // the dataflow's time). Meets only drop relations, so it stays a superset.
+  RegisterMask related = 0;
 
   State() { regs[kZero] = constant(0); }
   const Fact& operator[](uint8_t r) const { return regs[r]; }
@@ -125,14 +130,19 @@ struct State {
   // Writing a register ends every relation that mentions it.
   void write(uint8_t r, Fact f) {
     if (r == kZero) return;
-    for (Fact& other : regs) {
-      if (other.ext32_of == r) other.ext32_of = kNone;
-      if (other.subject == r) other.subject = kNone;
-      if (other.wide_subject == r) other.wide_subject = kNone;
+    if (related & bit(r)) {
+      for (Fact& other : regs) {
+        if (other.ext32_of == r) other.ext32_of = kNone;
+        if (other.subject == r) other.subject = kNone;
+        if (other.wide_subject == r) other.wide_subject = kNone;
+      }
+      related &= ~bit(r);
     }
     if (f.ext32_of == r) f.ext32_of = kNone;
     if (f.subject == r) f.subject = kNone;
     if (f.wide_subject == r) f.wide_subject = kNone;
+    for (const uint8_t mentioned : {f.ext32_of, f.subject, f.wide_subject})
+      if (mentioned != kNone) related |= bit(mentioned);
     regs[r] = f;
   }
 
@@ -145,11 +155,15 @@ struct State {
     }
     bool changed = false;
     for (size_t r = 0; r < regs.size(); ++r) {
+      if (regs[r] == into.regs[r]) continue;  // the meet of equal facts is the fact
       const Fact m = meet(into.regs[r], regs[r]);
       if (!(m == into.regs[r])) into.regs[r] = m, changed = true;
     }
     return changed;
   }
+
+ private:
+  static constexpr RegisterMask bit(uint8_t r) { return RegisterMask{1} << r; }
 };
 
 uint64_t sext32(uint64_t v) {
@@ -327,15 +341,33 @@ void transfer(State& s, const InstructionRecord& r, const ImageData& data,
   s.write(r.destination->number, in.valid() ? evaluate(in, s, data) : unknown());
 }
 
+// The beq/bne that ends a block, whose edges refine_along may refine.
+std::optional<isa::Instruction> zero_test(const InstructionRecord& last) {
+  if (last.control_flow != ControlFlow::kConditionalBranch) return std::nullopt;
+  const isa::Instruction in = isa::decode(last.encoding, isa::DecodeMode::kUser);
+  if (!in.is(Operation::kBeq) && !in.is(Operation::kBne)) return std::nullopt;
+  return in;
+}
+
+// Whether refine_along(s, last, taken) may change s or rule the edge out:
+// where it does neither, the state flows along the edge as it is (no copy).
+bool may_refine(const State& s, const InstructionRecord& last, bool taken) {
+  const std::optional<isa::Instruction> in = zero_test(last);
+  if (!in) return false;
+  const bool nonzero = in->is(Operation::kBeq) ? !taken : taken;
+  const Fact& t = s[in->ra];
+  if (t.kind == Fact::Kind::kConstant) return true;
+  return t.in_range_if_nonzero == nonzero && (t.subject != kNone || t.wide_subject != kNone);
+}
+
 // The state along one edge out of a block ending in `last`: beq/bne on a
 // compare result bounds its subject; on a constant they may never be taken
 // (or never fall through). Returns false for an edge that cannot be taken.
 bool refine_along(State& s, const InstructionRecord& last, bool taken) {
-  if (last.control_flow != ControlFlow::kConditionalBranch) return true;
-  const isa::Instruction in = isa::decode(last.encoding, isa::DecodeMode::kUser);
-  if (!in.is(Operation::kBeq) && !in.is(Operation::kBne)) return true;
-  const bool nonzero = in.is(Operation::kBeq) ? !taken : taken;
-  const Fact t = s[in.ra];
+  const std::optional<isa::Instruction> in = zero_test(last);
+  if (!in) return true;
+  const bool nonzero = in->is(Operation::kBeq) ? !taken : taken;
+  const Fact t = s[in->ra];
   if (t.kind == Fact::Kind::kConstant) return (t.value != 0) == nonzero;
   if (t.in_range_if_nonzero != nonzero) return true;
   for (const uint8_t r : {t.subject, t.wide_subject}) {
@@ -432,10 +464,17 @@ class Dataflow {
       queued[b] = false;
       State s = in_[b];
       for (size_t i = starts_[b]; i <= last_of(b); ++i) transfer(s, code_[i], data_, calls_);
+      const InstructionRecord& last = code_[last_of(b)];
       for (const auto& [to, taken] : successors_[b]) {
-        State along = s;
-        if (!refine_along(along, code_[last_of(b)], taken)) continue;
-        if (along.meet_into(in_[to]) && !queued[to]) work.push_back(to), queued[to] = true;
+        bool changed = false;
+        if (may_refine(s, last, taken)) {
+          State along = s;
+          if (!refine_along(along, last, taken)) continue;
+          changed = along.meet_into(in_[to]);
+        } else {
+          changed = s.meet_into(in_[to]);
+        }
+        if (changed && !queued[to]) work.push_back(to), queued[to] = true;
       }
     }
     return true;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <memory>
+#include <optional>
 
 #include "analysis/calc/estimate/superpage_addresses.h"
 #include "isa/decode.h"
@@ -42,12 +42,18 @@ std::optional<AddressOperand> address_operand(const InstructionRecord& in) {
 class CulpritFinder {
  public:
   CulpritFinder(const ProcedureAnalysis& a, const ProcessorModel& m, const CulpritOptions& o)
-      : analysis_(a), model_(m), options_(o), cfg_(a.cfg) {}
+      : analysis_(a), model_(m), options_(o), cfg_(a.cfg) {
+    virtual_predecessor_.assign(cfg_.blocks().size(), false);
+    for (BlockId b : analysis_.augmentation.from_virtual_start)
+      if (b < virtual_predecessor_.size()) virtual_predecessor_[b] = true;
+  }
 
   // The candidates that stay, and those the event samples rule out.
   void candidates(BlockId b, size_t i, DynamicStall& stall) const {
     for (StallCause cause : model_.dynamic_stall_causes()) {
-      for (CulpritCandidate& candidate : possible(cause, b, i))
+      possible_.clear();
+      possible(cause, b, i, possible_);
+      for (CulpritCandidate& candidate : possible_)
         (weigh(candidate, b, i) ? stall.candidates : stall.ruled_out).push_back(candidate);
     }
   }
@@ -55,9 +61,13 @@ class CulpritFinder {
  private:
   const InstructionRecord& insn(BlockId b, size_t i) const { return cfg_.block(b).instructions[i]; }
 
-  // Predecessor blocks that execute often enough to matter (§6.3).
-  std::vector<BlockId> frequent_predecessors(BlockId b) const {
-    std::vector<BlockId> result;
+  // Predecessor blocks that execute often enough to matter (§6.3). Worked
+  // out once per block: every rule asks for them (issue 31).
+  const std::vector<BlockId>& frequent_predecessors(BlockId b) const {
+    if (frequent_predecessors_.empty()) frequent_predecessors_.resize(cfg_.blocks().size());
+    std::optional<std::vector<BlockId>>& cached = frequent_predecessors_[b];
+    if (cached) return *cached;
+    std::vector<BlockId>& result = cached.emplace();
     const double frequency = analysis_.block_frequency(b).value_or(0);
     for (EdgeId e : cfg_.block(b).incoming) {
       const std::optional<double> f = analysis_.edge_frequency(e);
@@ -67,7 +77,7 @@ class CulpritFinder {
     return result;
   }
   bool unknown_predecessors(BlockId b) const {
-    return analysis_.augmentation.has_virtual_predecessor(b) || cfg_.missing_edges();
+    return virtual_predecessor_[b] || cfg_.missing_edges();
   }
 
   // §6.3's rule for I-cache misses, applied with `unit` bytes (an I-cache
@@ -94,95 +104,125 @@ class CulpritFinder {
            cause != StallCause::kBranchMispredict;
   }
 
-  std::vector<CulpritCandidate> possible(StallCause cause, BlockId b, size_t i) const {
+  // Appends the candidates of `cause` for instruction i of block b to `out`.
+  void possible(StallCause cause, BlockId b, size_t i, std::vector<CulpritCandidate>& out) const {
     const InstructionRecord& me = insn(b, i);
-    if (me.no_op && needs_work(cause)) return {};
+    if (me.no_op && needs_work(cause)) return;
     switch (cause) {
       case StallCause::kICacheMiss:
         if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes()) &&
             may_miss_again_in_loop(b))
-          return {{cause}};
-        return {};
+          return out.push_back({cause});
+        return;
       case StallCause::kItbMiss:
-        if (model_.superpage().contains(me.address)) return {};  // fetched without the ITB
-        if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return {{cause}};
-        return {};
+        if (model_.superpage().contains(me.address)) return;  // fetched without the ITB
+        if (may_miss_in_instruction_fetch(b, i, model_.page_bytes())) return out.push_back({cause});
+        return;
       case StallCause::kBranchMispredict: {
-        if (i != 0) return {};
-        if (unknown_predecessors(b)) return {{cause}};
+        if (i != 0) return;
+        if (unknown_predecessors(b)) return out.push_back({cause});
         for (BlockId p : frequent_predecessors(b)) {
           const ControlFlow flow = cfg_.block(p).instructions.back().control_flow;
-          if (flow == ControlFlow::kIndirectJump || flow == ControlFlow::kReturn) return {{cause}};
+          if (flow == ControlFlow::kIndirectJump || flow == ControlFlow::kReturn)
+            return out.push_back({cause});
           if (flow == ControlFlow::kConditionalBranch && may_mispredict_into(p, b))
-            return {{cause}};
+            return out.push_back({cause});
         }
-        return {};
+        return;
       }
       case StallCause::kDCacheMiss:
-        return loads_feeding(b, i);
+        return loads_feeding(b, i, out);
       case StallCause::kDtbMiss:
         if (isa::ev5_is_memory_access(me.ev5_class) && !address_accessed_before(b, i) &&
             !superpage_access(b, i))
-          return {{cause}};
-        return {};
+          return out.push_back({cause});
+        return;
       case StallCause::kWriteBufferOverflow:
-        if (isa::ev5_is_store(me.ev5_class)) return {{cause}};
-        return {};
+        if (isa::ev5_is_store(me.ev5_class)) return out.push_back({cause});
+        return;
       case StallCause::kMultiplierBusy:
         if (isa::ev5_is_multiply(me.ev5_class) &&
             earlier_in_block_or_predecessors(b, i, isa::ev5_is_multiply))
-          return {{cause}};
-        return {};
+          return out.push_back({cause});
+        return;
       case StallCause::kFpDividerBusy:
         if (isa::ev5_uses_divider(me.ev5_class) &&
             earlier_in_block_or_predecessors(b, i, isa::ev5_uses_divider))
-          return {{cause}};
-        return {};
+          return out.push_back({cause});
+        return;
       case StallCause::kReplay:
-        return stores_replaying(b, i);
+        return stores_replaying(b, i, out);
       case StallCause::kSlotting:  // not §6.3 candidates (isa::is_dynamic)
       case StallCause::kDependency:
       case StallCause::kOther:
       case StallCause::kMultiplyWritebackE0:
-        return {};
+        return;
     }
-    return {};
   }
 
-  // The blocks on a cycle through b (its loop), or none when none is: b's
-  // strongly connected component. Every block of that component has the
-  // same loop, so one search serves them all (a search per stalled block
-  // was quadratic in large procedures: issue 31).
-  const std::vector<bool>& loop_of(BlockId b) const {
-    if (loops_.empty()) loops_.resize(cfg_.blocks().size());
-    if (!loops_[b]) {
-      auto loop = std::make_shared<const std::vector<bool>>(search_loop_of(b));
-      for (BlockId x = 0; x < loop->size(); ++x)
-        if ((*loop)[x]) loops_[x] = loop;
-      loops_[b] = loop;
-    }
-    return *loops_[b];
+  // The loops of the CFG: its strongly connected components with a cycle
+  // (several blocks, or one with an edge to itself), each block's loop the
+  // component that holds it. One Tarjan pass per procedure: a reachability
+  // search per stalled block outside any loop was quadratic (issue 31).
+  static constexpr size_t kNoLoop = ~size_t{0};
+  size_t loop_of(BlockId b) const {
+    if (loop_of_block_.empty()) find_loops();
+    return loop_of_block_[b];
   }
 
-  std::vector<bool> search_loop_of(BlockId b) const {
+  void find_loops() const {
     const size_t n = cfg_.blocks().size();
-    auto reach = [&](bool forward) {
-      std::vector<bool> seen(n, false);
-      std::vector<BlockId> work = {b};
-      while (!work.empty()) {
-        const BlockId x = work.back();
-        work.pop_back();
-        for (EdgeId e : forward ? cfg_.block(x).outgoing : cfg_.block(x).incoming) {
-          const BlockId y = forward ? cfg_.edge(e).to : cfg_.edge(e).from;
-          if (!seen[y]) seen[y] = true, work.push_back(y);
+    constexpr size_t kUnvisited = ~size_t{0};
+    std::vector<size_t> index(n, kUnvisited), low(n, 0), component(n, 0);
+    std::vector<bool> on_stack(n, false);
+    std::vector<BlockId> stack;
+    std::vector<std::pair<BlockId, size_t>> path;  // (block, next outgoing edge)
+    size_t next_index = 0, components = 0;
+    for (BlockId root = 0; root < n; ++root) {
+      if (index[root] != kUnvisited) continue;
+      path.push_back({root, 0});
+      index[root] = low[root] = next_index++;
+      stack.push_back(root), on_stack[root] = true;
+      while (!path.empty()) {
+        auto& [x, next] = path.back();
+        const std::vector<EdgeId>& outgoing = cfg_.block(x).outgoing;
+        if (next < outgoing.size()) {
+          const BlockId y = cfg_.edge(outgoing[next++]).to;
+          if (index[y] == kUnvisited) {
+            index[y] = low[y] = next_index++;
+            stack.push_back(y), on_stack[y] = true;
+            path.push_back({y, 0});
+          } else if (on_stack[y]) {
+            low[x] = std::min(low[x], index[y]);
+          }
+          continue;
         }
+        const BlockId done = x;
+        path.pop_back();
+        if (!path.empty()) low[path.back().first] = std::min(low[path.back().first], low[done]);
+        if (low[done] != index[done]) continue;
+        for (BlockId y = kUnvisited; y != done;) {
+          y = stack.back();
+          stack.pop_back(), on_stack[y] = false;
+          component[y] = components;
+        }
+        ++components;
       }
-      return seen;
-    };
-    const std::vector<bool> from = reach(true), to = reach(false);
-    std::vector<bool> loop(n, false);
-    for (size_t x = 0; x < n; ++x) loop[x] = from[x] && to[x];
-    return loop;
+    }
+    // Members in ascending block order; a single block is a loop only with
+    // an edge to itself.
+    std::vector<std::vector<BlockId>> members(components);
+    for (BlockId x = 0; x < n; ++x) members[component[x]].push_back(x);
+    std::vector<bool> cyclic(components, false);
+    for (size_t c = 0; c < components; ++c) cyclic[c] = members[c].size() > 1;
+    for (const CfgEdge& e : cfg_.edges())
+      if (e.from == e.to) cyclic[component[e.from]] = true;
+    loop_of_block_.assign(n, kNoLoop);
+    for (size_t c = 0; c < components; ++c) {
+      if (!cyclic[c]) continue;
+      for (BlockId x : members[c]) loop_of_block_[x] = loops_.size();
+      loops_.push_back({.blocks = std::move(members[c])});
+    }
   }
 
   // §6.3's I-cache rule looks one instruction back; a loop looks further.
@@ -199,33 +239,49 @@ class CulpritFinder {
     const uint32_t cache_bytes = model_.icache_direct_mapped_bytes();
     const std::optional<double> frequency = analysis_.block_frequency(b);
     if (cache_bytes == 0 || !frequency || *frequency <= 0 || cfg_.missing_edges()) return true;
-    const std::vector<bool>& loop = loop_of(b);
-    if (!loop[b]) return true;
+    const size_t loop = loop_of(b);
+    if (loop == kNoLoop) return true;
+    const std::optional<double> entries = entries_keeping_lines(loop, cache_bytes);
+    if (!entries) return true;
+    const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * *entries / *frequency;
+    return bound >= options_.min_significant_stall;
+  }
+
+  // How often the loop is entered, when its code and its calls' keep their
+  // I-cache lines; nothing when they may not (or it cannot tell). The same
+  // for every block of the loop: worked out on the first (issue 31: the
+  // callees' footprints were looked up again for every stalled block).
+  std::optional<double> entries_keeping_lines(size_t loop, uint32_t cache_bytes) const {
+    auto& found = loops_[loop].entries_keeping_lines;
+    if (!found) found = find_entries_keeping_lines(loops_[loop].blocks, loop, cache_bytes);
+    return *found;
+  }
+
+  std::optional<double> find_entries_keeping_lines(const std::vector<BlockId>& blocks, size_t id,
+                                                   uint32_t cache_bytes) const {
     std::vector<CodeRange> code;
     double entries = 0;
-    for (BlockId x = 0; x < loop.size(); ++x) {
-      if (!loop[x]) continue;
+    for (BlockId x : blocks) {
       const BasicBlock& block = cfg_.block(x);
-      if (analysis_.augmentation.has_virtual_predecessor(x)) return true;
+      if (virtual_predecessor_[x]) return std::nullopt;
       code.push_back({block.start, block.end});
       for (const InstructionRecord& in : block.instructions) {
-        if (in.kind == isa::Kind::kCallPal) return true;
+        if (in.kind == isa::Kind::kCallPal) return std::nullopt;
         if (in.control_flow != ControlFlow::kCall) continue;
-        if (!in.branch_target || !options_.call_footprint) return true;
+        if (!in.branch_target || !options_.call_footprint) return std::nullopt;
         const auto callee = options_.call_footprint(*in.branch_target, cache_bytes);
-        if (!callee) return true;  // the callee's code may take the loop's sets
+        if (!callee) return std::nullopt;  // the callee's code may take the loop's sets
         code.insert(code.end(), callee->begin(), callee->end());
       }
       for (EdgeId e : block.incoming) {
-        if (loop[cfg_.edge(e).from]) continue;
+        if (loop_of_block_[cfg_.edge(e).from] == id) continue;
         const std::optional<double> f = analysis_.edge_frequency(e);
-        if (!f) return true;
+        if (!f) return std::nullopt;
         entries += *f;
       }
     }
-    if (lines_share_a_set(code, cache_bytes, model_.icache_line_bytes())) return true;
-    const double bound = model_.worst_event_cycles(StallCause::kICacheMiss) * entries / *frequency;
-    return bound >= options_.min_significant_stall;
+    if (lines_share_a_set(code, cache_bytes, model_.icache_line_bytes())) return std::nullopt;
+    return entries;
   }
 
   // Whether two different lines of `code` map to the same set of a
@@ -270,8 +326,7 @@ class CulpritFinder {
 
   // An instruction waits on a D-cache miss through an operand loaded by an
   // earlier load; an operand produced before the block may come from a load.
-  std::vector<CulpritCandidate> loads_feeding(BlockId b, size_t i) const {
-    std::vector<CulpritCandidate> result;
+  void loads_feeding(BlockId b, size_t i, std::vector<CulpritCandidate>& result) const {
     const InstructionRecord& me = insn(b, i);
     for (const auto& source : {me.source_a, me.source_b, me.source_c}) {
       if (!source || source->reg.is_zero()) continue;
@@ -302,7 +357,6 @@ class CulpritFinder {
                       [](const auto& x, const auto& y) { return x.instruction == y.instruction; }),
           result.end());
     }
-    return result;
   }
 
   // An access to the address an earlier access of its block used (the same
@@ -343,21 +397,20 @@ class CulpritFinder {
   // hazard needs the store to be the last one before the load and close to
   // it in the schedule (kReplayWindow issue cycles). Loads from a store in
   // another block (a predecessor's tail) are not looked for.
-  std::vector<CulpritCandidate> stores_replaying(BlockId b, size_t i) const {
+  void stores_replaying(BlockId b, size_t i, std::vector<CulpritCandidate>& out) const {
     const InstructionRecord& load = insn(b, i);
     const std::optional<AddressOperand> me = address_operand(load);
-    if (!isa::ev5_is_load(load.ev5_class) || !me) return {};
+    if (!isa::ev5_is_load(load.ev5_class) || !me) return;
     const auto& schedule = analysis_.schedules[b].instructions;
     for (size_t k = i; k-- > 0;) {
       const InstructionRecord& earlier = insn(b, k);
-      if (schedule[i].issue_cycle - schedule[k].issue_cycle > kReplayWindow) return {};
+      if (schedule[i].issue_cycle - schedule[k].issue_cycle > kReplayWindow) return;
       if (isa::ev5_is_store(earlier.ev5_class)) {
-        if (address_operand(earlier) == me) return {{StallCause::kReplay, earlier.address}};
-        return {};  // the last store is another address
+        if (address_operand(earlier) == me) out.push_back({StallCause::kReplay, earlier.address});
+        return;  // the last store is another address
       }
-      if (writes_integer_register(earlier, me->base)) return {};  // the base register changed
+      if (writes_integer_register(earlier, me->base)) return;  // the base register changed
     }
-    return {};
   }
 
   // The stack pointer ($30) changes only by its frame's arithmetic (lda,
@@ -376,16 +429,18 @@ class CulpritFinder {
   // with no D-cache miss to wait for.
   std::vector<std::optional<uint64_t>> loads_arriving(BlockId b, Register reg) const {
     std::vector<std::optional<uint64_t>> result;
-    std::map<BlockId, int> visited;  // the deepest search from each block so far
-    add_loads_arriving(b, reg, kLiveInDepth, visited, result);
+    if (searched_depth_.empty()) searched_depth_.assign(cfg_.blocks().size(), 0);
+    add_loads_arriving(b, reg, kLiveInDepth, result);
+    for (BlockId x : searched_) searched_depth_[x] = 0;  // ready for the next search
+    searched_.clear();
     return result;
   }
-  void add_loads_arriving(BlockId b, Register reg, int depth, std::map<BlockId, int>& visited,
+  void add_loads_arriving(BlockId b, Register reg, int depth,
                           std::vector<std::optional<uint64_t>>& result) const {
-    if (auto [at, added] = visited.emplace(b, depth); !added) {
-      if (at->second >= depth) return;  // its writers are in the result already
-      at->second = depth;
-    }
+    // The deepest search from each block so far (0: none; depth >= 1).
+    if (searched_depth_[b] >= depth) return;  // its writers are in the result already
+    if (searched_depth_[b] == 0) searched_.push_back(b);
+    searched_depth_[b] = depth;
     if (unknown_predecessors(b)) result.push_back(std::nullopt);
     for (BlockId p : frequent_predecessors(b)) {
       const std::optional<LastWriter> writer = last_writer(p, reg);
@@ -400,7 +455,7 @@ class CulpritFinder {
       } else if (depth <= 1) {
         result.push_back(std::nullopt);
       } else {
-        add_loads_arriving(p, reg, depth - 1, visited, result);
+        add_loads_arriving(p, reg, depth - 1, result);
       }
     }
   }
@@ -480,8 +535,18 @@ class CulpritFinder {
   const ProcessorModel& model_;
   const CulpritOptions& options_;
   const ControlFlowGraph& cfg_;
-  mutable std::vector<std::shared_ptr<const std::vector<bool>>> loops_;  // loop_of's, per block
-  mutable std::optional<std::vector<std::vector<bool>>> superpage_;      // superpage_access's
+  std::vector<bool> virtual_predecessor_;  // per block: entered from outside the CFG
+  mutable std::vector<std::optional<std::vector<BlockId>>> frequent_predecessors_;  // per block
+  struct Loop {
+    std::vector<BlockId> blocks;                                 // ascending
+    std::optional<std::optional<double>> entries_keeping_lines;  // once worked out
+  };
+  mutable std::vector<Loop> loops_;
+  mutable std::vector<size_t> loop_of_block_;       // index in loops_, or kNoLoop
+  mutable std::vector<int> searched_depth_;         // add_loads_arriving's, per block
+  mutable std::vector<BlockId> searched_;           // the blocks it set
+  mutable std::vector<CulpritCandidate> possible_;  // candidates()'s scratch
+  mutable std::optional<std::vector<std::vector<bool>>> superpage_;  // superpage_access's
 };
 
 // A stall worth listing: large, or small but far beyond sampling noise.

@@ -48,6 +48,9 @@ double cluster_bound(const EstimatorOptions& options, double low_samples) {
 
 std::vector<IssuePointRatio> issue_point_ratios(std::span<const ScheduledBlockSamples> blocks) {
   std::vector<IssuePointRatio> ratios;
+  size_t instructions = 0;
+  for (const ScheduledBlockSamples& block : blocks) instructions += block.samples.size();
+  ratios.reserve(instructions);  // at most one per instruction
   for (size_t b = 0; b < blocks.size(); ++b) {
     const auto& schedule = blocks[b].schedule->instructions;
     const auto& samples = blocks[b].samples;
@@ -102,10 +105,10 @@ void use_all(ClassFrequencyEstimate& estimate) {
 // issue point is left (the cluster's average stays).
 bool refine_to_unstalled(ClassFrequencyEstimate& estimate, const EstimatorOptions& options) {
   double frequency = *estimate.frequency;
-  std::vector<bool> kept(estimate.ratios.size(), false);
+  std::vector<bool> kept(estimate.ratios.size(), false), next;
   constexpr int kMaxRounds = 32;  // the set converges in a few; a bound against cycling
   for (int round = 0; round < kMaxRounds; ++round) {
-    std::vector<bool> next(estimate.ratios.size(), false);
+    next.assign(estimate.ratios.size(), false);
     double samples = 0, cycles = 0;
     for (size_t k = 0; k < estimate.ratios.size(); ++k) {
       const IssuePointRatio& r = estimate.ratios[k];
@@ -119,7 +122,7 @@ bool refine_to_unstalled(ClassFrequencyEstimate& estimate, const EstimatorOption
     if (cycles <= 0) return false;
     frequency = samples / cycles;
     if (next == kept) break;
-    kept = std::move(next);
+    std::swap(kept, next);
   }
   double samples = 0, low = INFINITY, high = 0;
   size_t used = 0;
@@ -194,8 +197,14 @@ ClassFrequencyEstimate estimate_class_frequency(std::span<const ScheduledBlockSa
     for (size_t first = 0; first < order.size() && !chosen; ++first) {
       const double low = estimate.ratios[order[first]].ratio;
       const double bound = cluster_bound(options, estimate.ratios[order[first]].samples);
-      size_t last = first;
-      while (last < order.size() && estimate.ratios[order[last]].ratio <= bound * low) ++last;
+      // `order` ascends by ratio: the cluster ends where the ratios first
+      // exceed the bound (a scan from each `first` was quadratic in large
+      // classes: issue 31).
+      const double limit = bound * low;
+      const size_t last = static_cast<size_t>(
+          std::partition_point(order.begin() + static_cast<std::ptrdiff_t>(first), order.end(),
+                               [&](size_t k) { return estimate.ratios[k].ratio <= limit; }) -
+          order.begin());
       if (!fallback) fallback = {first, last};
       if (low <= 0 && last - first < order.size()) continue;  // zero ratios: anomalous samples
       if (last - first < minimum) continue;

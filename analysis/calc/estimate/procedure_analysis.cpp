@@ -81,9 +81,12 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.augmentation = augment_for_exit(result.cfg);
   result.classes = frequency_classes(result.cfg, result.augmentation);
 
+  result.schedules.reserve(result.cfg.blocks().size());
+  result.samples.reserve(result.cfg.blocks().size());
   for (const BasicBlock& block : result.cfg.blocks()) {
     result.schedules.push_back(model.schedule_block(block.instructions));
     std::vector<double>& block_samples = result.samples.emplace_back();
+    block_samples.reserve(block.instructions.size());
     for (const InstructionRecord& insn : block.instructions) {
       const auto found = samples.find(insn.address);
       block_samples.push_back(found == samples.end() ? 0.0 : found->second);
@@ -95,8 +98,10 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.frequencies.confidence.assign(class_count, Confidence::kLow);
   result.frequencies.propagated.assign(class_count, false);
   const std::vector<std::vector<BlockId>> blocks_by_class = result.classes.blocks_by_class();
+  result.class_estimates.reserve(class_count);
+  std::vector<ScheduledBlockSamples> members;
   for (ClassId c = 0; c < class_count; ++c) {
-    std::vector<ScheduledBlockSamples> members;
+    members.clear();
     for (BlockId b : blocks_by_class[c])
       members.push_back({.schedule = &result.schedules[b], .samples = result.samples[b]});
     ClassFrequencyEstimate estimate = estimate_class_frequency(members, options);

@@ -177,6 +177,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
   // same instruction wins, as before); one pass instead of one per block
   // (issue 31: quadratic in large procedures).
   std::vector<std::vector<const DynamicStall*>> stalls_by_block(analysis.cfg.blocks().size());
+  report.blocks.reserve(analysis.cfg.blocks().size());  // CalcBlocks are large: no regrowth
   for (const DynamicStall& s : culprits.stalls)
     if (s.block < stalls_by_block.size()) stalls_by_block[s.block].push_back(&s);
   for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
@@ -192,6 +193,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
                   .confidence = analysis.block_confidence(b),
                   .method = method_of(analysis, c),
                   .best_case_cycles = analysis.schedules[b].best_case_cycles};
+    out.instructions.reserve(block.instructions.size());
     for (size_t i = 0; i < block.instructions.size(); ++i) {
       out.instructions.push_back(describe(analysis, b, i, stalls[i], report.half_cycle_lines));
       out.samples += analysis.samples[b][i];

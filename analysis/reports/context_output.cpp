@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "analysis/reports/json_writer.h"
 
@@ -27,19 +28,28 @@ bool shown(const ContextTree& tree, uint32_t node, const ContextTreeView& view, 
   return percent(tree.nodes[node].total.get(view.metric), total) >= view.min_percent;
 }
 
+// Sampled chains count no calls (a sample sees a stack, not its history):
+// "-", not a 0 that reads as "never called".
+std::string calls_text(bool sampled, uint64_t calls) {
+  return sampled ? "-" : std::to_string(calls);
+}
+std::string calls_text(const ContextTree& tree, uint64_t calls) {
+  return calls_text(tree.sampled, calls);
+}
+
 void print_node(std::ostream& out, const ContextTree& tree, uint32_t node,
                 const ContextTreeView& view, uint32_t depth) {
   const ContextTreeNode& n = tree.nodes[node];
   const uint64_t total = tree.nodes[0].total.get(view.metric);
+  const std::string calls = calls_text(tree, view.bottom_up ? n.total.calls : n.self.calls);
   char columns[96];
   if (view.bottom_up)
-    std::snprintf(columns, sizeof columns, "%6.2f%%          %10llu  ",
-                  percent(n.total.get(view.metric), total),
-                  static_cast<unsigned long long>(n.total.calls));
+    std::snprintf(columns, sizeof columns, "%6.2f%%          %10s  ",
+                  percent(n.total.get(view.metric), total), calls.c_str());
   else
-    std::snprintf(columns, sizeof columns, "%6.2f%% %6.2f%%  %10llu  ",
+    std::snprintf(columns, sizeof columns, "%6.2f%% %6.2f%%  %10s  ",
                   percent(n.total.get(view.metric), total), percent(n.self.get(view.metric), total),
-                  static_cast<unsigned long long>(n.self.calls));
+                  calls.c_str());
   out << columns << std::string(2 * (depth - 1), ' ') << n.name;
   if (!n.image.empty()) out << "  [" << n.image << "]";
   out << '\n';
@@ -150,12 +160,14 @@ void print_context_neighbours(std::ostream& out, const std::vector<ContextNeighb
   out << (callers ? "Callers of " : "Callees of ") << procedure << " (inclusive "
       << metric_name(metric) << " of " << (callers ? "its calls from each" : "each call")
       << (sampled ? ", from sampled call chains; calls are not counted)\n\n" : ", exact)\n\n");
-  out << "      calls  " << metric_name(metric) << "      %  " << (callers ? "caller" : "callee")
-      << '\n';
+  char header[96];
+  std::snprintf(header, sizeof header, "%11s  %12s %7s  %s\n", "calls", metric_name(metric), "%",
+                callers ? "caller" : "callee");
+  out << header;
   for (const ContextNeighbour& row : rows) {
     char line[96];
-    std::snprintf(line, sizeof line, "%11llu  %12llu %6.2f%%  ",
-                  static_cast<unsigned long long>(row.costs.calls),
+    std::snprintf(line, sizeof line, "%11s  %12llu %6.2f%%  ",
+                  calls_text(sampled, row.costs.calls).c_str(),
                   static_cast<unsigned long long>(row.costs.get(metric)),
                   percent(row.costs.get(metric), total));
     out << line << row.name;

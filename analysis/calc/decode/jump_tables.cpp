@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include "analysis/calc/decode/isa_adapter.h"
 #include "isa/isa.h"
@@ -59,6 +61,7 @@ struct Fact {
     kTarget,    // base + entry: where the jmp goes
   };
   Kind kind = Kind::kUnknown;
+  uint8_t unused_after_kind[7] = {};  // no padding: equal facts are equal bytes (same())
   uint64_t value = 0;  // kConstant: the value; kSlot, kEntry, kTarget: the table's address
   uint64_t max = 0;    // kBounded: the bound; kSlot, kEntry, kTarget: the largest index
   uint64_t base = 0;   // kTarget
@@ -73,6 +76,7 @@ struct Fact {
   uint8_t subject = kNone;
   uint8_t wide_subject = kNone;
   bool in_range_if_nonzero = true;
+  uint8_t unused_after_test[3] = {};
   uint64_t limit = 0;
   // kUnknown only: the address of a call that changed (or may have changed)
   // a value known before it, for the "not read" reason; 0 if none.
@@ -90,9 +94,13 @@ struct Fact {
   }
 
   bool operator==(const Fact&) const = default;
+  // operator== as one memcmp: the meets compare 32 facts per edge.
+  bool same(const Fact& o) const { return std::memcmp(this, &o, sizeof(Fact)) == 0; }
   bool numeric() const { return kind == Kind::kConstant || kind == Kind::kBounded; }
   uint64_t upper() const { return kind == Kind::kConstant ? value : max; }
 };
+
+static_assert(std::has_unique_object_representations_v<Fact>, "Fact::same needs no padding");
 
 Fact constant(uint64_t v) { return Fact{.kind = Fact::Kind::kConstant, .value = v}; }
 Fact bounded(uint64_t max) { return Fact{.kind = Fact::Kind::kBounded, .max = max}; }
@@ -153,11 +161,13 @@ struct State {
       into = *this;
       return true;
     }
+    // Equal states (most meets at the fixed point) in one comparison.
+    if (std::memcmp(regs.data(), into.regs.data(), sizeof(regs)) == 0) return false;
     bool changed = false;
     for (size_t r = 0; r < regs.size(); ++r) {
-      if (regs[r] == into.regs[r]) continue;  // the meet of equal facts is the fact
+      if (regs[r].same(into.regs[r])) continue;  // the meet of equal facts is the fact
       const Fact m = meet(into.regs[r], regs[r]);
-      if (!(m == into.regs[r])) into.regs[r] = m, changed = true;
+      if (!m.same(into.regs[r])) into.regs[r] = m, changed = true;
     }
     return changed;
   }
@@ -211,8 +221,36 @@ Fact compare(const isa::Instruction& in, const State& s) {
   return r;
 }
 
+// The image's constant data as the dataflow reads it. The largest byte of a
+// byte table is looked up once per procedure: reading the table again on
+// every visit of its block was most of the dataflow's time in libz.
+class DataReader {
+ public:
+  explicit DataReader(const ImageData& data) : data_(data) {}
+  std::optional<uint64_t> read(uint64_t address, unsigned bytes) const {
+    return data_.read(address, bytes);
+  }
+  // The largest of the `count` bytes at `address`; nothing if one is not
+  // in the image's constant data.
+  std::optional<uint64_t> largest_byte(uint64_t address, uint64_t count) const {
+    const auto [at, added] = largest_byte_.try_emplace({address, count});
+    if (!added) return at->second;
+    uint64_t largest = 0;
+    for (uint64_t k = 0; k < count; ++k) {
+      const auto byte = data_.read(address + k, 1);
+      if (!byte) return at->second = std::nullopt;
+      largest = std::max(largest, *byte);
+    }
+    return at->second = largest;
+  }
+
+ private:
+  const ImageData& data_;
+  mutable std::map<std::pair<uint64_t, uint64_t>, std::optional<uint64_t>> largest_byte_;
+};
+
 // The value an instruction writes to its integer destination.
-Fact evaluate(const isa::Instruction& in, const State& s, const ImageData& data) {
+Fact evaluate(const isa::Instruction& in, const State& s, const DataReader& data) {
   using K = Fact::Kind;
   const Fact b = in.has_literal ? constant(in.literal) : s[in.rb];
   const Fact& a = s[in.ra];
@@ -231,15 +269,8 @@ Fact evaluate(const isa::Instruction& in, const State& s, const ImageData& data)
         return Fact{.kind = K::kEntry, .value = s[in.rb].value + disp, .max = s[in.rb].max};
       return unknown();
     case Operation::kLdbu:  // a byte table with constant contents bounds what it yields
-      if (s[in.rb].kind == K::kSlot && s[in.rb].scale == 1 && s[in.rb].max < kMaxEntries) {
-        uint64_t largest = 0;
-        for (uint64_t k = 0; k <= s[in.rb].max; ++k) {
-          const auto byte = data.read(s[in.rb].value + disp + k, 1);
-          if (!byte) return bounded(0xff);
-          largest = std::max(largest, *byte);
-        }
-        return bounded(largest);
-      }
+      if (s[in.rb].kind == K::kSlot && s[in.rb].scale == 1 && s[in.rb].max < kMaxEntries)
+        return bounded(data.largest_byte(s[in.rb].value + disp, s[in.rb].max + 1).value_or(0xff));
       return bounded(0xff);
     case Operation::kLdwu:
       return bounded(0xffff);
@@ -310,8 +341,10 @@ std::optional<uint64_t> callee_of(const InstructionRecord& r, const State& s) {
   return std::nullopt;
 }
 
-void transfer(State& s, const InstructionRecord& r, const ImageData& data,
-              const CallClobbers& calls) {
+// `in` is r's word decoded in user mode (once per procedure: decoding it
+// on every visit was a fifth of the dataflow's time).
+void transfer(State& s, const InstructionRecord& r, const isa::Instruction& in,
+              const DataReader& data, const CallClobbers& calls) {
   if (r.control_flow == ControlFlow::kCall || r.ev5_class == isa::Ev5Class::kCallPal) {
     // The callee (or PALcode) may change what call_clobbers.h says: every
     // caller-saved register for an unknown callee or PALcode, fewer for a
@@ -337,37 +370,36 @@ void transfer(State& s, const InstructionRecord& r, const ImageData& data,
   // The record knows the destination in every mode; the operations
   // evaluate() models decode alike in both (PALcode's hw_* are invalid in
   // user mode, hence unknown).
-  const isa::Instruction in = isa::decode(r.encoding, isa::DecodeMode::kUser);
   s.write(r.destination->number, in.valid() ? evaluate(in, s, data) : unknown());
 }
 
-// The beq/bne that ends a block, whose edges refine_along may refine.
-std::optional<isa::Instruction> zero_test(const InstructionRecord& last) {
-  if (last.control_flow != ControlFlow::kConditionalBranch) return std::nullopt;
-  const isa::Instruction in = isa::decode(last.encoding, isa::DecodeMode::kUser);
-  if (!in.is(Operation::kBeq) && !in.is(Operation::kBne)) return std::nullopt;
-  return in;
+// Whether a block ending in `last` (decoded: `in`) ends in a beq/bne, whose
+// edges refine_along may refine.
+bool zero_test(const InstructionRecord& last, const isa::Instruction& in) {
+  return last.control_flow == ControlFlow::kConditionalBranch &&
+         (in.is(Operation::kBeq) || in.is(Operation::kBne));
 }
 
-// Whether refine_along(s, last, taken) may change s or rule the edge out:
-// where it does neither, the state flows along the edge as it is (no copy).
-bool may_refine(const State& s, const InstructionRecord& last, bool taken) {
-  const std::optional<isa::Instruction> in = zero_test(last);
-  if (!in) return false;
-  const bool nonzero = in->is(Operation::kBeq) ? !taken : taken;
-  const Fact& t = s[in->ra];
+// Whether refine_along(s, last, in, taken) may change s or rule the edge
+// out: where it does neither, the state flows along the edge as it is (no
+// copy).
+bool may_refine(const State& s, const InstructionRecord& last, const isa::Instruction& in,
+                bool taken) {
+  if (!zero_test(last, in)) return false;
+  const bool nonzero = in.is(Operation::kBeq) ? !taken : taken;
+  const Fact& t = s[in.ra];
   if (t.kind == Fact::Kind::kConstant) return true;
   return t.in_range_if_nonzero == nonzero && (t.subject != kNone || t.wide_subject != kNone);
 }
 
-// The state along one edge out of a block ending in `last`: beq/bne on a
-// compare result bounds its subject; on a constant they may never be taken
-// (or never fall through). Returns false for an edge that cannot be taken.
-bool refine_along(State& s, const InstructionRecord& last, bool taken) {
-  const std::optional<isa::Instruction> in = zero_test(last);
-  if (!in) return true;
-  const bool nonzero = in->is(Operation::kBeq) ? !taken : taken;
-  const Fact t = s[in->ra];
+// The state along one edge out of a block ending in `last` (decoded: `in`):
+// beq/bne on a compare result bounds its subject; on a constant they may
+// never be taken (or never fall through). Returns false for an edge that
+// cannot be taken.
+bool refine_along(State& s, const InstructionRecord& last, const isa::Instruction& in, bool taken) {
+  if (!zero_test(last, in)) return true;
+  const bool nonzero = in.is(Operation::kBeq) ? !taken : taken;
+  const Fact t = s[in.ra];
   if (t.kind == Fact::Kind::kConstant) return (t.value != 0) == nonzero;
   if (t.in_range_if_nonzero != nonzero) return true;
   for (const uint8_t r : {t.subject, t.wide_subject}) {
@@ -388,10 +420,14 @@ bool refine_along(State& s, const InstructionRecord& last, bool taken) {
 // One procedure: its blocks under the current set of jump table edges.
 class Dataflow {
  public:
-  Dataflow(const std::vector<InstructionRecord>& code, std::span<const uint64_t> extra_entries,
-           const std::map<size_t, std::vector<uint64_t>>& table_edges, const ImageData& data,
-           const CallClobbers& calls)
-      : code_(code), data_(data), calls_(calls) {
+  // `words`: each record's word decoded in user mode. `states`: storage for
+  // the states at block entries, kept across rounds (a procedure of
+  // thousands of blocks has megabytes of them: fresh pages every round).
+  Dataflow(const std::vector<InstructionRecord>& code, std::span<const isa::Instruction> words,
+           std::span<const uint64_t> extra_entries,
+           const std::map<size_t, std::vector<uint64_t>>& table_edges, const DataReader& data,
+           const CallClobbers& calls, std::vector<State>& states)
+      : code_(code), words_(words), data_(data), calls_(calls), in_(states) {
     const uint64_t first = code.front().address;
     const uint64_t end = code.back().address + 4;
     auto index_of = [&](uint64_t a) -> std::optional<size_t> {
@@ -463,13 +499,14 @@ class Dataflow {
       work.pop_front();
       queued[b] = false;
       State s = in_[b];
-      for (size_t i = starts_[b]; i <= last_of(b); ++i) transfer(s, code_[i], data_, calls_);
+      for (size_t i = starts_[b]; i <= last_of(b); ++i) step(s, i);
       const InstructionRecord& last = code_[last_of(b)];
+      const isa::Instruction& last_word = words_[last_of(b)];
       for (const auto& [to, taken] : successors_[b]) {
         bool changed = false;
-        if (may_refine(s, last, taken)) {
+        if (may_refine(s, last, last_word, taken)) {
           State along = s;
-          if (!refine_along(along, last, taken)) continue;
+          if (!refine_along(along, last, last_word, taken)) continue;
           changed = along.meet_into(in_[to]);
         } else {
           changed = s.meet_into(in_[to]);
@@ -485,29 +522,31 @@ class Dataflow {
     const size_t b = block_of_[i];
     State s = in_[b];
     if (!s.reached) return s;
-    for (size_t k = starts_[b]; k < i; ++k) transfer(s, code_[k], data_, calls_);
+    for (size_t k = starts_[b]; k < i; ++k) step(s, k);
     return s;
   }
 
  private:
+  void step(State& s, size_t i) const { transfer(s, code_[i], words_[i], data_, calls_); }
   size_t last_of(size_t b) const {
     return (b + 1 < starts_.size() ? starts_[b + 1] : code_.size()) - 1;
   }
   std::optional<uint64_t> prologue_gp(State s) const {
     if (code_.size() < 2) return std::nullopt;
-    for (size_t i = 0; i < 2; ++i) transfer(s, code_[i], data_, calls_);
+    for (size_t i = 0; i < 2; ++i) step(s, i);
     if (s[kGp].kind != Fact::Kind::kConstant) return std::nullopt;
     return s[kGp].value;
   }
 
   const std::vector<InstructionRecord>& code_;
-  const ImageData& data_;
+  std::span<const isa::Instruction> words_;
+  const DataReader& data_;
   const CallClobbers& calls_;
   std::vector<size_t> starts_;                                    // first instruction of each block
   std::vector<size_t> block_of_;                                  // instruction -> block
   std::vector<std::vector<std::pair<size_t, bool>>> successors_;  // (block, taken edge)
   std::vector<size_t> extra_;
-  std::vector<State> in_;
+  std::vector<State>& in_;
 };
 
 std::string reg_name(uint8_t r) { return isa::kIntegerRegisterNames[r & 31]; }
@@ -629,10 +668,16 @@ std::vector<JumpTableOutcome> resolve_jump_tables(std::vector<InstructionRecord>
   // reached only through a table (a nested switch) is not seen yet; each
   // round adds the edges found and runs again, until the edges reproduce
   // themselves. Only that fixed point counts: its dataflow saw every edge.
+  std::vector<isa::Instruction> words;
+  words.reserve(procedure.size());
+  for (const InstructionRecord& r : procedure)
+    words.push_back(isa::decode(r.encoding, isa::DecodeMode::kUser));
+  std::vector<State> states;
+  const DataReader reader(data);
   std::map<size_t, std::vector<uint64_t>> edges;
   bool settled = false;
   for (int round = 0; round < kMaxRounds && !settled; ++round) {
-    Dataflow flow(procedure, extra_entries, edges, data, calls);
+    Dataflow flow(procedure, words, extra_entries, edges, reader, calls, states);
     const bool converged = flow.run();
     outcomes.clear();
     std::map<size_t, std::vector<uint64_t>> found;

@@ -49,13 +49,17 @@ class CulpritFinder {
   }
 
   // The candidates that stay, and those the event samples rule out.
+  // Gathered in scratch vectors, then copied once at their final size.
   void candidates(BlockId b, size_t i, DynamicStall& stall) const {
+    kept_.clear(), ruled_out_.clear();
     for (StallCause cause : model_.dynamic_stall_causes()) {
       possible_.clear();
       possible(cause, b, i, possible_);
       for (CulpritCandidate& candidate : possible_)
-        (weigh(candidate, b, i) ? stall.candidates : stall.ruled_out).push_back(candidate);
+        (weigh(candidate, b, i) ? kept_ : ruled_out_).push_back(candidate);
     }
+    stall.candidates = kept_;
+    stall.ruled_out = ruled_out_;
   }
 
  private:
@@ -542,11 +546,11 @@ class CulpritFinder {
     std::optional<std::optional<double>> entries_keeping_lines;  // once worked out
   };
   mutable std::vector<Loop> loops_;
-  mutable std::vector<size_t> loop_of_block_;       // index in loops_, or kNoLoop
-  mutable std::vector<int> searched_depth_;         // add_loads_arriving's, per block
-  mutable std::vector<BlockId> searched_;           // the blocks it set
-  mutable std::vector<CulpritCandidate> possible_;  // candidates()'s scratch
-  mutable std::optional<std::vector<std::vector<bool>>> superpage_;  // superpage_access's
+  mutable std::vector<size_t> loop_of_block_;  // index in loops_, or kNoLoop
+  mutable std::vector<int> searched_depth_;    // add_loads_arriving's, per block
+  mutable std::vector<BlockId> searched_;      // the blocks it set
+  mutable std::vector<CulpritCandidate> possible_, kept_, ruled_out_;  // candidates()'s scratch
+  mutable std::optional<std::vector<std::vector<bool>>> superpage_;    // superpage_access's
 };
 
 // A stall worth listing: large, or small but far beyond sampling noise.

@@ -109,12 +109,17 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
     const double cycles = *f * stall->cycles;
     summary.dynamic_total += cycles;
     if (stall->unexplained()) summary.unexplained_stall += cycles;
-    // One share per cause, however many instructions it points at.
-    std::map<StallCause, double, isa::DynamicCauseOrder> bounds;
+    // One share per cause, however many instructions it points at. A few
+    // causes at most: a flat list, not a std::map per stall (issue 31); each
+    // cause adds to its own totals, so their order does not matter.
+    std::vector<std::pair<StallCause, double>> bounds;
     for (const CulpritCandidate& c : stall->candidates) {
       const double bound =
           c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;
-      bounds[c.cause] = std::max(bounds[c.cause], bound);
+      auto same = std::find_if(bounds.begin(), bounds.end(),
+                               [&](const auto& b) { return b.first == c.cause; });
+      if (same == bounds.end()) same = bounds.insert(bounds.end(), {c.cause, 0.0});
+      same->second = std::max(same->second, bound);
     }
     for (const auto& [cause, bound] : bounds) {
       auto& [low, high] = summary.dynamic[cause];

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 #include "firmware/events.h"
 
@@ -19,7 +21,7 @@ char stall_letter(const StaticStall& stall) {
 namespace {
 
 // Figure 4's names for the static stall reasons.
-std::string static_name(const StaticStall& stall) {
+std::string_view static_name(const StaticStall& stall) {
   return isa::figure4_static_name(stall_letter(stall));
 }
 
@@ -85,11 +87,39 @@ std::string method_of(const ProcedureAnalysis& analysis, ClassId c) {
   return std::string(to_string(analysis.class_estimates[c].method));
 }
 
+// The summary's totals per static stall name and per dynamic cause while
+// the blocks are added: a few entries each, in flat lists instead of a
+// std::map lookup (and a std::string) per instruction (issue 31). Each total
+// is the same sum, in the same order from 0, as the maps' were: moved into
+// the summary's (empty) maps at the end, they hold the same doubles.
+struct CauseTotals {
+  std::vector<std::pair<std::string_view, double>> static_stalls;
+  std::vector<std::pair<StallCause, std::pair<double, double>>> dynamic;  // low, high
+  std::vector<std::pair<StallCause, double>> bounds;                      // one stall's, reused
+
+  double& static_stall(std::string_view name) {
+    for (auto& [known, total] : static_stalls)
+      if (known == name) return total;
+    return static_stalls.emplace_back(name, 0.0).second;
+  }
+  std::pair<double, double>& dynamic_cause(StallCause cause) {
+    for (auto& [known, totals] : dynamic)
+      if (known == cause) return totals;
+    return dynamic.emplace_back(cause, std::pair{0.0, 0.0}).second;
+  }
+  void move_into(CalcSummary& summary) const {
+    for (const auto& [name, total] : static_stalls)
+      summary.static_stalls[std::string(name)] = total;
+    for (const auto& [cause, totals] : dynamic) summary.dynamic[cause] = totals;
+  }
+};
+
 // Figure 4's tallies for one block, in samples (cycles × F). Static stalls
 // are counted as the listing draws them, half a cycle per bubble line, so a
 // lost dual-issue slot costs half a cycle.
-void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, const CalcBlock& out,
-                    BlockId b, const std::vector<const DynamicStall*>& stalls) {
+void add_to_summary(CalcSummary& summary, CauseTotals& totals, const ProcedureAnalysis& analysis,
+                    const CalcBlock& out, BlockId b,
+                    const std::vector<const DynamicStall*>& stalls) {
   const std::optional<double> f = out.frequency;
   if (!f || *f <= 0) return;
   const BlockSchedule& schedule = analysis.schedules[b];
@@ -101,7 +131,7 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
       const StaticStall* first =
           schedule.instructions[i].stalls.empty() ? nullptr : &schedule.instructions[i].stalls[0];
       const double cycles = *f * line.static_half_cycles / 2.0;
-      summary.static_stalls[first ? static_name(*first) : "Slotting"] += cycles;
+      totals.static_stall(first ? static_name(*first) : "Slotting") += cycles;
       summary.static_total += cycles;
     }
     const DynamicStall* stall = stalls[i];
@@ -109,10 +139,10 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
     const double cycles = *f * stall->cycles;
     summary.dynamic_total += cycles;
     if (stall->unexplained()) summary.unexplained_stall += cycles;
-    // One share per cause, however many instructions it points at. A few
-    // causes at most: a flat list, not a std::map per stall (issue 31); each
+    // One share per cause, however many instructions it points at; each
     // cause adds to its own totals, so their order does not matter.
-    std::vector<std::pair<StallCause, double>> bounds;
+    std::vector<std::pair<StallCause, double>>& bounds = totals.bounds;
+    bounds.clear();
     for (const CulpritCandidate& c : stall->candidates) {
       const double bound =
           c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;
@@ -122,7 +152,7 @@ void add_to_summary(CalcSummary& summary, const ProcedureAnalysis& analysis, con
       same->second = std::max(same->second, bound);
     }
     for (const auto& [cause, bound] : bounds) {
-      auto& [low, high] = summary.dynamic[cause];
+      auto& [low, high] = totals.dynamic_cause(cause);
       high += bound;
       if (bounds.size() == 1) low += bound;
     }
@@ -181,6 +211,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
   // The stalls by block, in the culprit report's order (a later one at the
   // same instruction wins, as before); one pass instead of one per block
   // (issue 31: quadratic in large procedures).
+  CauseTotals totals;
   std::vector<std::vector<const DynamicStall*>> stalls_by_block(analysis.cfg.blocks().size());
   report.blocks.reserve(analysis.cfg.blocks().size());  // CalcBlocks are large: no regrowth
   for (const DynamicStall& s : culprits.stalls)
@@ -204,7 +235,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
       out.samples += analysis.samples[b][i];
     }
     summary.samples += out.samples;
-    add_to_summary(summary, analysis, out, b, stalls);
+    add_to_summary(summary, totals, analysis, out, b, stalls);
     // Unexplained gain: only where the machine can stall at all (§6.3); on
     // QEMU every deviation from F·M_i is sampling error.
     if (report.model_has_dynamic_stalls && out.frequency && *out.frequency > 0) {
@@ -216,6 +247,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
     }
     report.blocks.push_back(std::move(out));
   }
+  totals.move_into(summary);
   summary.dynamic_total += summary.unexplained_gain;
   summary.execution = summary.best_case - summary.static_total;
   summary.net_sampling_error = summary.samples - summary.best_case - summary.dynamic_total;

@@ -505,17 +505,42 @@ std::optional<std::pair<uint64_t, uint64_t>> CfiTable::function_range(uint64_t e
   return std::pair{std::prev(it)->begin, std::prev(it)->end};
 }
 
-std::optional<std::pair<uint64_t, uint64_t>> cfi_function_range(const std::string& path,
-                                                                uint64_t elf_pc) {
-  static std::mutex mutex;  // dcpi calc --all names procedures on several threads
+std::vector<std::pair<uint64_t, uint64_t>> CfiTable::function_ranges() const {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  ranges.reserve(handles_->fdes.size());
+  for (const Fde& fde : handles_->fdes) ranges.emplace_back(fde.begin, fde.end);
+  return ranges;
+}
+
+namespace {
+
+std::mutex kept_tables_mutex;  // dcpi calc --all names procedures on several threads
+
+// The table of `path`, opened once per process; null without CFI. Called
+// with kept_tables_mutex held.
+const CfiTable* kept_table(const std::string& path) {
   static std::map<std::string, std::unique_ptr<CfiTable>> tables;
-  const std::lock_guard lock(mutex);
   auto found = tables.find(path);
   if (found == tables.end()) {
     std::string problem;
     found = tables.emplace(path, CfiTable::open(path, &problem)).first;
   }
-  return found->second ? found->second->function_range(elf_pc) : std::nullopt;
+  return found->second.get();
+}
+
+}  // namespace
+
+std::optional<std::pair<uint64_t, uint64_t>> cfi_function_range(const std::string& path,
+                                                                uint64_t elf_pc) {
+  const std::lock_guard lock(kept_tables_mutex);
+  const CfiTable* table = kept_table(path);
+  return table ? table->function_range(elf_pc) : std::nullopt;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> cfi_function_ranges(const std::string& path) {
+  const std::lock_guard lock(kept_tables_mutex);
+  const CfiTable* table = kept_table(path);
+  return table ? table->function_ranges() : std::vector<std::pair<uint64_t, uint64_t>>{};
 }
 
 const char* unwind_stop_name(UnwindStop stop) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dcpi {
 
@@ -72,6 +73,8 @@ class CfiTable {
   // The FDE covering `elf_pc`: [begin, end) of the procedure it describes,
   // for code without symbols (stripped libraries); nullopt when none covers it.
   std::optional<std::pair<uint64_t, uint64_t>> function_range(uint64_t elf_pc) const;
+  // Every FDE's [begin, end), by begin.
+  std::vector<std::pair<uint64_t, uint64_t>> function_ranges() const;
 
  private:
   struct Handles;
@@ -86,5 +89,7 @@ const char* unwind_stop_name(UnwindStop stop);
 // it). Safe to call from several threads.
 std::optional<std::pair<uint64_t, uint64_t>> cfi_function_range(const std::string& path,
                                                                 uint64_t elf_pc);
+// CfiTable::function_ranges of the same kept table (empty without CFI).
+std::vector<std::pair<uint64_t, uint64_t>> cfi_function_ranges(const std::string& path);
 
 }  // namespace dcpi

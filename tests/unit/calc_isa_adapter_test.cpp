@@ -4,6 +4,10 @@
 // EV5 model schedules it in the figure's 8 cycles for 13 instructions.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
 #include "analysis/calc/decode/isa_adapter.h"
 #include "analysis/calc/estimate/cfg.h"
 #include "analysis/calc/frontend/code_image.h"
@@ -143,6 +147,38 @@ TEST(CalcIsaAdapter, JumpTablesAreMarkedTailCallsLeaveLdgpGivesASecondEntry) {
   EXPECT_EQ(cfg.block(cfg.extra_entries()[0]).start, sw->start + 8);
   EXPECT_EQ(image.containing(sw->start + 12), sw);
   EXPECT_EQ(image.containing(0x100), nullptr);
+}
+
+// A stripped library's static functions are procedures too, one per FDE
+// binutils' readelf lists where no symbol's procedure is (libc's .dynsym
+// names only exported functions), named 0x<start> as the reports name them.
+TEST(CalcIsaAdapter, StrippedLibrarysStaticFunctionsAreProceduresByTheirFde) {
+  const std::string libc = "/usr/alpha-linux-gnu/lib/libc.so.6.1";
+  if (!std::filesystem::exists(libc)) GTEST_SKIP() << "no Alpha sysroot";
+  const CodeImage image = CodeImage::open(libc);
+  FILE* pipe = popen(("alpha-linux-gnu-readelf --debug-dump=frames " + libc).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  size_t by_fde = 0;
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    const char* pc = std::strstr(line, " FDE ") ? std::strstr(line, "pc=") : nullptr;
+    unsigned long long begin = 0, end = 0;
+    if (!pc || std::sscanf(pc, "pc=%llx..%llx", &begin, &end) != 2) continue;
+    const ProcedureRange* procedure = image.containing(begin);
+    if (procedure == nullptr) {  // an FDE a symbol's procedure overlaps: that one has the code
+      EXPECT_NE(image.containing(end - 4), nullptr) << std::hex << begin;
+      continue;
+    }
+    if (!procedure->name.starts_with("0x")) continue;  // a symbol's
+    char name[32];
+    std::snprintf(name, sizeof name, "0x%llx", begin);
+    EXPECT_EQ(procedure->name, name);
+    EXPECT_EQ(procedure->start, begin);
+    EXPECT_EQ(procedure->end, end);
+    ++by_fde;
+  }
+  pclose(pipe);
+  EXPECT_GT(by_fde, 100u);
 }
 
 }  // namespace

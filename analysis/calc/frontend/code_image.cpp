@@ -1,7 +1,9 @@
 #include "analysis/calc/frontend/code_image.h"
 
 #include <algorithm>
+#include <cstdio>
 
+#include "symbols/cfi_unwinder.h"
 #include "symbols/demangle.h"
 #include "symbols/procedure_match.h"
 
@@ -12,6 +14,31 @@ namespace {
 bool looks_like_label(const std::string& name) {
   return !name.empty() && !name.starts_with(".L") && !name.starts_with("$") &&
          name.find("..") == std::string::npos;
+}
+
+// Code no symbol names (a stripped library's static functions: libc's
+// msort_with_tmp): each .eh_frame FDE inside a code section and clear of
+// every symbol's procedure is a procedure of its own, named 0x<start> as
+// ElfImage::procedure_at names it (ProcedureSource::kFrameInfo).
+template <typename SectionOf>
+void add_frame_procedures(std::vector<ProcedureRange>& procedures, const std::string& path,
+                          const SectionOf& section_of) {
+  std::vector<ProcedureRange> added;
+  for (const auto& [begin, end] : cfi_function_ranges(path)) {
+    if (end <= begin || (begin & 3) || !section_of(begin) || !section_of(end - 4)) continue;
+    const auto after = std::upper_bound(
+        procedures.begin(), procedures.end(), begin,
+        [](uint64_t address, const ProcedureRange& p) { return address < p.start; });
+    const bool overlaps_before = after != procedures.begin() && std::prev(after)->end > begin;
+    const bool overlaps_after = after != procedures.end() && after->start < end;
+    if (overlaps_before || overlaps_after) continue;
+    char name[32];
+    std::snprintf(name, sizeof name, "0x%llx", static_cast<unsigned long long>(begin));
+    added.push_back({name, begin, end - (end - begin) % 4});
+  }
+  procedures.insert(procedures.end(), added.begin(), added.end());
+  std::sort(procedures.begin(), procedures.end(),
+            [](const ProcedureRange& a, const ProcedureRange& b) { return a.start < b.start; });
 }
 
 }  // namespace
@@ -62,6 +89,7 @@ CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode
     end = s.address + (end - s.address) / 4 * 4;
     if (end > s.address) image.procedures_.push_back({s.name, s.address, end});
   }
+  if (symbols.dynamic_symbols_only()) add_frame_procedures(image.procedures_, path, section_of);
   image.summarize_calls();
   return image;
 }
@@ -159,7 +187,9 @@ ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {
 
 const ProcedureRange& select_code_procedure(const CodeImage& code, const std::string& query,
                                             const calc::SamplesByAddress* samples) {
-  if (const auto address = procedure_address(query)) {
+  auto address = procedure_address(query);
+  if (!address) address = image_procedure_address(query, code.path());  // as prof names it
+  if (address) {
     if (const ProcedureRange* procedure = code.containing(*address)) return *procedure;
     throw ProcedureMatchError("no procedure contains " + query + " in " + code.path());
   }

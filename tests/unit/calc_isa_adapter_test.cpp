@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 
 #include "analysis/calc/decode/isa_adapter.h"
@@ -156,14 +155,8 @@ TEST(CalcIsaAdapter, StrippedLibrarysStaticFunctionsAreProceduresByTheirFde) {
   const std::string libc = "/usr/alpha-linux-gnu/lib/libc.so.6.1";
   if (!std::filesystem::exists(libc)) GTEST_SKIP() << "no Alpha sysroot";
   const CodeImage image = CodeImage::open(libc);
-  FILE* pipe = popen(("alpha-linux-gnu-readelf --debug-dump=frames " + libc).c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
   size_t by_fde = 0;
-  char line[512];
-  while (std::fgets(line, sizeof line, pipe) != nullptr) {
-    const char* pc = std::strstr(line, " FDE ") ? std::strstr(line, "pc=") : nullptr;
-    unsigned long long begin = 0, end = 0;
-    if (!pc || std::sscanf(pc, "pc=%llx..%llx", &begin, &end) != 2) continue;
+  for (const auto& [begin, end] : dcpi::testing::readelf_fdes(libc)) {
     const ProcedureRange* procedure = image.containing(begin);
     if (procedure == nullptr) {  // an FDE a symbol's procedure overlaps: that one has the code
       EXPECT_NE(image.containing(end - 4), nullptr) << std::hex << begin;
@@ -171,13 +164,12 @@ TEST(CalcIsaAdapter, StrippedLibrarysStaticFunctionsAreProceduresByTheirFde) {
     }
     if (!procedure->name.starts_with("0x")) continue;  // a symbol's
     char name[32];
-    std::snprintf(name, sizeof name, "0x%llx", begin);
+    std::snprintf(name, sizeof name, "0x%llx", static_cast<unsigned long long>(begin));
     EXPECT_EQ(procedure->name, name);
     EXPECT_EQ(procedure->start, begin);
     EXPECT_EQ(procedure->end, end);
     ++by_fde;
   }
-  pclose(pipe);
   EXPECT_GT(by_fde, 100u);
 }
 

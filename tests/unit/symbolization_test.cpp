@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::fixture_path;
+using testing::readelf_fdes;
 using testing::TempDir;
 
 std::string workload_fixture() {
@@ -70,22 +71,6 @@ TEST(ElfImage, NearestSymbolFallbackAndNoDwarf) {
   EXPECT_FALSE(image.procedure_at(testing::kKernelText - 4));
   ASSERT_TRUE(image.procedure_named("kernel_entry"));
   EXPECT_FALSE(image.procedure_named("dcpi_transfer_ring"));  // data, not code
-}
-
-// The FDEs binutils' readelf lists in `path`'s .eh_frame: [begin, end) each.
-std::vector<std::pair<uint64_t, uint64_t>> readelf_fdes(const std::string& path) {
-  std::vector<std::pair<uint64_t, uint64_t>> fdes;
-  FILE* pipe =
-      popen(("alpha-linux-gnu-readelf --debug-dump=frames " + path + " 2>/dev/null").c_str(), "r");
-  if (pipe == nullptr) return fdes;
-  char line[512];
-  while (std::fgets(line, sizeof line, pipe) != nullptr) {
-    const char* pc = std::strstr(line, " FDE ") ? std::strstr(line, "pc=") : nullptr;
-    unsigned long long begin = 0, end = 0;
-    if (pc && std::sscanf(pc, "pc=%llx..%llx", &begin, &end) == 2) fdes.emplace_back(begin, end);
-  }
-  pclose(pipe);
-  return fdes;
 }
 
 std::pair<uint64_t, uint64_t> readelf_fde_covering(const std::string& path, uint64_t address) {

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <random>
@@ -28,6 +30,22 @@ std::string read_text(const std::string& path) {
 std::string fixture_path(const std::string& name) {
   const std::string path = std::string(DCPI_FIXTURE_DIR) + "/" + name;
   return std::filesystem::exists(path) ? path : std::string();
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> readelf_fdes(const std::string& path) {
+  std::vector<std::pair<uint64_t, uint64_t>> fdes;
+  FILE* pipe = popen(
+      ("alpha-linux-gnu-readelf --debug-dump=frames " + shell_quote(path) + " 2>/dev/null").c_str(),
+      "r");
+  if (pipe == nullptr) return fdes;
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    const char* pc = std::strstr(line, " FDE ") ? std::strstr(line, "pc=") : nullptr;
+    unsigned long long begin = 0, end = 0;
+    if (pc && std::sscanf(pc, "pc=%llx..%llx", &begin, &end) == 2) fdes.emplace_back(begin, end);
+  }
+  pclose(pipe);
+  return fdes;
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dcpi::testing {
@@ -47,6 +48,10 @@ inline void damage(std::vector<uint8_t>& bytes, std::mt19937& random, int round)
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
+
+// The FDEs binutils' readelf lists in the .eh_frame of the ELF file at
+// `path`: [begin, end) each, in file order (the oracle for stripped code).
+std::vector<std::pair<uint64_t, uint64_t>> readelf_fdes(const std::string& path);
 
 // Runs the dcpi binary with `arguments` (each shell-quoted); a hang is cut
 // off by timeout(1) after 30 s so a broken build cannot stall the suite.

@@ -152,6 +152,11 @@ uint64_t access_bits(UserAccess access) {
   }
   return kPteValid | kPteKre | kPteKwe | kPteUre | kPteUwe;
 }
+
+// What a demand-zero page keeps until its first touch: the access, not valid.
+uint64_t demand_zero_pte(UserAccess access) {
+  return kPteDemandZero | (access_bits(access) & ~kPteValid);
+}
 }  // namespace
 
 uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access) {
@@ -175,7 +180,7 @@ bool map_demand_zero(AddressSpace& space, uint64_t va, UserAccess access) {
   if (!user_address(va) || (va & (pages::kPageBytes - 1))) return false;
   uint64_t* slot = l3_slot(space, va, true);
   if (slot == nullptr) return false;
-  __atomic_store_n(slot, kPteDemandZero | (access_bits(access) & ~kPteValid), __ATOMIC_RELEASE);
+  __atomic_store_n(slot, demand_zero_pte(access), __ATOMIC_RELEASE);
   return true;
 }
 
@@ -205,7 +210,7 @@ bool set_user_page_access(AddressSpace& space, uint64_t va, UserAccess access) {
   for (;;) {
     const uint64_t pte = load_pte(slot);
     if (is_demand_zero(pte)) {
-      if (replace_pte(slot, pte, kPteDemandZero | (access_bits(access) & ~kPteValid))) return true;
+      if (replace_pte(slot, pte, demand_zero_pte(access))) return true;
       continue;  // touched meanwhile: a page now
     }
     if (!(pte & kPteValid)) return false;

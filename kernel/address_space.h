@@ -36,8 +36,8 @@ struct AddressSpace {
 // Allocates an empty L1 table; false if out of memory.
 bool address_space_create(AddressSpace& space);
 // Fills the empty space `to` with a copy of every page of `from`, with the
-// same access (fork); demand-zero pages stay demand-zero. False when out of memory (`to` keeps what
-// was copied; destroy it).
+// same access (fork); demand-zero pages stay demand-zero. False when out of
+// memory (`to` keeps what was copied; destroy it).
 bool address_space_copy(const AddressSpace& from, AddressSpace& to);
 // Frees every mapped page and page table.
 void address_space_destroy(AddressSpace& space);

@@ -547,15 +547,17 @@ void kill_current(int signal, const char* what, const char* label, uint64_t valu
   exit_current(signals::dumps_core(signal) ? signal | 0x80 : signal);
 }
 
+// entMM's MMCSR for a translation fault (the page is not valid).
+constexpr uint64_t kTranslationNotValid = 0;
+
 bool fault_in_demand_zero(uint64_t address, uint64_t mmcsr, uint64_t cause) {
-  constexpr uint64_t kTranslationNotValid = 0, kStore = 1;
+  constexpr uint64_t kStore = 1;  // entMM's cause: -1 fetch, 0 load, 1 store
   Process* self = current();
   if (mmcsr != kTranslationNotValid || self->kernel_thread) return false;
   return populate_demand_zero(self->space(), address, cause == kStore);
 }
 
 bool grow_user_stack(uint64_t address, uint64_t mmcsr) {
-  constexpr uint64_t kTranslationNotValid = 0;
   Process* self = current();
   if (mmcsr != kTranslationNotValid || self->kernel_thread || address >= kUserStackTop ||
       address < kUserStackTop - kUserStackLimit)

@@ -114,11 +114,13 @@ extern "C" void handle_memory_fault(uint64_t address, uint64_t mmcsr, uint64_t c
   // Linux/Alpha (entMM leaves the IPL alone): a first touch's zeroing is
   // kernel time the samples see, not a blind spot charged to the faulting
   // instruction. trap_return's rti restores the user's PS.
-  if (from_user(frame)) kernel::pal::swpipl(0);
-  if (from_user(frame) && kernel::fault_in_demand_zero(address, mmcsr, cause)) return;
-  if (from_user(frame) && kernel::grow_user_stack(address, mmcsr)) return;
-  if (from_user(frame) && fault_handled(frame, kSigSegv)) return;
-  if (from_user(frame)) kernel::kill_current(kSigSegv, "memory fault", "va", address, frame->pc);
+  if (from_user(frame)) {
+    kernel::pal::swpipl(0);
+    if (kernel::fault_in_demand_zero(address, mmcsr, cause)) return;
+    if (kernel::grow_user_stack(address, mmcsr)) return;
+    if (fault_handled(frame, kSigSegv)) return;
+    kernel::kill_current(kSigSegv, "memory fault", "va", address, frame->pc);
+  }
   panic("memory fault in kernel: address %lx mmcsr %lu cause %ld pc %lx", address, mmcsr,
         static_cast<int64_t>(cause), frame->pc);
 }

@@ -33,15 +33,12 @@ bool shown(const ContextTree& tree, uint32_t node, const ContextTreeView& view, 
 std::string calls_text(bool sampled, uint64_t calls) {
   return sampled ? "-" : std::to_string(calls);
 }
-std::string calls_text(const ContextTree& tree, uint64_t calls) {
-  return calls_text(tree.sampled, calls);
-}
 
 void print_node(std::ostream& out, const ContextTree& tree, uint32_t node,
                 const ContextTreeView& view, uint32_t depth) {
   const ContextTreeNode& n = tree.nodes[node];
   const uint64_t total = tree.nodes[0].total.get(view.metric);
-  const std::string calls = calls_text(tree, view.bottom_up ? n.total.calls : n.self.calls);
+  const std::string calls = calls_text(tree.sampled, view.bottom_up ? n.total.calls : n.self.calls);
   char columns[96];
   if (view.bottom_up)
     std::snprintf(columns, sizeof columns, "%6.2f%%          %10s  ",

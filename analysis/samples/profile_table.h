@@ -93,13 +93,13 @@ std::string tid_label(uint32_t tid, const std::map<uint32_t, std::string>& names
 // the ELF virtual address (what objdump shows), not an offset.
 std::string address_name(const ImageIdentity& image, uint64_t address);
 
-// The procedure holding `address` in `image`: its symbol's name and start,
-// "[unknown]" for the unknown image, else address_name's.
 // How reports name `procedure` of `image`: code named only by its CFI
 // (ProcedureSource::kFrameInfo) shows as image+0x<start>, as an address
 // outside every procedure does.
 std::string procedure_display_name(const ImageIdentity& image, const Procedure& procedure);
 
+// The procedure holding `address` in `image`: its symbol's name and start,
+// "[unknown]" for the unknown image, else address_name's.
 struct ProcedureName {
   std::string name;
   std::optional<uint64_t> start;

@@ -2,7 +2,7 @@
 // (DCPI §6.2: "approximately three minutes to analyze the suite of 17
 // programs, which total roughly 26MB of executables"). Every procedure of
 // each image is decoded, given a CFG, frequency classes, estimates,
-// propagation, culprits and a report, with synthetic samples on every
+// propagation, culprits and a summary, with synthetic samples on every
 // instruction; the table gives seconds per MB of code.
 #include <cstdlib>
 #include <fstream>
@@ -22,7 +22,7 @@ const std::string_view kBenchCalcUsage =
     "usage: dcpi bench-calc --images ELF[,ELF...] [--model qemu|ev5] [--threads N] [--json FILE]\n"
     "\n"
     "Analyses every procedure of each image as dcpi calc --all would (decode, CFG,\n"
-    "cycle equivalence, scheduling, estimation, propagation, culprits, report) with\n"
+    "cycle equivalence, scheduling, estimation, propagation, culprits, summary) with\n"
     "synthetic samples on every instruction, and prints the time per MB of code;\n"
     "\"flow s\" is the analysis again with --estimate flow (minimum-cost flow), \"flow x\"\n"
     "its time over DCPI's analysis (\"seconds\" less loading the image).\n"

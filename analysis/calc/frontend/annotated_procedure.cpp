@@ -11,38 +11,10 @@ namespace dcpi {
 
 using namespace calc;
 
-char stall_letter(const StaticStall& stall) {
-  if (stall.reason != StallCause::kDependency) return isa::static_letter(stall.reason);
-  if (stall.operand == OperandField::kRa) return isa::static_letter(stall.reason, 0);
-  if (stall.operand == OperandField::kRc) return isa::static_letter(stall.reason, 2);
-  return isa::static_letter(stall.reason, 1);
-}
-
 namespace {
-
-// Figure 4's names for the static stall reasons.
-std::string_view static_name(const StaticStall& stall) {
-  return isa::figure4_static_name(stall_letter(stall));
-}
 
 void add_letter(std::string& letters, char letter) {
   if (letters.find(letter) == std::string::npos) letters += letter;
-}
-
-// Half-cycle lines before an issue point (Figure 2: "each line in the listing
-// represents a half-cycle"): two per cycle spent at the head of the queue
-// beyond the first, plus the empty second slot when the previous instruction
-// issued alone.
-int static_half_cycles(const BlockSchedule& schedule, size_t i) {
-  const uint32_t m = schedule.instructions[i].head_cycles;
-  if (m == 0) return 0;
-  int lines = 2 * static_cast<int>(m) - 2;
-  if (i > 0) {
-    const uint32_t previous_cycle = schedule.instructions[i - 1].issue_cycle;
-    const bool alone = i < 2 || schedule.instructions[i - 2].issue_cycle != previous_cycle;
-    if (alone) ++lines;
-  }
-  return lines;
 }
 
 CalcInstruction describe(const ProcedureAnalysis& analysis, BlockId b, size_t i,
@@ -85,78 +57,6 @@ std::string method_of(const ProcedureAnalysis& analysis, ClassId c) {
   if (analysis.frequencies.propagated[c])
     return std::string(to_string(EstimateMethod::kPropagation));
   return std::string(to_string(analysis.class_estimates[c].method));
-}
-
-// The summary's totals per static stall name and per dynamic cause while
-// the blocks are added: a few entries each, in flat lists instead of a
-// std::map lookup (and a std::string) per instruction (issue 31). Each total
-// is the same sum, in the same order from 0, as the maps' were: moved into
-// the summary's (empty) maps at the end, they hold the same doubles.
-struct CauseTotals {
-  std::vector<std::pair<std::string_view, double>> static_stalls;
-  std::vector<std::pair<StallCause, std::pair<double, double>>> dynamic;  // low, high
-  std::vector<std::pair<StallCause, double>> bounds;                      // one stall's, reused
-
-  double& static_stall(std::string_view name) {
-    for (auto& [known, total] : static_stalls)
-      if (known == name) return total;
-    return static_stalls.emplace_back(name, 0.0).second;
-  }
-  std::pair<double, double>& dynamic_cause(StallCause cause) {
-    for (auto& [known, totals] : dynamic)
-      if (known == cause) return totals;
-    return dynamic.emplace_back(cause, std::pair{0.0, 0.0}).second;
-  }
-  void move_into(CalcSummary& summary) const {
-    for (const auto& [name, total] : static_stalls)
-      summary.static_stalls[std::string(name)] = total;
-    for (const auto& [cause, totals] : dynamic) summary.dynamic[cause] = totals;
-  }
-};
-
-// Figure 4's tallies for one block, in samples (cycles × F). Static stalls
-// are counted as the listing draws them, half a cycle per bubble line, so a
-// lost dual-issue slot costs half a cycle.
-void add_to_summary(CalcSummary& summary, CauseTotals& totals, const ProcedureAnalysis& analysis,
-                    const CalcBlock& out, BlockId b,
-                    const std::vector<const DynamicStall*>& stalls) {
-  const std::optional<double> f = out.frequency;
-  if (!f || *f <= 0) return;
-  const BlockSchedule& schedule = analysis.schedules[b];
-  summary.best_case += *f * schedule.best_case_cycles;
-  summary.instructions += *f * schedule.instructions.size();
-  for (size_t i = 0; i < schedule.instructions.size(); ++i) {
-    const CalcInstruction& line = out.instructions[i];
-    if (line.static_half_cycles > 0) {
-      const StaticStall* first =
-          schedule.instructions[i].stalls.empty() ? nullptr : &schedule.instructions[i].stalls[0];
-      const double cycles = *f * line.static_half_cycles / 2.0;
-      totals.static_stall(first ? static_name(*first) : "Slotting") += cycles;
-      summary.static_total += cycles;
-    }
-    const DynamicStall* stall = stalls[i];
-    if (!stall) continue;
-    const double cycles = *f * stall->cycles;
-    summary.dynamic_total += cycles;
-    if (stall->unexplained()) summary.unexplained_stall += cycles;
-    // One share per cause, however many instructions it points at; each
-    // cause adds to its own totals, so their order does not matter.
-    std::vector<std::pair<StallCause, double>>& bounds = totals.bounds;
-    bounds.clear();
-    for (const CulpritCandidate& c : stall->candidates) {
-      const double bound =
-          c.upper_bound_cycles ? std::min(cycles, *f * *c.upper_bound_cycles) : cycles;
-      auto same = std::find_if(bounds.begin(), bounds.end(),
-                               [&](const auto& b) { return b.first == c.cause; });
-      if (same == bounds.end()) same = bounds.insert(bounds.end(), {c.cause, 0.0});
-      same->second = std::max(same->second, bound);
-    }
-    for (const auto& [cause, bound] : bounds) {
-      auto& [low, high] = totals.dynamic_cause(cause);
-      high += bound;
-      if (bounds.size() == 1) low += bound;
-    }
-  }
 }
 
 }  // namespace
@@ -204,22 +104,12 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
                     .half_cycle_lines = model.has_dynamic_stalls(),
                     .no_dynamic_stalls_note = culprits.note,
                     .missing_edges = analysis.cfg.missing_edges(),
-                    .indirect_jumps = std::move(indirect_jumps)};
-  CalcSummary& summary = report.summary;
-  summary.image_samples = image_samples;
-
-  // The stalls by block, in the culprit report's order (a later one at the
-  // same instruction wins, as before); one pass instead of one per block
-  // (issue 31: quadratic in large procedures).
-  CauseTotals totals;
-  std::vector<std::vector<const DynamicStall*>> stalls_by_block(analysis.cfg.blocks().size());
+                    .indirect_jumps = std::move(indirect_jumps),
+                    .summary = summarize_procedure(analysis, culprits, model, image_samples)};
+  const StallsByInstruction stalls(analysis.cfg, culprits);
   report.blocks.reserve(analysis.cfg.blocks().size());  // CalcBlocks are large: no regrowth
-  for (const DynamicStall& s : culprits.stalls)
-    if (s.block < stalls_by_block.size()) stalls_by_block[s.block].push_back(&s);
   for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
     const BasicBlock& block = analysis.cfg.block(b);
-    std::vector<const DynamicStall*> stalls(block.instructions.size(), nullptr);
-    for (const DynamicStall* s : stalls_by_block[b]) stalls[s->instruction] = s;
     const ClassId c = analysis.classes.block_class[b];
     CalcBlock out{.start = block.start,
                   .end = block.end,
@@ -231,26 +121,12 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
                   .best_case_cycles = analysis.schedules[b].best_case_cycles};
     out.instructions.reserve(block.instructions.size());
     for (size_t i = 0; i < block.instructions.size(); ++i) {
-      out.instructions.push_back(describe(analysis, b, i, stalls[i], report.half_cycle_lines));
+      out.instructions.push_back(
+          describe(analysis, b, i, stalls.at(b, i), report.half_cycle_lines));
       out.samples += analysis.samples[b][i];
-    }
-    summary.samples += out.samples;
-    add_to_summary(summary, totals, analysis, out, b, stalls);
-    // Unexplained gain: only where the machine can stall at all (§6.3); on
-    // QEMU every deviation from F·M_i is sampling error.
-    if (report.model_has_dynamic_stalls && out.frequency && *out.frequency > 0) {
-      for (size_t i = 0; i < block.instructions.size(); ++i) {
-        const double excess = analysis.samples[b][i] -
-                              *out.frequency * analysis.schedules[b].instructions[i].head_cycles;
-        if (excess < 0) summary.unexplained_gain += excess;
-      }
     }
     report.blocks.push_back(std::move(out));
   }
-  totals.move_into(summary);
-  summary.dynamic_total += summary.unexplained_gain;
-  summary.execution = summary.best_case - summary.static_total;
-  summary.net_sampling_error = summary.samples - summary.best_case - summary.dynamic_total;
 
   const std::vector<std::vector<BlockId>> blocks_by_class = analysis.classes.blocks_by_class();
   for (ClassId c = 0; c < analysis.classes.class_count; ++c) {

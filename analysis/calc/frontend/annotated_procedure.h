@@ -11,15 +11,11 @@
 #include "analysis/calc/decode/isa_adapter.h"
 #include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/estimate/procedure_analysis.h"
+#include "analysis/calc/frontend/procedure_summary.h"
 #include "analysis/calc/truth/ground_truth.h"
 #include "symbols/elf_image.h"
 
 namespace dcpi {
-
-// The letter of a static stall's bubble (Figure 2; isa/stall_causes.h): s
-// slotting, a/b/c the Ra/Rb/Rc dependency, f a busy functional unit. A
-// dynamic one's is isa::dynamic_letter.
-char stall_letter(const calc::StaticStall& stall);
 
 // What the truth file (issue 14) says about one instruction, per execution.
 struct TruthLine {
@@ -84,24 +80,6 @@ struct CalcClass {
   std::vector<size_t> blocks;
 };
 
-// Figure 4, in samples (cycles / sampling period). Ranges are [min, max]:
-// a stall with one remaining candidate counts in both, one with several only
-// in the max of each.
-struct CalcSummary {
-  double samples = 0;        // in the procedure
-  double image_samples = 0;  // in the whole image (for "% of all samples")
-  double best_case = 0;      // Σ F·M_i
-  double instructions = 0;   // Σ F·n (executed instructions per period)
-  std::map<calc::StallCause, std::pair<double, double>, isa::DynamicCauseOrder> dynamic;
-  double unexplained_stall = 0;
-  double unexplained_gain = 0;                  // samples below F·M_i (≤ 0)
-  double dynamic_total = 0;                     // stalls + gain
-  std::map<std::string, double> static_stalls;  // "Slotting", "Ra dependency", ...
-  double static_total = 0;
-  double execution = 0;           // best case minus static stalls
-  double net_sampling_error = 0;  // samples − best case − dynamic
-};
-
 struct CalcReport {
   std::string procedure;
   std::string model;
@@ -112,7 +90,7 @@ struct CalcReport {
   std::vector<calc::IndirectJump> indirect_jumps;
   std::vector<CalcBlock> blocks;
   std::vector<CalcClass> classes;
-  CalcSummary summary;
+  CalcSummary summary;              // procedure_summary.h
   std::vector<std::string> events;  // the event columns beside the cycles samples (issue 26)
 };
 

@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "analysis/calc/estimate/culprits.h"
-#include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/inputs.h"
 #include "analysis/calc/frontend/parallel_procedures.h"
+#include "analysis/calc/frontend/procedure_summary.h"
 
 namespace dcpi {
 
@@ -52,10 +52,12 @@ BenchRow bench_image(const std::string& path, const calc::ProcessorModel& model,
       c.jumps += jump.kind != calc::IndirectJumpKind::kTailCall;
       c.tables_read += jump.table.has_value();
     }
+    // The summary dcpi calc --all prints for the procedure (not the
+    // listing's lines, which it does not print).
     const calc::CulpritReport culprits = calc::find_culprits(result.analysis, model);
-    const CalcReport report = build_calc_report(p.name, result.analysis, culprits, model,
-                                                std::move(result.code.indirect_jumps), 1);
-    if (report.blocks.empty() && !result.code.records.empty())
+    [[maybe_unused]] const CalcSummary summary =
+        summarize_procedure(result.analysis, culprits, model, 1);
+    if (result.analysis.cfg.blocks().empty() && !result.code.records.empty())
       throw std::logic_error("no blocks for " + p.name);
   });
   row.analysis_seconds = seconds_since(start);

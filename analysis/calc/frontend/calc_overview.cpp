@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "analysis/calc/estimate/culprits.h"
-#include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/parallel_procedures.h"
+#include "analysis/calc/frontend/procedure_summary.h"
 #include "symbols/demangle.h"
 
 namespace dcpi {
@@ -23,16 +23,16 @@ std::vector<CalcOverviewRow> calc_overview(const CalcInputs& inputs) {
                                             inputs.samples.cycles, inputs.estimator);
     const calc::CulpritReport culprits =
         calc::find_culprits(result.analysis, *inputs.model, inputs.culprits);
-    const CalcReport report =
-        build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
-                          std::move(result.code.indirect_jumps), inputs.samples.total);
-    if (report.summary.samples <= 0) return;
+    // Its summary only: the rows print no listing (issue 31).
+    const CalcSummary summary =
+        summarize_procedure(result.analysis, culprits, *inputs.model, inputs.samples.total);
+    if (summary.samples <= 0) return;
     slots[i] = CalcOverviewRow{.procedure = demangle(procedure.name),
-                               .samples = report.summary.samples,
-                               .best_case = report.summary.best_case,
-                               .instructions = report.summary.instructions,
-                               .blocks = report.blocks.size(),
-                               .missing_edges = report.missing_edges};
+                               .samples = summary.samples,
+                               .best_case = summary.best_case,
+                               .instructions = summary.instructions,
+                               .blocks = result.analysis.cfg.blocks().size(),
+                               .missing_edges = result.analysis.cfg.missing_edges()};
   });
   std::vector<CalcOverviewRow> rows;
   for (std::optional<CalcOverviewRow>& row : slots)

@@ -4,7 +4,6 @@
 #include <optional>
 
 #include "analysis/calc/estimate/culprits.h"
-#include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/parallel_procedures.h"
 #include "symbols/demangle.h"
 
@@ -87,12 +86,11 @@ ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& 
       analyze_code(inputs.code, procedure, *inputs.model, inputs.samples.cycles, inputs.estimator);
   const calc::CulpritReport culprits =
       calc::find_culprits(result.analysis, *inputs.model, inputs.culprits);
-  const CalcReport report =
-      build_calc_report(procedure.name, result.analysis, culprits, *inputs.model,
-                        std::move(result.code.indirect_jumps), inputs.samples.total);
+  const CalcSummary summary =
+      summarize_procedure(result.analysis, culprits, *inputs.model, inputs.samples.total);
   ProcedureBreakdown b{.row = {.procedure = demangle(procedure.name),
-                               .calc = breakdown_from_summary(report.summary, inputs.period)},
-                       .samples = report.summary.samples};
+                               .calc = breakdown_from_summary(summary, inputs.period)},
+                       .samples = summary.samples};
   if (truth) b.row.truth = breakdown_from_truth(*truth, procedure.start, procedure.end);
   return b;
 }

@@ -1,6 +1,6 @@
 // Figure 4 of the DCPI paper (§3.3): where a procedure's cycles went —
 // execution (issue), static stalls by kind, dynamic stalls by cause,
-// unexplained — from the samples through dcpicalc (annotated_procedure.h's summary) and,
+// unexplained — from the samples through dcpicalc (procedure_summary.h) and,
 // when a timed machine's truth file is given (issue 14), from the truth,
 // side by side. All values in cycles; analysis/reports/breakdown_output.h
 // prints them as shares of each side's total.
@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/procedure_summary.h"
 #include "analysis/calc/truth/ground_truth.h"
 
 namespace dcpi {

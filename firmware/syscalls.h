@@ -80,18 +80,24 @@
   X(rt_sigprocmask, 353)                                                              \
   X(rt_sigpending, 354)                                                               \
   X(rt_sigsuspend, 357)                                                               \
+  X(select, 358)                                                                      \
   X(gettimeofday, 359)                                                                \
+  X(getitimer, 361)                                                                   \
+  X(setitimer, 362)                                                                   \
+  X(getrusage, 364)                                                                   \
   X(wait4, 365)                                                                       \
   X(getcwd, 367)                                                                      \
   X(getdents64, 377)                                                                  \
   X(gettid, 378)                                                                      \
   X(tkill, 381)                                                                       \
   X(futex, 394)                                                                       \
+  X(sched_setaffinity, 395)                                                           \
   X(sched_getaffinity, 396)                                                           \
   X(exit_group, 405)                                                                  \
   X(set_tid_address, 411)                                                             \
   X(fadvise64, 413)                                                                   \
   X(clock_gettime, 420)                                                               \
+  X(clock_getres, 421)                                                                \
   X(clock_nanosleep, 422)                                                             \
   X(tgkill, 424)                                                                      \
   X(stat64, 425)                                                                      \
@@ -106,8 +112,10 @@
   X(renameat, 457)                                                                    \
   X(readlinkat, 460)                                                                  \
   X(faccessat, 462)                                                                   \
+  X(pselect6, 463)                                                                    \
   X(ppoll, 464)                                                                       \
   X(set_robust_list, 466)                                                             \
+  X(getcpu, 473)                                                                      \
   X(utimensat, 475)                                                                   \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \

@@ -111,6 +111,12 @@ bool address_space_copy(const AddressSpace& from, AddressSpace& to) {
           *slot = pte;
           continue;
         }
+        if (slot != nullptr && (pte & kPteShared)) {  // MAP_SHARED: the same page
+          if (!pages::add_reference(pages::phys_to_kseg(pte_phys(pte)))) return false;
+          *slot = pte;
+          ++to.pages;
+          continue;
+        }
         const uint64_t page = slot ? pages::allocate() : 0;
         if (page == 0) return false;
         __builtin_memcpy(reinterpret_cast<void*>(page),
@@ -169,6 +175,27 @@ uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access
   *slot = make_pte(page, access_bits(access));
   ++space.pages;
   return page;
+}
+
+uint64_t map_shared_user_page(AddressSpace& space, uint64_t va, UserAccess access) {
+  const uint64_t page = map_fresh_user_page(space, va, access);
+  if (page != 0) *l3_slot(space, va, false) |= kPteShared;
+  return page;
+}
+
+bool move_user_page(AddressSpace& space, uint64_t from, uint64_t to) {
+  unmap_user_page(space, to);
+  uint64_t* target = l3_slot(space, to, true);
+  uint64_t* source = l3_slot(space, from, false);
+  if (target == nullptr) return false;
+  if (source == nullptr) return true;
+  uint64_t pte = load_pte(source);
+  // A demand-zero slot may be touched meanwhile (another thread's fault):
+  // take it by CAS, so that the page it gets is the one moved.
+  while (is_demand_zero(pte) && !replace_pte(source, pte, 0)) pte = load_pte(source);
+  if (!is_demand_zero(pte)) *source = 0;
+  __atomic_store_n(target, (pte & (kPteValid | kPteDemandZero)) ? pte : 0, __ATOMIC_RELEASE);
+  return true;
 }
 
 // A thread's 8 MB stack (glibc maps it PROT_NONE and opens it with
@@ -251,6 +278,13 @@ bool user_page_mapped(const AddressSpace& space, uint64_t va, UserAccess* access
               : (pte & kPteUre) ? UserAccess::kRead
                                 : UserAccess::kNone;
   return true;
+}
+
+bool user_page_shared(const AddressSpace& space, uint64_t va) {
+  if (!user_address(va) || space.l1_phys == 0) return false;
+  const uint64_t* slot = find_l3_slot(space, va & ~(pages::kPageBytes - 1));
+  const uint64_t pte = slot ? load_pte(slot) : 0;
+  return (pte & kPteValid) && (pte & kPteShared);
 }
 
 UserPte user_read_pte(const AddressSpace& space, uint64_t va) {

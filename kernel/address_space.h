@@ -20,6 +20,9 @@ inline constexpr uint64_t kPteUwe = 0x2000;
 // demand-zero page: its access bits are kept, and the first touch gives it a
 // zeroed page (populate_demand_zero), as Linux maps anonymous memory.
 inline constexpr uint64_t kPteDemandZero = 0x10000;
+// Software bit, with kPteValid: a MAP_SHARED page. fork maps the same page
+// into the child (pages::add_reference) instead of copying it.
+inline constexpr uint64_t kPteShared = 0x20000;
 
 inline constexpr uint64_t kUserBottom = 0x10000;
 inline constexpr uint64_t kUserTop = uint64_t{1} << 42;  // VA bit 42 clear: user half
@@ -52,6 +55,13 @@ enum class UserAccess { kNone, kRead, kReadWrite };
 // Maps a fresh zeroed page at `va` with `access`, replacing (and freeing)
 // any page there. Returns its KSEG address or 0.
 uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access);
+// Maps a fresh zeroed MAP_SHARED page at `va` with `access`, replacing (and
+// freeing) any page there: fork shares it with the child. Its KSEG address or 0.
+uint64_t map_shared_user_page(AddressSpace& space, uint64_t va, UserAccess access);
+// Moves the page (or demand-zero page) at `from` to `to`, whose page, if
+// any, is unmapped first (mremap): no copy, a shared page stays shared.
+// False when out of memory for `to`'s page table.
+bool move_user_page(AddressSpace& space, uint64_t from, uint64_t to);
 // Maps a demand-zero page at `va` with `access` (anonymous mmap, mprotect
 // opening a reservation), replacing (and freeing) any page there: memory
 // comes at the first touch. False when out of memory or a bad address.
@@ -72,6 +82,8 @@ uint64_t user_page_kseg(const AddressSpace& space, uint64_t va);
 // True when `va` is mapped: a page or a demand-zero page; `access` (if not
 // null) is what user mode may do there.
 bool user_page_mapped(const AddressSpace& space, uint64_t va, UserAccess* access = nullptr);
+// True when `va` holds a MAP_SHARED page (kPteShared).
+bool user_page_shared(const AddressSpace& space, uint64_t va);
 // Callers that change PTEs of the running process flush this CPU's TLB
 // (pal::tbia): a single-threaded process has live TLB entries only on the
 // CPU it runs on, since swpctx flushes on every address-space change.

@@ -86,6 +86,7 @@ void copy_context(Process* self, Process* child, const TrapFrame* frame,
   fp_restore(child->fp);  // fp_save clobbers f0; the parent's FP state is preserved
   child->ieee_fp_control = self->ieee_fp_control;
   child->blocked = self->blocked;
+  child->allowed_cpus = self->allowed_cpus;
   copy_name(child->name, sizeof child->name, self->name);
   copy_name(child->comm, sizeof child->comm, self->comm);
 }

@@ -9,6 +9,7 @@
 #include "kernel/palcalls.h"
 #include "kernel/process.h"
 #include "kernel/profiler.h"
+#include "kernel/ramfs.h"
 #include "kernel/scheduler.h"
 #include "kernel/selftest.h"
 #include "kernel/smp.h"
@@ -168,6 +169,8 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
     pal::halt();
   }
   if (initrd::present()) {
+    // Every Linux system has a /tmp (mkstemp, tmpfile); RAM, like a tmpfs.
+    ramfs::make_directory("tmp");
     profiler::configure(options.profiler);
     const char* argv[] = {options.init, options.script};
     const int64_t pid = spawn_user(options.init, argv, 2, 0);

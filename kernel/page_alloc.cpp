@@ -8,6 +8,7 @@ namespace {
 
 constexpr uint64_t kMaxPages = (uint64_t{4} << 30) >> kPageShift;  // 4 GB of RAM
 uint64_t bitmap[kMaxPages / 64];                                   // 1 = in use
+uint8_t extra_references[kMaxPages];  // holders beyond the first (add_reference)
 uint64_t first_page = 0;
 uint64_t end_page = 0;
 uint64_t next_hint = 0;
@@ -75,12 +76,26 @@ uint64_t allocate(uint64_t count) {
 void release(uint64_t kseg_address, uint64_t count) {
   const uint64_t page = kseg_to_phys(kseg_address) >> kPageShift;
   IrqLockGuard guard(lock);
+  if (count == 1 && page < end_page && extra_references[page] != 0) {
+    --extra_references[page];
+    return;
+  }
   for (uint64_t i = 0; i < count; ++i) {
     if (page + i < first_page || page + i >= end_page || !used(page + i))
       panic("freeing page %lx that is not allocated", (page + i) << kPageShift);
     set_used(page + i, false);
   }
   free_pages += count;
+}
+
+bool add_reference(uint64_t kseg_address) {
+  const uint64_t page = kseg_to_phys(kseg_address) >> kPageShift;
+  IrqLockGuard guard(lock);
+  if (page < first_page || page >= end_page || !used(page))
+    panic("sharing page %lx that is not allocated", page << kPageShift);
+  if (extra_references[page] == kMaxReferences - 1) return false;
+  ++extra_references[page];
+  return true;
 }
 
 uint64_t free_count() { return __atomic_load_n(&free_pages, __ATOMIC_RELAXED); }

@@ -14,7 +14,14 @@ inline constexpr uint64_t kPageShift = dcpi::kPageShift;
 void init(uint64_t first_free_phys, uint64_t end_phys);
 // `count` contiguous zeroed pages; returns their KSEG address or 0.
 uint64_t allocate(uint64_t count = 1);
+// Frees the pages, or for a page with more than one reference (add_reference)
+// drops one of them.
 void release(uint64_t kseg_address, uint64_t count = 1);
+// One more holder of the allocated page at `kseg` (a MAP_SHARED page a fork
+// maps into the child too): release frees it when the last one lets go.
+// False when the page already has kMaxReferences.
+inline constexpr uint32_t kMaxReferences = 256;
+bool add_reference(uint64_t kseg_address);
 uint64_t free_count();
 uint64_t total_count();
 

@@ -374,8 +374,25 @@ void append_image_record(dcpi::LoadKind kind, uint32_t pid, uint32_t parent,
 }  // namespace build
 
 namespace sched {
-void reap_locked(Process* p) { build::release_slot(p); }
+void reap_locked(Process* p) {
+  if (p->group != nullptr && p->pid != p->tgid) p->group->reaped_thread_cycles += p->run_cycles;
+  build::release_slot(p);
+}
 }  // namespace sched
+
+uint64_t thread_cycles(const Process* p) {
+  const uint64_t running =
+      p->state == ProcessState::kRunning ? clock::cycles() - p->switched_in : 0;
+  return p->run_cycles + running;
+}
+
+uint64_t group_cycles_locked(const ThreadGroup* group) {
+  uint64_t cycles = group->reaped_thread_cycles;
+  for (const Process& p : table)
+    if (p.state != ProcessState::kFree && p.group == group && !p.kernel_thread)
+      cycles += thread_cycles(&p);
+  return cycles;
+}
 
 Process* process_slots() { return table; }
 uint32_t process_slot_count() { return kMaxProcesses; }
@@ -588,7 +605,8 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
       if (child.state != ProcessState::kZombie || !child.group->ended) continue;
       const int64_t reaped = child.pid;
       *status = child.wait_status;
-      self->child_cycles += child.run_cycles + child.child_cycles;
+      self->child_cycles +=
+          (child.group ? group_cycles_locked(child.group) : child.run_cycles) + child.child_cycles;
       if (self->group != nullptr && child.group != nullptr)
         add_child_counts(*self->group, *child.group);
       build::release_slot(&child);

@@ -117,6 +117,15 @@ struct ThreadGroup {
   dcpi::driver::CountDelta counts;
   dcpi::driver::CountDelta child_counts;
   uint64_t counted_children;
+  // setitimer's timers (kernel/itimers.h), under sched::lock: ITIMER_REAL's
+  // expiry in virtual time, the CPU-time timers' cycles left (0: disarmed),
+  // each one's reload interval.
+  uint64_t real_deadline, real_interval;
+  uint64_t virtual_left, virtual_interval;
+  uint64_t prof_left, prof_interval;
+  // The run cycles of its threads that have been reaped (the process's CPU
+  // time counts them: times, getrusage, CLOCK_PROCESS_CPUTIME_ID).
+  uint64_t reaped_thread_cycles;
 };
 
 struct alignas(64) Process {
@@ -150,9 +159,10 @@ struct alignas(64) Process {
   // The user sp its outermost frame started at (exec's initial sp, clone's
   // new stack): nothing above it is a frame, so call chains copy no further.
   uint64_t user_stack_base;
-  int64_t wait_status;  // Linux encoding, valid once a zombie
-  uint64_t cpu_mask;    // CPUs it has run on
-  uint64_t run_cycles;  // cycles spent running (times())
+  int64_t wait_status;    // Linux encoding, valid once a zombie
+  uint64_t cpu_mask;      // CPUs it has run on
+  uint64_t allowed_cpus;  // sched_setaffinity's mask (0: any CPU); inherited by clone
+  uint64_t run_cycles;    // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
   char name[64];
@@ -189,6 +199,11 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
 // Ends only the calling thread (exit(2)): its clear_child_tid is zeroed and
 // woken (pthread_join), and the process ends with its last thread.
 [[noreturn]] void exit_thread(int64_t wait_status);
+
+// CPU time in cycles: of one thread (its time switched in), and of a whole
+// process (every thread, running, waiting or reaped; with sched::lock).
+uint64_t thread_cycles(const Process* p);
+uint64_t group_cycles_locked(const ThreadGroup* group);
 
 // The process table, for scans with sched::lock held (signals, futexes).
 Process* process_slots();

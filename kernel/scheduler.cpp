@@ -33,13 +33,31 @@ Process* queue_tail = nullptr;
 uint64_t shared_kernel_ptbr = 0;
 constexpr uint64_t kFlushWaitCycles = 50'000'000;  // 0.2 s: a CPU that never answers
 
-Process* dequeue_locked() {
+// The CPUs some queued thread may run on (sched_setaffinity), kept with the
+// queue so that an idle CPU can look without the lock.
+uint64_t queued_cpus = 0;
+
+uint64_t allowed_on(const Process* p) { return p->allowed_cpus ? p->allowed_cpus : ~uint64_t{0}; }
+
+bool queued_for(uint32_t cpu) {
+  return (__atomic_load_n(&queued_cpus, __ATOMIC_ACQUIRE) >> cpu) & 1;
+}
+
+// The first queued thread allowed on `cpu`, unlinked; nullptr if none.
+Process* dequeue_locked(uint32_t cpu) {
+  Process* before = nullptr;
   Process* p = queue_head;
-  if (p != nullptr) {
-    queue_head = p->next;
-    if (queue_head == nullptr) queue_tail = nullptr;
-    p->next = nullptr;
+  while (p != nullptr && !((allowed_on(p) >> cpu) & 1)) {
+    before = p;
+    p = p->next;
   }
+  if (p == nullptr) return nullptr;
+  (before ? before->next : queue_head) = p->next;
+  if (queue_tail == p) queue_tail = before;
+  p->next = nullptr;
+  uint64_t cpus = 0;
+  for (const Process* q = queue_head; q != nullptr; q = q->next) cpus |= allowed_on(q);
+  __atomic_store_n(&queued_cpus, cpus, __ATOMIC_RELEASE);
   return p;
 }
 
@@ -80,10 +98,12 @@ void make_ready_locked(Process* p) {
   else
     queue_head = p;
   queue_tail = p;
-  // Wake an idle CPU rather than let it sleep until its next tick.
+  __atomic_store_n(&queued_cpus, queued_cpus | allowed_on(p), __ATOMIC_RELEASE);
+  // Wake an idle CPU it may run on rather than let it sleep until its next tick.
   const uint32_t self = static_cast<uint32_t>(pal::whami());
   for (uint32_t cpu = 0; cpu < smp::kMaxCpus; ++cpu) {
-    if (cpu != self && running[cpu] != nullptr && running[cpu]->idle) {
+    if (cpu != self && running[cpu] != nullptr && running[cpu]->idle &&
+        ((allowed_on(p) >> cpu) & 1)) {
       pal::wripir(cpu);
       break;
     }
@@ -117,7 +137,7 @@ void schedule_locked() {
   const uint32_t cpu = static_cast<uint32_t>(pal::whami());
   Process* prev = running[cpu];
   if (prev->state == ProcessState::kRunning && !prev->idle) make_ready_locked(prev);
-  Process* next = dequeue_locked();
+  Process* next = dequeue_locked(cpu);
   if (next == nullptr) next = prev->state == ProcessState::kRunning ? prev : &idle_threads[cpu];
   if (next == prev) {
     prev->state = ProcessState::kRunning;
@@ -188,7 +208,7 @@ namespace {
 // preemption, an idle CPU).
 void run_queued() {
   IrqLockGuard guard(lock);
-  if (queue_head != nullptr) schedule_locked();
+  if (queued_for(static_cast<uint32_t>(pal::whami()))) schedule_locked();
 }
 }  // namespace
 
@@ -227,7 +247,7 @@ void idle_step() {
   // (every ~62K cycles while profiling) mostly finds nothing to run, and
   // under QEMU's round-robin vCPUs a CPU spinning on a lock whose holder is
   // descheduled burns its whole time slice -- virtual time for everyone.
-  if (__atomic_load_n(&queue_head, __ATOMIC_ACQUIRE) == nullptr) return;
+  if (!queued_for(static_cast<uint32_t>(pal::whami()))) return;
   run_queued();
 }
 
@@ -239,7 +259,7 @@ void idle_loop() {
     // CPU on any pending interrupt, masked or not), so none is lost; it is
     // taken when the IPL drops.
     const uint64_t ipl = pal::swpipl(IPL_HIGH);
-    if (__atomic_load_n(&queue_head, __ATOMIC_ACQUIRE) == nullptr) pal::wtint();
+    if (!queued_for(static_cast<uint32_t>(pal::whami()))) pal::wtint();
     pal::swpipl(ipl);
   }
 }

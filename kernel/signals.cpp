@@ -126,14 +126,25 @@ bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& a
 
 // Linux's ERESTARTSYS: a call a handler interrupted is made again when the
 // handler has SA_RESTART (the trap returns to the callsys with v0 and a3 as
-// they were); sigsuspend and the sleeps return EINTR whatever the flags
-// (ERESTARTNOHAND and restart_block in Linux).
+// they were); sigsuspend, the sleeps and the descriptor waits return EINTR
+// whatever the flags (ERESTARTNOHAND and restart_block in Linux; signal(7):
+// "never restarted after being interrupted by a signal handler").
 void restart_if_asked(Process* self, TrapFrame* frame, const SignalAction* act) {
   const uint64_t number = self->restart_number;
   self->restart_number = 0;
   if (number == 0 || act == nullptr || !(act->flags & kSaRestart)) return;
-  if (number == SYS_rt_sigsuspend || number == SYS_nanosleep || number == SYS_clock_nanosleep)
-    return;
+  switch (number) {
+    case SYS_rt_sigsuspend:
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+    case SYS_poll:
+    case SYS_ppoll:
+    case SYS_select:
+    case SYS_pselect6:
+      return;
+    default:
+      break;
+  }
   frame->pc -= 4;
   frame->reg(0) = number;
   frame->reg(19) = self->restart_a3;

@@ -1,7 +1,8 @@
 // Memory system calls: brk, and mmap/munmap/mprotect as glibc's dynamic
 // loader and malloc use them. File mappings are made eagerly (the file's
-// bytes are copied into fresh pages: the initrd is not page aligned);
-// anonymous ones are demand-zero (a page at the first touch, as on Linux); a
+// bytes, of the initrd or a RAM file, are copied into fresh pages: the initrd
+// is not page aligned); anonymous ones are demand-zero (a page at the first
+// touch, as on Linux), shared anonymous ones eager (fork shares them); a
 // PROT_NONE reservation maps nothing until mprotect opens it. Every executable file
 // mapping is a loader notification in the load map (DCPI §4.3.2). Each call
 // holds the mm's lock (threads share it) and flushes the TLB of every CPU
@@ -13,6 +14,7 @@
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/ramfs.h"
 #include "kernel/scheduler.h"
 #include "kernel/syscall_handlers.h"
 
@@ -51,13 +53,32 @@ uint64_t place_mapping(Process* self, uint64_t hint, uint64_t bytes, uint64_t fl
   return start;
 }
 
+// A file mapping's page at `offset`: the bytes of the initrd's file or the
+// RAM file there (zero beyond its end) into the fresh page at `page`.
+void copy_file_page(const OpenFile& f, uint64_t offset, uint64_t page) {
+  auto* to = reinterpret_cast<void*>(page);
+  if (f.kind == OpenFile::kRamFile) {
+    ramfs::read(f.node, offset, to, pages::kPageBytes);
+    return;
+  }
+  if (offset >= f.file.size) return;
+  uint64_t n = f.file.size - offset;
+  if (n > pages::kPageBytes) n = pages::kPageBytes;
+  __builtin_memcpy(to, f.file.data + offset, n);
+}
+
 // Fresh pages for [start, start + bytes) holding the file's bytes from
-// `offset` (zero beyond its end), or demand-zero pages without a file.
+// `offset`, or demand-zero pages without a file (fresh shared pages for
+// MAP_SHARED: a fork shares them, so they cannot wait for a first touch).
 bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess access,
-                  const initrd::File* file, uint64_t offset) {
+                  const OpenFile* file, uint64_t offset, bool shared = false) {
   for (uint64_t done = 0; done < bytes; done += pages::kPageBytes) {
-    if (access == UserAccess::kNone) {
+    if (access == UserAccess::kNone && !shared) {
       unmap_user_page(self->space(), start + done);
+      continue;
+    }
+    if (file == nullptr && shared) {
+      if (map_shared_user_page(self->space(), start + done, access) == 0) return false;
       continue;
     }
     if (file == nullptr) {
@@ -66,13 +87,14 @@ bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess acce
     }
     const uint64_t page = map_fresh_user_page(self->space(), start + done, access);
     if (page == 0) return false;
-    if (offset + done >= file->size) continue;
-    uint64_t n = file->size - (offset + done);
-    if (n > pages::kPageBytes) n = pages::kPageBytes;
-    __builtin_memcpy(reinterpret_cast<void*>(page), file->data + offset + done, n);
+    copy_file_page(*file, offset + done, page);
   }
   return true;
 }
+
+// True when the page at `va` is a MAP_SHARED one (a remapped shared
+// mapping grows with shared pages).
+bool shared_pages(Process* self, uint64_t va) { return user_page_shared(self->space(), va); }
 
 void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start, uint64_t bytes,
                                uint64_t offset) {
@@ -112,17 +134,21 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
   if (!anonymous) {
     f = file_at(self->fds, args.a[4]);
     if (f == nullptr) return error(EBADF);
-    if (f->kind != OpenFile::kInitrd) return error(19 /* ENODEV */);
+    if (f->kind != OpenFile::kInitrd && f->kind != OpenFile::kRamFile)
+      return error(19 /* ENODEV */);
+    // A file mapping is a copy of the file's bytes made now: private, or
+    // shared and read-only (a shared writable one would have to write back).
     if ((flags & LINUX_MAP_SHARED) && (prot & LINUX_PROT_WRITE)) return error(EACCES);
   }
   const uint64_t bytes = (length + kPageMask) & ~kPageMask;
   const uint64_t start = place_mapping(self, args.a[0], bytes, flags);
   if (start == 0) return error(ENOMEM);
+  const bool shared_anonymous = anonymous && (flags & LINUX_MAP_SHARED);
   const bool filled =
-      fill_mapping(self, start, bytes, access_of(prot), f ? &f->file : nullptr, offset);
+      fill_mapping(self, start, bytes, access_of(prot), f, offset, shared_anonymous);
   sched::flush_tlb(self->mm);
   if (!filled) return error(ENOMEM);
-  if (f != nullptr && (prot & LINUX_PROT_EXEC))
+  if (f != nullptr && f->kind == OpenFile::kInitrd && (prot & LINUX_PROT_EXEC))
     notify_executable_mapping(self, *f, start, bytes, offset);
   return static_cast<int64_t>(start);
 }
@@ -154,8 +180,9 @@ int64_t sys_mprotect(Process* self, TrapFrame*, const Args& args) {
 
 // mremap(old, old_size, new_size, flags): what glibc's realloc of a large
 // (mmapped) block asks. Shrinking unmaps the tail; growing maps fresh pages
-// after the old ones if that range is free, else (MREMAP_MAYMOVE) copies the
-// pages to a new range and unmaps the old one. MREMAP_FIXED is refused.
+// after the old ones if that range is free, else (MREMAP_MAYMOVE) moves the
+// pages to a new range, as Linux moves page table entries (no copy; shared
+// pages stay shared). MREMAP_FIXED is refused.
 int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t old = args.a[0], flags = args.a[3];
@@ -175,31 +202,22 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   }
   const uint64_t grow = new_bytes - old_bytes;
   if (range_ok(old + old_bytes, grow) && range_unmapped(self->space(), old + old_bytes, grow)) {
-    const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0);
+    const bool ok =
+        fill_mapping(self, old + old_bytes, grow, access, nullptr, 0, shared_pages(self, old));
     sched::flush_tlb(self->mm);
     return ok ? static_cast<int64_t>(old) : error(ENOMEM);
   }
   if (!(flags & LINUX_MREMAP_MAYMOVE)) return error(ENOMEM);
   const uint64_t moved = place_mapping(self, 0, new_bytes, 0);
-  if (moved == 0 || !fill_mapping(self, moved, new_bytes, access, nullptr, 0)) {
-    sched::flush_tlb(self->mm);
-    return error(ENOMEM);
-  }
-  for (uint64_t done = 0; done < old_bytes; done += pages::kPageBytes) {
-    // A page the old range has moves; an untouched one stays demand-zero.
-    const uint64_t from = user_page_kseg(self->space(), old + done);
-    const uint64_t to = from ? map_fresh_user_page(self->space(), moved + done, access) : 0;
-    if (from != 0 && to == 0) {
-      sched::flush_tlb(self->mm);
-      return error(ENOMEM);
-    }
-    if (from != 0)
-      __builtin_memcpy(reinterpret_cast<void*>(to), reinterpret_cast<void*>(from),
-                       pages::kPageBytes);
-    unmap_user_page(self->space(), old + done);
-  }
+  bool ok = moved != 0;
+  // The old pages move as they are (touched or not, shared or not), the
+  // rest of the new range is as a fresh mapping's.
+  for (uint64_t done = 0; ok && done < old_bytes; done += pages::kPageBytes)
+    ok = move_user_page(self->space(), old + done, moved + done);
+  ok = ok &&
+       fill_mapping(self, moved + old_bytes, grow, access, nullptr, 0, shared_pages(self, moved));
   sched::flush_tlb(self->mm);
-  return static_cast<int64_t>(moved);
+  return ok ? static_cast<int64_t>(moved) : error(ENOMEM);
 }
 
 int64_t sys_madvise(Process*, TrapFrame*, const Args&) { return 0; }  // advice only

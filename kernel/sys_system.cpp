@@ -18,11 +18,13 @@ namespace {
 using clock::kCyclesPerSecond;  // RPCC: virtual ns / 4
 constexpr uint64_t kNsPerCycle = 1'000'000'000 / kCyclesPerSecond;
 constexpr uint64_t kClockProcessCputime = 2, kClockThreadCputime = 3;
+constexpr int64_t kRusageSelf = 0, kRusageChildren = -1, kRusageThread = 1;
 constexpr uint64_t kRlimitStack = 3, kRlimitNofile = 6, kRlimInfinity = ~uint64_t{0};
 constexpr uint64_t kGsiIeeeFpControl = 45, kSsiIeeeFpControl = 14;
 
 uint64_t process_cycles(const Process* self) {
-  return self->run_cycles + (clock::cycles() - self->switched_in);
+  IrqLockGuard guard(sched::lock);
+  return group_cycles_locked(self->group);
 }
 
 uint64_t cycles_to_ticks(uint64_t cycles) {
@@ -60,12 +62,45 @@ int64_t sys_gettimeofday(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_clock_gettime(Process* self, TrapFrame*, const Args& args) {
   const uint64_t id = args.a[0];
   if (id > 11) return error(EINVAL);
-  const bool cpu_time = id == kClockProcessCputime || id == kClockThreadCputime;
-  const uint64_t ns = (cpu_time ? process_cycles(self) : clock::cycles()) * kNsPerCycle;
+  const uint64_t cycles = id == kClockProcessCputime  ? process_cycles(self)
+                          : id == kClockThreadCputime ? thread_cycles(self)
+                                                      : clock::cycles();
+  const uint64_t ns = cycles * kNsPerCycle;
   uint64_t rest;
   const uint64_t sec = udiv(ns, 1'000'000'000, &rest);
   const uint64_t timespec[2] = {sec, rest};
   return copy_to_user(self->space(), args.a[1], timespec, sizeof timespec) ? 0 : error(EFAULT);
+}
+
+// clock_getres: every clock counts the 250 MHz cycle counter, 4 ns a step.
+int64_t sys_clock_getres(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[0] > 11) return error(EINVAL);
+  const uint64_t timespec[2] = {0, kNsPerCycle};
+  if (args.a[1] == 0) return 0;
+  return copy_to_user(self->space(), args.a[1], timespec, sizeof timespec) ? 0 : error(EFAULT);
+}
+
+// getrusage(who, struct rusage*): the CPU time of the process (RUSAGE_SELF),
+// its waited-for children (RUSAGE_CHILDREN) or the thread (RUSAGE_THREAD), all
+// as user time (times() too: no user/system split is kept), and the maximum
+// resident set as the pages the process has now. The other fields, counts
+// the kernel does not keep, are 0.
+int64_t sys_getrusage(Process* self, TrapFrame*, const Args& args) {
+  const auto who = static_cast<int64_t>(args.a[0]);
+  uint64_t cycles;
+  if (who == kRusageSelf)
+    cycles = process_cycles(self);
+  else if (who == kRusageChildren)
+    cycles = self->child_cycles;
+  else if (who == kRusageThread)
+    cycles = thread_cycles(self);
+  else
+    return error(EINVAL);
+  uint64_t usage[18] = {};  // ru_utime, ru_stime, then 14 longs
+  const uint64_t usec_total = udiv(cycles, kCyclesPerSecond / 1'000'000);
+  usage[0] = udiv(usec_total, 1'000'000, &usage[1]);
+  if (who != kRusageChildren) usage[4] = self->space().pages * (pages::kPageBytes / 1024);
+  return copy_to_user(self->space(), args.a[1], usage, sizeof usage) ? 0 : error(EFAULT);
 }
 
 int64_t sys_uname(Process* self, TrapFrame*, const Args& args) {
@@ -128,10 +163,55 @@ int64_t sys_osf_setsysinfo(Process* self, TrapFrame*, const Args& args) {
   return copy_from_user(self->space(), &self->ieee_fp_control, args.a[1], 8) ? 0 : error(EFAULT);
 }
 
+namespace {
+// The thread `pid` names (0: the caller), or nullptr. With sched::lock.
+Process* affinity_target_locked(Process* self, uint64_t pid) {
+  return pid == 0 ? self : find_thread_locked(static_cast<uint32_t>(pid));
+}
+}  // namespace
+
 int64_t sys_sched_getaffinity(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] < 8) return error(EINVAL);
-  const uint64_t mask = (uint64_t{1} << smp::online_count()) - 1;
+  if (args.a[1] < 8 || (args.a[1] & 7)) return error(EINVAL);
+  const uint64_t online = (uint64_t{1} << smp::online_count()) - 1;
+  uint64_t mask;
+  {
+    IrqLockGuard guard(sched::lock);
+    const Process* target = affinity_target_locked(self, args.a[0]);
+    if (target == nullptr) return error(ESRCH);
+    mask = target->allowed_cpus ? target->allowed_cpus & online : online;
+  }
   return copy_to_user(self->space(), args.a[2], &mask, 8) ? 8 : error(EFAULT);
+}
+
+// getcpu(cpu, node, cache): where the caller runs now (it may move at the
+// next switch, as on Linux); one node.
+int64_t sys_getcpu(Process* self, TrapFrame*, const Args& args) {
+  const auto cpu = static_cast<uint32_t>(pal::whami());
+  const uint32_t node = 0;
+  if (args.a[0] != 0 && !copy_to_user(self->space(), args.a[0], &cpu, sizeof cpu))
+    return error(EFAULT);
+  if (args.a[1] != 0 && !copy_to_user(self->space(), args.a[1], &node, sizeof node))
+    return error(EFAULT);
+  return 0;
+}
+
+// sched_setaffinity(pid, size, mask): the thread runs only on the online
+// CPUs of the mask from its next switch on (sched::schedule_locked picks
+// the first queued thread allowed on a CPU); the caller, if its CPU left
+// the mask, switches at once, as Linux migrates it before returning.
+int64_t sys_sched_setaffinity(Process* self, TrapFrame*, const Args& args) {
+  uint64_t mask = 0;
+  const uint64_t bytes = args.a[1] < 8 ? args.a[1] : 8;
+  if (bytes != 0 && !copy_from_user(self->space(), &mask, args.a[2], bytes)) return error(EFAULT);
+  const uint64_t online = (uint64_t{1} << smp::online_count()) - 1;
+  mask &= online;
+  if (mask == 0) return error(EINVAL);
+  IrqLockGuard guard(sched::lock);
+  Process* target = affinity_target_locked(self, args.a[0]);
+  if (target == nullptr) return error(ESRCH);
+  target->allowed_cpus = mask == online ? 0 : mask;
+  if (target == self && !((mask >> pal::whami()) & 1)) sched::schedule_locked();
+  return 0;
 }
 
 // sysinfo: glibc's sysconf(_SC_PHYS_PAGES) and (_SC_AVPHYS_PAGES) read

@@ -3,6 +3,7 @@
 
 #include "driver/driver.h"
 #include "kernel/console.h"
+#include "kernel/itimers.h"
 #include "kernel/palcalls.h"
 #include "kernel/process.h"
 #include "kernel/profiler.h"
@@ -81,6 +82,7 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame
     case INT_CLOCK:
       kernel::smp::clock_tick();
       kernel::profiler::tick();
+      kernel::itimers::tick(frame);
       kernel::sched::tick(frame);
       return_to_user(frame);
       return;

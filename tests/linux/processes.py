@@ -34,6 +34,18 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               orders (exit_group, the last thread,
                                               a worker's _exit) while the parent
                                               waits: each reaped with its status
+  processes.py BUILD LINUX_DIR timers CPUS    setitimer's three timers, alarm and pause,
+                                              select and pselect (timeouts, EBADF,
+                                              EINTR whatever SA_RESTART), getrusage,
+                                              clock_getres, process vs thread CPU time
+  processes.py BUILD LINUX_DIR shared CPUS    MAP_SHARED anonymous memory across fork
+                                              (also moved by mremap, and after the
+                                              parent's munmap), private memory staying
+                                              private, mkstemp/tmpfile in /tmp, a RAM
+                                              file mapped back
+  processes.py BUILD LINUX_DIR affinity CPUS  sched_setaffinity on the caller, on another
+                                              thread and inherited by fork; sched_getcpu
+                                              confirms each stays on its CPU
   processes.py BUILD LINUX_DIR dirs CPUS      renaming directories (also over an
                                               empty one), fchdir, sysinfo, error
                                               paths; an initrd directory is EXDEV
@@ -205,6 +217,18 @@ def case_pipes(tmp):
     same("pipes", dcpi_run(os.path.join(tmp, "pp.db"), "pipes").stdout, oracle("pipes"))
 
 
+def case_timers(tmp):
+    same("timers", dcpi_run(os.path.join(tmp, "tm.db"), "timers").stdout, oracle("timers"))
+
+
+def case_shared(tmp):
+    same("shared", dcpi_run(os.path.join(tmp, "sh.db"), "shared").stdout, oracle("shared"))
+
+
+def case_affinity(tmp):
+    same("affinity", dcpi_run(os.path.join(tmp, "af.db"), "affinity").stdout, oracle("affinity"))
+
+
 def dcpi_json(*args):
     done = subprocess.run([DCPI, *args, "--json"], capture_output=True, text=True, timeout=60)
     expect(done.returncode == 0, f"dcpi {' '.join(args)}: {done.stderr[-300:]}")
@@ -337,7 +361,8 @@ def main():
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
                  "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
-                 "shell": case_shell}
+                 "shell": case_shell, "timers": case_timers, "shared": case_shared,
+                 "affinity": case_affinity}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

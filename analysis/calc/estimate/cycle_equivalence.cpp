@@ -42,7 +42,7 @@ constexpr size_t kNone = std::numeric_limits<size_t>::max();
 // node (their allocations were a tenth of frequency_classes: issue 31).
 class UndirectedGraph {
  public:
-  explicit UndirectedGraph(size_t nodes) : nodes_(nodes) {}
+  UndirectedGraph(size_t nodes, size_t edges) : nodes_(nodes) { ends_.reserve(edges); }
   size_t add_edge(size_t a, size_t b) {
     ends_.push_back({a, b});
     return ends_.size() - 1;
@@ -75,6 +75,29 @@ class UndirectedGraph {
   std::vector<std::pair<size_t, size_t>> ends_;  // per edge
   std::vector<size_t> first_;                    // per node: its first incidence (finish())
   std::vector<Incidence> incidences_;
+};
+
+// Lists of items per node in one array (compressed rows), each list in the
+// order its items were given: a std::vector per node for the spanning
+// tree's children and back edges was most of frequency_classes'
+// allocations (issue 31).
+class NodeLists {
+ public:
+  // `items`: (node, item) pairs.
+  NodeLists(size_t nodes, std::span<const std::pair<size_t, size_t>> items)
+      : first_(nodes + 1, 0), items_(items.size()) {
+    for (const auto& [node, item] : items) ++first_[node + 1];
+    for (size_t v = 0; v < nodes; ++v) first_[v + 1] += first_[v];
+    std::vector<size_t> next(first_.begin(), first_.end() - 1);
+    for (const auto& [node, item] : items) items_[next[node]++] = item;
+  }
+  std::span<const size_t> of(size_t node) const {
+    return std::span<const size_t>(items_).subspan(first_[node], first_[node + 1] - first_[node]);
+  }
+
+ private:
+  std::vector<size_t> first_;  // per node: its first item's index in items_
+  std::vector<size_t> items_;
 };
 
 struct Bracket {
@@ -133,9 +156,11 @@ class BracketLists {
 std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root) {
   const size_t n = graph.node_count();
   std::vector<size_t> dfsnum(n, kNone), parent_edge(n, kNone), order;
-  std::vector<std::vector<size_t>> children(n), back_up(n), back_down(n);
-  // back_up[v]: back edges from v to an ancestor; back_down[v]: back edges
-  // from a descendant to v.
+  order.reserve(n);
+  // (parent, child) in the order the children were found; back edges as
+  // (v, e) from v to an ancestor and (w, e) from a descendant to w.
+  std::vector<std::pair<size_t, size_t>> tree, backs_up, backs_down;
+  tree.reserve(n);
 
   struct Frame {
     size_t node;
@@ -158,13 +183,14 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
       dfsnum[w] = order.size();
       order.push_back(w);
       parent_edge[w] = e;
-      children[v].push_back(w);
+      tree.push_back({v, w});
       stack.push_back({w, 0});
     } else if (dfsnum[w] < dfsnum[v]) {
-      back_up[v].push_back(e);
-      back_down[w].push_back(e);
+      backs_up.push_back({v, e});
+      backs_down.push_back({w, e});
     }  // else: the same back edge, already seen from the descendant's side
   }
+  const NodeLists children(n, tree), back_up(n, backs_up), back_down(n, backs_down);
 
   std::vector<size_t> edge_class(graph.edge_count(), kNone);
   size_t next_class = 0;
@@ -189,9 +215,9 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
   for (size_t k = order.size(); k-- > 0;) {
     const size_t v = order[k];
     size_t hi0 = kNone;
-    for (size_t e : back_up[v]) hi0 = std::min(hi0, dfsnum[neighbour(e, v)]);
+    for (size_t e : back_up.of(v)) hi0 = std::min(hi0, dfsnum[neighbour(e, v)]);
     size_t hi1 = kNone, hi2 = kNone;
-    for (size_t c : children[v]) {
+    for (size_t c : children.of(v)) {
       if (hi[c] < hi1) {
         hi2 = hi1;
         hi1 = hi[c];
@@ -201,10 +227,10 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
     }
     hi[v] = std::min(hi0, hi1);
 
-    for (size_t c : children[v]) blist.splice_front(v, c);
+    for (size_t c : children.of(v)) blist.splice_front(v, c);
     for (size_t b : capping_ending_at[v]) blist.erase(v, b);
-    for (size_t e : back_down[v]) blist.erase(v, bracket_of_edge[e]);
-    for (size_t e : back_up[v]) bracket_of_edge[e] = push(v, Bracket{.edge = e});
+    for (size_t e : back_down.of(v)) blist.erase(v, bracket_of_edge[e]);
+    for (size_t e : back_up.of(v)) bracket_of_edge[e] = push(v, Bracket{.edge = e});
     if (hi2 < hi0) {
       const size_t capping = push(v, Bracket{});
       capping_ending_at[order[hi2]].push_back(capping);
@@ -248,7 +274,9 @@ FrequencyClasses frequency_classes(const ControlFlowGraph& cfg,
   const size_t start = 0, end = 1;
   auto in = [](BlockId b) { return 2 + 2 * b; };
   auto out = [](BlockId b) { return 3 + 2 * b; };
-  UndirectedGraph graph(2 + 2 * blocks);
+  UndirectedGraph graph(2 + 2 * blocks, blocks + cfg.edges().size() +
+                                            augmentation.from_virtual_start.size() +
+                                            augmentation.to_virtual_end.size() + 1);
   std::vector<size_t> block_edge(blocks), cfg_edge(cfg.edges().size());
   for (BlockId b = 0; b < blocks; ++b) block_edge[b] = graph.add_edge(in(b), out(b));
   for (EdgeId e = 0; e < cfg.edges().size(); ++e)

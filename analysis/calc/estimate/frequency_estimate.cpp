@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace dcpi::calc {
 
@@ -105,30 +106,33 @@ void use_all(ClassFrequencyEstimate& estimate) {
 // issue point is left (the cluster's average stays).
 bool refine_to_unstalled(ClassFrequencyEstimate& estimate, const EstimatorOptions& options) {
   double frequency = *estimate.frequency;
-  std::vector<bool> kept(estimate.ratios.size(), false), next;
+  // The kept set and the next round's, in one allocation (issue 31).
+  const size_t n = estimate.ratios.size();
+  std::vector<uint8_t> sets(2 * n, 0);
+  std::span<uint8_t> kept(sets.data(), n), next(sets.data() + n, n);
   constexpr int kMaxRounds = 32;  // the set converges in a few; a bound against cycling
   for (int round = 0; round < kMaxRounds; ++round) {
-    next.assign(estimate.ratios.size(), false);
+    std::fill(next.begin(), next.end(), 0);
     double samples = 0, cycles = 0;
     for (size_t k = 0; k < estimate.ratios.size(); ++k) {
       const IssuePointRatio& r = estimate.ratios[k];
       const double sigma = std::sqrt(std::max(frequency, 1e-9) / r.cycles);
       if (r.ratio > frequency + options.clip_high_sigmas * sigma) continue;
       if (r.ratio < frequency - options.clip_low_sigmas * sigma) continue;
-      next[k] = true;
+      next[k] = 1;
       samples += r.samples;
       cycles += r.cycles;
     }
     if (cycles <= 0) return false;
     frequency = samples / cycles;
-    if (next == kept) break;
+    if (std::equal(next.begin(), next.end(), kept.begin())) break;
     std::swap(kept, next);
   }
   double samples = 0, low = INFINITY, high = 0;
   size_t used = 0;
   for (size_t k = 0; k < estimate.ratios.size(); ++k) {
     IssuePointRatio& r = estimate.ratios[k];
-    r.used = kept[k];
+    r.used = kept[k] != 0;
     if (!r.used) continue;
     ++used;
     samples += r.samples;

@@ -83,7 +83,8 @@ TEST(FrequencyEstimate, DependenceWindowRatioIsUsedAfterAStaticStall) {
   const BlockSchedule s2 = Ev5Model().schedule_block(stalled);
   // mull waits for the load (3 cycles to the multiplier): window = 1 … 3.
   ASSERT_GT(s2.instructions[3].head_cycles, 1u);
-  const ScheduledBlockSamples member{.schedule = &s2, .samples = {100, 0, 100, 100}};
+  const std::vector<double> samples = {100, 0, 100, 100};
+  const ScheduledBlockSamples member{.schedule = &s2, .samples = samples};
   const ClassFrequencyEstimate e = estimate_class_frequency({&member, 1}, EstimatorOptions{});
   bool found = false;
   for (const IssuePointRatio& r : e.ratios) {
@@ -104,8 +105,8 @@ TEST(FrequencyEstimate, AWellSampledClassLeavesOutARatioBeyondItsSamplingError) 
     shifts.push_back(testing::op(0x3000 + 4 * k, isa::Ev5Class::kShift, std::nullopt, 1, 1 + k));
   const BlockSchedule schedule = Ev5Model().schedule_block(shifts);
   for (const auto& instruction : schedule.instructions) ASSERT_EQ(instruction.head_cycles, 1u);
-  const ScheduledBlockSamples member{.schedule = &schedule,
-                                     .samples = {4800, 4750, 4810, 5800, 4790}};
+  const std::vector<double> samples = {4800, 4750, 4810, 5800, 4790};
+  const ScheduledBlockSamples member{.schedule = &schedule, .samples = samples};
   const ClassFrequencyEstimate e = estimate_class_frequency({&member, 1}, EstimatorOptions{});
   ASSERT_TRUE(e.frequency);
   EXPECT_NEAR(*e.frequency, (4800 + 4750 + 4810 + 4790) / 4.0, 1e-9);
@@ -116,7 +117,8 @@ TEST(FrequencyEstimate, AWellSampledClassLeavesOutARatioBeyondItsSamplingError) 
   const ClassFrequencyEstimate loose = estimate_class_frequency({&member, 1}, paper_bound_only);
   EXPECT_NEAR(*loose.frequency, (4800 + 4750 + 4810 + 5800 + 4790) / 5.0, 1e-9);
   // Few samples: the sampling error is larger than 1.5 allows, DCPI's bound holds.
-  const ScheduledBlockSamples sparse{.schedule = &schedule, .samples = {48, 47, 48, 58, 47}};
+  const std::vector<double> few = {48, 47, 48, 58, 47};
+  const ScheduledBlockSamples sparse{.schedule = &schedule, .samples = few};
   EXPECT_TRUE(estimate_class_frequency({&sparse, 1}, EstimatorOptions{}).ratios[3].used);
 }
 

@@ -83,9 +83,7 @@ struct Ev5GroupPipes {
 // block are assumed ready and the non-pipelined units free at its start.
 class Ev5BlockScheduler {
  public:
-  constexpr Ev5BlockScheduler() {
-    for (Producer& p : producers_) p = Producer{};
-  }
+  constexpr Ev5BlockScheduler() = default;
 
   constexpr Ev5Issue issue(const Ev5Instruction& in) {
     const uint32_t index = count_++;

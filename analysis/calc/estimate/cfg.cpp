@@ -23,6 +23,17 @@ EdgeId ControlFlowGraph::add_edge(BlockId from, BlockId to, EdgeKind kind) {
   return id;
 }
 
+void ControlFlowGraph::add_edges(std::span<const CfgEdge> edges) {
+  std::vector<size_t> incoming(blocks_.size(), 0), outgoing(blocks_.size(), 0);
+  for (const CfgEdge& e : edges) ++outgoing[e.from], ++incoming[e.to];
+  for (BlockId b = 0; b < blocks_.size(); ++b) {
+    blocks_[b].incoming.reserve(blocks_[b].incoming.size() + incoming[b]);
+    blocks_[b].outgoing.reserve(blocks_[b].outgoing.size() + outgoing[b]);
+  }
+  edges_.reserve(edges_.size() + edges.size());
+  for (const CfgEdge& e : edges) add_edge(e.from, e.to, e.kind);
+}
+
 BlockId ControlFlowGraph::block_at(uint64_t address) const {
   // build_cfg's blocks are in address order and do not overlap: the last
   // block starting at or before `address` is the only candidate (a linear
@@ -162,6 +173,7 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
         (leaves_by_branch || runs_off_end || last.control_flow == ControlFlow::kReturn ||
          last.control_flow == ControlFlow::kHalt);
   }
+  cfg.reserve_blocks(blocks.size());
   for (BasicBlock& block : blocks) cfg.add_block(std::move(block));
   for (uint64_t address : extra_entries) {
     const BlockId b = cfg.block_at(address);
@@ -169,6 +181,8 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
       cfg.add_entry(b);
   }
 
+  std::vector<CfgEdge> edges;  // added at once: each block's lists sized once
+  edges.reserve(2 * cfg.blocks().size());
   for (BlockId id = 0; id < cfg.blocks().size(); ++id) {
     const InstructionRecord& last = cfg.block(id).instructions.back();
     const bool has_next = id + 1 < cfg.blocks().size();
@@ -185,15 +199,16 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
           known = false;
       }
       if (!known) cfg.mark_missing_edges();
-      for (BlockId target : targets) cfg.add_edge(id, target, EdgeKind::kTaken);
+      for (BlockId target : targets) edges.push_back({id, target, EdgeKind::kTaken});
     }
     if (has_local_target(last) && inside(*last.branch_target)) {
       const BlockId taken = cfg.block_at(*last.branch_target);
       // A conditional branch to the next instruction is one edge, not two.
-      if (!(fall && taken == id + 1)) cfg.add_edge(id, taken, EdgeKind::kTaken);
+      if (!(fall && taken == id + 1)) edges.push_back({id, taken, EdgeKind::kTaken});
     }
-    if (fall) cfg.add_edge(id, id + 1, EdgeKind::kFallThrough);
+    if (fall) edges.push_back({id, id + 1, EdgeKind::kFallThrough});
   }
+  cfg.add_edges(edges);
   return cfg;
 }
 

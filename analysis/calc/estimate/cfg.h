@@ -42,6 +42,10 @@ class ControlFlowGraph {
   // For tests and for callers that build blocks themselves. Returns the id.
   BlockId add_block(BasicBlock block);
   EdgeId add_edge(BlockId from, BlockId to, EdgeKind kind = EdgeKind::kTaken);
+  // add_edge for each, in order (the same ids), with every block's edge
+  // lists sized once (issue 31: growing them one edge at a time reallocated).
+  void add_edges(std::span<const CfgEdge> edges);
+  void reserve_blocks(size_t count) { blocks_.reserve(count); }
   void mark_missing_edges() { missing_edges_ = true; }
   // A second way in besides entry(), e.g. Alpha's local entry point after the
   // ldgp prologue (callers in the same image bsr to procedure + 8). Its

@@ -66,6 +66,18 @@ void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& opti
 
 }  // namespace
 
+BlockSamples::BlockSamples(const ControlFlowGraph& cfg, const SamplesByAddress& samples) {
+  first_.reserve(cfg.blocks().size() + 1);
+  for (const BasicBlock& block : cfg.blocks())
+    first_.push_back(first_.back() + block.instructions.size());
+  values_.reserve(first_.back());
+  for (const BasicBlock& block : cfg.blocks())
+    for (const InstructionRecord& insn : block.instructions) {
+      const auto found = samples.find(insn.address);
+      values_.push_back(found == samples.end() ? 0.0 : found->second);
+    }
+}
+
 std::optional<double> ProcedureAnalysis::cycles_per_execution(BlockId b, size_t instruction) const {
   const std::optional<double> frequency = block_frequency(b);
   if (!frequency || *frequency <= 0) return std::nullopt;
@@ -82,16 +94,9 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.classes = frequency_classes(result.cfg, result.augmentation);
 
   result.schedules.reserve(result.cfg.blocks().size());
-  result.samples.reserve(result.cfg.blocks().size());
-  for (const BasicBlock& block : result.cfg.blocks()) {
+  for (const BasicBlock& block : result.cfg.blocks())
     result.schedules.push_back(model.schedule_block(block.instructions));
-    std::vector<double>& block_samples = result.samples.emplace_back();
-    block_samples.reserve(block.instructions.size());
-    for (const InstructionRecord& insn : block.instructions) {
-      const auto found = samples.find(insn.address);
-      block_samples.push_back(found == samples.end() ? 0.0 : found->second);
-    }
-  }
+  result.samples = BlockSamples(result.cfg, samples);
 
   const size_t class_count = result.classes.class_count;
   result.frequencies.frequency.assign(class_count, std::nullopt);

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -34,12 +35,28 @@ std::optional<FrequencyEstimator> parse_estimator(std::string_view name);
 // blames for the >45 % bucket) at under 2x its time (bench-calc).
 inline constexpr FrequencyEstimator kDefaultEstimator = FrequencyEstimator::kFlow;
 
+// The CYCLES samples of each block's instructions, in one array by block
+// (a std::vector per block was an allocation per block: issue 31).
+class BlockSamples {
+ public:
+  BlockSamples() = default;
+  BlockSamples(const ControlFlowGraph& cfg, const SamplesByAddress& samples);
+  std::span<const double> operator[](BlockId b) const {
+    return std::span<const double>(values_).subspan(first_[b], first_[b + 1] - first_[b]);
+  }
+  size_t size() const { return first_.size() - 1; }  // blocks
+
+ private:
+  std::vector<double> values_;
+  std::vector<size_t> first_{0};  // per block, and one past the last: its first value's index
+};
+
 struct ProcedureAnalysis {
   ControlFlowGraph cfg;
   ExitAugmentation augmentation;
   FrequencyClasses classes;
   std::vector<BlockSchedule> schedules;                 // per block
-  std::vector<std::vector<double>> samples;             // per block, per instruction
+  BlockSamples samples;                                 // per block, per instruction
   std::vector<ClassFrequencyEstimate> class_estimates;  // from samples, per class
   ClassFrequencies frequencies;                         // after propagation, per class
   bool flow_applied = false;  // `frequencies` are flow_estimate.h's (kFlow, no missing edges)

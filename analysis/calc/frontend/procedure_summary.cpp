@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace dcpi {
@@ -109,7 +110,7 @@ void add_dynamic_stall(CalcSummary& summary, CauseTotals& totals, const DynamicS
 // sampling error, and it issues one instruction at a time (no half cycles).
 void add_block(CalcSummary& summary, CauseTotals& totals, const ProcedureAnalysis& analysis,
                BlockId b, const StallsByInstruction& stalls, bool dual_issue_with_stalls) {
-  const std::vector<double>& samples = analysis.samples[b];
+  const std::span<const double> samples = analysis.samples[b];
   double block_samples = 0;
   for (double s : samples) block_samples += s;
   summary.samples += block_samples;

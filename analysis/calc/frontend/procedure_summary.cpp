@@ -122,7 +122,7 @@ void add_block(CalcSummary& summary, CauseTotals& totals, const ProcedureAnalysi
   for (size_t i = 0; i < schedule.instructions.size(); ++i) {
     const int half_cycles = dual_issue_with_stalls ? static_half_cycles(schedule, i) : 0;
     if (half_cycles > 0) {
-      const std::vector<StaticStall>& static_stalls = schedule.instructions[i].stalls;
+      const StaticStalls& static_stalls = schedule.instructions[i].stalls;
       const double cycles = *f * half_cycles / 2.0;
       totals.static_stall(static_stalls.empty() ? "Slotting" : static_name(static_stalls[0])) +=
           cycles;

@@ -61,7 +61,6 @@ BlockSchedule Ev5Model::schedule_block(std::span<const InstructionRecord> block)
     ScheduledInstruction& out = schedule.instructions[i];
     out.issue_cycle = issue.issue_cycle;
     out.head_cycles = issue.head_cycles;
-    out.stalls.reserve(issue.stall_count);
     for (uint8_t k = 0; k < issue.stall_count; ++k)
       out.stalls.push_back(to_stall(issue.stalls[k], block[i]));
   }

@@ -5,9 +5,12 @@
 // issue queue, and why it waited (static stalls). It also says which dynamic
 // stalls the machine can have at all — none, for QEMU.
 #pragma once
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -27,10 +30,32 @@ struct StaticStall {
   std::optional<OperandField> operand;  // for dependencies: which operand waited
 };
 
+// An instruction's static stalls, held inline: a model names at most a few
+// (the 21164's scheduler two: isa::Ev5Issue), and a std::vector per
+// instruction was an allocation for most instructions (issue 31).
+class StaticStalls {
+ public:
+  static constexpr size_t kCapacity = 2;
+  void push_back(const StaticStall& stall) {
+    if (size_ == kCapacity) throw std::length_error("more static stalls than StaticStalls holds");
+    stalls_[size_++] = stall;
+  }
+  const StaticStall* begin() const { return stalls_.data(); }
+  const StaticStall* end() const { return stalls_.data() + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const StaticStall& operator[](size_t i) const { return stalls_[i]; }
+  const StaticStall& back() const { return stalls_[size_ - 1]; }
+
+ private:
+  std::array<StaticStall, kCapacity> stalls_{};
+  uint8_t size_ = 0;
+};
+
 struct ScheduledInstruction {
   uint32_t issue_cycle = 0;  // relative to the block's first issue cycle … of 0
   uint32_t head_cycles = 0;  // M_i: 0 when issued in the same cycle as its predecessor
-  std::vector<StaticStall> stalls;
+  StaticStalls stalls;
 };
 
 struct BlockSchedule {

@@ -216,8 +216,12 @@ class Ev5BlockScheduler {
     }
     reserved_[oldest] = cycle;
     reserved_valid_[oldest] = true;
+    any_reserved_ = true;
   }
+  // Asked before every E0 issue; most blocks have no multiply, so no
+  // reservation to look through (issue 31).
   constexpr bool e0_reserved(uint64_t cycle) const {
+    if (!any_reserved_) return false;
     for (int i = 0; i < kReservations; ++i)
       if (reserved_valid_[i] && reserved_[i] == cycle) return true;
     return false;
@@ -226,6 +230,7 @@ class Ev5BlockScheduler {
   Producer producers_[64] = {};
   uint64_t reserved_[kReservations] = {};
   bool reserved_valid_[kReservations] = {};
+  bool any_reserved_ = false;  // some reserved_valid_ is set
   uint64_t multiplier_free_ = 0, divider_free_ = 0;
   uint32_t last_multiply_ = kEv5NoCulprit, last_divide_ = kEv5NoCulprit;
   uint32_t count_ = 0;

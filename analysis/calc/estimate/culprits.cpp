@@ -213,19 +213,27 @@ class CulpritFinder {
         ++components;
       }
     }
-    // Members in ascending block order; a single block is a loop only with
-    // an edge to itself.
-    std::vector<std::vector<BlockId>> members(components);
-    for (BlockId x = 0; x < n; ++x) members[component[x]].push_back(x);
+    // A single block is a loop only with an edge to itself. Loops are
+    // numbered in component order, their members listed in ascending block
+    // order; the many components that are no loop get no list (issue 31).
+    std::vector<size_t> size(components, 0);
+    for (BlockId x = 0; x < n; ++x) ++size[component[x]];
     std::vector<bool> cyclic(components, false);
-    for (size_t c = 0; c < components; ++c) cyclic[c] = members[c].size() > 1;
+    for (size_t c = 0; c < components; ++c) cyclic[c] = size[c] > 1;
     for (const CfgEdge& e : cfg_.edges())
       if (e.from == e.to) cyclic[component[e.from]] = true;
-    loop_of_block_.assign(n, kNoLoop);
+    std::vector<size_t> loop_of_component(components, kNoLoop);
     for (size_t c = 0; c < components; ++c) {
       if (!cyclic[c]) continue;
-      for (BlockId x : members[c]) loop_of_block_[x] = loops_.size();
-      loops_.push_back({.blocks = std::move(members[c])});
+      loop_of_component[c] = loops_.size();
+      loops_.emplace_back().blocks.reserve(size[c]);
+    }
+    loop_of_block_.assign(n, kNoLoop);
+    for (BlockId x = 0; x < n; ++x) {
+      const size_t loop = loop_of_component[component[x]];
+      if (loop == kNoLoop) continue;
+      loop_of_block_[x] = loop;
+      loops_[loop].blocks.push_back(x);
     }
   }
 

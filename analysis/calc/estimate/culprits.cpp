@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <span>
 
 #include "analysis/calc/estimate/superpage_addresses.h"
 #include "isa/decode.h"
@@ -66,19 +67,25 @@ class CulpritFinder {
   const InstructionRecord& insn(BlockId b, size_t i) const { return cfg_.block(b).instructions[i]; }
 
   // Predecessor blocks that execute often enough to matter (§6.3). Worked
-  // out once per block: every rule asks for them (issue 31).
-  const std::vector<BlockId>& frequent_predecessors(BlockId b) const {
-    if (frequent_predecessors_.empty()) frequent_predecessors_.resize(cfg_.blocks().size());
-    std::optional<std::vector<BlockId>>& cached = frequent_predecessors_[b];
-    if (cached) return *cached;
-    std::vector<BlockId>& result = cached.emplace();
-    const double frequency = analysis_.block_frequency(b).value_or(0);
-    for (EdgeId e : cfg_.block(b).incoming) {
-      const std::optional<double> f = analysis_.edge_frequency(e);
-      if (f && *f < options_.rare_edge_fraction * frequency) continue;
-      result.push_back(cfg_.edge(e).from);
+  // out for every block at the first question, into one array: every rule
+  // asks for them (issue 31: a vector per block asked for before).
+  std::span<const BlockId> frequent_predecessors(BlockId b) const {
+    if (predecessors_first_.empty()) find_frequent_predecessors();
+    return std::span<const BlockId>(predecessors_)
+        .subspan(predecessors_first_[b], predecessors_first_[b + 1] - predecessors_first_[b]);
+  }
+  void find_frequent_predecessors() const {
+    predecessors_first_.reserve(cfg_.blocks().size() + 1);
+    predecessors_first_.push_back(0);
+    for (BlockId b = 0; b < cfg_.blocks().size(); ++b) {
+      const double frequency = analysis_.block_frequency(b).value_or(0);
+      for (EdgeId e : cfg_.block(b).incoming) {
+        const std::optional<double> f = analysis_.edge_frequency(e);
+        if (f && *f < options_.rare_edge_fraction * frequency) continue;
+        predecessors_.push_back(cfg_.edge(e).from);
+      }
+      predecessors_first_.push_back(predecessors_.size());
     }
-    return result;
   }
   bool unknown_predecessors(BlockId b) const {
     return virtual_predecessor_[b] || cfg_.missing_edges();
@@ -547,8 +554,9 @@ class CulpritFinder {
   const ProcessorModel& model_;
   const CulpritOptions& options_;
   const ControlFlowGraph& cfg_;
-  std::vector<bool> virtual_predecessor_;  // per block: entered from outside the CFG
-  mutable std::vector<std::optional<std::vector<BlockId>>> frequent_predecessors_;  // per block
+  std::vector<bool> virtual_predecessor_;           // per block: entered from outside the CFG
+  mutable std::vector<BlockId> predecessors_;       // frequent_predecessors', block by block
+  mutable std::vector<size_t> predecessors_first_;  // per block, and one past the last
   struct Loop {
     std::vector<BlockId> blocks;                                 // ascending
     std::optional<std::optional<double>> entries_keeping_lines;  // once worked out

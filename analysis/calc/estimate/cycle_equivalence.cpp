@@ -20,10 +20,16 @@ std::vector<BlockId> FrequencyClasses::blocks_in(ClassId id) const {
   return result;
 }
 
-std::vector<std::vector<BlockId>> FrequencyClasses::blocks_by_class() const {
-  std::vector<std::vector<BlockId>> result(class_count);
-  for (BlockId b = 0; b < block_class.size(); ++b) result[block_class[b]].push_back(b);
-  return result;
+ClassBlocks::ClassBlocks(std::span<const ClassId> block_class, size_t class_count)
+    : first_(class_count + 1, 0), blocks_(block_class.size()) {
+  for (ClassId c : block_class) ++first_[c + 1];
+  for (ClassId c = 0; c < class_count; ++c) first_[c + 1] += first_[c];
+  std::vector<size_t> next(first_.begin(), first_.end() - 1);
+  for (BlockId b = 0; b < block_class.size(); ++b) blocks_[next[block_class[b]]++] = b;
+}
+
+ClassBlocks FrequencyClasses::blocks_by_class() const {
+  return ClassBlocks(block_class, class_count);
 }
 
 std::vector<EdgeId> FrequencyClasses::edges_in(ClassId id) const {
@@ -112,7 +118,9 @@ struct Bracket {
 // bracket was most of frequency_classes' time: issue 31).
 class BracketLists {
  public:
-  explicit BracketLists(size_t nodes) : lists_(nodes) {}
+  BracketLists(size_t nodes, size_t brackets) : lists_(nodes) {
+    next_.reserve(brackets), prev_.reserve(brackets);
+  }
   void push_front(size_t node, size_t bracket) {
     if (bracket >= next_.size()) next_.resize(bracket + 1, kNone), prev_.resize(bracket + 1, kNone);
     List& list = lists_[node];
@@ -194,10 +202,11 @@ std::vector<size_t> cycle_equivalence(const UndirectedGraph& graph, size_t root)
 
   std::vector<size_t> edge_class(graph.edge_count(), kNone);
   size_t next_class = 0;
-  std::vector<Bracket> brackets;
+  std::vector<Bracket> brackets;  // one per back edge, and the capping ones
+  brackets.reserve(graph.edge_count());
   std::vector<size_t> bracket_of_edge(graph.edge_count(), kNone);
   std::vector<std::vector<size_t>> capping_ending_at(n);
-  BracketLists blist(n);
+  BracketLists blist(n, graph.edge_count());
   std::vector<size_t> hi(n, kNone);
 
   auto push = [&](size_t node, Bracket bracket) {

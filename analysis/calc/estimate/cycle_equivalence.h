@@ -6,6 +6,7 @@
 // that is missing edges gives every block and every edge its own class.
 #pragma once
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "analysis/calc/estimate/cfg.h"
@@ -14,6 +15,21 @@
 namespace dcpi::calc {
 
 using ClassId = size_t;
+
+// Each class's blocks, ascending, in one array (compressed rows: a vector
+// per class was an allocation per class: issue 31).
+class ClassBlocks {
+ public:
+  ClassBlocks(std::span<const ClassId> block_class, size_t class_count);
+  std::span<const BlockId> operator[](ClassId c) const {
+    return std::span<const BlockId>(blocks_).subspan(first_[c], first_[c + 1] - first_[c]);
+  }
+  size_t size() const { return first_.size() - 1; }
+
+ private:
+  std::vector<size_t> first_;  // per class, and one past the last
+  std::vector<BlockId> blocks_;
+};
 
 struct FrequencyClasses {
   std::vector<ClassId> block_class;  // indexed by BlockId
@@ -24,7 +40,7 @@ struct FrequencyClasses {
   std::vector<EdgeId> edges_in(ClassId id) const;
   // blocks_in for every class at once, in one pass (a loop over blocks_in
   // is quadratic in the blocks: issue 31).
-  std::vector<std::vector<BlockId>> blocks_by_class() const;
+  ClassBlocks blocks_by_class() const;
 };
 
 FrequencyClasses frequency_classes(const ControlFlowGraph& cfg,

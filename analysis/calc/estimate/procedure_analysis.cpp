@@ -102,7 +102,7 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.frequencies.frequency.assign(class_count, std::nullopt);
   result.frequencies.confidence.assign(class_count, Confidence::kLow);
   result.frequencies.propagated.assign(class_count, false);
-  const std::vector<std::vector<BlockId>> blocks_by_class = result.classes.blocks_by_class();
+  const ClassBlocks blocks_by_class = result.classes.blocks_by_class();
   result.class_estimates.reserve(class_count);
   std::vector<ScheduledBlockSamples> members;
   for (ClassId c = 0; c < class_count; ++c) {

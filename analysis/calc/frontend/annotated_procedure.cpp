@@ -128,7 +128,7 @@ CalcReport build_calc_report(const std::string& procedure, const ProcedureAnalys
     report.blocks.push_back(std::move(out));
   }
 
-  const std::vector<std::vector<BlockId>> blocks_by_class = analysis.classes.blocks_by_class();
+  const ClassBlocks blocks_by_class = analysis.classes.blocks_by_class();
   for (ClassId c = 0; c < analysis.classes.class_count; ++c) {
     CalcClass k{.id = c,
                 .frequency = analysis.frequencies.frequency[c],

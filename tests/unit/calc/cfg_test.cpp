@@ -159,7 +159,8 @@ TEST(ClassMembers, BlocksByClassMatchesBlocksIn) {
   const FrequencyClasses classes = frequency_classes(cfg);
   const auto by_class = classes.blocks_by_class();
   ASSERT_EQ(by_class.size(), classes.class_count);
-  for (ClassId c = 0; c < classes.class_count; ++c) EXPECT_EQ(by_class[c], classes.blocks_in(c));
+  for (ClassId c = 0; c < classes.class_count; ++c)
+    EXPECT_EQ(std::vector<BlockId>(by_class[c].begin(), by_class[c].end()), classes.blocks_in(c));
 }
 
 }  // namespace

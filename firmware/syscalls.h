@@ -24,6 +24,7 @@
   X(unlink, 10)                                                                       \
   X(chdir, 12)                                                                        \
   X(fchdir, 13)                                                                       \
+  X(chmod, 15)                                                                        \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                      \
@@ -37,6 +38,9 @@
   X(getxgid, 47) /* v0 = gid, a4 = egid */                                            \
   X(ioctl, 54)                                                                        \
   X(readlink, 58)                                                                     \
+  X(umask, 60)                                                                        \
+  X(getgroups, 79)                                                                    \
+  X(gethostname, 87)                                                                  \
   X(execve, 59)                                                                       \
   X(getpgrp, 63)                                                                      \
   X(vfork, 66)                                                                        \
@@ -49,6 +53,8 @@
   X(fcntl, 92)                                                                        \
   X(poll, 94)                                                                         \
   X(fsync, 95)                                                                        \
+  X(setpriority, 96)                                                                  \
+  X(getpriority, 100)                                                                 \
   X(sigreturn, 103)                                                                   \
   X(readv, 120)                                                                       \
   X(writev, 121)                                                                      \
@@ -60,15 +66,27 @@
   X(mkdir, 136)                                                                       \
   X(rmdir, 137)                                                                       \
   X(setsid, 147)                                                                      \
+  X(msync, 217)                                                                       \
   X(getpgid, 233)                                                                     \
   X(getsid, 234)                                                                      \
   X(sigaltstack, 235)                                                                 \
   X(osf_getsysinfo, 256)                                                              \
   X(osf_setsysinfo, 257)                                                              \
   X(clone, 312)                                                                       \
+  X(mlock, 314)                                                                       \
+  X(munlock, 315)                                                                     \
+  X(mlockall, 316)                                                                    \
+  X(munlockall, 317)                                                                  \
   X(times, 323)                                                                       \
   X(sysinfo, 318)                                                                     \
+  X(sched_setparam, 330)                                                              \
+  X(sched_getparam, 331)                                                              \
+  X(sched_setscheduler, 332)                                                          \
+  X(sched_getscheduler, 333)                                                          \
   X(sched_yield, 334)                                                                 \
+  X(sched_get_priority_max, 335)                                                      \
+  X(sched_get_priority_min, 336)                                                      \
+  X(sched_rr_get_interval, 337)                                                       \
   X(uname, 339)                                                                       \
   X(nanosleep, 340)                                                                   \
   X(mremap, 341)                                                                      \
@@ -79,6 +97,7 @@
   X(rt_sigaction, 352)                                                                \
   X(rt_sigprocmask, 353)                                                              \
   X(rt_sigpending, 354)                                                               \
+  X(rt_sigtimedwait, 355)                                                             \
   X(rt_sigsuspend, 357)                                                               \
   X(select, 358)                                                                      \
   X(gettimeofday, 359)                                                                \
@@ -87,6 +106,7 @@
   X(getrusage, 364)                                                                   \
   X(wait4, 365)                                                                       \
   X(getcwd, 367)                                                                      \
+  X(mincore, 375)                                                                     \
   X(getdents64, 377)                                                                  \
   X(gettid, 378)                                                                      \
   X(tkill, 381)                                                                       \
@@ -111,6 +131,7 @@
   X(unlinkat, 456)                                                                    \
   X(renameat, 457)                                                                    \
   X(readlinkat, 460)                                                                  \
+  X(fchmodat, 461)                                                                    \
   X(faccessat, 462)                                                                   \
   X(pselect6, 463)                                                                    \
   X(ppoll, 464)                                                                       \

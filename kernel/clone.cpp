@@ -87,6 +87,8 @@ void copy_context(Process* self, Process* child, const TrapFrame* frame,
   child->ieee_fp_control = self->ieee_fp_control;
   child->blocked = self->blocked;
   child->allowed_cpus = self->allowed_cpus;
+  child->nice = self->nice;
+  child->sched_policy = self->sched_policy;
   copy_name(child->name, sizeof child->name, self->name);
   copy_name(child->comm, sizeof child->comm, self->comm);
 }

@@ -43,7 +43,7 @@ bool close_on_exec(Process* self) {
     self->fds = own;
   }
   for (uint32_t fd = 0; fd < kMaxFiles; ++fd)
-    if (self->fds->cloexec & (1u << fd)) close_file(self->fds, fd);
+    if (self->fds->cloexec & (uint64_t{1} << fd)) close_file(self->fds, fd);
   self->fds->cloexec = 0;
   return true;
 }

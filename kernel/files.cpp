@@ -9,7 +9,7 @@
 namespace kernel {
 namespace {
 
-constexpr uint32_t kDescriptions = 256;
+constexpr uint32_t kDescriptions = 1024;
 OpenFile descriptions[kDescriptions];
 SpinLock lock;  // the pool and every `refs`
 
@@ -56,7 +56,8 @@ int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec
     for (uint64_t fd = lowest; fd < kMaxFiles; ++fd) {
       if (fds->files[fd] != nullptr) continue;
       fds->files[fd] = file;
-      fds->cloexec = cloexec ? fds->cloexec | (1u << fd) : fds->cloexec & ~(1u << fd);
+      fds->cloexec =
+          cloexec ? fds->cloexec | (uint64_t{1} << fd) : fds->cloexec & ~(uint64_t{1} << fd);
       return static_cast<int64_t>(fd);
     }
   }
@@ -82,7 +83,8 @@ void install_file_at(FdTable* fds, uint64_t fd, OpenFile* file, bool cloexec) {
     LockGuard guard(fds->lock);
     old = fds->files[fd];
     fds->files[fd] = file;
-    fds->cloexec = cloexec ? fds->cloexec | (1u << fd) : fds->cloexec & ~(1u << fd);
+    fds->cloexec =
+        cloexec ? fds->cloexec | (uint64_t{1} << fd) : fds->cloexec & ~(uint64_t{1} << fd);
   }
   if (old != nullptr) release_closed(old);  // dup2 over a descriptor closes it
 }
@@ -104,7 +106,7 @@ void close_file(FdTable* fds, uint64_t fd) {
     LockGuard guard(fds->lock);
     old = fds->files[fd];
     fds->files[fd] = nullptr;
-    fds->cloexec &= ~(1u << fd);
+    fds->cloexec &= ~(uint64_t{1} << fd);
   }
   if (old != nullptr) release_closed(old);
 }

@@ -9,6 +9,10 @@
 
 namespace kernel {
 
+// Linux's memory devices (character major 1) by minor: OpenFile::device of
+// a kNull description.
+inline constexpr uint32_t kDevNull = 3, kDevZero = 5, kDevRandom = 8, kDevUrandom = 9;
+
 // A fresh description (refs 1) holding `file`'s fields; nullptr when the
 // pool is exhausted.
 OpenFile* new_description(const OpenFile& file);

@@ -29,7 +29,9 @@ void kernel_thread_start();
 namespace kernel {
 namespace {
 
-constexpr uint32_t kMaxProcesses = 64;
+// Threads and processes alive at once (Linux's threads-max is far higher;
+// a program with a thread per task may want hundreds).
+constexpr uint32_t kMaxProcesses = 512;
 constexpr uint64_t kMaxArgBytes = 16384;
 constexpr int64_t kWnohang = 1;
 
@@ -39,6 +41,17 @@ constexpr uint64_t kAtNull = 0, kAtPhdr = 3, kAtPhent = 4, kAtPhnum = 5, kAtPage
                    kAtClktck = 17, kAtSecure = 23, kAtRandom = 25, kAtExecfn = 31;
 
 Process table[kMaxProcesses];
+// Slots from here on have never been used (allocation takes the lowest free
+// one): the table's scans stop here, so a run with few threads pays for few.
+uint32_t slots_end = 0;
+
+// The slots in use so far, for range-for scans (with sched::lock, or a
+// snapshot that may miss a slot allocated meanwhile).
+struct UsedSlots {
+  Process* begin() const { return table; }
+  Process* end() const { return table + __atomic_load_n(&slots_end, __ATOMIC_ACQUIRE); }
+};
+constexpr UsedSlots used_slots{};
 uint32_t next_pid = 1;
 uint32_t init_pid = 0;
 uint64_t init_started = 0;  // clock::cycles() when init was spawned
@@ -148,7 +161,7 @@ int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage
 // orphans handed to the kernel, the leader a zombie for its parent, who gets
 // its exit signal and is woken. With sched::lock held.
 void end_group_locked(Process* leader, int64_t wait_status) {
-  for (Process& child : table) {
+  for (Process& child : used_slots) {
     if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid || &child == leader)
       continue;
     child.parent_pid = 0;
@@ -169,7 +182,7 @@ void end_group_locked(Process* leader, int64_t wait_status) {
 void wake_reaper_locked(const Process* leader) {
   if (leader->state != ProcessState::kZombie || !leader->group->ended) return;
   if (leader->parent_pid == 0) return;
-  for (Process& p : table) {
+  for (Process& p : used_slots) {
     if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == leader->parent_pid) {
       p.waiting = false;
       sched::make_ready_locked(&p);
@@ -285,6 +298,8 @@ Process* allocate_slot() {
   IrqLockGuard guard(sched::lock);
   for (Process& p : table) {
     if (p.state != ProcessState::kFree) continue;
+    const auto index = static_cast<uint32_t>(&p - table);
+    if (index >= slots_end) __atomic_store_n(&slots_end, index + 1, __ATOMIC_RELEASE);
     p = Process{};
     p.state = ProcessState::kBlocked;
     p.kernel_stack = stack;
@@ -388,24 +403,24 @@ uint64_t thread_cycles(const Process* p) {
 
 uint64_t group_cycles_locked(const ThreadGroup* group) {
   uint64_t cycles = group->reaped_thread_cycles;
-  for (const Process& p : table)
+  for (const Process& p : used_slots)
     if (p.state != ProcessState::kFree && p.group == group && !p.kernel_thread)
       cycles += thread_cycles(&p);
   return cycles;
 }
 
 Process* process_slots() { return table; }
-uint32_t process_slot_count() { return kMaxProcesses; }
+uint32_t process_slot_count() { return __atomic_load_n(&slots_end, __ATOMIC_ACQUIRE); }
 
 Process* find_process_locked(uint32_t tgid) {
-  for (Process& p : table)
+  for (Process& p : used_slots)
     if (p.state != ProcessState::kFree && p.pid == tgid && p.tgid == tgid && !p.kernel_thread)
       return &p;
   return nullptr;
 }
 
 Process* find_thread_locked(uint32_t tid) {
-  for (Process& p : table)
+  for (Process& p : used_slots)
     if (p.state != ProcessState::kFree && p.state != ProcessState::kZombie && p.pid == tid &&
         !p.kernel_thread)
       return &p;
@@ -496,7 +511,7 @@ void exit_current(int64_t wait_status) {
       group->exiting = true;
       group->exit_status = wait_status;
     }
-    for (Process& p : table) {
+    for (Process& p : used_slots) {
       if (&p == self || p.group != group) continue;
       if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
       if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
@@ -595,7 +610,7 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
   IrqLockGuard guard(sched::lock);
   for (;;) {
     bool any = false;
-    for (Process& child : table) {
+    for (Process& child : used_slots) {
       // Children belong to the process: any of its threads may reap them.
       if (child.state == ProcessState::kFree || child.parent_pid != self->tgid ||
           child.pid != child.tgid || child.kernel_thread)

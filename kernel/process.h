@@ -51,10 +51,11 @@ struct OpenFile {
   Pipe* pipe;
   ramfs::Node* node;               // kRamFile
   uint64_t offset;                 // kDirectory: the next entry's index
+  uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 
-inline constexpr uint32_t kMaxFiles = 16;
+inline constexpr uint32_t kMaxFiles = 64;                     // RLIMIT_NOFILE: descriptors 0-63
 inline constexpr uint64_t kKernelStackPages = 2;              // 16 KB
 inline constexpr uint64_t kUserStackBytes = 256 * 1024;       // mapped at spawn
 inline constexpr uint64_t kUserStackLimit = 8 * 1024 * 1024;  // grown on faults up to this
@@ -80,7 +81,7 @@ struct Mm {
 // What CLONE_FILES threads share: the descriptor table (kernel/files.cpp).
 struct FdTable {
   OpenFile* files[kMaxFiles];
-  uint32_t cloexec;  // bit fd: FD_CLOEXEC (closed by execve)
+  uint64_t cloexec;  // bit fd: FD_CLOEXEC (closed by execve)
   uint32_t users;
   SpinLock lock;
 };
@@ -126,6 +127,7 @@ struct ThreadGroup {
   // The run cycles of its threads that have been reaped (the process's CPU
   // time counts them: times, getrusage, CLOCK_PROCESS_CPUTIME_ID).
   uint64_t reaped_thread_cycles;
+  uint32_t umask;  // umask(2): kept and returned (as CLONE_FS, shared by threads)
 };
 
 struct alignas(64) Process {
@@ -159,9 +161,12 @@ struct alignas(64) Process {
   // The user sp its outermost frame started at (exec's initial sp, clone's
   // new stack): nothing above it is a frame, so call chains copy no further.
   uint64_t user_stack_base;
-  int64_t wait_status;    // Linux encoding, valid once a zombie
-  uint64_t cpu_mask;      // CPUs it has run on
-  uint64_t allowed_cpus;  // sched_setaffinity's mask (0: any CPU); inherited by clone
+  int64_t wait_status;      // Linux encoding, valid once a zombie
+  uint64_t cpu_mask;        // CPUs it has run on
+  uint64_t allowed_cpus;    // sched_setaffinity's mask (0: any CPU); inherited by clone
+  uint64_t waited_signals;  // rt_sigtimedwait's set while it sleeps (woken by them though blocked)
+  int32_t nice;  // setpriority's value, -20..19; inherited, not weighed (kernel/sys_sched.cpp)
+  uint32_t sched_policy;  // sched_setscheduler's SCHED_OTHER, SCHED_BATCH or SCHED_IDLE
   uint64_t run_cycles;    // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in

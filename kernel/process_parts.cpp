@@ -8,7 +8,9 @@
 namespace kernel::parts {
 namespace {
 
-constexpr uint32_t kSlots = 64;  // as many as processes (kernel/process.cpp)
+// Processes (not threads: a process's threads share these), fewer than the
+// thread slots of kernel/process.cpp.
+constexpr uint32_t kSlots = 128;
 
 Mm mms[kSlots];
 FdTable fd_tables[kSlots];
@@ -130,7 +132,10 @@ void fds_release(FdTable* fds) {
 
 ThreadGroup* group_create() {
   ThreadGroup* group = take(groups);
-  if (group != nullptr) group->threads = 1;
+  if (group != nullptr) {
+    group->threads = 1;
+    group->umask = 022;  // Linux's init starts with 0022
+  }
   return group;
 }
 
@@ -139,6 +144,7 @@ ThreadGroup* group_copy(const ThreadGroup* from) {
   if (group == nullptr) return nullptr;
   for (uint32_t i = 0; i < kSignals; ++i) group->actions[i] = from->actions[i];
   copy_name(group->cwd, sizeof group->cwd, from->cwd);
+  group->umask = from->umask;
   return group;
 }
 

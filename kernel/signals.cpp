@@ -39,7 +39,7 @@ bool ignored(const ThreadGroup* group, int sig) {
 // Wakes `p` out of an interruptible sleep if it may take `sig`, or makes
 // the CPU running it look now rather than at its next tick.
 void wake_for_locked(Process* p, int sig) {
-  if (p->blocked & bit(sig)) return;
+  if ((p->blocked & bit(sig)) && !(p->waited_signals & bit(sig))) return;
   if (p->state == ProcessState::kBlocked && p->interruptible) sched::make_ready_locked(p);
   if (p->state == ProcessState::kRunning) sched::kick_locked(p);
 }
@@ -141,6 +141,7 @@ void restart_if_asked(Process* self, TrapFrame* frame, const SignalAction* act) 
     case SYS_ppoll:
     case SYS_select:
     case SYS_pselect6:
+    case SYS_rt_sigtimedwait:
       return;
     default:
       break;
@@ -178,8 +179,11 @@ bool dumps_core(int sig) {
   }
 }
 
+// Linux's sig_ignored: a signal the target blocks is kept even if its
+// disposition ignores it (sigwait may take it, or a handler set later).
 void send_thread_locked(Process* target, int sig) {
-  if (target->group == nullptr || ignored(target->group, sig)) return;
+  if (target->group == nullptr || (ignored(target->group, sig) && !(target->blocked & bit(sig))))
+    return;
   target->group->sender[sig - 1] = current()->tgid;  // the sender is always the caller
   target->pending |= bit(sig);
   wake_for_locked(target, sig);
@@ -187,7 +191,7 @@ void send_thread_locked(Process* target, int sig) {
 
 void send_group_locked(Process* leader, int sig) {
   ThreadGroup* group = leader->group;
-  if (group == nullptr || ignored(group, sig)) return;
+  if (group == nullptr || (ignored(group, sig) && !(leader->blocked & bit(sig)))) return;
   // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
   // has a handler for; the others, SIGKILL included, are dropped.
   if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
@@ -198,6 +202,20 @@ void send_group_locked(Process* leader, int sig) {
     if (p->state != ProcessState::kFree && p->group == group) wake_for_locked(p, sig);
   }
 }
+
+int take_waited_locked(Process* self, uint64_t set) {
+  uint64_t* const sets[2] = {&self->pending, &self->group->pending};
+  for (uint64_t* pending : sets) {
+    const uint64_t ready = *pending & set;
+    if (ready == 0) continue;
+    const int sig = __builtin_ctzl(ready) + 1;
+    *pending &= ~bit(sig);
+    return sig;
+  }
+  return 0;
+}
+
+uint32_t sender_of(const Process* self, int sig) { return self->group->sender[sig - 1]; }
 
 bool interrupted(const Process* self) {
   if (self->group == nullptr) return false;

@@ -35,6 +35,12 @@ inline constexpr bool valid(int64_t sig) {
 void send_thread_locked(Process* target, int sig);
 void send_group_locked(Process* leader, int sig);
 
+// rt_sigtimedwait: the lowest signal of `set` pending for the thread (its
+// own first, then its process's), taken off; 0 if none. With sched::lock.
+int take_waited_locked(Process* self, uint64_t set);
+// Who sent `sig` last (siginfo's si_pid).
+uint32_t sender_of(const Process* self, int sig);
+
 // True when the current thread has an unblocked signal waiting, or its
 // process is ending: what a blocking call checks to return EINTR.
 bool interrupted(const Process* self);

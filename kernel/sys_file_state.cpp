@@ -167,6 +167,22 @@ int64_t sys_fchmod(Process* self, TrapFrame*, const Args& args) {
   return error(f->kind == OpenFile::kInitrd || f->kind == OpenFile::kDirectory ? EROFS : EPERM);
 }
 
+// chmod(path, mode) and fchmodat(dirfd, path, mode): as fchmod, by path.
+int64_t sys_fchmodat(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  const ramfs::Found found = ramfs::lookup(path);
+  if (!found.exists) return error(ENOENT);
+  if (found.node == nullptr) return error(EROFS);  // the initrd's
+  ramfs::set_permissions(found.node, static_cast<uint32_t>(args.a[2]));
+  return 0;
+}
+
+int64_t sys_chmod(Process* self, TrapFrame* frame, const Args& args) {
+  return sys_fchmodat(self, frame,
+                      Args{{static_cast<uint64_t>(LINUX_AT_FDCWD), args.a[0], args.a[1]}});
+}
+
 // utimensat(dirfd, path, times, flags): a RAM file's access and
 // modification times (futimens: path NULL, the descriptor's file). NULL
 // times or UTIME_NOW: the virtual time since boot (there is no wall clock);

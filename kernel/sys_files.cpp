@@ -1,5 +1,6 @@
 // File system calls over the initrd (read-only) and the console: the
 // Linux/Alpha calls newlib and glibc (with its dynamic loader) make.
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
@@ -25,8 +26,32 @@ constexpr uint64_t kBounceBytes = 512;  // RAM file data goes through the stack
 
 OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
 
+// The memory device (kernel/files.h) a path names; its minor, or 0.
+uint32_t memory_device(const char* path) {
+  if (same_string(path, "/dev/null")) return kDevNull;
+  if (same_string(path, "/dev/zero")) return kDevZero;
+  if (same_string(path, "/dev/random")) return kDevRandom;
+  if (same_string(path, "/dev/urandom")) return kDevUrandom;
+  return 0;
+}
+
+// A read of /dev/zero (zeroes) or /dev/random and /dev/urandom (getrandom's
+// words): all `count` bytes, or -EFAULT.
+int64_t read_device(Process* self, const OpenFile* f, uint64_t buffer, uint64_t count) {
+  uint64_t words[kBounceBytes / 8];
+  for (uint64_t done = 0; done < count; done += kBounceBytes) {
+    for (uint64_t& word : words) word = f->device == kDevZero ? 0 : clock::random_word();
+    const uint64_t n = count - done < kBounceBytes ? count - done : kBounceBytes;
+    if (!copy_to_user(self->space(), buffer + done, words, n))
+      return done ? static_cast<int64_t>(done) : error(EFAULT);
+  }
+  return static_cast<int64_t>(count);
+}
+
 // Reads from `offset` without moving the file's offset; bytes read or -errno.
 int64_t read_at(Process* self, OpenFile* f, uint64_t buffer, uint64_t count, uint64_t offset) {
+  if (f->kind == OpenFile::kNull && f->device != kDevNull)
+    return read_device(self, f, buffer, count);
   if (f->kind == OpenFile::kConsole || f->kind == OpenFile::kNull) return 0;  // end of file
   if (f->kind == OpenFile::kPipeWrite) return error(EBADF);
   if (f->kind == OpenFile::kDirectory) return error(EISDIR);
@@ -104,7 +129,8 @@ int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
   return install_file(self->fds, 0, description, cloexec);
 }
 
-// Opens /dev/null (any access) or an initrd path read-only.
+// Opens a memory device (/dev/null, /dev/zero, /dev/urandom; any access) or
+// an initrd path read-only.
 int64_t open_path(Process* self, const char* path, uint64_t flags) {
   if (starts_with(path, "/proc/self/task/") || starts_with(path, "/proc/thread-self/")) {
     // glibc's pthread_setname_np/getname_np of another thread go through
@@ -116,9 +142,10 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
         self->tgid, self->name, path);
     return error(ENOENT);
   }
-  if (same_string(path, "/dev/null")) {
+  if (const uint32_t device = memory_device(path)) {
     OpenFile null{};
     null.kind = OpenFile::kNull;
+    null.device = device;
     null.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK));
     copy_name(null.path, sizeof null.path, path);
     return open_description(self, null, flags & kOCloexec);
@@ -169,7 +196,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
   }
   if (f.kind == OpenFile::kNull) {
     st->st_mode = kModeNull;
-    st->st_rdev = (1 << 8) | 3;  // Linux's mem major 1, minor 3
+    st->st_rdev = (1 << 8) | f.device;  // Linux's mem major 1
     return;
   }
   if (f.kind == OpenFile::kPipeRead || f.kind == OpenFile::kPipeWrite) {
@@ -223,20 +250,25 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
 
 }  // namespace
 
-// A path for an *at() call: absolute, or relative to "/" (every process's
-// working directory) when dirfd is AT_FDCWD.
+// A path for an *at() call: absolute, or relative to the working directory
+// (AT_FDCWD) or to the directory `dirfd` was opened as (libstdc++'s
+// filesystem::remove_all walks a tree by directory descriptors).
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
-  if (const int64_t e = path_from_user(self, path_va, path); e < 0) return e;
-  if (path[0] != '/' && static_cast<int64_t>(dirfd) != LINUX_AT_FDCWD && path[0] != 0)
-    return error(ENOTDIR);  // no directory descriptors
-  return 0;
+  if (static_cast<int64_t>(dirfd) == LINUX_AT_FDCWD) return path_from_user(self, path_va, path);
+  if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
+  if (path[0] == '/' || path[0] == 0) return 0;
+  const OpenFile* directory = file_of(self, dirfd);
+  if (directory == nullptr) return error(EBADF);
+  if (directory->kind != OpenFile::kDirectory) return error(ENOTDIR);
+  return resolve_in(directory->path[0] ? directory->path : "/", path);
 }
 
 // stat of a path: /dev/null, a RAM file or directory, the initrd's.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
   OpenFile found{};
-  if (same_string(path, "/dev/null")) {
+  if (const uint32_t device = memory_device(path)) {
     found.kind = OpenFile::kNull;
+    found.device = device;
     return stat64_to_user(self, found, buffer);
   }
   const ramfs::Found where = ramfs::lookup(path);
@@ -387,7 +419,7 @@ int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_access(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
   if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
-  if (same_string(path, "/dev/null")) return 0;
+  if (memory_device(path) != 0) return 0;
   return ramfs::lookup(path).exists ? 0 : error(ENOENT);  // root may do anything
 }
 
@@ -445,7 +477,7 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
       return (self->fds->cloexec >> args.a[0]) & 1;
     case kFSetfd: {
       LockGuard guard(self->fds->lock);
-      const uint32_t bit = 1u << args.a[0];
+      const uint64_t bit = uint64_t{1} << args.a[0];
       self->fds->cloexec =
           (args.a[2] & kFdCloexec) ? self->fds->cloexec | bit : self->fds->cloexec & ~bit;
       return 0;

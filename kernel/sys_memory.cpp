@@ -129,11 +129,16 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t length = args.a[1], prot = args.a[2], flags = args.a[3], offset = args.a[5];
   if (length == 0 || (offset & kPageMask) || length > kUserTop) return error(EINVAL);
-  const bool anonymous = (flags & LINUX_MAP_ANONYMOUS) != 0;
+  bool anonymous = (flags & LINUX_MAP_ANONYMOUS) != 0;
   const OpenFile* f = nullptr;
   if (!anonymous) {
     f = file_at(self->fds, args.a[4]);
     if (f == nullptr) return error(EBADF);
+    // /dev/zero: the old way to ask for anonymous memory.
+    anonymous = f->kind == OpenFile::kNull && f->device == kDevZero;
+    if (anonymous) f = nullptr;
+  }
+  if (!anonymous) {
     if (f->kind != OpenFile::kInitrd && f->kind != OpenFile::kRamFile)
       return error(19 /* ENODEV */);
     // A file mapping is a copy of the file's bytes made now: private, or
@@ -221,5 +226,77 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_madvise(Process*, TrapFrame*, const Args&) { return 0; }  // advice only
+
+namespace {
+// [start, start + length) rounded out to pages, every page mapped: 0, or
+// EINVAL (unaligned start) / ENOMEM (a hole), as the calls below answer.
+int64_t mapped_range(Process* self, uint64_t start, uint64_t length, uint64_t* bytes) {
+  *bytes = (length + kPageMask) & ~kPageMask;
+  if ((start & kPageMask) || start + *bytes < start) return error(EINVAL);
+  for (uint64_t va = start; va < start + *bytes; va += pages::kPageBytes)
+    if (!user_page_mapped(self->space(), va)) return error(ENOMEM);
+  return 0;
+}
+}  // namespace
+
+// mlock(addr, len): nothing is ever paged out here, so locking is giving
+// the range its memory now (demand-zero pages made, as Linux faults them in).
+int64_t sys_mlock(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);
+  const uint64_t start = args.a[0] & ~kPageMask;
+  uint64_t bytes;
+  if (const int64_t e = mapped_range(self, start, args.a[1] + (args.a[0] & kPageMask), &bytes))
+    return e;
+  for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes) {
+    UserAccess access;
+    user_page_mapped(self->space(), va, &access);
+    if (access != UserAccess::kNone && !populate_demand_zero(self->space(), va, false))
+      return error(ENOMEM);
+  }
+  return 0;
+}
+
+int64_t sys_munlock(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);
+  uint64_t bytes;
+  return mapped_range(self, args.a[0] & ~kPageMask, args.a[1] + (args.a[0] & kPageMask), &bytes);
+}
+
+// mlockall(MCL_CURRENT | MCL_FUTURE) and munlockall: memory stays resident
+// anyway; pages not touched yet stay demand-zero.
+int64_t sys_mlockall(Process*, TrapFrame*, const Args& args) {
+  constexpr uint64_t kMclCurrent = 8192, kMclFuture = 16384, kMclOnfault = 32768;
+  if (args.a[0] == 0 || (args.a[0] & ~(kMclCurrent | kMclFuture | kMclOnfault)))
+    return error(EINVAL);
+  return 0;
+}
+
+int64_t sys_munlockall(Process*, TrapFrame*, const Args&) { return 0; }
+
+// msync(addr, len, flags): private and anonymous mappings have nothing to
+// write back, and shared file mappings are read-only copies here.
+int64_t sys_msync(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kMsAsync = 1, kMsSync = 2, kMsInvalidate = 4;
+  const uint64_t flags = args.a[2];
+  if ((flags & ~(kMsAsync | kMsSync | kMsInvalidate)) || ((flags & kMsAsync) && (flags & kMsSync)))
+    return error(EINVAL);
+  LockGuard guard(self->mm->lock);
+  uint64_t bytes;
+  return mapped_range(self, args.a[0], args.a[1], &bytes);
+}
+
+// mincore(addr, len, vec): 1 for a page with memory, 0 for a demand-zero
+// page not touched yet.
+int64_t sys_mincore(Process* self, TrapFrame*, const Args& args) {
+  LockGuard guard(self->mm->lock);
+  uint64_t bytes;
+  if (const int64_t e = mapped_range(self, args.a[0], args.a[1], &bytes)) return e;
+  for (uint64_t done = 0; done < bytes; done += pages::kPageBytes) {
+    const uint8_t resident = user_page_kseg(self->space(), args.a[0] + done) != 0;
+    if (!copy_to_user(self->space(), args.a[2] + (done >> pages::kPageShift), &resident, 1))
+      return error(EFAULT);
+  }
+  return 0;
+}
 
 }  // namespace kernel::sys

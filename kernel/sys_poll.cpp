@@ -105,7 +105,8 @@ int64_t read_sets(Process* self, Selection& sel) {
 
 // The ready descriptors back into the sets (the others cleared); their count.
 int64_t write_sets(Process* self, const Selection& sel) {
-  uint64_t ready_words[kSets] = {};  // descriptors are below kMaxFiles: one word
+  static_assert(kMaxFiles <= 64, "one word of each set holds every descriptor");
+  uint64_t ready_words[kSets] = {};
   int64_t ready = 0;
   for (uint64_t i = 0; i < sel.count; ++i) {
     if (sel.fds[i].revents == 0) continue;

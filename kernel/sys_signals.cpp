@@ -1,5 +1,6 @@
 // Signal system calls (issue 29): dispositions, masks, sending, and the
 // return from a handler. Delivery itself is kernel/signals.cpp.
+#include "kernel/clock.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/scheduler.h"
@@ -121,6 +122,47 @@ int64_t sys_rt_sigsuspend(Process* self, TrapFrame*, const Args& args) {
   // the frame must restore the old one.
   signals::deliver_with_saved_mask(self, old);
   return error(EINTR);
+}
+
+// rt_sigtimedwait(set, info or NULL, timeout or NULL, size): sigwait,
+// sigwaitinfo and sigtimedwait. Takes a pending signal of `set` (blocked, as
+// sigwait requires) and returns its number, with si_signo, si_code
+// (SI_USER) and si_pid; EAGAIN when the timeout passes; EINTR when a signal
+// outside the set is to be handled.
+int64_t sys_rt_sigtimedwait(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[3] != kSigsetBytes) return error(EINVAL);
+  uint64_t set;
+  if (!copy_from_user(self->space(), &set, args.a[0], 8)) return error(EFAULT);
+  set &= ~kUnblockable;
+  uint64_t deadline = 0;
+  if (args.a[2] != 0) {
+    int64_t ts[2];
+    if (!copy_from_user(self->space(), ts, args.a[2], sizeof ts)) return error(EFAULT);
+    if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1'000'000'000) return error(EINVAL);
+    const uint64_t cycles =
+        static_cast<uint64_t>(ts[0]) * clock::kCyclesPerSecond + static_cast<uint64_t>(ts[1]) / 4;
+    deadline = cycles == 0 ? 1 : clock::cycles() + cycles;
+  }
+  int sig = 0;
+  {
+    IrqLockGuard guard(sched::lock);
+    for (;;) {
+      sig = signals::take_waited_locked(self, set);
+      if (sig != 0) break;
+      if (signals::interrupted(self)) return error(EINTR);
+      if (deadline == 1 || (deadline != 0 && clock::cycles() >= deadline)) return error(EAGAIN);
+      self->waited_signals = set;
+      sched::sleep_locked(deadline);
+      self->waited_signals = 0;
+    }
+  }
+  if (args.a[1] != 0) {
+    int32_t info[32] = {};  // siginfo_t: signo, errno, code, pad, pid, uid
+    info[0] = sig;
+    info[4] = static_cast<int32_t>(signals::sender_of(self, sig));
+    if (!copy_to_user(self->space(), args.a[1], info, sizeof info)) return error(EFAULT);
+  }
+  return sig;
 }
 
 // No alternate signal stacks: handlers run on the thread's stack.

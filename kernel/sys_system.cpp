@@ -72,6 +72,20 @@ int64_t sys_clock_gettime(Process* self, TrapFrame*, const Args& args) {
   return copy_to_user(self->space(), args.a[1], timespec, sizeof timespec) ? 0 : error(EFAULT);
 }
 
+// umask(mask): kept per process (threads share it) and returned; the RAM
+// file system gives new files its own default modes (fchmod changes them).
+int64_t sys_umask(Process* self, TrapFrame*, const Args& args) {
+  IrqLockGuard guard(sched::lock);
+  const uint32_t old = self->group->umask;
+  self->group->umask = static_cast<uint32_t>(args.a[0] & 0777);
+  return old;
+}
+
+// getgroups: root belongs to no supplementary group.
+int64_t sys_getgroups(Process*, TrapFrame*, const Args& args) {
+  return static_cast<int32_t>(args.a[0]) < 0 ? error(EINVAL) : 0;
+}
+
 // clock_getres: every clock counts the 250 MHz cycle counter, 4 ns a step.
 int64_t sys_clock_getres(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] > 11) return error(EINVAL);
@@ -103,9 +117,19 @@ int64_t sys_getrusage(Process* self, TrapFrame*, const Args& args) {
   return copy_to_user(self->space(), args.a[1], usage, sizeof usage) ? 0 : error(EFAULT);
 }
 
+constexpr char kHostName[] = "dcpi-alpha";
+
+// gethostname(name, len): uname's node name; ENAMETOOLONG if it does not fit
+// with its NUL, as Linux/Alpha's own call.
+int64_t sys_gethostname(Process* self, TrapFrame*, const Args& args) {
+  if (static_cast<int64_t>(args.a[1]) < 0) return error(EINVAL);
+  if (args.a[1] < sizeof kHostName) return error(ENAMETOOLONG);
+  return copy_to_user(self->space(), args.a[0], kHostName, sizeof kHostName) ? 0 : error(EFAULT);
+}
+
 int64_t sys_uname(Process* self, TrapFrame*, const Args& args) {
   linux_utsname name{};
-  const char* fields[6] = {"Linux", "dcpi-alpha", "6.1.0-dcpi", "#1 SMP", "alpha", "(none)"};
+  const char* fields[6] = {"Linux", kHostName, "6.1.0-dcpi", "#1 SMP", "alpha", "(none)"};
   char* out[6] = {name.sysname, name.nodename, name.release,
                   name.version, name.machine,  name.domainname};
   for (int i = 0; i < 6; ++i)

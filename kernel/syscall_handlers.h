@@ -29,6 +29,10 @@ inline constexpr int64_t kRegistersSet = INT64_MIN;
 // A path argument copied in: 0, or a negative errno (EFAULT, ENAMETOOLONG).
 inline constexpr uint64_t kMaxPath = 256;
 int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
+// The path as the program wrote it (EFAULT, ENAMETOOLONG), and a relative
+// one made absolute inside `directory` ("" or "/": left relative to "/").
+int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
+int64_t resolve_in(const char* directory, char (&path)[kMaxPath]);
 // A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):
 // 0 or -errno. kernel/sys_files.cpp.
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]);

@@ -72,20 +72,28 @@ int64_t argv_from_user(Process* self, uint64_t argv_va, const char** argv, char*
 
 }  // namespace
 
-int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]) {
+int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]) {
   const int64_t length = string_from_user(self->space(), path, path_va, kMaxPath);
   if (length < 0)
     return error(translate_user(self->space(), path_va, false) ? ENAMETOOLONG : EFAULT);
-  // Relative to "/" (the file systems' own rule) unless a chdir moved the
-  // working directory: then made absolute here, once, for every call.
-  const char* cwd = self->group ? self->group->cwd : "";
-  if (path[0] == '/' || path[0] == 0 || cwd[0] == 0) return 0;
+  return 0;
+}
+
+int64_t resolve_in(const char* directory, char (&path)[kMaxPath]) {
+  if (path[0] == '/' || path[0] == 0 || directory[0] == 0) return 0;
   char joined[2 * kMaxPath];
-  const uint64_t at = string_length(cwd);
-  copy_name(joined, sizeof joined, cwd);
+  const uint64_t at = string_length(directory);
+  copy_name(joined, sizeof joined, directory);
   joined[at] = '/';
   copy_name(joined + at + 1, sizeof joined - at - 1, path);
   return normalize_path(joined, path, kMaxPath) ? 0 : error(ENAMETOOLONG);
+}
+
+int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]) {
+  if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
+  // Relative to "/" (the file systems' own rule) unless a chdir moved the
+  // working directory: then made absolute here, once, for every call.
+  return resolve_in(self->group ? self->group->cwd : "", path);
 }
 
 void report_unimplemented() {

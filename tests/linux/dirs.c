@@ -5,7 +5,8 @@
    over a full directory (ENOTEMPTY), a file over a directory (EISDIR), a
    directory over a file (ENOTDIR), into a missing directory (ENOENT), fchdir
    to a file (ENOTDIR) or a closed descriptor (EBADF), sysinfo into a bad
-   pointer (EFAULT). Paths are relative, so that the output under qemu-alpha,
+   pointer (EFAULT); the *at() calls relative to a directory descriptor.
+   Paths are relative, so that the output under qemu-alpha,
    run in an empty directory, is byte for byte the same.
 
    dirs            the tour
@@ -142,6 +143,28 @@ static void system_information(void) {
   printf("sysinfo into a bad pointer: %s\n", err(syscall(SYS_sysinfo, (void *)8)));
 }
 
+/* The *at() calls relative to a directory descriptor, as libstdc++'s
+   filesystem::remove_all walks a tree: openat, fstatat, mkdirat, unlinkat. */
+static void directory_descriptors(void) {
+  mkdir("t", 0755);
+  int dir = open("t", O_RDONLY | O_DIRECTORY);
+  int f = openat(dir, "inside.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  printf("openat a directory's descriptor: %s\n", f >= 0 ? "ok" : strerror(errno));
+  write(f, "abc", 3);
+  struct stat st;
+  printf("fstatat: %s, size %ld\n", err(fstatat(dir, "inside.txt", &st, 0)), (long)st.st_size);
+  printf("mkdirat: %s, then fstatat through it: %s\n", err(mkdirat(dir, "sub", 0755)),
+         err(fstatat(dir, "sub/../inside.txt", &st, 0)));
+  printf("openat a file's descriptor: %s\n", err(openat(f, "x", O_RDONLY)));
+  printf("openat a closed descriptor: %s\n", err(openat(99, "x", O_RDONLY)));
+  printf("unlinkat: %s, rmdir by unlinkat: %s\n", err(unlinkat(dir, "inside.txt", 0)),
+         err(unlinkat(dir, "sub", AT_REMOVEDIR)));
+  close(f);
+  close(dir);
+  list("t");
+  printf("rmdir t: %s\n", err(rmdir("t")));
+}
+
 static void clean_up(void) {
   unlink("c/b/deep.txt");
   rmdir("c/b");
@@ -171,6 +194,7 @@ int main(int argc, char **argv) {
   rename_directories();
   change_directories();
   system_information();
+  directory_descriptors();
   clean_up();
   printf("dirs: done\n");
   return 0;

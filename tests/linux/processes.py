@@ -46,6 +46,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR affinity CPUS  sched_setaffinity on the caller, on another
                                               thread and inherited by fork; sched_getcpu
                                               confirms each stays on its CPU
+  processes.py BUILD LINUX_DIR limits CPUS    200 threads alive at once, 48 files open
+                                              (FD_CLOEXEC, fork), /dev/zero (read and
+                                              mmap), /dev/urandom, gethostname
   processes.py BUILD LINUX_DIR dirs CPUS      renaming directories (also over an
                                               empty one), fchdir, sysinfo, error
                                               paths; an initrd directory is EXDEV
@@ -229,6 +232,10 @@ def case_affinity(tmp):
     same("affinity", dcpi_run(os.path.join(tmp, "af.db"), "affinity").stdout, oracle("affinity"))
 
 
+def case_limits(tmp):
+    same("limits", dcpi_run(os.path.join(tmp, "li.db"), "limits").stdout, oracle("limits"))
+
+
 def dcpi_json(*args):
     done = subprocess.run([DCPI, *args, "--json"], capture_output=True, text=True, timeout=60)
     expect(done.returncode == 0, f"dcpi {' '.join(args)}: {done.stderr[-300:]}")
@@ -362,7 +369,7 @@ def main():
                  "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell, "timers": case_timers, "shared": case_shared,
-                 "affinity": case_affinity}
+                 "affinity": case_affinity, "limits": case_limits}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -1,7 +1,7 @@
 /* Stress for the kernel's threads, signals and processes (issue 29): waves
    of threads created and joined, signals sent to a thread blocked in system
    calls, and fork under memory pressure until it fails (ENOMEM or EAGAIN:
-   the kernel copies every page and has 64 process slots), then every child
+   the kernel copies every page and has a limit on processes), then every child
    killed and reaped. What it prints does not depend on where fork stopped,
    so the output equals qemu-alpha's; under our kernel the test also checks
    that no panic happened and the run ended. */

@@ -1,7 +1,7 @@
 /* Interval timers and descriptor waits as programs use them (alarm and
- * setitimer's three timers, select and pselect, getrusage, clock_getres, the
- * CPU-time clocks). Prints only what does not depend on the machine's speed,
- * so the output equals qemu-alpha's. */
+ * setitimer's three timers, select and pselect, sigwait and sigtimedwait,
+ * getrusage, clock_getres, the CPU-time clocks). Prints only what does not
+ * depend on the machine's speed, so the output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -129,6 +129,51 @@ static void waits(void) {
   close(p[1]);
 }
 
+static void *signal_thread(void *arg) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  int sig = 0;
+  int rc = sigwait(&set, &sig);
+  *(int *)arg = rc == 0 ? sig : -1;
+  return NULL;
+}
+
+/* sigwait in a thread of its own (the others block the signal), sigtimedwait
+ * timing out, sigwaitinfo's sender, SIGCHLD (ignored by default) taken while
+ * blocked. */
+static void signal_waits(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  int got = 0;
+  pthread_t t;
+  pthread_create(&t, NULL, signal_thread, &got);
+  struct timespec ms = {0, 20000000};
+  nanosleep(&ms, NULL);
+  kill(getpid(), SIGUSR1);
+  pthread_join(t, NULL);
+  printf("sigwait in a thread: %s\n", got == SIGUSR1 ? "SIGUSR1" : "?");
+  struct timespec timeout = {0, 10000000};
+  errno = 0;
+  printf("sigtimedwait, nothing sent: %d %s\n", sigtimedwait(&set, NULL, &timeout),
+         strerror(errno));
+  kill(getpid(), SIGUSR1);
+  siginfo_t info;
+  int sig = sigwaitinfo(&set, &info);
+  printf("sigwaitinfo: %s, from this process %d, code SI_USER %d\n",
+         sig == SIGUSR1 ? "SIGUSR1" : "?", info.si_pid == getpid(), info.si_code == SI_USER);
+  pid_t child = fork();
+  if (child == 0) _exit(3);
+  sig = sigwaitinfo(&set, &info);
+  printf("sigwaitinfo: %s from the child %d\n", sig == SIGCHLD ? "SIGCHLD" : "?",
+         info.si_pid == child);
+  waitpid(child, NULL, 0);
+  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void *busy_thread(void *arg) {
   (void)arg;
   spin(3000000);
@@ -177,6 +222,7 @@ int main(void) {
   interval_timers();
   alarm_and_pause();
   waits();
+  signal_waits();
   cpu_time();
   printf("timers: done\n");
   return 0;

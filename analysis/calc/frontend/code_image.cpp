@@ -45,7 +45,7 @@ void add_frame_procedures(std::vector<ProcedureRange>& procedures, const std::st
 
 CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode> mode) {
   CodeImage image;
-  image.elf_ = std::make_shared<const ElfImage>(ElfImage::open(path));
+  image.elf_ = std::make_shared<const ElfImage>(ElfImage::open(path, {.line_tables = false}));
   image.mode_ = mode.value_or(decode_mode_for_image(path));
   for (CodeSection& code : image.elf_->code_sections()) {
     image.code_bytes_ += 4 * code.words.size();
@@ -157,6 +157,13 @@ void CodeImage::complete(ProcedureCode& code) const {
   if (!code.indirect_jumps.empty())
     calc::resolve_jump_tables(code.records, code.extra_entries, constant_data_, *calls_,
                               code.indirect_jumps);
+}
+
+const ElfImage& CodeImage::elf() const {
+  std::call_once(with_lines_->read, [&] {
+    with_lines_->elf = std::make_shared<const ElfImage>(ElfImage::open(path()));
+  });
+  return *with_lines_->elf;
 }
 
 ProcedureCode CodeImage::code(const ProcedureRange& procedure) const {

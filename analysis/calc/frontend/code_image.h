@@ -47,8 +47,11 @@ class CodeImage {
   const std::string& path() const { return elf_->path(); }
   isa::DecodeMode mode() const { return mode_; }
   const std::optional<std::string>& build_id() const { return elf_->build_id(); }
-  // The whole image model: source lines for the listing, symbols.
-  const ElfImage& elf() const { return *elf_; }
+  // The whole image model, with the source lines a listing prints: read
+  // again, with its DWARF line tables, at the first call. open() reads no
+  // lines, which dcpi calc --all and bench-calc never print (the line tables
+  // were most of loading an image: issue 31).
+  const ElfImage& elf() const;
   // Procedures by address: STT_FUNC symbols, or, in an image without any
   // (hand-written PALcode), every named code label. A procedure without a size
   // ends at the next one or at the end of its section.
@@ -90,7 +93,12 @@ class CodeImage {
     uint64_t address = 0;
     std::vector<uint32_t> words;
   };
-  std::shared_ptr<const ElfImage> elf_;
+  std::shared_ptr<const ElfImage> elf_;  // without line tables
+  struct WithLines {
+    std::once_flag read;
+    std::shared_ptr<const ElfImage> elf;
+  };
+  std::shared_ptr<WithLines> with_lines_ = std::make_shared<WithLines>();  // elf()'s
   isa::DecodeMode mode_ = isa::DecodeMode::kUser;
   std::vector<Section> sections_;
   calc::ImageData constant_data_;  // read-only sections and the GOT

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 
 #include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/frontend/annotated_procedure.h"
@@ -249,8 +250,16 @@ std::vector<DrawnPath> ProcedureSections::hot_paths(const std::string& procedure
                                                     const std::string& image) const {
   std::vector<DrawnPath> out;
   if (!options_.paths) return out;
-  for (const ProcedurePaths& found :
-       procedure_paths(*options_.paths, procedure, ContextMetric::kCycles)) {
+  std::vector<ProcedurePaths> procedures;
+  try {
+    procedures = procedure_paths(*options_.paths, procedure, ContextMetric::kCycles);
+  } catch (const std::runtime_error& e) {
+    // One procedure's paths that cannot be numbered (docs/reports.md) leave
+    // its graph without paths, not the report unwritten.
+    std::fprintf(stderr, "dcpi report: %s's paths not drawn: %s\n", procedure.c_str(), e.what());
+    return out;
+  }
+  for (const ProcedurePaths& found : procedures) {
     if (found.image != image) continue;
     for (size_t k = 0; k < found.paths.size() && out.size() < kMaxDrawnPaths; ++k) {
       const ProcedurePath& path = found.paths[k];

@@ -64,7 +64,8 @@ class PathMerger {
                                         static_cast<uint32_t>(image_index->second),
                                         entry,
                                         std::move(path),
-                                        {}});
+                                        {},
+                                        record.procedure != 0});
     }
     set_.paths[it->second].costs += costs_of(record);
   }
@@ -109,9 +110,10 @@ PathSet load_paths(const std::string& database, const PathRequest& request,
 
 std::vector<ProcedurePaths> procedure_paths(const PathSet& set, const std::string& name,
                                             ContextMetric metric) {
-  std::map<std::pair<uint32_t, uint64_t>, std::vector<const ProfiledPath*>> by_procedure;
+  std::map<std::tuple<uint32_t, uint64_t, bool>, std::vector<const ProfiledPath*>> by_procedure;
   for (const ProfiledPath& path : set.paths)
-    if (path.procedure == name) by_procedure[{path.image_index, path.entry}].push_back(&path);
+    if (path.procedure == name)
+      by_procedure[{path.image_index, path.entry, path.entry_known}].push_back(&path);
   std::vector<ProcedurePaths> out;
   for (const auto& [key, paths] : by_procedure) {
     std::vector<ExecutedPath> executed;
@@ -120,7 +122,7 @@ std::vector<ProcedurePaths> procedure_paths(const PathSet& set, const std::strin
     ProcedurePaths procedure{name,
                              paths.front()->image,
                              paths.front()->build_id,
-                             key.second,
+                             std::get<1>(key),
                              numbering.potential,
                              numbering.blocks,
                              {},
@@ -129,7 +131,7 @@ std::vector<ProcedurePaths> procedure_paths(const PathSet& set, const std::strin
       procedure.paths.push_back(ProcedurePath{numbering.paths[i].number,
                                               numbering.paths[i].blocks,
                                               {},
-                                              paths[i]->path.start == key.second,
+                                              paths[i]->path.start == std::get<1>(key),
                                               paths[i]->costs});
       procedure.total += paths[i]->costs;
     }

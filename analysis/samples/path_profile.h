@@ -27,6 +27,12 @@ struct ProfiledPath {
   uint64_t entry = 0;  // the procedure's first instruction, ELF address
   ExecutedPath path;   // ELF addresses
   ContextCosts costs;
+  // The plugin knew the activation's entry (a call): its paths end at the
+  // back edges of the procedure's graph. Not known (a thread's or a fork
+  // child's first code and the frames it returns into): at backward
+  // transfers in address order. Paths of the two rules are numbered apart
+  // (their union can have a cycle).
+  bool entry_known = true;
 };
 
 struct PathSet {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "qemu/machine/plugins/contexts/thread_table.h"
 #include "qemu/machine/plugins/contexts/transfer_kind.h"
 
 namespace dcpi::contexts {
@@ -273,4 +274,27 @@ TEST(ThreadContexts, AModelBooksToTheContextABlockHeadResolved) {
 }
 
 }  // namespace
+// A page-table base names an address space only while it lives: the kernel
+// frees it at exit and exec, and a later process may get the same page with
+// other code at the same addresses (the paths' back edges are cached per
+// space, procedure_loops.h).
+TEST(ThreadTable, AReusedPageTableIsAnotherSpace) {
+  ThreadTable table(1);
+  table.switch_to(0, 7, 7, 0x1000, 0x8c0000);
+  const uint64_t first = table.current(0)->space;
+  table.switch_to(0, 8, 7, 0x2000, 0x8c0000);  // a thread of the same process
+  EXPECT_EQ(table.current(0)->space, first);
+  table.switch_to(0, 7, 7, 0x1000, 0x8c0000);
+  EXPECT_EQ(table.current(0)->space, first);
+  table.switch_to(0, 9, 9, 0x3000, 0x8c0000);  // another process on the freed page
+  const uint64_t reused = table.current(0)->space;
+  EXPECT_NE(reused, first);
+  table.switch_to(0, 9, 9, 0x3000, 0x932000);  // it execs: a new table
+  const uint64_t exec = table.current(0)->space;
+  EXPECT_NE(exec, reused);
+  EXPECT_NE(exec, first);
+  table.switch_to(0, 9, 9, 0x3000, 0x8c0000);  // and execs again onto the first page
+  EXPECT_NE(table.current(0)->space, reused);
+}
+
 }  // namespace dcpi::contexts

@@ -146,10 +146,10 @@ void on_plain(unsigned int index, void* userdata) {
 void switch_thread(unsigned int index, Vcpu& vcpu) {
   const uint64_t pcb = read_register(vcpu, state->a0);
   const auto pid = dcpi::plugins::pcb_field<uint32_t>(pcb, DCPI_PCB_PID_OFFSET, vcpu.buffer);
+  const auto tgid = dcpi::plugins::pcb_field<uint32_t>(pcb, DCPI_PCB_TGID_OFFSET, vcpu.buffer);
   // Its page-table base: the code the paths read is that space's.
-  const auto space = dcpi::plugins::pcb_field<uint64_t>(pcb, DCPI_PCB_PTBR_OFFSET, vcpu.buffer);
-  state->threads.switch_to(index, pid, pcb);
-  state->threads.current(index)->space = space;
+  const auto ptbr = dcpi::plugins::pcb_field<uint64_t>(pcb, DCPI_PCB_PTBR_OFFSET, vcpu.buffer);
+  state->threads.switch_to(index, pid, tgid, pcb, ptbr);
 }
 
 void on_control(unsigned int index, void* userdata) {

@@ -10,7 +10,8 @@ ThreadTable::ThreadTable(size_t vcpus) {
   }
 }
 
-void ThreadTable::switch_to(unsigned int vcpu, uint32_t pid, uint64_t pcb) {
+void ThreadTable::switch_to(unsigned int vcpu, uint32_t pid, uint32_t tgid, uint64_t pcb,
+                            uint64_t ptbr) {
   if (vcpu >= current_.size()) return;
   std::lock_guard<std::mutex> lock(mutex_);
   std::unique_ptr<ContextThread>& thread = threads_[{pid, pcb}];
@@ -19,6 +20,11 @@ void ThreadTable::switch_to(unsigned int vcpu, uint32_t pid, uint64_t pcb) {
     thread->pid = pid;
     thread->pcb = pcb;
   }
+  SpaceInstance& instance = spaces_[ptbr];
+  const bool exec = thread->page_table_base != 0 && thread->page_table_base != ptbr;
+  if (instance.number == 0 || instance.tgid != tgid || exec) instance = {tgid, ++next_space_};
+  thread->page_table_base = ptbr;
+  thread->space = instance.number;
   current_[vcpu] = thread.get();
 }
 

@@ -25,8 +25,11 @@ struct ContextThread {
   uint32_t cpu = DCPI_CONTEXTS_NO_CPU;
   uint64_t pcb = 0;
   ThreadContexts tree;
-  ThreadPaths paths;   // filled by the ev5 plugin's --paths only
-  uint64_t space = 0;  // its page-table base, where the ev5 plugin follows it
+  ThreadPaths paths;  // filled by the ev5 plugin's --paths only
+  // Its address space: a number per address-space instance (see switch_to),
+  // what the path profiles' back edges are cached by (procedure_loops.h).
+  uint64_t space = 0;
+  uint64_t page_table_base = 0;
 };
 
 class ThreadTable {
@@ -37,8 +40,13 @@ class ThreadTable {
   ContextThread* current(unsigned int vcpu) {
     return vcpu < current_.size() ? current_[vcpu] : nullptr;
   }
-  // The vCPU switched to the thread whose PCB is `pcb` (swpctx).
-  void switch_to(unsigned int vcpu, uint32_t pid, uint64_t pcb);
+  // The vCPU switched to the thread whose PCB is `pcb` (swpctx), of process
+  // `tgid`, with the page-table base `ptbr`. A page-table base names an
+  // address space only while it lives: the kernel frees it at exit and exec
+  // and a later process may get the same page, with other code at the same
+  // addresses. So the thread's `space` is a new number whenever the base is
+  // another process's than last seen, or the thread's base changed (exec).
+  void switch_to(unsigned int vcpu, uint32_t pid, uint32_t tgid, uint64_t pcb, uint64_t ptbr);
   // Every thread that ran something, for the file (call when no vCPU runs).
   std::vector<ThreadEntry> entries() const;
   // Ends every thread's running paths (the run ended; call when no vCPU runs).
@@ -49,6 +57,12 @@ class ThreadTable {
   std::map<std::pair<uint32_t, uint64_t>, std::unique_ptr<ContextThread>> threads_;
   std::vector<std::unique_ptr<ContextThread>> boot_;
   std::vector<ContextThread*> current_;
+  struct SpaceInstance {
+    uint32_t tgid = 0;
+    uint64_t number = 0;
+  };
+  std::map<uint64_t, SpaceInstance> spaces_;  // by page-table base
+  uint64_t next_space_ = 0;
 };
 
 }  // namespace dcpi::contexts

@@ -45,11 +45,10 @@ class ContextMetrics {
   void transfer(unsigned int vcpu, contexts::TransferKind kind, uint64_t pc, uint64_t sp);
   // Whether a jump at sp may be a tail call (contexts::ThreadContexts::at_frame_sp).
   bool at_frame_sp(unsigned int vcpu, uint64_t sp);
-  // The vCPU switched threads: the PCB at `pcb` of thread `pid`, whose
-  // address space has the page-table base `space`.
-  void switch_thread(unsigned int vcpu, uint32_t pid, uint64_t pcb, uint64_t space) {
-    threads_.switch_to(vcpu, pid, pcb);
-    threads_.current(vcpu)->space = space;
+  // The vCPU switched threads: the PCB at `pcb` of thread `pid` of process
+  // `tgid`, whose address space has the page-table base `ptbr`.
+  void switch_thread(unsigned int vcpu, uint32_t pid, uint32_t tgid, uint64_t pcb, uint64_t ptbr) {
+    threads_.switch_to(vcpu, pid, tgid, pcb, ptbr);
   }
   // The files (firmware/contexts_format.h, paths_format.h; machine ev5);
   // false on an error. Call when no vCPU runs.

@@ -214,10 +214,12 @@ bool read_code_word(uint64_t address, uint32_t& word) {
 // The contexts follow threads (a thread's own pid, as the contexts plugin
 // reads it at swpctx), the truth address spaces (its process's). Under
 // spaces_lock (pid_buffer).
-void switch_context_thread(unsigned int vcpu, uint64_t pcb, uint64_t space) {
+void switch_context_thread(unsigned int vcpu, uint64_t pcb, uint64_t ptbr) {
   const auto thread =
       dcpi::plugins::pcb_field<uint32_t>(pcb, DCPI_PCB_PID_OFFSET, state->pid_buffer);
-  state->contexts->switch_thread(vcpu, thread, pcb, space);
+  const auto process =
+      dcpi::plugins::pcb_field<uint32_t>(pcb, DCPI_PCB_TGID_OFFSET, state->pid_buffer);
+  state->contexts->switch_thread(vcpu, thread, process, pcb, ptbr);
 }
 
 // PAL's swpctx loads the new page-table base from the process control block

@@ -38,8 +38,8 @@ struct PathNumbering {
 };
 
 // Throws std::runtime_error when a path's runs go backward (an end before
-// its start), when the paths' union has a cycle (a path that ran past a
-// back edge inside a translation block, docs/reports.md "Known gap"), or when
+// its start), when the paths' union has a cycle (paths of different back
+// edges at one address: docs/reports.md, "Back edges inside a block"), or when
 // the count of potential paths passes 2^64.
 PathNumbering number_paths(const std::vector<ExecutedPath>& paths);
 

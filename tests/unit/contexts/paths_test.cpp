@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <random>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "profiledb/path_file.h"
 #include "profiledb/profile_db.h"
 #include "qemu/machine/plugins/contexts/paths_file_writer.h"
+#include "qemu/machine/plugins/contexts/procedure_loops.h"
 #include "qemu/machine/plugins/contexts/thread_paths.h"
 
 namespace dcpi {
@@ -76,6 +78,72 @@ TEST(ThreadPaths, AnExactExitIsNoTransfer) {
   paths.finish_all();
   ASSERT_EQ(paths.paths().size(), 1u);
   EXPECT_TRUE(paths.paths().begin()->first.edges.empty());
+}
+
+// newlib's strrchr as the workloads' init has it: a loop entered in its
+// middle. 0x1000 bne a1 -> 0x1030 (the call and test); 0x1004 br -> 0x1068
+// (return); 0x1028-0x102c the loop's top, falling into 0x1030; 0x1048 bne v0
+// -> 0x1028; 0x1068 ret. The search reaches 0x1030 first, so the back edge is
+// the fall-through 0x102c -> 0x1030, inside the block 0x1028-0x1048 QEMU
+// translates.
+std::map<uint64_t, uint32_t> middle_entered_loop() {
+  std::map<uint64_t, uint32_t> code;
+  for (uint64_t pc = 0x1000; pc <= 0x1068; pc += 4) code[pc] = 0x47ff041f;  // nop
+  code[0x1000] = 0xf620000b;                                                // bne a1, 0x1030
+  code[0x1004] = 0xc3e00018;                                                // br 0x1068
+  code[0x1048] = 0xf41ffff7;                                                // bne v0, 0x1028
+  code[0x1068] = 0x6bfa8001;                                                // ret
+  return code;
+}
+
+TEST(ProcedureLoops, AFallThroughIntoALoopsMiddleIsItsBackEdge) {
+  const std::map<uint64_t, uint32_t> code = middle_entered_loop();
+  contexts::ProcedureLoops loops([&](uint64_t pc, uint32_t& word) {
+    const auto it = code.find(pc);
+    if (it == code.end()) return false;
+    word = it->second;
+    return true;
+  });
+  EXPECT_TRUE(loops.ends_path(1, 0, 0x1048, 0x1028)) << "entry 0 (unknown): the address rule";
+  EXPECT_FALSE(loops.ends_path(1, 0x1000, 0x1048, 0x1028)) << "the bottom branch is a DAG edge";
+  EXPECT_TRUE(loops.ends_path(1, 0x1000, 0x102c, 0x1030));
+  EXPECT_EQ(loops.fall_through_back_edges(1, 0x1000, 0x1028, 0x1048),
+            std::vector<uint64_t>{0x102c});
+  EXPECT_TRUE(loops.fall_through_back_edges(1, 0x1000, 0x1030, 0x1048).empty());
+  EXPECT_TRUE(loops.fall_through_back_edges(1, 0, 0x1028, 0x1048).empty());
+}
+
+// The loop's block (0x1028-0x1048) run twice: each iteration's path ends at
+// the fall-through 0x102c -> 0x1030 inside it, and its instructions are
+// booked into the path each ran in (current(pc)).
+TEST(ThreadPaths, ABackEdgeInsideABlockEndsThePathThere) {
+  auto ends = [](uint64_t, uint64_t from, uint64_t to) { return from == 0x102c && to == 0x1030; };
+  ThreadPaths paths;
+  paths.sync({0}, 0x1000, 0x1000);
+  paths.block(0x1000, 0x1000, ends);
+  paths.block(0x1030, 0x1048, ends);  // branched to the test
+  for (uint64_t pc = 0x1030; pc <= 0x1048; pc += 4) paths.current(pc).instructions += 1;
+  for (int i = 0; i < 3; ++i) {
+    paths.block(0x1028, 0x1048, ends);  // the top, taken from 0x1048
+    paths.cut_inside(0x1028, {0x102c});
+    for (uint64_t pc = 0x1028; pc <= 0x1048; pc += 4) paths.current(pc).instructions += 1;
+  }
+  paths.block(0x104c, 0x104c, ends);
+  paths.finish_all();
+  // The entry, the test, back to the top, to 0x102c: 1 + 7 + 2 instructions.
+  const PathKey first{0x1000, 0x1000, 0x102c, {{0x1000, 0x1030}, {0x1048, 0x1028}}};
+  ASSERT_TRUE(paths.paths().count(first));
+  EXPECT_EQ(paths.paths().at(first).instructions, 9u);
+  // Then twice: the test from 0x1030, back to the top, to 0x102c.
+  const PathKey loop{0x1000, 0x1030, 0x102c, {{0x1048, 0x1028}}};
+  ASSERT_TRUE(paths.paths().count(loop));
+  EXPECT_EQ(paths.paths().at(loop).count, 2u);
+  EXPECT_EQ(paths.paths().at(loop).instructions, 18u);
+  // The last: 0x1030 .. 0x1048, out to 0x104c.
+  const PathKey last{0x1000, 0x1030, 0x104c, {}};
+  ASSERT_TRUE(paths.paths().count(last));
+  EXPECT_EQ(paths.paths().at(last).instructions, 7u);
+  EXPECT_EQ(paths.paths().size(), 3u);
 }
 
 // Every ENTRY-EXIT path of the executed CFG, by depth-first search: the

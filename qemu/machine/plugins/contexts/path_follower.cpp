@@ -17,6 +17,16 @@ void PathFollower::block_head(unsigned int vcpu, ContextThread& thread, uint64_t
   thread.paths.block(pc, last, [&](uint64_t entry, uint64_t from, uint64_t to) {
     return loops_.ends_path(thread.space, entry, from, to);
   });
+  if (last > pc)
+    thread.paths.cut_inside(
+        pc, loops_.fall_through_back_edges(thread.space, thread.paths.procedure(), pc, last));
+}
+
+void PathFollower::instruction(ContextThread& thread, uint64_t pc) {
+  ThreadPaths& paths = thread.paths;
+  if (paths.falls_through_to(pc) &&
+      !loops_.fall_through_back_edges(thread.space, paths.procedure(), pc - 4, pc).empty())
+    paths.restart_at(pc);
 }
 
 }  // namespace dcpi::contexts

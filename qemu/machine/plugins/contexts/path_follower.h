@@ -23,6 +23,11 @@ class PathFollower {
   // vCPU `vcpu`, running `thread`, enters a user block at `pc` whose last
   // instruction is `last`.
   void block_head(unsigned int vcpu, ContextThread& thread, uint64_t pc, uint64_t last);
+  // For a machine that follows every instruction (the contexts plugin on
+  // qemu, whose block heads name only their first): `thread` runs the user
+  // instruction at `pc` next; a fall-through into it across a back edge
+  // ends the path (ThreadPaths::restart_at). Call before booking its costs.
+  void instruction(ContextThread& thread, uint64_t pc);
 
  private:
   // Per vCPU: the activation its thread's paths last followed (its depth

@@ -110,6 +110,7 @@ void charge(ContextThread& thread, const InsnInfo& info) {
   if (!info.user) return thread.tree.kernel_instruction(cycles);
   thread.tree.user_instruction(info.pc, cycles);
   if (state->paths_path.empty()) return;
+  state->follower.instruction(thread, info.pc);
   dcpi::contexts::PathCosts& path = thread.paths.current();
   ++path.instructions;
   path.cycles += cycles;

@@ -29,12 +29,28 @@ std::vector<uint64_t> successors(uint32_t word, uint64_t pc) {
 
 }  // namespace
 
-bool ProcedureLoops::ends_path(uint64_t space, uint64_t entry, uint64_t from, uint64_t to) {
-  if (entry == 0) return to <= from;
+ProcedureLoops::Graph& ProcedureLoops::graph(uint64_t space, uint64_t entry) {
   std::unique_ptr<Graph>& graph = graphs_[{space, entry}];
   if (!graph) graph = analyse(entry);
-  if (!graph->known) return to <= from;
-  return !graph->forward.count({from, to});
+  return *graph;
+}
+
+bool ProcedureLoops::ends_path(uint64_t space, uint64_t entry, uint64_t from, uint64_t to) {
+  if (entry == 0) return to <= from;
+  const Graph& g = graph(space, entry);
+  if (!g.known) return to <= from;
+  return !g.forward.count({from, to});
+}
+
+std::vector<uint64_t> ProcedureLoops::fall_through_back_edges(uint64_t space, uint64_t entry,
+                                                              uint64_t first, uint64_t last) {
+  std::vector<uint64_t> out;
+  if (entry == 0) return out;
+  const Graph& g = graph(space, entry);
+  if (!g.known) return out;
+  for (auto it = g.falls_back.lower_bound(first); it != g.falls_back.end() && *it < last; ++it)
+    out.push_back(*it);
+  return out;
 }
 
 // Iterative depth-first search from the entry: an edge to an instruction
@@ -67,8 +83,11 @@ std::unique_ptr<ProcedureLoops::Graph> ProcedureLoops::analyse(uint64_t entry) {
     const uint64_t from = top.pc, to = top.next[top.at++];
     const auto seen = state.find(to);
     if (seen != state.end()) {
-      if (seen->second == kDone) graph->forward.insert({from, to});
-      continue;  // on the stack: a back edge
+      if (seen->second == kDone)
+        graph->forward.insert({from, to});
+      else if (to == from + 4)  // on the stack: a back edge, here a fall-through
+        graph->falls_back.insert(from);
+      continue;
     }
     if (state.size() >= kMaxInstructions || !visit(to)) return graph;  // unknown: the address rule
     graph->forward.insert({from, to});

@@ -17,8 +17,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 namespace dcpi::contexts {
 
@@ -33,6 +35,12 @@ class ProcedureLoops {
   // fall-through) inside the procedure entered at `entry` (0: unknown, as
   // a thread's first code) in address space `space` ends a path.
   bool ends_path(uint64_t space, uint64_t entry, uint64_t from, uint64_t to);
+  // The instructions in [first, last) whose fall-through to the next one is
+  // a back edge (a loop entered in its middle: a branch to its test, the
+  // body falling into it): inside one translation block, where no block
+  // head sees the transfer. Ascending; none for the address rule.
+  std::vector<uint64_t> fall_through_back_edges(uint64_t space, uint64_t entry, uint64_t first,
+                                                uint64_t last);
 
   static constexpr size_t kMaxInstructions = 1 << 16;  // larger: the address rule
 
@@ -45,8 +53,10 @@ class ProcedureLoops {
   using EdgeSet = std::unordered_set<std::pair<uint64_t, uint64_t>, PairHash>;
   struct Graph {
     bool known = false;
-    EdgeSet forward;  // edges of the DAG (not back edges)
+    EdgeSet forward;                // edges of the DAG (not back edges)
+    std::set<uint64_t> falls_back;  // sources of back edges that are fall-throughs
   };
+  Graph& graph(uint64_t space, uint64_t entry);
   std::unique_ptr<Graph> analyse(uint64_t entry);
   ReadWord read_;
   std::map<std::pair<uint64_t, uint64_t>, std::unique_ptr<Graph>> graphs_;  // (space, entry)

@@ -1,10 +1,9 @@
 // The exact path profile of one thread (seed 002 §2, Ball-Larus paths with
 // hardware metrics): each activation's current path, its metrics while it
 // runs, and the distinct paths with their counts. Path boundaries are the
-// activation's entry, its return and every backward transfer (a branch to
-// an address at or below its own: firmware/paths_format.h says why these
-// break every cycle). No QEMU here: the ev5 plugin (ev5/context_metrics.h)
-// feeds it block heads after the calling context tree resolved them.
+// activation's entry, its return and every back edge of its procedure's
+// graph (procedure_loops.h), also a fall-through inside a block. No QEMU here: the ev5 plugin
+// (ev5/context_metrics.h) feeds it block heads after the calling context tree resolved them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +39,20 @@ class ThreadPaths {
   using EndsPath = std::function<bool(uint64_t entry, uint64_t from, uint64_t to)>;
   // The current activation's next block starts at `pc` and runs to `last`.
   void block(uint64_t pc, uint64_t last, const EndsPath& ends_path);
+  // Back edges inside that block (fall-throughs, ascending: procedure_loops.h
+  // fall_through_back_edges): its path ends at each and the next starts
+  // after it. The block's costs are booked by instruction (current(pc)), so
+  // each lands in the path its instruction ran in.
+  void cut_inside(uint64_t first, const std::vector<uint64_t>& sources);
+  // The procedure (entry) the current activation runs; 0 if none or unknown.
+  uint64_t procedure() const { return stack_.empty() ? 0 : stack_.back().key.procedure; }
+  // For a machine that follows every instruction: the activation falls
+  // through to `pc` from the instruction before it (no block head between).
+  bool falls_through_to(uint64_t pc) const {
+    return !stack_.empty() && !stack_.back().fresh && pc == stack_.back().last + 4;
+  }
+  // ... across a back edge: the path ends there and the next starts at `pc`.
+  void restart_at(uint64_t pc);
   // An exact exit left a block before `pc`, which runs again as a block's
   // head: no transfer.
   void stopped_before(uint64_t pc);
@@ -51,8 +64,10 @@ class ThreadPaths {
   void ran(uint64_t pc) {
     if (!stack_.empty()) stack_.back().last = pc;
   }
-  // Where a user instruction's metrics go now.
+  // Where a user instruction's metrics go now; with its `pc`, the path it
+  // ran in when its block was cut inside (cut_inside).
   PathCosts& current();
+  PathCosts& current(uint64_t pc);
   // Finishes every path still running (the run ended).
   void finish_all();
   const std::map<PathKey, PathCosts>& paths() const { return paths_; }
@@ -66,8 +81,17 @@ class ThreadPaths {
     PathCosts costs;
   };
   void finish(Active& active);
+  void finish_cut();  // the paths cut_inside ended: complete now
   std::vector<Active> stack_;
-  uint64_t resume_ = 1;  // odd: none
+  // Paths cut_inside ended in the block running now, each with the last
+  // instruction it holds: their costs may still come (current(pc)).
+  struct CutPath {
+    PathKey key;
+    PathCosts costs;
+  };
+  std::vector<CutPath> cut_;
+  uint64_t cut_first_ = 0;  // the first instruction of the block they were cut in
+  uint64_t resume_ = 1;     // odd: none
   std::map<PathKey, PathCosts> paths_;
 };
 

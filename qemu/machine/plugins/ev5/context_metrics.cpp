@@ -54,7 +54,7 @@ class Booking final : public TruthObserver {
   Node& node(uint64_t pc) { return threads_.current(vcpu_)->tree.booked(truth::is_user_pc(pc)); }
   PathCosts* path(uint64_t pc) {
     if (!paths_ || !truth::is_user_pc(pc)) return nullptr;
-    return &threads_.current(vcpu_)->paths.current();
+    return &threads_.current(vcpu_)->paths.current(pc);
   }
 
   void book_static(const BlockRecord& block, uint32_t first, int64_t sign) {
@@ -68,10 +68,13 @@ class Booking final : public TruthObserver {
     Node& n = node(instructions[first].pc);
     n.instructions += count;
     n.cycles += static_cast<uint64_t>(sign * cycles);
-    if (PathCosts* p = path(instructions[first].pc)) {
-      p->instructions += count;
-      p->cycles += static_cast<uint64_t>(sign * cycles);
-    }
+    // By instruction: a block cut inside by a back edge books each part
+    // into the path it ran in (ThreadPaths::cut_inside).
+    for (size_t i = first; i < instructions.size(); ++i)
+      if (PathCosts* p = path(instructions[i].pc)) {
+        p->instructions += static_cast<uint64_t>(sign);
+        p->cycles += static_cast<uint64_t>(sign * static_cast<int64_t>(instructions[i].cost));
+      }
   }
 
   ThreadTable& threads_;

@@ -632,6 +632,10 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
                    "toolchain/build-real-programs.sh): system() and popen() fail there\n";
     bundled = BundledInitrd::for_programs(*program_command, run.machine.initrd,
                                           run.machine.memory_mb, shell);
+    if (!options.flag("quiet"))
+      for (const std::string& file : bundled->argument_files())
+        std::cerr << "dcpi run: a host file as an argument, copied into the guest: " << file
+                  << '\n';
   } else if (const auto mix = options.value("mix");
              mix && !options.value("initrd") && !options.flag("print-qemu-command")) {
     bundled = BundledInitrd::for_mix(build_directory(options), *mix, run.machine.initrd,

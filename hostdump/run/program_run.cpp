@@ -68,7 +68,8 @@ BundledInitrd::BundledInitrd(const qemu::ProgramBundle& bundle)
     : path_(std::filesystem::temp_directory_path() /
             ("dcpi-run-" + std::to_string(getpid()) + "-initrd.cpio")),
       script_(bundle.script),
-      guest_programs_(bundle.guest_programs) {
+      guest_programs_(bundle.guest_programs),
+      argument_files_(bundle.argument_files) {
   for (const qemu::BundledImage& image : bundle.images)
     images_.emplace_back(image.host.string(), image.guest);
   std::ofstream out(path_, std::ios::binary | std::ios::trunc);

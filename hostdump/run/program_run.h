@@ -60,11 +60,15 @@ class BundledInitrd {
   const std::filesystem::path& path() const { return path_; }
   // "/bin/NAME" of the -- PROGRAMs, in the order they run; empty for a mix.
   const std::vector<std::string>& guest_programs() const { return guest_programs_; }
+  // "ARGUMENT -> /GUEST" for each program argument that named a host file
+  // (qemu::ProgramBundle::argument_files).
+  const std::vector<std::string>& argument_files() const { return argument_files_; }
 
  private:
   std::filesystem::path path_;
   std::string script_;
   std::vector<std::string> guest_programs_;
+  std::vector<std::string> argument_files_;
   std::vector<std::pair<std::string, std::string>> images_;  // (host file, guest path)
 };
 

@@ -202,6 +202,36 @@ void add_data_files(const ProgramRequest& request, std::vector<CpioEntry>& entri
   }
 }
 
+// Where an argument naming a host file goes in the guest: its path from
+// "/" (relative ones from the working directory, which is "/" there), or
+// "" when it names no regular file, climbs out with "..", or has a blank.
+std::string argument_file_guest_path(const std::string& argument) {
+  if (argument.empty() || argument[0] == '-' || has_control_character(argument) ||
+      argument.find_first_of(" \t") != std::string::npos)
+    return "";
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(argument, error)) return "";
+  const std::filesystem::path normal = (std::filesystem::path("/") / argument).lexically_normal();
+  const std::string guest = normal.string();
+  if (guest.size() < 2 || guest.find("/../") != std::string::npos || guest.back() == '/') return "";
+  return guest;
+}
+
+void add_argument_files(const ProgramRequest& request, std::vector<CpioEntry>& entries,
+                        std::vector<std::string>& added) {
+  for (const ProgramInvocation& invocation : request.programs)
+    for (const std::string& argument : invocation.arguments) {
+      const std::string guest = argument_file_guest_path(argument);
+      if (guest.empty()) continue;
+      const std::string name = guest.substr(1);
+      if (std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == name; }))
+        continue;  // the program, a library, init's files or a --file: kept
+      entries.push_back(
+          {name, kDataMode, read_data_file(argument, argument, data_file_bound(request))});
+      added.push_back(argument + " -> " + guest);
+    }
+}
+
 std::string mix_line(const std::string& guest_program, const std::vector<std::string>& arguments) {
   if (arguments.size() > kMaxProgramArguments)
     throw std::runtime_error("at most " + std::to_string(kMaxProgramArguments) +
@@ -261,6 +291,7 @@ ProgramBundle bundle_program(const ProgramRequest& request) {
   add_shell(request, entries, bundle.images);
   put(entries, bundle.script, kDataMode, mix);  // before the data files, which may not replace it
   add_data_files(request, entries);
+  add_argument_files(request, entries, bundle.argument_files);
   for (const char* directory : {"lib", "data"})
     if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == directory; }))
       entries.push_back({directory, kCpioDirectory | 0755, {}});

@@ -50,6 +50,11 @@ struct ProgramBundle {
   std::string script;                       // the mix init runs: "/etc/program.mix"
   std::vector<std::string> guest_programs;  // "/bin/NAME", in the order they run
   std::vector<BundledImage> images;
+  // Program arguments that name a host file, put in the guest at the path
+  // the argument names from "/" (the programs' working directory), so that
+  // `dcpi run -- ./a.out input.txt` opens it as `perf record` would: "input.txt
+  // -> /input.txt". Not over a file the bundle holds (then left out).
+  std::vector<std::string> argument_files;
 };
 
 // Throws std::runtime_error with one line naming the problem: not an Alpha

@@ -106,6 +106,32 @@ TEST_F(BundleInputs, AFileMayNotReplaceTheBundlesOwnFilesNorComeTwice) {
   EXPECT_EQ(error(), "");
 }
 
+// `dcpi run -- ./a.out input.txt` as `perf record` would run it: an argument
+// naming a host file is in the guest at that path from "/", the programs'
+// working directory; other arguments, and files the bundle has, are left.
+TEST_F(BundleInputs, AnArgumentNamingAHostFileIsCopiedAtItsPath) {
+  const std::string absolute = (dir_ / "data.txt").string();
+  request_.programs = {{program_, {absolute, "-v", (dir_ / "missing").string(), "42"}}};
+  ProgramBundle bundle = bundle_program(request_);
+  ASSERT_EQ(bundle.argument_files.size(), 1u);
+  EXPECT_EQ(bundle.argument_files[0], absolute + " -> " + absolute);
+  bool found = false;
+  for (const CpioEntry& e : read_cpio(bundle.archive))
+    found |= "/" + e.name == absolute && e.data == "data";
+  EXPECT_TRUE(found) << absolute << " is not in the initrd";
+  // Relative: from the host's working directory to "/" in the guest.
+  // One the bundle has (init) stays the bundle's.
+  fs::create_directories(dir_ / "bin");
+  std::ofstream(dir_ / "bin" / "init") << "not init";
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  request_.programs = {{program_, {"./data.txt", "bin/init"}}};
+  bundle = bundle_program(request_);
+  fs::current_path(before);
+  ASSERT_EQ(bundle.argument_files.size(), 1u);
+  EXPECT_EQ(bundle.argument_files[0], "./data.txt -> /data.txt");
+}
+
 TEST_F(BundleInputs, ATruncatedElfIsRefusedWithTheReason) {
   const uint64_t size = fs::file_size(program_);
   std::ifstream in(program_, std::ios::binary);

@@ -92,10 +92,6 @@ bool fill_mapping(Process* self, uint64_t start, uint64_t bytes, UserAccess acce
   return true;
 }
 
-// True when the page at `va` is a MAP_SHARED one (a remapped shared
-// mapping grows with shared pages).
-bool shared_pages(Process* self, uint64_t va) { return user_page_shared(self->space(), va); }
-
 void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start, uint64_t bytes,
                                uint64_t offset) {
   const auto* data = reinterpret_cast<const uint8_t*>(f.file.data);
@@ -207,8 +203,8 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   }
   const uint64_t grow = new_bytes - old_bytes;
   if (range_ok(old + old_bytes, grow) && range_unmapped(self->space(), old + old_bytes, grow)) {
-    const bool ok =
-        fill_mapping(self, old + old_bytes, grow, access, nullptr, 0, shared_pages(self, old));
+    const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0,
+                                 user_page_shared(self->space(), old));
     sched::flush_tlb(self->mm);
     return ok ? static_cast<int64_t>(old) : error(ENOMEM);
   }
@@ -219,8 +215,8 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   // rest of the new range is as a fresh mapping's.
   for (uint64_t done = 0; ok && done < old_bytes; done += pages::kPageBytes)
     ok = move_user_page(self->space(), old + done, moved + done);
-  ok = ok &&
-       fill_mapping(self, moved + old_bytes, grow, access, nullptr, 0, shared_pages(self, moved));
+  ok = ok && fill_mapping(self, moved + old_bytes, grow, access, nullptr, 0,
+                          user_page_shared(self->space(), moved));
   sched::flush_tlb(self->mm);
   return ok ? static_cast<int64_t>(moved) : error(ENOMEM);
 }

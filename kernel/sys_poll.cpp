@@ -133,19 +133,6 @@ int64_t select_until(Process* self, Selection& sel, uint64_t deadline) {
   return ready < 0 ? ready : write_sets(self, sel);
 }
 
-// A timespec timeout (NULL: forever) as a deadline for wait_ready.
-int64_t timespec_deadline(Process* self, uint64_t va, uint64_t* deadline) {
-  *deadline = 0;
-  if (va == 0) return 0;
-  int64_t ts[2];
-  if (!copy_from_user(self->space(), ts, va, sizeof ts)) return error(EFAULT);
-  if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1'000'000'000) return error(EINVAL);
-  const uint64_t cycles = static_cast<uint64_t>(ts[0]) * clock::kCyclesPerSecond +
-                          udiv(static_cast<uint64_t>(ts[1]), 4);
-  *deadline = cycles == 0 ? 1 : clock::cycles() + cycles;
-  return 0;
-}
-
 // ppoll's and pselect6's signal mask: it holds during the wait, as
 // rt_sigsuspend's, and a handler the wait ends for runs under it.
 struct MaskedWait {
@@ -204,10 +191,9 @@ int64_t sys_select(Process* self, TrapFrame*, const Args& args) {
   uint64_t deadline = 0;
   int64_t tv[2];
   if (args.a[4] != 0) {
+    uint64_t cycles;
     if (!copy_from_user(self->space(), tv, args.a[4], sizeof tv)) return error(EFAULT);
-    if (tv[0] < 0 || tv[1] < 0 || tv[1] >= 1'000'000) return error(EINVAL);
-    const uint64_t cycles = static_cast<uint64_t>(tv[0]) * clock::kCyclesPerSecond +
-                            static_cast<uint64_t>(tv[1]) * (clock::kCyclesPerSecond / 1'000'000);
+    if (!timeval_cycles(tv[0], tv[1], &cycles)) return error(EINVAL);
     deadline = cycles == 0 ? 1 : clock::cycles() + cycles;
   }
   const int64_t result = select_until(self, sel, deadline);

@@ -51,7 +51,8 @@ int64_t sleep_until(Process* self, uint64_t deadline) {
   return 0;
 }
 
-// A struct timespec as cycles; -errno if unreadable or malformed.
+}  // namespace
+
 int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles) {
   int64_t ts[2];
   if (!copy_from_user(self->space(), ts, va, sizeof ts)) return error(EFAULT);
@@ -61,7 +62,14 @@ int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles) {
   return 0;
 }
 
-}  // namespace
+int64_t timespec_deadline(Process* self, uint64_t va, uint64_t* deadline) {
+  *deadline = 0;
+  if (va == 0) return 0;
+  uint64_t cycles;
+  if (const int64_t e = timespec_cycles(self, va, &cycles); e < 0) return e;
+  *deadline = cycles == 0 ? 1 : clock::cycles() + cycles;
+  return 0;
+}
 
 int64_t sys_clone(Process*, TrapFrame* frame, const Args& args) {
   const int64_t tid =

@@ -24,8 +24,7 @@ bool real_time(uint64_t policy) { return policy == kSchedFifo || policy == kSche
 // The thread `who` names (0: the caller) for PRIO_PROCESS and the sched_*
 // calls; process groups and users are one each here: 0 or the caller's.
 Process* target_locked(Process* self, uint64_t which, uint64_t who) {
-  if (who == 0) return self;
-  if (which == kPrioProcess) return find_thread_locked(static_cast<uint32_t>(who));
+  if (which == kPrioProcess || who == 0) return thread_or_self_locked(self, who);
   return which == kPrioUser || who == self->tgid ? self : nullptr;  // uid 0, pgrp = pid
 }
 
@@ -36,6 +35,10 @@ int64_t refuse_real_time(Process* self) {
 }
 
 }  // namespace
+
+Process* thread_or_self_locked(Process* self, uint64_t tid) {
+  return tid == 0 ? self : find_thread_locked(static_cast<uint32_t>(tid));
+}
 
 // getpriority(which, who): Linux/Alpha returns the nice value itself (the
 // OSF convention, negative values are successes), so v0 and a3 are set here.

@@ -134,15 +134,8 @@ int64_t sys_rt_sigtimedwait(Process* self, TrapFrame*, const Args& args) {
   uint64_t set;
   if (!copy_from_user(self->space(), &set, args.a[0], 8)) return error(EFAULT);
   set &= ~kUnblockable;
-  uint64_t deadline = 0;
-  if (args.a[2] != 0) {
-    int64_t ts[2];
-    if (!copy_from_user(self->space(), ts, args.a[2], sizeof ts)) return error(EFAULT);
-    if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1'000'000'000) return error(EINVAL);
-    const uint64_t cycles =
-        static_cast<uint64_t>(ts[0]) * clock::kCyclesPerSecond + static_cast<uint64_t>(ts[1]) / 4;
-    deadline = cycles == 0 ? 1 : clock::cycles() + cycles;
-  }
+  uint64_t deadline;
+  if (const int64_t e = timespec_deadline(self, args.a[2], &deadline); e < 0) return e;
   int sig = 0;
   {
     IrqLockGuard guard(sched::lock);

@@ -187,20 +187,13 @@ int64_t sys_osf_setsysinfo(Process* self, TrapFrame*, const Args& args) {
   return copy_from_user(self->space(), &self->ieee_fp_control, args.a[1], 8) ? 0 : error(EFAULT);
 }
 
-namespace {
-// The thread `pid` names (0: the caller), or nullptr. With sched::lock.
-Process* affinity_target_locked(Process* self, uint64_t pid) {
-  return pid == 0 ? self : find_thread_locked(static_cast<uint32_t>(pid));
-}
-}  // namespace
-
 int64_t sys_sched_getaffinity(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] < 8 || (args.a[1] & 7)) return error(EINVAL);
   const uint64_t online = (uint64_t{1} << smp::online_count()) - 1;
   uint64_t mask;
   {
     IrqLockGuard guard(sched::lock);
-    const Process* target = affinity_target_locked(self, args.a[0]);
+    const Process* target = thread_or_self_locked(self, args.a[0]);
     if (target == nullptr) return error(ESRCH);
     mask = target->allowed_cpus ? target->allowed_cpus & online : online;
   }
@@ -231,7 +224,7 @@ int64_t sys_sched_setaffinity(Process* self, TrapFrame*, const Args& args) {
   mask &= online;
   if (mask == 0) return error(EINVAL);
   IrqLockGuard guard(sched::lock);
-  Process* target = affinity_target_locked(self, args.a[0]);
+  Process* target = thread_or_self_locked(self, args.a[0]);
   if (target == nullptr) return error(ESRCH);
   target->allowed_cpus = mask == online ? 0 : mask;
   if (target == self && !((mask >> pal::whami()) & 1)) sched::schedule_locked();

@@ -20,13 +20,6 @@ struct Itimerval {
 };
 static_assert(sizeof(Itimerval) == 32);  // Linux/Alpha's struct itimerval
 
-bool to_cycles(const Timeval& t, uint64_t* cycles) {
-  if (t.sec < 0 || t.usec < 0 || t.usec >= 1'000'000) return false;
-  *cycles =
-      (static_cast<uint64_t>(t.sec) * 1'000'000 + static_cast<uint64_t>(t.usec)) * kCyclesPerUsec;
-  return true;
-}
-
 // Rounded up: a timer with a few cycles left is not reported disarmed.
 Timeval to_timeval(uint64_t cycles) {
   uint64_t usec;
@@ -40,6 +33,12 @@ Itimerval to_itimerval(const itimers::Setting& s) {
 
 }  // namespace
 
+bool timeval_cycles(int64_t sec, int64_t usec, uint64_t* cycles) {
+  if (sec < 0 || usec < 0 || usec >= 1'000'000) return false;
+  *cycles = (static_cast<uint64_t>(sec) * 1'000'000 + static_cast<uint64_t>(usec)) * kCyclesPerUsec;
+  return true;
+}
+
 // setitimer(which, new or NULL (disarm, as Linux), old or NULL)
 int64_t sys_setitimer(Process* self, TrapFrame*, const Args& args) {
   const uint64_t which = args.a[0];
@@ -48,7 +47,8 @@ int64_t sys_setitimer(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] != 0 && !copy_from_user(self->space(), &wanted, args.a[1], sizeof wanted))
     return error(EFAULT);
   itimers::Setting setting{};
-  if (!to_cycles(wanted.value, &setting.value) || !to_cycles(wanted.interval, &setting.interval))
+  if (!timeval_cycles(wanted.value.sec, wanted.value.usec, &setting.value) ||
+      !timeval_cycles(wanted.interval.sec, wanted.interval.usec, &setting.interval))
     return error(EINVAL);
   if (setting.value == 0) setting.interval = 0;  // disarmed: Linux keeps no interval
   const Itimerval old = to_itimerval(itimers::set(self, which, setting));

@@ -38,6 +38,19 @@ int64_t resolve_in(const char* directory, char (&path)[kMaxPath]);
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]);
 // stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer);
+// A struct timespec at `va` as cycles; 0 or -errno (EFAULT, EINVAL).
+// kernel/sys_process.cpp.
+int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles);
+// A timeout (struct timespec at `va`, NULL: none) as the deadline the
+// waits take: 0 wait forever, 1 do not wait, else the cycle it ends at.
+// 0 or -errno. kernel/sys_process.cpp.
+int64_t timespec_deadline(Process* self, uint64_t va, uint64_t* deadline);
+// A struct timeval's seconds and microseconds as cycles; false if malformed
+// (negative, or usec >= 1e6). kernel/sys_timers.cpp.
+bool timeval_cycles(int64_t sec, int64_t usec, uint64_t* cycles);
+// The thread `tid` names (0: the caller), or nullptr; with sched::lock.
+// kernel/sys_sched.cpp.
+Process* thread_or_self_locked(Process* self, uint64_t tid);
 // fcntl's F_GETLK, F_SETLK, F_SETLKW on `file` with the struct flock at
 // `flock_va`: 0 or -errno. kernel/sys_file_state.cpp.
 int64_t record_lock(Process* self, OpenFile* file, uint64_t command, uint64_t flock_va);

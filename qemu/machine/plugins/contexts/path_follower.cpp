@@ -24,8 +24,7 @@ void PathFollower::block_head(unsigned int vcpu, ContextThread& thread, uint64_t
 
 void PathFollower::instruction(ContextThread& thread, uint64_t pc) {
   ThreadPaths& paths = thread.paths;
-  if (paths.falls_through_to(pc) &&
-      !loops_.fall_through_back_edges(thread.space, paths.procedure(), pc - 4, pc).empty())
+  if (paths.falls_through_to(pc) && loops_.falls_back(thread.space, paths.procedure(), pc - 4))
     paths.restart_at(pc);
 }
 

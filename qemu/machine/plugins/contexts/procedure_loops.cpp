@@ -42,6 +42,12 @@ bool ProcedureLoops::ends_path(uint64_t space, uint64_t entry, uint64_t from, ui
   return !g.forward.count({from, to});
 }
 
+bool ProcedureLoops::falls_back(uint64_t space, uint64_t entry, uint64_t from) {
+  if (entry == 0) return false;
+  const Graph& g = graph(space, entry);
+  return g.known && g.falls_back.count(from);
+}
+
 std::vector<uint64_t> ProcedureLoops::fall_through_back_edges(uint64_t space, uint64_t entry,
                                                               uint64_t first, uint64_t last) {
   std::vector<uint64_t> out;

@@ -41,6 +41,8 @@ class ProcedureLoops {
   // head sees the transfer. Ascending; none for the address rule.
   std::vector<uint64_t> fall_through_back_edges(uint64_t space, uint64_t entry, uint64_t first,
                                                 uint64_t last);
+  // Whether the fall-through from `from` to the next instruction is one.
+  bool falls_back(uint64_t space, uint64_t entry, uint64_t from);
 
   static constexpr size_t kMaxInstructions = 1 << 16;  // larger: the address rule
 

@@ -2,8 +2,9 @@
 // hardware metrics): each activation's current path, its metrics while it
 // runs, and the distinct paths with their counts. Path boundaries are the
 // activation's entry, its return and every back edge of its procedure's
-// graph (procedure_loops.h), also a fall-through inside a block. No QEMU here: the ev5 plugin
-// (ev5/context_metrics.h) feeds it block heads after the calling context tree resolved them.
+// graph (procedure_loops.h), also a fall-through inside a block. No QEMU
+// here: the ev5 plugin (ev5/context_metrics.h) feeds it block heads after
+// the calling context tree resolved them.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -21,6 +21,7 @@
   X(read, 3)                                                                          \
   X(write, 4)                                                                         \
   X(close, 6)                                                                         \
+  X(link, 9)                                                                          \
   X(unlink, 10)                                                                       \
   X(chdir, 12)                                                                        \
   X(fchdir, 13)                                                                       \
@@ -37,6 +38,7 @@
   X(open, 45)                                                                         \
   X(getxgid, 47) /* v0 = gid, a4 = egid */                                            \
   X(ioctl, 54)                                                                        \
+  X(symlink, 57)                                                                      \
   X(readlink, 58)                                                                     \
   X(umask, 60)                                                                        \
   X(getgroups, 79)                                                                    \
@@ -54,6 +56,7 @@
   X(poll, 94)                                                                         \
   X(fsync, 95)                                                                        \
   X(setpriority, 96)                                                                  \
+  X(socket, 97)                                                                       \
   X(getpriority, 100)                                                                 \
   X(sigreturn, 103)                                                                   \
   X(readv, 120)                                                                       \
@@ -63,6 +66,7 @@
   X(rename, 128)                                                                      \
   X(truncate, 129)                                                                    \
   X(ftruncate, 130)                                                                   \
+  X(socketpair, 135)                                                                  \
   X(mkdir, 136)                                                                       \
   X(rmdir, 137)                                                                       \
   X(setsid, 147)                                                                      \
@@ -79,6 +83,8 @@
   X(munlockall, 317)                                                                  \
   X(times, 323)                                                                       \
   X(sysinfo, 318)                                                                     \
+  X(statfs, 328)                                                                      \
+  X(fstatfs, 329)                                                                     \
   X(sched_setparam, 330)                                                              \
   X(sched_getparam, 331)                                                              \
   X(sched_setscheduler, 332)                                                          \
@@ -130,6 +136,8 @@
   X(fstatat64, 455)                                                                   \
   X(unlinkat, 456)                                                                    \
   X(renameat, 457)                                                                    \
+  X(linkat, 458)                                                                      \
+  X(symlinkat, 459)                                                                   \
   X(readlinkat, 460)                                                                  \
   X(fchmodat, 461)                                                                    \
   X(faccessat, 462)                                                                   \
@@ -144,6 +152,8 @@
   X(renameat2, 510)                                                                   \
   X(getrandom, 511)                                                                   \
   X(rseq, 527)                                                                        \
+  X(statfs64, 528)                                                                    \
+  X(fstatfs64, 529)                                                                   \
   X(getegid, 530)                                                                     \
   X(geteuid, 531)                                                                     \
   X(getppid, 532)                                                                     \

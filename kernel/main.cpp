@@ -173,7 +173,7 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
     ramfs::make_directory("tmp");
     profiler::configure(options.profiler);
     const char* argv[] = {options.init, options.script};
-    const int64_t pid = spawn_user(options.init, argv, 2, 0);
+    const int64_t pid = spawn_user(options.init, argv, 2, nullptr, 0, 0);
     if (pid < 0) panic("cannot start init %s: error %ld", options.init, -pid);
     set_init_pid(static_cast<uint32_t>(pid), options.halt);
     profiler::start(options.profiler);

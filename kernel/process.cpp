@@ -451,10 +451,11 @@ uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
   return p->pid;
 }
 
-int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent) {
+int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc,
+                   const char* const* envp, uint64_t envc, uint32_t parent) {
   initrd::File file;
   if (!initrd::find(path, &file)) return -ENOENT;
-  if (argc > build::kMaxArgs) return -E2BIG;
+  if (argc > build::kMaxArgs || envc > build::kMaxEnv) return -E2BIG;
   Process* p = build::allocate_slot();
   if (p == nullptr) return -EAGAIN;
   p->mm = parts::mm_create();
@@ -462,7 +463,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uin
   p->group = parts::group_create();
   build::Image image;
   int error = p->mm && p->fds && p->group ? 0 : ENOMEM;
-  if (error == 0) error = build::load_image(p->mm, path, argv, argc, nullptr, 0, &image);
+  if (error == 0) error = build::load_image(p->mm, path, argv, argc, envp, envc, &image);
   if (error != 0) {
     IrqLockGuard guard(sched::lock);
     build::release_slot(p);

@@ -98,6 +98,12 @@ inline constexpr uint32_t kSignals = 64;  // 1..64; bit n-1 of a mask is signal 
 
 // A thread group (a process): what CLONE_THREAD threads share. The group's
 // id is its leader's pid (`tgid`); the samples and the load map name it.
+inline constexpr uint32_t kResourceLimits = 16;  // Linux's RLIM_NLIMITS
+// Linux/Alpha's RLIMIT_STACK and RLIMIT_NOFILE (asm/resource.h: Alpha's own
+// NOFILE), the two whose hard limits this kernel has below infinity.
+inline constexpr uint32_t kRlimitStack = 3, kRlimitNofile = 6;
+inline constexpr uint64_t kRlimInfinity = ~uint64_t{0};
+
 struct ThreadGroup {
   SignalAction actions[kSignals];
   uint64_t pending;           // signals sent to the process (kill), taken by any thread
@@ -128,6 +134,10 @@ struct ThreadGroup {
   // time counts them: times, getrusage, CLOCK_PROCESS_CPUTIME_ID).
   uint64_t reaped_thread_cycles;
   uint32_t umask;  // umask(2): kept and returned (as CLONE_FS, shared by threads)
+  // prlimit64's soft and hard limits by RLIMIT_ number (kernel/sys_system.cpp):
+  // lowered and raised within what this kernel has, kept and reported,
+  // inherited by fork; not enforced below what the kernel itself allows.
+  uint64_t limits[kResourceLimits][2];
 };
 
 struct alignas(64) Process {
@@ -194,8 +204,10 @@ uint32_t current_pid();
 uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name);
 
 // Creates a user process from the initrd executable `path` with `argc`
-// arguments (kernel copies); returns its pid (> 0) or -errno.
-int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc, uint32_t parent);
+// arguments and `envc` environment strings (kernel copies); returns its pid
+// (> 0) or -errno.
+int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc,
+                   const char* const* envp, uint64_t envc, uint32_t parent);
 
 // Ends the current process (every thread of it: exit_group, a fatal
 // signal) with a Linux wait status (code << 8, or a signal number, | 0x80

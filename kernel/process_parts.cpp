@@ -8,6 +8,13 @@
 namespace kernel::parts {
 namespace {
 
+// What this kernel has: an 8 MB stack at most, 64 descriptors; no other bound.
+void default_limits(uint64_t (&limits)[kResourceLimits][2]) {
+  for (auto& limit : limits) limit[0] = limit[1] = kRlimInfinity;
+  limits[kRlimitStack][0] = limits[kRlimitStack][1] = kUserStackLimit;
+  limits[kRlimitNofile][0] = limits[kRlimitNofile][1] = kMaxFiles;
+}
+
 // Processes (not threads: a process's threads share these), fewer than the
 // thread slots of kernel/process.cpp.
 constexpr uint32_t kSlots = 128;
@@ -135,6 +142,7 @@ ThreadGroup* group_create() {
   if (group != nullptr) {
     group->threads = 1;
     group->umask = 022;  // Linux's init starts with 0022
+    default_limits(group->limits);
   }
   return group;
 }
@@ -145,6 +153,8 @@ ThreadGroup* group_copy(const ThreadGroup* from) {
   for (uint32_t i = 0; i < kSignals; ++i) group->actions[i] = from->actions[i];
   copy_name(group->cwd, sizeof group->cwd, from->cwd);
   group->umask = from->umask;
+  for (uint32_t i = 0; i < kResourceLimits; ++i)
+    for (uint32_t j = 0; j < 2; ++j) group->limits[i][j] = from->limits[i][j];
   return group;
 }
 

@@ -22,7 +22,7 @@ struct Node {
 
 namespace {
 
-constexpr uint32_t kNodes = 64;
+constexpr uint32_t kNodes = 256;  // files, directories and whiteouts
 constexpr uint32_t kModeFile = 0100644, kModeDirectory = 0040755, kTypeMask = 0170000,
                    kTypeDirectory = 0040000;
 Node nodes[kNodes];
@@ -321,6 +321,15 @@ void get_times(const Node* n, uint64_t (&times)[4]) {
 
 uint64_t size(const Node* n) { return n->size; }
 uint32_t mode(const Node* n) { return n->mode; }
+uint64_t node_capacity() { return kNodes; }
+
+uint64_t free_nodes() {
+  LockGuard guard(lock);
+  uint64_t free = 0;
+  for (const Node& n : nodes) free += n.mode == 0;
+  return free;
+}
+
 uint64_t inode(const Node* n) { return 0x10000 + static_cast<uint64_t>(n - nodes); }
 
 uint64_t read(const Node* n, uint64_t offset, void* to, uint64_t count) {

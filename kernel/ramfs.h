@@ -44,6 +44,9 @@ void set_times(Node* node, const uint64_t (&times)[4], bool access, bool modific
 void get_times(const Node* node, uint64_t (&times)[4]);
 
 uint64_t size(const Node* node);
+// statfs: how many nodes the file system has room for, and how many are free.
+uint64_t node_capacity();
+uint64_t free_nodes();
 uint32_t mode(const Node* node);
 uint64_t inode(const Node* node);
 // Copies out up to `count` bytes from `offset` into `to` (a kernel buffer);

@@ -18,14 +18,22 @@ namespace kernel::sys {
 namespace {
 
 constexpr uint64_t kCloneVm = 0x100, kCloneVfork = 0x4000;
-constexpr uint64_t kArgPages = 4;  // 32 KB: argv and envp strings of execve
 constexpr uint64_t kTimerAbstime = 1;
 // waitid (linux/wait.h)
 constexpr uint64_t kPAll = 0, kPPid = 1, kWexited = 4, kWnohang = 1;
 constexpr int32_t kCldExited = 1, kCldKilled = 2, kCldDumped = 3;
 
-// A NULL-terminated vector of strings from user memory into `strings`
-// (used bytes advanced); the count, or -errno.
+int64_t sleep_until(Process* self, uint64_t deadline) {
+  IrqLockGuard guard(sched::lock);
+  while (clock::cycles() < deadline) {
+    if (signals::interrupted(self)) return error(EINTR);
+    sched::sleep_locked(deadline);
+  }
+  return 0;
+}
+
+}  // namespace
+
 int64_t vector_from_user(Process* self, uint64_t va, const char** out, uint64_t max, char* strings,
                          uint64_t capacity, uint64_t* used) {
   if (va == 0) return 0;
@@ -41,17 +49,6 @@ int64_t vector_from_user(Process* self, uint64_t va, const char** out, uint64_t 
     *used += static_cast<uint64_t>(length) + 1;
   }
 }
-
-int64_t sleep_until(Process* self, uint64_t deadline) {
-  IrqLockGuard guard(sched::lock);
-  while (clock::cycles() < deadline) {
-    if (signals::interrupted(self)) return error(EINTR);
-    sched::sleep_locked(deadline);
-  }
-  return 0;
-}
-
-}  // namespace
 
 int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles) {
   int64_t ts[2];

@@ -19,7 +19,6 @@ using clock::kCyclesPerSecond;  // RPCC: virtual ns / 4
 constexpr uint64_t kNsPerCycle = 1'000'000'000 / kCyclesPerSecond;
 constexpr uint64_t kClockProcessCputime = 2, kClockThreadCputime = 3;
 constexpr int64_t kRusageSelf = 0, kRusageChildren = -1, kRusageThread = 1;
-constexpr uint64_t kRlimitStack = 3, kRlimitNofile = 6, kRlimInfinity = ~uint64_t{0};
 constexpr uint64_t kGsiIeeeFpControl = 45, kSsiIeeeFpControl = 14;
 
 uint64_t process_cycles(const Process* self) {
@@ -151,16 +150,25 @@ int64_t sys_getegid(Process*, TrapFrame*, const Args&) { return 0; }
 
 int64_t sys_rseq(Process*, TrapFrame*, const Args&) { return error(ENOSYS); }
 
-// prlimit64(pid, resource, new, old): the limits this kernel really has;
-// none can be changed.
+// prlimit64(pid, resource, new, old): the old limits out, then the new in:
+// lowered freely, raised up to the hard limit this kernel has (root's
+// privilege to raise a hard limit buys nothing here: EPERM). Kept per
+// process and reported, not enforced below the kernel's own bounds.
 int64_t sys_prlimit64(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] != 0 && args.a[0] != self->tgid) return error(ESRCH);
-  if (args.a[2] != 0) return error(EPERM);
-  linux_rlimit limit{kRlimInfinity, kRlimInfinity};
-  if (args.a[1] == kRlimitStack) limit = {kUserStackLimit, kUserStackLimit};
-  if (args.a[1] == kRlimitNofile) limit = {kMaxFiles, kMaxFiles};
-  if (args.a[3] != 0 && !copy_to_user(self->space(), args.a[3], &limit, sizeof limit))
+  if (args.a[1] >= kResourceLimits) return error(EINVAL);
+  uint64_t(&limit)[2] = self->group->limits[args.a[1]];
+  linux_rlimit wanted{};
+  if (args.a[2] != 0 && !copy_from_user(self->space(), &wanted, args.a[2], sizeof wanted))
     return error(EFAULT);
+  if (args.a[2] != 0 && wanted.rlim_cur > wanted.rlim_max) return error(EINVAL);
+  if (args.a[2] != 0 && wanted.rlim_max > limit[1]) return error(EPERM);
+  const linux_rlimit old{limit[0], limit[1]};
+  if (args.a[3] != 0 && !copy_to_user(self->space(), args.a[3], &old, sizeof old))
+    return error(EFAULT);
+  if (args.a[2] == 0) return 0;
+  limit[0] = wanted.rlim_cur;
+  limit[1] = wanted.rlim_max;
   return 0;
 }
 

@@ -38,6 +38,14 @@ int64_t resolve_in(const char* directory, char (&path)[kMaxPath]);
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]);
 // stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer);
+// A NULL-terminated vector of strings (argv, envp) from user memory: at
+// most `max` pointers into `out`, the strings into `strings` (`used` bytes
+// of `capacity` advanced); the count, or -errno (EFAULT, E2BIG). NULL `va`:
+// none. kernel/sys_process.cpp.
+int64_t vector_from_user(Process* self, uint64_t va, const char** out, uint64_t max, char* strings,
+                         uint64_t capacity, uint64_t* used);
+// Pages for execve's and spawn's argument and environment strings.
+inline constexpr uint64_t kArgPages = 4;  // 32 KB
 // A struct timespec at `va` as cycles; 0 or -errno (EFAULT, EINVAL).
 // kernel/sys_process.cpp.
 int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles);

@@ -11,15 +11,13 @@
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
 #include "kernel/process.h"
+#include "kernel/process_build.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/syscall_names.h"
 #include "kernel/text.h"
 
 namespace kernel::sys {
 namespace {
-
-constexpr uint64_t kMaxArgs = 64;
-constexpr uint64_t kArgPages = 2;  // 16 KB of argument strings
 
 // Calls a program made that this kernel does not implement: ENOSYS, counted
 // per number and reported when init exits (report_unimplemented).
@@ -52,22 +50,6 @@ int64_t not_implemented(Process* self, uint64_t number) {
     kprintf("dcpi-kernel: pid %u (%s): system call %s (%lu) is not implemented (ENOSYS)\n",
             self->tgid, self->name, syscall_name(number), number);
   return error(ENOSYS);
-}
-
-// Copies a NULL-terminated argv into `strings`; the count, or a negative errno.
-int64_t argv_from_user(Process* self, uint64_t argv_va, const char** argv, char* strings,
-                       uint64_t capacity) {
-  uint64_t used = 0;
-  for (uint64_t argc = 0;; ++argc) {
-    uint64_t pointer;
-    if (!copy_from_user(self->space(), &pointer, argv_va + argc * 8, 8)) return error(EFAULT);
-    if (pointer == 0) return static_cast<int64_t>(argc);
-    if (argc == kMaxArgs) return error(E2BIG);
-    const int64_t n = string_from_user(self->space(), strings + used, pointer, capacity - used);
-    if (n < 0) return error(translate_user(self->space(), pointer, false) ? E2BIG : EFAULT);
-    argv[argc] = strings + used;
-    used += static_cast<uint64_t>(n) + 1;
-  }
 }
 
 }  // namespace
@@ -107,18 +89,28 @@ void report_unimplemented() {
   kprintf("\n");
 }
 
+// spawn(path, argv, envp): a new process running `path` (no fork and exec:
+// init's children). NULL argv: just the path; NULL envp: no environment.
 int64_t sys_spawn(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
   if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
   const uint64_t buffer = pages::allocate(kArgPages);
   if (buffer == 0) return error(ENOMEM);
-  const char* argv[kMaxArgs] = {path};
+  auto* strings = reinterpret_cast<char*>(buffer);
+  const uint64_t capacity = kArgPages << pages::kPageShift;
+  const char* argv[build::kMaxArgs] = {path};
+  const char* envp[build::kMaxEnv];
+  uint64_t used = 0;
   int64_t argc = 1;
   if (args.a[1] != 0)
-    argc = argv_from_user(self, args.a[1], argv, reinterpret_cast<char*>(buffer),
-                          kArgPages << pages::kPageShift);
-  const int64_t result =
-      argc < 0 ? argc : spawn_user(path, argv, static_cast<uint64_t>(argc), self->tgid);
+    argc = vector_from_user(self, args.a[1], argv, build::kMaxArgs, strings, capacity, &used);
+  const int64_t envc =
+      argc < 0 ? 0
+               : vector_from_user(self, args.a[2], envp, build::kMaxEnv, strings, capacity, &used);
+  int64_t result = argc < 0 ? argc : envc;
+  if (result >= 0)
+    result = spawn_user(path, argv, static_cast<uint64_t>(argc), envp, static_cast<uint64_t>(envc),
+                        self->tgid);
   pages::release(buffer, kArgPages);
   return result;
 }

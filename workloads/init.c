@@ -17,7 +17,11 @@
    to fail)` when it exited 0), and `init: done` at the end, after waiting for any
    background child still running.  Exit status 0 if every child exited 0,
    1 otherwise (or if a spawn failed, the script cannot be read or has a
-   line longer than 510 bytes, which is not run: issue 30). */
+   line longer than 510 bytes, which is not run: issue 30).
+
+   Every program starts with the environment of /etc/environment, one
+   NAME=VALUE a line (what `dcpi run -- PROGRAM` writes: a shell's login
+   variables and --env's), or none when the initrd has no such file. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,33 @@ struct child {
 
 static struct child running[MAX_CHILDREN];
 static int nrunning, failures;
+
+#define MAX_ENV 63
+static char env_text[8192];
+static char *env[MAX_ENV + 1]; /* NULL-terminated; empty without /etc/environment */
+
+/* /etc/environment's NAME=VALUE lines into env; blank lines and comments
+   skipped. Too many or too long: the rest is left out, said once. */
+static void load_environment(void) {
+  FILE *f = fopen("/etc/environment", "r");
+  if (!f) return;
+  size_t used = 0;
+  int count = 0, left_out = 0;
+  char line[1024];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0] == '\0' || line[0] == '#' || !strchr(line, '=')) continue;
+    size_t len = strlen(line) + 1;
+    if (count == MAX_ENV || used + len > sizeof env_text) {
+      left_out++;
+      continue;
+    }
+    env[count++] = memcpy(env_text + used, line, len);
+    used += len;
+  }
+  fclose(f);
+  if (left_out) printf("init: %d environment strings of /etc/environment left out\n", left_out);
+}
 
 static void report(int pid, int status) {
   const char *prog = "?";
@@ -116,7 +147,7 @@ static void run_line(char *line) {
     return;
   }
   if (nrunning == MAX_CHILDREN) wait_all();
-  int pid = dcpi_spawn(argv[0], argv);
+  int pid = dcpi_spawn_env(argv[0], argv, env);
   if (pid < 0) {
     printf("init: %s spawn failed: %s\n", argv[0], strerror(errno));
     fflush(stdout);
@@ -147,6 +178,7 @@ static void run_list(const char *list) {
 
 int main(int argc, char **argv) {
   const char *script = argc > 1 ? argv[1] : "/etc/default.mix";
+  load_environment();
   if (script[0] != '/') {
     run_list(script);
     wait_all();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -48,7 +49,8 @@ const std::string_view kRunUsage =
     "                [--values N/k [--values-module M.so,...] [--values-capture SPEC]]\n"
     "                [--print-qemu-command [--append TEXT] [--plugin ARGS] [--no-gdb]\n"
     "                 [--no-initrd] [--com2-port PORT]]\n"
-    "       dcpi run [OPTIONS] [--file HOST[:GUEST]]... [--lib-path DIR]... -- PROGRAM [ARGS...]\n"
+    "       dcpi run [OPTIONS] [--file HOST[:GUEST]]... [--lib-path DIR]... [--env NAME=VALUE]...\n"
+    "                -- PROGRAM [ARGS...]\n"
     "                [-- PROGRAM [ARGS...]]...\n"
     "\n"
     "Boots PALcode, kernel and the workload initrd under qemu-system-alpha (clipper,\n"
@@ -173,7 +175,11 @@ const std::string_view kRunUsage =
     "  --file       HOST[:GUEST]: a data file for the program (repeatable)\n"
     "  --output     GUEST:HOST: after the run, copy the guest's file GUEST (one the programs\n"
     "               wrote, or any file of the initrd) to HOST (repeatable)\n"
-    "  --lib-path   a directory searched for its shared libraries first (repeatable)\n";
+    "  --lib-path   a directory searched for its shared libraries first (repeatable)\n"
+    "  --env        NAME=VALUE: an environment variable for the programs (repeatable); NAME\n"
+    "               alone passes dcpi's own value. They start with a root login's PATH=/bin:\n"
+    "               /usr/bin, HOME=/, PWD=/, SHELL=/bin/sh, USER, LOGNAME=root, LANG=C and\n"
+    "               TERM=dumb, not dcpi's environment (the guest is another system)\n";
 
 namespace {
 
@@ -476,6 +482,16 @@ std::optional<ProgramCommand> take_program_command(std::vector<std::string>& arg
   arguments.erase(dash, arguments.end());
   command.files = take_repeated_option(arguments, "file");
   command.lib_paths = take_repeated_option(arguments, "lib-path");
+  for (std::string setting : take_repeated_option(arguments, "env")) {
+    if (setting.find('=') == std::string::npos) {
+      // --env NAME passes the host's value, as docker run -e NAME does.
+      const char* value = std::getenv(setting.c_str());
+      if (value == nullptr)
+        throw UsageError("--env " + setting + ": not set here (give NAME=VALUE)");
+      setting += std::string("=") + value;
+    }
+    command.environment.push_back(setting);
+  }
   // `dcpi run ... -- PROGRAM < FILE` (issue 29): a regular file on stdin goes
   // into the initrd as /etc/dcpi/stdin, which the kernel makes the programs'
   // fd 0. A terminal, a pipe or /dev/null is left alone (never read: a test

@@ -22,6 +22,7 @@ std::unique_ptr<BundledInitrd> BundledInitrd::for_programs(const ProgramCommand&
   for (const auto& argv : command.programs)
     request.programs.push_back({argv.front(), {argv.begin() + 1, argv.end()}});
   request.files = command.files;
+  request.environment = command.environment;
   request.base_initrd = base_initrd;
   request.library_path.insert(request.library_path.begin(), command.lib_paths.begin(),
                               command.lib_paths.end());

@@ -25,6 +25,7 @@ struct ProgramCommand {
   std::vector<std::vector<std::string>> programs;  // PROGRAM ARGS... for each -- group
   std::vector<std::string> files;                  // --file HOST[:GUEST]
   std::vector<std::string> lib_paths;              // --lib-path DIR (before the sysroot)
+  std::vector<std::string> environment;            // --env NAME=VALUE (NAME: the host's value)
 };
 
 // A bundle's initrd written to a temporary file, removed when this goes.

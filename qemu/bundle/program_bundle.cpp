@@ -12,6 +12,7 @@
 
 #include "firmware/memory_map.h"
 #include "qemu/bundle/elf_facts.h"
+#include "qemu/bundle/guest_environment.h"
 
 namespace dcpi::qemu {
 namespace {
@@ -69,6 +70,12 @@ void put(std::vector<CpioEntry>& entries, const std::string& guest, uint32_t mod
   const std::string name = guest.substr(guest.find_first_not_of('/'));
   std::erase_if(entries, [&](const CpioEntry& e) { return e.name == name; });
   entries.push_back({name, mode, std::move(data)});
+}
+
+void put_if_absent(std::vector<CpioEntry>& entries, const std::string& guest, std::string data) {
+  const std::string name = guest.substr(1);
+  if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == name; }))
+    entries.push_back({name, kDataMode, std::move(data)});
 }
 
 std::string search_path_text(const std::vector<std::filesystem::path>& path) {
@@ -292,6 +299,10 @@ ProgramBundle bundle_program(const ProgramRequest& request) {
   put(entries, bundle.script, kDataMode, mix);  // before the data files, which may not replace it
   add_data_files(request, entries);
   add_argument_files(request, entries, bundle.argument_files);
+  // After the data files: a --file of the user's own is kept.
+  put_if_absent(entries, "/etc/environment", environment_file(request.environment));
+  put_if_absent(entries, "/etc/passwd", passwd_file());
+  put_if_absent(entries, "/etc/group", group_file());
   for (const char* directory : {"lib", "data"})
     if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == directory; }))
       entries.push_back({directory, kCpioDirectory | 0755, {}});

@@ -31,6 +31,9 @@ struct ProgramRequest {
   // libraries, not run: glibc's system() and popen() exec "/bin/sh -c".
   // Empty: none. A program called `sh` takes /bin/sh itself.
   std::filesystem::path shell;
+  // NAME=VALUE: the programs' environment beyond a root login's
+  // (qemu/bundle/guest_environment.h).
+  std::vector<std::string> environment;
 };
 
 // init reads its script with fgets into 512 bytes: a longer line would be

@@ -86,10 +86,11 @@ CHECKS = Checks()
 expect = CHECKS.expect
 
 
-def oracle(name, *args, stdin=subprocess.DEVNULL):
+def oracle(name, *args, stdin=subprocess.DEVNULL, env=None):
     with tempfile.TemporaryDirectory() as cwd:  # an empty working directory (files)
         done = subprocess.run(["qemu-alpha", "-L", SYSROOT, os.path.join(LINUX, name), *args],
-                              capture_output=True, text=True, timeout=120, cwd=cwd, stdin=stdin)
+                              capture_output=True, text=True, timeout=120, cwd=cwd, stdin=stdin,
+                              env=env)
     expect(done.returncode == 0, f"{name} {' '.join(args)} exits 0 under qemu-alpha")
     return done.stdout
 
@@ -236,6 +237,19 @@ def case_limits(tmp):
     same("limits", dcpi_run(os.path.join(tmp, "li.db"), "limits").stdout, oracle("limits"))
 
 
+# What dcpi run gives every program (qemu/bundle/guest_environment.cpp), in
+# its order, then --env's.
+LOGIN = {"PATH": "/bin:/usr/bin", "HOME": "/", "PWD": "/", "SHELL": "/bin/sh", "USER": "root",
+         "LOGNAME": "root", "LANG": "C", "TERM": "dumb"}
+
+
+def case_login(tmp):
+    want = oracle("login", env={**LOGIN, "HOME": "/tmp", "DCPI_TEST": "a=b"})
+    got = dcpi_run(os.path.join(tmp, "lg.db"), "login",
+                   options=("--env", "HOME=/tmp", "--env", "DCPI_TEST=a=b")).stdout
+    same("login", got, want)
+
+
 def dcpi_json(*args):
     done = subprocess.run([DCPI, *args, "--json"], capture_output=True, text=True, timeout=60)
     expect(done.returncode == 0, f"dcpi {' '.join(args)}: {done.stderr[-300:]}")
@@ -369,7 +383,7 @@ def main():
                  "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell, "timers": case_timers, "shared": case_shared,
-                 "affinity": case_affinity, "limits": case_limits}
+                 "affinity": case_affinity, "limits": case_limits, "login": case_login}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

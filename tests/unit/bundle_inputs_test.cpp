@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "qemu/bundle/cpio_archive.h"
 #include "qemu/bundle/program_bundle.h"
@@ -148,6 +149,39 @@ TEST_F(BundleInputs, ATruncatedElfIsRefusedWithTheReason) {
     EXPECT_NE(message, "") << "cut at " << cut << " of " << size;
   }
   EXPECT_EQ(refused, points);
+}
+
+// The login a bundled program starts with (/etc/environment, which init
+// passes; /etc/passwd and /etc/group), --env over it, a user's own kept.
+TEST_F(BundleInputs, TheProgramsGetALoginEnvironmentAndUsers) {
+  request_.environment = {"HOME=/tmp", "OMP_NUM_THREADS=4", "EMPTY="};
+  std::map<std::string, std::string> files;
+  for (const CpioEntry& e : read_cpio(bundle_program(request_).archive)) files[e.name] = e.data;
+  const std::string& environment = files["etc/environment"];
+  EXPECT_NE(environment.find("\nPATH=/bin:/usr/bin\n"), std::string::npos) << environment;
+  EXPECT_NE(environment.find("\nHOME=/tmp\n"), std::string::npos) << environment;
+  EXPECT_EQ(environment.find("HOME=/\n"), std::string::npos) << "replaced, not added twice";
+  EXPECT_NE(environment.find("\nOMP_NUM_THREADS=4\nEMPTY=\n"), std::string::npos) << environment;
+  EXPECT_EQ(files["etc/passwd"].rfind("root:x:0:0:", 0), 0u) << files["etc/passwd"];
+  EXPECT_EQ(files["etc/group"].rfind("root:x:0:", 0), 0u) << files["etc/group"];
+
+  std::ofstream(dir_ / "env") << "ONLY=mine\n";
+  request_.files = {(dir_ / "env").string() + ":/etc/environment"};
+  files.clear();
+  for (const CpioEntry& e : read_cpio(bundle_program(request_).archive)) files[e.name] = e.data;
+  EXPECT_EQ(files["etc/environment"], "ONLY=mine\n");
+}
+
+TEST_F(BundleInputs, AnEnvironmentInitCannotPassIsRefused) {
+  for (const char* bad : {"NOEQUALS", "=value", "1ST=x", "A-B=x", "A=line\nB=x"}) {
+    request_.environment = {bad};
+    EXPECT_NE(error().find("--env"), std::string::npos) << bad << ": " << error();
+  }
+  request_.environment = {"LONG=" + std::string(1100, 'x')};
+  EXPECT_NE(error().find("at most 1022"), std::string::npos) << error();
+  request_.environment.clear();
+  for (int i = 0; i < 60; ++i) request_.environment.push_back("V" + std::to_string(i) + "=1");
+  EXPECT_NE(error().find("at most 63"), std::string::npos) << error();
 }
 
 }  // namespace

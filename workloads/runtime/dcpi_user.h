@@ -19,6 +19,11 @@ extern "C" {
    stderr are flushed first.  Returns the child's pid, or -1 with errno set. */
 int dcpi_spawn(const char *path, char *const argv[]);
 
+/* dcpi_spawn with the environment envp (NULL-terminated "NAME=VALUE"
+   strings; NULL: none) instead of none (the DCPI kernel) or the caller's
+   (the host). */
+int dcpi_spawn_env(const char *path, char *const argv[], char *const envp[]);
+
 /* Waits for child pid (-1: any child) to end and stores its status, in the
    Linux/POSIX encoding (<sys/wait.h> WIFEXITED, WEXITSTATUS, ...), in
    *status if status is not NULL.  Returns the pid, or -1 with errno set

@@ -6,11 +6,13 @@
 #include "dcpi_user.h"
 #include "linux_alpha.h"
 
-int dcpi_spawn(const char *path, char *const argv[]) {
+int dcpi_spawn_env(const char *path, char *const argv[], char *const envp[]) {
   fflush(stdout);
   fflush(stderr);
-  return (int)dcpi_syscall(SYS_spawn, (long)path, (long)argv, 0, 0);
+  return (int)dcpi_syscall(SYS_spawn, (long)path, (long)argv, (long)envp, 0);
 }
+
+int dcpi_spawn(const char *path, char *const argv[]) { return dcpi_spawn_env(path, argv, 0); }
 
 int dcpi_wait(int pid, int *status) {
   int s = 0;

@@ -30,7 +30,10 @@ static int map_path(const char *path, char *out, size_t size) {
   return len < 0 || (size_t)len >= size ? -1 : 0;
 }
 
-int dcpi_spawn(const char *path, char *const argv[]) {
+int dcpi_spawn(const char *path, char *const argv[]) { return dcpi_spawn_env(path, argv, environ); }
+
+int dcpi_spawn_env(const char *path, char *const argv[], char *const envp[]) {
+  static char *const none[] = {NULL};
   char real[PATH_MAX];
   if (map_path(path, real, sizeof real) < 0) {
     errno = ENAMETOOLONG;
@@ -39,7 +42,7 @@ int dcpi_spawn(const char *path, char *const argv[]) {
   fflush(stdout);
   fflush(stderr);
   pid_t pid;
-  int e = posix_spawn(&pid, real, NULL, NULL, argv, environ);
+  int e = posix_spawn(&pid, real, NULL, NULL, argv, envp ? envp : none);
   if (e != 0) {
     errno = e;
     return -1;

@@ -112,6 +112,7 @@
   X(getrusage, 364)                                                                   \
   X(wait4, 365)                                                                       \
   X(getcwd, 367)                                                                      \
+  X(sendfile, 370)                                                                    \
   X(mincore, 375)                                                                     \
   X(getdents64, 377)                                                                  \
   X(gettid, 378)                                                                      \
@@ -146,6 +147,8 @@
   X(set_robust_list, 466)                                                             \
   X(getcpu, 473)                                                                      \
   X(utimensat, 475)                                                                   \
+  X(eventfd, 478)                                                                     \
+  X(eventfd2, 485)                                                                    \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
   X(prlimit64, 496)                                                                   \
@@ -157,7 +160,8 @@
   X(getegid, 530)                                                                     \
   X(geteuid, 531)                                                                     \
   X(getppid, 532)                                                                     \
-  X(spawn, 1000) /* (path, argv) -> pid */                                            \
+  X(faccessat2, 549)                                                                  \
+  X(spawn, 1000) /* (path, argv, envp) -> pid */                                      \
   X(dcpi_control, 1001) /* (struct dcpi_control_block*): firmware/control_block.h */  \
   X(kinfo, 1002) /* (DCPI_KINFO_*) -> value, for the guest tests */
 

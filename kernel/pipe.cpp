@@ -18,7 +18,7 @@ struct Pipe {
 namespace pipe {
 namespace {
 
-constexpr uint32_t kPipes = 32;
+constexpr uint32_t kPipes = 128;  // a page each while open
 constexpr uint64_t kCapacity = pages::kPageBytes;
 constexpr uint32_t kONonblock = 04;  // Linux/Alpha's O_NONBLOCK
 constexpr int kSigPipe = 13;

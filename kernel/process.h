@@ -43,15 +43,17 @@ struct OpenFile {
     kDirectory,
     kNull,
     kPipeRead,
-    kPipeWrite
+    kPipeWrite,
+    kEventfd
   } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
   initrd::File file;
   Pipe* pipe;
   ramfs::Node* node;               // kRamFile
-  uint64_t offset;                 // kDirectory: the next entry's index
+  uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count
   uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)
+  bool semaphore;                  // kEventfd: EFD_SEMAPHORE (the count is `offset`)
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 

@@ -2,6 +2,7 @@
 // Linux/Alpha calls newlib and glibc (with its dynamic loader) make.
 #include "kernel/clock.h"
 #include "kernel/console.h"
+#include "kernel/eventfd.h"
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
@@ -103,6 +104,7 @@ int64_t write_ram_file(Process* self, OpenFile* f, uint64_t buffer, uint64_t cou
 
 int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
   if (f->kind == OpenFile::kRamFile) return write_ram_file(self, f, buffer, count);
+  if (f->kind == OpenFile::kEventfd) return eventfd::write(self, f, buffer, count);
   if (f->kind == OpenFile::kNull) return static_cast<int64_t>(count);
   if (f->kind == OpenFile::kPipeWrite) return pipe::write(self, f, buffer, count);
   if (f->kind != OpenFile::kConsole) return error(EBADF);
@@ -118,8 +120,10 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-bool is_pipe(const OpenFile* f) {
-  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kPipeWrite;
+// The console, pipes and eventfds have no offset (ESPIPE).
+bool cannot_seek(const OpenFile* f) {
+  return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
+         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd;
 }
 
 // Installs a new description of `file` at the lowest free fd.
@@ -199,6 +203,11 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_rdev = (1 << 8) | f.device;  // Linux's mem major 1
     return;
   }
+  if (f.kind == OpenFile::kEventfd) {  // an anonymous inode, as Linux's
+    st->st_mode = 0600;
+    st->st_ino = reinterpret_cast<uint64_t>(&f) >> 4;
+    return;
+  }
   if (f.kind == OpenFile::kPipeRead || f.kind == OpenFile::kPipeWrite) {
     st->st_mode = kModeFifo;
     st->st_size = static_cast<int64_t>(pipe::available(f.pipe));
@@ -256,7 +265,7 @@ int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) 
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
   if (static_cast<int64_t>(dirfd) == LINUX_AT_FDCWD) return path_from_user(self, path_va, path);
   if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
-  if (path[0] == '/' || path[0] == 0) return 0;
+  if (path[0] == '/' || path[0] == 0) return resolve_in("", path);
   const OpenFile* directory = file_of(self, dirfd);
   if (directory == nullptr) return error(EBADF);
   if (directory->kind != OpenFile::kDirectory) return error(ENOTDIR);
@@ -287,6 +296,7 @@ int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, args.a[1], args.a[2]);
+  if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, args.a[1], args.a[2]);
   const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
   if (n > 0) f->offset += static_cast<uint64_t>(n);
   return n;
@@ -295,7 +305,7 @@ int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_pread64(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
+  if (cannot_seek(f)) return error(ESPIPE);
   return read_at(self, f, args.a[1], args.a[2], args.a[3]);
 }
 
@@ -304,7 +314,7 @@ int64_t sys_pread64(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_pwrite64(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
+  if (cannot_seek(f)) return error(ESPIPE);
   if (f->kind == OpenFile::kNull) return static_cast<int64_t>(args.a[2]);
   if (f->kind != OpenFile::kRamFile) return error(EBADF);
   if (static_cast<int64_t>(args.a[3]) < 0) return error(EINVAL);
@@ -316,6 +326,7 @@ int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
   if (f == nullptr) return error(EBADF);
   return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
     if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, base, length);
+    if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, base, length);
     const int64_t n = read_at(self, f, base, length, f->offset);
     if (n > 0) f->offset += static_cast<uint64_t>(n);
     return n;
@@ -358,7 +369,8 @@ int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kConsole || is_pipe(f)) return error(ESPIPE);
+  if (f->kind == OpenFile::kEventfd) return 0;  // Linux's noop_llseek: always at 0
+  if (cannot_seek(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;
   switch (args.a[2]) {
@@ -416,17 +428,39 @@ int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
   return stat_path(self, path, args.a[2]);
 }
 
-int64_t sys_access(Process* self, TrapFrame*, const Args& args) {
-  char path[kMaxPath];
-  if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
-  if (memory_device(path) != 0) return 0;
-  return ramfs::lookup(path).exists ? 0 : error(ENOENT);  // root may do anything
+int64_t sys_access(Process* self, TrapFrame* frame, const Args& args) {
+  const auto cwd = static_cast<uint64_t>(LINUX_AT_FDCWD);
+  return sys_faccessat2(self, frame, Args{{cwd, args.a[0], args.a[1], 0}});
 }
 
 int64_t sys_faccessat(Process* self, TrapFrame* frame, const Args& args) {
+  return sys_faccessat2(self, frame, Args{{args.a[0], args.a[1], args.a[2], 0}});
+}
+
+// faccessat2(dirfd, path, mode, flags): root may do anything to what
+// exists; AT_EMPTY_PATH asks about dirfd itself. AT_EACCESS and
+// AT_SYMLINK_NOFOLLOW change nothing here (one user, no links).
+int64_t sys_faccessat2(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kAtEaccess = 0x200, kAtSymlinkNofollow = 0x100, kAtEmptyPath = 0x1000;
+  if (args.a[2] & ~uint64_t{7}) return error(EINVAL);
+  if (args.a[3] & ~(kAtEaccess | kAtSymlinkNofollow | kAtEmptyPath)) return error(EINVAL);
   char path[kMaxPath];
   if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
-  return sys_access(self, frame, Args{{args.a[1], args.a[2]}});
+  if (path[0] == 0 && (args.a[3] & kAtEmptyPath))
+    return static_cast<int64_t>(args.a[0]) == LINUX_AT_FDCWD || file_of(self, args.a[0])
+               ? 0
+               : error(EBADF);
+  if (memory_device(path) != 0) return 0;
+  return ramfs::lookup(path).exists ? 0 : error(ENOENT);
+}
+
+// sendfile(out, in, offset, count): the kernel copies between descriptors
+// only through user memory here, so it refuses as Linux does for an input
+// it cannot map (EINVAL); glibc's and libstdc++'s callers then read and write.
+int64_t sys_sendfile(Process* self, TrapFrame*, const Args& args) {
+  if (file_of(self, args.a[0]) == nullptr || file_of(self, args.a[1]) == nullptr)
+    return error(EBADF);
+  return error(EINVAL);
 }
 
 // No symbolic links in the initrd; /proc/self/exe names the program.
@@ -577,6 +611,22 @@ int64_t sys_pipe(Process* self, TrapFrame* frame, const Args&) {
   if (const int64_t e = open_pipe(self, 0, fds); e < 0) return e;
   frame->reg(20) = static_cast<uint64_t>(fds[1]);
   return fds[0];
+}
+
+// eventfd2(initval, flags): EFD_CLOEXEC, EFD_NONBLOCK, EFD_SEMAPHORE.
+int64_t sys_eventfd2(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t flags = args.a[1];
+  if (flags & ~(kOCloexec | LINUX_O_NONBLOCK | eventfd::kSemaphore)) return error(EINVAL);
+  OpenFile counter{};
+  counter.kind = OpenFile::kEventfd;
+  counter.flags = static_cast<uint32_t>(LINUX_O_RDWR | (flags & LINUX_O_NONBLOCK));
+  counter.offset = args.a[0] & 0xffffffffu;  // an unsigned int
+  counter.semaphore = flags & eventfd::kSemaphore;
+  return open_description(self, counter, flags & kOCloexec);
+}
+
+int64_t sys_eventfd(Process* self, TrapFrame* frame, const Args& args) {
+  return sys_eventfd2(self, frame, Args{{args.a[0], 0}});
 }
 
 }  // namespace kernel::sys

@@ -4,6 +4,7 @@
 // that must wait re-checks at every scheduler tick (10 ms): no wait queues
 // per descriptor, a signal ends it with EINTR.
 #include "kernel/clock.h"
+#include "kernel/eventfd.h"
 #include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
@@ -31,6 +32,7 @@ uint32_t events_of(Process* self, int32_t fd) {
   if (f == nullptr) return kPollNval;
   if (f->kind == OpenFile::kPipeRead) return pipe::poll_events(f->pipe, false);
   if (f->kind == OpenFile::kPipeWrite) return pipe::poll_events(f->pipe, true);
+  if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
   return kPollIn | kPollOut;
 }
 

@@ -29,8 +29,9 @@ inline constexpr int64_t kRegistersSet = INT64_MIN;
 // A path argument copied in: 0, or a negative errno (EFAULT, ENAMETOOLONG).
 inline constexpr uint64_t kMaxPath = 256;
 int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
-// The path as the program wrote it (EFAULT, ENAMETOOLONG), and a relative
-// one made absolute inside `directory` ("" or "/": left relative to "/").
+// The path as the program wrote it (EFAULT, ENAMETOOLONG), and the path
+// normalized: a relative one made absolute inside `directory` ("" or "/":
+// the root), ".", ".." and repeated or trailing slashes resolved ("" stays).
 int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
 int64_t resolve_in(const char* directory, char (&path)[kMaxPath]);
 // A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):

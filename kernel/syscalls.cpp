@@ -62,12 +62,17 @@ int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPat
 }
 
 int64_t resolve_in(const char* directory, char (&path)[kMaxPath]) {
-  if (path[0] == '/' || path[0] == 0 || directory[0] == 0) return 0;
+  if (path[0] == 0) return 0;  // ENOENT, or AT_EMPTY_PATH's own file: the caller's
+  // "." and ".." are lexical: the RAM file system has no symbolic links, so
+  // "a/.." is where "a" sits (a file "a" there is not ENOTDIR, as on Linux).
   char joined[2 * kMaxPath];
-  const uint64_t at = string_length(directory);
-  copy_name(joined, sizeof joined, directory);
-  joined[at] = '/';
-  copy_name(joined + at + 1, sizeof joined - at - 1, path);
+  uint64_t at = 0;
+  if (path[0] != '/') {
+    at = string_length(directory);
+    copy_name(joined, sizeof joined, directory);
+    joined[at++] = '/';
+  }
+  copy_name(joined + at, sizeof joined - at, path);
   return normalize_path(joined, path, kMaxPath) ? 0 : error(ENAMETOOLONG);
 }
 

@@ -8,6 +8,9 @@
      ! /bin/dcpictl events x  run it and expect it to fail (a non-zero exit
                               is then no failure; an exit 0 is one)
 
+   Words are split at blanks as a shell splits them: 'a b', "a b" and a\ b
+   are one argument, '' an empty one.
+
    An argument that does not start with '/' is a comma-separated list of
    programs in /bin run one after the other (`copy,stream` runs /bin/copy,
    then /bin/stream): what `dcpi run --workloads` passes.
@@ -120,21 +123,57 @@ static void wait_all(void) {
   }
 }
 
+/* The next word of a mix line at *cursor, decoded in place, as a shell
+   splits words: blanks separate them, '...' is literal, "..." literal but
+   for \" and \\, a backslash makes the next character literal. NULL at
+   the end or at an unquoted '#' (a comment). *literal_end: the last
+   character was quoted (so a final '&' is an argument); *plain: nothing in
+   it was quoted ("!" and "&" are markers only then). */
+static char *next_word(char **cursor, int *literal_end, int *plain) {
+  char *in = *cursor;
+  while (*in == ' ' || *in == '\t' || *in == '\r' || *in == '\n') in++;
+  if (*in == '\0' || *in == '#') return NULL;
+  char *word = in, *out = in;
+  *literal_end = 0;
+  *plain = 1;
+  while (*in && *in != ' ' && *in != '\t' && *in != '\r' && *in != '\n') {
+    const char c = *in++;
+    *literal_end = c == '\\' || c == '\'' || c == '"';
+    if (*literal_end) *plain = 0;
+    if (c == '\\') {
+      if (*in) *out++ = *in++;
+    } else if (c == '\'') {
+      while (*in && *in != '\'') *out++ = *in++;
+      if (*in) in++;
+    } else if (c == '"') {
+      while (*in && *in != '"') {
+        if (*in == '\\' && (in[1] == '"' || in[1] == '\\')) in++;
+        *out++ = *in++;
+      }
+      if (*in) in++;
+    } else {
+      *out++ = c;
+    }
+  }
+  *cursor = *in ? in + 1 : in;
+  *out = '\0';
+  return word;
+}
+
 static void run_line(char *line) {
   char *argv[MAX_ARGS + 1];
-  int argc = 0, background = 0, expect_failure = 0;
-  for (char *tok = strtok(line, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
-    if (tok[0] == '#') break;
-    if (argc == 0 && strcmp(tok, "!") == 0) {
+  int argc = 0, background = 0, expect_failure = 0, literal_end, plain;
+  for (char *tok; (tok = next_word(&line, &literal_end, &plain));) {
+    if (argc == 0 && plain && strcmp(tok, "!") == 0) {
       expect_failure = 1;
       continue;
     }
     size_t len = strlen(tok);
-    if (strcmp(tok, "&") == 0) {
+    if (plain && strcmp(tok, "&") == 0) {
       background = 1;
       continue;
     }
-    if (len > 1 && tok[len - 1] == '&') {
+    if (len > 1 && !literal_end && tok[len - 1] == '&') {
       tok[len - 1] = '\0';
       background = 1;
     }

@@ -168,7 +168,7 @@ const std::string_view kRunUsage =
     "-g++, dynamically linked) instead of a mix: it goes into a fresh initrd with its\n"
     "dynamic loader and shared libraries (its DT_NEEDED, found in --lib-path dirs, then\n"
     "/usr/alpha-linux-gnu/lib) and the --file data files (default guest path /data/NAME),\n"
-    "runs with ARGS (no blanks in them), and dcpi run exits with its status (128 + the\n"
+    "runs with ARGS (any but newlines), and dcpi run exits with its status (128 + the\n"
     "signal that killed it). Each further -- PROGRAM [ARGS...] group runs after the one\n"
     "before; the exit status is the first failure's. A regular file on dcpi run's stdin\n"
     "(dcpi run -- PROGRAM < FILE) is the programs' stdin in the guest.\n"

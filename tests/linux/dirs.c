@@ -5,7 +5,8 @@
    over a full directory (ENOTEMPTY), a file over a directory (EISDIR), a
    directory over a file (ENOTDIR), into a missing directory (ENOENT), fchdir
    to a file (ENOTDIR) or a closed descriptor (EBADF), sysinfo into a bad
-   pointer (EFAULT); the *at() calls relative to a directory descriptor.
+   pointer (EFAULT); the *at() calls relative to a directory descriptor;
+   paths with ".", ".." and extra slashes, realpath, faccessat.
    Paths are relative, so that the output under qemu-alpha,
    run in an empty directory, is byte for byte the same.
 
@@ -165,6 +166,45 @@ static void directory_descriptors(void) {
   printf("rmdir t: %s\n", err(rmdir("t")));
 }
 
+/* Paths with ".", "..", doubled and trailing slashes, absolute (from
+   getcwd) and relative, as realpath and libstdc++'s filesystem::canonical
+   write them; access checks through faccessat and faccessat2 (glibc's for
+   AT_EACCESS). */
+static void dotted_paths(void) {
+  char cwd[512], path[700];
+  if (!getcwd(cwd, sizeof cwd)) return;
+  const char *root = strcmp(cwd, "/") == 0 ? "" : cwd;
+  mkdir("p", 0755);
+  mkdir("p/q", 0755);
+  write_file("p/f.txt", "dots");
+  struct stat st;
+  const char *forms[] = {"%s/p/q/../f.txt", "%s/./p//f.txt", "%s/p/q/", "%s/p/q/..",
+                         "%s//p/./q/../../p/f.txt"};
+  for (unsigned i = 0; i < sizeof forms / sizeof *forms; i++) {
+    snprintf(path, sizeof path, forms[i], root);
+    printf("stat %s: %s\n", forms[i] + 2, err(stat(path, &st)));
+  }
+  printf("stat relative p/q/../f.txt: %s\n", err(stat("p/q/../f.txt", &st)));
+  printf("open ./p/../p/f.txt: %s\n",
+         open("./p/../p/f.txt", O_RDONLY) >= 0 ? "ok" : strerror(errno));
+  snprintf(path, sizeof path, "%s/p/q/../f.txt", root);
+  char *real = realpath(path, NULL);
+  const char *tail = real && strlen(real) >= 8 ? real + strlen(real) - 8 : "";
+  printf("realpath: %s\n",
+         real ? (strcmp(tail, "/p/f.txt") == 0 ? "ends /p/f.txt" : real) : strerror(errno));
+  free(real);
+  printf("realpath of a missing file: %s\n", realpath("p/none/../f.txt", NULL) ? "found" : "none");
+  printf("access p/q/../f.txt: %s\n", err(access("p/q/../f.txt", R_OK)));
+  int dir = open("p", O_RDONLY | O_DIRECTORY);
+  printf("faccessat dir f.txt: %s\n", err(faccessat(dir, "f.txt", R_OK, 0)));
+  printf("faccessat dir none: %s\n", err(faccessat(dir, "none", R_OK, 0)));
+  printf("faccessat AT_EACCESS: %s\n", err(faccessat(AT_FDCWD, "p/f.txt", W_OK, AT_EACCESS)));
+  close(dir);
+  unlink("p/f.txt");
+  rmdir("p/q");
+  printf("rmdir p/: %s\n", err(rmdir("p/")));
+}
+
 static void clean_up(void) {
   unlink("c/b/deep.txt");
   rmdir("c/b");
@@ -195,6 +235,7 @@ int main(int argc, char **argv) {
   change_directories();
   system_information();
   directory_descriptors();
+  dotted_paths();
   clean_up();
   printf("dirs: done\n");
   return 0;

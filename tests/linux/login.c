@@ -4,7 +4,8 @@
  * getgrgid: glibc tries nscd's socket first), file system facts (statfs),
  * resource limits it lowers and raises again, and the calls this kernel
  * refuses the way a Linux without them would: links (EPERM, as on vfat)
- * and sockets (EAFNOSUPPORT). Output equals qemu-alpha's. */
+ * and sockets (EAFNOSUPPORT); its arguments as given, blanks, quotes,
+ * '#', '&' and empty ones included. Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -93,7 +94,8 @@ static void refusals(void) {
   refused_or_done("socket", socket(AF_INET, SOCK_DGRAM, 0), EAFNOSUPPORT);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) printf("argv[%d] [%s]\n", i, argv[i]);
   environment();
   users();
   file_systems();

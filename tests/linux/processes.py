@@ -243,9 +243,17 @@ LOGIN = {"PATH": "/bin:/usr/bin", "HOME": "/", "PWD": "/", "SHELL": "/bin/sh", "
          "LOGNAME": "root", "LANG": "C", "TERM": "dumb"}
 
 
+def case_events(tmp):
+    same("events", dcpi_run(os.path.join(tmp, "ev.db"), "events").stdout, oracle("events"))
+
+
+# Arguments a shell would pass as they are: init must not split or drop them.
+AWKWARD = ("a b", "", "x'y", "#c", "&", "tail&", "back\\slash", '"q"', "!", "t\tab")
+
+
 def case_login(tmp):
-    want = oracle("login", env={**LOGIN, "HOME": "/tmp", "DCPI_TEST": "a=b"})
-    got = dcpi_run(os.path.join(tmp, "lg.db"), "login",
+    want = oracle("login", *AWKWARD, env={**LOGIN, "HOME": "/tmp", "DCPI_TEST": "a=b"})
+    got = dcpi_run(os.path.join(tmp, "lg.db"), "login", *AWKWARD,
                    options=("--env", "HOME=/tmp", "--env", "DCPI_TEST=a=b")).stdout
     same("login", got, want)
 
@@ -383,7 +391,8 @@ def main():
                  "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell, "timers": case_timers, "shared": case_shared,
-                 "affinity": case_affinity, "limits": case_limits, "login": case_login}
+                 "affinity": case_affinity, "limits": case_limits, "login": case_login,
+                 "events": case_events}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -5,6 +5,7 @@
 #include "kernel/pipe.h"
 #include "kernel/ramfs.h"
 #include "kernel/record_locks.h"
+#include "kernel/socket_end.h"
 
 namespace kernel {
 namespace {
@@ -39,6 +40,7 @@ void release_description(OpenFile* file) {
   }
   if (file->kind == OpenFile::kPipeRead || file->kind == OpenFile::kPipeWrite)
     pipe::close_end(file->pipe, file->kind == OpenFile::kPipeWrite);
+  if (file->kind == OpenFile::kSocket) socket_end::close(file);
   if (file->kind == OpenFile::kRamFile) ramfs::release(file->node);
   IrqLockGuard guard(lock);
   file->kind = OpenFile::kNone;

@@ -20,7 +20,6 @@ namespace {
 
 constexpr uint32_t kPipes = 128;  // a page each while open
 constexpr uint64_t kCapacity = pages::kPageBytes;
-constexpr uint32_t kONonblock = 04;  // Linux/Alpha's O_NONBLOCK
 constexpr int kSigPipe = 13;
 Pipe pipes[kPipes];
 
@@ -69,8 +68,7 @@ Pipe* create() {
   return nullptr;
 }
 
-int64_t read(Process* self, OpenFile* end, uint64_t buffer, uint64_t count) {
-  Pipe* p = end->pipe;
+int64_t read(Process* self, Pipe* p, bool nonblocking, uint64_t buffer, uint64_t count) {
   IrqLockGuard guard(sched::lock);
   for (;;) {
     if (count == 0) return 0;
@@ -81,18 +79,18 @@ int64_t read(Process* self, OpenFile* end, uint64_t buffer, uint64_t count) {
       return static_cast<int64_t>(n);
     }
     if (p->writers == 0) return 0;  // end of file
-    if (end->flags & kONonblock) return -EAGAIN;
+    if (nonblocking) return -EAGAIN;
     if (futex::sleep_on_locked(self, key(p)) < 0) return -EINTR;
   }
 }
 
-int64_t write(Process* self, OpenFile* end, uint64_t buffer, uint64_t count) {
-  Pipe* p = end->pipe;
+int64_t write(Process* self, Pipe* p, bool nonblocking, bool no_sigpipe, uint64_t buffer,
+              uint64_t count) {
   IrqLockGuard guard(sched::lock);
   uint64_t done = 0;
   for (;;) {
     if (p->readers == 0) {
-      signals::send_thread_locked(self, kSigPipe);
+      if (!no_sigpipe) signals::send_thread_locked(self, kSigPipe);
       return done ? static_cast<int64_t>(done) : -EPIPE;
     }
     const uint64_t room = kCapacity - p->count;
@@ -103,7 +101,7 @@ int64_t write(Process* self, OpenFile* end, uint64_t buffer, uint64_t count) {
       futex::wake_all_locked(key(p));  // readers waiting for data
     }
     if (done == count) return static_cast<int64_t>(done);
-    if (end->flags & kONonblock) return done ? static_cast<int64_t>(done) : -EAGAIN;
+    if (nonblocking) return done ? static_cast<int64_t>(done) : -EAGAIN;
     if (futex::sleep_on_locked(self, key(p)) < 0) return done ? static_cast<int64_t>(done) : -EINTR;
   }
 }

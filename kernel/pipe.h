@@ -13,8 +13,11 @@ namespace kernel::pipe {
 
 // A new pipe with one reader and one writer; nullptr when out of memory.
 Pipe* create();
-int64_t read(Process* self, OpenFile* end, uint64_t buffer, uint64_t count);
-int64_t write(Process* self, OpenFile* end, uint64_t buffer, uint64_t count);
+// `nonblocking`: the end's O_NONBLOCK (or a call's MSG_DONTWAIT); a write's
+// `no_sigpipe`: MSG_NOSIGNAL (EPIPE without the signal).
+int64_t read(Process* self, Pipe* pipe, bool nonblocking, uint64_t buffer, uint64_t count);
+int64_t write(Process* self, Pipe* pipe, bool nonblocking, bool no_sigpipe, uint64_t buffer,
+              uint64_t count);
 // One end's last descriptor closed; the pipe is freed with its last end.
 void close_end(Pipe* pipe, bool writer);
 // poll(2) events of one end now: POLLIN (data or no writer left: end of

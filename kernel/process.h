@@ -44,12 +44,15 @@ struct OpenFile {
     kNull,
     kPipeRead,
     kPipeWrite,
-    kEventfd
+    kEventfd,
+    kSocket  // one end of a socketpair (kernel/socket_end.h)
   } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
   initrd::File file;
-  Pipe* pipe;
+  Pipe* pipe;                      // kSocket: the pipe it reads
+  Pipe* peer;                      // kSocket: the pipe it writes (the other end reads)
+  uint32_t shut;                   // kSocket: shutdown's SHUT_RD (1) and SHUT_WR (2) done
   ramfs::Node* node;               // kRamFile
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count
   uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)

@@ -123,7 +123,8 @@ int64_t sys_fsync(Process* self, TrapFrame*, const Args& args) {
   const OpenFile* f = file_at(self->fds, args.a[0]);
   if (f == nullptr) return error(EBADF);
   if (f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
-      f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd)
+      f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd ||
+      f->kind == OpenFile::kSocket)
     return error(EINVAL);
   return 0;
 }
@@ -139,7 +140,7 @@ int64_t sys_fadvise64(Process* self, TrapFrame*, const Args& args) {
   const OpenFile* f = file_at(self->fds, args.a[0]);
   if (f == nullptr) return error(EBADF);
   if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kPipeWrite ||
-      f->kind == OpenFile::kEventfd)
+      f->kind == OpenFile::kEventfd || f->kind == OpenFile::kSocket)
     return error(ESPIPE);
   if (args.a[3] > kLastAdvice || static_cast<int64_t>(args.a[2]) < 0) return error(EINVAL);
   return 0;

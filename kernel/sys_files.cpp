@@ -8,13 +8,15 @@
 #include "kernel/page_alloc.h"
 #include "kernel/pipe.h"
 #include "kernel/ramfs.h"
+#include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
 
 namespace kernel::sys {
 namespace {
 
-constexpr uint32_t kModeCharDevice = 0020620, kModeNull = 0020666, kModeFifo = 0010600;
+constexpr uint32_t kModeCharDevice = 0020620, kModeNull = 0020666, kModeFifo = 0010600,
+                   kModeSocket = 0140777;
 constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegular = 0100000;
 constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
 constexpr uint64_t kTermiosBytes = 44;
@@ -106,7 +108,9 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   if (f->kind == OpenFile::kRamFile) return write_ram_file(self, f, buffer, count);
   if (f->kind == OpenFile::kEventfd) return eventfd::write(self, f, buffer, count);
   if (f->kind == OpenFile::kNull) return static_cast<int64_t>(count);
-  if (f->kind == OpenFile::kPipeWrite) return pipe::write(self, f, buffer, count);
+  if (f->kind == OpenFile::kPipeWrite)
+    return pipe::write(self, f->pipe, f->flags & LINUX_O_NONBLOCK, false, buffer, count);
+  if (f->kind == OpenFile::kSocket) return socket_end::write(self, f, 0, buffer, count);
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
   const bool to_host = is_init(self->tgid);
@@ -120,10 +124,17 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-// The console, pipes and eventfds have no offset (ESPIPE).
+// The console, pipes, sockets and eventfds have no offset (ESPIPE).
 bool cannot_seek(const OpenFile* f) {
   return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
-         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd;
+         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd ||
+         f->kind == OpenFile::kSocket;
+}
+
+// A pipe's read end or a socket's, as read(2) reads it.
+int64_t read_stream(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->kind == OpenFile::kSocket) return socket_end::read(self, f, 0, buffer, count);
+  return pipe::read(self, f->pipe, f->flags & LINUX_O_NONBLOCK, buffer, count);
 }
 
 // Installs a new description of `file` at the lowest free fd.
@@ -203,6 +214,11 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_rdev = (1 << 8) | f.device;  // Linux's mem major 1
     return;
   }
+  if (f.kind == OpenFile::kSocket) {
+    st->st_mode = kModeSocket;
+    st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
+    return;
+  }
   if (f.kind == OpenFile::kEventfd) {  // an anonymous inode, as Linux's
     st->st_mode = 0600;
     st->st_ino = reinterpret_cast<uint64_t>(&f) >> 4;
@@ -238,23 +254,6 @@ int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {
   fill_stat64(f, &st);
   if (!copy_to_user(self->space(), buffer, &st, sizeof st)) return error(EFAULT);
   return 0;
-}
-
-// readv/writev: one iovec at a time through `one`.
-template <typename Transfer>
-int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) {
-  constexpr uint64_t kIovMax = 1024;
-  if (count > kIovMax) return error(EINVAL);
-  int64_t total = 0;
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t iov[2];
-    if (!copy_from_user(self->space(), iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
-    const int64_t n = one(iov[0], iov[1]);
-    if (n < 0) return total ? total : n;
-    total += n;
-    if (static_cast<uint64_t>(n) < iov[1]) break;
-  }
-  return total;
 }
 
 }  // namespace
@@ -295,7 +294,8 @@ int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
 int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, args.a[1], args.a[2]);
+  if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket)
+    return read_stream(self, f, args.a[1], args.a[2]);
   if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, args.a[1], args.a[2]);
   const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
   if (n > 0) f->offset += static_cast<uint64_t>(n);
@@ -325,7 +325,8 @@ int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
-    if (f->kind == OpenFile::kPipeRead) return pipe::read(self, f, base, length);
+    if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket)
+      return read_stream(self, f, base, length);
     if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, base, length);
     const int64_t n = read_at(self, f, base, length, f->offset);
     if (n > 0) f->offset += static_cast<uint64_t>(n);

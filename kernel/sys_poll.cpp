@@ -11,6 +11,7 @@
 #include "kernel/pipe.h"
 #include "kernel/scheduler.h"
 #include "kernel/signals.h"
+#include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/udiv.h"
 
@@ -33,6 +34,7 @@ uint32_t events_of(Process* self, int32_t fd) {
   if (f->kind == OpenFile::kPipeRead) return pipe::poll_events(f->pipe, false);
   if (f->kind == OpenFile::kPipeWrite) return pipe::poll_events(f->pipe, true);
   if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
+  if (f->kind == OpenFile::kSocket) return socket_end::poll_events(f);
   return kPollIn | kPollOut;
 }
 

@@ -47,6 +47,24 @@ int64_t vector_from_user(Process* self, uint64_t va, const char** out, uint64_t 
                          uint64_t capacity, uint64_t* used);
 // Pages for execve's and spawn's argument and environment strings.
 inline constexpr uint64_t kArgPages = 4;  // 32 KB
+// readv/writev (and sendmsg/recvmsg): `count` struct iovec at `iov_va`,
+// one at a time through `one(base, length)`; a short transfer ends it.
+template <typename Transfer>
+int64_t vector_io(Process* self, uint64_t iov_va, uint64_t count, Transfer one) {
+  constexpr uint64_t kIovMax = 1024;
+  if (count > kIovMax) return error(EINVAL);
+  int64_t total = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t iov[2];
+    if (!copy_from_user(self->space(), iov, iov_va + 16 * i, sizeof iov)) return error(EFAULT);
+    const int64_t n = one(iov[0], iov[1]);
+    if (n < 0) return total ? total : n;
+    total += n;
+    if (static_cast<uint64_t>(n) < iov[1]) break;
+  }
+  return total;
+}
+
 // A struct timespec at `va` as cycles; 0 or -errno (EFAULT, EINVAL).
 // kernel/sys_process.cpp.
 int64_t timespec_cycles(Process* self, uint64_t va, uint64_t* cycles);

@@ -251,6 +251,10 @@ def case_events(tmp):
 AWKWARD = ("a b", "", "x'y", "#c", "&", "tail&", "back\\slash", '"q"', "!", "t\tab")
 
 
+def case_sockets(tmp):
+    same("sockets", dcpi_run(os.path.join(tmp, "so.db"), "sockets").stdout, oracle("sockets"))
+
+
 def case_login(tmp):
     want = oracle("login", *AWKWARD, env={**LOGIN, "HOME": "/tmp", "DCPI_TEST": "a=b"})
     got = dcpi_run(os.path.join(tmp, "lg.db"), "login", *AWKWARD,
@@ -392,7 +396,7 @@ def main():
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell, "timers": case_timers, "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
-                 "events": case_events}
+                 "events": case_events, "sockets": case_sockets}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -94,6 +94,32 @@ void address_space_destroy(AddressSpace& space) {
   space.pages = 0;
 }
 
+namespace {
+UserAccess access_of(uint64_t pte) {
+  return (pte & kPteUwe)   ? UserAccess::kReadWrite
+         : (pte & kPteUre) ? UserAccess::kRead
+                           : UserAccess::kNone;
+}
+}  // namespace
+
+void walk_user_pages(const AddressSpace& space, UserPageVisitor visit, void* context) {
+  const uint64_t* l1 = table_at(space.l1_phys);
+  for (uint64_t i = 0; i < kEntries; ++i) {
+    if (!(l1[i] & kPteValid)) continue;
+    const uint64_t* l2 = table_at(pte_phys(l1[i]));
+    for (uint64_t j = 0; j < kEntries; ++j) {
+      if (!(l2[j] & kPteValid)) continue;
+      const uint64_t* l3 = table_at(pte_phys(l2[j]));
+      for (uint64_t k = 0; k < kEntries; ++k) {
+        const uint64_t pte = load_pte(&l3[k]);
+        if (!(pte & (kPteValid | kPteDemandZero))) continue;
+        const uint64_t va = (i << 33) | (j << 23) | (k << pages::kPageShift);
+        if (user_address(va)) visit(context, va, access_of(pte), pte & kPteShared);
+      }
+    }
+  }
+}
+
 bool address_space_copy(const AddressSpace& from, AddressSpace& to) {
   const uint64_t* l1 = table_at(from.l1_phys);
   for (uint64_t i = 0; i < kEntries; ++i) {

@@ -82,6 +82,10 @@ uint64_t user_page_kseg(const AddressSpace& space, uint64_t va);
 // True when `va` is mapped: a page or a demand-zero page; `access` (if not
 // null) is what user mode may do there.
 bool user_page_mapped(const AddressSpace& space, uint64_t va, UserAccess* access = nullptr);
+// Calls `visit(context, va, access, shared)` for every user page mapped
+// (a page or a demand-zero one), in address order (/proc/self/maps).
+using UserPageVisitor = void (*)(void* context, uint64_t va, UserAccess access, bool shared);
+void walk_user_pages(const AddressSpace& space, UserPageVisitor visit, void* context);
 // True when `va` holds a MAP_SHARED page (kPteShared).
 bool user_page_shared(const AddressSpace& space, uint64_t va);
 // Callers that change PTEs of the running process flush this CPU's TLB

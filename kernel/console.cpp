@@ -38,7 +38,31 @@ uint64_t divide_by_ten(uint64_t value) {
   return __builtin_alpha_umulh(value, 0xcccccccccccccccdull) >> 3;
 }
 
-void put_unsigned(LineBuffer& out, uint64_t value, unsigned base, int width, char pad) {
+// kformat's output: at most capacity - 1 characters and a NUL; counts what
+// would have been written.
+class BufferSink {
+ public:
+  BufferSink(char* text, uint64_t capacity) : text_(text), capacity_(capacity) {}
+  void put(char c) {
+    if (length_ + 1 < capacity_) text_[length_] = c;
+    ++length_;
+  }
+  void put(const char* s) {
+    while (*s) put(*s++);
+  }
+  uint64_t finish() {
+    if (capacity_ > 0) text_[length_ < capacity_ ? length_ : capacity_ - 1] = 0;
+    return length_;
+  }
+
+ private:
+  char* text_;
+  uint64_t capacity_;
+  uint64_t length_ = 0;
+};
+
+template <typename Out>
+void put_unsigned(Out& out, uint64_t value, unsigned base, int width, char pad) {
   char digits[24];
   int count = 0;
   do {
@@ -57,7 +81,8 @@ void put_unsigned(LineBuffer& out, uint64_t value, unsigned base, int width, cha
   while (count > 0) out.put(digits[--count]);
 }
 
-void put_signed(LineBuffer& out, int64_t value, int width) {
+template <typename Out>
+void put_signed(Out& out, int64_t value, int width) {
   if (value < 0) {
     out.put('-');
     put_unsigned(out, static_cast<uint64_t>(-value), 10, width > 0 ? width - 1 : 0, ' ');
@@ -66,7 +91,8 @@ void put_signed(LineBuffer& out, int64_t value, int width) {
   }
 }
 
-void format(LineBuffer& out, const char* f, va_list args) {
+template <typename Out>
+void format(Out& out, const char* f, va_list args) {
   for (; *f; ++f) {
     if (*f != '%') {
       out.put(*f);
@@ -117,6 +143,20 @@ void format(LineBuffer& out, const char* f, va_list args) {
 }
 
 }  // namespace
+
+uint64_t kvformat(char* text, uint64_t capacity, const char* f, va_list args) {
+  BufferSink out(text, capacity);
+  format(out, f, args);
+  return out.finish();
+}
+
+uint64_t kformat(char* text, uint64_t capacity, const char* f, ...) {
+  va_list args;
+  va_start(args, f);
+  const uint64_t length = kvformat(text, capacity, f, args);
+  va_end(args);
+  return length;
+}
 
 void kvprintf(const char* f, va_list args) {
   LineBuffer out;

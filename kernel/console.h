@@ -9,6 +9,11 @@ namespace kernel {
 // Supports %d %u %x %s %c %p with optional l/ll and a field width ("%8u").
 void kprintf(const char* format, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char* format, va_list args);
+// kprintf's formats into `text` (at most capacity - 1 characters and a NUL,
+// as snprintf); the length the whole text has.
+uint64_t kformat(char* text, uint64_t capacity, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+uint64_t kvformat(char* text, uint64_t capacity, const char* format, va_list args);
 // Raw bytes (a user write to fd 1 or 2), in one burst. Init's (`to_host`)
 // also go to the host channel, as every kprintf does: what steers the host
 // (init's verdicts, DCPI-DONE, panic) is there, where no other program can

@@ -45,7 +45,8 @@ struct OpenFile {
     kPipeRead,
     kPipeWrite,
     kEventfd,
-    kSocket  // one end of a socketpair (kernel/socket_end.h)
+    kSocket,    // one end of a socketpair (kernel/socket_end.h)
+    kGenerated  // a /proc or /sys file (kernel/procfs.h): `file` over `held_pages`
   } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
@@ -53,6 +54,7 @@ struct OpenFile {
   Pipe* pipe;                      // kSocket: the pipe it reads
   Pipe* peer;                      // kSocket: the pipe it writes (the other end reads)
   uint32_t shut;                   // kSocket: shutdown's SHUT_RD (1) and SHUT_WR (2) done
+  uint64_t held_pages;             // kGenerated: the pages at file.data, freed at the last close
   ramfs::Node* node;               // kRamFile
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count
   uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)

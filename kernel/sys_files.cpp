@@ -7,6 +7,7 @@
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/pipe.h"
+#include "kernel/procfs.h"
 #include "kernel/ramfs.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
@@ -16,7 +17,7 @@ namespace kernel::sys {
 namespace {
 
 constexpr uint32_t kModeCharDevice = 0020620, kModeNull = 0020666, kModeFifo = 0010600,
-                   kModeSocket = 0140777;
+                   kModeSocket = 0140777, kModeGenerated = 0100444;
 constexpr uint32_t kModeTypeMask = 0170000, kModeDirectory = 0040000, kModeRegular = 0100000;
 constexpr uint64_t kTcgets = 0x402c7413;  // _IOR('t', 19, struct termios): isatty()
 constexpr uint64_t kTermiosBytes = 44;
@@ -144,6 +145,21 @@ int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
   return install_file(self->fds, 0, description, cloexec);
 }
 
+// A /proc or /sys file (kernel/procfs.h), made now, read-only.
+int64_t open_generated(Process* self, const char* path, uint64_t flags) {
+  if ((flags & LINUX_O_ACCMODE) != 0) return error(EACCES);
+  OpenFile made{};
+  made.kind = OpenFile::kGenerated;
+  uint64_t data;
+  if (!procfs::make(self, path, &data, &made.held_pages, &made.file.size)) return error(ENOMEM);
+  made.file.data = reinterpret_cast<const char*>(data);
+  made.file.mode = kModeGenerated;
+  copy_name(made.path, sizeof made.path, path);
+  const int64_t fd = open_description(self, made, flags & kOCloexec);
+  if (fd == error(ENFILE)) pages::release(data, made.held_pages);
+  return fd;
+}
+
 // Opens a memory device (/dev/null, /dev/zero, /dev/urandom; any access) or
 // an initrd path read-only.
 int64_t open_path(Process* self, const char* path, uint64_t flags) {
@@ -157,6 +173,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
         self->tgid, self->name, path);
     return error(ENOENT);
   }
+  if (procfs::provides(path)) return open_generated(self, path, flags);
   if (const uint32_t device = memory_device(path)) {
     OpenFile null{};
     null.kind = OpenFile::kNull;
@@ -277,6 +294,11 @@ int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
   if (const uint32_t device = memory_device(path)) {
     found.kind = OpenFile::kNull;
     found.device = device;
+    return stat64_to_user(self, found, buffer);
+  }
+  if (procfs::provides(path)) {  // size 0, as procfs says of its files
+    found.kind = OpenFile::kInitrd;
+    found.file = initrd::File{nullptr, 0, kModeGenerated};
     return stat64_to_user(self, found, buffer);
   }
   const ramfs::Found where = ramfs::lookup(path);
@@ -451,7 +473,7 @@ int64_t sys_faccessat2(Process* self, TrapFrame*, const Args& args) {
     return static_cast<int64_t>(args.a[0]) == LINUX_AT_FDCWD || file_of(self, args.a[0])
                ? 0
                : error(EBADF);
-  if (memory_device(path) != 0) return 0;
+  if (memory_device(path) != 0 || procfs::provides(path)) return 0;
   return ramfs::lookup(path).exists ? 0 : error(ENOENT);
 }
 

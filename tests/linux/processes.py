@@ -255,6 +255,16 @@ def case_sockets(tmp):
     same("sockets", dcpi_run(os.path.join(tmp, "so.db"), "sockets").stdout, oracle("sockets"))
 
 
+def case_procfs(tmp):
+    got = dcpi_run(os.path.join(tmp, "pf.db"), "procfs", "--guest").stdout
+    common = "".join(line for line in got.splitlines(True) if not line.startswith("guest: "))
+    same("procfs", common, oracle("procfs"))
+    expect(f"guest: cpus detected = online = {CPUS}: yes" in got,
+           f"/proc/cpuinfo's cpus detected is the CPUs online ({CPUS}): {got!r}")
+    expect("guest: /sys online is yes" in got, f"/sys/devices/system/cpu/online lists them: {got!r}")
+    expect("guest: status Threads 1" in got, f"/proc/self/status counts one thread: {got!r}")
+
+
 def case_login(tmp):
     want = oracle("login", *AWKWARD, env={**LOGIN, "HOME": "/tmp", "DCPI_TEST": "a=b"})
     got = dcpi_run(os.path.join(tmp, "lg.db"), "login", *AWKWARD,
@@ -396,7 +406,8 @@ def main():
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
                  "shell": case_shell, "timers": case_timers, "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
-                 "events": case_events, "sockets": case_sockets}
+                 "events": case_events, "sockets": case_sockets,
+                 "procfs": case_procfs}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -58,14 +58,21 @@
   X(setpriority, 96)                                                                  \
   X(socket, 97)                                                                       \
   X(getpriority, 100)                                                                 \
+  X(send, 101)                                                                        \
+  X(recv, 102)                                                                        \
   X(sigreturn, 103)                                                                   \
+  X(recvmsg, 113)                                                                     \
+  X(sendmsg, 114)                                                                     \
   X(readv, 120)                                                                       \
   X(writev, 121)                                                                      \
   X(fchown, 123)                                                                      \
   X(fchmod, 124)                                                                      \
+  X(recvfrom, 125)                                                                    \
   X(rename, 128)                                                                      \
   X(truncate, 129)                                                                    \
   X(ftruncate, 130)                                                                   \
+  X(sendto, 133)                                                                      \
+  X(shutdown, 134)                                                                    \
   X(socketpair, 135)                                                                  \
   X(mkdir, 136)                                                                       \
   X(rmdir, 137)                                                                       \

@@ -95,14 +95,17 @@ void address_space_destroy(AddressSpace& space) {
 }
 
 namespace {
+
 UserAccess access_of(uint64_t pte) {
   return (pte & kPteUwe)   ? UserAccess::kReadWrite
          : (pte & kPteUre) ? UserAccess::kRead
                            : UserAccess::kNone;
 }
-}  // namespace
 
-void walk_user_pages(const AddressSpace& space, UserPageVisitor visit, void* context) {
+// Calls `visit(va, pte)` for every mapped PTE (a page or a demand-zero
+// page) in address order, while it returns true; false if one said stop.
+template <typename Visit>
+bool for_each_mapped_pte(const AddressSpace& space, Visit visit) {
   const uint64_t* l1 = table_at(space.l1_phys);
   for (uint64_t i = 0; i < kEntries; ++i) {
     if (!(l1[i] & kPteValid)) continue;
@@ -113,47 +116,48 @@ void walk_user_pages(const AddressSpace& space, UserPageVisitor visit, void* con
       for (uint64_t k = 0; k < kEntries; ++k) {
         const uint64_t pte = load_pte(&l3[k]);
         if (!(pte & (kPteValid | kPteDemandZero))) continue;
-        const uint64_t va = (i << 33) | (j << 23) | (k << pages::kPageShift);
-        if (user_address(va)) visit(context, va, access_of(pte), pte & kPteShared);
-      }
-    }
-  }
-}
-
-bool address_space_copy(const AddressSpace& from, AddressSpace& to) {
-  const uint64_t* l1 = table_at(from.l1_phys);
-  for (uint64_t i = 0; i < kEntries; ++i) {
-    if (!(l1[i] & kPteValid)) continue;
-    const uint64_t* l2 = table_at(pte_phys(l1[i]));
-    for (uint64_t j = 0; j < kEntries; ++j) {
-      if (!(l2[j] & kPteValid)) continue;
-      const uint64_t* l3 = table_at(pte_phys(l2[j]));
-      for (uint64_t k = 0; k < kEntries; ++k) {
-        const uint64_t pte = load_pte(&l3[k]);
-        if (!(pte & (kPteValid | kPteDemandZero))) continue;
-        const uint64_t va = (i << 33) | (j << 23) | (k << pages::kPageShift);
-        uint64_t* slot = l3_slot(to, va, true);
-        if (slot != nullptr && is_demand_zero(pte)) {  // still untouched: so in the child
-          *slot = pte;
-          continue;
-        }
-        if (slot != nullptr && (pte & kPteShared)) {  // MAP_SHARED: the same page
-          if (!pages::add_reference(pages::phys_to_kseg(pte_phys(pte)))) return false;
-          *slot = pte;
-          ++to.pages;
-          continue;
-        }
-        const uint64_t page = slot ? pages::allocate() : 0;
-        if (page == 0) return false;
-        __builtin_memcpy(reinterpret_cast<void*>(page),
-                         reinterpret_cast<const void*>(pages::phys_to_kseg(pte_phys(pte))),
-                         pages::kPageBytes);
-        *slot = make_pte(page, pte & 0xffff);
-        ++to.pages;
+        if (!visit((i << 33) | (j << 23) | (k << pages::kPageShift), pte)) return false;
       }
     }
   }
   return true;
+}
+
+// One page of fork's copy into `to`; false when out of memory.
+bool copy_page(uint64_t va, uint64_t pte, AddressSpace& to) {
+  uint64_t* slot = l3_slot(to, va, true);
+  if (slot != nullptr && is_demand_zero(pte)) {  // still untouched: so in the child
+    *slot = pte;
+    return true;
+  }
+  if (slot != nullptr && (pte & kPteShared)) {  // MAP_SHARED: the same page
+    if (!pages::add_reference(pages::phys_to_kseg(pte_phys(pte)))) return false;
+    *slot = pte;
+    ++to.pages;
+    return true;
+  }
+  const uint64_t page = slot ? pages::allocate() : 0;
+  if (page == 0) return false;
+  __builtin_memcpy(reinterpret_cast<void*>(page),
+                   reinterpret_cast<const void*>(pages::phys_to_kseg(pte_phys(pte))),
+                   pages::kPageBytes);
+  *slot = make_pte(page, pte & 0xffff);
+  ++to.pages;
+  return true;
+}
+
+}  // namespace
+
+void walk_user_pages(const AddressSpace& space, UserPageVisitor visit, void* context) {
+  for_each_mapped_pte(space, [&](uint64_t va, uint64_t pte) {
+    if (user_address(va)) visit(context, va, access_of(pte), pte & kPteShared);
+    return true;
+  });
+}
+
+bool address_space_copy(const AddressSpace& from, AddressSpace& to) {
+  return for_each_mapped_pte(from,
+                             [&](uint64_t va, uint64_t pte) { return copy_page(va, pte, to); });
 }
 
 uint64_t map_user_page(AddressSpace& space, uint64_t va, bool writable) {

@@ -128,6 +128,9 @@
   X(sched_setaffinity, 395)                                                           \
   X(sched_getaffinity, 396)                                                           \
   X(exit_group, 405)                                                                  \
+  X(epoll_create, 407)                                                                \
+  X(epoll_ctl, 408)                                                                   \
+  X(epoll_wait, 409)                                                                  \
   X(set_tid_address, 411)                                                             \
   X(fadvise64, 413)                                                                   \
   X(clock_gettime, 420)                                                               \
@@ -153,9 +156,11 @@
   X(ppoll, 464)                                                                       \
   X(set_robust_list, 466)                                                             \
   X(getcpu, 473)                                                                      \
+  X(epoll_pwait, 474)                                                                 \
   X(utimensat, 475)                                                                   \
   X(eventfd, 478)                                                                     \
   X(eventfd2, 485)                                                                    \
+  X(epoll_create1, 486)                                                               \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
   X(prlimit64, 496)                                                                   \
@@ -168,6 +173,7 @@
   X(geteuid, 531)                                                                     \
   X(getppid, 532)                                                                     \
   X(faccessat2, 549)                                                                  \
+  X(epoll_pwait2, 551)                                                                \
   X(spawn, 1000) /* (path, argv, envp) -> pid */                                      \
   X(dcpi_control, 1001) /* (struct dcpi_control_block*): firmware/control_block.h */  \
   X(kinfo, 1002) /* (DCPI_KINFO_*) -> value, for the guest tests */

@@ -1,5 +1,6 @@
 #include "kernel/files.h"
 
+#include "kernel/epoll.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
@@ -42,6 +43,8 @@ void release_description(OpenFile* file) {
   if (file->kind == OpenFile::kPipeRead || file->kind == OpenFile::kPipeWrite)
     pipe::close_end(file->pipe, file->kind == OpenFile::kPipeWrite);
   if (file->kind == OpenFile::kSocket) socket_end::close(file);
+  if (file->kind == OpenFile::kEpoll) epoll::release(file->epoll);
+  epoll::forget(file);
   if (file->kind == OpenFile::kGenerated)
     pages::release(reinterpret_cast<uint64_t>(file->file.data), file->held_pages);
   if (file->kind == OpenFile::kRamFile) ramfs::release(file->node);

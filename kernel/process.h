@@ -14,6 +14,10 @@
 
 namespace kernel {
 
+namespace epoll {
+struct Set;
+}
+
 // The OSF/1 process control block that swpctx reads and writes.
 struct Pcb {
   uint64_t ksp;
@@ -45,8 +49,9 @@ struct OpenFile {
     kPipeRead,
     kPipeWrite,
     kEventfd,
-    kSocket,    // one end of a socketpair (kernel/socket_end.h)
-    kGenerated  // a /proc or /sys file (kernel/procfs.h): `file` over `held_pages`
+    kSocket,     // one end of a socketpair (kernel/socket_end.h)
+    kGenerated,  // a /proc or /sys file (kernel/procfs.h): `file` over `held_pages`
+    kEpoll       // an epoll instance (kernel/epoll.h)
   } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
@@ -54,6 +59,7 @@ struct OpenFile {
   Pipe* pipe;                      // kSocket: the pipe it reads
   Pipe* peer;                      // kSocket: the pipe it writes (the other end reads)
   uint32_t shut;                   // kSocket: shutdown's SHUT_RD (1) and SHUT_WR (2) done
+  epoll::Set* epoll;               // kEpoll
   uint64_t held_pages;             // kGenerated: the pages at file.data, freed at the last close
   ramfs::Node* node;               // kRamFile
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count

@@ -1,14 +1,13 @@
 // poll, ppoll, select and pselect6 (issue 29): what glibc's pause() (ppoll
-// with no descriptors) and programs waiting on pipes ask. Files, the console and
-// /dev/null are always ready; a pipe end as pipe::poll_events says. A poll
-// that must wait re-checks at every scheduler tick (10 ms): no wait queues
-// per descriptor, a signal ends it with EINTR.
+// with no descriptors) and programs waiting on pipes ask; readiness and the
+// wait are kernel/readiness.h's.
 #include "kernel/clock.h"
 #include "kernel/eventfd.h"
 #include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/pipe.h"
+#include "kernel/readiness.h"
 #include "kernel/scheduler.h"
 #include "kernel/signals.h"
 #include "kernel/socket_end.h"
@@ -18,9 +17,8 @@
 namespace kernel::sys {
 namespace {
 
-constexpr uint32_t kPollIn = 1, kPollOut = 4, kPollNval = 32;
+constexpr uint32_t kPollIn = readiness::kIn, kPollOut = readiness::kOut;
 constexpr uint64_t kMaxPollFds = 64;
-constexpr uint64_t kTickCycles = clock::kCyclesPerSecond / 100;
 
 struct PollFd {
   int32_t fd;
@@ -28,35 +26,19 @@ struct PollFd {
 };
 static_assert(sizeof(PollFd) == 8);
 
-uint32_t events_of(Process* self, int32_t fd) {
-  OpenFile* f = fd < 0 ? nullptr : file_at(self->fds, static_cast<uint64_t>(fd));
-  if (f == nullptr) return kPollNval;
-  if (f->kind == OpenFile::kPipeRead) return pipe::poll_events(f->pipe, false);
-  if (f->kind == OpenFile::kPipeWrite) return pipe::poll_events(f->pipe, true);
-  if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
-  if (f->kind == OpenFile::kSocket) return socket_end::poll_events(f);
-  return kPollIn | kPollOut;
-}
-
-// `deadline` in cycles, 0 = wait forever, 1 = do not wait. Fills each
-// revents; the number of ready descriptors, or -EINTR.
+// `deadline` as readiness::wait's. Fills each revents; the number of ready
+// descriptors, or -EINTR.
 int64_t wait_ready(Process* self, PollFd* fds, uint64_t count, uint64_t deadline) {
-  for (;;) {
+  return readiness::wait(self, deadline, count == 0, [&] {
     int64_t ready = 0;
     for (uint64_t i = 0; i < count; ++i) {
       // POLLHUP, POLLERR and POLLNVAL are reported whether asked or not.
-      const uint32_t events = events_of(self, fds[i].fd);
+      const uint32_t events = readiness::descriptor_events(self, fds[i].fd);
       fds[i].revents = static_cast<int16_t>(events & (static_cast<uint16_t>(fds[i].events) | 0x38));
       ready += fds[i].revents != 0;
     }
-    if (ready > 0 || deadline == 1 || (deadline != 0 && clock::cycles() >= deadline)) return ready;
-    IrqLockGuard guard(sched::lock);
-    if (signals::interrupted(self)) return error(EINTR);
-    const uint64_t tick = clock::cycles() + kTickCycles;
-    sched::sleep_locked(count == 0 && deadline == 0   ? 0
-                        : deadline && deadline < tick ? deadline
-                                                      : tick);
-  }
+    return ready;
+  });
 }
 
 int64_t poll_until(Process* self, uint64_t fds_va, uint64_t count, uint64_t deadline) {
@@ -137,41 +119,12 @@ int64_t select_until(Process* self, Selection& sel, uint64_t deadline) {
   return ready < 0 ? ready : write_sets(self, sel);
 }
 
-// ppoll's and pselect6's signal mask: it holds during the wait, as
-// rt_sigsuspend's, and a handler the wait ends for runs under it.
-struct MaskedWait {
-  uint64_t old = 0;
-  bool masked = false;
-  int64_t begin(Process* self, uint64_t mask_va, uint64_t size) {
-    old = self->blocked;
-    if (mask_va == 0) return 0;
-    uint64_t mask;
-    if (size != 8) return error(EINVAL);
-    if (!copy_from_user(self->space(), &mask, mask_va, 8)) return error(EFAULT);
-    self->blocked = mask & ~signals::kUnblockable;
-    masked = true;
-    return 0;
-  }
-  int64_t end(Process* self, int64_t result) const {
-    if (!masked) return result;
-    if (result == error(EINTR))
-      signals::deliver_with_saved_mask(self, old);
-    else
-      self->blocked = old;
-    return result;
-  }
-};
-
 }  // namespace
 
 // poll(fds, n, timeout in ms; negative: forever).
 int64_t sys_poll(Process* self, TrapFrame*, const Args& args) {
-  const auto ms = static_cast<int64_t>(args.a[2]);
-  const uint64_t deadline =
-      ms < 0    ? 0
-      : ms == 0 ? 1
-                : clock::cycles() + static_cast<uint64_t>(ms) * (clock::kCyclesPerSecond / 1000);
-  return poll_until(self, args.a[0], args.a[1], deadline);
+  return poll_until(self, args.a[0], args.a[1],
+                    readiness::deadline_in_ms(static_cast<int64_t>(args.a[2])));
 }
 
 // ppoll(fds, n, timespec or NULL, sigmask or NULL, sigsetsize): the mask
@@ -180,7 +133,7 @@ int64_t sys_ppoll(Process* self, TrapFrame*, const Args& args) {
   uint64_t deadline;
   const int64_t timed = timespec_deadline(self, args.a[2], &deadline);
   if (timed < 0) return timed;
-  MaskedWait masked;
+  readiness::MaskedWait masked;
   const int64_t set = masked.begin(self, args.a[3], args.a[4]);
   if (set < 0) return set;
   return masked.end(self, poll_until(self, args.a[0], args.a[1], deadline));
@@ -225,10 +178,24 @@ int64_t sys_pselect6(Process* self, TrapFrame*, const Args& args) {
   uint64_t mask_arg[2] = {0, 0};  // the mask's address and size
   if (args.a[5] != 0 && !copy_from_user(self->space(), mask_arg, args.a[5], sizeof mask_arg))
     return error(EFAULT);
-  MaskedWait masked;
+  readiness::MaskedWait masked;
   const int64_t set = masked.begin(self, mask_arg[0], mask_arg[1]);
   if (set < 0) return set;
   return masked.end(self, select_until(self, sel, deadline));
 }
 
 }  // namespace kernel::sys
+
+namespace kernel::readiness {
+
+uint32_t descriptor_events(Process* self, int32_t fd) {
+  OpenFile* f = fd < 0 ? nullptr : file_at(self->fds, static_cast<uint64_t>(fd));
+  if (f == nullptr) return kNval;
+  if (f->kind == OpenFile::kPipeRead) return pipe::poll_events(f->pipe, false);
+  if (f->kind == OpenFile::kPipeWrite) return pipe::poll_events(f->pipe, true);
+  if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
+  if (f->kind == OpenFile::kSocket) return socket_end::poll_events(f);
+  return kIn | kOut;
+}
+
+}  // namespace kernel::readiness

@@ -1,16 +1,20 @@
-/* eventfd, the wake-up counter of event loops (glib, libuv): a read takes
- * the count and a semaphore one, EAGAIN when empty and non-blocking, a
- * write that would pass 2^64 - 2 waits or fails, poll sees both; a thread
- * sleeping in read is woken by another's write, a forked child's writes
- * reach the parent (the counter belongs to the open file). Output equals
- * qemu-alpha's. */
+/* eventfd and epoll, what event loops (glib, libuv) are made of. eventfd:
+ * a read takes the count and a semaphore one, EAGAIN when empty and
+ * non-blocking, a write that would pass 2^64 - 2 waits or fails, poll sees
+ * both; a thread sleeping in read is woken by another's write, a forked
+ * child's writes reach the parent (the counter belongs to the open file).
+ * epoll: level-triggered reports, EPOLLET once per edge, EPOLLONESHOT until
+ * re-armed, EPOLLHUP, an entry gone with its descriptor, the errors of
+ * epoll_ctl, a thread woken in epoll_wait. Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -87,9 +91,85 @@ static void waking(void) {
   close(shared);
 }
 
+/* One epoll_wait: how many events, and each one's data and events. */
+static void show(int ep, const char *what, int timeout) {
+  struct epoll_event got[8];
+  int n = epoll_wait(ep, got, 8, timeout);
+  printf("%s: %d", what, n);
+  for (int i = 0; i < n; i++)
+    printf(" [%lu%s%s%s]", (unsigned long)got[i].data.u64, got[i].events & EPOLLIN ? " in" : "",
+           got[i].events & EPOLLOUT ? " out" : "", got[i].events & EPOLLHUP ? " hup" : "");
+  printf("\n");
+}
+
+static void *poke(void *arg) {
+  struct timespec pause = {0, 3000000};
+  nanosleep(&pause, NULL);
+  uint64_t one = 1;
+  write(*(int *)arg, &one, 8);
+  return NULL;
+}
+
+static void polling(void) {
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  int p[2], q[2], e = eventfd(0, EFD_NONBLOCK);
+  pipe(p);
+  pipe(q);
+  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 1};
+  printf("add pipe: %s\n", err(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev)));
+  printf("add it again: %s\n", err(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev)));
+  ev = (struct epoll_event){.events = EPOLLIN | EPOLLET, .data.u64 = 2};
+  printf("add eventfd, edge: %s\n", err(epoll_ctl(ep, EPOLL_CTL_ADD, e, &ev)));
+  ev = (struct epoll_event){.events = EPOLLIN | EPOLLONESHOT, .data.u64 = 3};
+  printf("add pipe, one shot: %s\n", err(epoll_ctl(ep, EPOLL_CTL_ADD, q[0], &ev)));
+  show(ep, "nothing yet", 0);
+  write(p[1], "x", 1);
+  show(ep, "pipe written", 0);
+  show(ep, "still readable (level)", 0);
+  char c;
+  read(p[0], &c, 1);
+  uint64_t v = 1;
+  write(e, &v, 8);
+  show(ep, "eventfd written", 0);
+  show(ep, "not again (edge)", 0);
+  read(e, &v, 8);
+  show(ep, "drained", 0);
+  write(e, &v, 8);
+  show(ep, "a new edge", 0);
+  read(e, &v, 8);
+  write(q[1], "y", 1);
+  show(ep, "one shot", 0);
+  show(ep, "disarmed", 0);
+  ev = (struct epoll_event){.events = EPOLLIN | EPOLLONESHOT, .data.u64 = 4};
+  printf("re-arm: %s\n", err(epoll_ctl(ep, EPOLL_CTL_MOD, q[0], &ev)));
+  show(ep, "armed again", 0);
+  printf("delete: %s, again: %s\n", err(epoll_ctl(ep, EPOLL_CTL_DEL, q[0], NULL)),
+         err(epoll_ctl(ep, EPOLL_CTL_DEL, q[0], NULL)));
+  show(ep, "deleted", 0);
+  close(p[1]);
+  show(ep, "writer gone", 0);
+  close(p[0]);
+  show(ep, "descriptor closed", 0);
+  int file = open("/tmp/epoll-file", O_CREAT | O_RDWR, 0600);
+  printf("add a file: %s\n", err(epoll_ctl(ep, EPOLL_CTL_ADD, file, &ev)));
+  close(file);
+  unlink("/tmp/epoll-file");
+  printf("ctl on a pipe: %s\n", err(epoll_ctl(q[1], EPOLL_CTL_ADD, e, &ev)));
+  printf("maxevents 0: %s\n", err(epoll_wait(ep, &ev, 0, 0)));
+  int blocking = eventfd(0, 0);
+  ev = (struct epoll_event){.events = EPOLLIN, .data.u64 = 5};
+  epoll_ctl(ep, EPOLL_CTL_ADD, blocking, &ev);
+  pthread_t t;
+  pthread_create(&t, NULL, poke, &blocking);
+  show(ep, "woken in epoll_wait", -1);
+  pthread_join(t, NULL);
+  close(ep);
+}
+
 int main(void) {
   counting();
   waking();
+  polling();
   printf("events: done\n");
   return 0;
 }

@@ -207,6 +207,16 @@ uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access
   return page;
 }
 
+bool map_held_page(AddressSpace& space, uint64_t va, uint64_t page, UserAccess access) {
+  unmap_user_page(space, va);
+  if (!user_address(va) || (va & (pages::kPageBytes - 1))) return false;
+  uint64_t* slot = l3_slot(space, va, true);
+  if (slot == nullptr) return false;
+  *slot = make_pte(page, access_bits(access) | kPteShared);
+  ++space.pages;
+  return true;
+}
+
 uint64_t map_shared_user_page(AddressSpace& space, uint64_t va, UserAccess access) {
   const uint64_t page = map_fresh_user_page(space, va, access);
   if (page != 0) *l3_slot(space, va, false) |= kPteShared;

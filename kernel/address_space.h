@@ -58,6 +58,11 @@ uint64_t map_fresh_user_page(AddressSpace& space, uint64_t va, UserAccess access
 // Maps a fresh zeroed MAP_SHARED page at `va` with `access`, replacing (and
 // freeing) any page there: fork shares it with the child. Its KSEG address or 0.
 uint64_t map_shared_user_page(AddressSpace& space, uint64_t va, UserAccess access);
+// Maps the page at `page` (KSEG; a reference the caller took for this
+// mapping, which unmapping drops) at `va` as MAP_SHARED with `access`,
+// replacing any page there: a RAM file's page in a shared file mapping.
+// False when out of memory for a page table or a bad address.
+bool map_held_page(AddressSpace& space, uint64_t va, uint64_t page, UserAccess access);
 // Moves the page (or demand-zero page) at `from` to `to`, whose page, if
 // any, is unmapped first (mremap): no copy, a shared page stays shared.
 // False when out of memory for `to`'s page table.

@@ -169,8 +169,11 @@ extern "C" void kernel_main(uint64_t memory_bytes, uint64_t cpu_count) {
     pal::halt();
   }
   if (initrd::present()) {
-    // Every Linux system has a /tmp (mkstemp, tmpfile); RAM, like a tmpfs.
+    // Every Linux system has a /tmp (mkstemp, tmpfile) and a /dev/shm
+    // (shm_open); RAM, like a tmpfs.
     ramfs::make_directory("tmp");
+    ramfs::make_directory("dev");
+    ramfs::make_directory("dev/shm");
     profiler::configure(options.profiler);
     const char* argv[] = {options.init, options.script};
     const int64_t pid = spawn_user(options.init, argv, 2, nullptr, 0, 0);

@@ -76,16 +76,16 @@ uint64_t allocate(uint64_t count) {
 void release(uint64_t kseg_address, uint64_t count) {
   const uint64_t page = kseg_to_phys(kseg_address) >> kPageShift;
   IrqLockGuard guard(lock);
-  if (count == 1 && page < end_page && extra_references[page] != 0) {
-    --extra_references[page];
-    return;
-  }
   for (uint64_t i = 0; i < count; ++i) {
     if (page + i < first_page || page + i >= end_page || !used(page + i))
       panic("freeing page %lx that is not allocated", (page + i) << kPageShift);
+    if (extra_references[page + i] != 0) {  // another holder keeps this page
+      --extra_references[page + i];
+      continue;
+    }
     set_used(page + i, false);
+    ++free_pages;
   }
-  free_pages += count;
 }
 
 bool add_reference(uint64_t kseg_address) {

@@ -14,11 +14,12 @@ inline constexpr uint64_t kPageShift = dcpi::kPageShift;
 void init(uint64_t first_free_phys, uint64_t end_phys);
 // `count` contiguous zeroed pages; returns their KSEG address or 0.
 uint64_t allocate(uint64_t count = 1);
-// Frees the pages, or for a page with more than one reference (add_reference)
-// drops one of them.
+// Frees the pages; a page with more than one reference (add_reference)
+// loses one instead and stays (a RAM file's page a mapping still holds).
 void release(uint64_t kseg_address, uint64_t count = 1);
 // One more holder of the allocated page at `kseg` (a MAP_SHARED page a fork
-// maps into the child too): release frees it when the last one lets go.
+// maps into the child too, a RAM file's page a shared mapping maps): release
+// frees it when the last one lets go, also a page inside a longer run.
 // False when the page already has kMaxReferences.
 inline constexpr uint32_t kMaxReferences = 256;
 bool add_reference(uint64_t kseg_address);

@@ -360,6 +360,14 @@ bool truncate(Node* n, uint64_t length) {
   return true;
 }
 
+bool share_page(Node* n, uint64_t offset, uint64_t* page) {
+  LockGuard guard(lock);
+  *page = 0;
+  if (offset >= n->size) return true;
+  *page = n->data + (offset & ~(pages::kPageBytes - 1));
+  return pages::add_reference(*page);
+}
+
 bool list(const char* directory, uint64_t index, char* name, uint64_t capacity, uint32_t* mode) {
   const char* dir = strip(directory);
   const uint64_t length = string_length(dir);

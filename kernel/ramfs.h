@@ -56,6 +56,12 @@ uint64_t read(const Node* node, uint64_t offset, void* to, uint64_t count);
 // out of memory.
 bool write(Node* node, uint64_t offset, const void* from, uint64_t count);
 bool truncate(Node* node, uint64_t length);
+// *page <- the page of the file's data holding byte `offset`, with a
+// reference taken for a shared mapping (pages::add_reference; unmapping
+// drops it), or 0 at or past the end of the file. Stores and write()s meet
+// in it until the file grows past its pages, which moves the data
+// (docs/linux-programs.md). False when the page has no reference left.
+bool share_page(Node* node, uint64_t offset, uint64_t* page);
 
 // Directory listing: the names directly under `directory` (a path as for
 // lookup), RAM and initrd merged; entry `index` (0, 1, ...) into `name`

@@ -67,6 +67,24 @@ void copy_file_page(const OpenFile& f, uint64_t offset, uint64_t page) {
   __builtin_memcpy(to, f.file.data + offset, n);
 }
 
+// A shared mapping of a RAM file: its own pages (ramfs::share_page), so
+// stores reach the file and other processes' mappings; past the end of the
+// file nothing is mapped (Linux: SIGBUS there; here SIGSEGV).
+bool share_file(Process* self, uint64_t start, uint64_t bytes, UserAccess access,
+                const OpenFile& file, uint64_t offset) {
+  for (uint64_t done = 0; done < bytes; done += pages::kPageBytes) {
+    uint64_t page;
+    if (!ramfs::share_page(file.node, offset + done, &page)) return false;
+    if (page == 0)
+      unmap_user_page(self->space(), start + done);
+    else if (!map_held_page(self->space(), start + done, page, access)) {
+      pages::release(page);
+      return false;
+    }
+  }
+  return true;
+}
+
 // Fresh pages for [start, start + bytes) holding the file's bytes from
 // `offset`, or demand-zero pages without a file (fresh shared pages for
 // MAP_SHARED: a fork shares them, so they cannot wait for a first touch).
@@ -137,16 +155,22 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
   if (!anonymous) {
     if (f->kind != OpenFile::kInitrd && f->kind != OpenFile::kRamFile)
       return error(19 /* ENODEV */);
-    // A file mapping is a copy of the file's bytes made now: private, or
-    // shared and read-only (a shared writable one would have to write back).
-    if ((flags & LINUX_MAP_SHARED) && (prot & LINUX_PROT_WRITE)) return error(EACCES);
+    // Shared and writable needs a file opened for writing (Linux's EACCES):
+    // the initrd's are read-only. A RAM file's shared mapping is its pages;
+    // any other file mapping is a copy of its bytes made now.
+    const bool writable_fd = (f->flags & LINUX_O_ACCMODE) != 0 && f->kind == OpenFile::kRamFile;
+    if ((flags & LINUX_MAP_SHARED) && (prot & LINUX_PROT_WRITE) && !writable_fd)
+      return error(EACCES);
   }
   const uint64_t bytes = (length + kPageMask) & ~kPageMask;
   const uint64_t start = place_mapping(self, args.a[0], bytes, flags);
   if (start == 0) return error(ENOMEM);
   const bool shared_anonymous = anonymous && (flags & LINUX_MAP_SHARED);
+  const bool shared_file =
+      f != nullptr && f->kind == OpenFile::kRamFile && (flags & LINUX_MAP_SHARED);
   const bool filled =
-      fill_mapping(self, start, bytes, access_of(prot), f, offset, shared_anonymous);
+      shared_file ? share_file(self, start, bytes, access_of(prot), *f, offset)
+                  : fill_mapping(self, start, bytes, access_of(prot), f, offset, shared_anonymous);
   sched::flush_tlb(self->mm);
   if (!filled) return error(ENOMEM);
   if (f != nullptr && f->kind == OpenFile::kInitrd && (prot & LINUX_PROT_EXEC))
@@ -269,8 +293,8 @@ int64_t sys_mlockall(Process*, TrapFrame*, const Args& args) {
 
 int64_t sys_munlockall(Process*, TrapFrame*, const Args&) { return 0; }
 
-// msync(addr, len, flags): private and anonymous mappings have nothing to
-// write back, and shared file mappings are read-only copies here.
+// msync(addr, len, flags): nothing to write back: a RAM file's shared
+// mapping is the file's own pages, other mappings are copies or anonymous.
 int64_t sys_msync(Process* self, TrapFrame*, const Args& args) {
   constexpr uint64_t kMsAsync = 1, kMsSync = 2, kMsInvalidate = 4;
   const uint64_t flags = args.a[2];

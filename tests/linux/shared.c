@@ -1,9 +1,13 @@
 /* Memory shared between processes and files mapped from /tmp: MAP_SHARED
  * anonymous memory across fork (and after mremap moves it), private memory
  * staying private, mkstemp and tmpfile in /tmp, a file the program wrote
- * mapped back (private and shared read-only). Output equals qemu-alpha's. */
+ * mapped back (private and shared read-only); a file mapped shared and
+ * writable (stores reach read(), write()s reach the mapping, a forked
+ * child's stores the parent), POSIX shared memory (shm_open in /dev/shm).
+ * Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +41,8 @@ static void shared_counters(void) {
 
   /* Moved by mremap (another mapping right after it), still shared. (Not the
    * grown part: Linux's shared anonymous object keeps its size, SIGBUS there.) */
-  void *blocker = mmap((char *)shared + 3 * kPage, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  void *blocker = mmap((char *)shared + 3 * kPage, kPage, PROT_READ,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   long *moved = mremap(shared, 3 * kPage, 6 * kPage, MREMAP_MAYMOVE);
   if (moved == MAP_FAILED) {
     perror("mremap");
@@ -115,10 +120,53 @@ static void temporary_files(void) {
   printf("tmpfile: %s", line);
 }
 
+/* A file mapped MAP_SHARED, PROT_WRITE: the mapping is the file. */
+static void shared_file(const char *path, int fd) {
+  ftruncate(fd, 2 * kPage);
+  char *map = mmap(NULL, 2 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  printf("%s: mmap shared writable: %s\n", path, map == MAP_FAILED ? strerror(errno) : "ok");
+  if (map == MAP_FAILED) return;
+  memcpy(map + kPage - 2, "store", 5); /* across the two pages */
+  char back[8] = {0};
+  pread(fd, back, 5, kPage - 2);
+  printf("a store, read back: %s\n", back);
+  pwrite(fd, "WRITE", 5, 100);
+  printf("a write, in the mapping: %.5s\n", map + 100);
+  printf("msync: %d\n", msync(map, 2 * kPage, MS_SYNC));
+  if (fork() == 0) {
+    memcpy(map + 200, "child", 5);
+    _exit(0);
+  }
+  wait(NULL);
+  printf("the child's store: %.5s\n", map + 200);
+  munmap(map, 2 * kPage);
+  memset(back, 0, sizeof back);
+  pread(fd, back, 5, 200);
+  printf("after munmap, in the file: %s\n", back);
+}
+
+static void shared_files(void) {
+  int fd = open("/tmp/shared-map", O_CREAT | O_RDWR | O_TRUNC, 0600);
+  shared_file("a /tmp file", fd);
+  close(fd);
+  fd = open("/tmp/shared-map", O_RDONLY);
+  void *map = mmap(NULL, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  printf("read-only descriptor, shared writable: %s\n", map == MAP_FAILED ? strerror(errno) : "ok");
+  close(fd);
+  unlink("/tmp/shared-map");
+  fd = shm_open("/dcpi-shared", O_CREAT | O_EXCL | O_RDWR, 0600);
+  printf("shm_open: %s\n", fd < 0 ? strerror(errno) : "ok");
+  if (fd < 0) return;
+  shared_file("shm", fd);
+  close(fd);
+  printf("shm_unlink: %d\n", shm_unlink("/dcpi-shared"));
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   shared_counters();
   temporary_files();
+  shared_files();
   printf("shared: done\n");
   return 0;
 }

@@ -14,6 +14,10 @@ struct Node {
   char name[kNameMax];  // relative to "/"; "" once unlinked
   uint32_t mode;        // 0: a free slot
   bool whiteout;        // hides the initrd's entry of this name
+  // A hard link: another name of `target`'s file (no data of its own);
+  // `links` counts a file's other names, which keep it after its own goes.
+  Node* target;
+  uint32_t links;
   uint32_t opens;
   uint64_t data;  // KSEG, `pages` pages
   uint64_t pages, size;
@@ -48,6 +52,12 @@ const char* strip(const char* path) {
   }
 }
 
+// The node holding the file's data: a hard link's target, else itself.
+Node* file_of(Node* n) { return n->target ? n->target : n; }
+
+// A file with no name, no other name and no open description goes.
+void free_if_unused_locked(Node* n);
+
 Node* find_locked(const char* name) {
   for (Node& n : nodes)
     if (n.mode != 0 && n.name[0] != 0 && same_string(n.name, name)) return &n;
@@ -71,7 +81,7 @@ bool has_prefix_dir(const char* name, const char* dir, uint64_t dir_length) {
 bool is_directory(uint32_t mode) { return (mode & kTypeMask) == kTypeDirectory; }
 
 Found lookup_locked(const char* name) {
-  if (Node* n = find_locked(name)) return n->whiteout ? Found{} : Found{n, {}, true};
+  if (Node* n = find_locked(name)) return n->whiteout ? Found{} : Found{file_of(n), {}, true};
   Found found{nullptr, {}, false};
   found.exists = initrd::lookup(name, &found.file);
   if (!found.exists) {  // an archive may list files without their directories
@@ -115,6 +125,10 @@ void free_locked(Node* n) {
   n->mode = 0;
 }
 
+void free_if_unused_locked(Node* n) {
+  if (n->name[0] == 0 && n->links == 0 && n->opens == 0) free_locked(n);
+}
+
 bool reserve(Node* n, uint64_t bytes) {
   if (bytes <= n->pages * pages::kPageBytes) return true;
   const uint64_t wanted = (bytes + pages::kPageBytes - 1) >> pages::kPageShift;
@@ -135,8 +149,15 @@ bool reserve(Node* n, uint64_t bytes) {
 bool hide_locked(const char* name, bool in_initrd) {
   Node* n = find_locked(name);
   if (n != nullptr && !n->whiteout) {
+    Node* file = n->target;
     n->name[0] = 0;
-    if (n->opens == 0) free_locked(n);
+    if (file != nullptr) {  // one name of a file with others: the name goes
+      --file->links;
+      free_locked(n);
+      free_if_unused_locked(file);
+    } else {
+      free_if_unused_locked(n);
+    }
     n = nullptr;
   }
   if (!in_initrd || n != nullptr) return true;
@@ -281,10 +302,12 @@ int rename(const char* from_path, const char* to_path) {
   const Found target = lookup_locked(to);
   if (target.exists && is_directory(target.node ? target.node->mode : target.file.mode))
     return EISDIR;
+  if (target.node == n) return 0;              // two names of one file: nothing changes (POSIX)
+  Node* named = find_locked(from);             // the name moves, be it the file's own or a link
   if (!hide_locked(to, false)) return ENOSPC;  // the old target goes
   Node* whiteout = find_locked(to);            // a whiteout of the target's name is reused
   if (whiteout != nullptr) free_locked(whiteout);
-  copy_name(n->name, kNameMax, to);
+  copy_name(named->name, kNameMax, to);
   if (in_initrd(from)) {  // the source's initrd entry stays hidden
     Node* hide = allocate_locked(from, kModeFile);
     if (hide == nullptr) return ENOSPC;
@@ -300,8 +323,29 @@ void hold(Node* n) {
 
 void release(Node* n) {
   LockGuard guard(lock);
-  if (--n->opens == 0 && n->name[0] == 0) free_locked(n);  // unlinked while open
+  --n->opens;
+  free_if_unused_locked(n);  // unlinked while open
 }
+
+int link(const char* from_path, const char* to_path) {
+  Node* file = nullptr;  // an initrd file is copied up, as overlayfs does
+  if (int e = open_for_write(from_path, false, false, &file); e != 0)
+    return e == EISDIR ? EPERM : e;  // no hard links to directories
+  const char* to = strip(to_path);
+  LockGuard guard(lock);
+  if (lookup_locked(to).exists) return EEXIST;
+  if (!parent_exists_locked(to)) return ENOENT;
+  Node* name = find_locked(to);  // a whiteout of the name is reused
+  if (name == nullptr) name = allocate_locked(to, kModeFile);
+  if (name == nullptr) return ENOSPC;
+  name->whiteout = false;
+  name->mode = file->mode;
+  name->target = file;
+  ++file->links;
+  return 0;
+}
+
+uint32_t names(const Node* n) { return (n->name[0] != 0) + n->links; }
 
 void set_permissions(Node* n, uint32_t permissions) {
   LockGuard guard(lock);
@@ -384,7 +428,7 @@ bool list(const char* directory, uint64_t index, char* name, uint64_t capacity, 
     const char* leaf = child(n.name);
     if (leaf == nullptr || seen++ != index) continue;
     copy_name(name, capacity, leaf);
-    *mode = n.mode;
+    *mode = n.target ? n.target->mode : n.mode;
     return true;
   }
   const char* entry_name;

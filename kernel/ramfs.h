@@ -32,6 +32,11 @@ int make_directory(const char* path);
 // unlink (directory = false) or rmdir (true).
 int remove(const char* path, bool directory);
 int rename(const char* from, const char* to);
+// link(2): `to` becomes another name of the file `from` (one of the initrd
+// is copied up first); EEXIST, ENOENT, EPERM for a directory, ENOSPC.
+int link(const char* from, const char* to);
+// How many names the file has (stat's st_nlink).
+uint32_t names(const Node* node);
 
 // Open descriptions hold a node (an unlinked node lives until its last close).
 void hold(Node* node);

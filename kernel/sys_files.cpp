@@ -250,6 +250,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
   }
   if (f.kind == OpenFile::kRamFile) {
     st->st_mode = ramfs::mode(f.node);
+    st->st_nlink = ramfs::names(f.node);
     st->st_size = static_cast<int64_t>(ramfs::size(f.node));
     st->st_blocks = (ramfs::size(f.node) + 511) >> 9;
     st->st_ino = ramfs::inode(f.node);

@@ -1,8 +1,7 @@
 // What the file system says about itself (statfs, fstatfs and their 64-bit
-// forms) and what it cannot make: hard and symbolic links. The RAM file
-// system (kernel/ramfs.h) names each file by one path, so link and symlink
-// fail as on a Linux file system without them (vfat: EPERM), after the
-// checks Linux makes first (ENOENT, EEXIST).
+// forms), hard links (link, linkat: kernel/ramfs.h), and what it cannot
+// make: symbolic links, which fail as on a Linux file system without them
+// (vfat: EPERM) after the checks Linux makes first (ENOENT, EEXIST).
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
@@ -97,27 +96,23 @@ int64_t statfs_fd(Process* self, uint64_t fd, uint64_t va, bool wide) {
   return statfs_to_user(self, facts_of(*file), va, wide);
 }
 
-// link, linkat, symlink, symlinkat: the new name's checks, then EPERM.
-int64_t no_link(Process* self, uint64_t to_dirfd, uint64_t to_va) {
-  char to[kMaxPath];
+int64_t hard_link(Process* self, uint64_t from_dirfd, uint64_t from_va, uint64_t to_dirfd,
+                  uint64_t to_va) {
+  char from[kMaxPath], to[kMaxPath];
+  if (const int64_t e = at_path(self, from_dirfd, from_va, from); e < 0) return e;
+  if (const int64_t e = at_path(self, to_dirfd, to_va, to); e < 0) return e;
+  const int e = ramfs::link(from, to);
+  return e ? error(e) : 0;
+}
+
+// symlink, symlinkat: the new name's checks, then EPERM.
+int64_t symbolic_link(Process* self, uint64_t target_va, uint64_t to_dirfd, uint64_t to_va) {
+  char target[kMaxPath], to[kMaxPath];
+  if (const int64_t e = raw_path_from_user(self, target_va, target); e < 0) return e;
+  if (target[0] == 0) return error(ENOENT);
   if (const int64_t e = at_path(self, to_dirfd, to_va, to); e < 0) return e;
   if (ramfs::lookup(to).exists) return error(EEXIST);
   return error(EPERM);
-}
-
-int64_t hard_link(Process* self, uint64_t from_dirfd, uint64_t from_va, uint64_t to_dirfd,
-                  uint64_t to_va) {
-  char from[kMaxPath];
-  if (const int64_t e = at_path(self, from_dirfd, from_va, from); e < 0) return e;
-  if (!ramfs::lookup(from).exists) return error(ENOENT);
-  return no_link(self, to_dirfd, to_va);
-}
-
-int64_t symbolic_link(Process* self, uint64_t target_va, uint64_t to_dirfd, uint64_t to_va) {
-  char target[kMaxPath];
-  if (const int64_t e = raw_path_from_user(self, target_va, target); e < 0) return e;
-  if (target[0] == 0) return error(ENOENT);
-  return no_link(self, to_dirfd, to_va);
 }
 
 constexpr auto kCwd = static_cast<uint64_t>(LINUX_AT_FDCWD);
@@ -147,7 +142,11 @@ int64_t sys_link(Process* self, TrapFrame*, const Args& args) {
   return hard_link(self, kCwd, args.a[0], kCwd, args.a[1]);
 }
 
+// linkat(olddirfd, old, newdirfd, new, flags): AT_SYMLINK_FOLLOW changes
+// nothing (no symbolic links); AT_EMPTY_PATH is not taken.
 int64_t sys_linkat(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kAtSymlinkFollow = 0x400;
+  if (args.a[4] & ~kAtSymlinkFollow) return error(EINVAL);
   return hard_link(self, args.a[0], args.a[1], args.a[2], args.a[3]);
 }
 

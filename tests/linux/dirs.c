@@ -6,7 +6,7 @@
    directory over a file (ENOTDIR), into a missing directory (ENOENT), fchdir
    to a file (ENOTDIR) or a closed descriptor (EBADF), sysinfo into a bad
    pointer (EFAULT); the *at() calls relative to a directory descriptor;
-   paths with ".", ".." and extra slashes, realpath, faccessat.
+   paths with ".", ".." and extra slashes, realpath, faccessat; hard links.
    Paths are relative, so that the output under qemu-alpha,
    run in an empty directory, is byte for byte the same.
 
@@ -205,6 +205,43 @@ static void dotted_paths(void) {
   printf("rmdir p/: %s\n", err(rmdir("p/")));
 }
 
+/* Hard links: two names of one file (inode, link count, data), the first
+   name removed, a rename between names of one file, the refusals. */
+static void hard_links(void) {
+  write_file("h1", "linked");
+  struct stat a, b;
+  printf("link h1 h2: %s\n", err(link("h1", "h2")));
+  stat("h1", &a);
+  stat("h2", &b);
+  printf("same inode: %s, links %ld\n", a.st_ino == b.st_ino ? "yes" : "no", (long)a.st_nlink);
+  int fd = open("h2", O_WRONLY | O_APPEND);
+  write(fd, "+2", 2);
+  close(fd);
+  show("h1");
+  printf("unlink h1: %s\n", err(unlink("h1")));
+  stat("h2", &b);
+  printf("h2 links %ld\n", (long)b.st_nlink);
+  show("h2");
+  write_file("h7", "other");
+  printf("link onto a name: %s\n", err(link("h2", "h7")));
+  unlink("h7");
+  printf("link a missing file: %s\n", err(link("none", "h5")));
+  mkdir("hd", 0755);
+  printf("link a directory: %s\n", err(link("hd", "h6")));
+  rmdir("hd");
+  printf("link into a missing directory: %s\n", err(link("h2", "nodir/h")));
+  link("h2", "h3");
+  printf("rename h2 over h3 (one file): %s\n", err(rename("h2", "h3")));
+  printf("h2 and h3 still there: %s %s\n", err(stat("h2", &a)), err(stat("h3", &b)));
+  printf("rename h3 h4: %s\n", err(rename("h3", "h4")));
+  fd = open("h4", O_RDONLY);
+  unlink("h2");
+  unlink("h4");
+  char text[16] = {0};
+  printf("read after every name went: %ld %s\n", (long)read(fd, text, sizeof text - 1), text);
+  close(fd);
+}
+
 static void clean_up(void) {
   unlink("c/b/deep.txt");
   rmdir("c/b");
@@ -236,6 +273,7 @@ int main(int argc, char **argv) {
   system_information();
   directory_descriptors();
   dotted_paths();
+  hard_links();
   clean_up();
   printf("dirs: done\n");
   return 0;

@@ -3,11 +3,13 @@
  * staying private, mkstemp and tmpfile in /tmp, a file the program wrote
  * mapped back (private and shared read-only); a file mapped shared and
  * writable (stores reach read(), write()s reach the mapping, a forked
- * child's stores the parent), POSIX shared memory (shm_open in /dev/shm).
+ * child's stores the parent), POSIX shared memory (shm_open in /dev/shm),
+ * a named semaphore (sem_open).
  * Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,28 @@ static void shared_file(const char *path, int fd) {
   printf("after munmap, in the file: %s\n", back);
 }
 
+/* A named semaphore between a parent and its child (glibc makes it in
+   /dev/shm with link()). */
+static void named_semaphore(void) {
+  sem_t *sem = sem_open("/dcpi-sem", O_CREAT | O_EXCL, 0600, 0);
+  printf("sem_open: %s\n", sem == SEM_FAILED ? strerror(errno) : "ok");
+  if (sem == SEM_FAILED) return;
+  if (fork() == 0) {
+    sem_t *child = sem_open("/dcpi-sem", 0);
+    sem_post(child);
+    sem_post(child);
+    _exit(0);
+  }
+  wait(NULL);
+  int value = -1;
+  sem_wait(sem);
+  sem_getvalue(sem, &value);
+  printf("posted twice, taken once: %d\n", value);
+  sem_close(sem);
+  printf("sem_unlink: %d, again: %s\n", sem_unlink("/dcpi-sem"),
+         sem_unlink("/dcpi-sem") ? strerror(errno) : "ok");
+}
+
 static void shared_files(void) {
   int fd = open("/tmp/shared-map", O_CREAT | O_RDWR | O_TRUNC, 0600);
   shared_file("a /tmp file", fd);
@@ -167,6 +191,7 @@ int main(void) {
   shared_counters();
   temporary_files();
   shared_files();
+  named_semaphore();
   printf("shared: done\n");
   return 0;
 }

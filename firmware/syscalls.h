@@ -159,6 +159,9 @@
   X(epoll_pwait, 474)                                                                 \
   X(utimensat, 475)                                                                   \
   X(eventfd, 478)                                                                     \
+  X(timerfd_create, 481)                                                              \
+  X(timerfd_settime, 482)                                                             \
+  X(timerfd_gettime, 483)                                                             \
   X(eventfd2, 485)                                                                    \
   X(epoll_create1, 486)                                                               \
   X(dup3, 487)                                                                        \

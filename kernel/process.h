@@ -51,7 +51,8 @@ struct OpenFile {
     kEventfd,
     kSocket,     // one end of a socketpair (kernel/socket_end.h)
     kGenerated,  // a /proc or /sys file (kernel/procfs.h): `file` over `held_pages`
-    kEpoll       // an epoll instance (kernel/epoll.h)
+    kEpoll,      // an epoll instance (kernel/epoll.h)
+    kTimerfd     // a timerfd (kernel/timerfd.h): expirations in `offset`
   } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
@@ -60,6 +61,8 @@ struct OpenFile {
   Pipe* peer;                      // kSocket: the pipe it writes (the other end reads)
   uint32_t shut;                   // kSocket: shutdown's SHUT_RD (1) and SHUT_WR (2) done
   epoll::Set* epoll;               // kEpoll
+  uint64_t timer_deadline;         // kTimerfd: the next expiry (cycles; 0: disarmed)
+  uint64_t timer_interval;         // kTimerfd: the period after it (0: once)
   uint64_t held_pages;             // kGenerated: the pages at file.data, freed at the last close
   ramfs::Node* node;               // kRamFile
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count

@@ -12,6 +12,7 @@
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
+#include "kernel/timerfd.h"
 
 namespace kernel::sys {
 namespace {
@@ -129,7 +130,7 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
 bool cannot_seek(const OpenFile* f) {
   return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
          f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd ||
-         f->kind == OpenFile::kSocket;
+         f->kind == OpenFile::kSocket || f->kind == OpenFile::kTimerfd;
 }
 
 // A pipe's read end or a socket's, as read(2) reads it.
@@ -236,7 +237,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
     return;
   }
-  if (f.kind == OpenFile::kEventfd) {  // an anonymous inode, as Linux's
+  if (f.kind == OpenFile::kEventfd || f.kind == OpenFile::kTimerfd) {  // anonymous inodes
     st->st_mode = 0600;
     st->st_ino = reinterpret_cast<uint64_t>(&f) >> 4;
     return;
@@ -320,6 +321,7 @@ int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket)
     return read_stream(self, f, args.a[1], args.a[2]);
   if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, args.a[1], args.a[2]);
+  if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, args.a[1], args.a[2]);
   const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
   if (n > 0) f->offset += static_cast<uint64_t>(n);
   return n;
@@ -351,6 +353,7 @@ int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
     if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket)
       return read_stream(self, f, base, length);
     if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, base, length);
+    if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, base, length);
     const int64_t n = read_at(self, f, base, length, f->offset);
     if (n > 0) f->offset += static_cast<uint64_t>(n);
     return n;
@@ -393,7 +396,8 @@ int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kEventfd) return 0;  // Linux's noop_llseek: always at 0
+  if (f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd)
+    return 0;  // Linux's noop_llseek: always at 0
   if (cannot_seek(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;

@@ -12,6 +12,7 @@
 #include "kernel/signals.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
+#include "kernel/timerfd.h"
 #include "kernel/udiv.h"
 
 namespace kernel::sys {
@@ -195,6 +196,7 @@ uint32_t descriptor_events(Process* self, int32_t fd) {
   if (f->kind == OpenFile::kPipeWrite) return pipe::poll_events(f->pipe, true);
   if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
   if (f->kind == OpenFile::kSocket) return socket_end::poll_events(f);
+  if (f->kind == OpenFile::kTimerfd) return timerfd::poll_events(f);
   return kIn | kOut;
 }
 

@@ -5,7 +5,9 @@
  * child's writes reach the parent (the counter belongs to the open file).
  * epoll: level-triggered reports, EPOLLET once per edge, EPOLLONESHOT until
  * re-armed, EPOLLHUP, an entry gone with its descriptor, the errors of
- * epoll_ctl, a thread woken in epoll_wait. Output equals qemu-alpha's. */
+ * epoll_ctl, a thread woken in epoll_wait. timerfd: one shot and periodic
+ * expirations counted by read, gettime, disarming, epoll waking on one.
+ * Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,10 +169,50 @@ static void polling(void) {
   close(ep);
 }
 
+static void timers(void) {
+  int t = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  uint64_t n = 0;
+  printf("timerfd: %s, read before arming: %s\n", err(t), err(read(t, &n, 8)));
+  struct itimerspec once = {.it_value = {0, 20000000}}, got;
+  printf("arm 20 ms: %s\n", err(timerfd_settime(t, 0, &once, NULL)));
+  timerfd_gettime(t, &got);
+  printf("gettime: left > 0 %d, interval %ld\n", got.it_value.tv_nsec > 0,
+         (long)got.it_interval.tv_nsec);
+  struct pollfd p = {t, POLLIN, 0};
+  printf("poll until it fires: %d\n", poll(&p, 1, 1000));
+  printf("read: %s %lu\n", err(read(t, &n, 8)), (unsigned long)n);
+  printf("read again: %s\n", err(read(t, &n, 8)));
+  struct itimerspec every = {.it_interval = {0, 10000000}, .it_value = {0, 10000000}};
+  timerfd_settime(t, 0, &every, NULL);
+  struct timespec pause = {0, 55000000};
+  nanosleep(&pause, NULL);
+  read(t, &n, 8);
+  printf("periodic 10 ms, after 55 ms: %s\n", n >= 4 && n <= 6 ? "4 to 6" : "other");
+  struct itimerspec off = {0};
+  printf("disarm: %s, ", err(timerfd_settime(t, 0, &off, &got)));
+  printf("its interval was %ld ms\n", (long)(got.it_interval.tv_nsec / 1000000));
+  int ep = epoll_create1(0);
+  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 9};
+  epoll_ctl(ep, EPOLL_CTL_ADD, t, &ev);
+  once.it_value.tv_nsec = 5000000;
+  timerfd_settime(t, 0, &once, NULL);
+  show(ep, "epoll on a timerfd", 1000);
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  struct itimerspec past = {.it_value = now};
+  timerfd_settime(t, TFD_TIMER_ABSTIME, &past, NULL);
+  printf("absolute, already passed: %s %lu\n", err(read(t, &n, 8)), (unsigned long)n);
+  printf("a bad clock: %s, bad flags: %s\n", err(timerfd_create(99, 0)),
+         err(timerfd_settime(t, 8, &once, NULL)));
+  close(ep);
+  close(t);
+}
+
 int main(void) {
   counting();
   waking();
   polling();
+  timers();
   printf("events: done\n");
   return 0;
 }

@@ -53,6 +53,13 @@ void release_description(OpenFile* file) {
   file->refs = 0;
 }
 
+OpenFile* file_of_kind(FdTable* fds, uint64_t fd, OpenFile::Kind kind, int wrong_kind,
+                       int64_t* error) {
+  OpenFile* f = file_at(fds, fd);
+  *error = f == nullptr ? -EBADF : f->kind != kind ? -wrong_kind : 0;
+  return *error ? nullptr : f;
+}
+
 OpenFile* file_at(FdTable* fds, uint64_t fd) {
   if (fd >= kMaxFiles) return nullptr;
   return fds->files[fd];

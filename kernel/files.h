@@ -22,6 +22,10 @@ void release_description(OpenFile* file);
 
 // The open file at `fd`, or nullptr if none.
 OpenFile* file_at(FdTable* fds, uint64_t fd);
+// The open file at `fd` if it is of `kind`; else nullptr and *error =
+// -EBADF (none) or -`wrong_kind` (another kind: EINVAL, ENOTSOCK).
+OpenFile* file_of_kind(FdTable* fds, uint64_t fd, OpenFile::Kind kind, int wrong_kind,
+                       int64_t* error);
 // Puts `file` (one reference handed over) at the lowest free fd >= `lowest`;
 // the fd, or -EMFILE (the reference is dropped then).
 int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec);

@@ -21,9 +21,8 @@ static_assert(sizeof(EpollEvent) == 16);
 
 // The set at `epfd`: nullptr and *e = EBADF or EINVAL (not an epoll file).
 epoll::Set* set_at(Process* self, uint64_t epfd, int64_t* e) {
-  const OpenFile* f = file_at(self->fds, epfd);
-  *e = f == nullptr ? error(EBADF) : f->kind != OpenFile::kEpoll ? error(EINVAL) : 0;
-  return *e ? nullptr : f->epoll;
+  const OpenFile* f = file_of_kind(self->fds, epfd, OpenFile::kEpoll, EINVAL, e);
+  return f ? f->epoll : nullptr;
 }
 
 // Files whose readiness never changes cannot be watched (Linux: EPERM).

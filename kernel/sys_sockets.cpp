@@ -19,9 +19,7 @@ constexpr int kENotsock = 38, kEProtonosupport = 43, kEIsconn = 56;       // Lin
 
 // The socket at `fd`: nullptr and *e = EBADF or ENOTSOCK.
 OpenFile* socket_at(Process* self, uint64_t fd, int64_t* e) {
-  OpenFile* f = file_at(self->fds, fd);
-  *e = f == nullptr ? error(EBADF) : f->kind != OpenFile::kSocket ? error(kENotsock) : 0;
-  return *e ? nullptr : f;
+  return file_of_kind(self->fds, fd, OpenFile::kSocket, kENotsock, e);
 }
 
 // The two ends of a new pair, crossed over two pipes, at the lowest free fds.

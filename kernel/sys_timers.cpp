@@ -57,9 +57,7 @@ constexpr uint64_t kTfdNonblock = 04, kTfdCloexec = 010000000, kTfdTimerAbstime 
 
 // The timerfd at `fd`: nullptr and *e = EBADF or EINVAL.
 OpenFile* timer_at(Process* self, uint64_t fd, int64_t* e) {
-  OpenFile* f = file_at(self->fds, fd);
-  *e = f == nullptr ? error(EBADF) : f->kind != OpenFile::kTimerfd ? error(EINVAL) : 0;
-  return *e ? nullptr : f;
+  return file_of_kind(self->fds, fd, OpenFile::kTimerfd, EINVAL, e);
 }
 
 }  // namespace

@@ -434,19 +434,22 @@ class Dataflow {
       if (a < first || a >= end || (a - first) % 4) return std::nullopt;
       return (a - first) / 4;
     };
-    std::set<size_t> leaders{0};
+    // Per-instruction flags, not a std::set of indices (issue 31).
+    std::vector<bool> leader(code.size(), false);
+    leader[0] = true;
     for (uint64_t e : extra_entries)
-      if (const auto i = index_of(e)) leaders.insert(*i), extra_.push_back(*i);
+      if (const auto i = index_of(e)) leader[*i] = true, extra_.push_back(*i);
     for (size_t i = 0; i < code.size(); ++i) {
       const InstructionRecord& r = code[i];
-      if (r.control_flow != ControlFlow::kNone && i + 1 < code.size()) leaders.insert(i + 1);
+      if (r.control_flow != ControlFlow::kNone && i + 1 < code.size()) leader[i + 1] = true;
       if (r.branch_target && r.control_flow != ControlFlow::kCall)
-        if (const auto t = index_of(*r.branch_target)) leaders.insert(*t);
+        if (const auto t = index_of(*r.branch_target)) leader[*t] = true;
     }
     for (const auto& [jump, targets] : table_edges)
       for (uint64_t t : targets)
-        if (const auto i = index_of(t)) leaders.insert(*i);
-    starts_.assign(leaders.begin(), leaders.end());
+        if (const auto i = index_of(t)) leader[*i] = true;
+    for (size_t i = 0; i < code.size(); ++i)
+      if (leader[i]) starts_.push_back(i);
     block_of_.assign(code.size(), 0);
     for (size_t b = 0; b < starts_.size(); ++b) {
       const size_t stop = b + 1 < starts_.size() ? starts_[b + 1] : code.size();
@@ -469,6 +472,7 @@ class Dataflow {
         for (uint64_t t : found->second)
           if (const auto i = index_of(t)) successors_[b].push_back({block_of_[*i], true});
     }
+    find_blocks_reaching_jumps();
   }
 
   // Runs to the fixed point. Returns false if it did not settle (it does:
@@ -491,7 +495,7 @@ class Dataflow {
     std::deque<size_t> work;
     std::vector<bool> queued(starts_.size(), false);
     for (size_t b = 0; b < starts_.size(); ++b)
-      if (in_[b].reached) work.push_back(b), queued[b] = true;
+      if (in_[b].reached && reaches_jump_[b]) work.push_back(b), queued[b] = true;
     size_t visits = 0;
     while (!work.empty()) {
       if (++visits > 256 * starts_.size() + 64) return false;
@@ -503,6 +507,7 @@ class Dataflow {
       const InstructionRecord& last = code_[last_of(b)];
       const isa::Instruction& last_word = words_[last_of(b)];
       for (const auto& [to, taken] : successors_[b]) {
+        if (!reaches_jump_[to]) continue;
         bool changed = false;
         if (may_refine(s, last, last_word, taken)) {
           State along = s;
@@ -517,7 +522,9 @@ class Dataflow {
     return true;
   }
 
-  // The state just before instruction i (reached = false if never reached).
+  // The state just before instruction i (reached = false if never reached),
+  // for an instruction in a block from which an indirect jump can be
+  // reached: only those blocks are analysed.
   State before(size_t i) const {
     const size_t b = block_of_[i];
     State s = in_[b];
@@ -531,6 +538,29 @@ class Dataflow {
   size_t last_of(size_t b) const {
     return (b + 1 < starts_.size() ? starts_[b + 1] : code_.size()) - 1;
   }
+  // The blocks from which some block ending in an indirect jump can be
+  // reached. Only their states can reach a jump, and a block from which no
+  // jump is reachable has no successor from which one is: the dataflow
+  // skips the others without changing the order in which it visits these
+  // (issue 31: a third of its visits in libsqlite3's switch procedures were
+  // in code after the last switch).
+  void find_blocks_reaching_jumps() {
+    std::vector<std::vector<size_t>> predecessors(starts_.size());
+    for (size_t b = 0; b < starts_.size(); ++b)
+      for (const auto& [to, taken] : successors_[b]) predecessors[to].push_back(b);
+    reaches_jump_.assign(starts_.size(), false);
+    std::vector<size_t> stack;
+    for (size_t b = 0; b < starts_.size(); ++b)
+      if (code_[last_of(b)].control_flow == ControlFlow::kIndirectJump)
+        reaches_jump_[b] = true, stack.push_back(b);
+    while (!stack.empty()) {
+      const size_t b = stack.back();
+      stack.pop_back();
+      for (const size_t p : predecessors[b])
+        if (!reaches_jump_[p]) reaches_jump_[p] = true, stack.push_back(p);
+    }
+  }
+
   std::optional<uint64_t> prologue_gp(State s) const {
     if (code_.size() < 2) return std::nullopt;
     for (size_t i = 0; i < 2; ++i) step(s, i);
@@ -546,6 +576,7 @@ class Dataflow {
   std::vector<size_t> block_of_;                                  // instruction -> block
   std::vector<std::vector<std::pair<size_t, bool>>> successors_;  // (block, taken edge)
   std::vector<size_t> extra_;
+  std::vector<bool> reaches_jump_;  // per block: find_blocks_reaching_jumps'
   std::vector<State>& in_;
 };
 

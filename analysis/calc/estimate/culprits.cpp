@@ -196,7 +196,7 @@ class CulpritFinder {
       stack.push_back(root), on_stack[root] = true;
       while (!path.empty()) {
         auto& [x, next] = path.back();
-        const std::vector<EdgeId>& outgoing = cfg_.block(x).outgoing;
+        const std::span<const EdgeId> outgoing = cfg_.block(x).outgoing;
         if (next < outgoing.size()) {
           const BlockId y = cfg_.edge(outgoing[next++]).to;
           if (index[y] == kUnvisited) {
@@ -399,10 +399,15 @@ class CulpritFinder {
 
   // An access to the superpage (kernel code's stack, globals and memory)
   // goes without the DTB (superpage_addresses.h). Worked out once per
-  // procedure, when its first DTB candidate is looked at.
+  // procedure, when its first DTB candidate is looked at; none in code
+  // outside the superpage (issue 31: a vector of false per block was most of
+  // the culprits' allocations in user code).
   bool superpage_access(BlockId b, size_t i) const {
-    if (!superpage_) superpage_ = superpage_accesses(cfg_, model_.superpage());
-    return (*superpage_)[b][i];
+    if (!superpage_)
+      superpage_ = runs_in_superpage(cfg_, model_.superpage())
+                       ? superpage_accesses(cfg_, model_.superpage())
+                       : std::vector<std::vector<bool>>{};
+    return !superpage_->empty() && (*superpage_)[b][i];
   }
 
   static bool writes_integer_register(const InstructionRecord& in, uint8_t number) {

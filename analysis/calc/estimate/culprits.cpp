@@ -451,8 +451,11 @@ class CulpritFinder {
   // path writes without a load (an interpreter's bytecode pointer, advanced
   // by an add in each handler and kept through the dispatch block) arrives
   // with no D-cache miss to wait for.
-  std::vector<std::optional<uint64_t>> loads_arriving(BlockId b, Register reg) const {
-    std::vector<std::optional<uint64_t>> result;
+  // The answer is in a scratch vector, valid until the next question
+  // (issue 31: a vector per question, grown one load at a time).
+  const std::vector<std::optional<uint64_t>>& loads_arriving(BlockId b, Register reg) const {
+    std::vector<std::optional<uint64_t>>& result = arriving_;
+    result.clear();
     if (searched_depth_.empty()) searched_depth_.assign(cfg_.blocks().size(), 0);
     add_loads_arriving(b, reg, kLiveInDepth, result);
     for (BlockId x : searched_) searched_depth_[x] = 0;  // ready for the next search
@@ -567,9 +570,10 @@ class CulpritFinder {
     std::optional<std::optional<double>> entries_keeping_lines;  // once worked out
   };
   mutable std::vector<Loop> loops_;
-  mutable std::vector<size_t> loop_of_block_;  // index in loops_, or kNoLoop
-  mutable std::vector<int> searched_depth_;    // add_loads_arriving's, per block
-  mutable std::vector<BlockId> searched_;      // the blocks it set
+  mutable std::vector<size_t> loop_of_block_;              // index in loops_, or kNoLoop
+  mutable std::vector<int> searched_depth_;                // add_loads_arriving's, per block
+  mutable std::vector<BlockId> searched_;                  // the blocks it set
+  mutable std::vector<std::optional<uint64_t>> arriving_;  // loads_arriving's answer
   mutable std::vector<CulpritCandidate> possible_, kept_, ruled_out_;  // candidates()'s scratch
   mutable std::optional<std::vector<std::vector<bool>>> superpage_;    // superpage_access's
 };

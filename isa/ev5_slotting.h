@@ -11,6 +11,7 @@
 // register slots 0-63 (integer 0-31, FP 32-63; R31 and F31 are never
 // dependencies).
 #pragma once
+#include <bit>
 #include <cstdint>
 
 #include "isa/ev5.h"
@@ -110,6 +111,30 @@ class Ev5BlockScheduler {
   // Cycles from the first issue to the last group's issue, plus one.
   constexpr uint32_t best_case_cycles() const { return static_cast<uint32_t>(previous_group_ + 1); }
 
+  // Back to a new scheduler's state, for the next block: clears only the
+  // producers and reservations the last block set (issue 31: constructing
+  // a scheduler per block, 64 producers and 16 reservations each, was two
+  // fifths of calc's EV5 schedule).
+  constexpr void reset() {
+    for (uint64_t slots = written_; slots != 0; slots &= slots - 1)
+      producers_[std::countr_zero(slots)] = Producer{};
+    if (any_reserved_)
+      for (int i = 0; i < kReservations; ++i) reserved_[i] = 0, reserved_valid_[i] = false;
+    written_ = 0;
+    any_reserved_ = false;
+    multiplier_free_ = divider_free_ = 0;
+    last_multiply_ = last_divide_ = kEv5NoCulprit;
+    count_ = 0;
+    cycle_ = 0;
+    previous_group_ = -1;
+    in_group_ = false;
+    group_fetch_block_ = 0;
+    group_cycle_ = 0;
+    group_pipes_ = Ev5GroupPipes{};
+    why_not_joined_ = Ev5Stall{};
+    has_why_not_joined_ = false;
+  }
+
  private:
   static constexpr uint64_t kFetchBlockBytes = 16;
   static constexpr int kReservations = 16;
@@ -190,8 +215,10 @@ class Ev5BlockScheduler {
   }
 
   constexpr void commit(const Ev5Instruction& in, uint32_t index, uint64_t cycle) {
-    if (in.destination < 64 && !ev5_is_zero_slot(in.destination))
+    if (in.destination < 64 && !ev5_is_zero_slot(in.destination)) {
       producers_[in.destination] = Producer{true, index, cycle, in.ev5_class};
+      written_ |= uint64_t{1} << in.destination;
+    }
     if (const uint8_t busy = ev5_multiplier_busy(in.ev5_class)) {
       multiplier_free_ = cycle + busy;
       last_multiply_ = index;
@@ -228,6 +255,7 @@ class Ev5BlockScheduler {
   }
 
   Producer producers_[64] = {};
+  uint64_t written_ = 0;  // producers_ set since the last reset (bit: slot)
   uint64_t reserved_[kReservations] = {};
   bool reserved_valid_[kReservations] = {};
   bool any_reserved_ = false;  // some reserved_valid_ is set

@@ -60,12 +60,10 @@ struct Fact {
     kEntry,     // the sign-extended 32-bit entry loaded from such a slot
     kTarget,    // base + entry: where the jmp goes
   };
+  // The one-byte fields first, then the words: 48 bytes without padding
+  // (issue 31: 56 with it; every visit copies and compares 32 of them).
   Kind kind = Kind::kUnknown;
-  uint8_t unused_after_kind[7] = {};  // no padding: equal facts are equal bytes (same())
-  uint64_t value = 0;  // kConstant: the value; kSlot, kEntry, kTarget: the table's address
-  uint64_t max = 0;    // kBounded: the bound; kSlot, kEntry, kTarget: the largest index
-  uint64_t base = 0;   // kTarget
-  uint8_t scale = 0;   // kSlot: bytes per element (addq: 1, s4addq: 4)
+  uint8_t scale = 0;  // kSlot: bytes per element (addq: 1, s4addq: 4)
   // Relations, valid until either register is written again:
   // this register's low 32 bits equal those of `ext32_of` and both are
   // canonical (zapnot x,0xf / sextl of it; see compare()).
@@ -76,8 +74,11 @@ struct Fact {
   uint8_t subject = kNone;
   uint8_t wide_subject = kNone;
   bool in_range_if_nonzero = true;
-  uint8_t unused_after_test[3] = {};
-  uint64_t limit = 0;
+  uint8_t unused[2] = {};  // no padding: equal facts are equal bytes (same())
+  uint64_t value = 0;      // kConstant: the value; kSlot, kEntry, kTarget: the table's address
+  uint64_t max = 0;        // kBounded: the bound; kSlot, kEntry, kTarget: the largest index
+  uint64_t base = 0;       // kTarget
+  uint64_t limit = 0;      // the compare's (see subject)
   // kUnknown only: the address of a call that changed (or may have changed)
   // a value known before it, for the "not read" reason; 0 if none.
   uint64_t lost_at = 0;
@@ -101,6 +102,7 @@ struct Fact {
 };
 
 static_assert(std::has_unique_object_representations_v<Fact>, "Fact::same needs no padding");
+static_assert(sizeof(Fact) == 48);
 
 Fact constant(uint64_t v) { return Fact{.kind = Fact::Kind::kConstant, .value = v}; }
 Fact bounded(uint64_t max) { return Fact{.kind = Fact::Kind::kBounded, .max = max}; }
@@ -279,15 +281,15 @@ Fact evaluate(const isa::Instruction& in, const State& s, const DataReader& data
       // brings others) is taken as bounded by itself: entries 0..c are read,
       // a superset of the one taken, and the next round sees the real bound.
       if (b.kind == K::kConstant && a.numeric() && a.upper() < kMaxEntries)
-        return Fact{.kind = K::kSlot, .value = b.value, .max = a.upper(), .scale = 4};
+        return Fact{.kind = K::kSlot, .scale = 4, .value = b.value, .max = a.upper()};
       if (b.kind == K::kConstant && a.kind == K::kConstant) return constant(4 * a.value + b.value);
       return unknown();
     case Operation::kAddq:  // addq gp, entry; addq table, index (either order)
       if (a.kind == K::kConstant && b.kind == K::kConstant) return constant(a.value + b.value);
       if (a.kind == K::kConstant && b.kind == K::kBounded)
-        return Fact{.kind = K::kSlot, .value = a.value, .max = b.max, .scale = 1};
+        return Fact{.kind = K::kSlot, .scale = 1, .value = a.value, .max = b.max};
       if (b.kind == K::kConstant && a.kind == K::kBounded)
-        return Fact{.kind = K::kSlot, .value = b.value, .max = a.max, .scale = 1};
+        return Fact{.kind = K::kSlot, .scale = 1, .value = b.value, .max = a.max};
       if (a.kind == K::kEntry && b.kind == K::kConstant)
         return Fact{.kind = K::kTarget, .value = a.value, .max = a.max, .base = b.value};
       if (b.kind == K::kEntry && a.kind == K::kConstant)
@@ -434,25 +436,29 @@ class Dataflow {
       if (a < first || a >= end || (a - first) % 4) return std::nullopt;
       return (a - first) / 4;
     };
-    std::set<size_t> leaders{0};
+    // Per-instruction flags, not a std::set of indices (issue 31).
+    std::vector<bool> leader(code.size(), false);
+    leader[0] = true;
     for (uint64_t e : extra_entries)
-      if (const auto i = index_of(e)) leaders.insert(*i), extra_.push_back(*i);
+      if (const auto i = index_of(e)) leader[*i] = true, extra_.push_back(*i);
     for (size_t i = 0; i < code.size(); ++i) {
       const InstructionRecord& r = code[i];
-      if (r.control_flow != ControlFlow::kNone && i + 1 < code.size()) leaders.insert(i + 1);
+      if (r.control_flow != ControlFlow::kNone && i + 1 < code.size()) leader[i + 1] = true;
       if (r.branch_target && r.control_flow != ControlFlow::kCall)
-        if (const auto t = index_of(*r.branch_target)) leaders.insert(*t);
+        if (const auto t = index_of(*r.branch_target)) leader[*t] = true;
     }
     for (const auto& [jump, targets] : table_edges)
       for (uint64_t t : targets)
-        if (const auto i = index_of(t)) leaders.insert(*i);
-    starts_.assign(leaders.begin(), leaders.end());
+        if (const auto i = index_of(t)) leader[*i] = true;
+    for (size_t i = 0; i < code.size(); ++i)
+      if (leader[i]) starts_.push_back(i);
     block_of_.assign(code.size(), 0);
     for (size_t b = 0; b < starts_.size(); ++b) {
       const size_t stop = b + 1 < starts_.size() ? starts_[b + 1] : code.size();
       for (size_t i = starts_[b]; i < stop; ++i) block_of_[i] = b;
     }
-    successors_.resize(starts_.size());
+    successors_first_.reserve(starts_.size() + 1);
+    successors_first_.push_back(0);
     for (size_t b = 0; b < starts_.size(); ++b) {
       const size_t last = last_of(b);
       const InstructionRecord& r = code[last];
@@ -462,13 +468,14 @@ class Dataflow {
       if ((r.control_flow == ControlFlow::kConditionalBranch ||
            r.control_flow == ControlFlow::kUnconditionalBranch) &&
           r.branch_target)
-        if (const auto t = index_of(*r.branch_target))
-          successors_[b].push_back({block_of_[*t], true});
-      if (falls && last + 1 < code.size()) successors_[b].push_back({b + 1, false});
+        if (const auto t = index_of(*r.branch_target)) successors_.push_back({block_of_[*t], true});
+      if (falls && last + 1 < code.size()) successors_.push_back({b + 1, false});
       if (const auto found = table_edges.find(last); found != table_edges.end())
         for (uint64_t t : found->second)
-          if (const auto i = index_of(t)) successors_[b].push_back({block_of_[*i], true});
+          if (const auto i = index_of(t)) successors_.push_back({block_of_[*i], true});
+      successors_first_.push_back(successors_.size());
     }
+    find_blocks_reaching_jumps();
   }
 
   // Runs to the fixed point. Returns false if it did not settle (it does:
@@ -491,7 +498,7 @@ class Dataflow {
     std::deque<size_t> work;
     std::vector<bool> queued(starts_.size(), false);
     for (size_t b = 0; b < starts_.size(); ++b)
-      if (in_[b].reached) work.push_back(b), queued[b] = true;
+      if (in_[b].reached && reaches_jump_[b]) work.push_back(b), queued[b] = true;
     size_t visits = 0;
     while (!work.empty()) {
       if (++visits > 256 * starts_.size() + 64) return false;
@@ -502,7 +509,8 @@ class Dataflow {
       for (size_t i = starts_[b]; i <= last_of(b); ++i) step(s, i);
       const InstructionRecord& last = code_[last_of(b)];
       const isa::Instruction& last_word = words_[last_of(b)];
-      for (const auto& [to, taken] : successors_[b]) {
+      for (const auto& [to, taken] : successors_of(b)) {
+        if (!reaches_jump_[to]) continue;
         bool changed = false;
         if (may_refine(s, last, last_word, taken)) {
           State along = s;
@@ -517,7 +525,9 @@ class Dataflow {
     return true;
   }
 
-  // The state just before instruction i (reached = false if never reached).
+  // The state just before instruction i (reached = false if never reached),
+  // for an instruction in a block from which an indirect jump can be
+  // reached: only those blocks are analysed.
   State before(size_t i) const {
     const size_t b = block_of_[i];
     State s = in_[b];
@@ -527,10 +537,42 @@ class Dataflow {
   }
 
  private:
+  std::span<const std::pair<size_t, bool>> successors_of(size_t b) const {
+    return std::span(successors_)
+        .subspan(successors_first_[b], successors_first_[b + 1] - successors_first_[b]);
+  }
   void step(State& s, size_t i) const { transfer(s, code_[i], words_[i], data_, calls_); }
   size_t last_of(size_t b) const {
     return (b + 1 < starts_.size() ? starts_[b + 1] : code_.size()) - 1;
   }
+  // The blocks from which some block ending in an indirect jump can be
+  // reached. Only their states can reach a jump, and a block from which no
+  // jump is reachable has no successor from which one is: the dataflow
+  // skips the others without changing the order in which it visits these
+  // (issue 31: a third of its visits in libsqlite3's switch procedures were
+  // in code after the last switch).
+  void find_blocks_reaching_jumps() {
+    const size_t n = starts_.size();
+    std::vector<size_t> first(n + 1, 0), predecessors(successors_.size());
+    for (const auto& [to, taken] : successors_) ++first[to + 1];
+    for (size_t b = 0; b < n; ++b) first[b + 1] += first[b];
+    std::vector<size_t> next(first.begin(), first.end() - 1);
+    for (size_t b = 0; b < n; ++b)
+      for (const auto& [to, taken] : successors_of(b)) predecessors[next[to]++] = b;
+    reaches_jump_.assign(starts_.size(), false);
+    std::vector<size_t> stack;
+    for (size_t b = 0; b < starts_.size(); ++b)
+      if (code_[last_of(b)].control_flow == ControlFlow::kIndirectJump)
+        reaches_jump_[b] = true, stack.push_back(b);
+    while (!stack.empty()) {
+      const size_t b = stack.back();
+      stack.pop_back();
+      for (size_t k = first[b]; k < first[b + 1]; ++k)
+        if (const size_t p = predecessors[k]; !reaches_jump_[p])
+          reaches_jump_[p] = true, stack.push_back(p);
+    }
+  }
+
   std::optional<uint64_t> prologue_gp(State s) const {
     if (code_.size() < 2) return std::nullopt;
     for (size_t i = 0; i < 2; ++i) step(s, i);
@@ -542,10 +584,14 @@ class Dataflow {
   std::span<const isa::Instruction> words_;
   const DataReader& data_;
   const CallClobbers& calls_;
-  std::vector<size_t> starts_;                                    // first instruction of each block
-  std::vector<size_t> block_of_;                                  // instruction -> block
-  std::vector<std::vector<std::pair<size_t, bool>>> successors_;  // (block, taken edge)
+  std::vector<size_t> starts_;    // first instruction of each block
+  std::vector<size_t> block_of_;  // instruction -> block
+  // Every block's successors (block, taken edge), block after block (one
+  // array: a vector per block was most of building a round's dataflow).
+  std::vector<std::pair<size_t, bool>> successors_;
+  std::vector<size_t> successors_first_;  // per block, and one past the last
   std::vector<size_t> extra_;
+  std::vector<bool> reaches_jump_;  // per block: find_blocks_reaching_jumps'
   std::vector<State>& in_;
 };
 

@@ -6,9 +6,23 @@
 
 namespace dcpi::calc {
 
+ControlFlowGraph::ControlFlowGraph(const ControlFlowGraph& other)
+    : blocks_(other.blocks_),
+      edges_(other.edges_),
+      missing_edges_(other.missing_edges_),
+      blocks_sorted_(other.blocks_sorted_),
+      extra_entries_(other.extra_entries_) {
+  link_edges();
+}
+
+ControlFlowGraph& ControlFlowGraph::operator=(const ControlFlowGraph& other) {
+  if (this != &other) *this = ControlFlowGraph(other);
+  return *this;
+}
+
 BlockId ControlFlowGraph::add_block(BasicBlock block) {
-  block.incoming.clear();
-  block.outgoing.clear();
+  block.incoming = {};
+  block.outgoing = {};
   if (block.end < block.start || (!blocks_.empty() && block.start < blocks_.back().end))
     blocks_sorted_ = false;
   blocks_.push_back(std::move(block));
@@ -17,21 +31,34 @@ BlockId ControlFlowGraph::add_block(BasicBlock block) {
 
 EdgeId ControlFlowGraph::add_edge(BlockId from, BlockId to, EdgeKind kind) {
   edges_.push_back(CfgEdge{from, to, kind});
-  const EdgeId id = edges_.size() - 1;
-  blocks_[from].outgoing.push_back(id);
-  blocks_[to].incoming.push_back(id);
-  return id;
+  link_edges();
+  return edges_.size() - 1;
 }
 
 void ControlFlowGraph::add_edges(std::span<const CfgEdge> edges) {
-  std::vector<size_t> incoming(blocks_.size(), 0), outgoing(blocks_.size(), 0);
-  for (const CfgEdge& e : edges) ++outgoing[e.from], ++incoming[e.to];
-  for (BlockId b = 0; b < blocks_.size(); ++b) {
-    blocks_[b].incoming.reserve(blocks_[b].incoming.size() + incoming[b]);
-    blocks_[b].outgoing.reserve(blocks_[b].outgoing.size() + outgoing[b]);
+  edges_.insert(edges_.end(), edges.begin(), edges.end());
+  link_edges();
+}
+
+void ControlFlowGraph::link_edges() {
+  // Counting sort of the edge ids by block: incoming lists at [0, E),
+  // outgoing at [E, 2E), each in id order.
+  const size_t n = blocks_.size(), e = edges_.size();
+  std::vector<size_t> first_in(n + 1, 0), first_out(n + 1, 0);
+  for (const CfgEdge& edge : edges_) ++first_in[edge.to + 1], ++first_out[edge.from + 1];
+  for (size_t b = 0; b < n; ++b) first_in[b + 1] += first_in[b], first_out[b + 1] += first_out[b];
+  edge_lists_.assign(2 * e, 0);
+  std::vector<size_t> next_in(first_in.begin(), first_in.end() - 1);
+  std::vector<size_t> next_out(first_out.begin(), first_out.end() - 1);
+  for (EdgeId id = 0; id < e; ++id) {
+    edge_lists_[next_in[edges_[id].to]++] = id;
+    edge_lists_[e + next_out[edges_[id].from]++] = id;
   }
-  edges_.reserve(edges_.size() + edges.size());
-  for (const CfgEdge& e : edges) add_edge(e.from, e.to, e.kind);
+  const std::span<const EdgeId> lists(edge_lists_);
+  for (BlockId b = 0; b < n; ++b) {
+    blocks_[b].incoming = lists.subspan(first_in[b], first_in[b + 1] - first_in[b]);
+    blocks_[b].outgoing = lists.subspan(e + first_out[b], first_out[b + 1] - first_out[b]);
+  }
 }
 
 BlockId ControlFlowGraph::block_at(uint64_t address) const {

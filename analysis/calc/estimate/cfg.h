@@ -19,8 +19,11 @@ struct BasicBlock {
   uint64_t start = 0;  // address of the first instruction
   uint64_t end = 0;    // one past the last instruction
   std::vector<InstructionRecord> instructions;
-  std::vector<EdgeId> incoming;
-  std::vector<EdgeId> outgoing;
+  // Edge ids in the order the edges were added: views into the graph's one
+  // array of edge lists (issue 31: two vectors per block were a third of
+  // the analysis's allocations), set by ControlFlowGraph.
+  std::span<const EdgeId> incoming;
+  std::span<const EdgeId> outgoing;
   bool leaves_procedure = false;  // ends in a return, a halt or a branch out of the procedure
   // Alignment padding (unop/nop) after an unconditional transfer that no
   // edge reaches: it never executes, so it has no edges and is no issue
@@ -39,11 +42,19 @@ struct CfgEdge {
 
 class ControlFlowGraph {
  public:
+  ControlFlowGraph() = default;
+  // A copy's blocks view the copy's edge lists; a move keeps the storage
+  // the views point into.
+  ControlFlowGraph(const ControlFlowGraph& other);
+  ControlFlowGraph& operator=(const ControlFlowGraph& other);
+  ControlFlowGraph(ControlFlowGraph&&) noexcept = default;
+  ControlFlowGraph& operator=(ControlFlowGraph&&) noexcept = default;
+
   // For tests and for callers that build blocks themselves. Returns the id.
   BlockId add_block(BasicBlock block);
   EdgeId add_edge(BlockId from, BlockId to, EdgeKind kind = EdgeKind::kTaken);
-  // add_edge for each, in order (the same ids), with every block's edge
-  // lists sized once (issue 31: growing them one edge at a time reallocated).
+  // add_edge for each, in order (the same ids), with the edge lists built
+  // once (add_edge rebuilds them: for graphs built by hand).
   void add_edges(std::span<const CfgEdge> edges);
   void reserve_blocks(size_t count) { blocks_.reserve(count); }
   void mark_missing_edges() { missing_edges_ = true; }
@@ -64,8 +75,12 @@ class ControlFlowGraph {
   BlockId block_at(uint64_t address) const;
 
  private:
+  // Rebuilds edge_lists_ from edges_ and points every block at its lists.
+  void link_edges();
+
   std::vector<BasicBlock> blocks_;
   std::vector<CfgEdge> edges_;
+  std::vector<EdgeId> edge_lists_;  // every block's incoming ids, then every block's outgoing
   bool missing_edges_ = false;
   bool blocks_sorted_ = true;  // ascending, disjoint [start, end): block_at can bisect
   std::vector<BlockId> extra_entries_;

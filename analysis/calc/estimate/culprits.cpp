@@ -196,7 +196,7 @@ class CulpritFinder {
       stack.push_back(root), on_stack[root] = true;
       while (!path.empty()) {
         auto& [x, next] = path.back();
-        const std::vector<EdgeId>& outgoing = cfg_.block(x).outgoing;
+        const std::span<const EdgeId> outgoing = cfg_.block(x).outgoing;
         if (next < outgoing.size()) {
           const BlockId y = cfg_.edge(outgoing[next++]).to;
           if (index[y] == kUnvisited) {
@@ -399,10 +399,15 @@ class CulpritFinder {
 
   // An access to the superpage (kernel code's stack, globals and memory)
   // goes without the DTB (superpage_addresses.h). Worked out once per
-  // procedure, when its first DTB candidate is looked at.
+  // procedure, when its first DTB candidate is looked at; none in code
+  // outside the superpage (issue 31: a vector of false per block was most of
+  // the culprits' allocations in user code).
   bool superpage_access(BlockId b, size_t i) const {
-    if (!superpage_) superpage_ = superpage_accesses(cfg_, model_.superpage());
-    return (*superpage_)[b][i];
+    if (!superpage_)
+      superpage_ = runs_in_superpage(cfg_, model_.superpage())
+                       ? superpage_accesses(cfg_, model_.superpage())
+                       : std::vector<std::vector<bool>>{};
+    return !superpage_->empty() && (*superpage_)[b][i];
   }
 
   static bool writes_integer_register(const InstructionRecord& in, uint8_t number) {
@@ -446,8 +451,11 @@ class CulpritFinder {
   // path writes without a load (an interpreter's bytecode pointer, advanced
   // by an add in each handler and kept through the dispatch block) arrives
   // with no D-cache miss to wait for.
-  std::vector<std::optional<uint64_t>> loads_arriving(BlockId b, Register reg) const {
-    std::vector<std::optional<uint64_t>> result;
+  // The answer is in a scratch vector, valid until the next question
+  // (issue 31: a vector per question, grown one load at a time).
+  const std::vector<std::optional<uint64_t>>& loads_arriving(BlockId b, Register reg) const {
+    std::vector<std::optional<uint64_t>>& result = arriving_;
+    result.clear();
     if (searched_depth_.empty()) searched_depth_.assign(cfg_.blocks().size(), 0);
     add_loads_arriving(b, reg, kLiveInDepth, result);
     for (BlockId x : searched_) searched_depth_[x] = 0;  // ready for the next search
@@ -562,9 +570,10 @@ class CulpritFinder {
     std::optional<std::optional<double>> entries_keeping_lines;  // once worked out
   };
   mutable std::vector<Loop> loops_;
-  mutable std::vector<size_t> loop_of_block_;  // index in loops_, or kNoLoop
-  mutable std::vector<int> searched_depth_;    // add_loads_arriving's, per block
-  mutable std::vector<BlockId> searched_;      // the blocks it set
+  mutable std::vector<size_t> loop_of_block_;              // index in loops_, or kNoLoop
+  mutable std::vector<int> searched_depth_;                // add_loads_arriving's, per block
+  mutable std::vector<BlockId> searched_;                  // the blocks it set
+  mutable std::vector<std::optional<uint64_t>> arriving_;  // loads_arriving's answer
   mutable std::vector<CulpritCandidate> possible_, kept_, ruled_out_;  // candidates()'s scratch
   mutable std::optional<std::vector<std::vector<bool>>> superpage_;    // superpage_access's
 };

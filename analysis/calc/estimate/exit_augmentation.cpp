@@ -5,11 +5,13 @@
 namespace dcpi::calc {
 
 bool ExitAugmentation::has_virtual_predecessor(BlockId block) const {
+  if (block < starts_virtually.size()) return starts_virtually[block];
   return std::find(from_virtual_start.begin(), from_virtual_start.end(), block) !=
          from_virtual_start.end();
 }
 
 bool ExitAugmentation::has_virtual_successor(BlockId block) const {
+  if (block < ends_virtually.size()) return ends_virtually[block];
   return std::find(to_virtual_end.begin(), to_virtual_end.end(), block) != to_virtual_end.end();
 }
 
@@ -59,12 +61,16 @@ ExitAugmentation augment_for_exit(const ControlFlowGraph& cfg) {
   ExitAugmentation result;
   const size_t n = cfg.blocks().size();
   if (n == 0) return result;
-  result.from_virtual_start.push_back(cfg.entry());
+  result.starts_virtually.assign(n, false);
+  auto start_virtually = [&](BlockId b) {
+    result.from_virtual_start.push_back(b);
+    if (b < n) result.starts_virtually[b] = true;
+  };
+  start_virtually(cfg.entry());
   for (BlockId b : cfg.extra_entries())
-    if (!result.has_virtual_predecessor(b)) result.from_virtual_start.push_back(b);
+    if (!result.has_virtual_predecessor(b)) start_virtually(b);
   for (BlockId b = 0; b < n; ++b) {
-    if (!result.has_virtual_predecessor(b) && cfg.block(b).incoming.empty())
-      result.from_virtual_start.push_back(b);
+    if (!result.has_virtual_predecessor(b) && cfg.block(b).incoming.empty()) start_virtually(b);
     if (cfg.block(b).leaves_procedure || cfg.block(b).outgoing.empty())
       result.to_virtual_end.push_back(b);
   }
@@ -74,7 +80,7 @@ ExitAugmentation augment_for_exit(const ControlFlowGraph& cfg) {
     const std::vector<bool> reached = reached_from(cfg, result.from_virtual_start);
     const auto unreached = std::find(reached.begin(), reached.end(), false);
     if (unreached == reached.end()) break;
-    result.from_virtual_start.push_back(static_cast<BlockId>(unreached - reached.begin()));
+    start_virtually(static_cast<BlockId>(unreached - reached.begin()));
   }
   // Each round connects the highest-addressed block that cannot reach the
   // end: in code laid out by a compiler that is the latch of the last
@@ -89,6 +95,8 @@ ExitAugmentation augment_for_exit(const ControlFlowGraph& cfg) {
     result.to_virtual_end.push_back(chosen);
     result.infinite_loop_exits.push_back(chosen);
   }
+  result.ends_virtually.assign(n, false);
+  for (BlockId b : result.to_virtual_end) result.ends_virtually[b] = true;
   return result;
 }
 

@@ -22,6 +22,11 @@ struct ExitAugmentation {
 
   bool has_virtual_predecessor(BlockId block) const;
   bool has_virtual_successor(BlockId block) const;
+  // Per block: whether from_virtual_start, to_virtual_end holds it, as
+  // augment_for_exit sets them, for the two questions above (issue 31: they
+  // searched the lists, a quadratic cost in procedures with many exits).
+  // Where a block is beyond them, the lists are searched.
+  std::vector<bool> starts_virtually, ends_virtually;
 };
 
 ExitAugmentation augment_for_exit(const ControlFlowGraph& cfg);

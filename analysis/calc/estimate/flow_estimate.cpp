@@ -15,24 +15,31 @@ constexpr int kSteps = 8;  // half-sigma steps of the quadratic part: 4 sigma
 // step k (deviations in [kδ, (k+1)δ), δ = σ/2, σ = √S_b / M_b) costs the
 // quadratic's slope in its middle, M_b²(k + ½)δ / S_b, per unit; the last
 // step is unbounded. `room` caps the total (a frequency cannot go below 0).
-std::vector<size_t> add_cost_steps(MinCostFlow& network, size_t from, size_t to,
-                                   const BlockObservation& o, double room) {
+// The arcs get consecutive ids (issue 31: a vector of them per block and
+// direction was most of the flow pass's allocations).
+struct ArcRange {
+  size_t first = 0, count = 0;
+};
+
+ArcRange add_cost_steps(MinCostFlow& network, size_t from, size_t to, const BlockObservation& o,
+                        double room) {
   const double samples = std::max(o.samples, 1.0);
   const double weight = std::max(o.weight, 1e-6);
   const double delta = std::sqrt(samples) / weight / 2;
-  std::vector<size_t> arcs;
+  ArcRange arcs;
   for (int k = 0; k <= kSteps && room > 0; ++k) {
     const double capacity = k == kSteps ? room : std::min(delta, room);
-    arcs.push_back(
-        network.add_arc(from, to, capacity, weight * weight * (k + 0.5) * delta / samples));
+    const size_t arc =
+        network.add_arc(from, to, capacity, weight * weight * (k + 0.5) * delta / samples);
+    if (arcs.count++ == 0) arcs.first = arc;
     room -= capacity;
   }
   return arcs;
 }
 
-double total_flow(const MinCostFlow& network, const std::vector<size_t>& arcs) {
+double total_flow(const MinCostFlow& network, ArcRange arcs) {
   double sum = 0;
-  for (size_t a : arcs) sum += network.flow(a);
+  for (size_t a = arcs.first; a < arcs.first + arcs.count; ++a) sum += network.flow(a);
   return sum;
 }
 
@@ -54,8 +61,12 @@ std::optional<FlowEstimate> estimate_flow(const ControlFlowGraph& cfg,
   auto in = [](BlockId b) { return 2 * b; };
   auto out = [](BlockId b) { return 2 * b + 1; };
   MinCostFlow network(2 * n + 2);
-  std::vector<std::vector<size_t>> more(n), less(n);
+  network.reserve_arcs(2 * (kSteps + 1) * n + cfg.edges().size() +
+                       augmentation.from_virtual_start.size() + augmentation.to_virtual_end.size() +
+                       1);
+  std::vector<ArcRange> more(n), less(n);
   std::vector<size_t> edge_arcs;
+  edge_arcs.reserve(cfg.edges().size());
   for (BlockId b = 0; b < n; ++b) {
     const double w = std::max(0.0, observations[b].frequency);
     network.add_supply(out(b), w);
@@ -73,6 +84,8 @@ std::optional<FlowEstimate> estimate_flow(const ControlFlowGraph& cfg,
   if (!network.solve()) return std::nullopt;
 
   FlowEstimate result;
+  result.block_frequency.reserve(n);
+  result.edge_frequency.reserve(edge_arcs.size());
   for (BlockId b = 0; b < n; ++b)
     result.block_frequency.push_back(std::max(0.0, observations[b].frequency) +
                                      total_flow(network, more[b]) - total_flow(network, less[b]));

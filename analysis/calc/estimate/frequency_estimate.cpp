@@ -106,9 +106,11 @@ void use_all(ClassFrequencyEstimate& estimate) {
 // issue point is left (the cluster's average stays).
 bool refine_to_unstalled(ClassFrequencyEstimate& estimate, const EstimatorOptions& options) {
   double frequency = *estimate.frequency;
-  // The kept set and the next round's, in one allocation (issue 31).
+  // The kept set and the next round's, in one per-thread scratch vector
+  // (issue 31: a vector per class was a third of the estimate's allocations).
   const size_t n = estimate.ratios.size();
-  std::vector<uint8_t> sets(2 * n, 0);
+  thread_local std::vector<uint8_t> sets;
+  sets.assign(2 * n, 0);
   std::span<uint8_t> kept(sets.data(), n), next(sets.data() + n, n);
   constexpr int kMaxRounds = 32;  // the set converges in a few; a bound against cycling
   for (int round = 0; round < kMaxRounds; ++round) {
@@ -189,7 +191,8 @@ ClassFrequencyEstimate estimate_class_frequency(std::span<const ScheduledBlockSa
     use_all(estimate);
   } else {
     estimate.method = EstimateMethod::kLowRatioCluster;
-    std::vector<size_t> order(estimate.ratios.size());
+    thread_local std::vector<size_t> order;  // per-thread scratch, as refine_to_unstalled's
+    order.resize(estimate.ratios.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return estimate.ratios[a].ratio < estimate.ratios[b].ratio;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 namespace dcpi::calc {
 
@@ -34,7 +35,7 @@ class Propagator {
  private:
   // One flow constraint: block b = Σ edges on one side. Solves it for its
   // single unknown class, if it has exactly one; returns whether it did.
-  bool apply(BlockId b, const std::vector<EdgeId>& side) {
+  bool apply(BlockId b, std::span<const EdgeId> side) {
     if (side.empty()) return false;  // boundary: no predecessors / successors
     const ClassId block_class = classes_.block_class[b];
     double known_sum = 0;

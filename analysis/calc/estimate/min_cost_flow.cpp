@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <utility>
+#include <vector>
 
 namespace dcpi::calc {
 
@@ -30,15 +31,27 @@ struct Scales {
   double cost = 1;  // units per unit of cost
 };
 
-// The graph, its maps and the solver, kept per thread from one procedure to
-// the next: NetworkSimplex's reset() re-reads a changed graph, and its
+// A read-only LEMON map over a vector indexed by the graph's arc or node
+// ids. Unlike a Graph::ArcMap it is not registered with the graph, so adding
+// an arc does not notify it (issue 31: the notifications were a tenth of
+// the flow pass on palcode.elf); NetworkSimplex copies the values in.
+template <typename Item>
+struct IdMap {
+  using Key = Item;
+  using Value = int64_t;
+  const std::vector<int64_t>& values;
+  Value operator[](const Key& item) const { return values[static_cast<size_t>(Graph::id(item))]; }
+};
+
+// The graph, the values and the solver, kept per thread from one procedure
+// to the next: NetworkSimplex's reset() re-reads a changed graph, and its
 // vectors keep their storage, so a whole image's many small networks do not
 // allocate and zero-fill it again each time (issue 31: that set-up was
 // ~30 % of the flow pass on palcode.elf's small procedures).
 struct Workspace {
   Graph graph;
-  Graph::ArcMap<int64_t> capacity{graph}, cost{graph};
-  Graph::NodeMap<int64_t> supply{graph};
+  std::vector<int64_t> capacity, cost;  // by arc id
+  std::vector<int64_t> supply;          // by node id
   Simplex simplex{graph};
 };
 
@@ -93,42 +106,42 @@ bool MinCostFlow::solve() {
   for (const Arc& a : arcs_)
     graph.addArc(graph.nodeFromId(static_cast<int>(a.from)),
                  graph.nodeFromId(static_cast<int>(a.to)));
-  Graph::ArcMap<int64_t>& capacity = w.capacity;
-  Graph::ArcMap<int64_t>& cost = w.cost;
-  Graph::NodeMap<int64_t>& supply = w.supply;
+  std::vector<int64_t>& capacity = w.capacity;
+  std::vector<int64_t>& cost = w.cost;
+  std::vector<int64_t>& supply = w.supply;
   Simplex& simplex = w.simplex;
   simplex.reset();
+  capacity.resize(arcs_.size());
+  cost.resize(arcs_.size());
   for (size_t i = 0; i < arcs_.size(); ++i) {
-    const Graph::Arc arc = graph.arcFromId(static_cast<int>(i));
-    capacity[arc] =
-        bounded(arcs_[i].capacity) ? scaled(arcs_[i].capacity, scale.flow) : simplex.INF;
-    cost[arc] = scaled(arcs_[i].cost, scale.cost);
+    capacity[i] = bounded(arcs_[i].capacity) ? scaled(arcs_[i].capacity, scale.flow) : simplex.INF;
+    cost[i] = scaled(arcs_[i].cost, scale.cost);
   }
   // Each supply rounds on its own; NetworkSimplex needs them to balance
   // exactly, so the residue (half a unit per node at most) goes to the
   // largest demand.
+  supply.resize(supply_.size());
   int64_t balance = 0;
-  Graph::Node largest_demand = lemon::INVALID;
+  size_t largest_demand = supply_.size();  // none
   for (size_t n = 0; n < supply_.size(); ++n) {
-    const Graph::Node node = graph.nodeFromId(static_cast<int>(n));
-    supply[node] = scaled(supply_[n], scale.flow);
-    balance += supply[node];
-    if (largest_demand == lemon::INVALID || supply[node] < supply[largest_demand])
-      largest_demand = node;
+    supply[n] = scaled(supply_[n], scale.flow);
+    balance += supply[n];
+    if (largest_demand == supply_.size() || supply[n] < supply[largest_demand]) largest_demand = n;
   }
   if (std::abs(balance) > static_cast<int64_t>(supply_.size())) return false;  // unbalanced
-  if (largest_demand != lemon::INVALID) supply[largest_demand] -= balance;
+  if (largest_demand != supply_.size()) supply[largest_demand] -= balance;
 
-  simplex.upperMap(capacity).costMap(cost).supplyMap(supply);
+  simplex.upperMap(IdMap<Graph::Arc>{capacity})
+      .costMap(IdMap<Graph::Arc>{cost})
+      .supplyMap(IdMap<Graph::Node>{supply});
   if (simplex.run() != Simplex::OPTIMAL) return false;
   // A saturated arc carries exactly its real capacity, as in a real-valued
   // solver: a block whose observation is cancelled in full gets 0, not the
   // rounding residue of its capacities.
   flow_.resize(arcs_.size());
   for (size_t i = 0; i < arcs_.size(); ++i) {
-    const Graph::Arc arc = graph.arcFromId(static_cast<int>(i));
-    const int64_t units = simplex.flow(arc);
-    flow_[i] = units == capacity[arc] ? arcs_[i].capacity : static_cast<double>(units) / scale.flow;
+    const int64_t units = simplex.flow(graph.arcFromId(static_cast<int>(i)));
+    flow_[i] = units == capacity[i] ? arcs_[i].capacity : static_cast<double>(units) / scale.flow;
   }
   return true;
 }

@@ -20,6 +20,7 @@ class MinCostFlow {
   // Returns the arc's id. `capacity` >= 0 or kUnbounded; `cost` any sign,
   // but no cycle of unbounded arcs may have negative cost.
   size_t add_arc(size_t from, size_t to, double capacity, double cost);
+  void reserve_arcs(size_t count) { arcs_.reserve(count); }
   // Positive: the node must send this much; negative: it must receive it.
   // Supplies and demands must balance (their sum is 0).
   void add_supply(size_t node, double amount) { supply_[node] += amount; }

@@ -20,6 +20,7 @@ namespace {
 // circulation: that is what cycle equivalence means).
 void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& options) {
   std::vector<BlockObservation> observed;
+  observed.reserve(result.cfg.blocks().size());
   for (BlockId b = 0; b < result.cfg.blocks().size(); ++b) {
     const ScheduledBlockSamples alone{.schedule = &result.schedules[b],
                                       .samples = result.samples[b]};

@@ -228,14 +228,14 @@ class Dataflow {
   std::deque<BlockId> work_;
 };
 
+}  // namespace
+
 bool runs_in_superpage(const ControlFlowGraph& cfg, SuperpageRange range) {
   if (cfg.blocks().empty() || cfg.block(cfg.entry()).instructions.empty()) return false;
   const InstructionRecord& first = cfg.block(cfg.entry()).instructions.front();
   // PALcode may run on the interrupted program's stack: not judged.
   return range.contains(first.address) && first.mode != isa::DecodeMode::kPalcode;
 }
-
-}  // namespace
 
 std::vector<std::vector<bool>> superpage_accesses(const ControlFlowGraph& cfg,
                                                   SuperpageRange range) {

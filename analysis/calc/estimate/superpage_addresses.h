@@ -23,6 +23,11 @@
 
 namespace dcpi::calc {
 
+// Whether the procedure's code runs in `range` (PALcode aside, which may run
+// on the interrupted program's stack): only then can an access be proven to
+// address it.
+bool runs_in_superpage(const ControlFlowGraph& cfg, SuperpageRange range);
+
 // Per block, per instruction: whether it is a memory access (isa/'s
 // memory format, a load or a store) whose address is provably in `range`.
 // All false when the procedure's code is not in `range` (user code cannot

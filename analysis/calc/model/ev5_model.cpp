@@ -55,7 +55,10 @@ StaticStall to_stall(const isa::Ev5Stall& stall, const InstructionRecord& record
 BlockSchedule Ev5Model::schedule_block(std::span<const InstructionRecord> block) const {
   BlockSchedule schedule;
   schedule.instructions.resize(block.size());
-  isa::Ev5BlockScheduler scheduler;
+  // One scheduler per thread, reset for each block (constructing one per
+  // block cleared all of its state: issue 31).
+  thread_local isa::Ev5BlockScheduler scheduler;
+  scheduler.reset();
   for (size_t i = 0; i < block.size(); ++i) {
     const isa::Ev5Issue issue = scheduler.issue(to_ev5(block[i]));
     ScheduledInstruction& out = schedule.instructions[i];

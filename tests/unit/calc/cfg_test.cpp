@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "analysis/calc/estimate/cycle_equivalence.h"
 #include "copy_loop_fixture.h"
 
@@ -26,6 +28,32 @@ TEST(BuildCfg, LoopWithExitSplitsAtTheTargetAndAfterBranches) {
   EXPECT_EQ(cfg.edges().size(), 3u);  // 0→1, 1→1 (taken), 1→2 (fall through)
   EXPECT_TRUE(cfg.block(2).leaves_procedure);
   EXPECT_FALSE(cfg.missing_edges());
+}
+
+// A block's edge lists view the graph's one array (issue 31): a copy views
+// its own, so it outlives the original, and edges added later show.
+TEST(BuildCfg, ACopysEdgeListsAreItsOwn) {
+  const std::vector<InstructionRecord> code = {
+      add(0x100), add(0x104), branch(0x108, ControlFlow::kConditionalBranch, 0x104, 1),
+      branch(0x10c, ControlFlow::kReturn, std::nullopt)};
+  auto original = std::make_unique<ControlFlowGraph>(build_cfg(code));
+  ControlFlowGraph copy = *original;
+  ControlFlowGraph assigned;
+  assigned = *original;
+  original.reset();
+  for (const ControlFlowGraph* cfg : {&copy, &assigned}) {
+    ASSERT_EQ(cfg->block(1).incoming.size(), 2u);  // 0→1, then 1→1
+    EXPECT_EQ(cfg->edge(cfg->block(1).incoming[0]).from, 0u);
+    EXPECT_EQ(cfg->edge(cfg->block(1).incoming[1]).from, 1u);
+    ASSERT_EQ(cfg->block(1).outgoing.size(), 2u);  // 1→1 (taken), 1→2
+    EXPECT_EQ(cfg->edge(cfg->block(1).outgoing[1]).to, 2u);
+    EXPECT_TRUE(cfg->block(2).outgoing.empty());
+  }
+  const EdgeId added = copy.add_edge(2, 0);
+  ASSERT_EQ(copy.block(0).incoming.size(), 1u);
+  EXPECT_EQ(copy.block(0).incoming[0], added);
+  EXPECT_EQ(copy.block(2).outgoing.size(), 1u);
+  EXPECT_TRUE(assigned.block(0).incoming.empty());
 }
 
 InstructionRecord unop(uint64_t address) {

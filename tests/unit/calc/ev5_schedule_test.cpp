@@ -1,9 +1,12 @@
 // The static schedulers (DCPI §6.1.3 M_i, §6.3 static stalls).
 #include <gtest/gtest.h>
 
+#include <span>
+
 #include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "copy_loop_fixture.h"
+#include "isa/ev5_slotting.h"
 
 namespace dcpi::calc {
 namespace {
@@ -127,6 +130,41 @@ TEST(Ev5Schedule, IntegerAndFloatingPointIssueTogether) {
                                                 op(0x2004, isa::Ev5Class::kIlog, 4, 5, 6), fadd,
                                                 fmul};
   EXPECT_EQ(Ev5Model().schedule_block(block).best_case_cycles, 1u);
+}
+
+// The model keeps one scheduler per thread and resets it for each block
+// (issue 31): a block after one that multiplied, divided and wrote many
+// registers is scheduled as by a new scheduler.
+TEST(Ev5Schedule, AResetSchedulerSchedulesAsANewOne) {
+  const std::vector<InstructionRecord> busy = {op(0x2000, isa::Ev5Class::kImulq, 1, 2, 3),
+                                               op(0x2004, isa::Ev5Class::kImulq, 4, 5, 6),
+                                               op(0x2008, isa::Ev5Class::kIld, std::nullopt, 30, 7),
+                                               op(0x200c, isa::Ev5Class::kIadd, 7, 3, 8)};
+  const auto copy_loop = testing::copy_loop_block();
+  auto issues = [](std::span<const InstructionRecord> block) {
+    isa::Ev5BlockScheduler fresh;
+    std::vector<uint32_t> cycles;
+    for (const InstructionRecord& r : block) {
+      isa::Ev5Instruction in{.address = r.address, .ev5_class = r.ev5_class};
+      if (r.source_a && !r.source_a->reg.is_zero()) in.sources[0] = r.source_a->reg.number;
+      if (r.source_b && !r.source_b->reg.is_zero()) in.sources[1] = r.source_b->reg.number;
+      if (r.destination && !r.destination->is_zero()) in.destination = r.destination->number;
+      cycles.push_back(fresh.issue(in).issue_cycle);
+    }
+    return cycles;
+  };
+  const Ev5Model model;
+  model.schedule_block(busy);
+  const BlockSchedule after_busy = model.schedule_block(copy_loop);
+  EXPECT_EQ(after_busy.best_case_cycles, 8u);
+  EXPECT_EQ(head_cycles(after_busy), head_cycles(Ev5Model().schedule_block(copy_loop)));
+  model.schedule_block(copy_loop);
+  const BlockSchedule busy_again = model.schedule_block(busy);
+  std::vector<uint32_t> cycles;
+  for (const ScheduledInstruction& insn : busy_again.instructions)
+    cycles.push_back(insn.issue_cycle);
+  EXPECT_EQ(cycles, issues(busy));
+  EXPECT_EQ(busy_again.instructions[1].issue_cycle, 8u);  // the multiplier, as before
 }
 
 TEST(QemuIcountSchedule, EveryInstructionTakesOneCycle) {

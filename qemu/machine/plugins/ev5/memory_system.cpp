@@ -35,17 +35,19 @@ uint64_t MemorySystem::bus_start(uint64_t now) {
 }
 
 Arrival MemorySystem::fill_from_beyond(uint64_t address, uint64_t now) {
-  const uint64_t chunk = address / Arrival::kChunkBytes;
   const CacheAccess s = scache_.lookup(address, now);
-  if (s.hit) {
-    const uint64_t served = now + machine_.scache_latency;
-    // A line still arriving in the S-cache serves the miss as its data come;
-    // a chunk that is there already, as a hit does (its arrival can be
-    // before `now`: the latency went negative, -17 cycles at an I-cache
-    // refill seen by linux_contexts_ev5).
-    if (s.arrival.last() > served && s.arrival.of(address) > served) return s.arrival;
-    return {served, chunk, 0};
-  }
+  if (!s.hit) return fill_missing_scache(address, now);
+  const uint64_t served = now + machine_.scache_latency;
+  // A line still arriving in the S-cache serves the miss as its data come;
+  // a chunk that is there already, as a hit does (its arrival can be
+  // before `now`: the latency went negative, -17 cycles at an I-cache
+  // refill seen by linux_contexts_ev5).
+  if (s.arrival.last() > served && s.arrival.of(address) > served) return s.arrival;
+  return {served, static_cast<uint32_t>(address / Arrival::kChunkBytes), 0};
+}
+
+Arrival MemorySystem::fill_missing_scache(uint64_t address, uint64_t now) {
+  const auto chunk = static_cast<uint32_t>(address / Arrival::kChunkBytes);
   ++events_.scache_miss;
   Arrival arrival{now + machine_.bcache_latency, chunk, 0};
   if (!bcache_.lookup(address, now).hit) {
@@ -91,7 +93,8 @@ uint64_t MemorySystem::store(uint64_t address, uint64_t now) {
   // the line in the (write-back) S-cache, fetched first if it is missing.
   uint64_t retire = machine_.wbuf_retire;
   if (!scache_.lookup(address, at).hit) {
-    retire += fill_latency(address, at);
+    // A miss changes no cache: the line is fetched without looking again.
+    retire += fill_missing_scache(address, at).of(address) - at;
     bus_start(at);  // the line's write-back, some time later
   }
   write_buffer_.store(address, at, retire);

@@ -63,22 +63,19 @@ Arrival MemorySystem::fill_missing_scache(uint64_t address, uint64_t now) {
   return arrival;
 }
 
-// With all miss address file entries busy a new miss waits for the first
-// to complete.
-uint64_t MemorySystem::miss_slot_free(uint64_t now) {
-  auto earliest = std::min_element(outstanding_.begin(), outstanding_.end());
-  return std::max(now, *earliest);
-}
-
 uint64_t MemorySystem::load_miss(uint64_t address, uint64_t now) {
   ++events_.dcache_miss;
-  const uint64_t start = miss_slot_free(now);
+  // With all miss address file entries busy a new miss waits for the first
+  // to complete; the miss then takes that entry (found once: nothing
+  // below changes the entries before it is written).
+  uint64_t& entry = *std::min_element(outstanding_.begin(), outstanding_.end());
+  const uint64_t start = std::max(now, entry);
   const uint64_t scache_misses = events_.scache_miss, bcache_misses = events_.bcache_miss;
   const Arrival arrival = fill_from_beyond(address, start);
   last_miss_scache_ = events_.scache_miss != scache_misses;
   last_miss_bcache_ = events_.bcache_miss != bcache_misses;
   const uint64_t ready = arrival.of(address);
-  *std::min_element(outstanding_.begin(), outstanding_.end()) = ready;
+  entry = ready;
   dcache_.fill(address, arrival);
   return ready;
 }

@@ -64,7 +64,6 @@ class MemorySystem {
   uint64_t fill_latency(uint64_t address, uint64_t now) {
     return fill_from_beyond(address, now).of(address) - now;
   }
-  uint64_t miss_slot_free(uint64_t now);
   // When a memory transfer asked for at `now` gets the bus (and takes it).
   uint64_t bus_start(uint64_t now);
 

@@ -65,13 +65,7 @@ struct State {
   dcpi::ev5::BlockTable blocks;
   std::vector<std::unique_ptr<dcpi::ev5::VcpuModel>> vcpus;
   qemu_plugin_scoreboard* words = nullptr;
-  // Per vCPU, what the hot callbacks use: its model and its words (into
-  // `words`), side by side so that a callback finds both in one host line.
-  struct Running {
-    dcpi::ev5::VcpuModel* model = nullptr;
-    ChargeWords* words = nullptr;
-  };
-  std::vector<Running> running;
+  std::vector<ChargeWords*> words_of;  // per vCPU, into `words`
   qemu_plugin_u64 stall{}, last_charged{}, pending{}, fetching{};
   // Our patched QEMU (charges, step blocks, access charges) under -icount.
   bool charging = false;
@@ -106,23 +100,14 @@ State* state = nullptr;
 
 // The scoreboard moves only when QEMU adds a vCPU (on_vcpu_init forgets the
 // cached pointers then).
-ChargeWords& words_of(State::Running& running, unsigned int vcpu) {
-  ChargeWords*& words = running.words;
+ChargeWords& words_of(unsigned int vcpu) {
+  ChargeWords*& words = state->words_of[vcpu];
   if (!words) words = static_cast<ChargeWords*>(qemu_plugin_scoreboard_find(state->words, vcpu));
   return *words;
 }
-ChargeWords& words_of(unsigned int vcpu) { return words_of(state->running[vcpu], vcpu); }
-
-// The vCPU's model and words, or null for one the plugin has none of.
-State::Running* running(unsigned int vcpu) {
-  if (vcpu >= state->running.size()) return nullptr;
-  State::Running& r = state->running[vcpu];
-  words_of(r, vcpu);
-  return &r;
-}
 
 void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
-  for (State::Running& r : state->running) r.words = nullptr;
+  std::fill(state->words_of.begin(), state->words_of.end(), nullptr);
 }
 
 // A counter the model just made overflow interrupts at the charge of the
@@ -149,9 +134,9 @@ void deliver_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
   if (model.overflow_raised()) deliver_raised_overflow(words, model);
 }
 
-void enter(unsigned int vcpu, const State::Running& running, BlockRecord& block, bool step) {
-  ChargeWords& words = *running.words;
-  dcpi::ev5::VcpuModel& model = *running.model;
+void enter(unsigned int vcpu, BlockRecord& block, bool step) {
+  ChargeWords& words = words_of(vcpu);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
   if (state->charging && (words.stall != 0 || words.forced != 0) && words.last_charged != 0) {
     const auto* ref = reinterpret_cast<const InstructionRef*>(words.last_charged);
     model.aborted(*ref->block, ref->index, ref->step, ref->access);
@@ -177,13 +162,11 @@ void on_trap(unsigned int vcpu, uint64_t vaddr) {
 }
 
 void on_block_entry(unsigned int vcpu, void* userdata) {
-  if (const State::Running* r = running(vcpu))
-    enter(vcpu, *r, *static_cast<BlockRecord*>(userdata), false);
+  if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), false);
 }
 
 void on_step_block_entry(unsigned int vcpu, void* userdata) {
-  if (const State::Running* r = running(vcpu))
-    enter(vcpu, *r, *static_cast<BlockRecord*>(userdata), true);
+  if (vcpu < state->vcpus.size()) enter(vcpu, *static_cast<BlockRecord*>(userdata), true);
 }
 
 void deposit(ChargeWords& words, uint64_t cycles, dcpi::ev5::VcpuModel& model) {
@@ -200,11 +183,10 @@ void deposit(ChargeWords& words, uint64_t cycles, dcpi::ev5::VcpuModel& model) {
 // direction is the registration's: no call into QEMU to ask it per access.
 template <bool kStore>
 void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t, uint64_t vaddr, void* userdata) {
-  const State::Running* r = running(vcpu);
-  if (!r) return;
+  if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
-  dcpi::ev5::VcpuModel& model = *r->model;
-  ChargeWords& words = *r->words;
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  ChargeWords& words = words_of(vcpu);
   if (ref->access) words.last_charged = reinterpret_cast<uint64_t>(ref);
   // Caches are looked up by virtual address: asking QEMU for the physical
   // one costs a TLB walk per access (docs/ev5-machine.md).
@@ -217,11 +199,10 @@ void on_memory(unsigned int vcpu, qemu_plugin_meminfo_t, uint64_t vaddr, void* u
 }
 
 void on_operands(unsigned int vcpu, void* userdata) {
-  const State::Running* r = running(vcpu);
-  if (!r) return;
+  if (vcpu >= state->vcpus.size()) return;
   const auto* ref = static_cast<const InstructionRef*>(userdata);
-  dcpi::ev5::VcpuModel& model = *r->model;
-  deposit(*r->words, model.operands_ready(*ref->block, ref->index), model);
+  dcpi::ev5::VcpuModel& model = *state->vcpus[vcpu];
+  deposit(words_of(vcpu), model.operands_ready(*ref->block, ref->index), model);
 }
 
 // A word of the running vCPU's code, for the path profiles' back edges
@@ -732,7 +713,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
       state->vcpus[v]->observe_truth(state->contexts->observer(static_cast<unsigned int>(v)));
   }
   state->words = qemu_plugin_scoreboard_new(sizeof(ChargeWords));
-  for (const auto& vcpu : state->vcpus) state->running.push_back({vcpu.get(), nullptr});
+  state->words_of.assign(static_cast<size_t>(vcpus), nullptr);
   state->stall = {state->words, offsetof(ChargeWords, stall)};
   state->last_charged = {state->words, offsetof(ChargeWords, last_charged)};
   state->pending = {state->words, offsetof(ChargeWords, pending)};

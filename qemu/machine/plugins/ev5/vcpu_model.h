@@ -328,8 +328,8 @@ class VcpuModel {
   MemorySystem memory_;
   Tlb itb_, dtb_;
   JumpPredictor jumps_;
-  VcpuTruth truth_;            // 50 KB, its often read flags first
   BranchPredictor predictor_;  // 16 KB
+  VcpuTruth truth_;            // 50 KB, its often read flags first
 };
 
 }  // namespace dcpi::ev5

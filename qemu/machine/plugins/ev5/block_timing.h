@@ -24,8 +24,13 @@ struct StaticStall {
   uint64_t culprit = kNoCulprit;  // the producer's PC for dependencies
 };
 
-struct InstructionTiming {
+// What the callbacks read at every access and first reader (pc, the
+// offset, the reads, the load's destination) fills the first 32 bytes, and
+// the alignment keeps those in one host cache line; the static stalls, read
+// only by the truth and at exact exits, come last (issue 31).
+struct alignas(32) InstructionTiming {
   uint64_t pc = 0;
+  uint64_t reads = 0;   // register slots read (bit n: integer n, bit 32+n: FP n)
   uint32_t cost = 1;    // static cycles at the head of the issue queue
   uint32_t offset = 0;  // static cycle it issues at, counted from the block's entry
   // The icount charge's immediate: cost - 1, on top of the unit icount
@@ -36,18 +41,14 @@ struct InstructionTiming {
   // deadline lies further on (QEMU's step exit) then counted it twice: the
   // next instruction lost all its samples to the one after it.
   int32_t charge = 0;
-  StaticStall stalls[2] = {};
-  uint8_t stall_count = 0;
-  uint64_t reads = 0;   // register slots read (bit n: integer n, bit 32+n: FP n)
-  uint64_t writes = 0;  // register slots written
   bool load = false, store = false;
   uint8_t destination = 0xff;  // register slot a load writes (0xff: none)
-  // Its unit latency (isa/ev5.h ev5_timing): issue -> completion of an
-  // operate, ProfileMe's PROFILEME_LAT2_COMPLETE (a load's is dynamic).
-  uint8_t latency = 1;
   // First reader of a register loaded earlier in the block or live into it
   // (a load before the block may still be outstanding): it waits for the load.
   bool reads_loaded = false;
+  // Its unit latency (isa/ev5.h ev5_timing): issue -> completion of an
+  // operate, ProfileMe's PROFILEME_LAT2_COMPLETE (a load's is dynamic).
+  uint8_t latency = 1;
   bool first_multiply = false, first_divide = false;
   // Not the block's first, and the first of an I-cache line (32 bytes): a
   // miss of its line stalls the fetch here (vcpu_model.h).
@@ -56,6 +57,9 @@ struct InstructionTiming {
   // how many it has (1-4); 0 for the others (counter 1's issue-width
   // cycles, perf_counters.h).
   uint8_t issue_width = 0;
+  uint8_t stall_count = 0;
+  uint64_t writes = 0;  // register slots written
+  StaticStall stalls[2] = {};
 };
 
 struct BlockTiming {

@@ -18,8 +18,14 @@ class BranchPredictor {
 
  private:
   static constexpr std::size_t kEntries = 2048;
-  std::array<uint8_t, kEntries> counters_{};  // 0: never used; else 1 + 2-bit value
-  std::array<uint64_t, kEntries> owner_{};    // the PC that last used the entry
+  // An entry's PC bits that its index already holds carry its counter
+  // instead: the PC that last used the entry and the counter in one word,
+  // one host cache line per prediction, not two (issue 31).
+  static constexpr uint64_t kIndexBits = (kEntries - 1) << 2;
+  static constexpr int kCounterShift = 2;
+  // The PC that last used the entry, without kIndexBits, | the counter
+  // (0: never used; else 1 + 2-bit value) << kCounterShift.
+  std::array<uint64_t, kEntries> entries_{};
 };
 
 }  // namespace dcpi::ev5

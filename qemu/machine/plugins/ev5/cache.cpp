@@ -11,14 +11,16 @@ Cache::Cache(uint32_t bytes, uint32_t ways, uint32_t line_bytes)
       line_shift_(static_cast<uint32_t>(std::countr_zero(line_bytes))),
       sets_(bytes / (ways * line_bytes)),
       tags_(static_cast<std::size_t>(sets_) * ways, kInvalid),
-      states_(static_cast<std::size_t>(sets_) * ways) {}
+      states_(static_cast<std::size_t>(sets_) * ways),
+      uses_(ways > 1 ? static_cast<std::size_t>(sets_) * ways : 0) {}
+
+static_assert(sizeof(Arrival) == 16, "four line states to a host cache line");
 
 CacheAccess Cache::lookup_ways(size_t set, uint64_t line_number, uint64_t address, uint64_t now) {
   for (uint32_t w = 0; w < ways_; ++w) {
     if (tags_[set + w] == line_number + 1) {
-      LineState& line = states_[set + w];
-      line.last_use = ++use_clock_;
-      return hit(line, address, now);
+      uses_[set + w] = ++use_clock_;
+      return hit(states_[set + w], address, now);
     }
   }
   return {.hit = false, .ready = now, .arrival = {}};
@@ -29,7 +31,7 @@ void Cache::fill(uint64_t address, const Arrival& arrival) {
   const size_t set = set_of(line_number);
   if (ways_ == 1) {  // no ways to order
     tags_[set] = line_number + 1;
-    states_[set].arrival = arrival;
+    states_[set] = arrival;
     return;
   }
   size_t victim = set;
@@ -39,12 +41,12 @@ void Cache::fill(uint64_t address, const Arrival& arrival) {
       victim = way;
       break;
     }
-    if (tags_[way] == kInvalid ||
-        (tags_[victim] != kInvalid && states_[way].last_use < states_[victim].last_use))
+    if (tags_[way] == kInvalid || (tags_[victim] != kInvalid && uses_[way] < uses_[victim]))
       victim = way;
   }
   tags_[victim] = line_number + 1;
-  states_[victim] = LineState{.arrival = arrival, .last_use = ++use_clock_};
+  states_[victim] = arrival;
+  uses_[victim] = ++use_clock_;
 }
 
 bool Cache::invalidate(uint64_t address, uint32_t bytes) {

@@ -17,8 +17,10 @@ struct Arrival {
   static constexpr uint32_t kChunkBytes = 16;
   static constexpr uint32_t kChunks = 4;  // a 64-byte line: four data cycles
   uint64_t first = 0;                     // cycle the requested chunk is there
-  uint64_t first_chunk = 0;               // its address / kChunkBytes
-  uint32_t chunk_cycles = 0;              // between data cycles; 0: all at once
+  // Its address / kChunkBytes, of which only the low bits (the chunk within
+  // the line) matter: 32 bits keep a line's state at 16 bytes (issue 31).
+  uint32_t first_chunk = 0;
+  uint32_t chunk_cycles = 0;  // between data cycles; 0: all at once
   // When the chunk holding `address` is there.
   uint64_t of(uint64_t address) const {
     return first + (((address / kChunkBytes) ^ first_chunk) & (kChunks - 1)) * chunk_cycles;
@@ -51,7 +53,7 @@ class Cache {
   }
   // Installs the line holding `address`, its data there at `ready`.
   void fill(uint64_t address, uint64_t ready) {
-    fill(address, Arrival{ready, address / Arrival::kChunkBytes, 0});
+    fill(address, Arrival{ready, static_cast<uint32_t>(address / Arrival::kChunkBytes), 0});
   }
   // Installs the line holding `address`, its data arriving as `arrival` says.
   void fill(uint64_t address, const Arrival& arrival);
@@ -66,16 +68,14 @@ class Cache {
   // The tags apart from the rest (issue 31): a lookup, a miss and the other
   // CPUs' invalidations touch 8 bytes a line, not 48 (the 2 MB B-cache's
   // tags fit in 256 KB of the host's cache).
-  // `last_use` orders the ways of a set (LRU); a direct-mapped cache has
-  // one way and never stamps it (issue 31: a store per hit saved).
-  struct LineState {
-    Arrival arrival;
-    uint64_t last_use = 0;
-  };
+  // A line's state is its fill's arrival (16 bytes: four lines to a host
+  // cache line). `uses_` orders the ways of a set (LRU), apart from the
+  // states so that choosing a victim reads the set's tags and stamps only;
+  // a direct-mapped cache has one way and keeps no stamps (issue 31).
   static constexpr uint64_t kInvalid = 0;  // a tag is the line number + 1
-  static CacheAccess hit(const LineState& line, uint64_t address, uint64_t now) {
-    const uint64_t ready = line.arrival.of(address);
-    return {.hit = true, .ready = ready > now ? ready : now, .arrival = line.arrival};
+  static CacheAccess hit(const Arrival& line, uint64_t address, uint64_t now) {
+    const uint64_t ready = line.of(address);
+    return {.hit = true, .ready = ready > now ? ready : now, .arrival = line};
   }
   CacheAccess lookup_ways(size_t set, uint64_t line_number, uint64_t address, uint64_t now);
   size_t set_of(uint64_t line_number) const { return (line_number & (sets_ - 1)) * ways_; }
@@ -83,7 +83,8 @@ class Cache {
   uint32_t ways_, line_bytes_, line_shift_, sets_;
   uint64_t use_clock_ = 0;
   std::vector<uint64_t> tags_;
-  std::vector<LineState> states_;
+  std::vector<Arrival> states_;
+  std::vector<uint64_t> uses_;  // last use per way; empty when direct mapped
 };
 
 }  // namespace dcpi::ev5

@@ -35,17 +35,19 @@ uint64_t MemorySystem::bus_start(uint64_t now) {
 }
 
 Arrival MemorySystem::fill_from_beyond(uint64_t address, uint64_t now) {
-  const uint64_t chunk = address / Arrival::kChunkBytes;
   const CacheAccess s = scache_.lookup(address, now);
-  if (s.hit) {
-    const uint64_t served = now + machine_.scache_latency;
-    // A line still arriving in the S-cache serves the miss as its data come;
-    // a chunk that is there already, as a hit does (its arrival can be
-    // before `now`: the latency went negative, -17 cycles at an I-cache
-    // refill seen by linux_contexts_ev5).
-    if (s.arrival.last() > served && s.arrival.of(address) > served) return s.arrival;
-    return {served, chunk, 0};
-  }
+  if (!s.hit) return fill_missing_scache(address, now);
+  const uint64_t served = now + machine_.scache_latency;
+  // A line still arriving in the S-cache serves the miss as its data come;
+  // a chunk that is there already, as a hit does (its arrival can be
+  // before `now`: the latency went negative, -17 cycles at an I-cache
+  // refill seen by linux_contexts_ev5).
+  if (s.arrival.last() > served && s.arrival.of(address) > served) return s.arrival;
+  return {served, static_cast<uint32_t>(address / Arrival::kChunkBytes), 0};
+}
+
+Arrival MemorySystem::fill_missing_scache(uint64_t address, uint64_t now) {
+  const auto chunk = static_cast<uint32_t>(address / Arrival::kChunkBytes);
   ++events_.scache_miss;
   Arrival arrival{now + machine_.bcache_latency, chunk, 0};
   if (!bcache_.lookup(address, now).hit) {
@@ -61,22 +63,19 @@ Arrival MemorySystem::fill_from_beyond(uint64_t address, uint64_t now) {
   return arrival;
 }
 
-// With all miss address file entries busy a new miss waits for the first
-// to complete.
-uint64_t MemorySystem::miss_slot_free(uint64_t now) {
-  auto earliest = std::min_element(outstanding_.begin(), outstanding_.end());
-  return std::max(now, *earliest);
-}
-
 uint64_t MemorySystem::load_miss(uint64_t address, uint64_t now) {
   ++events_.dcache_miss;
-  const uint64_t start = miss_slot_free(now);
+  // With all miss address file entries busy a new miss waits for the first
+  // to complete; the miss then takes that entry (found once: nothing
+  // below changes the entries before it is written).
+  uint64_t& entry = *std::min_element(outstanding_.begin(), outstanding_.end());
+  const uint64_t start = std::max(now, entry);
   const uint64_t scache_misses = events_.scache_miss, bcache_misses = events_.bcache_miss;
   const Arrival arrival = fill_from_beyond(address, start);
   last_miss_scache_ = events_.scache_miss != scache_misses;
   last_miss_bcache_ = events_.bcache_miss != bcache_misses;
   const uint64_t ready = arrival.of(address);
-  *std::min_element(outstanding_.begin(), outstanding_.end()) = ready;
+  entry = ready;
   dcache_.fill(address, arrival);
   return ready;
 }
@@ -91,7 +90,8 @@ uint64_t MemorySystem::store(uint64_t address, uint64_t now) {
   // the line in the (write-back) S-cache, fetched first if it is missing.
   uint64_t retire = machine_.wbuf_retire;
   if (!scache_.lookup(address, at).hit) {
-    retire += fill_latency(address, at);
+    // A miss changes no cache: the line is fetched without looking again.
+    retire += fill_missing_scache(address, at).of(address) - at;
     bus_start(at);  // the line's write-back, some time later
   }
   write_buffer_.store(address, at, retire);

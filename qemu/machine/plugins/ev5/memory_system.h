@@ -59,10 +59,11 @@ class MemorySystem {
   // (S-cache, B-cache or memory) at `now`, filling those on the way: when
   // its data arrive (cache.h).
   Arrival fill_from_beyond(uint64_t address, uint64_t now);
+  // The same for a line the S-cache was just found not to hold.
+  Arrival fill_missing_scache(uint64_t address, uint64_t now);
   uint64_t fill_latency(uint64_t address, uint64_t now) {
     return fill_from_beyond(address, now).of(address) - now;
   }
-  uint64_t miss_slot_free(uint64_t now);
   // When a memory transfer asked for at `now` gets the bus (and takes it).
   uint64_t bus_start(uint64_t now);
 

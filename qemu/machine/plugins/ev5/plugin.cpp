@@ -118,7 +118,7 @@ void on_vcpu_init(qemu_plugin_id_t, unsigned int) {
 // With a skid (counter_skid=N) the interrupt comes N cycles after the
 // event's instruction issues, at whatever instruction runs then, as the
 // 21164's does (the patch's deadline of the vCPU's own, no forced exit here).
-void deliver_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
+[[gnu::noinline]] void deliver_raised_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
   const uint64_t bits = model.take_overflow();
   if (!bits || !state->interrupts) return;
   const uint32_t skid = state->options.machine.counter_skid;
@@ -127,6 +127,11 @@ void deliver_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
     return;
   }
   if (qemu_plugin_icount_interrupt_at_charge(bits)) words.forced = 1;
+}
+
+// After every callback: almost always nothing raised, a test without a call.
+void deliver_overflow(ChargeWords& words, dcpi::ev5::VcpuModel& model) {
+  if (model.overflow_raised()) deliver_raised_overflow(words, model);
 }
 
 void enter(unsigned int vcpu, BlockRecord& block, bool step) {

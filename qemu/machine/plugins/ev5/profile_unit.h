@@ -42,6 +42,9 @@ class ProfileUnit : public TruthObserver {
   uint64_t read(uint64_t index) const { return index < registers_.size() ? registers_[index] : 0; }
   // EV5_OVERFLOW_PROFILEME once per completed record (or pair), else 0.
   uint64_t take_completed();
+  // Whether take_completed() has a record to hand out (inline: asked after
+  // every callback, issue 31).
+  bool has_completed() const { return completed_; }
   // The records take_completed handed out (a pair's interrupt two), which
   // the driver must all take (the truth's `event profileme_records`,
   // docs/profileme.md "Every record taken").
@@ -98,6 +101,7 @@ class ProfileUnit : public TruthObserver {
   void open_span(const BlockRecord& block, uint32_t from, uint32_t to);
   void take_in(const BlockRecord& block);
 
+  bool completed_ = false;                // first: read after every callback (has_completed)
   const BlockRecord* pending_ = nullptr;  // entered, not yet counted
   uint64_t countdown_ = 0;                // fetched instructions until the next tag; 0: off
   uint64_t minor_ = 0;                    // the pair's minor interval, 0: no pair
@@ -109,7 +113,6 @@ class ProfileUnit : public TruthObserver {
   uint64_t pair_cycles_ = 0;
   PairSpan span_{};
   uint32_t space_ = 0;
-  bool completed_ = false;
   uint64_t delivered_ = 0;
   std::array<uint64_t, PROFILEME_REGISTERS_ALL> registers_{};
 };

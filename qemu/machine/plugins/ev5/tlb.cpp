@@ -9,11 +9,6 @@ Tlb::Tlb(uint32_t entries, uint32_t page_bytes)
     : page_shift_(static_cast<uint32_t>(std::countr_zero(page_bytes))), pages_(entries, ~0ull) {}
 
 bool Tlb::access_other(uint64_t page) {
-  if (page == recent_[1]) {  // a copy loop's two streams
-    recent_[1] = recent_[0];
-    recent_[0] = page;
-    return true;
-  }
   recent_[1] = recent_[0];
   recent_[0] = page;
   if (std::find(pages_.begin(), pages_.end(), page) != pages_.end()) return true;

@@ -14,12 +14,21 @@ class Tlb {
  public:
   Tlb(uint32_t entries, uint32_t page_bytes);
   // True on a hit; a miss installs the page (the PALcode refill). The
-  // last page's hit inline (issue 31: a DTB lookup at every access).
+  // last two pages' hits inline (issue 31: a DTB lookup at every access,
+  // and a copy loop alternates between its two streams' pages).
   bool access(uint64_t address) {
-    return (address >> page_shift_) == recent_[0] || access_other(address >> page_shift_);
+    const uint64_t page = address >> page_shift_;
+    if (page == recent_[0]) return true;
+    if (page == recent_[1]) {
+      recent_[1] = recent_[0];
+      recent_[0] = page;
+      return true;
+    }
+    return access_other(page);
   }
 
  private:
+  // Neither of the last two pages.
   bool access_other(uint64_t page);
   uint32_t page_shift_;
   uint32_t next_victim_ = 0;

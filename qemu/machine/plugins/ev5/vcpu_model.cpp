@@ -386,9 +386,11 @@ bool VcpuModel::follows_io_access(const BlockRecord& next) const {
   // The access inside the block entered, not its last instruction: a block
   // icount translated short (block_record.h) ends at an access of its own.
   if (!accessed_block_ || accessed_block_ != entered_) return false;
+  // The block's instructions are contiguous (instruction i at pc + 4 i):
+  // no read of the next instruction's timing at every entry (issue 31).
   const BlockTiming& timing = entered_->timing;
   return accessed_index_ + 1 < timing.instructions.size() &&
-         next.timing.pc == timing.instructions[accessed_index_ + 1].pc &&
+         next.timing.pc == timing.pc + 4 * (uint64_t{accessed_index_} + 1) &&
          next.timing.pc != timing.branch_target;
 }
 

@@ -128,14 +128,15 @@ struct VcpuTruth {
   // visibility: nobody reads the maps, whose hashed counts at every block,
   // stall and access were a sixth of a 4-CPU run's host time (issue 31).
   bool recording = true;
-  CountMap<StallKey, StallKeyHash> stalls;
-  std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
-  CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
   uint64_t itb_miss = 0, dtb_miss = 0, mispredict = 0, exact_exits = 0, halted = 0;
   uint64_t pc_mispredict = 0;  // jump targets mispredicted (jump_predictor.h)
   uint64_t load_replays = 0;   // loads replayed after a store (VcpuModel)
-  // Which of the cycles booked here a sample can land on.
+  // Which of the cycles booked here a sample can land on (before the maps,
+  // whose pointer caches are kilobytes: its `enabled` is read every entry).
   SampleVisibility visibility;
+  CountMap<StallKey, StallKeyHash> stalls;
+  std::map<uint64_t, int64_t> cycle_corrections;  // pc -> cycles
+  CountMap<std::pair<uint64_t, uint64_t>, PairHash> edges;
   // Per truth space (0: kernel and PALcode blocks, and user ones before
   // the first swpctx); complete after settle().
   std::map<uint32_t, SpaceBlockCounts> blocks;

@@ -26,6 +26,19 @@ TEST(Ev5BranchPredictor, TwoThousandFortyEightEntriesIndexedByPc) {
   EXPECT_FALSE(predictor.mispredicted(0x1004, false, false));
 }
 
+// An entry keeps the whole PC that used it last (its index bits carry the
+// counter, issue 31): a PC far above that shares the index, a kernel one,
+// is another branch.
+TEST(Ev5BranchPredictor, AnEntryTellsPcsApartAboveItsIndex) {
+  BranchPredictor predictor;
+  const uint64_t kernel = 0xfffffc0000001000ull;
+  predictor.mispredicted(kernel, false, true);
+  EXPECT_FALSE(predictor.mispredicted(kernel, false, true));  // trained: taken
+  EXPECT_TRUE(predictor.mispredicted(0x1000, false, true));   // the same entry, anew
+  EXPECT_TRUE(predictor.mispredicted(kernel, false, true));   // and back: anew again
+  EXPECT_FALSE(predictor.mispredicted(kernel, false, true));
+}
+
 TEST(Ev5Tlb, RoundRobinOverItsEntries) {
   Tlb dtb(64, 8192);
   for (uint64_t page = 0; page < 64; ++page) EXPECT_FALSE(dtb.access(page * 8192));
@@ -33,6 +46,22 @@ TEST(Ev5Tlb, RoundRobinOverItsEntries) {
   EXPECT_FALSE(dtb.access(64 * 8192));  // replaces page 0
   EXPECT_FALSE(dtb.access(0));
   EXPECT_TRUE(dtb.access(2 * 8192));
+}
+
+// A copy loop's two streams alternate between two pages: each access hits
+// one of the last two (the inline path) and changes nothing else.
+TEST(Ev5Tlb, TwoAlternatingPagesHitAndKeepTheirEntries) {
+  Tlb dtb(64, 8192);
+  EXPECT_FALSE(dtb.access(0x200000000));
+  EXPECT_FALSE(dtb.access(0x300000000));
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_TRUE(dtb.access(0x200000000 + 8 * i));
+    EXPECT_TRUE(dtb.access(0x300000000 + 8 * i));
+  }
+  EXPECT_FALSE(dtb.access(0x400000000));  // a third page: a miss, installed
+  EXPECT_TRUE(dtb.access(0x200000000));   // the first two still held
+  EXPECT_TRUE(dtb.access(0x300000000));
+  EXPECT_TRUE(dtb.access(0x400000000));
 }
 
 TEST(Ev5Tlb, KsegBypassesTheTranslationBuffers) {

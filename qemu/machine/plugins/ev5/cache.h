@@ -66,8 +66,8 @@ class Cache {
 
  private:
   // The tags apart from the rest (issue 31): a lookup, a miss and the other
-  // CPUs' invalidations touch 8 bytes a line, not 48 (the 2 MB B-cache's
-  // tags fit in 256 KB of the host's cache).
+  // CPUs' invalidations touch 8 bytes a line, not 24 with the state beside
+  // them (the 2 MB B-cache's tags fit in 256 KB of the host's cache).
   // A line's state is its fill's arrival (16 bytes: four lines to a host
   // cache line). `uses_` orders the ways of a set (LRU), apart from the
   // states so that choosing a victim reads the set's tags and stamps only;

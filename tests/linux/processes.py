@@ -265,6 +265,10 @@ def case_procfs(tmp):
     expect("guest: status Threads 1" in got, f"/proc/self/status counts one thread: {got!r}")
 
 
+def case_cxxfs(tmp):
+    same("cxxfs", dcpi_run(os.path.join(tmp, "fs.db"), "cxxfs").stdout, oracle("cxxfs"))
+
+
 def case_login(tmp):
     want = oracle("login", *AWKWARD, env={**LOGIN, "HOME": "/tmp", "DCPI_TEST": "a=b"})
     got = dcpi_run(os.path.join(tmp, "lg.db"), "login", *AWKWARD,
@@ -407,7 +411,7 @@ def main():
                  "shell": case_shell, "timers": case_timers, "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
-                 "procfs": case_procfs}
+                 "procfs": case_procfs, "cxxfs": case_cxxfs}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

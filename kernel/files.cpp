@@ -53,6 +53,12 @@ void release_description(OpenFile* file) {
   file->refs = 0;
 }
 
+int64_t open_description(FdTable* fds, const OpenFile& file, bool cloexec) {
+  OpenFile* description = new_description(file);
+  if (description == nullptr) return -ENFILE;
+  return install_file(fds, 0, description, cloexec);
+}
+
 OpenFile* file_of_kind(FdTable* fds, uint64_t fd, OpenFile::Kind kind, int wrong_kind,
                        int64_t* error) {
   OpenFile* f = file_at(fds, fd);

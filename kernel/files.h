@@ -26,6 +26,9 @@ OpenFile* file_at(FdTable* fds, uint64_t fd);
 // -EBADF (none) or -`wrong_kind` (another kind: EINVAL, ENOTSOCK).
 OpenFile* file_of_kind(FdTable* fds, uint64_t fd, OpenFile::Kind kind, int wrong_kind,
                        int64_t* error);
+// A new description of `file` at the lowest free fd: the fd, -ENFILE (no
+// description was made) or -EMFILE (the description was released).
+int64_t open_description(FdTable* fds, const OpenFile& file, bool cloexec);
 // Puts `file` (one reference handed over) at the lowest free fd >= `lowest`;
 // the fd, or -EMFILE (the reference is dropped then).
 int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec);

@@ -67,12 +67,10 @@ int64_t sys_epoll_create1(Process* self, TrapFrame*, const Args& args) {
   made.flags = LINUX_O_RDWR;
   made.epoll = epoll::create();
   if (made.epoll == nullptr) return error(ENOMEM);
-  OpenFile* description = new_description(made);
-  if (description == nullptr) {
-    epoll::release(made.epoll);
-    return error(ENFILE);
-  }
-  return install_file(self->fds, 0, description, args.a[0] & kEpollCloexec);
+  const int64_t fd = open_description(self->fds, made, args.a[0] & kEpollCloexec);
+  if (fd == error(ENFILE))
+    epoll::release(made.epoll);  // an EMFILE released it with its description
+  return fd;
 }
 
 int64_t sys_epoll_create(Process* self, TrapFrame* frame, const Args& args) {

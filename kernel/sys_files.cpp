@@ -133,17 +133,19 @@ bool cannot_seek(const OpenFile* f) {
          f->kind == OpenFile::kSocket || f->kind == OpenFile::kTimerfd;
 }
 
-// A pipe's read end or a socket's, as read(2) reads it.
-int64_t read_stream(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
-  if (f->kind == OpenFile::kSocket) return socket_end::read(self, f, 0, buffer, count);
-  return pipe::read(self, f->pipe, f->flags & LINUX_O_NONBLOCK, buffer, count);
+// Files read without an offset: a pipe's read end, a socket, an eventfd,
+// a timerfd.
+bool reads_as_stream(const OpenFile* f) {
+  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket ||
+         f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd;
 }
 
-// Installs a new description of `file` at the lowest free fd.
-int64_t open_description(Process* self, const OpenFile& file, bool cloexec) {
-  OpenFile* description = new_description(file);
-  if (description == nullptr) return error(ENFILE);
-  return install_file(self->fds, 0, description, cloexec);
+// One of those, as read(2) reads it.
+int64_t read_stream(Process* self, OpenFile* f, uint64_t buffer, uint64_t count) {
+  if (f->kind == OpenFile::kSocket) return socket_end::read(self, f, 0, buffer, count);
+  if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, buffer, count);
+  if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, buffer, count);
+  return pipe::read(self, f->pipe, f->flags & LINUX_O_NONBLOCK, buffer, count);
 }
 
 // A /proc or /sys file (kernel/procfs.h), made now, read-only.
@@ -156,7 +158,7 @@ int64_t open_generated(Process* self, const char* path, uint64_t flags) {
   made.file.data = reinterpret_cast<const char*>(data);
   made.file.mode = kModeGenerated;
   copy_name(made.path, sizeof made.path, path);
-  const int64_t fd = open_description(self, made, flags & kOCloexec);
+  const int64_t fd = open_description(self->fds, made, flags & kOCloexec);
   if (fd == error(ENFILE)) pages::release(data, made.held_pages);
   return fd;
 }
@@ -181,7 +183,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     null.device = device;
     null.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK));
     copy_name(null.path, sizeof null.path, path);
-    return open_description(self, null, flags & kOCloexec);
+    return open_description(self->fds, null, flags & kOCloexec);
   }
   OpenFile open{};
   open.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK | LINUX_O_APPEND));
@@ -213,7 +215,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
   }
   // A description that could not be made leaves the node's hold to us; one
   // that found no free fd was released with it (release_description).
-  const int64_t fd = open_description(self, open, flags & kOCloexec);
+  const int64_t fd = open_description(self->fds, open, flags & kOCloexec);
   if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
   return fd;
 }
@@ -318,10 +320,7 @@ int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
 int64_t sys_read(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket)
-    return read_stream(self, f, args.a[1], args.a[2]);
-  if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, args.a[1], args.a[2]);
-  if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, args.a[1], args.a[2]);
+  if (reads_as_stream(f)) return read_stream(self, f, args.a[1], args.a[2]);
   const int64_t n = read_at(self, f, args.a[1], args.a[2], f->offset);
   if (n > 0) f->offset += static_cast<uint64_t>(n);
   return n;
@@ -350,10 +349,7 @@ int64_t sys_readv(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   return vector_io(self, args.a[1], args.a[2], [&](uint64_t base, uint64_t length) {
-    if (f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket)
-      return read_stream(self, f, base, length);
-    if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, base, length);
-    if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, base, length);
+    if (reads_as_stream(f)) return read_stream(self, f, base, length);
     const int64_t n = read_at(self, f, base, length, f->offset);
     if (n > 0) f->offset += static_cast<uint64_t>(n);
     return n;
@@ -650,7 +646,7 @@ int64_t sys_eventfd2(Process* self, TrapFrame*, const Args& args) {
   counter.flags = static_cast<uint32_t>(LINUX_O_RDWR | (flags & LINUX_O_NONBLOCK));
   counter.offset = args.a[0] & 0xffffffffu;  // an unsigned int
   counter.semaphore = flags & eventfd::kSemaphore;
-  return open_description(self, counter, flags & kOCloexec);
+  return open_description(self->fds, counter, flags & kOCloexec);
 }
 
 int64_t sys_eventfd(Process* self, TrapFrame* frame, const Args& args) {

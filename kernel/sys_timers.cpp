@@ -101,9 +101,7 @@ int64_t sys_timerfd_create(Process* self, TrapFrame*, const Args& args) {
   OpenFile timer{};
   timer.kind = OpenFile::kTimerfd;
   timer.flags = static_cast<uint32_t>(LINUX_O_RDWR | (args.a[1] & kTfdNonblock));
-  OpenFile* description = new_description(timer);
-  if (description == nullptr) return error(ENFILE);
-  return install_file(self->fds, 0, description, args.a[1] & kTfdCloexec);
+  return open_description(self->fds, timer, args.a[1] & kTfdCloexec);
 }
 
 // timerfd_settime(fd, flags, new, old or NULL); TFD_TIMER_ABSTIME: the

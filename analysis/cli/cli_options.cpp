@@ -25,6 +25,16 @@ std::string closest_name_hint(const std::string& typed, const std::vector<std::s
   return best ? "; did you mean '" + prefix + *best + "'?" : "";
 }
 
+namespace {
+
+bool names_an_option(const std::string& argument, const OptionSpec& spec) {
+  if (!argument.starts_with("--")) return false;
+  const std::string name = argument.substr(2, argument.find('=') - 2);
+  return spec.flags.count(name) != 0 || spec.with_value.count(name) != 0;
+}
+
+}  // namespace
+
 ParsedOptions::ParsedOptions(const std::vector<std::string>& arguments, const OptionSpec& spec) {
   for (size_t i = 0; i < arguments.size(); ++i) {
     const std::string& argument = arguments[i];
@@ -40,6 +50,13 @@ ParsedOptions::ParsedOptions(const std::vector<std::string>& arguments, const Op
     } else if (spec.with_value.count(name)) {
       if (!inline_value && i + 1 == arguments.size())
         throw UsageError("option --" + name + " needs a value");
+      // `--truth --profileme` would write the truth to a file named
+      // "--profileme" and drop the option: a value that is one of this
+      // command's options is taken as a forgotten value (--truth=--x still
+      // passes it).
+      if (!inline_value && names_an_option(arguments[i + 1], spec))
+        throw UsageError("option --" + name + " needs a value before " + arguments[i + 1] +
+                         " (or write --" + name + "=" + arguments[i + 1] + ")");
       values_[name] = inline_value ? *inline_value : arguments[++i];
     } else {
       std::vector<std::string> known(spec.with_value.begin(), spec.with_value.end());

@@ -28,6 +28,10 @@ std::vector<std::string> take_repeated_option(std::vector<std::string>& argument
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i] == flag) {
       if (i + 1 == arguments.size()) throw UsageError(flag + " needs a value");
+      // An option where the value belongs: forgotten (ParsedOptions's rule).
+      if (arguments[i + 1].starts_with("--"))
+        throw UsageError(flag + " needs a value before " + arguments[i + 1] + " (or write " +
+                         prefix + arguments[i + 1] + ")");
       values.push_back(arguments[++i]);
     } else if (arguments[i].starts_with(prefix)) {
       values.push_back(arguments[i].substr(prefix.size()));

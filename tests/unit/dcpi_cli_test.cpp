@@ -28,13 +28,15 @@ std::string kernel_fixture() { return testing::fixture_path("fake_kernel.elf"); 
 
 // `dcpi ingest --gdb` arguments pointing at `port`, into a throwaway database.
 std::vector<std::string> ingest(const std::string& kernel, const std::string& port) {
-  return {"ingest", "--db", ::testing::TempDir() + "dcpi_cli_db", "--kernel", kernel,
-          "--gdb",  "127.0.0.1:" + port};
+  return {"ingest",           "--db", ::testing::TempDir() + "dcpi_cli_db",
+          "--kernel",         kernel, "--gdb",
+          "127.0.0.1:" + port};
 }
 
 TEST(DcpiCli, MissingKernelFile) {
-  expect_one_line_failure(run_dcpi(ingest("/nonexistent/kernel.elf", "1")),
-                          "dcpi ingest: cannot open /nonexistent/kernel.elf: No such file or directory");
+  expect_one_line_failure(
+      run_dcpi(ingest("/nonexistent/kernel.elf", "1")),
+      "dcpi ingest: cannot open /nonexistent/kernel.elf: No such file or directory");
 }
 
 TEST(DcpiCli, SymbolNotInKernel) {
@@ -45,8 +47,9 @@ TEST(DcpiCli, SymbolNotInKernel) {
 TEST(DcpiCli, NothingListeningOnPort) {
   if (kernel_fixture().empty()) GTEST_SKIP() << "no Alpha binutils";
   const std::string port = std::to_string(testing::unused_port());
-  expect_one_line_failure(run_dcpi(ingest(kernel_fixture(), port)),
-                          "cannot connect to gdb stub at 127.0.0.1:" + port + ": connection refused");
+  expect_one_line_failure(
+      run_dcpi(ingest(kernel_fixture(), port)),
+      "cannot connect to gdb stub at 127.0.0.1:" + port + ": connection refused");
 }
 
 TEST(DcpiCli, StubThatNeverAnswersTimesOut) {
@@ -81,6 +84,28 @@ TEST(DcpiCli, ValueOptionErrorsExitWithTwo) {
   fails_with({"run", "--values", "4/2", "--values-capture", "tor,zz"}, "value capture 'tor,zz'");
   fails_with({"run", "--values", "4/2", "--values-module", "/nonexistent.so"},
              "cannot load value module /nonexistent.so");
+}
+
+// `--truth --profileme` once wrote the truth to a file named "--profileme"
+// and ran without ProfileMe: an option where a value belongs is refused
+// before anything boots, and the = form still passes such a value.
+TEST(DcpiCli, AnOptionWhereAValueBelongsIsRefused) {
+  auto fails_with = [](std::vector<std::string> arguments, const std::string& message) {
+    const testing::CommandResult r = run_dcpi(arguments);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  };
+  fails_with({"run", "--truth", "--profileme", "--cpus", "1"},
+             "option --truth needs a value before --profileme");
+  fails_with({"run", "--file", "--no-profile", "--", "/bin/true"},
+             "--file needs a value before --no-profile");
+  fails_with({"prof", "--db", "--limit", "3"}, "--db needs a value before --limit");
+  fails_with({"prof", "--limit", "--wide"}, "option --limit needs a value before --wide");
+  // Not an option of the command: a value (here a missing database).
+  const testing::CommandResult odd = run_dcpi({"prof", "--db=--limit"});
+  EXPECT_NE(odd.exit_code, 0);
+  EXPECT_NE(odd.err.find("--limit does not exist"), std::string::npos) << odd.err;
 }
 
 }  // namespace

@@ -12,13 +12,14 @@
 #include "analysis/cli/commands.h"
 #include "analysis/cli/report_options.h"
 #include "analysis/reports/context_output.h"
+#include "analysis/reports/image_scores_output.h"
 #include "analysis/reports/score_output.h"
 #include "analysis/samples/chain_score.h"
 
 namespace dcpi {
 
 const std::string_view kScoreUsage =
-    "usage: dcpi score [--db DIR] --truth FILE (--image PATH_OR_NAME | --procedure NAME)\n"
+    "usage: dcpi score [--db DIR] --truth FILE [--image PATH_OR_NAME | --procedure NAME]\n"
     "                  [--culprits [--no-events]] [--model qemu|ev5] [--epoch N] [--period "
     "CYCLES]\n"
     "                  [--images DIR[:DIR]] [--mode user|pal] [--estimate flow|dcpi] [--json]\n"
@@ -44,6 +45,10 @@ const std::string_view kScoreUsage =
     "samples (dcpi run --events on ev5) calc weighs them (DCPI 6.3) and the score shows\n"
     "the culprits with and without them, and what they ruled out; --no-events scores\n"
     "without them only.\n"
+    "Without --image and --procedure every image with samples is scored, one line each\n"
+    "(the placement oracle's ratio, Figure 8 for both estimators, with --culprits recall\n"
+    "and precision) and all of them pooled by samples; images whose ELF is not found\n"
+    "(give --images) or that the truth cannot hold are listed as not scored.\n"
     "With --procedure and no --image, the image is the one that has the procedure.\n"
     "Without --procedure every procedure of the image with samples is scored, with a\n"
     "table per procedure (samples, share within 5/10/15 %, missing edges flagged).\n"
@@ -70,6 +75,71 @@ int score_sampled_chains(const std::vector<std::string>& arguments) {
   return 0;
 }
 
+void add_cause_score(calc::CauseScore& sum, const calc::CauseScore& one) {
+  sum.true_cycles += one.true_cycles;
+  sum.covered_cycles += one.covered_cycles;
+  sum.seen_true_cycles += one.seen_true_cycles;
+  sum.seen_covered_cycles += one.seen_covered_cycles;
+  sum.listed_weight += one.listed_weight;
+  sum.real_weight += one.real_weight;
+  sum.confirmed_weight += one.confirmed_weight;
+  sum.listed += one.listed;
+  sum.real += one.real;
+}
+
+// One image of `dcpi score` without --image: its row, and its Figure 8
+// items added to the pooled histograms.
+ImageScoreRow score_one_image(const CalcRequest& request, const calc::GroundTruth& truth,
+                              bool culprits, ImageScores& scores) {
+  ImageScoreRow row{.image = request.image};
+  try {
+    const CalcInputs inputs = load_calc_inputs(request);
+    row.samples = inputs.samples.total;
+    ScoreRun run{.truth_path = scores.truth_path,
+                 .truth = truth_for_image(truth, scores.truth_path, inputs)};
+    if (culprits && run.truth.timed()) run.culprits.emplace();
+    score_estimates(inputs, std::nullopt, run);
+    row.placement = run.placement;
+    for (const auto& [estimator, items] : run.all) {
+      calc::ErrorHistogram& mine =
+          estimator == calc::FrequencyEstimator::kFlow ? row.flow : row.dcpi;
+      calc::ErrorHistogram& pooled =
+          estimator == calc::FrequencyEstimator::kFlow ? scores.pooled_flow : scores.pooled_dcpi;
+      for (const calc::ScoredCount& item : items.instructions) {
+        mine.add(item);
+        pooled.add(item);
+      }
+    }
+    if (run.culprits) {
+      row.culprits = run.culprits->overall();
+      if (!scores.pooled_culprits) scores.pooled_culprits.emplace();
+      add_cause_score(*scores.pooled_culprits, *row.culprits);
+    }
+  } catch (const std::exception& error) {  // one image's problem is that image's line
+    row.not_scored = error.what();
+  }
+  return row;
+}
+
+int score_every_image(const ParsedOptions& options, const std::string& truth_path) {
+  CalcRequest request = parse_calc_request(options, false);
+  ImageScores scores{.truth_path = truth_path};
+  const calc::GroundTruth truth = load_ground_truth(truth_path);
+  scores.machine = truth.machine;
+  for (const std::string& image : sampled_image_paths(request)) {
+    request.image = image;
+    scores.rows.push_back(score_one_image(request, truth, options.flag("culprits"), scores));
+  }
+  std::stable_sort(
+      scores.rows.begin(), scores.rows.end(),
+      [](const ImageScoreRow& a, const ImageScoreRow& b) { return a.samples > b.samples; });
+  if (options.flag("json"))
+    print_image_scores_json(scores, std::cout);
+  else
+    print_image_scores_text(scores, std::cout);
+  return 0;
+}
+
 }  // namespace
 
 int run_score_command(const std::vector<std::string>& arguments) {
@@ -82,7 +152,10 @@ int run_score_command(const std::vector<std::string>& arguments) {
   const std::optional<std::string> truth_option = options.value("truth");
   if (truth_option.has_value() == options.value("counts").has_value())
     throw UsageError("give the truth file once, as --truth FILE (or --counts FILE)");
-  ScoreRun run{.truth_path = truth_option ? *truth_option : *options.value("counts")};
+  const std::string truth_path = truth_option ? *truth_option : *options.value("counts");
+  if (!options.value("image") && !options.value("procedure"))
+    return score_every_image(options, truth_path);
+  ScoreRun run{.truth_path = truth_path};
   const CalcInputs inputs = load_calc_inputs(parse_calc_request(options));
   run.truth = load_ground_truth(run.truth_path, inputs);
   if (inputs.samples.machine != run.truth.machine)

@@ -101,11 +101,11 @@ ImageResolver image_resolver(const std::optional<std::string>& images,
   return ImageResolver::from_sources(image_sources(images, databases));
 }
 
-CalcRequest parse_calc_request(const ParsedOptions& options) {
+CalcRequest parse_calc_request(const ParsedOptions& options, bool image_needed) {
   CalcRequest request{.db = options.database(), .image = options.value("image").value_or("")};
   // Without --image the procedure names it, as for dcpi list (issue 30).
   request.procedure = options.value("procedure");
-  if (request.image.empty() && !request.procedure)
+  if (image_needed && request.image.empty() && !request.procedure)
     throw UsageError("give --image PATH_OR_NAME (or a --procedure whose image the database has)");
   request.images = image_sources(options.value("images"), {request.db});
   if (const auto m = options.value("mode")) {

@@ -53,7 +53,9 @@ ImageSources image_sources(const std::optional<std::string>& images,
 // The options `dcpi calc` and `dcpi score` both take, and their request.
 inline const std::vector<std::string> kCalcValueOptions = {"db",    "image",  "images", "model",
                                                            "epoch", "period", "mode",   "estimate"};
-CalcRequest parse_calc_request(const ParsedOptions& options);
+// image_needed false: neither --image nor --procedure is fine (dcpi score
+// then scores every image).
+CalcRequest parse_calc_request(const ParsedOptions& options, bool image_needed = true);
 
 // The common tail of a report command: --limit, then JSON, or the report's
 // warnings on stderr ("dcpi COMMAND: ...") and the text table.

@@ -184,6 +184,41 @@ TEST_F(CalcEv5Cli, ScoreHoldsTheSamplesAgainstTheTruthsCycles) {
   EXPECT_NE(j.out.find("\"draws\": 64", placement), std::string::npos) << j.out;
 }
 
+// Without --image every sampled image gets a line (issue 25 item 1: the
+// oracle's ratio per image), and the images pooled; an image whose ELF is
+// not found is listed as not scored, and the command still succeeds.
+TEST_F(CalcEv5Cli, ScoreWithoutAnImageScoresEveryImage) {
+  const std::string dir = elf_.substr(0, elf_.rfind('/'));
+  const std::vector<std::string> base{"score", "--db", db(), "--truth", dir_.file("truth.txt")};
+  std::vector<std::string> with_images = base;
+  with_images.insert(with_images.end(), {"--images", dir});
+  const auto r = run_dcpi(with_images);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string row = line_of(r.out, "213754");
+  EXPECT_NE(row.find("/bin/copy_fig2"), std::string::npos) << r.out;
+  // The same distance as --image's (the stq at 9834 beyond 4 sigma).
+  const auto one = score({});
+  const size_t times = one.out.find(" x sampling noise");
+  ASSERT_NE(times, std::string::npos) << one.out;
+  const size_t equals = one.out.rfind("= ", times);
+  const std::string ratio = one.out.substr(equals + 2, times - equals - 2);
+  EXPECT_NE(row.find(ratio + "x"), std::string::npos) << row << " vs " << ratio;
+  EXPECT_NE(r.out.find("all scored images, by samples"), std::string::npos) << r.out;
+  std::vector<std::string> json = with_images;
+  json.insert(json.end(), {"--json", "--culprits"});
+  const auto j = run_dcpi(json);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"image\": \"/bin/copy_fig2\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"beyond_4_sigma\": 8"), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"recall\": "), std::string::npos) << j.out;
+  // No ELF to be found: said on the image's line.
+  std::vector<std::string> nowhere = base;
+  nowhere.insert(nowhere.end(), {"--images", dir_.file("")});
+  const auto n = run_dcpi(nowhere);
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_NE(n.out.find("/bin/copy_fig2: not scored ("), std::string::npos) << n.out;
+}
+
 // Issue 26: an event's samples against a version-6 truth's events per PC.
 // D-cache misses at the two loads, 3:1; the samples where the events are
 // score near no distance, samples on a store (no misses there) far off.

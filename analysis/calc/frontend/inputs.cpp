@@ -149,7 +149,11 @@ void check_truth_covers(const std::string& path, const calc::GroundTruth& truth,
 }  // namespace
 
 calc::GroundTruth load_ground_truth(const std::string& path, const CalcInputs& inputs) {
-  calc::GroundTruth truth = load_ground_truth(path);
+  return truth_for_image(load_ground_truth(path), path, inputs);
+}
+
+calc::GroundTruth truth_for_image(const calc::GroundTruth& truth, const std::string& path,
+                                  const CalcInputs& inputs) {
   const ImageIdentity& image = inputs.samples.identity;
   const std::string name = fs::path(image.path).filename().string();
   if (truth.has_spaces() && !truth.maps.empty()) {
@@ -411,6 +415,14 @@ std::optional<CodeImage> host_image_of_samples(const ProfileDatabase& db,
 }
 
 }  // namespace
+
+std::vector<std::string> sampled_image_paths(const CalcRequest& request) {
+  const ProfileDatabase db = ProfileDatabase::open(request.db);
+  std::vector<std::string> paths;
+  for (const auto& [path, identity] : sampled_images(db, chosen_epochs(db, request.epoch)))
+    paths.push_back(path);
+  return paths;
+}
 
 CalcInputs load_calc_inputs(const CalcRequest& request) {
   const ProfileDatabase db = ProfileDatabase::open(request.db);

@@ -98,6 +98,9 @@ struct CalcRequest {
   bool use_events = true;  // --no-events: culprits from the CYCLES samples alone
 };
 CalcInputs load_calc_inputs(const CalcRequest& request);
+// The guest paths of the images with cycles samples in the request's epochs
+// (dcpi score without --image scores each).
+std::vector<std::string> sampled_image_paths(const CalcRequest& request);
 
 // Where the numbers came from, for the header.
 struct CalcContext {
@@ -133,6 +136,9 @@ calc::GroundTruth load_ground_truth(const std::string& path);
 // them (another program's truth), or when the image is a shared library,
 // which the truth's guest addresses cannot hold.
 calc::GroundTruth load_ground_truth(const std::string& path, const CalcInputs& inputs);
+// The same from a truth already loaded from `path` (one load for every image).
+calc::GroundTruth truth_for_image(const calc::GroundTruth& truth, const std::string& path,
+                                  const CalcInputs& inputs);
 
 // "qemu" or "ev5"; nullptr for any other name.
 std::unique_ptr<calc::ProcessorModel> make_model(const std::string& name);

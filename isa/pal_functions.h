@@ -45,4 +45,23 @@ constexpr const char* osf_pal_name(uint32_t function) {
                        function);
 }
 
+// Whether CALL_PAL `function` runs PALcode and comes back to the next
+// instruction on our machine, so that PALcode's cycles are sampled there
+// (DCPI §4.1.3). QEMU translates these inline, one instruction and no
+// PALcode (target/alpha/translate.c; docs/qemu-deviations.md): imb,
+// rdunique and wrunique, and in kernel mode cflush, draina, wrvptptr,
+// wrval, rdval, swpipl, rdps, wrusp, rdusp, whami and wtint. halt, retsys
+// and rti never come back to the next instruction.
+constexpr bool palcode_returns_to_next(uint32_t function) {
+  constexpr uint32_t kInline[] = {0x01, 0x02, 0x2d, 0x31, 0x32, 0x35, 0x36,
+                                  0x38, 0x3a, 0x3c, 0x3e, 0x86, 0x9e, 0x9f};
+  for (uint32_t f : kInline)
+    if (f == function) return false;
+  return function != 0x00 && function != 0x3d && function != 0x3f;
+}
+static_assert(palcode_returns_to_next(0x83) &&
+              palcode_returns_to_next(0x39));  // callsys, wrperfmon
+static_assert(!palcode_returns_to_next(0x9e) && !palcode_returns_to_next(0x35));  // rduniq, swpipl
+static_assert(!palcode_returns_to_next(0x3f) && !palcode_returns_to_next(0x00));  // rti, halt
+
 }  // namespace dcpi::isa

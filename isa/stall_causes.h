@@ -38,8 +38,9 @@ enum class StallCause : uint8_t {
   kOther,                // the truth's rest: charged by the model, no §6.3 cause
   kMultiplyWritebackE0,  // E0 is reserved for a multiply's write-back this cycle
   kReplay,               // a load 1-2 cycles after a store to its address (replay trap, wait)
+  kPalcode,              // PALcode's cycles, sampled where PAL returns (DCPI §4.1.3's blind spot)
 };
-inline constexpr int kStallCauseCount = 13;
+inline constexpr int kStallCauseCount = 14;
 
 struct StallCauseInfo {
   StallCause cause;
@@ -79,6 +80,13 @@ inline constexpr StallCauseInfo kStallCauses[kStallCauseCount] = {
     // (issue 25), with the store as the culprit.
     {StallCause::kReplay, "replay", "load-after-store replay", 0, 'r', "Replay trap",
      StallCause::kReplay},
+    // Not a stall of the instruction: the cycles of the CALL_PAL before it,
+    // which the counter cannot interrupt (DCPI §4.1.3: "samples for those
+    // events will be associated with the instruction that runs after the
+    // PALcode finishes"). Never in a truth file's `stall` lines: the scorer
+    // takes it from the `visible` lines (analysis/calc/truth/).
+    {StallCause::kPalcode, "pal", "PALcode (blind spot)", 0, 'P', "PALcode (blind spot)",
+     StallCause::kPalcode},
 };
 
 constexpr bool stall_table_in_enum_order() {
@@ -130,12 +138,13 @@ constexpr bool is_truth_static(StallCause cause) {
 constexpr bool is_dynamic(StallCause cause) { return dynamic_letter(cause) != 0; }
 
 // §6.3's candidates in the order the paper lists them ("the candidates we
-// currently consider"), then the 21164's replay trap; calc's JSON keys
-// follow it.
+// currently consider"), then the 21164's replay trap and PALcode's blind
+// spot; calc's JSON keys follow it.
 inline constexpr StallCause kDynamicCauses[] = {
     StallCause::kICacheMiss,     StallCause::kDCacheMiss,       StallCause::kItbMiss,
     StallCause::kDtbMiss,        StallCause::kBranchMispredict, StallCause::kWriteBufferOverflow,
-    StallCause::kMultiplierBusy, StallCause::kFpDividerBusy,    StallCause::kReplay};
+    StallCause::kMultiplierBusy, StallCause::kFpDividerBusy,    StallCause::kReplay,
+    StallCause::kPalcode};
 inline constexpr int kDynamicCauseCount = sizeof kDynamicCauses / sizeof kDynamicCauses[0];
 // Figure 4's order of the dynamic rows (text reports).
 inline constexpr StallCause kFigure4Causes[] = {StallCause::kICacheMiss,
@@ -146,7 +155,8 @@ inline constexpr StallCause kFigure4Causes[] = {StallCause::kICacheMiss,
                                                 StallCause::kBranchMispredict,
                                                 StallCause::kMultiplierBusy,
                                                 StallCause::kFpDividerBusy,
-                                                StallCause::kReplay};
+                                                StallCause::kReplay,
+                                                StallCause::kPalcode};
 
 // Orders causes as §6.3 lists them (the rest after, in enum order): the
 // key order of maps printed as JSON objects.

@@ -131,7 +131,8 @@ void print_calc_text(const CalcReport& report, const CalcContext& context, std::
   if (report.model_has_dynamic_stalls)
     out << "bubbles: one line per half cycle; static s slotting, a/b/c Ra/Rb/Rc dependency,\n"
            "  f functional unit; dynamic i I-cache, I ITB, d D-cache, D DTB, p branch mispredict,\n"
-           "  w write buffer, M IMUL busy, F FDIV busy, ? unexplained\n";
+           "  w write buffer, M IMUL busy, F FDIV busy, r replay trap, P PALcode before it\n"
+           "  (a CALL_PAL: its cycles are sampled here), ? unexplained\n";
   else
     out << "no bubbles: " << report.no_dynamic_stalls_note << "; one line per cycle\n";
   for (const IndirectJump& jump : report.indirect_jumps) {

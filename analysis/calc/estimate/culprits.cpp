@@ -9,6 +9,7 @@
 #include "analysis/calc/estimate/superpage_addresses.h"
 #include "isa/decode.h"
 #include "isa/ev5.h"
+#include "isa/pal_functions.h"
 
 namespace dcpi::calc {
 
@@ -112,7 +113,7 @@ class CulpritFinder {
   // still wait for its fetch (I-cache, ITB) or a mispredict before it.
   static bool needs_work(StallCause cause) {
     return cause != StallCause::kICacheMiss && cause != StallCause::kItbMiss &&
-           cause != StallCause::kBranchMispredict;
+           cause != StallCause::kBranchMispredict && cause != StallCause::kPalcode;
   }
 
   // Appends the candidates of `cause` for instruction i of block b to `out`.
@@ -163,6 +164,9 @@ class CulpritFinder {
         return;
       case StallCause::kReplay:
         return stores_replaying(b, i, out);
+      case StallCause::kPalcode:
+        if (const auto call = palcode_returning_to(cfg_, b, i)) out.push_back({cause, *call});
+        return;
       case StallCause::kSlotting:  // not §6.3 candidates (isa::is_dynamic)
       case StallCause::kDependency:
       case StallCause::kOther:
@@ -590,6 +594,26 @@ bool worth_listing(double stall, double head_cycles, double frequency,
 }
 
 }  // namespace
+
+std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockId b, size_t i) {
+  const BasicBlock& block = cfg.block(b);
+  const uint64_t address = block.instructions[i].address;
+  const auto returns_here = [address](const InstructionRecord& in) {
+    constexpr uint32_t kFunctionBits = 0x3ffffff;  // CALL_PAL's 26-bit function field
+    return in.kind == isa::Kind::kCallPal && in.address + 4 == address &&
+           isa::palcode_returns_to_next(in.encoding & kFunctionBits);
+  };
+  if (i > 0) {
+    const InstructionRecord& before = block.instructions[i - 1];
+    return returns_here(before) ? std::optional(before.address) : std::nullopt;
+  }
+  for (EdgeId e : block.incoming) {
+    const BasicBlock& from = cfg.block(cfg.edge(e).from);
+    if (!from.instructions.empty() && returns_here(from.instructions.back()))
+      return from.instructions.back().address;
+  }
+  return std::nullopt;
+}
 
 CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorModel& model,
                             const CulpritOptions& options) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string_view>
 #include <utility>
 
+#include "analysis/calc/truth/culprit_scoring.h"
 #include "firmware/events.h"
 
 namespace dcpi {
@@ -75,7 +77,14 @@ void attach_event_samples(CalcReport& report,
   }
 }
 
-void attach_truth(CalcReport& report, const GroundTruth& truth) {
+void attach_truth(CalcReport& report, const GroundTruth& truth, const ControlFlowGraph& cfg) {
+  // PALcode's cycles sampled after a CALL_PAL (calc's `P`) beside the
+  // instruction's own stalls.
+  std::map<uint64_t, TruthStall> palcode;
+  for (BlockId b = 0; b < cfg.blocks().size(); ++b)
+    for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
+      if (const auto pal = palcode_stall(cfg, b, i, truth))
+        palcode[cfg.block(b).instructions[i].address] = *pal;
   for (CalcBlock& block : report.blocks) {
     double cycles = 0;
     for (CalcInstruction& line : block.instructions) {
@@ -86,6 +95,9 @@ void attach_truth(CalcReport& report, const GroundTruth& truth) {
                   .cpi = double(truth.cycles(line.address)) / double(executions)};
       for (const TruthStall& s : truth.stalls(line.address))
         t.stalls.push_back({s.cause, double(s.cycles) / double(executions), s.culprit});
+      if (const auto pal = palcode.find(line.address); pal != palcode.end())
+        t.stalls.push_back({pal->second.cause, double(pal->second.cycles) / double(executions),
+                            pal->second.culprit});
       std::stable_sort(t.stalls.begin(), t.stalls.end(),
                        [](const auto& a, const auto& b) { return a.cycles > b.cycles; });
       line.truth = std::move(t);

@@ -5,6 +5,7 @@
 
 #include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/frontend/parallel_procedures.h"
+#include "analysis/calc/truth/culprit_scoring.h"
 #include "symbols/demangle.h"
 
 namespace dcpi {
@@ -80,6 +81,22 @@ CycleBreakdown breakdown_from_truth(const calc::GroundTruth& truth, uint64_t sta
 
 namespace {
 
+// PALcode's cycles sampled after the procedure's CALL_PALs (calc's `P`):
+// they are in the samples, so the truth's side counts them too.
+void add_palcode_cycles(const calc::GroundTruth& truth, const calc::ControlFlowGraph& cfg,
+                        CycleBreakdown& b) {
+  for (calc::BlockId block = 0; block < cfg.blocks().size(); ++block)
+    for (size_t i = 0; i < cfg.block(block).instructions.size(); ++i) {
+      const auto pal = calc::palcode_stall(cfg, block, i, truth);
+      if (!pal) continue;
+      const double cycles = double(pal->cycles);
+      b.total += cycles;
+      b.dynamic_stall += cycles;
+      b.dynamic[StallCause::kPalcode].first += cycles;
+      b.dynamic[StallCause::kPalcode].second += cycles;
+    }
+}
+
 ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& procedure,
                                 const std::optional<calc::GroundTruth>& truth) {
   AnalyzedProcedure result =
@@ -91,7 +108,10 @@ ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& 
   ProcedureBreakdown b{.row = {.procedure = demangle(procedure.name),
                                .calc = breakdown_from_summary(summary, inputs.period)},
                        .samples = summary.samples};
-  if (truth) b.row.truth = breakdown_from_truth(*truth, procedure.start, procedure.end);
+  if (truth) {
+    b.row.truth = breakdown_from_truth(*truth, procedure.start, procedure.end);
+    add_palcode_cycles(*truth, result.analysis.cfg, *b.row.truth);
+  }
   return b;
 }
 

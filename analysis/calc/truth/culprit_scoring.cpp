@@ -181,6 +181,17 @@ void note_neglected(const std::string& procedure, double procedure_cycles,
 
 }  // namespace
 
+std::optional<TruthStall> palcode_stall(const ControlFlowGraph& cfg, BlockId b, size_t i,
+                                        const GroundTruth& truth) {
+  if (!truth.knows_visibility()) return std::nullopt;
+  const std::optional<uint64_t> call = palcode_returning_to(cfg, b, i);
+  if (!call) return std::nullopt;
+  const uint64_t address = cfg.block(b).instructions[i].address;
+  const uint64_t own = truth.cycles(address), visible = truth.visible_cycles(address);
+  if (visible <= own) return std::nullopt;
+  return TruthStall{.cause = StallCause::kPalcode, .cycles = visible - own, .culprit = *call};
+}
+
 void score_culprits(const std::string& procedure, const ProcedureAnalysis& analysis,
                     const CulpritReport& culprits, const GroundTruth& truth, double period,
                     CulpritScores& scores) {
@@ -199,11 +210,13 @@ void score_culprits(const std::string& procedure, const ProcedureAnalysis& analy
       const double estimated = stall ? stall->cycles * frequency * period : 0;
       const double best = double(analysis.schedules[b].instructions[i].head_cycles) *
                           double(truth.executions(address));
-      const double exact = std::max(0.0, double(truth.cycles(address)) - best);
+      auto truth_stalls = dynamic_part(truth.stalls(address), analysis.schedules[b].instructions[i],
+                                       block, truth.executions(address));
+      const std::optional<TruthStall> pal = palcode_stall(analysis.cfg, b, i, truth);
+      if (pal) truth_stalls.push_back(*pal);
+      const double exact =
+          std::max(0.0, double(truth.cycles(address)) - best) + (pal ? double(pal->cycles) : 0.0);
       if (estimated > 0 || exact > 0) scores.stalls.push_back({address, estimated, exact});
-      const auto truth_stalls =
-          dynamic_part(truth.stalls(address), analysis.schedules[b].instructions[i], block,
-                       truth.executions(address));
       score_instruction(address, truth_stalls, stall, estimated, {block.start, block.end}, period,
                         scores);
     }

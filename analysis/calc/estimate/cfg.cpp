@@ -4,6 +4,8 @@
 #include <optional>
 #include <set>
 
+#include "isa/pal_functions.h"
+
 namespace dcpi::calc {
 
 ControlFlowGraph::ControlFlowGraph(const ControlFlowGraph& other)
@@ -237,6 +239,26 @@ ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
   }
   cfg.add_edges(edges);
   return cfg;
+}
+
+std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockId b, size_t i) {
+  const BasicBlock& block = cfg.block(b);
+  const uint64_t address = block.instructions[i].address;
+  const auto returns_here = [address](const InstructionRecord& in) {
+    constexpr uint32_t kFunctionBits = 0x3ffffff;  // CALL_PAL's 26-bit function field
+    return in.kind == isa::Kind::kCallPal && in.address + 4 == address &&
+           isa::palcode_returns_to_next(in.encoding & kFunctionBits);
+  };
+  if (i > 0) {
+    const InstructionRecord& before = block.instructions[i - 1];
+    return returns_here(before) ? std::optional(before.address) : std::nullopt;
+  }
+  for (EdgeId e : block.incoming) {
+    const BasicBlock& from = cfg.block(cfg.edge(e).from);
+    if (!from.instructions.empty() && returns_here(from.instructions.back()))
+      return from.instructions.back().address;
+  }
+  return std::nullopt;
 }
 
 }  // namespace dcpi::calc

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -95,6 +96,12 @@ class ControlFlowGraph {
 // (§6.1.1). `extra_entries` are addresses where control also enters from
 // outside (they start blocks). Unreachable alignment padding becomes a
 // block of its own without edges (BasicBlock::padding).
+// The CALL_PAL whose PALcode returns to instruction i of block b (the one
+// just before it, falling through; isa::palcode_returns_to_next), if any:
+// PALcode's cycles are sampled at i (DCPI §4.1.3), so its samples are no
+// issue point of the frequency estimate and its stall is calc's `P`.
+std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockId b, size_t i);
+
 ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
                            std::span<const uint64_t> extra_entries = {});
 

@@ -9,7 +9,6 @@
 #include "analysis/calc/estimate/superpage_addresses.h"
 #include "isa/decode.h"
 #include "isa/ev5.h"
-#include "isa/pal_functions.h"
 
 namespace dcpi::calc {
 
@@ -594,26 +593,6 @@ bool worth_listing(double stall, double head_cycles, double frequency,
 }
 
 }  // namespace
-
-std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockId b, size_t i) {
-  const BasicBlock& block = cfg.block(b);
-  const uint64_t address = block.instructions[i].address;
-  const auto returns_here = [address](const InstructionRecord& in) {
-    constexpr uint32_t kFunctionBits = 0x3ffffff;  // CALL_PAL's 26-bit function field
-    return in.kind == isa::Kind::kCallPal && in.address + 4 == address &&
-           isa::palcode_returns_to_next(in.encoding & kFunctionBits);
-  };
-  if (i > 0) {
-    const InstructionRecord& before = block.instructions[i - 1];
-    return returns_here(before) ? std::optional(before.address) : std::nullopt;
-  }
-  for (EdgeId e : block.incoming) {
-    const BasicBlock& from = cfg.block(cfg.edge(e).from);
-    if (!from.instructions.empty() && returns_here(from.instructions.back()))
-      return from.instructions.back().address;
-  }
-  return std::nullopt;
-}
 
 CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorModel& model,
                             const CulpritOptions& options) {

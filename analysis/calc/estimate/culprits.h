@@ -95,9 +95,4 @@ struct CulpritReport {
 CulpritReport find_culprits(const ProcedureAnalysis& analysis, const ProcessorModel& model,
                             const CulpritOptions& options = {});
 
-// The CALL_PAL whose PALcode returns to instruction i of block b (the one
-// just before it, falling through; isa::palcode_returns_to_next), if any:
-// its PALcode's cycles are sampled at i (DCPI §4.1.3), calc's `P`.
-std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockId b, size_t i);
-
 }  // namespace dcpi::calc

@@ -59,10 +59,13 @@ std::vector<IssuePointRatio> issue_point_ratios(std::span<const ScheduledBlockSa
       if (schedule[i].head_cycles == 0) continue;
       IssuePointRatio r{.block = b, .instruction = i, .window_start = i};
       r.window_start = dependence_window_start(schedule[i], i).value_or(i);
+      bool palcode = false;
       for (size_t k = r.window_start; k <= i; ++k) {
         r.samples += samples[k];
         r.cycles += schedule[k].head_cycles;
+        palcode = palcode || blocks[b].carries_palcode(k);
       }
+      if (palcode) continue;
       r.ratio = r.samples / r.cycles;
       ratios.push_back(r);
     }
@@ -76,6 +79,7 @@ double largest_implied_stall(std::span<const ScheduledBlockSamples> blocks, doub
   double largest = 0;
   for (const ScheduledBlockSamples& block : blocks) {
     for (size_t i = 0; i < block.samples.size(); ++i) {
+      if (block.carries_palcode(i)) continue;
       const double cycles = block.samples[i] / frequency;
       largest = std::max(largest, cycles - block.schedule->instructions[i].head_cycles);
     }
@@ -160,6 +164,7 @@ ClassFrequencyEstimate estimate_class_frequency(std::span<const ScheduledBlockSa
   double total_samples = 0, total_cycles = 0;
   for (const ScheduledBlockSamples& block : blocks) {
     for (size_t i = 0; i < block.samples.size(); ++i) {
+      if (block.carries_palcode(i)) continue;
       total_samples += block.samples[i];
       total_cycles += block.schedule->instructions[i].head_cycles;
     }

@@ -13,9 +13,12 @@
 //    for another instruction of the class;
 //  - a class with few samples uses Σ S_i / Σ M_i over all its instructions;
 //  - a machine without dynamic stalls (QEMU) has nothing to avoid: every
-//    issue point is unbiased and Σ S_i / Σ M_i over all of them is used.
+//    issue point is unbiased and Σ S_i / Σ M_i over all of them is used;
+//  - on any machine, the instruction PALcode returns to after a CALL_PAL
+//    holds PALcode's samples too (DCPI §4.1.3): it is no issue point.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
@@ -30,6 +33,12 @@ struct ScheduledBlockSamples {
   // S_i, one per instruction of the block: a view of the analysis's (a copy
   // per block of every class was a tenth of the estimate's time: issue 31).
   std::span<const double> samples;
+  // Per instruction, whether its samples include PALcode's cycles (the
+  // first after a CALL_PAL that runs PALcode, DCPI §4.1.3): no issue point
+  // or window stands on it, and the small-sample total leaves it out.
+  // Empty: none does.
+  std::span<const uint8_t> palcode_time;
+  bool carries_palcode(size_t i) const { return !palcode_time.empty() && palcode_time[i] != 0; }
 };
 
 struct EstimatorOptions {

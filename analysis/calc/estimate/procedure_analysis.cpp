@@ -1,5 +1,8 @@
 #include "analysis/calc/estimate/procedure_analysis.h"
 
+#include <algorithm>
+#include <span>
+
 namespace dcpi::calc {
 
 std::string_view to_string(FrequencyEstimator estimator) {
@@ -14,16 +17,40 @@ std::optional<FrequencyEstimator> parse_estimator(std::string_view name) {
 
 namespace {
 
+// Per block, which instructions' samples include PALcode's cycles
+// (palcode_returning_to); nothing stored for a procedure without CALL_PAL.
+class PalcodeTime {
+ public:
+  explicit PalcodeTime(const ControlFlowGraph& cfg) {
+    for (BlockId b = 0; b < cfg.blocks().size(); ++b) {
+      first_.push_back(marks_.size());
+      for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
+        marks_.push_back(palcode_returning_to(cfg, b, i) ? 1 : 0);
+    }
+    first_.push_back(marks_.size());
+    if (std::find(marks_.begin(), marks_.end(), 1) == marks_.end()) marks_.clear();
+  }
+  std::span<const uint8_t> operator[](BlockId b) const {
+    if (marks_.empty()) return {};
+    return std::span<const uint8_t>(marks_).subspan(first_[b], first_[b + 1] - first_[b]);
+  }
+
+ private:
+  std::vector<uint8_t> marks_;
+  std::vector<size_t> first_;
+};
+
 // flow_estimate.h over the procedure: each block observed alone with the
 // §6.1.3 estimator, weighted by the cycles of the issue points it used; the flow then replaces
 // every class's frequency (members of a class carry equal flow in any
 // circulation: that is what cycle equivalence means).
-void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& options) {
+void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& options,
+                         const PalcodeTime& palcode) {
   std::vector<BlockObservation> observed;
   observed.reserve(result.cfg.blocks().size());
   for (BlockId b = 0; b < result.cfg.blocks().size(); ++b) {
-    const ScheduledBlockSamples alone{.schedule = &result.schedules[b],
-                                      .samples = result.samples[b]};
+    const ScheduledBlockSamples alone{
+        .schedule = &result.schedules[b], .samples = result.samples[b], .palcode_time = palcode[b]};
     const ClassFrequencyEstimate e = estimate_class_frequency({&alone, 1}, options);
     // The observation's Poisson variance is that of the issue points it rests
     // on, w_b / Σ M_used: samples a dynamic stall added elsewhere in the block
@@ -44,7 +71,8 @@ void apply_flow_estimate(ProcedureAnalysis& result, const EstimatorOptions& opti
     // is expected to add, and the block's samples as their variance.
     const double cycles = result.schedules[b].best_case_cycles;
     double samples = 0;
-    for (double s : result.samples[b]) samples += s;
+    for (size_t i = 0; i < result.samples[b].size(); ++i)
+      if (!alone.carries_palcode(i)) samples += result.samples[b][i];
     observed.push_back({.frequency = w, .weight = cycles, .samples = samples});
   }
   const std::optional<FlowEstimate> flow = estimate_flow(result.cfg, result.augmentation, observed);
@@ -105,18 +133,21 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.frequencies.propagated.assign(class_count, false);
   const ClassBlocks blocks_by_class = result.classes.blocks_by_class();
   result.class_estimates.reserve(class_count);
+  const PalcodeTime palcode(result.cfg);
   std::vector<ScheduledBlockSamples> members;
   for (ClassId c = 0; c < class_count; ++c) {
     members.clear();
     for (BlockId b : blocks_by_class[c])
-      members.push_back({.schedule = &result.schedules[b], .samples = result.samples[b]});
+      members.push_back({.schedule = &result.schedules[b],
+                         .samples = result.samples[b],
+                         .palcode_time = palcode[b]});
     ClassFrequencyEstimate estimate = estimate_class_frequency(members, options);
     result.frequencies.frequency[c] = estimate.frequency;
     result.frequencies.confidence[c] = estimate.confidence;
     result.class_estimates.push_back(std::move(estimate));
   }
   propagate_frequencies(result.cfg, result.classes, result.augmentation, result.frequencies);
-  if (estimator == FrequencyEstimator::kFlow) apply_flow_estimate(result, options);
+  if (estimator == FrequencyEstimator::kFlow) apply_flow_estimate(result, options, palcode);
   return result;
 }
 

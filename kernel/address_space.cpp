@@ -3,6 +3,8 @@
 #include "driver/kernel_services.h"
 #include "kernel/page_alloc.h"
 
+static_assert(kernel::kUserPageBytes == kernel::pages::kPageBytes);
+
 namespace kernel {
 namespace {
 
@@ -342,12 +344,11 @@ uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write) {
   return pages::phys_to_kseg(pte_phys(*slot)) + (va & (pages::kPageBytes - 1));
 }
 
-uint64_t touch_user(const AddressSpace& space, uint64_t va, bool write) {
-  if (const uint64_t kseg = translate_user(space, va, write)) return kseg;
+uint64_t touch_demand_zero(const AddressSpace& space, uint64_t va, bool write) {
   return populate_demand_zero(space, va, write) ? translate_user(space, va, write) : 0;
 }
 
-bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes) {
+bool copy_from_user_pages(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes) {
   auto* out = static_cast<char*>(to);
   while (bytes > 0) {
     const uint64_t source = touch_user(space, from_va, false);
@@ -360,7 +361,8 @@ bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint6
   return true;
 }
 
-bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes) {
+bool copy_to_user_pages(const AddressSpace& space, uint64_t to_va, const void* from,
+                        uint64_t bytes) {
   auto* in = static_cast<const char*>(from);
   while (bytes > 0) {
     const uint64_t target = touch_user(space, to_va, true);

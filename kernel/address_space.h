@@ -103,13 +103,42 @@ bool user_page_shared(const AddressSpace& space, uint64_t va);
 uint64_t translate_user(const AddressSpace& space, uint64_t va, bool write);
 // translate_user for a system call's access: a demand-zero page gets its
 // page first, as user mode's touch would give it.
-uint64_t touch_user(const AddressSpace& space, uint64_t va, bool write);
+uint64_t touch_demand_zero(const AddressSpace& space, uint64_t va, bool write);
+inline uint64_t touch_user(const AddressSpace& space, uint64_t va, bool write) {
+  if (const uint64_t kseg = translate_user(space, va, write)) return kseg;
+  return touch_demand_zero(space, va, write);
+}
 
 // Copies between kernel memory and user memory of `space`, checking every
 // page as user mode would (touch_user); false (EFAULT) on any unmapped or
-// forbidden byte.
-bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes);
-bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from, uint64_t bytes);
+// forbidden byte. Within one page (nearly every system call's argument)
+// inline: a copy of sizeof(x) bytes is then a load and a store, not a
+// memcpy call (glibc's FP environment calls make two such system calls per
+// sqrt on Alpha: those copies were a third of the kernel's instructions).
+bool copy_from_user_pages(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes);
+bool copy_to_user_pages(const AddressSpace& space, uint64_t to_va, const void* from,
+                        uint64_t bytes);
+inline constexpr uint64_t kUserPageBytes = 8192;  // pages::kPageBytes (page_alloc.h)
+inline bool within_one_page(uint64_t va, uint64_t bytes) {
+  return bytes <= kUserPageBytes - (va & (kUserPageBytes - 1));
+}
+inline bool copy_from_user(const AddressSpace& space, void* to, uint64_t from_va, uint64_t bytes) {
+  if (bytes == 0 || !within_one_page(from_va, bytes))
+    return copy_from_user_pages(space, to, from_va, bytes);
+  const uint64_t source = touch_user(space, from_va, false);
+  if (source == 0) return false;
+  __builtin_memcpy(to, reinterpret_cast<const void*>(source), bytes);
+  return true;
+}
+inline bool copy_to_user(const AddressSpace& space, uint64_t to_va, const void* from,
+                         uint64_t bytes) {
+  if (bytes == 0 || !within_one_page(to_va, bytes))
+    return copy_to_user_pages(space, to_va, from, bytes);
+  const uint64_t target = touch_user(space, to_va, true);
+  if (target == 0) return false;
+  __builtin_memcpy(reinterpret_cast<void*>(target), from, bytes);
+  return true;
+}
 // Copies a NUL-terminated string of at most `capacity` bytes including the
 // NUL; returns its length, or -1 on a fault or if it does not fit.
 int64_t string_from_user(const AddressSpace& space, char* to, uint64_t from_va, uint64_t capacity);

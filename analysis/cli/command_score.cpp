@@ -75,18 +75,6 @@ int score_sampled_chains(const std::vector<std::string>& arguments) {
   return 0;
 }
 
-void add_cause_score(calc::CauseScore& sum, const calc::CauseScore& one) {
-  sum.true_cycles += one.true_cycles;
-  sum.covered_cycles += one.covered_cycles;
-  sum.seen_true_cycles += one.seen_true_cycles;
-  sum.seen_covered_cycles += one.seen_covered_cycles;
-  sum.listed_weight += one.listed_weight;
-  sum.real_weight += one.real_weight;
-  sum.confirmed_weight += one.confirmed_weight;
-  sum.listed += one.listed;
-  sum.real += one.real;
-}
-
 // One image of `dcpi score` without --image: its row, and its Figure 8
 // items added to the pooled histograms.
 ImageScoreRow score_one_image(const CalcRequest& request, const calc::GroundTruth& truth,
@@ -113,7 +101,7 @@ ImageScoreRow score_one_image(const CalcRequest& request, const calc::GroundTrut
     if (run.culprits) {
       row.culprits = run.culprits->overall();
       if (!scores.pooled_culprits) scores.pooled_culprits.emplace();
-      add_cause_score(*scores.pooled_culprits, *row.culprits);
+      scores.pooled_culprits->add(*row.culprits);
     }
   } catch (const std::exception& error) {  // one image's problem is that image's line
     row.not_scored = error.what();

@@ -186,6 +186,14 @@ def main():
                       f"(seen {n['seen_true_cycles']:.0f})")
         if not pooled["neglected"]:
             print("  none")
+        # What sampling could have shown: the neglected stalls at instructions
+        # worth >= 4 samples (0 means every unnamed cause sits where its
+        # stall is below what samples can see: a procedure run a few times).
+        neglected = [n for r in rows for n in r.get("culprit_neglected", [])]
+        seen = [n for n in neglected if n["seen_true_cycles"] > 0]
+        result["culprit_neglected_seen"] = len(seen)
+        print(f"  {len(neglected)} such causes, {len(seen)} of them with stall cycles at "
+              f"instructions worth >= 4 samples")
     if not args.skip_costs:
         c = costs(args.build)
         result["costs"] = c

@@ -11,8 +11,9 @@ finishes"), on the ev5 machine: callpal's loop of `callsys` (getxpid),
   there; `pal` recall and precision >= 90 %, and main's estimated stall
   cycles within 10 % of the true ones (before the cause, calc listed
   nothing for them and the truth had none: estimated 18.7 M, true 5,159);
-- `dcpi calc --breakdown --truth`: Figure 4's "PALcode (blind spot)" row,
-  calc's and the truth's, within 5 points of each other and above 30 %.
+- `dcpi calc --breakdown --truth`: Figure 4's "PALcode (blind spot)" row:
+  the truth's share above 30 % and within calc's range (the instruction
+  after the callsys may also miss the I-cache: fetch restarts there).
 
 Usage: ev5_palcode_blind_spot.py BUILD_DIR [KEEP_DIR]
 """
@@ -75,9 +76,12 @@ def check(checks, work):
                   f"main's stall cycles: estimated {estimated:.0f} within 10 % of true {exact:.0f}")
     breakdown = run_dcpi(BUILD, "calc", "--db", db, "--image", CALLPAL, "--procedure", "main",
                          "--breakdown", "--truth", truth)
-    calc_share, truth_share = percent(breakdown, "Dynamic: PALcode (blind spot)")
-    checks.expect(truth_share > 30 and abs(calc_share - truth_share) <= 5,
-                  f"Figure 4's PALcode row: calc {calc_share} %, truth {truth_share} %")
+    # calc gives a cause shared with others at an instruction as a range
+    # (DCPI's Figure 4: "0.0% to 65.5%"): the truth's share lies in it.
+    shares = percent(breakdown, "Dynamic: PALcode (blind spot)")
+    low, high, truth_share = shares[0], shares[-2], shares[-1]
+    checks.expect(truth_share > 30 and low - 2 <= truth_share <= high + 2,
+                  f"Figure 4's PALcode row: calc {low} to {high} %, truth {truth_share} %")
 
 
 def main():

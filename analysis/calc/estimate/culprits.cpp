@@ -121,7 +121,12 @@ class CulpritFinder {
     if (me.no_op && needs_work(cause)) return;
     switch (cause) {
       case StallCause::kICacheMiss:
-        if (may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes()) &&
+        // Fetch also restarts where PALcode returns (hw_rei), mid-line or
+        // not, after PALcode and the kernel may have evicted the line. Not
+        // the ITB: the CALL_PAL was just fetched through the same page's
+        // entry, and PALcode and the kernel (KSEG) fetch without the ITB.
+        if ((may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes()) ||
+             palcode_returning_to(cfg_, b, i)) &&
             may_miss_again_in_loop(b))
           return out.push_back({cause});
         return;

@@ -169,6 +169,7 @@
   X(prlimit64, 496)                                                                   \
   X(renameat2, 510)                                                                   \
   X(getrandom, 511)                                                                   \
+  X(memfd_create, 512)                                                                \
   X(rseq, 527)                                                                        \
   X(statfs64, 528)                                                                    \
   X(fstatfs64, 529)                                                                   \

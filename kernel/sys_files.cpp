@@ -629,6 +629,36 @@ int64_t sys_pipe2(Process* self, TrapFrame*, const Args& args) {
   return error(EFAULT);
 }
 
+// memfd_create(name, flags): an anonymous RAM file, read-write, sized by
+// ftruncate or write and mappable (MAP_SHARED maps its own pages). Made as
+// a file of /dev/shm unlinked at once, so it lives as long as its
+// descriptions (fork and dup share it). MFD_CLOEXEC only: sealing
+// (MFD_ALLOW_SEALING) and huge pages are refused with EINVAL, as a kernel
+// built without them does.
+int64_t sys_memfd_create(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kMfdCloexec = 1;
+  constexpr uint64_t kMaxName = 249;  // Linux's MFD_NAME_MAX_LEN (NAME_MAX - "memfd:")
+  if (args.a[1] & ~kMfdCloexec) return error(EINVAL);
+  char name[kMaxName + 1];
+  if (string_from_user(self->space(), name, args.a[0], sizeof name) < 0)
+    return error(translate_user(self->space(), args.a[0], false) ? EINVAL : EFAULT);
+  static uint32_t made = 0;
+  char path[kMaxPath];
+  kformat(path, sizeof path, "/dev/shm/.memfd-%u", __atomic_add_fetch(&made, 1, __ATOMIC_RELAXED));
+  ramfs::Node* node;
+  if (const int e = ramfs::open_for_write(path, true, true, &node)) return error(e);
+  ramfs::hold(node);
+  ramfs::remove(path, false);  // the description's hold keeps the node
+  OpenFile file{};
+  file.kind = OpenFile::kRamFile;
+  file.flags = LINUX_O_RDWR;
+  file.node = node;
+  kformat(file.path, sizeof file.path, "/memfd:%s", name);
+  const int64_t fd = open_description(self->fds, file, args.a[1] & kMfdCloexec);
+  if (fd == error(ENFILE)) ramfs::release(node);
+  return fd;
+}
+
 // Linux/Alpha's pipe(): the read end in v0, the write end in a4 (OSF/1).
 int64_t sys_pipe(Process* self, TrapFrame* frame, const Args&) {
   int32_t fds[2];

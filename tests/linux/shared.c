@@ -4,7 +4,8 @@
  * mapped back (private and shared read-only); a file mapped shared and
  * writable (stores reach read(), write()s reach the mapping, a forked
  * child's stores the parent), POSIX shared memory (shm_open in /dev/shm),
- * a named semaphore (sem_open).
+ * a named semaphore (sem_open), an anonymous file (memfd_create) mapped
+ * and shared the same way.
  * Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,12 +188,33 @@ static void shared_files(void) {
   printf("shm_unlink: %d\n", shm_unlink("/dcpi-shared"));
 }
 
+/* memfd_create: a file with no name, as a /tmp file otherwise. */
+static void anonymous_file(void) {
+  int fd = memfd_create("dcpi", MFD_CLOEXEC);
+  printf("memfd_create: %s\n", fd < 0 ? strerror(errno) : "ok");
+  if (fd < 0) return;
+  shared_file("memfd", fd);
+  struct stat st;
+  fstat(fd, &st);
+  printf("memfd: size %lld, regular %d, close-on-exec %d\n", (long long)st.st_size,
+         S_ISREG(st.st_mode), fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  int copy = dup(fd);
+  close(fd);
+  char back[8] = {0};
+  pread(copy, back, 5, 200);
+  printf("through a dup after the first close: %s\n", back);
+  close(copy);
+  printf("memfd_create with a bad flag: %s\n",
+         memfd_create("dcpi", 0x100) < 0 ? strerror(errno) : "ok");
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   shared_counters();
   temporary_files();
   shared_files();
   named_semaphore();
+  anonymous_file();
   printf("shared: done\n");
   return 0;
 }

@@ -71,6 +71,7 @@
   X(rename, 128)                                                                      \
   X(truncate, 129)                                                                    \
   X(ftruncate, 130)                                                                   \
+  X(flock, 131)                                                                       \
   X(sendto, 133)                                                                      \
   X(shutdown, 134)                                                                    \
   X(socketpair, 135)                                                                  \

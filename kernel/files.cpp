@@ -1,6 +1,7 @@
 #include "kernel/files.h"
 
 #include "kernel/epoll.h"
+#include "kernel/file_locks.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
@@ -45,6 +46,7 @@ void release_description(OpenFile* file) {
   if (file->kind == OpenFile::kSocket) socket_end::close(file);
   if (file->kind == OpenFile::kEpoll) epoll::release(file->epoll);
   epoll::forget(file);
+  flocks::drop(file);  // a flock lock is the description's
   if (file->kind == OpenFile::kGenerated)
     pages::release(reinterpret_cast<uint64_t>(file->file.data), file->held_pages);
   if (file->kind == OpenFile::kRamFile) ramfs::release(file->node);

@@ -2,6 +2,7 @@
 // and sqlite3 do around their output files): POSIX record locks (fcntl),
 // fsync/fdatasync, fadvise64, fchown, fchmod, utimensat.
 #include "kernel/clock.h"
+#include "kernel/file_locks.h"
 #include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
@@ -115,6 +116,29 @@ int64_t record_lock(Process* self, OpenFile* f, uint64_t command, uint64_t flock
   if (command == kFSetlkw) return wait_for_lock(self, lock_key(f), wanted);
   const int e = locks::set(lock_key(f), wanted);
   return e ? error(e) : 0;
+}
+
+// flock(fd, operation) (kernel/file_locks.h): LOCK_SH or LOCK_EX, with
+// LOCK_NB EAGAIN (Linux's EWOULDBLOCK) on a conflict, without it a wait a
+// tick at a time as F_SETLKW's (EINTR on a signal); LOCK_UN. Any kind of
+// descriptor, as Linux.
+int64_t sys_flock(Process* self, TrapFrame*, const Args& args) {
+  OpenFile* f = file_at(self->fds, args.a[0]);
+  if (f == nullptr) return error(EBADF);
+  const uint64_t operation = args.a[1] & ~flocks::kNonBlocking;
+  if (operation == flocks::kUnlock) {
+    flocks::drop(f);
+    return 0;
+  }
+  if (operation != flocks::kShared && operation != flocks::kExclusive) return error(EINVAL);
+  for (;;) {
+    const int e = flocks::take(lock_key(f), f, operation);
+    if (e != EAGAIN) return e ? error(e) : 0;
+    if (args.a[1] & flocks::kNonBlocking) return error(EAGAIN);
+    IrqLockGuard guard(sched::lock);
+    if (signals::interrupted(self)) return error(EINTR);
+    sched::sleep_locked(clock::cycles() + kTickCycles);
+  }
 }
 
 // fsync, fdatasync: the RAM file system has nothing to write back (tmpfs

@@ -6,7 +6,10 @@
    fchown to root; and the failing paths: a bad l_whence or l_type (EINVAL),
    a write lock on a read-only descriptor (EBADF), a lock structure at a bad
    pointer (EFAULT), fsync of a pipe (EINVAL), a bad fadvise advice (EINVAL),
-   a bad nanosecond count (EINVAL), a closed descriptor (EBADF). Paths are
+   a bad nanosecond count (EINVAL), a closed descriptor (EBADF); flock's
+   whole-file locks, per open file description (a second open conflicts, a
+   dup and a fork child share the lock, the last close drops it, a blocked
+   LOCK_EX waits for the holder's LOCK_UN). Paths are
    relative, so that the output under qemu-alpha, run in an empty directory,
    is byte for byte the same.
 
@@ -16,6 +19,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -165,6 +169,47 @@ static void waiting_lock(void) {
   unlink("locked.db");
 }
 
+static void whole_file_locks(void) {
+  int a = open("flock.txt", O_CREAT | O_RDWR | O_TRUNC, 0600);
+  int b = open("flock.txt", O_RDWR); /* a second description in this process */
+  printf("flock a EX: %s\n", err(flock(a, LOCK_EX)));
+  printf("flock b EX|NB: %s\n", err(flock(b, LOCK_EX | LOCK_NB)));
+  printf("flock b SH|NB: %s\n", err(flock(b, LOCK_SH | LOCK_NB)));
+  int c = dup(a);
+  printf("flock dup of a EX|NB: %s\n", err(flock(c, LOCK_EX | LOCK_NB)));
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    printf("child, a inherited, EX|NB: %s\n", err(flock(a, LOCK_EX | LOCK_NB)));
+    fflush(stdout);
+    _exit(0);
+  }
+  waitpid(child, NULL, 0);
+  printf("flock a SH (a conversion): %s\n", err(flock(a, LOCK_SH)));
+  printf("flock b SH|NB: %s\n", err(flock(b, LOCK_SH | LOCK_NB)));
+  printf("flock a EX|NB against b's SH: %s\n", err(flock(a, LOCK_EX | LOCK_NB)));
+  close(b);
+  printf("after b's close, flock a EX|NB: %s\n", err(flock(a, LOCK_EX | LOCK_NB)));
+  fflush(stdout);
+  child = fork();
+  if (child == 0) { /* its own description: waits for the parent's LOCK_UN */
+    int own = open("flock.txt", O_RDWR);
+    int rc = flock(own, LOCK_EX);
+    printf("child: blocking EX, after the parent's unlock: %s\n", err(rc));
+    fflush(stdout);
+    _exit(0);
+  }
+  usleep(20000);
+  printf("parent: LOCK_UN: %s\n", err(flock(a, LOCK_UN)));
+  fflush(stdout);
+  waitpid(child, NULL, 0);
+  printf("flock with a bad operation: %s, on a closed descriptor: %s\n", err(flock(a, 3)),
+         err(flock(99, LOCK_EX)));
+  close(a);
+  close(c);
+  unlink("flock.txt");
+}
+
 static void state(void) {
   int fd = open("state.txt", O_RDWR | O_CREAT | O_TRUNC, 0644);
   write(fd, "hello world\n", 12);
@@ -204,6 +249,7 @@ static void state(void) {
 int main(void) {
   locks();
   waiting_lock();
+  whole_file_locks();
   state();
   printf("filestate: done\n");
   return 0;

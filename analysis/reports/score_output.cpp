@@ -132,6 +132,7 @@ void write_placement_json(JsonWriter& json, const calc::PlacementScore& p,
   json.key("distance").real(p.distance, 6).key("noise_distance").real(p.noise_distance, 6);
   json.key("noise_spread").real(p.noise_spread, 6).field("draws", uint64_t(p.draws));
   json.key("ratio").real(p.ratio, 6).field("judged", uint64_t{p.judged});
+  json.field("left_out", uint64_t{p.left_out}).key("left_out_samples").real(p.left_out_samples);
   json.key("noise_farther").real(p.noise_farther, 4);
   json.key("noise_ratio_p95").real(p.noise_ratio_p95, 4);
   json.field("outliers_total", uint64_t{p.outliers.size()});
@@ -171,6 +172,13 @@ void print_placement(const calc::PlacementScore& p, std::ostream& out) {
   out << line;
   out << "  " << p.judged << " instructions with >= 200 expected samples, " << p.outliers.size()
       << " beyond 4 sigma\n";
+  if (p.left_out > 0) {
+    std::snprintf(line, sizeof line,
+                  "  left out: %zu instructions after a CALL_PAL with %.0f samples (PALcode's "
+                  "land there; this truth has no visible lines to say how many)\n",
+                  p.left_out, p.left_out_samples);
+    out << line;
+  }
   for (size_t i = 0; i < p.outliers.size() && i < kListed; ++i) {
     const calc::PlacementOutlier& o = p.outliers[i];
     std::snprintf(line, sizeof line, "    %s  %8.0f samples for %8.1f expected  %+6.1f sigma\n",

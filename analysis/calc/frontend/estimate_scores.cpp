@@ -27,6 +27,13 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
   return scores;
 }
 
+void note_palcode_landings(const calc::ControlFlowGraph& cfg, std::vector<uint64_t>& landings) {
+  for (calc::BlockId b = 0; b < cfg.blocks().size(); ++b)
+    for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
+      if (calc::palcode_returning_to(cfg, b, i))
+        landings.push_back(cfg.block(b).instructions[i].address);
+}
+
 ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
                                const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
                                std::map<calc::FrequencyEstimator, EstimatorScores>& all,
@@ -43,6 +50,7 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
       if (e == chosen) row.missing_edge_executions += m.exact;
     }
     row.missing_edges = result.analysis.cfg.missing_edges();
+    if (e == chosen) note_palcode_landings(result.analysis.cfg, run.palcode_landings);
     (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);
@@ -188,7 +196,8 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
   for (const ProcedureScore& r : run.rows) run.missing += r.missing_edges;
   std::vector<calc::AddressRange> ranges;
   for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
-  run.placement = calc::score_placement_in(inputs.samples.cycles, run.truth, ranges);
+  run.placement =
+      calc::score_placement_in(inputs.samples.cycles, run.truth, ranges, run.palcode_landings);
   for (const auto& [event, samples] : inputs.samples.events)
     score_event(event, samples, ranges, run);
   score_profileme_records(inputs, procedure, run);

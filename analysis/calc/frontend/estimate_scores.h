@@ -49,6 +49,10 @@ struct ScoreRun {
   // Issue 25's oracle over the scored procedures: the first number to look
   // at when the machine changes.
   calc::PlacementScore placement;
+  // The instructions PALcode returns to after a CALL_PAL in the scored
+  // procedures (calc::palcode_returning_to): left out of the placement when
+  // the truth has no visible lines.
+  std::vector<uint64_t> palcode_landings;
   // The same oracle per event (issue 26): each event's samples against the
   // truth's count of it per PC (version 6), for every event the profile and
   // the truth both have.

@@ -162,13 +162,34 @@ PlacementScore score_event_placement_in(const SamplesByAddress& samples,
 PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
                                   const std::vector<AddressRange>& ranges,
                                   const PlacementOptions& options) {
+  return score_placement_in(samples, truth, ranges, {}, options);
+}
+
+PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
+                                  const std::vector<AddressRange>& ranges,
+                                  const std::vector<uint64_t>& palcode_landings,
+                                  const PlacementOptions& options) {
   const std::vector<AddressRange> sorted = sorted_ranges(ranges);
-  const SamplesByAddress in_samples = samples_inside(samples, sorted);
+  SamplesByAddress in_samples = samples_inside(samples, sorted);
   std::unordered_map<uint64_t, uint64_t> in_cycles;
   for (const auto& [pc, executions] : truth.instructions())
     if (executions > 0 && inside(sorted, pc)) in_cycles[pc] = truth.visible_cycles(pc);
+  size_t left_out = 0;
+  double left_out_samples = 0;
+  if (!truth.knows_visibility())
+    for (uint64_t pc : palcode_landings) {
+      if (!inside(sorted, pc)) continue;
+      ++left_out;
+      if (const auto s = in_samples.find(pc); s != in_samples.end()) {
+        left_out_samples += s->second;
+        in_samples.erase(s);
+      }
+      in_cycles.erase(pc);
+    }
   PlacementScore score = score_placement(in_samples, in_cycles, options);
   score.visible_cycles = truth.knows_visibility();
+  score.left_out = left_out;
+  score.left_out_samples = left_out_samples;
   return score;
 }
 

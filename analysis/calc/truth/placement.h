@@ -60,6 +60,12 @@ struct PlacementScore {
   // The expectation was the truth's visible cycles (version 4: PAL's where
   // PAL returns, none from a delivery to the reload), not all its cycles.
   bool visible_cycles = false;
+  // Without visible lines (the qemu machine's truth): the instructions
+  // PALcode returns to after a CALL_PAL, left out with their samples, since
+  // PAL's samples land there and the truth cannot say how many (DCPI
+  // §4.1.3).
+  size_t left_out = 0;
+  double left_out_samples = 0;
 };
 
 // samples: per PC (any PC: samples where the truth has no cycles count as
@@ -77,6 +83,12 @@ struct AddressRange {
 };
 PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
                                   const std::vector<AddressRange>& ranges,
+                                  const PlacementOptions& options = {});
+// The same, leaving out `palcode_landings` (the instructions PALcode returns
+// to) when the truth has no visible lines to say what lands there.
+PlacementScore score_placement_in(const SamplesByAddress& samples, const GroundTruth& truth,
+                                  const std::vector<AddressRange>& ranges,
+                                  const std::vector<uint64_t>& palcode_landings,
                                   const PlacementOptions& options = {});
 
 // The same oracle for an event's samples (issue 26): against the truth's

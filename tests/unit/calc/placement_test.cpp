@@ -5,6 +5,8 @@
 
 #include <random>
 
+#include "firmware/truth_format.h"
+
 namespace dcpi::calc {
 namespace {
 
@@ -102,6 +104,29 @@ TEST(Placement, TheNoiseIsReproducibleForASeedAndMovesWithIt) {
   EXPECT_NE(a.noise_distance, c.noise_distance);
   EXPECT_EQ(a.draws, 64);
   EXPECT_GT(a.noise_spread, 0);
+}
+
+// A truth without visible lines (the qemu machine's) cannot say how many of
+// PALcode's samples land after a CALL_PAL: those instructions are left out,
+// samples and cycles, and counted; with visible lines they stay.
+TEST(Placement, WithoutVisibleLinesTheInstructionsPalReturnsToAreLeftOut) {
+  const auto cycles = loop_cycles();
+  GroundTruth truth;
+  for (const auto& [pc, c] : cycles) truth.add_instruction(pc, c);
+  SamplesByAddress samples = ideal_samples(cycles, 20000, 5);
+  const uint64_t after_callsys = 0x120000000 + 4 * 10;
+  samples[after_callsys] += 6000;  // PALcode's samples
+  const std::vector<AddressRange> loop{{0x120000000, 0x120000000 + 4 * 40}};
+  const PlacementScore counted = score_placement_in(samples, truth, loop);
+  EXPECT_GT(counted.ratio, 3.0);
+  EXPECT_EQ(counted.left_out, 0u);
+  const PlacementScore left = score_placement_in(samples, truth, loop, std::vector<uint64_t>{after_callsys});
+  EXPECT_LT(left.ratio, 1.5);
+  EXPECT_EQ(left.left_out, 1u);
+  EXPECT_GT(left.left_out_samples, 6000);
+  EXPECT_EQ(left.instructions, 39u);
+  truth.add_event(DCPI_TRUTH_VISIBLE_CYCLES_EVENT, 1);  // a truth that says where samples land
+  EXPECT_EQ(score_placement_in(samples, truth, loop, std::vector<uint64_t>{after_callsys}).left_out, 0u);
 }
 
 TEST(Placement, NothingToJudgeWithoutSamplesOrCycles) {

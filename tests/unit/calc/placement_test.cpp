@@ -120,13 +120,15 @@ TEST(Placement, WithoutVisibleLinesTheInstructionsPalReturnsToAreLeftOut) {
   const PlacementScore counted = score_placement_in(samples, truth, loop);
   EXPECT_GT(counted.ratio, 3.0);
   EXPECT_EQ(counted.left_out, 0u);
-  const PlacementScore left = score_placement_in(samples, truth, loop, std::vector<uint64_t>{after_callsys});
+  const PlacementScore left =
+      score_placement_in(samples, truth, loop, std::vector<uint64_t>{after_callsys});
   EXPECT_LT(left.ratio, 1.5);
   EXPECT_EQ(left.left_out, 1u);
   EXPECT_GT(left.left_out_samples, 6000);
   EXPECT_EQ(left.instructions, 39u);
   truth.add_event(DCPI_TRUTH_VISIBLE_CYCLES_EVENT, 1);  // a truth that says where samples land
-  EXPECT_EQ(score_placement_in(samples, truth, loop, std::vector<uint64_t>{after_callsys}).left_out, 0u);
+  EXPECT_EQ(score_placement_in(samples, truth, loop, std::vector<uint64_t>{after_callsys}).left_out,
+            0u);
 }
 
 TEST(Placement, NothingToJudgeWithoutSamplesOrCycles) {

@@ -110,7 +110,7 @@ int run_calc_command(const std::vector<std::string>& arguments) {
     attach_event_samples(report, inputs.samples.events);
     if (!options.flag("no-source")) attach_source_lines(inputs.code.elf(), report);
     if (const auto truth = options.value("truth"))
-      attach_truth(report, load_ground_truth(*truth, inputs), result.analysis.cfg);
+      attach_truth(report, load_ground_truth(*truth, inputs), result.analysis.palcode_landings);
     if (options.flag("json"))
       print_calc_json(report, context, std::cout);
     else

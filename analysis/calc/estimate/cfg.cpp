@@ -261,4 +261,13 @@ std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockI
   return std::nullopt;
 }
 
+std::vector<PalcodeLanding> palcode_landings(const ControlFlowGraph& cfg) {
+  std::vector<PalcodeLanding> landings;
+  for (BlockId b = 0; b < cfg.blocks().size(); ++b)
+    for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
+      if (const auto call = palcode_returning_to(cfg, b, i))
+        landings.push_back({b, i, cfg.block(b).instructions[i].address, *call});
+  return landings;
+}
+
 }  // namespace dcpi::calc

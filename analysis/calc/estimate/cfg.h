@@ -102,6 +102,15 @@ class ControlFlowGraph {
 // issue point of the frequency estimate and its stall is calc's `P`.
 std::optional<uint64_t> palcode_returning_to(const ControlFlowGraph& cfg, BlockId b, size_t i);
 
+// Every such instruction of the CFG, in block and instruction order.
+struct PalcodeLanding {
+  BlockId block = 0;
+  size_t instruction = 0;  // index in the block
+  uint64_t address = 0;
+  uint64_t call = 0;  // the CALL_PAL's address
+};
+std::vector<PalcodeLanding> palcode_landings(const ControlFlowGraph& cfg);
+
 ControlFlowGraph build_cfg(std::span<const InstructionRecord> procedure,
                            std::span<const uint64_t> extra_entries = {});
 

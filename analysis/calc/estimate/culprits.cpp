@@ -91,6 +91,14 @@ class CulpritFinder {
     return virtual_predecessor_[b] || cfg_.missing_edges();
   }
 
+  // The CALL_PAL whose PALcode returns to instruction i of block b, if any
+  // (the analysis's palcode_landings: a few a procedure at most).
+  std::optional<uint64_t> palcode_call(BlockId b, size_t i) const {
+    for (const PalcodeLanding& l : analysis_.palcode_landings)
+      if (l.block == b && l.instruction == i) return l.call;
+    return std::nullopt;
+  }
+
   // §6.3's rule for I-cache misses, applied with `unit` bytes (an I-cache
   // line, or a page for ITB misses).
   bool may_miss_in_instruction_fetch(BlockId b, size_t i, uint64_t unit) const {
@@ -126,7 +134,7 @@ class CulpritFinder {
         // the ITB: the CALL_PAL was just fetched through the same page's
         // entry, and PALcode and the kernel (KSEG) fetch without the ITB.
         if ((may_miss_in_instruction_fetch(b, i, model_.icache_line_bytes()) ||
-             palcode_returning_to(cfg_, b, i)) &&
+             palcode_call(b, i)) &&
             may_miss_again_in_loop(b))
           return out.push_back({cause});
         return;
@@ -169,7 +177,7 @@ class CulpritFinder {
       case StallCause::kReplay:
         return stores_replaying(b, i, out);
       case StallCause::kPalcode:
-        if (const auto call = palcode_returning_to(cfg_, b, i)) out.push_back({cause, *call});
+        if (const auto call = palcode_call(b, i)) out.push_back({cause, *call});
         return;
       case StallCause::kSlotting:  // not §6.3 candidates (isa::is_dynamic)
       case StallCause::kDependency:

@@ -1,6 +1,5 @@
 #include "analysis/calc/estimate/procedure_analysis.h"
 
-#include <algorithm>
 #include <span>
 
 namespace dcpi::calc {
@@ -17,18 +16,18 @@ std::optional<FrequencyEstimator> parse_estimator(std::string_view name) {
 
 namespace {
 
-// Per block, which instructions' samples include PALcode's cycles
-// (palcode_returning_to); nothing stored for a procedure without CALL_PAL.
+// Per block, which instructions' samples include PALcode's cycles (the
+// analysis's palcode_landings); nothing stored for a procedure without them.
 class PalcodeTime {
  public:
-  explicit PalcodeTime(const ControlFlowGraph& cfg) {
+  PalcodeTime(const ControlFlowGraph& cfg, const std::vector<PalcodeLanding>& landings) {
+    if (landings.empty()) return;
     for (BlockId b = 0; b < cfg.blocks().size(); ++b) {
       first_.push_back(marks_.size());
-      for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
-        marks_.push_back(palcode_returning_to(cfg, b, i) ? 1 : 0);
+      marks_.resize(marks_.size() + cfg.block(b).instructions.size(), 0);
     }
     first_.push_back(marks_.size());
-    if (std::find(marks_.begin(), marks_.end(), 1) == marks_.end()) marks_.clear();
+    for (const PalcodeLanding& l : landings) marks_[first_[l.block] + l.instruction] = 1;
   }
   std::span<const uint8_t> operator[](BlockId b) const {
     if (marks_.empty()) return {};
@@ -133,7 +132,8 @@ ProcedureAnalysis analyze_procedure(ControlFlowGraph cfg, const ProcessorModel& 
   result.frequencies.propagated.assign(class_count, false);
   const ClassBlocks blocks_by_class = result.classes.blocks_by_class();
   result.class_estimates.reserve(class_count);
-  const PalcodeTime palcode(result.cfg);
+  result.palcode_landings = palcode_landings(result.cfg);
+  const PalcodeTime palcode(result.cfg, result.palcode_landings);
   std::vector<ScheduledBlockSamples> members;
   for (ClassId c = 0; c < class_count; ++c) {
     members.clear();

@@ -60,6 +60,9 @@ struct ProcedureAnalysis {
   std::vector<ClassFrequencyEstimate> class_estimates;  // from samples, per class
   ClassFrequencies frequencies;                         // after propagation, per class
   bool flow_applied = false;  // `frequencies` are flow_estimate.h's (kFlow, no missing edges)
+  // The instructions PALcode returns to after a CALL_PAL: no issue points,
+  // calc's `P` (cfg.h palcode_landings).
+  std::vector<PalcodeLanding> palcode_landings;
 
   std::optional<double> block_frequency(BlockId b) const {
     return frequencies.frequency[classes.block_class[b]];

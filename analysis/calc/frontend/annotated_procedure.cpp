@@ -77,14 +77,13 @@ void attach_event_samples(CalcReport& report,
   }
 }
 
-void attach_truth(CalcReport& report, const GroundTruth& truth, const ControlFlowGraph& cfg) {
+void attach_truth(CalcReport& report, const GroundTruth& truth,
+                  const std::vector<PalcodeLanding>& landings) {
   // PALcode's cycles sampled after a CALL_PAL (calc's `P`) beside the
   // instruction's own stalls.
   std::map<uint64_t, TruthStall> palcode;
-  for (BlockId b = 0; b < cfg.blocks().size(); ++b)
-    for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
-      if (const auto pal = palcode_stall(cfg, b, i, truth))
-        palcode[cfg.block(b).instructions[i].address] = *pal;
+  for (const PalcodeLanding& l : landings)
+    if (const auto pal = palcode_stall(l, truth)) palcode[l.address] = *pal;
   for (CalcBlock& block : report.blocks) {
     double cycles = 0;
     for (CalcInstruction& line : block.instructions) {

@@ -103,7 +103,7 @@ void attach_event_samples(CalcReport& report,
 // dcpi calc --truth: the truth's cycles, stalls and culprits beside each
 // instruction it saw execute, and each block's true cycles per execution.
 void attach_truth(CalcReport& report, const calc::GroundTruth& truth,
-                  const calc::ControlFlowGraph& cfg);
+                  const std::vector<calc::PalcodeLanding>& landings);
 
 CalcReport build_calc_report(const std::string& procedure, const calc::ProcedureAnalysis& analysis,
                              const calc::CulpritReport& culprits, const calc::ProcessorModel& model,

@@ -83,18 +83,17 @@ namespace {
 
 // PALcode's cycles sampled after the procedure's CALL_PALs (calc's `P`):
 // they are in the samples, so the truth's side counts them too.
-void add_palcode_cycles(const calc::GroundTruth& truth, const calc::ControlFlowGraph& cfg,
-                        CycleBreakdown& b) {
-  for (calc::BlockId block = 0; block < cfg.blocks().size(); ++block)
-    for (size_t i = 0; i < cfg.block(block).instructions.size(); ++i) {
-      const auto pal = calc::palcode_stall(cfg, block, i, truth);
-      if (!pal) continue;
-      const double cycles = double(pal->cycles);
-      b.total += cycles;
-      b.dynamic_stall += cycles;
-      b.dynamic[StallCause::kPalcode].first += cycles;
-      b.dynamic[StallCause::kPalcode].second += cycles;
-    }
+void add_palcode_cycles(const calc::GroundTruth& truth,
+                        const std::vector<calc::PalcodeLanding>& landings, CycleBreakdown& b) {
+  for (const calc::PalcodeLanding& l : landings) {
+    const auto pal = calc::palcode_stall(l, truth);
+    if (!pal) continue;
+    const double cycles = double(pal->cycles);
+    b.total += cycles;
+    b.dynamic_stall += cycles;
+    b.dynamic[StallCause::kPalcode].first += cycles;
+    b.dynamic[StallCause::kPalcode].second += cycles;
+  }
 }
 
 ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& procedure,
@@ -110,7 +109,7 @@ ProcedureBreakdown breakdown_of(const CalcInputs& inputs, const ProcedureRange& 
                        .samples = summary.samples};
   if (truth) {
     b.row.truth = breakdown_from_truth(*truth, procedure.start, procedure.end);
-    add_palcode_cycles(*truth, result.analysis.cfg, *b.row.truth);
+    add_palcode_cycles(*truth, result.analysis.palcode_landings, *b.row.truth);
   }
   return b;
 }

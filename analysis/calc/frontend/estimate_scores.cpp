@@ -27,13 +27,6 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
   return scores;
 }
 
-void note_palcode_landings(const calc::ControlFlowGraph& cfg, std::vector<uint64_t>& landings) {
-  for (calc::BlockId b = 0; b < cfg.blocks().size(); ++b)
-    for (size_t i = 0; i < cfg.block(b).instructions.size(); ++i)
-      if (calc::palcode_returning_to(cfg, b, i))
-        landings.push_back(cfg.block(b).instructions[i].address);
-}
-
 ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
                                const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
                                std::map<calc::FrequencyEstimator, EstimatorScores>& all,
@@ -50,7 +43,9 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
       if (e == chosen) row.missing_edge_executions += m.exact;
     }
     row.missing_edges = result.analysis.cfg.missing_edges();
-    if (e == chosen) note_palcode_landings(result.analysis.cfg, run.palcode_landings);
+    if (e == chosen)
+      for (const calc::PalcodeLanding& l : result.analysis.palcode_landings)
+        run.palcode_landings.push_back(l.address);
     (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);

@@ -50,7 +50,7 @@ struct ScoreRun {
   // at when the machine changes.
   calc::PlacementScore placement;
   // The instructions PALcode returns to after a CALL_PAL in the scored
-  // procedures (calc::palcode_returning_to): left out of the placement when
+  // procedures (ProcedureAnalysis::palcode_landings): left out of the placement when
   // the truth has no visible lines.
   std::vector<uint64_t> palcode_landings;
   // The same oracle per event (issue 26): each event's samples against the

@@ -181,15 +181,13 @@ void note_neglected(const std::string& procedure, double procedure_cycles,
 
 }  // namespace
 
-std::optional<TruthStall> palcode_stall(const ControlFlowGraph& cfg, BlockId b, size_t i,
-                                        const GroundTruth& truth) {
+std::optional<TruthStall> palcode_stall(const PalcodeLanding& landing, const GroundTruth& truth) {
   if (!truth.knows_visibility()) return std::nullopt;
-  const std::optional<uint64_t> call = palcode_returning_to(cfg, b, i);
-  if (!call) return std::nullopt;
-  const uint64_t address = cfg.block(b).instructions[i].address;
-  const uint64_t own = truth.cycles(address), visible = truth.visible_cycles(address);
+  const uint64_t own = truth.cycles(landing.address);
+  const uint64_t visible = truth.visible_cycles(landing.address);
   if (visible <= own) return std::nullopt;
-  return TruthStall{.cause = StallCause::kPalcode, .cycles = visible - own, .culprit = *call};
+  return TruthStall{
+      .cause = StallCause::kPalcode, .cycles = visible - own, .culprit = landing.call};
 }
 
 void score_culprits(const std::string& procedure, const ProcedureAnalysis& analysis,
@@ -199,6 +197,9 @@ void score_culprits(const std::string& procedure, const ProcedureAnalysis& analy
   double procedure_cycles = 0;
   std::map<std::pair<BlockId, size_t>, const DynamicStall*> found;
   for (const DynamicStall& s : culprits.stalls) found[{s.block, s.instruction}] = &s;
+  std::map<uint64_t, TruthStall> palcode;  // by address, where PALcode's cycles land
+  for (const PalcodeLanding& l : analysis.palcode_landings)
+    if (const auto pal = palcode_stall(l, truth)) palcode[l.address] = *pal;
   for (BlockId b = 0; b < analysis.cfg.blocks().size(); ++b) {
     const BasicBlock& block = analysis.cfg.block(b);
     const double frequency = analysis.block_frequency(b).value_or(0);
@@ -212,10 +213,11 @@ void score_culprits(const std::string& procedure, const ProcedureAnalysis& analy
                           double(truth.executions(address));
       auto truth_stalls = dynamic_part(truth.stalls(address), analysis.schedules[b].instructions[i],
                                        block, truth.executions(address));
-      const std::optional<TruthStall> pal = palcode_stall(analysis.cfg, b, i, truth);
-      if (pal) truth_stalls.push_back(*pal);
-      const double exact =
-          std::max(0.0, double(truth.cycles(address)) - best) + (pal ? double(pal->cycles) : 0.0);
+      const auto pal = palcode.find(address);
+      const bool landed = pal != palcode.end();
+      if (landed) truth_stalls.push_back(pal->second);
+      const double exact = std::max(0.0, double(truth.cycles(address)) - best) +
+                           (landed ? double(pal->second.cycles) : 0.0);
       if (estimated > 0 || exact > 0) scores.stalls.push_back({address, estimated, exact});
       score_instruction(address, truth_stalls, stall, estimated, {block.start, block.end}, period,
                         scores);

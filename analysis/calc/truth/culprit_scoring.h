@@ -110,14 +110,13 @@ struct CulpritScores {
   std::vector<MissedStall> largest_missed(size_t count) const;
 };
 
-// PALcode's cycles sampled at instruction i of block b (calc's `P`, the
-// CALL_PAL before it the culprit): not in the truth's `stall` lines, which
+// PALcode's cycles sampled where PALcode returns (calc's `P`, the CALL_PAL
+// the culprit): not in the truth's `stall` lines, which
 // hold the instruction's own cycles, but in its `visible` ones (a sampling
 // run's, version 4), which count PAL's cycles at the PC PAL returned to;
 // what they hold there beyond the instruction's own cycles is PAL's (an
 // expectation, as `visible` is). Nothing without visible lines.
-std::optional<TruthStall> palcode_stall(const ControlFlowGraph& cfg, BlockId b, size_t i,
-                                        const GroundTruth& truth);
+std::optional<TruthStall> palcode_stall(const PalcodeLanding& landing, const GroundTruth& truth);
 
 // Adds one procedure's instructions to `scores`. `period` is the mean sampling
 // period F × period uses; `procedure` names it in `scores.neglected`.

@@ -33,8 +33,9 @@ struct alignas(64) DaemonCounts {  // written by the daemon only
   uint64_t samples_to_daemon;
   uint64_t entries_to_daemon;
   uint64_t flushes;
-  uint64_t interrupts_reported;  // interrupts in the last kStats record the ring took
-  uint64_t reserved[4];
+  uint64_t interrupts_reported;      // interrupts in the last kStats record the ring took
+  kernel::sched::CpuTimes at_epoch;  // the CPU's times when the epoch began
+  uint64_t reserved[2];
 };
 static_assert(sizeof(DaemonCounts) == 64);
 // DriverCpuStats::period_range is 16 bits wide.
@@ -197,6 +198,9 @@ void emit_stats(uint32_t cpu) {
   stats.profileme_pair_window = profileme_pair_window();
   stats.event_kill = g_config.event_kill;
   add_event_counted_cycles(cpu, stats);
+  const kernel::sched::CpuTimes times = kernel::sched::cpu_times(cpu);
+  stats.thread_cycles = times.thread_cycles - daemon.counts[cpu].at_epoch.thread_cycles;
+  stats.own_cycles = times.own_cycles - daemon.counts[cpu].at_epoch.own_cycles;
   uint8_t* payload =
       ring.begin(RecordType::kStats, static_cast<uint16_t>(cpu), sizeof stats, daemon.epoch, 0);
   if (payload == nullptr) return;
@@ -206,6 +210,8 @@ void emit_stats(uint32_t cpu) {
 }
 
 void emit_epoch() {
+  for (uint32_t cpu = 0; cpu < daemon.cpu_count; ++cpu)
+    daemon.counts[cpu].at_epoch = kernel::sched::cpu_times(cpu);
   const EpochPayload epoch{daemon.epoch, kernel::clock::cycles()};
   uint8_t* payload = ring.begin(RecordType::kEpoch, 0xffff, sizeof epoch, daemon.epoch, 0);
   if (payload == nullptr) return;

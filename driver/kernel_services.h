@@ -10,6 +10,7 @@
 //   console        kprintf (a CPU that does not answer a request)
 //   serial         the serial transport's raw bytes on COM2
 //   clock          the 64-bit cycle count (daemon flush interval, epochs)
+//                  and each CPU's cycles running threads (kStats)
 //   preemption     off while the daemon's lock is held (preemption_off)
 //   locks, IPL,    firmware/spin_lock.h and the CALL_PAL wrappers of
 //   IPIs, counter  firmware/pal_calls.h (swpipl, wripir, wtint, whami,
@@ -56,6 +57,15 @@ namespace sched {
 // preempted the boot context inside start_all.
 void preemption_off();
 void preemption_on();
+
+// Since boot: the cycles `cpu` ran a thread other than its idle loop, and
+// those cycles each divided by the number of CPUs running threads at the
+// time (its own share of -icount's one virtual clock; kernel/cpu_time.h).
+struct CpuTimes {
+  uint64_t thread_cycles;
+  uint64_t own_cycles;
+};
+CpuTimes cpu_times(uint32_t cpu);
 }  // namespace sched
 
 // The address space of the process running on this CPU (nullptr if none).

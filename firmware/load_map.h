@@ -31,7 +31,9 @@ enum class LoadKind : uint32_t {
   // tid == pid and needs no kThread record.
   kThread = 7,      // a new thread `pid` (its tid) of process `parent_pid`; path = its name
   kThreadName = 8,  // thread `pid` of process `parent_pid` is now called `path` (prctl)
-  kThreadExit = 9,  // thread `pid` of process `parent_pid` ended (exit_status: its status)
+  kThreadExit = 9,  // thread `pid` of process `parent_pid` ended (exit_status: its status);
+                    // load_address: the cycles it ran, size: its own share of them under
+                    // -icount's one clock (kernel/cpu_time.h); both 0 from a guest before them
   kCommand = 10,    // process `pid` runs with argv[0] = `path` (after kExec)
   // Counting mode (issue 26 item 4, `dcpi stat`): process `pid`'s virtual
   // counters at its end, just before its kExit. A CountsRecord, not a

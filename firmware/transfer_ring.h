@@ -150,16 +150,28 @@ struct StatsPayload {
   // Events 2 * kCountedCyclesFirst.. (counter 2's PC mispredicts, issue
   // 26): absent from a 272-byte payload (a guest from before them).
   uint64_t counted_extra[kCountedCyclesFirst];
+  // Under -icount every CPU's cycle counter is one virtual clock that all of
+  // them advance (docs/qemu-deviations.md), so while k CPUs run threads
+  // each retires a k-th of the cycles its samples count. The kernel's
+  // scheduler accounts for it (kernel/cpu_time.h), since the epoch began:
+  // the cycles this CPU ran a thread other than its idle loop, and those
+  // cycles each divided by the number of CPUs running threads at the time
+  // (its share of the clock: its own cycles). Both 0 in a 336-byte payload
+  // (a guest from before them): then unknown.
+  uint64_t thread_cycles;
+  uint64_t own_cycles;
 };
-static_assert(sizeof(StatsPayload) == 336);
+static_assert(sizeof(StatsPayload) == 352);
 inline constexpr size_t kStatsPayloadBeforeCounter1 = 208;
 inline constexpr size_t kStatsPayloadBeforePcMispredicts = 272;
+inline constexpr size_t kStatsPayloadBeforeCpuTime = 336;
 static_assert(offsetof(StatsPayload, counted) == 128);
 static_assert(offsetof(StatsPayload, profileme_mean) == 192);
 static_assert(offsetof(StatsPayload, profileme_pair_window) == 196);
 static_assert(offsetof(StatsPayload, event_kill) == 200);
 static_assert(offsetof(StatsPayload, counted_more) == kStatsPayloadBeforeCounter1);
 static_assert(offsetof(StatsPayload, counted_extra) == kStatsPayloadBeforePcMispredicts);
+static_assert(offsetof(StatsPayload, thread_cycles) == kStatsPayloadBeforeCpuTime);
 
 // Event `event`'s counted cycles in a payload.
 inline uint64_t counted_cycles_of(const StatsPayload& payload, uint32_t event) {

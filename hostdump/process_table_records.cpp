@@ -31,7 +31,7 @@ std::string comm_of(const std::string& path) {
 
 ThreadEntry& thread_entry(ProcessTable& table, uint32_t tid, uint32_t pid, uint64_t time) {
   ThreadEntry& thread = table.threads[tid];
-  if (thread.tid == 0) thread = ThreadEntry{tid, pid, time, {}, {}, ""};
+  if (thread.tid == 0) thread = ThreadEntry{tid, pid, time, {}, {}, "", {}};
   return thread;
 }
 
@@ -69,7 +69,7 @@ bool LoadMapModel::apply_table_record(const LoadMapRecord& record) {
         process.command = from->second.command;
       }
       table_.threads[record.pid] =
-          ThreadEntry{record.pid, record.pid, record.time, {}, {}, comm_of(path_of(record))};
+          ThreadEntry{record.pid, record.pid, record.time, {}, {}, comm_of(path_of(record)), {}};
       return true;
     }
     case LoadKind::kExit: {
@@ -92,6 +92,10 @@ bool LoadMapModel::apply_table_record(const LoadMapRecord& record) {
       if (kind == LoadKind::kThreadExit) {
         thread.end = record.time;
         thread.status = record.exit_status;
+        // Its cycles running and its own share of them (kernel/cpu_time.h);
+        // 0 from a guest before them.
+        if (record.load_address != 0 && record.size <= record.load_address)
+          thread.cpu_time = ThreadCpuTime{record.load_address, record.size};
       }
       return true;
     }

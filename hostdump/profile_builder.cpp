@@ -97,6 +97,12 @@ void ProfileBuilder::add_record(const TransferRecord& record) {
       // Issue 26: the modes counters 1 and 2 counted in (the reader names
       // their profiles `imiss:u`, profiledb/event_modes.h).
       if (whole.event_kill != 0) named["event_kill"] = whole.event_kill;
+      // The CPU's cycles running threads and its share of the one virtual
+      // clock (profiledb/own_cycles.h), since the epoch began.
+      if (whole.thread_cycles != 0) {
+        named["thread_cycles"] = whole.thread_cycles;
+        named["own_cycles"] = whole.own_cycles;
+      }
       pending.metadata.cpu_stats[static_cast<uint32_t>(stats.cpu)] = std::move(named);
       // The period of the samples this CPU shipped since its previous kStats
       // record (all taken with it: the driver flushes before a period change).

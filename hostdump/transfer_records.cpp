@@ -91,9 +91,11 @@ std::string check_payload_size(RecordType type, uint32_t payload_bytes) {
     case RecordType::kLoadMap:
       return exactly(sizeof(LoadMapRecord), "load-map");
     case RecordType::kStats:  // 128 bytes: a guest from before issue 26's counted cycles,
-      // 208: from before counter 1's events, 272: before PC mispredicts
+      // 208: from before counter 1's events, 272: before PC mispredicts,
+      // 336: before the CPUs' thread and own cycles
       if (payload_bytes == sizeof(DriverCpuStats) || payload_bytes == kStatsPayloadBeforeCounter1 ||
-          payload_bytes == kStatsPayloadBeforePcMispredicts)
+          payload_bytes == kStatsPayloadBeforePcMispredicts ||
+          payload_bytes == kStatsPayloadBeforeCpuTime)
         return "";
       return exactly(sizeof(StatsPayload), "stats");
     case RecordType::kEpoch:

@@ -539,15 +539,17 @@ void exit_thread(int64_t wait_status) {
   bool last;
   int64_t status;
   Process* leader;
+  sched::CpuTimes times;
   {
     IrqLockGuard guard(sched::lock);
     sched::take_counts(self);  // its last user events, before its process's kCounts
     last = --group->threads == 0;
     status = group->exiting ? group->exit_status : wait_status;
     leader = find_process_locked(self->tgid);
+    times = cpu_time::read_thread_locked(self->cpu_time, clock::cycles());
   }
   // The thread's end for the process table (before its process's kExit).
-  record_thread(dcpi::LoadKind::kThreadExit, self, status);
+  record_thread(dcpi::LoadKind::kThreadExit, self, status, &times);
   if (last) locks::release(nullptr, self->tgid);  // its record locks, on every file
   if (last && leader != nullptr) {
     append_counts_record(leader);

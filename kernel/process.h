@@ -8,6 +8,7 @@
 #include "firmware/contexts_format.h"
 #include "firmware/load_map.h"
 #include "kernel/address_space.h"
+#include "kernel/cpu_time.h"
 #include "kernel/initrd.h"
 #include "kernel/spinlock.h"
 #include "kernel/traps.h"
@@ -196,6 +197,9 @@ struct alignas(64) Process {
   uint64_t run_cycles;    // cycles spent running (times())
   uint64_t child_cycles;
   uint64_t switched_in;  // RPCC at the last switch in
+  // Its cycles running and its own share of -icount's one clock
+  // (kernel/cpu_time.h), for its kThreadExit record.
+  cpu_time::ThreadAccount cpu_time;
   char name[64];
   char comm[16];    // the thread's name (Linux's TASK_COMM_LEN): prctl(PR_SET_NAME)
   uint64_t fp[33];  // f0-f31, FPCR (user processes only)
@@ -263,7 +267,8 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
 // The process table's load-map records (issue 29; firmware/load_map.h):
 // kThread, kThreadName, kThreadExit for thread `p`, kCommand for its
 // process. kernel/thread_records.cpp.
-void record_thread(dcpi::LoadKind kind, const Process* p, int64_t status);
+void record_thread(dcpi::LoadKind kind, const Process* p, int64_t status,
+                   const sched::CpuTimes* times = nullptr);
 void record_command(const Process* p, const char* argv0);
 // A new program's thread name, as Linux's exec: the path's last component,
 // cut to 15 characters.

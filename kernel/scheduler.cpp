@@ -5,6 +5,7 @@
 #include "driver/kernel_services.h"
 #include "kernel/clock.h"
 #include "kernel/console.h"
+#include "kernel/cpu_time.h"
 #include "kernel/irq_lock.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
@@ -145,6 +146,7 @@ void schedule_locked() {
   }
   const uint64_t now = clock::cycles();
   prev->run_cycles += now - prev->switched_in;
+  cpu_time::switched_locked(cpu, next->idle ? nullptr : &next->cpu_time, now);
   next->state = ProcessState::kRunning;
   next->cpu_mask |= uint64_t{1} << cpu;
   running[cpu] = next;
@@ -262,6 +264,11 @@ void idle_loop() {
     if (!queued_for(static_cast<uint32_t>(pal::whami()))) pal::wtint();
     pal::swpipl(ipl);
   }
+}
+
+CpuTimes cpu_times(uint32_t cpu) {
+  IrqLockGuard guard(lock);
+  return cpu_time::read_locked(cpu, clock::cycles());
 }
 
 void kick_locked(const Process* p) {

@@ -9,12 +9,17 @@
 
 namespace kernel {
 
-void record_thread(dcpi::LoadKind kind, const Process* p, int64_t status) {
+void record_thread(dcpi::LoadKind kind, const Process* p, int64_t status,
+                   const sched::CpuTimes* times) {
   dcpi::LoadMapRecord record{};
   record.kind = static_cast<uint32_t>(kind);
   record.pid = p->pid;
   record.parent_pid = p->tgid;
   record.exit_status = status;
+  if (times != nullptr) {  // kThreadExit: firmware/load_map.h
+    record.load_address = times->thread_cycles;
+    record.size = times->own_cycles;
+  }
   copy_name(record.path, sizeof record.path, p->comm);
   load_map_append(record);
 }

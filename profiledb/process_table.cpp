@@ -61,6 +61,21 @@ bool parse_thread(const std::vector<std::string_view>& f, ThreadEntry* t) {
          t->end.has_value() == t->status.has_value() && clean(f[6]) && (t->name.assign(f[6]), true);
 }
 
+// A "cputime" line (version 3) of the thread listed just before.
+bool parse_cpu_time(const std::vector<std::string_view>& f, ProcessTable& table,
+                    uint32_t last_thread) {
+  uint32_t tid = 0;
+  ThreadCpuTime time;
+  if (f.size() != 4 || !parse_number(f[1], &tid) || tid != last_thread ||
+      !parse_number(f[2], &time.thread_cycles) || !parse_number(f[3], &time.own_cycles) ||
+      time.own_cycles > time.thread_cycles)
+    return false;
+  ThreadEntry& thread = table.threads.at(tid);
+  if (thread.cpu_time) return false;
+  thread.cpu_time = time;
+  return true;
+}
+
 // "counts" and "count" lines (version 2) of a process already listed.
 bool parse_counts(const std::vector<std::string_view>& f, ProcessTable& table) {
   uint32_t pid = 0;
@@ -121,19 +136,27 @@ void ProcessTable::merge(const ProcessTable& newer) {
 }
 
 std::string encode_process_table(const ProcessTable& table) {
-  bool counted = false;
+  bool counted = false, timed = false;
   for (const auto& [pid, p] : table.processes) counted |= p.counts.has_value();
-  std::string text = std::string(counted ? kProcessTableMagicLine2 : kProcessTableMagicLine) + '\n';
+  for (const auto& [tid, t] : table.threads) timed |= t.cpu_time.has_value();
+  std::string text = std::string(timed     ? kProcessTableMagicLine3
+                                 : counted ? kProcessTableMagicLine2
+                                           : kProcessTableMagicLine) +
+                     '\n';
   for (const auto& [pid, p] : table.processes) {
     text += "process\t" + std::to_string(pid) + '\t' + std::to_string(p.parent) + '\t' +
             std::to_string(p.start) + '\t' + optional_text(p.end) + '\t' + optional_text(p.status) +
             '\t' + field_text(p.program) + '\t' + field_text(p.command) + '\n';
     if (p.counts) text += counts_text(pid, *p.counts);
   }
-  for (const auto& [tid, t] : table.threads)
+  for (const auto& [tid, t] : table.threads) {
     text += "thread\t" + std::to_string(tid) + '\t' + std::to_string(t.pid) + '\t' +
             std::to_string(t.start) + '\t' + optional_text(t.end) + '\t' + optional_text(t.status) +
             '\t' + field_text(t.name) + '\n';
+    if (t.cpu_time)
+      text += "cputime\t" + std::to_string(tid) + '\t' + std::to_string(t.cpu_time->thread_cycles) +
+              '\t' + std::to_string(t.cpu_time->own_cycles) + '\n';
+  }
   return with_crc_line(text);
 }
 
@@ -141,10 +164,13 @@ ProcessTable decode_process_table(std::string_view text, const std::string& path
   const size_t crc_line = checked_crc_body(text, path, "process table").size();
   const std::string magic = std::string(kProcessTableMagicLine) + '\n';
   const std::string magic2 = std::string(kProcessTableMagicLine2) + '\n';
-  const bool version2 = text.starts_with(magic2);
+  const std::string magic3 = std::string(kProcessTableMagicLine3) + '\n';
+  const bool version3 = text.starts_with(magic3);
+  const bool version2 = text.starts_with(magic2) || version3;
   if (!text.starts_with(magic) && !version2)
     throw ProfileFormatError(path, 0, "not a process table (or unsupported version)");
   ProcessTable table;
+  uint32_t last_thread = 0;  // a cputime line follows its thread's line
   for (size_t position = magic.size(); position < crc_line;) {
     const size_t end = text.find('\n', position);
     const std::vector<std::string_view> fields = split_tabs(text.substr(position, end - position));
@@ -164,9 +190,13 @@ ProcessTable decode_process_table(std::string_view text, const std::string& path
       if (!table.threads.emplace(thread.tid, thread).second)
         throw ProfileFormatError(path, position,
                                  "thread " + std::to_string(thread.tid) + " listed twice");
+    } else if (version3 && fields[0] == "cputime") {
+      if (!parse_cpu_time(fields, table, last_thread))
+        throw ProfileFormatError(path, position, "malformed or misplaced cputime line");
     } else {
       throw ProfileFormatError(path, position, "malformed process table line");
     }
+    last_thread = fields[0] == "thread" ? thread.tid : 0;
     position = end + 1;
   }
   return table;

@@ -51,13 +51,24 @@ struct ProcessEntry {
   auto operator<=>(const ProcessEntry&) const = default;
 };
 
+// A thread's time under -icount's one clock, booked by the guest's
+// scheduler (kernel/cpu_time.h, firmware/load_map.h kThreadExit): the
+// cycles it ran and its own share of them (each cycle divided by the
+// number of CPUs running threads then). own <= thread.
+struct ThreadCpuTime {
+  uint64_t thread_cycles = 0;
+  uint64_t own_cycles = 0;
+  auto operator<=>(const ThreadCpuTime&) const = default;
+};
+
 struct ThreadEntry {
   uint32_t tid = 0;
   uint32_t pid = 0;  // its process; tid == pid for a process's first thread
   uint64_t start = 0;
   std::optional<uint64_t> end;
   std::optional<int64_t> status;
-  std::string name;  // the program's name, or what prctl(PR_SET_NAME) set last
+  std::string name;                       // the program's name, or what prctl(PR_SET_NAME) set last
+  std::optional<ThreadCpuTime> cpu_time;  // from its end (a guest that books it)
   auto operator<=>(const ThreadEntry&) const = default;
 };
 
@@ -82,6 +93,9 @@ inline constexpr const char* kProcessTableMagicLine = "dcpi-processes 1";
 // Version 2 adds counting mode's lines; written only when a process has
 // counts, so a table without them stays readable by version-1 readers.
 inline constexpr const char* kProcessTableMagicLine2 = "dcpi-processes 2";
+// Version 3 adds the threads' cpu time lines; written only when a thread has
+// them.
+inline constexpr const char* kProcessTableMagicLine3 = "dcpi-processes 3";
 
 // Text: the magic line, then
 //   process\tPID\tPARENT\tSTART\tEND\tSTATUS\tPROGRAM\tCOMMAND
@@ -89,6 +103,9 @@ inline constexpr const char* kProcessTableMagicLine2 = "dcpi-processes 2";
 // and in version 2, for a process counted (dcpi stat), after its process line:
 //   counts\tPID\tCYCLES\tCHILD_CYCLES\tCHILDREN
 //   count\tPID\tEVENT\tCOUNT\tCOUNTED_CYCLES\tCHILD_COUNT\tCHILD_COUNTED_CYCLES
+// and in version 3 also, for a thread that ended on a guest that books it,
+// after its thread line:
+//   cputime\tTID\tTHREAD_CYCLES\tOWN_CYCLES
 // (END and STATUS "-" until it ended; ids ascending), then "crc32c XXXXXXXX"
 // over the preceding bytes. Tabs, newlines and other control characters in
 // strings are written as '?'.

@@ -212,6 +212,8 @@ bool is_driver_stat_name(std::string_view name) {
   if (std::find(names.begin(), names.end(), name) != names.end()) return true;
   if (name == "profileme_mean" || name == "profileme_pair_window") return true;  // issue 27
   if (name == "event_kill") return true;  // issue 26: counters 1 and 2's kill bits
+  // The CPU's cycles running threads and its own share of them (profiledb/own_cycles.h).
+  if (name == "thread_cycles" || name == "own_cycles") return true;
   for (uint32_t e = 0; e < static_cast<uint32_t>(Event::kCount); ++e)
     if (name == counted_cycles_stat_name(e)) return true;
   return false;

@@ -8,6 +8,7 @@
 #include "analysis/calc/estimate/culprits.h"
 #include "analysis/calc/frontend/annotated_procedure.h"
 #include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/own_weighed_samples.h"
 #include "analysis/html/cfg_graph.h"
 #include "analysis/html/html_text.h"
 #include "analysis/html/process.h"
@@ -193,7 +194,8 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
   slot = std::make_unique<ImageData>();
   ImageData& data = *slot;
   std::map<uint64_t, double> per_epoch;
-  ImageSamples events;                               // the other events, as dcpi calc reads them
+  OwnWeighedSamples weighed;  // several CPUs: each thread's by its own share, as dcpi calc
+  ImageSamples events;        // the other events, as dcpi calc reads them
   std::map<std::string, double> counted, estimated;  // what one sample stands for, per event
   for (const Profile& profile : samples_.profiles) {
     if (profile.info.event_name != "cycles") events.sampled_events.insert(profile.info.event_name);
@@ -209,15 +211,26 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
       }
       continue;
     }
+    const uint64_t epoch = profile.info.epoch;
+    const auto table = samples_.processes.find(epoch);
+    const auto epoch_share = samples_.own_shares.find(epoch);
+    const ThreadOwnShares shares(
+        epoch_share != samples_.own_shares.end() ? epoch_share->second : std::nullopt,
+        table != samples_.processes.end() ? &table->second : nullptr);
     for (const ProfileRow& row : profile.rows) {
-      data.cycles[row.address] += static_cast<double>(row.count);
-      data.total += static_cast<double>(row.count);
-      per_epoch[profile.info.epoch] += static_cast<double>(row.count);
+      const auto count = static_cast<double>(row.count);
+      weighed.add(epoch, row.address, count, shares.of_thread(row.tid));
+      data.total += count;
+      per_epoch[epoch] += count;
     }
   }
+  const auto own = weighed.add_to(data.cycles);
   std::vector<EpochPeriod> periods;
   for (const auto& [epoch, period] : samples_.periods)
-    periods.push_back({.epoch = epoch, .period = period, .samples = per_epoch[epoch]});
+    periods.push_back({.epoch = epoch,
+                       .period = period,
+                       .samples = per_epoch[epoch],
+                       .own = own.count(epoch) ? own.at(epoch) : std::nullopt});
   data.period = choose_mean_period(periods, std::nullopt);
   // Each event's period and share (issue 26) and ProfileMe's S (issue 27),
   // so the culprits weigh the same evidence as in dcpi calc.

@@ -89,6 +89,37 @@ void print_ruled_out(const CalcInstruction& line, std::ostream& out) {
 
 }  // namespace
 
+namespace {
+
+// Several CPUs under -icount: the cycle counter is one virtual clock that
+// every CPU advances, so a thread's sample stands for its CPU's share of a
+// period (profiledb/own_cycles.h). Said once, with the share used or why
+// there is none.
+void print_own_cycles(const CalcContext& context, std::ostream& out) {
+  if (context.cpus <= 1) return;
+  if (!context.own_share) {
+    out << "note:   " << context.cpus
+        << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
+           "        several run threads each retires about 1/"
+        << context.cpus
+        << " instruction per cycle, and this\n"
+           "        database does not record the CPUs' own cycles (a guest from before them),\n"
+           "        so frequency x period overstates executions by up to that factor\n";
+    return;
+  }
+  out << "own:    " << fixed_text(*context.own_share, 3)
+      << " of a period is a sample's own cycles on average (threads ran on "
+      << fixed_text(1 / *context.own_share, 2) << " CPUs;\n"
+      << "        the kernel's accounting: under -icount the CPUs share one clock): frequency\n"
+      << "        x period uses " << fixed_text(context.period, 1)
+      << " cycles, and each thread's samples are weighed by its\n"
+         "        own share over that average (their total unchanged)\n"
+         "note:   a thread's share is its average: what it ran while fewer (more) CPUs ran\n"
+         "        threads than that is under- (over-)counted\n";
+}
+
+}  // namespace
+
 void print_calc_header(const CalcContext& context, const std::string& model, std::ostream& out) {
   out << "image:  " << context.db_image;
   if (context.image != context.db_image) out << " (ELF " << context.image << ")";
@@ -100,10 +131,12 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
   if (context.estimator == "flow")
     out << "\nestimate: flow (min-cost flow over the whole CFG; DCPI's where edges are missing)";
   out << "\nepochs: " << context.epochs << "; mean sampling period "
-      << fixed_text(context.period, 1) << " cycles";
+      << fixed_text(context.sampling_period > 0 ? context.sampling_period : context.period, 1)
+      << " cycles";
   if (!context.period_description.empty()) out << " (" << context.period_description << ")";
   if (context.cpus > 0) out << "; " << context.cpus << (context.cpus == 1 ? " CPU" : " CPUs");
   out << '\n';
+  print_own_cycles(context, out);
   for (const std::string& note : context.period_notes) out << "note:   " << note << '\n';
   if (!context.events.description.empty()) out << "events: " << context.events.description << '\n';
   if (context.hypothetical_stalls)
@@ -116,13 +149,6 @@ void print_calc_header(const CalcContext& context, const std::string& model, std
     out << "note:   this profile comes from the ev5 machine (21164 time); the qemu model's one\n"
            "        cycle per instruction does not describe it, so every stall shows as sampling\n"
            "        error (the default --model ev5 explains them)\n";
-  if (context.cpus > 1)
-    out << "note:   " << context.cpus
-        << " CPUs: under -icount the cycle counter is virtual time shared by all CPUs; while\n"
-           "        several are busy each retires about 1/"
-        << context.cpus
-        << " instruction per cycle, so CPIs approach that\n"
-           "        count and frequency x period overstates executions by up to that factor\n";
 }
 
 void print_calc_text(const CalcReport& report, const CalcContext& context, std::ostream& out) {
@@ -381,6 +407,10 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   json.key("period_notes").begin_array();
   for (const std::string& note : context.period_notes) json.value(note);
   json.end_array().field("cpus", uint64_t{context.cpus});
+  // Several CPUs (docs/calc.md): the sampling period itself and the own
+  // share that scaled it into `period`.
+  json.real_field("sampling_period", context.sampling_period);
+  if (context.own_share) json.real_field("own_share", *context.own_share);
   write_event_evidence(json, context.events);
   json.field("missing_edges", report.missing_edges).key("indirect_jumps").begin_array();
   for (const IndirectJump& jump : report.indirect_jumps) write_indirect_jump(json, jump);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "profiledb/event_scale.h"
+#include "profiledb/own_cycles.h"
 #include "profiledb/profile_db.h"
 
 namespace dcpi {
@@ -27,7 +28,9 @@ struct SampleSet {
   std::string label;              // what the set is called in reports ("prof.db", "epoch 2")
   std::vector<Profile> profiles;  // rows already filtered; profiles left with no rows dropped
   std::map<uint64_t, SamplingPeriod> periods = {};  // per epoch read, from its epoch.meta
-  std::map<uint64_t, std::string> machines = {};    // per epoch read: qemu or ev5 (issue 14)
+  // Per epoch read: the own share of its CPUs' cycles (profiledb/own_cycles.h).
+  std::map<uint64_t, std::optional<OwnCycleShare>> own_shares = {};
+  std::map<uint64_t, std::string> machines = {};  // per epoch read: qemu or ev5 (issue 14)
   // Per epoch read, its process table (epoch-N/processes; none before issue 29).
   std::map<uint64_t, ProcessTable> processes = {};
   // Per (epoch, event) of the profiles read: what one sample stands for

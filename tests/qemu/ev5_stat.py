@@ -62,7 +62,9 @@ def counted(db):
     assert tables, f"no process table in {db}"
     processes = {}
     with open(tables[-1]) as f:
-        assert f.readline().strip() == "dcpi-processes 2", "a version-2 table (counts)"
+        # Version 2 has the counts; 3 adds the threads' cputime lines.
+        assert f.readline().strip() in ("dcpi-processes 2", "dcpi-processes 3"), \
+            "a version-2 or -3 table (counts)"
         for line in f:
             fields = line.rstrip("\n").split("\t")
             if fields[0] == "process":

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "analysis/calc/frontend/inputs.h"
+#include "analysis/calc/frontend/own_weighed_samples.h"
 #include "copy_fig2_profile.h"
 #include "profiledb/profile_db_writer.h"
 #include "test_support.h"
@@ -252,6 +253,76 @@ TEST(CalcPeriod, ChoiceFromTheEpochsPeriods) {
   EXPECT_EQ(c.mean, default_mean_period());
   EXPECT_EQ(c.source, "default");
   EXPECT_EQ(c.notes.size(), 1u);
+}
+
+// Several CPUs under -icount's one clock (profiledb/own_cycles.h): F x
+// period uses the sampling period times the own share of the image's
+// samples, epochs weighted by them; an epoch without it counts whole.
+TEST(CalcPeriod, TheOwnShareOfTheCpusScalesThePeriod) {
+  const SamplingPeriod fast{8192, 1024, false};
+  const OwnCycleShare quarter{.share = 0.25, .running_cpus = 4};
+  PeriodChoice c = choose_mean_period({{1, fast, 10, quarter}}, std::nullopt);
+  EXPECT_DOUBLE_EQ(c.sampling_mean, 8703.5);
+  EXPECT_DOUBLE_EQ(c.mean, 8703.5 / 4);
+  EXPECT_EQ(c.own_share, 0.25);
+  EXPECT_TRUE(c.notes.empty());
+  c = choose_mean_period({{1, fast, 30, quarter}, {2, fast, 10, std::nullopt}}, std::nullopt);
+  EXPECT_DOUBLE_EQ(*c.own_share, (30 * 0.25 + 10 * 1.0) / 40);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("epoch(s) 2 do not record"), std::string::npos) << c.notes[0];
+  c = choose_mean_period({{1, fast, 10, std::nullopt}}, 5000.0);  // none recorded
+  EXPECT_EQ(c.mean, 5000.0);
+  EXPECT_FALSE(c.own_share.has_value());
+}
+
+// The shares themselves: the CPUs' from epoch.meta, a thread's own from
+// the process table, the idle loops' (id 0) none, an image's by samples.
+TEST(CalcPeriod, ThreadsOwnSharesComeFromTheTableOrTheEpoch) {
+  EpochMetadata meta;
+  EXPECT_FALSE(own_cycle_share(meta).has_value());
+  meta.cpu_stats[0] = {{"thread_cycles", 1000}, {"own_cycles", 500}};
+  meta.cpu_stats[1] = {{"thread_cycles", 1000}, {"own_cycles", 300}};
+  ASSERT_TRUE(own_cycle_share(meta).has_value());
+  EXPECT_DOUBLE_EQ(own_cycle_share(meta)->share, 0.4);
+  EXPECT_DOUBLE_EQ(own_cycle_share(meta)->running_cpus, 2.5);
+  ProcessTable table;
+  table.threads[7] = {7, 7, 0, 10, 0, "t", ThreadCpuTime{4000, 1000}};
+  table.threads[8] = {8, 7, 0, std::nullopt, std::nullopt, "t", std::nullopt};
+  const ThreadOwnShares shares(meta, &table);
+  EXPECT_EQ(shares.of_thread(7), 0.25);
+  EXPECT_EQ(shares.of_thread(8), 0.4);  // still running at the end: the epoch's
+  EXPECT_EQ(shares.of_thread(0), std::nullopt);
+  OwnShareSum sum;
+  sum.add(30, shares.of_thread(7));
+  sum.add(10, shares.of_thread(0));
+  ASSERT_TRUE(sum.result().has_value());
+  EXPECT_DOUBLE_EQ(sum.result()->share, (30 * 0.25 + 10) / 40);
+  EXPECT_FALSE(OwnShareSum{}.result().has_value());
+}
+
+// Each thread's samples weighed by its share over the image's mean, so that
+// samples x (mean period x mean share) are each instruction's own cycles: a
+// serial phase (share 1) and a parallel one (1/4) in one image.
+TEST(CalcPeriod, EachThreadsSamplesAreWeighedByItsShare) {
+  OwnWeighedSamples weighed;
+  weighed.add(1, 0x100, 10, 1.0);           // the serial phase: 10 samples, own 10 periods
+  weighed.add(1, 0x200, 40, 0.25);          // the workers: 40 samples, own 10 periods
+  weighed.add(2, 0x200, 10, std::nullopt);  // an epoch without shares: whole periods
+  calc::SamplesByAddress cycles;
+  const auto shares = weighed.add_to(cycles);
+  const double mean = (10 * 1.0 + 40 * 0.25 + 10 * 1.0) / 60;
+  EXPECT_DOUBLE_EQ(cycles.at(0x100), 10 / mean);
+  EXPECT_DOUBLE_EQ(cycles.at(0x200), (40 * 0.25 + 10) / mean);
+  EXPECT_DOUBLE_EQ(cycles.at(0x100) + cycles.at(0x200), 60);  // the total unchanged
+  ASSERT_TRUE(shares.at(1).has_value());
+  EXPECT_DOUBLE_EQ(shares.at(1)->share, 20.0 / 50);
+  EXPECT_FALSE(shares.at(2).has_value());
+  // One CPU: every share 1, every weight exactly 1.
+  OwnWeighedSamples alone;
+  alone.add(1, 0x100, 7, 1.0);
+  calc::SamplesByAddress one;
+  alone.add_to(one);
+  EXPECT_EQ(one.at(0x100), 7.0);
 }
 
 }  // namespace

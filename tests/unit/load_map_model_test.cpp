@@ -7,6 +7,7 @@
 #include "firmware/ev5_counters.h"
 #include "hostdump/profile_builder.h"
 #include "profiledb/event_scale.h"
+#include "profiledb/own_cycles.h"
 #include "profiledb/profile_db.h"
 #include "profiledb/profile_db_writer.h"
 #include "test_support.h"
@@ -294,6 +295,34 @@ TEST(ProfileBuilder, PcMispredictsCountedCyclesComeFromTheExtraWords) {
   const EpochMetadata older = ProfileDatabase::open(dir.file("db")).epoch_metadata(2);
   EXPECT_EQ(older.cpu_stats.at(0).at("counted_cycles_imiss"), 300u);
   EXPECT_EQ(older.cpu_stats.at(0).count("counted_cycles_pcmispredict"), 0u);
+}
+
+// The CPUs' cycles running threads and their own share of them under
+// -icount's one clock (kernel/cpu_time.h) reach epoch.meta and give the
+// epoch's share; a 336-byte payload (a guest before them) still reads.
+TEST(ProfileBuilder, CpuTimesGiveTheEpochsOwnShare) {
+  StatsPayload s{};
+  s.stats.cpu = 1;
+  s.stats.interrupts = 10;
+  s.thread_cycles = 4000;
+  s.own_cycles = 1000;
+  testing::TempDir dir;
+  testing::RecordStream stream;
+  stream.add(RecordType::kStats, testing::bytes_of(s), 0, 1);
+  ingest(stream, dir.file("db"));
+  const EpochMetadata meta = ProfileDatabase::open(dir.file("db")).epoch_metadata(1);
+  EXPECT_EQ(meta.cpu_stats.at(1).at("thread_cycles"), 4000u);
+  EXPECT_EQ(meta.cpu_stats.at(1).at("own_cycles"), 1000u);
+  ASSERT_TRUE(own_cycle_share(meta).has_value());
+  EXPECT_DOUBLE_EQ(own_cycle_share(meta)->share, 0.25);
+  testing::RecordStream before(stream.bytes.size() / 32);
+  const std::vector<uint8_t> whole = testing::bytes_of(s);
+  before.add(RecordType::kStats,
+             std::vector<uint8_t>(whole.begin(), whole.begin() + kStatsPayloadBeforeCpuTime), 0, 2);
+  ingest(before, dir.file("db"));
+  const EpochMetadata older = ProfileDatabase::open(dir.file("db")).epoch_metadata(2);
+  EXPECT_EQ(older.cpu_stats.at(1).count("thread_cycles"), 0u);
+  EXPECT_FALSE(own_cycle_share(older).has_value());
 }
 
 }  // namespace

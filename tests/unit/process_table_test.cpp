@@ -162,7 +162,7 @@ TEST(ProcessTable, RejectsDamageWithOneLine) {
     return body + "crc32c " + crc + "\n";
   };
   const std::string magic = "dcpi-processes 1\n";
-  EXPECT_TRUE(contains(problem(resealed("dcpi-processes 3\n")), "unsupported version"));
+  EXPECT_TRUE(contains(problem(resealed("dcpi-processes 4\n")), "unsupported version"));
   // Counting lines only in version 2, after their process, once each.
   EXPECT_TRUE(
       contains(problem(resealed(magic + "process\t3\t0\t1\t-\t-\tp\tc\ncounts\t3\t1\t0\t0\n")),
@@ -191,7 +191,9 @@ TEST(ProcessTable, RejectsDamageWithOneLine) {
 // The reader fuzz rule (test_support.h's damage): any mutation is either
 // decoded or refused with ProfileFormatError, never a crash or another error.
 TEST(ProcessTable, FuzzedTablesAreDecodedOrRefused) {
-  const std::string text = encode_process_table(sample_table());
+  ProcessTable table = sample_table();
+  table.threads[4].cpu_time = ThreadCpuTime{1000, 250};  // version 3's lines too
+  const std::string text = encode_process_table(table);
   std::mt19937 random(29);
   for (int round = 0; round < 3000; ++round) {
     std::vector<uint8_t> bytes(text.begin(), text.end());
@@ -361,6 +363,48 @@ TEST(ProcessTable, DamagedTableIsAOneLineError) {
   EXPECT_EQ(std::count(prof.err.begin(), prof.err.end(), '\n'), 1) << prof.err;
   const auto check = run_dcpi({"db", "check", dir.file("db")});
   EXPECT_NE(check.exit_code, 0);
+}
+
+}  // namespace
+}  // namespace dcpi
+
+namespace dcpi {
+namespace {
+
+// A thread's time under -icount's one clock (kernel/cpu_time.h): version 3
+// only when a thread has it, its line right after its thread's.
+TEST(ProcessTable, ThreadCpuTimeRoundTripsInVersion3) {
+  ProcessTable table = sample_table();
+  table.threads[4].cpu_time = ThreadCpuTime{1000, 250};
+  const std::string text = encode_process_table(table);
+  EXPECT_TRUE(text.starts_with("dcpi-processes 3\n"));
+  EXPECT_TRUE(contains(text, "thread\t4\t3\t200\t800\t0\tworker-1\ncputime\t4\t1000\t250\n"));
+  ProcessTable expected = table;
+  expected.processes[7].program = "/bin/odd?name";
+  EXPECT_EQ(decode_process_table(text, "processes"), expected);
+  // Misplaced (not after its thread), more own than thread cycles, or twice.
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"cputime\t4\t1000\t250\n", "cputime\t3\t1000\t250\n"},
+           {"cputime\t4\t1000\t250\n", "cputime\t4\t1000\t1001\n"},
+           {"cputime\t4\t1000\t250\n", "cputime\t4\t1000\t250\ncputime\t4\t1000\t250\n"}}) {
+    std::string bad = text.substr(0, text.rfind("crc32c "));
+    bad.replace(bad.find(from), from.size(), to);
+    char crc[32];
+    std::snprintf(crc, sizeof crc, "crc32c %08x\n", crc32c(bad.data(), bad.size()));
+    EXPECT_THROW(decode_process_table(bad + crc, "processes"), ProfileFormatError) << to;
+  }
+}
+
+// A kThreadExit record carries the thread's cycles running and its own
+// share (load_address, size); zeros (a guest before them) carry nothing.
+TEST(ProcessTable, ThreadExitRecordsCarryTheThreadsCpuTime) {
+  LoadMapModel model = threaded_run();
+  LoadMapRecord exit = table_record(LoadKind::kThreadExit, 7, 5, 55, "cruncher");
+  exit.load_address = 8000;
+  exit.size = 2000;
+  ASSERT_TRUE(model.apply(exit));
+  EXPECT_EQ(model.processes().threads.at(7).cpu_time, (ThreadCpuTime{8000, 2000}));
+  EXPECT_FALSE(model.processes().threads.at(6).cpu_time.has_value());  // zeros: none
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "analysis/calc/frontend/own_weighed_samples.h"
 #include "analysis/calc/model/ev5_model.h"
 #include "analysis/calc/model/qemu_icount_model.h"
 #include "firmware/control_block.h"
@@ -20,8 +21,10 @@ namespace fs = std::filesystem;
 
 double default_mean_period() { return mean_period(kDefaultPeriodBase, kDefaultPeriodRange); }
 
-PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
-                                std::optional<double> option) {
+namespace {
+
+PeriodChoice choose_sampling_period(const std::vector<EpochPeriod>& epochs,
+                                    std::optional<double> option) {
   if (option) return {.mean = *option, .source = "option", .description = "--period", .notes = {}};
   const SamplingPeriod fallback{kDefaultPeriodBase, kDefaultPeriodRange, false};
   // Only epochs where the image has samples weigh in (all of them if none has).
@@ -85,6 +88,43 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
     choice.notes.push_back("the period changed during epoch(s) " + changed +
                            ": the middle of that interval is only a guess; analyse one epoch "
                            "with one period or give --period");
+  return choice;
+}
+
+// Several CPUs under -icount share one clock: a thread's sample stood for
+// its CPU's share of the period (profiledb/own_cycles.h). The epochs'
+// shares weighted by the image's samples in each.
+void apply_own_cycles(const std::vector<EpochPeriod>& epochs, PeriodChoice& choice) {
+  std::vector<EpochPeriod> used;
+  for (const EpochPeriod& e : epochs)
+    if (e.samples > 0) used.push_back(e);
+  if (used.empty()) used = epochs;
+  double weighted = 0, weight = 0;
+  std::string missing;
+  bool any = false;
+  for (const EpochPeriod& e : used) {
+    const double w = used.size() == 1 ? 1.0 : std::max(e.samples, 0.0);
+    any = any || e.own.has_value();
+    if (!e.own) missing += (missing.empty() ? "" : ", ") + std::to_string(e.epoch);
+    weighted += (e.own ? e.own->share : 1.0) * w;
+    weight += w;
+  }
+  if (!any || weight <= 0) return;
+  choice.own_share = weighted / weight;
+  choice.mean *= *choice.own_share;
+  if (!missing.empty())
+    choice.notes.push_back("epoch(s) " + missing +
+                           " do not record the CPUs' own cycles (a guest from before them): "
+                           "their samples count as whole periods");
+}
+
+}  // namespace
+
+PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
+                                std::optional<double> option) {
+  PeriodChoice choice = choose_sampling_period(epochs, option);
+  choice.sampling_mean = choice.mean;
+  apply_own_cycles(epochs, choice);
   return choice;
 }
 
@@ -220,6 +260,8 @@ CalcContext calc_context(const CalcInputs& inputs) {
       .db_image = inputs.samples.identity.path,
       .epochs = inputs.epochs_text,
       .period = inputs.period,
+      .sampling_period = inputs.period_choice.sampling_mean,
+      .own_share = inputs.period_choice.own_share,
       .period_description = inputs.period_choice.description,
       .period_source = inputs.period_choice.source,
       .period_notes = inputs.period_choice.notes,
@@ -355,6 +397,7 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
   ImageSamples samples;
   std::set<uint32_t> cpus;
   std::map<std::string, std::vector<uint64_t>> machines;  // epochs with samples, per machine
+  OwnWeighedSamples weighed;  // several CPUs: each thread's by its own share
   bool found = false;
   for (uint64_t epoch : epochs) {
     const EpochMetadata metadata = db.epoch_metadata(epoch);
@@ -362,6 +405,8 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
     EpochPeriod& period = samples.periods.emplace_back();
     period.epoch = epoch;
     period.period = metadata.period;
+    const std::optional<ProcessTable> table = db.process_table(epoch);
+    const ThreadOwnShares shares(metadata, table ? &*table : nullptr);
     const double before = samples.total;
     for (const ProfileInfo& info : db.profiles(epoch)) {
       if (info.image.unknown || info.event_name != "cycles") continue;
@@ -373,13 +418,17 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
       found = true;
       samples.identity = info.image;
       for (const ProfileRow& row : db.read_profile(info).rows) {
-        samples.cycles[row.address] += static_cast<double>(row.count);
-        samples.total += static_cast<double>(row.count);
-        period.samples += static_cast<double>(row.count);
+        const auto count = static_cast<double>(row.count);
+        weighed.add(epoch, row.address, count, shares.of_thread(row.pid));
+        samples.total += count;
+        period.samples += count;
       }
     }
     if (samples.total > before) machines[metadata.machine].push_back(epoch);
   }
+  const auto own = weighed.add_to(samples.cycles);
+  for (EpochPeriod& period : samples.periods)
+    if (const auto it = own.find(period.epoch); it != own.end()) period.own = it->second;
   if (!found) throw std::runtime_error(no_image_message(db, epochs, image));
   read_event_samples(db, epochs, samples);
   samples.machine = one_machine(machines, image);

@@ -16,6 +16,7 @@
 #include "analysis/calc/frontend/event_evidence.h"
 #include "analysis/calc/model/processor_model.h"
 #include "analysis/calc/truth/ground_truth.h"
+#include "profiledb/own_cycles.h"
 #include "profiledb/profile_db.h"
 #include "symbols/image_resolver.h"
 
@@ -31,9 +32,19 @@ struct EpochPeriod {
   uint64_t epoch = 0;
   SamplingPeriod period;  // from epoch.meta; unknown in databases from before it was recorded
   double samples = 0;     // the image's CYCLES samples in this epoch
+  // The share of a period that a thread's sample stood for of its CPU's own
+  // cycles (several CPUs under -icount's one clock; profiledb/own_cycles.h);
+  // nullopt when the epoch does not record it.
+  std::optional<OwnCycleShare> own;
 };
 struct PeriodChoice {
+  // The cycles F × period uses: the mean sampling period times the own
+  // share of the CPUs' cycles when the epochs record it.
   double mean = 0;
+  double sampling_mean = 0;  // the mean sampling period itself
+  // Sample-weighted own share of the epochs (1 on one CPU); nullopt when
+  // none records it.
+  std::optional<double> own_share;
   // "option" (--period), "recorded" (one period in every epoch with samples),
   // "mixed" (several periods, a period change within an epoch, or epochs that
   // do not record theirs: the epochs' means weighted by the image's samples in
@@ -107,7 +118,9 @@ struct CalcContext {
   std::string image;                      // the ELF file analysed
   std::string db_image;                   // the image's path in the profile database
   std::string epochs;                     // "all (1, 2)" or "3"
-  double period = 0;                      // mean sampling period in cycles
+  double period = 0;                      // the cycles F x period uses (PeriodChoice::mean)
+  double sampling_period = 0;             // the mean sampling period itself
+  std::optional<double> own_share;        // PeriodChoice::own_share
   std::string period_description;         // where it came from ("recorded [8192, 9216)", ...)
   std::string period_source;              // PeriodChoice::source (inputs.h)
   std::vector<std::string> period_notes;  // printed as note: lines

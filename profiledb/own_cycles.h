@@ -1,0 +1,62 @@
+// What one cycles sample stands for of a CPU's own cycles. Under -icount
+// every CPU's cycle counter is one virtual clock that all CPUs advance
+// (docs/qemu-deviations.md): while k CPUs run threads each retires about a
+// k-th of the cycles its samples count, so samples × period overstates the
+// instructions a CPU executed up to k-fold. The guest's scheduler books,
+// per CPU and epoch, the cycles it ran threads and its share of the clock
+// meanwhile (epoch.meta `cpu N thread_cycles` and `own_cycles`,
+// kernel/cpu_time.h); their ratio summed over the CPUs is the share of a
+// period that a sample of a thread stood for.
+// A thread's own share comes from its end (the process table's cputime
+// line): its samples are weighed by it; a thread without one (still
+// running, a kernel thread) by the epoch's, summed over the CPUs
+// (epoch.meta `cpu N thread_cycles` and `own_cycles`); the idle loops'
+// samples (id 0: mostly a sleeping CPU's, and the boot CPU's start-up,
+// which ran alone) by none.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "profiledb/process_table.h"
+#include "profiledb/profile_db.h"
+
+namespace dcpi {
+
+struct OwnCycleShare {
+  double share = 1;         // own cycles / thread cycles, in (0, 1]
+  double running_cpus = 1;  // its inverse: CPUs running threads, on average over thread time
+};
+
+// nullopt when the epoch does not record them (a guest from before them, or
+// no thread ran).
+std::optional<OwnCycleShare> own_cycle_share(const EpochMetadata& metadata);
+
+// Each thread's share in an epoch: its own when the table has it, else the
+// epoch's.
+class ThreadOwnShares {
+ public:
+  ThreadOwnShares(const EpochMetadata& metadata, const ProcessTable* table);
+  ThreadOwnShares(std::optional<OwnCycleShare> epoch, const ProcessTable* table)
+      : epoch_(epoch), table_(table) {}
+  std::optional<double> of_thread(uint32_t tid) const;
+
+ private:
+  std::optional<OwnCycleShare> epoch_;
+  const ProcessTable* table_;
+};
+
+// The share of a set of samples (an image's): each thread's weighted by its
+// samples; samples of threads without a share count as whole periods.
+class OwnShareSum {
+ public:
+  void add(double samples, std::optional<double> share);
+  // nullopt when no sample had a share.
+  std::optional<OwnCycleShare> result() const;
+
+ private:
+  double weighted_ = 0;
+  double samples_ = 0;
+  bool any_ = false;
+};
+
+}  // namespace dcpi

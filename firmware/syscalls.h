@@ -112,6 +112,7 @@
   X(rt_sigprocmask, 353)                                                              \
   X(rt_sigpending, 354)                                                               \
   X(rt_sigtimedwait, 355)                                                             \
+  X(rt_sigqueueinfo, 356)                                                             \
   X(rt_sigsuspend, 357)                                                               \
   X(select, 358)                                                                      \
   X(gettimeofday, 359)                                                                \
@@ -134,6 +135,11 @@
   X(epoll_wait, 409)                                                                  \
   X(set_tid_address, 411)                                                             \
   X(fadvise64, 413)                                                                   \
+  X(timer_create, 414)                                                                \
+  X(timer_settime, 415)                                                               \
+  X(timer_gettime, 416)                                                               \
+  X(timer_getoverrun, 417)                                                            \
+  X(timer_delete, 418)                                                                \
   X(clock_gettime, 420)                                                               \
   X(clock_getres, 421)                                                                \
   X(clock_nanosleep, 422)                                                             \
@@ -167,6 +173,7 @@
   X(epoll_create1, 486)                                                               \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
+  X(rt_tgsigqueueinfo, 492)                                                           \
   X(prlimit64, 496)                                                                   \
   X(renameat2, 510)                                                                   \
   X(getrandom, 511)                                                                   \

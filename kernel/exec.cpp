@@ -12,6 +12,7 @@
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/palcalls.h"
+#include "kernel/posix_timers.h"
 #include "kernel/process_build.h"
 #include "kernel/process_parts.h"
 #include "kernel/scheduler.h"
@@ -101,6 +102,10 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   parts::mm_release(old);
   build::release_vfork_parent(self);
   reset_handlers(self);
+  {  // POSIX timers do not survive exec (Linux's exit_itimers in begin_new_exec)
+    IrqLockGuard guard(sched::lock);
+    posix_timers::release_group_locked(self->group);
+  }
   copy_name(self->name, sizeof self->name, path);
   set_comm_from_path(self, path);
   self->clear_child_tid = 0;

@@ -12,6 +12,7 @@
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/posix_timers.h"
 #include "kernel/process_build.h"
 #include "kernel/process_parts.h"
 #include "kernel/profiler.h"
@@ -170,6 +171,7 @@ void end_group_locked(Process* leader, int64_t wait_status) {
   }
   leader->wait_status = wait_status;
   leader->group->ended = true;
+  posix_timers::release_group_locked(leader->group);
   Process* parent = leader->parent_pid ? find_process_locked(leader->parent_pid) : nullptr;
   if (parent != nullptr && leader->exit_signal != 0)
     signals::send_group_locked(parent, leader->exit_signal);

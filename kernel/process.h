@@ -113,6 +113,16 @@ struct SignalAction {
 };
 inline constexpr uint32_t kSignals = 64;  // 1..64; bit n-1 of a mask is signal n
 
+// Where the last of a signal came from, for its siginfo (kernel/signals.h).
+struct SignalSource {
+  uint32_t pid = 0;     // si_pid: the sending process (0: the kernel)
+  int32_t code = 0;     // si_code: SI_USER 0, SI_QUEUE -1, SI_TIMER -2, SI_TKILL -6
+  uint64_t value = 0;   // si_value (SI_QUEUE, SI_TIMER)
+  int32_t timer = 0;    // si_timerid (SI_TIMER)
+  int32_t overrun = 0;  // si_overrun (SI_TIMER)
+};
+static_assert(sizeof(SignalSource) == 24);
+
 // A thread group (a process): what CLONE_THREAD threads share. The group's
 // id is its leader's pid (`tgid`); the samples and the load map name it.
 inline constexpr uint32_t kResourceLimits = 16;  // Linux's RLIM_NLIMITS
@@ -123,9 +133,9 @@ inline constexpr uint64_t kRlimInfinity = ~uint64_t{0};
 
 struct ThreadGroup {
   SignalAction actions[kSignals];
-  uint64_t pending;           // signals sent to the process (kill), taken by any thread
-  uint32_t sender[kSignals];  // who sent each signal last (siginfo's si_pid)
-  uint32_t threads;           // live threads; 0 once the last one started to leave
+  uint64_t pending;               // signals sent to the process (kill), taken by any thread
+  SignalSource source[kSignals];  // who sent each signal last, and how (its siginfo)
+  uint32_t threads;               // live threads; 0 once the last one started to leave
   // Its last thread finished leaving (end_group_locked): the leader may be
   // reaped once it is a zombie too. Not `threads == 0`: the thread that
   // takes it there still writes its records and wakes the parent after.

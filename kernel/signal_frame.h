@@ -80,6 +80,6 @@ struct SigFrame {
 inline constexpr uint32_t kInsnMovSpA0 = 0x47fe0410, kInsnLdiV0 = 0x201f0000,
                           kInsnCallsys = 0x00000083;
 inline constexpr uint32_t kNrSigreturn = 103, kNrRtSigreturn = 351;
-inline constexpr int32_t kSiUser = 0, kSiTkill = -6;
+inline constexpr int32_t kSiUser = 0, kSiQueue = -1, kSiTimer = -2, kSiTkill = -6;
 
 }  // namespace kernel::signals

@@ -89,9 +89,7 @@ bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& a
   bool ok;
   if (rt) {
     RtSigFrame f{};
-    f.info.si_signo = sig;
-    f.info.si_code = kSiUser;
-    f.info.u.kill.pid = static_cast<int32_t>(self->group->sender[sig - 1]);
+    write_siginfo(sig, self->group->source[sig - 1], &f.info);
     save_context(frame, usp, mask, &f.uc.uc_mcontext);
     f.uc.uc_osf_sigmask = f.uc.uc_sigmask = mask;
     f.uc.uc_stack.ss_flags = 2;  // SS_DISABLE: no alternate stack
@@ -179,23 +177,28 @@ bool dumps_core(int sig) {
   }
 }
 
+namespace {
+SignalSource from_caller() { return {.pid = current()->tgid, .code = kSiUser}; }
+}  // namespace
+
 // Linux's sig_ignored: a signal the target blocks is kept even if its
 // disposition ignores it (sigwait may take it, or a handler set later).
-void send_thread_locked(Process* target, int sig) {
+
+void send_thread_locked(Process* target, int sig, const SignalSource* source) {
   if (target->group == nullptr || (ignored(target->group, sig) && !(target->blocked & bit(sig))))
     return;
-  target->group->sender[sig - 1] = current()->tgid;  // the sender is always the caller
+  target->group->source[sig - 1] = source ? *source : from_caller();
   target->pending |= bit(sig);
   wake_for_locked(target, sig);
 }
 
-void send_group_locked(Process* leader, int sig) {
+void send_group_locked(Process* leader, int sig, const SignalSource* source) {
   ThreadGroup* group = leader->group;
   if (group == nullptr || (ignored(group, sig) && !(leader->blocked & bit(sig)))) return;
   // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
   // has a handler for; the others, SIGKILL included, are dropped.
   if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
-  group->sender[sig - 1] = current()->tgid;  // for SIGCHLD: the exiting child
+  group->source[sig - 1] = source ? *source : from_caller();  // SIGCHLD: the exiting child
   group->pending |= bit(sig);
   for (uint32_t i = 0; i < process_slot_count(); ++i) {
     Process* p = &process_slots()[i];
@@ -215,7 +218,23 @@ int take_waited_locked(Process* self, uint64_t set) {
   return 0;
 }
 
-uint32_t sender_of(const Process* self, int sig) { return self->group->sender[sig - 1]; }
+const SignalSource& source_of(const Process* self, int sig) { return self->group->source[sig - 1]; }
+
+// Linux's siginfo union (asm-generic/siginfo.h): _kill {pid, uid}, _rt
+// {pid, uid, sigval}, _timer {tid, overrun, sigval}: si_value at 8 in both.
+void write_siginfo(int sig, const SignalSource& source, SigInfo* info) {
+  *info = SigInfo{};
+  info->si_signo = sig;
+  info->si_code = source.code;
+  if (source.code == kSiTimer) {
+    info->u.kill.pid = source.timer;
+    info->u.kill.uid = static_cast<uint32_t>(source.overrun);
+  } else {
+    info->u.kill.pid = static_cast<int32_t>(source.pid);
+  }
+  if (source.code == kSiTimer || source.code == kSiQueue)
+    __builtin_memcpy(info->u.bytes + 8, &source.value, sizeof source.value);
+}
 
 bool interrupted(const Process* self) {
   if (self->group == nullptr) return false;

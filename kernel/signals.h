@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernel/process.h"
+#include "kernel/signal_frame.h"
 
 namespace kernel::signals {
 
@@ -32,14 +33,18 @@ inline constexpr bool valid(int64_t sig) {
 // any thread that does not block it takes it). With sched::lock held. A
 // signal its process ignores is discarded; a sleeping thread that may take
 // it is woken (its system call ends with EINTR).
-void send_thread_locked(Process* target, int sig);
-void send_group_locked(Process* leader, int sig);
+// `source`: what its siginfo says (nullptr: SI_USER from the calling
+// process, as kill and the kernel's own signals).
+void send_thread_locked(Process* target, int sig, const SignalSource* source = nullptr);
+void send_group_locked(Process* leader, int sig, const SignalSource* source = nullptr);
 
 // rt_sigtimedwait: the lowest signal of `set` pending for the thread (its
 // own first, then its process's), taken off; 0 if none. With sched::lock.
 int take_waited_locked(Process* self, uint64_t set);
-// Who sent `sig` last (siginfo's si_pid).
-uint32_t sender_of(const Process* self, int sig);
+// Who sent `sig` last, and how.
+const SignalSource& source_of(const Process* self, int sig);
+// The siginfo of `sig` from `source` (a handler's frame, rt_sigtimedwait).
+void write_siginfo(int sig, const SignalSource& source, SigInfo* info);
 
 // True when the current thread has an unblocked signal waiting, or its
 // process is ending: what a blocking call checks to return EINTR.

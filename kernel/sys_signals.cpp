@@ -28,20 +28,22 @@ static_assert(sizeof(UserSigaction) == 24);
 
 // kill(pid > 0) and tgkill's target checks; -1 and process groups are not
 // supported (ESRCH), as a kernel with one process per group would answer.
-int64_t send_to_process(uint32_t pid, int64_t sig) {
+// `source`: its siginfo (nullptr: SI_USER from the caller).
+int64_t send_to_process(uint32_t pid, int64_t sig, const SignalSource* source = nullptr) {
   IrqLockGuard guard(sched::lock);
   Process* leader = find_process_locked(pid);
   if (leader == nullptr || leader->group == nullptr || leader->group->threads == 0)
     return error(ESRCH);
-  if (sig != 0) signals::send_group_locked(leader, static_cast<int>(sig));
+  if (sig != 0) signals::send_group_locked(leader, static_cast<int>(sig), source);
   return 0;
 }
 
-int64_t send_to_thread(uint32_t tgid, uint32_t tid, int64_t sig) {
+int64_t send_to_thread(uint32_t tgid, uint32_t tid, int64_t sig,
+                       const SignalSource* source = nullptr) {
   IrqLockGuard guard(sched::lock);
   Process* thread = find_thread_locked(tid);
   if (thread == nullptr || (tgid != 0 && thread->tgid != tgid)) return error(ESRCH);
-  if (sig != 0) signals::send_thread_locked(thread, static_cast<int>(sig));
+  if (sig != 0) signals::send_thread_locked(thread, static_cast<int>(sig), source);
   return 0;
 }
 
@@ -150,10 +152,9 @@ int64_t sys_rt_sigtimedwait(Process* self, TrapFrame*, const Args& args) {
     }
   }
   if (args.a[1] != 0) {
-    int32_t info[32] = {};  // siginfo_t: signo, errno, code, pad, pid, uid
-    info[0] = sig;
-    info[4] = static_cast<int32_t>(signals::sender_of(self, sig));
-    if (!copy_to_user(self->space(), args.a[1], info, sizeof info)) return error(EFAULT);
+    signals::SigInfo info;
+    signals::write_siginfo(sig, signals::source_of(self, sig), &info);
+    if (!copy_to_user(self->space(), args.a[1], &info, sizeof info)) return error(EFAULT);
   }
   return sig;
 }
@@ -173,11 +174,47 @@ int64_t sys_kill(Process* self, TrapFrame*, const Args& args) {
   return send_to_process(static_cast<uint32_t>(pid), sig);
 }
 
-int64_t sys_tgkill(Process*, TrapFrame*, const Args& args) {
+int64_t sys_tgkill(Process* self, TrapFrame*, const Args& args) {
   const auto tgid = static_cast<int64_t>(args.a[0]), tid = static_cast<int64_t>(args.a[1]),
              sig = static_cast<int64_t>(args.a[2]);
   if ((sig != 0 && !signals::valid(sig)) || tgid <= 0 || tid <= 0) return error(EINVAL);
-  return send_to_thread(static_cast<uint32_t>(tgid), static_cast<uint32_t>(tid), sig);
+  const SignalSource source{.pid = self->tgid, .code = signals::kSiTkill};
+  return send_to_thread(static_cast<uint32_t>(tgid), static_cast<uint32_t>(tid), sig, &source);
+}
+
+// rt_sigqueueinfo(tgid, sig, info) and rt_tgsigqueueinfo(tgid, tid, sig,
+// info): sigqueue() and pthread_sigqueue(), a signal with a value. As
+// Linux: another process may be sent only a negative si_code other than
+// SI_TKILL (EPERM); si_pid is the caller's, si_value the info's.
+int64_t queued_source(Process* self, uint64_t info_va, uint32_t target, SignalSource* source) {
+  signals::SigInfo info;
+  if (!copy_from_user(self->space(), &info, info_va, sizeof info)) return error(EFAULT);
+  if ((info.si_code >= 0 || info.si_code == signals::kSiTkill) && target != self->tgid)
+    return error(EPERM);
+  *source = SignalSource{.pid = self->tgid, .code = info.si_code};
+  __builtin_memcpy(&source->value, info.u.bytes + 8, sizeof source->value);
+  return 0;
+}
+
+int64_t sys_rt_sigqueueinfo(Process* self, TrapFrame*, const Args& args) {
+  const auto tgid = static_cast<int64_t>(args.a[0]), sig = static_cast<int64_t>(args.a[1]);
+  if ((sig != 0 && !signals::valid(sig)) || tgid <= 0 || tgid > 0xffffffff) return error(EINVAL);
+  SignalSource source;
+  if (const int64_t e = queued_source(self, args.a[2], static_cast<uint32_t>(tgid), &source); e < 0)
+    return e;
+  return send_to_process(static_cast<uint32_t>(tgid), sig, &source);
+}
+
+int64_t sys_rt_tgsigqueueinfo(Process* self, TrapFrame*, const Args& args) {
+  const auto tgid = static_cast<int64_t>(args.a[0]), tid = static_cast<int64_t>(args.a[1]),
+             sig = static_cast<int64_t>(args.a[2]);
+  if ((sig != 0 && !signals::valid(sig)) || tgid <= 0 || tid <= 0 || tgid > 0xffffffff ||
+      tid > 0xffffffff)
+    return error(EINVAL);
+  SignalSource source;
+  if (const int64_t e = queued_source(self, args.a[3], static_cast<uint32_t>(tgid), &source); e < 0)
+    return e;
+  return send_to_thread(static_cast<uint32_t>(tgid), static_cast<uint32_t>(tid), sig, &source);
 }
 
 int64_t sys_tkill(Process*, TrapFrame*, const Args& args) {

@@ -1,11 +1,16 @@
 // setitimer and getitimer (Linux/Alpha's 361/362, 64-bit struct timeval):
 // glibc's alarm() and programs' periodic SIGALRM, SIGVTALRM and SIGPROF
 // (kernel/itimers.h); timerfd_create, timerfd_settime, timerfd_gettime
-// (kernel/timerfd.h).
+// (kernel/timerfd.h); the POSIX timers timer_create .. timer_delete
+// (kernel/posix_timers.h).
 #include "kernel/clock.h"
 #include "kernel/files.h"
+#include "kernel/irq_lock.h"
 #include "kernel/itimers.h"
 #include "kernel/linux_errno.h"
+#include "kernel/posix_timers.h"
+#include "kernel/scheduler.h"
+#include "kernel/signals.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/timerfd.h"
 #include "kernel/udiv.h"
@@ -51,7 +56,8 @@ Itimerspec to_itimerspec(uint64_t value, uint64_t interval) {
           static_cast<int64_t>(value_sec), static_cast<int64_t>(value_rest * kNsPerCycle)};
 }
 
-constexpr uint64_t kClockRealtime = 0, kClockMonotonic = 1, kClockBoottime = 7;
+constexpr uint64_t kClockRealtime = 0, kClockMonotonic = 1, kClockProcessCputime = 2,
+                   kClockThreadCputime = 3, kClockBoottime = 7;
 constexpr uint64_t kTfdNonblock = 04, kTfdCloexec = 010000000, kTfdTimerAbstime = 1,
                    kTfdTimerCancelOnSet = 2;
 
@@ -60,7 +66,125 @@ OpenFile* timer_at(Process* self, uint64_t fd, int64_t* e) {
   return file_of_kind(self->fds, fd, OpenFile::kTimerfd, EINVAL, e);
 }
 
+// struct sigevent (asm-generic/siginfo.h): sigev_value, sigev_signo,
+// sigev_notify, then the union whose first int is SIGEV_THREAD_ID's tid.
+struct Sigevent {
+  uint64_t value;
+  int32_t signo;
+  int32_t notify;
+  int32_t thread_id;
+  int32_t pad[11];
+};
+static_assert(sizeof(Sigevent) == 64);
+
+constexpr uint64_t kTimerAbstime = 1;
+
+// What timer_create's sigevent asks for; NULL: SIGEV_SIGNAL with SIGALRM and
+// the timer's id as the value (Linux). 0 or -errno.
+int64_t notify_from_user(Process* self, uint64_t va, posix_timers::Notify* notify) {
+  if (va == 0) {
+    *notify = {
+        .kind = posix_timers::kSigevSignal, .signal = signals::kSigAlrm, .value = 0, .thread = 0};
+    return 0;
+  }
+  Sigevent ev;
+  if (!copy_from_user(self->space(), &ev, va, sizeof ev)) return error(EFAULT);
+  *notify = {.kind = ev.notify,
+             .signal = ev.signo,
+             .value = ev.value,
+             .thread = static_cast<uint32_t>(ev.thread_id)};
+  if (ev.notify == posix_timers::kSigevNone) return 0;
+  if (ev.notify != posix_timers::kSigevSignal && ev.notify != posix_timers::kSigevThreadId)
+    return error(EINVAL);  // SIGEV_THREAD is glibc's: it asks for SIGEV_THREAD_ID
+  if (!signals::valid(ev.signo)) return error(EINVAL);
+  if (ev.notify == posix_timers::kSigevThreadId) {
+    IrqLockGuard guard(sched::lock);
+    const Process* thread = find_thread_locked(notify->thread);
+    if (thread == nullptr || thread->tgid != self->tgid) return error(EINVAL);
+  }
+  return 0;
+}
+
 }  // namespace
+
+namespace {
+
+// A timer's clock id: the virtual clock's, or a CPU-time clock as glibc
+// passes it (Linux's MAKE_PROCESS_CPUCLOCK/MAKE_THREAD_CPUCLOCK: ~pid << 3,
+// bit 2 per thread, the low two bits PROF/VIRT/SCHED, here all the time
+// running) for the caller's process or thread (pid 0 or its own).
+bool timer_clock(const Process* self, int32_t id, posix_timers::Clock* clock) {
+  if (id == kClockRealtime || id == kClockMonotonic || id == kClockBoottime) {
+    *clock = posix_timers::Clock::kVirtual;
+    return true;
+  }
+  const bool per_thread = id == kClockThreadCputime || (id < 0 && (id & 4));
+  if (id == kClockProcessCputime || id == kClockThreadCputime) {
+    *clock = per_thread ? posix_timers::Clock::kThreadCpu : posix_timers::Clock::kProcessCpu;
+    return true;
+  }
+  if (id >= 0 || (id & 3) == 3) return false;
+  const auto pid = static_cast<uint32_t>(~(id >> 3));
+  if (pid != 0 && pid != (per_thread ? self->pid : self->tgid)) return false;
+  *clock = per_thread ? posix_timers::Clock::kThreadCpu : posix_timers::Clock::kProcessCpu;
+  return true;
+}
+
+}  // namespace
+
+// timer_create(clock, sigevent or NULL, &id): the virtual clock for
+// REALTIME, MONOTONIC and BOOTTIME; the caller's process's or thread's CPU
+// time (posix_timers.h). Other clocks (another process's CPU clock, the
+// _ALARM ones): EINVAL.
+int64_t sys_timer_create(Process* self, TrapFrame*, const Args& args) {
+  posix_timers::Clock clock;
+  if (!timer_clock(self, static_cast<int32_t>(args.a[0]), &clock)) return error(EINVAL);
+  posix_timers::Notify notify;
+  if (const int64_t e = notify_from_user(self, args.a[1], &notify); e < 0) return e;
+  // Linux: without a sigevent the signal's value is the timer's id.
+  const int64_t id = posix_timers::create(self, clock, notify, args.a[1] == 0);
+  if (id < 0) return id;
+  const auto user_id = static_cast<int32_t>(id);
+  if (!copy_to_user(self->space(), args.a[2], &user_id, sizeof user_id)) {
+    posix_timers::remove(self, user_id);
+    return error(EFAULT);
+  }
+  return 0;
+}
+
+// timer_settime(id, flags, new, old or NULL); TIMER_ABSTIME: the value is
+// a time on the clock (since boot here), at once if passed.
+int64_t sys_timer_settime(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[1] & ~kTimerAbstime) return error(EINVAL);
+  uint64_t interval, value;
+  if (const int64_t e = timespec_cycles(self, args.a[2], &interval); e < 0) return e;
+  if (const int64_t e = timespec_cycles(self, args.a[2] + 16, &value); e < 0) return e;
+  uint64_t old_value, old_interval;
+  const int64_t e =
+      posix_timers::set(self, static_cast<int32_t>(args.a[0]), value,
+                        (args.a[1] & kTimerAbstime) != 0, interval, &old_value, &old_interval);
+  if (e < 0) return e;
+  const Itimerspec old = to_itimerspec(old_value, old_interval);
+  if (args.a[3] != 0 && !copy_to_user(self->space(), args.a[3], &old, sizeof old))
+    return error(EFAULT);
+  return 0;
+}
+
+int64_t sys_timer_gettime(Process* self, TrapFrame*, const Args& args) {
+  uint64_t value, interval;
+  const int64_t e = posix_timers::get(self, static_cast<int32_t>(args.a[0]), &value, &interval);
+  if (e < 0) return e;
+  const Itimerspec now = to_itimerspec(value, interval);
+  return copy_to_user(self->space(), args.a[1], &now, sizeof now) ? 0 : error(EFAULT);
+}
+
+int64_t sys_timer_getoverrun(Process* self, TrapFrame*, const Args& args) {
+  return posix_timers::overrun(self, static_cast<int32_t>(args.a[0]));
+}
+
+int64_t sys_timer_delete(Process* self, TrapFrame*, const Args& args) {
+  return posix_timers::remove(self, static_cast<int32_t>(args.a[0]));
+}
 
 bool timeval_cycles(int64_t sec, int64_t usec, uint64_t* cycles) {
   if (sec < 0 || usec < 0 || usec >= 1'000'000) return false;

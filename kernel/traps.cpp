@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/itimers.h"
 #include "kernel/palcalls.h"
+#include "kernel/posix_timers.h"
 #include "kernel/process.h"
 #include "kernel/profiler.h"
 #include "kernel/scheduler.h"
@@ -83,6 +84,7 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame
       kernel::smp::clock_tick();
       kernel::profiler::tick();
       kernel::itimers::tick(frame);
+      kernel::posix_timers::tick();
       kernel::sched::tick(frame);
       return_to_user(frame);
       return;

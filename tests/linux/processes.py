@@ -38,6 +38,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               select and pselect (timeouts, EBADF,
                                               EINTR whatever SA_RESTART), getrusage,
                                               clock_getres, process vs thread CPU time
+  processes.py BUILD LINUX_DIR posix_timers CPUS  timer_create's SIGEV_SIGNAL (value,
+                                              SI_TIMER, overruns while blocked),
+                                              SIGEV_THREAD, a CPU-time timer, sigqueue
   processes.py BUILD LINUX_DIR shared CPUS    MAP_SHARED anonymous memory across fork
                                               (also moved by mremap, and after the
                                               parent's munmap), private memory staying
@@ -225,6 +228,11 @@ def case_timers(tmp):
     same("timers", dcpi_run(os.path.join(tmp, "tm.db"), "timers").stdout, oracle("timers"))
 
 
+def case_posix_timers(tmp):
+    same("posix_timers", dcpi_run(os.path.join(tmp, "pt.db"), "posix_timers").stdout,
+         oracle("posix_timers"))
+
+
 def case_shared(tmp):
     same("shared", dcpi_run(os.path.join(tmp, "sh.db"), "shared").stdout, oracle("shared"))
 
@@ -408,7 +416,8 @@ def main():
                  "pipes": case_pipes, "files": case_files, "stress": case_stress,
                  "exits": case_exits,
                  "tidprof": case_tidprof, "openmp": case_openmp, "dirs": case_dirs, "filestate": case_filestate,
-                 "shell": case_shell, "timers": case_timers, "shared": case_shared,
+                 "shell": case_shell, "timers": case_timers, "posix_timers": case_posix_timers,
+                 "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs}

@@ -192,7 +192,7 @@ void score_estimates(const CalcInputs& inputs, const std::optional<std::string>&
   std::vector<calc::AddressRange> ranges;
   for (const ProcedureRange* p : procedures) ranges.push_back({p->start, p->end});
   run.placement =
-      calc::score_placement_in(inputs.samples.cycles, run.truth, ranges, run.palcode_landings);
+      calc::score_placement_in(inputs.samples.landed, run.truth, ranges, run.palcode_landings);
   for (const auto& [event, samples] : inputs.samples.events)
     score_event(event, samples, ranges, run);
   score_profileme_records(inputs, procedure, run);

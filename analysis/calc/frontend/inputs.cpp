@@ -420,6 +420,7 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
       for (const ProfileRow& row : db.read_profile(info).rows) {
         const auto count = static_cast<double>(row.count);
         weighed.add(epoch, row.address, count, shares.of_thread(row.pid));
+        samples.landed[row.address] += count;
         samples.total += count;
         period.samples += count;
       }

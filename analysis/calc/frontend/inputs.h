@@ -59,7 +59,13 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
 struct ImageSamples {
   ImageIdentity identity;         // the image in the database
   std::vector<uint64_t> epochs;   // epochs read
-  calc::SamplesByAddress cycles;  // CYCLES samples per ELF address, all PIDs and CPUs
+  // CYCLES samples per ELF address, all PIDs and CPUs; on several CPUs each
+  // thread's weighed by its own share (own_weighed_samples.h), their total
+  // unchanged.
+  calc::SamplesByAddress cycles;
+  // The same as counted, unweighed: where the samples landed (the placement
+  // oracle compares them with where the truth says they can land).
+  calc::SamplesByAddress landed;
   // The other events' samples (imiss, dmiss, ...; the ev5 machine), the same way.
   std::map<std::string, calc::SamplesByAddress> events;
   // Every event but cycles with samples in the epochs read, in any image:

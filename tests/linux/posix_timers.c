@@ -39,17 +39,23 @@ static const char *code_name(int code) {
   return code == SI_TIMER ? "SI_TIMER" : code == SI_QUEUE ? "SI_QUEUE" : "other";
 }
 
+/* A sigevent: `notify` with SIGUSR1 and `value`. */
+static struct sigevent event(int notify, int value) {
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = notify;
+  ev.sigev_signo = SIGUSR1;
+  ev.sigev_value.sival_int = value;
+  return ev;
+}
+
 static void periodic(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO;
   sigaction(SIGUSR1, &sa, NULL);
-  struct sigevent ev;
-  memset(&ev, 0, sizeof ev);
-  ev.sigev_notify = SIGEV_SIGNAL;
-  ev.sigev_signo = SIGUSR1;
-  ev.sigev_value.sival_int = 4242;
+  struct sigevent ev = event(SIGEV_SIGNAL, 4242);
   timer_t timer;
   printf("create: %d\n", timer_create(CLOCK_MONOTONIC, &ev, &timer));
   struct itimerspec every = {{0, 20000000}, {0, 20000000}};
@@ -77,11 +83,8 @@ static void periodic(void) {
 }
 
 static void in_a_thread(void) {
-  struct sigevent ev;
-  memset(&ev, 0, sizeof ev);
-  ev.sigev_notify = SIGEV_THREAD;
+  struct sigevent ev = event(SIGEV_THREAD, 77);
   ev.sigev_notify_function = on_thread;
-  ev.sigev_value.sival_int = 77;
   timer_t timer;
   printf("SIGEV_THREAD create: %d\n", timer_create(CLOCK_REALTIME, &ev, &timer));
   struct itimerspec once = {{0, 0}, {0, 5000000}};
@@ -92,11 +95,7 @@ static void in_a_thread(void) {
 }
 
 static void on_cpu_time(void) {
-  struct sigevent ev;
-  memset(&ev, 0, sizeof ev);
-  ev.sigev_notify = SIGEV_SIGNAL;
-  ev.sigev_signo = SIGUSR1;
-  ev.sigev_value.sival_int = 5;
+  struct sigevent ev = event(SIGEV_SIGNAL, 5);
   timer_t timer;
   printf("CPU-time create: %d\n", timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer));
   fired = 0;

@@ -31,17 +31,37 @@ struct OwnCycleShare {
 // no thread ran).
 std::optional<OwnCycleShare> own_cycle_share(const EpochMetadata& metadata);
 
+// What an epoch says of its samples' own cycles: the CPUs' share, and the
+// late samples' toll. A CPU whose counter overflows while it waits for its
+// round-robin turn takes the sample when the turn comes, and the next
+// period starts then (docs/qemu-deviations.md), so the threads' samples
+// are fewer than their cycles ÷ period: measured as r = the threads'
+// samples × mean period ÷ their cycles (about 0.95 with 2-4 busy CPUs), a
+// sample stands for 1/r periods of the clock on average. A thread waits
+// for its turns in proportion to 1 − its share, so its samples are late by
+// `lateness` × (1 − share) ÷ (1 − the epoch's share) periods.
+struct EpochOwnShares {
+  std::optional<OwnCycleShare> epoch;
+  double lateness = 0;  // 1/r − 1; 0 when not measured (fewer than 1.5 CPUs ran threads,
+                        // or r outside [0.7, 1): runs accumulated in one epoch, noise)
+};
+// From the epoch's metadata and, when threads ran on 1.5 CPUs or more on
+// average, its cycles samples of threads (rows with a thread id, every image).
+EpochOwnShares epoch_own_shares(const ProfileDatabase& db, uint64_t epoch);
+// The lateness from the counts (epoch_own_shares' rule): 0 unless
+// `share` is at most 1/1.5 and r in [0.7, 1).
+double measured_lateness(const OwnCycleShare& share, double thread_samples, double mean_period,
+                         double thread_cycles);
+
 // Each thread's share in an epoch: its own when the table has it, else the
-// epoch's.
+// epoch's; times its late samples' toll.
 class ThreadOwnShares {
  public:
-  ThreadOwnShares(const EpochMetadata& metadata, const ProcessTable* table);
-  ThreadOwnShares(std::optional<OwnCycleShare> epoch, const ProcessTable* table)
-      : epoch_(epoch), table_(table) {}
+  ThreadOwnShares(EpochOwnShares epoch, const ProcessTable* table) : epoch_(epoch), table_(table) {}
   std::optional<double> of_thread(uint32_t tid) const;
 
  private:
-  std::optional<OwnCycleShare> epoch_;
+  EpochOwnShares epoch_;
   const ProcessTable* table_;
 };
 

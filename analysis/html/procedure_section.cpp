@@ -215,7 +215,7 @@ ProcedureSections::ImageData* ProcedureSections::image_data(const std::string& i
     const auto table = samples_.processes.find(epoch);
     const auto epoch_share = samples_.own_shares.find(epoch);
     const ThreadOwnShares shares(
-        epoch_share != samples_.own_shares.end() ? epoch_share->second : std::nullopt,
+        epoch_share != samples_.own_shares.end() ? epoch_share->second : EpochOwnShares{},
         table != samples_.processes.end() ? &table->second : nullptr);
     for (const ProfileRow& row : profile.rows) {
       const auto count = static_cast<double>(row.count);

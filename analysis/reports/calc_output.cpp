@@ -116,6 +116,12 @@ void print_own_cycles(const CalcContext& context, std::ostream& out) {
          "        own share over that average (their total unchanged)\n"
          "note:   a thread's share is its average: what it ran while fewer (more) CPUs ran\n"
          "        threads than that is under- (over-)counted\n";
+  if (context.lateness > 0)
+    out << "note:   a thread's sample stood for " << fixed_text(100 * context.lateness, 1)
+        << " % more than a period of the clock on average (an overflow\n"
+           "        during a CPU's wait for its round-robin turn is taken when the turn comes, "
+           "and\n"
+           "        the next period starts then); counted in, by each thread's waiting\n";
 }
 
 }  // namespace
@@ -411,6 +417,7 @@ void print_calc_json(const CalcReport& report, const CalcContext& context, std::
   // share that scaled it into `period`.
   json.real_field("sampling_period", context.sampling_period);
   if (context.own_share) json.real_field("own_share", *context.own_share);
+  if (context.lateness > 0) json.real_field("late_samples", context.lateness);
   write_event_evidence(json, context.events);
   json.field("missing_edges", report.missing_edges).key("indirect_jumps").begin_array();
   for (const IndirectJump& jump : report.indirect_jumps) write_indirect_jump(json, jump);

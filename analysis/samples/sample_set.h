@@ -28,8 +28,9 @@ struct SampleSet {
   std::string label;              // what the set is called in reports ("prof.db", "epoch 2")
   std::vector<Profile> profiles;  // rows already filtered; profiles left with no rows dropped
   std::map<uint64_t, SamplingPeriod> periods = {};  // per epoch read, from its epoch.meta
-  // Per epoch read: the own share of its CPUs' cycles (profiledb/own_cycles.h).
-  std::map<uint64_t, std::optional<OwnCycleShare>> own_shares = {};
+  // Per epoch read: the own share of its CPUs' cycles and its late samples'
+  // toll (profiledb/own_cycles.h).
+  std::map<uint64_t, EpochOwnShares> own_shares = {};
   std::map<uint64_t, std::string> machines = {};  // per epoch read: qemu or ev5 (issue 14)
   // Per epoch read, its process table (epoch-N/processes; none before issue 29).
   std::map<uint64_t, ProcessTable> processes = {};

@@ -288,7 +288,7 @@ TEST(CalcPeriod, ThreadsOwnSharesComeFromTheTableOrTheEpoch) {
   ProcessTable table;
   table.threads[7] = {7, 7, 0, 10, 0, "t", ThreadCpuTime{4000, 1000}};
   table.threads[8] = {8, 7, 0, std::nullopt, std::nullopt, "t", std::nullopt};
-  const ThreadOwnShares shares(meta, &table);
+  const ThreadOwnShares shares({.epoch = own_cycle_share(meta)}, &table);
   EXPECT_EQ(shares.of_thread(7), 0.25);
   EXPECT_EQ(shares.of_thread(8), 0.4);  // still running at the end: the epoch's
   EXPECT_EQ(shares.of_thread(0), std::nullopt);
@@ -298,6 +298,18 @@ TEST(CalcPeriod, ThreadsOwnSharesComeFromTheTableOrTheEpoch) {
   ASSERT_TRUE(sum.result().has_value());
   EXPECT_DOUBLE_EQ(sum.result()->share, (30 * 0.25 + 10) / 40);
   EXPECT_FALSE(OwnShareSum{}.result().has_value());
+  // Late samples (2.5 CPUs ran threads): r = 0.95 of the threads' cycles ÷
+  // period; a thread's samples are late by its waiting over the epoch's.
+  const double late = measured_lateness(*own_cycle_share(meta), 950, 2, 2000);
+  EXPECT_DOUBLE_EQ(late, 1 / 0.95 - 1);
+  const ThreadOwnShares with_late({.epoch = own_cycle_share(meta), .lateness = late}, &table);
+  EXPECT_DOUBLE_EQ(*with_late.of_thread(7), 0.25 * (1 + late * 0.75 / 0.6));
+  EXPECT_DOUBLE_EQ(*with_late.of_thread(8), 0.4 * (1 + late));  // the epoch's own: 1/r
+  // Not measured: fewer than 1.5 CPUs ran threads, more samples than cycles
+  // (runs accumulated in one epoch), or implausibly few.
+  EXPECT_EQ(measured_lateness({.share = 0.8, .running_cpus = 1.25}, 950, 2, 2000), 0);
+  EXPECT_EQ(measured_lateness(*own_cycle_share(meta), 2000, 2, 2000), 0);
+  EXPECT_EQ(measured_lateness(*own_cycle_share(meta), 500, 2, 2000), 0);
 }
 
 // Each thread's samples weighed by its share over the image's mean, so that

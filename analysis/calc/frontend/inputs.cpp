@@ -254,6 +254,19 @@ std::string find_elf(const ImageIdentity& identity, const ImageSources& sources)
 
 }  // namespace
 
+namespace {
+
+double mean_lateness(const std::vector<EpochPeriod>& epochs) {
+  double weighted = 0, samples = 0;
+  for (const EpochPeriod& e : epochs) {
+    weighted += e.lateness * e.samples;
+    samples += e.samples;
+  }
+  return samples > 0 ? weighted / samples : 0;
+}
+
+}  // namespace
+
 CalcContext calc_context(const CalcInputs& inputs) {
   return CalcContext{
       .image = inputs.code.path(),
@@ -262,6 +275,7 @@ CalcContext calc_context(const CalcInputs& inputs) {
       .period = inputs.period,
       .sampling_period = inputs.period_choice.sampling_mean,
       .own_share = inputs.period_choice.own_share,
+      .lateness = mean_lateness(inputs.samples.periods),
       .period_description = inputs.period_choice.description,
       .period_source = inputs.period_choice.source,
       .period_notes = inputs.period_choice.notes,
@@ -406,7 +420,9 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
     period.epoch = epoch;
     period.period = metadata.period;
     const std::optional<ProcessTable> table = db.process_table(epoch);
-    const ThreadOwnShares shares(metadata, table ? &*table : nullptr);
+    const EpochOwnShares epoch_shares = epoch_own_shares(db, epoch);
+    period.lateness = epoch_shares.lateness;
+    const ThreadOwnShares shares(epoch_shares, table ? &*table : nullptr);
     const double before = samples.total;
     for (const ProfileInfo& info : db.profiles(epoch)) {
       if (info.image.unknown || info.event_name != "cycles") continue;

@@ -36,6 +36,7 @@ struct EpochPeriod {
   // cycles (several CPUs under -icount's one clock; profiledb/own_cycles.h);
   // nullopt when the epoch does not record it.
   std::optional<OwnCycleShare> own;
+  double lateness = 0;  // its late samples' toll (profiledb/own_cycles.h EpochOwnShares)
 };
 struct PeriodChoice {
   // The cycles F × period uses: the mean sampling period times the own
@@ -57,8 +58,8 @@ PeriodChoice choose_mean_period(const std::vector<EpochPeriod>& epochs,
                                 std::optional<double> option);
 
 struct ImageSamples {
-  ImageIdentity identity;         // the image in the database
-  std::vector<uint64_t> epochs;   // epochs read
+  ImageIdentity identity;        // the image in the database
+  std::vector<uint64_t> epochs;  // epochs read
   // CYCLES samples per ELF address, all PIDs and CPUs; on several CPUs each
   // thread's weighed by its own share (own_weighed_samples.h), their total
   // unchanged.
@@ -121,14 +122,15 @@ std::vector<std::string> sampled_image_paths(const CalcRequest& request);
 
 // Where the numbers came from, for the header.
 struct CalcContext {
-  std::string image;                      // the ELF file analysed
-  std::string db_image;                   // the image's path in the profile database
-  std::string epochs;                     // "all (1, 2)" or "3"
-  double period = 0;                      // the cycles F x period uses (PeriodChoice::mean)
-  double sampling_period = 0;             // the mean sampling period itself
-  std::optional<double> own_share;        // PeriodChoice::own_share
-  std::string period_description;         // where it came from ("recorded [8192, 9216)", ...)
-  std::string period_source;              // PeriodChoice::source (inputs.h)
+  std::string image;                // the ELF file analysed
+  std::string db_image;             // the image's path in the profile database
+  std::string epochs;               // "all (1, 2)" or "3"
+  double period = 0;                // the cycles F x period uses (PeriodChoice::mean)
+  double sampling_period = 0;       // the mean sampling period itself
+  std::optional<double> own_share;  // PeriodChoice::own_share
+  double lateness = 0;             // the epochs' late samples' toll, weighed by the image's samples
+  std::string period_description;  // where it came from ("recorded [8192, 9216)", ...)
+  std::string period_source;       // PeriodChoice::source (inputs.h)
   std::vector<std::string> period_notes;  // printed as note: lines
   size_t cpus = 0;                        // CPUs that reported driver statistics; 0 if unknown
   bool qemu_model = true;

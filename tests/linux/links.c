@@ -9,7 +9,8 @@
    through a link, getdents64's DT_LNK and DT_FIFO, O_NOFOLLOW; FIFOs made
    by mkfifo, a forked writer and reader on each side (each open waits for
    the other), O_NONBLOCK opens (a reader at once, a writer without a
-   reader ENXIO), O_RDWR, mknod of a regular file and of a bad type.
+   reader ENXIO), O_RDWR, a waiting open ended by a signal (EINTR), mknod
+   of a regular file and of a bad type.
    Everything happens in a fresh directory made by mkdtemp in /tmp (its
    name printed as D), removed at the end. */
 #define _GNU_SOURCE
@@ -17,11 +18,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +53,8 @@ static const char *err(long rc) {
       return "EPERM";
     case EAGAIN:
       return "EAGAIN";
+    case EINTR:
+      return "EINTR";
     default:
       return strerror(errno);
   }
@@ -311,6 +316,12 @@ static void symbolic_links(void) {
   show_file("f/deep", 0);
 }
 
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig) {
+  (void)sig;
+  ++alarms;
+}
+
 /* A child at the other end of "fifo": it opens it for `flags` (waiting for
    the parent's open), writes or reads, and exits with what it read. */
 static pid_t fifo_child(int flags) {
@@ -395,6 +406,19 @@ static void fifos(void) {
   symlink("file", "types/link");
   mkfifo("types/fifo", 0600);
   list("types");
+  /* A reader's open waiting for a writer, ended by a signal whose handler
+     has no SA_RESTART: EINTR, and the FIFO has no reader left after it. */
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_alarm;
+  sigaction(SIGALRM, &action, NULL);
+  struct itimerval in_50ms = {{0, 0}, {0, 50000}};
+  setitimer(ITIMER_REAL, &in_50ms, NULL);
+  fd = open("fifo", O_RDONLY);
+  printf("open interrupted: %s, alarms %d\n", err(fd), alarms);
+  fd = open("fifo", O_WRONLY | O_NONBLOCK);
+  printf("open O_WRONLY|O_NONBLOCK after it: %s\n", err(fd));
+  if (fd >= 0) close(fd);
   printf("unlink fifo: %s\n", err(unlink("fifo")));
   show_stat("fifo");
 }

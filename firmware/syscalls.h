@@ -25,6 +25,7 @@
   X(unlink, 10)                                                                       \
   X(chdir, 12)                                                                        \
   X(fchdir, 13)                                                                       \
+  X(mknod, 14)                                                                        \
   X(chmod, 15)                                                                        \
   X(brk, 17)                                                                          \
   X(lseek, 19)                                                                        \
@@ -151,6 +152,7 @@
   X(fdatasync, 447)                                                                   \
   X(openat, 450)                                                                      \
   X(mkdirat, 451)                                                                     \
+  X(mknodat, 452)                                                                     \
   X(fstatat64, 455)                                                                   \
   X(unlinkat, 456)                                                                    \
   X(renameat, 457)                                                                    \

@@ -41,8 +41,11 @@ void release_description(OpenFile* file) {
     if (--file->refs != 0) return;
     ++file->refs;  // kept while the end is closed, so nobody takes the slot
   }
-  if (file->kind == OpenFile::kPipeRead || file->kind == OpenFile::kPipeWrite)
+  if (file->kind == OpenFile::kPipeRead || file->kind == OpenFile::kPipeWrite) {
     pipe::close_end(file->pipe, file->kind == OpenFile::kPipeWrite);
+    if (writes_fifo(file)) pipe::close_end(file->pipe, true);
+    if (file->node != nullptr) ramfs::release(file->node);  // a FIFO's (sys_fifo.cpp)
+  }
   if (file->kind == OpenFile::kSocket) socket_end::close(file);
   if (file->kind == OpenFile::kEpoll) epoll::release(file->epoll);
   epoll::forget(file);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "firmware/syscalls.h"
 #include "kernel/process.h"
 
 namespace kernel {
@@ -12,6 +13,13 @@ namespace kernel {
 // Linux's memory devices (character major 1) by minor: OpenFile::device of
 // a kNull description.
 inline constexpr uint32_t kDevNull = 3, kDevZero = 5, kDevRandom = 8, kDevUrandom = 9;
+
+// A FIFO opened O_RDWR (kernel/sys_fifo.cpp): one description, kPipeRead,
+// that writes too (Linux lets such an open hold both ends).
+inline bool writes_fifo(const OpenFile* f) {
+  return f->kind == OpenFile::kPipeRead && f->node != nullptr &&
+         (f->flags & LINUX_O_ACCMODE) == LINUX_O_RDWR;
+}
 
 // A fresh description (refs 1) holding `file`'s fields; nullptr when the
 // pool is exhausted.

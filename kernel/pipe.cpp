@@ -13,6 +13,11 @@ struct Pipe {
   uint64_t buffer;  // KSEG page
   uint64_t head, count;
   uint32_t readers, writers;
+  const void* name;  // a FIFO's node (pipe::open_named); nullptr: pipe2's
+  // Opens of a FIFO's ends so far: an open waiting for its partner waits for
+  // a change (Linux's r_counter, w_counter), so a partner that opened and
+  // closed again meanwhile still counts.
+  uint32_t reader_opens, writer_opens;
 };
 
 namespace pipe {
@@ -61,7 +66,7 @@ Pipe* create() {
   IrqLockGuard guard(sched::lock);
   for (Pipe& p : pipes) {
     if (p.buffer != 0) continue;
-    p = Pipe{page, 0, 0, 1, 1};
+    p = Pipe{page, 0, 0, 1, 1, nullptr, 0, 0};
     return &p;
   }
   pages::release(page);
@@ -106,6 +111,54 @@ int64_t write(Process* self, Pipe* p, bool nonblocking, bool no_sigpipe, uint64_
   }
 }
 
+Pipe* open_named(Process* self, const void* name, bool reading, bool writing, bool nonblocking,
+                 int* error) {
+  uint64_t spare = pages::allocate();  // the buffer, should this open make the pipe
+  uint64_t freed = 0;
+  Pipe* p = nullptr;
+  *error = 0;
+  {
+    IrqLockGuard guard(sched::lock);
+    for (Pipe& q : pipes)
+      if (q.buffer != 0 && q.name == name) p = &q;
+    for (Pipe& q : pipes) {
+      if (p != nullptr || spare == 0) break;
+      if (q.buffer != 0) continue;
+      q = Pipe{spare, 0, 0, 0, 0, name, 0, 0};
+      p = &q;
+      spare = 0;
+    }
+    if (p == nullptr) {
+      *error = spare == 0 ? ENOMEM : ENFILE;
+    } else if (writing && !reading && nonblocking && p->readers == 0) {
+      *error = ENXIO;
+    } else {
+      if (reading) ++p->readers, ++p->reader_opens;
+      if (writing) ++p->writers, ++p->writer_opens;
+      futex::wake_all_locked(key(p));  // an open waiting for this partner
+      const bool one_way = !(reading && writing);
+      const uint32_t* partner_opens = reading ? &p->writer_opens : &p->reader_opens;
+      const uint32_t seen = *partner_opens;
+      if (one_way && !nonblocking && (reading ? p->writers : p->readers) == 0) {
+        while (*partner_opens == seen) {
+          if (futex::sleep_on_locked(self, key(p)) >= 0) continue;
+          *error = EINTR;  // a signal: this end was never opened
+          --(reading ? p->readers : p->writers);
+          break;
+        }
+      }
+    }
+    if (*error != 0 && p != nullptr && p->readers == 0 && p->writers == 0) {
+      freed = p->buffer;  // nobody else has it: it goes
+      p->buffer = 0;
+      p->name = nullptr;
+    }
+  }
+  if (spare != 0) pages::release(spare);
+  if (freed != 0) pages::release(freed);
+  return *error ? nullptr : p;
+}
+
 void close_end(Pipe* p, bool writer) {
   uint64_t page = 0;
   {
@@ -115,6 +168,7 @@ void close_end(Pipe* p, bool writer) {
     if (p->readers == 0 && p->writers == 0) {
       page = p->buffer;
       p->buffer = 0;
+      p->name = nullptr;
     }
   }
   if (page != 0) pages::release(page);

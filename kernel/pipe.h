@@ -18,6 +18,15 @@ Pipe* create();
 int64_t read(Process* self, Pipe* pipe, bool nonblocking, uint64_t buffer, uint64_t count);
 int64_t write(Process* self, Pipe* pipe, bool nonblocking, bool no_sigpipe, uint64_t buffer,
               uint64_t count);
+// An open(2) of a FIFO (a named pipe) `name` (its RAM file system node) for
+// reading, writing or both: the pipe its opens share while any is open
+// (made by the first; its data goes with the last close, as on Linux), one
+// end counted for each way. As Linux's fifo_open: a reader waits for a
+// writer's open, a writer for a reader's, unless one is open already;
+// O_NONBLOCK: a reader does not wait, a writer with no reader is ENXIO;
+// both ways never wait. nullptr and *error (ENXIO, EINTR, ENFILE, ENOMEM).
+Pipe* open_named(Process* self, const void* name, bool reading, bool writing, bool nonblocking,
+                 int* error);
 // One end's last descriptor closed; the pipe is freed with its last end.
 void close_end(Pipe* pipe, bool writer);
 // poll(2) events of one end now: POLLIN (data or no writer left: end of

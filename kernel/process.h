@@ -65,7 +65,7 @@ struct OpenFile {
   uint64_t timer_deadline;         // kTimerfd: the next expiry (cycles; 0: disarmed)
   uint64_t timer_interval;         // kTimerfd: the period after it (0: once)
   uint64_t held_pages;             // kGenerated: the pages at file.data, freed at the last close
-  ramfs::Node* node;               // kRamFile
+  ramfs::Node* node;               // kRamFile; a FIFO's pipe end (held while open)
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count
   uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)
   bool semaphore;                  // kEventfd: EFD_SEMAPHORE (the count is `offset`)

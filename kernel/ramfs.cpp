@@ -28,7 +28,7 @@ namespace {
 
 constexpr uint32_t kNodes = 256;  // files, directories and whiteouts
 constexpr uint32_t kModeFile = 0100644, kModeDirectory = 0040755, kTypeMask = 0170000,
-                   kTypeDirectory = 0040000;
+                   kTypeDirectory = 0040000, kModeSymbolicLink = 0120777;
 Node nodes[kNodes];
 // Held at the caller's IPL, not IPL 7 as the scheduler's locks are: it is
 // taken only by system calls (and init's exit, for host_output), which the
@@ -37,6 +37,13 @@ Node nodes[kNodes];
 // at IPL 5 and above, so file data copied at IPL 7 was sampling's blind
 // spot: its samples landed after the swpipl back down (docs/calc.md).
 SpinLock lock;
+// Nodes that are symbolic links (or hard links to one): while there are
+// none, a path walk's question per component costs no lock and no scan.
+uint32_t symbolic_links = 0;
+
+bool is_symbolic_link(uint32_t mode) {
+  return (mode & kTypeMask) == (kModeSymbolicLink & kTypeMask);
+}
 
 // Names are relative to "/": leading "/" and "./" go, and "." is "".
 const char* strip(const char* path) {
@@ -122,6 +129,7 @@ Node* allocate_locked(const char* name, uint32_t mode) {
 
 void free_locked(Node* n) {
   if (n->data) pages::release(n->data, n->pages);
+  if (is_symbolic_link(n->mode)) __atomic_sub_fetch(&symbolic_links, 1, __ATOMIC_RELAXED);
   n->mode = 0;
 }
 
@@ -229,6 +237,19 @@ int rename_directory(const char* from, const char* to) {
   return 0;
 }
 
+// A new node `name` of `mode` where nothing is (a whiteout is reused).
+int make_locked(const char* name, uint32_t mode, Node** made) {
+  if (*name == 0 || lookup_locked(name).exists) return EEXIST;
+  if (!parent_exists_locked(name)) return ENOENT;
+  Node* n = find_locked(name);
+  if (n == nullptr) n = allocate_locked(name, mode);
+  if (n == nullptr) return ENOSPC;
+  n->whiteout = false;
+  n->mode = mode;
+  *made = n;
+  return 0;
+}
+
 }  // namespace
 
 Found lookup(const char* path) {
@@ -269,14 +290,8 @@ int open_for_write(const char* path, bool create, bool exclusive, Node** out) {
 int make_directory(const char* path) {
   const char* name = strip(path);
   LockGuard guard(lock);
-  if (*name == 0 || lookup_locked(name).exists) return EEXIST;
-  if (!parent_exists_locked(name)) return ENOENT;
-  Node* n = find_locked(name);
-  if (n == nullptr) n = allocate_locked(name, kModeDirectory);
-  if (n == nullptr) return ENOSPC;
-  n->whiteout = false;
-  n->mode = kModeDirectory;
-  return 0;
+  Node* n;
+  return make_locked(name, kModeDirectory, &n);
 }
 
 int remove(const char* path, bool directory) {
@@ -342,7 +357,47 @@ int link(const char* from_path, const char* to_path) {
   name->mode = file->mode;
   name->target = file;
   ++file->links;
+  // linkat without AT_SYMLINK_FOLLOW links a symbolic link itself (Linux).
+  if (is_symbolic_link(file->mode)) __atomic_add_fetch(&symbolic_links, 1, __ATOMIC_RELAXED);
   return 0;
+}
+
+int make_symbolic_link(const char* path, const char* target) {
+  const char* name = strip(path);
+  LockGuard guard(lock);
+  Node* n;
+  if (const int e = make_locked(name, kModeSymbolicLink, &n)) return e;
+  const uint64_t length = string_length(target);
+  if (!reserve(n, length)) {  // not counted as a link yet
+    n->mode = kModeFile;
+    n->whiteout = in_initrd(name);  // a reused whiteout goes on hiding
+    if (!n->whiteout) free_locked(n);
+    return ENOMEM;
+  }
+  __builtin_memcpy(reinterpret_cast<void*>(n->data), target, length);
+  n->size = length;
+  __atomic_add_fetch(&symbolic_links, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
+int64_t link_target(const char* path, char* to, uint64_t capacity) {
+  if (__atomic_load_n(&symbolic_links, __ATOMIC_RELAXED) == 0) return -1;
+  const char* name = strip(path);
+  LockGuard guard(lock);
+  Node* n = find_locked(name);
+  if (n == nullptr || n->whiteout || !is_symbolic_link(n->mode)) return -1;
+  const Node* file = file_of(n);
+  const uint64_t length = file->size < capacity ? file->size : capacity - 1;
+  __builtin_memcpy(to, reinterpret_cast<const void*>(file->data), length);
+  to[length] = 0;
+  return static_cast<int64_t>(length);
+}
+
+int make_node(const char* path, uint32_t mode) {
+  const char* name = strip(path);
+  LockGuard guard(lock);
+  Node* n;
+  return make_locked(name, mode, &n);
 }
 
 uint32_t names(const Node* n) { return (n->name[0] != 0) + n->links; }

@@ -35,6 +35,17 @@ int rename(const char* from, const char* to);
 // link(2): `to` becomes another name of the file `from` (one of the initrd
 // is copied up first); EEXIST, ENOENT, EPERM for a directory, ENOSPC.
 int link(const char* from, const char* to);
+// symlink(2): a symbolic link `path` whose data is `target` (kept as
+// written, resolved at each use: kernel/path_walk.h); EEXIST, ENOENT (no
+// directory), ENOSPC, ENOMEM.
+int make_symbolic_link(const char* path, const char* target);
+// The target of the symbolic link `path` names (not followed) into `to`
+// (capacity bytes, NUL-terminated); its length, or -1 if `path` is not a
+// symbolic link. Cheap while there are none (every path walk asks).
+int64_t link_target(const char* path, char* to, uint64_t capacity);
+// mknod(2) of a FIFO or a regular file: an empty node of `mode` (type and
+// permissions); EEXIST, ENOENT, ENOSPC.
+int make_node(const char* path, uint32_t mode);
 // How many names the file has (stat's st_nlink).
 uint32_t names(const Node* node);
 

@@ -225,8 +225,9 @@ int64_t sys_utimensat(Process* self, TrapFrame*, const Args& args) {
     if (f->kind != OpenFile::kRamFile) return error(f->kind == OpenFile::kInitrd ? EROFS : EPERM);
     node = f->node;
   } else {
-    char path[kMaxPath];
-    if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+    char path[kMaxPath];  // AT_SYMLINK_NOFOLLOW: a symbolic link's own times
+    const FollowLast follow = (args.a[3] & kAtSymlinkNofollow) ? kNoFollow : kFollow;
+    if (const int64_t e = at_path(self, args.a[0], args.a[1], path, follow); e < 0) return e;
     const ramfs::Found found = ramfs::lookup(path);
     if (!found.exists) return error(ENOENT);
     if (found.node == nullptr) return error(EROFS);  // the initrd's

@@ -25,8 +25,10 @@ constexpr uint64_t kTermiosBytes = 44;
 constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
                    kFDupfdCloexec = 1030, kFGetlk = 7, kFSetlk = 8, kFSetlkw = 9;
 
-constexpr uint64_t kOCloexec = 010000000, kODirectory = 0100000,
-                   kFdCloexec = 1;      // Linux/Alpha's (asm/fcntl.h)
+constexpr uint64_t kOCloexec = 010000000, kODirectory = 0100000, kONofollow = 0200000,
+                   kFdCloexec = 1;  // Linux/Alpha's (asm/fcntl.h)
+constexpr uint64_t kAtSymlinkNofollow = 0x100;
+constexpr uint32_t kModeSymbolicLink = 0120000, kModeFifoType = 0010000;
 constexpr uint64_t kBounceBytes = 512;  // RAM file data goes through the stack
 
 OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
@@ -110,7 +112,7 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   if (f->kind == OpenFile::kRamFile) return write_ram_file(self, f, buffer, count);
   if (f->kind == OpenFile::kEventfd) return eventfd::write(self, f, buffer, count);
   if (f->kind == OpenFile::kNull) return static_cast<int64_t>(count);
-  if (f->kind == OpenFile::kPipeWrite)
+  if (f->kind == OpenFile::kPipeWrite || writes_fifo(f))
     return pipe::write(self, f->pipe, f->flags & LINUX_O_NONBLOCK, false, buffer, count);
   if (f->kind == OpenFile::kSocket) return socket_end::write(self, f, 0, buffer, count);
   if (f->kind != OpenFile::kConsole) return error(EBADF);
@@ -146,6 +148,14 @@ int64_t read_stream(Process* self, OpenFile* f, uint64_t buffer, uint64_t count)
   if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, buffer, count);
   if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, buffer, count);
   return pipe::read(self, f->pipe, f->flags & LINUX_O_NONBLOCK, buffer, count);
+}
+
+// open(2) follows a symbolic link in the last component unless O_NOFOLLOW
+// (then ELOOP) or O_CREAT|O_EXCL (then EEXIST: a dangling link is not
+// created through) say not to.
+FollowLast open_flags_follow(uint64_t flags) {
+  if (flags & kONofollow) return kNoFollow;
+  return (flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL) ? kNoFollow : kFollow;
 }
 
 // A /proc or /sys file (kernel/procfs.h), made now, read-only.
@@ -185,6 +195,17 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     copy_name(null.path, sizeof null.path, path);
     return open_description(self->fds, null, flags & kOCloexec);
   }
+  const ramfs::Found named = ramfs::lookup(path);
+  const uint32_t named_type = named.node ? ramfs::mode(named.node) & kModeTypeMask : 0;
+  // A link here was left unfollowed (open_flags_follow): by O_CREAT|O_EXCL,
+  // which Linux answers EEXIST, or by O_NOFOLLOW, ELOOP.
+  if (named_type == kModeSymbolicLink)
+    return error((flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL) ? EEXIST : ELOOP);
+  if (named_type == kModeFifoType) {
+    if ((flags & LINUX_O_CREAT) && (flags & LINUX_O_EXCL)) return error(EEXIST);
+    if (flags & kODirectory) return error(ENOTDIR);
+    return open_fifo(self, named.node, path, flags);
+  }
   OpenFile open{};
   open.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK | LINUX_O_APPEND));
   copy_name(open.path, sizeof open.path, path);
@@ -200,7 +221,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     open.node = node;
     ramfs::hold(node);
   } else {
-    const ramfs::Found found = ramfs::lookup(path);
+    const ramfs::Found& found = named;
     if (!found.exists) return error(ENOENT);
     const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
     const bool directory = (mode & kModeTypeMask) == kModeDirectory;
@@ -282,14 +303,16 @@ int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {
 // A path for an *at() call: absolute, or relative to the working directory
 // (AT_FDCWD) or to the directory `dirfd` was opened as (libstdc++'s
 // filesystem::remove_all walks a tree by directory descriptors).
-int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]) {
-  if (static_cast<int64_t>(dirfd) == LINUX_AT_FDCWD) return path_from_user(self, path_va, path);
+int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath],
+                FollowLast follow_last) {
+  if (static_cast<int64_t>(dirfd) == LINUX_AT_FDCWD)
+    return path_from_user(self, path_va, path, follow_last);
   if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
-  if (path[0] == '/' || path[0] == 0) return resolve_in("", path);
+  if (path[0] == '/' || path[0] == 0) return resolve_in("", path, follow_last);
   const OpenFile* directory = file_of(self, dirfd);
   if (directory == nullptr) return error(EBADF);
   if (directory->kind != OpenFile::kDirectory) return error(ENOTDIR);
-  return resolve_in(directory->path[0] ? directory->path : "/", path);
+  return resolve_in(directory->path[0] ? directory->path : "/", path, follow_last);
 }
 
 // stat of a path: /dev/null, a RAM file or directory, the initrd's.
@@ -372,13 +395,16 @@ int64_t sys_writev(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_open(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = path_from_user(self, args.a[0], path); e < 0) return e;
+  if (const int64_t e = path_from_user(self, args.a[0], path, open_flags_follow(args.a[1])); e < 0)
+    return e;
   return open_path(self, path, args.a[1]);
 }
 
 int64_t sys_openat(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, open_flags_follow(args.a[2]));
+      e < 0)
+    return e;
   return open_path(self, path, args.a[2]);
 }
 
@@ -440,10 +466,12 @@ int64_t sys_fstat64(Process* self, TrapFrame*, const Args& args) {
   return stat64_to_user(self, *f, args.a[1]);
 }
 
-// fstatat64(dirfd, path, buf, flags): AT_EMPTY_PATH with "" is fstat64(dirfd).
+// fstatat64(dirfd, path, buf, flags): AT_EMPTY_PATH with "" is fstat64(dirfd);
+// AT_SYMLINK_NOFOLLOW is lstat's.
 int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  const FollowLast follow = (args.a[3] & kAtSymlinkNofollow) ? kNoFollow : kFollow;
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, follow); e < 0) return e;
   if (path[0] == 0) {
     if (!(args.a[3] & LINUX_AT_EMPTY_PATH)) return error(ENOENT);
     OpenFile* f = file_of(self, args.a[0]);
@@ -462,14 +490,15 @@ int64_t sys_faccessat(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 // faccessat2(dirfd, path, mode, flags): root may do anything to what
-// exists; AT_EMPTY_PATH asks about dirfd itself. AT_EACCESS and
-// AT_SYMLINK_NOFOLLOW change nothing here (one user, no links).
+// exists; AT_EMPTY_PATH asks about dirfd itself; AT_SYMLINK_NOFOLLOW asks
+// about a link itself. AT_EACCESS changes nothing here (one user).
 int64_t sys_faccessat2(Process* self, TrapFrame*, const Args& args) {
-  constexpr uint64_t kAtEaccess = 0x200, kAtSymlinkNofollow = 0x100, kAtEmptyPath = 0x1000;
+  constexpr uint64_t kAtEaccess = 0x200, kAtEmptyPath = 0x1000;
   if (args.a[2] & ~uint64_t{7}) return error(EINVAL);
   if (args.a[3] & ~(kAtEaccess | kAtSymlinkNofollow | kAtEmptyPath)) return error(EINVAL);
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  const FollowLast follow = (args.a[3] & kAtSymlinkNofollow) ? kNoFollow : kFollow;
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, follow); e < 0) return e;
   if (path[0] == 0 && (args.a[3] & kAtEmptyPath))
     return static_cast<int64_t>(args.a[0]) == LINUX_AT_FDCWD || file_of(self, args.a[0])
                ? 0
@@ -487,17 +516,26 @@ int64_t sys_sendfile(Process* self, TrapFrame*, const Args& args) {
   return error(EINVAL);
 }
 
-// No symbolic links in the initrd; /proc/self/exe names the program.
+// readlinkat(dirfd, path, buffer, size): a RAM symbolic link's target, cut
+// to `size` bytes, no NUL (Linux); /proc/self/exe names the program. A
+// size <= 0 is EINVAL, anything else EINVAL, a missing name ENOENT.
 int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, kNoFollow); e < 0) return e;
+  if (static_cast<int64_t>(static_cast<int32_t>(args.a[3])) <= 0) return error(EINVAL);
+  char target[kMaxPath];
+  int64_t length = -1;
   if (same_string(path, "/proc/self/exe")) {
-    uint64_t n = string_length(self->name);
-    if (n > args.a[3]) n = args.a[3];
-    if (!copy_to_user(self->space(), args.a[2], self->name, n)) return error(EFAULT);
-    return static_cast<int64_t>(n);
+    copy_name(target, sizeof target, self->name);
+    length = static_cast<int64_t>(string_length(target));
+  } else {
+    length = ramfs::link_target(path, target, sizeof target);
   }
-  return ramfs::lookup(path).exists ? error(EINVAL) : error(ENOENT);
+  if (length < 0) return ramfs::lookup(path).exists ? error(EINVAL) : error(ENOENT);
+  uint64_t n = static_cast<uint64_t>(length);
+  if (n > args.a[3]) n = args.a[3];
+  if (!copy_to_user(self->space(), args.a[2], target, n)) return error(EFAULT);
+  return static_cast<int64_t>(n);
 }
 
 int64_t sys_readlink(Process* self, TrapFrame* frame, const Args& args) {

@@ -1,7 +1,6 @@
 // What the file system says about itself (statfs, fstatfs and their 64-bit
-// forms), hard links (link, linkat: kernel/ramfs.h), and what it cannot
-// make: symbolic links, which fail as on a Linux file system without them
-// (vfat: EPERM) after the checks Linux makes first (ENOENT, EEXIST).
+// forms), hard links (link, linkat) and symbolic links (symlink, symlinkat:
+// kernel/ramfs.h; followed by kernel/path_walk.h).
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
@@ -96,23 +95,28 @@ int64_t statfs_fd(Process* self, uint64_t fd, uint64_t va, bool wide) {
   return statfs_to_user(self, facts_of(*file), va, wide);
 }
 
+// A new name `to` (a link there is not followed: EEXIST) of `from`, or of
+// what `from` leads to with `follow` (linkat's AT_SYMLINK_FOLLOW; link(2)
+// on Linux does not follow, and links the symbolic link itself).
 int64_t hard_link(Process* self, uint64_t from_dirfd, uint64_t from_va, uint64_t to_dirfd,
-                  uint64_t to_va) {
+                  uint64_t to_va, FollowLast follow) {
   char from[kMaxPath], to[kMaxPath];
-  if (const int64_t e = at_path(self, from_dirfd, from_va, from); e < 0) return e;
-  if (const int64_t e = at_path(self, to_dirfd, to_va, to); e < 0) return e;
+  if (const int64_t e = at_path(self, from_dirfd, from_va, from, follow); e < 0) return e;
+  if (const int64_t e = at_path(self, to_dirfd, to_va, to, kNoFollow); e < 0) return e;
   const int e = ramfs::link(from, to);
   return e ? error(e) : 0;
 }
 
-// symlink, symlinkat: the new name's checks, then EPERM.
+// symlink, symlinkat: `target` is kept as written (not checked: a link may
+// dangle), an empty one is ENOENT as on Linux; the new name is not
+// followed (a dangling link there is EEXIST too).
 int64_t symbolic_link(Process* self, uint64_t target_va, uint64_t to_dirfd, uint64_t to_va) {
   char target[kMaxPath], to[kMaxPath];
   if (const int64_t e = raw_path_from_user(self, target_va, target); e < 0) return e;
   if (target[0] == 0) return error(ENOENT);
-  if (const int64_t e = at_path(self, to_dirfd, to_va, to); e < 0) return e;
-  if (ramfs::lookup(to).exists) return error(EEXIST);
-  return error(EPERM);
+  if (const int64_t e = at_path(self, to_dirfd, to_va, to, kNoFollow); e < 0) return e;
+  const int e = ramfs::make_symbolic_link(to, target);
+  return e ? error(e) : 0;
 }
 
 constexpr auto kCwd = static_cast<uint64_t>(LINUX_AT_FDCWD);
@@ -139,15 +143,16 @@ int64_t sys_fstatfs64(Process* self, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_link(Process* self, TrapFrame*, const Args& args) {
-  return hard_link(self, kCwd, args.a[0], kCwd, args.a[1]);
+  return hard_link(self, kCwd, args.a[0], kCwd, args.a[1], kNoFollow);
 }
 
-// linkat(olddirfd, old, newdirfd, new, flags): AT_SYMLINK_FOLLOW changes
-// nothing (no symbolic links); AT_EMPTY_PATH is not taken.
+// linkat(olddirfd, old, newdirfd, new, flags): AT_SYMLINK_FOLLOW links what
+// a symbolic link `old` leads to; AT_EMPTY_PATH is not taken.
 int64_t sys_linkat(Process* self, TrapFrame*, const Args& args) {
   constexpr uint64_t kAtSymlinkFollow = 0x400;
   if (args.a[4] & ~kAtSymlinkFollow) return error(EINVAL);
-  return hard_link(self, args.a[0], args.a[1], args.a[2], args.a[3]);
+  return hard_link(self, args.a[0], args.a[1], args.a[2], args.a[3],
+                   (args.a[4] & kAtSymlinkFollow) ? kFollow : kNoFollow);
 }
 
 int64_t sys_symlink(Process* self, TrapFrame*, const Args& args) {

@@ -1,6 +1,9 @@
 // File system calls on paths and directories over the RAM file system
 // (kernel/ramfs.h, issue 29): unlink, rmdir, mkdir, rename, truncate,
-// stat64/lstat64 (no symbolic links: they are the same), getdents64.
+// stat64/lstat64, getdents64. Those that act on a name itself do not follow
+// a symbolic link in the last component, as on Linux: unlink and rmdir,
+// mkdir (a link there, even a dangling one, is EEXIST), rename (both names),
+// lstat.
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/ramfs.h"
@@ -12,15 +15,15 @@ namespace {
 
 constexpr uint64_t kAtRemovedir = 0x200;  // linux/fcntl.h
 constexpr uint64_t kRenameNoreplace = 1;  // renameat2's flags
-constexpr uint8_t kDtDir = 4, kDtReg = 8, kDtChr = 2;
+constexpr uint8_t kDtFifo = 1, kDtChr = 2, kDtDir = 4, kDtReg = 8, kDtLnk = 10;
 
 int64_t result(int e) { return e ? error(e) : 0; }
 
 int64_t rename_paths(Process* self, uint64_t from_dirfd, uint64_t from_va, uint64_t to_dirfd,
                      uint64_t to_va, uint64_t flags) {
   char from[kMaxPath], to[kMaxPath];
-  if (const int64_t e = at_path(self, from_dirfd, from_va, from); e < 0) return e;
-  if (const int64_t e = at_path(self, to_dirfd, to_va, to); e < 0) return e;
+  if (const int64_t e = at_path(self, from_dirfd, from_va, from, kNoFollow); e < 0) return e;
+  if (const int64_t e = at_path(self, to_dirfd, to_va, to, kNoFollow); e < 0) return e;
   if (flags & ~kRenameNoreplace) return error(EINVAL);
   if ((flags & kRenameNoreplace) && ramfs::lookup(to).exists) return error(EEXIST);
   return result(ramfs::rename(from, to));
@@ -48,6 +51,10 @@ uint8_t type_of(uint32_t mode) {
       return kDtDir;
     case 0020000:
       return kDtChr;
+    case 0120000:
+      return kDtLnk;
+    case 0010000:
+      return kDtFifo;
     default:
       return kDtReg;
   }
@@ -72,7 +79,7 @@ int64_t change_directory(Process* self, const char* path) {
 
 int64_t sys_unlinkat(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, kNoFollow); e < 0) return e;
   if (args.a[2] & ~kAtRemovedir) return error(EINVAL);
   return result(ramfs::remove(path, args.a[2] & kAtRemovedir));
 }
@@ -88,7 +95,7 @@ int64_t sys_rmdir(Process* self, TrapFrame* frame, const Args& args) {
 
 int64_t sys_mkdirat(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path); e < 0) return e;
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, kNoFollow); e < 0) return e;
   return result(ramfs::make_directory(path));
 }
 
@@ -151,18 +158,25 @@ int64_t sys_stat64(Process* self, TrapFrame*, const Args& args) {
   return stat_path(self, path, args.a[1]);
 }
 
-int64_t sys_lstat64(Process* self, TrapFrame* frame, const Args& args) {
-  return sys_stat64(self, frame, args);  // no symbolic links
+// A symbolic link itself: S_IFLNK, its target's length as st_size.
+int64_t sys_lstat64(Process* self, TrapFrame*, const Args& args) {
+  char path[kMaxPath];
+  if (const int64_t e = path_from_user(self, args.a[0], path, kNoFollow); e < 0) return e;
+  return stat_path(self, path, args.a[1]);
 }
 
-// getdents64(fd, buffer, size): ".", "..", then the directory's entries;
-// the description's offset is the next entry's index.
+// getdents64(fd, buffer, size): ".", "..", then the directory's entries,
+// as many as fit in the caller's buffer (glibc's readdir asks for 32 KB, so
+// a program that removes entries while it reads a directory of up to a few
+// hundred sees them all, as rm -r's loops expect); the description's offset
+// is the next entry's index, so entries removed between two calls shift
+// the later ones past it (tmpfs keeps a cursor instead).
 int64_t sys_getdents64(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_at(self->fds, args.a[0]);
   if (f == nullptr) return error(EBADF);
   if (f->kind != OpenFile::kDirectory) return error(ENOTDIR);
-  uint8_t buffer[1024];
-  uint64_t room = args.a[2] < sizeof buffer ? args.a[2] : sizeof buffer, used = 0;
+  const uint64_t room = args.a[2];
+  uint64_t used = 0;
   for (;;) {
     char name[256];
     uint32_t mode = 0040755;
@@ -172,17 +186,19 @@ int64_t sys_getdents64(Process* self, TrapFrame*, const Args& args) {
     } else if (!ramfs::list(f->path, index - 2, name, sizeof name, &mode)) {
       break;
     }
-    const uint64_t n =
-        dirent(buffer + used, room - used, index + 1, index + 1, type_of(mode), name);
+    uint8_t entry[320];  // 19 bytes, a name of up to 255 and its NUL, aligned
+    const uint64_t left = room - used < sizeof entry ? room - used : sizeof entry;
+    const uint64_t n = dirent(entry, left, index + 1, index + 1, type_of(mode), name);
     if (n == 0) {
       if (used == 0) return error(EINVAL);  // not even one entry fits
       break;
     }
+    if (!copy_to_user(self->space(), args.a[1] + used, entry, n))
+      return used ? static_cast<int64_t>(used) : error(EFAULT);
     used += n;
     f->offset = index + 1;
   }
-  return copy_to_user(self->space(), args.a[1], buffer, used) ? static_cast<int64_t>(used)
-                                                              : error(EFAULT);
+  return static_cast<int64_t>(used);
 }
 
 }  // namespace kernel::sys

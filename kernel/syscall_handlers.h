@@ -26,19 +26,29 @@ inline int64_t error(int e) { return -static_cast<int64_t>(e); }
 // A handler that set every register itself (sigreturn): v0 and a3 are left alone.
 inline constexpr int64_t kRegistersSet = INT64_MIN;
 
-// A path argument copied in: 0, or a negative errno (EFAULT, ENAMETOOLONG).
+// A path argument copied in and resolved (kernel/path_walk.h): 0, or a
+// negative errno (EFAULT, ENAMETOOLONG, ELOOP). Symbolic links are followed
+// in every component, the last one too unless `follow_last` is kNoFollow
+// (the calls that act on a link itself: lstat, unlink, rename, readlink, ...).
 inline constexpr uint64_t kMaxPath = 256;
-int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
+enum FollowLast : bool { kNoFollow = false, kFollow = true };
+int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath],
+                       FollowLast follow_last = kFollow);
 // The path as the program wrote it (EFAULT, ENAMETOOLONG), and the path
-// normalized: a relative one made absolute inside `directory` ("" or "/":
-// the root), ".", ".." and repeated or trailing slashes resolved ("" stays).
+// resolved: a relative one made absolute inside `directory` ("" or "/": the
+// root), symbolic links, ".", ".." and repeated or trailing slashes
+// resolved ("" stays).
 int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
-int64_t resolve_in(const char* directory, char (&path)[kMaxPath]);
+int64_t resolve_in(const char* directory, char (&path)[kMaxPath], FollowLast follow_last = kFollow);
 // A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):
 // 0 or -errno. kernel/sys_files.cpp.
-int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath]);
+int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath],
+                FollowLast follow_last = kFollow);
 // stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer);
+// open(2) of a FIFO (`node`, at `path`): a pipe end's descriptor, or -errno.
+// kernel/sys_fifo.cpp.
+int64_t open_fifo(Process* self, ramfs::Node* node, const char* path, uint64_t flags);
 // A NULL-terminated vector of strings (argv, envp) from user memory: at
 // most `max` pointers into `out`, the strings into `strings` (`used` bytes
 // of `capacity` advanced); the count, or -errno (EFAULT, E2BIG). NULL `va`:

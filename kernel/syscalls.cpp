@@ -10,6 +10,7 @@
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
+#include "kernel/path_walk.h"
 #include "kernel/process.h"
 #include "kernel/process_build.h"
 #include "kernel/syscall_handlers.h"
@@ -61,26 +62,20 @@ int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPat
   return 0;
 }
 
-int64_t resolve_in(const char* directory, char (&path)[kMaxPath]) {
+int64_t resolve_in(const char* directory, char (&path)[kMaxPath], FollowLast follow_last) {
   if (path[0] == 0) return 0;  // ENOENT, or AT_EMPTY_PATH's own file: the caller's
-  // "." and ".." are lexical: the RAM file system has no symbolic links, so
-  // "a/.." is where "a" sits (a file "a" there is not ENOTDIR, as on Linux).
-  char joined[2 * kMaxPath];
-  uint64_t at = 0;
-  if (path[0] != '/') {
-    at = string_length(directory);
-    copy_name(joined, sizeof joined, directory);
-    joined[at++] = '/';
-  }
-  copy_name(joined + at, sizeof joined - at, path);
-  return normalize_path(joined, path, kMaxPath) ? 0 : error(ENAMETOOLONG);
+  char resolved[kMaxPath];
+  if (const int e = walk_path(directory, path, follow_last, resolved, kMaxPath)) return error(e);
+  copy_name(path, kMaxPath, resolved);
+  return 0;
 }
 
-int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]) {
+int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath],
+                       FollowLast follow_last) {
   if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
   // Relative to "/" (the file systems' own rule) unless a chdir moved the
   // working directory: then made absolute here, once, for every call.
-  return resolve_in(self->group ? self->group->cwd : "", path);
+  return resolve_in(self->group ? self->group->cwd : "", path, follow_last);
 }
 
 void report_unimplemented() {

@@ -60,6 +60,11 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               release on close, F_SETLKW), pwrite,
                                               fsync, fadvise, fchmod, futimens,
                                               error paths
+  processes.py BUILD LINUX_DIR links CPUS     symbolic links (stat/lstat, readlink,
+                                              relative and absolute targets, ".." after
+                                              a link, ELOOP, O_NOFOLLOW, DT_LNK) and
+                                              FIFOs (a forked writer and reader,
+                                              O_NONBLOCK opens, O_RDWR, mknod)
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -380,6 +385,10 @@ def case_filestate(tmp):
          oracle("filestate"))
 
 
+def case_links(tmp):
+    same("links", dcpi_run(os.path.join(tmp, "ln.db"), "links").stdout, oracle("links"))
+
+
 def case_shell(tmp):
     """system() and popen() run /bin/sh: dash in the guest, under qemu-alpha
     the host's dash of the same Debian version (its execve is the host's)."""
@@ -420,7 +429,7 @@ def main():
                  "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
-                 "procfs": case_procfs, "cxxfs": case_cxxfs}
+                 "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

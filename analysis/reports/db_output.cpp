@@ -1,6 +1,8 @@
 #include "analysis/reports/db_output.h"
 
 #include "analysis/reports/json_writer.h"
+#include "analysis/reports/report_output.h"
+#include "profiledb/own_cycles.h"
 
 namespace dcpi {
 
@@ -24,6 +26,11 @@ void print_database(const ProfileDatabase& db, std::ostream& out) {
         << " unknown), " << meta.entries << " entries, " << meta.records << " records, "
         << meta.records_rejected << " rejected, " << meta.records_lost << " lost, " << meta.updates
         << " updates, period " << to_string(meta.period) << ", machine " << meta.machine << '\n';
+    // Several CPUs under -icount's one clock (profiledb/own_cycles.h).
+    if (const auto own = own_cycle_share(meta); own && meta.cpu_stats.size() > 1)
+      out << "  threads ran on " << fixed_text(own->running_cpus, 2)
+          << " CPUs on average: a thread's sample is " << fixed_text(own->share, 3)
+          << " of a period of its own cycles\n";
     for (const ProfileInfo& info : db.profiles(epoch))
       out << "  " << info.event_name << ' ' << info.image.path
           << (info.image.build_id.empty() ? "" : " [" + info.image.build_id + "]") << ": "
@@ -45,6 +52,7 @@ void print_database_json(const ProfileDatabase& db, const std::filesystem::path&
     json.key("period").begin_object().field("base", meta.period.base);
     json.field("range", meta.period.range).field("changed", meta.period.changed).end_object();
     json.field("machine", meta.machine);
+    if (const auto own = own_cycle_share(meta)) json.real_field("own_share", own->share);
     json.key("profiles").begin_array();
     for (const ProfileInfo& info : db.profiles(epoch)) {
       json.begin_object().field("event", info.event_name).field("image", info.image.path);

@@ -96,6 +96,11 @@ with tempfile.TemporaryDirectory() as tmp:
     expect(own is not None and 0.25 < float(own.group(1)) < 0.6,
            f"calc's header says the share it used: {own.group(0) if own else calc.stdout[:600]}")
 
+    show = subprocess.run([DCPI, "db", "show", db], capture_output=True, text=True).stdout
+    ran = re.search(r"^  threads ran on ([0-9.]+) CPUs on average", show, re.M)
+    expect(ran is not None and 1.5 < float(ran.group(1)) < 4.0,
+           f"dcpi db show says how many CPUs ran threads: {ran.group(0) if ran else show[:300]}")
+
     db1, _ = run(tmp, 1, truth=False)
     for meta in epoch_files(db1, "epoch.meta"):
         stats = dict(re.findall(r"^cpu 0 (thread_cycles|own_cycles) (\d+)$", open(meta).read(),

@@ -2,19 +2,6 @@
 
 namespace dcpi {
 
-std::optional<OwnCycleShare> own_cycle_share(const EpochMetadata& metadata) {
-  double thread = 0, own = 0;
-  for (const auto& [cpu, stats] : metadata.cpu_stats) {
-    const auto t = stats.find("thread_cycles");
-    const auto o = stats.find("own_cycles");
-    if (t == stats.end() || o == stats.end()) continue;
-    thread += static_cast<double>(t->second);
-    own += static_cast<double>(o->second);
-  }
-  if (thread <= 0 || own <= 0 || own > thread) return std::nullopt;
-  return OwnCycleShare{.share = own / thread, .running_cpus = thread / own};
-}
-
 namespace {
 
 double cpu_stat_sum(const EpochMetadata& metadata, const char* name) {
@@ -26,17 +13,26 @@ double cpu_stat_sum(const EpochMetadata& metadata, const char* name) {
 
 }  // namespace
 
+// hostdump stores a CPU's thread_cycles and own_cycles together or neither.
+std::optional<OwnCycleShare> own_cycle_share(const EpochMetadata& metadata) {
+  const double thread = cpu_stat_sum(metadata, "thread_cycles");
+  const double own = cpu_stat_sum(metadata, "own_cycles");
+  if (thread <= 0 || own <= 0 || own > thread) return std::nullopt;
+  return OwnCycleShare{.share = own / thread};
+}
+
 double measured_lateness(const OwnCycleShare& share, double thread_samples, double mean_period,
                          double thread_cycles) {
-  if (share.running_cpus < 1.5 || thread_cycles <= 0 || mean_period <= 0) return 0;
+  if (share.running_cpus() < 1.5 || thread_cycles <= 0 || mean_period <= 0) return 0;
   const double r = thread_samples * mean_period / thread_cycles;
   return r >= 0.7 && r < 1 ? 1 / r - 1 : 0;
 }
 
-EpochOwnShares epoch_own_shares(const ProfileDatabase& db, uint64_t epoch) {
-  const EpochMetadata metadata = db.epoch_metadata(epoch);
+EpochOwnShares epoch_own_shares(const ProfileDatabase& db, uint64_t epoch,
+                                const EpochMetadata& metadata) {
   EpochOwnShares shares{.epoch = own_cycle_share(metadata)};
-  if (!shares.epoch || shares.epoch->running_cpus < 1.5 || !metadata.period.known()) return shares;
+  if (!shares.epoch || shares.epoch->running_cpus() < 1.5 || !metadata.period.known())
+    return shares;
   double thread_samples = 0;
   for (const ProfileInfo& info : db.profiles(epoch)) {
     if (info.event_name != "cycles") continue;
@@ -70,8 +66,7 @@ void OwnShareSum::add(double samples, std::optional<double> share) {
 
 std::optional<OwnCycleShare> OwnShareSum::result() const {
   if (!any_ || samples_ <= 0 || weighted_ <= 0) return std::nullopt;
-  const double share = weighted_ / samples_;
-  return OwnCycleShare{.share = share, .running_cpus = 1 / share};
+  return OwnCycleShare{.share = weighted_ / samples_};
 }
 
 }  // namespace dcpi

@@ -23,8 +23,9 @@
 namespace dcpi {
 
 struct OwnCycleShare {
-  double share = 1;         // own cycles / thread cycles, in (0, 1]
-  double running_cpus = 1;  // its inverse: CPUs running threads, on average over thread time
+  double share = 1;  // own cycles / thread cycles, in (0, 1]
+  // Its inverse: CPUs running threads, on average over thread time.
+  double running_cpus() const { return 1 / share; }
 };
 
 // nullopt when the epoch does not record them (a guest from before them, or
@@ -45,9 +46,11 @@ struct EpochOwnShares {
   double lateness = 0;  // 1/r − 1; 0 when not measured (fewer than 1.5 CPUs ran threads,
                         // or r outside [0.7, 1): runs accumulated in one epoch, noise)
 };
-// From the epoch's metadata and, when threads ran on 1.5 CPUs or more on
-// average, its cycles samples of threads (rows with a thread id, every image).
-EpochOwnShares epoch_own_shares(const ProfileDatabase& db, uint64_t epoch);
+// From the epoch's metadata (`metadata`, read by the caller) and, when
+// threads ran on 1.5 CPUs or more on average, its cycles samples of threads
+// (rows with a thread id, every image).
+EpochOwnShares epoch_own_shares(const ProfileDatabase& db, uint64_t epoch,
+                                const EpochMetadata& metadata);
 // The lateness from the counts (epoch_own_shares' rule): 0 unless
 // `share` is at most 1/1.5 and r in [0.7, 1).
 double measured_lateness(const OwnCycleShare& share, double thread_samples, double mean_period,

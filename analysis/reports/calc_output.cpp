@@ -87,10 +87,6 @@ void print_ruled_out(const CalcInstruction& line, std::ostream& out) {
   out << "] ";
 }
 
-}  // namespace
-
-namespace {
-
 // Several CPUs under -icount: the cycle counter is one virtual clock that
 // every CPU advances, so a thread's sample stands for its CPU's share of a
 // period (profiledb/own_cycles.h). Said once, with the share used or why

@@ -28,7 +28,7 @@ void print_database(const ProfileDatabase& db, std::ostream& out) {
         << " updates, period " << to_string(meta.period) << ", machine " << meta.machine << '\n';
     // Several CPUs under -icount's one clock (profiledb/own_cycles.h).
     if (const auto own = own_cycle_share(meta); own && meta.cpu_stats.size() > 1)
-      out << "  threads ran on " << fixed_text(own->running_cpus, 2)
+      out << "  threads ran on " << fixed_text(own->running_cpus(), 2)
           << " CPUs on average: a thread's sample is " << fixed_text(own->share, 3)
           << " of a period of its own cycles\n";
     for (const ProfileInfo& info : db.profiles(epoch))

@@ -59,7 +59,7 @@ SampleSet load_samples(const ProfileDatabase& database, const SampleFilter& filt
   for (uint64_t epoch : database.select_epochs(filter.epochs)) {
     const EpochMetadata metadata = database.epoch_metadata(epoch);
     set.periods[epoch] = metadata.period;
-    set.own_shares[epoch] = epoch_own_shares(database, epoch);
+    set.own_shares[epoch] = epoch_own_shares(database, epoch, metadata);
     set.machines[epoch] = metadata.machine;
     const std::optional<ProcessTable> table = database.process_table(epoch);
     if (table) set.processes[epoch] = *table;

@@ -260,7 +260,7 @@ TEST(CalcPeriod, ChoiceFromTheEpochsPeriods) {
 // samples, epochs weighted by them; an epoch without it counts whole.
 TEST(CalcPeriod, TheOwnShareOfTheCpusScalesThePeriod) {
   const SamplingPeriod fast{8192, 1024, false};
-  const OwnCycleShare quarter{.share = 0.25, .running_cpus = 4};
+  const OwnCycleShare quarter{.share = 0.25};
   PeriodChoice c = choose_mean_period({{1, fast, 10, quarter}}, std::nullopt);
   EXPECT_DOUBLE_EQ(c.sampling_mean, 8703.5);
   EXPECT_DOUBLE_EQ(c.mean, 8703.5 / 4);
@@ -284,7 +284,7 @@ TEST(CalcPeriod, ThreadsOwnSharesComeFromTheTableOrTheEpoch) {
   meta.cpu_stats[1] = {{"thread_cycles", 1000}, {"own_cycles", 300}};
   ASSERT_TRUE(own_cycle_share(meta).has_value());
   EXPECT_DOUBLE_EQ(own_cycle_share(meta)->share, 0.4);
-  EXPECT_DOUBLE_EQ(own_cycle_share(meta)->running_cpus, 2.5);
+  EXPECT_DOUBLE_EQ(own_cycle_share(meta)->running_cpus(), 2.5);
   ProcessTable table;
   table.threads[7] = {7, 7, 0, 10, 0, "t", ThreadCpuTime{4000, 1000}};
   table.threads[8] = {8, 7, 0, std::nullopt, std::nullopt, "t", std::nullopt};
@@ -307,7 +307,7 @@ TEST(CalcPeriod, ThreadsOwnSharesComeFromTheTableOrTheEpoch) {
   EXPECT_DOUBLE_EQ(*with_late.of_thread(8), 0.4 * (1 + late));  // the epoch's own: 1/r
   // Not measured: fewer than 1.5 CPUs ran threads, more samples than cycles
   // (runs accumulated in one epoch), or implausibly few.
-  EXPECT_EQ(measured_lateness({.share = 0.8, .running_cpus = 1.25}, 950, 2, 2000), 0);
+  EXPECT_EQ(measured_lateness({.share = 0.8}, 950, 2, 2000), 0);
   EXPECT_EQ(measured_lateness(*own_cycle_share(meta), 2000, 2, 2000), 0);
   EXPECT_EQ(measured_lateness(*own_cycle_share(meta), 500, 2, 2000), 0);
 }

@@ -23,15 +23,19 @@ double default_mean_period() { return mean_period(kDefaultPeriodBase, kDefaultPe
 
 namespace {
 
+// Only epochs where the image has samples weigh in (all of them if none has).
+std::vector<EpochPeriod> epochs_weighing_in(const std::vector<EpochPeriod>& epochs) {
+  std::vector<EpochPeriod> used;
+  for (const EpochPeriod& e : epochs)
+    if (e.samples > 0) used.push_back(e);
+  return used.empty() ? epochs : used;
+}
+
 PeriodChoice choose_sampling_period(const std::vector<EpochPeriod>& epochs,
                                     std::optional<double> option) {
   if (option) return {.mean = *option, .source = "option", .description = "--period", .notes = {}};
   const SamplingPeriod fallback{kDefaultPeriodBase, kDefaultPeriodRange, false};
-  // Only epochs where the image has samples weigh in (all of them if none has).
-  std::vector<EpochPeriod> used;
-  for (const EpochPeriod& e : epochs)
-    if (e.samples > 0) used.push_back(e);
-  if (used.empty()) used = epochs;
+  const std::vector<EpochPeriod> used = epochs_weighing_in(epochs);
 
   std::string unknown, changed, periods;
   std::optional<SamplingPeriod> common;
@@ -95,10 +99,7 @@ PeriodChoice choose_sampling_period(const std::vector<EpochPeriod>& epochs,
 // its CPU's share of the period (profiledb/own_cycles.h). The epochs'
 // shares weighted by the image's samples in each.
 void apply_own_cycles(const std::vector<EpochPeriod>& epochs, PeriodChoice& choice) {
-  std::vector<EpochPeriod> used;
-  for (const EpochPeriod& e : epochs)
-    if (e.samples > 0) used.push_back(e);
-  if (used.empty()) used = epochs;
+  const std::vector<EpochPeriod> used = epochs_weighing_in(epochs);
   double weighted = 0, weight = 0;
   std::string missing;
   bool any = false;
@@ -251,10 +252,6 @@ std::string find_elf(const ImageIdentity& identity, const ImageSources& sources)
   throw std::runtime_error("no ELF file for " + identity.path + " (" + reason +
                            "): give its path as --image or its directory with --images DIR[:DIR]");
 }
-
-}  // namespace
-
-namespace {
 
 double mean_lateness(const std::vector<EpochPeriod>& epochs) {
   double weighted = 0, samples = 0;
@@ -420,7 +417,7 @@ ImageSamples read_image_samples(const ProfileDatabase& db, const std::vector<uin
     period.epoch = epoch;
     period.period = metadata.period;
     const std::optional<ProcessTable> table = db.process_table(epoch);
-    const EpochOwnShares epoch_shares = epoch_own_shares(db, epoch);
+    const EpochOwnShares epoch_shares = epoch_own_shares(db, epoch, metadata);
     period.lateness = epoch_shares.lateness;
     const ThreadOwnShares shares(epoch_shares, table ? &*table : nullptr);
     const double before = samples.total;

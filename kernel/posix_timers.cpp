@@ -60,6 +60,19 @@ void arm_locked(Timer& t, uint64_t deadline) {
   if (t.clock == Clock::kVirtual) note_deadline_locked(deadline);
 }
 
+// What is left of `t` on its clock at `now`: 0 when disarmed, at least 1
+// when due (a timer with nothing left is not reported disarmed).
+uint64_t remaining(const Timer& t, uint64_t now) {
+  if (t.deadline == 0) return 0;
+  return t.deadline > now ? t.deadline - now : 1;
+}
+
+// The slot free again.
+void free_locked(Timer& t) {
+  arm_locked(t, 0);
+  t = Timer{};
+}
+
 Timer* find_locked(const Process* self, int32_t id) {
   for (Timer& t : timers)
     if (t.group != nullptr && t.group == self->group && t.id == id) return &t;
@@ -137,7 +150,7 @@ int64_t set(Process* self, int32_t id, uint64_t value, bool absolute, uint64_t i
   Timer* t = find_locked(self, id);
   if (t == nullptr) return -EINVAL;
   const uint64_t now = now_on_locked(*t);
-  *old_value = t->deadline > now ? t->deadline - now : t->deadline != 0 ? 1 : 0;
+  *old_value = remaining(*t, now);
   *old_interval = t->interval;
   if (value != 0 && absolute) value = value > now ? value - now : 1;
   arm_locked(*t, value != 0 ? now + value : 0);
@@ -150,8 +163,7 @@ int64_t get(Process* self, int32_t id, uint64_t* value, uint64_t* interval) {
   IrqLockGuard guard(sched::lock);
   const Timer* t = find_locked(self, id);
   if (t == nullptr) return -EINVAL;
-  const uint64_t now = now_on_locked(*t);
-  *value = t->deadline > now ? t->deadline - now : t->deadline != 0 ? 1 : 0;
+  *value = remaining(*t, now_on_locked(*t));
   *interval = t->interval;
   return 0;
 }
@@ -166,17 +178,13 @@ int64_t remove(Process* self, int32_t id) {
   IrqLockGuard guard(sched::lock);
   Timer* t = find_locked(self, id);
   if (t == nullptr) return -EINVAL;
-  arm_locked(*t, 0);
-  *t = Timer{};
+  free_locked(*t);
   return 0;
 }
 
 void release_group_locked(const ThreadGroup* group) {
   for (Timer& t : timers)
-    if (t.group == group) {
-      arm_locked(t, 0);
-      t = Timer{};
-    }
+    if (t.group == group) free_locked(t);
 }
 
 void tick() {

@@ -183,7 +183,6 @@ SignalSource from_caller() { return {.pid = current()->tgid, .code = kSiUser}; }
 
 // Linux's sig_ignored: a signal the target blocks is kept even if its
 // disposition ignores it (sigwait may take it, or a handler set later).
-
 void send_thread_locked(Process* target, int sig, const SignalSource* source) {
   if (target->group == nullptr || (ignored(target->group, sig) && !(target->blocked & bit(sig))))
     return;

@@ -182,6 +182,8 @@ int64_t sys_tgkill(Process* self, TrapFrame*, const Args& args) {
   return send_to_thread(static_cast<uint32_t>(tgid), static_cast<uint32_t>(tid), sig, &source);
 }
 
+namespace {
+
 // rt_sigqueueinfo(tgid, sig, info) and rt_tgsigqueueinfo(tgid, tid, sig,
 // info): sigqueue() and pthread_sigqueue(), a signal with a value. As
 // Linux: another process may be sent only a negative si_code other than
@@ -195,6 +197,8 @@ int64_t queued_source(Process* self, uint64_t info_va, uint32_t target, SignalSo
   __builtin_memcpy(&source->value, info.u.bytes + 8, sizeof source->value);
   return 0;
 }
+
+}  // namespace
 
 int64_t sys_rt_sigqueueinfo(Process* self, TrapFrame*, const Args& args) {
   const auto tgid = static_cast<int64_t>(args.a[0]), sig = static_cast<int64_t>(args.a[1]);

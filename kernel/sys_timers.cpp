@@ -56,6 +56,21 @@ Itimerspec to_itimerspec(uint64_t value, uint64_t interval) {
           static_cast<int64_t>(value_sec), static_cast<int64_t>(value_rest * kNsPerCycle)};
 }
 
+// A struct itimerspec in user memory: its interval and value in cycles.
+// 0 or -errno (EFAULT, EINVAL).
+int64_t itimerspec_from_user(Process* self, uint64_t va, uint64_t* interval, uint64_t* value) {
+  if (const int64_t e = timespec_cycles(self, va, interval); e < 0) return e;
+  const int64_t e = timespec_cycles(self, va + 16, value);
+  return e < 0 ? e : 0;
+}
+
+// `value` and `interval` (cycles) written at `va` as a struct itimerspec:
+// 0 or -EFAULT.
+int64_t itimerspec_to_user(Process* self, uint64_t va, uint64_t value, uint64_t interval) {
+  const Itimerspec spec = to_itimerspec(value, interval);
+  return copy_to_user(self->space(), va, &spec, sizeof spec) ? 0 : error(EFAULT);
+}
+
 constexpr uint64_t kClockRealtime = 0, kClockMonotonic = 1, kClockProcessCputime = 2,
                    kClockThreadCputime = 3, kClockBoottime = 7;
 constexpr uint64_t kTfdNonblock = 04, kTfdCloexec = 010000000, kTfdTimerAbstime = 1,
@@ -105,10 +120,6 @@ int64_t notify_from_user(Process* self, uint64_t va, posix_timers::Notify* notif
   return 0;
 }
 
-}  // namespace
-
-namespace {
-
 // A timer's clock id: the virtual clock's, or a CPU-time clock as glibc
 // passes it (Linux's MAKE_PROCESS_CPUCLOCK/MAKE_THREAD_CPUCLOCK: ~pid << 3,
 // bit 2 per thread, the low two bits PROF/VIRT/SCHED, here all the time
@@ -118,14 +129,13 @@ bool timer_clock(const Process* self, int32_t id, posix_timers::Clock* clock) {
     *clock = posix_timers::Clock::kVirtual;
     return true;
   }
-  const bool per_thread = id == kClockThreadCputime || (id < 0 && (id & 4));
-  if (id == kClockProcessCputime || id == kClockThreadCputime) {
-    *clock = per_thread ? posix_timers::Clock::kThreadCpu : posix_timers::Clock::kProcessCpu;
-    return true;
+  bool per_thread = id == kClockThreadCputime;
+  if (id != kClockProcessCputime && id != kClockThreadCputime) {
+    if (id >= 0 || (id & 3) == 3) return false;
+    per_thread = (id & 4) != 0;
+    const auto pid = static_cast<uint32_t>(~(id >> 3));
+    if (pid != 0 && pid != (per_thread ? self->pid : self->tgid)) return false;
   }
-  if (id >= 0 || (id & 3) == 3) return false;
-  const auto pid = static_cast<uint32_t>(~(id >> 3));
-  if (pid != 0 && pid != (per_thread ? self->pid : self->tgid)) return false;
   *clock = per_thread ? posix_timers::Clock::kThreadCpu : posix_timers::Clock::kProcessCpu;
   return true;
 }
@@ -157,25 +167,20 @@ int64_t sys_timer_create(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_timer_settime(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] & ~kTimerAbstime) return error(EINVAL);
   uint64_t interval, value;
-  if (const int64_t e = timespec_cycles(self, args.a[2], &interval); e < 0) return e;
-  if (const int64_t e = timespec_cycles(self, args.a[2] + 16, &value); e < 0) return e;
+  if (const int64_t e = itimerspec_from_user(self, args.a[2], &interval, &value); e < 0) return e;
   uint64_t old_value, old_interval;
   const int64_t e =
       posix_timers::set(self, static_cast<int32_t>(args.a[0]), value,
                         (args.a[1] & kTimerAbstime) != 0, interval, &old_value, &old_interval);
   if (e < 0) return e;
-  const Itimerspec old = to_itimerspec(old_value, old_interval);
-  if (args.a[3] != 0 && !copy_to_user(self->space(), args.a[3], &old, sizeof old))
-    return error(EFAULT);
-  return 0;
+  return args.a[3] != 0 ? itimerspec_to_user(self, args.a[3], old_value, old_interval) : 0;
 }
 
 int64_t sys_timer_gettime(Process* self, TrapFrame*, const Args& args) {
   uint64_t value, interval;
   const int64_t e = posix_timers::get(self, static_cast<int32_t>(args.a[0]), &value, &interval);
   if (e < 0) return e;
-  const Itimerspec now = to_itimerspec(value, interval);
-  return copy_to_user(self->space(), args.a[1], &now, sizeof now) ? 0 : error(EFAULT);
+  return itimerspec_to_user(self, args.a[1], value, interval);
 }
 
 int64_t sys_timer_getoverrun(Process* self, TrapFrame*, const Args& args) {
@@ -236,18 +241,14 @@ int64_t sys_timerfd_settime(Process* self, TrapFrame*, const Args& args) {
   if (timer == nullptr) return e;
   if (args.a[1] & ~(kTfdTimerAbstime | kTfdTimerCancelOnSet)) return error(EINVAL);
   uint64_t interval, value;
-  if ((e = timespec_cycles(self, args.a[2], &interval)) < 0) return e;
-  if ((e = timespec_cycles(self, args.a[2] + 16, &value)) < 0) return e;
+  if ((e = itimerspec_from_user(self, args.a[2], &interval, &value)) < 0) return e;
   if (value != 0 && (args.a[1] & kTfdTimerAbstime)) {
     const uint64_t now = clock::cycles();
     value = value > now ? value - now : 1;
   }
   uint64_t old_value, old_interval;
   timerfd::set(timer, value, interval, &old_value, &old_interval);
-  const Itimerspec old = to_itimerspec(old_value, old_interval);
-  if (args.a[3] != 0 && !copy_to_user(self->space(), args.a[3], &old, sizeof old))
-    return error(EFAULT);
-  return 0;
+  return args.a[3] != 0 ? itimerspec_to_user(self, args.a[3], old_value, old_interval) : 0;
 }
 
 int64_t sys_timerfd_gettime(Process* self, TrapFrame*, const Args& args) {
@@ -256,8 +257,7 @@ int64_t sys_timerfd_gettime(Process* self, TrapFrame*, const Args& args) {
   if (timer == nullptr) return e;
   uint64_t value, interval;
   timerfd::get(timer, &value, &interval);
-  const Itimerspec now = to_itimerspec(value, interval);
-  return copy_to_user(self->space(), args.a[1], &now, sizeof now) ? 0 : error(EFAULT);
+  return itimerspec_to_user(self, args.a[1], value, interval);
 }
 
 }  // namespace kernel::sys

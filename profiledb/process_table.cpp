@@ -61,18 +61,18 @@ bool parse_thread(const std::vector<std::string_view>& f, ThreadEntry* t) {
          t->end.has_value() == t->status.has_value() && clean(f[6]) && (t->name.assign(f[6]), true);
 }
 
-// A "cputime" line (version 3) of the thread listed just before.
+// A "cputime" line (version 3) of the thread listed just before: only the
+// line right after a thread's has its id as `last_thread`, so a thread
+// cannot have two.
 bool parse_cpu_time(const std::vector<std::string_view>& f, ProcessTable& table,
                     uint32_t last_thread) {
   uint32_t tid = 0;
   ThreadCpuTime time;
-  if (f.size() != 4 || !parse_number(f[1], &tid) || tid != last_thread ||
+  if (f.size() != 4 || !parse_number(f[1], &tid) || tid == 0 || tid != last_thread ||
       !parse_number(f[2], &time.thread_cycles) || !parse_number(f[3], &time.own_cycles) ||
       time.own_cycles > time.thread_cycles)
     return false;
-  ThreadEntry& thread = table.threads.at(tid);
-  if (thread.cpu_time) return false;
-  thread.cpu_time = time;
+  table.threads.at(tid).cpu_time = time;
   return true;
 }
 

@@ -382,9 +382,11 @@ TEST(ProcessTable, ThreadCpuTimeRoundTripsInVersion3) {
   ProcessTable expected = table;
   expected.processes[7].program = "/bin/odd?name";
   EXPECT_EQ(decode_process_table(text, "processes"), expected);
-  // Misplaced (not after its thread), more own than thread cycles, or twice.
+  // Misplaced (not after its thread, or before any thread: id 0 must not
+  // match "no thread"), more own than thread cycles, or twice.
   for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
            {"cputime\t4\t1000\t250\n", "cputime\t3\t1000\t250\n"},
+           {"dcpi-processes 3\n", "dcpi-processes 3\ncputime\t0\t1\t1\n"},
            {"cputime\t4\t1000\t250\n", "cputime\t4\t1000\t1001\n"},
            {"cputime\t4\t1000\t250\n", "cputime\t4\t1000\t250\ncputime\t4\t1000\t250\n"}}) {
     std::string bad = text.substr(0, text.rfind("crc32c "));

@@ -287,12 +287,7 @@ int open_for_write(const char* path, bool create, bool exclusive, Node** out) {
   return 0;
 }
 
-int make_directory(const char* path) {
-  const char* name = strip(path);
-  LockGuard guard(lock);
-  Node* n;
-  return make_locked(name, kModeDirectory, &n);
-}
+int make_directory(const char* path) { return make_node(path, kModeDirectory); }
 
 int remove(const char* path, bool directory) {
   const char* name = strip(path);

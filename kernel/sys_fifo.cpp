@@ -16,7 +16,6 @@ namespace {
 
 constexpr uint32_t kTypeMask = 0170000, kFifo = 0010000, kCharacter = 0020000, kBlock = 0060000,
                    kRegular = 0100000, kSocket = 0140000;
-constexpr uint64_t kOCloexec = 010000000;  // Linux/Alpha's (asm/fcntl.h)
 
 int64_t make_node(Process* self, uint64_t dirfd, uint64_t path_va, uint64_t mode) {
   uint32_t type = static_cast<uint32_t>(mode) & kTypeMask;
@@ -58,7 +57,7 @@ int64_t open_fifo(Process* self, ramfs::Node* node, const char* path, uint64_t f
     ramfs::release(node);
     return error(ENFILE);
   }
-  return install_file(self->fds, 0, description, flags & kOCloexec);  // EMFILE: released
+  return install_file(self->fds, 0, description, flags & LINUX_O_CLOEXEC);  // EMFILE: released
 }
 
 int64_t sys_mknodat(Process* self, TrapFrame*, const Args& args) {

@@ -25,7 +25,7 @@ constexpr uint64_t kTermiosBytes = 44;
 constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd = 0,
                    kFDupfdCloexec = 1030, kFGetlk = 7, kFSetlk = 8, kFSetlkw = 9;
 
-constexpr uint64_t kOCloexec = 010000000, kODirectory = 0100000, kONofollow = 0200000,
+constexpr uint64_t kOCloexec = LINUX_O_CLOEXEC, kODirectory = 0100000, kONofollow = 0200000,
                    kFdCloexec = 1;  // Linux/Alpha's (asm/fcntl.h)
 constexpr uint64_t kAtSymlinkNofollow = 0x100;
 constexpr uint32_t kModeSymbolicLink = 0120000, kModeFifoType = 0010000;

@@ -13,6 +13,10 @@ struct ElfFacts {
   bool executable = false;          // ET_EXEC or ET_DYN
   std::string interpreter;          // PT_INTERP, empty for a static program
   std::vector<std::string> needed;  // DT_NEEDED
+  // Shared-library file names among its read-only strings ("libm.so.6.1"):
+  // what it may dlopen by name (glibc's libgcc_s.so.1 for pthread_exit, a
+  // program's own dlopen), which a real system has and a bundle must add.
+  std::vector<std::string> named_libraries;
   // Why a loader could not read it (truncated, damaged); empty if it could.
   std::string problem;
   // A static glibc program linked with relaxation: GNU ld turned glibc's

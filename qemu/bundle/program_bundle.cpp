@@ -99,13 +99,18 @@ std::filesystem::path find_library(const std::string& name, const ProgramRequest
                            search_path_text(request.library_path));
 }
 
-// What a library dlopens itself, without a DT_NEEDED: glibc loads the
-// unwinder for pthread_exit, pthread_cancel and backtrace ("libgcc_s.so.1
-// must be installed for pthread_exit to work"). Added when it is there.
-constexpr std::pair<std::string_view, std::string_view> kLoadedAtRunTime[] = {
-    {"libc.so.6.1", "libgcc_s.so.1"},  // Alpha's libc soname
-    {"libc.so.6", "libgcc_s.so.1"},
-};
+// A library an image only names (it may dlopen it): bundled when the
+// library path has a loadable Alpha shared library of that name.
+bool optional_library_loads(const std::string& name, const ProgramRequest& request) {
+  const auto host = locate_library(name, request);
+  if (!host) return false;
+  try {
+    const ElfFacts facts = read_elf_facts(*host);
+    return facts.alpha && facts.problem.empty();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 void check_program(const std::filesystem::path& program, const ElfFacts& facts) {
   const std::string name = program.string();
@@ -154,23 +159,34 @@ void add_dependencies(const ProgramRequest& request, const std::filesystem::path
                                (facts.alpha ? facts.problem : "not an Alpha ELF"));
     add_image(entries, images, host, program.interpreter);
   }
-  std::deque<std::pair<std::string, std::string>> queue;  // (library, needed by)
-  for (const auto& name : program.needed) queue.emplace_back(name, path.string());
+  // (library, needed by, optional): a library only named in an image's
+  // strings (what it may dlopen, ElfFacts::named_libraries) is added when the
+  // library path has an Alpha one, and skipped silently otherwise.
+  struct Wanted {
+    std::string name, needed_by;
+    bool optional;
+  };
+  std::deque<Wanted> queue;
+  const auto want_all = [&](const ElfFacts& facts, const std::string& by) {
+    for (const auto& name : facts.needed) queue.push_back({name, by, false});
+    for (const auto& name : facts.named_libraries) queue.push_back({name, by, true});
+  };
+  want_all(program, path.string());
   std::set<std::string> seen;
   while (!queue.empty()) {
-    const auto [name, needed_by] = queue.front();
+    const Wanted wanted = queue.front();
     queue.pop_front();
-    if (!seen.insert(name).second) continue;
-    const auto host = find_library(name, request, needed_by);
+    if (seen.contains(wanted.name)) continue;
+    if (wanted.optional && !optional_library_loads(wanted.name, request)) continue;
+    seen.insert(wanted.name);
+    const auto host = find_library(wanted.name, request, wanted.needed_by);
     const ElfFacts facts = read_elf_facts(host);
     if (!facts.alpha) throw std::runtime_error(host.string() + " is not an Alpha shared library");
     if (!facts.problem.empty())
-      throw std::runtime_error(host.string() + " (needed by " + needed_by +
+      throw std::runtime_error(host.string() + " (needed by " + wanted.needed_by +
                                ") cannot be loaded: " + facts.problem);
-    add_image(entries, images, host, "/lib/" + name);
-    for (const auto& next : facts.needed) queue.emplace_back(next, name);
-    for (const auto& [library, loaded] : kLoadedAtRunTime)
-      if (name == library && locate_library(loaded, request)) queue.emplace_back(loaded, name);
+    add_image(entries, images, host, "/lib/" + wanted.name);
+    want_all(facts, wanted.name);
   }
 }
 

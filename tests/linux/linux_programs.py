@@ -99,6 +99,11 @@ def case_outputs(tmp):
     # 1000 frames of 4 KB: the stack grows past the 256 KB mapped at spawn.
     check_output(os.path.join(tmp, "deep.db"), "sorter", "--deep", "1000", "10")
     check_output(os.path.join(tmp, "cxx.db"), "containers", "5000")
+    # libm by dlopen: bundled because the program names it, and profiled.
+    db = os.path.join(tmp, "dl.db")
+    check_output(db, "dlopen_math")
+    libm = procedures(db, "/lib/libm.so.6.1")
+    expect(sum(libm.values()) >= 20, f"the dlopen'd libm has samples: {libm}")
 
 
 def procedures(db, image):

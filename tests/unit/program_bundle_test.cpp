@@ -81,6 +81,13 @@ TEST(ElfFacts, ReadsTheSysrootsLibraries) {
   EXPECT_TRUE(facts.executable);
   EXPECT_NE(std::find(facts.needed.begin(), facts.needed.end(), "ld-linux.so.2"),
             facts.needed.end());
+  // glibc dlopens the unwinder by name (pthread_exit, backtrace): its
+  // strings name it, and every name found is a library file name.
+  const auto& named = facts.named_libraries;
+  EXPECT_NE(std::find(named.begin(), named.end(), "libgcc_s.so.1"), named.end());
+  for (const std::string& name : named)
+    EXPECT_TRUE(name.find('/') == std::string::npos && name.find(".so") != std::string::npos)
+        << name;
   EXPECT_FALSE(read_elf_facts("/proc/self/exe").alpha);
   EXPECT_THROW(read_elf_facts("/etc/hostname"), std::runtime_error);
 }

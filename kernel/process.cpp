@@ -581,7 +581,7 @@ void kill_current(int signal, const char* what, const char* label, uint64_t valu
   Process* self = current();
   kprintf("dcpi-kernel: pid %u (%s) killed: %s at %s 0x%lx pc 0x%lx\n", self->tgid, self->name,
           what, label, value, pc);
-  exit_current(signals::dumps_core(signal) ? signal | 0x80 : signal);
+  exit_current(signals::death_status(self, signal));
 }
 
 // entMM's MMCSR for a translation fault (the page is not valid).

@@ -128,7 +128,7 @@ static_assert(sizeof(SignalSource) == 24);
 inline constexpr uint32_t kResourceLimits = 16;  // Linux's RLIM_NLIMITS
 // Linux/Alpha's RLIMIT_STACK and RLIMIT_NOFILE (asm/resource.h: Alpha's own
 // NOFILE), the two whose hard limits this kernel has below infinity.
-inline constexpr uint32_t kRlimitStack = 3, kRlimitNofile = 6;
+inline constexpr uint32_t kRlimitStack = 3, kRlimitCore = 4, kRlimitNofile = 6;
 inline constexpr uint64_t kRlimInfinity = ~uint64_t{0};
 
 struct ThreadGroup {

@@ -8,9 +8,11 @@
 namespace kernel::parts {
 namespace {
 
-// What this kernel has: an 8 MB stack at most, 64 descriptors; no other bound.
+// What this kernel has: an 8 MB stack at most, 64 descriptors; no other
+// bound. Cores as Debian sets them: none unless a process raises the limit.
 void default_limits(uint64_t (&limits)[kResourceLimits][2]) {
   for (auto& limit : limits) limit[0] = limit[1] = kRlimInfinity;
+  limits[kRlimitCore][0] = 0;
   limits[kRlimitStack][0] = limits[kRlimitStack][1] = kUserStackLimit;
   limits[kRlimitNofile][0] = limits[kRlimitNofile][1] = kMaxFiles;
 }

@@ -150,13 +150,18 @@ void restart_if_asked(Process* self, TrapFrame* frame, const SignalAction* act) 
 }
 
 [[noreturn]] void die(Process* self, int sig) {
-  const bool core = default_action(sig) == Default::kCore;
+  const int status = death_status(self, sig);
   kprintf("dcpi-kernel: pid %u (%s) killed by signal %d%s\n", self->tgid, self->name, sig,
-          core ? " (core dumped; no core file is written)" : "");
-  exit_current(core ? sig | 0x80 : sig);
+          (status & 0x80) ? " (core dumped; no core file is written)" : "");
+  exit_current(status);
 }
 
 }  // namespace
+
+int death_status(const Process* self, int sig) {
+  const bool core = dumps_core(sig) && self->group->limits[kRlimitCore][0] != 0;
+  return core ? sig | 0x80 : sig;
+}
 
 bool dumps_core(int sig) {
   switch (sig) {
@@ -282,7 +287,7 @@ namespace {
     if (!build_frame(self, frame, sig, act, mask)) {
       kprintf("dcpi-kernel: pid %u (%s): no room for the frame of signal %d at sp 0x%lx\n",
               self->tgid, self->name, sig, pal::rdusp());
-      exit_current(kSigSegv | 0x80);
+      exit_current(death_status(self, kSigSegv));
     }
     self->blocked |= (act.mask | ((act.flags & kSaNodefer) ? 0 : bit(sig))) & ~kUnblockable;
     return;

@@ -69,8 +69,12 @@ bool restore(TrapFrame* frame, uint64_t frame_va, bool rt);
 // (delivered on the way out, true); else false and the caller kills.
 bool fault_to_handler(int sig);
 
-// True for the signals whose default action dumps core (reported as such:
-// wait status | 0x80, "core dumped" on the console; no core file is written).
+// True for the signals whose default action dumps core.
 bool dumps_core(int sig);
+// The wait status of a process `sig` kills: | 0x80 ("core dumped") when the
+// signal dumps core and RLIMIT_CORE's soft limit is not 0, as Linux sets it
+// (its default limit is 0, so a plain abort() reads "not dumped"); no core
+// file is ever written.
+int death_status(const Process* self, int sig);
 
 }  // namespace kernel::signals

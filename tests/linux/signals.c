@@ -118,7 +118,9 @@ int main(void) {
   child = fork();
   if (child == 0) abort();
   waitpid(child, &status, 0);
-  printf("child aborted: signaled %d, signal %d\n", WIFSIGNALED(status), WTERMSIG(status));
+  /* RLIMIT_CORE's default soft limit is 0: no core, so WCOREDUMP is 0. */
+  printf("child aborted: signaled %d, signal %d, core dumped %d\n", WIFSIGNALED(status),
+         WTERMSIG(status), WCOREDUMP(status) ? 1 : 0);
 
   /* A signal during a blocking read: restarted with SA_RESTART, EINTR without. */
   for (int restart = 1; restart >= 0; restart--) {

@@ -64,4 +64,13 @@ static_assert(palcode_returns_to_next(0x83) &&
 static_assert(!palcode_returns_to_next(0x9e) && !palcode_returns_to_next(0x35));  // rduniq, swpipl
 static_assert(!palcode_returns_to_next(0x3f) && !palcode_returns_to_next(0x00));  // rti, halt
 
+// Whether the instruction after CALL_PAL `function` is where time no
+// instruction accounts for is sampled: after wtint, a halted CPU's sleep
+// (QEMU runs it inline; the counter counts on); after swpipl, a masked
+// stretch's overflow, taken when the IPL drops (DCPI §4.1.3's high-IPL
+// blind spot). An execution count cannot say how many samples land there.
+constexpr bool uncounted_time_lands_after(uint32_t function) {
+  return function == 0x3e || function == 0x35;  // wtint, swpipl
+}
+
 }  // namespace dcpi::isa

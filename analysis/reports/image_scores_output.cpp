@@ -88,7 +88,11 @@ void print_image_scores_json(const ImageScores& scores, std::ostream& out) {
     }
     json.key("placement").begin_object().key("ratio").real(r.placement.ratio, 6);
     json.field("judged", uint64_t{r.placement.judged});
-    json.field("beyond_4_sigma", uint64_t{r.placement.outliers.size()}).end_object();
+    json.field("beyond_4_sigma", uint64_t{r.placement.outliers.size()});
+    json.field("left_out", uint64_t{r.placement.left_out})
+        .key("left_out_samples")
+        .real(r.placement.left_out_samples)
+        .end_object();
     write_within(json, "flow", r.flow);
     write_within(json, "dcpi", r.dcpi);
     write_culprits(json, r.culprits);

@@ -175,7 +175,8 @@ void print_placement(const calc::PlacementScore& p, std::ostream& out) {
   if (p.left_out > 0) {
     std::snprintf(line, sizeof line,
                   "  left out: %zu instructions after a CALL_PAL with %.0f samples (PALcode's "
-                  "land there; this truth has no visible lines to say how many)\n",
+                  "time lands there, a halted CPU's after wtint, a masked stretch's after "
+                  "swpipl;\n  this truth has no visible lines to say how many)\n",
                   p.left_out, p.left_out_samples);
     out << line;
   }

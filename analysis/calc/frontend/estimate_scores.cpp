@@ -3,6 +3,7 @@
 #include "analysis/calc/estimate/culprits.h"
 #include "firmware/truth_format.h"
 #include "isa/ev5_unit_latency.h"
+#include "isa/pal_functions.h"
 #include "profiledb/event_modes.h"
 #include "profiledb/profile_format.h"
 
@@ -27,6 +28,18 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
   return scores;
 }
 
+// The instructions after a wtint or swpipl (isa::uncounted_time_lands_after):
+// left out of the placement with PAL's landings when the truth has no
+// visible lines to say how much sleep or masked time lands there.
+void add_uncounted_time_landings(std::span<const calc::InstructionRecord> records,
+                                 std::vector<uint64_t>& landings) {
+  for (size_t i = 0; i + 1 < records.size(); ++i) {
+    const uint32_t word = records[i].encoding;
+    if ((word >> 26) == 0 && isa::uncounted_time_lands_after(word & 0x3ffffff))
+      landings.push_back(records[i + 1].address);
+  }
+}
+
 ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p,
                                const calc::GroundTruth& truth, calc::FrequencyEstimator chosen,
                                std::map<calc::FrequencyEstimator, EstimatorScores>& all,
@@ -43,9 +56,11 @@ ProcedureScore score_procedure(const CalcInputs& inputs, const ProcedureRange& p
       if (e == chosen) row.missing_edge_executions += m.exact;
     }
     row.missing_edges = result.analysis.cfg.missing_edges();
-    if (e == chosen)
+    if (e == chosen) {
       for (const calc::PalcodeLanding& l : result.analysis.palcode_landings)
         run.palcode_landings.push_back(l.address);
+      add_uncounted_time_landings(result.code.records, run.palcode_landings);
+    }
     (e == calc::FrequencyEstimator::kDcpi ? row.dcpi_instructions : row.flow_instructions) =
         calc::score(instructions);
     if (e == chosen) row.edges = calc::score(edges);

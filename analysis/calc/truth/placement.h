@@ -61,9 +61,10 @@ struct PlacementScore {
   // PAL returns, none from a delivery to the reload), not all its cycles.
   bool visible_cycles = false;
   // Without visible lines (the qemu machine's truth): the instructions
-  // PALcode returns to after a CALL_PAL, left out with their samples, since
-  // PAL's samples land there and the truth cannot say how many (DCPI
-  // §4.1.3).
+  // PALcode returns to after a CALL_PAL, and those after a wtint (a halted
+  // CPU's sleep) or a swpipl (a masked stretch), left out with their
+  // samples, since that time lands there and the truth cannot say how much
+  // (DCPI §4.1.3).
   size_t left_out = 0;
   double left_out_samples = 0;
 };

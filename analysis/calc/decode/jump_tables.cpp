@@ -59,6 +59,15 @@ struct Fact {
     kSlot,      // table + scale * index, index <= max: the address of a table element
     kEntry,     // the sign-extended 32-bit entry loaded from such a slot
     kTarget,    // base + entry: where the jmp goes
+    // ldq_u of a kSlot of scale 1: the quadwords holding table[0..max] (a
+    // byte table read without BWX, as glibc's Alpha build does), whose
+    // extbl is then bounded by the table's largest byte.
+    kBytes,
+    // One of several jump targets: different paths bring different tables
+    // (or a constant address) to one shared jmp, as GCC's cross-jumping
+    // merges the ends of glibc vfprintf's dispatches. value: the set's id in
+    // the procedure's TargetSets.
+    kTargetSet,
   };
   // The one-byte fields first, then the words: 48 bytes without padding
   // (issue 31: 56 with it; every visit copies and compares 32 of them).
@@ -115,8 +124,60 @@ uint64_t lost_at(const Fact& a, const Fact& b) {
   return x && y ? std::min(x, y) : x | y;
 }
 
+// Where a jmp may go: one table read (table, largest index, base), or a
+// constant address (table 0, base the address).
+struct TargetSource {
+  uint64_t table = 0, max = 0, base = 0;
+  auto operator<=>(const TargetSource&) const = default;
+};
+
+// The sets of target sources kTargetSet facts name, interned so that equal
+// sets are equal ids (Fact::same compares bytes). One per resolve_jump_tables
+// call (its thread's: procedures are analysed on several threads).
+class TargetSets {
+ public:
+  static constexpr size_t kMaxSources = 64;
+  std::optional<uint64_t> intern(std::vector<TargetSource> sources) {
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    if (sources.size() > kMaxSources) return std::nullopt;
+    const auto [at, added] = ids_.try_emplace(sources, sets_.size());
+    if (added) sets_.push_back(std::move(sources));
+    return at->second;
+  }
+  const std::vector<TargetSource>& operator[](uint64_t id) const { return sets_[id]; }
+
+ private:
+  std::map<std::vector<TargetSource>, uint64_t> ids_;
+  std::vector<std::vector<TargetSource>> sets_;
+};
+thread_local TargetSets* target_sets = nullptr;
+
+// The sources of a fact that says where a jmp goes (none for the others).
+std::vector<TargetSource> target_sources(const Fact& f) {
+  if (f.kind == Fact::Kind::kTarget) return {{f.value, f.max, f.base}};
+  if (f.kind == Fact::Kind::kConstant) return {{0, 0, f.value}};
+  if (f.kind == Fact::Kind::kTargetSet && target_sets) return (*target_sets)[f.value];
+  return {};
+}
+
+// Two paths bring two different targets (at least one from a table).
+std::optional<Fact> meet_targets(const Fact& a, const Fact& b) {
+  using K = Fact::Kind;
+  const auto jumpy = [](const Fact& f) { return f.kind == K::kTarget || f.kind == K::kTargetSet; };
+  if (!target_sets || !(jumpy(a) || jumpy(b))) return std::nullopt;
+  std::vector<TargetSource> both = target_sources(a);
+  const std::vector<TargetSource> more = target_sources(b);
+  if (both.empty() || more.empty()) return std::nullopt;
+  both.insert(both.end(), more.begin(), more.end());
+  const std::optional<uint64_t> id = target_sets->intern(std::move(both));
+  if (!id) return std::nullopt;
+  return Fact{.kind = K::kTargetSet, .value = *id};
+}
+
 Fact meet(const Fact& a, const Fact& b) {
   if (a == b) return a;
+  if (const std::optional<Fact> targets = meet_targets(a, b)) return *targets;
   Fact r;
   if (a.numeric() && b.numeric()) r = bounded(std::max(a.upper(), b.upper()));
   if (r.kind == Fact::Kind::kUnknown) r.lost_at = lost_at(a, b);
@@ -276,6 +337,17 @@ Fact evaluate(const isa::Instruction& in, const State& s, const DataReader& data
       return bounded(0xff);
     case Operation::kLdwu:
       return bounded(0xffff);
+    case Operation::kLdqU:  // ldq_u x, d(slot): the quadword holding a byte of the table
+      if (s[in.rb].kind == K::kSlot && s[in.rb].scale == 1 && s[in.rb].max < kMaxEntries)
+        return Fact{.kind = K::kBytes, .value = s[in.rb].value + disp, .max = s[in.rb].max};
+      return unknown();
+    case Operation::kExtbl: {  // extbl x, address: one byte of the quadword
+      if (a.kind != K::kBytes) return bounded(0xff);
+      // Any byte of the aligned quadwords table[0..max] touches.
+      const uint64_t first = a.value & ~uint64_t{7};
+      const uint64_t end = (a.value + a.max + 1 + 7) & ~uint64_t{7};
+      return bounded(data.largest_byte(first, end - first).value_or(0xff));
+    }
     case Operation::kS4addq:  // s4addq index, table
       // A constant index (an interpreter's first opcode, before the loop
       // brings others) is taken as bounded by itself: entries 0..c are read,
@@ -644,6 +716,49 @@ std::string explain(const std::vector<InstructionRecord>& code, const Dataflow& 
   return role + " (" + reg_name(reg) + ") is not a known value after" + where;
 }
 
+// Reads one table into `targets`: its entries 0..max, each base + the
+// sign-extended entry, all instructions of the procedure. nullopt (and the
+// reason in `problem`) when one is not.
+std::optional<JumpTable> read_source(const std::vector<InstructionRecord>& code,
+                                     const TargetSource& source, const ImageData& data,
+                                     std::set<uint64_t>& targets, std::string& problem) {
+  if (source.max >= kMaxEntries) {
+    problem = "index bound " + std::to_string(source.max) + " too large";
+    return std::nullopt;
+  }
+  const uint64_t first = code.front().address;
+  const uint64_t end = code.back().address + 4;
+  JumpTable t{.table = source.table, .entries = source.max + 1, .base = source.base};
+  // An index bounded only by its width (a byte or a halfword the code
+  // extracted, no compare: glibc's vfprintf indexes its label tables by a
+  // class byte read from another table) is taken to end where the table
+  // does: at the first entry that is no target of the procedure, as long as
+  // one came before it.
+  const bool width_bound = source.max == 0xff || source.max == 0xffff;
+  for (uint64_t k = 0; k < t.entries; ++k) {
+    const std::optional<uint64_t> entry = data.read(t.table + 4 * k, 4);
+    const uint64_t target = entry ? t.base + sext32(*entry) : 0;
+    const bool valid = entry && target >= first && target < end && (target - first) % 4 == 0;
+    if (!valid && width_bound && k > 0) {
+      t.entries = k;
+      break;
+    }
+    if (!entry) {
+      problem = "table entry " + std::to_string(k) + " at " + fmt::format("{:x}", t.table + 4 * k) +
+                " is not in the image's read-only data";
+      return std::nullopt;
+    }
+    if (!valid) {
+      problem = "table entry " + std::to_string(k) + " at " + fmt::format("{:x}", t.table + 4 * k) +
+                " points to " + fmt::format("{:x}", target) +
+                ", not an instruction of the procedure";
+      return std::nullopt;
+    }
+    targets.insert(target);
+  }
+  return t;
+}
+
 // Reads the table a jmp's target register describes.
 JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t jump,
                             const Dataflow& flow, const ImageData& data) {
@@ -657,7 +772,14 @@ JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t j
   const Fact& f = before[reg];
   switch (f.kind) {
     case Fact::Kind::kTarget:
+    case Fact::Kind::kTargetSet:
       break;
+    case Fact::Kind::kConstant:  // one address (a dispatch's default label)
+      if (f.value >= code.front().address && f.value <= code.back().address &&
+          (f.value - code.front().address) % 4 == 0)
+        break;
+      out.problem = "the target is a constant outside the procedure";
+      return out;
     case Fact::Kind::kEntry:
       out.problem = "the table entry is not added to a known gp";
       return out;
@@ -669,30 +791,18 @@ JumpTableOutcome read_table(const std::vector<InstructionRecord>& code, size_t j
                     explain(code, flow, jump, reg, "the jump target");
       return out;
   }
-  if (f.max >= kMaxEntries) {
-    out.problem = "index bound " + std::to_string(f.max) + " too large";
-    return out;
-  }
-  const uint64_t first = code.front().address;
-  const uint64_t end = code.back().address + 4;
-  JumpTable t{.table = f.value, .entries = f.max + 1, .base = f.base};
   std::set<uint64_t> targets;
-  for (uint64_t k = 0; k < t.entries; ++k) {
-    const std::optional<uint64_t> entry = data.read(t.table + 4 * k, 4);
-    if (!entry) {
-      out.problem = "table entry " + std::to_string(k) + " at " +
-                    fmt::format("{:x}", t.table + 4 * k) + " is not in the image's read-only data";
-      return out;
+  std::optional<JumpTable> first_table;
+  for (const TargetSource& source : target_sources(f)) {
+    if (source.table == 0) {
+      targets.insert(source.base);
+      continue;
     }
-    const uint64_t target = t.base + sext32(*entry);
-    if (target < first || target >= end || (target - first) % 4) {
-      out.problem = "table entry " + std::to_string(k) + " at " +
-                    fmt::format("{:x}", t.table + 4 * k) + " points to " +
-                    fmt::format("{:x}", target) + ", not an instruction of the procedure";
-      return out;
-    }
-    targets.insert(target);
+    std::optional<JumpTable> t = read_source(code, source, data, targets, out.problem);
+    if (!t) return out;
+    if (!first_table) first_table = std::move(t);
   }
+  JumpTable t = first_table.value_or(JumpTable{});
   t.targets.assign(targets.begin(), targets.end());
   out.table = std::move(t);
   return out;
@@ -720,6 +830,11 @@ std::vector<JumpTableOutcome> resolve_jump_tables(std::vector<InstructionRecord>
     words.push_back(isa::decode(r.encoding, isa::DecodeMode::kUser));
   std::vector<State> states;
   const DataReader reader(data);
+  TargetSets sets;  // this call's, for the meets of its dataflow
+  target_sets = &sets;
+  struct Reset {
+    ~Reset() { target_sets = nullptr; }
+  } reset;
   std::map<size_t, std::vector<uint64_t>> edges;
   bool settled = false;
   for (int round = 0; round < kMaxRounds && !settled; ++round) {

@@ -291,6 +291,22 @@ namespace {
 // jump of the procedure with the most indirect jumps in Debian's libc for
 // Alpha resolves (it had 30 unresolved, and every block its own frequency
 // class), each target an instruction of the procedure.
+// OSF/1's unprivileged CALL_PALs with a fixed effect change only what they
+// must: glibc reads its thread pointer with rduniq (v0) in the middle of
+// procedures whose tables live off gp, and a system call keeps gp, ra, sp
+// and s0-s6 (glibc's inline_syscall_clobbers).
+TEST(CalcJumpTables, PalCallsChangeOnlyWhatTheyWrite) {
+  const auto bit = [](unsigned r) { return RegisterMask{1} << r; };
+  EXPECT_EQ(pal_call_clobbers(0x9e), bit(0));           // rduniq
+  EXPECT_EQ(pal_call_clobbers(0x9f), RegisterMask{0});  // wruniq
+  const RegisterMask syscall = pal_call_clobbers(0x83).value();
+  for (unsigned kept : {9u, 10u, 11u, 12u, 13u, 14u, 15u, 26u, 29u, 30u})
+    EXPECT_FALSE(syscall & bit(kept)) << kept;
+  for (unsigned lost : {0u, 1u, 8u, 16u, 19u, 21u, 25u, 27u, 28u})
+    EXPECT_TRUE(syscall & bit(lost)) << lost;
+  EXPECT_FALSE(pal_call_clobbers(0x35).has_value());  // swpipl: the caller-saved set
+}
+
 TEST(CalcJumpTables, GlibcsPrintfDispatchesResolve) {
   const std::filesystem::path libc = "/usr/alpha-linux-gnu/lib/libc.so.6.1";
   if (!std::filesystem::exists(libc)) GTEST_SKIP() << "no Alpha sysroot";
@@ -315,6 +331,7 @@ TEST(CalcJumpTables, GlibcsPrintfDispatchesResolve) {
     if (jumps >= 20) EXPECT_EQ(tables, jumps) << p.name;
   }
   EXPECT_GE(most, 20u) << worst;
+  EXPECT_GE(resolved * 10, all * 8) << resolved << " of " << all;
   std::printf("libc: %zu of %zu indirect jumps resolved; most in one procedure: %s\n", resolved,
               all, worst.c_str());
 }

@@ -42,7 +42,13 @@ OwnEffects own_effects(const ProcedureCalls& p) {
       default:
         e.unknown |= is_tail_call(r);
     }
-    e.unknown |= r.ev5_class == isa::Ev5Class::kCallPal;
+    if (r.ev5_class == isa::Ev5Class::kCallPal) {
+      const isa::Instruction in = isa::decode(r.encoding, isa::DecodeMode::kUser);
+      if (const auto lost = pal_call_clobbers(in.pal_function))
+        e.writes |= *lost;
+      else
+        e.unknown = true;
+    }
   }
   return e;
 }
@@ -59,6 +65,24 @@ RegisterMask caller_saved_registers() {
   for (unsigned r = 0; r < 31; ++r)
     if (!(r >= 9 && r <= 15) && r != 30) m |= bit(r);
   return m;
+}
+
+std::optional<RegisterMask> pal_call_clobbers(uint32_t function) {
+  switch (function) {
+    case 0x9e:  // rduniq
+      return bit(0);
+    case 0x9f:  // wruniq
+    case 0x86:  // imb
+      return RegisterMask{0};
+    case 0x83: {  // callsys
+      RegisterMask m = bit(0) | bit(27) | bit(28);
+      for (unsigned r = 1; r <= 8; ++r) m |= bit(r);
+      for (unsigned r = 16; r <= 25; ++r) m |= bit(r);
+      return m;
+    }
+    default:
+      return std::nullopt;
+  }
 }
 
 std::optional<RegisterMask> division_helper_clobbers(std::string_view name) {

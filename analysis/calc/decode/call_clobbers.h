@@ -41,6 +41,14 @@ RegisterMask caller_saved_registers();
 // __reml __remlu, else nothing.
 std::optional<RegisterMask> division_helper_clobbers(std::string_view name);
 
+// The integer registers a CALL_PAL of OSF/1's unprivileged PALcode changes,
+// for the calls whose effect is fixed: rduniq writes v0 (glibc reads its
+// thread pointer so, for errno and TLS), wruniq and imb nothing, callsys
+// what Linux's system call may change (v0, a3's error flag, and glibc's
+// inline_syscall_clobbers: t0-t7, a0-a5, t8-t11, t12, AT; gp, ra, sp and
+// s0-s6 survive). Nothing for the others (the caller-saved set applies).
+std::optional<RegisterMask> pal_call_clobbers(uint32_t function);
+
 struct ProcedureCalls {
   std::string name;
   uint64_t start = 0;

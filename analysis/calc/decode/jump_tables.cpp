@@ -428,7 +428,9 @@ void transfer(State& s, const InstructionRecord& r, const isa::Instruction& in,
     // callee that shares the caller's gp. After the call, its Ra holds the
     // return address (GCC's `ldah gp,hi(ra)` reload relies on it).
     const bool call = r.control_flow == ControlFlow::kCall;
-    RegisterMask lost = call ? calls.of_call(r, callee_of(r, s)) : caller_saved_registers();
+    RegisterMask lost = call
+                            ? calls.of_call(r, callee_of(r, s))
+                            : pal_call_clobbers(in.pal_function).value_or(caller_saved_registers());
     if (call && r.branch_target) lost &= ~(RegisterMask{1} << kGp);
     for (uint8_t reg = 0; reg < kZero; ++reg) {
       if (!(lost & (RegisterMask{1} << reg))) continue;

@@ -551,11 +551,14 @@ int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
                                                             : error(EFAULT);
 }
 
-// isatty(): the console answers TCGETS like a terminal; files are not ttys.
+// isatty(): the console answers TCGETS like a terminal when dcpi run's
+// output is one (tty=1), else ENOTTY as a redirected stdout would; no other
+// request is known (ENOTTY), nor is any file but the console a terminal.
 int64_t sys_ioctl(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets) return error(ENOTTY);
+  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets || !console_is_terminal())
+    return error(ENOTTY);
   uint8_t termios[kTermiosBytes] = {};
   return copy_to_user(self->space(), args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
 }

@@ -167,10 +167,12 @@
   X(getcpu, 473)                                                                      \
   X(epoll_pwait, 474)                                                                 \
   X(utimensat, 475)                                                                   \
+  X(signalfd, 476)                                                                    \
   X(eventfd, 478)                                                                     \
   X(timerfd_create, 481)                                                              \
   X(timerfd_settime, 482)                                                             \
   X(timerfd_gettime, 483)                                                             \
+  X(signalfd4, 484)                                                                   \
   X(eventfd2, 485)                                                                    \
   X(epoll_create1, 486)                                                               \
   X(dup3, 487)                                                                        \

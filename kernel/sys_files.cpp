@@ -9,6 +9,7 @@
 #include "kernel/pipe.h"
 #include "kernel/procfs.h"
 #include "kernel/ramfs.h"
+#include "kernel/signalfd.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
@@ -115,6 +116,7 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   if (f->kind == OpenFile::kPipeWrite || writes_fifo(f))
     return pipe::write(self, f->pipe, f->flags & LINUX_O_NONBLOCK, false, buffer, count);
   if (f->kind == OpenFile::kSocket) return socket_end::write(self, f, 0, buffer, count);
+  if (f->kind == OpenFile::kSignalfd) return error(EINVAL);  // Linux: no write there
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
   const bool to_host = is_init(self->tgid);
@@ -128,18 +130,22 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-// The console, pipes, sockets and eventfds have no offset (ESPIPE).
+// Linux's anonymous inodes: eventfd, timerfd, signalfd.
+bool anonymous(const OpenFile* f) {
+  return f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd ||
+         f->kind == OpenFile::kSignalfd;
+}
+
+// The console, pipes, sockets and the anonymous files have no offset (ESPIPE).
 bool cannot_seek(const OpenFile* f) {
   return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
-         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd ||
-         f->kind == OpenFile::kSocket || f->kind == OpenFile::kTimerfd;
+         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kSocket || anonymous(f);
 }
 
 // Files read without an offset: a pipe's read end, a socket, an eventfd,
-// a timerfd.
+// a timerfd, a signalfd.
 bool reads_as_stream(const OpenFile* f) {
-  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket ||
-         f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd;
+  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket || anonymous(f);
 }
 
 // One of those, as read(2) reads it.
@@ -147,6 +153,7 @@ int64_t read_stream(Process* self, OpenFile* f, uint64_t buffer, uint64_t count)
   if (f->kind == OpenFile::kSocket) return socket_end::read(self, f, 0, buffer, count);
   if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, buffer, count);
   if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, buffer, count);
+  if (f->kind == OpenFile::kSignalfd) return signalfd::read(self, f, buffer, count);
   return pipe::read(self, f->pipe, f->flags & LINUX_O_NONBLOCK, buffer, count);
 }
 
@@ -260,7 +267,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
     return;
   }
-  if (f.kind == OpenFile::kEventfd || f.kind == OpenFile::kTimerfd) {  // anonymous inodes
+  if (anonymous(&f)) {
     st->st_mode = 0600;
     st->st_ino = reinterpret_cast<uint64_t>(&f) >> 4;
     return;
@@ -418,8 +425,7 @@ int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd)
-    return 0;  // Linux's noop_llseek: always at 0
+  if (anonymous(f)) return 0;  // Linux's noop_llseek: always at 0
   if (cannot_seek(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;

@@ -9,6 +9,7 @@
 #include "kernel/pipe.h"
 #include "kernel/readiness.h"
 #include "kernel/scheduler.h"
+#include "kernel/signalfd.h"
 #include "kernel/signals.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
@@ -197,6 +198,7 @@ uint32_t descriptor_events(Process* self, int32_t fd) {
   if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
   if (f->kind == OpenFile::kSocket) return socket_end::poll_events(f);
   if (f->kind == OpenFile::kTimerfd) return timerfd::poll_events(f);
+  if (f->kind == OpenFile::kSignalfd) return signalfd::poll_events(self, f);
   return kIn | kOut;
 }
 

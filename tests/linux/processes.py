@@ -70,6 +70,12 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               before fork comes out twice) and a
                                               terminal (by line: once); the guest's
                                               isatty() follows dcpi run's stdout
+  processes.py BUILD LINUX_DIR signalfd CPUS  blocked signals read from a signalfd:
+                                              kill, sigqueue's value, pthread_kill,
+                                              a child's SIGCHLD (exit code, killing
+                                              signal), poll, select, epoll,
+                                              O_NONBLOCK, a new mask, a blocking read
+                                              woken by another process, EINTR
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -400,6 +406,10 @@ def case_links(tmp):
     same("links", dcpi_run(os.path.join(tmp, "ln.db"), "links").stdout, oracle("links"))
 
 
+def case_signalfd(tmp):
+    same("signalfd", dcpi_run(os.path.join(tmp, "sf.db"), "signalfd").stdout, oracle("signalfd"))
+
+
 def to_file(tmp, name, run):
     """What `run(stdout)` writes with its stdout a file."""
     path = os.path.join(tmp, name)
@@ -496,7 +506,7 @@ def main():
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
-                 "buffering": case_buffering}
+                 "buffering": case_buffering, "signalfd": case_signalfd}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -230,6 +230,7 @@ enum {
   LINUX_O_TRUNC = 02000,
   LINUX_O_EXCL = 04000,
   LINUX_O_CLOEXEC = 010000000,
+  LINUX_O_PATH = 040000000,
 };
 
 /* Linux/Alpha struct stat (asm/stat.h), what fstat fills in. The time

@@ -76,6 +76,10 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               signal), poll, select, epoll,
                                               O_NONBLOCK, a new mask, a blocking read
                                               woken by another process, EINTR
+  processes.py BUILD LINUX_DIR opath CPUS     O_PATH descriptors: fstat, fchdir, *at()
+                                              calls, dup, fcntl; read, write and the
+                                              rest EBADF; O_NOFOLLOW on a link opens
+                                              the link
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -410,6 +414,10 @@ def case_signalfd(tmp):
     same("signalfd", dcpi_run(os.path.join(tmp, "sf.db"), "signalfd").stdout, oracle("signalfd"))
 
 
+def case_opath(tmp):
+    same("opath", dcpi_run(os.path.join(tmp, "op.db"), "opath").stdout, oracle("opath"))
+
+
 def to_file(tmp, name, run):
     """What `run(stdout)` writes with its stdout a file."""
     path = os.path.join(tmp, name)
@@ -506,7 +514,7 @@ def main():
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
-                 "buffering": case_buffering, "signalfd": case_signalfd}
+                 "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -167,10 +167,12 @@
   X(getcpu, 473)                                                                      \
   X(epoll_pwait, 474)                                                                 \
   X(utimensat, 475)                                                                   \
+  X(signalfd, 476)                                                                    \
   X(eventfd, 478)                                                                     \
   X(timerfd_create, 481)                                                              \
   X(timerfd_settime, 482)                                                             \
   X(timerfd_gettime, 483)                                                             \
+  X(signalfd4, 484)                                                                   \
   X(eventfd2, 485)                                                                    \
   X(epoll_create1, 486)                                                               \
   X(dup3, 487)                                                                        \
@@ -228,6 +230,7 @@ enum {
   LINUX_O_TRUNC = 02000,
   LINUX_O_EXCL = 04000,
   LINUX_O_CLOEXEC = 010000000,
+  LINUX_O_PATH = 040000000,
 };
 
 /* Linux/Alpha struct stat (asm/stat.h), what fstat fills in. The time

@@ -10,6 +10,7 @@ namespace kernel {
 namespace {
 
 SpinLock console_lock;
+bool terminal = false;  // set once at boot, before any process
 
 // Formats into a line buffer so that one kprintf is one UART burst.
 class LineBuffer {
@@ -178,6 +179,9 @@ void console_write(const char* text, uint64_t length, bool to_host) {
   console_lock.unlock();
   pal::swpipl(ipl);
 }
+
+void set_console_terminal(bool is_terminal) { terminal = is_terminal; }
+bool console_is_terminal() { return terminal; }
 
 void kprintf(const char* f, ...) {
   va_list args;

@@ -19,6 +19,13 @@ uint64_t kvformat(char* text, uint64_t capacity, const char* format, va_list arg
 // (init's verdicts, DCPI-DONE, panic) is there, where no other program can
 // write (issue 30); the console is only echoed.
 void console_write(const char* text, uint64_t length, bool to_host = false);
+// Whether the console stands for a terminal, which isatty() asks (TCGETS):
+// the command line's tty=1, when what the programs print reaches one on the
+// host (`dcpi run` to a terminal). Not otherwise, as a Linux program's
+// stdout redirected to a file or a pipe is not: glibc's stdio then buffers
+// it fully instead of by line.
+void set_console_terminal(bool terminal);
+bool console_is_terminal();
 [[noreturn]] void panic(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace kernel

@@ -71,9 +71,14 @@ OpenFile* file_of_kind(FdTable* fds, uint64_t fd, OpenFile::Kind kind, int wrong
   return *error ? nullptr : f;
 }
 
-OpenFile* file_at(FdTable* fds, uint64_t fd) {
+OpenFile* file_or_path_at(FdTable* fds, uint64_t fd) {
   if (fd >= kMaxFiles) return nullptr;
   return fds->files[fd];
+}
+
+OpenFile* file_at(FdTable* fds, uint64_t fd) {
+  OpenFile* f = file_or_path_at(fds, fd);
+  return f != nullptr && !path_only(f) ? f : nullptr;
 }
 
 int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec) {
@@ -94,9 +99,10 @@ int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec
 namespace {
 
 // A descriptor of `file` closed: the calling process's record locks on the
-// file go (POSIX's rule), then its reference.
+// file go (POSIX's rule; not for an O_PATH one, as Linux's filp_flush), then
+// its reference.
 void release_closed(OpenFile* file) {
-  if (const Process* self = current(); self != nullptr && !self->kernel_thread)
+  if (const Process* self = current(); self != nullptr && !self->kernel_thread && !path_only(file))
     locks::release(lock_key(file), self->tgid);
   release_description(file);
 }

@@ -28,8 +28,16 @@ void hold_description(OpenFile* file);
 // Drops a reference; the last one closes it (a pipe end, kernel/pipe.h).
 void release_description(OpenFile* file);
 
-// The open file at `fd`, or nullptr if none.
+// An O_PATH description: it names a file without opening it (kernel/sys_files.cpp).
+inline bool path_only(const OpenFile* f) { return (f->flags & LINUX_O_PATH) != 0; }
+
+// The open file at `fd`, or nullptr if none or if it is path_only (Linux's
+// fdget: every call that uses the file itself then says EBADF).
 OpenFile* file_at(FdTable* fds, uint64_t fd);
+// The open file at `fd`, path_only ones too, or nullptr (Linux's
+// fdget_raw: close, dup, fcntl's descriptor commands, fstat, fstatfs,
+// fchdir, a dirfd of the *at() calls).
+OpenFile* file_or_path_at(FdTable* fds, uint64_t fd);
 // The open file at `fd` if it is of `kind`; else nullptr and *error =
 // -EBADF (none) or -`wrong_kind` (another kind: EINVAL, ENOTSOCK).
 OpenFile* file_of_kind(FdTable* fds, uint64_t fd, OpenFile::Kind kind, int wrong_kind,

@@ -173,8 +173,10 @@ void end_group_locked(Process* leader, int64_t wait_status) {
   leader->group->ended = true;
   posix_timers::release_group_locked(leader->group);
   Process* parent = leader->parent_pid ? find_process_locked(leader->parent_pid) : nullptr;
-  if (parent != nullptr && leader->exit_signal != 0)
-    signals::send_group_locked(parent, leader->exit_signal);
+  if (parent != nullptr && leader->exit_signal != 0) {
+    const SignalSource child = signals::child_end(leader->tgid, wait_status);
+    signals::send_group_locked(parent, static_cast<int>(leader->exit_signal), &child);
+  }
 }
 
 // Wakes the parent's threads blocked in wait4 once `leader` can be reaped:

@@ -53,7 +53,8 @@ struct OpenFile {
     kSocket,     // one end of a socketpair (kernel/socket_end.h)
     kGenerated,  // a /proc or /sys file (kernel/procfs.h): `file` over `held_pages`
     kEpoll,      // an epoll instance (kernel/epoll.h)
-    kTimerfd     // a timerfd (kernel/timerfd.h): expirations in `offset`
+    kTimerfd,    // a timerfd (kernel/timerfd.h): expirations in `offset`
+    kSignalfd    // a signalfd (kernel/signalfd.h): reads the signals of `signal_mask`
   } kind;
   uint32_t refs;
   uint32_t flags;  // O_NONBLOCK, O_APPEND as opened (F_GETFL)
@@ -69,6 +70,7 @@ struct OpenFile {
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count
   uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)
   bool semaphore;                  // kEventfd: EFD_SEMAPHORE (the count is `offset`)
+  uint64_t signal_mask;            // kSignalfd: the signals it reads (bit n-1: signal n)
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names
 };
 
@@ -115,13 +117,14 @@ inline constexpr uint32_t kSignals = 64;  // 1..64; bit n-1 of a mask is signal 
 
 // Where the last of a signal came from, for its siginfo (kernel/signals.h).
 struct SignalSource {
-  uint32_t pid = 0;     // si_pid: the sending process (0: the kernel)
-  int32_t code = 0;     // si_code: SI_USER 0, SI_QUEUE -1, SI_TIMER -2, SI_TKILL -6
+  uint32_t pid = 0;     // si_pid: the sending process (0: the kernel), SIGCHLD's child
+  int32_t code = 0;     // si_code: SI_USER 0, SI_QUEUE -1, SI_TIMER -2, SI_TKILL -6, CLD_*
   uint64_t value = 0;   // si_value (SI_QUEUE, SI_TIMER)
   int32_t timer = 0;    // si_timerid (SI_TIMER)
   int32_t overrun = 0;  // si_overrun (SI_TIMER)
+  int32_t status = 0;   // si_status (SIGCHLD: the exit code, or the signal)
 };
-static_assert(sizeof(SignalSource) == 24);
+static_assert(sizeof(SignalSource) == 32);
 
 // A thread group (a process): what CLONE_THREAD threads share. The group's
 // id is its leader's pid (`tgid`); the samples and the load map name it.

@@ -202,7 +202,7 @@ void send_group_locked(Process* leader, int sig, const SignalSource* source) {
   // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
   // has a handler for; the others, SIGKILL included, are dropped.
   if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
-  group->source[sig - 1] = source ? *source : from_caller();  // SIGCHLD: the exiting child
+  group->source[sig - 1] = source ? *source : from_caller();
   group->pending |= bit(sig);
   for (uint32_t i = 0; i < process_slot_count(); ++i) {
     Process* p = &process_slots()[i];
@@ -238,6 +238,14 @@ void write_siginfo(int sig, const SignalSource& source, SigInfo* info) {
   }
   if (source.code == kSiTimer || source.code == kSiQueue)
     __builtin_memcpy(info->u.bytes + 8, &source.value, sizeof source.value);
+  if (sig == kSigChld && source.code > 0) info->u.kill.status = source.status;
+}
+
+SignalSource child_end(uint32_t pid, int64_t wait_status) {
+  const auto signal = static_cast<int32_t>(wait_status & 0x7f);
+  const auto exit_code = static_cast<int32_t>((wait_status >> 8) & 0xff);
+  if (signal == 0) return {.pid = pid, .code = kCldExited, .status = exit_code};
+  return {.pid = pid, .code = (wait_status & 0x80) ? kCldDumped : kCldKilled, .status = signal};
 }
 
 bool interrupted(const Process* self) {

@@ -45,6 +45,10 @@ int take_waited_locked(Process* self, uint64_t set);
 const SignalSource& source_of(const Process* self, int sig);
 // The siginfo of `sig` from `source` (a handler's frame, rt_sigtimedwait).
 void write_siginfo(int sig, const SignalSource& source, SigInfo* info);
+// SIGCHLD's source for the end of child `pid` with `wait_status` (Linux's
+// encoding): CLD_EXITED and the exit code, or CLD_KILLED / CLD_DUMPED and
+// the signal.
+SignalSource child_end(uint32_t pid, int64_t wait_status);
 
 // True when the current thread has an unblocked signal waiting, or its
 // process is ending: what a blocking call checks to return EINTR.

@@ -29,7 +29,8 @@ epoll::Set* set_at(Process* self, uint64_t epfd, int64_t* e) {
 bool watchable(const OpenFile& f) {
   return f.kind == OpenFile::kPipeRead || f.kind == OpenFile::kPipeWrite ||
          f.kind == OpenFile::kSocket || f.kind == OpenFile::kEventfd ||
-         f.kind == OpenFile::kTimerfd || f.kind == OpenFile::kConsole;
+         f.kind == OpenFile::kTimerfd || f.kind == OpenFile::kSignalfd ||
+         f.kind == OpenFile::kConsole;
 }
 
 int64_t wait_events(Process* self, uint64_t epfd, uint64_t events_va, uint64_t max,

@@ -148,7 +148,7 @@ int64_t sys_fsync(Process* self, TrapFrame*, const Args& args) {
   if (f == nullptr) return error(EBADF);
   if (f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
       f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd ||
-      f->kind == OpenFile::kSocket)
+      f->kind == OpenFile::kSocket || f->kind == OpenFile::kSignalfd)
     return error(EINVAL);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "kernel/pipe.h"
 #include "kernel/procfs.h"
 #include "kernel/ramfs.h"
+#include "kernel/signalfd.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/text.h"
@@ -26,12 +27,13 @@ constexpr uint64_t kFGetfd = 1, kFSetfd = 2, kFGetfl = 3, kFSetfl = 4, kFDupfd =
                    kFDupfdCloexec = 1030, kFGetlk = 7, kFSetlk = 8, kFSetlkw = 9;
 
 constexpr uint64_t kOCloexec = LINUX_O_CLOEXEC, kODirectory = 0100000, kONofollow = 0200000,
-                   kFdCloexec = 1;  // Linux/Alpha's (asm/fcntl.h)
+                   kOPath = LINUX_O_PATH, kFdCloexec = 1;  // Linux/Alpha's (asm/fcntl.h)
 constexpr uint64_t kAtSymlinkNofollow = 0x100;
 constexpr uint32_t kModeSymbolicLink = 0120000, kModeFifoType = 0010000;
 constexpr uint64_t kBounceBytes = 512;  // RAM file data goes through the stack
 
 OpenFile* file_of(Process* self, uint64_t fd) { return file_at(self->fds, fd); }
+OpenFile* file_or_path_of(Process* self, uint64_t fd) { return file_or_path_at(self->fds, fd); }
 
 // The memory device (kernel/files.h) a path names; its minor, or 0.
 uint32_t memory_device(const char* path) {
@@ -115,6 +117,7 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   if (f->kind == OpenFile::kPipeWrite || writes_fifo(f))
     return pipe::write(self, f->pipe, f->flags & LINUX_O_NONBLOCK, false, buffer, count);
   if (f->kind == OpenFile::kSocket) return socket_end::write(self, f, 0, buffer, count);
+  if (f->kind == OpenFile::kSignalfd) return error(EINVAL);  // Linux: no write there
   if (f->kind != OpenFile::kConsole) return error(EBADF);
   char chunk[256];
   const bool to_host = is_init(self->tgid);
@@ -128,18 +131,22 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-// The console, pipes, sockets and eventfds have no offset (ESPIPE).
+// Linux's anonymous inodes: eventfd, timerfd, signalfd.
+bool anonymous(const OpenFile* f) {
+  return f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd ||
+         f->kind == OpenFile::kSignalfd;
+}
+
+// The console, pipes, sockets and the anonymous files have no offset (ESPIPE).
 bool cannot_seek(const OpenFile* f) {
   return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
-         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kEventfd ||
-         f->kind == OpenFile::kSocket || f->kind == OpenFile::kTimerfd;
+         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kSocket || anonymous(f);
 }
 
 // Files read without an offset: a pipe's read end, a socket, an eventfd,
-// a timerfd.
+// a timerfd, a signalfd.
 bool reads_as_stream(const OpenFile* f) {
-  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket ||
-         f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd;
+  return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kSocket || anonymous(f);
 }
 
 // One of those, as read(2) reads it.
@@ -147,7 +154,14 @@ int64_t read_stream(Process* self, OpenFile* f, uint64_t buffer, uint64_t count)
   if (f->kind == OpenFile::kSocket) return socket_end::read(self, f, 0, buffer, count);
   if (f->kind == OpenFile::kEventfd) return eventfd::read(self, f, buffer, count);
   if (f->kind == OpenFile::kTimerfd) return timerfd::read(self, f, buffer, count);
+  if (f->kind == OpenFile::kSignalfd) return signalfd::read(self, f, buffer, count);
   return pipe::read(self, f->pipe, f->flags & LINUX_O_NONBLOCK, buffer, count);
+}
+
+// O_PATH keeps only O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC (Linux's
+// O_PATH_FLAGS): O_CREAT, O_TRUNC and the access mode are ignored.
+uint64_t open_flags(uint64_t flags) {
+  return (flags & kOPath) ? flags & (kOPath | kODirectory | kONofollow | kOCloexec) : flags;
 }
 
 // open(2) follows a symbolic link in the last component unless O_NOFOLLOW
@@ -173,9 +187,64 @@ int64_t open_generated(Process* self, const char* path, uint64_t flags) {
   return fd;
 }
 
+bool is_directory(const ramfs::Found& found) {
+  const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
+  return (mode & kModeTypeMask) == kModeDirectory;
+}
+
+// What `found` names, described as open for reading: a directory (for
+// getdents64 and as a dirfd), a RAM file (held until the last close) or an
+// initrd file.
+void describe_found(const ramfs::Found& found, OpenFile* open) {
+  const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
+  open->kind = is_directory(found) ? OpenFile::kDirectory
+               : found.node        ? OpenFile::kRamFile
+                                   : OpenFile::kInitrd;
+  open->file = found.file;
+  open->file.mode = mode;
+  open->node = found.node;
+  if (open->kind == OpenFile::kRamFile) ramfs::hold(found.node);
+}
+
+// A description (any kind) put at the lowest free fd; one that could not be
+// made leaves its RAM file's hold to us, one that found no free fd was
+// released with it (release_description).
+int64_t open_described(Process* self, const OpenFile& open, uint64_t flags) {
+  const int64_t fd = open_description(self->fds, open, flags & kOCloexec);
+  if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
+  return fd;
+}
+
+// O_PATH (Linux 2.6.39): a description that names the file `path` leads to
+// without opening it (path_only, kernel/files.h): no access is checked, a
+// FIFO is not waited on, no /proc text is made; a symbolic link left
+// unfollowed (O_NOFOLLOW) is named itself. Only the calls that take
+// file_or_path_at use it; F_GETFL says O_PATH, O_DIRECTORY, O_NOFOLLOW.
+int64_t open_path_only(Process* self, const char* path, uint64_t flags) {
+  OpenFile named{};
+  named.flags = static_cast<uint32_t>(flags & (kOPath | kODirectory | kONofollow));
+  copy_name(named.path, sizeof named.path, path);
+  if (const uint32_t device = memory_device(path)) {
+    named.kind = OpenFile::kNull;
+    named.device = device;
+  } else if (procfs::provides(path)) {
+    named.kind = OpenFile::kInitrd;  // as stat_path describes it: size 0
+    named.file = initrd::File{nullptr, 0, kModeGenerated};
+  } else {
+    const ramfs::Found found = ramfs::lookup(path);
+    if (!found.exists) return error(ENOENT);
+    if ((flags & kODirectory) && !is_directory(found)) return error(ENOTDIR);
+    describe_found(found, &named);
+    return open_described(self, named, flags);
+  }
+  if (flags & kODirectory) return error(ENOTDIR);
+  return open_described(self, named, flags);
+}
+
 // Opens a memory device (/dev/null, /dev/zero, /dev/urandom; any access) or
 // an initrd path read-only.
 int64_t open_path(Process* self, const char* path, uint64_t flags) {
+  if (flags & kOPath) return open_path_only(self, path, flags);
   if (starts_with(path, "/proc/self/task/") || starts_with(path, "/proc/thread-self/")) {
     // glibc's pthread_setname_np/getname_np of another thread go through
     // /proc/self/task/TID/comm; this kernel has no /proc file system (a
@@ -221,24 +290,11 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     open.node = node;
     ramfs::hold(node);
   } else {
-    const ramfs::Found& found = named;
-    if (!found.exists) return error(ENOENT);
-    const uint32_t mode = found.node ? ramfs::mode(found.node) : found.file.mode;
-    const bool directory = (mode & kModeTypeMask) == kModeDirectory;
-    if ((flags & kODirectory) && !directory) return error(ENOTDIR);
-    open.kind = directory    ? OpenFile::kDirectory
-                : found.node ? OpenFile::kRamFile
-                             : OpenFile::kInitrd;
-    open.file = found.file;
-    open.file.mode = mode;
-    open.node = found.node;
-    if (open.kind == OpenFile::kRamFile) ramfs::hold(found.node);
+    if (!named.exists) return error(ENOENT);
+    if ((flags & kODirectory) && !is_directory(named)) return error(ENOTDIR);
+    describe_found(named, &open);
   }
-  // A description that could not be made leaves the node's hold to us; one
-  // that found no free fd was released with it (release_description).
-  const int64_t fd = open_description(self->fds, open, flags & kOCloexec);
-  if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
-  return fd;
+  return open_described(self, open, flags);
 }
 
 void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
@@ -260,7 +316,7 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_ino = reinterpret_cast<uint64_t>(f.pipe) >> 4;
     return;
   }
-  if (f.kind == OpenFile::kEventfd || f.kind == OpenFile::kTimerfd) {  // anonymous inodes
+  if (anonymous(&f)) {
     st->st_mode = 0600;
     st->st_ino = reinterpret_cast<uint64_t>(&f) >> 4;
     return;
@@ -309,7 +365,7 @@ int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kM
     return path_from_user(self, path_va, path, follow_last);
   if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
   if (path[0] == '/' || path[0] == 0) return resolve_in("", path, follow_last);
-  const OpenFile* directory = file_of(self, dirfd);
+  const OpenFile* directory = file_or_path_of(self, dirfd);  // O_PATH's too
   if (directory == nullptr) return error(EBADF);
   if (directory->kind != OpenFile::kDirectory) return error(ENOTDIR);
   return resolve_in(directory->path[0] ? directory->path : "/", path, follow_last);
@@ -393,23 +449,21 @@ int64_t sys_writev(Process* self, TrapFrame*, const Args& args) {
   });
 }
 
-int64_t sys_open(Process* self, TrapFrame*, const Args& args) {
-  char path[kMaxPath];
-  if (const int64_t e = path_from_user(self, args.a[0], path, open_flags_follow(args.a[1])); e < 0)
-    return e;
-  return open_path(self, path, args.a[1]);
+int64_t sys_open(Process* self, TrapFrame* frame, const Args& args) {
+  const auto cwd = static_cast<uint64_t>(LINUX_AT_FDCWD);
+  return sys_openat(self, frame, Args{{cwd, args.a[0], args.a[1], args.a[2]}});
 }
 
 int64_t sys_openat(Process* self, TrapFrame*, const Args& args) {
+  const uint64_t flags = open_flags(args.a[2]);
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, open_flags_follow(args.a[2]));
-      e < 0)
+  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, open_flags_follow(flags)); e < 0)
     return e;
-  return open_path(self, path, args.a[2]);
+  return open_path(self, path, flags);
 }
 
 int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   close_file(self->fds, args.a[0]);
   return 0;
@@ -418,8 +472,7 @@ int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd)
-    return 0;  // Linux's noop_llseek: always at 0
+  if (anonymous(f)) return 0;  // Linux's noop_llseek: always at 0
   if (cannot_seek(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;
@@ -444,7 +497,7 @@ int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
 
 // The old struct stat newlib uses (firmware/syscalls.h's linux_alpha_stat).
 int64_t sys_fstat(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   linux_alpha_stat64 wide;
   fill_stat64(*f, &wide);
@@ -461,7 +514,7 @@ int64_t sys_fstat(Process* self, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_fstat64(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   return stat64_to_user(self, *f, args.a[1]);
 }
@@ -474,7 +527,7 @@ int64_t sys_fstatat64(Process* self, TrapFrame*, const Args& args) {
   if (const int64_t e = at_path(self, args.a[0], args.a[1], path, follow); e < 0) return e;
   if (path[0] == 0) {
     if (!(args.a[3] & LINUX_AT_EMPTY_PATH)) return error(ENOENT);
-    OpenFile* f = file_of(self, args.a[0]);
+    OpenFile* f = file_or_path_of(self, args.a[0]);
     return f ? stat64_to_user(self, *f, args.a[2]) : error(EBADF);
   }
   return stat_path(self, path, args.a[2]);
@@ -500,7 +553,7 @@ int64_t sys_faccessat2(Process* self, TrapFrame*, const Args& args) {
   const FollowLast follow = (args.a[3] & kAtSymlinkNofollow) ? kNoFollow : kFollow;
   if (const int64_t e = at_path(self, args.a[0], args.a[1], path, follow); e < 0) return e;
   if (path[0] == 0 && (args.a[3] & kAtEmptyPath))
-    return static_cast<int64_t>(args.a[0]) == LINUX_AT_FDCWD || file_of(self, args.a[0])
+    return static_cast<int64_t>(args.a[0]) == LINUX_AT_FDCWD || file_or_path_of(self, args.a[0])
                ? 0
                : error(EBADF);
   if (memory_device(path) != 0 || procfs::provides(path)) return 0;
@@ -516,16 +569,39 @@ int64_t sys_sendfile(Process* self, TrapFrame*, const Args& args) {
   return error(EINVAL);
 }
 
+namespace {
+
+// readlinkat's empty path (Linux 2.6.39): the symbolic link `dirfd` names
+// itself (an O_PATH|O_NOFOLLOW descriptor); its target's length into
+// `target`, or -errno: ENOENT for anything else, the working directory too.
+int64_t descriptor_link_target(Process* self, uint64_t dirfd, char (&target)[kMaxPath]) {
+  if (static_cast<int64_t>(dirfd) == LINUX_AT_FDCWD) return error(ENOENT);
+  const OpenFile* f = file_or_path_of(self, dirfd);
+  if (f == nullptr) return error(EBADF);
+  if (f->kind != OpenFile::kRamFile || (ramfs::mode(f->node) & kModeTypeMask) != kModeSymbolicLink)
+    return error(ENOENT);
+  return static_cast<int64_t>(ramfs::read(f->node, 0, target, sizeof target));
+}
+
+}  // namespace
+
 // readlinkat(dirfd, path, buffer, size): a RAM symbolic link's target, cut
-// to `size` bytes, no NUL (Linux); /proc/self/exe names the program. A
-// size <= 0 is EINVAL, anything else EINVAL, a missing name ENOENT.
+// to `size` bytes, no NUL (Linux); /proc/self/exe names the program; an
+// empty path reads the link dirfd names. A size <= 0 is EINVAL, anything
+// else EINVAL, a missing name ENOENT.
 int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
   char path[kMaxPath];
-  if (const int64_t e = at_path(self, args.a[0], args.a[1], path, kNoFollow); e < 0) return e;
+  if (const int64_t e = raw_path_from_user(self, args.a[1], path); e < 0) return e;
+  const bool empty = path[0] == 0;
+  if (!empty)
+    if (const int64_t e = at_path(self, args.a[0], args.a[1], path, kNoFollow); e < 0) return e;
   if (static_cast<int64_t>(static_cast<int32_t>(args.a[3])) <= 0) return error(EINVAL);
   char target[kMaxPath];
   int64_t length = -1;
-  if (same_string(path, "/proc/self/exe")) {
+  if (empty) {
+    length = descriptor_link_target(self, args.a[0], target);
+    if (length < 0) return length;
+  } else if (same_string(path, "/proc/self/exe")) {
     copy_name(target, sizeof target, self->name);
     length = static_cast<int64_t>(string_length(target));
   } else {
@@ -551,18 +627,32 @@ int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
                                                             : error(EFAULT);
 }
 
-// isatty(): the console answers TCGETS like a terminal; files are not ttys.
+// isatty(): the console answers TCGETS like a terminal when dcpi run's
+// output is one (tty=1), else ENOTTY as a redirected stdout would; no other
+// request is known (ENOTTY), nor is any file but the console a terminal.
 int64_t sys_ioctl(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets) return error(ENOTTY);
+  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets || !console_is_terminal())
+    return error(ENOTTY);
   uint8_t termios[kTermiosBytes] = {};
   return copy_to_user(self->space(), args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);
 }
 
+namespace {
+
+// An O_PATH descriptor takes only the descriptor commands (Linux's
+// check_fcntl_cmd); the rest would use the file: EBADF.
+bool path_only_command(uint64_t command) {
+  return command == kFDupfd || command == kFDupfdCloexec || command == kFGetfd ||
+         command == kFSetfd || command == kFGetfl;
+}
+
+}  // namespace
+
 int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
-  if (f == nullptr) return error(EBADF);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
+  if (f == nullptr || (path_only(f) && !path_only_command(args.a[1]))) return error(EBADF);
   switch (args.a[1]) {
     case kFDupfd:
     case kFDupfdCloexec:
@@ -594,14 +684,14 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_dup(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
   hold_description(f);
   return install_file(self->fds, 0, f, false);
 }
 
 int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
   if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
   if (args.a[0] == args.a[1]) return static_cast<int64_t>(args.a[1]);
   hold_description(f);
@@ -611,7 +701,7 @@ int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
 
 // dup3(old, new, flags): dup2 that refuses old == new and takes O_CLOEXEC.
 int64_t sys_dup3(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_of(self, args.a[0]);
+  OpenFile* f = file_or_path_of(self, args.a[0]);
   if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
   if (args.a[0] == args.a[1] || (args.a[2] & ~kOCloexec)) return error(EINVAL);
   hold_description(f);

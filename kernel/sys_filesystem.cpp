@@ -90,7 +90,7 @@ int64_t statfs_path(Process* self, uint64_t path_va, uint64_t va, bool wide) {
 }
 
 int64_t statfs_fd(Process* self, uint64_t fd, uint64_t va, bool wide) {
-  const OpenFile* file = file_at(self->fds, fd);
+  const OpenFile* file = file_or_path_at(self->fds, fd);  // O_PATH's too
   if (file == nullptr) return error(EBADF);
   return statfs_to_user(self, facts_of(*file), va, wide);
 }

@@ -146,7 +146,7 @@ int64_t sys_chdir(Process* self, TrapFrame*, const Args& args) {
 // (path_from_user made it absolute, or it is relative to "/"); a directory
 // removed or renamed since is ENOENT (Linux would follow the inode).
 int64_t sys_fchdir(Process* self, TrapFrame*, const Args& args) {
-  OpenFile* f = file_at(self->fds, args.a[0]);
+  OpenFile* f = file_or_path_at(self->fds, args.a[0]);  // O_PATH's too
   if (f == nullptr) return error(EBADF);
   if (f->kind != OpenFile::kDirectory) return error(ENOTDIR);
   return change_directory(self, f->path);

@@ -9,6 +9,7 @@
 #include "kernel/pipe.h"
 #include "kernel/readiness.h"
 #include "kernel/scheduler.h"
+#include "kernel/signalfd.h"
 #include "kernel/signals.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
@@ -80,7 +81,8 @@ int64_t read_sets(Process* self, Selection& sel) {
     if (!copy_from_user(self->space(), word, sel.va[set], words * 8)) return error(EFAULT);
     for (uint64_t fd = 0; fd < sel.nfds; ++fd) {
       if (!((word[fd / 64] >> (fd % 64)) & 1)) continue;
-      if (fd >= kMaxFiles || file_at(self->fds, fd) == nullptr) return error(EBADF);
+      // Open is enough, O_PATH too (never ready, as Linux's POLLNVAL is for select).
+      if (fd >= kMaxFiles || file_or_path_at(self->fds, fd) == nullptr) return error(EBADF);
       if (set == kSets - 1) continue;
       sel.fds[sel.count] =
           PollFd{static_cast<int32_t>(fd), static_cast<int16_t>(kSelectEvents[set]), 0};
@@ -197,6 +199,7 @@ uint32_t descriptor_events(Process* self, int32_t fd) {
   if (f->kind == OpenFile::kEventfd) return eventfd::poll_events(f);
   if (f->kind == OpenFile::kSocket) return socket_end::poll_events(f);
   if (f->kind == OpenFile::kTimerfd) return timerfd::poll_events(f);
+  if (f->kind == OpenFile::kSignalfd) return signalfd::poll_events(self, f);
   return kIn | kOut;
 }
 

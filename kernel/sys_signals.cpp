@@ -1,6 +1,7 @@
 // Signal system calls (issue 29): dispositions, masks, sending, and the
 // return from a handler. Delivery itself is kernel/signals.cpp.
 #include "kernel/clock.h"
+#include "kernel/files.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/scheduler.h"
@@ -157,6 +158,38 @@ int64_t sys_rt_sigtimedwait(Process* self, TrapFrame*, const Args& args) {
     if (!copy_to_user(self->space(), args.a[1], &info, sizeof info)) return error(EFAULT);
   }
   return sig;
+}
+
+// signalfd4(fd, mask, size, flags): a signalfd reading the signals of
+// `mask` (kernel/signalfd.h; never SIGKILL or SIGSTOP), or with fd != -1 a
+// new mask for the signalfd at fd (EINVAL if it is another file);
+// SFD_CLOEXEC, SFD_NONBLOCK (O_CLOEXEC's and O_NONBLOCK's values).
+int64_t sys_signalfd4(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kSfdCloexec = LINUX_O_CLOEXEC, kSfdNonblock = LINUX_O_NONBLOCK;
+  if (args.a[2] != kSigsetBytes) return error(EINVAL);
+  uint64_t mask;
+  if (!copy_from_user(self->space(), &mask, args.a[1], 8)) return error(EFAULT);
+  if (args.a[3] & ~(kSfdCloexec | kSfdNonblock)) return error(EINVAL);
+  mask &= ~kUnblockable;
+  const auto fd = static_cast<int32_t>(args.a[0]);
+  if (fd == -1) {
+    OpenFile reader{};
+    reader.kind = OpenFile::kSignalfd;
+    reader.flags = static_cast<uint32_t>(LINUX_O_RDWR | (args.a[3] & kSfdNonblock));
+    reader.signal_mask = mask;
+    return open_description(self->fds, reader, args.a[3] & kSfdCloexec);
+  }
+  int64_t e;
+  OpenFile* reader = file_of_kind(self->fds, fd < 0 ? kMaxFiles : static_cast<uint64_t>(fd),
+                                  OpenFile::kSignalfd, EINVAL, &e);
+  if (reader == nullptr) return e;
+  IrqLockGuard guard(sched::lock);  // a reader may be taking signals by the old mask
+  reader->signal_mask = mask;
+  return fd;
+}
+
+int64_t sys_signalfd(Process* self, TrapFrame* frame, const Args& args) {
+  return sys_signalfd4(self, frame, Args{{args.a[0], args.a[1], args.a[2], 0}});
 }
 
 // No alternate signal stacks: handlers run on the thread's stack.

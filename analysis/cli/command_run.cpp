@@ -64,7 +64,8 @@ const std::string_view kRunUsage =
     "its profile is stored, and each failure is named (\"the workload failed: ...\").\n"
     "Like perf record, what the programs print goes to stdout (dcpi run -- prog > out\n"
     "captures exactly it); the kernel's, init's and dcpi's own messages and the summary\n"
-    "go to stderr.\n"
+    "go to stderr. The guest's console is a terminal (isatty) only when that stdout is\n"
+    "one, so a glibc program's stdio buffers as under Linux with the same redirection.\n"
     "  --mix        run /etc/NAME.mix from the initrd (default: default); a mix with\n"
     "               programs in BUILD/mixes/NAME (real: lua, bzip2, minigzip cross-built\n"
     "               from Debian sources) gets them, their libraries and data added\n"
@@ -668,6 +669,9 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
   const bool quiet = options.flag("quiet");
   ConsoleSplitter splitter(options.flag("json") ? std::cerr : std::cout,
                            quiet ? nullptr : &std::cerr);
+  // The guest's isatty() follows where its output goes, so its stdio buffers
+  // as it would under Linux with the same redirection (`dcpi run ... > out`).
+  run.console_terminal = isatty(options.flag("json") ? STDERR_FILENO : STDOUT_FILENO) == 1;
   std::ostream console(&splitter);
   run.console = &console;
   if (!quiet) run.progress = &std::cerr;

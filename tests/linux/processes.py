@@ -65,6 +65,21 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               a link, ELOOP, O_NOFOLLOW, DT_LNK) and
                                               FIFOs (a forked writer and reader,
                                               O_NONBLOCK opens, O_RDWR, mknod)
+  processes.py BUILD LINUX_DIR buffering CPUS  stdio's buffering as Linux's with stdout a
+                                              file (fully buffered: a line printed
+                                              before fork comes out twice) and a
+                                              terminal (by line: once); the guest's
+                                              isatty() follows dcpi run's stdout
+  processes.py BUILD LINUX_DIR signalfd CPUS  blocked signals read from a signalfd:
+                                              kill, sigqueue's value, pthread_kill,
+                                              a child's SIGCHLD (exit code, killing
+                                              signal), poll, select, epoll,
+                                              O_NONBLOCK, a new mask, a blocking read
+                                              woken by another process, EINTR
+  processes.py BUILD LINUX_DIR opath CPUS     O_PATH descriptors: fstat, fchdir, *at()
+                                              calls, dup, fcntl; read, write and the
+                                              rest EBADF; O_NOFOLLOW on a link opens
+                                              the link
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -80,10 +95,13 @@ database checks out.
 """
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
 
 from support.common import Checks, dcpi_binary
 
@@ -94,19 +112,22 @@ CHECKS = Checks()
 expect = CHECKS.expect
 
 
-def oracle(name, *args, stdin=subprocess.DEVNULL, env=None):
+def oracle(name, *args, stdin=subprocess.DEVNULL, env=None, stdout=subprocess.PIPE):
     with tempfile.TemporaryDirectory() as cwd:  # an empty working directory (files)
         done = subprocess.run(["qemu-alpha", "-L", SYSROOT, os.path.join(LINUX, name), *args],
-                              capture_output=True, text=True, timeout=120, cwd=cwd, stdin=stdin,
-                              env=env)
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120,
+                              cwd=cwd, stdin=stdin, env=env)
     expect(done.returncode == 0, f"{name} {' '.join(args)} exits 0 under qemu-alpha")
     return done.stdout
 
 
-def dcpi_run(db, name, *args, options=(), stdin=subprocess.DEVNULL, status=0):
+def dcpi_run(db, name, *args, options=(), stdin=subprocess.DEVNULL, status=0,
+             stdout=subprocess.PIPE):
+    """`stdout`: where the program's output goes (done.stdout is None unless a pipe)."""
     argv = [DCPI, "run", "--cpus", str(CPUS), "--db", db, "--timeout", "240", *options, "--",
             os.path.join(LINUX, name), *args]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=280, stdin=stdin)
+    done = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=280,
+                          stdin=stdin)
     expect(done.returncode == status,
            f"dcpi run -- {name}: exit {status} (got {done.returncode}: {done.stderr[-800:]})")
     expect("not implemented (ENOSYS)" not in done.stderr,
@@ -389,6 +410,69 @@ def case_links(tmp):
     same("links", dcpi_run(os.path.join(tmp, "ln.db"), "links").stdout, oracle("links"))
 
 
+def case_signalfd(tmp):
+    same("signalfd", dcpi_run(os.path.join(tmp, "sf.db"), "signalfd").stdout, oracle("signalfd"))
+
+
+def case_opath(tmp):
+    same("opath", dcpi_run(os.path.join(tmp, "op.db"), "opath").stdout, oracle("opath"))
+
+
+def to_file(tmp, name, run):
+    """What `run(stdout)` writes with its stdout a file."""
+    path = os.path.join(tmp, name)
+    with open(path, "w") as out:
+        run(out)
+    with open(path) as written:
+        return written.read()
+
+
+def to_terminal(run):
+    """What `run(stdout)` writes with its stdout a pseudo-terminal (its
+    output processing off, so newlines stay newlines)."""
+    master, slave = pty.openpty()
+    modes = termios.tcgetattr(slave)
+    modes[1] &= ~termios.OPOST
+    termios.tcsetattr(slave, termios.TCSANOW, modes)
+    chunks = []
+
+    def drain():  # the terminal's buffer is small: read while the run writes
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: every writer closed the terminal
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        run(slave)
+    finally:
+        os.close(slave)
+        reader.join(timeout=30)
+        os.close(master)
+    return b"".join(chunks).decode()
+
+
+def case_buffering(tmp):
+    """The guest's isatty() follows dcpi run's stdout: to a file, stdio buffers
+    fully and a line printed before fork comes out twice, as under Linux; to
+    a terminal, once."""
+    want = to_file(tmp, "qemu.txt", lambda out: oracle("buffering", stdout=out))
+    got = to_file(tmp, "dcpi.txt", lambda out: dcpi_run(os.path.join(tmp, "bf.db"), "buffering",
+                                                        stdout=out))
+    same("buffering > file", got, want)
+    expect(want.count("before the fork") == 2 and "stdout is a terminal: no" in want,
+           f"redirected, the line before fork is printed by both processes: {want!r}")
+    want = to_terminal(lambda out: oracle("buffering", stdout=out))
+    got = to_terminal(lambda out: dcpi_run(os.path.join(tmp, "bt.db"), "buffering", stdout=out))
+    same("buffering on a terminal", got, want)
+    expect(want.count("before the fork") == 1 and "stdout is a terminal: yes" in want,
+           f"on a terminal, the line before fork is printed once: {want!r}")
+
+
 def case_shell(tmp):
     """system() and popen() run /bin/sh: dash in the guest, under qemu-alpha
     the host's dash of the same Debian version (its execve is the host's)."""
@@ -429,7 +513,8 @@ def main():
                  "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
-                 "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links}
+                 "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
+                 "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

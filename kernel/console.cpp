@@ -1,6 +1,7 @@
 #include "kernel/console.h"
 
 #include "driver/kernel_services.h"
+#include "firmware/console_line_break.h"
 #include "firmware/pal_abi.h"
 #include "kernel/palcalls.h"
 #include "kernel/spinlock.h"
@@ -11,6 +12,16 @@ namespace {
 
 SpinLock console_lock;
 bool terminal = false;  // set once at boot, before any process
+// A program's last console write left its line unfinished: the next system
+// message sends the line-break mark first (firmware/console_line_break.h).
+bool program_mid_line = false;
+
+// Under console_lock: a system message starts here.
+void begin_system_message() {
+  if (!program_mid_line) return;
+  uart_write(DCPI_CONSOLE_LINE_BREAK, DCPI_CONSOLE_LINE_BREAK_LENGTH);
+  program_mid_line = false;
+}
 
 // Formats into a line buffer so that one kprintf is one UART burst.
 class LineBuffer {
@@ -166,6 +177,7 @@ void kvprintf(const char* f, va_list args) {
   // own CPU holds at a lower level: hold the lock at the highest IPL.
   const uint64_t ipl = pal::swpipl(IPL_HIGH);
   console_lock.lock();
+  begin_system_message();
   out.flush();
   console_lock.unlock();
   pal::swpipl(ipl);
@@ -174,6 +186,10 @@ void kvprintf(const char* f, va_list args) {
 void console_write(const char* text, uint64_t length, bool to_host) {
   const uint64_t ipl = pal::swpipl(IPL_HIGH);
   console_lock.lock();
+  if (to_host)  // init's messages
+    begin_system_message();
+  else if (length > 0)
+    program_mid_line = text[length - 1] != '\n';
   uart_write(text, length);
   if (to_host) uart3_write(text, length);
   console_lock.unlock();

@@ -1,6 +1,9 @@
 #include "analysis/cli/console_echo.h"
 
 #include <array>
+#include <string_view>
+
+#include "firmware/console_line_break.h"
 
 namespace dcpi {
 
@@ -40,12 +43,18 @@ void ConsoleSplitter::emit(std::string line, bool newline) {
 }
 
 std::streamsize ConsoleSplitter::xsputn(const char* text, std::streamsize count) {
+  static constexpr std::string_view kBreak(DCPI_CONSOLE_LINE_BREAK, DCPI_CONSOLE_LINE_BREAK_LENGTH);
   for (std::streamsize i = 0; i < count; ++i) {
     if (text[i] == '\n') {
       emit(partial_, true);
       partial_.clear();
-    } else {
-      partial_ += text[i];
+      continue;
+    }
+    partial_ += text[i];
+    if (std::string_view(partial_).ends_with(kBreak)) {  // a program's unfinished line ends
+      partial_.resize(partial_.size() - kBreak.size());
+      emit(partial_, false);
+      partial_.clear();
     }
   }
   return count;

@@ -6,7 +6,9 @@
 // "terminating on signal N" (dcpi stopping it) is nobody's news and dropped.
 //
 // The console carries both on one serial line, so the split is by line: a
-// line is the system's when it starts with one of its prefixes. Only the
+// line is the system's when it starts with one of its prefixes. A program's
+// unfinished line before a system message ends at the kernel's line-break
+// mark (firmware/console_line_break.h), with no newline added. Only the
 // echo is split; what the run reads from the console is not touched.
 #pragma once
 #include <ostream>

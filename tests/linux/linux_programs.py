@@ -99,6 +99,8 @@ def case_outputs(tmp):
     # 1000 frames of 4 KB: the stack grows past the 256 KB mapped at spawn.
     check_output(os.path.join(tmp, "deep.db"), "sorter", "--deep", "1000", "10")
     check_output(os.path.join(tmp, "cxx.db"), "containers", "5000")
+    # The last line without a newline, init's verdicts between partial lines.
+    check_output(os.path.join(tmp, "pl.db"), "partial_line")
     # libm by dlopen: bundled because the program names it, and profiled.
     db = os.path.join(tmp, "dl.db")
     check_output(db, "dlopen_math")

@@ -7,6 +7,8 @@
 
 #include <sstream>
 
+#include "firmware/console_line_break.h"
+
 namespace dcpi {
 namespace {
 
@@ -34,6 +36,22 @@ TEST(ConsoleEcho, SplitsPiecesIntoLinesAndStreams) {
   }
   EXPECT_EQ(program.str(), "checksum copy 0x1\nlast words");
   EXPECT_EQ(system.str(), "dcpi-kernel: 1 CPUs online\ninit: copy pid 2 exit 0\n");
+}
+
+// A program's output without a final newline, then init's verdict: the
+// kernel's line-break mark ends the program's piece (no newline added), so
+// the verdict neither joins it nor goes to stdout; the program's later
+// bytes continue its line.
+TEST(ConsoleEcho, TheLineBreakMarkEndsAProgramsUnfinishedLine) {
+  std::ostringstream program, system;
+  {
+    ConsoleSplitter splitter(program, &system);
+    std::ostream console(&splitter);
+    console << "first\r\nunfinished" DCPI_CONSOLE_LINE_BREAK "init: /bin/p pid 3 exit 0\r\n";
+    console << "more\r\n";
+  }
+  EXPECT_EQ(program.str(), "first\nunfinishedmore\n");
+  EXPECT_EQ(system.str(), "init: /bin/p pid 3 exit 0\n");
 }
 
 TEST(ConsoleEcho, QuietDropsTheSystemsLinesNotTheProgramsOutput) {

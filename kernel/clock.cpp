@@ -2,6 +2,7 @@
 
 #include "driver/kernel_services.h"
 #include "kernel/palcalls.h"
+#include "kernel/udiv.h"
 
 namespace kernel::clock {
 namespace {
@@ -9,7 +10,8 @@ namespace {
 constexpr uint64_t kLowMask = 0xffffffffull;
 constexpr uint64_t kWrap = uint64_t{1} << 32;
 
-uint64_t latest = 0;  // the largest value any CPU has returned
+uint64_t latest = 0;           // the largest value any CPU has returned
+uint64_t realtime_offset = 0;  // cycles from 1970 to boot (set once at boot)
 
 }  // namespace
 
@@ -25,6 +27,20 @@ uint64_t cycles() {
     if (__atomic_compare_exchange_n(&latest, &seen, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       return now;
   }
+}
+
+void set_realtime_at_boot(uint64_t seconds) { realtime_offset = seconds * kCyclesPerSecond; }
+
+uint64_t realtime_cycles() { return realtime_offset + cycles(); }
+
+uint64_t boot_cycles_of_realtime(uint64_t realtime) {
+  return realtime > realtime_offset ? realtime - realtime_offset : 1;
+}
+
+void to_timespec(uint64_t cycles, uint64_t (&timespec)[2]) {
+  uint64_t rest;
+  timespec[0] = udiv(cycles, kCyclesPerSecond, &rest);
+  timespec[1] = rest * (1'000'000'000 / kCyclesPerSecond);
 }
 
 uint64_t random_word() {

@@ -26,7 +26,7 @@ uint64_t key_of(Process* self, uint64_t uaddr, uint64_t* kseg) {
 }
 
 // A struct timespec at `va` as a deadline in cycles (relative to now unless
-// `absolute`: every clock here counts virtual time since boot). 0 = none.
+// `absolute`: then on the clock the caller names, converted by it). 0 = none.
 int64_t deadline_of(Process* self, uint64_t va, bool absolute, uint64_t* deadline) {
   *deadline = 0;
   if (va == 0) return 0;
@@ -125,6 +125,10 @@ int64_t call(Process* self, uint64_t uaddr, uint64_t op, uint64_t val, uint64_t 
       return wait(self, uaddr, value, deadline, kBitsetAll);
     case kWaitBitset:
       if (const int64_t e = deadline_of(self, timeout, true, &deadline); e < 0) return e;
+      // FUTEX_CLOCK_REALTIME: glibc's pthread_cond_timedwait, sem_timedwait
+      // and the timed locks pass a wall-clock time.
+      if (deadline != 0 && (op & kClockRealtime))
+        deadline = clock::boot_cycles_of_realtime(deadline);
       return wait(self, uaddr, value, deadline, static_cast<uint32_t>(val3));
     case kWake:
       return wake(self, uaddr, value);

@@ -1,6 +1,7 @@
 // Kernel entry on the boot CPU: traps, secondary CPUs, then the job the
 // command line asks for (a guest self-test, or init and its profiled run).
 #include "driver/driver.h"
+#include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/host_output.h"
 #include "kernel/initrd.h"
@@ -58,7 +59,8 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
 // halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, seed=N, transport=serial,
 // values=N/k, vcapture=SPEC, chains=BYTES, output=PATH,PATH (kernel/host_output.h),
-// tty=1 (the console is a terminal: console_is_terminal).
+// tty=1 (the console is a terminal: console_is_terminal), realtime=SECONDS
+// (the wall clock at boot: clock::set_realtime_at_boot).
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
   for (uint64_t i = 0; i < kCommandLineBytes && line[i];) {
@@ -116,6 +118,8 @@ BootOptions parse_command_line(const char* line) {
       options.profiler.period_range = static_cast<uint32_t>(parse_number(word + 13, length - 13));
     } else if (starts_with(word, "output=")) {  // dcpi run --output (issue 29)
       host_output::set_paths(word + 7, length - 7);
+    } else if (starts_with(word, "realtime=")) {  // the host's clock at boot (seconds)
+      clock::set_realtime_at_boot(parse_number(word + 9, length - 9));
     } else if (starts_with(word, "tty=")) {  // dcpi run to a terminal: isatty() is true
       set_console_terminal(length > 4 && word[4] == '1');
     } else if (starts_with(word, "samples=")) {

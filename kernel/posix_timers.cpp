@@ -36,11 +36,16 @@ void note_deadline_locked(uint64_t deadline) {
     __atomic_store_n(&earliest, deadline, __ATOMIC_RELAXED);
 }
 
+bool on_virtual_clock(const Timer& t) {
+  return t.clock == Clock::kVirtual || t.clock == Clock::kWall;
+}
+
 // The timer's clock now: virtual time, or its process's or thread's CPU
 // time (kernel/process.h group_cycles_locked, thread_cycles).
 uint64_t now_on_locked(const Timer& t) {
   switch (t.clock) {
     case Clock::kVirtual:
+    case Clock::kWall:
       return clock::cycles();
     case Clock::kProcessCpu:
       return group_cycles_locked(t.group);
@@ -55,9 +60,9 @@ uint64_t now_on_locked(const Timer& t) {
 // Arms or disarms `t` (deadline on its clock; 0: off), keeping the counts
 // the tick looks at.
 void arm_locked(Timer& t, uint64_t deadline) {
-  if (t.clock != Clock::kVirtual) cpu_armed += (deadline != 0) - (t.deadline != 0);
+  if (!on_virtual_clock(t)) cpu_armed += (deadline != 0) - (t.deadline != 0);
   t.deadline = deadline;
-  if (t.clock == Clock::kVirtual) note_deadline_locked(deadline);
+  if (on_virtual_clock(t)) note_deadline_locked(deadline);
 }
 
 // What is left of `t` on its clock at `now`: 0 when disarmed, at least 1
@@ -152,6 +157,8 @@ int64_t set(Process* self, int32_t id, uint64_t value, bool absolute, uint64_t i
   const uint64_t now = now_on_locked(*t);
   *old_value = remaining(*t, now);
   *old_interval = t->interval;
+  if (value != 0 && absolute && t->clock == Clock::kWall)
+    value = clock::boot_cycles_of_realtime(value);
   if (value != 0 && absolute) value = value > now ? value - now : 1;
   arm_locked(*t, value != 0 ? now + value : 0);
   t->interval = value != 0 ? interval : 0;
@@ -201,7 +208,7 @@ void tick() {
       const uint64_t next = t.interval != 0 ? reload(t, now, &skipped) : 0;
       expire_locked(t, skipped);
       arm_locked(t, next);
-    } else if (t.clock == Clock::kVirtual) {
+    } else if (on_virtual_clock(t)) {
       note_deadline_locked(t.deadline);
     }
   }

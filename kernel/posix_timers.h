@@ -23,7 +23,9 @@ inline constexpr int32_t kSigevSignal = 0, kSigevNone = 1, kSigevThreadId = 4;
 
 // What a timer counts: the virtual clock (REALTIME, MONOTONIC, BOOTTIME
 // alike), or CPU time.
-enum class Clock : uint8_t { kVirtual, kProcessCpu, kThreadCpu };
+// kWall (CLOCK_REALTIME) runs as kVirtual does; its absolute times are
+// wall-clock times (clock::realtime_cycles).
+enum class Clock : uint8_t { kVirtual, kWall, kProcessCpu, kThreadCpu };
 
 struct Notify {
   int32_t kind;     // kSigev*

@@ -65,6 +65,7 @@ struct OpenFile {
   epoll::Set* epoll;               // kEpoll
   uint64_t timer_deadline;         // kTimerfd: the next expiry (cycles; 0: disarmed)
   uint64_t timer_interval;         // kTimerfd: the period after it (0: once)
+  bool timer_wall;                 // kTimerfd: CLOCK_REALTIME's (absolute times: wall clock)
   uint64_t held_pages;             // kGenerated: the pages at file.data, freed at the last close
   ramfs::Node* node;               // kRamFile; a FIFO's pipe end (held while open)
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count

@@ -1,6 +1,7 @@
 #include "kernel/ramfs.h"
 
 #include "firmware/newc.h"
+#include "kernel/clock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/spinlock.h"
@@ -21,7 +22,7 @@ struct Node {
   uint32_t opens;
   uint64_t data;  // KSEG, `pages` pages
   uint64_t pages, size;
-  uint64_t times[4];  // atime, its ns, mtime, its ns (utimensat; 0 until set)
+  uint64_t times[6];  // atime, mtime, ctime: seconds, ns (the wall clock's)
 };
 
 namespace {
@@ -115,6 +116,13 @@ bool parent_exists_locked(const char* name) {
   return found.exists && is_directory(mode);
 }
 
+// Sets times `first`, `first + 2`, ... (0: atime, 2: mtime, 4: ctime) to now.
+void touch_locked(Node* n, int first) {
+  uint64_t now[2];
+  clock::to_timespec(clock::realtime_cycles(), now);
+  for (int i = first; i < 6; i += 2) n->times[i] = now[0], n->times[i + 1] = now[1];
+}
+
 Node* allocate_locked(const char* name, uint32_t mode) {
   if (string_length(name) >= kNameMax) return nullptr;
   for (Node& n : nodes) {
@@ -122,6 +130,7 @@ Node* allocate_locked(const char* name, uint32_t mode) {
     n = Node{};
     copy_name(n.name, kNameMax, name);
     n.mode = mode;
+    touch_locked(&n, 0);  // born now: every time
     return &n;
   }
   return nullptr;
@@ -406,11 +415,12 @@ void set_times(Node* n, const uint64_t (&times)[4], bool access, bool modificati
   LockGuard guard(lock);
   if (access) n->times[0] = times[0], n->times[1] = times[1];
   if (modification) n->times[2] = times[2], n->times[3] = times[3];
+  touch_locked(n, 4);  // a status change
 }
 
-void get_times(const Node* n, uint64_t (&times)[4]) {
+void get_times(const Node* n, uint64_t (&times)[6]) {
   LockGuard guard(lock);
-  for (int i = 0; i < 4; ++i) times[i] = n->times[i];
+  for (int i = 0; i < 6; ++i) times[i] = n->times[i];
 }
 
 uint64_t size(const Node* n) { return n->size; }
@@ -441,6 +451,7 @@ bool write(Node* n, uint64_t offset, const void* from, uint64_t count) {
     __builtin_memset(reinterpret_cast<void*>(n->data + n->size), 0, offset - n->size);
   __builtin_memcpy(reinterpret_cast<void*>(n->data + offset), from, count);
   if (offset + count > n->size) n->size = offset + count;
+  touch_locked(n, 2);  // modified: mtime and ctime
   return true;
 }
 
@@ -451,6 +462,7 @@ bool truncate(Node* n, uint64_t length) {
     __builtin_memset(reinterpret_cast<void*>(n->data + n->size), 0, length - n->size);
   }
   n->size = length;
+  touch_locked(n, 2);
   return true;
 }
 

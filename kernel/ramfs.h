@@ -57,7 +57,7 @@ void release(Node* node);
 void set_permissions(Node* node, uint32_t permissions);
 // utimensat: atime (seconds, ns) and mtime as chosen; stat reports them.
 void set_times(Node* node, const uint64_t (&times)[4], bool access, bool modification);
-void get_times(const Node* node, uint64_t (&times)[4]);
+void get_times(const Node* node, uint64_t (&times)[6]);  // atime, mtime, ctime (s, ns)
 
 uint64_t size(const Node* node);
 // statfs: how many nodes the file system has room for, and how many are free.

@@ -233,9 +233,8 @@ int64_t sys_utimensat(Process* self, TrapFrame*, const Args& args) {
     if (found.node == nullptr) return error(EROFS);  // the initrd's
     node = found.node;
   }
-  uint64_t now_ns_rest;
-  const uint64_t now_s = udiv(clock::cycles(), clock::kCyclesPerSecond, &now_ns_rest);
-  const uint64_t now[2] = {now_s, now_ns_rest * (1'000'000'000 / clock::kCyclesPerSecond)};
+  uint64_t now[2];
+  clock::to_timespec(clock::realtime_cycles(), now);
   uint64_t times[4] = {now[0], now[1], now[0], now[1]};
   if (args.a[2] != 0 && !copy_from_user(self->space(), times, args.a[2], sizeof times))
     return error(EFAULT);

@@ -335,9 +335,9 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
     st->st_blocks = (ramfs::size(f.node) + 511) >> 9;
     st->st_ino = ramfs::inode(f.node);
     st->st_dev = 1;
-    uint64_t times[4];
+    uint64_t times[6];
     ramfs::get_times(f.node, times);
-    for (int i = 0; i < 4; ++i) st->st_times[i] = times[i];
+    for (int i = 0; i < 6; ++i) st->st_times[i] = times[i];
     return;
   }
   st->st_mode = f.file.mode;
@@ -345,6 +345,10 @@ void fill_stat64(const OpenFile& f, linux_alpha_stat64* st) {
   st->st_blocks = (f.file.size + 511) >> 9;
   st->st_ino = reinterpret_cast<uint64_t>(f.file.data) >> 2;
   st->st_dev = 1;
+  // The initrd's files were made when dcpi run booted the machine.
+  uint64_t boot[2];
+  clock::to_timespec(clock::realtime_cycles() - clock::cycles(), boot);
+  for (int i = 0; i < 6; i += 2) st->st_times[i] = boot[0];
 }
 
 int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {

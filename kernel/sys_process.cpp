@@ -208,13 +208,15 @@ int64_t sys_nanosleep(Process* self, TrapFrame*, const Args& args) {
   return sleep_until(self, clock::cycles() + cycles);
 }
 
-// clock_nanosleep(clock, flags, request, remain): every clock counts
-// virtual time since boot, so TIMER_ABSTIME is a deadline on that count.
+// clock_nanosleep(clock, flags, request, remain): TIMER_ABSTIME is a time
+// on that clock: the wall clock's (clock::is_wall_clock) or one since boot.
 int64_t sys_clock_nanosleep(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] > 11) return error(EINVAL);
   uint64_t cycles;
   if (const int64_t e = timespec_cycles(self, args.a[2], &cycles); e < 0) return e;
-  return sleep_until(self, (args.a[1] & kTimerAbstime) ? cycles : clock::cycles() + cycles);
+  if (!(args.a[1] & kTimerAbstime)) return sleep_until(self, clock::cycles() + cycles);
+  return sleep_until(
+      self, clock::is_wall_clock(args.a[0]) ? clock::boot_cycles_of_realtime(cycles) : cycles);
 }
 
 }  // namespace kernel::sys

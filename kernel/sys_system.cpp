@@ -47,7 +47,7 @@ int64_t sys_times(Process* self, TrapFrame*, const Args& args) {
 }
 
 int64_t sys_gettimeofday(Process* self, TrapFrame*, const Args& args) {
-  const uint64_t usec_total = udiv(clock::cycles(), kCyclesPerSecond / 1'000'000);
+  const uint64_t usec_total = udiv(clock::realtime_cycles(), kCyclesPerSecond / 1'000'000);
   uint64_t usec;
   const uint64_t sec = udiv(usec_total, 1'000'000, &usec);
   const uint64_t timeval[2] = {sec, usec};
@@ -56,13 +56,15 @@ int64_t sys_gettimeofday(Process* self, TrapFrame*, const Args& args) {
   return zero_to_user(self, args.a[1], 8);  // struct timezone
 }
 
-// Every clock counts virtual time since boot (there is no wall clock); the
-// CPU-time clocks count the process's own cycles.
+// The wall clocks (clock::is_wall_clock) read the host's time at boot plus
+// the virtual time since; the others count virtual time since boot, and the
+// CPU-time clocks the process's own cycles.
 int64_t sys_clock_gettime(Process* self, TrapFrame*, const Args& args) {
   const uint64_t id = args.a[0];
   if (id > 11) return error(EINVAL);
   const uint64_t cycles = id == kClockProcessCputime  ? process_cycles(self)
                           : id == kClockThreadCputime ? thread_cycles(self)
+                          : clock::is_wall_clock(id)  ? clock::realtime_cycles()
                                                       : clock::cycles();
   const uint64_t ns = cycles * kNsPerCycle;
   uint64_t rest;

@@ -126,7 +126,7 @@ int64_t notify_from_user(Process* self, uint64_t va, posix_timers::Notify* notif
 // running) for the caller's process or thread (pid 0 or its own).
 bool timer_clock(const Process* self, int32_t id, posix_timers::Clock* clock) {
   if (id == kClockRealtime || id == kClockMonotonic || id == kClockBoottime) {
-    *clock = posix_timers::Clock::kVirtual;
+    *clock = id == kClockRealtime ? posix_timers::Clock::kWall : posix_timers::Clock::kVirtual;
     return true;
   }
   bool per_thread = id == kClockThreadCputime;
@@ -222,19 +222,22 @@ int64_t sys_getitimer(Process* self, TrapFrame*, const Args& args) {
   return copy_to_user(self->space(), args.a[1], &now, sizeof now) ? 0 : error(EFAULT);
 }
 
-// timerfd_create(clock, flags): every clock here is the virtual clock.
+// timerfd_create(clock, flags): the virtual clock, which CLOCK_REALTIME
+// reads from the wall clock's start (clock::realtime_cycles).
 int64_t sys_timerfd_create(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] != kClockRealtime && args.a[0] != kClockMonotonic && args.a[0] != kClockBoottime)
     return error(EINVAL);
   if (args.a[1] & ~(kTfdNonblock | kTfdCloexec)) return error(EINVAL);
   OpenFile timer{};
   timer.kind = OpenFile::kTimerfd;
+  timer.timer_wall = args.a[0] == kClockRealtime;
   timer.flags = static_cast<uint32_t>(LINUX_O_RDWR | (args.a[1] & kTfdNonblock));
   return open_description(self->fds, timer, args.a[1] & kTfdCloexec);
 }
 
 // timerfd_settime(fd, flags, new, old or NULL); TFD_TIMER_ABSTIME: the
-// value is a time since boot (the virtual clock's), at once if passed.
+// value is a time on the timer's clock (the wall clock's for
+// CLOCK_REALTIME, else since boot), at once if passed.
 int64_t sys_timerfd_settime(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
   OpenFile* timer = timer_at(self, args.a[0], &e);
@@ -243,6 +246,7 @@ int64_t sys_timerfd_settime(Process* self, TrapFrame*, const Args& args) {
   uint64_t interval, value;
   if ((e = itimerspec_from_user(self, args.a[2], &interval, &value)) < 0) return e;
   if (value != 0 && (args.a[1] & kTfdTimerAbstime)) {
+    if (timer->timer_wall) value = clock::boot_cycles_of_realtime(value);
     const uint64_t now = clock::cycles();
     value = value > now ? value - now : 1;
   }

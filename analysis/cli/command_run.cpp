@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -38,7 +39,8 @@ namespace dcpi {
 
 const std::string_view kRunUsage =
     "usage: dcpi run [--mix NAME | --workloads A,B,...] [--cpus N] [--db DIR] [--epoch N]\n"
-    "                [--period CYCLES [--period-range CYCLES]] [--seed N] [--events LIST]\n"
+    "                [--period CYCLES [--period-range CYCLES]] [--seed N] [--realtime SECONDS]\n"
+    "                [--events LIST]\n"
     "                [--no-profile]\n"
     "                [--machine qemu|ev5] [--model NAME=N,...] [--truth FILE] [--contexts]\n"
     "                [--paths] [-g | --call-graph [--stack-bytes N]]\n"
@@ -81,6 +83,11 @@ const std::string_view kRunUsage =
     "               other seeds they sample others, and their profiles (the same --epoch)\n"
     "               and truths (dcpi score --truth A,B,...) add up, as DCPI's Figure 8\n"
     "               added three runs of each program\n"
+    "  --realtime   the guest's wall clock at boot, in seconds since 1970 (default: the\n"
+    "               host's clock now, as Linux reads its RTC at boot; the clock then runs\n"
+    "               on the virtual time): what time(), gettimeofday, CLOCK_REALTIME and\n"
+    "               new files' times say. Give one for runs whose programs read the date\n"
+    "               to repeat exactly\n"
     "  --events     what to sample: cycles (default), a list such as cycles,imiss, or\n"
     "               DCPI's configurations default (cycles,imiss) and mux (cycles with\n"
     "               imiss, dmiss and branchmp rotated on counter 2); misses and\n"
@@ -406,6 +413,10 @@ RunRequest parse_run_options(const ParsedOptions& options) {
   run.period_base = parse_count(options, "period", 0, 512, 65536);
   run.period_range = parse_count(options, "period-range", run.period_base ? 4096 : 0, 0, 65536);
   if (options.value("seed")) run.seed = parse_count(options, "seed", 0, 1, 4294967295u);
+  // Up to the year 9999 (the kernel's cycles since 1970 fit 64 bits far beyond).
+  constexpr uint64_t kLastRealtime = 253402300799;
+  run.realtime_seconds = options.value("realtime") ? options.number("realtime", 0, 0, kLastRealtime)
+                                                   : static_cast<uint64_t>(std::time(nullptr));
   if (run.period_base && run.period_base + run.period_range > 65536)
     throw UsageError("period + range must fit the 16-bit counter (at most 65536)");
   parse_events(options.value("events").value_or("cycles"),
@@ -613,6 +624,7 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
                    "period",
                    "period-range",
                    "seed",
+                   "realtime",
                    "events",
                    "build",
                    "palcode",

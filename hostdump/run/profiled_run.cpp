@@ -232,6 +232,8 @@ std::string kernel_command_line(const RunRequest& options) {
   if (options.profileme_pair != 0)
     line += " profileme_pair=" + std::to_string(options.profileme_pair);
   if (options.seed != 0) line += " seed=" + std::to_string(options.seed);
+  if (options.realtime_seconds != 0)
+    line += " realtime=" + std::to_string(options.realtime_seconds);
   if (options.period_base != 0) {
     line += " period=" + std::to_string(options.period_base);
     line += " period_range=" + std::to_string(options.period_range);

@@ -46,6 +46,9 @@ struct RunRequest {
   uint32_t period_base = 0;       // 0: the driver's default [60K, 64K)
   uint32_t period_range = 0;
   uint32_t seed = 0;  // --seed: the driver's random draws (0: its built-in seed)
+  // --realtime: the guest's wall clock at boot, seconds since 1970 (kernel
+  // realtime=; 0: 1970, and the line says nothing).
+  uint64_t realtime_seconds = 0;
   // dcpi run --events (issue 26): the event set (firmware/events.h), 0 for
   // the driver's default (cycles); with events_mux, time-multiplexed.
   uint32_t events = 0;

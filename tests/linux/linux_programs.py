@@ -101,6 +101,8 @@ def case_outputs(tmp):
     check_output(os.path.join(tmp, "cxx.db"), "containers", "5000")
     # The last line without a newline, init's verdicts between partial lines.
     check_output(os.path.join(tmp, "pl.db"), "partial_line")
+    # The wall clock starts at the host's time; its absolute deadlines expire.
+    check_output(os.path.join(tmp, "rt.db"), "realtime", cpus=2)
     # libm by dlopen: bundled because the program names it, and profiled.
     db = os.path.join(tmp, "dl.db")
     check_output(db, "dlopen_math")

@@ -2,7 +2,6 @@
 
 #include "driver/kernel_services.h"
 #include "kernel/palcalls.h"
-#include "kernel/udiv.h"
 
 namespace kernel::clock {
 namespace {
@@ -12,6 +11,16 @@ constexpr uint64_t kWrap = uint64_t{1} << 32;
 
 uint64_t latest = 0;           // the largest value any CPU has returned
 uint64_t realtime_offset = 0;  // cycles from 1970 to boot (set once at boot)
+
+// Seconds in `cycles`, in the same instructions whatever the value (udiv's
+// loop takes more for more set bits: a file written at another second of the
+// day would move a deterministic run's sampling): 250,000,000 = 2^7 x
+// 1,953,125, and x / 1,953,125 = umulh(x, ceil(2^84 / 1,953,125)) >> 20 for
+// every x < 2^57 (the error term stays below 2^84).
+uint64_t seconds_of(uint64_t cycles) {
+  static_assert(kCyclesPerSecond == (uint64_t{1953125} << 7));
+  return __builtin_alpha_umulh(cycles >> 7, 0x89705f4136b4a598ull) >> 20;
+}
 
 }  // namespace
 
@@ -38,9 +47,8 @@ uint64_t boot_cycles_of_realtime(uint64_t realtime) {
 }
 
 void to_timespec(uint64_t cycles, uint64_t (&timespec)[2]) {
-  uint64_t rest;
-  timespec[0] = udiv(cycles, kCyclesPerSecond, &rest);
-  timespec[1] = rest * (1'000'000'000 / kCyclesPerSecond);
+  timespec[0] = seconds_of(cycles);
+  timespec[1] = (cycles - timespec[0] * kCyclesPerSecond) * (1'000'000'000 / kCyclesPerSecond);
 }
 
 uint64_t random_word() {

@@ -336,5 +336,31 @@ TEST(CalcJumpTables, GlibcsPrintfDispatchesResolve) {
               all, worst.c_str());
 }
 
+// Lua 5.4's interpreter (the real mix's liblua, built with GCC's computed
+// gotos) dispatches through `static const void* const disptab[]`: absolute
+// label addresses in .data.rel.ro, relocated by R_ALPHA_RELATIVE, indexed by
+// the opcode's 7 bits (and x,0x7f; s8addq; ldq). The table is read through
+// its relocations and ends at its 83 opcodes (NUM_OPCODES), where the slots
+// stop holding the procedure's addresses; before, every block of the mix's
+// hottest procedure had its own frequency class.
+TEST(CalcJumpTables, LuasComputedGotoTableOfAddressesResolves) {
+  const std::filesystem::path lua = std::filesystem::path(DCPI_REAL_MIX_DIR) / "lib/liblua5.4.so.0";
+  if (!std::filesystem::exists(lua)) GTEST_SKIP() << "no real mix built";
+  const CodeImage image = CodeImage::open(lua.string());
+  bool found = false;
+  for (const ProcedureRange& p : image.procedures()) {
+    if (p.name != "luaV_execute") continue;
+    for (const IndirectJump& j : image.code(p).indirect_jumps) {
+      if (j.kind == IndirectJumpKind::kTailCall) continue;
+      ASSERT_TRUE(j.table.has_value()) << describe(j);
+      EXPECT_EQ(j.table->entries, 83u);
+      EXPECT_GE(j.table->targets.size(), 60u);
+      for (uint64_t t : j.table->targets) EXPECT_TRUE(t >= p.start && t < p.end);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace dcpi

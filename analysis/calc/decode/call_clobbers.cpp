@@ -73,6 +73,9 @@ std::optional<RegisterMask> pal_call_clobbers(uint32_t function) {
       return bit(0);
     case 0x9f:  // wruniq
     case 0x86:  // imb
+    case 0x80:  // bpt, bugchk, gentrap: a signal whose handler's return
+    case 0x81:  // restores every register (or the process ends)
+    case 0xaa:
       return RegisterMask{0};
     case 0x83: {  // callsys
       RegisterMask m = bit(0) | bit(27) | bit(28);

@@ -43,7 +43,9 @@ std::optional<RegisterMask> division_helper_clobbers(std::string_view name);
 
 // The integer registers a CALL_PAL of OSF/1's unprivileged PALcode changes,
 // for the calls whose effect is fixed: rduniq writes v0 (glibc reads its
-// thread pointer so, for errno and TLS), wruniq and imb nothing, callsys
+// thread pointer so, for errno and TLS), wruniq and imb nothing, nor do the
+// error traps bpt, bugchk and gentrap (a handler's return restores every
+// register), callsys
 // what Linux's system call may change (v0, a3's error flag, and glibc's
 // inline_syscall_clobbers: t0-t7, a0-a5, t8-t11, t12, AT; gp, ra, sp and
 // s0-s6 survive). Nothing for the others (the caller-saved set applies).

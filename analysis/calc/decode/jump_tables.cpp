@@ -128,6 +128,7 @@ uint64_t lost_at(const Fact& a, const Fact& b) {
 // constant address (table 0, base the address).
 struct TargetSource {
   uint64_t table = 0, max = 0, base = 0;
+  uint8_t entry_bytes = 4;  // 4: base + sign-extended offsets; 8: absolute addresses
   auto operator<=>(const TargetSource&) const = default;
 };
 
@@ -155,7 +156,8 @@ thread_local TargetSets* target_sets = nullptr;
 
 // The sources of a fact that says where a jmp goes (none for the others).
 std::vector<TargetSource> target_sources(const Fact& f) {
-  if (f.kind == Fact::Kind::kTarget) return {{f.value, f.max, f.base}};
+  if (f.kind == Fact::Kind::kTarget)
+    return {{f.value, f.max, f.base, static_cast<uint8_t>(f.scale == 8 ? 8 : 4)}};
   if (f.kind == Fact::Kind::kConstant) return {{0, 0, f.value}};
   if (f.kind == Fact::Kind::kTargetSet && target_sets) return (*target_sets)[f.value];
   return {};
@@ -326,6 +328,11 @@ Fact evaluate(const isa::Instruction& in, const State& s, const DataReader& data
     case Operation::kLdq:  // a GOT entry: the address of a table (!literal)
       if (s[in.rb].kind == K::kConstant)
         if (const auto v = data.read(s[in.rb].value + disp, 8)) return constant(*v);
+      // An entry of a table of absolute addresses (GCC's computed gotos
+      // through `static void* table[] = {&&label, ...}`: Lua's dispatch).
+      if (s[in.rb].kind == K::kSlot && s[in.rb].scale == 8)
+        return Fact{
+            .kind = K::kTarget, .scale = 8, .value = s[in.rb].value + disp, .max = s[in.rb].max};
       return unknown();
     case Operation::kLdl:  // the table entry
       if (s[in.rb].kind == K::kSlot && s[in.rb].scale == 4)
@@ -348,6 +355,11 @@ Fact evaluate(const isa::Instruction& in, const State& s, const DataReader& data
       const uint64_t end = (a.value + a.max + 1 + 7) & ~uint64_t{7};
       return bounded(data.largest_byte(first, end - first).value_or(0xff));
     }
+    case Operation::kS8addq:  // s8addq index, table: a table of quadwords
+      if (b.kind == K::kConstant && a.numeric() && a.upper() < kMaxEntries)
+        return Fact{.kind = K::kSlot, .scale = 8, .value = b.value, .max = a.upper()};
+      if (b.kind == K::kConstant && a.kind == K::kConstant) return constant(8 * a.value + b.value);
+      return unknown();
     case Operation::kS4addq:  // s4addq index, table
       // A constant index (an interpreter's first opcode, before the loop
       // brings others) is taken as bounded by itself: entries 0..c are read,
@@ -736,22 +748,26 @@ std::optional<JumpTable> read_source(const std::vector<InstructionRecord>& code,
   // class byte read from another table) is taken to end where the table
   // does: at the first entry that is no target of the procedure, as long as
   // one came before it.
-  const bool width_bound = source.max == 0xff || source.max == 0xffff;
+  // An absolute table ends where the slots stop holding the procedure's
+  // addresses too: its index is typically a mask (Lua's 7-bit opcode) wider
+  // than the table (83 opcodes).
+  const bool width_bound = source.max == 0xff || source.max == 0xffff || source.entry_bytes == 8;
   for (uint64_t k = 0; k < t.entries; ++k) {
-    const std::optional<uint64_t> entry = data.read(t.table + 4 * k, 4);
-    const uint64_t target = entry ? t.base + sext32(*entry) : 0;
+    const uint64_t slot = t.table + source.entry_bytes * k;
+    const std::optional<uint64_t> entry = data.read(slot, source.entry_bytes);
+    const uint64_t target = !entry ? 0 : source.entry_bytes == 8 ? *entry : t.base + sext32(*entry);
     const bool valid = entry && target >= first && target < end && (target - first) % 4 == 0;
     if (!valid && width_bound && k > 0) {
       t.entries = k;
       break;
     }
     if (!entry) {
-      problem = "table entry " + std::to_string(k) + " at " + fmt::format("{:x}", t.table + 4 * k) +
+      problem = "table entry " + std::to_string(k) + " at " + fmt::format("{:x}", slot) +
                 " is not in the image's read-only data";
       return std::nullopt;
     }
     if (!valid) {
-      problem = "table entry " + std::to_string(k) + " at " + fmt::format("{:x}", t.table + 4 * k) +
+      problem = "table entry " + std::to_string(k) + " at " + fmt::format("{:x}", slot) +
                 " points to " + fmt::format("{:x}", target) +
                 ", not an instruction of the procedure";
       return std::nullopt;

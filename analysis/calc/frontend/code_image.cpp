@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "symbols/cfi_unwinder.h"
 #include "symbols/demangle.h"
@@ -41,6 +42,29 @@ void add_frame_procedures(std::vector<ProcedureRange>& procedures, const std::st
             [](const ProcedureRange& a, const ProcedureRange& b) { return a.start < b.start; });
 }
 
+// `section`'s bytes as the dynamic loader leaves them for a library loaded
+// at address 0 (the image's own addresses): each R_ALPHA_RELATIVE of
+// .rela.dyn inside it stores its addend (Elf64_Rela: offset, info, addend).
+std::vector<uint8_t> relocated_by_load_base(const ElfSection& section,
+                                            const std::vector<ElfSection>& sections) {
+  constexpr uint64_t kRelative = 27;  // R_ALPHA_RELATIVE
+  std::vector<uint8_t> bytes = section.bytes;
+  for (const ElfSection& rela : sections) {
+    if (rela.name != ".rela.dyn") continue;
+    for (size_t at = 0; at + 24 <= rela.bytes.size(); at += 24) {
+      uint64_t offset, info, addend;
+      std::memcpy(&offset, rela.bytes.data() + at, 8);
+      std::memcpy(&info, rela.bytes.data() + at + 8, 8);
+      std::memcpy(&addend, rela.bytes.data() + at + 16, 8);
+      if ((info & 0xffffffff) != kRelative || offset < section.address ||
+          offset + 8 > section.address + bytes.size())
+        continue;
+      std::memcpy(bytes.data() + (offset - section.address), &addend, 8);
+    }
+  }
+  return bytes;
+}
+
 }  // namespace
 
 CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode> mode) {
@@ -56,6 +80,11 @@ CodeImage CodeImage::open(const std::string& path, std::optional<isa::DecodeMode
     // filled by the linker and never rewritten (no dynamic loader).
     if (!loaded.writable || loaded.name == ".got")
       image.constant_data_.add(loaded.address, loaded.bytes);
+    // Tables of label addresses (computed gotos) in a shared library: the
+    // loader relocates them once, then RELRO makes them read-only.
+    if (loaded.name == ".data.rel.ro")
+      image.constant_data_.add(loaded.address,
+                               relocated_by_load_base(loaded, image.elf_->sections()));
   }
   const ElfSymbols& symbols = image.elf_->symbols();
   if (!symbols.has_symbol_table()) throw ElfError(path + " has no symbol table");

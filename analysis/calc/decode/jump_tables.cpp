@@ -38,7 +38,6 @@ namespace {
 using isa::Operation;
 
 constexpr uint8_t kNone = 32;  // "no register" in a relation
-constexpr uint8_t kRa = 26;    // return address
 constexpr uint8_t kPv = 27;    // procedure value: the procedure's address on entry
 constexpr uint8_t kGp = 29;
 constexpr uint8_t kZero = 31;

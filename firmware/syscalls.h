@@ -164,6 +164,8 @@
   X(pselect6, 463)                                                                    \
   X(ppoll, 464)                                                                       \
   X(set_robust_list, 466)                                                             \
+  X(splice, 468)                                                                      \
+  X(tee, 470)                                                                         \
   X(getcpu, 473)                                                                      \
   X(epoll_pwait, 474)                                                                 \
   X(utimensat, 475)                                                                   \
@@ -182,6 +184,7 @@
   X(renameat2, 510)                                                                   \
   X(getrandom, 511)                                                                   \
   X(memfd_create, 512)                                                                \
+  X(copy_file_range, 519)                                                             \
   X(rseq, 527)                                                                        \
   X(statfs64, 528)                                                                    \
   X(fstatfs64, 529)                                                                   \

@@ -36,8 +36,9 @@ inline constexpr int ENOTTY = 25;
 inline constexpr int ENOSPC = 28;
 inline constexpr int EPIPE = 32;
 inline constexpr int ERANGE = 34;
-inline constexpr int ENOLCK = 77;     // Linux/Alpha value (OSF numbering)
+inline constexpr int ENOLCK = 77;        // Linux/Alpha value (OSF numbering)
 inline constexpr int ENOTEMPTY = 66;     // Linux/Alpha value (OSF numbering)
 inline constexpr int EAFNOSUPPORT = 47;  // Linux/Alpha value (OSF numbering)
+inline constexpr int EOVERFLOW = 112;    // Linux/Alpha value (asm/errno.h)
 
 }  // namespace kernel

@@ -58,6 +58,38 @@ bool fill(Process* self, Pipe* p, uint64_t from, uint64_t count) {
   return true;
 }
 
+// The ring's bytes from `skip` on, up to `count`, copied out to kernel
+// memory (nothing taken).
+void copy_out(const Pipe* p, uint64_t skip, void* to, uint64_t count) {
+  auto* out = static_cast<char*>(to);
+  uint64_t at = (p->head + skip) % kCapacity;
+  while (count > 0) {
+    uint64_t piece = kCapacity - at;
+    if (piece > count) piece = count;
+    __builtin_memcpy(out, reinterpret_cast<const void*>(p->buffer + at), piece);
+    at = (at + piece) % kCapacity;
+    out += piece, count -= piece;
+  }
+}
+
+// Appends `count` bytes of kernel memory (room checked by the caller).
+void copy_in(Pipe* p, const void* from, uint64_t count) {
+  const auto* in = static_cast<const char*>(from);
+  while (count > 0) {
+    const uint64_t tail = (p->head + p->count) % kCapacity;
+    uint64_t piece = kCapacity - tail;
+    if (piece > count) piece = count;
+    __builtin_memcpy(reinterpret_cast<void*>(p->buffer + tail), in, piece);
+    p->count += piece;
+    in += piece, count -= piece;
+  }
+}
+
+void consume(Pipe* p, uint64_t count) {
+  p->head = (p->head + count) % kCapacity;
+  p->count -= count;
+}
+
 }  // namespace
 
 Pipe* create() {
@@ -182,6 +214,86 @@ uint32_t poll_events(const Pipe* p, bool writer) {
 }
 
 uint64_t available(const Pipe* p) { return p->count; }
+
+int64_t wait_room(Process* self, Pipe* p, bool nonblocking, bool no_sigpipe) {
+  IrqLockGuard guard(sched::lock);
+  for (;;) {
+    if (p->readers == 0) {
+      if (!no_sigpipe) signals::send_thread_locked(self, kSigPipe);
+      return -EPIPE;
+    }
+    if (p->count < kCapacity) return static_cast<int64_t>(kCapacity - p->count);
+    if (nonblocking) return -EAGAIN;
+    if (futex::sleep_on_locked(self, key(p)) < 0) return -EINTR;
+  }
+}
+
+int64_t put(Process* self, Pipe* p, const void* from, uint64_t count, bool no_sigpipe) {
+  IrqLockGuard guard(sched::lock);
+  if (p->readers == 0) {
+    if (!no_sigpipe) signals::send_thread_locked(self, kSigPipe);
+    return -EPIPE;
+  }
+  const uint64_t room = kCapacity - p->count;
+  const uint64_t n = count < room ? count : room;
+  copy_in(p, from, n);
+  if (n > 0) futex::wake_all_locked(key(p));  // readers waiting for data
+  return static_cast<int64_t>(n);
+}
+
+int64_t wait_data(Process* self, Pipe* p, bool nonblocking) {
+  IrqLockGuard guard(sched::lock);
+  for (;;) {
+    if (p->count > 0) return static_cast<int64_t>(p->count);
+    if (p->writers == 0) return 0;  // end of file
+    if (nonblocking) return -EAGAIN;
+    if (futex::sleep_on_locked(self, key(p)) < 0) return -EINTR;
+  }
+}
+
+uint64_t take(Pipe* p, void* to, uint64_t count) {
+  IrqLockGuard guard(sched::lock);
+  const uint64_t n = count < p->count ? count : p->count;
+  copy_out(p, 0, to, n);
+  consume(p, n);
+  if (n > 0) futex::wake_all_locked(key(p));  // writers waiting for room
+  return n;
+}
+
+int64_t move(Process* self, Pipe* from, Pipe* to, uint64_t count, bool nonblocking, bool keep) {
+  IrqLockGuard guard(sched::lock);
+  for (;;) {
+    const bool end = from->count == 0 && from->writers == 0;
+    Pipe* wait_for = nullptr;
+    if (from->count == 0 && !end)
+      wait_for = from;  // ipipe_prep
+    else if (!end && to->readers > 0 && to->count == kCapacity)
+      wait_for = to;  // opipe_prep
+    if (wait_for == nullptr) break;
+    if (nonblocking) return -EAGAIN;
+    if (futex::sleep_on_locked(self, key(wait_for)) < 0) return -EINTR;
+  }
+  if (to->readers == 0) {  // checked before the end of file, as Linux's loop
+    signals::send_thread_locked(self, kSigPipe);
+    return -EPIPE;
+  }
+  uint64_t n = count < from->count ? count : from->count;
+  if (n > kCapacity - to->count) n = kCapacity - to->count;
+  // Through a small buffer: the two rings wrap at different places.
+  char piece[256];
+  for (uint64_t done = 0; done < n;) {
+    const uint64_t part = n - done < sizeof piece ? n - done : sizeof piece;
+    copy_out(from, keep ? done : 0, piece, part);
+    if (!keep) consume(from, part);
+    copy_in(to, piece, part);
+    done += part;
+  }
+  if (n > 0) {
+    futex::wake_all_locked(key(to));               // its readers
+    if (!keep) futex::wake_all_locked(key(from));  // its writers
+  }
+  return static_cast<int64_t>(n);
+}
 
 }  // namespace pipe
 }  // namespace kernel

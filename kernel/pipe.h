@@ -35,4 +35,28 @@ uint32_t poll_events(const Pipe* pipe, bool writer);
 // Bytes waiting (FIONREAD, fstat's size).
 uint64_t available(const Pipe* pipe);
 
+// The kernel-memory halves of write and read, for the calls that copy
+// between descriptors (kernel/sys_copy.cpp): waiting is apart from moving
+// bytes, so no caller sleeps holding bytes in a kernel buffer.
+//
+// Waits for room as write does: the room now (> 0), or -EPIPE (no reader
+// left; SIGPIPE unless `no_sigpipe`), -EAGAIN (`nonblocking`), -EINTR.
+int64_t wait_room(Process* self, Pipe* pipe, bool nonblocking, bool no_sigpipe);
+// Copies in up to `count` bytes of kernel memory, as many as there is room
+// for now, never sleeping: the number, or -EPIPE (as wait_room) when no
+// reader is left.
+int64_t put(Process* self, Pipe* pipe, const void* from, uint64_t count, bool no_sigpipe);
+// Waits for data as read does: the bytes waiting (> 0), 0 at end of file
+// (no writer left), or -EAGAIN (`nonblocking`), -EINTR.
+int64_t wait_data(Process* self, Pipe* pipe, bool nonblocking);
+// Takes out up to `count` waiting bytes into kernel memory, never sleeping:
+// the number.
+uint64_t take(Pipe* pipe, void* to, uint64_t count);
+// splice(2) between two pipes, and tee(2) (`keep`: the bytes stay in
+// `from` too): waits for data in `from` and room in `to` (Linux's
+// ipipe_prep, opipe_prep), then copies as much as both allow, up to
+// `count`: the number, 0 at `from`'s end of file, -EPIPE (SIGPIPE) with no
+// reader of `to`, -EAGAIN (`nonblocking`), -EINTR.
+int64_t move(Process* self, Pipe* from, Pipe* to, uint64_t count, bool nonblocking, bool keep);
+
 }  // namespace kernel::pipe

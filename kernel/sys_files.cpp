@@ -564,15 +564,6 @@ int64_t sys_faccessat2(Process* self, TrapFrame*, const Args& args) {
   return ramfs::lookup(path).exists ? 0 : error(ENOENT);
 }
 
-// sendfile(out, in, offset, count): the kernel copies between descriptors
-// only through user memory here, so it refuses as Linux does for an input
-// it cannot map (EINVAL); glibc's and libstdc++'s callers then read and write.
-int64_t sys_sendfile(Process* self, TrapFrame*, const Args& args) {
-  if (file_of(self, args.a[0]) == nullptr || file_of(self, args.a[1]) == nullptr)
-    return error(EBADF);
-  return error(EINVAL);
-}
-
 namespace {
 
 // readlinkat's empty path (Linux 2.6.39): the symbolic link `dirfd` names

@@ -1,6 +1,6 @@
 // std::filesystem and friends under libstdc++ 12, as C++17 programs use
-// them: create_directories, copy_file (the kernel refuses sendfile with
-// EINVAL, so libstdc++ reads and writes), canonical through "..",
+// them: create_directories, copy_file (libstdc++'s goes through sendfile,
+// a small file and a 100 KB one), canonical through "..",
 // recursive_directory_iterator, file_size, rename, permissions, space
 // (statfs), remove_all (the *at() calls); hardware_concurrency and
 // random_device. Relative paths, so that qemu-alpha run in an empty
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <thread>
@@ -22,6 +23,15 @@ int main() {
   std::ofstream(root / "a" / "f.txt") << "filesystem\n";
   fs::copy_file(root / "a" / "f.txt", root / "g.txt");
   std::cout << "copy_file size " << fs::file_size(root / "g.txt") << "\n";
+  std::string big;
+  for (int i = 0; big.size() < 100000; ++i) big += "line " + std::to_string(i) + "\n";
+  big.resize(100000);
+  std::ofstream(root / "big.txt") << big;
+  fs::copy_file(root / "big.txt", root / "a" / "big_copy.txt");
+  std::ifstream copied(root / "a" / "big_copy.txt");
+  const std::string back{std::istreambuf_iterator<char>(copied), std::istreambuf_iterator<char>()};
+  std::cout << "copy_file of " << fs::file_size(root / "a" / "big_copy.txt")
+            << " bytes, the same bytes: " << (back == big) << "\n";
   const fs::path canonical = fs::canonical(root / "a" / ".." / "g.txt");
   std::cout << "canonical ends cxxfs/g.txt: "
             << (canonical.parent_path().filename() == "cxxfs" && canonical.filename() == "g.txt")

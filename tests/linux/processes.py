@@ -80,6 +80,12 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               calls, dup, fcntl; read, write and the
                                               rest EBADF; O_NOFOLLOW on a link opens
                                               the link
+  processes.py BUILD LINUX_DIR copy_calls CPUS  sendfile (a 100 KB RAM file with and
+                                              without an offset to a file, a pipe a
+                                              child reads, a socket, stdout,
+                                              /dev/null; from /dev/zero; interrupted),
+                                              copy_file_range, splice and tee, and
+                                              their error paths
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -418,6 +424,11 @@ def case_opath(tmp):
     same("opath", dcpi_run(os.path.join(tmp, "op.db"), "opath").stdout, oracle("opath"))
 
 
+def case_copy_calls(tmp):
+    same("copy_calls", dcpi_run(os.path.join(tmp, "cc.db"), "copy_calls").stdout,
+         oracle("copy_calls"))
+
+
 def to_file(tmp, name, run):
     """What `run(stdout)` writes with its stdout a file."""
     path = os.path.join(tmp, name)
@@ -514,7 +525,8 @@ def main():
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
-                 "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath}
+                 "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
+                 "copy_calls": case_copy_calls}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

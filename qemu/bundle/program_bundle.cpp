@@ -99,9 +99,19 @@ std::filesystem::path find_library(const std::string& name, const ProgramRequest
                            search_path_text(request.library_path));
 }
 
+// Where a --file HOST[:GUEST] goes in the guest (default /data/NAME).
+std::string file_guest_path(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const std::filesystem::path host = spec.substr(0, colon);
+  return colon == std::string::npos ? "/data/" + host.filename().string() : spec.substr(colon + 1);
+}
+
 // A library an image only names (it may dlopen it): bundled when the
-// library path has a loadable Alpha shared library of that name.
+// library path has a loadable Alpha shared library of that name, and no
+// --file puts the user's own at its path.
 bool optional_library_loads(const std::string& name, const ProgramRequest& request) {
+  for (const std::string& spec : request.files)
+    if (file_guest_path(spec) == "/lib/" + name) return false;
   const auto host = locate_library(name, request);
   if (!host) return false;
   try {
@@ -203,8 +213,7 @@ void add_data_files(const ProgramRequest& request, std::vector<CpioEntry>& entri
   for (const std::string& spec : request.files) {
     const size_t colon = spec.find(':');
     const std::filesystem::path host = spec.substr(0, colon);
-    const std::string guest =
-        colon == std::string::npos ? "/data/" + host.filename().string() : spec.substr(colon + 1);
+    const std::string guest = file_guest_path(spec);
     if (guest.size() < 2 || guest[0] != '/' || guest.find_first_of(" \t") != std::string::npos ||
         has_control_character(guest) ||
         std::filesystem::path(guest).lexically_normal().string() != guest || guest.back() == '/')

@@ -138,6 +138,24 @@ TEST_F(BundleMix, AddsProgramsLibrariesOnceAndData) {
   }
 }
 
+// A library only named by an image (libc names libgcc_s.so.1) gives way to
+// the user's --file at its path: the user's bytes, no "already in the
+// initrd" error, and no bundled image of that path.
+TEST_F(BundleMix, AFileAtANamedLibrarysPathIsTheUsers) {
+  if (!std::filesystem::exists(kAlphaSysrootLib / "libgcc_s.so.1")) GTEST_SKIP();
+  const auto mine = std::filesystem::temp_directory_path() /
+                    ("dcpi-bundle-own-gcc-s-" + std::to_string(getpid()));
+  std::ofstream(mine) << "the user's own";
+  request_.files.push_back(mine.string() + ":/lib/libgcc_s.so.1");
+  const ProgramBundle bundle = bundle_program(request_);
+  std::filesystem::remove(mine);
+  std::string data;
+  for (const CpioEntry& entry : read_cpio(bundle.archive))
+    if (entry.name == "lib/libgcc_s.so.1") data += entry.data;
+  EXPECT_EQ(data, "the user's own");
+  for (const BundledImage& image : bundle.images) EXPECT_NE(image.guest, "/lib/libgcc_s.so.1");
+}
+
 TEST_F(BundleMix, AMissingLibraryIsOneLineNamingIt) {
   request_.library_path = {kAlphaSysrootLib};
   try {

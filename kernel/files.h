@@ -28,6 +28,21 @@ void hold_description(OpenFile* file);
 // Drops a reference; the last one closes it (a pipe end, kernel/pipe.h).
 void release_description(OpenFile* file);
 
+// Linux's anonymous inodes that read and poll: eventfd, timerfd, signalfd.
+inline bool anonymous(const OpenFile* f) {
+  return f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd ||
+         f->kind == OpenFile::kSignalfd;
+}
+
+// What has no offset (FMODE_PREAD, FMODE_PWRITE, FMODE_LSEEK unset): the
+// console, pipes, sockets, the anonymous files and epoll; pread64, pwrite64
+// and lseek say ESPIPE, the copy calls EINVAL or ESPIPE (kernel/sys_copy.cpp).
+inline bool cannot_seek(const OpenFile* f) {
+  return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
+         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kSocket || anonymous(f) ||
+         f->kind == OpenFile::kEpoll;
+}
+
 // An O_PATH description: it names a file without opening it (kernel/sys_files.cpp).
 inline bool path_only(const OpenFile* f) { return (f->flags & LINUX_O_PATH) != 0; }
 

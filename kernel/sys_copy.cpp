@@ -93,24 +93,6 @@ Pipe* pipe_of(const OpenFile* f) {
   return f->kind == OpenFile::kPipeRead || f->kind == OpenFile::kPipeWrite ? f->pipe : nullptr;
 }
 
-// What has no offset (FMODE_PREAD, FMODE_PWRITE, FMODE_LSEEK unset): as
-// pread64 and lseek say ESPIPE.
-bool cannot_seek(const OpenFile* f) {
-  switch (f->kind) {
-    case OpenFile::kConsole:
-    case OpenFile::kPipeRead:
-    case OpenFile::kPipeWrite:
-    case OpenFile::kSocket:
-    case OpenFile::kEventfd:
-    case OpenFile::kTimerfd:
-    case OpenFile::kSignalfd:
-    case OpenFile::kEpoll:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Files with data at offsets (Linux's regular files): RAM and initrd files,
 // /proc and /sys texts.
 bool regular(const OpenFile* f) {

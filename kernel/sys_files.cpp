@@ -131,17 +131,6 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
   return static_cast<int64_t>(count);
 }
 
-// Linux's anonymous inodes: eventfd, timerfd, signalfd.
-bool anonymous(const OpenFile* f) {
-  return f->kind == OpenFile::kEventfd || f->kind == OpenFile::kTimerfd ||
-         f->kind == OpenFile::kSignalfd;
-}
-
-// The console, pipes, sockets and the anonymous files have no offset (ESPIPE).
-bool cannot_seek(const OpenFile* f) {
-  return f->kind == OpenFile::kConsole || f->kind == OpenFile::kPipeRead ||
-         f->kind == OpenFile::kPipeWrite || f->kind == OpenFile::kSocket || anonymous(f);
-}
 
 // Files read without an offset: a pipe's read end, a socket, an eventfd,
 // a timerfd, a signalfd.
@@ -476,7 +465,7 @@ int64_t sys_close(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_lseek(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (anonymous(f)) return 0;  // Linux's noop_llseek: always at 0
+  if (anonymous(f) || f->kind == OpenFile::kEpoll) return 0;  // Linux's noop_llseek: at 0
   if (cannot_seek(f)) return error(ESPIPE);
   const auto offset = static_cast<int64_t>(args.a[1]);
   int64_t base;

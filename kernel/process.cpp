@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/elf_loader.h"
 #include "kernel/files.h"
+#include "kernel/fp_completion.h"
 #include "kernel/futex.h"
 #include "kernel/host_output.h"
 #include "kernel/irq_lock.h"
@@ -476,7 +477,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc,
   if (parent != 0) give_host_stdin(p->fds);
   copy_name(p->name, sizeof p->name, path);
   set_comm_from_path(p, path);
-  p->fp[32] = build::kFpcrDynNormal;
+  p->fp[32] = fp::initial_fpcr();
   p->pcb.ptbr = p->mm->space.l1_phys;
   p->pcb.usp = image.usp;
   p->user_stack_base = image.usp;

@@ -80,6 +80,13 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               calls, dup, fcntl; read, write and the
                                               rest EBADF; O_NOFOLLOW on a link opens
                                               the link
+  processes.py BUILD LINUX_DIR fpieee CPUS    IEEE arithmetic of -mieee code: NaN, inf,
+                                              1/0, overflow and their fenv status,
+                                              feraiseexcept, denormal operands,
+                                              an enabled trap's SIGFPE handler
+  processes.py BUILD LINUX_DIR poll_advice CPUS  poll's negative fds, a reader-less
+                                              pipe's POLLERR|POLLOUT, many pipes;
+                                              MADV_DONTNEED zeroing private pages
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -287,6 +294,15 @@ AWKWARD = ("a b", "", "x'y", "#c", "&", "tail&", "back\\slash", '"q"', "!", "t\t
 
 def case_sockets(tmp):
     same("sockets", dcpi_run(os.path.join(tmp, "so.db"), "sockets").stdout, oracle("sockets"))
+
+
+def case_fpieee(tmp):
+    same("fpieee", dcpi_run(os.path.join(tmp, "fp.db"), "fpieee").stdout, oracle("fpieee"))
+
+
+def case_poll_advice(tmp):
+    same("poll_advice", dcpi_run(os.path.join(tmp, "pa.db"), "poll_advice").stdout,
+         oracle("poll_advice"))
 
 
 def case_procfs(tmp):
@@ -514,7 +530,8 @@ def main():
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
-                 "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath}
+                 "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
+                 "fpieee": case_fpieee, "poll_advice": case_poll_advice}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -87,7 +87,7 @@ bool emulate_compare(Process* self, uint64_t pc, uint64_t fp[33], uint64_t* exce
   return true;
 }
 
-// ADDT, SUBT, MULT, DIVT (function 0x20-0x23) with a denormal operand:
+// ADDT, SUBT, MULT, DIVT, SQRTT, CVTTS and CVTTQ with a denormal operand:
 // computed in integers (kernel/soft_float.h) in the instruction's rounding
 // mode (or the FPCR's dynamic one), as Linux's math-emu does, which also
 // raises DNO for the denormal and records every exception the operation
@@ -95,13 +95,21 @@ bool emulate_compare(Process* self, uint64_t pc, uint64_t fp[33], uint64_t* exce
 bool emulate_arithmetic(Process* self, uint64_t pc, uint64_t fp[33], uint64_t* exceptions) {
   uint32_t insn = 0;
   if (!copy_from_user(self->space(), &insn, pc - 4, sizeof insn)) return false;
-  const uint32_t function = insn >> 5 & 0x3f;
-  if (insn >> 26 != 0x16 || function < 0x20 || function > 0x23) return false;
+  const uint32_t opcode = insn >> 26, function = insn >> 5 & 0x3f;
   const uint64_t rounding = insn >> 11 & 3;  // fn11 bits 6-7: C, M, N, D
   const auto mode = static_cast<soft_float::Rounding>(rounding == 3 ? fp[32] >> 58 & 3 : rounding);
-  const auto op = static_cast<soft_float::Op>(function - 0x20);
   const uint64_t a = fp[insn >> 21 & 31], b = fp[insn >> 16 & 31];
-  soft_float::Result r = soft_float::compute(op, a, b, mode);
+  soft_float::Result r;
+  if (opcode == 0x16 && function >= 0x20 && function <= 0x23)  // ADDT SUBT MULT DIVT
+    r = soft_float::compute(static_cast<soft_float::Op>(function - 0x20), a, b, mode);
+  else if (opcode == 0x14 && function == 0x2b)  // SQRTT
+    r = soft_float::compute(soft_float::Op::kSqrt, a, b, mode);
+  else if (opcode == 0x16 && function == 0x2c && is_denormal(b))  // CVTTS
+    r = soft_float::detail::denormal_to_single(b, mode);
+  else if (opcode == 0x16 && function == 0x2f && is_denormal(b))  // CVTTQ
+    r = soft_float::detail::denormal_to_quad(b, mode);
+  else
+    return false;
   if ((r.exceptions & soft_float::kUnderflow) && (self->ieee_fp_control & kMapUmz))
     r.bits &= 1ull << 63;
   const unsigned rc = insn & 31;

@@ -11,9 +11,10 @@
 // register when it traps after an operation (the trap's register mask names
 // it), and has set the FPCR's status bits; only a denormal *operand* traps
 // before the operation (mask 0), where Linux's math-emu computes the result
-// in software. That is done here for the compares (CMPTxx, which isnan,
-// fpclassify and printf of a denormal execute); any other operation with a
-// denormal operand still ends in SIGFPE (a soft-float is not written).
+// in software. That is done here (kernel/soft_float.h) for the T-format
+// operations: the compares (which isnan, fpclassify and printf of a denormal
+// execute), ADDT, SUBT, MULT, DIVT, SQRTT, CVTTS and CVTTQ; any other
+// (the VAX formats' never get here) still ends in SIGFPE.
 #pragma once
 #include <cstdint>
 

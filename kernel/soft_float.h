@@ -11,7 +11,7 @@
 namespace kernel::soft_float {
 
 enum class Rounding { kChopped, kMinus, kNearest, kPlus };  // the FPCR's DYN order
-enum class Op { kAdd, kSub, kMul, kDiv };
+enum class Op { kAdd, kSub, kMul, kDiv, kSqrt };            // kSqrt: of b, as SQRTT
 inline constexpr uint64_t kInvalid = 1 << 1, kDivZero = 1 << 2, kOverflow = 1 << 3,
                           kUnderflow = 1 << 4, kInexact = 1 << 5;
 
@@ -196,6 +196,49 @@ inline Result divide(uint64_t a, uint64_t b, Rounding mode) {
   return round_pack(sign != 0, quotient, x.e - y.e - 64, remainder != 0, mode);
 }
 
+inline Result square_root(uint64_t b, Rounding mode) {
+  if (is_nan(b)) return nan_result(b, b);
+  if (is_zero(b)) return {b, 0};  // sqrt(-0) is -0
+  if (b & kSign) return {kDefaultNan, kInvalid};
+  if (is_inf(b)) return {b, 0};
+  Unpacked x = unpack(b);
+  if (x.e & 1) {
+    x.m <<= 1;
+    --x.e;
+  }
+  // The integer square root of m * 2^64 digit by digit (59 bits), the
+  // remainder's being nonzero is the sticky bit.
+  const u128 value = static_cast<u128>(x.m) << 64;
+  u128 root = 0, remainder = 0;
+  for (int shift = 126; shift >= 0; shift -= 2) {
+    remainder = remainder << 2 | (value >> shift & 3);
+    const u128 trial = root << 2 | 1;
+    root <<= 1;
+    if (remainder >= trial) {
+      remainder -= trial;
+      root |= 1;
+    }
+  }
+  return round_pack(false, root, (x.e - 64) / 2, remainder != 0, mode);
+}
+
+// CVTTS and CVTTQ of a denormal, which is below every S-format value and
+// every nonzero integer: zero, or the smallest magnitude when the rounding
+// goes away from zero. S results are in the register's T layout.
+inline Result denormal_to_single(uint64_t a, Rounding mode) {
+  const bool negative = a >> 63;
+  const bool away =
+      (mode == Rounding::kPlus && !negative) || (mode == Rounding::kMinus && negative);
+  constexpr uint64_t kSmallestSingle = static_cast<uint64_t>(1023 - 149) << 52;  // 2^-149
+  return {(a & kSign) | (away ? kSmallestSingle : 0), kUnderflow | kInexact};
+}
+inline Result denormal_to_quad(uint64_t a, Rounding mode) {
+  const bool negative = a >> 63;
+  const bool away =
+      (mode == Rounding::kPlus && !negative) || (mode == Rounding::kMinus && negative);
+  return {away ? (negative ? ~0ull : 1ull) : 0, kInexact};
+}
+
 }  // namespace detail
 
 inline Result compute(Op op, uint64_t a, uint64_t b, Rounding mode) {
@@ -208,6 +251,8 @@ inline Result compute(Op op, uint64_t a, uint64_t b, Rounding mode) {
       return detail::multiply(a, b, mode);
     case Op::kDiv:
       return detail::divide(a, b, mode);
+    case Op::kSqrt:
+      return detail::square_root(b, mode);
   }
   return {detail::kDefaultNan, kInvalid};
 }

@@ -36,6 +36,7 @@ int main(void) {
   printf("denorm %g %a %d\n", tiny, tiny, fpclassify(tiny) == FP_SUBNORMAL);
   printf("denorm*2 %g half %g sum %a diff %a\n", tiny * 2, tiny / 2, tiny + tiny, tiny - 1e-300);
   printf("denorm*big %g /big %g min*min %g\n", tiny * 1e300, tiny / 1e300, DBL_MIN * DBL_MIN);
+  printf("denorm as float %g as long %ld sqrt %g\n", (double)(float)tiny, (long)tiny, sqrt(tiny));
   for (int i = 0; i < 4; i++) {
     static const int m[4] = {FE_TONEAREST, FE_UPWARD, FE_DOWNWARD, FE_TOWARDZERO};
     fesetround(m[i]);

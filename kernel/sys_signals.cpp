@@ -27,9 +27,8 @@ struct UserSigaction {
 };
 static_assert(sizeof(UserSigaction) == 24);
 
-// kill(pid > 0) and tgkill's target checks; -1 and process groups are not
-// supported (ESRCH), as a kernel with one process per group would answer.
-// `source`: its siginfo (nullptr: SI_USER from the caller).
+// kill(pid > 0) and tgkill's target checks (process groups and -1:
+// signal_process_group). `source`: its siginfo (nullptr: SI_USER from the caller).
 int64_t send_to_process(uint32_t pid, int64_t sig, const SignalSource* source = nullptr) {
   IrqLockGuard guard(sched::lock);
   Process* leader = find_process_locked(pid);
@@ -202,8 +201,10 @@ int64_t sys_sigaltstack(Process* self, TrapFrame*, const Args& args) {
 int64_t sys_kill(Process* self, TrapFrame*, const Args& args) {
   const auto pid = static_cast<int64_t>(args.a[0]), sig = static_cast<int64_t>(args.a[1]);
   if (sig != 0 && !signals::valid(sig)) return error(EINVAL);
-  if (pid == 0) return send_to_process(self->tgid, sig);  // our process group: ourselves
-  if (pid < 0 || pid > 0xffffffff) return error(ESRCH);
+  // 0: our process group; -1: every process but init and us; < -1: group -pid.
+  if (pid <= 0)
+    return signal_process_group(self, pid == 0 || pid == -1 ? pid : -pid, static_cast<int>(sig));
+  if (pid > 0xffffffff) return error(ESRCH);
   return send_to_process(static_cast<uint32_t>(pid), sig);
 }
 

@@ -87,6 +87,10 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR poll_advice CPUS  poll's negative fds, a reader-less
                                               pipe's POLLERR|POLLOUT, many pipes;
                                               MADV_DONTNEED zeroing private pages
+  processes.py BUILD LINUX_DIR pgroups CPUS   a three-stage job in its own process group
+                                              killed with kill(-pgid) and reaped by
+                                              group, kill(0), setsid, WNOWAIT, wait4(0),
+                                              PR_SET_PDEATHSIG, RLIMIT_NOFILE enforced
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -303,6 +307,10 @@ def case_fpieee(tmp):
 def case_poll_advice(tmp):
     same("poll_advice", dcpi_run(os.path.join(tmp, "pa.db"), "poll_advice").stdout,
          oracle("poll_advice"))
+
+
+def case_pgroups(tmp):
+    same("pgroups", dcpi_run(os.path.join(tmp, "pg.db"), "pgroups").stdout, oracle("pgroups"))
 
 
 def case_procfs(tmp):
@@ -531,7 +539,8 @@ def main():
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
                  "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
-                 "fpieee": case_fpieee, "poll_advice": case_poll_advice}
+                 "fpieee": case_fpieee, "poll_advice": case_poll_advice,
+                 "pgroups": case_pgroups}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -111,6 +111,7 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   set_comm_from_path(self, path);
   self->clear_child_tid = 0;
   self->ieee_fp_control = 0;
+  self->altstack_sp = self->altstack_size = 0;
 
   // A fresh user context: every register 0, pv = entry, the new stack,
   // no TLS pointer, FP cleared with round-to-nearest.

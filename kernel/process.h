@@ -223,6 +223,9 @@ struct alignas(64) Process {
   char name[64];
   char comm[16];    // the thread's name (Linux's TASK_COMM_LEN): prctl(PR_SET_NAME)
   uint64_t fp[33];  // f0-f31, FPCR (user processes only)
+  // sigaltstack: the thread's alternate signal stack (size 0: none), where
+  // handlers with SA_ONSTACK run; kept by fork, not by a new thread or exec.
+  uint64_t altstack_sp, altstack_size;
 
   AddressSpace& space() { return mm->space; }
 };

@@ -192,10 +192,36 @@ int64_t sys_signalfd(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 // No alternate signal stacks: handlers run on the thread's stack.
+// sigaltstack(ss, old): the thread's alternate signal stack, as Linux's
+// do_sigaltstack: the old one is reported as it was (SS_ONSTACK while a
+// handler runs on it), a change while on it is EPERM, flags other than
+// SS_DISABLE, SS_ONSTACK (taken as 0) and SS_AUTODISARM are EINVAL, a
+// stack smaller than Alpha's MINSIGSTKSZ (4096) ENOMEM. SS_AUTODISARM is
+// accepted and not acted on (the stack stays armed in the handler).
 int64_t sys_sigaltstack(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] == 0) return 0;
-  const uint64_t disabled[3] = {0, 2 /* SS_DISABLE */, 0};
-  return copy_to_user(self->space(), args.a[1], disabled, sizeof disabled) ? 0 : error(EFAULT);
+  constexpr int32_t kSsAutodisarm = INT32_MIN;
+  constexpr uint64_t kMinSigStackBytes = 4096;
+  const uint64_t usp = pal::rdusp();
+  const signals::StackT old{self->altstack_sp, signals::altstack_flags(self, usp), 0,
+                            self->altstack_size};
+  if (args.a[0] != 0) {
+    signals::StackT ss;
+    if (!copy_from_user(self->space(), &ss, args.a[0], sizeof ss)) return error(EFAULT);
+    if (old.ss_flags == signals::kSsOnstack) return error(EPERM);
+    const int32_t mode = ss.ss_flags & ~kSsAutodisarm;
+    if (mode != 0 && mode != signals::kSsDisable && mode != signals::kSsOnstack)
+      return error(EINVAL);
+    if (mode == signals::kSsDisable) {
+      self->altstack_sp = self->altstack_size = 0;
+    } else {
+      if (ss.ss_size < kMinSigStackBytes) return error(ENOMEM);
+      self->altstack_sp = ss.ss_sp;
+      self->altstack_size = ss.ss_size;
+    }
+  }
+  if (args.a[1] != 0 && !copy_to_user(self->space(), args.a[1], &old, sizeof old))
+    return error(EFAULT);
+  return 0;
 }
 
 int64_t sys_kill(Process* self, TrapFrame*, const Args& args) {

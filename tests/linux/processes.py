@@ -91,6 +91,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               killed with kill(-pgid) and reaped by
                                               group, kill(0), setsid, WNOWAIT, wait4(0),
                                               PR_SET_PDEATHSIG, RLIMIT_NOFILE enforced
+  processes.py BUILD LINUX_DIR altstack CPUS  sigaltstack: SA_ONSTACK handlers for a guard
+                                              page's and a stack overflow's SIGSEGV, a
+                                              nested signal on the alternate stack
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -311,6 +314,10 @@ def case_poll_advice(tmp):
 
 def case_pgroups(tmp):
     same("pgroups", dcpi_run(os.path.join(tmp, "pg.db"), "pgroups").stdout, oracle("pgroups"))
+
+
+def case_altstack(tmp):
+    same("altstack", dcpi_run(os.path.join(tmp, "as.db"), "altstack").stdout, oracle("altstack"))
 
 
 def case_procfs(tmp):
@@ -540,7 +547,7 @@ def main():
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
                  "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
                  "fpieee": case_fpieee, "poll_advice": case_poll_advice,
-                 "pgroups": case_pgroups}
+                 "pgroups": case_pgroups, "altstack": case_altstack}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

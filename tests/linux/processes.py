@@ -94,6 +94,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR altstack CPUS  sigaltstack: SA_ONSTACK handlers for a guard
                                               page's and a stack overflow's SIGSEGV, a
                                               nested signal on the alternate stack
+  processes.py BUILD LINUX_DIR utf8_locale CPUS  setlocale("C.UTF-8") with the host's
+                                              locale files in the guest: wide
+                                              characters, widths, case, EILSEQ
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -318,6 +321,11 @@ def case_pgroups(tmp):
 
 def case_altstack(tmp):
     same("altstack", dcpi_run(os.path.join(tmp, "as.db"), "altstack").stdout, oracle("altstack"))
+
+
+def case_utf8_locale(tmp):
+    same("utf8_locale", dcpi_run(os.path.join(tmp, "ul.db"), "utf8_locale").stdout,
+         oracle("utf8_locale"))
 
 
 def case_procfs(tmp):
@@ -547,7 +555,8 @@ def main():
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
                  "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
                  "fpieee": case_fpieee, "poll_advice": case_poll_advice,
-                 "pgroups": case_pgroups, "altstack": case_altstack}
+                 "pgroups": case_pgroups, "altstack": case_altstack,
+                 "utf8_locale": case_utf8_locale}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

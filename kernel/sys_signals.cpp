@@ -102,6 +102,32 @@ int64_t sys_rt_sigprocmask(Process* self, TrapFrame*, const Args& args) {
   return 0;
 }
 
+// osf_sigprocmask(how, newmask): OSF/1's form, which glibc's getcontext,
+// setcontext and swapcontext use on Alpha (before, ENOSYS: a context's
+// signal mask was neither saved nor restored). The old mask is the result
+// in v0 whatever its top bit (Linux's force_successful_syscall_return),
+// so the registers are written here.
+int64_t sys_osf_sigprocmask(Process* self, TrapFrame* frame, const Args& args) {
+  const uint64_t old = self->blocked, set = args.a[1];
+  switch (args.a[0]) {
+    case kSigBlock:
+      self->blocked |= set;
+      break;
+    case kSigUnblock:
+      self->blocked &= ~set;
+      break;
+    case kSigSetmask:
+      self->blocked = set;
+      break;
+    default:
+      return error(EINVAL);
+  }
+  self->blocked &= ~kUnblockable;
+  frame->reg(0) = old;
+  frame->reg(19) = 0;  // a3: no error
+  return kRegistersSet;
+}
+
 int64_t sys_rt_sigpending(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] != kSigsetBytes) return error(EINVAL);
   const uint64_t set = (self->pending | self->group->pending) & self->blocked;

@@ -97,6 +97,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
   processes.py BUILD LINUX_DIR utf8_locale CPUS  setlocale("C.UTF-8") with the host's
                                               locale files in the guest: wide
                                               characters, widths, case, EILSEQ
+  processes.py BUILD LINUX_DIR ucontext CPUS  coroutines (makecontext, swapcontext) and
+                                              the signal mask getcontext saves and
+                                              setcontext restores (osf_sigprocmask)
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -328,6 +331,10 @@ def case_utf8_locale(tmp):
          oracle("utf8_locale"))
 
 
+def case_ucontext(tmp):
+    same("ucontext", dcpi_run(os.path.join(tmp, "uc.db"), "ucontext").stdout, oracle("ucontext"))
+
+
 def case_procfs(tmp):
     got = dcpi_run(os.path.join(tmp, "pf.db"), "procfs", "--guest").stdout
     common = "".join(line for line in got.splitlines(True) if not line.startswith("guest: "))
@@ -556,7 +563,7 @@ def main():
                  "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
                  "fpieee": case_fpieee, "poll_advice": case_poll_advice,
                  "pgroups": case_pgroups, "altstack": case_altstack,
-                 "utf8_locale": case_utf8_locale}
+                 "utf8_locale": case_utf8_locale, "ucontext": case_ucontext}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

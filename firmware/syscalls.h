@@ -31,6 +31,7 @@
   X(lseek, 19)                                                                       \
   X(getxpid, 20) /* v0 = pid, a4 = parent pid */                                     \
   X(getxuid, 24) /* v0 = uid, a4 = euid */                                           \
+  X(ptrace, 26)  /* refused: EPERM */                                                \
   X(access, 33)                                                                      \
   X(kill, 37)                                                                        \
   X(setpgid, 39)                                                                     \

@@ -171,6 +171,7 @@ struct ThreadGroup {
   // prctl: the signal sent when the parent ends (PR_SET_PDEATHSIG; not
   // inherited by fork) and the dumpable flag (PR_SET_DUMPABLE; 1 at start).
   uint32_t parent_death_signal, dumpable;
+  bool ptrace_refused;  // the console has said so once
   // prlimit64's soft and hard limits by RLIMIT_ number (kernel/sys_system.cpp):
   // lowered and raised within what this kernel has, kept and reported,
   // inherited by fork; not enforced below what the kernel itself allows.

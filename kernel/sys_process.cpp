@@ -275,6 +275,19 @@ constexpr uint64_t kPrSetName = 15, kPrGetName = 16;  // Linux's prctl options
 // prctl: a thread's name (PR_SET_NAME, PR_GET_NAME; glibc's
 // pthread_setname_np/getname_np for the calling thread), which the process
 // table records (issue 29). Other options are refused (EINVAL) and named.
+// ptrace: no tracing here. Refused with EPERM, as a Linux with Yama's
+// ptrace_scope 3 refuses every request (PTRACE_TRACEME included), so that a
+// program that probes for a debugger, or a test of one, takes its "not
+// permitted" path rather than an ENOSYS no Linux gives; said once a process.
+int64_t sys_ptrace(Process* self, TrapFrame*, const Args& args) {
+  if (!self->group->ptrace_refused) {
+    self->group->ptrace_refused = true;
+    kprintf("dcpi-kernel: pid %u (%s): ptrace request %lu refused (EPERM): no tracing here\n",
+            self->tgid, self->name, args.a[0]);
+  }
+  return error(EPERM);
+}
+
 int64_t sys_prctl(Process* self, TrapFrame*, const Args& args) {
   constexpr uint64_t kPrSetPdeathsig = 1, kPrGetPdeathsig = 2, kPrGetDumpable = 3,
                      kPrSetDumpable = 4;

@@ -5,7 +5,7 @@
  * caller's group only; setsid in a child (a new session: getsid, getpgid),
  * setpgid's EPERM and ESRCH; waitid's WNOWAIT leaving the child to reap,
  * wait4(0); prctl(PR_SET_PDEATHSIG) signalling an orphan when its parent
- * ends, PR_GET_DUMPABLE; RLIMIT_NOFILE lowered: open fails with EMFILE at
+ * ends, PR_GET_DUMPABLE; ptrace refused; RLIMIT_NOFILE lowered: open fails with EMFILE at
  * the limit, dup2 beyond it is EBADF, F_DUPFD EINVAL. The program first
  * makes a group of its own, so that kill(0) stays inside it under
  * qemu-alpha too. Output equals qemu-alpha's. */
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -194,6 +195,8 @@ int main(void) {
   line[n > 0 ? n : 0] = 0;
   printf("%s", line);
   printf("dumpable: %d\n", prctl(PR_GET_DUMPABLE));
+  /* No tracing here (EPERM, as Yama's ptrace_scope 3; qemu-alpha: ENOSYS). */
+  printf("ptrace(PTRACE_TRACEME): %ld\n", ptrace(PTRACE_TRACEME, 0, NULL, NULL));
 
   /* RLIMIT_NOFILE lowered to 10. */
   struct rlimit rl, low;

@@ -24,6 +24,19 @@
 
 static volatile sig_atomic_t got;
 static void on_usr1(int sig) { got++; }
+/* Waits for SIGUSR1 without losing one that comes before the wait: the
+ * caller blocked it (block_usr1) before telling the sender it is ready. */
+static void block_usr1(void) {
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  sigprocmask(SIG_BLOCK, &usr1, NULL);
+}
+static void await_usr1(void) {
+  sigset_t none;
+  sigemptyset(&none);
+  while (!got) sigsuspend(&none);
+}
 static const char *err(long rc) { return rc >= 0 ? "ok" : strerror(errno); }
 
 static void describe(const char *what, int st) {
@@ -118,8 +131,9 @@ int main(void) {
   if (c == 0) {
     close(sync[0]);
     got = 0;
+    block_usr1();
     write(sync[1], "r", 1);
-    while (!got) pause();
+    await_usr1();
     _exit(40 + got);
   }
   close(sync[1]);
@@ -179,8 +193,9 @@ int main(void) {
       prctl(PR_SET_PDEATHSIG, SIGUSR1);
       int sig = 0;
       prctl(PR_GET_PDEATHSIG, &sig);
+      block_usr1();
       write(ready[1], "r", 1);
-      while (!got) pause();
+      await_usr1();
       dprintf(report[1], "orphan got SIGUSR1 (pdeathsig was %d)\n", sig);
       _exit(0);
     }

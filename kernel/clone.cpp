@@ -85,6 +85,10 @@ void copy_context(Process* self, Process* child, const TrapFrame* frame,
   fp_save(child->fp);
   fp_restore(child->fp);  // fp_save clobbers f0; the parent's FP state is preserved
   child->ieee_fp_control = self->ieee_fp_control;
+  if (!(request.flags & kCloneVm)) {  // as Linux: a thread starts without one
+    child->altstack_sp = self->altstack_sp;
+    child->altstack_size = self->altstack_size;
+  }
   child->blocked = self->blocked;
   child->allowed_cpus = self->allowed_cpus;
   child->nice = self->nice;

@@ -9,6 +9,7 @@
 #include "driver/kernel_services.h"
 #include "kernel/clock.h"
 #include "kernel/files.h"
+#include "kernel/fp_completion.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/palcalls.h"
@@ -110,6 +111,7 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   set_comm_from_path(self, path);
   self->clear_child_tid = 0;
   self->ieee_fp_control = 0;
+  self->altstack_sp = self->altstack_size = 0;
 
   // A fresh user context: every register 0, pv = entry, the new stack,
   // no TLS pointer, FP cleared with round-to-nearest.
@@ -122,7 +124,7 @@ int64_t exec_current(TrapFrame* frame, const char* path, const char* const* argv
   self->user_stack_base = image.usp;
   pal::wruniq(0);
   uint64_t fp[33] = {};
-  fp[32] = build::kFpcrDynNormal;
+  fp[32] = fp::initial_fpcr();
   fp_restore(fp);
 
   build::append_image_record(dcpi::LoadKind::kExec, self->tgid, self->parent_pid, image.program,

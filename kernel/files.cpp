@@ -81,10 +81,17 @@ OpenFile* file_at(FdTable* fds, uint64_t fd) {
   return f != nullptr && !path_only(f) ? f : nullptr;
 }
 
+uint64_t descriptor_limit(const Process* p) {
+  if (p == nullptr || p->kernel_thread || p->group == nullptr) return kMaxFiles;
+  const uint64_t soft = p->group->limits[kRlimitNofile][0];
+  return soft < kMaxFiles ? soft : kMaxFiles;
+}
+
 int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec) {
+  const uint64_t limit = descriptor_limit(current());
   {
     LockGuard guard(fds->lock);  // threads sharing the table may open at once
-    for (uint64_t fd = lowest; fd < kMaxFiles; ++fd) {
+    for (uint64_t fd = lowest; fd < limit; ++fd) {
       if (fds->files[fd] != nullptr) continue;
       fds->files[fd] = file;
       fds->cloexec =

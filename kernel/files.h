@@ -63,6 +63,10 @@ int64_t open_description(FdTable* fds, const OpenFile& file, bool cloexec);
 // Puts `file` (one reference handed over) at the lowest free fd >= `lowest`;
 // the fd, or -EMFILE (the reference is dropped then).
 int64_t install_file(FdTable* fds, uint64_t lowest, OpenFile* file, bool cloexec);
+// The descriptors `p` may have: RLIMIT_NOFILE's soft limit, at most
+// kMaxFiles. New descriptors stay below it (EMFILE; dup2, dup3: EBADF;
+// F_DUPFD: EINVAL), as Linux's; those already open above it stay open.
+uint64_t descriptor_limit(const Process* p);
 // Puts `file` (one reference handed over) at exactly `fd`, closing what was
 // there: dup2/dup3.
 void install_file_at(FdTable* fds, uint64_t fd, OpenFile* file, bool cloexec);

@@ -209,7 +209,9 @@ void close_end(Pipe* p, bool writer) {
 uint32_t poll_events(const Pipe* p, bool writer) {
   constexpr uint32_t kPollIn = 1, kPollOut = 4, kPollErr = 8, kPollHup = 16;
   IrqLockGuard guard(sched::lock);
-  if (writer) return p->readers == 0 ? kPollErr : p->count < kCapacity ? kPollOut : 0;
+  // A write end with no reader is POLLERR and, while there is room, still
+  // POLLOUT (Linux's pipe_poll): the write would fail with EPIPE at once.
+  if (writer) return (p->readers == 0 ? kPollErr : 0) | (p->count < kCapacity ? kPollOut : 0);
   return (p->count > 0 ? kPollIn : 0) | (p->writers == 0 ? kPollHup : 0);
 }
 

@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/elf_loader.h"
 #include "kernel/files.h"
+#include "kernel/fp_completion.h"
 #include "kernel/futex.h"
 #include "kernel/host_output.h"
 #include "kernel/irq_lock.h"
@@ -34,7 +35,6 @@ namespace {
 // a program with a thread per task may want hundreds).
 constexpr uint32_t kMaxProcesses = 512;
 constexpr uint64_t kMaxArgBytes = 16384;
-constexpr int64_t kWnohang = 1;
 
 // Linux/Alpha auxiliary vector tags (what glibc's start-up and ld.so read).
 constexpr uint64_t kAtNull = 0, kAtPhdr = 3, kAtPhent = 4, kAtPhnum = 5, kAtPagesz = 6, kAtBase = 7,
@@ -168,6 +168,9 @@ void end_group_locked(Process* leader, int64_t wait_status) {
     child.parent_pid = 0;
     if (child.state == ProcessState::kZombie && child.group && child.group->ended)
       build::release_slot(&child);
+    else if (child.pid == child.tgid && child.group && child.group->parent_death_signal != 0 &&
+             child.group->threads != 0)  // prctl(PR_SET_PDEATHSIG)
+      signals::send_group_locked(&child, static_cast<int>(child.group->parent_death_signal));
   }
   leader->wait_status = wait_status;
   leader->group->ended = true;
@@ -455,6 +458,19 @@ uint32_t spawn_kernel_thread(void (*fn)(void*), void* arg, const char* name) {
   return p->pid;
 }
 
+namespace {
+// A spawned program joins its spawner's process group and session (init's,
+// as the commands of a shell script without job control do: not a group
+// leader, so setsid() succeeds as under qemu-alpha started by a harness);
+// init, spawned by the kernel, starts both. With sched::lock.
+void join_spawner_session_locked(Process* p, uint32_t parent) {
+  const Process* spawner = parent != 0 ? find_process_locked(parent) : nullptr;
+  const bool join = spawner != nullptr && spawner->group != nullptr;
+  p->group->pgid = join ? spawner->group->pgid : p->tgid;
+  p->group->sid = join ? spawner->group->sid : p->tgid;
+}
+}  // namespace
+
 int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc,
                    const char* const* envp, uint64_t envc, uint32_t parent) {
   initrd::File file;
@@ -476,7 +492,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc,
   if (parent != 0) give_host_stdin(p->fds);
   copy_name(p->name, sizeof p->name, path);
   set_comm_from_path(p, path);
-  p->fp[32] = build::kFpcrDynNormal;
+  p->fp[32] = fp::initial_fpcr();
   p->pcb.ptbr = p->mm->space.l1_phys;
   p->pcb.usp = image.usp;
   p->user_stack_base = image.usp;
@@ -489,6 +505,7 @@ int64_t spawn_user(const char* path, const char* const* argv, uint64_t argc,
     IrqLockGuard guard(sched::lock);
     pid = p->pid = p->tgid = next_pid++;
     p->parent_pid = parent;
+    join_spawner_session_locked(p, parent);
   }
   build::append_image_record(dcpi::LoadKind::kExec, pid, parent, image.program, path);
   if (image.dynamic)
@@ -612,7 +629,7 @@ bool process_exists(uint32_t pid) {
   return find_process_locked(pid) != nullptr;
 }
 
-int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
+int64_t wait_child(WaitFor who, int64_t* status, uint64_t options) {
   Process* self = current();
   IrqLockGuard guard(sched::lock);
   for (;;) {
@@ -622,11 +639,14 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
       if (child.state == ProcessState::kFree || child.parent_pid != self->tgid ||
           child.pid != child.tgid || child.kernel_thread)
         continue;
-      if (pid != -1 && static_cast<int64_t>(child.pid) != pid) continue;
+      if (who.kind == WaitFor::kPid && child.pid != who.id) continue;
+      if (who.kind == WaitFor::kGroup && (child.group == nullptr || child.group->pgid != who.id))
+        continue;
       any = true;
       if (child.state != ProcessState::kZombie || !child.group->ended) continue;
       const int64_t reaped = child.pid;
       *status = child.wait_status;
+      if (options & kWaitNowait) return reaped;  // still a zombie, for the next wait
       self->child_cycles +=
           (child.group ? group_cycles_locked(child.group) : child.run_cycles) + child.child_cycles;
       if (self->group != nullptr && child.group != nullptr)
@@ -635,7 +655,7 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
       return reaped;
     }
     if (!any) return -ECHILD;
-    if (options & kWnohang) return 0;
+    if (options & kWaitNohang) return 0;
     if (signals::interrupted(self)) return -EINTR;
     self->waiting = true;
     self->interruptible = true;
@@ -644,6 +664,29 @@ int64_t wait_child(int64_t pid, int64_t* status, uint64_t options) {
     self->waiting = false;
     self->interruptible = false;
   }
+}
+
+bool group_in_session_locked(uint32_t pgid, uint32_t sid) {
+  for (const Process& p : used_slots)
+    if (p.state != ProcessState::kFree && p.pid == p.tgid && !p.kernel_thread &&
+        p.group != nullptr && p.group->pgid == pgid && (sid == 0 || p.group->sid == sid))
+      return true;
+  return false;
+}
+
+int64_t signal_process_group(Process* self, int64_t pgid, int sig) {
+  IrqLockGuard guard(sched::lock);
+  const uint32_t group = pgid == 0 ? self->group->pgid : static_cast<uint32_t>(pgid);
+  bool found = false;
+  for (Process& p : used_slots) {
+    if (p.state == ProcessState::kFree || p.pid != p.tgid || p.kernel_thread ||
+        p.group == nullptr || p.group->threads == 0)
+      continue;
+    if (pgid == -1 ? (p.tgid == 1 || p.tgid == self->tgid) : p.group->pgid != group) continue;
+    found = true;
+    if (sig != 0) signals::send_group_locked(&p, sig);
+  }
+  return found ? 0 : -ESRCH;
 }
 
 }  // namespace kernel

@@ -165,6 +165,13 @@ struct ThreadGroup {
   // time counts them: times, getrusage, CLOCK_PROCESS_CPUTIME_ID).
   uint64_t reaped_thread_cycles;
   uint32_t umask;  // umask(2): kept and returned (as CLONE_FS, shared by threads)
+  // Its process group and session (setpgid, setsid; kill and wait of a
+  // group), named by their leaders' pids; inherited by fork and spawn.
+  uint32_t pgid, sid;
+  // prctl: the signal sent when the parent ends (PR_SET_PDEATHSIG; not
+  // inherited by fork) and the dumpable flag (PR_SET_DUMPABLE; 1 at start).
+  uint32_t parent_death_signal, dumpable;
+  bool ptrace_refused;  // the console has said so once
   // prlimit64's soft and hard limits by RLIMIT_ number (kernel/sys_system.cpp):
   // lowered and raised within what this kernel has, kept and reported,
   // inherited by fork; not enforced below what the kernel itself allows.
@@ -217,6 +224,9 @@ struct alignas(64) Process {
   char name[64];
   char comm[16];    // the thread's name (Linux's TASK_COMM_LEN): prctl(PR_SET_NAME)
   uint64_t fp[33];  // f0-f31, FPCR (user processes only)
+  // sigaltstack: the thread's alternate signal stack (size 0: none), where
+  // handlers with SA_ONSTACK run; kept by fork, not by a new thread or exec.
+  uint64_t altstack_sp, altstack_size;
 
   AddressSpace& space() { return mm->space; }
 };
@@ -304,9 +314,22 @@ bool grow_user_stack(uint64_t address, uint64_t mmcsr);
 // zeroed memory; the access is then retried. `cause` is entMM's a2.
 bool fault_in_demand_zero(uint64_t address, uint64_t mmcsr, uint64_t cause);
 
-// wait4: the pid reaped (status stored), 0 with WNOHANG and nothing to
-// reap, or -errno (ECHILD, EINTR).
-int64_t wait_child(int64_t pid, int64_t* status, uint64_t options);
+// Which children wait_child takes: one pid, those of a process group, any.
+struct WaitFor {
+  enum Kind { kAny, kPid, kGroup } kind;
+  uint32_t id;
+};
+inline constexpr uint64_t kWaitNohang = 1, kWaitNowait = 0x01000000;  // WNOHANG, WNOWAIT
+// wait4, waitid: the pid reaped (status stored), 0 with WNOHANG and nothing
+// to reap, or -errno (ECHILD, EINTR). WNOWAIT leaves the child to reap.
+int64_t wait_child(WaitFor who, int64_t* status, uint64_t options);
+// The process group `pgid` (0: the caller's), for kill: each live process
+// in it gets `sig` (0 probes); ESRCH if there is none. pgid -1: every process
+// but init and the caller (kill(-1, sig)).
+int64_t signal_process_group(Process* self, int64_t pgid, int sig);
+// True if a process (not yet reaped) is in group `pgid` of session `sid`
+// (0: of any session). With sched::lock.
+bool group_in_session_locked(uint32_t pgid, uint32_t sid);
 
 // True while `pid` is alive (not yet reaped).
 bool process_exists(uint32_t pid);

@@ -11,7 +11,6 @@
 namespace kernel::build {
 
 inline constexpr uint64_t kSwitchFrameBytes = 64;  // kernel/switch.S
-inline constexpr uint64_t kFpcrDynNormal = 0x0800000000000000ull;
 inline constexpr uint64_t kMaxArgs = 64, kMaxEnv = 64;
 
 // A free slot with a kernel stack, marked blocked (not yet runnable).

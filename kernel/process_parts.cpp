@@ -144,6 +144,7 @@ ThreadGroup* group_create() {
   if (group != nullptr) {
     group->threads = 1;
     group->umask = 022;  // Linux's init starts with 0022
+    group->dumpable = 1;
     default_limits(group->limits);
   }
   return group;
@@ -155,6 +156,8 @@ ThreadGroup* group_copy(const ThreadGroup* from) {
   for (uint32_t i = 0; i < kSignals; ++i) group->actions[i] = from->actions[i];
   copy_name(group->cwd, sizeof group->cwd, from->cwd);
   group->umask = from->umask;
+  group->pgid = from->pgid;
+  group->sid = from->sid;
   for (uint32_t i = 0; i < kResourceLimits; ++i)
     for (uint32_t j = 0; j < 2; ++j) group->limits[i][j] = from->limits[i][j];
   return group;

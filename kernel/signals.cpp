@@ -9,6 +9,13 @@
 #include "kernel/syscalls.h"
 
 namespace kernel::signals {
+
+int32_t altstack_flags(const Process* self, uint64_t sp) {
+  if (self->altstack_size == 0) return kSsDisable;
+  // Linux's on_sig_stack: the stack grows down, so its top is outside.
+  return sp > self->altstack_sp && sp - self->altstack_sp <= self->altstack_size ? kSsOnstack : 0;
+}
+
 namespace {
 
 enum class Default { kIgnore, kTerminate, kCore };
@@ -78,13 +85,17 @@ void save_context(const TrapFrame* frame, uint64_t usp, uint64_t mask, SigContex
   sc->sc_traparg_a2 = frame->a2;
 }
 
-// Builds the frame below the user sp and points the trap's return at the
-// handler; false if the user stack cannot take it.
+// Builds the frame below the user sp (the top of the alternate stack for
+// an SA_ONSTACK handler when the thread has one and is not on it already)
+// and points the trap's return at the handler; false if the user stack
+// cannot take it.
 bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& act, uint64_t mask) {
   const uint64_t usp = pal::rdusp();
   const bool rt = act.flags & kSaSiginfo;
   const uint64_t bytes = rt ? sizeof(RtSigFrame) : sizeof(SigFrame);
-  const uint64_t at = (usp - bytes) & ~uint64_t{31};
+  const bool switch_stack = (act.flags & kSaOnstack) && altstack_flags(self, usp) == 0;
+  const uint64_t below = switch_stack ? self->altstack_sp + self->altstack_size : usp;
+  const uint64_t at = (below - bytes) & ~uint64_t{31};
   uint64_t context_va, info_va = 0, retcode_va;
   bool ok;
   if (rt) {
@@ -92,7 +103,7 @@ bool build_frame(Process* self, TrapFrame* frame, int sig, const SignalAction& a
     write_siginfo(sig, self->group->source[sig - 1], &f.info);
     save_context(frame, usp, mask, &f.uc.uc_mcontext);
     f.uc.uc_osf_sigmask = f.uc.uc_sigmask = mask;
-    f.uc.uc_stack.ss_flags = 2;  // SS_DISABLE: no alternate stack
+    f.uc.uc_stack = StackT{self->altstack_sp, altstack_flags(self, usp), 0, self->altstack_size};
     f.retcode[0] = kInsnMovSpA0;
     f.retcode[1] = kInsnLdiV0 + kNrRtSigreturn;
     f.retcode[2] = kInsnCallsys;

@@ -20,7 +20,7 @@ inline constexpr int kSigQuit = 3, kSigIll = 4, kSigTrap = 5, kSigAbrt = 6, kSig
                      kSigAlrm = 14, kSigVtalrm = 26, kSigProf = 27;
 // sa_flags (asm/signal.h).
 inline constexpr uint64_t kSaRestart = 0x2, kSaNodefer = 0x8, kSaResethand = 0x10,
-                          kSaSiginfo = 0x40;
+                          kSaSiginfo = 0x40, kSaOnstack = 0x1;
 inline constexpr uint64_t kSigDfl = 0, kSigIgn = 1;
 
 inline constexpr uint64_t bit(int sig) { return uint64_t{1} << (sig - 1); }
@@ -37,6 +37,11 @@ inline constexpr bool valid(int64_t sig) {
 // process, as kill and the kernel's own signals).
 void send_thread_locked(Process* target, int sig, const SignalSource* source = nullptr);
 void send_group_locked(Process* leader, int sig, const SignalSource* source = nullptr);
+
+// sigaltstack's flags for `sp`: SS_DISABLE (none), SS_ONSTACK (sp is on
+// it) or 0, as Linux's sas_ss_flags.
+inline constexpr int32_t kSsOnstack = 1, kSsDisable = 2;
+int32_t altstack_flags(const Process* self, uint64_t sp);
 
 // rt_sigtimedwait: the lowest signal of `set` pending for the thread (its
 // own first, then its process's), taken off; 0 if none. With sched::lock.

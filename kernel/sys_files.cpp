@@ -640,7 +640,7 @@ int64_t sys_fcntl(Process* self, TrapFrame*, const Args& args) {
   switch (args.a[1]) {
     case kFDupfd:
     case kFDupfdCloexec:
-      if (args.a[2] >= kMaxFiles) return error(EINVAL);
+      if (args.a[2] >= descriptor_limit(self)) return error(EINVAL);
       hold_description(f);
       return install_file(self->fds, args.a[2], f, args.a[1] == kFDupfdCloexec);
     case kFGetfd:
@@ -676,7 +676,7 @@ int64_t sys_dup(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_or_path_of(self, args.a[0]);
-  if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
+  if (f == nullptr || args.a[1] >= descriptor_limit(self)) return error(EBADF);
   if (args.a[0] == args.a[1]) return static_cast<int64_t>(args.a[1]);
   hold_description(f);
   install_file_at(self->fds, args.a[1], f, false);
@@ -686,7 +686,7 @@ int64_t sys_dup2(Process* self, TrapFrame*, const Args& args) {
 // dup3(old, new, flags): dup2 that refuses old == new and takes O_CLOEXEC.
 int64_t sys_dup3(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_or_path_of(self, args.a[0]);
-  if (f == nullptr || args.a[1] >= kMaxFiles) return error(EBADF);
+  if (f == nullptr || args.a[1] >= descriptor_limit(self)) return error(EBADF);
   if (args.a[0] == args.a[1] || (args.a[2] & ~kOCloexec)) return error(EINVAL);
   hold_description(f);
   install_file_at(self->fds, args.a[1], f, args.a[2] & kOCloexec);

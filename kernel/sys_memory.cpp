@@ -245,7 +245,39 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   return ok ? static_cast<int64_t>(moved) : error(ENOMEM);
 }
 
-int64_t sys_madvise(Process*, TrapFrame*, const Args&) { return 0; }  // advice only
+// madvise: advice is taken as given (nothing is paged here), except
+// MADV_DONTNEED (6 on Alpha; and MADV_DONTNEED_LOCKED), which Linux
+// honours at once: a private page is dropped, so its next touch reads
+// zeros (glibc's malloc relies on it: a thread arena's heap shrunk with
+// DONTNEED and grown again is taken to be zeroed by calloc). Shared pages
+// keep their contents, as Linux's refault finds them. A private file
+// mapping is a copy here, so its dropped page reads zeros, not the file.
+// EINVAL for an unaligned start or an unknown advice; ENOMEM if the range
+// has an unmapped page (the mapped ones are still advised, as Linux).
+int64_t sys_madvise(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kDontNeed = 6, kDontNeedLocked = 24, kLast = 25;
+  const uint64_t start = args.a[0], advice = args.a[2];
+  const uint64_t bytes = (args.a[1] + kPageMask) & ~kPageMask;
+  if ((start & kPageMask) || advice > kLast || advice == 4 || advice == 5 || advice == 7 ||
+      start + bytes < start)
+    return error(EINVAL);
+  LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
+  bool hole = false;
+  for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes) {
+    UserAccess access;
+    if (!user_page_mapped(self->space(), va, &access)) {
+      hole = true;
+      continue;
+    }
+    if ((advice == kDontNeed || advice == kDontNeedLocked) &&
+        !user_page_shared(self->space(), va) && access != UserAccess::kNone) {
+      unmap_user_page(self->space(), va);
+      map_demand_zero(self->space(), va, access);
+    }
+  }
+  sched::flush_tlb(self->mm);
+  return hole ? error(ENOMEM) : 0;
+}
 
 namespace {
 // [start, start + length) rounded out to pages, every page mapped: 0, or

@@ -34,6 +34,12 @@ int64_t wait_ready(Process* self, PollFd* fds, uint64_t count, uint64_t deadline
   return readiness::wait(self, deadline, count == 0, [&] {
     int64_t ready = 0;
     for (uint64_t i = 0; i < count; ++i) {
+      // A negative fd is a slot the caller switched off: ignored, revents 0
+      // (poll(2); callers negate an fd to skip it, libuv and glib do).
+      if (fds[i].fd < 0) {
+        fds[i].revents = 0;
+        continue;
+      }
       // POLLHUP, POLLERR and POLLNVAL are reported whether asked or not.
       const uint32_t events = readiness::descriptor_events(self, fds[i].fd);
       fds[i].revents = static_cast<int16_t>(events & (static_cast<uint16_t>(fds[i].events) | 0x38));

@@ -20,7 +20,7 @@ namespace {
 constexpr uint64_t kCloneVm = 0x100, kCloneVfork = 0x4000;
 constexpr uint64_t kTimerAbstime = 1;
 // waitid (linux/wait.h)
-constexpr uint64_t kPAll = 0, kPPid = 1, kWexited = 4, kWnohang = 1;
+constexpr uint64_t kPAll = 0, kPPid = 1, kPPgid = 2, kWexited = 4;
 constexpr int32_t kCldExited = 1, kCldKilled = 2, kCldDumped = 3;
 
 int64_t sleep_until(Process* self, uint64_t deadline) {
@@ -120,7 +120,12 @@ int64_t sys_wait4(Process* self, TrapFrame*, const Args& args) {
   const uint64_t status_va = args.a[1];
   const auto pid = static_cast<int64_t>(args.a[0]);
   int64_t status = 0;
-  const int64_t reaped = wait_child(pid > 0 ? pid : -1, &status, args.a[2]);
+  // pid > 0: that child; -1: any; 0: one of our process group; < -1: of group -pid.
+  const WaitFor who = pid > 0     ? WaitFor{WaitFor::kPid, static_cast<uint32_t>(pid)}
+                      : pid == -1 ? WaitFor{WaitFor::kAny, 0}
+                      : pid == 0  ? WaitFor{WaitFor::kGroup, self->group->pgid}
+                                  : WaitFor{WaitFor::kGroup, static_cast<uint32_t>(-pid)};
+  const int64_t reaped = wait_child(who, &status, args.a[2] & kWaitNohang);
   if (reaped > 0 && status_va != 0) {
     const int32_t s = static_cast<int32_t>(status);
     if (!copy_to_user(self->space(), status_va, &s, sizeof s)) return error(EFAULT);
@@ -128,14 +133,22 @@ int64_t sys_wait4(Process* self, TrapFrame*, const Args& args) {
   return reaped;
 }
 
-// waitid(idtype, id, infop, options, rusage): P_ALL and P_PID with
-// WEXITED (what glibc's waitid and posix_spawn users ask).
+// waitid(idtype, id, infop, options, rusage): P_ALL, P_PID and P_PGID (id
+// 0: the caller's group, as Linux 5.4+) with WEXITED; WNOHANG; WNOWAIT
+// leaves the child a zombie for a later wait (stopped and continued
+// children do not exist here).
 int64_t sys_waitid(Process* self, TrapFrame*, const Args& args) {
-  if ((args.a[0] != kPAll && args.a[0] != kPPid) || !(args.a[3] & kWexited)) return error(EINVAL);
+  const uint64_t type = args.a[0], id = args.a[1];
+  if ((type != kPAll && type != kPPid && type != kPPgid) || !(args.a[3] & kWexited) ||
+      (type == kPPid && (id == 0 || id > 0x7fffffff)) || (type == kPPgid && id > 0x7fffffff))
+    return error(EINVAL);
   const uint64_t info_va = args.a[2];
   int64_t status = 0;
-  const int64_t reaped = wait_child(args.a[0] == kPPid ? static_cast<int64_t>(args.a[1]) : -1,
-                                    &status, args.a[3] & kWnohang);
+  const WaitFor who = type == kPPid    ? WaitFor{WaitFor::kPid, static_cast<uint32_t>(id)}
+                      : type == kPPgid ? WaitFor{WaitFor::kGroup,
+                                                 id ? static_cast<uint32_t>(id) : self->group->pgid}
+                                       : WaitFor{WaitFor::kAny, 0};
+  const int64_t reaped = wait_child(who, &status, args.a[3] & (kWaitNohang | kWaitNowait));
   if (reaped < 0 || info_va == 0) return reaped < 0 ? reaped : 0;
   int32_t info[32] = {};  // siginfo_t: signo, errno, code, pad, pid, uid, status
   if (reaped > 0) {
@@ -178,23 +191,56 @@ int64_t sys_futex(Process* self, TrapFrame*, const Args& args) {
   return futex::call(self, args.a[0], args.a[1], args.a[2], args.a[3], args.a[4], args.a[5]);
 }
 
-// One process group and one session per process, each named by its pid:
-// enough for programs that ask, not job control.
-int64_t sys_getpgrp(Process* self, TrapFrame*, const Args&) { return self->tgid; }
+// Process groups and sessions (ThreadGroup::pgid, sid), as Linux keeps
+// them for kill(-pgid), kill(0), wait4(0 or -pgid) and waitid(P_PGID);
+// there is no terminal, so no job control (no foreground group, no stops).
+namespace {
+// The process `pid` names (0: the caller's), under sched::lock.
+Process* process_named_locked(Process* self, uint64_t pid) {
+  if (pid == 0) return find_process_locked(self->tgid);
+  if (pid > 0x7fffffff) return nullptr;
+  Process* p = find_process_locked(static_cast<uint32_t>(pid));
+  return p != nullptr && p->group != nullptr ? p : nullptr;
+}
+int64_t group_field(Process* self, uint64_t pid, uint32_t ThreadGroup::*field) {
+  IrqLockGuard guard(sched::lock);
+  const Process* p = process_named_locked(self, pid);
+  return p != nullptr ? p->group->*field : error(ESRCH);
+}
+}  // namespace
+
+int64_t sys_getpgrp(Process* self, TrapFrame*, const Args&) { return self->group->pgid; }
 int64_t sys_getpgid(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[0] != 0 && !process_exists(static_cast<uint32_t>(args.a[0]))) return error(ESRCH);
-  return args.a[0] ? static_cast<int64_t>(args.a[0]) : self->tgid;
+  return group_field(self, args.a[0], &ThreadGroup::pgid);
 }
-int64_t sys_getsid(Process* self, TrapFrame* frame, const Args& args) {
-  return sys_getpgid(self, frame, args);
+int64_t sys_getsid(Process* self, TrapFrame*, const Args& args) {
+  return group_field(self, args.a[0], &ThreadGroup::sid);
 }
+// setpgid(pid, pgid), Linux's rules: the caller or a child of it (ESRCH),
+// not a session leader and in the caller's session (EPERM), into a group
+// of its own (pgid = pid) or an existing group of that session (EPERM).
 int64_t sys_setpgid(Process* self, TrapFrame*, const Args& args) {
   const uint64_t pid = args.a[0] ? args.a[0] : self->tgid;
   const uint64_t pgid = args.a[1] ? args.a[1] : pid;
-  if (!process_exists(static_cast<uint32_t>(pid))) return error(ESRCH);
-  return pgid == pid ? 0 : error(EPERM);
+  if (static_cast<int64_t>(args.a[1]) < 0 || pgid > 0x7fffffff) return error(EINVAL);
+  IrqLockGuard guard(sched::lock);
+  Process* p = process_named_locked(self, pid);
+  if (p == nullptr || (p->tgid != self->tgid && p->parent_pid != self->tgid)) return error(ESRCH);
+  const uint32_t sid = self->group->sid;
+  if (p->group->sid == p->tgid || p->group->sid != sid) return error(EPERM);
+  if (pgid != p->tgid && !group_in_session_locked(static_cast<uint32_t>(pgid), sid))
+    return error(EPERM);
+  p->group->pgid = static_cast<uint32_t>(pgid);
+  return 0;
 }
-int64_t sys_setsid(Process* self, TrapFrame*, const Args&) { return self->tgid; }
+// setsid: a new session and group led by the caller; EPERM for a group leader.
+int64_t sys_setsid(Process* self, TrapFrame*, const Args&) {
+  IrqLockGuard guard(sched::lock);
+  if (self->group->pgid == self->tgid || group_in_session_locked(self->tgid, 0))
+    return error(EPERM);
+  self->group->pgid = self->group->sid = self->tgid;
+  return self->tgid;
+}
 
 int64_t sys_sched_yield(Process*, TrapFrame*, const Args&) {
   IrqLockGuard guard(sched::lock);
@@ -229,7 +275,40 @@ constexpr uint64_t kPrSetName = 15, kPrGetName = 16;  // Linux's prctl options
 // prctl: a thread's name (PR_SET_NAME, PR_GET_NAME; glibc's
 // pthread_setname_np/getname_np for the calling thread), which the process
 // table records (issue 29). Other options are refused (EINVAL) and named.
+// ptrace: no tracing here. Refused with EPERM, as a Linux with Yama's
+// ptrace_scope 3 refuses every request (PTRACE_TRACEME included), so that a
+// program that probes for a debugger, or a test of one, takes its "not
+// permitted" path rather than an ENOSYS no Linux gives; said once a process.
+int64_t sys_ptrace(Process* self, TrapFrame*, const Args& args) {
+  if (!self->group->ptrace_refused) {
+    self->group->ptrace_refused = true;
+    kprintf("dcpi-kernel: pid %u (%s): ptrace request %lu refused (EPERM): no tracing here\n",
+            self->tgid, self->name, args.a[0]);
+  }
+  return error(EPERM);
+}
+
 int64_t sys_prctl(Process* self, TrapFrame*, const Args& args) {
+  constexpr uint64_t kPrSetPdeathsig = 1, kPrGetPdeathsig = 2, kPrGetDumpable = 3,
+                     kPrSetDumpable = 4;
+  switch (args.a[0]) {
+    case kPrSetPdeathsig:  // the signal when the parent ends (0: none)
+      if (args.a[1] != 0 && !signals::valid(static_cast<int64_t>(args.a[1]))) return error(EINVAL);
+      self->group->parent_death_signal = static_cast<uint32_t>(args.a[1]);
+      return 0;
+    case kPrGetPdeathsig: {
+      const int32_t sig = static_cast<int32_t>(self->group->parent_death_signal);
+      return copy_to_user(self->space(), args.a[1], &sig, sizeof sig) ? 0 : error(EFAULT);
+    }
+    case kPrGetDumpable:
+      return self->group->dumpable;
+    case kPrSetDumpable:  // 0 or 1 (SUID_DUMP_USER); nothing is dumped here anyway
+      if (args.a[1] > 1) return error(EINVAL);
+      self->group->dumpable = static_cast<uint32_t>(args.a[1]);
+      return 0;
+    default:
+      break;
+  }
   if (args.a[0] == kPrGetName)
     return copy_to_user(self->space(), args.a[1], self->comm, sizeof self->comm) ? 0
                                                                                  : error(EFAULT);

@@ -22,10 +22,11 @@ bool known_policy(uint64_t policy) { return policy <= kSchedBatch || policy == k
 bool real_time(uint64_t policy) { return policy == kSchedFifo || policy == kSchedRr; }
 
 // The thread `who` names (0: the caller) for PRIO_PROCESS and the sched_*
-// calls; process groups and users are one each here: 0 or the caller's.
+// calls; PRIO_PGRP and PRIO_USER act on the caller alone: its own group
+// (0 or its id) and root, the only user.
 Process* target_locked(Process* self, uint64_t which, uint64_t who) {
   if (which == kPrioProcess || who == 0) return thread_or_self_locked(self, who);
-  return which == kPrioUser || who == self->tgid ? self : nullptr;  // uid 0, pgrp = pid
+  return which == kPrioUser || who == self->group->pgid ? self : nullptr;
 }
 
 int64_t refuse_real_time(Process* self) {

@@ -27,9 +27,8 @@ struct UserSigaction {
 };
 static_assert(sizeof(UserSigaction) == 24);
 
-// kill(pid > 0) and tgkill's target checks; -1 and process groups are not
-// supported (ESRCH), as a kernel with one process per group would answer.
-// `source`: its siginfo (nullptr: SI_USER from the caller).
+// kill(pid > 0) and tgkill's target checks (process groups and -1:
+// signal_process_group). `source`: its siginfo (nullptr: SI_USER from the caller).
 int64_t send_to_process(uint32_t pid, int64_t sig, const SignalSource* source = nullptr) {
   IrqLockGuard guard(sched::lock);
   Process* leader = find_process_locked(pid);
@@ -101,6 +100,32 @@ int64_t sys_rt_sigprocmask(Process* self, TrapFrame*, const Args& args) {
   }
   if (args.a[2] != 0 && !copy_to_user(self->space(), args.a[2], &old, 8)) return error(EFAULT);
   return 0;
+}
+
+// osf_sigprocmask(how, newmask): OSF/1's form, which glibc's getcontext,
+// setcontext and swapcontext use on Alpha (before, ENOSYS: a context's
+// signal mask was neither saved nor restored). The old mask is the result
+// in v0 whatever its top bit (Linux's force_successful_syscall_return),
+// so the registers are written here.
+int64_t sys_osf_sigprocmask(Process* self, TrapFrame* frame, const Args& args) {
+  const uint64_t old = self->blocked, set = args.a[1];
+  switch (args.a[0]) {
+    case kSigBlock:
+      self->blocked |= set;
+      break;
+    case kSigUnblock:
+      self->blocked &= ~set;
+      break;
+    case kSigSetmask:
+      self->blocked = set;
+      break;
+    default:
+      return error(EINVAL);
+  }
+  self->blocked &= ~kUnblockable;
+  frame->reg(0) = old;
+  frame->reg(19) = 0;  // a3: no error
+  return kRegistersSet;
 }
 
 int64_t sys_rt_sigpending(Process* self, TrapFrame*, const Args& args) {
@@ -193,17 +218,45 @@ int64_t sys_signalfd(Process* self, TrapFrame* frame, const Args& args) {
 }
 
 // No alternate signal stacks: handlers run on the thread's stack.
+// sigaltstack(ss, old): the thread's alternate signal stack, as Linux's
+// do_sigaltstack: the old one is reported as it was (SS_ONSTACK while a
+// handler runs on it), a change while on it is EPERM, flags other than
+// SS_DISABLE, SS_ONSTACK (taken as 0) and SS_AUTODISARM are EINVAL, a
+// stack smaller than Alpha's MINSIGSTKSZ (4096) ENOMEM. SS_AUTODISARM is
+// accepted and not acted on (the stack stays armed in the handler).
 int64_t sys_sigaltstack(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[1] == 0) return 0;
-  const uint64_t disabled[3] = {0, 2 /* SS_DISABLE */, 0};
-  return copy_to_user(self->space(), args.a[1], disabled, sizeof disabled) ? 0 : error(EFAULT);
+  constexpr int32_t kSsAutodisarm = INT32_MIN;
+  constexpr uint64_t kMinSigStackBytes = 4096;
+  const uint64_t usp = pal::rdusp();
+  const signals::StackT old{self->altstack_sp, signals::altstack_flags(self, usp), 0,
+                            self->altstack_size};
+  if (args.a[0] != 0) {
+    signals::StackT ss;
+    if (!copy_from_user(self->space(), &ss, args.a[0], sizeof ss)) return error(EFAULT);
+    if (old.ss_flags == signals::kSsOnstack) return error(EPERM);
+    const int32_t mode = ss.ss_flags & ~kSsAutodisarm;
+    if (mode != 0 && mode != signals::kSsDisable && mode != signals::kSsOnstack)
+      return error(EINVAL);
+    if (mode == signals::kSsDisable) {
+      self->altstack_sp = self->altstack_size = 0;
+    } else {
+      if (ss.ss_size < kMinSigStackBytes) return error(ENOMEM);
+      self->altstack_sp = ss.ss_sp;
+      self->altstack_size = ss.ss_size;
+    }
+  }
+  if (args.a[1] != 0 && !copy_to_user(self->space(), args.a[1], &old, sizeof old))
+    return error(EFAULT);
+  return 0;
 }
 
 int64_t sys_kill(Process* self, TrapFrame*, const Args& args) {
   const auto pid = static_cast<int64_t>(args.a[0]), sig = static_cast<int64_t>(args.a[1]);
   if (sig != 0 && !signals::valid(sig)) return error(EINVAL);
-  if (pid == 0) return send_to_process(self->tgid, sig);  // our process group: ourselves
-  if (pid < 0 || pid > 0xffffffff) return error(ESRCH);
+  // 0: our process group; -1: every process but init and us; < -1: group -pid.
+  if (pid <= 0)
+    return signal_process_group(self, pid == 0 || pid == -1 ? pid : -pid, static_cast<int>(sig));
+  if (pid > 0xffffffff) return error(ESRCH);
   return send_to_process(static_cast<uint32_t>(pid), sig);
 }
 

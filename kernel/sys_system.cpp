@@ -3,10 +3,12 @@
 // malloc and C++ start-up (issue 15). Signals are kernel/sys_signals.cpp,
 // threads and processes kernel/sys_process.cpp.
 #include "kernel/clock.h"
+#include "kernel/fp_completion.h"
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/scheduler.h"
+#include "kernel/signals.h"
 #include "kernel/smp.h"
 #include "kernel/syscall_handlers.h"
 #include "kernel/syscalls.h"
@@ -19,7 +21,7 @@ using clock::kCyclesPerSecond;  // RPCC: virtual ns / 4
 constexpr uint64_t kNsPerCycle = 1'000'000'000 / kCyclesPerSecond;
 constexpr uint64_t kClockProcessCputime = 2, kClockThreadCputime = 3;
 constexpr int64_t kRusageSelf = 0, kRusageChildren = -1, kRusageThread = 1;
-constexpr uint64_t kGsiIeeeFpControl = 45, kSsiIeeeFpControl = 14;
+constexpr uint64_t kGsiIeeeFpControl = 45, kSsiIeeeFpControl = 14, kSsiIeeeRaiseException = 1001;
 
 uint64_t process_cycles(const Process* self) {
   IrqLockGuard guard(sched::lock);
@@ -186,15 +188,25 @@ int64_t sys_getrandom(Process* self, TrapFrame*, const Args& args) {
 }
 
 // The IEEE software completion word glibc's fenv functions keep in the
-// kernel (stored only: this kernel does no software completion).
+// kernel: trap enables and status (kernel/fp_completion.h).
 int64_t sys_osf_getsysinfo(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] != kGsiIeeeFpControl) return error(EOPNOTSUPP);
-  return copy_to_user(self->space(), args.a[1], &self->ieee_fp_control, 8) ? 0 : error(EFAULT);
+  const uint64_t word = fp::read_control(self);
+  return copy_to_user(self->space(), args.a[1], &word, 8) ? 0 : error(EFAULT);
 }
 
 int64_t sys_osf_setsysinfo(Process* self, TrapFrame*, const Args& args) {
-  if (args.a[0] != kSsiIeeeFpControl) return 0;  // unaligned-access policies: nothing to set
-  return copy_from_user(self->space(), &self->ieee_fp_control, args.a[1], 8) ? 0 : error(EFAULT);
+  if (args.a[0] != kSsiIeeeFpControl && args.a[0] != kSsiIeeeRaiseException)
+    return 0;  // unaligned-access policies: nothing to set
+  uint64_t word = 0;
+  if (!copy_from_user(self->space(), &word, args.a[1], 8)) return error(EFAULT);
+  if (args.a[0] == kSsiIeeeFpControl) {
+    fp::write_control(self, word);
+  } else if (fp::raise_exceptions(self, word)) {  // feraiseexcept of an enabled trap
+    IrqLockGuard guard(sched::lock);
+    signals::send_thread_locked(self, signals::kSigFpe);
+  }
+  return 0;
 }
 
 int64_t sys_sched_getaffinity(Process* self, TrapFrame*, const Args& args) {

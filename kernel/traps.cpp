@@ -3,6 +3,7 @@
 
 #include "driver/driver.h"
 #include "kernel/console.h"
+#include "kernel/fp_completion.h"
 #include "kernel/itimers.h"
 #include "kernel/palcalls.h"
 #include "kernel/posix_timers.h"
@@ -104,6 +105,16 @@ extern "C" void handle_interrupt(uint64_t type, uint64_t a1, uint64_t, TrapFrame
 // Arithmetic traps are imprecise: the frame's PC is already past the trap.
 extern "C" void handle_arithmetic_trap(uint64_t summary, uint64_t mask, uint64_t,
                                        TrapFrame* frame) {
+  // An IEEE exception of a /S instruction is completed as Linux does (the
+  // result, the status in the control word) and the program goes on,
+  // unless it enabled that trap. At the user's IPL 0, as a memory fault
+  // (Linux's entArith leaves the IPL alone): the completion is kernel time
+  // the samples see, not a blind spot charged to the next user instruction.
+  if (from_user(frame)) kernel::pal::swpipl(0);
+  if (from_user(frame) && kernel::fp::complete_trap(kernel::current(), summary, mask, frame)) {
+    return_to_user(frame);
+    return;
+  }
   if (from_user(frame) && fault_handled(frame, kSigFpe)) return;
   if (from_user(frame))
     kernel::kill_current(kSigFpe, "arithmetic trap", "summary", summary, frame->pc);

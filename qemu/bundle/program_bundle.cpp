@@ -310,6 +310,30 @@ void add_shell(const ProgramRequest& request, std::vector<CpioEntry>& entries,
   add_dependencies(request, request.shell, shell, entries, images);
 }
 
+// The host's C.UTF-8 locale at the same guest path, with the directories
+// above it, unless a --file put something there. glibc's locale files are
+// the same for every 64-bit little-endian machine of one glibc version
+// (and a version it does not accept makes setlocale fail, as without them).
+void add_locale(const ProgramRequest& request, std::vector<CpioEntry>& entries) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (request.locale.empty() || !fs::is_directory(request.locale, error)) return;
+  auto add_directory = [&](const fs::path& guest) {
+    const std::string name = guest.string().substr(1);
+    if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == name; }))
+      entries.push_back({name, kCpioDirectory | 0755, {}});
+  };
+  const fs::path guest_root = request.locale;
+  for (fs::path up = guest_root; up.has_relative_path(); up = up.parent_path()) add_directory(up);
+  for (const auto& item : fs::recursive_directory_iterator(request.locale, error)) {
+    const fs::path guest = guest_root / fs::relative(item.path(), request.locale);
+    if (item.is_directory())
+      add_directory(guest);
+    else if (item.is_regular_file())
+      put_if_absent(entries, guest.string(), read_whole_file(item.path()));
+  }
+}
+
 }  // namespace
 
 ProgramBundle bundle_program(const ProgramRequest& request) {
@@ -337,6 +361,7 @@ ProgramBundle bundle_program(const ProgramRequest& request) {
   put_if_absent(entries, "/etc/environment", environment_file(request.environment));
   put_if_absent(entries, "/etc/passwd", passwd_file());
   put_if_absent(entries, "/etc/group", group_file());
+  add_locale(request, entries);
   for (const char* directory : {"lib", "data"})
     if (std::none_of(entries.begin(), entries.end(), [&](auto& e) { return e.name == directory; }))
       entries.push_back({directory, kCpioDirectory | 0755, {}});

@@ -34,6 +34,11 @@ struct ProgramRequest {
   // NAME=VALUE: the programs' environment beyond a root login's
   // (qemu/bundle/guest_environment.h).
   std::vector<std::string> environment;
+  // The C.UTF-8 locale a Debian system has (libc-bin's
+  // /usr/lib/locale/C.utf8): copied to the same guest path when the host
+  // has it, so setlocale(LC_ALL, "C.UTF-8") works as on Linux (qemu-alpha
+  // reads the host's). Empty: none.
+  std::filesystem::path locale = "/usr/lib/locale/C.utf8";
 };
 
 // init reads its script with fgets into 512 bytes: a longer line would be

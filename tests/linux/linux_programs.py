@@ -162,10 +162,11 @@ def build_id(path):
 def case_loadmap(tmp):
     libm = f"{SYSROOT}/lib/libm.so.6.1"
     expected, _ = oracle("sorter", "--dlopen", "10")
-    done = dcpi_run(os.path.join(tmp, "map.db"), "sorter", "--dlopen", "--load-map", "100",
-                    extra=("--file", f"{libm}:/lib/libm.so.6.1"))
+    # The bundle puts libm at /lib by itself (sorter names it in its strings,
+    # for dlopen): a --file there too is refused as a second copy.
+    done = dcpi_run(os.path.join(tmp, "map.db"), "sorter", "--dlopen", "--load-map", "100")
     expect(done.returncode == 0 and expected.splitlines()[0] in done.stdout,
-           f"dlopen of a --file library works: {expected.splitlines()[0]}")
+           f"dlopen of a library the bundle found works: {expected.splitlines()[0]}")
     records = [dict(re.findall(r"(\w[\w-]*)=(\S+)", line)) | {"kind": line.split()[3]}
                for line in done.stderr.splitlines() if line.startswith("dcpi-kernel: loadmap ")]
     pid = next((r["pid"] for r in records if r.get("path") == "/bin/sorter" and r["kind"] == "exec"),

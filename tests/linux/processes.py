@@ -86,6 +86,26 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               /dev/null; from /dev/zero; interrupted),
                                               copy_file_range, splice and tee, and
                                               their error paths
+  processes.py BUILD LINUX_DIR fpieee CPUS    IEEE arithmetic of -mieee code: NaN, inf,
+                                              1/0, overflow and their fenv status,
+                                              feraiseexcept, denormal operands,
+                                              an enabled trap's SIGFPE handler
+  processes.py BUILD LINUX_DIR poll_advice CPUS  poll's negative fds, a reader-less
+                                              pipe's POLLERR|POLLOUT, many pipes;
+                                              MADV_DONTNEED zeroing private pages
+  processes.py BUILD LINUX_DIR pgroups CPUS   a three-stage job in its own process group
+                                              killed with kill(-pgid) and reaped by
+                                              group, kill(0), setsid, WNOWAIT, wait4(0),
+                                              PR_SET_PDEATHSIG, RLIMIT_NOFILE enforced
+  processes.py BUILD LINUX_DIR altstack CPUS  sigaltstack: SA_ONSTACK handlers for a guard
+                                              page's and a stack overflow's SIGSEGV, a
+                                              nested signal on the alternate stack
+  processes.py BUILD LINUX_DIR utf8_locale CPUS  setlocale("C.UTF-8") with the host's
+                                              locale files in the guest: wide
+                                              characters, widths, case, EILSEQ
+  processes.py BUILD LINUX_DIR ucontext CPUS  coroutines (makecontext, swapcontext) and
+                                              the signal mask getcontext saves and
+                                              setcontext restores (osf_sigprocmask)
   processes.py BUILD LINUX_DIR shell CPUS     system() and popen() through /bin/sh
                                               (the real mix's dash), status, a
                                               command not found, a killed shell,
@@ -293,6 +313,32 @@ AWKWARD = ("a b", "", "x'y", "#c", "&", "tail&", "back\\slash", '"q"', "!", "t\t
 
 def case_sockets(tmp):
     same("sockets", dcpi_run(os.path.join(tmp, "so.db"), "sockets").stdout, oracle("sockets"))
+
+
+def case_fpieee(tmp):
+    same("fpieee", dcpi_run(os.path.join(tmp, "fp.db"), "fpieee").stdout, oracle("fpieee"))
+
+
+def case_poll_advice(tmp):
+    same("poll_advice", dcpi_run(os.path.join(tmp, "pa.db"), "poll_advice").stdout,
+         oracle("poll_advice"))
+
+
+def case_pgroups(tmp):
+    same("pgroups", dcpi_run(os.path.join(tmp, "pg.db"), "pgroups").stdout, oracle("pgroups"))
+
+
+def case_altstack(tmp):
+    same("altstack", dcpi_run(os.path.join(tmp, "as.db"), "altstack").stdout, oracle("altstack"))
+
+
+def case_utf8_locale(tmp):
+    same("utf8_locale", dcpi_run(os.path.join(tmp, "ul.db"), "utf8_locale").stdout,
+         oracle("utf8_locale"))
+
+
+def case_ucontext(tmp):
+    same("ucontext", dcpi_run(os.path.join(tmp, "uc.db"), "ucontext").stdout, oracle("ucontext"))
 
 
 def case_procfs(tmp):
@@ -526,7 +572,10 @@ def main():
                  "events": case_events, "sockets": case_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
                  "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
-                 "copy_calls": case_copy_calls}
+                 "copy_calls": case_copy_calls,
+                 "fpieee": case_fpieee, "poll_advice": case_poll_advice,
+                 "pgroups": case_pgroups, "altstack": case_altstack,
+                 "utf8_locale": case_utf8_locale, "ucontext": case_ucontext}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -47,6 +47,26 @@ int64_t send_to_thread(uint32_t tgid, uint32_t tid, int64_t sig,
   return 0;
 }
 
+// SIG_BLOCK, SIG_UNBLOCK or SIG_SETMASK `set` into the caller's blocked
+// signals (never SIGKILL or SIGSTOP); false for another `how` (EINVAL).
+bool change_blocked(Process* self, uint64_t how, uint64_t set) {
+  switch (how) {
+    case kSigBlock:
+      self->blocked |= set;
+      break;
+    case kSigUnblock:
+      self->blocked &= ~set;
+      break;
+    case kSigSetmask:
+      self->blocked = set;
+      break;
+    default:
+      return false;
+  }
+  self->blocked &= ~kUnblockable;
+  return true;
+}
+
 }  // namespace
 
 // rt_sigaction(sig, act, oact, sigsetsize, restorer): glibc passes its
@@ -83,20 +103,7 @@ int64_t sys_rt_sigprocmask(Process* self, TrapFrame*, const Args& args) {
   if (args.a[1] != 0) {
     uint64_t set;
     if (!copy_from_user(self->space(), &set, args.a[1], 8)) return error(EFAULT);
-    switch (args.a[0]) {
-      case kSigBlock:
-        self->blocked |= set;
-        break;
-      case kSigUnblock:
-        self->blocked &= ~set;
-        break;
-      case kSigSetmask:
-        self->blocked = set;
-        break;
-      default:
-        return error(EINVAL);
-    }
-    self->blocked &= ~kUnblockable;
+    if (!change_blocked(self, args.a[0], set)) return error(EINVAL);
   }
   if (args.a[2] != 0 && !copy_to_user(self->space(), args.a[2], &old, 8)) return error(EFAULT);
   return 0;
@@ -108,21 +115,8 @@ int64_t sys_rt_sigprocmask(Process* self, TrapFrame*, const Args& args) {
 // in v0 whatever its top bit (Linux's force_successful_syscall_return),
 // so the registers are written here.
 int64_t sys_osf_sigprocmask(Process* self, TrapFrame* frame, const Args& args) {
-  const uint64_t old = self->blocked, set = args.a[1];
-  switch (args.a[0]) {
-    case kSigBlock:
-      self->blocked |= set;
-      break;
-    case kSigUnblock:
-      self->blocked &= ~set;
-      break;
-    case kSigSetmask:
-      self->blocked = set;
-      break;
-    default:
-      return error(EINVAL);
-  }
-  self->blocked &= ~kUnblockable;
+  const uint64_t old = self->blocked;
+  if (!change_blocked(self, args.a[0], args.a[1])) return error(EINVAL);
   frame->reg(0) = old;
   frame->reg(19) = 0;  // a3: no error
   return kRegistersSet;

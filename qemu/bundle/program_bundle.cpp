@@ -106,19 +106,26 @@ std::string file_guest_path(const std::string& spec) {
   return colon == std::string::npos ? "/data/" + host.filename().string() : spec.substr(colon + 1);
 }
 
-// A library an image only names (it may dlopen it): bundled when the
-// library path has a loadable Alpha shared library of that name, and no
-// --file puts the user's own at its path.
-bool optional_library_loads(const std::string& name, const ProgramRequest& request) {
-  for (const std::string& spec : request.files)
-    if (file_guest_path(spec) == "/lib/" + name) return false;
+// Whether a --file puts the user's own file at `guest`.
+bool user_file_at(const std::string& guest, const ProgramRequest& request) {
+  return std::any_of(request.files.begin(), request.files.end(),
+                     [&](const std::string& spec) { return file_guest_path(spec) == guest; });
+}
+
+// The facts of a library an image only names (it may dlopen it): the
+// library path's loadable Alpha shared library of that name, unless a
+// --file puts the user's own at its path; nothing otherwise.
+std::optional<std::pair<std::filesystem::path, ElfFacts>> optional_library(
+    const std::string& name, const ProgramRequest& request) {
+  if (user_file_at("/lib/" + name, request)) return std::nullopt;
   const auto host = locate_library(name, request);
-  if (!host) return false;
+  if (!host) return std::nullopt;
   try {
-    const ElfFacts facts = read_elf_facts(*host);
-    return facts.alpha && facts.problem.empty();
+    ElfFacts facts = read_elf_facts(*host);
+    if (!facts.alpha || !facts.problem.empty()) return std::nullopt;
+    return std::pair{*host, std::move(facts)};
   } catch (const std::exception&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -187,14 +194,22 @@ void add_dependencies(const ProgramRequest& request, const std::filesystem::path
     const Wanted wanted = queue.front();
     queue.pop_front();
     if (seen.contains(wanted.name)) continue;
-    if (wanted.optional && !optional_library_loads(wanted.name, request)) continue;
+    std::filesystem::path host;
+    ElfFacts facts;
+    if (wanted.optional) {  // read once: skipped when it cannot load
+      auto found = optional_library(wanted.name, request);
+      if (!found) continue;
+      host = std::move(found->first);
+      facts = std::move(found->second);
+    } else {
+      host = find_library(wanted.name, request, wanted.needed_by);
+      facts = read_elf_facts(host);
+      if (!facts.alpha) throw std::runtime_error(host.string() + " is not an Alpha shared library");
+      if (!facts.problem.empty())
+        throw std::runtime_error(host.string() + " (needed by " + wanted.needed_by +
+                                 ") cannot be loaded: " + facts.problem);
+    }
     seen.insert(wanted.name);
-    const auto host = find_library(wanted.name, request, wanted.needed_by);
-    const ElfFacts facts = read_elf_facts(host);
-    if (!facts.alpha) throw std::runtime_error(host.string() + " is not an Alpha shared library");
-    if (!facts.problem.empty())
-      throw std::runtime_error(host.string() + " (needed by " + wanted.needed_by +
-                               ") cannot be loaded: " + facts.problem);
     add_image(entries, images, host, "/lib/" + wanted.name);
     want_all(facts, wanted.name);
   }

@@ -34,8 +34,9 @@ std::vector<calc::ScoredCount> missing_edge_scores(const AnalyzedProcedure& resu
 void add_uncounted_time_landings(std::span<const calc::InstructionRecord> records,
                                  std::vector<uint64_t>& landings) {
   for (size_t i = 0; i + 1 < records.size(); ++i) {
-    const uint32_t word = records[i].encoding;
-    if ((word >> 26) == 0 && isa::uncounted_time_lands_after(word & 0x3ffffff))
+    constexpr uint32_t kFunctionBits = 0x3ffffff;  // CALL_PAL's 26-bit function field
+    if (records[i].kind == isa::Kind::kCallPal &&
+        isa::uncounted_time_lands_after(records[i].encoding & kFunctionBits))
       landings.push_back(records[i + 1].address);
   }
 }

@@ -116,7 +116,9 @@ static void job(void) {
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   printf("own group: %s, leader %d\n", err(setpgid(0, 0)), getpgrp() == getpid());
-  printf("getpgid(0) == getpgrp: %d, getsid(0) > 0: %d\n", getpgid(0) == getpgrp(), getsid(0) > 0);
+  /* getsid(0) is 0 under qemu-alpha in a container whose session leader is outside
+     its pid namespace, so only success is compared. */
+  printf("getpgid(0) == getpgrp: %d, getsid(0) >= 0: %d\n", getpgid(0) == getpgrp(), getsid(0) >= 0);
   job();
 
   signal(SIGUSR1, on_usr1);

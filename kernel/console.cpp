@@ -1,7 +1,7 @@
 #include "kernel/console.h"
 
 #include "driver/kernel_services.h"
-#include "firmware/console_line_break.h"
+#include "firmware/console_marks.h"
 #include "firmware/pal_abi.h"
 #include "kernel/palcalls.h"
 #include "kernel/spinlock.h"
@@ -11,16 +11,29 @@ namespace kernel {
 namespace {
 
 SpinLock console_lock;
-bool terminal = false;  // set once at boot, before any process
-// A program's last console write left its line unfinished: the next system
-// message sends the line-break mark first (firmware/console_line_break.h).
-bool program_mid_line = false;
+// Which streams are terminals (bit stream - 1), set once at boot.
+uint32_t terminals = 0;
+// The stream the last program bytes went to: the host's echo reads the
+// bytes after a stream mark as that stream's (firmware/console_marks.h).
+ConsoleStream current_stream = ConsoleStream::kOutput;
+// A stream's last program write left its line unfinished: a system message
+// on that stream sends the line-break mark first.
+bool program_mid_line[3] = {};
+
+// Under console_lock: program bytes of `stream` follow.
+void select_stream(ConsoleStream stream) {
+  if (stream == current_stream) return;
+  uart_write(stream == ConsoleStream::kError ? DCPI_CONSOLE_TO_STDERR : DCPI_CONSOLE_TO_STDOUT,
+             DCPI_CONSOLE_MARK_LENGTH);
+  current_stream = stream;
+}
 
 // Under console_lock: a system message starts here.
 void begin_system_message() {
-  if (!program_mid_line) return;
-  uart_write(DCPI_CONSOLE_LINE_BREAK, DCPI_CONSOLE_LINE_BREAK_LENGTH);
-  program_mid_line = false;
+  bool& mid_line = program_mid_line[static_cast<int>(current_stream)];
+  if (!mid_line) return;
+  uart_write(DCPI_CONSOLE_LINE_BREAK, DCPI_CONSOLE_MARK_LENGTH);
+  mid_line = false;
 }
 
 // Formats into a line buffer so that one kprintf is one UART burst.
@@ -183,21 +196,25 @@ void kvprintf(const char* f, va_list args) {
   pal::swpipl(ipl);
 }
 
-void console_write(const char* text, uint64_t length, bool to_host) {
+void console_write(const char* text, uint64_t length, bool to_host, ConsoleStream stream) {
   const uint64_t ipl = pal::swpipl(IPL_HIGH);
   console_lock.lock();
-  if (to_host)  // init's messages
+  if (to_host) {  // init's messages
     begin_system_message();
-  else if (length > 0)
-    program_mid_line = text[length - 1] != '\n';
+  } else {
+    select_stream(stream);
+    if (length > 0) program_mid_line[static_cast<int>(stream)] = text[length - 1] != '\n';
+  }
   uart_write(text, length);
   if (to_host) uart3_write(text, length);
   console_lock.unlock();
   pal::swpipl(ipl);
 }
 
-void set_console_terminal(bool is_terminal) { terminal = is_terminal; }
-bool console_is_terminal() { return terminal; }
+void set_console_terminals(uint32_t streams) { terminals = streams; }
+bool console_is_terminal(ConsoleStream stream) {
+  return (terminals >> (static_cast<int>(stream) - 1)) & 1;
+}
 
 void kprintf(const char* f, ...) {
   va_list args;

@@ -59,7 +59,8 @@ uint64_t parse_number(const char* digits, uint64_t length) {
 // "key=value key=value": test=NAME, samples=N, init=PATH, script=PATH,
 // halt=1, host=com3, profile=0|1, period=CYCLES, period_range=CYCLES, seed=N, transport=serial,
 // values=N/k, vcapture=SPEC, chains=BYTES, output=PATH,PATH (kernel/host_output.h),
-// tty=1 (the console is a terminal: console_is_terminal), realtime=SECONDS
+// tty=N (the console streams that are terminals, 1 stdout and 2 stderr:
+// console_is_terminal), realtime=SECONDS
 // (the wall clock at boot: clock::set_realtime_at_boot).
 BootOptions parse_command_line(const char* line) {
   BootOptions options;
@@ -121,7 +122,7 @@ BootOptions parse_command_line(const char* line) {
     } else if (starts_with(word, "realtime=")) {  // the host's clock at boot (seconds)
       clock::set_realtime_at_boot(parse_number(word + 9, length - 9));
     } else if (starts_with(word, "tty=")) {  // dcpi run to a terminal: isatty() is true
-      set_console_terminal(length > 4 && word[4] == '1');
+      set_console_terminals(static_cast<uint32_t>(parse_number(word + 4, length - 4)));
     } else if (starts_with(word, "samples=")) {
       options.samples = parse_number(word + 8, length - 8);
     }

@@ -8,6 +8,7 @@
 #include "firmware/contexts_format.h"
 #include "firmware/load_map.h"
 #include "kernel/address_space.h"
+#include "kernel/console.h"
 #include "kernel/cpu_time.h"
 #include "kernel/initrd.h"
 #include "kernel/spinlock.h"
@@ -70,6 +71,7 @@ struct OpenFile {
   ramfs::Node* node;               // kRamFile; a FIFO's pipe end (held while open)
   uint64_t offset;                 // kDirectory: the next entry's index; kEventfd: the count
   uint32_t device;                 // kNull: the memory device's minor (kernel/files.h)
+  ConsoleStream console_stream;    // kConsole: where dcpi run echoes it (kernel/console.h)
   bool semaphore;                  // kEventfd: EFD_SEMAPHORE (the count is `offset`)
   uint64_t signal_mask;            // kSignalfd: the signals it reads (bit n-1: signal n)
   char path[dcpi::kImagePathMax];  // as opened: what a mapping's load-map record names

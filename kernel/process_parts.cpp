@@ -93,22 +93,27 @@ void mm_release(Mm* mm) {
   mm->users = 0;
 }
 
-// fds 0-2: one console description, as a terminal's three descriptors
-// share one open file.
+// fds 0-2: the console, 0 and 1 one description (stdout's stream), 2 its
+// own (stderr's), as a program's under `dcpi run > out 2> err` has them:
+// dcpi run echoes the two streams apart (firmware/console_marks.h).
 FdTable* fds_create() {
   FdTable* fds = take(fd_tables);
   if (fds == nullptr) return nullptr;
   OpenFile console{};
   console.kind = OpenFile::kConsole;
   console.flags = 2;  // O_RDWR
-  OpenFile* file = new_description(console);
-  if (file == nullptr) {
+  console.console_stream = ConsoleStream::kOutput;
+  OpenFile* output = new_description(console);
+  console.console_stream = ConsoleStream::kError;
+  OpenFile* error = output ? new_description(console) : nullptr;
+  if (error == nullptr) {
+    if (output) release_description(output);
     fds->users = 0;
     return nullptr;
   }
-  fds->files[0] = fds->files[1] = fds->files[2] = file;
-  hold_description(file);
-  hold_description(file);
+  fds->files[0] = fds->files[1] = output;
+  hold_description(output);
+  fds->files[2] = error;
   return fds;
 }
 

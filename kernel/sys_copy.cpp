@@ -140,7 +140,8 @@ int64_t write_chunk(Process* self, OpenFile* out, uint64_t offset, const char* f
                                                           : error(ENOSPC);
     case OpenFile::kConsole:
       for (uint64_t done = 0; done < count; done += kConsoleChunk)
-        console_write(from + done, smaller(kConsoleChunk, count - done), is_init(self->tgid));
+        console_write(from + done, smaller(kConsoleChunk, count - done), is_init(self->tgid),
+                      out->console_stream);
       return static_cast<int64_t>(count);
     case OpenFile::kNull:  // /dev/null, and Linux's /dev/zero and random take it all too
       return static_cast<int64_t>(count);

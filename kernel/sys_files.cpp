@@ -3,6 +3,7 @@
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/eventfd.h"
+#include "kernel/fd_links.h"
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
@@ -125,12 +126,11 @@ int64_t write_console(Process* self, OpenFile* f, uint64_t buffer, uint64_t coun
     const uint64_t n = count - done < sizeof chunk ? count - done : sizeof chunk;
     if (!copy_from_user(self->space(), chunk, buffer + done, n))
       return done ? static_cast<int64_t>(done) : error(EFAULT);
-    console_write(chunk, n, to_host);
+    console_write(chunk, n, to_host, f->console_stream);
     done += n;
   }
   return static_cast<int64_t>(count);
 }
-
 
 // Files read without an offset: a pipe's read end, a socket, an eventfd,
 // a timerfd, a signalfd.
@@ -244,6 +244,8 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
         self->tgid, self->name, path);
     return error(ENOENT);
   }
+  if (const int64_t fd = fd_links::descriptor_named(path); fd >= 0)
+    return fd_links::reopen(self, fd, flags, path);
   if (procfs::provides(path)) return open_generated(self, path, flags);
   if (const uint32_t device = memory_device(path)) {
     OpenFile null{};
@@ -366,6 +368,10 @@ int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kM
 
 // stat of a path: /dev/null, a RAM file or directory, the initrd's.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer) {
+  if (const int64_t fd = fd_links::descriptor_named(path); fd >= 0) {  // the file it links to
+    const OpenFile* linked = file_of(self, static_cast<uint64_t>(fd));
+    return linked ? stat64_to_user(self, *linked, buffer) : error(ENOENT);
+  }
   OpenFile found{};
   if (const uint32_t device = memory_device(path)) {
     found.kind = OpenFile::kNull;
@@ -612,12 +618,13 @@ int64_t sys_getcwd(Process* self, TrapFrame*, const Args& args) {
 }
 
 // isatty(): the console answers TCGETS like a terminal when dcpi run's
-// output is one (tty=1), else ENOTTY as a redirected stdout would; no other
+// output of its stream is one (tty=N), else ENOTTY as a redirected stdout would; no other
 // request is known (ENOTTY), nor is any file but the console a terminal.
 int64_t sys_ioctl(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = file_of(self, args.a[0]);
   if (f == nullptr) return error(EBADF);
-  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets || !console_is_terminal())
+  if (f->kind != OpenFile::kConsole || args.a[1] != kTcgets ||
+      !console_is_terminal(f->console_stream))
     return error(ENOTTY);
   uint8_t termios[kTermiosBytes] = {};
   return copy_to_user(self->space(), args.a[2], termios, sizeof termios) ? 0 : error(EFAULT);

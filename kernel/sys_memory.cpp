@@ -40,6 +40,19 @@ bool range_unmapped(const AddressSpace& space, uint64_t start, uint64_t bytes) {
   return true;
 }
 
+// Linux's heuristic overcommit (vm.overcommit_memory 0, mm/util.c's
+// __vm_enough_memory): one commitment of more pages than RAM and swap (none
+// here) is refused at once, though memory is given only when touched.
+// Committed are private writable mappings and shared anonymous ones, not
+// MAP_NORESERVE's (the heuristic skips them) nor read-only or shared file
+// mappings, which the file backs.
+bool commitment_refused(uint64_t prot, uint64_t flags, bool anonymous, uint64_t bytes) {
+  const bool shared = flags & LINUX_MAP_SHARED;
+  const bool committed = shared ? anonymous : (prot & LINUX_PROT_WRITE) != 0;
+  return committed && !(flags & LINUX_MAP_NORESERVE) &&
+         bytes / pages::kPageBytes > pages::total_count();
+}
+
 // Where a mapping of `bytes` goes: MAP_FIXED's address, a free hint, or the
 // next free range above the dynamic loader; 0 if none.
 uint64_t place_mapping(Process* self, uint64_t hint, uint64_t bytes, uint64_t flags) {
@@ -127,13 +140,24 @@ void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start,
 
 }  // namespace
 
+// brk: growth maps the new pages at once (newlib's malloc grows the heap
+// this way and the bundled workloads' costs are measured so); it is
+// committed memory, refused as Linux refuses it (commitment_refused), and a
+// growth the guest's free pages cannot hold is undone, leaving the break.
 int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
-  const uint64_t wanted = args.a[0];
-  if (wanted < self->mm->brk_start || wanted > kHeapLimit)
-    return static_cast<int64_t>(self->mm->brk);
-  for (uint64_t va = (self->mm->brk + kPageMask) & ~kPageMask; va < wanted; va += pages::kPageBytes)
-    if (map_user_page(self->space(), va, true) == 0) return static_cast<int64_t>(self->mm->brk);
+  const uint64_t wanted = args.a[0], old = self->mm->brk;
+  if (wanted < self->mm->brk_start || wanted > kHeapLimit) return static_cast<int64_t>(old);
+  const uint64_t first = (old + kPageMask) & ~kPageMask;
+  if (wanted > first && commitment_refused(LINUX_PROT_WRITE, 0, true, wanted - first))
+    return static_cast<int64_t>(old);
+  for (uint64_t va = first; va < wanted; va += pages::kPageBytes) {
+    if (map_user_page(self->space(), va, true) != 0) continue;
+    for (uint64_t mapped = first; mapped < va; mapped += pages::kPageBytes)
+      unmap_user_page(self->space(), mapped);
+    sched::flush_tlb(self->mm);
+    return static_cast<int64_t>(old);
+  }
   self->mm->brk = wanted;
   return static_cast<int64_t>(wanted);
 }
@@ -163,6 +187,7 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
       return error(EACCES);
   }
   const uint64_t bytes = (length + kPageMask) & ~kPageMask;
+  if (commitment_refused(prot, flags, anonymous, bytes)) return error(ENOMEM);
   const uint64_t start = place_mapping(self, args.a[0], bytes, flags);
   if (start == 0) return error(ENOMEM);
   const bool shared_anonymous = anonymous && (flags & LINUX_MAP_SHARED);
@@ -171,6 +196,9 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
   const bool filled =
       shared_file ? share_file(self, start, bytes, access_of(prot), *f, offset)
                   : fill_mapping(self, start, bytes, access_of(prot), f, offset, shared_anonymous);
+  if (!filled)  // out of pages part way: none of it stays
+    for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
+      unmap_user_page(self->space(), va);
   sched::flush_tlb(self->mm);
   if (!filled) return error(ENOMEM);
   if (f != nullptr && f->kind == OpenFile::kInitrd && (prot & LINUX_PROT_EXEC))
@@ -226,6 +254,10 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
     return static_cast<int64_t>(old);
   }
   const uint64_t grow = new_bytes - old_bytes;
+  const bool shared = user_page_shared(self->space(), old);
+  if (commitment_refused(access == UserAccess::kReadWrite ? LINUX_PROT_WRITE : 0,
+                         shared ? LINUX_MAP_SHARED : 0, true, grow))
+    return error(ENOMEM);
   if (range_ok(old + old_bytes, grow) && range_unmapped(self->space(), old + old_bytes, grow)) {
     const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0,
                                  user_page_shared(self->space(), old));

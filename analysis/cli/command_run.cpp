@@ -676,14 +676,16 @@ std::optional<FinishedRun> execute_run(const std::vector<std::string>& all_argum
     std::cout << shell_quoted(qemu_command_for(run)) << '\n';
     return std::nullopt;
   }
-  // The program's output to stdout (stderr under --json, whose stdout is the
-  // summary), the system's and dcpi's to stderr unless --quiet (issue 30).
+  // The program's stdout to stdout (stderr under --json, whose stdout is the
+  // summary), its stderr to stderr, the system's and dcpi's to stderr unless
+  // --quiet (issue 30).
   const bool quiet = options.flag("quiet");
-  ConsoleSplitter splitter(options.flag("json") ? std::cerr : std::cout,
+  ConsoleSplitter splitter(options.flag("json") ? std::cerr : std::cout, std::cerr,
                            quiet ? nullptr : &std::cerr);
-  // The guest's isatty() follows where its output goes, so its stdio buffers
+  // The guest's isatty() follows where each stream goes, so its stdio buffers
   // as it would under Linux with the same redirection (`dcpi run ... > out`).
-  run.console_terminal = isatty(options.flag("json") ? STDERR_FILENO : STDOUT_FILENO) == 1;
+  run.output_terminal = isatty(options.flag("json") ? STDERR_FILENO : STDOUT_FILENO) == 1;
+  run.error_terminal = isatty(STDERR_FILENO) == 1;
   std::ostream console(&splitter);
   run.console = &console;
   if (!quiet) run.progress = &std::cerr;

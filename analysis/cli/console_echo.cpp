@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-#include "firmware/console_line_break.h"
+#include "firmware/console_marks.h"
 
 namespace dcpi {
 
@@ -28,7 +28,7 @@ void ConsoleSplitter::emit(std::string line, bool newline) {
   std::ostream* out = nullptr;
   switch (classify_console_line(line)) {
     case ConsoleLineKind::kProgram:
-      out = &program_;
+      out = program_[stream_];
       break;
     case ConsoleLineKind::kSystem:
       out = system_;
@@ -42,20 +42,35 @@ void ConsoleSplitter::emit(std::string line, bool newline) {
   out->flush();  // live, line by line, as the program prints
 }
 
+void ConsoleSplitter::take_mark(std::string& partial) {
+  static constexpr std::string_view kBreak(DCPI_CONSOLE_LINE_BREAK, DCPI_CONSOLE_MARK_LENGTH);
+  static constexpr std::string_view kToStdout(DCPI_CONSOLE_TO_STDOUT, DCPI_CONSOLE_MARK_LENGTH);
+  static constexpr std::string_view kToStderr(DCPI_CONSOLE_TO_STDERR, DCPI_CONSOLE_MARK_LENGTH);
+  if (partial.size() < DCPI_CONSOLE_MARK_LENGTH) return;
+  const std::string_view mark =
+      std::string_view(partial).substr(partial.size() - DCPI_CONSOLE_MARK_LENGTH);
+  const bool line_break = mark == kBreak, to_stdout = mark == kToStdout,
+             to_stderr = mark == kToStderr;  // before the resize moves the text under `mark`
+  if (!line_break && !to_stdout && !to_stderr) return;
+  partial.resize(partial.size() - DCPI_CONSOLE_MARK_LENGTH);
+  if (line_break) {  // a program's unfinished line ends
+    emit(partial, false);
+    partial.clear();
+  } else {  // the other stream's bytes follow; this one's line waits for its end
+    stream_ = to_stderr ? 1 : 0;
+  }
+}
+
 std::streamsize ConsoleSplitter::xsputn(const char* text, std::streamsize count) {
-  static constexpr std::string_view kBreak(DCPI_CONSOLE_LINE_BREAK, DCPI_CONSOLE_LINE_BREAK_LENGTH);
   for (std::streamsize i = 0; i < count; ++i) {
+    std::string& partial = partial_[stream_];
     if (text[i] == '\n') {
-      emit(partial_, true);
-      partial_.clear();
+      emit(partial, true);
+      partial.clear();
       continue;
     }
-    partial_ += text[i];
-    if (std::string_view(partial_).ends_with(kBreak)) {  // a program's unfinished line ends
-      partial_.resize(partial_.size() - kBreak.size());
-      emit(partial_, false);
-      partial_.clear();
-    }
+    partial += text[i];
+    take_mark(partial);
   }
   return count;
 }
@@ -68,9 +83,13 @@ ConsoleSplitter::int_type ConsoleSplitter::overflow(int_type c) {
 }
 
 void ConsoleSplitter::flush_partial() {
-  if (partial_.empty()) return;
-  emit(partial_, false);
-  partial_.clear();
+  const int last = stream_;
+  for (stream_ = 0; stream_ < 2; ++stream_) {
+    if (partial_[stream_].empty()) continue;
+    emit(partial_[stream_], false);
+    partial_[stream_].clear();
+  }
+  stream_ = last;
 }
 
 }  // namespace dcpi

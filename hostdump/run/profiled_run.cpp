@@ -223,7 +223,9 @@ std::string kernel_command_line(const RunRequest& options) {
   if (options.transport == Transport::kSerial) line += " transport=serial";
   for (size_t i = 0; i < options.outputs.size(); ++i)
     line += (i == 0 ? " output=" : ",") + options.outputs[i];
-  if (options.console_terminal) line += " tty=1";
+  if (options.output_terminal || options.error_terminal)  // bit 1 stdout, bit 2 stderr
+    line += " tty=" +
+            std::to_string((options.output_terminal ? 1 : 0) + (options.error_terminal ? 2 : 0));
   if (options.events != 0) line += " events=" + std::to_string(options.events);
   if (options.events_mux) line += " emux=1";
   if (options.event_kill != 0) line += " ekill=" + std::to_string(options.event_kill);

@@ -68,10 +68,12 @@ struct RunRequest {
   bool profile = true;  // false: an unprofiled run (overhead baselines)
   // dcpi run --output's guest paths (kernel output=, hostdump/run/guest_outputs.h).
   std::vector<std::string> outputs;
-  // What the programs print reaches a terminal on the host (kernel tty=1):
-  // the guest's console answers isatty() as that terminal would. False, the
-  // default: as a Linux program's redirected stdout (fully buffered stdio).
-  bool console_terminal = false;
+  // What the programs print to stdout and stderr reaches a terminal on the
+  // host (kernel tty=N): the guest's console answers isatty() on that stream
+  // as the terminal would. False, the default: as a Linux program's
+  // redirected stdout (fully buffered stdio).
+  bool output_terminal = false;
+  bool error_terminal = false;
   std::string values;  // "N/k": value sampling (seed 001 §3.4), kernel values=N/k; empty: off
   std::vector<std::string> value_modules;  // customization module plug-ins (seed 001 §2.4)
   std::string value_capture;  // kernel vcapture= spec (values/value_capture.h); empty: default

@@ -1,6 +1,6 @@
 // Output whose last line has no newline, and a partial line written before
 // a child's exit is reported: `dcpi run -- prog > out` must capture exactly
-// what qemu-alpha's stdout has (firmware/console_line_break.h).
+// what qemu-alpha's stdout has (firmware/console_marks.h).
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -65,6 +65,10 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               a link, ELOOP, O_NOFOLLOW, DT_LNK) and
                                               FIFOs (a forked writer and reader,
                                               O_NONBLOCK opens, O_RDWR, mknod)
+  processes.py BUILD LINUX_DIR stderr_split CPUS  the program's stderr apart from its
+                                              stdout, both equal to qemu-alpha's
+  processes.py BUILD LINUX_DIR overcommit CPUS  twice the machine's RAM refused by mmap
+                                              and malloc at once, MAP_NORESERVE not
   processes.py BUILD LINUX_DIR buffering CPUS  stdio's buffering as Linux's with stdout a
                                               file (fully buffered: a line printed
                                               before fork comes out twice) and a
@@ -530,6 +534,58 @@ def case_buffering(tmp):
            f"on a terminal, the line before fork is printed once: {want!r}")
 
 
+def case_stderr_split(tmp):
+    """The program's stdout to dcpi run's stdout, its stderr to dcpi's stderr
+    (only dcpi's summary beside it under --quiet), each equal to qemu-alpha's; a stream
+    is a terminal to the program when dcpi's is."""
+    def oracle_streams(stderr):
+        with tempfile.TemporaryDirectory() as cwd:
+            return subprocess.run(["qemu-alpha", "-L", SYSROOT,
+                                   os.path.join(LINUX, "stderr_split")],
+                                  stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=120,
+                                  cwd=cwd, stdin=subprocess.DEVNULL)
+
+    def dcpi_streams(db, stderr):
+        return subprocess.run([DCPI, "run", "--quiet", "--cpus", str(CPUS), "--db", db,
+                               "--timeout", "240", "--", os.path.join(LINUX, "stderr_split")],
+                              stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=280,
+                              stdin=subprocess.DEVNULL)
+    want = oracle_streams(subprocess.PIPE)
+    got = dcpi_streams(os.path.join(tmp, "q.db"), subprocess.PIPE)
+    expect(got.returncode == 0 and want.returncode == 0,
+           f"exit 0 under both (dcpi {got.returncode}, qemu-alpha {want.returncode})")
+    same("stderr_split's stdout", got.stdout, want.stdout)
+    # --quiet keeps dcpi's own summary lines (they may follow the program's
+    # unfinished last line, as perf's would on a terminal).
+    same("stderr_split's stderr (dcpi run --quiet)",
+         re.sub(r"dcpi run: [^\n]*\n", "", got.stderr), want.stderr)
+    expect("err:" in want.stderr and "err:" not in want.stdout and
+           "out: stderr after dup2(1, 2)" in want.stdout,
+           f"the oracle has the two streams apart: {want.stderr!r}")
+    done = dcpi_run(os.path.join(tmp, "s.db"), "stderr_split")  # dcpi's own lines too
+    same("stderr_split's stdout beside dcpi's messages", done.stdout, want.stdout)
+    expect("err: from the child\n" in done.stderr and "init:" not in done.stdout,
+           f"the program's stderr among the system's lines: {done.stderr[-600:]!r}")
+    master, slave = pty.openpty()  # stderr a terminal, stdout a pipe
+    try:
+        want = oracle_streams(slave)
+        got = dcpi_streams(os.path.join(tmp, "t.db"), slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+    same("stderr_split with stderr a terminal", got.stdout, want.stdout)
+    expect("stdout 0 stderr 1" in want.stdout, f"qemu-alpha saw the terminal: {want.stdout[:60]!r}")
+
+
+def case_overcommit(tmp):
+    """More than the machine's RAM and swap is refused at mmap/malloc, as
+    Linux's heuristic overcommit does (the machine is the guest's, or
+    qemu-alpha's host: twice its own either way); MAP_NORESERVE and
+    read-only mappings are not counted."""
+    done = dcpi_run(os.path.join(tmp, "oc.db"), "overcommit")
+    same("overcommit", done.stdout, oracle("overcommit"))
+
+
 def case_shell(tmp):
     """system() and popen() run /bin/sh: dash in the guest, under qemu-alpha
     the host's dash of the same Debian version (its execve is the host's)."""
@@ -575,7 +631,8 @@ def main():
                  "copy_calls": case_copy_calls,
                  "fpieee": case_fpieee, "poll_advice": case_poll_advice,
                  "pgroups": case_pgroups, "altstack": case_altstack,
-                 "utf8_locale": case_utf8_locale, "ucontext": case_ucontext}
+                 "utf8_locale": case_utf8_locale, "ucontext": case_ucontext,
+                 "stderr_split": case_stderr_split, "overcommit": case_overcommit}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())
 

@@ -1,5 +1,6 @@
 // dcpi run's echo of the guest console (issue 30 item 16): the program's
-// lines to stdout, the kernel's, init's and QEMU's to stderr (none under
+// stdout lines to stdout, its stderr lines to stderr, the kernel's, init's and QEMU's to stderr
+// (none under
 // --quiet), QEMU's "terminating on signal" not at all.
 #include "analysis/cli/console_echo.h"
 
@@ -7,7 +8,7 @@
 
 #include <sstream>
 
-#include "firmware/console_line_break.h"
+#include "firmware/console_marks.h"
 
 namespace dcpi {
 namespace {
@@ -25,9 +26,9 @@ TEST(ConsoleEcho, LinesAreTheProgramsUnlessTheSystemSaidThem) {
 }
 
 TEST(ConsoleEcho, SplitsPiecesIntoLinesAndStreams) {
-  std::ostringstream program, system;
+  std::ostringstream program, error, system;
   {
-    ConsoleSplitter splitter(program, &system);
+    ConsoleSplitter splitter(program, error, &system);
     std::ostream console(&splitter);
     // The console arrives in arbitrary pieces, with the UART's \r\n.
     console << "dcpi-kernel: 1 CPUs online\r\nchecksum co";
@@ -43,9 +44,9 @@ TEST(ConsoleEcho, SplitsPiecesIntoLinesAndStreams) {
 // the verdict neither joins it nor goes to stdout; the program's later
 // bytes continue its line.
 TEST(ConsoleEcho, TheLineBreakMarkEndsAProgramsUnfinishedLine) {
-  std::ostringstream program, system;
+  std::ostringstream program, error, system;
   {
-    ConsoleSplitter splitter(program, &system);
+    ConsoleSplitter splitter(program, error, &system);
     std::ostream console(&splitter);
     console << "first\r\nunfinished" DCPI_CONSOLE_LINE_BREAK "init: /bin/p pid 3 exit 0\r\n";
     console << "more\r\n";
@@ -54,12 +55,31 @@ TEST(ConsoleEcho, TheLineBreakMarkEndsAProgramsUnfinishedLine) {
   EXPECT_EQ(system.str(), "init: /bin/p pid 3 exit 0\n");
 }
 
+// The kernel's stream marks: bytes after one are the program's stderr (or
+// stdout again), each stream's unfinished line waits for its own end, and a
+// line break or system message on one stream leaves the other's alone.
+TEST(ConsoleEcho, StreamMarksSendStderrApartAndKeepEachStreamsLine) {
+  std::ostringstream program, error, system;
+  {
+    ConsoleSplitter splitter(program, error, &system);
+    std::ostream console(&splitter);
+    console << "out 1\r\nout 2 begins" DCPI_CONSOLE_TO_STDERR "err 1\r\nerr 2 be";
+    console << "gins" DCPI_CONSOLE_TO_STDOUT " and ends\r\n" DCPI_CONSOLE_TO_STDERR;
+    console << DCPI_CONSOLE_LINE_BREAK "init: /bin/p pid 3 exit 1\r\n" DCPI_CONSOLE_TO_STDOUT
+                                       "last";
+  }
+  EXPECT_EQ(program.str(), "out 1\nout 2 begins and ends\nlast");
+  EXPECT_EQ(error.str(), "err 1\nerr 2 begins");
+  EXPECT_EQ(system.str(), "init: /bin/p pid 3 exit 1\n");
+}
+
 TEST(ConsoleEcho, QuietDropsTheSystemsLinesNotTheProgramsOutput) {
-  std::ostringstream program;
-  ConsoleSplitter splitter(program, nullptr);
+  std::ostringstream program, error;
+  ConsoleSplitter splitter(program, error, nullptr);
   std::ostream console(&splitter);
-  console << "dcpi-kernel: init ran 5 cycles\r\nresult 42\r\n";
+  console << "dcpi-kernel: init ran 5 cycles\r\nresult 42\r\n" DCPI_CONSOLE_TO_STDERR "oops\r\n";
   EXPECT_EQ(program.str(), "result 42\n");
+  EXPECT_EQ(error.str(), "oops\n");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "kernel/fd_links.h"
 
+#include "kernel/console.h"
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
 #include "kernel/ramfs.h"
@@ -30,6 +31,58 @@ int64_t descriptor_named(const char* path) {
   if (starts_with(path, "/dev/fd/")) return whole_number(path + 8);
   if (starts_with(path, "/proc/self/fd/")) return whole_number(path + 14);
   return -1;
+}
+
+namespace {
+
+// The name Linux's /proc gives an open file that has no path.
+void name_of_pathless(const OpenFile& f, char* target, uint64_t capacity) {
+  // A stable number for the pipe or socket (Linux: its inode's).
+  const uint64_t id = (reinterpret_cast<uint64_t>(f.pipe) >> 4) & 0xffffff;
+  switch (f.kind) {
+    case OpenFile::kConsole:
+      copy_name(target, capacity, "/dev/ttyS0");
+      return;
+    case OpenFile::kPipeRead:
+    case OpenFile::kPipeWrite:
+      kformat(target, capacity, "pipe:[%lu]", id);
+      return;
+    case OpenFile::kSocket:
+      kformat(target, capacity, "socket:[%lu]", id);
+      return;
+    case OpenFile::kEventfd:
+      copy_name(target, capacity, "anon_inode:[eventfd]");
+      return;
+    case OpenFile::kEpoll:
+      copy_name(target, capacity, "anon_inode:[eventpoll]");
+      return;
+    case OpenFile::kTimerfd:
+      copy_name(target, capacity, "anon_inode:[timerfd]");
+      return;
+    case OpenFile::kSignalfd:
+      copy_name(target, capacity, "anon_inode:[signalfd]");
+      return;
+    default:
+      copy_name(target, capacity, "/");
+  }
+}
+
+}  // namespace
+
+int64_t link_target(Process* self, const char* path, char* target, uint64_t capacity) {
+  const int64_t fd = descriptor_named(path);
+  if (fd < 0) return error(ENOENT);
+  if (starts_with(path, "/dev/std")) {
+    kformat(target, capacity, "/proc/self/fd/%ld", fd);
+    return static_cast<int64_t>(string_length(target));
+  }
+  const OpenFile* f = file_or_path_at(self->fds, static_cast<uint64_t>(fd));
+  if (f == nullptr) return error(ENOENT);
+  if (f->path[0] != 0 && f->kind != OpenFile::kConsole)
+    copy_name(target, capacity, f->path);
+  else
+    name_of_pathless(*f, target, capacity);
+  return static_cast<int64_t>(string_length(target));
 }
 
 int64_t reopen(Process* self, int64_t fd, uint64_t flags, const char* path) {

@@ -20,4 +20,11 @@ int64_t descriptor_named(const char* path);
 // FIFO anew; its ends and data are the same). ENOENT if `fd` is not open.
 int64_t reopen(Process* self, int64_t fd, uint64_t flags, const char* path);
 
+// readlink(2) of /proc/self/fd/N (or /dev/fd/N): what Linux names the
+// file: its path as opened, "/dev/ttyS0" for the console (a serial line),
+// "pipe:[N]", "socket:[N]", "anon_inode:[eventfd]" and the like; /dev/std*
+// name their /proc/self/fd link (udev's links). The target's length, or
+// -ENOENT when `path` is none of these or the descriptor is not open.
+int64_t link_target(Process* self, const char* path, char* target, uint64_t capacity);
+
 }  // namespace kernel::fd_links

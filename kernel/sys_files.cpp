@@ -359,11 +359,15 @@ int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kM
   if (static_cast<int64_t>(dirfd) == LINUX_AT_FDCWD)
     return path_from_user(self, path_va, path, follow_last);
   if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
-  if (path[0] == '/' || path[0] == 0) return resolve_in("", path, follow_last);
-  const OpenFile* directory = file_or_path_of(self, dirfd);  // O_PATH's too
-  if (directory == nullptr) return error(EBADF);
-  if (directory->kind != OpenFile::kDirectory) return error(ENOTDIR);
-  return resolve_in(directory->path[0] ? directory->path : "/", path, follow_last);
+  const char* directory = "";
+  if (path[0] != '/' && path[0] != 0) {
+    const OpenFile* named = file_or_path_of(self, dirfd);  // O_PATH's too
+    if (named == nullptr) return error(EBADF);
+    if (named->kind != OpenFile::kDirectory) return error(ENOTDIR);
+    directory = named->path[0] ? named->path : "/";
+  }
+  if (const int64_t e = resolve_in(directory, path, follow_last); e < 0) return e;
+  return follow_self_exe(self, path, follow_last);
 }
 
 // stat of a path: /dev/null, a RAM file or directory, the initrd's.
@@ -576,7 +580,8 @@ int64_t descriptor_link_target(Process* self, uint64_t dirfd, char (&target)[kMa
 }  // namespace
 
 // readlinkat(dirfd, path, buffer, size): a RAM symbolic link's target, cut
-// to `size` bytes, no NUL (Linux); /proc/self/exe names the program; an
+// to `size` bytes, no NUL (Linux); /proc/self/exe names the program,
+// /proc/self/fd/N the descriptor's file (fd_links::link_target); an
 // empty path reads the link dirfd names. A size <= 0 is EINVAL, anything
 // else EINVAL, a missing name ENOENT.
 int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
@@ -594,6 +599,9 @@ int64_t sys_readlinkat(Process* self, TrapFrame*, const Args& args) {
   } else if (same_string(path, "/proc/self/exe")) {
     copy_name(target, sizeof target, self->name);
     length = static_cast<int64_t>(string_length(target));
+  } else if (fd_links::descriptor_named(path) >= 0) {
+    length = fd_links::link_target(self, path, target, sizeof target);
+    if (length < 0) return length;
   } else {
     length = ramfs::link_target(path, target, sizeof target);
   }

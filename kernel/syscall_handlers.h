@@ -42,6 +42,10 @@ int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPat
 int64_t resolve_in(const char* directory, char (&path)[kMaxPath], FollowLast follow_last = kFollow);
 // A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):
 // 0 or -errno. kernel/sys_files.cpp.
+// /proc/self/exe, Linux's link to the program the process runs (programs
+// re-exec and reopen themselves through it), followed to that program's
+// path unless the last component is not followed (readlink: its target).
+int64_t follow_self_exe(const Process* self, char (&path)[kMaxPath], FollowLast follow_last);
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath],
                 FollowLast follow_last = kFollow);
 // stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.

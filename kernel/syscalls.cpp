@@ -70,12 +70,20 @@ int64_t resolve_in(const char* directory, char (&path)[kMaxPath], FollowLast fol
   return 0;
 }
 
+int64_t follow_self_exe(const Process* self, char (&path)[kMaxPath], FollowLast follow_last) {
+  if (follow_last == kFollow && same_string(path, "/proc/self/exe"))
+    copy_name(path, kMaxPath, self->name);  // the program's path as exec'd
+  return 0;
+}
+
 int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath],
                        FollowLast follow_last) {
   if (const int64_t e = raw_path_from_user(self, path_va, path); e < 0) return e;
   // Relative to "/" (the file systems' own rule) unless a chdir moved the
   // working directory: then made absolute here, once, for every call.
-  return resolve_in(self->group ? self->group->cwd : "", path, follow_last);
+  if (const int64_t e = resolve_in(self->group ? self->group->cwd : "", path, follow_last); e < 0)
+    return e;
+  return follow_self_exe(self, path, follow_last);
 }
 
 void report_unimplemented() {

@@ -353,6 +353,8 @@ def case_procfs(tmp):
            f"/proc/cpuinfo's cpus detected is the CPUs online ({CPUS}): {got!r}")
     expect("guest: /sys online is yes" in got, f"/sys/devices/system/cpu/online lists them: {got!r}")
     expect("guest: status Threads 1" in got, f"/proc/self/status counts one thread: {got!r}")
+    expect("guest: re-exec through /proc/self/exe: exit 42" in got,
+           f"a program runs itself again through /proc/self/exe: {got!r}")
 
 
 def case_cxxfs(tmp):

@@ -10,7 +10,7 @@ etc/ (the programs write files there).
   real_mix.py BUILD MIX_FILE CPUS
 
 Checks: every program exits 0 in the guest as under qemu-alpha; each
-program's output is qemu-alpha's, line for line; no system call was missing
+program's stdout and stderr are qemu-alpha's, line for line; no system call was missing
 (ENOSYS); unknown samples <= 0.05 %; the samples are attributed to the
 programs' and libraries' procedures by name (liblua5.4.so.0, libbz2.so.1.0,
 libz.so.1, libc.so.6.1, liblzma.so.5, libsqlite3.so.0). xz: the stream it
@@ -55,14 +55,14 @@ XZ_ROUND_TRIP = "etc/real/words.txt.out"
 
 
 def oracle(argv, cwd):
-    """Output (stdout and stderr, as on the console) and status under qemu-alpha,
-    run in `cwd`, which holds a copy of the mix's etc/."""
+    """Output (stdout, stderr) and status under qemu-alpha, run in `cwd`,
+    which holds a copy of the mix's etc/."""
     program = os.path.join(REAL, "bin", os.path.basename(argv[0]))
     done = subprocess.run(["qemu-alpha", "-L", SYSROOT, "-E",
                            "LD_LIBRARY_PATH=" + os.path.join(REAL, "lib"), program, *argv[1:]],
-                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           stdin=subprocess.DEVNULL, text=True, timeout=300)
-    return done.stdout, done.returncode
+    return (done.stdout, done.stderr), done.returncode
 
 
 def program_lines(console):
@@ -81,18 +81,22 @@ def contains(lines, wanted):
     return False
 
 
-def check_outputs(console, oracle_dir):
-    lines = program_lines(console)
+def check_outputs(done, oracle_dir):
+    """Each program's stdout among dcpi run's stdout and its stderr among
+    dcpi run's stderr (the programs' streams are echoed apart)."""
+    console = done.stderr + done.stdout
+    streams = (program_lines(done.stdout), program_lines(done.stderr))
     for argv in mix_commands():
-        expected, status = oracle(argv, oracle_dir)
+        outputs, status = oracle(argv, oracle_dir)
         name = os.path.basename(argv[0])
         expect(status == 0, f"{' '.join(argv)} exits 0 under qemu-alpha")
         exits = re.findall(rf"init: {name} pid \d+ exit (\d+)", console)
         expect(exits and all(e == "0" for e in exits), f"{name} exits 0 in the guest ({exits})")
-        if expected.strip():
-            expect(contains(lines, expected.splitlines()),
-                   f"{' '.join(argv[:2])}...: the output is qemu-alpha's "
-                   f"({len(expected.splitlines())} lines)")
+        for lines, expected, stream in zip(streams, outputs, ("stdout", "stderr")):
+            if expected.strip():
+                expect(contains(lines, expected.splitlines()),
+                       f"{' '.join(argv[:2])}...: the {stream} is qemu-alpha's "
+                       f"({len(expected.splitlines())} lines)")
     expect("init exited with status 0" in console, "init exited with status 0")
     expect("not implemented (ENOSYS)" not in console,
            "no system call was missing: " + "; ".join(re.findall(r".*ENOSYS.*", console))[:300])
@@ -201,7 +205,7 @@ def main():
                                      f"({done.returncode}: {console[-400:]})")
         oracle_dir = os.path.join(tmp, "oracle")
         shutil.copytree(os.path.join(REAL, "etc"), os.path.join(oracle_dir, "etc"))
-        check_outputs(console, oracle_dir)
+        check_outputs(done, oracle_dir)
         check_xz_files(tmp, oracle_dir)
         check_xz_threads(db)
         check_profile(db, console)

@@ -9,6 +9,7 @@
 #include "kernel/futex.h"
 #include "kernel/host_output.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/linux_errno.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
@@ -188,13 +189,7 @@ void end_group_locked(Process* leader, int64_t wait_status) {
 // never comes while wait_child would still find nothing. With sched::lock.
 void wake_reaper_locked(const Process* leader) {
   if (leader->state != ProcessState::kZombie || !leader->group->ended) return;
-  if (leader->parent_pid == 0) return;
-  for (Process& p : used_slots) {
-    if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == leader->parent_pid) {
-      p.waiting = false;
-      sched::make_ready_locked(&p);
-    }
-  }
+  if (leader->parent_pid != 0) wake_waiters_locked(leader->parent_pid);
 }
 
 // What init's end prints before DCPI-DONE (outside every lock).
@@ -538,6 +533,7 @@ void exit_current(int64_t wait_status) {
       if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
       if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
     }
+    jobs::release_locked(group);  // threads parked in a stop leave too
   }
   exit_thread(wait_status);
 }
@@ -643,7 +639,14 @@ int64_t wait_child(WaitFor who, int64_t* status, uint64_t options) {
       if (who.kind == WaitFor::kGroup && (child.group == nullptr || child.group->pgid != who.id))
         continue;
       any = true;
-      if (child.state != ProcessState::kZombie || !child.group->ended) continue;
+      if (child.state != ProcessState::kZombie || !child.group->ended) {
+        // Alive: maybe stopped or continued since the last wait.
+        const int64_t job = child.group ? jobs::take_report_locked(&child, options) : 0;
+        if (job == 0) continue;
+        *status = job;
+        return child.pid;
+      }
+      if (!(options & kWaitExited)) continue;
       const int64_t reaped = child.pid;
       *status = child.wait_status;
       if (options & kWaitNowait) return reaped;  // still a zombie, for the next wait
@@ -664,6 +667,29 @@ int64_t wait_child(WaitFor who, int64_t* status, uint64_t options) {
     self->waiting = false;
     self->interruptible = false;
   }
+}
+
+void wake_waiters_locked(uint32_t tgid) {
+  for (Process& p : used_slots) {
+    if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == tgid) {
+      p.waiting = false;
+      sched::make_ready_locked(&p);
+    }
+  }
+}
+
+bool group_orphaned_locked(uint32_t pgid) {
+  for (const Process& p : used_slots) {
+    if (p.state == ProcessState::kFree || p.pid != p.tgid || p.kernel_thread ||
+        p.group == nullptr || p.group->ended || p.group->pgid != pgid || p.parent_pid == 0 ||
+        is_init(p.parent_pid))
+      continue;
+    const Process* parent = find_process_locked(p.parent_pid);
+    if (parent != nullptr && parent->group != nullptr && parent->group->pgid != pgid &&
+        parent->group->sid == p.group->sid)
+      return false;
+  }
+  return true;
 }
 
 bool group_in_session_locked(uint32_t pgid, uint32_t sid) {

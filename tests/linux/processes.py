@@ -97,6 +97,14 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               killed with kill(-pgid) and reaped by
                                               group, kill(0), setsid, WNOWAIT, wait4(0),
                                               PR_SET_PDEATHSIG, RLIMIT_NOFILE enforced
+  processes.py BUILD LINUX_DIR job_control CPUS  stop signals and SIGCONT: raise(SIGSTOP),
+                                              SIGTSTP/SIGTTOU from the parent, wait4's
+                                              WUNTRACED/WCONTINUED, waitid's WSTOPPED/
+                                              WCONTINUED/WNOWAIT, SIGCHLD's CLD_STOPPED/
+                                              CLD_CONTINUED, SIGKILL and SIGTERM to a
+                                              stopped child, SIGCONT blocked, ignored or
+                                              handled, a threaded child stopped as a
+                                              whole; SA_NOCLDSTOP against fixed text
   processes.py BUILD LINUX_DIR altstack CPUS  sigaltstack: SA_ONSTACK handlers for a guard
                                               page's and a stack overflow's SIGSEGV, a
                                               nested signal on the alternate stack
@@ -326,6 +334,24 @@ def case_poll_advice(tmp):
 
 def case_pgroups(tmp):
     same("pgroups", dcpi_run(os.path.join(tmp, "pg.db"), "pgroups").stdout, oracle("pgroups"))
+
+
+# qemu-alpha does not pass SA_NOCLDSTOP on to the host (linux-user/signal.c's
+# do_sigaction), so its parent gets SIGCHLD for the stop: Linux's answer here.
+NOCLDSTOP_LINES = """\
+SA_NOCLDSTOP: SIGSTOP: stopped by SIGSTOP (status 0x117f)
+SA_NOCLDSTOP: SIGCONT: continued (status 0xffff)
+SA_NOCLDSTOP: SIGKILL: killed by SIGKILL
+SA_NOCLDSTOP: the first SIGCHLD: SIGCHLD CLD_KILLED SIGKILL, from the child: yes
+"""
+
+
+def case_job_control(tmp):
+    same("job_control", dcpi_run(os.path.join(tmp, "jc.db"), "job_control").stdout,
+         oracle("job_control"))
+    got = dcpi_run(os.path.join(tmp, "jcn.db"), "job_control", "--nocldstop").stdout
+    expect(got == NOCLDSTOP_LINES, f"SA_NOCLDSTOP: no SIGCHLD for the stop and the "
+                                   f"continuation, one for the end: {got!r}")
 
 
 def case_altstack(tmp):
@@ -575,6 +601,7 @@ def main():
                  "copy_calls": case_copy_calls,
                  "fpieee": case_fpieee, "poll_advice": case_poll_advice,
                  "pgroups": case_pgroups, "altstack": case_altstack,
+                 "job_control": case_job_control,
                  "utf8_locale": case_utf8_locale, "ucontext": case_ucontext}
         cases[CASE](tmp)
     sys.exit(CHECKS.exit_code())

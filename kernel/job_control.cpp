@@ -11,6 +11,7 @@ using signals::kSigCont;
 using signals::kSigKill;
 using signals::kSigStop;
 
+constexpr int32_t kSiKernel = 0x80;  // si_code SI_KERNEL
 constexpr uint64_t kStopSignals =
     bit(kSigStop) | bit(signals::kSigTstp) | bit(signals::kSigTtin) | bit(signals::kSigTtou);
 
@@ -74,6 +75,17 @@ void continue_locked(Process* target) {
   notify_parent_locked(target->tgid, signals::kCldContinued, kSigCont);
 }
 
+// The live processes of process group `pgid`: fn(leader).
+template <typename Fn>
+void each_process_in(uint32_t pgid, Fn fn) {
+  for (uint32_t i = 0; i < process_slot_count(); ++i) {
+    Process& p = process_slots()[i];
+    if (p.state != ProcessState::kFree && p.pid == p.tgid && !p.kernel_thread &&
+        p.group != nullptr && p.group->threads != 0 && p.group->pgid == pgid)
+      fn(p);
+  }
+}
+
 }  // namespace
 
 bool is_stop_signal(int sig) { return sig >= 1 && (kStopSignals & bit(sig)) != 0; }
@@ -104,6 +116,22 @@ void stop_locked(Process* target, int sig) {
     if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
   });
   complete_if_stopped_locked(target->tgid, group);
+}
+
+void hang_up_orphans_locked(const Process* member, const Process* parent) {
+  const ThreadGroup* group = member->group;
+  const ThreadGroup* outside = parent->group;
+  if (group == nullptr || outside == nullptr || group->pgid == outside->pgid ||
+      group->sid != outside->sid || !group_orphaned_locked(group->pgid))
+    return;
+  bool stopped = false;
+  each_process_in(group->pgid, [&stopped](const Process& p) { stopped |= p.group->stopped; });
+  if (!stopped) return;
+  const SignalSource kernel{.pid = 0, .code = kSiKernel};
+  each_process_in(group->pgid, [&kernel](Process& p) {
+    signals::send_group_locked(&p, signals::kSigHup, &kernel);
+    signals::send_group_locked(&p, kSigCont, &kernel);
+  });
 }
 
 bool must_park_locked(const Process* self) {

@@ -49,6 +49,13 @@ void blocked_locked(const Process* p);
 // parked threads run on, to leave. With sched::lock.
 void release_locked(const ThreadGroup* group);
 
+// POSIX's rule for orphaned process groups (Linux's kill_orphaned_pgrp),
+// as `parent`'s process ends: if the process group of `member` (one of
+// its children, just handed to the kernel, or `parent` itself then with
+// its own parent) is left orphaned by it and holds a stopped process,
+// each of its processes gets SIGHUP, then SIGCONT. With sched::lock.
+void hang_up_orphans_locked(const Process* member, const Process* parent);
+
 // wait_child, for live child `leader`: its stop ((sig << 8) | 0x7f) with
 // WUNTRACED, its continuation (0xffff) with WCONTINUED, else 0. Reported
 // once, unless WNOWAIT. With sched::lock.

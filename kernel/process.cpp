@@ -160,23 +160,28 @@ int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage
 }
 
 // The group's end (its last thread left): the kExit record, init's report,
-// orphans handed to the kernel, the leader a zombie for its parent, who gets
-// its exit signal and is woken. With sched::lock held.
+// orphans handed to the kernel (process groups left orphaned with a stopped
+// process hung up), the leader a zombie for its parent, who gets its exit
+// signal and is woken. With sched::lock held.
 void end_group_locked(Process* leader, int64_t wait_status) {
   for (Process& child : used_slots) {
     if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid || &child == leader)
       continue;
     child.parent_pid = 0;
-    if (child.state == ProcessState::kZombie && child.group && child.group->ended)
+    if (child.state == ProcessState::kZombie && child.group && child.group->ended) {
       build::release_slot(&child);
-    else if (child.pid == child.tgid && child.group && child.group->parent_death_signal != 0 &&
-             child.group->threads != 0)  // prctl(PR_SET_PDEATHSIG)
+      continue;
+    }
+    if (child.pid == child.tgid) jobs::hang_up_orphans_locked(&child, leader);
+    if (child.pid == child.tgid && child.group && child.group->parent_death_signal != 0 &&
+        child.group->threads != 0)  // prctl(PR_SET_PDEATHSIG)
       signals::send_group_locked(&child, static_cast<int>(child.group->parent_death_signal));
   }
   leader->wait_status = wait_status;
   leader->group->ended = true;
   posix_timers::release_group_locked(leader->group);
   Process* parent = leader->parent_pid ? find_process_locked(leader->parent_pid) : nullptr;
+  if (parent != nullptr) jobs::hang_up_orphans_locked(leader, parent);
   if (parent != nullptr && leader->exit_signal != 0) {
     const SignalSource child = signals::child_end(leader->tgid, wait_status);
     signals::send_group_locked(parent, static_cast<int>(leader->exit_signal), &child);

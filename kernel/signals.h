@@ -13,11 +13,11 @@
 namespace kernel::signals {
 
 // Linux/Alpha signal numbers (asm/signal.h): several differ from i386's.
-inline constexpr int kSigQuit = 3, kSigIll = 4, kSigTrap = 5, kSigAbrt = 6, kSigEmt = 7,
-                     kSigFpe = 8, kSigKill = 9, kSigBus = 10, kSigSegv = 11, kSigSys = 12,
-                     kSigUrg = 16, kSigStop = 17, kSigTstp = 18, kSigCont = 19, kSigChld = 20,
-                     kSigTtin = 21, kSigTtou = 22, kSigXcpu = 24, kSigXfsz = 25, kSigWinch = 28,
-                     kSigAlrm = 14, kSigVtalrm = 26, kSigProf = 27;
+inline constexpr int kSigHup = 1, kSigQuit = 3, kSigIll = 4, kSigTrap = 5, kSigAbrt = 6,
+                     kSigEmt = 7, kSigFpe = 8, kSigKill = 9, kSigBus = 10, kSigSegv = 11,
+                     kSigSys = 12, kSigUrg = 16, kSigStop = 17, kSigTstp = 18, kSigCont = 19,
+                     kSigChld = 20, kSigTtin = 21, kSigTtou = 22, kSigXcpu = 24, kSigXfsz = 25,
+                     kSigWinch = 28, kSigAlrm = 14, kSigVtalrm = 26, kSigProf = 27;
 // sa_flags (asm/signal.h).
 inline constexpr uint64_t kSaRestart = 0x2, kSaNodefer = 0x8, kSaResethand = 0x10,
                           kSaSiginfo = 0x40, kSaOnstack = 0x1, kSaNocldstop = 0x4;

@@ -4,18 +4,21 @@
  * of it through wait4's WUNTRACED and WCONTINUED (each reported once),
  * waitid's WSTOPPED and WCONTINUED (CLD_STOPPED, CLD_CONTINUED, WNOWAIT
  * keeping the state) and a SIGCHLD handler's si_code (none for stops with
- * SA_NOCLDSTOP: --nocldstop); SIGKILL ending a stopped child while SIGTERM waits for
+ * SA_NOCLDSTOP: --nocldstop); an orphaned process group with a stopped
+ * process hung up (--orphaned); SIGKILL ending a stopped child while SIGTERM waits for
  * SIGCONT; SIGCONT continuing though blocked or ignored and its handler
  * running; a caught or ignored SIGTSTP not stopping; a multi-threaded
  * child stopped as a whole (its counters freeze), also by one of its
- * threads' raise. SIGCHLD stays blocked in the parent but inside sigsuspend,
- * so each notification is seen in order; a child that prints is waited for
+ * threads' raise; threads asleep in calls (nanosleep, read, pause) when it
+ * stops run no user code until SIGCONT, and their calls go on. SIGCHLD stays blocked in the parent
+ * but inside sigsuspend, so each notification is seen in order; a child that prints is waited for
  * before the parent prints again. The children stopped by SIGTSTP and
  * SIGTTOU are in process groups of their own (a parent in another group of
  * the session: not orphaned, so the signals stop them). Output equals
  * qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -397,6 +400,8 @@ enum { kThreads = 4 };
 struct Shared {
   volatile unsigned long counts[kThreads];
   volatile int stop_request;
+  volatile unsigned long naps; /* sleepers(): a thread's nanosleeps */
+  volatile int read_done, read_result, read_errno;
 };
 static struct Shared *shared;
 
@@ -446,7 +451,6 @@ static void continue_threads(pid_t pid) {
 }
 
 static void threaded_child(void) {
-  shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   memset((void *)shared, 0, sizeof *shared);
   fflush(stdout);
   const pid_t pid = fork();
@@ -473,11 +477,150 @@ static void threaded_child(void) {
   kill(pid, SIGKILL);
   wait_and_describe("threads: SIGKILL while stopped", pid, 0);
   take_sigchld("threads: SIGKILL", pid);
-  munmap((void *)shared, sizeof *shared);
+}
+
+/* Threads asleep in system calls when the process stops: one napping
+ * (nanosleep), one blocked in read() on a pipe, the main one in pause().
+ * None runs user code while stopped: the napper's count freezes, and the
+ * byte written to the pipe meanwhile is seen by the reader only after
+ * SIGCONT, with read() returning it (no EINTR). */
+static int read_pipe[2];
+
+static void *napper(void *arg) {
+  (void)arg;
+  for (;;) {
+    sleep_ms(1);
+    shared->naps++;
+  }
+  return NULL;
+}
+
+static void *reader(void *arg) {
+  (void)arg;
+  char c;
+  const ssize_t n = read(read_pipe[0], &c, 1);
+  shared->read_errno = n < 0 ? errno : 0;
+  shared->read_result = (int)n;
+  shared->read_done = 1;
+  return NULL;
+}
+
+static void sleepers(void) {
+  memset((void *)shared, 0, sizeof *shared);
+  pipe(read_pipe);
+  fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    pthread_t t;
+    pthread_create(&t, NULL, napper, NULL);
+    pthread_create(&t, NULL, reader, NULL);
+    for (;;) pause();
+  }
+  for (int tries = 0; tries < 2000 && shared->naps < 5; tries++) sleep_ms(10);
+  printf("sleepers: napping: %s\n", shared->naps >= 5 ? "yes" : "no");
+  sleep_ms(50); /* the reader is in read() by now */
+  kill(pid, SIGSTOP);
+  wait_and_describe("sleepers: SIGSTOP", pid, WUNTRACED);
+  take_sigchld("sleepers: SIGSTOP", pid);
+  const unsigned long naps = shared->naps;
+  write(read_pipe[1], "x", 1);
+  sleep_ms(200);
+  printf("sleepers: stopped: naps unchanged: %s, read seen: %s\n",
+         shared->naps == naps ? "yes" : "no", shared->read_done ? "yes" : "no");
+  kill(pid, SIGCONT);
+  wait_and_describe("sleepers: SIGCONT", pid, WCONTINUED);
+  take_sigchld("sleepers: SIGCONT", pid);
+  for (int tries = 0; tries < 2000 && (!shared->read_done || shared->naps == naps); tries++)
+    sleep_ms(10);
+  printf("sleepers: read returned %d (%s), napping again: %s\n", shared->read_result,
+         shared->read_errno ? strerror(shared->read_errno) : "no error",
+         shared->naps != naps ? "yes" : "no");
+  kill(pid, SIGKILL);
+  wait_and_describe("sleepers: SIGKILL", pid, 0);
+  take_sigchld("sleepers: SIGKILL", pid);
+  close(read_pipe[0]);
+  close(read_pipe[1]);
+}
+
+/* An orphaned process group (only with --orphaned: whether the group is
+ * orphaned under qemu-alpha depends on who the host makes the orphan's
+ * parent, so the test compares this with fixed text). A child in a group
+ * of its own forks a grandchild that stops itself, then exits: the
+ * grandchild's group is orphaned with a stopped process in it, so it gets
+ * SIGHUP and SIGCONT; a SIGTSTP then does not stop it (it is dropped in an
+ * orphaned group) while SIGSTOP does. The grandchild answers on a pipe. */
+static int answer[2];
+static volatile sig_atomic_t hups, usr1s;
+static void on_hup(int sig) {
+  (void)sig;
+  hups++;
+}
+static void on_usr1(int sig) {
+  (void)sig;
+  usr1s++;
+  write(answer[1], "u", 1);
+}
+
+static void grandchild(void) {
+  signal(SIGHUP, on_hup);
+  signal(SIGUSR1, on_usr1);
+  raise(SIGSTOP);
+  char line[80];
+  snprintf(line, sizeof line, "grandchild: continued, SIGHUP handler ran %d times\n", (int)hups);
+  write(answer[1], line, strlen(line));
+  for (;;) pause();
+}
+
+/* What the grandchild writes within `ms` (a line, "u" for SIGUSR1). */
+static void hear(const char *what, long ms) {
+  char buf[128];
+  for (long waited = 0; waited < ms; waited += 10) {
+    const ssize_t n = read(answer[0], buf, sizeof buf - 1);
+    if (n > 0) {
+      buf[n] = 0;
+      printf("%s: %s%s", what, buf, buf[n - 1] == '\n' ? "" : "\n");
+      return;
+    }
+    sleep_ms(10);
+  }
+  printf("%s: nothing\n", what);
+}
+
+static void orphaned(void) {
+  int pids[2];
+  pipe(pids);
+  pipe(answer);
+  fcntl(answer[0], F_SETFL, O_NONBLOCK);
+  fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);
+    const pid_t grand = fork();
+    if (grand == 0) grandchild();
+    int st;
+    waitpid(grand, &st, WUNTRACED);
+    write(pids[1], &grand, sizeof grand);
+    _exit(WIFSTOPPED(st) ? 0 : 1);
+  }
+  wait_and_describe("orphaned: the child", child, 0);
+  drain_sigchld();
+  pid_t grand = 0;
+  read(pids[0], &grand, sizeof grand);
+  hear("orphaned: the grandchild", 5000);
+  kill(grand, SIGTSTP);
+  sleep_ms(100);
+  kill(grand, SIGUSR1);
+  hear("orphaned: SIGTSTP then SIGUSR1", 2000);
+  kill(grand, SIGSTOP);
+  sleep_ms(100);
+  kill(grand, SIGUSR1);
+  hear("orphaned: SIGSTOP then SIGUSR1", 1000);
+  kill(grand, SIGKILL);
 }
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -485,6 +628,10 @@ int main(int argc, char **argv) {
   install_chld(0);
   if (argc > 1 && strcmp(argv[1], "--nocldstop") == 0) {
     no_cldstop();
+    return 0;
+  }
+  if (argc > 1 && strcmp(argv[1], "--orphaned") == 0) {
+    orphaned();
     return 0;
   }
   self_stop();
@@ -495,6 +642,7 @@ int main(int argc, char **argv) {
   ignored_cont();
   tstp_not_stopping();
   threaded_child();
+  sleepers();
   printf("job control: done\n");
   return 0;
 }

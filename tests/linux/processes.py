@@ -104,7 +104,9 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               CLD_CONTINUED, SIGKILL and SIGTERM to a
                                               stopped child, SIGCONT blocked, ignored or
                                               handled, a threaded child stopped as a
-                                              whole; SA_NOCLDSTOP against fixed text
+                                              whole, threads asleep in calls; SA_NOCLDSTOP
+                                              and an orphaned process group against
+                                              fixed text
   processes.py BUILD LINUX_DIR altstack CPUS  sigaltstack: SA_ONSTACK handlers for a guard
                                               page's and a stack overflow's SIGSEGV, a
                                               nested signal on the alternate stack
@@ -345,6 +347,18 @@ SA_NOCLDSTOP: SIGKILL: killed by SIGKILL
 SA_NOCLDSTOP: the first SIGCHLD: SIGCHLD CLD_KILLED SIGKILL, from the child: yes
 """
 
+# An orphaned process group with a stopped process is hung up (SIGHUP, then
+# SIGCONT), and SIGTSTP no longer stops its processes: Linux's answer when
+# the orphan's new parent is init. Under qemu-alpha the host picks that
+# parent (a subreaper in the session would keep the group from being
+# orphaned), so this is fixed text too.
+ORPHANED_LINES = """\
+orphaned: the child: exited 0
+orphaned: the grandchild: grandchild: continued, SIGHUP handler ran 1 times
+orphaned: SIGTSTP then SIGUSR1: u
+orphaned: SIGSTOP then SIGUSR1: nothing
+"""
+
 
 def case_job_control(tmp):
     same("job_control", dcpi_run(os.path.join(tmp, "jc.db"), "job_control").stdout,
@@ -352,6 +366,9 @@ def case_job_control(tmp):
     got = dcpi_run(os.path.join(tmp, "jcn.db"), "job_control", "--nocldstop").stdout
     expect(got == NOCLDSTOP_LINES, f"SA_NOCLDSTOP: no SIGCHLD for the stop and the "
                                    f"continuation, one for the end: {got!r}")
+    got = dcpi_run(os.path.join(tmp, "jco.db"), "job_control", "--orphaned").stdout
+    expect(got == ORPHANED_LINES, f"an orphaned group with a stopped process hung up, "
+                                  f"SIGTSTP dropped in it: {got!r}")
 
 
 def case_altstack(tmp):

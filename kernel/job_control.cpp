@@ -47,8 +47,9 @@ void notify_parent_locked(uint32_t tgid, int32_t code, int32_t status) {
 
 // The stop is complete once no thread of the group may run user code
 // (each is parked, asleep in the kernel or gone): the parent is told, once.
+// Not when the process is ending instead (SIGKILL came first).
 void complete_if_stopped_locked(uint32_t tgid, ThreadGroup* group) {
-  if (!group->stopped || group->stop_complete) return;
+  if (!group->stopped || group->stop_complete || group->exiting) return;
   bool may_run = false;
   each_thread(group, [&may_run](const Process& p) {
     may_run |= p.state == ProcessState::kReady || p.state == ProcessState::kRunning;

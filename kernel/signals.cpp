@@ -45,11 +45,10 @@ bool ignored(const ThreadGroup* group, int sig) {
   return handler == kSigIgn || (handler == kSigDfl && default_action(sig) == Default::kIgnore);
 }
 
-// A stop signal with the default action that a thread may take acts when
-// sent (job_control.h): a blocked one waits, pending, like any other.
-bool stops_now(const ThreadGroup* group, int sig, uint64_t blocked) {
-  return jobs::is_stop_signal(sig) && group->actions[sig - 1].handler == kSigDfl &&
-         !(blocked & bit(sig));
+// A stop signal with the default action acts when sent (job_control.h)
+// if a thread may take it; a blocked one waits, pending, like any other.
+bool stops_by_default(const ThreadGroup* group, int sig) {
+  return jobs::is_stop_signal(sig) && group->actions[sig - 1].handler == kSigDfl;
 }
 
 // The signals every live thread of `group` blocks (a process's signal is
@@ -230,7 +229,7 @@ void send_thread_locked(Process* target, int sig, const SignalSource* source) {
   if (target->group == nullptr) return;
   jobs::prepare_locked(target, sig);
   if (ignored(target->group, sig) && !(target->blocked & bit(sig))) return;
-  if (stops_now(target->group, sig, target->blocked)) {
+  if (stops_by_default(target->group, sig) && !(target->blocked & bit(sig))) {
     jobs::stop_locked(target, sig);
     return;
   }
@@ -247,7 +246,7 @@ void send_group_locked(Process* leader, int sig, const SignalSource* source) {
   // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
   // has a handler for; the others, SIGKILL included, are dropped.
   if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
-  if (stops_now(group, sig, blocked_by_all_locked(group))) {
+  if (stops_by_default(group, sig) && !(blocked_by_all_locked(group) & bit(sig))) {
     jobs::stop_locked(leader, sig);
     return;
   }

@@ -686,9 +686,13 @@ void wake_waiters_locked(uint32_t tgid) {
 bool group_orphaned_locked(uint32_t pgid) {
   for (const Process& p : used_slots) {
     if (p.state == ProcessState::kFree || p.pid != p.tgid || p.kernel_thread ||
-        p.group == nullptr || p.group->ended || p.group->pgid != pgid || p.parent_pid == 0 ||
-        is_init(p.parent_pid))
+        p.group == nullptr || p.group->ended || p.group->pgid != pgid)
       continue;
+    // Init's group (which a program dcpi run starts joins) stands for the
+    // group of a shell or harness whose parent is outside it, as with
+    // qemu-alpha run from one: never orphaned.
+    if (is_init(p.tgid)) return false;
+    if (p.parent_pid == 0 || is_init(p.parent_pid)) continue;
     const Process* parent = find_process_locked(p.parent_pid);
     if (parent != nullptr && parent->group != nullptr && parent->group->pgid != pgid &&
         parent->group->sid == p.group->sid)

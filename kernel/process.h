@@ -340,7 +340,7 @@ int64_t wait_child(WaitFor who, int64_t* status, uint64_t options);
 void wake_waiters_locked(uint32_t tgid);
 // Linux's is_current_pgrp_orphaned: no process of group `pgid` has its
 // parent in another group of the same session (a parent that is init does
-// not count). With sched::lock.
+// not count); init's own group is never orphaned. With sched::lock.
 bool group_orphaned_locked(uint32_t pgid);
 // The process group `pgid` (0: the caller's), for kill: each live process
 // in it gets `sig` (0 probes); ESRCH if there is none. pgid -1: every process

@@ -542,9 +542,10 @@ static void sleepers(void) {
   close(read_pipe[1]);
 }
 
-/* An orphaned process group (only with --orphaned: whether the group is
+/* An orphaned process group (only with --orphaned: whether a group is
  * orphaned under qemu-alpha depends on who the host makes the orphan's
- * parent, so the test compares this with fixed text). A child in a group
+ * parent and on the harness's groups, so the test compares this with fixed
+ * text). A child in a group
  * of its own forks a grandchild that stops itself, then exits: the
  * grandchild's group is orphaned with a stopped process in it, so it gets
  * SIGHUP and SIGCONT; a SIGTSTP then does not stop it (it is dropped in an
@@ -587,6 +588,15 @@ static void hear(const char *what, long ms) {
 }
 
 static void orphaned(void) {
+  /* First a child in the caller's own group: that group is not orphaned
+   * (under dcpi run it is init's, which stands for a shell's), so SIGTSTP
+   * stops the child. */
+  const pid_t own = pausing_child(0);
+  kill(own, SIGTSTP);
+  wait_and_describe("own group: SIGTSTP", own, WUNTRACED);
+  kill(own, SIGKILL);
+  waitpid(own, NULL, 0);
+  drain_sigchld();
   int pids[2];
   pipe(pids);
   pipe(answer);

@@ -101,7 +101,8 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               SIGTSTP/SIGTTOU from the parent, wait4's
                                               WUNTRACED/WCONTINUED, waitid's WSTOPPED/
                                               WCONTINUED/WNOWAIT, SIGCHLD's CLD_STOPPED/
-                                              CLD_CONTINUED, SIGKILL and SIGTERM to a
+                                              CLD_CONTINUED (also from a signalfd),
+                                              SIGKILL and SIGTERM to a
                                               stopped child, SIGCONT blocked, ignored or
                                               handled, a threaded child stopped as a
                                               whole, threads asleep in calls; SA_NOCLDSTOP

@@ -165,7 +165,7 @@ int64_t take_report_locked(Process* leader, uint64_t options) {
   if (group->wait_report == kReportStopped && (options & kWaitUntraced))
     status = (static_cast<int64_t>(group->stop_signal) << 8) | 0x7f;
   else if (group->wait_report == kReportContinued && (options & kWaitContinued))
-    status = 0xffff;
+    status = kContinuedStatus;
   else
     return 0;
   if (!(options & kWaitNowait)) group->wait_report = kReportNone;

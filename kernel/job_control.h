@@ -21,6 +21,8 @@ namespace kernel::jobs {
 
 // ThreadGroup::wait_report: what wait may report once.
 inline constexpr uint8_t kReportNone = 0, kReportStopped = 1, kReportContinued = 2;
+// The wait status of a continued child (WIFCONTINUED).
+inline constexpr int64_t kContinuedStatus = 0xffff;
 
 bool is_stop_signal(int sig);
 

@@ -6,6 +6,7 @@
 #include "kernel/console.h"
 #include "kernel/futex.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/scheduler.h"
@@ -26,7 +27,6 @@ using signals::kCldDumped;
 using signals::kCldExited;
 using signals::kCldKilled;
 using signals::kCldStopped;
-constexpr int64_t kContinuedStatus = 0xffff;  // wait4's status for WCONTINUED
 
 int64_t sleep_until(Process* self, uint64_t deadline) {
   IrqLockGuard guard(sched::lock);
@@ -144,7 +144,7 @@ namespace {
 // The siginfo waitid writes for a wait status (si_code, si_status).
 void child_info(int64_t status, int32_t* code, int32_t* child_status) {
   const auto signal = static_cast<int32_t>(status & 0x7f);
-  if (status == kContinuedStatus) {
+  if (status == jobs::kContinuedStatus) {
     *code = kCldContinued;
     *child_status = signals::kSigCont;
   } else if (signal == 0x7f) {

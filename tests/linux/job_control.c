@@ -1,21 +1,22 @@
 /* Job control as a shell and a supervisor see it (signal(7), wait(2)):
- * children stopping themselves with raise(SIGSTOP), stopped by the parent's
- * SIGTSTP, SIGTTOU and SIGSTOP, continued with SIGCONT; the parent hearing
- * of it through wait4's WUNTRACED and WCONTINUED (each reported once),
- * waitid's WSTOPPED and WCONTINUED (CLD_STOPPED, CLD_CONTINUED, WNOWAIT
- * keeping the state) and a SIGCHLD handler's si_code (none for stops with
- * SA_NOCLDSTOP: --nocldstop) and a signalfd's records; an orphaned process group with a stopped
- * process hung up (--orphaned); SIGKILL ending a stopped child while SIGTERM waits for
- * SIGCONT; SIGCONT continuing though blocked or ignored and its handler
- * running; a caught or ignored SIGTSTP not stopping; a multi-threaded
- * child stopped as a whole (its counters freeze), also by one of its
- * threads' raise; threads asleep in calls (nanosleep, read, pause) when it
- * stops run no user code until SIGCONT, and their calls go on. SIGCHLD stays blocked in the parent
- * but inside sigsuspend, so each notification is seen in order; a child that prints is waited for
- * before the parent prints again. The children stopped by SIGTSTP and
- * SIGTTOU are in process groups of their own (a parent in another group of
- * the session: not orphaned, so the signals stop them). Output equals
- * qemu-alpha's. */
+ * children stopping themselves with raise(SIGSTOP), stopped by the
+ * parent's SIGTSTP, SIGTTOU and SIGSTOP, continued with SIGCONT; the parent
+ * hearing of it through wait4's WUNTRACED and WCONTINUED (each reported
+ * once), waitid's WSTOPPED and WCONTINUED (CLD_STOPPED, CLD_CONTINUED,
+ * WNOWAIT keeping the state), a SIGCHLD handler's si_code (none for stops
+ * with SA_NOCLDSTOP: --nocldstop) and a signalfd's records; SIGKILL ending
+ * a stopped child while SIGTERM waits for SIGCONT; SIGCONT continuing
+ * though blocked or ignored and its handler running; a caught or ignored
+ * SIGTSTP not stopping; a multi-threaded child stopped as a whole (its
+ * counters freeze), also by one of its threads' raise; threads asleep in
+ * calls (nanosleep, read, pause) when it stops run no user code until
+ * SIGCONT, and their calls go on; an orphaned process group with a stopped
+ * process hung up (--orphaned). SIGCHLD stays blocked in the parent but
+ * inside sigsuspend, so each notification is seen in order; a child that
+ * prints is waited for before the parent prints again. The children
+ * stopped by SIGTSTP and SIGTTOU are in process groups of their own (a
+ * parent in another group of the session: not orphaned, so the signals
+ * stop them). Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

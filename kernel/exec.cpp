@@ -11,6 +11,7 @@
 #include "kernel/files.h"
 #include "kernel/fp_completion.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/linux_errno.h"
 #include "kernel/palcalls.h"
 #include "kernel/posix_timers.h"
@@ -75,6 +76,7 @@ bool end_other_threads(Process* self) {
     if (p->state == ProcessState::kBlocked && p->interruptible) sched::make_ready_locked(p);
     if (p->state == ProcessState::kRunning) sched::kick_locked(p);
   }
+  jobs::release_locked(group);  // threads parked in a stop leave too
   for (uint64_t tries = 0; group->threads > 1 && tries < kTries; ++tries)
     sched::sleep_locked(clock::cycles() + kTick);  // they leave by themselves
   group->exiting = false;

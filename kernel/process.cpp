@@ -9,6 +9,7 @@
 #include "kernel/futex.h"
 #include "kernel/host_output.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/linux_errno.h"
 #include "kernel/load_map_writer.h"
 #include "kernel/page_alloc.h"
@@ -159,23 +160,28 @@ int load_program(Mm* mm, const char* path, const initrd::File& file, LoadedImage
 }
 
 // The group's end (its last thread left): the kExit record, init's report,
-// orphans handed to the kernel, the leader a zombie for its parent, who gets
-// its exit signal and is woken. With sched::lock held.
+// orphans handed to the kernel (process groups left orphaned with a stopped
+// process hung up), the leader a zombie for its parent, who gets its exit
+// signal and is woken. With sched::lock held.
 void end_group_locked(Process* leader, int64_t wait_status) {
   for (Process& child : used_slots) {
     if (child.state == ProcessState::kFree || child.parent_pid != leader->tgid || &child == leader)
       continue;
     child.parent_pid = 0;
-    if (child.state == ProcessState::kZombie && child.group && child.group->ended)
+    if (child.state == ProcessState::kZombie && child.group && child.group->ended) {
       build::release_slot(&child);
-    else if (child.pid == child.tgid && child.group && child.group->parent_death_signal != 0 &&
-             child.group->threads != 0)  // prctl(PR_SET_PDEATHSIG)
+      continue;
+    }
+    if (child.pid == child.tgid) jobs::hang_up_orphans_locked(&child, leader);
+    if (child.pid == child.tgid && child.group && child.group->parent_death_signal != 0 &&
+        child.group->threads != 0)  // prctl(PR_SET_PDEATHSIG)
       signals::send_group_locked(&child, static_cast<int>(child.group->parent_death_signal));
   }
   leader->wait_status = wait_status;
   leader->group->ended = true;
   posix_timers::release_group_locked(leader->group);
   Process* parent = leader->parent_pid ? find_process_locked(leader->parent_pid) : nullptr;
+  if (parent != nullptr) jobs::hang_up_orphans_locked(leader, parent);
   if (parent != nullptr && leader->exit_signal != 0) {
     const SignalSource child = signals::child_end(leader->tgid, wait_status);
     signals::send_group_locked(parent, static_cast<int>(leader->exit_signal), &child);
@@ -188,13 +194,7 @@ void end_group_locked(Process* leader, int64_t wait_status) {
 // never comes while wait_child would still find nothing. With sched::lock.
 void wake_reaper_locked(const Process* leader) {
   if (leader->state != ProcessState::kZombie || !leader->group->ended) return;
-  if (leader->parent_pid == 0) return;
-  for (Process& p : used_slots) {
-    if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == leader->parent_pid) {
-      p.waiting = false;
-      sched::make_ready_locked(&p);
-    }
-  }
+  if (leader->parent_pid != 0) wake_waiters_locked(leader->parent_pid);
 }
 
 // What init's end prints before DCPI-DONE (outside every lock).
@@ -538,6 +538,7 @@ void exit_current(int64_t wait_status) {
       if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
       if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
     }
+    jobs::release_locked(group);  // threads parked in a stop leave too
   }
   exit_thread(wait_status);
 }
@@ -643,7 +644,14 @@ int64_t wait_child(WaitFor who, int64_t* status, uint64_t options) {
       if (who.kind == WaitFor::kGroup && (child.group == nullptr || child.group->pgid != who.id))
         continue;
       any = true;
-      if (child.state != ProcessState::kZombie || !child.group->ended) continue;
+      if (child.state != ProcessState::kZombie || !child.group->ended) {
+        // Alive: maybe stopped or continued since the last wait.
+        const int64_t job = child.group ? jobs::take_report_locked(&child, options) : 0;
+        if (job == 0) continue;
+        *status = job;
+        return child.pid;
+      }
+      if (!(options & kWaitExited)) continue;
       const int64_t reaped = child.pid;
       *status = child.wait_status;
       if (options & kWaitNowait) return reaped;  // still a zombie, for the next wait
@@ -664,6 +672,33 @@ int64_t wait_child(WaitFor who, int64_t* status, uint64_t options) {
     self->waiting = false;
     self->interruptible = false;
   }
+}
+
+void wake_waiters_locked(uint32_t tgid) {
+  for (Process& p : used_slots) {
+    if (p.state == ProcessState::kBlocked && p.waiting && p.tgid == tgid) {
+      p.waiting = false;
+      sched::make_ready_locked(&p);
+    }
+  }
+}
+
+bool group_orphaned_locked(uint32_t pgid) {
+  for (const Process& p : used_slots) {
+    if (p.state == ProcessState::kFree || p.pid != p.tgid || p.kernel_thread ||
+        p.group == nullptr || p.group->ended || p.group->pgid != pgid)
+      continue;
+    // Init's group (which a program dcpi run starts joins) stands for the
+    // group of a shell or harness whose parent is outside it, as with
+    // qemu-alpha run from one: never orphaned.
+    if (is_init(p.tgid)) return false;
+    if (p.parent_pid == 0 || is_init(p.parent_pid)) continue;
+    const Process* parent = find_process_locked(p.parent_pid);
+    if (parent != nullptr && parent->group != nullptr && parent->group->pgid != pgid &&
+        parent->group->sid == p.group->sid)
+      return false;
+  }
+  return true;
 }
 
 bool group_in_session_locked(uint32_t pgid, uint32_t sid) {

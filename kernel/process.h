@@ -174,6 +174,13 @@ struct ThreadGroup {
   // inherited by fork) and the dumpable flag (PR_SET_DUMPABLE; 1 at start).
   uint32_t parent_death_signal, dumpable;
   bool ptrace_refused;  // the console has said so once
+  // Job control (kernel/job_control.h), under sched::lock: a group stop is
+  // in effect (its threads park on their way to user mode until SIGCONT),
+  // every thread has stopped (the parent was told), the signal that
+  // stopped it, and what wait's WUNTRACED or WCONTINUED may report once.
+  bool stopped, stop_complete;
+  uint8_t wait_report;  // jobs::kReport*
+  int32_t stop_signal;
   // prlimit64's soft and hard limits by RLIMIT_ number (kernel/sys_system.cpp):
   // lowered and raised within what this kernel has, kept and reported,
   // inherited by fork; not enforced below what the kernel itself allows.
@@ -190,6 +197,7 @@ struct alignas(64) Process {
   bool idle;
   bool waiting;           // blocked in wait4
   bool interruptible;     // blocked where a signal may wake it (EINTR)
+  bool stopped;           // parked in its group's stop: only SIGCONT or death make it ready
   Process* next;          // run queue link
   uint64_t kernel_stack;  // KSEG base of kKernelStackPages pages
   Mm* mm;                 // nullptr for kernel threads
@@ -321,10 +329,21 @@ struct WaitFor {
   enum Kind { kAny, kPid, kGroup } kind;
   uint32_t id;
 };
-inline constexpr uint64_t kWaitNohang = 1, kWaitNowait = 0x01000000;  // WNOHANG, WNOWAIT
-// wait4, waitid: the pid reaped (status stored), 0 with WNOHANG and nothing
-// to reap, or -errno (ECHILD, EINTR). WNOWAIT leaves the child to reap.
+// WNOHANG, WUNTRACED (waitid's WSTOPPED), WEXITED, WCONTINUED, WNOWAIT.
+inline constexpr uint64_t kWaitNohang = 1, kWaitUntraced = 2, kWaitExited = 4, kWaitContinued = 8,
+                          kWaitNowait = 0x01000000;
+// wait4, waitid: the pid reaped (status stored) -- with WEXITED an ended
+// child, with WUNTRACED a stopped one ((sig << 8) | 0x7f), with WCONTINUED
+// a continued one (0xffff) --, 0 with WNOHANG and nothing to report, or
+// -errno (ECHILD, EINTR). WNOWAIT leaves the child's state to report again.
 int64_t wait_child(WaitFor who, int64_t* status, uint64_t options);
+// Wakes the threads of process `tgid` blocked in wait_child (a child
+// ended, stopped or continued). With sched::lock.
+void wake_waiters_locked(uint32_t tgid);
+// Linux's is_current_pgrp_orphaned: no process of group `pgid` has its
+// parent in another group of the same session (a parent that is init does
+// not count); init's own group is never orphaned. With sched::lock.
+bool group_orphaned_locked(uint32_t pgid);
 // The process group `pgid` (0: the caller's), for kill: each live process
 // in it gets `sig` (0 probes); ESRCH if there is none. pgid -1: every process
 // but init and the caller (kill(-1, sig)).

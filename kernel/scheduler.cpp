@@ -7,6 +7,7 @@
 #include "kernel/console.h"
 #include "kernel/cpu_time.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/page_alloc.h"
 #include "kernel/palcalls.h"
 #include "kernel/smp.h"
@@ -92,6 +93,7 @@ void init_cpu(uint32_t cpu) {
 Process* current_locked_unsafe(uint32_t cpu) { return running[cpu]; }
 
 void make_ready_locked(Process* p) {
+  if (p->stopped) return;  // parked in a group stop: jobs::release_locked wakes it
   p->state = ProcessState::kReady;
   p->next = nullptr;
   if (queue_tail != nullptr)
@@ -138,6 +140,9 @@ void schedule_locked() {
   const uint32_t cpu = static_cast<uint32_t>(pal::whami());
   Process* prev = running[cpu];
   if (prev->state == ProcessState::kRunning && !prev->idle) make_ready_locked(prev);
+  // The last thread of a stopping process to park or fall asleep completes its stop.
+  if (prev->state == ProcessState::kBlocked && prev->group != nullptr && prev->group->stopped)
+    jobs::blocked_locked(prev);
   Process* next = dequeue_locked(cpu);
   if (next == nullptr) next = prev->state == ProcessState::kRunning ? prev : &idle_threads[cpu];
   if (next == prev) {
@@ -349,6 +354,11 @@ uint64_t cpus_running_user() {
 // First run of a new thread, right after switch_context (kernel/switch.S).
 extern "C" void user_thread_first_run() {
   kernel::sched::finish_switch();
+  // A thread cloned as its process stopped runs no user code either (its
+  // first return skips signals::deliver).
+  kernel::Process* self = kernel::current();
+  while (self->group != nullptr && kernel::jobs::must_park_locked(self))
+    kernel::jobs::park_locked(self);
   kernel::sched::lock.unlock();  // IPL stays 7 until the rti to user mode
 }
 

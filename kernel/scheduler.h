@@ -17,7 +17,8 @@ void init_cpu(uint32_t cpu);
 // The shared kernel-only page table that kernel threads run on.
 uint64_t kernel_ptbr();
 
-// With `lock` held (IPL 7).
+// With `lock` held (IPL 7). Not a thread parked in a group stop
+// (Process::stopped): it stays blocked until continued.
 void make_ready_locked(Process* p);
 // Gives the CPU away: re-queues the current thread if it is still running,
 // switches to the next one. Returns (with `lock` held) when it runs again.

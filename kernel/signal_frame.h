@@ -81,7 +81,9 @@ inline constexpr uint32_t kInsnMovSpA0 = 0x47fe0410, kInsnLdiV0 = 0x201f0000,
                           kInsnCallsys = 0x00000083;
 inline constexpr uint32_t kNrSigreturn = 103, kNrRtSigreturn = 351;
 inline constexpr int32_t kSiUser = 0, kSiQueue = -1, kSiTimer = -2, kSiTkill = -6;
-// SIGCHLD's si_code for a child's end (asm-generic/siginfo.h).
-inline constexpr int32_t kCldExited = 1, kCldKilled = 2, kCldDumped = 3;
+// SIGCHLD's si_code for a child's end, stop and continuation
+// (asm-generic/siginfo.h).
+inline constexpr int32_t kCldExited = 1, kCldKilled = 2, kCldDumped = 3, kCldStopped = 5,
+                         kCldContinued = 6;
 
 }  // namespace kernel::signals

@@ -3,6 +3,7 @@
 #include "driver/kernel_services.h"
 #include "kernel/console.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/palcalls.h"
 #include "kernel/scheduler.h"
 #include "kernel/signal_frame.h"
@@ -18,21 +19,22 @@ int32_t altstack_flags(const Process* self, uint64_t sp) {
 
 namespace {
 
-enum class Default { kIgnore, kTerminate, kCore };
+enum class Default { kIgnore, kTerminate, kCore, kStop };
 
-// Linux's default actions (signal(7)); stopping is not implemented, so the
-// stop signals are ignored like SIGCONT.
+// Linux's default actions (signal(7)); SIGCONT's continuing is done when
+// it is sent, whatever its disposition (jobs::prepare_locked).
 Default default_action(int sig) {
   switch (sig) {
     case kSigChld:
     case kSigUrg:
     case kSigWinch:
     case kSigCont:
+      return Default::kIgnore;
     case kSigStop:
     case kSigTstp:
     case kSigTtin:
     case kSigTtou:
-      return Default::kIgnore;
+      return Default::kStop;
     default:
       return dumps_core(sig) ? Default::kCore : Default::kTerminate;
   }
@@ -41,6 +43,24 @@ Default default_action(int sig) {
 bool ignored(const ThreadGroup* group, int sig) {
   const uint64_t handler = group->actions[sig - 1].handler;
   return handler == kSigIgn || (handler == kSigDfl && default_action(sig) == Default::kIgnore);
+}
+
+// A stop signal with the default action acts when sent (job_control.h)
+// if a thread may take it; a blocked one waits, pending, like any other.
+bool stops_by_default(const ThreadGroup* group, int sig) {
+  return jobs::is_stop_signal(sig) && group->actions[sig - 1].handler == kSigDfl;
+}
+
+// The signals every live thread of `group` blocks (a process's signal is
+// taken by any thread that does not block it).
+uint64_t blocked_by_all_locked(const ThreadGroup* group) {
+  uint64_t blocked = ~uint64_t{0};
+  for (uint32_t i = 0; i < process_slot_count(); ++i) {
+    const Process* p = &process_slots()[i];
+    if (p->group == group && p->state != ProcessState::kFree && p->state != ProcessState::kZombie)
+      blocked &= p->blocked;
+  }
+  return blocked;
 }
 
 // Wakes `p` out of an interruptible sleep if it may take `sig`, or makes
@@ -160,6 +180,12 @@ void restart_if_asked(Process* self, TrapFrame* frame, const SignalAction* act) 
   frame->reg(19) = self->restart_a3;
 }
 
+// A stop signal taken off the pending set (it was blocked when sent).
+void stop_self(Process* self, int sig) {
+  IrqLockGuard guard(sched::lock);
+  jobs::stop_locked(self, sig);
+}
+
 [[noreturn]] void die(Process* self, int sig) {
   const int status = death_status(self, sig);
   kprintf("dcpi-kernel: pid %u (%s) killed by signal %d%s\n", self->tgid, self->name, sig,
@@ -200,8 +226,13 @@ SignalSource from_caller() { return {.pid = current()->tgid, .code = kSiUser}; }
 // Linux's sig_ignored: a signal the target blocks is kept even if its
 // disposition ignores it (sigwait may take it, or a handler set later).
 void send_thread_locked(Process* target, int sig, const SignalSource* source) {
-  if (target->group == nullptr || (ignored(target->group, sig) && !(target->blocked & bit(sig))))
+  if (target->group == nullptr) return;
+  jobs::prepare_locked(target, sig);
+  if (ignored(target->group, sig) && !(target->blocked & bit(sig))) return;
+  if (stops_by_default(target->group, sig) && !(target->blocked & bit(sig))) {
+    jobs::stop_locked(target, sig);
     return;
+  }
   target->group->source[sig - 1] = source ? *source : from_caller();
   target->pending |= bit(sig);
   wake_for_locked(target, sig);
@@ -209,10 +240,16 @@ void send_thread_locked(Process* target, int sig, const SignalSource* source) {
 
 void send_group_locked(Process* leader, int sig, const SignalSource* source) {
   ThreadGroup* group = leader->group;
-  if (group == nullptr || (ignored(group, sig) && !(leader->blocked & bit(sig)))) return;
+  if (group == nullptr) return;
+  jobs::prepare_locked(leader, sig);
+  if (ignored(group, sig) && !(leader->blocked & bit(sig))) return;
   // Like Linux's init (SIGNAL_UNKILLABLE): init takes only the signals it
   // has a handler for; the others, SIGKILL included, are dropped.
   if (is_init(leader->tgid) && group->actions[sig - 1].handler <= kSigIgn) return;
+  if (stops_by_default(group, sig) && !(blocked_by_all_locked(group) & bit(sig))) {
+    jobs::stop_locked(leader, sig);
+    return;
+  }
   group->source[sig - 1] = source ? *source : from_caller();
   group->pending |= bit(sig);
   for (uint32_t i = 0; i < process_slot_count(); ++i) {
@@ -276,6 +313,7 @@ namespace {
     int64_t status;
     {
       IrqLockGuard guard(sched::lock);
+      while (jobs::must_park_locked(self)) jobs::park_locked(self);
       exiting = self->group->exiting;
       status = self->group->exit_status;
       if (!exiting) sig = take_locked(self);
@@ -298,6 +336,10 @@ namespace {
     if (act.handler == kSigIgn) continue;
     if (act.handler == kSigDfl) {
       if (default_action(sig) == Default::kIgnore) continue;
+      if (default_action(sig) == Default::kStop) {
+        stop_self(self, sig);  // parks at the loop's top
+        continue;
+      }
       die(self, sig);
     }
     self->has_saved_blocked = false;
@@ -322,7 +364,7 @@ void deliver(TrapFrame* frame) {
   // signal sent meanwhile is seen at the next return (the sender kicks a
   // CPU running the target, sched::kick_locked).
   if (((self->pending | self->group->pending) & ~self->blocked) == 0 && !self->group->exiting &&
-      !self->has_saved_blocked && self->restart_number == 0)
+      !self->group->stopped && !self->has_saved_blocked && self->restart_number == 0)
     return;
   deliver_pending(self, frame);
 }

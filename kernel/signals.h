@@ -13,14 +13,14 @@
 namespace kernel::signals {
 
 // Linux/Alpha signal numbers (asm/signal.h): several differ from i386's.
-inline constexpr int kSigQuit = 3, kSigIll = 4, kSigTrap = 5, kSigAbrt = 6, kSigEmt = 7,
-                     kSigFpe = 8, kSigKill = 9, kSigBus = 10, kSigSegv = 11, kSigSys = 12,
-                     kSigUrg = 16, kSigStop = 17, kSigTstp = 18, kSigCont = 19, kSigChld = 20,
-                     kSigTtin = 21, kSigTtou = 22, kSigXcpu = 24, kSigXfsz = 25, kSigWinch = 28,
-                     kSigAlrm = 14, kSigVtalrm = 26, kSigProf = 27;
+inline constexpr int kSigHup = 1, kSigQuit = 3, kSigIll = 4, kSigTrap = 5, kSigAbrt = 6,
+                     kSigEmt = 7, kSigFpe = 8, kSigKill = 9, kSigBus = 10, kSigSegv = 11,
+                     kSigSys = 12, kSigUrg = 16, kSigStop = 17, kSigTstp = 18, kSigCont = 19,
+                     kSigChld = 20, kSigTtin = 21, kSigTtou = 22, kSigXcpu = 24, kSigXfsz = 25,
+                     kSigWinch = 28, kSigAlrm = 14, kSigVtalrm = 26, kSigProf = 27;
 // sa_flags (asm/signal.h).
 inline constexpr uint64_t kSaRestart = 0x2, kSaNodefer = 0x8, kSaResethand = 0x10,
-                          kSaSiginfo = 0x40, kSaOnstack = 0x1;
+                          kSaSiginfo = 0x40, kSaOnstack = 0x1, kSaNocldstop = 0x4;
 inline constexpr uint64_t kSigDfl = 0, kSigIgn = 1;
 
 inline constexpr uint64_t bit(int sig) { return uint64_t{1} << (sig - 1); }
@@ -32,7 +32,8 @@ inline constexpr bool valid(int64_t sig) {
 // Sends `sig` to one thread (tgkill, a fault) or to a whole process (kill:
 // any thread that does not block it takes it). With sched::lock held. A
 // signal its process ignores is discarded; a sleeping thread that may take
-// it is woken (its system call ends with EINTR).
+// it is woken (its system call ends with EINTR). Stop signals and SIGCONT
+// act on the process when sent (kernel/job_control.h).
 // `source`: what its siginfo says (nullptr: SI_USER from the calling
 // process, as kill and the kernel's own signals).
 void send_thread_locked(Process* target, int sig, const SignalSource* source = nullptr);
@@ -62,7 +63,8 @@ bool interrupted(const Process* self);
 // On every return to user mode (kernel/traps.cpp): ends the thread if its
 // process is exiting, then acts on one pending unblocked signal: its
 // handler (the frame is built and the trap returns into the handler), or its
-// default action (ignore, or end the process: exit_current, no return).
+// default action (ignore, stop, or end the process: exit_current, no
+// return). A thread of a stopped process parks here until continued.
 void deliver(TrapFrame* frame);
 
 // rt_sigsuspend: `mask` (the one the call replaced) comes back at the next

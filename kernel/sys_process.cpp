@@ -1,11 +1,12 @@
 // Process and thread system calls (issue 29): clone/fork/vfork, execve,
-// exit and exit_group, wait4/waitid, identities, process groups (one per
-// process: a shell's needs, as far as job control stays out), futex, and
+// exit and exit_group, wait4/waitid (also of stopped and continued
+// children, kernel/job_control.h), identities, process groups, futex, and
 // sleeping.
 #include "kernel/clock.h"
 #include "kernel/console.h"
 #include "kernel/futex.h"
 #include "kernel/irq_lock.h"
+#include "kernel/job_control.h"
 #include "kernel/linux_errno.h"
 #include "kernel/page_alloc.h"
 #include "kernel/scheduler.h"
@@ -20,8 +21,12 @@ namespace {
 constexpr uint64_t kCloneVm = 0x100, kCloneVfork = 0x4000;
 constexpr uint64_t kTimerAbstime = 1;
 // waitid (linux/wait.h)
-constexpr uint64_t kPAll = 0, kPPid = 1, kPPgid = 2, kWexited = 4;
-constexpr int32_t kCldExited = 1, kCldKilled = 2, kCldDumped = 3;
+constexpr uint64_t kPAll = 0, kPPid = 1, kPPgid = 2;
+using signals::kCldContinued;
+using signals::kCldDumped;
+using signals::kCldExited;
+using signals::kCldKilled;
+using signals::kCldStopped;
 
 int64_t sleep_until(Process* self, uint64_t deadline) {
   IrqLockGuard guard(sched::lock);
@@ -125,7 +130,9 @@ int64_t sys_wait4(Process* self, TrapFrame*, const Args& args) {
                       : pid == -1 ? WaitFor{WaitFor::kAny, 0}
                       : pid == 0  ? WaitFor{WaitFor::kGroup, self->group->pgid}
                                   : WaitFor{WaitFor::kGroup, static_cast<uint32_t>(-pid)};
-  const int64_t reaped = wait_child(who, &status, args.a[2] & kWaitNohang);
+  const uint64_t options =
+      (args.a[2] & (kWaitNohang | kWaitUntraced | kWaitContinued)) | kWaitExited;
+  const int64_t reaped = wait_child(who, &status, options);
   if (reaped > 0 && status_va != 0) {
     const int32_t s = static_cast<int32_t>(status);
     if (!copy_to_user(self->space(), status_va, &s, sizeof s)) return error(EFAULT);
@@ -133,13 +140,31 @@ int64_t sys_wait4(Process* self, TrapFrame*, const Args& args) {
   return reaped;
 }
 
+namespace {
+// The siginfo waitid writes for a wait status (si_code, si_status).
+void child_info(int64_t status, int32_t* code, int32_t* child_status) {
+  const auto signal = static_cast<int32_t>(status & 0x7f);
+  if (status == jobs::kContinuedStatus) {
+    *code = kCldContinued;
+    *child_status = signals::kSigCont;
+  } else if (signal == 0x7f) {
+    *code = kCldStopped;
+    *child_status = static_cast<int32_t>((status >> 8) & 0xff);
+  } else {
+    *code = signal == 0 ? kCldExited : (status & 0x80) ? kCldDumped : kCldKilled;
+    *child_status = signal == 0 ? static_cast<int32_t>((status >> 8) & 0xff) : signal;
+  }
+}
+}  // namespace
+
 // waitid(idtype, id, infop, options, rusage): P_ALL, P_PID and P_PGID (id
-// 0: the caller's group, as Linux 5.4+) with WEXITED; WNOHANG; WNOWAIT
-// leaves the child a zombie for a later wait (stopped and continued
-// children do not exist here).
+// 0: the caller's group, as Linux 5.4+) with WEXITED, WSTOPPED and/or
+// WCONTINUED (one at least); WNOHANG; WNOWAIT leaves the child's state (a
+// zombie, a stop, a continuation) for a later wait.
 int64_t sys_waitid(Process* self, TrapFrame*, const Args& args) {
   const uint64_t type = args.a[0], id = args.a[1];
-  if ((type != kPAll && type != kPPid && type != kPPgid) || !(args.a[3] & kWexited) ||
+  const uint64_t kinds = args.a[3] & (kWaitExited | kWaitUntraced | kWaitContinued);
+  if ((type != kPAll && type != kPPid && type != kPPgid) || kinds == 0 ||
       (type == kPPid && (id == 0 || id > 0x7fffffff)) || (type == kPPgid && id > 0x7fffffff))
     return error(EINVAL);
   const uint64_t info_va = args.a[2];
@@ -148,15 +173,14 @@ int64_t sys_waitid(Process* self, TrapFrame*, const Args& args) {
                       : type == kPPgid ? WaitFor{WaitFor::kGroup,
                                                  id ? static_cast<uint32_t>(id) : self->group->pgid}
                                        : WaitFor{WaitFor::kAny, 0};
-  const int64_t reaped = wait_child(who, &status, args.a[3] & (kWaitNohang | kWaitNowait));
+  const int64_t reaped =
+      wait_child(who, &status, kinds | (args.a[3] & (kWaitNohang | kWaitNowait)));
   if (reaped < 0 || info_va == 0) return reaped < 0 ? reaped : 0;
   int32_t info[32] = {};  // siginfo_t: signo, errno, code, pad, pid, uid, status
   if (reaped > 0) {
-    const int32_t signal = static_cast<int32_t>(status & 0x7f);
     info[0] = signals::kSigChld;
-    info[2] = signal == 0 ? kCldExited : (status & 0x80) ? kCldDumped : kCldKilled;
     info[4] = static_cast<int32_t>(reaped);
-    info[6] = signal == 0 ? static_cast<int32_t>((status >> 8) & 0xff) : signal;
+    child_info(status, &info[2], &info[6]);
   }
   return copy_to_user(self->space(), info_va, info, sizeof info) ? 0 : error(EFAULT);
 }
@@ -193,7 +217,7 @@ int64_t sys_futex(Process* self, TrapFrame*, const Args& args) {
 
 // Process groups and sessions (ThreadGroup::pgid, sid), as Linux keeps
 // them for kill(-pgid), kill(0), wait4(0 or -pgid) and waitid(P_PGID);
-// there is no terminal, so no job control (no foreground group, no stops).
+// there is no terminal, so no foreground group (stops: kernel/job_control.h).
 namespace {
 // The process `pid` names (0: the caller's), under sched::lock.
 Process* process_named_locked(Process* self, uint64_t pid) {

@@ -65,8 +65,9 @@ uint32_t path_of(const Name& name, char (&path)[sys::kMaxPath]) {
 
 // Whether `s` may take AF_INET `name`: no other socket holds its port on
 // an overlapping address (INADDR_ANY overlaps all), but those made by
-// accept (they share their listener's); SO_REUSEADDR on both lets a
-// non-listening one be shared (Linux's rule without TIME_WAIT).
+// accept (they share their listener's); SO_REUSEADDR on both lets a port
+// be shared while the other does not listen (Linux's rule without
+// TIME_WAIT). bind asks, and listen again (of two sharing, one listens).
 bool port_free_locked(const Socket* s, const Name& name) {
   for (const Socket& other : sockets) {
     if (&other == s || other.family != kAfInet || other.local.length == 0 || other.accepted)
@@ -248,6 +249,8 @@ int64_t listen(Socket* s, int64_t backlog) {
     if (s->family == kAfUnix) return -EINVAL;  // Linux: no autobind for a listener
     if (const int64_t e = ephemeral_locked(s, 0); e < 0) return e;
   }
+  if (s->family == kAfInet && s->state == Socket::kOpen && !port_free_locked(s, s->local))
+    return -kEAddrinuse;  // another socket shares its port (SO_REUSEADDR): only one listens
   s->backlog = backlog < 0             ? 0
                : backlog > kBacklogMax ? kBacklogMax
                                        : static_cast<uint32_t>(backlog);

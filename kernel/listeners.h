@@ -57,8 +57,9 @@ void close(Socket* socket);
 // bind(2) with the name the program passed (`name.length` as it said): 0 or
 // -errno (EINVAL, EADDRINUSE, EADDRNOTAVAIL, EAFNOSUPPORT, ENOENT, ...).
 int64_t bind(Process* self, Socket* socket, const Name& name);
-// listen(2): 0 or -EINVAL (connected; an unbound AF_UNIX socket). An
-// unbound AF_INET socket gets an ephemeral port, as Linux's.
+// listen(2): 0 or -EINVAL (connected; an unbound AF_UNIX socket), or
+// -EADDRINUSE (AF_INET: another socket shares the port). An unbound AF_INET
+// socket gets an ephemeral port, as Linux's.
 int64_t listen(Socket* socket, int64_t backlog);
 // A queued connection's description (one reference handed over) into
 // *connection: 0, -EINVAL (not listening), -EAGAIN (`nonblocking`), -EINTR.

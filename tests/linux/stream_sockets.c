@@ -2,7 +2,8 @@
  * path in /tmp (a socket node: stat, EADDRINUSE until unlinked, ENOENT
  * after), an abstract name, an AF_INET loopback server on an ephemeral port
  * (read back with getsockname) answering a client thread over several
- * sequential connections, a thread pool accepting on one listener,
+ * sequential connections, a thread pool accepting on one listener, a
+ * backlog of 0 (one connection, then EAGAIN), epoll and select on a listener,
  * non-blocking accept (EAGAIN), accept4's flags, poll on a listener, a
  * non-blocking connect (EINPROGRESS, then POLLOUT and SO_ERROR 0; refused:
  * POLLERR and SO_ERROR ECONNREFUSED),
@@ -23,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -284,6 +287,41 @@ static void thread_pool(void) {
   close(pool_listener);
 }
 
+/* A backlog of 0 takes one connection (Linux's backlog + 1); epoll and
+ * select see a listener readable while one waits. */
+static void backlog_and_readiness(void) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "stream_sockets.b%d", (int)getpid());
+  socklen_t length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+  int s = socket(AF_UNIX, SOCK_STREAM, 0);
+  bind(s, (struct sockaddr *)&a, length);
+  listen(s, 0);
+  int e = epoll_create1(EPOLL_CLOEXEC);
+  struct epoll_event watch = {.events = EPOLLIN, .data.fd = s}, got;
+  printf("epoll_ctl on a listener: %s\n", err(epoll_ctl(e, EPOLL_CTL_ADD, s, &watch)));
+  printf("epoll_wait, nothing waiting: %d\n", epoll_wait(e, &got, 1, 0));
+  int first = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  int second = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  printf("backlog 0, first connect: %s\n", err(connect(first, (struct sockaddr *)&a, length)));
+  printf("second connect, non-blocking: %s\n", err(connect(second, (struct sockaddr *)&a, length)));
+  printf("epoll_wait: %d, EPOLLIN %d\n", epoll_wait(e, &got, 1, 1000),
+         got.data.fd == s && (got.events & EPOLLIN) != 0);
+  fd_set readable;
+  FD_ZERO(&readable);
+  FD_SET(s, &readable);
+  struct timeval no_wait = {0, 0};
+  printf("select: %d, readable %d\n", select(s + 1, &readable, NULL, NULL, &no_wait),
+         FD_ISSET(s, &readable) != 0);
+  int conn = accept(s, NULL, NULL);
+  printf("after accept, second connect: %s\n", err(connect(second, (struct sockaddr *)&a, length)));
+  close(conn);
+  conn = accept(s, NULL, NULL);
+  printf("and its accept: %s\n", err(conn));
+  close(conn), close(first), close(second), close(e), close(s);
+}
+
 static void on_alarm(int signal) { (void)signal; }
 
 static void waiting_and_errors(void) {
@@ -376,6 +414,7 @@ int main(void) {
   abstract_name();
   inet_server();
   thread_pool();
+  backlog_and_readiness();
   waiting_and_errors();
   printf("stream_sockets: done\n");
   return 0;

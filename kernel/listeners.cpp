@@ -19,7 +19,7 @@ constexpr uint32_t kModeSocket = 0140000;
 constexpr uint32_t kEphemeralFirst = 32768, kEphemeralLast = 60999;  // ip_local_port_range
 constexpr uint32_t kLoopback = 0x7f000001;
 
-constexpr uint32_t kSockets = 128;
+constexpr uint32_t kSockets = 256;  // a connection takes two (its client's, its server's)
 Socket sockets[kSockets];
 uint32_t next_ephemeral = kEphemeralFirst;
 uint32_t next_autobind;  // AF_UNIX autobind's abstract names: "\0" and 5 hex digits

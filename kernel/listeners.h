@@ -21,7 +21,7 @@ namespace kernel::listeners {
 inline constexpr uint32_t kAfUnix = 1, kAfInet = 2;
 inline constexpr uint32_t kNameBytes = 128;      // sizeof(struct sockaddr_storage): any name
 inline constexpr uint32_t kUnixNameBytes = 110;  // sizeof(struct sockaddr_un)
-inline constexpr uint32_t kBacklogMax = 16;  // listen's backlog is cut to this (Linux: somaxconn)
+inline constexpr uint32_t kBacklogMax = 64;  // listen's backlog is cut to this (Linux: somaxconn)
 
 // A struct sockaddr as getsockname reports it.
 struct Name {

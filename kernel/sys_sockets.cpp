@@ -73,8 +73,10 @@ static_assert(sizeof(MessageHeader) == 56);
 }  // namespace
 
 // socketpair(domain, type, protocol, sv): AF_UNIX SOCK_STREAM only
-// (SOCK_NONBLOCK, SOCK_CLOEXEC); datagram and seqpacket pairs EOPNOTSUPP.
+// (SOCK_NONBLOCK, SOCK_CLOEXEC); datagram and seqpacket pairs and AF_INET
+// EOPNOTSUPP, other families EAFNOSUPPORT.
 int64_t sys_socketpair(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[0] == listeners::kAfInet) return error(EOPNOTSUPP);  // Linux: TCP has no pairs
   if (args.a[0] != kAfUnix) return error(EAFNOSUPPORT);
   if (args.a[2] != 0 && args.a[2] != kAfUnix) return error(kEProtonosupport);
   if ((args.a[1] & ~(kSockNonblock | kSockCloexec)) != kSockStream) return error(EOPNOTSUPP);

@@ -8,7 +8,8 @@
  * non-blocking connect (EINPROGRESS, then POLLOUT and SO_ERROR 0; refused:
  * POLLERR and SO_ERROR ECONNREFUSED),
  * ECONNREFUSED, EADDRINUSE, shutdown and end of file, getpeername,
- * socket options, accept interrupted by a handled signal (EINTR). Nothing
+ * socket options, the errors of sockets in the wrong state and of names
+ * refused, accept interrupted by a handled signal (EINTR). Nothing
  * printed depends on a port number, a pid or a path, so the output equals
  * qemu-alpha's (which uses the host's loopback). */
 #define _GNU_SOURCE
@@ -322,6 +323,82 @@ static void backlog_and_readiness(void) {
   close(conn), close(first), close(second), close(e), close(s);
 }
 
+/* What Linux answers for sockets in the wrong state or names it refuses. */
+static void names_and_states(void) {
+  int u = socket(AF_UNIX, SOCK_STREAM, 0), i = socket(AF_INET, SOCK_STREAM, 0), sv[2];
+  struct sockaddr_storage ss;
+  socklen_t l = sizeof ss;
+  printf("getsockname unbound AF_UNIX: %s, length %d\n",
+         err(getsockname(u, (struct sockaddr *)&ss, &l)), (int)l);
+  l = sizeof ss;
+  printf("getsockname unbound AF_INET: %s, length %d\n",
+         err(getsockname(i, (struct sockaddr *)&ss, &l)), (int)l);
+  socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+  l = sizeof ss;
+  printf("a pair's getsockname: %s, length %d\n",
+         err(getsockname(sv[0], (struct sockaddr *)&ss, &l)), (int)l);
+  l = sizeof ss;
+  printf("a pair's getpeername: %s, length %d\n",
+         err(getpeername(sv[0], (struct sockaddr *)&ss, &l)), (int)l);
+  int v = 0;
+  socklen_t vl = sizeof v;
+  getsockopt(u, SOL_SOCKET, SO_DOMAIN, &v, &vl);
+  printf("SO_DOMAIN AF_UNIX %d", v == AF_UNIX);
+  getsockopt(i, SOL_SOCKET, SO_PROTOCOL, &v, &vl);
+  printf(", SO_PROTOCOL TCP %d\n", v == IPPROTO_TCP);
+  v = 1;
+  printf("TCP_NODELAY on AF_UNIX: %s\n",
+         err(setsockopt(u, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v)));
+  printf("an unknown option: %s\n", err(setsockopt(i, SOL_SOCKET, 9999, &v, sizeof v)));
+  printf("a short option: %s\n", err(setsockopt(i, SOL_SOCKET, SO_REUSEADDR, &v, 2)));
+  printf("send unconnected: AF_UNIX %s, ", err(send(u, "x", 1, 0)));
+  printf("AF_INET %s\n", err(send(i, "x", 1, 0)));
+  printf("recv unconnected AF_UNIX: %s\n", err(recv(u, &v, 1, 0)));
+  printf("shutdown unconnected: AF_UNIX %s, ", err(shutdown(u, SHUT_RDWR)));
+  printf("AF_INET %s\n", err(shutdown(i, SHUT_RDWR)));
+  struct sockaddr_un ua;
+  memset(&ua, 0, sizeof ua);
+  ua.sun_family = AF_UNIX;
+  printf("sendto unconnected AF_UNIX: %s\n",
+         err(sendto(u, "x", 1, 0, (struct sockaddr *)&ua, sizeof ua)));
+  printf("accept, not listening: %s\n", err(accept(i, NULL, NULL)));
+  struct sockaddr_in a = loopback(0);
+  a.sin_addr.s_addr = inet_addr("10.1.2.3");
+  printf("bind 10.1.2.3: %s\n", err(bind(i, (struct sockaddr *)&a, sizeof a)));
+  a = loopback(0);
+  printf("bind, 8 bytes: %s\n", err(bind(i, (struct sockaddr *)&a, 8)));
+  printf("bind, sockaddr_storage's size: %s\n",
+         err(bind(i, (struct sockaddr *)&a, sizeof(struct sockaddr_storage))));
+  printf("bind twice: %s\n", err(bind(i, (struct sockaddr *)&a, sizeof a)));
+  a = loopback(port_of(i));
+  int j = socket(AF_INET, SOCK_STREAM, 0), k = socket(AF_INET, SOCK_STREAM, 0);
+  v = 1;
+  setsockopt(i, SOL_SOCKET, SO_REUSEADDR, &v, sizeof v);
+  setsockopt(j, SOL_SOCKET, SO_REUSEADDR, &v, sizeof v);
+  printf("both SO_REUSEADDR, neither listening: %s\n",
+         err(bind(j, (struct sockaddr *)&a, sizeof a)));
+  printf("without SO_REUSEADDR: %s\n", err(bind(k, (struct sockaddr *)&a, sizeof a)));
+  printf("listen the first: %s, ", err(listen(i, 5)));
+  printf("the second: %s\n", err(listen(j, 5)));
+  int c = socket(AF_INET, SOCK_STREAM, 0);
+  printf("connect: %s\n", err(connect(c, (struct sockaddr *)&a, sizeof a)));
+  printf("listen connected: %s\n", err(listen(c, 1)));
+  printf("connect a listener: %s\n", err(connect(i, (struct sockaddr *)&a, sizeof a)));
+  int d = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in any = a, me;
+  any.sin_addr.s_addr = htonl(INADDR_ANY);
+  printf("connect to 0.0.0.0: %s", err(connect(d, (struct sockaddr *)&any, sizeof any)));
+  l = sizeof me;
+  getsockname(d, (struct sockaddr *)&me, &l);
+  printf(", from 127.0.0.1 %d\n", me.sin_addr.s_addr == htonl(INADDR_LOOPBACK));
+  printf("sendto connected AF_INET with an address: %s\n",
+         err(sendto(c, "x", 1, 0, (struct sockaddr *)&a, sizeof a)));
+  printf("socket(AF_UNIX, SOCK_STREAM, 6): %s\n", err(socket(AF_UNIX, SOCK_STREAM, 6)));
+  printf("socket(AF_INET, SOCK_STREAM, 17): %s\n", err(socket(AF_INET, SOCK_STREAM, 17)));
+  printf("socket(AF_INET, 77, 0): %s\n", err(socket(AF_INET, 77, 0)));
+  close(u), close(i), close(j), close(k), close(c), close(d), close(sv[0]), close(sv[1]);
+}
+
 static void on_alarm(int signal) { (void)signal; }
 
 static void waiting_and_errors(void) {
@@ -415,6 +492,7 @@ int main(void) {
   inet_server();
   thread_pool();
   backlog_and_readiness();
+  names_and_states();
   waiting_and_errors();
   printf("stream_sockets: done\n");
   return 0;

@@ -40,12 +40,6 @@ Name inet_name(uint32_t address, uint32_t port) {
   for (int i = 0; i < 4; ++i) n.bytes[4 + i] = static_cast<uint8_t>(address >> (24 - 8 * i));
   return n;
 }
-Name unnamed(uint32_t family) {  // an AF_UNIX socket without a name: the family alone
-  Name n{};
-  n.length = family == kAfInet ? 16 : 2;
-  n.bytes[0] = static_cast<uint8_t>(family);
-  return n;
-}
 bool same_name(const Name& a, const Name& b) {
   if (a.length != b.length) return false;
   for (uint32_t i = 0; i < a.length; ++i)
@@ -151,6 +145,13 @@ int64_t make_pending(uint32_t family, uint32_t protocol, Pending* p) {
 }
 
 }  // namespace
+
+Name unnamed(uint32_t family) {
+  Name n{};
+  n.length = family == kAfInet ? 16 : 2;
+  n.bytes[0] = static_cast<uint8_t>(family);
+  return n;
+}
 
 Socket* create(uint32_t family, uint32_t protocol) {
   IrqLockGuard guard(sched::lock);

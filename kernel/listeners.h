@@ -47,6 +47,10 @@ struct Socket {
   uint32_t head, count;
 };
 
+// An unbound socket's name: AF_UNIX's family alone (length 2, a
+// socketpair's ends' too), AF_INET's 0.0.0.0 port 0.
+Name unnamed(uint32_t family);
+
 // A new record for socket(2); nullptr when every record is in use.
 Socket* create(uint32_t family, uint32_t protocol);
 // The socket's last description closed: its name goes (an AF_UNIX path's

@@ -50,14 +50,6 @@ int64_t name_to_user(Process* self, uint64_t va, uint64_t length_va, const liste
   return copy_to_user(self->space(), length_va, &whole, sizeof whole) ? 0 : error(EFAULT);
 }
 
-// A socketpair's end has no record: its names are AF_UNIX's unnamed one.
-listeners::Name family_only() {
-  listeners::Name n{};
-  n.length = 2;
-  n.bytes[0] = kAfUnix;
-  return n;
-}
-
 int64_t accept_flags(Process* self, const Args& args, uint64_t flags) {
   if (flags & ~(kSockNonblock | kSockCloexec)) return error(EINVAL);
   int64_t e;
@@ -70,9 +62,10 @@ int64_t accept_flags(Process* self, const Args& args, uint64_t flags) {
     return r;
   // The new socket's O_NONBLOCK is accept4's, not the listener's (Linux).
   if (flags & kSockNonblock) connection->flags |= LINUX_O_NONBLOCK;
+  const listeners::Name peer = connection->socket->peer;  // before another thread may close it
   const int64_t fd = install_file(self->fds, 0, connection, flags & kSockCloexec);
   if (fd < 0) return fd;  // EMFILE: the connection is closed (its client reads end of file)
-  if (const int64_t r = name_to_user(self, args.a[1], args.a[2], connection->socket->peer); r < 0) {
+  if (const int64_t r = name_to_user(self, args.a[1], args.a[2], peer); r < 0) {
     close_file(self->fds, static_cast<uint64_t>(fd));
     return r;
   }
@@ -142,20 +135,20 @@ int64_t sys_getsockname(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
   OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, kENotsock, &e);
   if (f == nullptr) return e;
-  if (f->socket == nullptr) return name_to_user(self, args.a[1], args.a[2], family_only());
-  listeners::Name name = f->socket->local;
-  if (name.length == 0) {  // unbound: AF_UNIX's family alone, AF_INET's 0.0.0.0:0
-    name.length = f->socket->family == kAfInet ? 16 : 2;
-    name.bytes[0] = static_cast<uint8_t>(f->socket->family);
-  }
-  return name_to_user(self, args.a[1], args.a[2], name);
+  // A socketpair's end has no record: AF_UNIX's unnamed name.
+  if (f->socket == nullptr)
+    return name_to_user(self, args.a[1], args.a[2], listeners::unnamed(kAfUnix));
+  const listeners::Socket* s = f->socket;
+  return name_to_user(self, args.a[1], args.a[2],
+                      s->local.length ? s->local : listeners::unnamed(s->family));
 }
 
 int64_t sys_getpeername(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
   OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, kENotsock, &e);
   if (f == nullptr) return e;
-  if (f->socket == nullptr) return name_to_user(self, args.a[1], args.a[2], family_only());
+  if (f->socket == nullptr)
+    return name_to_user(self, args.a[1], args.a[2], listeners::unnamed(kAfUnix));
   if (f->pipe == nullptr) return error(kENotconn);
   return name_to_user(self, args.a[1], args.a[2], f->socket->peer);
 }

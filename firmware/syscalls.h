@@ -60,12 +60,18 @@
   X(fsync, 95)                                                                       \
   X(setpriority, 96)                                                                 \
   X(socket, 97)                                                                      \
+  X(connect, 98)                                                                     \
+  X(accept, 99)                                                                      \
   X(getpriority, 100)                                                                \
   X(send, 101)                                                                       \
   X(recv, 102)                                                                       \
   X(sigreturn, 103)                                                                  \
+  X(bind, 104)                                                                       \
+  X(setsockopt, 105)                                                                 \
+  X(listen, 106)                                                                     \
   X(recvmsg, 113)                                                                    \
   X(sendmsg, 114)                                                                    \
+  X(getsockopt, 118)                                                                 \
   X(readv, 120)                                                                      \
   X(writev, 121)                                                                     \
   X(fchown, 123)                                                                     \
@@ -80,7 +86,9 @@
   X(socketpair, 135)                                                                 \
   X(mkdir, 136)                                                                      \
   X(rmdir, 137)                                                                      \
+  X(getpeername, 141)                                                                \
   X(setsid, 147)                                                                     \
+  X(getsockname, 150)                                                                \
   X(msync, 217)                                                                      \
   X(getpgid, 233)                                                                    \
   X(getsid, 234)                                                                     \
@@ -181,6 +189,7 @@
   X(epoll_create1, 486)                                                               \
   X(dup3, 487)                                                                        \
   X(pipe2, 488)                                                                       \
+  X(accept4, 502)                                                                     \
   X(rt_tgsigqueueinfo, 492)                                                           \
   X(prlimit64, 496)                                                                   \
   X(renameat2, 510)                                                                   \

@@ -38,7 +38,9 @@ namespace {
 // The name Linux's /proc gives an open file that has no path.
 void name_of_pathless(const OpenFile& f, char* target, uint64_t capacity) {
   // A stable number for the pipe or socket (Linux: its inode's).
-  const uint64_t id = (reinterpret_cast<uint64_t>(f.pipe) >> 4) & 0xffffff;
+  const void* object =
+      f.pipe ? static_cast<const void*>(f.pipe) : f.socket;  // unconnected: its record
+  const uint64_t id = (reinterpret_cast<uint64_t>(object) >> 4) & 0xffffff;
   switch (f.kind) {
     case OpenFile::kConsole:
       copy_name(target, capacity, "/dev/ttyS0");

@@ -23,7 +23,7 @@ struct Pipe {
 namespace pipe {
 namespace {
 
-constexpr uint32_t kPipes = 128;  // a page each while open
+constexpr uint32_t kPipes = 256;  // a page each while open (a connected socket takes two)
 constexpr uint64_t kCapacity = pages::kPageBytes;
 constexpr int kSigPipe = 13;
 Pipe pipes[kPipes];

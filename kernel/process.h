@@ -36,6 +36,9 @@ struct Pipe;  // kernel/pipe.h
 namespace ramfs {
 struct Node;  // kernel/ramfs.h
 }
+namespace listeners {
+struct Socket;  // kernel/listeners.h
+}
 
 // An open file description (Linux's struct file): shared by the
 // descriptors dup and fork make, so they share its offset; `refs` counts
@@ -51,7 +54,7 @@ struct OpenFile {
     kPipeRead,
     kPipeWrite,
     kEventfd,
-    kSocket,     // one end of a socketpair (kernel/socket_end.h)
+    kSocket,     // a socket: a socketpair's end (kernel/socket_end.h) or socket(2)'s
     kGenerated,  // a /proc or /sys file (kernel/procfs.h): `file` over `held_pages`
     kEpoll,      // an epoll instance (kernel/epoll.h)
     kTimerfd,    // a timerfd (kernel/timerfd.h): expirations in `offset`
@@ -63,6 +66,7 @@ struct OpenFile {
   Pipe* pipe;                      // kSocket: the pipe it reads
   Pipe* peer;                      // kSocket: the pipe it writes (the other end reads)
   uint32_t shut;                   // kSocket: shutdown's SHUT_RD (1) and SHUT_WR (2) done
+  listeners::Socket* socket;       // kSocket: socket(2)'s record (nullptr: a socketpair's end)
   epoll::Set* epoll;               // kEpoll
   uint64_t timer_deadline;         // kTimerfd: the next expiry (cycles; 0: disarmed)
   uint64_t timer_interval;         // kTimerfd: the period after it (0: once)

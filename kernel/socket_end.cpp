@@ -2,6 +2,7 @@
 
 #include "kernel/irq_lock.h"
 #include "kernel/linux_errno.h"
+#include "kernel/listeners.h"
 #include "kernel/pipe.h"
 #include "kernel/scheduler.h"
 #include "kernel/signals.h"
@@ -20,6 +21,7 @@ bool nonblocking(const OpenFile* end, uint64_t flags) {
 }  // namespace
 
 int64_t read(Process* self, OpenFile* end, uint64_t flags, uint64_t buffer, uint64_t count) {
+  if (end->pipe == nullptr) return listeners::unconnected_error(end->socket, 'r');
   if (end->shut & kShutRead) return 0;
   uint64_t done = 0;
   do {
@@ -32,7 +34,10 @@ int64_t read(Process* self, OpenFile* end, uint64_t flags, uint64_t buffer, uint
 }
 
 int64_t write(Process* self, OpenFile* end, uint64_t flags, uint64_t buffer, uint64_t count) {
-  if (end->shut & kShutWrite) {  // Linux: EPIPE, and SIGPIPE unless MSG_NOSIGNAL
+  const bool unconnected = end->pipe == nullptr;
+  const int64_t e = unconnected ? listeners::unconnected_error(end->socket, 'w') : 0;
+  if (unconnected && e != -EPIPE) return e;
+  if (unconnected || (end->shut & kShutWrite)) {  // Linux: EPIPE, and SIGPIPE unless MSG_NOSIGNAL
     if (!(flags & kMsgNosignal)) {
       IrqLockGuard guard(sched::lock);
       signals::send_thread_locked(self, kSigPipe);
@@ -44,6 +49,7 @@ int64_t write(Process* self, OpenFile* end, uint64_t flags, uint64_t buffer, uin
 
 uint32_t poll_events(const OpenFile* end) {
   constexpr uint32_t kPollIn = 1, kPollHup = 16;
+  if (end->pipe == nullptr) return listeners::poll_events(end->socket);
   const uint32_t in = end->shut & kShutRead ? kPollIn : pipe::poll_events(end->pipe, false);
   const uint32_t out = end->shut & kShutWrite ? 0 : pipe::poll_events(end->peer, true);
   // A stream socket whose peer is gone is POLLIN | POLLHUP (end of file).
@@ -52,6 +58,7 @@ uint32_t poll_events(const OpenFile* end) {
 
 int64_t shutdown(OpenFile* end, uint64_t how) {
   if (how > 2) return -EINVAL;
+  if (end->pipe == nullptr) return listeners::unconnected_error(end->socket, 's');
   const uint32_t wanted = how == 0 ? kShutRead : how == 1 ? kShutWrite : kShutRead | kShutWrite;
   uint32_t newly;
   {
@@ -64,8 +71,11 @@ int64_t shutdown(OpenFile* end, uint64_t how) {
 }
 
 void close(OpenFile* end) {
-  pipe::close_end(end->pipe, false);
-  if (!(end->shut & kShutWrite)) pipe::close_end(end->peer, true);
+  if (end->pipe != nullptr) {
+    pipe::close_end(end->pipe, false);
+    if (!(end->shut & kShutWrite)) pipe::close_end(end->peer, true);
+  }
+  if (end->socket != nullptr) listeners::close(end->socket);
 }
 
 }  // namespace kernel::socket_end

@@ -1,8 +1,10 @@
-// A socketpair's ends (AF_UNIX, SOCK_STREAM): two pipes crossed, each end
+// A connected stream socket's end (a socketpair's, or a connection that
+// connect and accept made: kernel/listeners.h): two pipes crossed, each end
 // reading one and writing the other, so read, write, poll, close, EOF and
 // EPIPE/SIGPIPE are the pipes' (kernel/pipe.h). shutdown(SHUT_WR) closes
 // this end's writing side early (the peer reads end of file); SHUT_RD makes
-// its reads return 0. No names, no listening sockets, no datagrams.
+// its reads return 0. A socket not connected (no pipes yet: unconnected or
+// listening) answers as kernel/listeners.h says. No datagrams.
 #pragma once
 #include <cstdint>
 

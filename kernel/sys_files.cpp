@@ -266,6 +266,7 @@ int64_t open_path(Process* self, const char* path, uint64_t flags) {
     if (flags & kODirectory) return error(ENOTDIR);
     return open_fifo(self, named.node, path, flags);
   }
+  if (named_type == (kModeSocket & kModeTypeMask)) return error(ENXIO);  // a bound socket's name
   OpenFile open{};
   open.flags = static_cast<uint32_t>(flags & (LINUX_O_ACCMODE | LINUX_O_NONBLOCK | LINUX_O_APPEND));
   copy_name(open.path, sizeof open.path, path);

@@ -1,11 +1,13 @@
 // Sockets: socketpair's AF_UNIX stream pairs (kernel/socket_end.h) and the
-// calls that move data on them (send, recv, sendto, recvfrom, sendmsg,
-// recvmsg, shutdown). This kernel has no network stack and no socket names,
-// so socket() fails as Linux does for an address family it was built
-// without (EAFNOSUPPORT); glibc's name services try a socket to nscd first
-// and go on to the files (/etc/passwd) when there is none.
+// calls that move data on connected stream sockets, pairs' or those
+// connect and accept made (send, recv, sendto, recvfrom, sendmsg, recvmsg,
+// shutdown). socket(2) and the calls that name sockets:
+// kernel/sys_socket_names.cpp. glibc's name services connect to nscd's
+// socket first and go on to the files (/etc/passwd) when it is missing
+// (ENOENT).
 #include "kernel/files.h"
 #include "kernel/linux_errno.h"
+#include "kernel/listeners.h"
 #include "kernel/pipe.h"
 #include "kernel/socket_end.h"
 #include "kernel/syscall_handlers.h"
@@ -70,11 +72,11 @@ static_assert(sizeof(MessageHeader) == 56);
 
 }  // namespace
 
-int64_t sys_socket(Process*, TrapFrame*, const Args&) { return error(EAFNOSUPPORT); }
-
 // socketpair(domain, type, protocol, sv): AF_UNIX SOCK_STREAM only
-// (SOCK_NONBLOCK, SOCK_CLOEXEC); datagram and seqpacket pairs EOPNOTSUPP.
+// (SOCK_NONBLOCK, SOCK_CLOEXEC); datagram and seqpacket pairs and AF_INET
+// EOPNOTSUPP, other families EAFNOSUPPORT.
 int64_t sys_socketpair(Process* self, TrapFrame*, const Args& args) {
+  if (args.a[0] == listeners::kAfInet) return error(EOPNOTSUPP);  // Linux: TCP has no pairs
   if (args.a[0] != kAfUnix) return error(EAFNOSUPPORT);
   if (args.a[2] != 0 && args.a[2] != kAfUnix) return error(kEProtonosupport);
   if ((args.a[1] & ~(kSockNonblock | kSockCloexec)) != kSockStream) return error(EOPNOTSUPP);
@@ -88,12 +90,15 @@ int64_t sys_socketpair(Process* self, TrapFrame*, const Args& args) {
   return 0;
 }
 
-// sendto(fd, buf, len, flags, addr, addrlen): a connected pair takes no address.
+// sendto(fd, buf, len, flags, addr, addrlen): an AF_UNIX stream socket
+// takes no address (connected: EISCONN, else EOPNOTSUPP); AF_INET's
+// stream ignores it, as TCP does.
 int64_t sys_sendto(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
   OpenFile* f = socket_at(self, args.a[0], &e);
   if (f == nullptr) return e;
-  if (args.a[4] != 0) return error(kEIsconn);
+  const bool inet = f->socket != nullptr && f->socket->family == listeners::kAfInet;
+  if (args.a[4] != 0 && !inet) return error(f->pipe != nullptr ? kEIsconn : EOPNOTSUPP);
   return socket_end::write(self, f, args.a[3], args.a[1], args.a[2]);
 }
 
@@ -119,7 +124,7 @@ int64_t sys_recv(Process* self, TrapFrame* frame, const Args& args) {
   return sys_recvfrom(self, frame, Args{{args.a[0], args.a[1], args.a[2], args.a[3], 0, 0}});
 }
 
-// sendmsg(fd, msg, flags): the iovecs in turn; no address, no control data
+// sendmsg(fd, msg, flags): the iovecs in turn; no address (as sendto), no control data
 // (descriptors cannot be passed: EOPNOTSUPP).
 int64_t sys_sendmsg(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
@@ -127,7 +132,8 @@ int64_t sys_sendmsg(Process* self, TrapFrame*, const Args& args) {
   if (f == nullptr) return e;
   MessageHeader message;
   if (!copy_from_user(self->space(), &message, args.a[1], sizeof message)) return error(EFAULT);
-  if (message.name != 0) return error(kEIsconn);
+  const bool inet = f->socket != nullptr && f->socket->family == listeners::kAfInet;
+  if (message.name != 0 && !inet) return error(f->pipe != nullptr ? kEIsconn : EOPNOTSUPP);
   if (message.control_length != 0) return error(EOPNOTSUPP);
   return vector_io(self, message.iov, message.iov_count, [&](uint64_t base, uint64_t length) {
     return socket_end::write(self, f, args.a[2], base, length);

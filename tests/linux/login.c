@@ -4,7 +4,7 @@
  * getgrgid: glibc tries nscd's socket first), file system facts (statfs),
  * resource limits it lowers and raises again, and the calls this kernel
  * refuses the way a Linux without them would: links (EPERM, as on vfat)
- * and sockets (EAFNOSUPPORT); its arguments as given, blanks, quotes,
+ * and datagram sockets (ESOCKTNOSUPPORT); its arguments as given, blanks, quotes,
  * '#', '&' and empty ones included. Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -91,7 +91,7 @@ static void refusals(void) {
   unlink("/tmp/login-c");
   int pair[2];
   refused_or_done("socketpair", socketpair(AF_UNIX, SOCK_STREAM, 0, pair), EAFNOSUPPORT);
-  refused_or_done("socket", socket(AF_INET, SOCK_DGRAM, 0), EAFNOSUPPORT);
+  refused_or_done("socket", socket(AF_INET, SOCK_DGRAM, 0), ESOCKTNOSUPPORT);
 }
 
 int main(int argc, char **argv) {

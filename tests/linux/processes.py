@@ -69,6 +69,13 @@ under `dcpi run -- PROGRAM`, checked against qemu-alpha user mode.
                                               stdout, both equal to qemu-alpha's
   processes.py BUILD LINUX_DIR overcommit CPUS  twice the machine's RAM refused by mmap
                                               and malloc at once, MAP_NORESERVE not
+  processes.py BUILD LINUX_DIR stream_sockets CPUS  named stream sockets: an AF_UNIX
+                                              server and a forked client, an abstract
+                                              name, an AF_INET loopback server (an
+                                              ephemeral port) and a client thread, a
+                                              thread pool accepting, non-blocking
+                                              accept and connect, poll, ECONNREFUSED,
+                                              EADDRINUSE, shutdown, EINTR
   processes.py BUILD LINUX_DIR buffering CPUS  stdio's buffering as Linux's with stdout a
                                               file (fully buffered: a line printed
                                               before fork comes out twice) and a
@@ -328,6 +335,11 @@ AWKWARD = ("a b", "", "x'y", "#c", "&", "tail&", "back\\slash", '"q"', "!", "t\t
 
 def case_sockets(tmp):
     same("sockets", dcpi_run(os.path.join(tmp, "so.db"), "sockets").stdout, oracle("sockets"))
+
+
+def case_stream_sockets(tmp):
+    same("stream_sockets", dcpi_run(os.path.join(tmp, "ss.db"), "stream_sockets").stdout,
+         oracle("stream_sockets"))
 
 
 def case_fpieee(tmp):
@@ -675,6 +687,7 @@ def main():
                  "shared": case_shared,
                  "affinity": case_affinity, "limits": case_limits, "login": case_login,
                  "events": case_events, "sockets": case_sockets,
+                 "stream_sockets": case_stream_sockets,
                  "procfs": case_procfs, "cxxfs": case_cxxfs, "links": case_links,
                  "buffering": case_buffering, "signalfd": case_signalfd, "opath": case_opath,
                  "copy_calls": case_copy_calls,

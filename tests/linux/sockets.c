@@ -3,7 +3,7 @@
  * over several iovecs, shutdown(SHUT_WR) giving the peer end of file, a
  * parent and a forked child exchanging lines, poll, EPIPE with
  * MSG_NOSIGNAL after the peer closed, and what this kernel refuses
- * (a socket of its own: EAFNOSUPPORT; datagram pairs: EOPNOTSUPP) shown as
+ * (datagram pairs: EOPNOTSUPP; a lone socket works now: stream_sockets.c) shown as
  * "done or refused". Output equals qemu-alpha's. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -144,11 +144,20 @@ void notify_executable_mapping(Process* self, const OpenFile& f, uint64_t start,
 // this way and the bundled workloads' costs are measured so); it is
 // committed memory, refused as Linux refuses it (commitment_refused), and a
 // growth the guest's free pages cannot hold is undone, leaving the break.
+// Shrinking unmaps the whole pages above the new break, as Linux's, so a
+// later growth reads zeroes there.
 int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t wanted = args.a[0], old = self->mm->brk;
   if (wanted < self->mm->brk_start || wanted > kHeapLimit) return static_cast<int64_t>(old);
   const uint64_t first = (old + kPageMask) & ~kPageMask;
+  if (wanted < old) {
+    for (uint64_t va = (wanted + kPageMask) & ~kPageMask; va < first; va += pages::kPageBytes)
+      unmap_user_page(self->space(), va);
+    sched::flush_tlb(self->mm);
+    self->mm->brk = wanted;
+    return static_cast<int64_t>(wanted);
+  }
   if (wanted > first && commitment_refused(LINUX_PROT_WRITE, 0, true, wanted - first))
     return static_cast<int64_t>(old);
   for (uint64_t va = first; va < wanted; va += pages::kPageBytes) {

@@ -1,12 +1,14 @@
 // Linux's heuristic overcommit: one allocation of more than the machine's
 // RAM and swap is refused at once (ENOMEM), not when touched; MAP_NORESERVE
-// and read-only mappings are not counted.
+// and read-only mappings are not counted. The break, shrunk and grown
+// again, reads zeroes.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 int main(void) {
   struct sysinfo info;
@@ -32,6 +34,18 @@ int main(void) {
   p = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   printf("read-only: %s\n", p == MAP_FAILED ? strerror(errno) : "mapped");
   if (p != MAP_FAILED) munmap(p, big);
+  /* The break shrunk and grown again reads zeroes (whole pages: Linux keeps
+     the rest of the page the break ends in). */
+  char* base = sbrk(0);
+  sbrk((64 * 1024 - (long)((unsigned long)base % (64 * 1024))) % (64 * 1024));
+  char* grown = sbrk(64 * 1024);
+  memset(grown, 0x5a, 64 * 1024);
+  sbrk(-64 * 1024);
+  char* again = sbrk(64 * 1024);
+  int stale = 0;
+  for (int i = 0; i < 64 * 1024; i++) stale += again[i] != 0;
+  printf("the break grown again in place: %s, stale bytes: %d\n", again == grown ? "yes" : "no",
+         stale);
   p = malloc(machine / 16);
   printf("malloc of a sixteenth: %s\n", p ? "given" : "NULL");
   free(p);

@@ -90,7 +90,6 @@ int64_t link_target(Process* self, const char* path, char* target, uint64_t capa
 int64_t reopen(Process* self, int64_t fd, uint64_t flags, const char* path) {
   OpenFile* f = file_at(self->fds, static_cast<uint64_t>(fd));
   if (f == nullptr) return error(ENOENT);
-  const bool cloexec = flags & LINUX_O_CLOEXEC;
   if (f->kind == OpenFile::kRamFile || f->kind == OpenFile::kConsole) {
     OpenFile open{};
     open.kind = f->kind;
@@ -103,12 +102,10 @@ int64_t reopen(Process* self, int64_t fd, uint64_t flags, const char* path) {
       if ((flags & LINUX_O_TRUNC) && !ramfs::truncate(f->node, 0)) return error(ENOSPC);
       ramfs::hold(f->node);
     }
-    const int64_t opened = open_description(self->fds, open, cloexec);
-    if (opened == error(ENFILE) && f->kind == OpenFile::kRamFile) ramfs::release(f->node);
-    return opened;
+    return sys::open_described(self, open, flags);
   }
   hold_description(f);
-  return install_file(self->fds, 0, f, cloexec);
+  return install_file(self->fds, 0, f, flags & LINUX_O_CLOEXEC);
 }
 
 }  // namespace kernel::fd_links

@@ -195,15 +195,6 @@ void describe_found(const ramfs::Found& found, OpenFile* open) {
   if (open->kind == OpenFile::kRamFile) ramfs::hold(found.node);
 }
 
-// A description (any kind) put at the lowest free fd; one that could not be
-// made leaves its RAM file's hold to us, one that found no free fd was
-// released with it (release_description).
-int64_t open_described(Process* self, const OpenFile& open, uint64_t flags) {
-  const int64_t fd = open_description(self->fds, open, flags & kOCloexec);
-  if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
-  return fd;
-}
-
 // O_PATH (Linux 2.6.39): a description that names the file `path` leads to
 // without opening it (path_only, kernel/files.h): no access is checked, a
 // FIFO is not waited on, no /proc text is made; a symbolic link left
@@ -352,6 +343,12 @@ int64_t stat64_to_user(Process* self, const OpenFile& f, uint64_t buffer) {
 
 }  // namespace
 
+int64_t open_described(Process* self, const OpenFile& open, uint64_t flags) {
+  const int64_t fd = open_description(self->fds, open, flags & kOCloexec);
+  if (fd == error(ENFILE) && open.kind == OpenFile::kRamFile) ramfs::release(open.node);
+  return fd;
+}
+
 // A path for an *at() call: absolute, or relative to the working directory
 // (AT_FDCWD) or to the directory `dirfd` was opened as (libstdc++'s
 // filesystem::remove_all walks a tree by directory descriptors).
@@ -368,7 +365,8 @@ int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kM
     directory = named->path[0] ? named->path : "/";
   }
   if (const int64_t e = resolve_in(directory, path, follow_last); e < 0) return e;
-  return follow_self_exe(self, path, follow_last);
+  follow_self_exe(self, path, follow_last);
+  return 0;
 }
 
 // stat of a path: /dev/null, a RAM file or directory, the initrd's.

@@ -53,6 +53,12 @@ bool commitment_refused(uint64_t prot, uint64_t flags, bool anonymous, uint64_t 
          bytes / pages::kPageBytes > pages::total_count();
 }
 
+// Unmaps the pages of [start, end) (page-aligned) and flushes the TLB.
+void unmap_range(Process* self, uint64_t start, uint64_t end) {
+  for (uint64_t va = start; va < end; va += pages::kPageBytes) unmap_user_page(self->space(), va);
+  sched::flush_tlb(self->mm);
+}
+
 // Where a mapping of `bytes` goes: MAP_FIXED's address, a free hint, or the
 // next free range above the dynamic loader; 0 if none.
 uint64_t place_mapping(Process* self, uint64_t hint, uint64_t bytes, uint64_t flags) {
@@ -152,9 +158,7 @@ int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
   if (wanted < self->mm->brk_start || wanted > kHeapLimit) return static_cast<int64_t>(old);
   const uint64_t first = (old + kPageMask) & ~kPageMask;
   if (wanted < old) {
-    for (uint64_t va = (wanted + kPageMask) & ~kPageMask; va < first; va += pages::kPageBytes)
-      unmap_user_page(self->space(), va);
-    sched::flush_tlb(self->mm);
+    unmap_range(self, (wanted + kPageMask) & ~kPageMask, first);
     self->mm->brk = wanted;
     return static_cast<int64_t>(wanted);
   }
@@ -162,9 +166,7 @@ int64_t sys_brk(Process* self, TrapFrame*, const Args& args) {
     return static_cast<int64_t>(old);
   for (uint64_t va = first; va < wanted; va += pages::kPageBytes) {
     if (map_user_page(self->space(), va, true) != 0) continue;
-    for (uint64_t mapped = first; mapped < va; mapped += pages::kPageBytes)
-      unmap_user_page(self->space(), mapped);
-    sched::flush_tlb(self->mm);
+    unmap_range(self, first, va);
     return static_cast<int64_t>(old);
   }
   self->mm->brk = wanted;
@@ -205,11 +207,11 @@ int64_t sys_mmap(Process* self, TrapFrame*, const Args& args) {
   const bool filled =
       shared_file ? share_file(self, start, bytes, access_of(prot), *f, offset)
                   : fill_mapping(self, start, bytes, access_of(prot), f, offset, shared_anonymous);
-  if (!filled)  // out of pages part way: none of it stays
-    for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
-      unmap_user_page(self->space(), va);
+  if (!filled) {  // out of pages part way: none of it stays
+    unmap_range(self, start, start + bytes);
+    return error(ENOMEM);
+  }
   sched::flush_tlb(self->mm);
-  if (!filled) return error(ENOMEM);
   if (f != nullptr && f->kind == OpenFile::kInitrd && (prot & LINUX_PROT_EXEC))
     notify_executable_mapping(self, *f, start, bytes, offset);
   return static_cast<int64_t>(start);
@@ -219,9 +221,7 @@ int64_t sys_munmap(Process* self, TrapFrame*, const Args& args) {
   LockGuard guard(self->mm->lock);  // threads of one mm on other CPUs
   const uint64_t start = args.a[0], bytes = (args.a[1] + kPageMask) & ~kPageMask;
   if (bytes == 0 || !range_ok(start, bytes)) return error(EINVAL);
-  for (uint64_t va = start; va < start + bytes; va += pages::kPageBytes)
-    unmap_user_page(self->space(), va);
-  sched::flush_tlb(self->mm);
+  unmap_range(self, start, start + bytes);
   return 0;
 }
 
@@ -257,9 +257,7 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
   if (!user_page_mapped(self->space(), old, &access) || access == UserAccess::kNone)
     return error(EFAULT);
   if (new_bytes <= old_bytes) {
-    for (uint64_t va = old + new_bytes; va < old + old_bytes; va += pages::kPageBytes)
-      unmap_user_page(self->space(), va);
-    sched::flush_tlb(self->mm);
+    unmap_range(self, old + new_bytes, old + old_bytes);
     return static_cast<int64_t>(old);
   }
   const uint64_t grow = new_bytes - old_bytes;
@@ -268,8 +266,7 @@ int64_t sys_mremap(Process* self, TrapFrame*, const Args& args) {
                          shared ? LINUX_MAP_SHARED : 0, true, grow))
     return error(ENOMEM);
   if (range_ok(old + old_bytes, grow) && range_unmapped(self->space(), old + old_bytes, grow)) {
-    const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0,
-                                 user_page_shared(self->space(), old));
+    const bool ok = fill_mapping(self, old + old_bytes, grow, access, nullptr, 0, shared);
     sched::flush_tlb(self->mm);
     return ok ? static_cast<int64_t>(old) : error(ENOMEM);
   }

@@ -40,16 +40,21 @@ int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath],
 // resolved ("" stays).
 int64_t raw_path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath]);
 int64_t resolve_in(const char* directory, char (&path)[kMaxPath], FollowLast follow_last = kFollow);
-// A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):
-// 0 or -errno. kernel/sys_files.cpp.
 // /proc/self/exe, Linux's link to the program the process runs (programs
 // re-exec and reopen themselves through it), followed to that program's
 // path unless the last component is not followed (readlink: its target).
-int64_t follow_self_exe(const Process* self, char (&path)[kMaxPath], FollowLast follow_last);
+void follow_self_exe(const Process* self, char (&path)[kMaxPath], FollowLast follow_last);
+// A path for an *at() call (absolute, or relative to "/" with AT_FDCWD):
+// 0 or -errno. kernel/sys_files.cpp.
 int64_t at_path(Process* self, uint64_t dirfd, uint64_t path_va, char (&path)[kMaxPath],
                 FollowLast follow_last = kFollow);
 // stat64 of a path into user memory: 0 or -errno. kernel/sys_files.cpp.
 int64_t stat_path(Process* self, const char* path, uint64_t buffer);
+// A description (any kind) put at the lowest free fd (O_CLOEXEC from
+// `flags`): the fd or -errno; one that could not be made leaves its RAM
+// file's hold to the function, one that found no free fd was released
+// with it (release_description). kernel/sys_files.cpp.
+int64_t open_described(Process* self, const OpenFile& open, uint64_t flags);
 // open(2) of a FIFO (`node`, at `path`): a pipe end's descriptor, or -errno.
 // kernel/sys_fifo.cpp.
 int64_t open_fifo(Process* self, ramfs::Node* node, const char* path, uint64_t flags);

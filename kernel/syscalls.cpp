@@ -70,10 +70,9 @@ int64_t resolve_in(const char* directory, char (&path)[kMaxPath], FollowLast fol
   return 0;
 }
 
-int64_t follow_self_exe(const Process* self, char (&path)[kMaxPath], FollowLast follow_last) {
+void follow_self_exe(const Process* self, char (&path)[kMaxPath], FollowLast follow_last) {
   if (follow_last == kFollow && same_string(path, "/proc/self/exe"))
     copy_name(path, kMaxPath, self->name);  // the program's path as exec'd
-  return 0;
 }
 
 int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath],
@@ -83,7 +82,8 @@ int64_t path_from_user(Process* self, uint64_t path_va, char (&path)[kMaxPath],
   // working directory: then made absolute here, once, for every call.
   if (const int64_t e = resolve_in(self->group ? self->group->cwd : "", path, follow_last); e < 0)
     return e;
-  return follow_self_exe(self, path, follow_last);
+  follow_self_exe(self, path, follow_last);
+  return 0;
 }
 
 void report_unimplemented() {

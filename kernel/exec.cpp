@@ -11,7 +11,6 @@
 #include "kernel/files.h"
 #include "kernel/fp_completion.h"
 #include "kernel/irq_lock.h"
-#include "kernel/job_control.h"
 #include "kernel/linux_errno.h"
 #include "kernel/palcalls.h"
 #include "kernel/posix_timers.h"
@@ -70,13 +69,7 @@ bool end_other_threads(Process* self) {
   ThreadGroup* group = self->group;
   group->exiting = true;
   group->exit_status = 0;
-  for (uint32_t i = 0; i < process_slot_count(); ++i) {
-    Process* p = &process_slots()[i];
-    if (p == self || p->group != group || p->state == ProcessState::kZombie) continue;
-    if (p->state == ProcessState::kBlocked && p->interruptible) sched::make_ready_locked(p);
-    if (p->state == ProcessState::kRunning) sched::kick_locked(p);
-  }
-  jobs::release_locked(group);  // threads parked in a stop leave too
+  make_other_threads_leave_locked(self);
   for (uint64_t tries = 0; group->threads > 1 && tries < kTries; ++tries)
     sched::sleep_locked(clock::cycles() + kTick);  // they leave by themselves
   group->exiting = false;

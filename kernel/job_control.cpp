@@ -15,19 +15,10 @@ constexpr int32_t kSiKernel = 0x80;  // si_code SI_KERNEL
 constexpr uint64_t kStopSignals =
     bit(kSigStop) | bit(signals::kSigTstp) | bit(signals::kSigTtin) | bit(signals::kSigTtou);
 
-// Calls fn(p) for each thread of `group` (zombies too), with sched::lock.
-template <typename Fn>
-void each_thread(const ThreadGroup* group, Fn fn) {
-  for (uint32_t i = 0; i < process_slot_count(); ++i) {
-    Process& p = process_slots()[i];
-    if (p.state != ProcessState::kFree && p.group == group) fn(p);
-  }
-}
-
 // Takes `signals` off the pending sets of the process and of its threads.
 void discard_locked(ThreadGroup* group, uint64_t signals) {
   group->pending &= ~signals;
-  each_thread(group, [signals](Process& p) { p.pending &= ~signals; });
+  for_each_thread(group, [signals](Process& p) { p.pending &= ~signals; });
 }
 
 // Linux's do_notify_parent_cldstop: the parent of process `tgid` gets
@@ -51,7 +42,7 @@ void notify_parent_locked(uint32_t tgid, int32_t code, int32_t status) {
 void complete_if_stopped_locked(uint32_t tgid, ThreadGroup* group) {
   if (!group->stopped || group->stop_complete || group->exiting) return;
   bool may_run = false;
-  each_thread(group, [&may_run](const Process& p) {
+  for_each_thread(group, [&may_run](const Process& p) {
     may_run |= p.state == ProcessState::kReady || p.state == ProcessState::kRunning;
   });
   if (may_run) return;
@@ -113,7 +104,7 @@ void stop_locked(Process* target, int sig) {
   group->stop_signal = sig;
   // Threads running on other CPUs look now; the queued ones look when they
   // next run, sleeping ones when their call ends.
-  each_thread(group, [](const Process& p) {
+  for_each_thread(group, [](const Process& p) {
     if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
   });
   complete_if_stopped_locked(target->tgid, group);
@@ -152,7 +143,7 @@ void park_locked(Process* self) {
 void blocked_locked(const Process* p) { complete_if_stopped_locked(p->tgid, p->group); }
 
 void release_locked(const ThreadGroup* group) {
-  each_thread(group, [](Process& p) {
+  for_each_thread(group, [](Process& p) {
     if (!p.stopped) return;
     p.stopped = false;
     sched::make_ready_locked(&p);

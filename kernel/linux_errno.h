@@ -40,5 +40,17 @@ inline constexpr int ENOLCK = 77;        // Linux/Alpha value (OSF numbering)
 inline constexpr int ENOTEMPTY = 66;     // Linux/Alpha value (OSF numbering)
 inline constexpr int EAFNOSUPPORT = 47;  // Linux/Alpha value (OSF numbering)
 inline constexpr int EOVERFLOW = 112;    // Linux/Alpha value (asm/errno.h)
+// Sockets' (Linux/Alpha values, OSF numbering).
+inline constexpr int EINPROGRESS = 36;
+inline constexpr int ENOTSOCK = 38;
+inline constexpr int ENOPROTOOPT = 42;
+inline constexpr int EPROTONOSUPPORT = 43;
+inline constexpr int ESOCKTNOSUPPORT = 44;
+inline constexpr int EADDRINUSE = 48;
+inline constexpr int EADDRNOTAVAIL = 49;
+inline constexpr int ENETUNREACH = 51;
+inline constexpr int EISCONN = 56;
+inline constexpr int ENOTCONN = 57;
+inline constexpr int ECONNREFUSED = 61;
 
 }  // namespace kernel

@@ -12,9 +12,6 @@
 namespace kernel::listeners {
 namespace {
 
-// Linux/Alpha errno values this file returns beyond linux_errno.h's.
-constexpr int kEInprogress = 36, kEAddrinuse = 48, kEAddrnotavail = 49, kENetunreach = 51,
-              kEIsconn = 56, kENotconn = 57, kEConnrefused = 61;
 constexpr uint32_t kModeSocket = 0140000;
 constexpr uint32_t kEphemeralFirst = 32768, kEphemeralLast = 60999;  // ip_local_port_range
 constexpr uint32_t kLoopback = 0x7f000001;
@@ -86,7 +83,7 @@ int64_t ephemeral_locked(Socket* s, uint32_t address) {
     s->local = name;
     return 0;
   }
-  return -kEAddrinuse;
+  return -EADDRINUSE;
 }
 
 // The listener a connect names: an AF_UNIX path's by its node, an abstract
@@ -188,11 +185,11 @@ int64_t bind(Process* self, Socket* s, const Name& name) {
     if (name.length < 16) return -EINVAL;
     if (name.bytes[0] != kAfInet) return -EAFNOSUPPORT;
     const uint32_t address = address_of(name);
-    if (address != 0 && !loopback(address)) return -kEAddrnotavail;  // no other interface
+    if (address != 0 && !loopback(address)) return -EADDRNOTAVAIL;  // no other interface
     IrqLockGuard guard(sched::lock);
     if (s->local.length != 0) return -EINVAL;
     if (port_of(name) == 0) return ephemeral_locked(s, address);
-    if (!port_free_locked(s, name)) return -kEAddrinuse;
+    if (!port_free_locked(s, name)) return -EADDRINUSE;
     s->local = inet_name(address, port_of(name));
     return 0;
   }
@@ -221,7 +218,7 @@ int64_t bind(Process* self, Socket* s, const Name& name) {
       if (s->local.length != 0) return -EINVAL;
     }
     const int e = ramfs::make_node(path, kModeSocket | (0777 & ~self->group->umask));
-    if (e != 0) return -(e == EEXIST ? kEAddrinuse : e);
+    if (e != 0) return -(e == EEXIST ? EADDRINUSE : e);
     node = ramfs::lookup(path).node;
     if (node == nullptr) return -ENOENT;
     ramfs::hold(node);  // the name stays this socket's until unlinked (or the socket closed)
@@ -232,7 +229,7 @@ int64_t bind(Process* self, Socket* s, const Name& name) {
     if (s->local.length != 0)  // another thread bound it meanwhile
       result = -EINVAL;
     else if (node == nullptr && listener_locked(kAfUnix, nullptr, bound) != nullptr)
-      result = -kEAddrinuse;
+      result = -EADDRINUSE;
     else
       s->local = bound, s->node = node;
   }
@@ -251,7 +248,7 @@ int64_t listen(Socket* s, int64_t backlog) {
     if (const int64_t e = ephemeral_locked(s, 0); e < 0) return e;
   }
   if (s->family == kAfInet && s->state == Socket::kOpen && !port_free_locked(s, s->local))
-    return -kEAddrinuse;  // another socket shares its port (SO_REUSEADDR): only one listens
+    return -EADDRINUSE;  // another socket shares its port (SO_REUSEADDR): only one listens
   s->backlog = backlog < 0             ? 0
                : backlog > kBacklogMax ? kBacklogMax
                                        : static_cast<uint32_t>(backlog);
@@ -299,7 +296,7 @@ int64_t connect(Process* self, OpenFile* client, const Name& name, bool nonblock
       const ramfs::Found found = ramfs::lookup(path);
       if (!found.exists) return -ENOENT;
       if (found.node == nullptr || (ramfs::mode(found.node) & 0170000) != kModeSocket)
-        return -kEConnrefused;
+        return -ECONNREFUSED;
       node = found.node;
     }
   } else {
@@ -307,17 +304,17 @@ int64_t connect(Process* self, OpenFile* client, const Name& name, bool nonblock
     if (name.bytes[0] != kAfInet) return -EAFNOSUPPORT;
     uint32_t address = address_of(name);
     if (address == 0) address = kLoopback;  // Linux: INADDR_ANY is this host
-    if (!loopback(address)) return -kENetunreach;
+    if (!loopback(address)) return -ENETUNREACH;
     target = inet_name(address, port_of(name));
   }
   {
     IrqLockGuard guard(sched::lock);
     if (s->state == Socket::kConnected) {
-      if (!s->in_progress) return -kEIsconn;
+      if (!s->in_progress) return -EISCONN;
       s->in_progress = false;  // the connect that said EINPROGRESS is done
       return 0;
     }
-    if (s->state == Socket::kListening) return s->family == kAfUnix ? -EINVAL : -kEIsconn;
+    if (s->state == Socket::kListening) return s->family == kAfUnix ? -EINVAL : -EISCONN;
     s->error = 0;
   }
   Pending pending;
@@ -328,11 +325,11 @@ int64_t connect(Process* self, OpenFile* client, const Name& name, bool nonblock
     for (;;) {
       Socket* l = listener_locked(s->family, node, target);
       if (l == nullptr || l->state != Socket::kListening) {
-        result = -kEConnrefused;
+        result = -ECONNREFUSED;
         break;
       }
       if (s->state != Socket::kOpen) {  // another thread's connect or listen meanwhile
-        result = s->family == kAfUnix && s->state == Socket::kListening ? -EINVAL : -kEIsconn;
+        result = s->family == kAfUnix && s->state == Socket::kListening ? -EINVAL : -EISCONN;
         break;
       }
       if (l->count > l->backlog) {  // full (backlog + 1 wait, as Linux's): wait for an accept
@@ -368,14 +365,14 @@ int64_t connect(Process* self, OpenFile* client, const Name& name, bool nonblock
       pending = Pending{};             // handed over
       if (s->family == kAfInet && nonblocking) {
         s->in_progress = true;  // Linux's non-blocking TCP connect never finishes in the call
-        result = -kEInprogress;
+        result = -EINPROGRESS;
       }
       break;
     }
     // Linux's non-blocking TCP connect learns of the refusal later: SO_ERROR.
-    if (result == -kEConnrefused && s->family == kAfInet && nonblocking) {
-      s->error = kEConnrefused;
-      result = -kEInprogress;
+    if (result == -ECONNREFUSED && s->family == kAfInet && nonblocking) {
+      s->error = ECONNREFUSED;
+      result = -EINPROGRESS;
     }
   }
   pending.release();  // a connection not made
@@ -392,8 +389,8 @@ uint32_t poll_events(const Socket* s) {
 
 int64_t unconnected_error(Socket* s, char call) {
   if (const int32_t e = take_error(s)) return -e;
-  if (s->family == kAfUnix) return call == 'r' ? -EINVAL : call == 'w' ? -kENotconn : 0;
-  return call == 'w' ? -EPIPE : -kENotconn;
+  if (s->family == kAfUnix) return call == 'r' ? -EINVAL : call == 'w' ? -ENOTCONN : 0;
+  return call == 'w' ? -EPIPE : -ENOTCONN;
 }
 
 int32_t take_error(Socket* s) {

@@ -18,7 +18,11 @@
 
 namespace kernel::listeners {
 
+// Linux/Alpha's socket ABI: families, SOCK_STREAM and socket()'s flags
+// (SOCK_NONBLOCK is Alpha's own), IPPROTO_TCP.
 inline constexpr uint32_t kAfUnix = 1, kAfInet = 2;
+inline constexpr uint64_t kSockStream = 1, kSockNonblock = 0x40000000, kSockCloexec = 010000000;
+inline constexpr uint32_t kIpprotoTcp = 6;
 inline constexpr uint32_t kNameBytes = 128;      // sizeof(struct sockaddr_storage): any name
 inline constexpr uint32_t kUnixNameBytes = 110;  // sizeof(struct sockaddr_un)
 inline constexpr uint32_t kBacklogMax = 64;  // listen's backlog is cut to this (Linux: somaxconn)

@@ -416,6 +416,15 @@ uint64_t group_cycles_locked(const ThreadGroup* group) {
   return cycles;
 }
 
+void make_other_threads_leave_locked(const Process* self) {
+  for_each_thread(self->group, [self](Process& p) {
+    if (&p == self) return;
+    if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
+    if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
+  });
+  jobs::release_locked(self->group);  // threads parked in a stop leave too
+}
+
 Process* process_slots() { return table; }
 uint32_t process_slot_count() { return __atomic_load_n(&slots_end, __ATOMIC_ACQUIRE); }
 
@@ -533,12 +542,7 @@ void exit_current(int64_t wait_status) {
       group->exiting = true;
       group->exit_status = wait_status;
     }
-    for (Process& p : used_slots) {
-      if (&p == self || p.group != group) continue;
-      if (p.state == ProcessState::kBlocked && p.interruptible) sched::make_ready_locked(&p);
-      if (p.state == ProcessState::kRunning) sched::kick_locked(&p);
-    }
-    jobs::release_locked(group);  // threads parked in a stop leave too
+    make_other_threads_leave_locked(self);
   }
   exit_thread(wait_status);
 }

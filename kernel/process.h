@@ -283,6 +283,20 @@ uint64_t group_cycles_locked(const ThreadGroup* group);
 // The process table, for scans with sched::lock held (signals, futexes).
 Process* process_slots();
 uint32_t process_slot_count();
+// Calls fn(p) for each thread of `group` in the table (zombies too), with
+// sched::lock held.
+template <typename Fn>
+void for_each_thread(const ThreadGroup* group, Fn fn) {
+  for (uint32_t i = 0; i < process_slot_count(); ++i) {
+    Process& p = process_slots()[i];
+    if (p.state != ProcessState::kFree && p.group == group) fn(p);
+  }
+}
+// exit_group and execve's de_thread: every other thread of `self`'s process
+// looks at once (running ones kicked, sleeping ones woken, ones parked in a
+// stop released) and leaves on its way back to user mode
+// (signals::deliver). With sched::lock held.
+void make_other_threads_leave_locked(const Process* self);
 // The live process (thread group leader) `tgid`, or the live thread `tid`;
 // nullptr if none. With sched::lock held.
 Process* find_process_locked(uint32_t tgid);

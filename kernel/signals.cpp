@@ -55,11 +55,9 @@ bool stops_by_default(const ThreadGroup* group, int sig) {
 // taken by any thread that does not block it).
 uint64_t blocked_by_all_locked(const ThreadGroup* group) {
   uint64_t blocked = ~uint64_t{0};
-  for (uint32_t i = 0; i < process_slot_count(); ++i) {
-    const Process* p = &process_slots()[i];
-    if (p->group == group && p->state != ProcessState::kFree && p->state != ProcessState::kZombie)
-      blocked &= p->blocked;
-  }
+  for_each_thread(group, [&blocked](const Process& p) {
+    if (p.state != ProcessState::kZombie) blocked &= p.blocked;
+  });
   return blocked;
 }
 
@@ -252,10 +250,7 @@ void send_group_locked(Process* leader, int sig, const SignalSource* source) {
   }
   group->source[sig - 1] = source ? *source : from_caller();
   group->pending |= bit(sig);
-  for (uint32_t i = 0; i < process_slot_count(); ++i) {
-    Process* p = &process_slots()[i];
-    if (p->state != ProcessState::kFree && p->group == group) wake_for_locked(p, sig);
-  }
+  for_each_thread(group, [sig](Process& p) { wake_for_locked(&p, sig); });
 }
 
 int take_waited_locked(Process* self, uint64_t set) {

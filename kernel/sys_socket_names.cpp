@@ -15,15 +15,16 @@ namespace {
 
 using listeners::kAfInet;
 using listeners::kAfUnix;
-constexpr uint64_t kSockStream = 1, kIpprotoTcp = 6, kSockTypeLimit = 11;  // SOCK_MAX
-constexpr uint64_t kSockNonblock = 0x40000000, kSockCloexec = 010000000;   // Linux/Alpha's
-constexpr int kENotsock = 38, kEProtonosupport = 43, kESocktnosupport = 44, kEIsconn = 56,
-              kENotconn = 57;
+using listeners::kIpprotoTcp;
+using listeners::kSockCloexec;
+using listeners::kSockNonblock;
+using listeners::kSockStream;
+constexpr uint64_t kSockTypeLimit = 11;  // SOCK_MAX
 
 // The socket at `fd` with a record (socket(2)'s): nullptr and *e = EBADF,
 // ENOTSOCK, or for a socketpair's end `pair_error`.
 OpenFile* named_socket_at(Process* self, uint64_t fd, int pair_error, int64_t* e) {
-  OpenFile* f = file_of_kind(self->fds, fd, OpenFile::kSocket, kENotsock, e);
+  OpenFile* f = file_of_kind(self->fds, fd, OpenFile::kSocket, ENOTSOCK, e);
   if (f != nullptr && f->socket == nullptr) *e = error(pair_error), f = nullptr;
   return f;
 }
@@ -80,9 +81,9 @@ int64_t sys_socket(Process* self, TrapFrame*, const Args& args) {
   const uint64_t protocol = args.a[2];
   if (family != kAfUnix && family != kAfInet) return error(EAFNOSUPPORT);
   if (type == 0 || type >= kSockTypeLimit) return error(EINVAL);
-  if (family == kAfUnix && protocol != 0 && protocol != kAfUnix) return error(kEProtonosupport);
-  if (type != kSockStream) return error(kESocktnosupport);
-  if (family == kAfInet && protocol != 0 && protocol != kIpprotoTcp) return error(kEProtonosupport);
+  if (family == kAfUnix && protocol != 0 && protocol != kAfUnix) return error(EPROTONOSUPPORT);
+  if (type != kSockStream) return error(ESOCKTNOSUPPORT);
+  if (family == kAfInet && protocol != 0 && protocol != kIpprotoTcp) return error(EPROTONOSUPPORT);
   listeners::Socket* record =
       listeners::create(static_cast<uint32_t>(family), family == kAfInet ? kIpprotoTcp : 0);
   if (record == nullptr) return error(ENFILE);
@@ -124,7 +125,7 @@ int64_t sys_accept4(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_connect(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
-  OpenFile* f = named_socket_at(self, args.a[0], kEIsconn, &e);
+  OpenFile* f = named_socket_at(self, args.a[0], EISCONN, &e);
   if (f == nullptr) return e;
   listeners::Name name;
   if (const int64_t r = name_from_user(self, args.a[1], args.a[2], &name); r < 0) return r;
@@ -133,7 +134,7 @@ int64_t sys_connect(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_getsockname(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
-  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, kENotsock, &e);
+  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, ENOTSOCK, &e);
   if (f == nullptr) return e;
   // A socketpair's end has no record: AF_UNIX's unnamed name.
   if (f->socket == nullptr)
@@ -145,11 +146,11 @@ int64_t sys_getsockname(Process* self, TrapFrame*, const Args& args) {
 
 int64_t sys_getpeername(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
-  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, kENotsock, &e);
+  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, ENOTSOCK, &e);
   if (f == nullptr) return e;
   if (f->socket == nullptr)
     return name_to_user(self, args.a[1], args.a[2], listeners::unnamed(kAfUnix));
-  if (f->pipe == nullptr) return error(kENotconn);
+  if (f->pipe == nullptr) return error(ENOTCONN);
   return name_to_user(self, args.a[1], args.a[2], f->socket->peer);
 }
 

@@ -18,12 +18,12 @@
 namespace kernel::sys {
 namespace {
 
-constexpr uint64_t kSolSocket = 0xffff, kIpprotoTcp = 6, kTcpNodelay = 1;
+using listeners::kIpprotoTcp;
+constexpr uint64_t kSolSocket = 0xffff, kTcpNodelay = 1;
 constexpr uint64_t kSoReuseaddr = 0x4, kSoKeepalive = 0x8, kSoLinger = 0x80, kSoOobinline = 0x100,
                    kSoReuseport = 0x200, kSoSndbuf = 0x1001, kSoRcvbuf = 0x1002, kSoError = 0x1007,
                    kSoType = 0x1008, kSoAcceptconn = 0x1014, kSoProtocol = 0x1028,
                    kSoDomain = 0x1029;  // Linux/Alpha's asm/socket.h
-constexpr int kENotsock = 38, kENoprotoopt = 42;
 constexpr int32_t kBufferBytes = 8192;  // a pipe's ring (kernel/pipe.cpp)
 
 // The flag an option keeps in the record, or nullptr if it keeps none.
@@ -41,7 +41,7 @@ int64_t level_check(const listeners::Socket* s, uint64_t level) {
   if (level == kSolSocket) return 0;
   const bool inet = s != nullptr && s->family == listeners::kAfInet;
   if (!inet) return error(EOPNOTSUPP);
-  return level == kIpprotoTcp ? 0 : error(kENoprotoopt);
+  return level == kIpprotoTcp ? 0 : error(ENOPROTOOPT);
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ int64_t level_check(const listeners::Socket* s, uint64_t level) {
 // setsockopt(fd, level, name, value, length).
 int64_t sys_setsockopt(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
-  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, kENotsock, &e);
+  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, ENOTSOCK, &e);
   if (f == nullptr) return e;
   const uint64_t level = args.a[1], option = args.a[2];
   if (const int64_t r = level_check(f->socket, level); r < 0) return r;
@@ -58,7 +58,7 @@ int64_t sys_setsockopt(Process* self, TrapFrame*, const Args& args) {
                          : option == kSoReuseaddr || option == kSoKeepalive ||
                                option == kSoLinger || option == kSoOobinline ||
                                option == kSoReuseport || option == kSoSndbuf || option == kSoRcvbuf;
-  if (!known) return error(kENoprotoopt);
+  if (!known) return error(ENOPROTOOPT);
   const uint64_t least = option == kSoLinger && level == kSolSocket ? 8 : 4;  // struct linger
   if (static_cast<int32_t>(args.a[4]) < 0 || args.a[4] < least) return error(EINVAL);
   int32_t value;
@@ -71,7 +71,7 @@ int64_t sys_setsockopt(Process* self, TrapFrame*, const Args& args) {
 // linger, off), as much as *length takes, *length set to what was written.
 int64_t sys_getsockopt(Process* self, TrapFrame*, const Args& args) {
   int64_t e;
-  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, kENotsock, &e);
+  OpenFile* f = file_of_kind(self->fds, args.a[0], OpenFile::kSocket, ENOTSOCK, &e);
   if (f == nullptr) return e;
   const uint64_t level = args.a[1], option = args.a[2];
   if (const int64_t r = level_check(f->socket, level); r < 0) return r;
@@ -81,7 +81,7 @@ int64_t sys_getsockopt(Process* self, TrapFrame*, const Args& args) {
   if (bool* flag = kept_flag(s, level, option)) {
     value[0] = *flag;
   } else if (level == kIpprotoTcp) {
-    return error(kENoprotoopt);
+    return error(ENOPROTOOPT);
   } else if (option == kSoType) {
     value[0] = 1;  // SOCK_STREAM
   } else if (option == kSoError) {
@@ -100,7 +100,7 @@ int64_t sys_getsockopt(Process* self, TrapFrame*, const Args& args) {
              option == kSoOobinline) {
     value[0] = 0;  // a socketpair's end keeps none
   } else {
-    return error(kENoprotoopt);
+    return error(ENOPROTOOPT);
   }
   int32_t room;
   if (!copy_from_user(self->space(), &room, args.a[4], sizeof room)) return error(EFAULT);

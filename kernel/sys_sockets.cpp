@@ -15,13 +15,14 @@
 namespace kernel::sys {
 namespace {
 
-constexpr uint64_t kAfUnix = 1, kSockStream = 1;
-constexpr uint64_t kSockNonblock = 0x40000000, kSockCloexec = 010000000;  // Linux/Alpha's
-constexpr int kENotsock = 38, kEProtonosupport = 43, kEIsconn = 56;       // Linux/Alpha errno
+using listeners::kAfUnix;
+using listeners::kSockCloexec;
+using listeners::kSockNonblock;
+using listeners::kSockStream;
 
 // The socket at `fd`: nullptr and *e = EBADF or ENOTSOCK.
 OpenFile* socket_at(Process* self, uint64_t fd, int64_t* e) {
-  return file_of_kind(self->fds, fd, OpenFile::kSocket, kENotsock, e);
+  return file_of_kind(self->fds, fd, OpenFile::kSocket, ENOTSOCK, e);
 }
 
 // The two ends of a new pair, crossed over two pipes, at the lowest free fds.
@@ -78,7 +79,7 @@ static_assert(sizeof(MessageHeader) == 56);
 int64_t sys_socketpair(Process* self, TrapFrame*, const Args& args) {
   if (args.a[0] == listeners::kAfInet) return error(EOPNOTSUPP);  // Linux: TCP has no pairs
   if (args.a[0] != kAfUnix) return error(EAFNOSUPPORT);
-  if (args.a[2] != 0 && args.a[2] != kAfUnix) return error(kEProtonosupport);
+  if (args.a[2] != 0 && args.a[2] != kAfUnix) return error(EPROTONOSUPPORT);
   if ((args.a[1] & ~(kSockNonblock | kSockCloexec)) != kSockStream) return error(EOPNOTSUPP);
   int32_t fds[2];
   if (const int64_t e = open_pair(self, args.a[1], fds); e < 0) return e;
@@ -98,7 +99,7 @@ int64_t sys_sendto(Process* self, TrapFrame*, const Args& args) {
   OpenFile* f = socket_at(self, args.a[0], &e);
   if (f == nullptr) return e;
   const bool inet = f->socket != nullptr && f->socket->family == listeners::kAfInet;
-  if (args.a[4] != 0 && !inet) return error(f->pipe != nullptr ? kEIsconn : EOPNOTSUPP);
+  if (args.a[4] != 0 && !inet) return error(f->pipe != nullptr ? EISCONN : EOPNOTSUPP);
   return socket_end::write(self, f, args.a[3], args.a[1], args.a[2]);
 }
 
@@ -133,7 +134,7 @@ int64_t sys_sendmsg(Process* self, TrapFrame*, const Args& args) {
   MessageHeader message;
   if (!copy_from_user(self->space(), &message, args.a[1], sizeof message)) return error(EFAULT);
   const bool inet = f->socket != nullptr && f->socket->family == listeners::kAfInet;
-  if (message.name != 0 && !inet) return error(f->pipe != nullptr ? kEIsconn : EOPNOTSUPP);
+  if (message.name != 0 && !inet) return error(f->pipe != nullptr ? EISCONN : EOPNOTSUPP);
   if (message.control_length != 0) return error(EOPNOTSUPP);
   return vector_io(self, message.iov, message.iov_count, [&](uint64_t base, uint64_t length) {
     return socket_end::write(self, f, args.a[2], base, length);
